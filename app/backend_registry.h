@@ -1,0 +1,19 @@
+#pragma once
+/// Picks a Backend by name at run time: "cpu", "cuda", or "auto" (CUDA when a device exists,
+/// otherwise the CPU with a one-line notice). Lives outside engine/ so engine never links CUDA.
+#include "engine/backend.h"
+
+#include <memory>
+#include <string>
+
+namespace redraw {
+
+/// Throws ConfigError for an unknown name and BackendError when "cuda" is asked for and no device
+/// (or driver, or CUDA build) is there. `notice` receives the fallback line for "auto", if any.
+std::unique_ptr<Backend> make_backend(const std::string& name, std::string* notice = nullptr);
+/// Human-readable list of compiled-in backends and the devices found (for `redraw info --backends`).
+std::string describe_backends();
+/// True when the CUDA backend is compiled in and a usable device exists.
+bool cuda_available();
+
+} // namespace redraw

@@ -1,0 +1,122 @@
+#include "engine/backend.h"
+
+#include "engine/errors.h"
+
+#include <string>
+
+namespace redraw {
+
+namespace {
+void check_size(const char* what, size_t got, int64_t want) {
+  if (int64_t(got) != want)
+    throw BackendError(std::string(what) + ": expected " + std::to_string(want) + " values, got " + std::to_string(got));
+}
+void check_fourier(const EncodingSpec& enc, std::span<const float> b) {
+  const int64_t want = enc.kind == EncodingKind::Fourier ? int64_t(enc.features) * 2 : 0;
+  if (enc.kind == EncodingKind::Fourier) check_size("fourier matrix", b.size(), want);
+}
+} // namespace
+
+int optimizer_state_arrays(const OptimizerSpec& opt) {
+  if (opt.kind == OptimizerKind::Adam) return 2;
+  return opt.sgd.momentum != 0.0f ? 1 : 0;
+}
+
+void Backend::require_configured(const char* what) const {
+  if (!m_configured) throw BackendError(std::string(what) + ": backend '" + name() + "' has no model configured");
+}
+
+void Backend::configure(const TrainSetup& setup, const Dataset& data) {
+  validate(setup.model);
+  if (data.size() < 1) throw ConfigError("dataset: the image is empty");
+  if (data.channels() != setup.model.output_channels)
+    throw ConfigError("dataset: image has " + std::to_string(data.channels()) + " channels but the model outputs " +
+                      std::to_string(setup.model.output_channels));
+  if (setup.batch_size < 0) throw ConfigError("training.batch: must not be negative");
+  if (data.size() >= (int64_t(1) << 32)) throw ConfigError("dataset: over 2^32 pixels");
+  m_configured = false;
+  configure_impl(setup, data);
+  m_setup = setup;
+  m_parameter_count = redraw::parameter_count(setup.model);
+  m_dataset_size = data.size();
+  m_configured = true;
+}
+
+void Backend::set_parameters(std::span<const float> params) {
+  require_configured("set_parameters");
+  check_size("set_parameters", params.size(), m_parameter_count);
+  set_parameters_impl(params);
+}
+
+std::vector<float> Backend::parameters() {
+  require_configured("parameters");
+  std::vector<float> out;
+  get_parameters_impl(out);
+  return out;
+}
+
+void Backend::set_optimizer_state(const OptimizerState& s) {
+  require_configured("set_optimizer_state");
+  const int arrays = optimizer_state_arrays(m_setup.optimizer);
+  if (arrays >= 1) check_size("optimizer state (first moment)", s.first.size(), m_parameter_count);
+  if (arrays >= 2) check_size("optimizer state (second moment)", s.second.size(), m_parameter_count);
+  set_optimizer_state_impl(s);
+}
+
+OptimizerState Backend::optimizer_state() {
+  require_configured("optimizer_state");
+  OptimizerState s;
+  get_optimizer_state_impl(s);
+  return s;
+}
+
+void Backend::train_step(const StepArgs& args) {
+  require_configured("train_step");
+  if (args.step < 0) throw BackendError("train_step: negative step index");
+  train_step_impl(args);
+}
+
+double Backend::dataset_mse() {
+  require_configured("dataset_mse");
+  return dataset_mse_impl();
+}
+
+void Backend::predict(const ModelSpec& model, std::span<const float> params, std::span<const float> fourier_b,
+                      const float* coords, int64_t n, float* out) {
+  check_size("predict: parameters", params.size(), redraw::parameter_count(model));
+  check_fourier(model.encoding, fourier_b);
+  if (n < 0) throw BackendError("predict: negative sample count");
+  if (n == 0) return;
+  predict_impl(model, params, fourier_b, coords, n, out);
+}
+
+double Backend::loss_and_gradients(const ModelSpec& model, const LossParams& loss, std::span<const float> params,
+                                   std::span<const float> fourier_b, const float* coords, const float* targets,
+                                   int64_t n, std::span<float> grads) {
+  const int64_t count = redraw::parameter_count(model);
+  check_size("loss_and_gradients: parameters", params.size(), count);
+  check_size("loss_and_gradients: gradients", grads.size(), count);
+  check_fourier(model.encoding, fourier_b);
+  if (n < 1) throw BackendError("loss_and_gradients: need at least one sample");
+  return loss_and_gradients_impl(model, loss, params, fourier_b, coords, targets, n, grads);
+}
+
+void Backend::optimizer_update(const OptimizerSpec& opt, std::span<float> params, std::span<const float> grads,
+                               OptimizerState& state, float learning_rate, int64_t step) {
+  check_size("optimizer_update: gradients", grads.size(), int64_t(params.size()));
+  const int arrays = optimizer_state_arrays(opt);
+  if (arrays >= 1 && state.first.size() != params.size()) state.first.assign(params.size(), 0.0f);
+  if (arrays >= 2 && state.second.size() != params.size()) state.second.assign(params.size(), 0.0f);
+  if (step < 0) throw BackendError("optimizer_update: negative step index");
+  optimizer_update_impl(opt, params, grads, state, learning_rate, step);
+}
+
+void Backend::encode(const EncodingSpec& enc, std::span<const float> fourier_b, const float* coords, int64_t n,
+                     float* out) {
+  check_fourier(enc, fourier_b);
+  if (n < 0) throw BackendError("encode: negative sample count");
+  if (n == 0) return;
+  encode_impl(enc, fourier_b, coords, n, out);
+}
+
+} // namespace redraw

@@ -1,0 +1,129 @@
+#pragma once
+/// The Backend interface: everything that touches the numbers of a training run.
+/// - Two implementations: CpuBackend (always built) and CudaBackend (built when the toolkit is
+///   found, chosen at run time when a device exists). make_backend() in app/backend_registry picks.
+/// - Public methods check their arguments and then call the private *_impl, so every backend gets
+///   the same checks (tiny-cuda-nn's inference / inference_impl).
+/// - Two layers of API:
+///   1. the bound training state: configure() allocates every buffer once per network shape and
+///      uploads the dataset; train_step() then allocates nothing and, on the GPU, never waits for
+///      the device. The loss reaches the host through poll_loss() when it was asked for.
+///   2. stateless ops on host arrays (predict, loss_and_gradients, optimizer_update, encode),
+///      used by rendering and by the backend-parity tests. These may allocate.
+/// - Threading: a backend is used by one thread at a time (the trainer's thread).
+#include "engine/dataset.h"
+#include "engine/run_config.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace redraw {
+
+enum class BackendFeature : int32_t { Training = 0, Rendering, Tf32, DeviceInterop, CudaGraphs };
+
+/// Everything a step needs besides the parameters.
+struct TrainSetup {
+  ModelSpec model;
+  LossParams loss;
+  OptimizerSpec optimizer;
+  int64_t batch_size = 0; ///< 0 = full batch
+  uint64_t seed = 1;      ///< minibatch RNG and Fourier matrix
+};
+
+struct StepArgs {
+  int64_t step = 0;          ///< 0-based index of this step; Adam uses step + 1
+  float learning_rate = 0;
+  bool record_loss = false;  ///< make this step's loss available to poll_loss()
+};
+
+struct LossSample {
+  int64_t step = 0;
+  double loss = 0;
+};
+
+/// Optimizer state in the flat parameter layout: Adam's m and v, or SGD's velocity in `first`.
+struct OptimizerState {
+  std::vector<float> first, second;
+};
+
+class Backend {
+public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;               ///< "cpu" or "cuda"
+  virtual std::string device_description() const = 0; ///< e.g. "2 CPU threads, OpenBLAS" or the GPU
+  virtual bool supports(BackendFeature f) const = 0;
+
+  // ---- bound training state -------------------------------------------------------------
+  /// Allocates every buffer for this shape and uploads the dataset. Parameters are zero until
+  /// set_parameters(). Throws ConfigError (bad setup) or BackendError (e.g. out of memory).
+  void configure(const TrainSetup& setup, const Dataset& data);
+  bool configured() const { return m_configured; }
+  const TrainSetup& setup() const { return m_setup; }
+  int64_t parameter_count() const { return m_parameter_count; }
+  int64_t dataset_size() const { return m_dataset_size; }
+
+  void set_parameters(std::span<const float> params);
+  std::vector<float> parameters();
+  void set_optimizer_state(const OptimizerState& state);
+  OptimizerState optimizer_state();
+
+  /// One optimisation step: forward, loss, backward, update. Allocates nothing.
+  void train_step(const StepArgs& args);
+  /// The newest recorded loss that has reached the host, if one arrived since the last call.
+  /// Never blocks.
+  std::optional<LossSample> poll_loss() { return poll_loss_impl(); }
+  /// Blocks until every queued step is done (e.g. before timing or saving).
+  virtual void synchronize() {}
+  /// Mean squared error of the clamped prediction over the whole dataset (for PSNR). Blocks.
+  double dataset_mse();
+
+  // ---- stateless ops ----------------------------------------------------------------------
+  /// Forward pass on n coordinates (n x 2, row-major); out is n x channels.
+  void predict(const ModelSpec& model, std::span<const float> params, std::span<const float> fourier_b,
+               const float* coords, int64_t n, float* out);
+  /// Mean loss over n samples; grads (same layout as params) receive its gradient.
+  double loss_and_gradients(const ModelSpec& model, const LossParams& loss, std::span<const float> params,
+                            std::span<const float> fourier_b, const float* coords, const float* targets, int64_t n,
+                            std::span<float> grads);
+  /// One optimizer update in place; step is 0-based as in StepArgs.
+  void optimizer_update(const OptimizerSpec& opt, std::span<float> params, std::span<const float> grads,
+                        OptimizerState& state, float learning_rate, int64_t step);
+  /// Encodes n coordinates; out is n x encoding width.
+  void encode(const EncodingSpec& enc, std::span<const float> fourier_b, const float* coords, int64_t n, float* out);
+
+protected:
+  virtual void configure_impl(const TrainSetup& setup, const Dataset& data) = 0;
+  virtual void set_parameters_impl(std::span<const float> params) = 0;
+  virtual void get_parameters_impl(std::vector<float>& out) = 0;
+  virtual void set_optimizer_state_impl(const OptimizerState& state) = 0;
+  virtual void get_optimizer_state_impl(OptimizerState& out) = 0;
+  virtual void train_step_impl(const StepArgs& args) = 0;
+  virtual std::optional<LossSample> poll_loss_impl() = 0;
+  virtual double dataset_mse_impl() = 0;
+
+  virtual void predict_impl(const ModelSpec& model, std::span<const float> params, std::span<const float> fourier_b,
+                            const float* coords, int64_t n, float* out) = 0;
+  virtual double loss_and_gradients_impl(const ModelSpec& model, const LossParams& loss, std::span<const float> params,
+                                         std::span<const float> fourier_b, const float* coords, const float* targets,
+                                         int64_t n, std::span<float> grads) = 0;
+  virtual void optimizer_update_impl(const OptimizerSpec& opt, std::span<float> params, std::span<const float> grads,
+                                     OptimizerState& state, float learning_rate, int64_t step) = 0;
+  virtual void encode_impl(const EncodingSpec& enc, std::span<const float> fourier_b, const float* coords, int64_t n,
+                           float* out) = 0;
+
+private:
+  void require_configured(const char* what) const;
+  bool m_configured = false;
+  TrainSetup m_setup;
+  int64_t m_parameter_count = 0;
+  int64_t m_dataset_size = 0;
+};
+
+/// Number of optimizer-state arrays for an optimizer: Adam 2, SGD with momentum 1, plain SGD 0.
+int optimizer_state_arrays(const OptimizerSpec& opt);
+
+} // namespace redraw

@@ -1,0 +1,45 @@
+#pragma once
+/// The .redraw model file: everything needed to render, inspect or resume a run.
+/// Layout (little-endian): "RDRWMODL" magic, u32 version, u32 chunk count, then chunks of
+/// { char tag[4], u64 byte length, bytes }, then a CRC-32 (zlib) of every byte before it.
+/// Chunks: META (JSON: config, step, seconds, image size, source), PARM (f32 parameters),
+/// OPTM (f32 optimizer state arrays), HIST (metrics rows), SNAP (timelapse frames).
+/// Unknown chunks are skipped, so older readers open newer files of the same major version.
+/// Writes are atomic (temp file, fsync, rename); any defect on load throws CheckpointError
+/// naming the file and the problem, before anything is allocated from an untrusted size.
+#include "engine/backend.h"
+#include "engine/metrics.h"
+#include "engine/run_config.h"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace redraw {
+
+constexpr uint32_t k_checkpoint_version = 1;
+
+/// One timelapse frame: the parameters at a step, with that step's metrics.
+struct Snapshot {
+  MetricsRow metrics;
+  std::vector<float> params;
+};
+
+struct Checkpoint {
+  RunConfig config;
+  int32_t image_width = 0, image_height = 0; ///< training size
+  std::string source_image;                  ///< path the run was trained on (informational)
+  int64_t step = 0;
+  double seconds = 0;
+  std::vector<float> params;
+  OptimizerState optimizer;
+  std::vector<MetricsRow> history;
+  std::vector<Snapshot> snapshots;
+};
+
+void save_checkpoint(const std::filesystem::path& file, const Checkpoint& ckpt);
+Checkpoint load_checkpoint(const std::filesystem::path& file);
+std::vector<uint8_t> serialize_checkpoint(const Checkpoint& ckpt);
+Checkpoint deserialize_checkpoint(const uint8_t* data, size_t size, const std::string& name);
+
+} // namespace redraw

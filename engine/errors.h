@@ -1,0 +1,19 @@
+#pragma once
+/// Typed errors. Every loader throws one of these with a message that names the file or field and
+/// what is wrong; the CLI prints "error: <what>" and the UI shows it, and both keep running.
+#include <stdexcept>
+#include <string>
+
+namespace redraw {
+
+struct Error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+struct ImageError : Error { using Error::Error; };      ///< unreadable, corrupt or oversized image
+struct ConfigError : Error { using Error::Error; };     ///< bad or unknown config key or value
+struct CheckpointError : Error { using Error::Error; }; ///< missing, corrupt or incompatible model file
+struct BackendError : Error { using Error::Error; };    ///< device missing, out of memory, kernel failure
+struct IoError : Error { using Error::Error; };         ///< a file could not be written (disk full, ...)
+struct CancelledError : Error { using Error::Error; };  ///< a long operation was cancelled by the user
+
+} // namespace redraw

@@ -1,0 +1,60 @@
+#pragma once
+/// Images in memory and on disk.
+/// - Image holds float pixels in [0, 1], row-major, interleaved channels (1 or 3, or 4 when raw).
+/// - load_image reads PNG (8/16-bit), JPEG, BMP, TGA and GIF (first frame) through stb_image, checks
+///   the header's size against k_max_image_side / k_max_image_pixels *before* decoding, and throws
+///   ImageError("<file>: <what is wrong>") for a missing, truncated, corrupt or absurd file.
+/// - prepare_training_image composites alpha onto a background, converts to the colour mode
+///   (rgb, gray, binary with a threshold), and resizes with an area (box) filter.
+/// - write_png writes 8- or 16-bit PNG atomically (temp file, fsync, rename); IoError on failure,
+///   and no partial file is left behind.
+#include "engine/run_config.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace redraw {
+
+constexpr int32_t k_max_image_side = 65536;              ///< refused above this, before decoding
+constexpr int64_t k_max_image_pixels = int64_t(1) << 28; ///< 268 Mpixel
+constexpr int32_t k_max_train_side = 16384;              ///< training size limit per side
+constexpr int64_t k_max_train_pixels = int64_t(1) << 26; ///< 67 Mpixel training images
+
+struct Image {
+  int32_t width = 0, height = 0, channels = 0;
+  std::vector<float> pixels; ///< width * height * channels, in [0, 1]
+
+  float& at(int32_t x, int32_t y, int32_t c) { return pixels[(size_t(y) * width + x) * channels + c]; }
+  float at(int32_t x, int32_t y, int32_t c) const { return pixels[(size_t(y) * width + x) * channels + c]; }
+  int64_t pixel_count() const { return int64_t(width) * height; }
+};
+
+/// Decodes a file with its native channel count (1 grey, 2 grey+alpha, 3 RGB, 4 RGBA), 16-bit PNG kept.
+Image load_image(const std::filesystem::path& file);
+/// Same, from memory; `name` is used in error messages.
+Image decode_image(const uint8_t* data, size_t size, const std::string& name);
+
+/// Composites alpha onto `background` and converts to the colour mode (1 or 3 channels out).
+Image convert_color(const Image& raw, ColorMode mode, float threshold, const std::array<float, 3>& background);
+/// Area (box) filter resize; for upscaling it falls back to a smooth filter.
+Image resize_area(const Image& src, int32_t width, int32_t height);
+/// Bicubic (Catmull-Rom) resize, for the side-by-side "original upscaled" comparison.
+Image resize_bicubic(const Image& src, int32_t width, int32_t height);
+
+/// The training size for an image of w x h under the data spec (explicit size, or max_side keeping
+/// the aspect ratio). Throws ConfigError when the result is over the training limits.
+void training_size(const DataSpec& spec, int32_t w, int32_t h, int32_t& out_w, int32_t& out_h);
+/// load_image + convert_color + resize to training_size.
+Image prepare_training_image(const std::filesystem::path& file, const DataSpec& spec);
+
+/// Writes an 8- or 16-bit PNG (1 or 3 channels; values clamped to [0, 1]) atomically.
+void write_png(const std::filesystem::path& file, const Image& img, int bit_depth = 8);
+/// Encodes to PNG in memory (8 or 16 bit).
+std::vector<uint8_t> encode_png(const Image& img, int bit_depth = 8);
+
+/// PSNR in dB of two same-sized images in [0, 1]: 10 log10(1 / mse); +inf when identical.
+double psnr_db(double mse);
+
+} // namespace redraw

@@ -1,0 +1,39 @@
+#pragma once
+/// Per-parameter optimizer updates, shared by the CPU backend and the CUDA kernels.
+/// The learning rate arrives from a schedule each step; these functions know nothing of schedules.
+#include "engine/hd_common.h"
+
+namespace redraw {
+
+struct AdamParams {
+  float beta1 = 0.9f, beta2 = 0.999f, epsilon = 1e-8f, weight_decay = 0.0f;
+};
+struct SgdParams {
+  float momentum = 0.0f, weight_decay = 0.0f;
+  bool nesterov = false;
+};
+
+/// Adam with bias correction. step is 1-based (the first update has step = 1).
+/// bias1 = 1 - beta1^step and bias2 = 1 - beta2^step are computed once per step by the caller.
+REDRAW_HD inline void adam_update(const AdamParams& a, float lr, float bias1, float bias2, float& param,
+                                  float grad, float& m, float& v) {
+  const float g = grad + a.weight_decay * param;
+  m = a.beta1 * m + (1.0f - a.beta1) * g;
+  v = a.beta2 * v + (1.0f - a.beta2) * g * g;
+  const float m_hat = m / bias1;
+  const float v_hat = v / bias2;
+  param -= lr * m_hat / (rd_sqrt(v_hat) + a.epsilon);
+}
+
+/// SGD with (optionally Nesterov) momentum, PyTorch's convention: v = mu * v + g; p -= lr * v.
+REDRAW_HD inline void sgd_update(const SgdParams& s, float lr, float& param, float grad, float& velocity) {
+  const float g = grad + s.weight_decay * param;
+  if (s.momentum == 0.0f) {
+    param -= lr * g;
+    return;
+  }
+  velocity = s.momentum * velocity + g;
+  param -= lr * (s.nesterov ? g + s.momentum * velocity : velocity);
+}
+
+} // namespace redraw

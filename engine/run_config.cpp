@@ -1,0 +1,282 @@
+#include "engine/run_config.h"
+
+#include "engine/named_enum.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+
+namespace redraw {
+using nlohmann::json;
+
+namespace {
+const NameTable<ColorMode> k_color_modes = {{"rgb", ColorMode::Rgb}, {"gray", ColorMode::Gray}, {"binary", ColorMode::Binary}};
+const NameTable<LossKind> k_losses = {{"MSE", LossKind::MSE}, {"L1", LossKind::L1}, {"Huber", LossKind::Huber}, {"BCE", LossKind::BCE}};
+const NameTable<OptimizerKind> k_optimizers = {{"SGD", OptimizerKind::Sgd}, {"Adam", OptimizerKind::Adam}};
+const NameTable<ScheduleKind> k_schedules = {
+    {"Constant", ScheduleKind::Constant}, {"Cosine", ScheduleKind::Cosine}, {"WarmRestarts", ScheduleKind::WarmRestarts}};
+
+/// Walks one JSON object, reading known keys and rejecting the rest.
+class Reader {
+public:
+  Reader(const json& j, std::string source, std::string path) : m_j(j), m_source(std::move(source)), m_path(std::move(path)) {
+    if (!m_j.is_object()) fail("", "must be a JSON object");
+  }
+  ~Reader() noexcept(false) {
+    if (std::uncaught_exceptions()) return;
+    for (auto it = m_j.begin(); it != m_j.end(); ++it)
+      if (!m_seen.count(it.key())) fail(it.key(), "unknown key");
+  }
+  bool has(const std::string& k) { m_seen.insert(k); return m_j.contains(k); }
+  [[noreturn]] void fail(const std::string& key, const std::string& what) const {
+    throw ConfigError(m_source + ": " + field(key) + ": " + what);
+  }
+  std::string field(const std::string& key) const {
+    return m_path.empty() ? (key.empty() ? "(root)" : key) : (key.empty() ? m_path : m_path + "." + key);
+  }
+  const json& at(const std::string& k) { m_seen.insert(k); return m_j.at(k); }
+
+  template <class T> void number(const std::string& k, T& out, double lo, double hi) {
+    if (!has(k)) return;
+    const json& v = at(k);
+    if (!v.is_number()) fail(k, "must be a number");
+    const double d = v.get<double>();
+    if (!std::isfinite(d) || d < lo || d > hi)
+      fail(k, std::to_string(d) + " is outside [" + fmt(lo) + ", " + fmt(hi) + "]");
+    if constexpr (std::is_integral_v<T>) {
+      if (d != std::floor(d)) fail(k, "must be a whole number");
+    }
+    out = T(d);
+  }
+  void boolean(const std::string& k, bool& out) {
+    if (!has(k)) return;
+    if (!at(k).is_boolean()) fail(k, "must be true or false");
+    out = at(k).get<bool>();
+  }
+  std::string string(const std::string& k) {
+    const json& v = at(k);
+    if (!v.is_string()) fail(k, "must be a string");
+    return v.get<std::string>();
+  }
+  template <class E> void named(const std::string& k, E& out, E (*parse)(const std::string&)) {
+    if (!has(k)) return;
+    const std::string s = string(k);
+    try {
+      out = parse(s);
+    } catch (const ConfigError& e) {
+      fail(k, e.what());
+    }
+  }
+  Reader child(const std::string& k) { return Reader(at(k), m_source, field(k)); }
+  const std::string& source() const { return m_source; }
+
+private:
+  static std::string fmt(double d) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%g", d);
+    return b;
+  }
+  const json& m_j;
+  std::string m_source, m_path;
+  std::set<std::string> m_seen;
+};
+
+ColorMode parse_color(const std::string& s) { return lookup_name("Colour mode", s, k_color_modes); }
+LossKind parse_loss(const std::string& s) { return lookup_name("Loss", s, k_losses); }
+OptimizerKind parse_optimizer(const std::string& s) { return lookup_name("Optimizer", s, k_optimizers); }
+ScheduleKind parse_schedule(const std::string& s) { return lookup_name("Schedule", s, k_schedules); }
+
+void read_model(Reader r, ModelSpec& m) {
+  if (r.has("encoding")) {
+    Reader e = r.child("encoding");
+    e.named("otype", m.encoding.kind, parse_encoding);
+    e.number("levels", m.encoding.levels, 1, 24);
+    e.number("features", m.encoding.features, 1, 4096);
+    e.number("sigma", m.encoding.sigma, 1e-6, 1e4);
+    e.number("seed", m.encoding.seed, 0, 9.0e15);
+  }
+  if (r.has("hidden")) {
+    const json& h = r.at("hidden");
+    if (!h.is_array()) r.fail("hidden", "must be an array of layer widths");
+    m.hidden.clear();
+    for (size_t i = 0; i < h.size(); ++i) {
+      if (!h[i].is_number_integer() || h[i].get<int64_t>() < 1 || h[i].get<int64_t>() > 8192)
+        r.fail("hidden[" + std::to_string(i) + "]", "must be a whole number in [1, 8192]");
+      m.hidden.push_back(h[i].get<int32_t>());
+    }
+  }
+  Activation act = m.hidden_activations.empty() ? Activation::Relu : m.hidden_activations.front();
+  r.named("activation", act, parse_activation);
+  m.hidden_activations.assign(m.hidden.size(), act);
+  if (r.has("activations")) {
+    const json& a = r.at("activations");
+    if (!a.is_array() || a.size() != m.hidden.size())
+      r.fail("activations", "must be an array with one activation per hidden layer");
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (!a[i].is_string()) r.fail("activations[" + std::to_string(i) + "]", "must be a string");
+      try {
+        m.hidden_activations[i] = parse_activation(a[i].get<std::string>());
+      } catch (const ConfigError& e) {
+        r.fail("activations[" + std::to_string(i) + "]", e.what());
+      }
+    }
+  }
+  r.named("output_activation", m.output_activation, parse_activation);
+  r.named("init", m.init, parse_init);
+  r.number("omega_0", m.omega_0, 1e-3, 1e4);
+}
+} // namespace
+
+const char* color_mode_name(ColorMode m) { return name_of(m, k_color_modes); }
+ColorMode parse_color_mode(const std::string& s) { return parse_color(s); }
+const char* loss_name(LossKind k) { return name_of(k, k_losses); }
+const char* optimizer_name(OptimizerKind k) { return name_of(k, k_optimizers); }
+const char* schedule_name(ScheduleKind k) { return name_of(k, k_schedules); }
+
+RunConfig parse_run_config(const json& j, const std::string& source) {
+  RunConfig c;
+  c.model.hidden = {256, 256, 256};
+  c.model.hidden_activations.assign(3, Activation::Relu);
+  {
+    Reader r(j, source, "");
+    if (r.has("name")) c.name = r.string("name");
+    if (r.has("description")) (void)r.string("description");
+    if (r.has("model")) read_model(r.child("model"), c.model);
+    if (r.has("loss")) {
+      Reader l = r.child("loss");
+      l.named("otype", c.loss.kind, parse_loss);
+      l.number("huber_delta", c.loss.huber_delta, 1e-6, 1e3);
+      l.number("epsilon", c.loss.bce_epsilon, 1e-12, 0.1);
+    }
+    if (r.has("optimizer")) {
+      Reader o = r.child("optimizer");
+      o.named("otype", c.optimizer.kind, parse_optimizer);
+      o.number("beta1", c.optimizer.adam.beta1, 0, 0.999999);
+      o.number("beta2", c.optimizer.adam.beta2, 0, 0.99999999);
+      o.number("epsilon", c.optimizer.adam.epsilon, 0, 1);
+      o.number("momentum", c.optimizer.sgd.momentum, 0, 0.9999);
+      o.boolean("nesterov", c.optimizer.sgd.nesterov);
+      float wd = 0.0f;
+      o.number("weight_decay", wd, 0, 1);
+      c.optimizer.adam.weight_decay = c.optimizer.sgd.weight_decay = wd;
+    }
+    if (r.has("schedule")) {
+      Reader s = r.child("schedule");
+      s.named("otype", c.schedule.kind, parse_schedule);
+      s.number("lr_max", c.schedule.lr_max, 0, 100);
+      s.number("lr_min", c.schedule.lr_min, 0, 100);
+      s.number("period", c.schedule.period, 0, 1e12);
+      s.number("period_mult", c.schedule.period_mult, 1, 100);
+      s.number("warmup_steps", c.schedule.warmup_steps, 0, 1e12);
+      if (c.schedule.lr_min > c.schedule.lr_max) s.fail("lr_min", "must not exceed lr_max");
+    }
+    if (r.has("training")) {
+      Reader t = r.child("training");
+      if (t.has("batch")) {
+        const json& b = t.at("batch");
+        if (b.is_string() && b.get<std::string>() == "full")
+          c.training.batch_size = 0;
+        else if (b.is_number_integer() && b.get<int64_t>() >= 1 && b.get<int64_t>() <= (int64_t(1) << 26))
+          c.training.batch_size = b.get<int64_t>();
+        else
+          t.fail("batch", "must be \"full\" or a whole number in [1, 67108864]");
+      }
+      t.number("steps", c.training.steps, 0, 1e12);
+      t.number("seed", c.training.seed, 0, 9.0e15);
+      t.number("metrics_every", c.training.metrics_every, 1, 1e9);
+    }
+    if (r.has("data")) {
+      Reader d = r.child("data");
+      d.named("color_mode", c.data.color_mode, parse_color);
+      d.number("threshold", c.data.threshold, 0, 1);
+      d.number("width", c.data.width, 0, 16384);
+      d.number("height", c.data.height, 0, 16384);
+      d.number("max_side", c.data.max_side, 0, 16384);
+      if (d.has("background")) {
+        const json& bg = d.at("background");
+        if (!bg.is_array() || bg.size() != 3 || !std::all_of(bg.begin(), bg.end(), [](const json& v) {
+              return v.is_number() && v.get<double>() >= 0 && v.get<double>() <= 1;
+            }))
+          d.fail("background", "must be [r, g, b] with each in [0, 1]");
+        for (int i = 0; i < 3; ++i) c.data.background[size_t(i)] = bg[size_t(i)].get<float>();
+      }
+      if ((c.data.width == 0) != (c.data.height == 0)) d.fail("width", "width and height must be given together");
+    }
+  }
+  c.model.output_channels = channels_of(c.data.color_mode);
+  try {
+    validate(c.model);
+  } catch (const ConfigError& e) {
+    throw ConfigError(source + ": " + e.what());
+  }
+  return c;
+}
+
+RunConfig load_run_config(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) throw ConfigError(file.string() + ": cannot open config file");
+  json j;
+  try {
+    in >> j;
+  } catch (const json::exception& e) {
+    throw ConfigError(file.string() + ": invalid JSON: " + e.what());
+  }
+  return parse_run_config(j, file.string());
+}
+
+json to_json(const RunConfig& c) {
+  const ModelSpec& m = c.model;
+  json acts = json::array();
+  for (Activation a : m.hidden_activations) acts.push_back(activation_name(a));
+  json model = {{"encoding", {{"otype", encoding_name(m.encoding.kind)}, {"levels", m.encoding.levels},
+                              {"features", m.encoding.features}, {"sigma", m.encoding.sigma}, {"seed", m.encoding.seed}}},
+                {"hidden", m.hidden}, {"activations", acts}, {"output_activation", activation_name(m.output_activation)},
+                {"init", init_name(m.init)}, {"omega_0", m.omega_0}};
+  json batch = c.training.batch_size == 0 ? json("full") : json(c.training.batch_size);
+  return {{"name", c.name},
+          {"model", model},
+          {"loss", {{"otype", loss_name(c.loss.kind)}, {"huber_delta", c.loss.huber_delta}, {"epsilon", c.loss.bce_epsilon}}},
+          {"optimizer", {{"otype", optimizer_name(c.optimizer.kind)}, {"beta1", c.optimizer.adam.beta1},
+                         {"beta2", c.optimizer.adam.beta2}, {"epsilon", c.optimizer.adam.epsilon},
+                         {"momentum", c.optimizer.sgd.momentum}, {"nesterov", c.optimizer.sgd.nesterov},
+                         {"weight_decay", c.optimizer.adam.weight_decay}}},
+          {"schedule", {{"otype", schedule_name(c.schedule.kind)}, {"lr_max", c.schedule.lr_max}, {"lr_min", c.schedule.lr_min},
+                        {"period", c.schedule.period}, {"period_mult", c.schedule.period_mult},
+                        {"warmup_steps", c.schedule.warmup_steps}}},
+          {"training", {{"batch", batch}, {"steps", c.training.steps}, {"seed", c.training.seed},
+                        {"metrics_every", c.training.metrics_every}}},
+          {"data", {{"color_mode", color_mode_name(c.data.color_mode)}, {"threshold", c.data.threshold},
+                    {"width", c.data.width}, {"height", c.data.height}, {"max_side", c.data.max_side},
+                    {"background", c.data.background}}}};
+}
+
+std::filesystem::path asset_dir() {
+  if (const char* env = std::getenv("REDRAW_ASSETS"); env && *env) return env;
+  return REDRAW_ASSET_DIR;
+}
+std::filesystem::path default_image_path() { return asset_dir() / "default.png"; }
+
+std::vector<std::string> preset_names() {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(asset_dir() / "presets", ec))
+    if (e.path().extension() == ".json") names.push_back(e.path().stem().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+RunConfig load_preset(const std::string& name) {
+  const auto file = asset_dir() / "presets" / (name + ".json");
+  if (name.find('/') != std::string::npos || !std::filesystem::exists(file)) {
+    std::string known;
+    for (const auto& n : preset_names()) known += (known.empty() ? "" : ", ") + n;
+    throw ConfigError("Preset '" + name + "' not found (known: " + known + ")");
+  }
+  return load_run_config(file);
+}
+
+} // namespace redraw

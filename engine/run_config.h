@@ -1,0 +1,85 @@
+#pragma once
+/// Everything that defines a training run, as read from a preset or a --config JSON file:
+/// { "name", "model": {...}, "loss": {"otype"}, "optimizer": {"otype"}, "schedule": {"otype"},
+///   "training": {...}, "data": {...} }. Unknown keys and bad values throw ConfigError naming the
+/// source and the field, e.g. "my.json: model.hidden[2]: width 0 is outside [1, 8192]".
+#include "engine/loss_math.h"
+#include "engine/model_spec.h"
+#include "engine/optimizer_math.h"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace redraw {
+
+enum class ColorMode : int32_t { Rgb = 0, Gray, Binary };
+enum class OptimizerKind : int32_t { Sgd = 0, Adam };
+enum class ScheduleKind : int32_t { Constant = 0, Cosine, WarmRestarts };
+
+struct OptimizerSpec {
+  OptimizerKind kind = OptimizerKind::Adam;
+  AdamParams adam;
+  SgdParams sgd;
+};
+
+struct ScheduleSpec {
+  ScheduleKind kind = ScheduleKind::Cosine;
+  double lr_max = 1e-3;
+  double lr_min = 1e-6;
+  int64_t period = 0;       ///< Cosine: annealing length; WarmRestarts: first cycle. 0 = training.steps
+  double period_mult = 1.0; ///< WarmRestarts: each cycle is this many times longer than the last
+  int64_t warmup_steps = 0; ///< linear warm-up before the schedule starts
+};
+
+struct TrainingSpec {
+  int64_t batch_size = 0;  ///< 0 = full batch (every pixel every step)
+  int64_t steps = 2000;
+  uint64_t seed = 1;
+  int64_t metrics_every = 10; ///< loss/PSNR logged every this many steps
+};
+
+struct DataSpec {
+  ColorMode color_mode = ColorMode::Rgb;
+  float threshold = 0.5f;                  ///< Binary: gray >= threshold is white
+  int32_t width = 0, height = 0;           ///< explicit training size (0 = from max_side / the image)
+  int32_t max_side = 256;                  ///< longest side, aspect kept (0 = native size)
+  std::array<float, 3> background = {1.0f, 1.0f, 1.0f}; ///< alpha is composited onto this colour
+};
+
+struct RunConfig {
+  std::string name = "custom";
+  ModelSpec model;
+  LossParams loss;
+  OptimizerSpec optimizer;
+  ScheduleSpec schedule;
+  TrainingSpec training;
+  DataSpec data;
+};
+
+inline int32_t channels_of(ColorMode m) { return m == ColorMode::Rgb ? 3 : 1; }
+
+/// Parses a config; `source` names the file in errors. Missing keys keep their defaults.
+RunConfig parse_run_config(const nlohmann::json& j, const std::string& source);
+/// Reads and parses a JSON config file (ConfigError on a missing file or bad JSON).
+RunConfig load_run_config(const std::filesystem::path& file);
+nlohmann::json to_json(const RunConfig& c);
+
+/// Folder with default.png and presets/ (REDRAW_ASSETS env var, else the build-time source tree).
+std::filesystem::path asset_dir();
+std::filesystem::path default_image_path();
+std::vector<std::string> preset_names();
+/// Loads assets/presets/NAME.json (ConfigError listing the known presets when absent).
+RunConfig load_preset(const std::string& name);
+
+const char* color_mode_name(ColorMode m);
+ColorMode parse_color_mode(const std::string& name);
+const char* loss_name(LossKind k);
+const char* optimizer_name(OptimizerKind k);
+const char* schedule_name(ScheduleKind k);
+
+} // namespace redraw

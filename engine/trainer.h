@@ -1,0 +1,83 @@
+#pragma once
+/// The Trainer drives one run: it owns a Backend, the run's config, the schedule, the step count
+/// and the metrics history. The CLI and the GUI drive the same Trainer.
+/// - Threading: a Trainer is used from one thread (the GUI's training thread); it is not locked.
+///   Readers on other threads get copies through the GUI's double-buffered snapshot.
+/// - Metrics: every training.metrics_every steps the step's loss is recorded and the PSNR of the
+///   whole training image is measured; that is the only point where the device is waited on.
+/// - Determinism: same seed, same config, same backend -> same parameters (bit-exact on the CPU),
+///   and a checkpoint resumes exactly where it left off.
+#include "engine/backend.h"
+#include "engine/checkpoint.h"
+#include "engine/dataset.h"
+#include "engine/metrics.h"
+#include "engine/renderer.h"
+#include "engine/schedule.h"
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+
+namespace redraw {
+
+class Trainer {
+public:
+  /// Configures the backend for the config's shape and the dataset, and initialises parameters
+  /// from the seed. Throws ConfigError / BackendError.
+  Trainer(std::unique_ptr<Backend> backend, RunConfig config, Dataset data);
+
+  /// Re-initialises parameters and optimizer state, step 0, empty history.
+  void reset();
+  /// Runs one step. Returns the metrics row if this step was a metrics step.
+  std::optional<MetricsRow> step();
+  /// Runs up to n steps, stopping early when should_stop() returns true (checked each step).
+  void run(int64_t n, const std::function<bool()>& should_stop = {});
+  /// Measures loss and PSNR now (blocks), appends to the history and returns the row.
+  MetricsRow measure();
+
+  int64_t current_step() const { return m_step; }
+  int64_t total_steps() const { return m_config.training.steps; }
+  double learning_rate_at(int64_t step) const { return m_schedule->learning_rate(step); }
+  double elapsed_seconds() const; ///< training time, across resumes
+  const std::vector<MetricsRow>& history() const { return m_history; }
+  const RunConfig& config() const { return m_config; }
+  const Dataset& dataset() const { return m_data; }
+  Backend& backend() { return *m_backend; }
+  const std::vector<float>& fourier_b() const { return m_fourier_b; }
+
+  /// Changes the schedule from the next step on (shape changes need a new Trainer).
+  void set_schedule(const ScheduleSpec& spec);
+  /// Changes the total step count (the cosine period follows when its period is 0).
+  void set_total_steps(int64_t steps);
+
+  std::vector<float> parameters() { return m_backend->parameters(); }
+  /// Renders the current network at w x h.
+  Image render(int32_t w, int32_t h, const RenderOptions& opts = {});
+
+  /// Everything needed to resume; source_image is stored as given.
+  Checkpoint checkpoint(const std::string& source_image = {});
+  /// Restores parameters, optimizer state, step, time and history. The checkpoint's config
+  /// must have the same model shape as this trainer's (CheckpointError otherwise).
+  void restore(const Checkpoint& ckpt);
+
+private:
+  void start_clock();
+  void stop_clock();
+
+  std::unique_ptr<Backend> m_backend;
+  RunConfig m_config;
+  Dataset m_data;
+  std::unique_ptr<Schedule> m_schedule;
+  std::vector<float> m_fourier_b;
+  int64_t m_step = 0;
+  double m_seconds_before = 0; ///< time accumulated before the current clock run
+  std::optional<std::chrono::steady_clock::time_point> m_clock_start;
+  std::vector<MetricsRow> m_history;
+  double m_last_loss = 0;
+};
+
+/// PSNR in dB for a mean squared error of values in [0, 1].
+double psnr_from_mse(double mse);
+
+} // namespace redraw

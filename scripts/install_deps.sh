@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package Redraw needs to build, test and run. Safe to run twice:
+# it only calls apt-get when something is missing. Uses sudo when not root.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config git
+  libstb-dev libopenblas-dev nlohmann-json3-dev libcli11-dev doctest-dev zlib1g-dev libgif-dev
+  libglfw3-dev libimgui-dev python3-glad libgl-dev libgl1-mesa-dri
+  xvfb xauth
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install_deps: all ${#packages[@]} packages present"
+else
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  echo "install_deps: installing ${missing[*]}"
+  $sudo apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# ffmpeg is optional (MP4 timelapse export); never fail for it.
+if ! command -v ffmpeg >/dev/null 2>&1 && [ "${REDRAW_WITH_FFMPEG:-0}" = "1" ]; then
+  ${sudo:-} apt-get install -y -q --no-install-recommends ffmpeg || echo "install_deps: ffmpeg not installed (MP4 export disabled)"
+fi
+
+if ! command -v nvcc >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then
+  echo "install_deps: no CUDA toolkit found; building the CPU backend only"
+fi
