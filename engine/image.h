@@ -54,6 +54,26 @@ void write_png(const std::filesystem::path& file, const Image& img, int bit_dept
 /// Encodes to PNG in memory (8 or 16 bit).
 std::vector<uint8_t> encode_png(const Image& img, int bit_depth = 8);
 
+/// Writes a PNG row band by row band, so a 16384 x 16384 export never holds the whole image.
+/// The file appears atomically at commit(); if the writer is destroyed first (error, cancel), no
+/// file is left behind and an earlier file at the target is untouched.
+class PngStreamWriter {
+public:
+  /// Opens the temp file next to `file`; IoError when the folder is missing or not writable.
+  PngStreamWriter(const std::filesystem::path& file, int32_t width, int32_t height, int32_t channels, int bit_depth);
+  ~PngStreamWriter();
+  PngStreamWriter(const PngStreamWriter&) = delete;
+  PngStreamWriter& operator=(const PngStreamWriter&) = delete;
+  /// Appends `rows` rows of width * channels floats (clamped to [0, 1]). IoError on a write failure.
+  void write_rows(const float* values, int32_t rows);
+  /// Finishes the PNG and renames it onto the target; every row must have been written.
+  void commit();
+
+private:
+  struct Impl;
+  Impl* m_impl;
+};
+
 /// PSNR in dB of two same-sized images in [0, 1]: 10 log10(1 / mse); +inf when identical.
 double psnr_db(double mse);
 

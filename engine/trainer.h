@@ -61,9 +61,11 @@ public:
   /// must have the same model shape as this trainer's (CheckpointError otherwise).
   void restore(const Checkpoint& ckpt);
 
+  /// Stops the training clock (the GUI calls it on pause; run() calls it when it returns). The
+  /// clock restarts with the next step().
+  void pause_clock();
+
 private:
-  void start_clock();
-  void stop_clock();
 
   std::unique_ptr<Backend> m_backend;
   RunConfig m_config;

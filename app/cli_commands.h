@@ -1,0 +1,58 @@
+#pragma once
+/// The headless commands behind `redraw train|render|info|timelapse`. main() parses the command
+/// line into these structs; each run_* returns the exit code and reports errors itself.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace redraw::cli {
+
+struct TrainCommand {
+  std::string image;
+  std::string preset;          ///< empty with no config = the default preset
+  std::string config;          ///< JSON config file
+  std::string size;            ///< "WxH"
+  std::optional<int32_t> max_side;
+  std::optional<int64_t> steps;
+  std::optional<double> time_limit;
+  std::string backend = "auto";
+  std::optional<uint64_t> seed;
+  std::string color;           ///< rgb | gray | binary (overrides the preset)
+  std::string out = "redraw-out";
+  int64_t checkpoint_every = 0; ///< 0 = only at the end
+  std::string resume;
+  bool quiet = false;
+};
+
+struct RenderCommand {
+  std::string model;
+  std::string size; ///< empty = the training size
+  std::string out;
+  std::optional<int64_t> snapshot;
+  int bit_depth = 8;
+  std::string backend = "auto";
+};
+
+struct InfoCommand {
+  std::string model;
+  bool backends = false;
+  bool json = false;
+};
+
+struct TimelapseCommand {
+  std::string model;
+  std::string size;
+  double fps = 12;
+  std::string out;
+  bool overlay = false;
+  std::string backend = "auto";
+};
+
+constexpr const char* k_default_preset = "siren";
+
+int run_train(const TrainCommand& o);
+int run_render(const RenderCommand& o);
+int run_info(const InfoCommand& o);
+int run_timelapse(const TimelapseCommand& o);
+
+} // namespace redraw::cli

@@ -1,0 +1,78 @@
+#include "app/cli_common.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <regex>
+
+namespace redraw::cli {
+
+namespace {
+std::atomic<bool> g_interrupted{false};
+extern "C" void on_signal(int) { g_interrupted.store(true); }
+} // namespace
+
+void parse_size(const std::string& text, const std::string& option, int32_t& w, int32_t& h) {
+  static const std::regex re(R"(^\s*(\d{1,6})\s*[xX]\s*(\d{1,6})\s*$)");
+  std::smatch m;
+  if (!std::regex_match(text, m, re))
+    throw UsageError(option + ": '" + text + "' is not a size like 512x512");
+  w = std::stoi(m[1]);
+  h = std::stoi(m[2]);
+  if (w < 1 || h < 1) throw UsageError(option + ": '" + text + "': width and height must be at least 1");
+}
+
+void print_error(const std::string& what) { std::cerr << "error: " << what << std::endl; }
+void print_note(const std::string& what) { std::cerr << "note: " << what << std::endl; }
+
+bool interrupted() { return g_interrupted.load(); }
+void install_interrupt_handler() {
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+}
+
+std::string format_seconds(double s) {
+  char b[32];
+  if (s < 60) std::snprintf(b, sizeof b, "%.1fs", s);
+  else if (s < 3600) std::snprintf(b, sizeof b, "%dm%02ds", int(s) / 60, int(s) % 60);
+  else std::snprintf(b, sizeof b, "%dh%02dm", int(s) / 3600, (int(s) / 60) % 60);
+  return b;
+}
+
+Progress::Progress(std::string label)
+    : m_label(std::move(label)), m_tty(isatty(STDERR_FILENO) != 0), m_start(std::chrono::steady_clock::now()),
+      m_last(m_start) {}
+
+void Progress::update(double fraction, const std::string& detail) {
+  const auto now = std::chrono::steady_clock::now();
+  const double since_last = std::chrono::duration<double>(now - m_last).count();
+  const double elapsed = std::chrono::duration<double>(now - m_start).count();
+  if (m_tty) {
+    if (m_printed && since_last < 0.1) return;
+    constexpr int k_width = 28;
+    const int filled = int(fraction * k_width + 0.5);
+    std::string bar(size_t(filled), '#');
+    bar.resize(k_width, '-');
+    std::string eta = fraction > 0.001 ? format_seconds(elapsed / fraction - elapsed) : "?";
+    std::fprintf(stderr, "\r%s [%s] %5.1f%%  %s  ETA %s\x1b[K", m_label.c_str(), bar.c_str(), 100 * fraction,
+                 detail.c_str(), eta.c_str());
+    std::fflush(stderr);
+  } else {
+    if (m_printed && since_last < 5.0) return;
+    std::fprintf(stderr, "%s %5.1f%%  %s  (%s)\n", m_label.c_str(), 100 * fraction, detail.c_str(),
+                 format_seconds(elapsed).c_str());
+  }
+  m_printed = true;
+  m_last = now;
+}
+
+void Progress::finish(const std::string& detail) {
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
+  if (m_tty) std::fprintf(stderr, "\r\x1b[K");
+  std::fprintf(stderr, "%s done  %s  (%s)\n", m_label.c_str(), detail.c_str(), format_seconds(elapsed).c_str());
+}
+
+} // namespace redraw::cli

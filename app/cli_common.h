@@ -1,0 +1,49 @@
+#pragma once
+/// Shared pieces of the headless commands: size parsing, progress display, error reporting.
+/// Exit codes: 0 success, 1 failure (bad file, backend error, ...), 2 usage error.
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+namespace redraw::cli {
+
+constexpr int k_exit_ok = 0;
+constexpr int k_exit_failure = 1;
+constexpr int k_exit_usage = 2;
+
+/// Thrown for a bad option value found after parsing (e.g. "--size 0x5"): exit code 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// Parses "WxH" (e.g. "1024x768"); UsageError naming `option` when malformed.
+void parse_size(const std::string& text, const std::string& option, int32_t& w, int32_t& h);
+
+/// Prints "error: <what>" to stderr.
+void print_error(const std::string& what);
+/// Prints "note: <what>" to stderr.
+void print_note(const std::string& what);
+
+/// True once SIGINT/SIGTERM arrived (installed by install_interrupt_handler).
+bool interrupted();
+void install_interrupt_handler();
+
+/// A progress display: a redrawn bar on a terminal, otherwise a line every few seconds.
+class Progress {
+public:
+  explicit Progress(std::string label);
+  /// fraction in [0, 1]; `detail` is appended (e.g. "loss 1.2e-3  PSNR 24.1 dB").
+  void update(double fraction, const std::string& detail = {});
+  /// Ends the bar's line (terminal) and prints the final state.
+  void finish(const std::string& detail = {});
+
+private:
+  std::string m_label;
+  bool m_tty;
+  std::chrono::steady_clock::time_point m_start, m_last;
+  bool m_printed = false;
+};
+
+std::string format_seconds(double s);
+
+} // namespace redraw::cli

@@ -1,0 +1,100 @@
+#include "app/backend_registry.h"
+#include "app/cli_commands.h"
+#include "app/cli_common.h"
+#include "engine/atomic_file.h"
+#include "engine/checkpoint.h"
+#include "engine/errors.h"
+#include "engine/renderer.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <iostream>
+
+namespace redraw::cli {
+
+namespace {
+/// The parameters of snapshot K (0-based; -1 = the last), or the final weights when K is absent.
+const std::vector<float>& pick_params(const Checkpoint& c, const std::optional<int64_t>& k, const std::string& file,
+                                      int64_t& step) {
+  step = c.step;
+  if (!k) return c.params;
+  const int64_t n = int64_t(c.snapshots.size());
+  if (n == 0) throw UsageError("--snapshot: " + file + " has no timelapse snapshots");
+  const int64_t i = *k < 0 ? n + *k : *k;
+  if (i < 0 || i >= n)
+    throw UsageError("--snapshot: " + std::to_string(*k) + " is out of range (" + file + " has " + std::to_string(n) +
+                     " snapshots, 0.." + std::to_string(n - 1) + ")");
+  step = c.snapshots[size_t(i)].metrics.step;
+  return c.snapshots[size_t(i)].params;
+}
+} // namespace
+
+int run_render(const RenderCommand& o) {
+  if (o.bit_depth != 8 && o.bit_depth != 16) throw UsageError("--bit-depth: must be 8 or 16");
+  if (o.out.empty()) throw UsageError("-o: an output .png file is required");
+  const Checkpoint c = load_checkpoint(o.model);
+  int32_t w = c.image_width, h = c.image_height;
+  if (!o.size.empty()) parse_size(o.size, "--size", w, h);
+  if (w > k_max_render_side || h > k_max_render_side)
+    throw UsageError("--size: " + o.size + " is over the limit of " + std::to_string(k_max_render_side) + " per side");
+  int64_t step = 0;
+  const std::vector<float>& params = pick_params(c, o.snapshot, o.model, step);
+  check_writable_destination(o.out);
+
+  std::string notice;
+  auto backend = make_backend(o.backend, &notice);
+  if (!notice.empty()) print_note(notice);
+  ModelSpec model = c.config.model;
+  const std::vector<float> fourier_b = fourier_matrix(model.encoding, c.config.training.seed);
+  const NetworkView view{&model, params, fourier_b};
+
+  install_interrupt_handler();
+  PngStreamWriter png(o.out, w, h, model.output_channels, o.bit_depth);
+  Progress progress("render");
+  redraw::RenderOptions ro;
+  ro.progress = [&](double f) {
+    progress.update(f, std::to_string(w) + "x" + std::to_string(h));
+    return !interrupted();
+  };
+  render_tiles(*backend, view, w, h, ro,
+               [&](int32_t y0, int32_t y1, const float* v) { png.write_rows(v, y1 - y0); });
+  png.commit();
+  progress.finish();
+  std::printf("rendered step %lld at %dx%d (%d-bit) -> %s\n", static_cast<long long>(step), w, h, o.bit_depth,
+              o.out.c_str());
+  return k_exit_ok;
+}
+
+int run_info(const InfoCommand& o) {
+  if (o.backends || o.model.empty()) {
+    std::printf("redraw %s\n%s", REDRAW_VERSION, describe_backends().c_str());
+    if (o.model.empty()) return k_exit_ok;
+  }
+  const Checkpoint c = load_checkpoint(o.model);
+  const double psnr = c.history.empty() ? 0.0 : c.history.back().psnr_db;
+  if (o.json) {
+    nlohmann::json j = {{"config", to_json(c.config)},       {"parameters", parameter_count(c.config.model)},
+                        {"step", c.step},                    {"seconds", c.seconds},
+                        {"image_width", c.image_width},      {"image_height", c.image_height},
+                        {"source_image", c.source_image},    {"snapshots", c.snapshots.size()},
+                        {"last_psnr_db", psnr}};
+    std::printf("%s\n", j.dump(2).c_str());
+    return k_exit_ok;
+  }
+  std::printf("model:       %s\n", o.model.c_str());
+  std::printf("preset:      %s\n", c.config.name.c_str());
+  std::printf("parameters:  %lld\n", static_cast<long long>(parameter_count(c.config.model)));
+  std::printf("steps done:  %lld of %lld\n", static_cast<long long>(c.step), static_cast<long long>(c.config.training.steps));
+  std::printf("trained for: %s\n", format_seconds(c.seconds).c_str());
+  std::printf("image:       %dx%d %s (%s)\n", c.image_width, c.image_height, color_mode_name(c.config.data.color_mode),
+              c.source_image.empty() ? "unknown source" : c.source_image.c_str());
+  if (c.history.empty()) std::printf("last PSNR:   n/a\n");
+  else std::printf("last PSNR:   %.2f dB (loss %.4g at step %lld)\n", psnr, c.history.back().loss,
+                   static_cast<long long>(c.history.back().step));
+  std::printf("snapshots:   %zu\n", c.snapshots.size());
+  std::printf("config:\n%s\n", to_json(c.config).dump(2).c_str());
+  return k_exit_ok;
+}
+
+} // namespace redraw::cli

@@ -1,0 +1,147 @@
+/// redraw: the desktop app and its headless commands.
+///   redraw [IMAGE]            open the app (on the bundled default image when none is given)
+///   redraw gui [IMAGE] ...    the same, with options for scripted screenshots
+///   redraw train IMAGE ...    train headless, write final.png, model.redraw, metrics.csv
+///   redraw render MODEL ...   render a model (or one of its snapshots) at any size
+///   redraw timelapse MODEL .. export the training timelapse as GIF, MP4 or PNG frames
+///   redraw info MODEL         print a model's config and progress; --backends lists devices
+/// Exit codes: 0 success, 1 failure, 2 usage error. Errors go to stderr as "error: ...".
+#include "app/backend_registry.h"
+#include "app/cli_commands.h"
+#include "app/cli_common.h"
+#include "engine/errors.h"
+#include "engine/run_config.h"
+
+#include "ui/gui_app.h" // plain declarations; run_gui exists only when REDRAW_HAVE_GUI
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <iostream>
+#include <set>
+
+using namespace redraw;
+using namespace redraw::cli;
+
+namespace {
+
+int open_gui(const GuiOptions* opts_in) {
+#if REDRAW_HAVE_GUI
+  return run_gui(*opts_in);
+#else
+  (void)opts_in;
+  print_error("this build of redraw has no desktop app (configured with -DREDRAW_GUI=OFF); use `redraw train IMAGE`");
+  return k_exit_failure;
+#endif
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Redraw: watch a neural network learn an image", "redraw"};
+  app.require_subcommand(0, 1);
+  app.set_version_flag("--version", [] { return std::string("redraw ") + REDRAW_VERSION + "\n" + describe_backends(); });
+
+  // ---- gui ----
+  GuiOptions gui;
+  auto* gui_cmd = app.add_subcommand("gui", "Open the desktop app");
+  gui_cmd->add_option("image", gui.image, "Image to open (default: the bundled drawing)");
+  gui_cmd->add_option("--model", gui.model, "A .redraw model to open");
+  gui_cmd->add_option("--preset", gui.preset, "Preset to start with");
+  gui_cmd->add_option("--backend", gui.backend, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  gui_cmd->add_flag("--autostart", gui.autostart, "Start training at once");
+  gui_cmd->add_option("--screenshot", gui.screenshot, "Write the window as PNG, then exit");
+  gui_cmd->add_option("--screenshot-after-steps", gui.screenshot_after_steps, "Steps to train before the screenshot")
+      ->check(CLI::NonNegativeNumber);
+
+  // ---- train ----
+  TrainCommand train;
+  auto* train_cmd = app.add_subcommand("train", "Train headless on an image");
+  train_cmd->add_option("image", train.image, "Image file (PNG, JPEG, BMP, TGA, GIF)")->required();
+  auto* preset_opt = train_cmd->add_option("--preset", train.preset, "Preset name (classic, siren, fourier)");
+  auto* config_opt = train_cmd->add_option("--config", train.config, "Run config JSON file");
+  preset_opt->excludes(config_opt);
+  auto* size_opt = train_cmd->add_option("--size", train.size, "Training size WxH");
+  train_cmd->add_option("--max-side", train.max_side, "Longest training side, aspect kept")->excludes(size_opt);
+  train_cmd->add_option("--steps", train.steps, "Total steps");
+  train_cmd->add_option("--time-limit", train.time_limit, "Stop after this many seconds");
+  train_cmd->add_option("--backend", train.backend, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  train_cmd->add_option("--seed", train.seed, "Random seed");
+  train_cmd->add_option("--color", train.color, "Colour mode: rgb, gray or binary")
+      ->check(CLI::IsMember({"rgb", "gray", "binary"}));
+  train_cmd->add_option("--out", train.out, "Output folder")->capture_default_str();
+  train_cmd->add_option("--checkpoint-every", train.checkpoint_every, "Save model.redraw every N steps");
+  train_cmd->add_option("--resume", train.resume, "Continue from a .redraw model");
+  train_cmd->add_flag("--quiet", train.quiet, "No progress output");
+
+  // ---- render ----
+  RenderCommand render;
+  auto* render_cmd = app.add_subcommand("render", "Render a model at any size");
+  render_cmd->add_option("model", render.model, ".redraw model")->required();
+  render_cmd->add_option("--size", render.size, "Output size WxH (default: the training size)");
+  render_cmd->add_option("-o,--output", render.out, "Output .png")->required();
+  render_cmd->add_option("--snapshot", render.snapshot, "Timelapse snapshot index (0-based, -1 = last)");
+  render_cmd->add_option("--bit-depth", render.bit_depth, "8 or 16")->check(CLI::IsMember({8, 16}));
+  render_cmd->add_option("--backend", render.backend, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+
+  // ---- timelapse ----
+  TimelapseCommand lapse;
+  auto* lapse_cmd = app.add_subcommand("timelapse", "Export the training timelapse (GIF, MP4 or PNG frames)");
+  lapse_cmd->add_option("model", lapse.model, ".redraw model")->required();
+  lapse_cmd->add_option("--size", lapse.size, "Frame size WxH (default: the training size)");
+  lapse_cmd->add_option("--fps", lapse.fps, "Frames per second")->check(CLI::Range(0.1, 120.0));
+  lapse_cmd->add_option("-o,--output", lapse.out, "OUT.gif, OUT.mp4 or a folder DIR/ for PNG frames")->required();
+  lapse_cmd->add_flag("--overlay", lapse.overlay, "Draw the step and PSNR on each frame");
+  lapse_cmd->add_option("--backend", lapse.backend, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+
+  // ---- info ----
+  InfoCommand info;
+  auto* info_cmd = app.add_subcommand("info", "Describe a model, or the backends with --backends");
+  info_cmd->add_option("model", info.model, ".redraw model");
+  info_cmd->add_flag("--backends", info.backends, "List compiled-in backends and devices");
+  info_cmd->add_flag("--json", info.json, "Print as JSON");
+
+  // `redraw IMAGE` opens the app on that image.
+  const std::set<std::string> commands = {"gui", "train", "render", "timelapse", "info"};
+  if (argc == 2 && argv[1][0] != '-' && !commands.count(argv[1])) {
+    gui.image = argv[1];
+    return open_gui(&gui);
+  }
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    print_error(e.what());
+    std::cerr << "run `redraw --help` for usage" << std::endl;
+    return k_exit_usage;
+  }
+
+  try {
+    if (train_cmd->parsed()) return run_train(train);
+    if (render_cmd->parsed()) return run_render(render);
+    if (lapse_cmd->parsed()) return run_timelapse(lapse);
+    if (info_cmd->parsed()) return run_info(info);
+    return open_gui(&gui);
+  } catch (const UsageError& e) {
+    print_error(e.what());
+    return k_exit_usage;
+  } catch (const CancelledError& e) {
+    print_error(std::string(e.what()) + "; nothing was written");
+    return k_exit_failure;
+  } catch (const Error& e) {
+    print_error(e.what());
+    return k_exit_failure;
+  } catch (const std::bad_alloc&) {
+    print_error("out of memory");
+    return k_exit_failure;
+  } catch (const std::exception& e) {
+    print_error(std::string("unexpected: ") + e.what());
+    return k_exit_failure;
+  }
+}

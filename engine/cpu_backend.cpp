@@ -1,0 +1,398 @@
+#include "engine/cpu_backend.h"
+
+#include "engine/errors.h"
+
+#include <cblas.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <new>
+
+namespace redraw {
+
+namespace {
+
+/// Rows per block of every reduction. Fixed, so sums do not depend on the thread count.
+constexpr int64_t k_block_rows = 512;
+/// A full-batch run keeps the encoded dataset when it fits in this many bytes.
+constexpr int64_t k_max_cached_encoding_bytes = int64_t(512) << 20;
+
+int64_t blocks_of(int64_t rows) { return (rows + k_block_rows - 1) / k_block_rows; }
+
+/// Everything a pass needs to know about one network.
+struct NetView {
+  const ModelSpec* model = nullptr;
+  const std::vector<DenseLayer>* layers = nullptr;
+  const float* params = nullptr;
+  const float* fourier_b = nullptr;
+};
+
+void encode_rows(const EncodingParams& e, const float* b, const float* coords, int64_t n, float* out) {
+  const int32_t w = encoding_width(e);
+  if (e.kind == EncodingKind::Identity) {
+    std::memcpy(out, coords, size_t(n) * 2 * sizeof(float));
+    return;
+  }
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < n; ++i) {
+    const float x = coords[2 * i], y = coords[2 * i + 1];
+    float* o = out + i * w;
+    for (int32_t j = 0; j < w; ++j) o[j] = encoding_value<float>(e, b, x, y, j);
+  }
+}
+
+/// Forward pass of `rows` encoded inputs; the outputs are ws.y.back().
+void forward_rows(const NetView& net, CpuWorkspace& ws, const float* input, int64_t rows) {
+  const auto& layers = *net.layers;
+  const float omega = net.model->omega_0;
+  const float* x = input;
+  for (size_t l = 0; l < layers.size(); ++l) {
+    const DenseLayer& L = layers[l];
+    float* z = ws.z[l].data();
+    float* y = ws.y[l].data();
+    const float* w = net.params + L.weight_offset;
+    const float* b = net.params + L.bias_offset;
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(rows), L.out, L.in, 1.0f, x, L.in, w, L.in, 0.0f, z,
+                L.out);
+    const Activation act = L.activation;
+#pragma omp parallel for schedule(static)
+    for (int64_t r = 0; r < rows; ++r) {
+      float* zr = z + r * L.out;
+      float* yr = y + r * L.out;
+      for (int32_t j = 0; j < L.out; ++j) {
+        const float v = zr[j] + b[j];
+        zr[j] = v;
+        yr[j] = activate<float>(act, v, omega);
+      }
+    }
+    x = y;
+  }
+}
+
+/// Sum over rows of a rows x cols matrix, added into out[cols]; blocked so the result does not depend
+/// on the thread count.
+void column_sums_into(const float* m, int64_t rows, int32_t cols, std::vector<float>& scratch, float* out) {
+  const int64_t nb = blocks_of(rows);
+  scratch.assign(size_t(nb) * size_t(cols), 0.0f);
+#pragma omp parallel for schedule(static)
+  for (int64_t blk = 0; blk < nb; ++blk) {
+    float* acc = scratch.data() + blk * cols;
+    const int64_t r1 = std::min(rows, (blk + 1) * k_block_rows);
+    for (int64_t r = blk * k_block_rows; r < r1; ++r) {
+      const float* row = m + r * cols;
+      for (int32_t j = 0; j < cols; ++j) acc[j] += row[j];
+    }
+  }
+  for (int64_t blk = 0; blk < nb; ++blk) {
+    const float* acc = scratch.data() + blk * cols;
+    for (int32_t j = 0; j < cols; ++j) out[j] += acc[j];
+  }
+}
+
+/// Loss of the forward pass just run, and its gradient accumulated into grads (beta = 0 on the first
+/// chunk). inv_count = 1 / (samples in the whole batch * channels). Returns the chunk's loss sum.
+double backward_rows(const NetView& net, CpuWorkspace& ws, const float* input, const float* targets, int64_t rows,
+                     const LossParams& loss, float inv_count, float* grads, bool first_chunk,
+                     std::vector<float>& scratch) {
+  const auto& layers = *net.layers;
+  const float omega = net.model->omega_0;
+  const int32_t C = layers.back().out;
+  const float* pred = ws.y.back().data();
+  float* g = ws.grad_a.data();
+  float* g_next = ws.grad_b.data();
+
+  const int64_t nb = blocks_of(rows);
+  ws.partial.assign(size_t(nb), 0.0);
+#pragma omp parallel for schedule(static)
+  for (int64_t blk = 0; blk < nb; ++blk) {
+    double sum = 0;
+    const int64_t e1 = std::min(rows, (blk + 1) * k_block_rows) * C;
+    for (int64_t e = blk * k_block_rows * C; e < e1; ++e) {
+      sum += double(loss_value<float>(loss, pred[e], targets[e]));
+      g[e] = loss_gradient<float>(loss, pred[e], targets[e]) * inv_count;
+    }
+    ws.partial[size_t(blk)] = sum;
+  }
+  double loss_sum = 0;
+  for (double p : ws.partial) loss_sum += p;
+
+  for (size_t li = layers.size(); li-- > 0;) {
+    const DenseLayer& L = layers[li];
+    const float* z = ws.z[li].data();
+    const float* y = ws.y[li].data();
+    const Activation act = L.activation;
+#pragma omp parallel for schedule(static)
+    for (int64_t r = 0; r < rows; ++r) {
+      float* gr = g + r * L.out;
+      const float* zr = z + r * L.out;
+      const float* yr = y + r * L.out;
+      for (int32_t j = 0; j < L.out; ++j) gr[j] *= activate_derivative<float>(act, zr[j], yr[j], omega);
+    }
+    const float* x = li == 0 ? input : ws.y[li - 1].data();
+    float* dw = grads + L.weight_offset;
+    float* db = grads + L.bias_offset;
+    if (first_chunk) std::fill(db, db + L.out, 0.0f);
+    column_sums_into(g, rows, L.out, scratch, db);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, L.out, L.in, int(rows), 1.0f, g, L.out, x, L.in,
+                first_chunk ? 0.0f : 1.0f, dw, L.in);
+    if (li > 0) {
+      const float* w = net.params + L.weight_offset;
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(rows), L.in, L.out, 1.0f, g, L.out, w, L.in, 0.0f,
+                  g_next, L.in);
+      std::swap(g, g_next);
+    }
+  }
+  return loss_sum;
+}
+
+void optimizer_all(const OptimizerSpec& opt, float* params, const float* grads, float* first, float* second,
+                   int64_t n, float lr, int64_t step) {
+  if (opt.kind == OptimizerKind::Adam) {
+    const AdamParams a = opt.adam;
+    const float bias1 = float(1.0 - std::pow(double(a.beta1), double(step + 1)));
+    const float bias2 = float(1.0 - std::pow(double(a.beta2), double(step + 1)));
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; ++i) adam_update(a, lr, bias1, bias2, params[i], grads[i], first[i], second[i]);
+  } else {
+    const SgdParams s = opt.sgd;
+    float dummy = 0;
+#pragma omp parallel for schedule(static) firstprivate(dummy)
+    for (int64_t i = 0; i < n; ++i) sgd_update(s, lr, params[i], grads[i], first ? first[i] : dummy);
+  }
+}
+
+template <class T> void resize_checked(std::vector<T>& v, int64_t n, const char* what) {
+  try {
+    v.resize(size_t(n));
+  } catch (const std::bad_alloc&) {
+    throw BackendError(std::string("cpu backend: out of memory allocating ") + what + " (" +
+                       std::to_string(n * int64_t(sizeof(T)) >> 20) + " MiB)");
+  }
+}
+
+} // namespace
+
+void CpuWorkspace::reserve(const std::vector<DenseLayer>& layers, int32_t encoding_width, int64_t n) {
+  rows = n;
+  int32_t widest = encoding_width;
+  z.resize(layers.size());
+  y.resize(layers.size());
+  for (size_t l = 0; l < layers.size(); ++l) {
+    resize_checked(z[l], n * layers[l].out, "activations");
+    resize_checked(y[l], n * layers[l].out, "activations");
+    widest = std::max({widest, layers[l].in, layers[l].out});
+  }
+  resize_checked(input, n * encoding_width, "encoded inputs");
+  resize_checked(grad_a, n * widest, "gradients");
+  resize_checked(grad_b, n * widest, "gradients");
+}
+
+/// The bound training state.
+struct CpuBackend::State {
+  TrainSetup setup;
+  std::vector<DenseLayer> layers;
+  int32_t encoding_width = 0;
+  int64_t n = 0;
+  std::vector<float> coords, targets;     ///< whole dataset
+  std::vector<float> encoded;             ///< whole dataset encoded (full batch, when it fits)
+  std::vector<float> fourier_b;
+  std::vector<float> params, grads, first, second;
+  std::vector<float> batch_coords, batch_targets; ///< minibatch gather buffers
+  CpuWorkspace ws;
+  std::vector<float> scratch;
+  std::optional<LossSample> pending;
+
+  NetView view() const { return {&setup.model, &layers, params.data(), fourier_b.data()}; }
+  int64_t batch() const { return setup.batch_size > 0 ? setup.batch_size : n; }
+};
+
+CpuBackend::CpuBackend() = default;
+CpuBackend::~CpuBackend() = default;
+
+std::string CpuBackend::device_description() const {
+  return std::to_string(omp_get_max_threads()) + " CPU threads, OpenBLAS (" + openblas_get_corename() + ", " +
+         std::to_string(openblas_get_num_threads()) + " threads)";
+}
+
+bool CpuBackend::supports(BackendFeature f) const {
+  return f == BackendFeature::Training || f == BackendFeature::Rendering;
+}
+
+void CpuBackend::configure_impl(const TrainSetup& setup, const Dataset& data) {
+  auto s = std::make_unique<State>();
+  s->setup = setup;
+  s->layers = dense_layers(setup.model);
+  s->encoding_width = setup.model.encoding.width();
+  s->n = data.size();
+  const int32_t C = data.channels();
+  resize_checked(s->coords, s->n * 2, "coordinates");
+  for (int64_t i = 0; i < s->n; ++i) data.coordinate(i, s->coords[size_t(2 * i)], s->coords[size_t(2 * i + 1)]);
+  s->targets.assign(data.targets(), data.targets() + s->n * C);
+  s->fourier_b = fourier_matrix(setup.model.encoding, setup.seed);
+  const int64_t count = redraw::parameter_count(setup.model);
+  resize_checked(s->params, count, "parameters");
+  resize_checked(s->grads, count, "gradients");
+  const int arrays = optimizer_state_arrays(setup.optimizer);
+  if (arrays >= 1) resize_checked(s->first, count, "optimizer state");
+  if (arrays >= 2) resize_checked(s->second, count, "optimizer state");
+  if (setup.batch_size > 0) {
+    resize_checked(s->batch_coords, setup.batch_size * 2, "minibatch");
+    resize_checked(s->batch_targets, setup.batch_size * C, "minibatch");
+  }
+  // Keep the encoded dataset when every step encodes the same coordinates (and it is big enough
+  // to matter): full batch, or the dataset for dataset_mse.
+  if (s->n * s->encoding_width * int64_t(sizeof(float)) <= k_max_cached_encoding_bytes) {
+    resize_checked(s->encoded, s->n * s->encoding_width, "encoded dataset");
+    encode_rows(setup.model.encoding.params(), s->fourier_b.data(), s->coords.data(), s->n, s->encoded.data());
+  }
+  s->ws.reserve(s->layers, s->encoding_width, std::min(k_chunk_rows, std::max(s->batch(), s->n)));
+  m_state = std::move(s);
+}
+
+void CpuBackend::set_parameters_impl(std::span<const float> p) { std::copy(p.begin(), p.end(), m_state->params.begin()); }
+void CpuBackend::get_parameters_impl(std::vector<float>& out) { out = m_state->params; }
+
+void CpuBackend::set_optimizer_state_impl(const OptimizerState& st) {
+  if (!m_state->first.empty()) std::copy(st.first.begin(), st.first.end(), m_state->first.begin());
+  if (!m_state->second.empty()) std::copy(st.second.begin(), st.second.end(), m_state->second.begin());
+}
+
+void CpuBackend::get_optimizer_state_impl(OptimizerState& out) {
+  out.first = m_state->first;
+  out.second = m_state->second;
+}
+
+void CpuBackend::train_step_impl(const StepArgs& args) {
+  State& s = *m_state;
+  const NetView net = s.view();
+  const int32_t C = s.layers.back().out;
+  const int64_t total = s.batch();
+  const float* coords = s.coords.data();
+  const float* targets = s.targets.data();
+  const bool minibatch = s.setup.batch_size > 0;
+  if (minibatch) {
+    const uint64_t seed = s.setup.seed;
+    const uint32_t n = uint32_t(s.n);
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < total; ++i) {
+      const uint32_t k = minibatch_index(seed, args.step, i, n);
+      s.batch_coords[size_t(2 * i)] = s.coords[size_t(2 * k)];
+      s.batch_coords[size_t(2 * i + 1)] = s.coords[size_t(2 * k + 1)];
+      for (int32_t c = 0; c < C; ++c) s.batch_targets[size_t(i * C + c)] = s.targets[size_t(k) * C + c];
+    }
+    coords = s.batch_coords.data();
+    targets = s.batch_targets.data();
+  }
+  const float inv_count = float(1.0 / (double(total) * C));
+  double loss_sum = 0;
+  const EncodingParams enc = s.setup.model.encoding.params();
+  for (int64_t r0 = 0; r0 < total; r0 += s.ws.rows) {
+    const int64_t rows = std::min(s.ws.rows, total - r0);
+    const float* input;
+    if (!minibatch && !s.encoded.empty()) {
+      input = s.encoded.data() + r0 * s.encoding_width;
+    } else {
+      encode_rows(enc, s.fourier_b.data(), coords + 2 * r0, rows, s.ws.input.data());
+      input = s.ws.input.data();
+    }
+    forward_rows(net, s.ws, input, rows);
+    loss_sum += backward_rows(net, s.ws, input, targets + r0 * C, rows, s.setup.loss, inv_count, s.grads.data(),
+                              r0 == 0, s.scratch);
+  }
+  optimizer_all(s.setup.optimizer, s.params.data(), s.grads.data(), s.first.empty() ? nullptr : s.first.data(),
+                s.second.empty() ? nullptr : s.second.data(), int64_t(s.params.size()), args.learning_rate, args.step);
+  if (args.record_loss) s.pending = LossSample{args.step, loss_sum * double(inv_count)};
+}
+
+std::optional<LossSample> CpuBackend::poll_loss_impl() {
+  auto p = m_state->pending;
+  m_state->pending.reset();
+  return p;
+}
+
+double CpuBackend::dataset_mse_impl() {
+  State& s = *m_state;
+  const NetView net = s.view();
+  const int32_t C = s.layers.back().out;
+  const EncodingParams enc = s.setup.model.encoding.params();
+  double sum = 0;
+  for (int64_t r0 = 0; r0 < s.n; r0 += s.ws.rows) {
+    const int64_t rows = std::min(s.ws.rows, s.n - r0);
+    const float* input;
+    if (!s.encoded.empty()) {
+      input = s.encoded.data() + r0 * s.encoding_width;
+    } else {
+      encode_rows(enc, s.fourier_b.data(), s.coords.data() + 2 * r0, rows, s.ws.input.data());
+      input = s.ws.input.data();
+    }
+    forward_rows(net, s.ws, input, rows);
+    const float* pred = s.ws.y.back().data();
+    const float* t = s.targets.data() + r0 * C;
+    const int64_t nb = blocks_of(rows);
+    s.ws.partial.assign(size_t(nb), 0.0);
+#pragma omp parallel for schedule(static)
+    for (int64_t blk = 0; blk < nb; ++blk) {
+      double acc = 0;
+      const int64_t e1 = std::min(rows, (blk + 1) * k_block_rows) * C;
+      for (int64_t e = blk * k_block_rows * C; e < e1; ++e) {
+        const double d = double(rd_clamp(pred[e], 0.0f, 1.0f)) - double(t[e]);
+        acc += d * d;
+      }
+      s.ws.partial[size_t(blk)] = acc;
+    }
+    for (double p : s.ws.partial) sum += p;
+  }
+  return sum / (double(s.n) * C);
+}
+
+void CpuBackend::predict_impl(const ModelSpec& model, std::span<const float> params, std::span<const float> fourier_b,
+                              const float* coords, int64_t n, float* out) {
+  const auto layers = dense_layers(model);
+  const NetView net{&model, &layers, params.data(), fourier_b.data()};
+  CpuWorkspace ws;
+  ws.reserve(layers, model.encoding.width(), std::min(n, k_chunk_rows));
+  const int32_t C = layers.back().out;
+  for (int64_t r0 = 0; r0 < n; r0 += ws.rows) {
+    const int64_t rows = std::min(ws.rows, n - r0);
+    encode_rows(model.encoding.params(), fourier_b.data(), coords + 2 * r0, rows, ws.input.data());
+    forward_rows(net, ws, ws.input.data(), rows);
+    std::memcpy(out + r0 * C, ws.y.back().data(), size_t(rows * C) * sizeof(float));
+  }
+}
+
+double CpuBackend::loss_and_gradients_impl(const ModelSpec& model, const LossParams& loss,
+                                           std::span<const float> params, std::span<const float> fourier_b,
+                                           const float* coords, const float* targets, int64_t n,
+                                           std::span<float> grads) {
+  const auto layers = dense_layers(model);
+  const NetView net{&model, &layers, params.data(), fourier_b.data()};
+  CpuWorkspace ws;
+  ws.reserve(layers, model.encoding.width(), std::min(n, k_chunk_rows));
+  const int32_t C = layers.back().out;
+  const float inv_count = float(1.0 / (double(n) * C));
+  std::vector<float> scratch;
+  double sum = 0;
+  for (int64_t r0 = 0; r0 < n; r0 += ws.rows) {
+    const int64_t rows = std::min(ws.rows, n - r0);
+    encode_rows(model.encoding.params(), fourier_b.data(), coords + 2 * r0, rows, ws.input.data());
+    forward_rows(net, ws, ws.input.data(), rows);
+    sum += backward_rows(net, ws, ws.input.data(), targets + r0 * C, rows, loss, inv_count, grads.data(), r0 == 0,
+                         scratch);
+  }
+  return sum / (double(n) * C);
+}
+
+void CpuBackend::optimizer_update_impl(const OptimizerSpec& opt, std::span<float> params, std::span<const float> grads,
+                                       OptimizerState& st, float lr, int64_t step) {
+  optimizer_all(opt, params.data(), grads.data(), st.first.empty() ? nullptr : st.first.data(),
+                st.second.empty() ? nullptr : st.second.data(), int64_t(params.size()), lr, step);
+}
+
+void CpuBackend::encode_impl(const EncodingSpec& enc, std::span<const float> fourier_b, const float* coords, int64_t n,
+                             float* out) {
+  encode_rows(enc.params(), fourier_b.data(), coords, n, out);
+}
+
+} // namespace redraw

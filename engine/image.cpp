@@ -1,0 +1,302 @@
+#include "engine/image.h"
+
+#include "engine/atomic_file.h"
+#include "engine/errors.h"
+
+#include <png.h>
+#include <stb/stb_image.h>
+#include <stb/stb_image_resize.h>
+
+#include <algorithm>
+#include <csetjmp>
+#include <cmath>
+#include <exception>
+#include <fstream>
+#include <functional>
+#include <limits>
+
+namespace redraw {
+
+namespace {
+/// Files larger than this are refused before reading (a 65536^2 RGBA PNG compresses far below it).
+constexpr std::uintmax_t k_max_image_file_bytes = std::uintmax_t(2) << 30;
+
+float luminance(float r, float g, float b) { return 0.299f * r + 0.587f * g + 0.114f * b; }
+
+void check_output_size(int32_t w, int32_t h, const char* what) {
+  if (w < 1 || h < 1 || w > k_max_image_side || h > k_max_image_side || int64_t(w) * h > k_max_image_pixels)
+    throw ConfigError(std::string(what) + ": " + std::to_string(w) + "x" + std::to_string(h) +
+                      " is outside the limit (each side 1.." + std::to_string(k_max_image_side) + ", at most " +
+                      std::to_string(k_max_image_pixels) + " pixels)");
+}
+
+Image resize_with(const Image& src, int32_t width, int32_t height, stbir_filter filter, const char* what) {
+  check_output_size(width, height, what);
+  if (src.width < 1 || src.height < 1) throw ImageError(std::string(what) + ": the source image is empty");
+  Image out;
+  out.width = width;
+  out.height = height;
+  out.channels = src.channels;
+  out.pixels.resize(size_t(width) * height * src.channels);
+  const int alpha = src.channels == 2 || src.channels == 4 ? src.channels - 1 : STBIR_ALPHA_CHANNEL_NONE;
+  const int ok = stbir_resize_float_generic(src.pixels.data(), src.width, src.height, 0, out.pixels.data(), width,
+                                            height, 0, src.channels, alpha, 0, STBIR_EDGE_CLAMP, filter,
+                                            STBIR_COLORSPACE_LINEAR, nullptr);
+  if (!ok) throw ImageError(std::string(what) + ": resize failed (out of memory?)");
+  for (float& v : out.pixels) v = std::clamp(v, 0.0f, 1.0f); // cubic filters overshoot
+  return out;
+}
+
+void png_warning_ignore(png_structp, png_const_charp) {}
+} // namespace
+
+Image decode_image(const uint8_t* data, size_t size, const std::string& name) {
+  if (size == 0) throw ImageError(name + ": the file is empty");
+  if (size > size_t(std::numeric_limits<int>::max())) throw ImageError(name + ": the file is too large to decode");
+  int w = 0, h = 0, comp = 0;
+  if (!stbi_info_from_memory(data, int(size), &w, &h, &comp)) {
+    const char* why = stbi_failure_reason();
+    throw ImageError(name + ": not a readable PNG, JPEG, BMP, TGA or GIF image (" + (why ? why : "unknown format") + ")");
+  }
+  if (w < 1 || h < 1 || w > k_max_image_side || h > k_max_image_side || int64_t(w) * h > k_max_image_pixels)
+    throw ImageError(name + ": the header claims " + std::to_string(w) + "x" + std::to_string(h) +
+                     " pixels, over the limit of " + std::to_string(k_max_image_side) + " per side and " +
+                     std::to_string(k_max_image_pixels) + " pixels in all");
+  if (comp < 1 || comp > 4) throw ImageError(name + ": unsupported channel count " + std::to_string(comp));
+  Image img;
+  int dw = 0, dh = 0, dc = 0;
+  if (stbi_is_16_bit_from_memory(data, int(size))) {
+    stbi_us* px = stbi_load_16_from_memory(data, int(size), &dw, &dh, &dc, 0);
+    if (!px) throw ImageError(name + ": corrupt or truncated image (" + stbi_failure_reason() + ")");
+    img.pixels.resize(size_t(dw) * dh * dc);
+    for (size_t i = 0; i < img.pixels.size(); ++i) img.pixels[i] = float(px[i]) / 65535.0f;
+    stbi_image_free(px);
+  } else {
+    stbi_uc* px = stbi_load_from_memory(data, int(size), &dw, &dh, &dc, 0);
+    if (!px) throw ImageError(name + ": corrupt or truncated image (" + stbi_failure_reason() + ")");
+    img.pixels.resize(size_t(dw) * dh * dc);
+    for (size_t i = 0; i < img.pixels.size(); ++i) img.pixels[i] = float(px[i]) / 255.0f;
+    stbi_image_free(px);
+  }
+  img.width = dw;
+  img.height = dh;
+  img.channels = dc;
+  return img;
+}
+
+Image load_image(const std::filesystem::path& file) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(file, ec);
+  if (ec || !std::filesystem::exists(status)) throw ImageError(file.string() + ": no such file");
+  if (std::filesystem::is_directory(status)) throw ImageError(file.string() + ": is a directory, not an image");
+  const auto size = std::filesystem::file_size(file, ec);
+  if (ec) throw ImageError(file.string() + ": cannot read (" + ec.message() + ")");
+  if (size > k_max_image_file_bytes)
+    throw ImageError(file.string() + ": the file is " + std::to_string(size >> 20) + " MiB, over the 2 GiB limit");
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw ImageError(file.string() + ": cannot open for reading");
+  std::vector<uint8_t> bytes(size);
+  in.read(reinterpret_cast<char*>(bytes.data()), std::streamsize(size));
+  if (!in) throw ImageError(file.string() + ": read error");
+  return decode_image(bytes.data(), bytes.size(), file.string());
+}
+
+Image convert_color(const Image& raw, ColorMode mode, float threshold, const std::array<float, 3>& bg) {
+  if (raw.channels < 1 || raw.channels > 4) throw ImageError("convert: unsupported channel count");
+  Image out;
+  out.width = raw.width;
+  out.height = raw.height;
+  out.channels = channels_of(mode);
+  const int64_t n = raw.pixel_count();
+  out.pixels.resize(size_t(n) * out.channels);
+  const bool has_alpha = raw.channels == 2 || raw.channels == 4;
+  for (int64_t i = 0; i < n; ++i) {
+    const float* p = raw.pixels.data() + i * raw.channels;
+    float rgb[3];
+    if (raw.channels >= 3) {
+      rgb[0] = p[0], rgb[1] = p[1], rgb[2] = p[2];
+    } else {
+      rgb[0] = rgb[1] = rgb[2] = p[0];
+    }
+    if (has_alpha) {
+      const float a = p[raw.channels - 1];
+      for (int c = 0; c < 3; ++c) rgb[c] = rgb[c] * a + bg[size_t(c)] * (1.0f - a);
+    }
+    float* o = out.pixels.data() + i * out.channels;
+    if (mode == ColorMode::Rgb) {
+      o[0] = rgb[0], o[1] = rgb[1], o[2] = rgb[2];
+    } else {
+      const float g = raw.channels >= 3 ? luminance(rgb[0], rgb[1], rgb[2]) : rgb[0];
+      o[0] = mode == ColorMode::Binary ? (g >= threshold ? 1.0f : 0.0f) : g;
+    }
+  }
+  return out;
+}
+
+Image resize_area(const Image& src, int32_t width, int32_t height) {
+  if (src.width == width && src.height == height) return src;
+  const bool down = width <= src.width && height <= src.height;
+  // Box is an exact area average when shrinking; for enlarging, box would be nearest-neighbour.
+  return resize_with(src, width, height, down ? STBIR_FILTER_BOX : STBIR_FILTER_MITCHELL, "resize");
+}
+
+Image resize_bicubic(const Image& src, int32_t width, int32_t height) {
+  return resize_with(src, width, height, STBIR_FILTER_CATMULLROM, "bicubic resize");
+}
+
+void training_size(const DataSpec& spec, int32_t w, int32_t h, int32_t& out_w, int32_t& out_h) {
+  if (spec.width > 0 && spec.height > 0) {
+    out_w = spec.width;
+    out_h = spec.height;
+  } else if (spec.max_side > 0 && std::max(w, h) > spec.max_side) {
+    const double scale = double(spec.max_side) / double(std::max(w, h));
+    out_w = w >= h ? spec.max_side : std::max(1, int32_t(std::lround(w * scale)));
+    out_h = h > w ? spec.max_side : std::max(1, int32_t(std::lround(h * scale)));
+  } else {
+    out_w = w;
+    out_h = h;
+  }
+  if (out_w < 1 || out_h < 1 || out_w > k_max_train_side || out_h > k_max_train_side ||
+      int64_t(out_w) * out_h > k_max_train_pixels)
+    throw ConfigError("training size " + std::to_string(out_w) + "x" + std::to_string(out_h) +
+                      " is over the limit (each side 1.." + std::to_string(k_max_train_side) + ", at most " +
+                      std::to_string(k_max_train_pixels) + " pixels); use --size or --max-side");
+}
+
+Image prepare_training_image(const std::filesystem::path& file, const DataSpec& spec) {
+  const Image raw = load_image(file);
+  int32_t w = 0, h = 0;
+  training_size(spec, raw.width, raw.height, w, h);
+  if (spec.color_mode == ColorMode::Binary) {
+    // Threshold after resizing, so thin strokes survive as grey before becoming black or white.
+    Image gray = resize_area(convert_color(raw, ColorMode::Gray, spec.threshold, spec.background), w, h);
+    for (float& v : gray.pixels) v = v >= spec.threshold ? 1.0f : 0.0f;
+    return gray;
+  }
+  return resize_area(convert_color(raw, spec.color_mode, spec.threshold, spec.background), w, h);
+}
+
+namespace {
+/// libpng encoder with a byte sink. libpng reports errors by longjmp (C code cannot carry C++
+/// exceptions), so every call into libpng sits behind setjmp in this class and errors are turned
+/// into IoError here; the sink's own exceptions are caught in the callback and rethrown after.
+class PngEncoder {
+public:
+  using Sink = std::function<void(const uint8_t*, size_t)>;
+  PngEncoder(Sink sink, int32_t width, int32_t height, int32_t channels, int bit_depth)
+      : m_sink(std::move(sink)), m_width(width), m_height(height), m_channels(channels), m_depth(bit_depth) {
+    if (bit_depth != 8 && bit_depth != 16)
+      throw ConfigError("--bit-depth: must be 8 or 16, not " + std::to_string(bit_depth));
+    if (channels != 1 && channels != 3 && channels != 4)
+      throw IoError("PNG encoder: unsupported channel count " + std::to_string(channels));
+    check_output_size(width, height, "PNG size");
+    m_png = png_create_write_struct(PNG_LIBPNG_VER_STRING, this, nullptr, png_warning_ignore);
+    if (!m_png) throw IoError("PNG encoder: out of memory");
+    m_info = png_create_info_struct(m_png);
+    m_row.resize(size_t(width) * channels * size_t(bit_depth / 8));
+    if (setjmp(png_jmpbuf(m_png))) {
+      png_destroy_write_struct(&m_png, &m_info); // the destructor does not run for a throwing constructor
+      rethrow();
+    }
+    png_set_write_fn(m_png, this, &PngEncoder::on_write, &PngEncoder::on_flush);
+    const int color = channels == 1 ? PNG_COLOR_TYPE_GRAY : channels == 3 ? PNG_COLOR_TYPE_RGB : PNG_COLOR_TYPE_RGBA;
+    png_set_IHDR(m_png, m_info, uint32_t(width), uint32_t(height), bit_depth, color, PNG_INTERLACE_NONE,
+                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_set_compression_level(m_png, 6);
+    png_write_info(m_png, m_info);
+  }
+  ~PngEncoder() { png_destroy_write_struct(&m_png, &m_info); }
+  PngEncoder(const PngEncoder&) = delete;
+  PngEncoder& operator=(const PngEncoder&) = delete;
+
+  void write_rows(const float* values, int32_t rows) {
+    if (m_written + rows > m_height) throw IoError("PNG encoder: more rows than the image height");
+    const size_t row_values = size_t(m_width) * m_channels;
+    if (setjmp(png_jmpbuf(m_png))) rethrow();
+    for (int32_t r = 0; r < rows; ++r) {
+      const float* src = values + size_t(r) * row_values;
+      if (m_depth == 8) {
+        for (size_t i = 0; i < row_values; ++i) m_row[i] = uint8_t(std::lround(std::clamp(src[i], 0.0f, 1.0f) * 255.0f));
+      } else {
+        for (size_t i = 0; i < row_values; ++i) { // PNG stores 16-bit samples big-endian
+          const uint16_t v = uint16_t(std::lround(std::clamp(src[i], 0.0f, 1.0f) * 65535.0f));
+          m_row[2 * i] = uint8_t(v >> 8);
+          m_row[2 * i + 1] = uint8_t(v & 0xff);
+        }
+      }
+      png_write_row(m_png, m_row.data());
+    }
+    m_written += rows;
+  }
+
+  void finish() {
+    if (m_written != m_height)
+      throw IoError("PNG encoder: " + std::to_string(m_written) + " of " + std::to_string(m_height) + " rows written");
+    if (setjmp(png_jmpbuf(m_png))) rethrow();
+    png_write_end(m_png, m_info);
+  }
+
+private:
+  static void on_write(png_structp png, png_bytep data, png_size_t length) {
+    auto* self = static_cast<PngEncoder*>(png_get_io_ptr(png));
+    try {
+      self->m_sink(data, length);
+    } catch (...) {
+      self->m_error = std::current_exception();
+      png_error(png, "write failed");
+    }
+  }
+  static void on_flush(png_structp) {}
+  [[noreturn]] void rethrow() {
+    if (m_error) std::rethrow_exception(m_error);
+    throw IoError("PNG encoder: libpng failed (out of memory?)");
+  }
+
+  Sink m_sink;
+  int32_t m_width, m_height, m_channels;
+  int m_depth;
+  int32_t m_written = 0;
+  png_structp m_png = nullptr;
+  png_infop m_info = nullptr;
+  std::vector<uint8_t> m_row;
+  std::exception_ptr m_error;
+};
+} // namespace
+
+std::vector<uint8_t> encode_png(const Image& img, int bit_depth) {
+  std::vector<uint8_t> out;
+  PngEncoder enc([&](const uint8_t* d, size_t n) { out.insert(out.end(), d, d + n); }, img.width, img.height,
+                 img.channels, bit_depth);
+  enc.write_rows(img.pixels.data(), img.height);
+  enc.finish();
+  return out;
+}
+
+struct PngStreamWriter::Impl {
+  AtomicFileWriter file;
+  PngEncoder encoder;
+  Impl(const std::filesystem::path& f, int32_t w, int32_t h, int32_t c, int depth)
+      : file(f), encoder([this](const uint8_t* d, size_t n) { file.write(d, n); }, w, h, c, depth) {}
+};
+
+PngStreamWriter::PngStreamWriter(const std::filesystem::path& file, int32_t width, int32_t height, int32_t channels,
+                                 int bit_depth)
+    : m_impl(new Impl(file, width, height, channels, bit_depth)) {}
+PngStreamWriter::~PngStreamWriter() { delete m_impl; }
+void PngStreamWriter::write_rows(const float* values, int32_t rows) { m_impl->encoder.write_rows(values, rows); }
+void PngStreamWriter::commit() {
+  m_impl->encoder.finish();
+  m_impl->file.commit();
+}
+
+void write_png(const std::filesystem::path& file, const Image& img, int bit_depth) {
+  const auto bytes = encode_png(img, bit_depth);
+  write_file_atomic(file, bytes);
+}
+
+double psnr_db(double mse) {
+  if (!(mse > 0)) return std::numeric_limits<double>::infinity();
+  return 10.0 * std::log10(1.0 / mse);
+}
+
+} // namespace redraw

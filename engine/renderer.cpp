@@ -1,0 +1,48 @@
+#include "engine/renderer.h"
+
+#include "engine/dataset.h"
+#include "engine/errors.h"
+
+#include <algorithm>
+
+namespace redraw {
+
+void render_tiles(Backend& backend, const NetworkView& net, int32_t w, int32_t h, const RenderOptions& opts,
+                  const std::function<void(int32_t, int32_t, const float*)>& on_rows) {
+  if (!net.model) throw ConfigError("render: no network");
+  if (w < 1 || h < 1 || w > k_max_render_side || h > k_max_render_side)
+    throw ConfigError("--size: " + std::to_string(w) + "x" + std::to_string(h) + " is outside 1.." +
+                      std::to_string(k_max_render_side) + " per side");
+  const int64_t budget = std::max<int64_t>(opts.max_tile_pixels, 1);
+  const int32_t band = int32_t(std::clamp<int64_t>(budget / w, 1, h));
+  const int32_t channels = net.model->output_channels;
+  std::vector<float> coords(size_t(band) * size_t(w) * 2);
+  std::vector<float> values(size_t(band) * size_t(w) * size_t(channels));
+  for (int32_t y0 = 0; y0 < h; y0 += band) {
+    const int32_t y1 = std::min(h, y0 + band);
+    const int64_t n = int64_t(y1 - y0) * w;
+    grid_coordinates(w, h, y0, y1, coords.data());
+    backend.predict(*net.model, net.params, net.fourier_b, coords.data(), n, values.data());
+    on_rows(y0, y1, values.data());
+    if (opts.progress && !opts.progress(double(y1) / double(h))) throw CancelledError("render cancelled");
+  }
+}
+
+Image render_image(Backend& backend, const NetworkView& net, int32_t w, int32_t h, const RenderOptions& opts) {
+  if (int64_t(w) * h > k_max_image_pixels)
+    throw ConfigError("render: " + std::to_string(w) + "x" + std::to_string(h) +
+                      " is too large to hold in memory; export it to a PNG file instead");
+  Image img;
+  img.width = w;
+  img.height = h;
+  img.channels = net.model ? net.model->output_channels : 1;
+  img.pixels.resize(size_t(w) * size_t(h) * size_t(img.channels));
+  render_tiles(backend, net, w, h, opts, [&](int32_t y0, int32_t y1, const float* v) {
+    const size_t count = size_t(y1 - y0) * size_t(w) * size_t(img.channels);
+    float* dst = img.pixels.data() + size_t(y0) * size_t(w) * size_t(img.channels);
+    for (size_t i = 0; i < count; ++i) dst[i] = std::clamp(v[i], 0.0f, 1.0f);
+  });
+  return img;
+}
+
+} // namespace redraw

@@ -1,0 +1,156 @@
+#include "engine/trainer.h"
+
+#include "engine/errors.h"
+
+#include <cmath>
+#include <limits>
+
+namespace redraw {
+
+double psnr_from_mse(double mse) { return psnr_db(mse); }
+
+Trainer::Trainer(std::unique_ptr<Backend> backend, RunConfig config, Dataset data)
+    : m_backend(std::move(backend)), m_config(std::move(config)), m_data(std::move(data)) {
+  if (!m_backend) throw BackendError("trainer: no backend");
+  m_config.model.output_channels = m_data.channels();
+  TrainSetup setup;
+  setup.model = m_config.model;
+  setup.loss = m_config.loss;
+  setup.optimizer = m_config.optimizer;
+  setup.batch_size = m_config.training.batch_size;
+  setup.seed = m_config.training.seed;
+  m_backend->configure(setup, m_data);
+  m_fourier_b = fourier_matrix(m_config.model.encoding, m_config.training.seed);
+  m_schedule = make_schedule(m_config.schedule, m_config.training.steps);
+  reset();
+}
+
+void Trainer::reset() {
+  m_backend->set_parameters(initial_parameters(m_config.model, m_config.training.seed));
+  OptimizerState zero;
+  const size_t count = size_t(m_backend->parameter_count());
+  const int arrays = optimizer_state_arrays(m_config.optimizer);
+  if (arrays >= 1) zero.first.assign(count, 0.0f);
+  if (arrays >= 2) zero.second.assign(count, 0.0f);
+  m_backend->set_optimizer_state(zero);
+  (void)m_backend->poll_loss();
+  m_step = 0;
+  m_seconds_before = 0;
+  m_clock_start.reset();
+  m_history.clear();
+  m_last_loss = std::numeric_limits<double>::quiet_NaN();
+}
+
+std::optional<MetricsRow> Trainer::step() {
+  if (!m_clock_start) m_clock_start = std::chrono::steady_clock::now();
+  const int64_t every = std::max<int64_t>(1, m_config.training.metrics_every);
+  const bool metrics = (m_step + 1) % every == 0 || m_step + 1 == m_config.training.steps || m_step == 0;
+  StepArgs args;
+  args.step = m_step;
+  args.learning_rate = float(m_schedule->learning_rate(m_step));
+  args.record_loss = metrics;
+  m_backend->train_step(args);
+  ++m_step;
+  if (!metrics) return std::nullopt;
+  return measure();
+}
+
+MetricsRow Trainer::measure() {
+  m_backend->synchronize();
+  if (auto sample = m_backend->poll_loss()) m_last_loss = sample->loss;
+  MetricsRow row;
+  row.step = m_step;
+  row.loss = m_last_loss;
+  row.psnr_db = psnr_from_mse(m_backend->dataset_mse());
+  row.lr = m_schedule->learning_rate(std::max<int64_t>(0, m_step - 1));
+  row.seconds = elapsed_seconds();
+  if (!m_history.empty() && m_history.back().step == row.step) {
+    m_history.back() = row;
+  } else {
+    m_history.push_back(row);
+  }
+  return row;
+}
+
+void Trainer::run(int64_t n, const std::function<bool()>& should_stop) {
+  for (int64_t i = 0; i < n; ++i) {
+    if (should_stop && should_stop()) break;
+    step();
+  }
+  pause_clock();
+}
+
+double Trainer::elapsed_seconds() const {
+  double s = m_seconds_before;
+  if (m_clock_start) s += std::chrono::duration<double>(std::chrono::steady_clock::now() - *m_clock_start).count();
+  return s;
+}
+
+void Trainer::pause_clock() {
+  if (!m_clock_start) return;
+  m_backend->synchronize();
+  m_seconds_before = elapsed_seconds();
+  m_clock_start.reset();
+}
+
+void Trainer::set_schedule(const ScheduleSpec& spec) {
+  auto schedule = make_schedule(spec, m_config.training.steps);
+  m_config.schedule = spec;
+  m_schedule = std::move(schedule);
+}
+
+void Trainer::set_total_steps(int64_t steps) {
+  if (steps < 0) throw ConfigError("training.steps: must not be negative");
+  m_config.training.steps = steps;
+  m_schedule = make_schedule(m_config.schedule, steps);
+}
+
+Image Trainer::render(int32_t w, int32_t h, const RenderOptions& opts) {
+  const std::vector<float> params = m_backend->parameters();
+  const NetworkView view{&m_config.model, params, m_fourier_b};
+  return render_image(*m_backend, view, w, h, opts);
+}
+
+Checkpoint Trainer::checkpoint(const std::string& source_image) {
+  m_backend->synchronize();
+  Checkpoint c;
+  c.config = m_config;
+  c.image_width = m_data.image.width;
+  c.image_height = m_data.image.height;
+  c.source_image = source_image;
+  c.step = m_step;
+  c.seconds = elapsed_seconds();
+  c.params = m_backend->parameters();
+  c.optimizer = m_backend->optimizer_state();
+  c.history = m_history;
+  return c;
+}
+
+void Trainer::restore(const Checkpoint& ckpt) {
+  const auto mine = dense_layers(m_config.model);
+  ModelSpec theirs_spec = ckpt.config.model;
+  theirs_spec.output_channels = m_config.model.output_channels;
+  const auto theirs = dense_layers(theirs_spec);
+  bool same = mine.size() == theirs.size() && m_config.model.encoding.kind == ckpt.config.model.encoding.kind &&
+              ckpt.config.model.output_channels == m_config.model.output_channels;
+  for (size_t i = 0; same && i < mine.size(); ++i)
+    same = mine[i].in == theirs[i].in && mine[i].out == theirs[i].out && mine[i].activation == theirs[i].activation;
+  if (!same)
+    throw CheckpointError("the model's network shape (" + std::to_string(ckpt.params.size()) +
+                          " parameters) differs from the current configuration");
+  m_backend->set_parameters(ckpt.params);
+  const size_t count = size_t(m_backend->parameter_count());
+  OptimizerState st = ckpt.optimizer;
+  const int arrays = optimizer_state_arrays(m_config.optimizer);
+  if (arrays >= 1 && st.first.size() != count) st.first.assign(count, 0.0f);
+  if (arrays >= 2 && st.second.size() != count) st.second.assign(count, 0.0f);
+  m_backend->set_optimizer_state(st);
+  (void)m_backend->poll_loss();
+  m_step = ckpt.step;
+  m_seconds_before = ckpt.seconds;
+  m_clock_start.reset();
+  m_history = ckpt.history;
+  m_last_loss = m_history.empty() ? std::numeric_limits<double>::quiet_NaN() : m_history.back().loss;
+}
+
+} // namespace redraw

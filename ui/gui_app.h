@@ -1,0 +1,25 @@
+#pragma once
+/// Entry point of the desktop app (Dear ImGui + GLFW + OpenGL 3.3 core).
+/// - app/main.cpp parses the command line and calls run_gui() for `redraw`, `redraw IMAGE` and
+///   `redraw gui ...`; nothing else in app/ touches the window.
+/// - run_gui() returns the process exit code: 0 normally (and after a successful --screenshot),
+///   1 when no window could be opened or the screenshot could not be written. Errors inside the
+///   app (bad image, bad model file, out of memory) are shown in the window, never thrown out.
+#include <cstdint>
+#include <string>
+
+namespace redraw {
+
+struct GuiOptions {
+  std::string image;             ///< image to open; empty = the bundled default image
+  std::string model;             ///< a .redraw model to open instead of an image (optional)
+  std::string preset;            ///< preset name; empty = the remembered or default preset
+  std::string backend = "auto";  ///< auto | cpu | cuda
+  bool autostart = false;        ///< start training as soon as the window opens
+  std::string screenshot;        ///< write the framebuffer here as PNG, then exit
+  int64_t screenshot_after_steps = 0; ///< ... once training has done at least this many steps
+};
+
+int run_gui(const GuiOptions& opts);
+
+} // namespace redraw
