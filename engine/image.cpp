@@ -54,6 +54,19 @@ Image decode_image(const uint8_t* data, size_t size, const std::string& name) {
   if (size == 0) throw ImageError(name + ": the file is empty");
   if (size > size_t(std::numeric_limits<int>::max())) throw ImageError(name + ": the file is too large to decode");
   int w = 0, h = 0, comp = 0;
+  // stb_image refuses huge PNG headers with a vague "unknown image type"; read the IHDR size
+  // ourselves so the message says what is wrong.
+  static const uint8_t k_png_magic[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+  if (size >= 24 && std::equal(k_png_magic, k_png_magic + 8, data) && std::equal(data + 12, data + 16, "IHDR")) {
+    const auto be32 = [&](size_t o) {
+      return (uint32_t(data[o]) << 24) | (uint32_t(data[o + 1]) << 16) | (uint32_t(data[o + 2]) << 8) | data[o + 3];
+    };
+    const uint32_t pw = be32(16), ph = be32(20);
+    if (pw > uint32_t(k_max_image_side) || ph > uint32_t(k_max_image_side) || uint64_t(pw) * ph > uint64_t(k_max_image_pixels))
+      throw ImageError(name + ": the header claims " + std::to_string(pw) + "x" + std::to_string(ph) +
+                       " pixels, over the limit of " + std::to_string(k_max_image_side) + " per side and " +
+                       std::to_string(k_max_image_pixels) + " pixels in all");
+  }
   if (!stbi_info_from_memory(data, int(size), &w, &h, &comp)) {
     const char* why = stbi_failure_reason();
     throw ImageError(name + ": not a readable PNG, JPEG, BMP, TGA or GIF image (" + (why ? why : "unknown format") + ")");

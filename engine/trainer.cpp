@@ -13,6 +13,8 @@ Trainer::Trainer(std::unique_ptr<Backend> backend, RunConfig config, Dataset dat
     : m_backend(std::move(backend)), m_config(std::move(config)), m_data(std::move(data)) {
   if (!m_backend) throw BackendError("trainer: no backend");
   m_config.model.output_channels = m_data.channels();
+  if (channels_of(m_config.data.color_mode) != m_data.channels()) // keep the stored config consistent
+    m_config.data.color_mode = m_data.channels() == 3 ? ColorMode::Rgb : ColorMode::Gray;
   TrainSetup setup;
   setup.model = m_config.model;
   setup.loss = m_config.loss;

@@ -1,0 +1,122 @@
+// The .redraw format: bit-exact round trip, resume equivalence, and every kind of damage.
+#include "test_support.h"
+
+#include "engine/checkpoint.h"
+#include "engine/cpu_backend.h"
+#include "engine/errors.h"
+#include "engine/trainer.h"
+
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cstring>
+#include <fstream>
+
+using namespace redraw;
+
+TEST_CASE("checkpoint round trip is bit-exact") {
+  Trainer t = test::small_trainer(test::small_config(OptimizerKind::Adam, 0), test::gradient_image(12, 9, 3));
+  t.run(7);
+  Checkpoint c = t.checkpoint("somewhere/img.png");
+  c.snapshots.push_back(Snapshot{t.history().front(), c.params});
+  const auto bytes = serialize_checkpoint(c);
+  const Checkpoint back = deserialize_checkpoint(bytes.data(), bytes.size(), "mem");
+  CHECK(serialize_checkpoint(back) == bytes);
+  CHECK(back.step == 7);
+  CHECK(back.image_width == 12);
+  CHECK(back.image_height == 9);
+  CHECK(back.source_image == "somewhere/img.png");
+  CHECK(back.params == c.params);
+  CHECK(back.optimizer.first == c.optimizer.first);
+  CHECK(back.optimizer.second == c.optimizer.second);
+  CHECK(back.history.size() == c.history.size());
+  CHECK(back.snapshots.size() == 1);
+  CHECK(to_json(back.config) == to_json(c.config));
+}
+
+TEST_CASE("resume: 100 steps equal 50 steps, save, load, 50 steps (bit-exact)") {
+  for (int64_t batch : {int64_t(0), int64_t(40)}) {
+    for (OptimizerKind opt : {OptimizerKind::Adam, OptimizerKind::Sgd}) {
+      CAPTURE(batch);
+      CAPTURE(std::string(optimizer_name(opt)));
+      RunConfig cfg = test::small_config(opt, batch);
+      cfg.training.steps = 100;
+      cfg.schedule.kind = ScheduleKind::Cosine;
+      const Image img = test::gradient_image(16, 12, 1);
+
+      Trainer straight = test::small_trainer(cfg, img);
+      straight.run(100);
+
+      test::TempDir dir;
+      {
+        Trainer first = test::small_trainer(cfg, img);
+        first.run(50);
+        save_checkpoint(dir.path / "half.redraw", first.checkpoint());
+      }
+      const Checkpoint c = load_checkpoint(dir.path / "half.redraw");
+      Trainer second = test::small_trainer(c.config, img);
+      second.restore(c);
+      CHECK(second.current_step() == 50);
+      second.run(50);
+
+      const auto a = straight.parameters(), b = second.parameters();
+      REQUIRE(a.size() == b.size());
+      CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+      CHECK(second.history().back().psnr_db == straight.history().back().psnr_db);
+    }
+  }
+}
+
+TEST_CASE("damaged model files are refused with a clear error") {
+  Trainer t = test::small_trainer(test::small_config(OptimizerKind::Adam, 0), test::gradient_image(8, 8, 1));
+  t.run(3);
+  const auto good = serialize_checkpoint(t.checkpoint());
+  auto expect_error = [](std::vector<uint8_t> bytes, const char* needle) {
+    CAPTURE(std::string(needle));
+    try {
+      deserialize_checkpoint(bytes.data(), bytes.size(), "bad.redraw");
+      FAIL("no error");
+    } catch (const CheckpointError& e) {
+      CHECK(std::string(e.what()).find("bad.redraw") != std::string::npos);
+      CHECK(std::string(e.what()).find(needle) != std::string::npos);
+    }
+  };
+  expect_error({}, "too short");
+  expect_error(std::vector<uint8_t>(good.begin(), good.begin() + good.size() / 2), "checksum");
+  auto flipped = good;
+  flipped[flipped.size() / 2] ^= 0x40;
+  expect_error(flipped, "checksum");
+  auto magic = good;
+  magic[0] = 'X';
+  expect_error(magic, "magic");
+  auto version = good;
+  version[8] = 99;
+  expect_error(version, "version");
+  std::vector<uint8_t> text(200, 'a');
+  expect_error(text, "magic");
+
+  test::TempDir dir;
+  CHECK_THROWS_AS(load_checkpoint(dir.path / "missing.redraw"), CheckpointError);
+  CHECK_THROWS_AS(load_checkpoint(dir.path), CheckpointError);
+}
+
+TEST_CASE("a checkpoint for another network shape is refused on restore") {
+  RunConfig a = test::small_config(OptimizerKind::Adam, 0);
+  RunConfig b = a;
+  b.model.hidden = {7, 3};
+  Trainer ta = test::small_trainer(a, test::gradient_image(8, 8, 1));
+  Trainer tb = test::small_trainer(b, test::gradient_image(8, 8, 1));
+  CHECK_THROWS_AS(tb.restore(ta.checkpoint()), CheckpointError);
+}
+
+TEST_CASE("saving over an existing model is atomic: a failed save keeps the old file") {
+  test::TempDir dir;
+  Trainer t = test::small_trainer(test::small_config(OptimizerKind::Adam, 0), test::gradient_image(8, 8, 1));
+  const auto file = dir.path / "m.redraw";
+  save_checkpoint(file, t.checkpoint());
+  const auto before = test::read_bytes(file);
+  CHECK_THROWS_AS(save_checkpoint(dir.path / "no-such-folder" / "m.redraw", t.checkpoint()), IoError);
+  CHECK(test::read_bytes(file) == before);
+  CHECK(test::files_in(dir.path) == 1); // no temp files left behind
+}

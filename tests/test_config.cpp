@@ -1,0 +1,89 @@
+// Presets and run configs: the shipped presets, and clear errors for every bad key or value.
+#include "engine/errors.h"
+#include "engine/run_config.h"
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+using namespace redraw;
+using nlohmann::json;
+
+namespace {
+void expect_config_error(const json& j, const std::string& needle) {
+  CAPTURE(j.dump());
+  try {
+    parse_run_config(j, "my.json");
+    FAIL("no error");
+  } catch (const ConfigError& e) {
+    const std::string what = e.what();
+    CAPTURE(what);
+    CHECK(what.rfind("my.json: ", 0) == 0);
+    CHECK(what.find(needle) != std::string::npos);
+  }
+}
+} // namespace
+
+TEST_CASE("the classic preset is the original network with a bias per layer") {
+  const RunConfig c = load_preset("classic");
+  CHECK(c.model.hidden == std::vector<int32_t>{128, 128, 256, 128, 64, 64, 64});
+  CHECK(parameter_count(c.model) == 99457);
+  CHECK(c.model.output_activation == Activation::Sigmoid);
+  CHECK(c.optimizer.kind == OptimizerKind::Sgd);
+  CHECK(c.schedule.kind == ScheduleKind::Cosine);
+  CHECK(c.schedule.lr_max == 0.01);
+  CHECK(c.schedule.lr_min == 1e-6);
+  CHECK(c.data.color_mode == ColorMode::Binary);
+  CHECK(c.training.batch_size == 0);
+}
+
+TEST_CASE("siren and fourier presets") {
+  const RunConfig s = load_preset("siren");
+  CHECK(s.model.hidden == std::vector<int32_t>{256, 256, 256});
+  CHECK(s.model.hidden_activations[0] == Activation::Sine);
+  CHECK(s.model.omega_0 == 30.0f);
+  CHECK(s.model.init == InitKind::Siren);
+  CHECK(s.model.output_activation == Activation::Identity);
+  CHECK(s.optimizer.kind == OptimizerKind::Adam);
+  CHECK(s.schedule.lr_max == doctest::Approx(1e-4));
+  const RunConfig f = load_preset("fourier");
+  CHECK(f.model.encoding.kind == EncodingKind::Fourier);
+  CHECK(f.model.encoding.features == 256);
+  CHECK(f.model.encoding.sigma == 10.0f);
+  CHECK(f.model.hidden == std::vector<int32_t>{256, 256, 256, 256});
+  CHECK(f.schedule.lr_max == doctest::Approx(1e-3));
+}
+
+TEST_CASE("config round trip through JSON") {
+  for (const auto& name : preset_names()) {
+    CAPTURE(name);
+    const RunConfig c = load_preset(name);
+    CHECK(to_json(parse_run_config(to_json(c), "x")) == to_json(c));
+  }
+}
+
+TEST_CASE("unknown presets list the known ones") {
+  try {
+    load_preset("nope");
+    FAIL("no error");
+  } catch (const ConfigError& e) {
+    CHECK(std::string(e.what()).find("Preset 'nope' not found (known:") != std::string::npos);
+    CHECK(std::string(e.what()).find("classic") != std::string::npos);
+  }
+}
+
+TEST_CASE("bad config keys and values name the field") {
+  expect_config_error({{"modle", json::object()}}, "modle: unknown key");
+  expect_config_error({{"model", {{"hidden", {64, 0}}}}}, "model.hidden[1]");
+  expect_config_error({{"model", {{"activation", "Swish"}}}}, "Activation 'Swish' not found");
+  expect_config_error({{"model", {{"encoding", {{"otype", "Fourier"}, {"features", -3}}}}}}, "model.encoding.features");
+  expect_config_error({{"optimizer", {{"otype", "Adam"}, {"beta1", "big"}}}}, "optimizer.beta1: must be a number");
+  expect_config_error({{"schedule", {{"lr_max", 1e-3}, {"lr_min", 1e-2}}}}, "schedule.lr_min");
+  expect_config_error({{"training", {{"batch", "half"}}}}, "training.batch");
+  expect_config_error({{"training", {{"steps", 1.5}}}}, "training.steps: must be a whole number");
+  expect_config_error({{"data", {{"width", 64}}}}, "data.width");
+  expect_config_error(json::array(), "must be a JSON object");
+}
+
+TEST_CASE("config files: missing file and invalid JSON") {
+  CHECK_THROWS_WITH_AS(load_run_config("/nonexistent/run.json"), doctest::Contains("/nonexistent/run.json"), ConfigError);
+}

@@ -1,0 +1,118 @@
+// Adam and SGD steps against values worked out by hand; schedules against their formulas.
+#include "engine/cpu_backend.h"
+#include "engine/schedule.h"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+using namespace redraw;
+
+namespace {
+std::vector<float> step_twice(const OptimizerSpec& opt, float p0, float g, float lr) {
+  CpuBackend cpu;
+  std::vector<float> params = {p0}, grads = {g};
+  OptimizerState st;
+  std::vector<float> out;
+  for (int64_t step = 0; step < 2; ++step) {
+    cpu.optimizer_update(opt, params, grads, st, lr, step);
+    out.push_back(params[0]);
+  }
+  return out;
+}
+} // namespace
+
+TEST_CASE("Adam: two steps by hand") {
+  // step 1: m = 0.05, v = 0.00025, m^ = 0.5, v^ = 0.25 -> p = 1 - 0.1 * 0.5 / 0.5 = 0.9
+  // step 2: m = 0.095, v = 0.00049975, m^ = 0.095 / 0.19 = 0.5, v^ = 0.00049975 / 0.001999 = 0.25 -> 0.8
+  OptimizerSpec opt;
+  opt.kind = OptimizerKind::Adam;
+  opt.adam = {0.9f, 0.999f, 1e-8f, 0.0f};
+  const auto p = step_twice(opt, 1.0f, 0.5f, 0.1f);
+  CHECK(p[0] == doctest::Approx(0.9).epsilon(1e-6));
+  CHECK(p[1] == doctest::Approx(0.8).epsilon(1e-6));
+}
+
+TEST_CASE("Adam: epsilon and weight decay") {
+  // grad 0 with weight decay 0.5 on p = 2: g = 1; first step moves by lr * 1 / (1 + eps).
+  OptimizerSpec opt;
+  opt.kind = OptimizerKind::Adam;
+  opt.adam = {0.9f, 0.999f, 1.0f, 0.5f};
+  CpuBackend cpu;
+  std::vector<float> params = {2.0f}, grads = {0.0f};
+  OptimizerState st;
+  cpu.optimizer_update(opt, params, grads, st, 0.1f, 0);
+  CHECK(params[0] == doctest::Approx(2.0 - 0.1 * 1.0 / (1.0 + 1.0)).epsilon(1e-6));
+  CHECK(st.first[0] == doctest::Approx(0.1).epsilon(1e-6));
+  CHECK(st.second[0] == doctest::Approx(0.001).epsilon(1e-6));
+}
+
+TEST_CASE("SGD: plain, momentum and Nesterov by hand") {
+  OptimizerSpec opt;
+  opt.kind = OptimizerKind::Sgd;
+  opt.sgd = {0.0f, 0.0f, false};
+  auto p = step_twice(opt, 1.0f, 0.5f, 0.1f);
+  CHECK(p[0] == doctest::Approx(0.95));
+  CHECK(p[1] == doctest::Approx(0.90));
+
+  opt.sgd = {0.9f, 0.0f, false}; // v = 0.5 -> 0.95; p = 1 - 0.05 = 0.95 -> 0.95 - 0.095 = 0.855
+  p = step_twice(opt, 1.0f, 0.5f, 0.1f);
+  CHECK(p[0] == doctest::Approx(0.95));
+  CHECK(p[1] == doctest::Approx(0.855));
+
+  opt.sgd = {0.9f, 0.0f, true}; // p -= lr * (g + mu * v): 1 - 0.1 * 0.95 = 0.905; v = 0.95 -> 0.905 - 0.1 * 1.355
+  p = step_twice(opt, 1.0f, 0.5f, 0.1f);
+  CHECK(p[0] == doctest::Approx(0.905));
+  CHECK(p[1] == doctest::Approx(0.905 - 0.1355));
+
+  opt.sgd = {0.0f, 0.1f, false}; // g = 0.5 + 0.1 * 1 = 0.6 -> 0.94
+  p = step_twice(opt, 1.0f, 0.5f, 0.1f);
+  CHECK(p[0] == doctest::Approx(0.94));
+}
+
+TEST_CASE("cosine schedule follows the formula and holds at lr_min") {
+  const double hi = 0.01, lo = 1e-6;
+  CosineSchedule s(hi, lo, 1000);
+  for (int64_t t : {0, 1, 250, 500, 999}) {
+    const double want = lo + (hi - lo) * 0.5 * (1 + std::cos(M_PI * double(t) / 1000.0));
+    CHECK(s.learning_rate(t) == doctest::Approx(want).epsilon(1e-12));
+  }
+  CHECK(s.learning_rate(500) == doctest::Approx((hi + lo) / 2));
+  CHECK(s.learning_rate(1000) == lo);
+  CHECK(s.learning_rate(5000) == lo);
+}
+
+TEST_CASE("warm restarts (SGDR) restart at lr_max with growing cycles") {
+  WarmRestartSchedule s(1.0, 0.0, 10, 2.0); // cycles [0,10) [10,30) [30,70)
+  int64_t start = 0, len = 0;
+  s.cycle_of(25, start, len);
+  CHECK(start == 10);
+  CHECK(len == 20);
+  s.cycle_of(69, start, len);
+  CHECK(start == 30);
+  CHECK(len == 40);
+  CHECK(s.learning_rate(0) == 1.0);
+  CHECK(s.learning_rate(10) == 1.0);
+  CHECK(s.learning_rate(30) == 1.0);
+  CHECK(s.learning_rate(5) == doctest::Approx(0.5));
+  CHECK(s.learning_rate(20) == doctest::Approx(0.5));
+  CHECK(s.learning_rate(50) == doctest::Approx(0.5));
+  CHECK(s.learning_rate(9) < s.learning_rate(8));
+  WarmRestartSchedule flat(1.0, 0.0, 10, 1.0);
+  CHECK(flat.learning_rate(15) == doctest::Approx(0.5));
+}
+
+TEST_CASE("linear warm-up ramps to the nested schedule's first value") {
+  ScheduleSpec spec;
+  spec.kind = ScheduleKind::Cosine;
+  spec.lr_max = 0.1;
+  spec.lr_min = 0.0;
+  spec.warmup_steps = 10;
+  auto s = make_schedule(spec, 110); // cosine period = 100 after the warm-up
+  CHECK(s->learning_rate(0) == doctest::Approx(0.01));
+  CHECK(s->learning_rate(4) == doctest::Approx(0.05));
+  CHECK(s->learning_rate(9) == doctest::Approx(0.1));
+  CHECK(s->learning_rate(10) == doctest::Approx(0.1));
+  CHECK(s->learning_rate(60) == doctest::Approx(0.05));
+  CHECK(s->learning_rate(110) == doctest::Approx(0.0));
+}

@@ -1,0 +1,73 @@
+// Rendering: tiled equals untiled, sizes are checked, cancel works, and the network's picture at
+// the training size is what the trainer measured.
+#include "test_support.h"
+
+#include "engine/errors.h"
+#include "engine/renderer.h"
+
+#include <doctest/doctest.h>
+
+using namespace redraw;
+
+TEST_CASE("tiled rendering equals untiled rendering") {
+  RunConfig cfg = test::small_config(OptimizerKind::Adam, 0);
+  cfg.model.encoding.kind = EncodingKind::Fourier;
+  cfg.model.encoding.features = 8;
+  cfg.model.encoding.sigma = 2;
+  Trainer t = test::small_trainer(cfg, test::gradient_image(10, 10, 3));
+  t.run(10);
+  RenderOptions tiny;
+  tiny.max_tile_pixels = 37; // bands of one row, less than a row
+  RenderOptions whole;
+  whole.max_tile_pixels = int64_t(1) << 40;
+  for (auto [w, h] : {std::pair{53, 41}, std::pair{5000, 3}}) {
+    const Image a = t.render(w, h, tiny);
+    const Image b = t.render(w, h, whole);
+    CHECK(a.width == w);
+    CHECK(a.channels == 3);
+    CHECK(a.pixels == b.pixels);
+  }
+}
+
+TEST_CASE("rendering at the training size reproduces the measured PSNR") {
+  Trainer t = test::small_trainer(test::small_config(OptimizerKind::Adam, 0), test::gradient_image(20, 14, 1));
+  t.run(20);
+  const MetricsRow row = t.measure();
+  const Image r = t.render(20, 14);
+  double mse = 0;
+  for (size_t i = 0; i < r.pixels.size(); ++i) {
+    const double d = double(r.pixels[i]) - double(t.dataset().image.pixels[i]);
+    mse += d * d;
+  }
+  mse /= double(r.pixels.size());
+  CHECK(psnr_db(mse) == doctest::Approx(row.psnr_db).epsilon(1e-9));
+}
+
+TEST_CASE("render sizes are checked and a render can be cancelled") {
+  Trainer t = test::small_trainer(test::small_config(OptimizerKind::Adam, 0), test::gradient_image(8, 8, 1));
+  CHECK_THROWS_AS(t.render(0, 10), ConfigError);
+  CHECK_THROWS_AS(t.render(70000, 10), ConfigError);
+  RenderOptions o;
+  o.max_tile_pixels = 64;
+  int calls = 0;
+  o.progress = [&](double) { return ++calls < 3; };
+  CHECK_THROWS_AS(t.render(64, 64, o), CancelledError);
+  CHECK(calls == 3);
+}
+
+TEST_CASE("PSNR of a constant network against a closed form") {
+  // Zero weights: every pixel is sigmoid(b) for output bias b. For a target image with values t,
+  // MSE = mean((sigmoid(b) - t)^2).
+  RunConfig cfg = test::small_config(OptimizerKind::Adam, 0);
+  const Image img = test::gradient_image(9, 7, 1);
+  Trainer t = test::small_trainer(cfg, img);
+  std::vector<float> p(size_t(parameter_count(cfg.model)), 0.0f);
+  const float b = 0.3f;
+  p.back() = b;
+  t.backend().set_parameters(p);
+  const double c = 1.0 / (1.0 + std::exp(-double(b)));
+  double mse = 0;
+  for (float v : img.pixels) mse += (c - v) * (c - v);
+  mse /= double(img.pixels.size());
+  CHECK(t.measure().psnr_db == doctest::Approx(10.0 * std::log10(1.0 / mse)).epsilon(1e-6));
+}

@@ -1,0 +1,83 @@
+#pragma once
+/// Small fixtures shared by the engine tests: tiny configs, synthetic images, temp folders.
+#include "engine/cpu_backend.h"
+#include "engine/trainer.h"
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <unistd.h>
+
+namespace redraw::test {
+
+inline std::filesystem::path sample(const std::string& name) { return std::filesystem::path(REDRAW_SAMPLE_DIR) / name; }
+
+/// A tiny tanh network for fast, exact tests.
+inline RunConfig small_config(OptimizerKind opt, int64_t batch) {
+  RunConfig c;
+  c.name = "test";
+  c.model.hidden = {8, 6};
+  c.model.hidden_activations = {Activation::Tanh, Activation::Tanh};
+  c.model.output_activation = Activation::Sigmoid;
+  c.model.init = InitKind::Xavier;
+  c.optimizer.kind = opt;
+  c.optimizer.sgd.momentum = 0.9f;
+  c.schedule.kind = ScheduleKind::Constant;
+  c.schedule.lr_max = opt == OptimizerKind::Adam ? 1e-2 : 0.1;
+  c.training.batch_size = batch;
+  c.training.steps = 100;
+  c.training.seed = 42;
+  c.training.metrics_every = 5;
+  return c;
+}
+
+/// A smooth test image: a diagonal gradient with a bump.
+inline Image gradient_image(int32_t w, int32_t h, int32_t channels) {
+  Image img;
+  img.width = w;
+  img.height = h;
+  img.channels = channels;
+  img.pixels.resize(size_t(w) * h * channels);
+  for (int32_t y = 0; y < h; ++y)
+    for (int32_t x = 0; x < w; ++x)
+      for (int32_t c = 0; c < channels; ++c)
+        img.at(x, y, c) = float(0.5 + 0.4 * std::sin(3.0 * x / w + 2.0 * y / h + c));
+  return img;
+}
+
+inline Trainer small_trainer(const RunConfig& cfg, const Image& img) {
+  return Trainer(std::make_unique<CpuBackend>(), cfg, Dataset{img});
+}
+
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    static int counter = 0;
+    path = std::filesystem::temp_directory_path() /
+           ("redraw-test-" + std::to_string(getpid()) + "-" + std::to_string(counter++));
+    std::filesystem::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+};
+
+inline std::vector<uint8_t> read_bytes(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+inline void write_bytes(const std::filesystem::path& p, const std::vector<uint8_t>& b) {
+  std::ofstream out(p, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(b.data()), std::streamsize(b.size()));
+}
+
+inline int files_in(const std::filesystem::path& dir) {
+  int n = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++n;
+  return n;
+}
+
+} // namespace redraw::test
