@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# The command-line contract: exit codes (0 ok, 1 failure, 2 usage), "error:" messages that name the
+# file or option at fault, and the files `train` writes. Usage: cli_contract.sh path/to/redraw
+set -u
+redraw="$1"
+samples="$(cd "$(dirname "$0")/../../shared/images" && pwd)"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+failures=0
+
+# expect CODE NEEDLE -- command...: runs it, checks the exit code and that stderr contains NEEDLE.
+expect() {
+  local code="$1" needle="$2"
+  shift 3
+  "$@" >"$work/out" 2>"$work/err"
+  local got=$?
+  if [ "$got" != "$code" ]; then
+    echo "FAIL: exit $got (wanted $code): $*"; cat "$work/err"; failures=$((failures + 1)); return
+  fi
+  if [ -n "$needle" ] && ! grep -qF -- "$needle" "$work/err" "$work/out"; then
+    echo "FAIL: output lacks '$needle': $*"; cat "$work/err"; failures=$((failures + 1)); return
+  fi
+  echo "ok: $code $*"
+}
+check() { if eval "$1"; then echo "ok: $1"; else echo "FAIL: $1"; failures=$((failures + 1)); fi; }
+
+cfg="$work/tiny.json"
+cat >"$cfg" <<'JSON'
+{"model": {"hidden": [16, 16], "activation": "Tanh", "output_activation": "Sigmoid"},
+ "optimizer": {"otype": "Adam"}, "schedule": {"otype": "Cosine", "lr_max": 0.01, "lr_min": 0.0001},
+ "training": {"steps": 30, "metrics_every": 5}, "data": {"color_mode": "gray"}}
+JSON
+
+# --- usage errors: exit 2 ---
+expect 2 "error:" -- "$redraw" train
+expect 2 "--frobnicate" -- "$redraw" train "$samples/horse.png" --frobnicate
+expect 2 "--size" -- "$redraw" train "$samples/horse.png" --config "$cfg" --size 12by7 --out "$work/x"
+expect 2 "--backend" -- "$redraw" train "$samples/horse.png" --backend tpu
+expect 2 "error:" -- "$redraw" train "$samples/horse.png" --preset classic --config "$cfg"
+expect 2 "--bit-depth" -- "$redraw" render "$work/none.redraw" -o "$work/o.png" --bit-depth 12
+expect 0 "train" -- "$redraw" --help
+
+# --- failures: exit 1, naming the file ---
+expect 1 "$work/missing.png" -- "$redraw" train "$work/missing.png" --config "$cfg" --out "$work/x"
+printf 'this is not an image' >"$work/fake.png"
+expect 1 "$work/fake.png" -- "$redraw" train "$work/fake.png" --config "$cfg" --out "$work/x"
+head -c 2000 "$samples/horse.png" >"$work/trunc.png"
+expect 1 "$work/trunc.png" -- "$redraw" train "$work/trunc.png" --config "$cfg" --out "$work/x"
+python3 - "$work/huge.png" <<'PY'
+import struct, sys, zlib
+b = b'\x89PNG\r\n\x1a\n' + struct.pack('>I', 13) + b'IHDR' + struct.pack('>II', 900000, 900000) + bytes([8, 6, 0, 0, 0])
+b += struct.pack('>I', zlib.crc32(b[12:29]))
+open(sys.argv[1], 'wb').write(b)
+PY
+expect 1 "over the limit" -- "$redraw" train "$work/huge.png" --config "$cfg" --out "$work/x"
+echo '{"model": {"hiden": [3]}}' >"$work/badkey.json"
+expect 1 "model.hiden: unknown key" -- "$redraw" train "$samples/horse.png" --config "$work/badkey.json" --out "$work/x"
+echo '{"model": ' >"$work/broken.json"
+expect 1 "$work/broken.json" -- "$redraw" train "$samples/horse.png" --config "$work/broken.json" --out "$work/x"
+expect 1 "Preset 'nope' not found" -- "$redraw" train "$samples/horse.png" --preset nope --out "$work/x"
+expect 1 "over the limit" -- "$redraw" train "$samples/horse.png" --config "$cfg" --size 40000x40000 --out "$work/x"
+expect 1 "$work/missing.redraw" -- "$redraw" info "$work/missing.redraw"
+expect 1 "$work/fake.png" -- "$redraw" render "$work/fake.png" -o "$work/o.png"
+expect 1 "" -- "$redraw" train "$samples/horse.png" --config "$cfg" --backend cuda --out "$work/x"
+grep -qi "cuda" "$work/err" && echo "ok: --backend cuda names cuda" || { echo "FAIL: --backend cuda message"; failures=$((failures + 1)); }
+
+# --- a real run ---
+expect 0 "" -- "$redraw" train "$samples/horse.png" --config "$cfg" --max-side 40 --steps 20 --out "$work/run" --checkpoint-every 10
+check '[ -s "$work/run/final.png" ] && [ -s "$work/run/model.redraw" ] && [ -s "$work/run/metrics.csv" ]'
+check '[ "$(head -1 "$work/run/metrics.csv")" = "step,loss,psnr_db,lr,seconds" ]'
+check '[ "$(tail -1 "$work/run/metrics.csv" | cut -d, -f1)" = "20" ]'
+check '[ "$(ls "$work/run" | wc -l)" = "3" ]'
+expect 0 "parameters:  337" -- "$redraw" info "$work/run/model.redraw"
+grep -q "steps done:  20 of 20" "$work/out" && echo "ok: info steps" || { echo "FAIL: info steps"; cat "$work/out"; failures=$((failures + 1)); }
+
+# --resume continues the step count and the schedule.
+expect 0 "" -- "$redraw" train "$samples/horse.png" --resume "$work/run/model.redraw" --steps 30 --out "$work/run2"
+check '[ "$(tail -1 "$work/run2/metrics.csv" | cut -d, -f1)" = "30" ]'
+check '[ "$(grep -c . "$work/run2/metrics.csv")" -gt "$(grep -c . "$work/run/metrics.csv")" ]'
+# --time-limit stops early and still writes everything.
+expect 0 "" -- "$redraw" train "$samples/horse.png" --config "$cfg" --max-side 40 --steps 100000000 --time-limit 1 --out "$work/run3"
+check '[ -s "$work/run3/final.png" ]'
+
+# render at any size, 8 and 16 bit; refuses a destination it cannot write before rendering.
+expect 0 "" -- "$redraw" render "$work/run/model.redraw" --size 123x77 -o "$work/big.png"
+check 'python3 -c "import struct,sys; d=open(sys.argv[1],\"rb\").read(26); sys.exit(0 if struct.unpack(\">II\", d[16:24])==(123,77) and d[24]==8 else 1)" "$work/big.png"'
+expect 0 "" -- "$redraw" render "$work/run/model.redraw" --size 64x64 --bit-depth 16 -o "$work/big16.png"
+check 'python3 -c "import sys; d=open(sys.argv[1],\"rb\").read(26); sys.exit(0 if d[24]==16 else 1)" "$work/big16.png"'
+expect 1 "$work/no/such/dir/o.png" -- "$redraw" render "$work/run/model.redraw" -o "$work/no/such/dir/o.png"
+check '[ ! -e "$work/no" ]'
+
+# an unwritable output folder fails before training; a corrupt model is refused.
+expect 1 "" -- "$redraw" train "$samples/horse.png" --config "$cfg" --out /proc/redraw-out
+cp "$work/run/model.redraw" "$work/bad.redraw"
+printf '\x00\x00\x00\x00' | dd of="$work/bad.redraw" bs=1 seek=100 conv=notrunc status=none
+expect 1 "checksum" -- "$redraw" info "$work/bad.redraw"
+expect 1 "checksum" -- "$redraw" train "$samples/horse.png" --resume "$work/bad.redraw" --out "$work/x"
+
+# a diverging run says so and keeps the last good checkpoint.
+echo '{"model": {"hidden": [16], "activation": "ReLU", "output_activation": "Identity"}, "optimizer": {"otype": "SGD"},
+ "schedule": {"otype": "Constant", "lr_max": 90}, "training": {"steps": 400, "metrics_every": 1}, "data": {"color_mode": "gray"}}' >"$work/diverge.json"
+expect 1 "diverged" -- "$redraw" train "$samples/horse.png" --config "$work/diverge.json" --max-side 32 --out "$work/div"
+check '[ ! -e "$work/div/model.redraw" ]'
+
+expect 0 "cpu:" -- "$redraw" info --backends
+
+echo "cli_contract: $failures failure(s)"
+[ "$failures" -eq 0 ]
