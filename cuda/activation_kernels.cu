@@ -1,0 +1,113 @@
+#include "cuda/activation_kernels.cuh"
+#include "cuda/cuda_check.h"
+
+namespace redraw::cuda {
+
+namespace {
+
+constexpr int k_forward_threads = 256;
+// Backward: a block covers 32 columns and k_rows_per_block rows; threads are 32 x k_row_threads.
+constexpr int k_col_tile = 32;
+constexpr int k_row_threads = 8;
+constexpr int64_t k_rows_per_block = 256;
+
+int64_t row_blocks(int64_t rows) { return (rows + k_rows_per_block - 1) / k_rows_per_block; }
+
+template <Activation A>
+__global__ void bias_activation_kernel(const float* __restrict__ bias, float* z, float* y, int64_t count, int32_t cols,
+                                       float omega) {
+  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= count) return;
+  const float v = z[i] + bias[i % cols];
+  if (z != y) z[i] = v;
+  y[i] = activate<float>(A, v, omega);
+}
+
+template <Activation A>
+__global__ void backward_bias_partial_kernel(const float* z, const float* y, float* __restrict__ g, int64_t rows,
+                                             int32_t cols, float omega, float* __restrict__ partial) {
+  __shared__ float sums[k_row_threads][k_col_tile + 1];
+  const int32_t c = int32_t(blockIdx.y) * k_col_tile + int32_t(threadIdx.x);
+  const int64_t r0 = int64_t(blockIdx.x) * k_rows_per_block;
+  const int64_t r1 = min(rows, r0 + k_rows_per_block);
+  float acc = 0.0f;
+  if (c < cols) {
+    for (int64_t r = r0 + threadIdx.y; r < r1; r += k_row_threads) {
+      const int64_t e = r * cols + c;
+      const float v = g[e] * activate_derivative<float>(A, z[e], y[e], omega);
+      g[e] = v;
+      acc += v;
+    }
+  }
+  sums[threadIdx.y][threadIdx.x] = acc;
+  __syncthreads();
+  if (threadIdx.y != 0 || c >= cols) return;
+  float s = 0.0f;
+  for (int k = 0; k < k_row_threads; ++k) s += sums[k][threadIdx.x];
+  partial[int64_t(blockIdx.x) * cols + c] = s;
+}
+
+__global__ void column_reduce_kernel(const float* __restrict__ partial, int64_t blocks, int32_t cols, float* db,
+                                     bool accumulate) {
+  const int32_t c = int32_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (c >= cols) return;
+  float s = 0.0f;
+  for (int64_t b = 0; b < blocks; ++b) s += partial[b * cols + c];
+  db[c] = accumulate ? db[c] + s : s;
+}
+
+template <Activation A>
+void launch_forward(cudaStream_t s, const float* bias, float* z, float* y, int64_t count, int32_t cols, float omega) {
+  const int64_t blocks = (count + k_forward_threads - 1) / k_forward_threads;
+  bias_activation_kernel<A><<<unsigned(blocks), k_forward_threads, 0, s>>>(bias, z, y, count, cols, omega);
+}
+
+template <Activation A>
+void launch_backward(cudaStream_t s, const float* z, const float* y, float* g, int64_t rows, int32_t cols, float omega,
+                     float* partial) {
+  const dim3 grid(unsigned(row_blocks(rows)), unsigned((cols + k_col_tile - 1) / k_col_tile));
+  const dim3 block(k_col_tile, k_row_threads);
+  backward_bias_partial_kernel<A><<<grid, block, 0, s>>>(z, y, g, rows, cols, omega, partial);
+}
+
+} // namespace
+
+void bias_activation_forward(cudaStream_t s, const float* bias, float* z, float* y, int64_t rows, int32_t cols,
+                             Activation act, float omega) {
+  const int64_t count = rows * cols;
+  if (count == 0) return;
+  switch (act) {
+  case Activation::Identity: launch_forward<Activation::Identity>(s, bias, z, y, count, cols, omega); break;
+  case Activation::Relu: launch_forward<Activation::Relu>(s, bias, z, y, count, cols, omega); break;
+  case Activation::LeakyRelu: launch_forward<Activation::LeakyRelu>(s, bias, z, y, count, cols, omega); break;
+  case Activation::Tanh: launch_forward<Activation::Tanh>(s, bias, z, y, count, cols, omega); break;
+  case Activation::Sigmoid: launch_forward<Activation::Sigmoid>(s, bias, z, y, count, cols, omega); break;
+  case Activation::Softplus: launch_forward<Activation::Softplus>(s, bias, z, y, count, cols, omega); break;
+  case Activation::Sine: launch_forward<Activation::Sine>(s, bias, z, y, count, cols, omega); break;
+  }
+  CUDA_CHECK_LAUNCH();
+}
+
+int64_t bias_grad_scratch_count(int64_t rows, int32_t cols) { return row_blocks(rows) * cols; }
+
+void activation_backward_bias_grad(cudaStream_t s, const float* z, const float* y, float* g, int64_t rows,
+                                   int32_t cols, Activation act, float omega, float* scratch, float* db,
+                                   bool accumulate) {
+  if (rows == 0 || cols == 0) return;
+  switch (act) {
+  case Activation::Identity: launch_backward<Activation::Identity>(s, z, y, g, rows, cols, omega, scratch); break;
+  case Activation::Relu: launch_backward<Activation::Relu>(s, z, y, g, rows, cols, omega, scratch); break;
+  case Activation::LeakyRelu: launch_backward<Activation::LeakyRelu>(s, z, y, g, rows, cols, omega, scratch); break;
+  case Activation::Tanh: launch_backward<Activation::Tanh>(s, z, y, g, rows, cols, omega, scratch); break;
+  case Activation::Sigmoid: launch_backward<Activation::Sigmoid>(s, z, y, g, rows, cols, omega, scratch); break;
+  case Activation::Softplus: launch_backward<Activation::Softplus>(s, z, y, g, rows, cols, omega, scratch); break;
+  case Activation::Sine: launch_backward<Activation::Sine>(s, z, y, g, rows, cols, omega, scratch); break;
+  }
+  CUDA_CHECK_LAUNCH();
+  constexpr int threads = 128;
+  column_reduce_kernel<<<unsigned((cols + threads - 1) / threads), threads, 0, s>>>(scratch, row_blocks(rows), cols,
+                                                                                   db, accumulate);
+  CUDA_CHECK_LAUNCH();
+}
+
+} // namespace redraw::cuda

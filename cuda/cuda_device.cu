@@ -1,0 +1,110 @@
+// Device discovery, build description and the factory. Compiled by nvcc so that
+// __CUDA_ARCH_LIST__ (the architectures of this build) is defined.
+#include "cuda/cuda_backend.h"
+#include "cuda/cuda_check.h"
+
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+
+#define REDRAW_STR2(x) #x
+#define REDRAW_STR(x) REDRAW_STR2(x)
+
+namespace redraw {
+
+namespace {
+
+std::string version_string(int v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); }
+
+std::string explain(cudaError_t e) {
+  int runtime = 0;
+  (void)cudaRuntimeGetVersion(&runtime);
+  switch (e) {
+  case cudaErrorNoDevice: return "the NVIDIA driver reports no CUDA-capable device (cudaErrorNoDevice)";
+  case cudaErrorInsufficientDriver:
+    return "no NVIDIA driver is installed, or it is older than this build's CUDA " + version_string(runtime) +
+           " runtime (cudaErrorInsufficientDriver)";
+  case cudaErrorStubLibrary: return "only the CUDA driver stub library is installed, not a driver (cudaErrorStubLibrary)";
+  default: return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
+  }
+}
+
+} // namespace
+
+const char* cuda_precision_name(CudaPrecision p) { return p == CudaPrecision::Tf32 ? "tf32" : "fp32"; }
+
+CudaPrecision parse_cuda_precision(const std::string& name) {
+  std::string s;
+  for (char c : name) s += char(std::tolower(static_cast<unsigned char>(c)));
+  if (s == "fp32") return CudaPrecision::Fp32;
+  if (s == "tf32") return CudaPrecision::Tf32;
+  throw ConfigError("Precision '" + name + "' not found (known: fp32, tf32)");
+}
+
+int cuda_device_count(std::string* why) {
+  int n = 0;
+  const cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    if (why) *why = explain(e);
+    return 0;
+  }
+  if (n <= 0 && why) *why = "the NVIDIA driver reports no CUDA-capable device";
+  return n > 0 ? n : 0;
+}
+
+std::unique_ptr<Backend> make_cuda_backend() {
+  std::string why;
+  if (cuda_device_count(&why) == 0) throw BackendError("cuda backend unavailable: " + why);
+  auto backend = std::make_unique<CudaBackend>(0);
+  if (const char* p = std::getenv("REDRAW_CUDA_PRECISION"); p && *p) {
+    try {
+      backend->set_precision(parse_cuda_precision(p));
+    } catch (const ConfigError& e) {
+      throw ConfigError(std::string("REDRAW_CUDA_PRECISION: ") + e.what());
+    }
+  }
+  return backend;
+}
+
+std::string cuda_build_description() {
+  int runtime = 0, driver = 0;
+  (void)cudaRuntimeGetVersion(&runtime);
+  (void)cudaDriverGetVersion(&driver);
+  (void)cudaGetLastError();
+  int blas_major = 0, blas_minor = 0, blas_patch = 0;
+  (void)cublasGetProperty(MAJOR_VERSION, &blas_major);
+  (void)cublasGetProperty(MINOR_VERSION, &blas_minor);
+  (void)cublasGetProperty(PATCH_LEVEL, &blas_patch);
+  std::string s = "CUDA runtime " + version_string(runtime) + " (static), cuBLAS " + std::to_string(blas_major) + "." +
+                  std::to_string(blas_minor) + "." + std::to_string(blas_patch) + ", driver ";
+  s += driver > 0 ? version_string(driver) : std::string("none");
+#ifdef __CUDA_ARCH_LIST__
+  s += ", kernels for compute capabilities " REDRAW_STR(__CUDA_ARCH_LIST__);
+#endif
+  s += ", precisions fp32 tf32";
+  return s;
+}
+
+std::string cuda_devices_description() {
+  std::string why;
+  const int n = cuda_device_count(&why);
+  if (n == 0) return "cuda: no device: " + why + "\n";
+  std::string s;
+  for (int d = 0; d < n; ++d) {
+    cudaDeviceProp p{};
+    const cudaError_t e = cudaGetDeviceProperties(&p, d);
+    if (e != cudaSuccess) {
+      (void)cudaGetLastError();
+      s += "cuda:" + std::to_string(d) + ": unreadable (" + cudaGetErrorString(e) + ")\n";
+      continue;
+    }
+    char line[512];
+    std::snprintf(line, sizeof line, "cuda:%d: %s, %.1f GiB, compute capability %d.%d, %d SMs\n", d, p.name,
+                  double(p.totalGlobalMem) / double(1ull << 30), p.major, p.minor, p.multiProcessorCount);
+    s += line;
+  }
+  return s;
+}
+
+} // namespace redraw

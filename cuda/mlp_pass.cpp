@@ -1,0 +1,114 @@
+#include "cuda/mlp_pass.h"
+
+#include "cuda/activation_kernels.cuh"
+#include "cuda/loss_kernels.cuh"
+#include "cuda/matmul.h"
+
+#include <algorithm>
+
+namespace redraw::cuda {
+
+namespace {
+int32_t widest(const std::vector<DenseLayer>& layers, int32_t encoding_width) {
+  int32_t w = encoding_width;
+  for (const auto& l : layers) w = std::max({w, l.in, l.out});
+  return w;
+}
+int64_t scratch_count(const std::vector<DenseLayer>& layers, int64_t rows) {
+  int64_t s = 0;
+  for (const auto& l : layers) s = std::max(s, bias_grad_scratch_count(rows, l.out));
+  return s;
+}
+} // namespace
+
+uint64_t MlpWorkspace::bytes_needed(const ModelSpec& model, int64_t rows, bool with_backward) {
+  const auto layers = dense_layers(model);
+  uint64_t floats = uint64_t(rows) * uint64_t(model.encoding.width());
+  for (const auto& l : layers) floats += uint64_t(rows) * uint64_t(l.out) * (activation_needs_z(l.activation) ? 2 : 1);
+  if (with_backward)
+    floats += 2 * uint64_t(rows) * uint64_t(widest(layers, model.encoding.width())) + uint64_t(scratch_count(layers, rows));
+  return floats * sizeof(float);
+}
+
+void MlpWorkspace::allocate(const CudaContext& ctx, const ModelSpec& model, int64_t rows, bool with_backward) {
+  m_layers = dense_layers(model);
+  m_omega = model.omega_0;
+  m_rows = rows;
+  m_storage.clear();
+  m_z.clear();
+  m_y.clear();
+  const DevicePool& pool = *ctx.pool;
+  for (const auto& l : m_layers) {
+    const size_t count = size_t(rows) * size_t(l.out);
+    m_storage.emplace_back(pool, ctx.stream, count, "layer outputs");
+    float* y = m_storage.back().data();
+    float* z = y;
+    if (activation_needs_z(l.activation)) {
+      m_storage.emplace_back(pool, ctx.stream, count, "layer pre-activations");
+      z = m_storage.back().data();
+    }
+    m_z.push_back(z);
+    m_y.push_back(y);
+  }
+  const int32_t enc_w = model.encoding.width();
+  m_input = DeviceBuffer<float>(pool, ctx.stream, size_t(rows) * size_t(enc_w), "encoded inputs");
+  if (with_backward) {
+    const size_t g = size_t(rows) * size_t(widest(m_layers, enc_w));
+    m_grad_a = DeviceBuffer<float>(pool, ctx.stream, g, "activation gradients");
+    m_grad_b = DeviceBuffer<float>(pool, ctx.stream, g, "activation gradients");
+    m_scratch = DeviceBuffer<float>(pool, ctx.stream, size_t(scratch_count(m_layers, rows)), "bias-gradient partials");
+  } else {
+    m_grad_a = {};
+    m_grad_b = {};
+    m_scratch = {};
+  }
+}
+
+void mlp_forward(const CudaContext& ctx, MlpWorkspace& ws, const float* params, const float* input, int64_t rows) {
+  const float* x = input;
+  for (size_t l = 0; l < ws.m_layers.size(); ++l) {
+    const DenseLayer& L = ws.m_layers[l];
+    {
+      TimedOp t(ctx.timer, ctx.stream, "gemm forward");
+      gemm_forward(ctx.blas, x, params + L.weight_offset, ws.m_z[l], rows, L.in, L.out);
+    }
+    {
+      TimedOp t(ctx.timer, ctx.stream, "bias+activation");
+      bias_activation_forward(ctx.stream, params + L.bias_offset, ws.m_z[l], ws.m_y[l], rows, L.out, L.activation,
+                              ws.m_omega);
+    }
+    x = ws.m_y[l];
+  }
+}
+
+void mlp_backward(const CudaContext& ctx, MlpWorkspace& ws, const float* params, const float* input,
+                  const float* targets, int64_t rows, const LossParams& loss, float inv_count, float* loss_partial,
+                  float* grads, bool accumulate) {
+  const auto& layers = ws.m_layers;
+  float* g = ws.m_grad_a.data();
+  float* g_next = ws.m_grad_b.data();
+  {
+    TimedOp t(ctx.timer, ctx.stream, "loss+gradient");
+    loss_and_gradient(ctx.stream, loss, ws.m_y.back(), targets, g, rows * layers.back().out, inv_count, loss_partial);
+  }
+  for (size_t li = layers.size(); li-- > 0;) {
+    const DenseLayer& L = layers[li];
+    {
+      TimedOp t(ctx.timer, ctx.stream, "activation backward+bias grad");
+      activation_backward_bias_grad(ctx.stream, ws.m_z[li], ws.m_y[li], g, rows, L.out, L.activation, ws.m_omega,
+                                    ws.m_scratch.data(), grads + L.bias_offset, accumulate);
+    }
+    const float* x = li == 0 ? input : ws.m_y[li - 1];
+    {
+      TimedOp t(ctx.timer, ctx.stream, "gemm weight grad");
+      gemm_weight_grad(ctx.blas, g, x, grads + L.weight_offset, rows, L.in, L.out, accumulate);
+    }
+    if (li > 0) {
+      TimedOp t(ctx.timer, ctx.stream, "gemm input grad");
+      gemm_input_grad(ctx.blas, g, params + L.weight_offset, g_next, rows, L.in, L.out);
+      std::swap(g, g_next);
+    }
+  }
+}
+
+} // namespace redraw::cuda

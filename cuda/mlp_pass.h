@@ -1,0 +1,62 @@
+#pragma once
+/// Forward and backward passes of a coordinate MLP on the device, as sequences of cuBLAS products
+/// and fused kernels on one stream. Used by the bound training step (captured into a CUDA graph),
+/// by dataset_mse, by rendering and by the stateless ops.
+/// - MlpWorkspace holds the activations and gradient buffers for up to rows() samples; it is
+///   allocated once per network shape and pass size, never inside a pass.
+/// - Layer l keeps z (pre-activation) only when its activation's derivative needs it
+///   (activation_needs_z); otherwise y is computed in place of z.
+#include "cuda/device_buffer.h"
+#include "cuda/op_timer.h"
+#include "engine/loss_math.h"
+#include "engine/model_spec.h"
+
+#include <cublas_v2.h>
+
+#include <vector>
+
+namespace redraw::cuda {
+
+/// What every enqueueing function needs. timer is null except in the benchmark's profiled steps.
+struct CudaContext {
+  cudaStream_t stream = nullptr;
+  cublasHandle_t blas = nullptr;
+  const DevicePool* pool = nullptr;
+  OpTimer* timer = nullptr;
+};
+
+class MlpWorkspace {
+public:
+  /// Allocates buffers for `rows` samples of `model`; gradient buffers when with_backward.
+  void allocate(const CudaContext& ctx, const ModelSpec& model, int64_t rows, bool with_backward);
+  /// Device bytes allocate() would take.
+  static uint64_t bytes_needed(const ModelSpec& model, int64_t rows, bool with_backward);
+
+  int64_t rows() const { return m_rows; }
+  const std::vector<DenseLayer>& layers() const { return m_layers; }
+  float* input() { return m_input.data(); }  ///< rows x encoding width
+  float* output() { return m_y.back(); }     ///< rows x output channels, after mlp_forward
+
+private:
+  friend void mlp_forward(const CudaContext&, MlpWorkspace&, const float*, const float*, int64_t);
+  friend void mlp_backward(const CudaContext&, MlpWorkspace&, const float*, const float*, const float*, int64_t,
+                           const LossParams&, float, float*, float*, bool);
+  std::vector<DenseLayer> m_layers;
+  float m_omega = 30.0f;
+  int64_t m_rows = 0;
+  std::vector<DeviceBuffer<float>> m_storage;
+  std::vector<float*> m_z, m_y; ///< per layer; m_z[l] == m_y[l] when z is not kept
+  DeviceBuffer<float> m_input, m_grad_a, m_grad_b, m_scratch;
+};
+
+/// Forward pass of `rows` (<= ws.rows()) encoded inputs; the result is ws.output().
+void mlp_forward(const CudaContext& ctx, MlpWorkspace& ws, const float* params, const float* input, int64_t rows);
+
+/// After mlp_forward on the same rows: the loss of the output against targets (rows x channels)
+/// goes to loss_partial (loss_partial_count(rows * channels) floats, see loss_kernels.cuh) and its
+/// gradient, scaled by inv_count, to grads (same layout as params; += when accumulate).
+void mlp_backward(const CudaContext& ctx, MlpWorkspace& ws, const float* params, const float* input,
+                  const float* targets, int64_t rows, const LossParams& loss, float inv_count, float* loss_partial,
+                  float* grads, bool accumulate);
+
+} // namespace redraw::cuda
