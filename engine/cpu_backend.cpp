@@ -1,3 +1,22 @@
+// glibc's libmvec (>= 2.35) has SIMD variants of the float math the activations and encodings use.
+// glibc declares them only under -ffast-math; declaring them here lets the `omp simd` loops below
+// call the 4/8/16-wide versions without changing the floating-point semantics of anything else.
+#include <features.h>
+#if defined(__x86_64__) && defined(__GLIBC__) && __GLIBC_PREREQ(2, 35) && defined(_OPENMP)
+extern "C" {
+#pragma omp declare simd notinbranch
+float tanhf(float) noexcept;
+#pragma omp declare simd notinbranch
+float expf(float) noexcept;
+#pragma omp declare simd notinbranch
+float sinf(float) noexcept;
+#pragma omp declare simd notinbranch
+float cosf(float) noexcept;
+#pragma omp declare simd notinbranch
+float log1pf(float) noexcept;
+}
+#endif
+
 #include "engine/cpu_backend.h"
 
 #include "engine/errors.h"
@@ -43,51 +62,82 @@ void encode_rows(const EncodingParams& e, const float* b, const float* coords, i
   }
 }
 
-/// Forward pass of `rows` encoded inputs; the outputs are ws.y.back().
-void forward_rows(const NetView& net, CpuWorkspace& ws, const float* input, int64_t rows) {
-  const auto& layers = *net.layers;
-  const float omega = net.model->omega_0;
-  const float* x = input;
-  for (size_t l = 0; l < layers.size(); ++l) {
-    const DenseLayer& L = layers[l];
-    float* z = ws.z[l].data();
-    float* y = ws.y[l].data();
-    const float* w = net.params + L.weight_offset;
-    const float* b = net.params + L.bias_offset;
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(rows), L.out, L.in, 1.0f, x, L.in, w, L.in, 0.0f, z,
-                L.out);
-    const Activation act = L.activation;
-#pragma omp parallel for schedule(static)
-    for (int64_t r = 0; r < rows; ++r) {
-      float* zr = z + r * L.out;
-      float* yr = y + r * L.out;
-      for (int32_t j = 0; j < L.out; ++j) {
-        const float v = zr[j] + b[j];
-        zr[j] = v;
-        yr[j] = activate<float>(act, v, omega);
-      }
+/// Contiguous slice [begin, end) of n items for thread t of nt (aligned to `align`).
+inline void thread_slice(int64_t n, int t, int nt, int64_t align, int64_t& begin, int64_t& end) {
+  const int64_t units = (n + align - 1) / align;
+  begin = std::min(n, units * t / nt * align);
+  end = std::min(n, units * (t + 1) / nt * align);
+}
+
+/// y = act(z + b) in place on z, with the activation a compile-time constant so the inner loop is
+/// branch-free and vectorisable.
+template <Activation A>
+void bias_activate_rows(float* z, float* y, const float* b, int64_t r0, int64_t r1, int32_t out, float omega) {
+  for (int64_t r = r0; r < r1; ++r) {
+    float* zr = z + r * out;
+    float* yr = y + r * out;
+#pragma omp simd
+    for (int32_t j = 0; j < out; ++j) {
+      const float v = zr[j] + b[j];
+      zr[j] = v;
+      yr[j] = activate<float>(A, v, omega);
     }
-    x = y;
   }
 }
 
-/// Sum over rows of a rows x cols matrix, added into out[cols]; blocked so the result does not depend
-/// on the thread count.
-void column_sums_into(const float* m, int64_t rows, int32_t cols, std::vector<float>& scratch, float* out) {
-  const int64_t nb = blocks_of(rows);
-  scratch.assign(size_t(nb) * size_t(cols), 0.0f);
-#pragma omp parallel for schedule(static)
-  for (int64_t blk = 0; blk < nb; ++blk) {
-    float* acc = scratch.data() + blk * cols;
-    const int64_t r1 = std::min(rows, (blk + 1) * k_block_rows);
-    for (int64_t r = blk * k_block_rows; r < r1; ++r) {
-      const float* row = m + r * cols;
-      for (int32_t j = 0; j < cols; ++j) acc[j] += row[j];
-    }
+template <Activation A>
+void activation_backward_rows(float* g, const float* z, const float* y, int64_t r0, int64_t r1, int32_t out, float omega) {
+#pragma omp simd
+  for (int64_t e = r0 * out; e < r1 * out; ++e) g[e] *= activate_derivative<float>(A, z[e], y[e], omega);
+}
+
+template <template <Activation> class F, class... Args> void dispatch_activation(Activation a, Args&&... args) {
+  switch (a) {
+  case Activation::Identity: F<Activation::Identity>::run(args...); return;
+  case Activation::Relu: F<Activation::Relu>::run(args...); return;
+  case Activation::LeakyRelu: F<Activation::LeakyRelu>::run(args...); return;
+  case Activation::Tanh: F<Activation::Tanh>::run(args...); return;
+  case Activation::Sigmoid: F<Activation::Sigmoid>::run(args...); return;
+  case Activation::Softplus: F<Activation::Softplus>::run(args...); return;
+  case Activation::Sine: F<Activation::Sine>::run(args...); return;
   }
-  for (int64_t blk = 0; blk < nb; ++blk) {
-    const float* acc = scratch.data() + blk * cols;
-    for (int32_t j = 0; j < cols; ++j) out[j] += acc[j];
+}
+template <Activation A> struct BiasActivate {
+  static void run(float* z, float* y, const float* b, int64_t r0, int64_t r1, int32_t out, float omega) {
+    bias_activate_rows<A>(z, y, b, r0, r1, out, omega);
+  }
+};
+template <Activation A> struct ActivationBackward {
+  static void run(float* g, const float* z, const float* y, int64_t r0, int64_t r1, int32_t out, float omega) {
+    activation_backward_rows<A>(g, z, y, r0, r1, out, omega);
+  }
+};
+
+/// Row alignment of each thread's slice (keeps sgemm panels whole).
+constexpr int64_t k_row_align = 16;
+
+/// Forward pass of `rows` encoded inputs; the outputs are ws.y.back(). Each thread multiplies its
+/// own rows (single-threaded sgemm) and applies bias + activation to them while they are in cache.
+void forward_rows(const NetView& net, CpuWorkspace& ws, const float* input, int64_t rows) {
+  const auto& layers = *net.layers;
+  const float omega = net.model->omega_0;
+#pragma omp parallel
+  {
+    const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+    int64_t r0 = 0, r1 = 0;
+    thread_slice(rows, t, nt, k_row_align, r0, r1);
+    const float* x = input;
+    for (size_t l = 0; l < layers.size(); ++l) {
+      const DenseLayer& L = layers[l];
+      float* z = ws.z[l].data();
+      float* y = ws.y[l].data();
+      if (r1 > r0) {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(r1 - r0), L.out, L.in, 1.0f, x + r0 * L.in, L.in,
+                    net.params + L.weight_offset, L.in, 0.0f, z + r0 * L.out, L.out);
+        dispatch_activation<BiasActivate>(L.activation, z, y, net.params + L.bias_offset, r0, r1, L.out, omega);
+      }
+      x = y; // each thread only ever reads its own rows: no barrier needed between layers
+    }
   }
 }
 
@@ -100,50 +150,82 @@ double backward_rows(const NetView& net, CpuWorkspace& ws, const float* input, c
   const float omega = net.model->omega_0;
   const int32_t C = layers.back().out;
   const float* pred = ws.y.back().data();
-  float* g = ws.grad_a.data();
-  float* g_next = ws.grad_b.data();
-
   const int64_t nb = blocks_of(rows);
   ws.partial.assign(size_t(nb), 0.0);
-#pragma omp parallel for schedule(static)
-  for (int64_t blk = 0; blk < nb; ++blk) {
-    double sum = 0;
-    const int64_t e1 = std::min(rows, (blk + 1) * k_block_rows) * C;
-    for (int64_t e = blk * k_block_rows * C; e < e1; ++e) {
-      sum += double(loss_value<float>(loss, pred[e], targets[e]));
-      g[e] = loss_gradient<float>(loss, pred[e], targets[e]) * inv_count;
+  int32_t widest = 1;
+  for (const auto& L : layers) widest = std::max(widest, L.out);
+  scratch.resize(size_t(nb) * size_t(widest));
+  float* bufs[2] = {ws.grad_a.data(), ws.grad_b.data()};
+
+#pragma omp parallel
+  {
+    const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+#pragma omp for schedule(static)
+    for (int64_t blk = 0; blk < nb; ++blk) {
+      double sum = 0;
+      const int64_t e1 = std::min(rows, (blk + 1) * k_block_rows) * C;
+      float* g = bufs[0];
+      for (int64_t e = blk * k_block_rows * C; e < e1; ++e) {
+        sum += double(loss_value<float>(loss, pred[e], targets[e]));
+        g[e] = loss_gradient<float>(loss, pred[e], targets[e]) * inv_count;
+      }
+      ws.partial[size_t(blk)] = sum;
     }
-    ws.partial[size_t(blk)] = sum;
+    int64_t r0 = 0, r1 = 0;
+    thread_slice(rows, t, nt, k_row_align, r0, r1);
+    int cur = 0;
+    for (size_t li = layers.size(); li-- > 0;) {
+      const DenseLayer& L = layers[li];
+      float* g = bufs[cur];
+      // dZ = dY * act'(z): each thread its own rows (which it also produced in the step before).
+      if (r1 > r0)
+        dispatch_activation<ActivationBackward>(L.activation, g, ws.z[li].data(), ws.y[li].data(), r0, r1, L.out, omega);
+#pragma omp barrier
+      // Bias gradient: fixed 512-row blocks, summed in block order below (thread-count independent).
+#pragma omp for schedule(static)
+      for (int64_t blk = 0; blk < nb; ++blk) {
+        float* acc = scratch.data() + blk * L.out;
+        std::fill(acc, acc + L.out, 0.0f);
+        const int64_t e1 = std::min(rows, (blk + 1) * k_block_rows);
+        for (int64_t r = blk * k_block_rows; r < e1; ++r) {
+          const float* row = g + r * L.out;
+#pragma omp simd
+          for (int32_t j = 0; j < L.out; ++j) acc[j] += row[j];
+        }
+      }
+#pragma omp single
+      {
+        float* db = grads + L.bias_offset;
+        if (first_chunk) std::fill(db, db + L.out, 0.0f);
+        for (int64_t blk = 0; blk < nb; ++blk)
+          for (int32_t j = 0; j < L.out; ++j) db[j] += scratch[size_t(blk * L.out + j)];
+      }
+      // Weight gradient dW = dZ^T X, split over the longer of its two sides.
+      const float* x = li == 0 ? input : ws.y[li - 1].data();
+      float* dw = grads + L.weight_offset;
+      const float beta = first_chunk ? 0.0f : 1.0f;
+      int64_t c0 = 0, c1 = 0;
+      if (L.out >= L.in) {
+        thread_slice(L.out, t, nt, 1, c0, c1);
+        if (c1 > c0)
+          cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, int(c1 - c0), L.in, int(rows), 1.0f, g + c0, L.out, x,
+                      L.in, beta, dw + c0 * L.in, L.in);
+      } else {
+        thread_slice(L.in, t, nt, 1, c0, c1);
+        if (c1 > c0)
+          cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, L.out, int(c1 - c0), int(rows), 1.0f, g, L.out, x + c0,
+                      L.in, beta, dw + c0, L.in);
+      }
+      // Input gradient for the layer below: each thread its own rows.
+      if (li > 0 && r1 > r0)
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(r1 - r0), L.in, L.out, 1.0f, g + r0 * L.out, L.out,
+                    net.params + L.weight_offset, L.in, 0.0f, bufs[1 - cur] + r0 * L.in, L.in);
+      cur = 1 - cur;
+#pragma omp barrier
+    }
   }
   double loss_sum = 0;
   for (double p : ws.partial) loss_sum += p;
-
-  for (size_t li = layers.size(); li-- > 0;) {
-    const DenseLayer& L = layers[li];
-    const float* z = ws.z[li].data();
-    const float* y = ws.y[li].data();
-    const Activation act = L.activation;
-#pragma omp parallel for schedule(static)
-    for (int64_t r = 0; r < rows; ++r) {
-      float* gr = g + r * L.out;
-      const float* zr = z + r * L.out;
-      const float* yr = y + r * L.out;
-      for (int32_t j = 0; j < L.out; ++j) gr[j] *= activate_derivative<float>(act, zr[j], yr[j], omega);
-    }
-    const float* x = li == 0 ? input : ws.y[li - 1].data();
-    float* dw = grads + L.weight_offset;
-    float* db = grads + L.bias_offset;
-    if (first_chunk) std::fill(db, db + L.out, 0.0f);
-    column_sums_into(g, rows, L.out, scratch, db);
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, L.out, L.in, int(rows), 1.0f, g, L.out, x, L.in,
-                first_chunk ? 0.0f : 1.0f, dw, L.in);
-    if (li > 0) {
-      const float* w = net.params + L.weight_offset;
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(rows), L.in, L.out, 1.0f, g, L.out, w, L.in, 0.0f,
-                  g_next, L.in);
-      std::swap(g, g_next);
-    }
-  }
   return loss_sum;
 }
 
@@ -208,12 +290,15 @@ struct CpuBackend::State {
   int64_t batch() const { return setup.batch_size > 0 ? setup.batch_size : n; }
 };
 
-CpuBackend::CpuBackend() = default;
+CpuBackend::CpuBackend() {
+  // Every parallel region is ours (OpenMP); OpenBLAS runs single-threaded inside them, so its own
+  // thread pool never spins against ours on the same cores.
+  openblas_set_num_threads(1);
+}
 CpuBackend::~CpuBackend() = default;
 
 std::string CpuBackend::device_description() const {
-  return std::to_string(omp_get_max_threads()) + " CPU threads, OpenBLAS (" + openblas_get_corename() + ", " +
-         std::to_string(openblas_get_num_threads()) + " threads)";
+  return std::to_string(omp_get_max_threads()) + " CPU threads, OpenBLAS (" + openblas_get_corename() + ")";
 }
 
 bool CpuBackend::supports(BackendFeature f) const {

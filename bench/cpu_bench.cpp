@@ -1,0 +1,123 @@
+/// CPU training throughput per preset, beside the OpenBLAS sgemm rate measured in the same run on
+/// the same matrix shapes (the chunks and layers of one training step).
+///   cpu_bench [--size N] [--seconds S] [--preset NAME]...
+/// Prints one table row per preset: steps/s, samples/s, the step's dense GFLOP/s (6 flops per
+/// weight per sample: forward, input gradient, weight gradient), the sgemm-only GFLOP/s for the
+/// same shapes, and their ratio (how close the step gets to its matrix products alone).
+#include "engine/cpu_backend.h"
+#include "engine/trainer.h"
+
+#include <cblas.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace redraw;
+using clock_type = std::chrono::steady_clock;
+
+namespace {
+
+double seconds_since(clock_type::time_point t) { return std::chrono::duration<double>(clock_type::now() - t).count(); }
+
+/// Runs exactly the sgemm calls of one training step (every chunk, every layer, forward and backward).
+double sgemm_rate(const ModelSpec& model, int64_t samples, double min_seconds) {
+  const auto layers = dense_layers(model);
+  const int64_t chunk = std::min(samples, CpuBackend::k_chunk_rows);
+  int32_t widest = model.encoding.width();
+  for (const auto& L : layers) widest = std::max({widest, L.in, L.out});
+  std::vector<float> a(size_t(chunk) * widest, 0.01f), b(size_t(chunk) * widest, 0.02f), c(size_t(chunk) * widest);
+  std::vector<float> w(size_t(widest) * widest, 0.03f), dw(size_t(widest) * widest);
+  auto one_step = [&] {
+    for (int64_t r0 = 0; r0 < samples; r0 += chunk) {
+      const int rows = int(std::min(chunk, samples - r0));
+      for (const auto& L : layers)
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, L.out, L.in, 1.0f, a.data(), L.in, w.data(), L.in, 0.0f,
+                    c.data(), L.out);
+      for (size_t li = layers.size(); li-- > 0;) {
+        const auto& L = layers[li];
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, L.out, L.in, rows, 1.0f, b.data(), L.out, a.data(), L.in,
+                    r0 == 0 ? 0.0f : 1.0f, dw.data(), L.in);
+        if (li > 0)
+          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, L.in, L.out, 1.0f, b.data(), L.out, w.data(), L.in,
+                      0.0f, c.data(), L.in);
+      }
+    }
+  };
+  // The reference is OpenBLAS's own multi-threaded sgemm on all cores (the backend runs it
+  // single-threaded inside its own row-parallel regions).
+  openblas_set_num_threads(openblas_get_num_procs());
+  one_step();
+  int reps = 0;
+  const auto t0 = clock_type::now();
+  do {
+    one_step();
+    ++reps;
+  } while (seconds_since(t0) < min_seconds);
+  const double elapsed = seconds_since(t0);
+  openblas_set_num_threads(1);
+  int64_t flops = 0; // forward + weight gradient for every layer; input gradient for all but the first
+  for (size_t li = 0; li < layers.size(); ++li)
+    flops += 2 * int64_t(layers[li].in) * layers[li].out * (li == 0 ? 2 : 3);
+  return double(flops) * double(samples) * reps / elapsed / 1e9;
+}
+
+int64_t step_flops_per_sample(const ModelSpec& model) {
+  const auto layers = dense_layers(model);
+  int64_t flops = 0;
+  for (size_t li = 0; li < layers.size(); ++li)
+    flops += 2 * int64_t(layers[li].in) * layers[li].out * (li == 0 ? 2 : 3);
+  return flops;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  int32_t size = 128;
+  double seconds = 3.0;
+  std::vector<std::string> presets;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--size") && i + 1 < argc) size = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--seconds") && i + 1 < argc) seconds = std::atof(argv[++i]);
+    else if (!std::strcmp(argv[i], "--preset") && i + 1 < argc) presets.push_back(argv[++i]);
+    else {
+      std::fprintf(stderr, "usage: cpu_bench [--size N] [--seconds S] [--preset NAME]...\n");
+      return 2;
+    }
+  }
+  if (presets.empty()) presets = {"classic", "siren", "fourier"};
+  CpuBackend probe;
+  std::printf("CPU backend: %s; training size %dx%d, full batch, >= %.0f s per measurement\n\n",
+              probe.device_description().c_str(), size, size, seconds);
+  std::printf("| preset  | params  | steps/s | samples/s  | step GFLOP/s | sgemm GFLOP/s (same shapes) | step / sgemm |\n");
+  std::printf("|---------|---------|---------|------------|--------------|-----------------------------|--------------|\n");
+  for (const auto& name : presets) {
+    RunConfig cfg = load_preset(name);
+    cfg.data.width = cfg.data.height = size;
+    cfg.training.batch_size = 0;
+    cfg.training.metrics_every = int64_t(1) << 40; // no PSNR pass inside the timing
+    cfg.training.steps = int64_t(1) << 40;
+    const Image img = prepare_training_image(default_image_path(), cfg.data);
+    Trainer t(std::make_unique<CpuBackend>(), cfg, Dataset{img});
+    t.step(); // warm-up (first step also records metrics)
+    t.step();
+    int64_t steps = 0;
+    const auto t0 = clock_type::now();
+    do {
+      t.step();
+      ++steps;
+    } while (seconds_since(t0) < seconds);
+    const double elapsed = seconds_since(t0);
+    const double samples = double(t.dataset().size());
+    const double sps = double(steps) / elapsed;
+    const double gflops = double(step_flops_per_sample(t.config().model)) * samples * sps / 1e9;
+    const double gemm = sgemm_rate(t.config().model, t.dataset().size(), seconds);
+    std::printf("| %-7s | %7lld | %7.2f | %10.0f | %12.1f | %27.1f | %11.0f%% |\n", name.c_str(),
+                static_cast<long long>(parameter_count(t.config().model)), sps, sps * samples, gflops, gemm,
+                100.0 * gflops / gemm);
+    std::fflush(stdout);
+  }
+  return 0;
+}
