@@ -21,6 +21,12 @@ target_link_libraries(redraw_glad PUBLIC ${CMAKE_DL_LIBS})
 file(GLOB REDRAW_UI_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/ui/*.cpp)
 add_library(redraw_ui STATIC ${REDRAW_UI_SOURCES})
 target_compile_options(redraw_ui PRIVATE ${REDRAW_WARNINGS})
+# Debian ships imgui's backends under <imgui>/backends; pkg-config names only the top folder.
+foreach(_dir ${IMGUI_INCLUDE_DIRS})
+  if(EXISTS ${_dir}/backends/imgui_impl_glfw.h)
+    target_include_directories(redraw_ui PRIVATE ${_dir}/backends)
+  endif()
+endforeach()
 # imgui's libimgui.a needs stb after it on the link line.
 target_link_libraries(redraw_ui PUBLIC redraw_backends redraw_glad PkgConfig::GLFW PkgConfig::IMGUI PkgConfig::STB OpenGL::GL)
 if(REDRAW_CUDA)

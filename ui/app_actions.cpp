@@ -1,0 +1,215 @@
+#include "ui/app_actions.h"
+
+#include "ui/image_views.h"
+#include "ui/settings_store.h"
+
+#include <imgui.h>
+#include <GLFW/glfw3.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+
+namespace redraw {
+namespace fs = std::filesystem;
+
+namespace {
+bool has_extension(const std::string& path, const char* ext) {
+  std::string e = fs::path(path).extension().string();
+  for (auto& ch : e) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+  return e == ext;
+}
+
+void remember_file(UiState& ui, const std::string& path) {
+  add_recent(ui.settings, path);
+  std::error_code ec;
+  const fs::path parent = fs::absolute(path, ec).parent_path();
+  if (!ec) ui.settings.last_folder = parent.string();
+}
+
+std::string stem_of_source(const UiState& ui) {
+  const std::string& src = ui.run.status.source_path;
+  return src.empty() ? std::string("redraw") : fs::path(src).stem().string();
+}
+
+void open_dialog(UiState& ui, FileDialogPurpose purpose) {
+  FileDialogState& d = ui.dialog;
+  d.open_requested = true;
+  d.purpose = purpose;
+  d.folder = ui.settings.last_folder.empty() ? fs::current_path().string() : ui.settings.last_folder;
+  d.listed_folder.clear();
+  const std::string stem = stem_of_source(ui);
+  const int32_t w = std::max(1, ui.run.status.width), h = std::max(1, ui.run.status.height);
+  switch (purpose) {
+  case FileDialogPurpose::Open: d.path = d.folder + "/"; break;
+  case FileDialogPurpose::SaveModel: d.path = (fs::path(d.folder) / (stem + ".redraw")).string(); break;
+  case FileDialogPurpose::Export:
+    if (d.export_width <= 0 || d.export_height <= 0 || d.export_lock_aspect) {
+      d.export_width = w * 4;
+      d.export_height = h * 4;
+    }
+    d.path = (fs::path(d.folder) / (stem + "_redraw.png")).string();
+    break;
+  }
+}
+} // namespace
+
+bool needs_reset(const RunConfig& edited, const RunConfig& running) {
+  nlohmann::json a = to_json(edited), b = to_json(running);
+  for (auto* j : {&a, &b}) {
+    j->erase("name");
+    j->erase("schedule");
+    (*j)["training"].erase("steps");
+    (*j)["training"].erase("metrics_every");
+    (*j)["data"].erase("width");
+    (*j)["data"].erase("height");
+  }
+  return a != b;
+}
+
+void load_preset_into(UiState& ui, const std::string& name_or_path) {
+  try {
+    RunConfig c = has_extension(name_or_path, ".json") ? load_run_config(name_or_path) : load_preset(name_or_path);
+    ui.edit.config = std::move(c);
+    ui.edit.preset = name_or_path;
+    ui.edit.full_batch = ui.edit.config.training.batch_size == 0;
+    if (!ui.edit.full_batch) ui.edit.batch_size = int32_t(ui.edit.config.training.batch_size);
+    ui.edit.selected_layer = 0;
+    if (!has_extension(name_or_path, ".json")) ui.settings.preset = name_or_path;
+  } catch (const std::exception& e) {
+    ui.notify(e.what(), true);
+  }
+}
+
+bool apply_intent(UiState& ui, TrainingSession& session, const UiIntent& in) {
+  const SessionStatus& st = ui.run.status;
+  switch (in.kind) {
+  case IntentKind::ToggleRun:
+    if (!st.has_run) ui.notify("open an image first (Ctrl+O, or drop one on the window)", true);
+    else session.set_running(!st.running);
+    break;
+  case IntentKind::StepOnce: session.step_once(); break;
+  case IntentKind::Reset: session.reset(); break;
+  case IntentKind::ApplyReset: {
+    if (st.image_path.empty()) {
+      ui.notify("Apply & reset needs the training image; open it again (Ctrl+O)", true);
+      break;
+    }
+    LoadRequest req;
+    req.image = st.image_path;
+    req.config = ui.edit.config;
+    req.backend = ui.settings.backend;
+    session.load(std::move(req));
+    break;
+  }
+  case IntentKind::ApplySchedule:
+    if (st.has_run) session.set_schedule(ui.edit.config.schedule, ui.edit.config.training.steps);
+    break;
+  case IntentKind::LoadPreset:
+    load_preset_into(ui, in.text);
+    // A run that has not started yet follows the preset at once; otherwise "Apply & reset" does.
+    if (st.has_run && st.step == 0 && !st.running && !st.image_path.empty())
+      apply_intent(ui, session, UiIntent{IntentKind::ApplyReset, {}});
+    break;
+  case IntentKind::OpenPath: {
+    LoadRequest req;
+    if (has_extension(in.text, ".redraw")) req.model = in.text;
+    else {
+      req.image = in.text;
+      req.config = ui.edit.config;
+    }
+    req.backend = ui.settings.backend;
+    remember_file(ui, in.text);
+    session.load(std::move(req));
+    break;
+  }
+  case IntentKind::SaveModel: {
+    std::string path = in.text;
+    if (!has_extension(path, ".redraw")) path += ".redraw";
+    remember_file(ui, path);
+    session.save_model(path);
+    break;
+  }
+  case IntentKind::ExportImage:
+    session.export_image(in.text, int32_t(in.a), int32_t(in.b), int(in.c));
+    break;
+  case IntentKind::ShowDialog: open_dialog(ui, FileDialogPurpose(in.a)); break;
+  case IntentKind::FitView: ui.view.fit_requested = true; break;
+  case IntentKind::Quit: return false;
+  }
+  return true;
+}
+
+void handle_shortcuts(UiState& ui) {
+  const ImGuiIO& io = ImGui::GetIO();
+  if (io.WantTextInput || ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId)) return;
+  if (io.KeyCtrl) {
+    if (ImGui::IsKeyPressed(GLFW_KEY_O, false)) ui.push(IntentKind::ShowDialog, {}, int64_t(FileDialogPurpose::Open));
+    if (ImGui::IsKeyPressed(GLFW_KEY_S, false)) ui.push(IntentKind::ShowDialog, {}, int64_t(FileDialogPurpose::SaveModel));
+    if (ImGui::IsKeyPressed(GLFW_KEY_E, false)) ui.push(IntentKind::ShowDialog, {}, int64_t(FileDialogPurpose::Export));
+    if (ImGui::IsKeyPressed(GLFW_KEY_Q, false)) ui.push(IntentKind::Quit);
+    return;
+  }
+  if (ImGui::IsKeyPressed(GLFW_KEY_SPACE, false)) ui.push(IntentKind::ToggleRun);
+  if (ImGui::IsKeyPressed(GLFW_KEY_R, false)) ui.push(IntentKind::Reset);
+  if (ImGui::IsKeyPressed(GLFW_KEY_F, false)) ui.push(IntentKind::FitView);
+  if (ImGui::IsKeyPressed(GLFW_KEY_PERIOD, true)) ui.push(IntentKind::StepOnce);
+}
+
+void absorb_snapshot(UiState& ui, SessionTake&& take) {
+  RunView& run = ui.run;
+  for (auto& e : take.errors) ui.notify(std::move(e), true);
+  for (auto& n : take.notices) ui.notify(std::move(n), false);
+  if (take.history_replaced || take.run_id != run.run_id) {
+    run.history.clear();
+    run.plot_step.clear();
+    run.plot_loss.clear();
+    run.plot_psnr.clear();
+    run.plot_lr.clear();
+  }
+  run.run_id = take.run_id;
+  for (const MetricsRow& r : take.rows) {
+    if (!run.history.empty() && run.history.back().step >= r.step) continue;
+    run.history.push_back(r);
+    run.plot_step.push_back(float(r.step));
+    run.plot_loss.push_back(float(r.loss));
+    run.plot_psnr.push_back(float(r.psnr_db));
+    run.plot_lr.push_back(float(r.lr));
+  }
+  run.status = std::move(take.status);
+  if (run.status.trainer_id != run.trainer_id) {
+    run.trainer_id = run.status.trainer_id;
+    // A new trainer (image, model, Apply & reset): the controls show what now runs.
+    const std::string preset = ui.edit.preset;
+    ui.edit.config = run.status.config;
+    ui.edit.full_batch = ui.edit.config.training.batch_size == 0;
+    if (!ui.edit.full_batch) ui.edit.batch_size = int32_t(ui.edit.config.training.batch_size);
+    ui.edit.preset = preset;
+    ui.view.fit_requested = true;
+  }
+  bool error_needed = ui.view.error_dirty;
+  if (take.ground_truth) {
+    run.ground_truth = std::move(take.ground_truth);
+    if (ui.truth_texture) ui.truth_texture->upload_host(to_rgba8(*run.ground_truth).data(), run.ground_truth->width,
+                                                        run.ground_truth->height);
+    run.reconstruction.reset();
+    error_needed = true;
+  }
+  if (take.preview) {
+    run.reconstruction = std::move(take.preview);
+    run.preview_step = take.preview_step;
+    if (ui.recon_texture && !take.device_preview) {
+      ui.recon_texture->upload_host(to_rgba8(*run.reconstruction).data(), run.reconstruction->width,
+                                    run.reconstruction->height);
+      run.shown_step = take.preview_step;
+      run.frames_since_preview = 0;
+    }
+    error_needed = true;
+  }
+  if (error_needed && ui.error_texture && run.reconstruction && run.ground_truth) {
+    const auto rgba = error_heat_map(*run.reconstruction, *run.ground_truth, ui.view.error_gain);
+    if (!rgba.empty()) ui.error_texture->upload_host(rgba.data(), run.ground_truth->width, run.ground_truth->height);
+    ui.view.error_dirty = false;
+  }
+}
+
+} // namespace redraw

@@ -1,0 +1,188 @@
+#include "ui/panels.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace redraw {
+namespace {
+
+struct Pane {
+  const char* caption;
+  PreviewTexture* texture;
+  const Image* values; ///< host pixels for the tooltip (may be null)
+  ImVec2 min, max;     ///< screen rect of the pane's image area
+};
+
+void pixel_text(char* buf, size_t n, const Image* img, int32_t x, int32_t y) {
+  if (!img || x >= img->width || y >= img->height) {
+    std::snprintf(buf, n, "-");
+  } else if (img->channels >= 3) {
+    std::snprintf(buf, n, "%.3f %.3f %.3f", img->at(x, y, 0), img->at(x, y, 1), img->at(x, y, 2));
+  } else {
+    std::snprintf(buf, n, "%.3f", img->at(x, y, 0));
+  }
+}
+
+void draw_toolbar(UiState& ui) {
+  CanvasView& v = ui.view;
+  const char* modes[] = {"Side by side", "Ground truth", "Reconstruction", "Error map"};
+  for (int i = 0; i < 4; ++i) {
+    if (i) ImGui::SameLine();
+    if (ImGui::RadioButton(modes[i], int(v.mode) == i)) {
+      v.mode = CanvasMode(i);
+      v.fit_requested = true;
+    }
+  }
+  ImGui::SameLine(0, 20);
+  if (ImGui::Button("Fit (F)")) v.fit_requested = true;
+  ImGui::SameLine();
+  if (ImGui::Button("1:1")) {
+    v.zoom = 1.0f;
+    v.fit_requested = false;
+  }
+  ImGui::SameLine();
+  ImGui::Text("%.0f%%", v.zoom * 100.0f);
+  if (v.mode == CanvasMode::SideBySide || v.mode == CanvasMode::Error) {
+    ImGui::SameLine(0, 20);
+    ImGui::SetNextItemWidth(120);
+    if (ImGui::SliderFloat("error gain", &v.error_gain, 1.0f, 32.0f, "x%.0f", ImGuiSliderFlags_Logarithmic))
+      v.error_dirty = true;
+  }
+}
+
+} // namespace
+
+void draw_canvas(UiState& ui) {
+  draw_toolbar(ui);
+  CanvasView& v = ui.view;
+  const RunView& run = ui.run;
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  if (avail.x < 20 || avail.y < 20) return;
+  ImGui::InvisibleButton("canvas", avail, ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonMiddle |
+                                              ImGuiButtonFlags_MouseButtonRight);
+  const bool hovered = ImGui::IsItemHovered(), active = ImGui::IsItemActive();
+  dl->AddRectFilled(origin, ImVec2(origin.x + avail.x, origin.y + avail.y), IM_COL32(16, 17, 20, 255));
+
+  const Image* truth = run.ground_truth.get();
+  if (!truth || !ui.truth_texture || ui.truth_texture->empty()) {
+    const char* msg = run.status.busy ? "Loading..." : "Drop an image here, or File > Open (Ctrl+O)";
+    const ImVec2 ts = ImGui::CalcTextSize(msg);
+    dl->AddText(ImVec2(origin.x + (avail.x - ts.x) * 0.5f, origin.y + (avail.y - ts.y) * 0.5f), IM_COL32(180, 180, 190, 255), msg);
+    return;
+  }
+  const float iw = float(truth->width), ih = float(truth->height);
+
+  // Panes: three side by side, or one.
+  Pane all[3] = {{"ground truth", ui.truth_texture, truth, {}, {}},
+                 {"reconstruction", ui.recon_texture, run.reconstruction.get(), {}, {}},
+                 {"error |prediction - truth|", ui.error_texture, nullptr, {}, {}}};
+  Pane panes[3];
+  int count = 0;
+  switch (v.mode) {
+  case CanvasMode::SideBySide: count = 3; std::copy(all, all + 3, panes); break;
+  case CanvasMode::GroundTruth: count = 1; panes[0] = all[0]; break;
+  case CanvasMode::Reconstruction: count = 1; panes[0] = all[1]; break;
+  case CanvasMode::Error: count = 1; panes[0] = all[2]; break;
+  }
+  const float gap = 8, caption_h = ImGui::GetTextLineHeightWithSpacing();
+  const float pane_w = (avail.x - gap * float(count - 1)) / float(count), pane_h = avail.y - caption_h;
+  for (int i = 0; i < count; ++i) {
+    panes[i].min = ImVec2(origin.x + float(i) * (pane_w + gap), origin.y + caption_h);
+    panes[i].max = ImVec2(panes[i].min.x + pane_w, panes[i].min.y + pane_h);
+  }
+  if (v.fit_requested) {
+    v.zoom = std::max(0.01f, std::min(pane_w / iw, pane_h / ih));
+    v.center_x = iw * 0.5f;
+    v.center_y = ih * 0.5f;
+    v.fit_requested = false;
+  }
+
+  // Zoom about the cursor and pan by dragging; every pane shares the view.
+  const ImGuiIO& io = ImGui::GetIO();
+  int hovered_pane = -1;
+  for (int i = 0; i < count; ++i)
+    if (io.MousePos.x >= panes[i].min.x && io.MousePos.x < panes[i].max.x && io.MousePos.y >= panes[i].min.y &&
+        io.MousePos.y < panes[i].max.y)
+      hovered_pane = i;
+  auto pane_center = [&](int i) {
+    return ImVec2((panes[i].min.x + panes[i].max.x) * 0.5f, (panes[i].min.y + panes[i].max.y) * 0.5f);
+  };
+  if (hovered && hovered_pane >= 0 && io.MouseWheel != 0) {
+    const ImVec2 c = pane_center(hovered_pane);
+    const float px = v.center_x + (io.MousePos.x - c.x) / v.zoom, py = v.center_y + (io.MousePos.y - c.y) / v.zoom;
+    v.zoom = std::clamp(v.zoom * std::pow(1.2f, io.MouseWheel), 0.02f, 64.0f);
+    v.center_x = px - (io.MousePos.x - c.x) / v.zoom;
+    v.center_y = py - (io.MousePos.y - c.y) / v.zoom;
+  }
+  if (active && (io.MouseDelta.x != 0 || io.MouseDelta.y != 0)) {
+    v.center_x -= io.MouseDelta.x / v.zoom;
+    v.center_y -= io.MouseDelta.y / v.zoom;
+  }
+  if (hovered) ImGui::SetMouseCursor(active ? ImGuiMouseCursor_ResizeAll : ImGuiMouseCursor_Arrow);
+
+  for (int i = 0; i < count; ++i) {
+    const Pane& p = panes[i];
+    const ImVec2 c = pane_center(i);
+    const ImVec2 a(c.x - v.center_x * v.zoom, c.y - v.center_y * v.zoom);
+    const ImVec2 b(a.x + iw * v.zoom, a.y + ih * v.zoom);
+    dl->AddText(ImVec2(p.min.x, p.min.y - caption_h), IM_COL32(200, 200, 210, 255), p.caption);
+    if (i == 1 || v.mode == CanvasMode::Reconstruction) {
+      char step[64];
+      if (run.shown_step >= 0) {
+        std::snprintf(step, sizeof step, "step %lld", static_cast<long long>(run.shown_step));
+        const ImVec2 ts = ImGui::CalcTextSize(step);
+        dl->AddText(ImVec2(p.max.x - ts.x, p.min.y - caption_h), IM_COL32(150, 150, 160, 255), step);
+      }
+    }
+    dl->PushClipRect(p.min, p.max, true);
+    dl->AddRectFilled(p.min, p.max, IM_COL32(28, 29, 34, 255));
+    if (p.texture && !p.texture->empty()) {
+      dl->AddImage(p.texture->imgui_id(), a, b);
+    } else {
+      const char* msg = "waiting for the first preview";
+      const ImVec2 ts = ImGui::CalcTextSize(msg);
+      dl->AddText(ImVec2(c.x - ts.x * 0.5f, c.y - ts.y * 0.5f), IM_COL32(150, 150, 160, 255), msg);
+    }
+    dl->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(b.x + 1, b.y + 1), IM_COL32(70, 72, 80, 255));
+    dl->PopClipRect();
+    if (p.texture == ui.recon_texture) {
+      // The visible part of the reconstruction, in framebuffer pixels (screenshot sidecar).
+      const ImVec2 s = io.DisplayFramebufferScale;
+      const float x0 = std::max(a.x, p.min.x), y0 = std::max(a.y, p.min.y);
+      const float x1 = std::min(b.x, p.max.x), y1 = std::min(b.y, p.max.y);
+      ui.recon_rect[0] = x0 * s.x;
+      ui.recon_rect[1] = y0 * s.y;
+      ui.recon_rect[2] = std::max(0.0f, x1 - x0) * s.x;
+      ui.recon_rect[3] = std::max(0.0f, y1 - y0) * s.y;
+    }
+  }
+
+  // Pixel tooltip: the same pixel in every view.
+  if (hovered && !active && hovered_pane >= 0) {
+    const ImVec2 c = pane_center(hovered_pane);
+    const int32_t x = int32_t(std::floor(v.center_x + (io.MousePos.x - c.x) / v.zoom));
+    const int32_t y = int32_t(std::floor(v.center_y + (io.MousePos.y - c.y) / v.zoom));
+    if (x >= 0 && y >= 0 && x < truth->width && y < truth->height) {
+      char t[96], r[96];
+      pixel_text(t, sizeof t, truth, x, y);
+      pixel_text(r, sizeof r, run.reconstruction.get(), x, y);
+      float err = -1;
+      if (const Image* rec = run.reconstruction.get(); rec && rec->width == truth->width && rec->height == truth->height) {
+        err = 0;
+        for (int32_t k = 0; k < truth->channels; ++k) err += std::abs(rec->at(x, y, k) - truth->at(x, y, k));
+        err /= float(truth->channels);
+      }
+      if (err >= 0)
+        ImGui::SetTooltip("pixel (%d, %d)\ntruth          %s\nreconstruction %s\n|error|        %.4f", x, y, t, r, err);
+      else
+        ImGui::SetTooltip("pixel (%d, %d)\ntruth          %s", x, y, t);
+    }
+  }
+}
+
+} // namespace redraw

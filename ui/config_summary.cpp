@@ -1,0 +1,80 @@
+#include "ui/config_summary.h"
+
+#include "engine/backend.h"
+#include "engine/model_spec.h"
+#include "engine/schedule.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace redraw {
+
+ConfigSummary summarize_config(const RunConfig& config, int32_t w, int32_t h, int32_t channels) {
+  ConfigSummary s;
+  ModelSpec m = config.model;
+  m.output_channels = channels;
+  m.hidden_activations.resize(m.hidden.size(), m.hidden_activations.empty() ? Activation::Relu : m.hidden_activations.front());
+  try {
+    validate(m);
+  } catch (const std::exception& e) {
+    s.problem = e.what();
+    return s;
+  }
+  s.valid = true;
+  s.parameters = parameter_count(m);
+  s.samples = int64_t(w) * h;
+  s.batch = config.training.batch_size > 0 ? std::min<int64_t>(config.training.batch_size, std::max<int64_t>(s.samples, 1))
+                                           : s.samples;
+  const int arrays = optimizer_state_arrays(config.optimizer);
+  s.parameter_bytes = uint64_t(s.parameters) * sizeof(float) * uint64_t(2 + arrays);
+  int64_t per_sample = m.encoding.width();
+  for (int32_t width : m.hidden) per_sample += 2 * int64_t(width); // pre- and post-activation
+  per_sample += 2 * int64_t(channels) + 2 * int64_t(max_layer_width(m)); // output + gradient ping-pong
+  s.activation_bytes = uint64_t(s.batch) * uint64_t(per_sample) * sizeof(float);
+  s.dataset_bytes = uint64_t(s.samples) * uint64_t(2 + channels) * sizeof(float);
+  s.gflop_per_step = 6.0 * double(forward_macs_per_sample(m)) * double(s.batch) * 1e-9; // fwd 2, bwd 4
+  return s;
+}
+
+std::vector<float> sample_schedule(const ScheduleSpec& spec, int64_t total_steps, int32_t n) {
+  std::vector<float> out;
+  if (n <= 0) return out;
+  try {
+    auto sched = make_schedule(spec, std::max<int64_t>(total_steps, 1));
+    out.reserve(size_t(n));
+    for (int32_t i = 0; i < n; ++i) {
+      const int64_t t = int64_t(std::floor(double(i) * double(std::max<int64_t>(total_steps, 1)) / double(n)));
+      out.push_back(float(sched->learning_rate(t)));
+    }
+  } catch (const std::exception&) {
+    out.clear();
+  }
+  return out;
+}
+
+std::string format_bytes(uint64_t bytes) {
+  const char* units[] = {"B", "KB", "MB", "GB", "TB"};
+  double v = double(bytes);
+  int u = 0;
+  while (v >= 1024.0 && u < 4) {
+    v /= 1024.0;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
+  return buf;
+}
+
+void scaled_size(int32_t w, int32_t h, int32_t max_side, int32_t& out_w, int32_t& out_h) {
+  out_w = w;
+  out_h = h;
+  if (max_side <= 0 || w <= 0 || h <= 0) return;
+  const int32_t side = std::max(w, h);
+  if (side <= max_side) return;
+  const double s = double(max_side) / double(side);
+  out_w = std::max(1, int32_t(std::lround(w * s)));
+  out_h = std::max(1, int32_t(std::lround(h * s)));
+}
+
+} // namespace redraw

@@ -1,0 +1,37 @@
+#pragma once
+/// Numbers the controls panel shows about an edited config, without building a trainer.
+/// Pure functions on engine types; no GL, no ImGui (unit-tested in tests/test_ui_config_summary.cpp).
+#include "engine/run_config.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace redraw {
+
+struct ConfigSummary {
+  bool valid = false;
+  std::string problem;          ///< why the shape is invalid (when !valid)
+  int64_t parameters = 0;
+  int64_t samples = 0;          ///< pixels in the training image
+  int64_t batch = 0;            ///< samples per step
+  uint64_t parameter_bytes = 0; ///< parameters, gradients and optimizer state
+  uint64_t activation_bytes = 0;///< forward/backward activations for one batch (whole batch at once, as on the GPU)
+  uint64_t dataset_bytes = 0;   ///< coordinates and targets
+  uint64_t total_bytes() const { return parameter_bytes + activation_bytes + dataset_bytes; }
+  double gflop_per_step = 0;    ///< forward + backward, dense layers only
+};
+
+/// Summary for `config` trained on a w x h image with `channels` output channels.
+ConfigSummary summarize_config(const RunConfig& config, int32_t w, int32_t h, int32_t channels);
+
+/// n learning rates of the config's schedule, evenly spread over [0, total_steps).
+std::vector<float> sample_schedule(const ScheduleSpec& spec, int64_t total_steps, int32_t n);
+
+/// "1.5 KB", "12.3 MB", "2.0 GB".
+std::string format_bytes(uint64_t bytes);
+
+/// The training size max_side gives for a w x h image (aspect kept, never above the image).
+void scaled_size(int32_t w, int32_t h, int32_t max_side, int32_t& out_w, int32_t& out_h);
+
+} // namespace redraw

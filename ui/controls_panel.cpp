@@ -1,0 +1,271 @@
+#include "ui/app_actions.h"
+#include "ui/config_summary.h"
+#include "ui/panels.h"
+#include "ui/plot_widgets.h"
+
+#include "engine/model_spec.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace redraw {
+namespace {
+
+template <class E> bool enum_combo(const char* label, E& value, int count, const char* (*name)(E)) {
+  bool changed = false;
+  if (ImGui::BeginCombo(label, name(value))) {
+    for (int i = 0; i < count; ++i) {
+      const E e = E(i);
+      if (ImGui::Selectable(name(e), e == value)) {
+        changed = e != value;
+        value = e;
+      }
+    }
+    ImGui::EndCombo();
+  }
+  return changed;
+}
+
+bool input_i64(const char* label, int64_t& v, int64_t lo, int64_t hi, int64_t step = 1) {
+  const int64_t fast = step * 10;
+  const bool changed = ImGui::InputScalar(label, ImGuiDataType_S64, &v, &step, &fast);
+  v = std::clamp(v, lo, hi);
+  return changed;
+}
+
+bool input_lr(const char* label, double& v) {
+  const bool changed = ImGui::InputDouble(label, &v, 0, 0, "%.3g");
+  v = std::clamp(v, 0.0, 100.0);
+  return changed;
+}
+
+void help_marker(const char* text) {
+  ImGui::SameLine();
+  ImGui::TextDisabled("(?)");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text);
+}
+
+void draw_run_buttons(UiState& ui) {
+  const SessionStatus& st = ui.run.status;
+  const float w = (ImGui::GetContentRegionAvail().x - 2 * ImGui::GetStyle().ItemSpacing.x) / 3;
+  ImGui::BeginDisabled(!st.has_run);
+  ImGui::PushStyleColor(ImGuiCol_Button, st.running ? ImVec4(0.55f, 0.35f, 0.10f, 1) : ImVec4(0.15f, 0.45f, 0.25f, 1));
+  if (ImGui::Button(st.running ? "Pause (Space)" : "Train (Space)", ImVec2(w, 0))) ui.push(IntentKind::ToggleRun);
+  ImGui::PopStyleColor();
+  ImGui::SameLine();
+  ImGui::BeginDisabled(st.running);
+  if (ImGui::Button("Step (.)", ImVec2(w, 0))) ui.push(IntentKind::StepOnce);
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  if (ImGui::Button("Reset (R)", ImVec2(w, 0))) ui.push(IntentKind::Reset);
+  ImGui::EndDisabled();
+  ImGui::SetNextItemWidth(110);
+  if (ImGui::InputInt("preview every N steps", &ui.settings.preview_every, 1, 10))
+    ui.settings.preview_every = std::clamp(ui.settings.preview_every, 1, 100000);
+}
+
+void draw_preset(UiState& ui) {
+  const std::string current = ui.edit.preset.empty() ? std::string("custom") : ui.edit.preset;
+  if (ImGui::BeginCombo("preset", current.c_str())) {
+    for (const auto& name : ui.preset_names)
+      if (ImGui::Selectable(name.c_str(), name == ui.edit.preset)) ui.push(IntentKind::LoadPreset, name);
+    ImGui::EndCombo();
+  }
+}
+
+void draw_layers(UiState& ui) {
+  ModelSpec& m = ui.edit.config.model;
+  bool changed = false;
+  ImGui::TextUnformatted("hidden layers (width)");
+  int remove = -1, up = -1;
+  for (int i = 0; i < int(m.hidden.size()); ++i) {
+    ImGui::PushID(i);
+    ImGui::Text("%2d", i + 1);
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(110);
+    int w = m.hidden[size_t(i)];
+    if (ImGui::InputInt("##width", &w, 16, 64)) {
+      m.hidden[size_t(i)] = std::clamp(w, 1, 8192);
+      changed = true;
+    }
+    ImGui::SameLine();
+    ImGui::BeginDisabled(i == 0);
+    if (ImGui::ArrowButton("##up", ImGuiDir_Up)) up = i;
+    ImGui::EndDisabled();
+    ImGui::SameLine();
+    ImGui::BeginDisabled(i + 1 == int(m.hidden.size()));
+    if (ImGui::ArrowButton("##down", ImGuiDir_Down)) up = i + 1;
+    ImGui::EndDisabled();
+    ImGui::SameLine();
+    ImGui::BeginDisabled(m.hidden.size() <= 1);
+    if (ImGui::Button("x")) remove = i;
+    ImGui::EndDisabled();
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("remove layer %d", i + 1);
+    ImGui::PopID();
+  }
+  if (up > 0) {
+    std::swap(m.hidden[size_t(up)], m.hidden[size_t(up - 1)]);
+    changed = true;
+  }
+  if (remove >= 0) {
+    m.hidden.erase(m.hidden.begin() + remove);
+    changed = true;
+  }
+  if (m.hidden.size() < 64 && ImGui::Button("+ add layer")) {
+    m.hidden.push_back(m.hidden.empty() ? 64 : m.hidden.back());
+    changed = true;
+  }
+  if (changed || m.hidden_activations.size() != m.hidden.size()) {
+    const Activation a = m.hidden_activations.empty() ? Activation::Relu : m.hidden_activations.front();
+    m.hidden_activations.assign(m.hidden.size(), a);
+  }
+}
+
+void draw_network(UiState& ui) {
+  ModelSpec& m = ui.edit.config.model;
+  draw_layers(ui);
+  Activation act = m.hidden_activations.empty() ? Activation::Relu : m.hidden_activations.front();
+  if (enum_combo("activation", act, 7, activation_name)) {
+    m.hidden_activations.assign(m.hidden.size(), act);
+    if (act == Activation::Sine) m.init = InitKind::Siren;
+  }
+  ImGui::BeginDisabled(act != Activation::Sine);
+  ImGui::InputFloat("omega_0", &m.omega_0, 1, 5, "%.1f");
+  m.omega_0 = std::clamp(m.omega_0, 0.001f, 10000.0f);
+  ImGui::EndDisabled();
+  enum_combo("output activation", m.output_activation, 7, activation_name);
+  enum_combo("initialisation", m.init, 3, init_name);
+
+  ImGui::Spacing();
+  enum_combo("encoding", m.encoding.kind, 3, encoding_name);
+  if (m.encoding.kind == EncodingKind::Positional) {
+    ImGui::SliderInt("frequencies L", &m.encoding.levels, 1, 16);
+  } else if (m.encoding.kind == EncodingKind::Fourier) {
+    ImGui::InputInt("features", &m.encoding.features, 16, 64);
+    m.encoding.features = std::clamp(m.encoding.features, 1, 4096);
+    ImGui::SliderFloat("sigma", &m.encoding.sigma, 0.1f, 100.0f, "%.2f", ImGuiSliderFlags_Logarithmic);
+  }
+}
+
+void draw_loss_optimizer(UiState& ui) {
+  RunConfig& c = ui.edit.config;
+  enum_combo("loss", c.loss.kind, 4, loss_name);
+  if (c.loss.kind == LossKind::Huber) ImGui::InputFloat("huber delta", &c.loss.huber_delta, 0, 0, "%.3g");
+  enum_combo("optimizer", c.optimizer.kind, 2, optimizer_name);
+  if (c.optimizer.kind == OptimizerKind::Sgd) {
+    ImGui::SliderFloat("momentum", &c.optimizer.sgd.momentum, 0.0f, 0.99f, "%.2f");
+  } else {
+    ImGui::InputFloat("beta1", &c.optimizer.adam.beta1, 0, 0, "%.3f");
+    ImGui::InputFloat("beta2", &c.optimizer.adam.beta2, 0, 0, "%.4f");
+    ImGui::InputFloat("epsilon", &c.optimizer.adam.epsilon, 0, 0, "%.1e");
+    c.optimizer.adam.beta1 = std::clamp(c.optimizer.adam.beta1, 0.0f, 0.999999f);
+    c.optimizer.adam.beta2 = std::clamp(c.optimizer.adam.beta2, 0.0f, 0.99999999f);
+    c.optimizer.adam.epsilon = std::clamp(c.optimizer.adam.epsilon, 0.0f, 1.0f);
+  }
+}
+
+void draw_schedule(UiState& ui) {
+  RunConfig& c = ui.edit.config;
+  ScheduleSpec& s = c.schedule;
+  bool changed = enum_combo("schedule", s.kind, 3, schedule_name);
+  changed |= input_lr("lr_max", s.lr_max);
+  ImGui::BeginDisabled(s.kind == ScheduleKind::Constant);
+  changed |= input_lr("lr_min", s.lr_min);
+  changed |= input_i64("cycle length", s.period, 0, int64_t(1e12), 100);
+  help_marker("Steps of one cosine cycle (the first cycle with restarts). 0 = the whole run.");
+  ImGui::EndDisabled();
+  ImGui::BeginDisabled(s.kind != ScheduleKind::WarmRestarts);
+  float mult = float(s.period_mult);
+  if (ImGui::SliderFloat("restarts: period x", &mult, 1.0f, 4.0f, "%.2f")) {
+    s.period_mult = mult;
+    changed = true;
+  }
+  help_marker("Warm restarts (SGDR): each cycle is this many times longer than the one before.");
+  ImGui::EndDisabled();
+  changed |= input_i64("warm-up steps", s.warmup_steps, 0, int64_t(1e12), 10);
+  changed |= input_i64("steps", c.training.steps, 1, int64_t(1e12), 100);
+  if (s.lr_min > s.lr_max) s.lr_min = s.lr_max;
+  // Schedule changes reach a running trainer at once (Trainer::set_schedule).
+  if (changed) ui.push(IntentKind::ApplySchedule);
+
+  const std::vector<float> lr = sample_schedule(s, c.training.steps, 240);
+  std::vector<float> xs(lr.size());
+  for (size_t i = 0; i < xs.size(); ++i) xs[i] = float(double(i) * double(c.training.steps) / double(lr.size()));
+  PlotSeries series{xs, lr, IM_COL32(255, 170, 60, 255)};
+  PlotOptions opts;
+  opts.title = "learning rate (schedule preview)";
+  opts.log_y = s.lr_min > 0 || s.kind == ScheduleKind::Constant;
+  opts.marker_x = float(ui.run.status.step);
+  draw_line_plot("lr_preview", ImVec2(ImGui::GetContentRegionAvail().x, 150), std::span(&series, 1), opts);
+}
+
+void draw_training(UiState& ui) {
+  RunConfig& c = ui.edit.config;
+  EditState& e = ui.edit;
+  ImGui::Checkbox("full batch", &e.full_batch);
+  if (!e.full_batch) {
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(120);
+    ImGui::InputInt("batch size", &e.batch_size, 1024, 16384);
+    e.batch_size = std::clamp(e.batch_size, 1, 1 << 26);
+  }
+  c.training.batch_size = e.full_batch ? 0 : e.batch_size;
+  ImGui::InputInt("training size (longest side)", &c.data.max_side, 16, 64);
+  c.data.max_side = std::clamp(c.data.max_side, 8, 4096);
+  c.data.width = c.data.height = 0;
+  enum_combo("colour", c.data.color_mode, 3, color_mode_name);
+  if (c.data.color_mode == ColorMode::Binary) ImGui::SliderFloat("threshold", &c.data.threshold, 0.0f, 1.0f, "%.2f");
+  const uint64_t one = 1;
+  ImGui::InputScalar("seed", ImGuiDataType_U64, &c.training.seed, &one);
+}
+
+void draw_summary(UiState& ui) {
+  const SessionStatus& st = ui.run.status;
+  int32_t w = st.width > 0 ? st.width : 256, h = st.height > 0 ? st.height : 256;
+  const int32_t side = std::max(w, h), want = ui.edit.config.data.max_side;
+  if (want > 0 && side > 0 && want != side) {
+    w = std::max(1, int32_t(std::lround(double(w) * want / side)));
+    h = std::max(1, int32_t(std::lround(double(h) * want / side)));
+  }
+  const ConfigSummary s = summarize_config(ui.edit.config, w, h, channels_of(ui.edit.config.data.color_mode));
+  if (!s.valid) {
+    ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "invalid network: %s", s.problem.c_str());
+    return;
+  }
+  ImGui::Text("parameters: %lld", static_cast<long long>(s.parameters));
+  ImGui::Text("memory (est.): %s", format_bytes(s.total_bytes()).c_str());
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("parameters + gradients + optimizer state: %s\nactivations for a batch of %lld: %s\n"
+                      "dataset (%dx%d): %s",
+                      format_bytes(s.parameter_bytes).c_str(), static_cast<long long>(s.batch),
+                      format_bytes(s.activation_bytes).c_str(), w, h, format_bytes(s.dataset_bytes).c_str());
+  ImGui::Text("work: %.2f GFLOP per step (%dx%d, batch %lld)", s.gflop_per_step, w, h, static_cast<long long>(s.batch));
+
+  const bool dirty = st.has_run && needs_reset(ui.edit.config, st.config);
+  if (dirty) ImGui::TextColored(ImVec4(1.0f, 0.8f, 0.3f, 1), "The network or data changed: apply to use it.");
+  ImGui::PushStyleColor(ImGuiCol_Button, dirty ? ImVec4(0.60f, 0.42f, 0.10f, 1) : ImGui::GetStyleColorVec4(ImGuiCol_Button));
+  ImGui::BeginDisabled(!st.has_run);
+  if (ImGui::Button("Apply & reset", ImVec2(-1, 0))) ui.push(IntentKind::ApplyReset);
+  ImGui::EndDisabled();
+  ImGui::PopStyleColor();
+}
+
+} // namespace
+
+void draw_controls(UiState& ui) {
+  ImGui::PushItemWidth(-ImGui::GetFontSize() * 10);
+  draw_run_buttons(ui);
+  ImGui::Separator();
+  draw_preset(ui);
+  if (ImGui::CollapsingHeader("Network", ImGuiTreeNodeFlags_DefaultOpen)) draw_network(ui);
+  if (ImGui::CollapsingHeader("Loss and optimizer", ImGuiTreeNodeFlags_DefaultOpen)) draw_loss_optimizer(ui);
+  if (ImGui::CollapsingHeader("Learning-rate schedule", ImGuiTreeNodeFlags_DefaultOpen)) draw_schedule(ui);
+  if (ImGui::CollapsingHeader("Training data", ImGuiTreeNodeFlags_DefaultOpen)) draw_training(ui);
+  ImGui::Separator();
+  draw_summary(ui);
+  ImGui::PopItemWidth();
+}
+
+} // namespace redraw

@@ -1,0 +1,177 @@
+#include "ui/panels.h"
+
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+namespace redraw {
+namespace fs = std::filesystem;
+
+namespace {
+bool matches(const fs::path& p, FileDialogPurpose purpose) {
+  std::string e = p.extension().string();
+  for (auto& c : e) c = char(std::tolower(static_cast<unsigned char>(c)));
+  switch (purpose) {
+  case FileDialogPurpose::Open:
+    return e == ".png" || e == ".jpg" || e == ".jpeg" || e == ".bmp" || e == ".tga" || e == ".gif" || e == ".redraw";
+  case FileDialogPurpose::SaveModel: return e == ".redraw";
+  case FileDialogPurpose::Export: return e == ".png";
+  }
+  return false;
+}
+
+void list_folder(FileDialogState& d) {
+  d.entries.clear();
+  d.list_error.clear();
+  d.listed_folder = d.folder;
+  std::error_code ec;
+  std::vector<std::string> dirs, files;
+  for (fs::directory_iterator it(d.folder, fs::directory_options::skip_permission_denied, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.empty() || name[0] == '.') continue;
+    std::error_code ec2;
+    if (it->is_directory(ec2)) dirs.push_back(name + "/");
+    else if (matches(it->path(), d.purpose)) files.push_back(name);
+  }
+  if (ec) d.list_error = d.folder + ": " + ec.message();
+  std::sort(dirs.begin(), dirs.end());
+  std::sort(files.begin(), files.end());
+  d.entries = std::move(dirs);
+  d.entries.insert(d.entries.end(), files.begin(), files.end());
+}
+
+void draw_export_options(UiState& ui) {
+  FileDialogState& d = ui.dialog;
+  const int32_t tw = std::max(1, ui.run.status.width), th = std::max(1, ui.run.status.height);
+  const double aspect = double(th) / double(tw);
+  ImGui::TextUnformatted("size");
+  ImGui::SameLine();
+  auto quick = [&](const char* label, int32_t w) {
+    ImGui::SameLine();
+    if (ImGui::SmallButton(label)) {
+      d.export_width = w;
+      d.export_height = std::max(1, int32_t(std::lround(w * aspect)));
+    }
+  };
+  quick("1x", tw);
+  quick("2x", tw * 2);
+  quick("4x", tw * 4);
+  quick("1024", 1024);
+  quick("4096", 4096);
+  ImGui::SetNextItemWidth(120);
+  if (ImGui::InputInt("width", &d.export_width, 16, 256) && d.export_lock_aspect)
+    d.export_height = std::max(1, int32_t(std::lround(d.export_width * aspect)));
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(120);
+  if (ImGui::InputInt("height", &d.export_height, 16, 256) && d.export_lock_aspect)
+    d.export_width = std::max(1, int32_t(std::lround(d.export_height / aspect)));
+  d.export_width = std::clamp(d.export_width, 1, 65536);
+  d.export_height = std::clamp(d.export_height, 1, 65536);
+  ImGui::SameLine();
+  ImGui::Checkbox("lock aspect", &d.export_lock_aspect);
+  ImGui::TextUnformatted("bit depth");
+  ImGui::SameLine();
+  ImGui::RadioButton("8-bit", &d.export_bit_depth, 8);
+  ImGui::SameLine();
+  ImGui::RadioButton("16-bit", &d.export_bit_depth, 16);
+}
+
+void accept(UiState& ui) {
+  FileDialogState& d = ui.dialog;
+  switch (d.purpose) {
+  case FileDialogPurpose::Open: ui.push(IntentKind::OpenPath, d.path); break;
+  case FileDialogPurpose::SaveModel: ui.push(IntentKind::SaveModel, d.path); break;
+  case FileDialogPurpose::Export:
+    ui.push(IntentKind::ExportImage, d.path, d.export_width, d.export_height, d.export_bit_depth);
+    break;
+  }
+  ImGui::CloseCurrentPopup();
+}
+} // namespace
+
+void draw_file_dialog(UiState& ui) {
+  FileDialogState& d = ui.dialog;
+  const char* titles[] = {"Open image or model###file", "Save model###file", "Export reconstruction###file"};
+  if (d.open_requested) {
+    ImGui::OpenPopup(titles[int(d.purpose)]);
+    d.open_requested = false;
+  }
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  ImGui::SetNextWindowSize(ImVec2(std::min(760.0f, vp->WorkSize.x - 40), std::min(560.0f, vp->WorkSize.y - 40)),
+                           ImGuiCond_Appearing);
+  ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x * 0.5f, vp->WorkPos.y + vp->WorkSize.y * 0.5f),
+                          ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
+  if (!ImGui::BeginPopupModal(titles[int(d.purpose)], nullptr)) return;
+  if (d.listed_folder != d.folder) list_folder(d);
+
+  ImGui::SetNextItemWidth(-1);
+  if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
+  const bool enter = ImGui::InputText("##path", &d.path, ImGuiInputTextFlags_EnterReturnsTrue);
+  if (ImGui::Button("Up")) {
+    d.folder = fs::path(d.folder).parent_path().string();
+    if (d.folder.empty()) d.folder.assign(1, '/');
+  }
+  ImGui::SameLine();
+  ImGui::TextDisabled("%s", d.folder.c_str());
+
+  const float footer = ImGui::GetFrameHeightWithSpacing() * (d.purpose == FileDialogPurpose::Export ? 4.2f : 1.4f);
+  const bool show_recent = d.purpose == FileDialogPurpose::Open && !ui.settings.recent.empty();
+  const float list_w = show_recent ? ImGui::GetContentRegionAvail().x * 0.55f : 0.0f;
+  ImGui::BeginChild("entries", ImVec2(list_w, -footer), true);
+  if (!d.list_error.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", d.list_error.c_str());
+  std::string navigate;
+  for (const auto& e : d.entries) {
+    const bool dir = !e.empty() && e.back() == '/';
+    const std::string full = (fs::path(d.folder) / e).string();
+    if (ImGui::Selectable(e.c_str(), !dir && d.path == full, ImGuiSelectableFlags_AllowDoubleClick)) {
+      if (dir) navigate = (fs::path(d.folder) / e.substr(0, e.size() - 1)).string();
+      else {
+        d.path = full;
+        if (ImGui::IsMouseDoubleClicked(0)) {
+          ImGui::EndChild();
+          accept(ui);
+          ImGui::EndPopup();
+          return;
+        }
+      }
+    }
+  }
+  ImGui::EndChild();
+  if (!navigate.empty()) {
+    d.folder = navigate;
+    if (d.purpose != FileDialogPurpose::Open) d.path = (fs::path(navigate) / fs::path(d.path).filename()).string();
+    else d.path = navigate + "/";
+  }
+  if (show_recent) {
+    ImGui::SameLine();
+    ImGui::BeginChild("recent", ImVec2(0, -footer), true);
+    ImGui::TextDisabled("recent files");
+    for (const auto& r : ui.settings.recent)
+      if (ImGui::Selectable(fs::path(r).filename().string().c_str(), d.path == r)) d.path = r;
+    ImGui::EndChild();
+  }
+  if (d.purpose == FileDialogPurpose::Export) draw_export_options(ui);
+
+  const char* verb = d.purpose == FileDialogPurpose::Open ? "Open" : d.purpose == FileDialogPurpose::SaveModel ? "Save" : "Export";
+  std::error_code ec;
+  const bool is_dir = fs::is_directory(d.path, ec);
+  ImGui::BeginDisabled(d.path.empty() || is_dir);
+  if (ImGui::Button(verb, ImVec2(120, 0)) || (enter && !is_dir && !d.path.empty())) {
+    accept(ui);
+    ImGui::EndDisabled();
+    ImGui::EndPopup();
+    return;
+  }
+  ImGui::EndDisabled();
+  if (enter && is_dir) d.folder = d.path;
+  ImGui::SameLine();
+  if (ImGui::Button("Cancel", ImVec2(120, 0)) || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false))
+    ImGui::CloseCurrentPopup();
+  ImGui::EndPopup();
+}
+
+} // namespace redraw

@@ -1,0 +1,249 @@
+#include "ui/gui_app.h"
+
+#include "ui/app_actions.h"
+#include "ui/panels.h"
+#include "ui/screenshot.h"
+#include "ui/settings_store.h"
+#include "ui/training_session.h"
+
+#include "engine/run_config.h"
+
+// glad before GLFW, so GLFW does not pull in the system GL header.
+#include <glad/gl.h>
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+#include <imgui_impl_glfw.h>
+#include <imgui_impl_opengl3.h>
+
+#if REDRAW_HAVE_CUDA
+#include "cuda/cuda_gl_interop.h"
+#endif
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <thread>
+
+namespace redraw {
+namespace {
+
+void on_glfw_error(int code, const char* what) { std::fprintf(stderr, "glfw error %d: %s\n", code, what); }
+
+void on_drop(GLFWwindow* window, int count, const char** paths) {
+  auto* ui = static_cast<UiState*>(glfwGetWindowUserPointer(window));
+  if (ui && count > 0) ui->push(IntentKind::OpenPath, paths[0]);
+}
+
+void setup_style() {
+  ImGui::StyleColorsDark();
+  ImGuiStyle& s = ImGui::GetStyle();
+  s.WindowRounding = 4;
+  s.ChildRounding = 3;
+  s.FrameRounding = 3;
+  s.GrabRounding = 3;
+  s.PopupRounding = 4;
+  s.FramePadding = ImVec2(6, 3);
+  s.ItemSpacing = ImVec2(7, 5);
+  s.Colors[ImGuiCol_WindowBg] = ImVec4(0.09f, 0.10f, 0.11f, 1);
+  s.Colors[ImGuiCol_ChildBg] = ImVec4(0.11f, 0.12f, 0.13f, 1);
+  s.Colors[ImGuiCol_Header] = ImVec4(0.20f, 0.30f, 0.45f, 0.8f);
+  const char* fonts[] = {"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+                         "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf"};
+  for (const char* f : fonts) {
+    std::error_code ec;
+    if (std::filesystem::exists(f, ec) && ImGui::GetIO().Fonts->AddFontFromFileTTF(f, 15.0f)) return;
+  }
+}
+
+/// Copies a waiting GPU frame into the reconstruction texture (CUDA builds only).
+void upload_device_frame(UiState& ui, TrainingSession& session) {
+#if REDRAW_HAVE_CUDA
+  auto frames = session.device_frames();
+  if (!frames || !ui.recon_texture) return;
+  const void* ptr = nullptr;
+  int32_t w = 0, h = 0;
+  int64_t step = 0;
+  if (!frames->begin_read(ptr, w, h, step)) return;
+  try {
+    if (ui.recon_texture->upload_device(ptr, w, h)) {
+      ui.run.shown_step = step;
+      ui.run.frames_since_preview = 0;
+    }
+  } catch (const std::exception& e) {
+    ui.notify(std::string("GPU preview failed, using host previews: ") + e.what(), true);
+    session.enable_device_preview(false);
+  }
+  frames->end_read();
+#else
+  (void)ui;
+  (void)session;
+#endif
+}
+
+/// The screenshot mode's exit test: the picture of step >= N has been on screen for two frames.
+bool screenshot_ready(const UiState& ui, int64_t after_steps) {
+  const SessionStatus& st = ui.run.status;
+  if (!st.has_run || st.busy) return false;
+  const int64_t target = std::min(after_steps, st.total_steps);
+  return ui.run.shown_step >= target && st.step >= target && ui.run.frames_since_preview >= 2;
+}
+
+int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const GuiOptions& opts) {
+  const double start = glfwGetTime();
+  constexpr double k_screenshot_timeout_s = 600;
+  constexpr double k_frame_seconds = 1.0 / 60.0;
+  int32_t sent_preview_every = -1;
+  while (!glfwWindowShouldClose(window)) {
+    const auto frame_start = std::chrono::steady_clock::now();
+    const bool idle = !ui.run.status.running && !ui.run.status.busy && opts.screenshot.empty() && ui.messages.empty();
+    if (idle) glfwWaitEventsTimeout(0.25);
+    else glfwPollEvents();
+    ui.now = glfwGetTime();
+
+    absorb_snapshot(ui, session.take());
+    upload_device_frame(ui, session);
+    ++ui.run.frames_since_preview;
+    if (ui.settings.preview_every != sent_preview_every) {
+      sent_preview_every = ui.settings.preview_every;
+      session.set_preview_every(sent_preview_every);
+    }
+
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    ImGui::NewFrame();
+    ui.fps = ImGui::GetIO().Framerate;
+    handle_shortcuts(ui);
+    draw_main_window(ui);
+    ImGui::Render();
+    int fw = 0, fh = 0;
+    glfwGetFramebufferSize(window, &fw, &fh);
+    glViewport(0, 0, fw, fh);
+    glClearColor(0.08f, 0.08f, 0.09f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+
+    if (!opts.screenshot.empty()) {
+      const bool ready = screenshot_ready(ui, opts.screenshot_after_steps);
+      const bool failed = !ui.run.status.has_run && !ui.run.status.busy && ui.now - start > 2.0 &&
+                          std::any_of(ui.messages.begin(), ui.messages.end(), [](const UiMessage& m) { return m.error; });
+      const bool timed_out = ui.now - start > k_screenshot_timeout_s;
+      if (ready || failed || timed_out) {
+        ScreenshotInfo info;
+        std::copy(ui.recon_rect, ui.recon_rect + 4, info.recon_rect);
+        info.step = ui.run.shown_step;
+        info.psnr_db = ui.run.history.empty() ? 0 : ui.run.history.back().psnr_db;
+        const std::string err = write_screenshot(opts.screenshot, fw, fh, info);
+        if (!err.empty()) std::fprintf(stderr, "error: %s (%s)\n", err.c_str(), opts.screenshot.c_str());
+        for (const auto& m : ui.messages)
+          if (m.error) std::fprintf(stderr, "error: %s\n", m.text.c_str());
+        if (timed_out && !ready) std::fprintf(stderr, "error: screenshot: timed out waiting for step %lld\n",
+                                              static_cast<long long>(opts.screenshot_after_steps));
+        return (err.empty() && ready) ? 0 : 1;
+      }
+    }
+    glfwSwapBuffers(window);
+
+    std::vector<UiIntent> intents;
+    intents.swap(ui.intents);
+    for (const auto& in : intents)
+      if (!apply_intent(ui, session, in)) glfwSetWindowShouldClose(window, GLFW_TRUE);
+
+    // Xvfb and some drivers ignore vsync: cap the frame rate so the trainer keeps the cores.
+    const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - frame_start).count();
+    if (spent < k_frame_seconds) std::this_thread::sleep_for(std::chrono::duration<double>(k_frame_seconds - spent));
+  }
+  return 0;
+}
+
+} // namespace
+
+int run_gui(const GuiOptions& opts) {
+  glfwSetErrorCallback(on_glfw_error);
+  if (!glfwInit()) {
+    std::fprintf(stderr, "error: cannot open a window: GLFW failed to start (is there a display? try xvfb-run)\n");
+    return 1;
+  }
+  UiState ui;
+  ui.settings = load_settings();
+  if (opts.backend != "auto" || ui.settings.backend.empty()) ui.settings.backend = opts.backend;
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+  GLFWwindow* window = glfwCreateWindow(ui.settings.window_width, ui.settings.window_height, "Redraw", nullptr, nullptr);
+  if (!window) {
+    std::fprintf(stderr, "error: cannot open a window with an OpenGL 3.3 core context\n");
+    glfwTerminate();
+    return 1;
+  }
+  glfwMakeContextCurrent(window);
+  glfwSwapInterval(1);
+  if (!gladLoadGL(glfwGetProcAddress)) {
+    std::fprintf(stderr, "error: cannot load OpenGL functions (glad)\n");
+    glfwDestroyWindow(window);
+    glfwTerminate();
+    return 1;
+  }
+
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  std::error_code ec;
+  std::filesystem::create_directories(config_folder(), ec);
+  const std::string ini = imgui_ini_path().string(); // must outlive the context
+  ImGui::GetIO().IniFilename = ini.c_str();
+  setup_style();
+  ImGui_ImplGlfw_InitForOpenGL(window, true);
+  ImGui_ImplOpenGL3_Init("#version 330 core");
+  glfwSetWindowUserPointer(window, &ui);
+  glfwSetDropCallback(window, on_drop);
+
+  int code = 0;
+  {
+    TrainingSession session;
+    auto truth = make_host_texture();
+    auto error = make_host_texture();
+    std::unique_ptr<PreviewTexture> recon;
+    if (ui.settings.backend != "cpu") {
+      std::string why;
+      recon = make_cuda_preview_texture(&why);
+      if (recon) session.enable_device_preview(true);
+    }
+    if (!recon) recon = make_host_texture();
+    ui.truth_texture = truth.get();
+    ui.recon_texture = recon.get();
+    ui.error_texture = error.get();
+    ui.preset_names = preset_names();
+
+    load_preset_into(ui, opts.preset.empty() ? ui.settings.preset : opts.preset);
+    LoadRequest req;
+    req.backend = ui.settings.backend;
+    req.config = ui.edit.config;
+    if (!opts.model.empty()) {
+      req.model = opts.model;
+      if (!opts.image.empty()) req.image = opts.image;
+    } else {
+      req.image = opts.image.empty() ? default_image_path().string() : opts.image;
+    }
+    if (!opts.image.empty() || !opts.model.empty()) add_recent(ui.settings, opts.model.empty() ? opts.image : opts.model);
+    session.load(std::move(req));
+    if (!opts.screenshot.empty()) session.set_stop_at(opts.screenshot_after_steps);
+    if (opts.autostart || !opts.screenshot.empty()) session.set_running(true);
+
+    code = frame_loop(window, ui, session, opts);
+  } // the session joins its thread; textures go while the context is current
+
+  glfwGetWindowSize(window, &ui.settings.window_width, &ui.settings.window_height);
+  if (opts.screenshot.empty()) {
+    ImGui::SaveIniSettingsToDisk(ini.c_str());
+    if (const std::string err = save_settings(ui.settings); !err.empty())
+      std::fprintf(stderr, "warning: settings not saved: %s\n", err.c_str());
+  }
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui_ImplGlfw_Shutdown();
+  ImGui::DestroyContext();
+  glfwDestroyWindow(window);
+  glfwTerminate();
+  return code;
+}
+
+} // namespace redraw

@@ -1,0 +1,62 @@
+#include "ui/image_views.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace redraw {
+namespace {
+uint8_t to_byte(float v) { return uint8_t(std::lround(std::clamp(v, 0.0f, 1.0f) * 255.0f)); }
+} // namespace
+
+std::vector<uint8_t> to_rgba8(const Image& img) {
+  const size_t n = size_t(img.pixel_count());
+  std::vector<uint8_t> out(n * 4);
+  const int32_t c = img.channels;
+  for (size_t i = 0; i < n; ++i) {
+    const float* p = img.pixels.data() + i * size_t(c);
+    out[i * 4 + 0] = to_byte(p[0]);
+    out[i * 4 + 1] = to_byte(c >= 3 ? p[1] : p[0]);
+    out[i * 4 + 2] = to_byte(c >= 3 ? p[2] : p[0]);
+    out[i * 4 + 3] = 255;
+  }
+  return out;
+}
+
+std::array<uint8_t, 3> heat_color(float v) {
+  // Control points of a magma-like map: black -> purple -> red-orange -> pale yellow.
+  static constexpr float k_stops[5][3] = {
+      {0.00f, 0.00f, 0.02f}, {0.32f, 0.07f, 0.47f}, {0.80f, 0.22f, 0.32f}, {0.99f, 0.60f, 0.25f}, {0.99f, 0.99f, 0.75f}};
+  v = std::clamp(v, 0.0f, 1.0f) * 4.0f;
+  const int i = std::min(3, int(v));
+  const float t = v - float(i);
+  std::array<uint8_t, 3> rgb{};
+  for (int k = 0; k < 3; ++k) rgb[size_t(k)] = to_byte(k_stops[i][k] + (k_stops[i + 1][k] - k_stops[i][k]) * t);
+  return rgb;
+}
+
+std::vector<uint8_t> error_heat_map(const Image& prediction, const Image& truth, float gain) {
+  if (prediction.width != truth.width || prediction.height != truth.height || prediction.channels != truth.channels)
+    return {};
+  const size_t n = size_t(truth.pixel_count());
+  const int32_t c = truth.channels;
+  std::vector<uint8_t> out(n * 4);
+  for (size_t i = 0; i < n; ++i) {
+    float e = 0;
+    for (int32_t k = 0; k < c; ++k) e += std::abs(prediction.pixels[i * size_t(c) + size_t(k)] - truth.pixels[i * size_t(c) + size_t(k)]);
+    const auto rgb = heat_color(e / float(c) * gain);
+    out[i * 4 + 0] = rgb[0];
+    out[i * 4 + 1] = rgb[1];
+    out[i * 4 + 2] = rgb[2];
+    out[i * 4 + 3] = 255;
+  }
+  return out;
+}
+
+double mean_abs_error(const Image& prediction, const Image& truth) {
+  if (prediction.pixels.size() != truth.pixels.size() || truth.pixels.empty()) return -1;
+  double s = 0;
+  for (size_t i = 0; i < truth.pixels.size(); ++i) s += std::abs(double(prediction.pixels[i]) - double(truth.pixels[i]));
+  return s / double(truth.pixels.size());
+}
+
+} // namespace redraw

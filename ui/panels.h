@@ -1,0 +1,25 @@
+#pragma once
+/// The app's panels: one draw_*() per file (STYLE 10). Each draws ImGui widgets from UiState and
+/// pushes UiIntents for anything with side effects. GUI thread only, inside an ImGui frame.
+#include "ui/ui_state.h"
+
+namespace redraw {
+
+/// The whole window: menu bar, controls | canvas over plots, status bar (main_window.cpp).
+void draw_main_window(UiState& ui);
+/// File, Training and View menus (menu_bar.cpp).
+void draw_menu_bar(UiState& ui);
+/// Preset, network, encoding, loss, optimizer, schedule, training (controls_panel.cpp).
+void draw_controls(UiState& ui);
+/// Ground truth, reconstruction and error map with zoom, pan and a pixel tooltip (canvas_panel.cpp).
+void draw_canvas(UiState& ui);
+/// Loss (log), PSNR and learning rate against step (plots_panel.cpp).
+void draw_plots(UiState& ui);
+/// Backend, device, steps/s, elapsed, ETA, step, loss, PSNR (status_bar.cpp).
+void draw_status_bar(UiState& ui);
+/// Open / Save model / Export dialog with a path field and a folder browser (file_dialog.cpp).
+void draw_file_dialog(UiState& ui);
+/// Error and notice toasts in the top-right corner (messages_panel.cpp).
+void draw_messages(UiState& ui);
+
+} // namespace redraw

@@ -1,0 +1,39 @@
+#pragma once
+/// One interface for every picture the canvas draws (STYLE 9: instant-ngp's render surface).
+/// - make_host_texture(): an RGBA8 GL texture updated with glTexSubImage2D from a host buffer.
+///   Always available; used for the ground truth, the error map, and the CPU backend's preview.
+/// - make_cuda_preview_texture(): the same texture fed GPU -> GL with no host round trip, through
+///   cuda/cuda_gl_interop (a pixel buffer registered with CUDA once, then map, copy, unmap and
+///   glTexSubImage2D from the PBO). Returns null, with the reason, when CUDA or a device is absent.
+/// - No GL types here: the texture is handed to ImGui as an opaque ImTextureID-compatible pointer.
+/// - Thread: create, update and destroy on the GUI thread with the GL context current.
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace redraw {
+
+class PreviewTexture {
+public:
+  virtual ~PreviewTexture() = default;
+  /// Uploads w x h RGBA8 pixels (row 0 at the top). Reallocates when the size changes.
+  virtual void upload_host(const uint8_t* rgba, int32_t w, int32_t h) = 0;
+  /// Copies w x h RGBA8 pixels from device memory. False when this texture has no device path.
+  virtual bool upload_device(const void* rgba_device, int32_t w, int32_t h) { return false; }
+  /// Value for ImGui::Image / ImDrawList::AddImage (the GL texture name as a pointer).
+  virtual void* imgui_id() const = 0;
+  virtual int32_t width() const = 0;
+  virtual int32_t height() const = 0;
+  /// "host" or "cuda-gl"; for the status bar.
+  virtual const char* kind() const = 0;
+  /// Milliseconds the last upload took on the GUI thread.
+  virtual double last_upload_ms() const = 0;
+  bool empty() const { return width() == 0 || height() == 0; }
+};
+
+/// A host-fed texture. Nearest filtering, so zoomed-in pixels stay sharp.
+std::unique_ptr<PreviewTexture> make_host_texture();
+/// A CUDA-fed texture, or null with `why` set (no CUDA build, no device, interop refused).
+std::unique_ptr<PreviewTexture> make_cuda_preview_texture(std::string* why);
+
+} // namespace redraw

@@ -1,0 +1,140 @@
+#include "ui/preview_texture.h"
+
+#include <glad/gl.h>
+
+#if REDRAW_HAVE_CUDA
+#include "cuda/cuda_gl_interop.h"
+#endif
+
+#include <chrono>
+#include <cstdint>
+
+namespace redraw {
+namespace {
+
+double ms_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+/// An RGBA8 texture with nearest filtering; (re)allocated with glTexImage2D on a size change.
+class GlTexture {
+public:
+  GlTexture() { glGenTextures(1, &m_id); }
+  ~GlTexture() {
+    if (m_id) glDeleteTextures(1, &m_id);
+  }
+  GlTexture(const GlTexture&) = delete;
+  GlTexture& operator=(const GlTexture&) = delete;
+
+  /// Binds the texture and makes sure it has w x h texels. True when it was reallocated.
+  bool bind_sized(int32_t w, int32_t h) {
+    glBindTexture(GL_TEXTURE_2D, m_id);
+    if (w == m_w && h == m_h) return false;
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, w, h, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
+    m_w = w;
+    m_h = h;
+    return true;
+  }
+  GLuint id() const { return m_id; }
+  int32_t width() const { return m_w; }
+  int32_t height() const { return m_h; }
+
+private:
+  GLuint m_id = 0;
+  int32_t m_w = 0, m_h = 0;
+};
+
+void upload_rgba(const uint8_t* rgba_or_pbo_offset, int32_t w, int32_t h) {
+  glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+  glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+  glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, rgba_or_pbo_offset);
+}
+
+class HostTexture final : public PreviewTexture {
+public:
+  void upload_host(const uint8_t* rgba, int32_t w, int32_t h) override {
+    const auto t0 = std::chrono::steady_clock::now();
+    m_tex.bind_sized(w, h);
+    upload_rgba(rgba, w, h);
+    m_last_ms = ms_since(t0);
+  }
+  void* imgui_id() const override { return reinterpret_cast<void*>(uintptr_t(m_tex.id())); }
+  int32_t width() const override { return m_tex.width(); }
+  int32_t height() const override { return m_tex.height(); }
+  const char* kind() const override { return "host"; }
+  double last_upload_ms() const override { return m_last_ms; }
+
+private:
+  GlTexture m_tex;
+  double m_last_ms = 0;
+};
+
+#if REDRAW_HAVE_CUDA
+/// GPU -> GL: a pixel-unpack buffer registered with CUDA once per size. Each update maps it,
+/// copies the device frame in, unmaps, and fills the texture from the bound PBO.
+class CudaTexture final : public PreviewTexture {
+public:
+  CudaTexture() { glGenBuffers(1, &m_pbo); }
+  ~CudaTexture() override {
+    m_interop.reset(); // unregister before the buffer goes away
+    if (m_pbo) glDeleteBuffers(1, &m_pbo);
+  }
+  void upload_host(const uint8_t* rgba, int32_t w, int32_t h) override {
+    const auto t0 = std::chrono::steady_clock::now();
+    m_tex.bind_sized(w, h);
+    upload_rgba(rgba, w, h);
+    m_last_ms = ms_since(t0);
+  }
+  bool upload_device(const void* rgba_device, int32_t w, int32_t h) override {
+    const auto t0 = std::chrono::steady_clock::now();
+    const size_t bytes = size_t(w) * size_t(h) * 4;
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, m_pbo);
+    if (!m_interop || m_interop->capacity() < bytes) {
+      m_interop.reset();
+      glBufferData(GL_PIXEL_UNPACK_BUFFER, GLsizeiptr(bytes), nullptr, GL_STREAM_DRAW);
+      glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+      m_interop = std::make_unique<CudaGlPixelBuffer>(m_pbo, bytes); // register once per size
+      glBindBuffer(GL_PIXEL_UNPACK_BUFFER, m_pbo);
+    }
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0); // unbound while CUDA writes it
+    m_interop->copy_from_device(rgba_device, bytes);
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, m_pbo);
+    m_tex.bind_sized(w, h);
+    upload_rgba(nullptr, w, h); // offset 0 into the bound PBO
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+    m_last_ms = ms_since(t0);
+    return true;
+  }
+  void* imgui_id() const override { return reinterpret_cast<void*>(uintptr_t(m_tex.id())); }
+  int32_t width() const override { return m_tex.width(); }
+  int32_t height() const override { return m_tex.height(); }
+  const char* kind() const override { return "cuda-gl"; }
+  double last_upload_ms() const override { return m_last_ms; }
+
+private:
+  GlTexture m_tex;
+  GLuint m_pbo = 0;
+  std::unique_ptr<CudaGlPixelBuffer> m_interop;
+  double m_last_ms = 0;
+};
+#endif
+
+} // namespace
+
+std::unique_ptr<PreviewTexture> make_host_texture() { return std::make_unique<HostTexture>(); }
+
+std::unique_ptr<PreviewTexture> make_cuda_preview_texture(std::string* why) {
+#if REDRAW_HAVE_CUDA
+  if (!cuda_gl_interop_available(why)) return nullptr;
+  return std::make_unique<CudaTexture>();
+#else
+  if (why) *why = "built without CUDA";
+  return nullptr;
+#endif
+}
+
+} // namespace redraw

@@ -1,0 +1,103 @@
+#include "ui/settings_store.h"
+
+#include "engine/atomic_file.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+
+namespace redraw {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+fs::path xdg(const char* var, const char* fallback_under_home) {
+  if (const char* v = std::getenv(var); v && *v && fs::path(v).is_absolute()) return fs::path(v) / "redraw";
+  const char* home = std::getenv("HOME");
+  return fs::path(home && *home ? home : "/tmp") / fallback_under_home / "redraw";
+}
+
+json read_json(const fs::path& file) {
+  std::ifstream in(file);
+  if (!in) return json::object();
+  try {
+    json j;
+    in >> j;
+    return j.is_object() ? j : json::object();
+  } catch (const std::exception&) {
+    return json::object();
+  }
+}
+
+template <class T> void get(const json& j, const char* key, T& out) {
+  try {
+    if (j.contains(key)) out = j.at(key).get<T>();
+  } catch (const std::exception&) {
+  }
+}
+
+std::string write_json(const fs::path& file, const json& j) {
+  try {
+    std::error_code ec;
+    fs::create_directories(file.parent_path(), ec);
+    const std::string text = j.dump(2) + "\n";
+    write_file_atomic(file, std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+    return {};
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+}
+} // namespace
+
+fs::path config_folder() { return xdg("XDG_CONFIG_HOME", ".config"); }
+fs::path data_folder() { return xdg("XDG_DATA_HOME", ".local/share"); }
+fs::path imgui_ini_path() { return config_folder() / "imgui.ini"; }
+
+Settings load_settings() {
+  Settings s;
+  const json j = read_json(config_folder() / "settings.json");
+  get(j, "preset", s.preset);
+  get(j, "backend", s.backend);
+  get(j, "preview_every", s.preview_every);
+  get(j, "window_width", s.window_width);
+  get(j, "window_height", s.window_height);
+  get(j, "controls_width", s.controls_width);
+  get(j, "plots_height", s.plots_height);
+  get(j, "last_folder", s.last_folder);
+  s.preview_every = std::clamp(s.preview_every, 1, 100000);
+  s.window_width = std::clamp(s.window_width, 640, 8192);
+  s.window_height = std::clamp(s.window_height, 480, 8192);
+  s.controls_width = std::clamp(s.controls_width, 240.0f, 1200.0f);
+  s.plots_height = std::clamp(s.plots_height, 120.0f, 1200.0f);
+  const json r = read_json(data_folder() / "recent.json");
+  get(r, "recent", s.recent);
+  if (s.recent.size() > 10) s.recent.resize(10);
+  return s;
+}
+
+std::string save_settings(const Settings& s) {
+  const json j = {{"preset", s.preset},
+                  {"backend", s.backend},
+                  {"preview_every", s.preview_every},
+                  {"window_width", s.window_width},
+                  {"window_height", s.window_height},
+                  {"controls_width", s.controls_width},
+                  {"plots_height", s.plots_height},
+                  {"last_folder", s.last_folder}};
+  std::string err = write_json(config_folder() / "settings.json", j);
+  const std::string err2 = write_json(data_folder() / "recent.json", json{{"recent", s.recent}});
+  return err.empty() ? err2 : err;
+}
+
+void add_recent(Settings& s, const std::string& path) {
+  std::error_code ec;
+  fs::path abs = fs::absolute(path, ec);
+  const std::string p = ec ? path : abs.lexically_normal().string();
+  s.recent.erase(std::remove(s.recent.begin(), s.recent.end(), p), s.recent.end());
+  s.recent.insert(s.recent.begin(), p);
+  if (s.recent.size() > 10) s.recent.resize(10);
+}
+
+} // namespace redraw

@@ -1,0 +1,423 @@
+#include "ui/training_session.h"
+
+#include "app/backend_registry.h"
+#include "engine/errors.h"
+#include "engine/renderer.h"
+#include "engine/trainer.h"
+
+#if REDRAW_HAVE_CUDA
+#include "cuda/cuda_backend.h"
+#include "cuda/cuda_gl_interop.h"
+#endif
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <new>
+
+namespace redraw {
+namespace {
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+constexpr double k_slice_seconds = 0.03;      ///< training runs in slices this long between command checks
+constexpr double k_min_preview_interval = 1.0 / 30.0;
+} // namespace
+
+struct TrainingSession::Run {
+  std::unique_ptr<Trainer> trainer;
+  std::string source;
+  std::string image; ///< "" when the model's own picture stands in
+  std::vector<MetricsRow> pending_rows;
+  Clock::time_point last_preview = Clock::now() - std::chrono::seconds(10);
+  int64_t last_preview_step = -1;
+  std::deque<std::pair<double, int64_t>> rate_window; ///< (seconds, step) samples for steps/s
+  Clock::time_point epoch = Clock::now();
+#if REDRAW_HAVE_CUDA
+  CudaBackend* cuda = nullptr;
+#endif
+};
+
+TrainingSession::TrainingSession() : m_thread([this] { thread_main(); }) {}
+
+TrainingSession::~TrainingSession() {
+  {
+    std::lock_guard lock(m_mutex);
+    m_quit = true;
+    m_commands.clear();
+  }
+  m_cv.notify_all();
+  if (m_thread.joinable()) m_thread.join();
+}
+
+void TrainingSession::post(Command c) {
+  {
+    std::lock_guard lock(m_mutex);
+    m_commands.push_back(std::move(c));
+  }
+  m_cv.notify_all();
+}
+
+// ---- commands ---------------------------------------------------------------------------------
+
+void TrainingSession::load(LoadRequest req) {
+  post([this, req = std::move(req)] { do_load(req); });
+}
+void TrainingSession::set_running(bool run) {
+  post([this, run] {
+    if (run && !m_run) return;
+    if (run && m_run->trainer->current_step() >= m_run->trainer->total_steps()) {
+      report_notice("training is at its last step; raise Steps to continue");
+      return;
+    }
+    if (run && m_stop_at >= 0 && m_run->trainer->current_step() >= m_stop_at) m_stop_at = -1;
+    m_running = run;
+    if (!run && m_run) {
+      m_run->trainer->pause_clock();
+      make_preview(true);
+    }
+  });
+}
+void TrainingSession::step_once() {
+  post([this] {
+    if (!m_run || m_running) return;
+    if (auto row = m_run->trainer->step()) m_run->pending_rows.push_back(*row);
+    m_run->trainer->pause_clock();
+    make_preview(true);
+  });
+}
+void TrainingSession::reset() {
+  post([this] {
+    if (!m_run) return;
+    m_run->trainer->reset();
+    m_run->pending_rows.clear();
+    m_run->last_preview_step = -1;
+    ++m_run_id;
+    {
+      std::lock_guard lock(m_mutex);
+      m_back.rows.clear();
+      m_back.history_replaced = true;
+    }
+    make_preview(true);
+  });
+}
+void TrainingSession::set_schedule(const ScheduleSpec& spec, int64_t total_steps) {
+  post([this, spec, total_steps] {
+    if (!m_run) return;
+    try {
+      m_run->trainer->set_total_steps(total_steps);
+      m_run->trainer->set_schedule(spec);
+    } catch (const std::exception& e) {
+      report_error(std::string("schedule: ") + e.what());
+    }
+  });
+}
+void TrainingSession::set_preview_every(int32_t n) {
+  post([this, n] { m_preview_every = std::max(1, n); });
+}
+void TrainingSession::set_stop_at(int64_t step) {
+  post([this, step] { m_stop_at = step; });
+}
+void TrainingSession::request_host_preview() {
+  post([this] { m_host_preview_wanted = true; });
+}
+void TrainingSession::enable_device_preview(bool on) {
+  std::lock_guard lock(m_mutex);
+  m_device_preview_enabled = on;
+}
+std::shared_ptr<CudaFrameRing> TrainingSession::device_frames() const {
+  std::lock_guard lock(const_cast<std::mutex&>(m_mutex));
+  return m_frames;
+}
+
+void TrainingSession::save_model(const std::string& path) {
+  post([this, path] {
+    if (!m_run) return report_error("save: nothing to save yet (open an image first)");
+    try {
+      save_checkpoint(path, m_run->trainer->checkpoint(m_run->source));
+      report_notice("saved " + path);
+    } catch (const std::exception& e) {
+      report_error(std::string("save: ") + e.what());
+    }
+  });
+}
+
+void TrainingSession::export_image(const std::string& path, int32_t w, int32_t h, int bit_depth) {
+  post([this, path, w, h, bit_depth] {
+    if (!m_run) return report_error("export: nothing to export yet (open an image first)");
+    Trainer& t = *m_run->trainer;
+    try {
+      const std::vector<float> params = t.parameters();
+      const NetworkView net{&t.config().model, params, t.fourier_b()};
+      const int32_t ch = t.config().model.output_channels;
+      PngStreamWriter writer(path, w, h, ch, bit_depth);
+      RenderOptions opts;
+      opts.progress = [this](double f) {
+        std::lock_guard lock(m_mutex);
+        m_back.status.busy_progress = f;
+        return !m_quit;
+      };
+      {
+        std::lock_guard lock(m_mutex);
+        m_back.status.busy = true;
+        m_back.status.busy_what = "exporting " + std::to_string(w) + "x" + std::to_string(h);
+      }
+      render_tiles(t.backend(), net, w, h, opts,
+                   [&](int32_t y0, int32_t y1, const float* v) { writer.write_rows(v, y1 - y0); });
+      writer.commit();
+      report_notice("exported " + path + " (" + std::to_string(w) + "x" + std::to_string(h) + ")");
+    } catch (const std::exception& e) {
+      report_error(std::string("export: ") + e.what());
+    }
+    std::lock_guard lock(m_mutex);
+    m_back.status.busy = false;
+  });
+}
+
+// ---- the training thread ----------------------------------------------------------------------
+
+void TrainingSession::report_error(const std::string& what) {
+  std::lock_guard lock(m_mutex);
+  m_back.errors.push_back(what);
+}
+void TrainingSession::report_notice(const std::string& what) {
+  std::lock_guard lock(m_mutex);
+  m_back.notices.push_back(what);
+}
+
+void TrainingSession::do_load(const LoadRequest& req) {
+  {
+    std::lock_guard lock(m_mutex);
+    m_back.status.busy = true;
+    m_back.status.busy_what = "loading";
+  }
+  try {
+    auto run = std::make_unique<Run>();
+    RunConfig config = req.config;
+    std::optional<Checkpoint> ckpt;
+    std::string image = req.image;
+    if (!req.model.empty()) {
+      ckpt = load_checkpoint(req.model);
+      config = ckpt->config;
+      config.data.width = ckpt->image_width;
+      config.data.height = ckpt->image_height;
+      if (image.empty()) image = ckpt->source_image;
+    }
+    Dataset data;
+    if (!image.empty() && std::filesystem::exists(image)) {
+      data.image = prepare_training_image(image, config.data);
+    } else if (ckpt) {
+      // The source image is gone: the model's own picture stands in, so it can still be viewed,
+      // exported and trained further.
+      auto backend = make_backend("cpu");
+      ModelSpec m = config.model;
+      const auto fb = fourier_matrix(m.encoding, config.training.seed);
+      data.image = render_image(*backend, NetworkView{&m, ckpt->params, fb}, ckpt->image_width, ckpt->image_height);
+      report_notice("the model's source image (" + (image.empty() ? std::string("unknown") : image) +
+                    ") was not found; showing the model's own picture as the ground truth");
+    } else {
+      throw ImageError((image.empty() ? std::string("(no image)") : image) + ": file not found");
+    }
+    std::string notice;
+    auto backend = make_backend(req.backend, &notice);
+    if (!notice.empty()) report_notice(notice);
+    run->trainer = std::make_unique<Trainer>(std::move(backend), config, std::move(data));
+    if (ckpt) run->trainer->restore(*ckpt);
+    run->source = req.model.empty() ? image : req.model;
+    run->image = std::filesystem::exists(image) ? image : std::string();
+#if REDRAW_HAVE_CUDA
+    run->cuda = dynamic_cast<CudaBackend*>(&run->trainer->backend());
+    if (run->cuda) {
+      std::lock_guard lock(m_mutex);
+      if (m_device_preview_enabled && !m_frames) {
+        try {
+          m_frames = std::make_shared<CudaFrameRing>();
+        } catch (const std::exception& e) {
+          m_back.errors.push_back(std::string("GPU preview disabled: ") + e.what());
+          m_device_preview_enabled = false;
+        }
+      }
+    }
+#endif
+    // Success: the new run replaces the old one.
+    m_running = false;
+    m_run = std::move(run);
+    ++m_run_id;
+    ++m_trainer_id;
+    auto truth = std::make_shared<Image>(m_run->trainer->dataset().image);
+    {
+      std::lock_guard lock(m_mutex);
+      m_back.ground_truth = std::move(truth);
+      m_back.rows = m_run->trainer->history();
+      m_back.history_replaced = true;
+    }
+    make_preview(true);
+  } catch (const std::bad_alloc&) {
+    report_error("out of memory while loading " + (req.model.empty() ? req.image : req.model) +
+                 "; the current run is kept");
+  } catch (const std::exception& e) {
+    report_error(e.what());
+  }
+  std::lock_guard lock(m_mutex);
+  m_back.status.busy = false;
+}
+
+void TrainingSession::make_preview(bool force) {
+  if (!m_run) return;
+  Trainer& t = *m_run->trainer;
+  const int64_t step = t.current_step();
+  if (!force && step == m_run->last_preview_step) return;
+  const int32_t w = t.dataset().image.width, h = t.dataset().image.height;
+  bool device_done = false;
+#if REDRAW_HAVE_CUDA
+  if (m_run->cuda && m_frames) {
+    bool enabled;
+    {
+      std::lock_guard lock(m_mutex);
+      enabled = m_device_preview_enabled;
+    }
+    if (enabled) {
+      try {
+        void* dst = m_frames->begin_write(w, h);
+        m_run->cuda->render_rgba8_device(w, h, dst);
+        m_frames->end_write(step);
+        device_done = true;
+        std::lock_guard lock(m_mutex);
+        m_back.device_preview = true;
+        m_back.preview_step = step;
+      } catch (const std::exception& e) {
+        report_error(std::string("GPU preview failed, using host previews: ") + e.what());
+        std::lock_guard lock(m_mutex);
+        m_device_preview_enabled = false;
+      }
+    }
+  }
+#endif
+  // The host copy: always on the CPU; on the GPU only when paused, finished or asked for (the
+  // error map and pixel tooltip need it).
+  if (!device_done || force || m_host_preview_wanted) {
+    auto img = std::make_shared<Image>(t.render(w, h));
+    std::lock_guard lock(m_mutex);
+    m_back.preview = std::move(img);
+    m_back.preview_step = step;
+    m_host_preview_wanted = false;
+  }
+  m_run->last_preview = Clock::now();
+  m_run->last_preview_step = step;
+}
+
+void TrainingSession::publish_status() {
+  SessionStatus s;
+  if (m_run) {
+    Trainer& t = *m_run->trainer;
+    s.has_run = true;
+    s.running = m_running;
+    s.trainer_id = m_trainer_id;
+    s.image_path = m_run->image;
+    s.source_path = m_run->source;
+    s.backend = t.backend().name();
+    s.device = t.backend().device_description();
+    s.step = t.current_step();
+    s.total_steps = t.total_steps();
+    s.stop_at_step = m_stop_at;
+    s.elapsed_s = t.elapsed_seconds();
+    s.parameter_count = t.backend().parameter_count();
+    s.config = t.config();
+    s.width = t.dataset().image.width;
+    s.height = t.dataset().image.height;
+    auto& win = m_run->rate_window;
+    const double now = seconds_since(m_run->epoch);
+    win.emplace_back(now, s.step);
+    while (win.size() > 2 && now - win.front().first > 2.0) win.pop_front();
+    if (m_running && win.size() >= 2 && win.back().first > win.front().first)
+      s.steps_per_s = double(win.back().second - win.front().second) / (win.back().first - win.front().first);
+    if (!m_running) win.clear();
+  }
+  std::lock_guard lock(m_mutex);
+  const bool busy = m_back.status.busy;
+  const std::string busy_what = m_back.status.busy_what;
+  const double busy_progress = m_back.status.busy_progress;
+  m_back.status = std::move(s);
+  m_back.status.busy = busy;
+  m_back.status.busy_what = busy_what;
+  m_back.status.busy_progress = busy_progress;
+  m_back.run_id = m_run_id;
+  if (m_run) {
+    for (auto& r : m_run->pending_rows) m_back.rows.push_back(r);
+    m_run->pending_rows.clear();
+  }
+}
+
+void TrainingSession::train_slice() {
+  Trainer& t = *m_run->trainer;
+  const auto start = Clock::now();
+  const int64_t end = m_stop_at >= 0 ? std::min(m_stop_at, t.total_steps()) : t.total_steps();
+  try {
+    while (t.current_step() < end) {
+      if (auto row = t.step()) m_run->pending_rows.push_back(*row);
+      const int64_t step = t.current_step();
+      if (step % m_preview_every == 0 && seconds_since(m_run->last_preview) >= k_min_preview_interval)
+        make_preview(false);
+      if (seconds_since(start) >= k_slice_seconds) break;
+      std::lock_guard lock(m_mutex);
+      if (!m_commands.empty() || m_quit) break;
+    }
+    if (t.current_step() >= end) {
+      m_running = false;
+      t.pause_clock();
+      if (t.current_step() != m_run->last_preview_step) make_preview(true);
+      if (end == t.total_steps()) report_notice("training finished at step " + std::to_string(end));
+    }
+  } catch (const std::bad_alloc&) {
+    m_running = false;
+    report_error("out of memory during training; paused");
+  } catch (const std::exception& e) {
+    m_running = false;
+    report_error(std::string("training paused: ") + e.what());
+  }
+}
+
+void TrainingSession::thread_main() {
+  for (;;) {
+    std::deque<Command> cmds;
+    {
+      std::unique_lock lock(m_mutex);
+      if (!m_running || !m_run)
+        m_cv.wait_for(lock, std::chrono::milliseconds(200), [this] { return m_quit || !m_commands.empty(); });
+      if (m_quit) return;
+      cmds.swap(m_commands);
+    }
+    for (auto& c : cmds) {
+      try {
+        c();
+      } catch (const std::exception& e) {
+        report_error(e.what());
+      }
+    }
+    if (m_running && m_run) train_slice();
+    if (m_run && m_host_preview_wanted) make_preview(true);
+    publish_status();
+  }
+}
+
+SessionTake TrainingSession::take() {
+  SessionTake out;
+  std::lock_guard lock(m_mutex);
+  out.run_id = m_back.run_id;
+  out.history_replaced = m_back.history_replaced;
+  out.rows.swap(m_back.rows);
+  out.status = m_back.status;
+  out.ground_truth = std::move(m_back.ground_truth);
+  out.preview = std::move(m_back.preview);
+  out.preview_step = m_back.preview_step;
+  out.device_preview = m_back.device_preview;
+  out.errors.swap(m_back.errors);
+  out.notices.swap(m_back.notices);
+  m_back.history_replaced = false;
+  m_back.ground_truth.reset();
+  m_back.preview.reset();
+  m_back.device_preview = false;
+  return out;
+}
+
+} // namespace redraw

@@ -1,0 +1,137 @@
+#pragma once
+/// The training thread and the snapshot the GUI reads (STYLE 10).
+/// - The training thread owns the Trainer and its Backend: it builds them, steps them, renders
+///   previews, saves and exports. The GUI thread only posts commands and takes snapshots.
+/// - Commands run in order on the training thread. A command that fails (unreadable image, bad
+///   model file, out of memory) reports an error message and leaves the current run as it was.
+/// - Snapshot: the thread publishes into a back slot under a mutex (new metrics rows, status, the
+///   newest preview); take() moves them into the GUI's copy. Neither side holds the lock for
+///   longer than a few swaps, so 30+ fps holds while the CPU trains.
+/// - Previews: every `preview_every` steps (and at most ~30 per second, plus on pause and at the
+///   end) the network is rendered at the training size. On the CUDA backend the frame goes into a
+///   device CudaFrameRing for the GUI's GL interop; a host copy follows only when asked for.
+#include "engine/checkpoint.h"
+#include "engine/image.h"
+#include "engine/metrics.h"
+#include "engine/run_config.h"
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace redraw {
+
+class CudaFrameRing; // cuda/cuda_gl_interop.h; only in CUDA builds
+
+/// Scalars the status bar and panels show.
+struct SessionStatus {
+  bool has_run = false;       ///< a trainer exists
+  bool running = false;
+  bool busy = false;          ///< loading, saving or exporting
+  std::string busy_what;
+  double busy_progress = 0;   ///< 0..1 for exports
+  uint64_t trainer_id = 0;    ///< changes when a new trainer is built (load, Apply & reset)
+  std::string image_path;     ///< image the run trains on ("" when a model's picture stands in)
+  std::string source_path;    ///< image or model the run was opened from
+  std::string backend;        ///< "cpu" / "cuda"
+  std::string device;
+  int64_t step = 0, total_steps = 0;
+  int64_t stop_at_step = -1;  ///< pauses when reaching this step (-1: at total_steps)
+  double elapsed_s = 0;
+  double steps_per_s = 0;
+  int64_t parameter_count = 0;
+  RunConfig config;           ///< the running config (the shape the trainer was built with)
+  int32_t width = 0, height = 0;
+};
+
+/// What the GUI takes from the session each frame.
+struct SessionTake {
+  uint64_t run_id = 0;                     ///< changes when a new run or reset starts
+  bool history_replaced = false;           ///< `rows` is the whole history, not an append
+  std::vector<MetricsRow> rows;
+  SessionStatus status;
+  std::shared_ptr<const Image> ground_truth;   ///< set when a new run starts
+  std::shared_ptr<const Image> preview;        ///< host preview, when a new one is ready
+  int64_t preview_step = -1;
+  bool device_preview = false;             ///< a new frame waits in the CudaFrameRing
+  std::vector<std::string> errors, notices;
+};
+
+/// A new run: from an image (config applies), or from a model (its config applies).
+struct LoadRequest {
+  std::string image;      ///< image to train on (may be empty when `model` is set)
+  std::string model;      ///< .redraw model to resume (optional)
+  RunConfig config;       ///< for image loads
+  std::string backend = "auto";
+  bool keep_weights = false; ///< (reserved) rebuild from the current weights
+};
+
+class TrainingSession {
+public:
+  TrainingSession();
+  ~TrainingSession(); ///< stops and joins the thread
+  TrainingSession(const TrainingSession&) = delete;
+  TrainingSession& operator=(const TrainingSession&) = delete;
+
+  // ---- commands (GUI thread; they run in order on the training thread) ---------------------
+  void load(LoadRequest req);
+  void set_running(bool run);
+  void step_once();
+  void reset();
+  /// Applies a schedule and step count mid-run (Trainer::set_schedule / set_total_steps).
+  void set_schedule(const ScheduleSpec& spec, int64_t total_steps);
+  void set_preview_every(int32_t n);
+  /// Pause when this step is reached (the screenshot mode); -1 clears.
+  void set_stop_at(int64_t step);
+  void save_model(const std::string& path);
+  void export_image(const std::string& path, int32_t w, int32_t h, int bit_depth);
+  /// Asks for a host copy of the current picture (for the error map on the CUDA path).
+  void request_host_preview();
+
+  /// Takes what was published since the last call. GUI thread.
+  SessionTake take();
+  /// Device preview frames (CUDA builds with a CUDA backend); null otherwise.
+  std::shared_ptr<CudaFrameRing> device_frames() const;
+  /// Lets the training thread publish device frames (the GUI sets it when interop works).
+  void enable_device_preview(bool on);
+
+private:
+  struct Run;
+  using Command = std::function<void()>;
+  void post(Command c);
+  void thread_main();
+  void do_load(const LoadRequest& req);
+  void train_slice();
+  void make_preview(bool force);
+  void publish_status();
+  void report_error(const std::string& what);
+  void report_notice(const std::string& what);
+
+  // Shared with the GUI thread, under m_mutex.
+  std::mutex m_mutex;
+  std::condition_variable m_cv;
+  std::deque<Command> m_commands;
+  bool m_quit = false;
+  SessionTake m_back;
+  std::shared_ptr<CudaFrameRing> m_frames;
+  bool m_device_preview_enabled = false;
+
+  // Training thread only.
+  std::unique_ptr<Run> m_run;
+  bool m_running = false;
+  int32_t m_preview_every = 10;
+  int64_t m_stop_at = -1;
+  uint64_t m_run_id = 0;
+  uint64_t m_trainer_id = 0;
+  bool m_host_preview_wanted = false;
+
+  std::thread m_thread; // last: starts after every member above exists
+};
+
+} // namespace redraw

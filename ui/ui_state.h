@@ -1,0 +1,144 @@
+#pragma once
+/// The desktop app's state, as plain structs (STYLE 10: Tracy's ViewData, without the god class).
+/// - Owned by run_gui() and passed by reference to every draw_*() panel. Only the GUI thread
+///   touches it; the training thread is reached through TrainingSession and UiIntent.
+/// - Panels never call the session directly: they push UiIntents, which gui_app.cpp carries out
+///   after the frame's widgets are drawn (so one place owns every side effect).
+/// - No GL types here (STYLE 9): textures are reached through PreviewTexture pointers.
+#include "engine/metrics.h"
+#include "engine/run_config.h"
+#include "ui/preview_texture.h"
+#include "ui/training_session.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace redraw {
+
+/// What the canvas shows: the three views side by side, or one of them full size.
+enum class CanvasMode : int32_t { SideBySide = 0, GroundTruth, Reconstruction, Error };
+
+/// Something a panel or key asks the app to do after this frame.
+enum class IntentKind : int32_t {
+  ToggleRun,     ///< Space: start, pause or resume
+  StepOnce,      ///< one training step while paused
+  Reset,         ///< R: re-initialise the network, keep the shape
+  ApplyReset,    ///< build a trainer from the edited config (shape changes)
+  ApplySchedule, ///< push the edited schedule and step count to the running trainer
+  LoadPreset,    ///< text = preset name, into the edited config
+  OpenPath,      ///< text = image or .redraw file
+  SaveModel,     ///< text = destination .redraw
+  ExportImage,   ///< text = destination .png, a = width, b = height, c = bit depth
+  ShowDialog,    ///< a = FileDialogPurpose
+  FitView,       ///< F
+  Quit,
+};
+
+struct UiIntent {
+  IntentKind kind;
+  std::string text;
+  int64_t a = 0, b = 0, c = 0;
+};
+
+enum class FileDialogPurpose : int32_t { Open = 0, SaveModel, Export };
+
+/// The File > Open / Save / Export dialog: a path field and a simple folder browser.
+struct FileDialogState {
+  bool open_requested = false; ///< set to open the popup next frame
+  FileDialogPurpose purpose = FileDialogPurpose::Open;
+  std::string path;            ///< the path field
+  std::string folder;          ///< the folder being listed
+  std::vector<std::string> entries; ///< names in `folder` (folders end with '/')
+  std::string listed_folder;   ///< folder `entries` was read from (re-listed when it changes)
+  std::string list_error;
+  int32_t export_width = 0, export_height = 0, export_bit_depth = 8;
+  bool export_lock_aspect = true;
+};
+
+/// Zoom and pan of the canvas, shared by all three views so they stay aligned.
+struct CanvasView {
+  CanvasMode mode = CanvasMode::SideBySide;
+  float zoom = 1.0f;              ///< screen pixels per image pixel
+  float center_x = 0, center_y = 0; ///< image pixel under the centre of each pane
+  bool fit_requested = true;
+  float error_gain = 4.0f;        ///< heat-map scale: |error| * gain -> colour
+  bool error_dirty = false;       ///< recompute the heat map (the gain changed)
+};
+
+/// The config being edited in the controls panel; it reaches the trainer on Apply.
+struct EditState {
+  RunConfig config;
+  std::string preset;           ///< preset the edit started from ("" = custom)
+  int32_t train_side = 256;     ///< longest side of the training image
+  bool full_batch = true;
+  int32_t batch_size = 16384;
+  int32_t selected_layer = 0;
+};
+
+/// Remembered between runs (settings.json in the XDG config folder).
+struct Settings {
+  std::string preset = "siren";
+  std::string backend = "auto";
+  int32_t preview_every = 10;
+  int32_t window_width = 1600, window_height = 1000;
+  float controls_width = 380.0f;
+  float plots_height = 230.0f;
+  std::string last_folder;
+  std::vector<std::string> recent; ///< newest first, at most 10
+};
+
+/// A message shown in the app: errors stay until dismissed, notices fade.
+struct UiMessage {
+  bool error = false;
+  std::string text;
+  double shown_at = 0; ///< glfwGetTime() when it appeared
+};
+
+/// Everything the GUI thread knows about the run, copied from the session each frame.
+struct RunView {
+  SessionStatus status;
+  std::vector<MetricsRow> history;
+  std::shared_ptr<const Image> ground_truth;
+  std::shared_ptr<const Image> reconstruction; ///< host copy of the latest preview (may lag on CUDA)
+  int64_t preview_step = -1;
+  int64_t shown_step = -1;      ///< step of the picture in recon_texture
+  uint64_t run_id = 0;
+  uint64_t trainer_id = 0;
+  // Plot columns, appended as rows arrive.
+  std::vector<float> plot_step, plot_loss, plot_psnr, plot_lr;
+  int32_t frames_since_preview = 0;
+};
+
+struct UiState {
+  Settings settings;
+  EditState edit;
+  CanvasView view;
+  FileDialogState dialog;
+  RunView run;
+  std::vector<UiMessage> messages;
+  std::vector<UiIntent> intents;
+  std::vector<std::string> preset_names;
+
+  // Textures (owned by run_gui; may be null before the first image).
+  PreviewTexture* truth_texture = nullptr;
+  PreviewTexture* recon_texture = nullptr;
+  PreviewTexture* error_texture = nullptr;
+
+  // Frame timing.
+  double now = 0;
+  float fps = 0;
+
+  // Canvas layout of the last frame, in framebuffer pixels (for the screenshot sidecar).
+  float recon_rect[4] = {0, 0, 0, 0}; ///< x, y, w, h of the reconstruction pane's image
+
+  void push(IntentKind k, std::string text = {}, int64_t a = 0, int64_t b = 0, int64_t c = 0) {
+    intents.push_back(UiIntent{k, std::move(text), a, b, c});
+  }
+  void notify(std::string text, bool is_error = false) {
+    messages.push_back(UiMessage{is_error, std::move(text), now});
+  }
+};
+
+} // namespace redraw
