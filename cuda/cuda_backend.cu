@@ -500,6 +500,19 @@ void CudaBackend::render_rgba8_device(int32_t w, int32_t h, void* dst_device) {
   synchronize();
 }
 
+std::vector<uint8_t> CudaBackend::render_rgba8(int32_t w, int32_t h) {
+  if (w < 1 || h < 1 || w > k_max_render_side || h > k_max_render_side)
+    throw ConfigError("render: " + std::to_string(w) + "x" + std::to_string(h) + " is outside 1.." +
+                      std::to_string(k_max_render_side) + " per side");
+  const size_t bytes = size_t(w) * size_t(h) * 4;
+  DeviceBuffer<uint8_t> image(*m->pool, m->stream, bytes, "rendered image");
+  render_rgba8_device(w, h, image.data());
+  std::vector<uint8_t> out(bytes);
+  image.download(out.data(), bytes);
+  synchronize();
+  return out;
+}
+
 // ---- benchmark -------------------------------------------------------------------------------
 
 CudaStepProfile CudaBackend::profile_steps(const StepArgs& args, int64_t steps) {

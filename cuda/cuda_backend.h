@@ -68,6 +68,8 @@ public:
   /// image is complete. Call from the thread that owns the backend. Throws BackendError when no
   /// network is configured, ConfigError for a size outside [1, k_max_render_side].
   void render_rgba8_device(int32_t w, int32_t h, void* dst_device);
+  /// The same image copied to the host (w * h * 4 bytes), for tests and for a GUI without interop.
+  std::vector<uint8_t> render_rgba8(int32_t w, int32_t h);
 
   /// Runs 2 * steps + a few training steps on the bound network starting at args.step (they
   /// change the parameters) and times them; for the benchmark.
