@@ -105,6 +105,11 @@ struct CudaBackend::Impl {
   std::array<LossSlot, k_loss_slots> slots;
   PinnedValue<float> mse_host;
 
+  Impl() = default;
+  ~Impl();
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+
   CudaContext ctx(OpTimer* timer = nullptr) const { return {stream, blas, pool.get(), timer}; }
 
   void drop_graph() {
@@ -206,15 +211,16 @@ struct CudaBackend::Impl {
   }
 };
 
-CudaBackend::CudaBackend(int device) : m(std::make_unique<Impl>()) {
+CudaBackend::CudaBackend(int device) {
   std::string why;
   const int count = cuda_device_count(&why);
   if (count == 0) throw BackendError("cuda backend unavailable: " + why);
   if (device < 0 || device >= count)
     throw BackendError("cuda: device " + std::to_string(device) + " does not exist (" + std::to_string(count) +
                        " found)");
-  m->device = device;
   CUDA_CHECK(cudaSetDevice(device));
+  m = std::make_unique<Impl>(); // its pinned buffers need a working device
+  m->device = device;
   CUDA_CHECK(cudaGetDeviceProperties(&m->props, device));
   // A kernel image for this device must exist in the build; probing one kernel says so early.
   {
@@ -238,18 +244,20 @@ CudaBackend::CudaBackend(int device) : m(std::make_unique<Impl>()) {
   for (auto& slot : m->slots) CUDA_CHECK(cudaEventCreateWithFlags(&slot.done, cudaEventDisableTiming));
 }
 
-CudaBackend::~CudaBackend() {
-  if (!m) return;
-  if (m->stream) (void)cudaStreamSynchronize(m->stream);
-  m->drop_graph();
-  m->bound.reset();
-  m->blas_workspace = {};
-  if (m->stream) (void)cudaStreamSynchronize(m->stream);
-  if (m->blas) (void)cublasDestroy(m->blas);
-  for (auto& slot : m->slots)
+CudaBackend::~CudaBackend() = default;
+
+CudaBackend::Impl::~Impl() {
+  // Also runs when the constructor fails half-way, so every handle may still be null.
+  if (stream) (void)cudaStreamSynchronize(stream);
+  drop_graph();
+  bound.reset();
+  if (blas) (void)cublasDestroy(blas);
+  blas_workspace = {};
+  if (stream) (void)cudaStreamSynchronize(stream);
+  for (auto& slot : slots)
     if (slot.done) (void)cudaEventDestroy(slot.done);
-  m->pool.reset();
-  if (m->stream) (void)cudaStreamDestroy(m->stream);
+  pool.reset();
+  if (stream) (void)cudaStreamDestroy(stream);
   (void)cudaGetLastError();
 }
 
@@ -444,6 +452,7 @@ void CudaBackend::train_step_impl(const StepArgs& args) {
 }
 
 std::optional<LossSample> CudaBackend::poll_loss_impl() {
+  if (!m->bound) return std::nullopt;
   const BoundState& s = *m->bound;
   LossSlot* newest = nullptr;
   for (auto& slot : m->slots) {
