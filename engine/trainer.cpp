@@ -24,6 +24,7 @@ Trainer::Trainer(std::unique_ptr<Backend> backend, RunConfig config, Dataset dat
   m_backend->configure(setup, m_data);
   m_fourier_b = fourier_matrix(m_config.model.encoding, m_config.training.seed);
   m_schedule = make_schedule(m_config.schedule, m_config.training.steps);
+  m_policy = SnapshotPolicy::for_run(m_config.training.steps, m_config.training.metrics_every);
   reset();
 }
 
@@ -40,6 +41,7 @@ void Trainer::reset() {
   m_seconds_before = 0;
   m_clock_start.reset();
   m_history.clear();
+  m_snapshots.clear();
   m_last_loss = std::numeric_limits<double>::quiet_NaN();
 }
 
@@ -47,17 +49,63 @@ std::optional<MetricsRow> Trainer::step() {
   if (!m_clock_start) m_clock_start = std::chrono::steady_clock::now();
   const int64_t every = std::max<int64_t>(1, m_config.training.metrics_every);
   const bool metrics = (m_step + 1) % every == 0 || m_step + 1 == m_config.training.steps || m_step == 0;
+  if (m_step == 0 && m_snapshots.empty() && m_policy.should_snapshot(0)) record_snapshot(std::nullopt);
+  const bool snap = m_policy.should_snapshot(m_step + 1);
   StepArgs args;
   args.step = m_step;
   args.learning_rate = float(m_schedule->learning_rate(m_step));
-  args.record_loss = metrics;
+  args.record_loss = metrics || snap;
   m_backend->train_step(args);
   ++m_step;
-  if (!metrics) return std::nullopt;
-  return measure();
+  std::optional<MetricsRow> row;
+  if (metrics) row = measure();
+  if (snap) record_snapshot(row);
+  return row;
+}
+
+void Trainer::record_snapshot(const std::optional<MetricsRow>& measured) {
+  Snapshot s;
+  s.metrics = measured ? *measured : measure_row();
+  s.params = m_backend->parameters();
+  m_snapshots.add(std::move(s));
+}
+
+Image Trainer::render_snapshot(size_t i, int32_t w, int32_t h, const RenderOptions& opts) {
+  const Snapshot& s = snapshot(i);
+  const NetworkView view{&m_config.model, s.params, m_fourier_b};
+  return render_image(*m_backend, view, w, h, opts);
+}
+
+void Trainer::branch_from_snapshot(size_t i) {
+  const Snapshot s = snapshot(i); // a copy: the truncation below changes the store
+  m_backend->synchronize();
+  m_backend->set_parameters(s.params);
+  OptimizerState zero;
+  const size_t count = size_t(m_backend->parameter_count());
+  const int arrays = optimizer_state_arrays(m_config.optimizer);
+  if (arrays >= 1) zero.first.assign(count, 0.0f);
+  if (arrays >= 2) zero.second.assign(count, 0.0f);
+  m_backend->set_optimizer_state(zero);
+  (void)m_backend->poll_loss();
+  m_step = s.metrics.step;
+  m_seconds_before = s.metrics.seconds;
+  m_clock_start.reset();
+  while (!m_history.empty() && m_history.back().step > m_step) m_history.pop_back();
+  m_snapshots.truncate_after(m_step);
+  m_last_loss = s.metrics.loss;
 }
 
 MetricsRow Trainer::measure() {
+  MetricsRow row = measure_row();
+  if (!m_history.empty() && m_history.back().step == row.step) {
+    m_history.back() = row;
+  } else {
+    m_history.push_back(row);
+  }
+  return row;
+}
+
+MetricsRow Trainer::measure_row() {
   m_backend->synchronize();
   if (auto sample = m_backend->poll_loss()) m_last_loss = sample->loss;
   MetricsRow row;
@@ -66,11 +114,6 @@ MetricsRow Trainer::measure() {
   row.psnr_db = psnr_from_mse(m_backend->dataset_mse());
   row.lr = m_schedule->learning_rate(std::max<int64_t>(0, m_step - 1));
   row.seconds = elapsed_seconds();
-  if (!m_history.empty() && m_history.back().step == row.step) {
-    m_history.back() = row;
-  } else {
-    m_history.push_back(row);
-  }
   return row;
 }
 
@@ -125,6 +168,7 @@ Checkpoint Trainer::checkpoint(const std::string& source_image) {
   c.params = m_backend->parameters();
   c.optimizer = m_backend->optimizer_state();
   c.history = m_history;
+  c.snapshots = m_snapshots.frames();
   return c;
 }
 
@@ -140,6 +184,10 @@ void Trainer::restore(const Checkpoint& ckpt) {
   if (!same)
     throw CheckpointError("the model's network shape (" + std::to_string(ckpt.params.size()) +
                           " parameters) differs from the current configuration");
+  for (const auto& s : ckpt.snapshots)
+    if (s.params.size() != ckpt.params.size())
+      throw CheckpointError("a timelapse snapshot has " + std::to_string(s.params.size()) + " weights; the model has " +
+                            std::to_string(ckpt.params.size()));
   m_backend->set_parameters(ckpt.params);
   const size_t count = size_t(m_backend->parameter_count());
   OptimizerState st = ckpt.optimizer;
@@ -152,6 +200,7 @@ void Trainer::restore(const Checkpoint& ckpt) {
   m_seconds_before = ckpt.seconds;
   m_clock_start.reset();
   m_history = ckpt.history;
+  m_snapshots.assign(ckpt.snapshots);
   m_last_loss = m_history.empty() ? std::numeric_limits<double>::quiet_NaN() : m_history.back().loss;
 }
 

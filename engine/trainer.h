@@ -7,12 +7,17 @@
 ///   whole training image is measured; that is the only point where the device is waited on.
 /// - Determinism: same seed, same config, same backend -> same parameters (bit-exact on the CPU),
 ///   and a checkpoint resumes exactly where it left off.
+/// - Timelapse: after each step the SnapshotPolicy is asked whether to keep the weights; if so the
+///   parameters are copied (one device read) with that step's metrics (measured when it was not a
+///   metrics step, without adding a history row) into a SnapshotStore under a byte cap. The
+///   untrained network is kept as step 0 at the first step(). Snapshots travel in checkpoints.
 #include "engine/backend.h"
 #include "engine/checkpoint.h"
 #include "engine/dataset.h"
 #include "engine/metrics.h"
 #include "engine/renderer.h"
 #include "engine/schedule.h"
+#include "engine/timelapse.h"
 
 #include <chrono>
 #include <functional>
@@ -61,11 +66,33 @@ public:
   /// must have the same model shape as this trainer's (CheckpointError otherwise).
   void restore(const Checkpoint& ckpt);
 
+  // ---- timelapse ------------------------------------------------------------------------
+  /// The frames kept so far, oldest first (index 0 is the first frame).
+  const SnapshotStore& snapshots() const { return m_snapshots; }
+  size_t snapshot_count() const { return m_snapshots.size(); }
+  /// Frame i (0 <= i < snapshot_count(); std::out_of_range otherwise): its metrics and parameters.
+  const Snapshot& snapshot(size_t i) const { return m_snapshots.frames().at(i); }
+  /// Renders frame i at w x h (same arithmetic as render() had at that step).
+  Image render_snapshot(size_t i, int32_t w, int32_t h, const RenderOptions& opts = {});
+  /// Memory cap for the frames in bytes (default 256 MiB); lowering it thins at once.
+  void set_snapshot_cap_bytes(size_t bytes) { m_snapshots.set_cap_bytes(bytes); }
+  size_t snapshot_cap_bytes() const { return m_snapshots.cap_bytes(); }
+  /// Which steps are kept from the next step on (default: SnapshotPolicy::for_run of the config).
+  void set_snapshot_policy(const SnapshotPolicy& policy) { m_policy = policy; }
+  const SnapshotPolicy& snapshot_policy() const { return m_policy; }
+  /// "Resume training from here": parameters of frame i, optimizer state zeroed, step = the
+  /// frame's step, history and later frames dropped, clock set to the frame's time. The schedule
+  /// continues from that step. std::out_of_range for a bad index.
+  void branch_from_snapshot(size_t i);
+
   /// Stops the training clock (the GUI calls it on pause; run() calls it when it returns). The
   /// clock restarts with the next step().
   void pause_clock();
 
 private:
+  /// loss/PSNR/lr/time of the current network, without touching the history. Blocks.
+  MetricsRow measure_row();
+  void record_snapshot(const std::optional<MetricsRow>& measured);
 
   std::unique_ptr<Backend> m_backend;
   RunConfig m_config;
@@ -77,6 +104,8 @@ private:
   std::optional<std::chrono::steady_clock::time_point> m_clock_start;
   std::vector<MetricsRow> m_history;
   double m_last_loss = 0;
+  SnapshotPolicy m_policy;
+  SnapshotStore m_snapshots;
 };
 
 /// PSNR in dB for a mean squared error of values in [0, 1].

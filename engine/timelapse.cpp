@@ -1,0 +1,98 @@
+#include "engine/timelapse.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace redraw {
+
+bool SnapshotPolicy::should_snapshot(int64_t step) const {
+  if (!enabled || step < 0) return false;
+  if (step == 0) return initial;
+  if (every > 0 && step % every == 0) return true;
+  if (per_octave <= 0) return false;
+  const double k_est = double(per_octave) * std::log2(double(step));
+  for (int64_t k = int64_t(std::floor(k_est)) - 1; k <= int64_t(std::ceil(k_est)) + 1; ++k) {
+    if (k < 0) continue;
+    if (std::llround(std::exp2(double(k) / double(per_octave))) == step) return true;
+  }
+  return false;
+}
+
+SnapshotPolicy SnapshotPolicy::for_run(int64_t total_steps, int64_t metrics_every, int64_t regular_frames) {
+  SnapshotPolicy p;
+  const int64_t m = std::max<int64_t>(1, metrics_every);
+  const int64_t raw = std::max<int64_t>(1, total_steps / std::max<int64_t>(1, regular_frames));
+  p.every = std::max<int64_t>(m, (raw + m - 1) / m * m);
+  return p;
+}
+
+size_t snapshot_bytes(const Snapshot& s) { return sizeof(Snapshot) + s.params.size() * sizeof(float); }
+
+size_t thin_snapshots(std::vector<Snapshot>& frames, size_t cap_bytes) {
+  size_t total = 0;
+  for (const auto& f : frames) total += snapshot_bytes(f);
+  size_t dropped = 0;
+  while (total > cap_bytes && frames.size() > 2) {
+    // Drop the interior frame whose removal leaves the smallest gap in log(1 + step): the
+    // remaining frames stay as evenly spread over the log-step axis as they can. Ties go to the
+    // older frame.
+    size_t best = 1;
+    double best_gap = INFINITY;
+    for (size_t i = 1; i + 1 < frames.size(); ++i) {
+      const double gap = std::log1p(double(frames[i + 1].metrics.step)) - std::log1p(double(frames[i - 1].metrics.step));
+      if (gap < best_gap) {
+        best_gap = gap;
+        best = i;
+      }
+    }
+    total -= snapshot_bytes(frames[best]);
+    frames.erase(frames.begin() + std::ptrdiff_t(best));
+    ++dropped;
+  }
+  return dropped;
+}
+
+void SnapshotStore::thin() {
+  m_thinned += thin_snapshots(m_frames, m_cap);
+  m_bytes = 0;
+  for (const auto& f : m_frames) m_bytes += snapshot_bytes(f);
+}
+
+void SnapshotStore::add(Snapshot frame) {
+  truncate_after(frame.metrics.step - 1);
+  m_bytes += snapshot_bytes(frame);
+  m_frames.push_back(std::move(frame));
+  if (m_bytes > m_cap) thin();
+}
+
+void SnapshotStore::assign(std::vector<Snapshot> frames) {
+  std::stable_sort(frames.begin(), frames.end(),
+                   [](const Snapshot& a, const Snapshot& b) { return a.metrics.step < b.metrics.step; });
+  m_frames = std::move(frames);
+  thin();
+}
+
+void SnapshotStore::clear() {
+  m_frames.clear();
+  m_bytes = 0;
+}
+
+void SnapshotStore::truncate_after(int64_t step) {
+  while (!m_frames.empty() && m_frames.back().metrics.step > step) {
+    m_bytes -= snapshot_bytes(m_frames.back());
+    m_frames.pop_back();
+  }
+}
+
+void SnapshotStore::set_cap_bytes(size_t cap_bytes) {
+  m_cap = cap_bytes;
+  if (m_bytes > m_cap) thin();
+}
+
+size_t SnapshotStore::index_at_step(int64_t step) const {
+  const auto it = std::upper_bound(m_frames.begin(), m_frames.end(), step,
+                                   [](int64_t s, const Snapshot& f) { return s < f.metrics.step; });
+  return it == m_frames.begin() ? 0 : size_t(it - m_frames.begin()) - 1;
+}
+
+} // namespace redraw

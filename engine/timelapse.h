@@ -1,0 +1,78 @@
+#pragma once
+/// The training timelapse: which steps to keep weights for, and a memory-capped store of them.
+/// - SnapshotPolicy: dense early, when the picture changes fast, sparse later. A step is a
+///   snapshot step when it is on a geometric ladder (per_octave steps per doubling, rounded:
+///   1, 2, 3, 4, 6, 8, 11, 16, 23, 32, ... for 2 per octave) or a multiple of `every`.
+/// - SnapshotStore: frames in increasing step order under a byte cap (256 MiB by default). When a
+///   new frame would go over the cap, older frames are thinned evenly in log(1 + step): the
+///   interior frame whose neighbours are closest together is dropped, again and again. The first
+///   and the newest frames are never dropped, so a store always keeps at least those two (and
+///   may exceed a cap smaller than two frames).
+/// - Threading: neither type is locked; the Trainer's thread owns the store.
+#include "engine/checkpoint.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace redraw {
+
+constexpr size_t k_default_snapshot_cap_bytes = size_t(256) << 20; ///< 256 MiB
+
+struct SnapshotPolicy {
+  bool enabled = true;
+  bool initial = true;    ///< also keep the untrained network (step 0)
+  int32_t per_octave = 2; ///< ladder density: steps round(2^(k / per_octave)); 0 = no ladder
+  int64_t every = 100;    ///< plus every this many steps; 0 = none
+
+  /// True when the network after `step` completed steps should be kept (step 0 = initial).
+  bool should_snapshot(int64_t step) const;
+
+  /// A policy for a run of `total_steps` that aims at about `regular_frames` regular frames, with
+  /// `every` a multiple of metrics_every so most snapshots reuse the step's measured metrics.
+  static SnapshotPolicy for_run(int64_t total_steps, int64_t metrics_every, int64_t regular_frames = 200);
+};
+
+/// Bytes a snapshot holds in memory (its parameters and metrics).
+size_t snapshot_bytes(const Snapshot& s);
+
+class SnapshotStore {
+public:
+  explicit SnapshotStore(size_t cap_bytes = k_default_snapshot_cap_bytes) : m_cap(cap_bytes) {}
+
+  /// Appends a frame. A frame at a step <= the newest one's replaces every frame from that step
+  /// on (a branch rewrote that part of the timeline). Then thins to the cap.
+  void add(Snapshot frame);
+  /// Replaces every frame (e.g. from a loaded model), sorted by step, then thins to the cap.
+  void assign(std::vector<Snapshot> frames);
+  void clear();
+  /// Drops every frame after `step` (branching from an earlier frame).
+  void truncate_after(int64_t step);
+
+  /// The cap in bytes; lowering it thins at once. At least two frames are always kept.
+  void set_cap_bytes(size_t cap_bytes);
+  size_t cap_bytes() const { return m_cap; }
+  size_t bytes() const { return m_bytes; } ///< what the frames hold now
+  size_t thinned() const { return m_thinned; } ///< frames dropped to stay under the cap, ever
+
+  const std::vector<Snapshot>& frames() const { return m_frames; }
+  size_t size() const { return m_frames.size(); }
+  bool empty() const { return m_frames.empty(); }
+  const Snapshot& operator[](size_t i) const { return m_frames[i]; }
+  /// Index of the newest frame at or before `step` (0 when all are later); the store must not be empty.
+  size_t index_at_step(int64_t step) const;
+
+private:
+  void thin();
+  std::vector<Snapshot> m_frames;
+  size_t m_cap;
+  size_t m_bytes = 0;
+  size_t m_thinned = 0;
+};
+
+/// Thins `frames` (sorted by step) in place until their snapshot_bytes fit in cap_bytes, keeping the
+/// first and the last; returns how many were dropped. Exposed for tests and tools.
+size_t thin_snapshots(std::vector<Snapshot>& frames, size_t cap_bytes);
+
+} // namespace redraw
