@@ -1,0 +1,286 @@
+// CUDA training benchmark: for each preset and size, steps/s, samples/s, achieved TFLOP/s against
+// cuBLAS sgemm on the same product shapes measured in the same run, and the time the GPU spends
+// outside kernels (launch gaps), from CUDA events. With --accuracy IMAGE it also times how long each
+// preset takes to get 99% of pixels right after thresholding (the original workload: binary, 200x200).
+//
+//   cuda_bench [--presets classic,siren,fourier] [--sizes 200,256,512] [--steps 200]
+//              [--precision fp32|tf32] [--json FILE]
+//              [--accuracy IMAGE [--target 0.99] [--time-limit 10] [--accuracy-steps N]]
+//
+// Without a CUDA device (or in a build without CUDA) it prints one "SKIPPED: no CUDA device" line
+// and exits 0.
+#include "app/backend_registry.h"
+#include "engine/errors.h"
+#include "engine/image.h"
+#include "engine/run_config.h"
+#include "engine/trainer.h"
+
+#if REDRAW_HAVE_CUDA
+#include "cuda/cuda_backend.h"
+#endif
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace redraw;
+
+namespace {
+
+struct Options {
+  std::vector<std::string> presets = {"classic", "siren", "fourier"};
+  std::vector<int32_t> sizes; ///< empty: each preset's reference size, then 512
+  int64_t steps = 200;
+  std::string precision = "fp32";
+  std::string json_file;
+  std::string accuracy_image;
+  double target = 0.99;
+  double time_limit = 10.0;
+  int64_t accuracy_steps = 0; ///< overrides training.steps (the cosine period) in accuracy runs
+};
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) throw ConfigError(a + ": needs a value");
+      return argv[++i];
+    };
+    if (a == "--presets") o.presets = split(next());
+    else if (a == "--sizes") {
+      o.sizes.clear();
+      for (const auto& s : split(next())) o.sizes.push_back(std::stoi(s));
+    } else if (a == "--steps") o.steps = std::stoll(next());
+    else if (a == "--precision") o.precision = next();
+    else if (a == "--json") o.json_file = next();
+    else if (a == "--accuracy") o.accuracy_image = next();
+    else if (a == "--target") o.target = std::stod(next());
+    else if (a == "--time-limit") o.time_limit = std::stod(next());
+    else if (a == "--accuracy-steps") o.accuracy_steps = std::stoll(next());
+    else if (a == "--help" || a == "-h") {
+      std::printf("usage: cuda_bench [--presets a,b] [--sizes 200,256] [--steps N] [--precision fp32|tf32]\n"
+                  "                  [--json FILE] [--accuracy IMAGE [--target 0.99] [--time-limit 10]\n"
+                  "                  [--accuracy-steps N]]\n");
+      std::exit(0);
+    } else
+      throw ConfigError("unknown argument '" + a + "'");
+  }
+  return o;
+}
+
+int32_t reference_size(const std::string& preset) { return preset == "classic" ? 200 : 256; }
+
+/// A deterministic test pattern (timing does not depend on the picture).
+Image pattern(int32_t w, int32_t h, int32_t channels) {
+  Image img;
+  img.width = w;
+  img.height = h;
+  img.channels = channels;
+  img.pixels.resize(size_t(w) * h * channels);
+  for (int32_t y = 0; y < h; ++y)
+    for (int32_t x = 0; x < w; ++x)
+      for (int32_t c = 0; c < channels; ++c)
+        img.at(x, y, c) = float(0.5 + 0.45 * std::sin(17.0 * x / w + 11.0 * y / h + c) * std::cos(5.0 * x * y / (w * h)));
+  return img;
+}
+
+} // namespace
+
+#if REDRAW_HAVE_CUDA
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// The step's matrix products in cuBLAS's column-major terms (as cuda/matmul.cpp issues them).
+std::vector<GemmShape> step_shapes(const ModelSpec& model, int64_t rows) {
+  std::vector<GemmShape> shapes;
+  const auto layers = dense_layers(model);
+  for (size_t l = 0; l < layers.size(); ++l) {
+    const auto& L = layers[l];
+    shapes.push_back({L.out, int32_t(rows), L.in, true, false});  // forward
+    shapes.push_back({L.in, L.out, int32_t(rows), false, true});  // weight gradient
+    if (l > 0) shapes.push_back({L.in, int32_t(rows), L.out, false, false}); // input gradient
+  }
+  return shapes;
+}
+
+nlohmann::json bench_one(const std::string& preset, int32_t size, const Options& o) {
+  RunConfig cfg = load_preset(preset);
+  const int32_t channels = channels_of(cfg.data.color_mode);
+  auto backend = std::make_unique<CudaBackend>(0);
+  backend->set_precision(parse_cuda_precision(o.precision));
+  CudaBackend* cb = backend.get();
+  Trainer trainer(std::move(backend), cfg, Dataset{pattern(size, size, channels)});
+  const int64_t batch = cfg.training.batch_size > 0 ? cfg.training.batch_size : int64_t(size) * size;
+
+  // Wall clock over o.steps steps (host enqueue + device, one synchronize at the end).
+  StepArgs args;
+  args.learning_rate = float(cfg.schedule.lr_max);
+  for (int64_t i = 0; i < 3; ++i, ++args.step) cb->train_step(args); // eager warm-up + graph capture
+  cb->synchronize();
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int64_t i = 0; i < o.steps; ++i, ++args.step) cb->train_step(args);
+  cb->synchronize();
+  const double wall = seconds_since(t0);
+  const CudaStepProfile prof = cb->profile_steps(args, o.steps);
+
+  const auto shapes = step_shapes(trainer.config().model, std::min<int64_t>(batch, int64_t(1) << 18));
+  double flops_per_pass = 0;
+  for (const auto& s : shapes) flops_per_pass += s.flops();
+  const double chunks = std::ceil(double(batch) / double(std::min<int64_t>(batch, int64_t(1) << 18)));
+  const double flops_per_step = flops_per_pass * chunks;
+  const double gemm_s = cuda_sgemm_seconds(shapes, parse_cuda_precision(o.precision), 20) * chunks;
+
+  const double steps_per_s = double(o.steps) / wall;
+  nlohmann::json r;
+  r["impl"] = "redraw-cuda";
+  r["preset"] = preset;
+  r["size"] = size;
+  r["batch"] = batch;
+  r["precision"] = o.precision;
+  r["parameters"] = parameter_count(trainer.config().model);
+  r["steps_per_s"] = steps_per_s;
+  r["samples_per_s"] = steps_per_s * double(batch);
+  r["gpu_ms_per_step_graph"] = prof.graph_ms_per_step;
+  r["gpu_ms_per_step_eager"] = prof.eager_ms_per_step;
+  r["kernel_ms_per_step"] = prof.kernel_ms_per_step;
+  r["launch_gap_ms_graph"] = std::max(0.0, prof.graph_ms_per_step - prof.kernel_ms_per_step);
+  r["launch_gap_ms_eager"] = std::max(0.0, prof.eager_ms_per_step - prof.kernel_ms_per_step);
+  r["host_enqueue_us_per_step"] = prof.host_enqueue_us_per_step;
+  r["tflops"] = flops_per_step * steps_per_s * 1e-12;
+  r["cublas_tflops_same_shapes"] = flops_per_step / gemm_s * 1e-12;
+  r["cublas_ms_per_step"] = gemm_s * 1e3;
+  nlohmann::json ops = nlohmann::json::object();
+  for (const auto& [name, ms] : prof.per_op_ms) ops[name] = ms;
+  r["per_op_ms"] = ops;
+  return r;
+}
+
+/// Fraction of pixels whose prediction lands on the right side of 0.5.
+double pixel_accuracy(Trainer& t) {
+  const Image& target = t.dataset().image;
+  const Image pred = t.render(target.width, target.height);
+  int64_t right = 0;
+  for (size_t i = 0; i < target.pixels.size(); ++i) right += (pred.pixels[i] >= 0.5f) == (target.pixels[i] >= 0.5f);
+  return double(right) / double(target.pixels.size());
+}
+
+nlohmann::json accuracy_one(const std::string& preset, const Options& o) {
+  RunConfig cfg = load_preset(preset);
+  cfg.data.color_mode = ColorMode::Binary;
+  cfg.data.width = 200;
+  cfg.data.height = 200;
+  if (o.accuracy_steps > 0) cfg.training.steps = o.accuracy_steps; // the schedule's length
+  const Image img = prepare_training_image(o.accuracy_image, cfg.data);
+  auto backend = std::make_unique<CudaBackend>(0);
+  backend->set_precision(parse_cuda_precision(o.precision));
+  CudaBackend* cb = backend.get();
+  cfg.training.metrics_every = int64_t(1) << 40; // no per-step metrics: this loop measures itself
+  Trainer trainer(std::move(backend), cfg, Dataset{img});
+  const int64_t check_every = 50;
+  double train_s = 0, accuracy = pixel_accuracy(trainer);
+  int64_t step = 0;
+  while (accuracy < o.target && train_s < o.time_limit) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int64_t i = 0; i < check_every; ++i, ++step) {
+      StepArgs a;
+      a.step = step;
+      a.learning_rate = float(trainer.learning_rate_at(std::min(step, cfg.training.steps - 1)));
+      cb->train_step(a);
+    }
+    cb->synchronize();
+    train_s += seconds_since(t0);
+    accuracy = pixel_accuracy(trainer);
+  }
+  nlohmann::json r;
+  r["preset"] = preset;
+  r["image"] = o.accuracy_image;
+  r["size"] = "200x200 binary";
+  r["steps"] = step;
+  r["train_seconds"] = train_s;
+  r["pixel_accuracy"] = accuracy;
+  r["reached"] = accuracy >= o.target;
+  return r;
+}
+
+} // namespace
+
+#endif
+
+int main(int argc, char** argv) {
+  try {
+    const Options o = parse(argc, argv);
+#if !REDRAW_HAVE_CUDA
+    std::printf("cuda_bench: SKIPPED: no CUDA device: this build has no CUDA backend\n");
+    return 0;
+#else
+    std::string why;
+    if (cuda_device_count(&why) == 0) {
+      std::printf("cuda_bench: SKIPPED: no CUDA device: %s\n", why.c_str());
+      return 0;
+    }
+    std::printf("%s\n%s", cuda_build_description().c_str(), cuda_devices_description().c_str());
+    nlohmann::json results = nlohmann::json::array();
+    std::printf("\n%-8s %6s %8s %9s %11s %9s %8s %8s %7s %8s %8s %8s\n", "preset", "size", "batch", "steps/s",
+                "samples/s", "ms/step", "TFLOP/s", "cuBLAS", "%cuBLAS", "kern ms", "gap(gr)", "gap(eag)");
+    for (const auto& preset : o.presets) {
+      std::vector<int32_t> sizes = o.sizes;
+      if (sizes.empty()) sizes = {reference_size(preset), 512};
+      for (int32_t size : sizes) {
+        const nlohmann::json r = bench_one(preset, size, o);
+        std::printf("%-8s %6d %8lld %9.1f %11.3g %9.3f %8.2f %8.2f %6.0f%% %8.3f %8.3f %8.3f\n", preset.c_str(), size,
+                    (long long)r["batch"].get<int64_t>(), r["steps_per_s"].get<double>(),
+                    r["samples_per_s"].get<double>(), r["gpu_ms_per_step_graph"].get<double>(),
+                    r["tflops"].get<double>(), r["cublas_tflops_same_shapes"].get<double>(),
+                    100.0 * r["tflops"].get<double>() / r["cublas_tflops_same_shapes"].get<double>(),
+                    r["kernel_ms_per_step"].get<double>(), r["launch_gap_ms_graph"].get<double>(),
+                    r["launch_gap_ms_eager"].get<double>());
+        std::fflush(stdout);
+        results.push_back(r);
+      }
+    }
+    std::printf("(ms/step: GPU time per replayed step; kern ms: sum of per-op event brackets; gap: GPU time\n"
+                " outside those brackets per step, with the CUDA graph and with eager launches)\n");
+    nlohmann::json accuracy = nlohmann::json::array();
+    if (!o.accuracy_image.empty()) {
+      std::printf("\naccuracy on %s (200x200 binary, target %.1f%% of pixels, limit %.0f s):\n",
+                  o.accuracy_image.c_str(), 100 * o.target, o.time_limit);
+      for (const auto& preset : o.presets) {
+        const nlohmann::json r = accuracy_one(preset, o);
+        std::printf("  %-8s %s after %lld steps, %.2f s of training: %.2f%% of pixels right\n", preset.c_str(),
+                    r["reached"].get<bool>() ? "reached" : "NOT reached", (long long)r["steps"].get<int64_t>(),
+                    r["train_seconds"].get<double>(), 100 * r["pixel_accuracy"].get<double>());
+        accuracy.push_back(r);
+      }
+    }
+    if (!o.json_file.empty()) {
+      std::ofstream out(o.json_file);
+      out << nlohmann::json{{"throughput", results}, {"accuracy", accuracy}}.dump(2) << "\n";
+    }
+    return 0;
+#endif
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
+}
