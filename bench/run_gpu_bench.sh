@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Runs Redraw's CUDA benchmark and the PyTorch reference on the same GPU, one after the other, and
+# prints the ratio table against the floors of issue #3:
+#   classic 200x200 full batch: >= 3x PyTorch eager, >= 1.5x torch.compile
+#   siren   256x256 full batch: >= 2x PyTorch eager
+# then the accuracy runs on horse.png (200x200 binary, 99% of pixels right after thresholding):
+# each shipped preset within 10 s, and the classic preset (unchanged SGD, cosine over 800,000
+# steps as the original) within 60 s.
+#   bash bench/run_gpu_bench.sh [--precision fp32|tf32] [--steps 200]
+# Exits 0 with a SKIPPED line on a machine without a CUDA device.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+precision=fp32
+steps=200
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --precision) precision="$2"; shift 2 ;;
+    --steps) steps="$2"; shift 2 ;;
+    *) echo "usage: $0 [--precision fp32|tf32] [--steps N]" >&2; exit 2 ;;
+  esac
+done
+if [ -x /usr/local/cuda/bin/nvcc ] && ! command -v nvcc >/dev/null 2>&1; then export PATH="/usr/local/cuda/bin:$PATH"; fi
+if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "run_gpu_bench: SKIPPED: no CUDA device (nvidia-smi finds none)"
+  exit 0
+fi
+nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv,noheader
+arch="${REDRAW_CUDA_ARCHS:-native}"
+cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DREDRAW_GUI=OFF -DCMAKE_CUDA_ARCHITECTURES="$arch" >/dev/null
+cmake --build build-bench --target cuda_bench -j"$(nproc)" >/dev/null
+out="${REDRAW_BENCH_OUT:-build-bench/bench-results}"
+mkdir -p "$out"
+horse="${REDRAW_HORSE:-../shared/images/horse.png}"
+
+echo "== redraw (CUDA) =="
+build-bench/bin/cuda_bench --presets classic,siren,fourier --sizes 200,256,512 --steps "$steps" \
+  --precision "$precision" --json "$out/redraw.json"
+echo "== PyTorch =="
+python3 bench/torch_reference.py --presets classic,siren,fourier --sizes 200,256,512 --steps "$steps" \
+  --precision "$precision" --modes eager,compile --json "$out/torch.json"
+
+python3 - "$out/redraw.json" "$out/torch.json" <<'PY'
+import json, sys
+ours = {(r["preset"], r["size"]): r for r in json.load(open(sys.argv[1]))["throughput"]}
+try:
+    theirs = json.load(open(sys.argv[2]))
+except (OSError, ValueError):
+    theirs = []
+ref = {(r["preset"], r["size"], r["impl"]): r for r in theirs}
+floors = {("classic", 200, "torch-eager"): 3.0, ("classic", 200, "torch-compile"): 1.5, ("siren", 256, "torch-eager"): 2.0}
+print()
+print(f"{'preset':8} {'size':>5} {'redraw st/s':>12} {'eager st/s':>11} {'x eager':>8} {'compile st/s':>13} {'x compile':>10}  floors")
+ok = True
+for (preset, size), r in sorted(ours.items()):
+    line = f"{preset:8} {size:5d} {r['steps_per_s']:12.1f}"
+    verdicts = []
+    for impl in ("torch-eager", "torch-compile"):
+        t = ref.get((preset, size, impl))
+        if t is None:
+            line += f" {'-':>11} {'-':>8}" if impl == "torch-eager" else f" {'-':>13} {'-':>10}"
+            continue
+        ratio = r["steps_per_s"] / t["steps_per_s"]
+        line += (f" {t['steps_per_s']:11.1f} {ratio:7.2f}x" if impl == "torch-eager" else
+                 f" {t['steps_per_s']:13.1f} {ratio:9.2f}x")
+        floor = floors.get((preset, size, impl))
+        if floor is not None:
+            passed = ratio >= floor
+            ok &= passed
+            verdicts.append(f"{impl.split('-')[1]} >= {floor}x: {'PASS' if passed else 'FAIL'}")
+    print(line + "  " + "; ".join(verdicts))
+print("all floors met" if ok else "SOME FLOORS NOT MET")
+PY
+
+echo "== accuracy: 99% of pixels on $horse (200x200 binary) =="
+build-bench/bin/cuda_bench --presets fourier,siren,classic --sizes 200 --steps 20 --precision "$precision" \
+  --accuracy "$horse" --time-limit 10 --json "$out/accuracy10.json" | sed -n '/^accuracy/,$p'
+echo "== the classic preset itself (unchanged SGD, cosine over 800,000 steps), 60 s limit =="
+build-bench/bin/cuda_bench --presets classic --sizes 200 --steps 20 --precision "$precision" \
+  --accuracy "$horse" --time-limit 60 --accuracy-steps 800000 --json "$out/accuracy60.json" | sed -n '/^accuracy/,$p'
