@@ -22,6 +22,7 @@ struct TrainCommand {
   int64_t checkpoint_every = 0; ///< 0 = only at the end
   std::string resume;
   bool quiet = false;
+  std::optional<double> snapshot_cap_mb; ///< timelapse memory cap (default 256 MiB)
 };
 
 struct RenderCommand {
@@ -31,6 +32,7 @@ struct RenderCommand {
   std::optional<int64_t> snapshot;
   int bit_depth = 8;
   std::string backend = "auto";
+  std::string compare; ///< original image: write [original upscaled | render] side by side
 };
 
 struct InfoCommand {

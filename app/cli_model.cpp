@@ -3,6 +3,7 @@
 #include "app/cli_common.h"
 #include "engine/atomic_file.h"
 #include "engine/checkpoint.h"
+#include "engine/comparison.h"
 #include "engine/errors.h"
 #include "engine/renderer.h"
 
@@ -50,13 +51,21 @@ int run_render(const RenderCommand& o) {
   const NetworkView view{&model, params, fourier_b};
 
   install_interrupt_handler();
-  PngStreamWriter png(o.out, w, h, model.output_channels, o.bit_depth);
   Progress progress("render");
   redraw::RenderOptions ro;
   ro.progress = [&](double f) {
     progress.update(f, std::to_string(w) + "x" + std::to_string(h));
     return !interrupted();
   };
+  if (!o.compare.empty()) {
+    const Image original = comparison_original(load_image(o.compare), c.config.data);
+    export_comparison_png(*backend, view, original, w, h, o.out, o.bit_depth, ro);
+    progress.finish();
+    std::printf("compared %s (bicubic) with step %lld at %dx%d each (%dx%d, %d-bit) -> %s\n", o.compare.c_str(),
+                static_cast<long long>(step), w, h, 2 * w, h, o.bit_depth, o.out.c_str());
+    return k_exit_ok;
+  }
+  PngStreamWriter png(o.out, w, h, model.output_channels, o.bit_depth);
   render_tiles(*backend, view, w, h, ro,
                [&](int32_t y0, int32_t y1, const float* v) { png.write_rows(v, y1 - y0); });
   png.commit();

@@ -1,7 +1,64 @@
+// `redraw timelapse MODEL --size WxH [--fps N] [--overlay] -o OUT.gif|OUT.mp4|DIR/`
+#include "app/backend_registry.h"
 #include "app/cli_commands.h"
 #include "app/cli_common.h"
+#include "engine/checkpoint.h"
+#include "engine/errors.h"
+#include "engine/timelapse_export.h"
+
+#include <cstdio>
 
 namespace redraw::cli {
-// Replaced by the timelapse exporter (issue #5) in this session.
-int run_timelapse(const TimelapseCommand&) { throw UsageError("timelapse: not available yet"); }
+
+int run_timelapse(const TimelapseCommand& o) {
+  if (o.out.empty()) throw UsageError("-o: an output OUT.gif, OUT.mp4 or folder DIR/ is required");
+  if (!(o.fps > 0)) throw UsageError("--fps: must be positive");
+  TimelapseFormat format;
+  try {
+    format = timelapse_format_for(o.out);
+  } catch (const ConfigError& e) {
+    throw UsageError(std::string("-o: ") + e.what());
+  }
+  const Checkpoint c = load_checkpoint(o.model);
+  if (c.snapshots.empty())
+    throw CheckpointError(o.model + ": has no timelapse snapshots (it was saved without them; train it again)");
+  int32_t w = c.image_width, h = c.image_height;
+  if (!o.size.empty()) parse_size(o.size, "--size", w, h);
+  const int32_t max_side = format == TimelapseFormat::Gif ? 65535 : k_max_render_side;
+  if (w > max_side || h > max_side || int64_t(w) * h > k_max_image_pixels)
+    throw UsageError("--size: " + std::to_string(w) + "x" + std::to_string(h) + " is too large for a timelapse frame");
+  if (format == TimelapseFormat::Gif && o.fps > 50)
+    print_note("GIF plays at most 50 frames per second; frames get 1/50 s each");
+  check_timelapse_destination(o.out, format); // before any rendering
+
+  std::string notice;
+  auto backend = make_backend(o.backend, &notice);
+  if (!notice.empty()) print_note(notice);
+  const ModelSpec model = c.config.model;
+  const std::vector<float> fourier_b = fourier_matrix(model.encoding, c.config.training.seed);
+
+  install_interrupt_handler();
+  Progress progress("timelapse");
+  const size_t n = c.snapshots.size();
+  TimelapseOptions opts;
+  opts.width = w;
+  opts.height = h;
+  opts.fps = o.fps;
+  opts.overlay = o.overlay;
+  opts.format = format;
+  opts.progress = [&](double f) {
+    const size_t frame = std::min(n, size_t(f * double(n)) + 1);
+    progress.update(f, "frame " + std::to_string(frame) + "/" + std::to_string(n) + " at " + std::to_string(w) + "x" +
+                           std::to_string(h));
+    return !interrupted();
+  };
+  export_timelapse(*backend, model, fourier_b, c.snapshots, o.out, opts);
+  progress.finish();
+  std::printf("timelapse: %zu frames (steps %lld..%lld) at %dx%d, %g fps, %s -> %s\n", n,
+              static_cast<long long>(c.snapshots.front().metrics.step),
+              static_cast<long long>(c.snapshots.back().metrics.step), w, h, o.fps, timelapse_format_name(format),
+              o.out.c_str());
+  return k_exit_ok;
+}
+
 } // namespace redraw::cli

@@ -66,6 +66,8 @@ int run_train(const TrainCommand& o) {
   if (!o.config.empty() && !o.preset.empty()) throw UsageError("--preset and --config: give one, not both");
   if (o.time_limit && !(*o.time_limit > 0)) throw UsageError("--time-limit: must be a positive number of seconds");
   if (o.checkpoint_every < 0) throw UsageError("--checkpoint-every: must not be negative");
+  if (o.snapshot_cap_mb && !(*o.snapshot_cap_mb > 0 && *o.snapshot_cap_mb <= 1 << 20))
+    throw UsageError("--snapshot-cap-mb: must be a positive number of MiB");
 
   RunConfig config;
   std::optional<Checkpoint> resume;
@@ -97,6 +99,7 @@ int run_train(const TrainCommand& o) {
   auto backend = make_backend(o.backend, &notice);
   if (!notice.empty()) print_note(notice);
   Trainer trainer(std::move(backend), config, Dataset{std::move(img)});
+  if (o.snapshot_cap_mb) trainer.set_snapshot_cap_bytes(size_t(*o.snapshot_cap_mb * double(1 << 20)));
   if (resume) trainer.restore(*resume);
 
   const int64_t total = config.training.steps;

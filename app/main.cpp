@@ -73,6 +73,8 @@ int main(int argc, char** argv) {
   train_cmd->add_option("--checkpoint-every", train.checkpoint_every, "Save model.redraw every N steps");
   train_cmd->add_option("--resume", train.resume, "Continue from a .redraw model");
   train_cmd->add_flag("--quiet", train.quiet, "No progress output");
+  train_cmd->add_option("--snapshot-cap-mb", train.snapshot_cap_mb, "Memory cap of the timelapse snapshots in MiB (default 256)")
+      ->check(CLI::PositiveNumber);
 
   // ---- render ----
   RenderCommand render;
@@ -83,6 +85,8 @@ int main(int argc, char** argv) {
   render_cmd->add_option("--snapshot", render.snapshot, "Timelapse snapshot index (0-based, -1 = last)");
   render_cmd->add_option("--bit-depth", render.bit_depth, "8 or 16")->check(CLI::IsMember({8, 16}));
   render_cmd->add_option("--backend", render.backend, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  render_cmd->add_option("--compare", render.compare,
+                         "Original image: write it upscaled bicubically beside the render (output is 2W x H)");
 
   // ---- timelapse ----
   TimelapseCommand lapse;
