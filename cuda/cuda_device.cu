@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define REDRAW_STR2(x) #x
-#define REDRAW_STR(x) REDRAW_STR2(x)
+#define REDRAW_STR2(...) #__VA_ARGS__
+#define REDRAW_STR(...) REDRAW_STR2(__VA_ARGS__)
 
 namespace redraw {
 

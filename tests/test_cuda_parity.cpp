@@ -386,7 +386,7 @@ TEST_CASE("cuda parity: rendering (float tiles and the RGBA8 device image)") {
     const Image got = render_image(*gpu, view, 97, 61, small_tiles);
     CHECK(normalised_error(got.pixels, ref.pixels) <= 1e-5);
 
-    // 97 x 61 = 5917 pixels, more than the 210-sample training chunk: several device tiles.
+    // 97 x 61 = 5917 pixels, more than the 200-sample training chunk: several device tiles.
     const auto rgba = gpu->render_rgba8(97, 61);
     REQUIRE(rgba.size() == size_t(97) * 61 * 4);
     int worst = 0;
