@@ -176,6 +176,7 @@ void absorb_snapshot(UiState& ui, SessionTake&& take) {
     run.plot_lr.push_back(float(r.lr));
   }
   run.status = std::move(take.status);
+  if (run.status.running && run.status.steps_per_s > 0) run.last_steps_per_s = run.status.steps_per_s;
   if (run.status.trainer_id != run.trainer_id) {
     run.trainer_id = run.status.trainer_id;
     // A new trainer (image, model, Apply & reset): the controls show what now runs.

@@ -66,7 +66,6 @@ void draw_canvas(UiState& ui) {
   ImGui::InvisibleButton("canvas", avail, ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonMiddle |
                                               ImGuiButtonFlags_MouseButtonRight);
   const bool hovered = ImGui::IsItemHovered(), active = ImGui::IsItemActive();
-  dl->AddRectFilled(origin, ImVec2(origin.x + avail.x, origin.y + avail.y), IM_COL32(16, 17, 20, 255));
 
   const Image* truth = run.ground_truth.get();
   if (!truth || !ui.truth_texture || ui.truth_texture->empty()) {
@@ -140,7 +139,7 @@ void draw_canvas(UiState& ui) {
       }
     }
     dl->PushClipRect(p.min, p.max, true);
-    dl->AddRectFilled(p.min, p.max, IM_COL32(28, 29, 34, 255));
+    dl->AddRect(p.min, p.max, IM_COL32(40, 42, 48, 255));
     if (p.texture && !p.texture->empty()) {
       dl->AddImage(p.texture->imgui_id(), a, b);
     } else {
@@ -163,7 +162,7 @@ void draw_canvas(UiState& ui) {
   }
 
   // Pixel tooltip: the same pixel in every view.
-  if (hovered && !active && hovered_pane >= 0) {
+  if (hovered && !active && hovered_pane >= 0 && !ui.scripted) {
     const ImVec2 c = pane_center(hovered_pane);
     const int32_t x = int32_t(std::floor(v.center_x + (io.MousePos.x - c.x) / v.zoom));
     const int32_t y = int32_t(std::floor(v.center_y + (io.MousePos.y - c.y) / v.zoom));

@@ -21,6 +21,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <thread>
 
@@ -34,6 +35,22 @@ void on_drop(GLFWwindow* window, int count, const char** paths) {
   if (ui && count > 0) ui->push(IntentKind::OpenPath, paths[0]);
 }
 
+/// Notes that the user did something, so frames run at full rate for a moment. Installed before
+/// ImGui's backend, which chains to these callbacks.
+void note_input(GLFWwindow* window) {
+  if (auto* ui = static_cast<UiState*>(glfwGetWindowUserPointer(window))) ui->last_input = glfwGetTime();
+}
+void install_input_callbacks(GLFWwindow* w) {
+  glfwSetCursorPosCallback(w, [](GLFWwindow* win, double, double) { note_input(win); });
+  glfwSetMouseButtonCallback(w, [](GLFWwindow* win, int, int, int) { note_input(win); });
+  glfwSetScrollCallback(w, [](GLFWwindow* win, double, double) { note_input(win); });
+  glfwSetKeyCallback(w, [](GLFWwindow* win, int, int, int, int) { note_input(win); });
+  glfwSetCharCallback(w, [](GLFWwindow* win, unsigned int) { note_input(win); });
+  glfwSetWindowFocusCallback(w, [](GLFWwindow* win, int) { note_input(win); });
+  glfwSetCursorEnterCallback(w, [](GLFWwindow* win, int) { note_input(win); });
+  glfwSetFramebufferSizeCallback(w, [](GLFWwindow* win, int, int) { note_input(win); });
+}
+
 void setup_style() {
   ImGui::StyleColorsDark();
   ImGuiStyle& s = ImGui::GetStyle();
@@ -45,7 +62,7 @@ void setup_style() {
   s.FramePadding = ImVec2(6, 3);
   s.ItemSpacing = ImVec2(7, 5);
   s.Colors[ImGuiCol_WindowBg] = ImVec4(0.09f, 0.10f, 0.11f, 1);
-  s.Colors[ImGuiCol_ChildBg] = ImVec4(0.11f, 0.12f, 0.13f, 1);
+  s.Colors[ImGuiCol_ChildBg] = ImVec4(0, 0, 0, 0); // see draw_main_window: the clear colour shows through
   s.Colors[ImGuiCol_Header] = ImVec4(0.20f, 0.30f, 0.45f, 0.8f);
   const char* fonts[] = {"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
                          "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf"};
@@ -93,20 +110,33 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
   constexpr double k_screenshot_timeout_s = 600;
   constexpr double k_frame_seconds = 1.0 / 60.0;
   int32_t sent_preview_every = -1;
+  double last_frame = -1, last_stats = start;
+  const bool print_stats = std::getenv("REDRAW_GUI_STATS") != nullptr; // one line a second on stderr
   while (!glfwWindowShouldClose(window)) {
-    const auto frame_start = std::chrono::steady_clock::now();
-    const bool idle = !ui.run.status.running && !ui.run.status.busy && opts.screenshot.empty() && ui.messages.empty();
-    if (idle) glfwWaitEventsTimeout(0.25);
-    else glfwPollEvents();
+    // Frame pacing: full rate (60 fps) while the user interacts; while training with no input,
+    // frames follow new previews, at least 10 per second, so the GUI leaves the cores to the
+    // trainer; when nothing happens, the loop sleeps until an event arrives.
+    const bool training = ui.run.status.running || ui.run.status.busy;
+    const bool interacting = glfwGetTime() - ui.last_input < 0.5 || ImGui::IsAnyItemActive() || !ui.messages.empty();
+    if (!training && !interacting && opts.screenshot.empty()) glfwWaitEventsTimeout(0.25);
+    else glfwWaitEventsTimeout(interacting ? k_frame_seconds : 1.0 / 30.0);
     ui.now = glfwGetTime();
+    const auto frame_start = std::chrono::steady_clock::now();
 
-    absorb_snapshot(ui, session.take());
+    SessionTake take = session.take();
+    const bool fresh = take.preview || take.device_preview || take.ground_truth || !take.rows.empty() ||
+                       !take.errors.empty() || !take.notices.empty() || take.status.running != ui.run.status.running ||
+                       take.status.busy != ui.run.status.busy;
+    absorb_snapshot(ui, std::move(take));
     upload_device_frame(ui, session);
     ++ui.run.frames_since_preview;
     if (ui.settings.preview_every != sent_preview_every) {
       sent_preview_every = ui.settings.preview_every;
       session.set_preview_every(sent_preview_every);
     }
+    const bool due = ui.now - last_frame >= (training ? 0.1 : 0.25);
+    if (!fresh && !due && !interacting && opts.screenshot.empty() && !ui.intents.size()) continue;
+    last_frame = ui.now;
 
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
@@ -118,7 +148,8 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
     int fw = 0, fh = 0;
     glfwGetFramebufferSize(window, &fw, &fh);
     glViewport(0, 0, fw, fh);
-    glClearColor(0.08f, 0.08f, 0.09f, 1.0f);
+    const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+    glClearColor(bg.x, bg.y, bg.z, 1.0f);
     glClear(GL_COLOR_BUFFER_BIT);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 
@@ -132,6 +163,9 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
         std::copy(ui.recon_rect, ui.recon_rect + 4, info.recon_rect);
         info.step = ui.run.shown_step;
         info.psnr_db = ui.run.history.empty() ? 0 : ui.run.history.back().psnr_db;
+        info.fps = ui.fps;
+        info.frame_ms = ui.frame_ms;
+        info.steps_per_s = ui.run.last_steps_per_s;
         const std::string err = write_screenshot(opts.screenshot, fw, fh, info);
         if (!err.empty()) std::fprintf(stderr, "error: %s (%s)\n", err.c_str(), opts.screenshot.c_str());
         for (const auto& m : ui.messages)
@@ -150,6 +184,12 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
 
     // Xvfb and some drivers ignore vsync: cap the frame rate so the trainer keeps the cores.
     const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - frame_start).count();
+    ui.frame_ms = ui.frame_ms == 0 ? spent * 1e3 : 0.9 * ui.frame_ms + 0.1 * spent * 1e3;
+    if (print_stats && ui.now - last_stats >= 1.0) {
+      last_stats = ui.now;
+      std::fprintf(stderr, "gui: %.1f fps, %.1f ms/frame, step %lld, %.2f steps/s\n", double(ui.fps), ui.frame_ms,
+                   static_cast<long long>(ui.run.status.step), ui.run.status.steps_per_s);
+    }
     if (spent < k_frame_seconds) std::this_thread::sleep_for(std::chrono::duration<double>(k_frame_seconds - spent));
   }
   return 0;
@@ -165,6 +205,7 @@ int run_gui(const GuiOptions& opts) {
   }
   UiState ui;
   ui.settings = load_settings();
+  ui.scripted = !opts.screenshot.empty();
   if (opts.backend != "auto" || ui.settings.backend.empty()) ui.settings.backend = opts.backend;
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
@@ -185,6 +226,13 @@ int run_gui(const GuiOptions& opts) {
     return 1;
   }
 
+  glfwSetWindowUserPointer(window, &ui);
+  glfwSetDropCallback(window, on_drop);
+  install_input_callbacks(window); // before ImGui's backend, which chains to them
+
+  if (std::getenv("REDRAW_GUI_STATS"))
+    std::fprintf(stderr, "gui: OpenGL %s on %s\n", reinterpret_cast<const char*>(glGetString(GL_VERSION)),
+                 reinterpret_cast<const char*>(glGetString(GL_RENDERER)));
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
   std::error_code ec;
@@ -194,8 +242,6 @@ int run_gui(const GuiOptions& opts) {
   setup_style();
   ImGui_ImplGlfw_InitForOpenGL(window, true);
   ImGui_ImplOpenGL3_Init("#version 330 core");
-  glfwSetWindowUserPointer(window, &ui);
-  glfwSetDropCallback(window, on_drop);
 
   int code = 0;
   {

@@ -29,7 +29,9 @@ void draw_main_window(UiState& ui) {
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(6, 6));
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
                                  ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_MenuBar |
-                                 ImGuiWindowFlags_NoSavedSettings;
+                                 ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBackground;
+  // No window or child backgrounds: the GL clear paints them. Software GL (llvmpipe) is fill-bound,
+  // and every full-window layer costs milliseconds per frame.
   ImGui::Begin("Redraw##main", nullptr, flags);
   ImGui::PopStyleVar(3);
   draw_menu_bar(ui);

@@ -37,7 +37,7 @@ bool draw_line_plot(const char* id, ImVec2 size, std::span<const PlotSeries> ser
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float font = ImGui::GetFontSize();
   const ImVec2 p1(p0.x + size.x, p0.y + size.y);
-  dl->AddRectFilled(p0, p1, IM_COL32(24, 26, 30, 255), 3.0f);
+  dl->AddRect(p0, p1, IM_COL32(48, 50, 56, 255), 3.0f);
 
   // Plot area inside the margins for the title, the y labels and the x labels.
   const ImVec2 a0(p0.x + font * 4.2f, p0.y + font * 1.4f);

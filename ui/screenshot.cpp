@@ -34,6 +34,9 @@ std::string write_screenshot(const std::string& file, int32_t w, int32_t h, cons
                               {"height", h},
                               {"step", info.step},
                               {"psnr_db", info.psnr_db},
+                              {"fps", info.fps},
+                              {"frame_ms", info.frame_ms},
+                              {"steps_per_s", info.steps_per_s},
                               {"reconstruction", {info.recon_rect[0], info.recon_rect[1], info.recon_rect[2], info.recon_rect[3]}}};
     const std::string text = j.dump(2) + "\n";
     write_file_atomic(file + ".json", std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));

@@ -47,7 +47,9 @@ void draw_status_bar(UiState& ui) {
   separator();
   ImGui::Text("step %lld / %lld", static_cast<long long>(st.step), static_cast<long long>(st.total_steps));
   separator();
-  ImGui::Text("%.1f steps/s", st.steps_per_s);
+  if (st.running) ImGui::Text("%.1f steps/s", st.steps_per_s);
+  else if (ui.run.last_steps_per_s > 0) ImGui::TextDisabled("%.1f steps/s", ui.run.last_steps_per_s);
+  else ImGui::TextDisabled("- steps/s");
   separator();
   char elapsed[32], eta[32];
   format_duration(elapsed, sizeof elapsed, st.elapsed_s);
@@ -65,7 +67,9 @@ void draw_status_bar(UiState& ui) {
   ImGui::Text("%dx%d", st.width, st.height);
   separator();
   const char* path = ui.recon_texture ? ui.recon_texture->kind() : "-";
-  ImGui::Text("preview %s %.2f ms  %.0f fps", path, ui.recon_texture ? ui.recon_texture->last_upload_ms() : 0.0, double(ui.fps));
+  ImGui::Text("preview %s %.2f ms", path, ui.recon_texture ? ui.recon_texture->last_upload_ms() : 0.0);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("GUI: %.0f frames/s shown, %.1f ms per frame", double(ui.fps), ui.frame_ms);
 }
 
 } // namespace redraw

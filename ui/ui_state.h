@@ -109,6 +109,7 @@ struct RunView {
   // Plot columns, appended as rows arrive.
   std::vector<float> plot_step, plot_loss, plot_psnr, plot_lr;
   int32_t frames_since_preview = 0;
+  double last_steps_per_s = 0; ///< the rate while it last trained (shown when paused)
 };
 
 struct UiState {
@@ -129,6 +130,9 @@ struct UiState {
   // Frame timing.
   double now = 0;
   float fps = 0;
+  bool scripted = false; ///< --screenshot run: no hover tooltips over the picture
+  double last_input = -1;  ///< glfwGetTime() of the last mouse, key or window event
+  double frame_ms = 0;     ///< smoothed CPU time to build and draw one frame
 
   // Canvas layout of the last frame, in framebuffer pixels (for the screenshot sidecar).
   float recon_rect[4] = {0, 0, 0, 0}; ///< x, y, w, h of the reconstruction pane's image
