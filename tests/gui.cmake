@@ -1,0 +1,35 @@
+# GUI smoke tests: `redraw gui --screenshot` under Xvfb (Mesa's llvmpipe gives GL 4.5 core, no GPU
+# needed), twice in one run's life (after 2 and after 60 steps), then a checker that the
+# reconstruction area is not blank and changed between the two.
+if(NOT REDRAW_GUI)
+  return()
+endif()
+
+add_executable(redraw_gui_screenshot_check ${CMAKE_CURRENT_LIST_DIR}/gui_screenshot_check.cpp)
+target_link_libraries(redraw_gui_screenshot_check PRIVATE redraw_engine)
+target_compile_options(redraw_gui_screenshot_check PRIVATE ${REDRAW_WARNINGS})
+
+find_program(REDRAW_XVFB_RUN xvfb-run)
+set(_gui_dir ${CMAKE_BINARY_DIR}/gui_test)
+set(_gui_env "XDG_CONFIG_HOME=${_gui_dir}/config" "XDG_DATA_HOME=${_gui_dir}/data" "REDRAW_ASSETS=${CMAKE_SOURCE_DIR}/assets")
+
+if(NOT REDRAW_XVFB_RUN)
+  # Visible as "Skipped" in ctest's summary, never a silent pass.
+  add_test(NAME gui_screenshot COMMAND ${CMAKE_COMMAND} -E echo "SKIP: xvfb-run not found (apt-get install xvfb xauth)")
+  set_tests_properties(gui_screenshot PROPERTIES SKIP_REGULAR_EXPRESSION "SKIP:")
+  return()
+endif()
+
+foreach(_steps 2 60)
+  add_test(NAME gui_screenshot_${_steps}
+           COMMAND ${REDRAW_XVFB_RUN} -a -s "-screen 0 1600x1000x24"
+                   $<TARGET_FILE:redraw> gui ${CMAKE_SOURCE_DIR}/assets/default.png
+                   --preset ${CMAKE_CURRENT_LIST_DIR}/gui_tiny.json --backend cpu
+                   --screenshot ${_gui_dir}/after_${_steps}.png --screenshot-after-steps ${_steps})
+  set_tests_properties(gui_screenshot_${_steps} PROPERTIES
+    ENVIRONMENT "${_gui_env}" TIMEOUT 300 FIXTURES_SETUP gui_screenshots RESOURCE_LOCK xvfb)
+endforeach()
+
+add_test(NAME gui_screenshot_check
+         COMMAND redraw_gui_screenshot_check ${_gui_dir}/after_2.png ${_gui_dir}/after_60.png)
+set_tests_properties(gui_screenshot_check PROPERTIES FIXTURES_REQUIRED gui_screenshots)

@@ -1,0 +1,90 @@
+/// Checks two `redraw gui --screenshot` captures of the same run at two step counts:
+/// - each reconstruction area (from the FILE.json sidecar) is not blank: its luminance varies and
+///   it is not one flat colour;
+/// - the later capture's step is larger, and its reconstruction differs from the earlier one.
+/// Usage: redraw_gui_screenshot_check EARLY.png LATE.png. Exit 0 on success, 1 with a message.
+#include "engine/image.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace {
+struct Capture {
+  redraw::Image img;
+  int x = 0, y = 0, w = 0, h = 0;
+  long long step = 0;
+};
+
+Capture load(const std::string& png) {
+  Capture c;
+  c.img = redraw::load_image(png);
+  std::ifstream in(png + ".json");
+  if (!in) throw std::runtime_error(png + ".json: missing sidecar");
+  nlohmann::json j;
+  in >> j;
+  const auto& r = j.at("reconstruction");
+  // Inset by 2 pixels so the frame around the picture is not counted.
+  c.x = int(std::ceil(r[0].get<double>())) + 2;
+  c.y = int(std::ceil(r[1].get<double>())) + 2;
+  c.w = int(std::floor(r[2].get<double>())) - 4;
+  c.h = int(std::floor(r[3].get<double>())) - 4;
+  c.step = j.at("step").get<long long>();
+  if (c.w < 8 || c.h < 8 || c.x < 0 || c.y < 0 || c.x + c.w > c.img.width || c.y + c.h > c.img.height)
+    throw std::runtime_error(png + ": reconstruction rectangle is empty or outside the image");
+  return c;
+}
+
+float luma(const Capture& c, int x, int y) {
+  const redraw::Image& im = c.img;
+  if (im.channels < 3) return im.at(c.x + x, c.y + y, 0);
+  return 0.299f * im.at(c.x + x, c.y + y, 0) + 0.587f * im.at(c.x + x, c.y + y, 1) + 0.114f * im.at(c.x + x, c.y + y, 2);
+}
+
+bool not_blank(const Capture& c, const char* name) {
+  double sum = 0, sq = 0;
+  std::vector<int> hist(16, 0);
+  for (int y = 0; y < c.h; ++y)
+    for (int x = 0; x < c.w; ++x) {
+      const double v = luma(c, x, y);
+      sum += v;
+      sq += v * v;
+      ++hist[size_t(std::clamp(int(v * 16), 0, 15))];
+    }
+  const double n = double(c.w) * c.h, mean = sum / n, sd = std::sqrt(std::max(0.0, sq / n - mean * mean));
+  const int top = *std::max_element(hist.begin(), hist.end());
+  std::printf("%s: step %lld, area %dx%d at (%d, %d), mean %.3f, stddev %.3f, largest bin %.1f%%\n", name, c.step, c.w,
+              c.h, c.x, c.y, mean, sd, 100.0 * top / n);
+  return sd > 0.02 && top < 0.98 * n;
+}
+} // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: %s EARLY.png LATE.png\n", argv[0]);
+    return 2;
+  }
+  try {
+    const Capture a = load(argv[1]), b = load(argv[2]);
+    bool ok = true;
+    if (!not_blank(a, "early")) ok = (std::fprintf(stderr, "error: early reconstruction is blank\n"), false);
+    if (!not_blank(b, "late")) ok = (std::fprintf(stderr, "error: late reconstruction is blank\n"), false);
+    if (b.step <= a.step) ok = (std::fprintf(stderr, "error: late step %lld is not after early step %lld\n", b.step, a.step), false);
+    const int w = std::min(a.w, b.w), h = std::min(a.h, b.h);
+    double diff = 0;
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) diff += std::abs(luma(a, x, y) - luma(b, x, y));
+    diff /= double(w) * h;
+    std::printf("mean |late - early| = %.4f\n", diff);
+    if (diff < 0.005) ok = (std::fprintf(stderr, "error: the reconstruction did not change between the captures\n"), false);
+    return ok ? 0 : 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
+}
