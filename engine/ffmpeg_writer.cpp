@@ -87,7 +87,7 @@ Mp4Writer::Mp4Writer(const std::filesystem::path& file, int32_t width, int32_t h
   std::snprintf(size, sizeof size, "%dx%d", width, height);
   std::snprintf(rate, sizeof rate, "%.6g", fps);
   const std::vector<std::string> args = {
-      exe,       "-hide_banner", "-loglevel", "error", "-nostdin", "-y",        "-f",   "rawvideo", "-pix_fmt",
+      exe,       "-hide_banner", "-loglevel", "error", "-y",        "-f",   "rawvideo", "-pix_fmt",
       "rgb24",   "-s",           size,        "-r",    rate,       "-i",        "-",    "-vf",      "pad=ceil(iw/2)*2:ceil(ih/2)*2",
       "-pix_fmt", "yuv420p",     "-c:v",      "libx264", "-crf",   "18",        "-movflags", "+faststart", "-f", "mp4",
       m_temp.string()};

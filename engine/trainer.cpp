@@ -148,6 +148,7 @@ void Trainer::set_total_steps(int64_t steps) {
   if (steps < 0) throw ConfigError("training.steps: must not be negative");
   m_config.training.steps = steps;
   m_schedule = make_schedule(m_config.schedule, steps);
+  if (!m_policy_custom) m_policy = SnapshotPolicy::for_run(steps, m_config.training.metrics_every);
 }
 
 Image Trainer::render(int32_t w, int32_t h, const RenderOptions& opts) {

@@ -53,7 +53,8 @@ public:
 
   /// Changes the schedule from the next step on (shape changes need a new Trainer).
   void set_schedule(const ScheduleSpec& spec);
-  /// Changes the total step count (the cosine period follows when its period is 0).
+  /// Changes the total step count (the cosine period follows when its period is 0, and so does
+  /// the default snapshot policy's spacing).
   void set_total_steps(int64_t steps);
 
   std::vector<float> parameters() { return m_backend->parameters(); }
@@ -78,7 +79,10 @@ public:
   void set_snapshot_cap_bytes(size_t bytes) { m_snapshots.set_cap_bytes(bytes); }
   size_t snapshot_cap_bytes() const { return m_snapshots.cap_bytes(); }
   /// Which steps are kept from the next step on (default: SnapshotPolicy::for_run of the config).
-  void set_snapshot_policy(const SnapshotPolicy& policy) { m_policy = policy; }
+  void set_snapshot_policy(const SnapshotPolicy& policy) {
+    m_policy = policy;
+    m_policy_custom = true;
+  }
   const SnapshotPolicy& snapshot_policy() const { return m_policy; }
   /// "Resume training from here": parameters of frame i, optimizer state zeroed, step = the
   /// frame's step, history and later frames dropped, clock set to the frame's time. The schedule
@@ -105,6 +109,7 @@ private:
   std::vector<MetricsRow> m_history;
   double m_last_loss = 0;
   SnapshotPolicy m_policy;
+  bool m_policy_custom = false; ///< set_snapshot_policy was called: set_total_steps keeps it
   SnapshotStore m_snapshots;
 };
 
