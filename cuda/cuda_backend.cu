@@ -68,6 +68,8 @@ struct LossSlot {
 
 } // namespace
 
+namespace cuda {
+
 /// The bound training state: everything configure() allocates.
 struct BoundState {
   TrainSetup setup;
@@ -87,6 +89,8 @@ struct BoundState {
   MlpWorkspace ws;
   int64_t loss_partials = 0, mse_partials = 0;
 };
+
+} // namespace cuda
 
 struct CudaBackend::Impl {
   int device = 0;
