@@ -18,7 +18,8 @@ __global__ void bias_activation_kernel(const float* __restrict__ bias, float* z,
                                        float omega) {
   const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= count) return;
-  const float v = z[i] + bias[i % cols];
+  // count <= 2^18 rows x 8192 columns < 2^32 (see cuda_backend.cu), so a 32-bit modulo suffices.
+  const float v = z[i] + bias[uint32_t(i) % uint32_t(cols)];
   if (z != y) z[i] = v;
   y[i] = activate<float>(A, v, omega);
 }
@@ -76,6 +77,7 @@ void bias_activation_forward(cudaStream_t s, const float* bias, float* z, float*
                              Activation act, float omega) {
   const int64_t count = rows * cols;
   if (count == 0) return;
+  if (count >= (int64_t(1) << 32)) throw BackendError("bias_activation_forward: over 2^32 elements in one pass");
   switch (act) {
   case Activation::Identity: launch_forward<Activation::Identity>(s, bias, z, y, count, cols, omega); break;
   case Activation::Relu: launch_forward<Activation::Relu>(s, bias, z, y, count, cols, omega); break;
