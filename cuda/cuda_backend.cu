@@ -611,17 +611,16 @@ void CudaBackend::predict_impl(const ModelSpec& model, std::span<const float> pa
   DeviceBuffer<float> fb(pool, c.stream, std::max<size_t>(fourier_b.size(), 1), "Fourier matrix");
   fb.upload(fourier_b.data(), fourier_b.size());
   DeviceBuffer<float> xy(pool, c.stream, size_t(rows) * 2, "coordinates");
-  DeviceBuffer<float> result(pool, c.stream, size_t(n) * C, "predictions");
   const EncodingParams enc = model.encoding.params();
+  // Memory stays bounded by one chunk for any n; the next chunk's upload waits in stream order.
   for (int64_t r0 = 0; r0 < n; r0 += rows) {
     const int64_t k = std::min(rows, n - r0);
     xy.upload(coords + 2 * r0, size_t(k) * 2);
     cuda::encode(c.stream, enc, fb.data(), xy.data(), k, ws.input());
     mlp_forward(c, ws, p.data(), ws.input(), k);
-    CUDA_CHECK(cudaMemcpyAsync(result.data() + r0 * C, ws.output(), size_t(k * C) * sizeof(float),
-                               cudaMemcpyDeviceToDevice, c.stream));
+    CUDA_CHECK(cudaMemcpyAsync(out + r0 * C, ws.output(), size_t(k * C) * sizeof(float), cudaMemcpyDeviceToHost,
+                               c.stream));
   }
-  result.download(out, size_t(n) * C);
   synchronize();
 }
 
