@@ -18,6 +18,7 @@ cudaEvent_t OpTimer::event(size_t i) {
 }
 
 void OpTimer::begin(cudaStream_t stream, const char* name) {
+  (void)event(m_used + 1); // create the end event now: end() runs in destructors and must not throw
   CUDA_CHECK(cudaEventRecord(event(m_used), stream));
   m_names.push_back(name);
   ++m_used;
@@ -25,7 +26,7 @@ void OpTimer::begin(cudaStream_t stream, const char* name) {
 
 void OpTimer::end(cudaStream_t stream) {
   // Called from a destructor: an error here is dropped rather than thrown.
-  if (cudaEventRecord(event(m_used), stream) != cudaSuccess) (void)cudaGetLastError();
+  if (m_used >= m_events.size() || cudaEventRecord(m_events[m_used], stream) != cudaSuccess) (void)cudaGetLastError();
   ++m_used;
 }
 
