@@ -85,10 +85,10 @@ Options parse(int argc, char** argv) {
   return o;
 }
 
-int32_t reference_size(const std::string& preset) { return preset == "classic" ? 200 : 256; }
+[[maybe_unused]] int32_t reference_size(const std::string& preset) { return preset == "classic" ? 200 : 256; }
 
 /// A deterministic test pattern (timing does not depend on the picture).
-Image pattern(int32_t w, int32_t h, int32_t channels) {
+[[maybe_unused]] Image pattern(int32_t w, int32_t h, int32_t channels) {
   Image img;
   img.width = w;
   img.height = h;
