@@ -9,9 +9,11 @@
 namespace redraw::cuda {
 
 namespace {
-int32_t widest(const std::vector<DenseLayer>& layers, int32_t encoding_width) {
-  int32_t w = encoding_width;
-  for (const auto& l : layers) w = std::max({w, l.in, l.out});
+/// Widest dL/dY the backward pass holds: every layer's output, and the input of every layer but
+/// the first (the encoding's gradient is never needed).
+int32_t gradient_width(const std::vector<DenseLayer>& layers) {
+  int32_t w = 1;
+  for (size_t l = 0; l < layers.size(); ++l) w = std::max({w, layers[l].out, l > 0 ? layers[l].in : 1});
   return w;
 }
 int64_t scratch_count(const std::vector<DenseLayer>& layers, int64_t rows) {
@@ -26,7 +28,7 @@ uint64_t MlpWorkspace::bytes_needed(const ModelSpec& model, int64_t rows, bool w
   uint64_t floats = uint64_t(rows) * uint64_t(model.encoding.width());
   for (const auto& l : layers) floats += uint64_t(rows) * uint64_t(l.out) * (activation_needs_z(l.activation) ? 2 : 1);
   if (with_backward)
-    floats += 2 * uint64_t(rows) * uint64_t(widest(layers, model.encoding.width())) + uint64_t(scratch_count(layers, rows));
+    floats += 2 * uint64_t(rows) * uint64_t(gradient_width(layers)) + uint64_t(scratch_count(layers, rows));
   return floats * sizeof(float);
 }
 
@@ -53,7 +55,7 @@ void MlpWorkspace::allocate(const CudaContext& ctx, const ModelSpec& model, int6
   const int32_t enc_w = model.encoding.width();
   m_input = DeviceBuffer<float>(pool, ctx.stream, size_t(rows) * size_t(enc_w), "encoded inputs");
   if (with_backward) {
-    const size_t g = size_t(rows) * size_t(widest(m_layers, enc_w));
+    const size_t g = size_t(rows) * size_t(gradient_width(m_layers));
     m_grad_a = DeviceBuffer<float>(pool, ctx.stream, g, "activation gradients");
     m_grad_b = DeviceBuffer<float>(pool, ctx.stream, g, "activation gradients");
     m_scratch = DeviceBuffer<float>(pool, ctx.stream, size_t(scratch_count(m_layers, rows)), "bias-gradient partials");
