@@ -20,9 +20,10 @@ bool has_extension(const std::string& path, const char* ext) {
 }
 
 void remember_file(UiState& ui, const std::string& path) {
-  add_recent(ui.settings, path);
   std::error_code ec;
-  const fs::path parent = fs::absolute(path, ec).parent_path();
+  if (fs::equivalent(path, default_image_path(), ec)) return; // the bundled picture is no "recent file"
+  add_recent(ui.settings, path);
+  const fs::path parent = fs::absolute(path, ec).lexically_normal().parent_path();
   if (!ec) ui.settings.last_folder = parent.string();
 }
 
@@ -118,8 +119,8 @@ bool apply_intent(UiState& ui, TrainingSession& session, const UiIntent& in) {
       req.config = ui.edit.config;
     }
     req.backend = ui.settings.backend;
-    remember_file(ui, in.text);
-    session.load(std::move(req));
+    session.load(std::move(req)); // remembered in the recent files once it has loaded
+
     break;
   }
   case IntentKind::SaveModel: {
@@ -186,6 +187,7 @@ void absorb_snapshot(UiState& ui, SessionTake&& take) {
     if (!ui.edit.full_batch) ui.edit.batch_size = int32_t(ui.edit.config.training.batch_size);
     ui.edit.preset = preset;
     ui.view.fit_requested = true;
+    if (!run.status.source_path.empty()) remember_file(ui, run.status.source_path);
   }
   bool error_needed = ui.view.error_dirty;
   if (take.ground_truth) {

@@ -44,7 +44,11 @@ void install_input_callbacks(GLFWwindow* w) {
   glfwSetCursorPosCallback(w, [](GLFWwindow* win, double, double) { note_input(win); });
   glfwSetMouseButtonCallback(w, [](GLFWwindow* win, int, int, int) { note_input(win); });
   glfwSetScrollCallback(w, [](GLFWwindow* win, double, double) { note_input(win); });
-  glfwSetKeyCallback(w, [](GLFWwindow* win, int, int, int, int) { note_input(win); });
+  glfwSetKeyCallback(w, [](GLFWwindow* win, int key, int, int action, int) {
+    note_input(win);
+    auto* ui = static_cast<UiState*>(glfwGetWindowUserPointer(win));
+    if (ui && action != GLFW_REPEAT && key >= 0 && key < 512) ui->keys_changed.push_back(key);
+  });
   glfwSetCharCallback(w, [](GLFWwindow* win, unsigned int) { note_input(win); });
   glfwSetWindowFocusCallback(w, [](GLFWwindow* win, int) { note_input(win); });
   glfwSetCursorEnterCallback(w, [](GLFWwindow* win, int) { note_input(win); });
@@ -70,6 +74,36 @@ void setup_style() {
     std::error_code ec;
     if (std::filesystem::exists(f, ec) && ImGui::GetIO().Fonts->AddFontFromFileTTF(f, 15.0f)) return;
   }
+}
+
+void update_modifiers(ImGuiIO& io) {
+  io.KeyCtrl = io.KeysDown[GLFW_KEY_LEFT_CONTROL] || io.KeysDown[GLFW_KEY_RIGHT_CONTROL];
+  io.KeyShift = io.KeysDown[GLFW_KEY_LEFT_SHIFT] || io.KeysDown[GLFW_KEY_RIGHT_SHIFT];
+  io.KeyAlt = io.KeysDown[GLFW_KEY_LEFT_ALT] || io.KeysDown[GLFW_KEY_RIGHT_ALT];
+  io.KeySuper = io.KeysDown[GLFW_KEY_LEFT_SUPER] || io.KeysDown[GLFW_KEY_RIGHT_SUPER];
+}
+
+/// ImGui 1.86 reads key state once per frame, so a key pressed and released between two frames
+/// (a quick tap on a slow frame, or xdotool) would be lost, and so would Ctrl when it is let go
+/// in the same gap as the key it modifies. Every key pressed or released since the last frame
+/// is seen as down for this frame and released after it (what 1.87's input queue does).
+std::vector<int> hold_quick_taps(UiState& ui) {
+  ImGuiIO& io = ImGui::GetIO();
+  std::vector<int> held;
+  for (int k : ui.keys_changed)
+    if (!io.KeysDown[k]) {
+      io.KeysDown[k] = true;
+      held.push_back(k);
+    }
+  ui.keys_changed.clear();
+  if (!held.empty()) update_modifiers(io);
+  return held;
+}
+void release_held(GLFWwindow* window, const std::vector<int>& held) {
+  if (held.empty()) return;
+  ImGuiIO& io = ImGui::GetIO();
+  for (int k : held) io.KeysDown[k] = glfwGetKey(window, k) == GLFW_PRESS;
+  update_modifiers(io);
 }
 
 /// Copies a waiting GPU frame into the reconstruction texture (CUDA builds only).
@@ -138,6 +172,7 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
     if (!fresh && !due && !interacting && opts.screenshot.empty() && !ui.intents.size()) continue;
     last_frame = ui.now;
 
+    const std::vector<int> held = hold_quick_taps(ui);
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
@@ -145,6 +180,7 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
     handle_shortcuts(ui);
     draw_main_window(ui);
     ImGui::Render();
+    release_held(window, held);
     int fw = 0, fh = 0;
     glfwGetFramebufferSize(window, &fw, &fh);
     glViewport(0, 0, fw, fh);
@@ -270,7 +306,6 @@ int run_gui(const GuiOptions& opts) {
     } else {
       req.image = opts.image.empty() ? default_image_path().string() : opts.image;
     }
-    if (!opts.image.empty() || !opts.model.empty()) add_recent(ui.settings, opts.model.empty() ? opts.image : opts.model);
     session.load(std::move(req));
     if (!opts.screenshot.empty()) session.set_stop_at(opts.screenshot_after_steps);
     if (opts.autostart || !opts.screenshot.empty()) session.set_running(true);

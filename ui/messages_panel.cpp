@@ -14,7 +14,7 @@ void draw_messages(UiState& ui) {
              list.end());
   if (list.size() > 8) list.erase(list.begin(), list.end() - 8);
   const ImGuiViewport* vp = ImGui::GetMainViewport();
-  float y = vp->WorkPos.y + 30;
+  float y = vp->WorkPos.y + 60; // below the canvas toolbar
   int close = -1;
   for (size_t i = 0; i < list.size(); ++i) {
     const UiMessage& m = list[i];

@@ -81,7 +81,9 @@ bool draw_line_plot(const char* id, ImVec2 size, std::span<const PlotSeries> ser
   for (double y = std::ceil(yr.lo / ystep) * ystep; y <= yr.hi + 1e-9; y += ystep) {
     const float py = sy(y);
     dl->AddLine(ImVec2(a0.x, py), ImVec2(a1.x, py), grid);
-    format_number(buf, sizeof buf, opts.y_format, opts.log_y ? std::pow(10.0, y) : y);
+    // Sub-decade ticks on a log axis need more digits than the decade format gives.
+    const char* fmt = opts.log_y && ystep < 1.0 ? "%.2g" : opts.y_format;
+    format_number(buf, sizeof buf, fmt, opts.log_y ? std::pow(10.0, y) : y);
     const ImVec2 ts = ImGui::CalcTextSize(buf);
     dl->AddText(ImVec2(a0.x - ts.x - 4, py - ts.y * 0.5f), label, buf);
   }
@@ -132,7 +134,7 @@ bool draw_line_plot(const char* id, ImVec2 size, std::span<const PlotSeries> ser
       if (usable(s.y[i])) {
         dl->AddCircle(ImVec2(sx(s.x[i]), sy(ty(s.y[i]))), 4.0f, IM_COL32(255, 255, 255, 220));
         char val[48];
-        format_number(val, sizeof val, opts.y_format, s.y[i]);
+        format_number(val, sizeof val, "%.4g", s.y[i]);
         ImGui::SetTooltip("%s = %.0f\n%s = %s", opts.x_label, double(s.x[i]), opts.title, val);
       }
     }

@@ -220,7 +220,8 @@ void TrainingSession::do_load(const LoadRequest& req) {
     }
     std::string notice;
     auto backend = make_backend(req.backend, &notice);
-    if (!notice.empty()) report_notice(notice);
+    if (!notice.empty() && !m_backend_notice_shown) report_notice(notice);
+    m_backend_notice_shown = true;
     run->trainer = std::make_unique<Trainer>(std::move(backend), config, std::move(data));
     if (ckpt) run->trainer->restore(*ckpt);
     run->source = req.model.empty() ? image : req.model;

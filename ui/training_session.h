@@ -130,6 +130,7 @@ private:
   uint64_t m_run_id = 0;
   uint64_t m_trainer_id = 0;
   bool m_host_preview_wanted = false;
+  bool m_backend_notice_shown = false; ///< "using the CPU backend" is said once per session
 
   std::thread m_thread; // last: starts after every member above exists
 };

@@ -133,6 +133,7 @@ struct UiState {
   bool scripted = false; ///< --screenshot run: no hover tooltips over the picture
   double last_input = -1;  ///< glfwGetTime() of the last mouse, key or window event
   double frame_ms = 0;     ///< smoothed CPU time to build and draw one frame
+  std::vector<int> keys_changed; ///< GLFW keys pressed or released since the last frame (see hold_quick_taps)
 
   // Canvas layout of the last frame, in framebuffer pixels (for the screenshot sidecar).
   float recon_rect[4] = {0, 0, 0, 0}; ///< x, y, w, h of the reconstruction pane's image
