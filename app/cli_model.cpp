@@ -5,6 +5,7 @@
 #include "engine/checkpoint.h"
 #include "engine/comparison.h"
 #include "engine/errors.h"
+#include "engine/render_export.h"
 #include "engine/renderer.h"
 
 #include <nlohmann/json.hpp>
@@ -65,10 +66,7 @@ int run_render(const RenderCommand& o) {
                 static_cast<long long>(step), w, h, 2 * w, h, o.bit_depth, o.out.c_str());
     return k_exit_ok;
   }
-  PngStreamWriter png(o.out, w, h, model.output_channels, o.bit_depth);
-  render_tiles(*backend, view, w, h, ro,
-               [&](int32_t y0, int32_t y1, const float* v) { png.write_rows(v, y1 - y0); });
-  png.commit();
+  export_render_png(*backend, view, w, h, o.out, o.bit_depth, ro);
   progress.finish();
   std::printf("rendered step %lld at %dx%d (%d-bit) -> %s\n", static_cast<long long>(step), w, h, o.bit_depth,
               o.out.c_str());

@@ -68,7 +68,9 @@ public:
   void restore(const Checkpoint& ckpt);
 
   // ---- timelapse ------------------------------------------------------------------------
-  /// The frames kept so far, oldest first (index 0 is the first frame).
+  /// The frames kept so far, oldest first (index 0 is the first frame). References into the store
+  /// stay valid until the next step(), restore(), reset(), branch or cap change (frames get thinned):
+  /// copy what another thread needs.
   const SnapshotStore& snapshots() const { return m_snapshots; }
   size_t snapshot_count() const { return m_snapshots.size(); }
   /// Frame i (0 <= i < snapshot_count(); std::out_of_range otherwise): its metrics and parameters.

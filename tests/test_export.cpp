@@ -6,6 +6,7 @@
 #include "engine/comparison.h"
 #include "engine/errors.h"
 #include "engine/overlay_text.h"
+#include "engine/render_export.h"
 #include "engine/timelapse_export.h"
 
 #include <doctest/doctest.h>
@@ -342,4 +343,33 @@ TEST_CASE("MP4 goes through ffmpeg on PATH, atomically, and names ffmpeg when it
   }
   CHECK_FALSE(fs::exists(dir.path / "w.mp4"));
   CHECK(test::files_in(dir.path) == 2); // bin/ and v.mp4
+}
+
+TEST_CASE("a reconstruction export streams to PNG, and a bad path, full disk or cancel leaves nothing") {
+  Trained t(3);
+  test::TempDir dir;
+  const NetworkView view{&t.trainer.config().model, t.trainer.snapshot(2).params, t.trainer.fourier_b()};
+  RenderOptions tiles;
+  tiles.max_tile_pixels = 500;
+  export_render_png(t.trainer.backend(), view, 90, 70, dir.path / "r.png", 16, tiles);
+  const Image back = load_image(dir.path / "r.png");
+  const Image want = t.trainer.render_snapshot(2, 90, 70);
+  double worst = 0;
+  for (size_t i = 0; i < want.pixels.size(); ++i) worst = std::max(worst, double(std::abs(back.pixels[i] - want.pixels[i])));
+  CHECK(worst <= 0.5 / 65535.0 + 1e-7);
+  int calls = 0;
+  RenderOptions counting;
+  counting.progress = [&](double) { return ++calls, true; };
+  CHECK_THROWS_WITH_AS(export_render_png(t.trainer.backend(), view, 90, 70, dir.path / "no" / "r.png", 8, counting),
+                       doctest::Contains((dir.path / "no" / "r.png").string().c_str()), IoError);
+  CHECK(calls == 0);
+  RenderOptions cancel;
+  cancel.max_tile_pixels = 90;
+  cancel.progress = [&](double f) { return f < 0.5; };
+  CHECK_THROWS_AS(export_render_png(t.trainer.backend(), view, 90, 70, dir.path / "c.png", 8, cancel), CancelledError);
+  {
+    ScopedFileSizeLimit full(1000);
+    CHECK_THROWS_AS(export_render_png(t.trainer.backend(), view, 300, 300, dir.path / "f.png", 16), IoError);
+  }
+  CHECK(test::files_in(dir.path) == 1);
 }
