@@ -6,7 +6,7 @@
 # then the accuracy runs on horse.png (200x200 binary, 99% of pixels right after thresholding):
 # each shipped preset within 10 s, and the classic preset (unchanged SGD, cosine over 800,000
 # steps as the original) within 60 s.
-#   bash bench/run_gpu_bench.sh [--precision fp32|tf32] [--steps 200] [--tests] [--prebuilt DIR]
+#   bash bench/run_gpu_bench.sh [--precision fp32|tf32|bf16] [--steps 200] [--tests] [--prebuilt DIR]
 #     --tests         run the CUDA parity tests (redraw_tests -tc='*cuda*') first
 #     --prebuilt DIR  use DIR/cuda_bench and DIR/redraw_tests (and DIR/lib, DIR/horse.png) made by
 #                     --pack instead of building here (for a GPU machine without the build deps)
@@ -29,7 +29,7 @@ while [ $# -gt 0 ]; do
     --prebuilt) prebuilt="$2"; shift 2 ;;
     --pack) pack="$2"; shift 2 ;;
     --tests) tests=1; shift ;;
-    *) echo "usage: $0 [--precision fp32|tf32] [--steps N] [--tests] [--prebuilt DIR] | --pack DIR" >&2; exit 2 ;;
+    *) echo "usage: $0 [--precision fp32|tf32|bf16] [--steps N] [--tests] [--prebuilt DIR] | --pack DIR" >&2; exit 2 ;;
   esac
 done
 if [ -x /usr/local/cuda/bin/nvcc ] && ! command -v nvcc >/dev/null 2>&1; then export PATH="/usr/local/cuda/bin:$PATH"; fi

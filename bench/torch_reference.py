@@ -73,7 +73,7 @@ def main():
     ap.add_argument("--presets", default="classic,siren,fourier")
     ap.add_argument("--sizes", default="")
     ap.add_argument("--steps", type=int, default=200)
-    ap.add_argument("--precision", default="fp32", choices=["fp32", "tf32"])
+    ap.add_argument("--precision", default="fp32", choices=["fp32", "tf32", "bf16"])
     ap.add_argument("--modes", default="eager,compile")
     ap.add_argument("--json", default="")
     args = ap.parse_args()
@@ -86,7 +86,10 @@ def main():
     if not torch.cuda.is_available():
         print("torch_reference: SKIPPED: no CUDA device: torch.cuda.is_available() is False")
         return 0
+    # bf16 as Redraw's: matrix products with bf16 inputs, everything else fp32 (autocast keeps
+    # fp32 weights; its matmul outputs are bf16, a little coarser than Redraw's fp32 outputs).
     tf32 = args.precision == "tf32"
+    autocast = args.precision == "bf16"
     torch.backends.cuda.matmul.allow_tf32 = tf32
     torch.backends.cudnn.allow_tf32 = tf32
     torch.set_float32_matmul_precision("high" if tf32 else "highest")
@@ -209,7 +212,8 @@ def main():
                     else:
                         x, t = encoded, targets
                     opt.zero_grad(set_to_none=True)
-                    loss = fn(x, t, *params)
+                    with torch.autocast("cuda", dtype=torch.bfloat16, enabled=autocast):
+                        loss = fn(x, t, *params)
                     loss.backward()
                     opt.step()
 

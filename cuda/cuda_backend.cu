@@ -4,6 +4,7 @@
 #include "cuda/device_buffer.h"
 #include "cuda/encoding_kernels.cuh"
 #include "cuda/loss_kernels.cuh"
+#include "cuda/matmul.h"
 #include "cuda/mlp_pass.h"
 #include "cuda/optimizer_kernels.cuh"
 #include "cuda/render_kernels.cuh"
@@ -114,7 +115,9 @@ struct CudaBackend::Impl {
   Impl(const Impl&) = delete;
   Impl& operator=(const Impl&) = delete;
 
-  CudaContext ctx(OpTimer* timer = nullptr) const { return {stream, blas, pool.get(), timer}; }
+  CudaContext ctx(OpTimer* timer = nullptr) const {
+    return {stream, blas, pool.get(), timer, compute_type_for(precision)};
+  }
 
   void drop_graph() {
     if (graph) (void)cudaGraphExecDestroy(graph);
@@ -289,8 +292,9 @@ bool CudaBackend::supports(BackendFeature f) const {
 void CudaBackend::synchronize() { CUDA_CHECK(cudaStreamSynchronize(m->stream)); }
 
 void CudaBackend::set_precision(CudaPrecision p) {
-  if (p == CudaPrecision::Tf32 && m->props.major < 8)
-    throw BackendError(std::string("cuda: tf32 needs compute capability 8.0 or newer; ") + m->props.name + " has " +
+  if (p != CudaPrecision::Fp32 && m->props.major < 8)
+    throw BackendError(std::string("cuda: ") + cuda_precision_name(p) + " needs compute capability 8.0 or newer; " +
+                       m->props.name + " has " +
                        std::to_string(m->props.major) + "." + std::to_string(m->props.minor));
   m->precision = p;
   m->apply_math_mode();

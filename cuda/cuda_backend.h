@@ -10,9 +10,11 @@
 ///   graph, which every later step replays. The step index and learning rate reach the graph through
 ///   a small device block written by a one-thread kernel whose argument carries the values.
 /// - Recorded losses reach the host through pinned memory and an event (poll_loss never blocks).
-/// - Precision: fp32 (default) or tf32 tensor cores for the matrix products, set with
-///   set_precision() or the REDRAW_CUDA_PRECISION environment variable (fp32 | tf32) read by
-///   make_cuda_backend(). The engine has no precision option yet.
+/// - Precision of the matrix products: fp32 (default), tf32 or bf16 tensor cores (inputs rounded
+///   to a 10- or 7-bit mantissa; accumulation and all storage stay fp32), set with set_precision()
+///   or the REDRAW_CUDA_PRECISION environment variable (fp32 | tf32 | bf16) read by
+///   make_cuda_backend(). fp16 is not offered: its range flushes the small gradients of a mean
+///   loss over 10^5 samples to zero without loss scaling. The engine has no precision option yet.
 /// - REDRAW_CUDA_GRAPHS=0 disables graph capture (every step enqueued op by op), for debugging.
 /// - Threading: one thread at a time uses a backend (the trainer's thread), as for every Backend.
 #include "engine/backend.h"
@@ -24,10 +26,10 @@
 
 namespace redraw {
 
-enum class CudaPrecision : int32_t { Fp32 = 0, Tf32 };
+enum class CudaPrecision : int32_t { Fp32 = 0, Tf32, Bf16 };
 
 const char* cuda_precision_name(CudaPrecision p);
-/// "fp32" or "tf32" (case-insensitive); ConfigError listing the known names otherwise.
+/// "fp32", "tf32" or "bf16" (case-insensitive); ConfigError listing the known names otherwise.
 CudaPrecision parse_cuda_precision(const std::string& name);
 
 /// Timings of training steps on the bound network (for the benchmark).

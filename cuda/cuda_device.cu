@@ -31,14 +31,22 @@ std::string explain(cudaError_t e) {
 
 } // namespace
 
-const char* cuda_precision_name(CudaPrecision p) { return p == CudaPrecision::Tf32 ? "tf32" : "fp32"; }
+const char* cuda_precision_name(CudaPrecision p) {
+  switch (p) {
+  case CudaPrecision::Fp32: return "fp32";
+  case CudaPrecision::Tf32: return "tf32";
+  case CudaPrecision::Bf16: return "bf16";
+  }
+  return "fp32";
+}
 
 CudaPrecision parse_cuda_precision(const std::string& name) {
   std::string s;
   for (char c : name) s += char(std::tolower(static_cast<unsigned char>(c)));
   if (s == "fp32") return CudaPrecision::Fp32;
   if (s == "tf32") return CudaPrecision::Tf32;
-  throw ConfigError("Precision '" + name + "' not found (known: fp32, tf32)");
+  if (s == "bf16") return CudaPrecision::Bf16;
+  throw ConfigError("Precision '" + name + "' not found (known: fp32, tf32, bf16)");
 }
 
 int cuda_device_count(std::string* why) {
@@ -82,7 +90,7 @@ std::string cuda_build_description() {
 #ifdef __CUDA_ARCH_LIST__
   s += ", kernels for compute capabilities " REDRAW_STR(__CUDA_ARCH_LIST__);
 #endif
-  s += ", precisions fp32 tf32";
+  s += ", precisions fp32 tf32 bf16";
   return s;
 }
 

@@ -36,7 +36,7 @@ struct CudaFrameRing::Impl {
   std::unique_ptr<cuda::DevicePool> pool;
   Slot slots[3];
   int writing = 0, ready = 1, reading = 2; ///< a permutation of {0, 1, 2}
-  bool fresh = false;                       ///< `ready` holds a frame not yet taken
+  bool fresh = false;                      ///< `ready` holds a frame not yet taken
 };
 
 CudaFrameRing::CudaFrameRing() : m_impl(std::make_unique<Impl>()) {
@@ -46,7 +46,8 @@ CudaFrameRing::CudaFrameRing() : m_impl(std::make_unique<Impl>()) {
 }
 
 CudaFrameRing::~CudaFrameRing() {
-  for (auto& s : m_impl->slots) s.bytes = {};
+  for (auto& s : m_impl->slots)
+    s.bytes = {};
   if (m_impl->stream) {
     (void)cudaStreamSynchronize(m_impl->stream);
     (void)cudaStreamDestroy(m_impl->stream);
@@ -106,8 +107,9 @@ CudaGlPixelBuffer::~CudaGlPixelBuffer() {
 }
 
 void CudaGlPixelBuffer::copy_from_device(const void* src_device, size_t bytes) {
-  if (bytes > m_bytes) throw BackendError("cuda-gl interop: frame of " + std::to_string(bytes) +
-                                          " bytes does not fit the pixel buffer of " + std::to_string(m_bytes));
+  if (bytes > m_bytes)
+    throw BackendError("cuda-gl interop: frame of " + std::to_string(bytes) +
+                       " bytes does not fit the pixel buffer of " + std::to_string(m_bytes));
   auto res = static_cast<cudaGraphicsResource_t>(m_resource);
   CUDA_CHECK(cudaGraphicsMapResources(1, &res, nullptr));
   void* dst = nullptr;

@@ -3,6 +3,7 @@
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_check.h"
 #include "cuda/device_buffer.h"
+#include "cuda/matmul.h"
 
 #include <algorithm>
 
@@ -34,16 +35,16 @@ double cuda_sgemm_seconds(const std::vector<GemmShape>& shapes, CudaPrecision pr
     CUDA_CHECK(cudaMemsetAsync(B.data(), 0, B.bytes(), stream));
     CUBLAS_CHECK(cublasCreate(&h));
     CUBLAS_CHECK(cublasSetStream(h, stream));
-    CUBLAS_CHECK(cublasSetMathMode(h, precision == CudaPrecision::Tf32 ? CUBLAS_TF32_TENSOR_OP_MATH
-                                                                      : CUBLAS_DEFAULT_MATH));
     CUDA_CHECK(cudaEventCreate(&start));
     CUDA_CHECK(cudaEventCreate(&stop));
     const float one = 1.0f, zero = 0.0f;
+    const cublasComputeType_t compute = compute_type_for(precision);
     auto pass = [&] {
       for (const auto& s : shapes) {
         const int lda = s.trans_a ? s.k : s.m, ldb = s.trans_b ? s.n : s.k;
-        CUBLAS_CHECK(cublasSgemm(h, s.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, s.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, s.m,
-                                 s.n, s.k, &one, A.data(), lda, B.data(), ldb, &zero, C.data(), s.m));
+        CUBLAS_CHECK(cublasGemmEx(h, s.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, s.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, s.m,
+                                  s.n, s.k, &one, A.data(), CUDA_R_32F, lda, B.data(), CUDA_R_32F, ldb, &zero,
+                                  C.data(), CUDA_R_32F, s.m, compute, CUBLAS_GEMM_DEFAULT));
       }
     };
     for (int i = 0; i < 3; ++i) pass(); // warm-up: heuristics, clocks

@@ -72,7 +72,7 @@ void mlp_forward(const CudaContext& ctx, MlpWorkspace& ws, const float* params, 
     const DenseLayer& L = ws.m_layers[l];
     {
       TimedOp t(ctx.timer, ctx.stream, "gemm forward");
-      gemm_forward(ctx.blas, x, params + L.weight_offset, ws.m_z[l], rows, L.in, L.out);
+      gemm_forward(ctx.blas, ctx.compute, x, params + L.weight_offset, ws.m_z[l], rows, L.in, L.out);
     }
     {
       TimedOp t(ctx.timer, ctx.stream, "bias+activation");
@@ -103,11 +103,11 @@ void mlp_backward(const CudaContext& ctx, MlpWorkspace& ws, const float* params,
     const float* x = li == 0 ? input : ws.m_y[li - 1];
     {
       TimedOp t(ctx.timer, ctx.stream, "gemm weight grad");
-      gemm_weight_grad(ctx.blas, g, x, grads + L.weight_offset, rows, L.in, L.out, accumulate);
+      gemm_weight_grad(ctx.blas, ctx.compute, g, x, grads + L.weight_offset, rows, L.in, L.out, accumulate);
     }
     if (li > 0) {
       TimedOp t(ctx.timer, ctx.stream, "gemm input grad");
-      gemm_input_grad(ctx.blas, g, params + L.weight_offset, g_next, rows, L.in, L.out);
+      gemm_input_grad(ctx.blas, ctx.compute, g, params + L.weight_offset, g_next, rows, L.in, L.out);
       std::swap(g, g_next);
     }
   }

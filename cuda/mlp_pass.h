@@ -23,6 +23,7 @@ struct CudaContext {
   cublasHandle_t blas = nullptr;
   const DevicePool* pool = nullptr;
   OpTimer* timer = nullptr;
+  cublasComputeType_t compute = CUBLAS_COMPUTE_32F; ///< matrix-product precision (matmul.h)
 };
 
 class MlpWorkspace {

@@ -11,7 +11,8 @@
 //   200-step training run   parameters 1e-3, recorded losses and PSNR relative 1e-3 (per-op
 //                           rounding differences of 1e-6 compound over 200 updates; a real bug
 //                           shows up as an O(1) difference)
-// tf32 (tensor cores, 10-bit mantissa): predict 5e-3.
+// tf32 (tensor cores, 10-bit mantissa): predict 5e-3; bf16 (7-bit mantissa): predict 3e-2, and
+// a 200-step run still lowers the loss.
 // Every case needs a device; without one it prints "SKIPPED: no CUDA device: <why>" (MESSAGE and
 // stdout) and checks nothing, so a CPU-only run shows what was not tested.
 #if REDRAW_HAVE_CUDA
@@ -146,22 +147,43 @@ TEST_CASE("cuda parity: predict, every activation and encoding, 1 and 3 channels
       }
 }
 
-TEST_CASE("cuda parity: predict in tf32 stays close") {
+TEST_CASE("cuda parity: predict in tf32 and bf16 stays close") {
   REDRAW_REQUIRE_CUDA_DEVICE();
   auto gpu = fp32_backend();
   if (!gpu->supports(BackendFeature::Tf32)) {
-    MESSAGE("SKIPPED: tf32 needs compute capability 8.0 or newer");
+    MESSAGE("SKIPPED: tf32 and bf16 need compute capability 8.0 or newer");
     return;
   }
-  gpu->set_precision(CudaPrecision::Tf32);
   CpuBackend cpu;
   const int64_t n = 500;
   const auto coords = random_coords(n, 4);
   const Net net = make_net(Activation::Tanh, EncodingKind::Identity, Activation::Sigmoid, 3, 8);
-  std::vector<float> a(size_t(n) * 3), r(a.size());
-  gpu->predict(net.model, net.params, net.fourier_b, coords.data(), n, a.data());
+  std::vector<float> r(size_t(n) * 3);
   cpu.predict(net.model, net.params, net.fourier_b, coords.data(), n, r.data());
-  CHECK(normalised_error(a, r) <= 5e-3);
+  for (auto [precision, bound] : {std::pair{CudaPrecision::Tf32, 5e-3}, std::pair{CudaPrecision::Bf16, 3e-2}}) {
+    gpu->set_precision(precision);
+    std::vector<float> a(r.size());
+    gpu->predict(net.model, net.params, net.fourier_b, coords.data(), n, a.data());
+    INFO(cuda_precision_name(precision) << ": error " << normalised_error(a, r));
+    CHECK(normalised_error(a, r) <= bound);
+  }
+}
+
+TEST_CASE("cuda: a bf16 training run still learns") {
+  REDRAW_REQUIRE_CUDA_DEVICE();
+  auto gpu = fp32_backend();
+  if (!gpu->supports(BackendFeature::Tf32)) {
+    MESSAGE("SKIPPED: bf16 needs compute capability 8.0 or newer");
+    return;
+  }
+  gpu->set_precision(CudaPrecision::Bf16);
+  RunConfig c = redraw::test::small_config(OptimizerKind::Adam, 0);
+  c.training.steps = 200;
+  c.training.metrics_every = 50;
+  Trainer t(std::move(gpu), c, Dataset{redraw::test::gradient_image(40, 30, 1)});
+  t.run(200);
+  REQUIRE(t.history().size() >= 2);
+  CHECK(t.history().back().loss < 0.5 * t.history().front().loss);
 }
 
 TEST_CASE("cuda parity: loss and gradients, every activation, encoding and loss") {
