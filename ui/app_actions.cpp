@@ -3,10 +3,12 @@
 #include "ui/image_views.h"
 #include "ui/settings_store.h"
 
-#include <imgui.h>
+#define GLFW_INCLUDE_NONE // glad is the GL loader; GLFW must not pull in <GL/gl.h>
 #include <GLFW/glfw3.h>
+#include <imgui.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 
 namespace redraw {
@@ -15,7 +17,8 @@ namespace fs = std::filesystem;
 namespace {
 bool has_extension(const std::string& path, const char* ext) {
   std::string e = fs::path(path).extension().string();
-  for (auto& ch : e) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+  for (auto& ch : e)
+    ch = char(std::tolower(static_cast<unsigned char>(ch)));
   return e == ext;
 }
 
@@ -41,8 +44,12 @@ void open_dialog(UiState& ui, FileDialogPurpose purpose) {
   const std::string stem = stem_of_source(ui);
   const int32_t w = std::max(1, ui.run.status.width), h = std::max(1, ui.run.status.height);
   switch (purpose) {
-  case FileDialogPurpose::Open: d.path = d.folder + "/"; break;
-  case FileDialogPurpose::SaveModel: d.path = (fs::path(d.folder) / (stem + ".redraw")).string(); break;
+  case FileDialogPurpose::Open:
+    d.path = d.folder + "/";
+    break;
+  case FileDialogPurpose::SaveModel:
+    d.path = (fs::path(d.folder) / (stem + ".redraw")).string();
+    break;
   case FileDialogPurpose::Export:
     if (d.export_width <= 0 || d.export_height <= 0 || d.export_lock_aspect) {
       d.export_width = w * 4;
@@ -85,11 +92,17 @@ bool apply_intent(UiState& ui, TrainingSession& session, const UiIntent& in) {
   const SessionStatus& st = ui.run.status;
   switch (in.kind) {
   case IntentKind::ToggleRun:
-    if (!st.has_run) ui.notify("open an image first (Ctrl+O, or drop one on the window)", true);
-    else session.set_running(!st.running);
+    if (!st.has_run)
+      ui.notify("open an image first (Ctrl+O, or drop one on the window)", true);
+    else
+      session.set_running(!st.running);
     break;
-  case IntentKind::StepOnce: session.step_once(); break;
-  case IntentKind::Reset: session.reset(); break;
+  case IntentKind::StepOnce:
+    session.step_once();
+    break;
+  case IntentKind::Reset:
+    session.reset();
+    break;
   case IntentKind::ApplyReset: {
     if (st.image_path.empty()) {
       ui.notify("Apply & reset needs the training image; open it again (Ctrl+O)", true);
@@ -113,7 +126,8 @@ bool apply_intent(UiState& ui, TrainingSession& session, const UiIntent& in) {
     break;
   case IntentKind::OpenPath: {
     LoadRequest req;
-    if (has_extension(in.text, ".redraw")) req.model = in.text;
+    if (has_extension(in.text, ".redraw"))
+      req.model = in.text;
     else {
       req.image = in.text;
       req.config = ui.edit.config;
@@ -131,11 +145,39 @@ bool apply_intent(UiState& ui, TrainingSession& session, const UiIntent& in) {
     break;
   }
   case IntentKind::ExportImage:
-    session.export_image(in.text, int32_t(in.a), int32_t(in.b), int(in.c));
+    session.export_image(in.text, int32_t(in.a), int32_t(in.b), int(in.c), in.d);
     break;
-  case IntentKind::ShowDialog: open_dialog(ui, FileDialogPurpose(in.a)); break;
-  case IntentKind::FitView: ui.view.fit_requested = true; break;
-  case IntentKind::Quit: return false;
+  case IntentKind::ExportComparison:
+    session.export_comparison(in.text, int32_t(in.a), int32_t(in.b), int(in.c));
+    break;
+  case IntentKind::ExportTimelapse: {
+    TimelapseOptions o;
+    o.width = int32_t(in.a);
+    o.height = int32_t(in.b);
+    o.fps = double(in.c);
+    o.overlay = in.d != 0;
+    session.export_timelapse(in.text, o);
+    break;
+  }
+  case IntentKind::CancelExport:
+    session.cancel_export();
+    break;
+  case IntentKind::BranchFromFrame:
+    session.branch_from(in.a);
+    ui.timelapse.active = false;
+    ui.timelapse.playing = false;
+    break;
+  case IntentKind::SetSnapshotCap:
+    session.set_snapshot_cap(size_t(in.a));
+    break;
+  case IntentKind::ShowDialog:
+    open_dialog(ui, FileDialogPurpose(in.a));
+    break;
+  case IntentKind::FitView:
+    ui.view.fit_requested = true;
+    break;
+  case IntentKind::Quit:
+    return false;
   }
   return true;
 }
@@ -145,7 +187,8 @@ void handle_shortcuts(UiState& ui) {
   if (io.WantTextInput || ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId)) return;
   if (io.KeyCtrl) {
     if (ImGui::IsKeyPressed(GLFW_KEY_O, false)) ui.push(IntentKind::ShowDialog, {}, int64_t(FileDialogPurpose::Open));
-    if (ImGui::IsKeyPressed(GLFW_KEY_S, false)) ui.push(IntentKind::ShowDialog, {}, int64_t(FileDialogPurpose::SaveModel));
+    if (ImGui::IsKeyPressed(GLFW_KEY_S, false))
+      ui.push(IntentKind::ShowDialog, {}, int64_t(FileDialogPurpose::SaveModel));
     if (ImGui::IsKeyPressed(GLFW_KEY_E, false)) ui.push(IntentKind::ShowDialog, {}, int64_t(FileDialogPurpose::Export));
     if (ImGui::IsKeyPressed(GLFW_KEY_Q, false)) ui.push(IntentKind::Quit);
     return;
@@ -158,15 +201,18 @@ void handle_shortcuts(UiState& ui) {
 
 void absorb_snapshot(UiState& ui, SessionTake&& take) {
   RunView& run = ui.run;
-  for (auto& e : take.errors) ui.notify(std::move(e), true);
-  for (auto& n : take.notices) ui.notify(std::move(n), false);
-  if (take.history_replaced || take.run_id != run.run_id) {
+  for (auto& e : take.errors)
+    ui.notify(std::move(e), true);
+  for (auto& n : take.notices)
+    ui.notify(std::move(n), false);
+  if (take.history_replaced) {
     run.history.clear();
     run.plot_step.clear();
     run.plot_loss.clear();
     run.plot_psnr.clear();
     run.plot_lr.clear();
   }
+  const uint64_t previous_run_id = run.run_id;
   run.run_id = take.run_id;
   for (const MetricsRow& r : take.rows) {
     if (!run.history.empty() && run.history.back().step >= r.step) continue;
@@ -189,11 +235,38 @@ void absorb_snapshot(UiState& ui, SessionTake&& take) {
     ui.view.fit_requested = true;
     if (!run.status.source_path.empty()) remember_file(ui, run.status.source_path);
   }
+  TimelapseState& tl = ui.timelapse;
+  if (take.run_id != previous_run_id) {
+    tl.cache.clear();
+    tl.cache_bytes = 0;
+    tl.shown_step = tl.requested_step = -1;
+    tl.frame.reset();
+  }
+  if (take.snapshots_changed) {
+    tl.frames = std::move(take.snapshots);
+    if (tl.frames.empty()) tl.active = tl.playing = false;
+    if (!tl.active) tl.index = std::max(0, int32_t(tl.frames.size()) - 1);
+    tl.index = std::clamp(tl.index, 0, std::max(0, int32_t(tl.frames.size()) - 1));
+  }
+  tl.bytes = take.snapshot_bytes;
+  tl.cap_bytes = take.snapshot_cap_bytes;
+  if (take.frame) {
+    constexpr size_t k_cache_cap = size_t(64) << 20;
+    const size_t bytes = take.frame->pixels.size() * sizeof(float);
+    while (!tl.cache.empty() && tl.cache_bytes + bytes > k_cache_cap) {
+      tl.cache_bytes -= tl.cache.front().second->pixels.size() * sizeof(float);
+      tl.cache.erase(tl.cache.begin());
+    }
+    tl.cache.emplace_back(take.frame_step, take.frame);
+    tl.cache_bytes += bytes;
+    if (tl.requested_step >= 0) tl.requested_step = -1;
+  }
   bool error_needed = ui.view.error_dirty;
   if (take.ground_truth) {
     run.ground_truth = std::move(take.ground_truth);
-    if (ui.truth_texture) ui.truth_texture->upload_host(to_rgba8(*run.ground_truth).data(), run.ground_truth->width,
-                                                        run.ground_truth->height);
+    if (ui.truth_texture)
+      ui.truth_texture->upload_host(to_rgba8(*run.ground_truth).data(), run.ground_truth->width,
+                                    run.ground_truth->height);
     run.reconstruction.reset();
     error_needed = true;
   }
@@ -208,10 +281,54 @@ void absorb_snapshot(UiState& ui, SessionTake&& take) {
     }
     error_needed = true;
   }
-  if (error_needed && ui.error_texture && run.reconstruction && run.ground_truth) {
-    const auto rgba = error_heat_map(*run.reconstruction, *run.ground_truth, ui.view.error_gain);
+  if (error_needed && ui.error_texture && displayed_reconstruction(ui) && run.ground_truth) {
+    const auto rgba = error_heat_map(*displayed_reconstruction(ui), *run.ground_truth, ui.view.error_gain);
     if (!rgba.empty()) ui.error_texture->upload_host(rgba.data(), run.ground_truth->width, run.ground_truth->height);
     ui.view.error_dirty = false;
+  }
+}
+
+} // namespace redraw
+
+namespace redraw {
+
+const Image* displayed_reconstruction(const UiState& ui) {
+  if (ui.timelapse.active && ui.timelapse.frame) return ui.timelapse.frame.get();
+  return ui.run.reconstruction.get();
+}
+
+void sync_timelapse(UiState& ui, TrainingSession& session) {
+  TimelapseState& tl = ui.timelapse;
+  if (tl.frames.empty()) return;
+  if (tl.playing) {
+    if (ui.now >= tl.next_advance) {
+      if (tl.index + 1 >= int32_t(tl.frames.size()))
+        tl.playing = false;
+      else
+        ++tl.index;
+      tl.next_advance = ui.now + 1.0 / std::max(0.5f, tl.fps);
+    }
+    tl.active = true;
+  }
+  if (!tl.active) return;
+  const int64_t want = tl.wanted_step();
+  if (want == tl.shown_step) return;
+  for (const auto& [step, img] : tl.cache)
+    if (step == want) {
+      tl.frame = img;
+      tl.shown_step = step;
+      if (ui.frame_texture) ui.frame_texture->upload_host(to_rgba8(*img).data(), img->width, img->height);
+      ui.view.error_dirty = true;
+      if (ui.error_texture && ui.run.ground_truth) {
+        const auto rgba = error_heat_map(*img, *ui.run.ground_truth, ui.view.error_gain);
+        if (!rgba.empty()) ui.error_texture->upload_host(rgba.data(), img->width, img->height);
+        ui.view.error_dirty = false;
+      }
+      return;
+    }
+  if (tl.requested_step != want) {
+    session.request_frame(want);
+    tl.requested_step = want;
   }
 }
 

@@ -63,30 +63,49 @@ void draw_canvas(UiState& ui) {
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   if (avail.x < 20 || avail.y < 20) return;
-  ImGui::InvisibleButton("canvas", avail, ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonMiddle |
-                                              ImGuiButtonFlags_MouseButtonRight);
+  ImGui::InvisibleButton("canvas", avail,
+                         ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonMiddle |
+                             ImGuiButtonFlags_MouseButtonRight);
   const bool hovered = ImGui::IsItemHovered(), active = ImGui::IsItemActive();
 
   const Image* truth = run.ground_truth.get();
   if (!truth || !ui.truth_texture || ui.truth_texture->empty()) {
     const char* msg = run.status.busy ? "Loading..." : "Drop an image here, or File > Open (Ctrl+O)";
     const ImVec2 ts = ImGui::CalcTextSize(msg);
-    dl->AddText(ImVec2(origin.x + (avail.x - ts.x) * 0.5f, origin.y + (avail.y - ts.y) * 0.5f), IM_COL32(180, 180, 190, 255), msg);
+    dl->AddText(ImVec2(origin.x + (avail.x - ts.x) * 0.5f, origin.y + (avail.y - ts.y) * 0.5f),
+                IM_COL32(180, 180, 190, 255), msg);
     return;
   }
   const float iw = float(truth->width), ih = float(truth->height);
 
   // Panes: three side by side, or one.
+  const bool frame = ui.timelapse.active && ui.frame_texture && !ui.frame_texture->empty() && ui.timelapse.frame;
   Pane all[3] = {{"ground truth", ui.truth_texture, truth, {}, {}},
-                 {"reconstruction", ui.recon_texture, run.reconstruction.get(), {}, {}},
+                 {frame ? "timelapse frame" : "reconstruction",
+                  frame ? ui.frame_texture : ui.recon_texture,
+                  frame ? ui.timelapse.frame.get() : run.reconstruction.get(),
+                  {},
+                  {}},
                  {"error |prediction - truth|", ui.error_texture, nullptr, {}, {}}};
   Pane panes[3];
   int count = 0;
   switch (v.mode) {
-  case CanvasMode::SideBySide: count = 3; std::copy(all, all + 3, panes); break;
-  case CanvasMode::GroundTruth: count = 1; panes[0] = all[0]; break;
-  case CanvasMode::Reconstruction: count = 1; panes[0] = all[1]; break;
-  case CanvasMode::Error: count = 1; panes[0] = all[2]; break;
+  case CanvasMode::SideBySide:
+    count = 3;
+    std::copy(all, all + 3, panes);
+    break;
+  case CanvasMode::GroundTruth:
+    count = 1;
+    panes[0] = all[0];
+    break;
+  case CanvasMode::Reconstruction:
+    count = 1;
+    panes[0] = all[1];
+    break;
+  case CanvasMode::Error:
+    count = 1;
+    panes[0] = all[2];
+    break;
   }
   const float gap = 8, caption_h = ImGui::GetTextLineHeightWithSpacing();
   const float pane_w = (avail.x - gap * float(count - 1)) / float(count), pane_h = avail.y - caption_h;
@@ -132,8 +151,9 @@ void draw_canvas(UiState& ui) {
     dl->AddText(ImVec2(p.min.x, p.min.y - caption_h), IM_COL32(200, 200, 210, 255), p.caption);
     if (i == 1 || v.mode == CanvasMode::Reconstruction) {
       char step[64];
-      if (run.shown_step >= 0) {
-        std::snprintf(step, sizeof step, "step %lld", static_cast<long long>(run.shown_step));
+      const int64_t shown = frame ? ui.timelapse.shown_step : run.shown_step;
+      if (shown >= 0) {
+        std::snprintf(step, sizeof step, "step %lld", static_cast<long long>(shown));
         const ImVec2 ts = ImGui::CalcTextSize(step);
         dl->AddText(ImVec2(p.max.x - ts.x, p.min.y - caption_h), IM_COL32(150, 150, 160, 255), step);
       }
@@ -149,7 +169,7 @@ void draw_canvas(UiState& ui) {
     }
     dl->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(b.x + 1, b.y + 1), IM_COL32(70, 72, 80, 255));
     dl->PopClipRect();
-    if (p.texture == ui.recon_texture) {
+    if (i == 1 || v.mode == CanvasMode::Reconstruction) {
       // The visible part of the reconstruction, in framebuffer pixels (screenshot sidecar).
       const ImVec2 s = io.DisplayFramebufferScale;
       const float x0 = std::max(a.x, p.min.x), y0 = std::max(a.y, p.min.y);
@@ -169,11 +189,13 @@ void draw_canvas(UiState& ui) {
     if (x >= 0 && y >= 0 && x < truth->width && y < truth->height) {
       char t[96], r[96];
       pixel_text(t, sizeof t, truth, x, y);
-      pixel_text(r, sizeof r, run.reconstruction.get(), x, y);
+      const Image* shown = frame ? ui.timelapse.frame.get() : run.reconstruction.get();
+      pixel_text(r, sizeof r, shown, x, y);
       float err = -1;
-      if (const Image* rec = run.reconstruction.get(); rec && rec->width == truth->width && rec->height == truth->height) {
+      if (const Image* rec = shown; rec && rec->width == truth->width && rec->height == truth->height) {
         err = 0;
-        for (int32_t k = 0; k < truth->channels; ++k) err += std::abs(rec->at(x, y, k) - truth->at(x, y, k));
+        for (int32_t k = 0; k < truth->channels; ++k)
+          err += std::abs(rec->at(x, y, k) - truth->at(x, y, k));
         err /= float(truth->channels);
       }
       if (err >= 0)

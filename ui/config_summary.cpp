@@ -14,7 +14,8 @@ ConfigSummary summarize_config(const RunConfig& config, int32_t w, int32_t h, in
   ConfigSummary s;
   ModelSpec m = config.model;
   m.output_channels = channels;
-  m.hidden_activations.resize(m.hidden.size(), m.hidden_activations.empty() ? Activation::Relu : m.hidden_activations.front());
+  m.hidden_activations.resize(m.hidden.size(),
+                              m.hidden_activations.empty() ? Activation::Relu : m.hidden_activations.front());
   try {
     validate(m);
   } catch (const std::exception& e) {
@@ -24,12 +25,14 @@ ConfigSummary summarize_config(const RunConfig& config, int32_t w, int32_t h, in
   s.valid = true;
   s.parameters = parameter_count(m);
   s.samples = int64_t(w) * h;
-  s.batch = config.training.batch_size > 0 ? std::min<int64_t>(config.training.batch_size, std::max<int64_t>(s.samples, 1))
-                                           : s.samples;
+  s.batch = config.training.batch_size > 0
+                ? std::min<int64_t>(config.training.batch_size, std::max<int64_t>(s.samples, 1))
+                : s.samples;
   const int arrays = optimizer_state_arrays(config.optimizer);
   s.parameter_bytes = uint64_t(s.parameters) * sizeof(float) * uint64_t(2 + arrays);
   int64_t per_sample = m.encoding.width();
-  for (int32_t width : m.hidden) per_sample += 2 * int64_t(width); // pre- and post-activation
+  for (int32_t width : m.hidden)
+    per_sample += 2 * int64_t(width);                                    // pre- and post-activation
   per_sample += 2 * int64_t(channels) + 2 * int64_t(max_layer_width(m)); // output + gradient ping-pong
   s.activation_bytes = uint64_t(s.batch) * uint64_t(per_sample) * sizeof(float);
   s.dataset_bytes = uint64_t(s.samples) * uint64_t(2 + channels) * sizeof(float);

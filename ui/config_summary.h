@@ -11,15 +11,15 @@ namespace redraw {
 
 struct ConfigSummary {
   bool valid = false;
-  std::string problem;          ///< why the shape is invalid (when !valid)
+  std::string problem; ///< why the shape is invalid (when !valid)
   int64_t parameters = 0;
-  int64_t samples = 0;          ///< pixels in the training image
-  int64_t batch = 0;            ///< samples per step
-  uint64_t parameter_bytes = 0; ///< parameters, gradients and optimizer state
-  uint64_t activation_bytes = 0;///< forward/backward activations for one batch (whole batch at once, as on the GPU)
-  uint64_t dataset_bytes = 0;   ///< coordinates and targets
+  int64_t samples = 0;           ///< pixels in the training image
+  int64_t batch = 0;             ///< samples per step
+  uint64_t parameter_bytes = 0;  ///< parameters, gradients and optimizer state
+  uint64_t activation_bytes = 0; ///< forward/backward activations for one batch (whole batch at once, as on the GPU)
+  uint64_t dataset_bytes = 0;    ///< coordinates and targets
   uint64_t total_bytes() const { return parameter_bytes + activation_bytes + dataset_bytes; }
-  double gflop_per_step = 0;    ///< forward + backward, dense layers only
+  double gflop_per_step = 0; ///< forward + backward, dense layers only
 };
 
 /// Summary for `config` trained on a w x h image with `channels` output channels.

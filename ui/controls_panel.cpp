@@ -192,7 +192,8 @@ void draw_schedule(UiState& ui) {
 
   const std::vector<float> lr = sample_schedule(s, c.training.steps, 240);
   std::vector<float> xs(lr.size());
-  for (size_t i = 0; i < xs.size(); ++i) xs[i] = float(double(i) * double(c.training.steps) / double(lr.size()));
+  for (size_t i = 0; i < xs.size(); ++i)
+    xs[i] = float(double(i) * double(c.training.steps) / double(lr.size()));
   PlotSeries series{xs, lr, IM_COL32(255, 170, 60, 255)};
   PlotOptions opts;
   opts.title = "learning rate (schedule preview)";
@@ -245,7 +246,8 @@ void draw_summary(UiState& ui) {
 
   const bool dirty = st.has_run && needs_reset(ui.edit.config, st.config);
   if (dirty) ImGui::TextColored(ImVec4(1.0f, 0.8f, 0.3f, 1), "The network or data changed: apply to use it.");
-  ImGui::PushStyleColor(ImGuiCol_Button, dirty ? ImVec4(0.60f, 0.42f, 0.10f, 1) : ImGui::GetStyleColorVec4(ImGuiCol_Button));
+  ImGui::PushStyleColor(ImGuiCol_Button,
+                        dirty ? ImVec4(0.60f, 0.42f, 0.10f, 1) : ImGui::GetStyleColorVec4(ImGuiCol_Button));
   ImGui::BeginDisabled(!st.has_run);
   if (ImGui::Button("Apply & reset", ImVec2(-1, 0))) ui.push(IntentKind::ApplyReset);
   ImGui::EndDisabled();

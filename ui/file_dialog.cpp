@@ -1,10 +1,13 @@
 #include "ui/panels.h"
 
+#include "engine/ffmpeg_writer.h"
+
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 
 namespace redraw {
@@ -13,12 +16,15 @@ namespace fs = std::filesystem;
 namespace {
 bool matches(const fs::path& p, FileDialogPurpose purpose) {
   std::string e = p.extension().string();
-  for (auto& c : e) c = char(std::tolower(static_cast<unsigned char>(c)));
+  for (auto& c : e)
+    c = char(std::tolower(static_cast<unsigned char>(c)));
   switch (purpose) {
   case FileDialogPurpose::Open:
     return e == ".png" || e == ".jpg" || e == ".jpeg" || e == ".bmp" || e == ".tga" || e == ".gif" || e == ".redraw";
-  case FileDialogPurpose::SaveModel: return e == ".redraw";
-  case FileDialogPurpose::Export: return e == ".png";
+  case FileDialogPurpose::SaveModel:
+    return e == ".redraw";
+  case FileDialogPurpose::Export:
+    return e == ".png" || e == ".gif" || e == ".mp4";
   }
   return false;
 }
@@ -34,8 +40,10 @@ void list_folder(FileDialogState& d) {
     const std::string name = it->path().filename().string();
     if (name.empty() || name[0] == '.') continue;
     std::error_code ec2;
-    if (it->is_directory(ec2)) dirs.push_back(name + "/");
-    else if (matches(it->path(), d.purpose)) files.push_back(name);
+    if (it->is_directory(ec2))
+      dirs.push_back(name + "/");
+    else if (matches(it->path(), d.purpose))
+      files.push_back(name);
   }
   if (ec) d.list_error = d.folder + ": " + ec.message();
   std::sort(dirs.begin(), dirs.end());
@@ -44,8 +52,56 @@ void list_folder(FileDialogState& d) {
   d.entries.insert(d.entries.end(), files.begin(), files.end());
 }
 
+/// Swaps the path's extension for the chosen export (a folder for PNG frames).
+void set_extension(std::string& path, const char* ext) {
+  fs::path p(path);
+  if (!path.empty() && path.back() == '/') p = fs::path(path.substr(0, path.size() - 1));
+  p.replace_extension(ext);
+  path = p.string() + (*ext ? "" : "/");
+}
+
 void draw_export_options(UiState& ui) {
   FileDialogState& d = ui.dialog;
+  const char* kinds[] = {"Reconstruction", "Side-by-side comparison", "Timelapse"};
+  ImGui::TextUnformatted("export");
+  for (int i = 0; i < 3; ++i) {
+    ImGui::SameLine();
+    ImGui::BeginDisabled(i == 2 && ui.timelapse.frames.empty());
+    if (ImGui::RadioButton(kinds[i], d.export_kind == i)) {
+      d.export_kind = i;
+      set_extension(d.path, i == 2 ? ".gif" : ".png");
+    }
+    ImGui::EndDisabled();
+  }
+  if (d.export_kind == 0 && ui.timelapse.active) {
+    ImGui::SameLine(0, 20);
+    char label[64];
+    std::snprintf(label, sizeof label, "the frame on screen (step %lld)",
+                  static_cast<long long>(ui.timelapse.shown_step));
+    ImGui::Checkbox(label, &d.export_scrubbed_frame);
+  }
+  if (d.export_kind == 1)
+    ImGui::TextDisabled("the original upscaled bicubically beside the network's redraw: %d x %d", 2 * d.export_width,
+                        d.export_height);
+  if (d.export_kind == 2) {
+    const bool mp4 = ffmpeg_available();
+    ImGui::TextUnformatted("format");
+    ImGui::SameLine();
+    if (ImGui::RadioButton("GIF", fs::path(d.path).extension() == ".gif")) set_extension(d.path, ".gif");
+    ImGui::SameLine();
+    ImGui::BeginDisabled(!mp4);
+    if (ImGui::RadioButton("MP4", fs::path(d.path).extension() == ".mp4")) set_extension(d.path, ".mp4");
+    ImGui::EndDisabled();
+    if (!mp4 && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("ffmpeg is not installed");
+    ImGui::SameLine();
+    if (ImGui::RadioButton("PNG frames (folder)", !d.path.empty() && d.path.back() == '/')) set_extension(d.path, "");
+    ImGui::SameLine(0, 20);
+    ImGui::SetNextItemWidth(90);
+    ImGui::InputInt("fps", &d.timelapse_fps, 1, 5);
+    d.timelapse_fps = std::clamp(d.timelapse_fps, 1, 60);
+    ImGui::SameLine();
+    ImGui::Checkbox("step and PSNR on each frame", &d.timelapse_overlay);
+  }
   const int32_t tw = std::max(1, ui.run.status.width), th = std::max(1, ui.run.status.height);
   const double aspect = double(th) / double(tw);
   ImGui::TextUnformatted("size");
@@ -73,20 +129,33 @@ void draw_export_options(UiState& ui) {
   d.export_height = std::clamp(d.export_height, 1, 65536);
   ImGui::SameLine();
   ImGui::Checkbox("lock aspect", &d.export_lock_aspect);
-  ImGui::TextUnformatted("bit depth");
-  ImGui::SameLine();
-  ImGui::RadioButton("8-bit", &d.export_bit_depth, 8);
-  ImGui::SameLine();
-  ImGui::RadioButton("16-bit", &d.export_bit_depth, 16);
+  if (d.export_kind != 2 || (!d.path.empty() && d.path.back() == '/')) {
+    ImGui::TextUnformatted("bit depth");
+    ImGui::SameLine();
+    ImGui::RadioButton("8-bit", &d.export_bit_depth, 8);
+    ImGui::SameLine();
+    ImGui::RadioButton("16-bit", &d.export_bit_depth, 16);
+  }
 }
 
 void accept(UiState& ui) {
   FileDialogState& d = ui.dialog;
   switch (d.purpose) {
-  case FileDialogPurpose::Open: ui.push(IntentKind::OpenPath, d.path); break;
-  case FileDialogPurpose::SaveModel: ui.push(IntentKind::SaveModel, d.path); break;
+  case FileDialogPurpose::Open:
+    ui.push(IntentKind::OpenPath, d.path);
+    break;
+  case FileDialogPurpose::SaveModel:
+    ui.push(IntentKind::SaveModel, d.path);
+    break;
   case FileDialogPurpose::Export:
-    ui.push(IntentKind::ExportImage, d.path, d.export_width, d.export_height, d.export_bit_depth);
+    if (d.export_kind == 1)
+      ui.push(IntentKind::ExportComparison, d.path, d.export_width, d.export_height, d.export_bit_depth);
+    else if (d.export_kind == 2)
+      ui.push(IntentKind::ExportTimelapse, d.path, d.export_width, d.export_height, d.timelapse_fps,
+              d.timelapse_overlay);
+    else
+      ui.push(IntentKind::ExportImage, d.path, d.export_width, d.export_height, d.export_bit_depth,
+              d.export_scrubbed_frame && ui.timelapse.active ? ui.timelapse.shown_step : -1);
     break;
   }
   ImGui::CloseCurrentPopup();
@@ -118,7 +187,7 @@ void draw_file_dialog(UiState& ui) {
   ImGui::SameLine();
   ImGui::TextDisabled("%s", d.folder.c_str());
 
-  const float footer = ImGui::GetFrameHeightWithSpacing() * (d.purpose == FileDialogPurpose::Export ? 4.2f : 1.4f);
+  const float footer = ImGui::GetFrameHeightWithSpacing() * (d.purpose == FileDialogPurpose::Export ? 5.3f : 1.4f);
   const bool show_recent = d.purpose == FileDialogPurpose::Open && !ui.settings.recent.empty();
   const float list_w = show_recent ? ImGui::GetContentRegionAvail().x * 0.55f : 0.0f;
   ImGui::BeginChild("entries", ImVec2(list_w, -footer), true);
@@ -128,7 +197,8 @@ void draw_file_dialog(UiState& ui) {
     const bool dir = !e.empty() && e.back() == '/';
     const std::string full = (fs::path(d.folder) / e).string();
     if (ImGui::Selectable(e.c_str(), !dir && d.path == full, ImGuiSelectableFlags_AllowDoubleClick)) {
-      if (dir) navigate = (fs::path(d.folder) / e.substr(0, e.size() - 1)).string();
+      if (dir)
+        navigate = (fs::path(d.folder) / e.substr(0, e.size() - 1)).string();
       else {
         d.path = full;
         if (ImGui::IsMouseDoubleClicked(0)) {
@@ -143,8 +213,10 @@ void draw_file_dialog(UiState& ui) {
   ImGui::EndChild();
   if (!navigate.empty()) {
     d.folder = navigate;
-    if (d.purpose != FileDialogPurpose::Open) d.path = (fs::path(navigate) / fs::path(d.path).filename()).string();
-    else d.path = navigate + "/";
+    if (d.purpose != FileDialogPurpose::Open)
+      d.path = (fs::path(navigate) / fs::path(d.path).filename()).string();
+    else
+      d.path = navigate + "/";
   }
   if (show_recent) {
     ImGui::SameLine();
@@ -156,9 +228,14 @@ void draw_file_dialog(UiState& ui) {
   }
   if (d.purpose == FileDialogPurpose::Export) draw_export_options(ui);
 
-  const char* verb = d.purpose == FileDialogPurpose::Open ? "Open" : d.purpose == FileDialogPurpose::SaveModel ? "Save" : "Export";
+  const char* verb = d.purpose == FileDialogPurpose::Open        ? "Open"
+                     : d.purpose == FileDialogPurpose::SaveModel ? "Save"
+                                                                 : "Export";
   std::error_code ec;
-  const bool is_dir = fs::is_directory(d.path, ec);
+  // A folder is a destination only for PNG frames; otherwise Enter on a folder opens it.
+  const bool frames =
+      d.purpose == FileDialogPurpose::Export && d.export_kind == 2 && !d.path.empty() && d.path.back() == '/';
+  const bool is_dir = !frames && fs::is_directory(d.path, ec);
   ImGui::BeginDisabled(d.path.empty() || is_dir);
   if (ImGui::Button(verb, ImVec2(120, 0)) || (enter && !is_dir && !d.path.empty())) {
     accept(ui);

@@ -8,9 +8,9 @@
 
 #include "engine/run_config.h"
 
-// glad before GLFW, so GLFW does not pull in the system GL header.
-#include <glad/gl.h>
+#define GLFW_INCLUDE_NONE // glad is the GL loader; GLFW must not pull in <GL/gl.h>
 #include <GLFW/glfw3.h>
+#include <glad/gl.h>
 #include <imgui.h>
 #include <imgui_impl_glfw.h>
 #include <imgui_impl_opengl3.h>
@@ -102,7 +102,8 @@ std::vector<int> hold_quick_taps(UiState& ui) {
 void release_held(GLFWwindow* window, const std::vector<int>& held) {
   if (held.empty()) return;
   ImGuiIO& io = ImGui::GetIO();
-  for (int k : held) io.KeysDown[k] = glfwGetKey(window, k) == GLFW_PRESS;
+  for (int k : held)
+    io.KeysDown[k] = glfwGetKey(window, k) == GLFW_PRESS;
   update_modifiers(io);
 }
 
@@ -152,8 +153,10 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
     // trainer; when nothing happens, the loop sleeps until an event arrives.
     const bool training = ui.run.status.running || ui.run.status.busy;
     const bool interacting = glfwGetTime() - ui.last_input < 0.5 || ImGui::IsAnyItemActive() || !ui.messages.empty();
-    if (!training && !interacting && opts.screenshot.empty()) glfwWaitEventsTimeout(0.25);
-    else glfwWaitEventsTimeout(interacting ? k_frame_seconds : 1.0 / 30.0);
+    if (!training && !interacting && opts.screenshot.empty())
+      glfwWaitEventsTimeout(0.25);
+    else
+      glfwWaitEventsTimeout(interacting ? k_frame_seconds : 1.0 / 30.0);
     ui.now = glfwGetTime();
     const auto frame_start = std::chrono::steady_clock::now();
 
@@ -163,6 +166,7 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
                        take.status.busy != ui.run.status.busy;
     absorb_snapshot(ui, std::move(take));
     upload_device_frame(ui, session);
+    sync_timelapse(ui, session);
     ++ui.run.frames_since_preview;
     if (ui.settings.preview_every != sent_preview_every) {
       sent_preview_every = ui.settings.preview_every;
@@ -191,8 +195,9 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
 
     if (!opts.screenshot.empty()) {
       const bool ready = screenshot_ready(ui, opts.screenshot_after_steps);
-      const bool failed = !ui.run.status.has_run && !ui.run.status.busy && ui.now - start > 2.0 &&
-                          std::any_of(ui.messages.begin(), ui.messages.end(), [](const UiMessage& m) { return m.error; });
+      const bool failed =
+          !ui.run.status.has_run && !ui.run.status.busy && ui.now - start > 2.0 &&
+          std::any_of(ui.messages.begin(), ui.messages.end(), [](const UiMessage& m) { return m.error; });
       const bool timed_out = ui.now - start > k_screenshot_timeout_s;
       if (ready || failed || timed_out) {
         ScreenshotInfo info;
@@ -206,8 +211,9 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
         if (!err.empty()) std::fprintf(stderr, "error: %s (%s)\n", err.c_str(), opts.screenshot.c_str());
         for (const auto& m : ui.messages)
           if (m.error) std::fprintf(stderr, "error: %s\n", m.text.c_str());
-        if (timed_out && !ready) std::fprintf(stderr, "error: screenshot: timed out waiting for step %lld\n",
-                                              static_cast<long long>(opts.screenshot_after_steps));
+        if (timed_out && !ready)
+          std::fprintf(stderr, "error: screenshot: timed out waiting for step %lld\n",
+                       static_cast<long long>(opts.screenshot_after_steps));
         return (err.empty() && ready) ? 0 : 1;
       }
     }
@@ -247,7 +253,8 @@ int run_gui(const GuiOptions& opts) {
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
   glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
-  GLFWwindow* window = glfwCreateWindow(ui.settings.window_width, ui.settings.window_height, "Redraw", nullptr, nullptr);
+  GLFWwindow* window =
+      glfwCreateWindow(ui.settings.window_width, ui.settings.window_height, "Redraw", nullptr, nullptr);
   if (!window) {
     std::fprintf(stderr, "error: cannot open a window with an OpenGL 3.3 core context\n");
     glfwTerminate();
@@ -284,6 +291,7 @@ int run_gui(const GuiOptions& opts) {
     TrainingSession session;
     auto truth = make_host_texture();
     auto error = make_host_texture();
+    auto frame = make_host_texture();
     std::unique_ptr<PreviewTexture> recon;
     if (ui.settings.backend != "cpu") {
       std::string why;
@@ -294,6 +302,7 @@ int run_gui(const GuiOptions& opts) {
     ui.truth_texture = truth.get();
     ui.recon_texture = recon.get();
     ui.error_texture = error.get();
+    ui.frame_texture = frame.get();
     ui.preset_names = preset_names();
 
     load_preset_into(ui, opts.preset.empty() ? ui.settings.preset : opts.preset);
@@ -307,6 +316,7 @@ int run_gui(const GuiOptions& opts) {
       req.image = opts.image.empty() ? default_image_path().string() : opts.image;
     }
     session.load(std::move(req));
+    session.set_snapshot_cap(size_t(ui.settings.snapshot_cap_mb) << 20);
     if (!opts.screenshot.empty()) session.set_stop_at(opts.screenshot_after_steps);
     if (opts.autostart || !opts.screenshot.empty()) session.set_running(true);
 

@@ -11,12 +11,12 @@
 namespace redraw {
 
 struct GuiOptions {
-  std::string image;             ///< image to open; empty = the bundled default image
-  std::string model;             ///< a .redraw model to open instead of an image (optional)
-  std::string preset;            ///< preset name; empty = the remembered or default preset
-  std::string backend = "auto";  ///< auto | cpu | cuda
-  bool autostart = false;        ///< start training as soon as the window opens
-  std::string screenshot;        ///< write the framebuffer here as PNG, then exit
+  std::string image;                  ///< image to open; empty = the bundled default image
+  std::string model;                  ///< a .redraw model to open instead of an image (optional)
+  std::string preset;                 ///< preset name; empty = the remembered or default preset
+  std::string backend = "auto";       ///< auto | cpu | cuda
+  bool autostart = false;             ///< start training as soon as the window opens
+  std::string screenshot;             ///< write the framebuffer here as PNG, then exit
   int64_t screenshot_after_steps = 0; ///< ... once training has done at least this many steps
 };
 

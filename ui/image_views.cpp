@@ -24,13 +24,17 @@ std::vector<uint8_t> to_rgba8(const Image& img) {
 
 std::array<uint8_t, 3> heat_color(float v) {
   // Control points of a magma-like map: black -> purple -> red-orange -> pale yellow.
-  static constexpr float k_stops[5][3] = {
-      {0.00f, 0.00f, 0.02f}, {0.32f, 0.07f, 0.47f}, {0.80f, 0.22f, 0.32f}, {0.99f, 0.60f, 0.25f}, {0.99f, 0.99f, 0.75f}};
+  static constexpr float k_stops[5][3] = {{0.00f, 0.00f, 0.02f},
+                                          {0.32f, 0.07f, 0.47f},
+                                          {0.80f, 0.22f, 0.32f},
+                                          {0.99f, 0.60f, 0.25f},
+                                          {0.99f, 0.99f, 0.75f}};
   v = std::clamp(v, 0.0f, 1.0f) * 4.0f;
   const int i = std::min(3, int(v));
   const float t = v - float(i);
   std::array<uint8_t, 3> rgb{};
-  for (int k = 0; k < 3; ++k) rgb[size_t(k)] = to_byte(k_stops[i][k] + (k_stops[i + 1][k] - k_stops[i][k]) * t);
+  for (int k = 0; k < 3; ++k)
+    rgb[size_t(k)] = to_byte(k_stops[i][k] + (k_stops[i + 1][k] - k_stops[i][k]) * t);
   return rgb;
 }
 
@@ -42,7 +46,8 @@ std::vector<uint8_t> error_heat_map(const Image& prediction, const Image& truth,
   std::vector<uint8_t> out(n * 4);
   for (size_t i = 0; i < n; ++i) {
     float e = 0;
-    for (int32_t k = 0; k < c; ++k) e += std::abs(prediction.pixels[i * size_t(c) + size_t(k)] - truth.pixels[i * size_t(c) + size_t(k)]);
+    for (int32_t k = 0; k < c; ++k)
+      e += std::abs(prediction.pixels[i * size_t(c) + size_t(k)] - truth.pixels[i * size_t(c) + size_t(k)]);
     const auto rgb = heat_color(e / float(c) * gain);
     out[i * 4 + 0] = rgb[0];
     out[i * 4 + 1] = rgb[1];
@@ -55,7 +60,8 @@ std::vector<uint8_t> error_heat_map(const Image& prediction, const Image& truth,
 double mean_abs_error(const Image& prediction, const Image& truth) {
   if (prediction.pixels.size() != truth.pixels.size() || truth.pixels.empty()) return -1;
   double s = 0;
-  for (size_t i = 0; i < truth.pixels.size(); ++i) s += std::abs(double(prediction.pixels[i]) - double(truth.pixels[i]));
+  for (size_t i = 0; i < truth.pixels.size(); ++i)
+    s += std::abs(double(prediction.pixels[i]) - double(truth.pixels[i]));
   return s / double(truth.pixels.size());
 }
 

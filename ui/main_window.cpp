@@ -54,11 +54,19 @@ void draw_main_window(UiState& ui) {
   ImGui::BeginGroup();
   const float right_w = ImGui::GetContentRegionAvail().x;
   const float canvas_h = std::max(80.0f, body_h - s.plots_height - gap);
-  ImGui::BeginChild("canvas", ImVec2(right_w, canvas_h), true, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+  ImGui::BeginChild("canvas", ImVec2(right_w, canvas_h), true,
+                    ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+  const float strip_h = ImGui::GetFrameHeightWithSpacing() * 2 + 4;
+  ImGui::BeginChild("picture", ImVec2(0, std::max(40.0f, ImGui::GetContentRegionAvail().y - strip_h)), false,
+                    ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
   draw_canvas(ui);
   ImGui::EndChild();
+  ImGui::Separator();
+  draw_timelapse(ui);
+  ImGui::EndChild();
   s.plots_height -= splitter("##hsplit", false, gap, right_w);
-  ImGui::BeginChild("plots", ImVec2(right_w, std::max(60.0f, body_h - canvas_h - gap)), true, ImGuiWindowFlags_NoScrollbar);
+  ImGui::BeginChild("plots", ImVec2(right_w, std::max(60.0f, body_h - canvas_h - gap)), true,
+                    ImGuiWindowFlags_NoScrollbar);
   draw_plots(ui);
   ImGui::EndChild();
   ImGui::EndGroup();

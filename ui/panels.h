@@ -13,6 +13,8 @@ void draw_menu_bar(UiState& ui);
 void draw_controls(UiState& ui);
 /// Ground truth, reconstruction and error map with zoom, pan and a pixel tooltip (canvas_panel.cpp).
 void draw_canvas(UiState& ui);
+/// The timelapse scrubber under the canvas: slider, play, step, resume from here (timelapse_panel.cpp).
+void draw_timelapse(UiState& ui);
 /// Loss (log), PSNR and learning rate against step (plots_panel.cpp).
 void draw_plots(UiState& ui);
 /// Backend, device, steps/s, elapsed, ETA, step, loss, PSNR (status_bar.cpp).

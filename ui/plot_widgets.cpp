@@ -76,7 +76,8 @@ bool draw_line_plot(const char* id, ImVec2 size, std::span<const PlotSeries> ser
   const ImU32 grid = IM_COL32(60, 63, 70, 255), label = IM_COL32(170, 170, 180, 255);
   char buf[48];
   // y ticks: decades on a log axis (or nice steps in log space when the range is small).
-  double ystep = opts.log_y ? std::max(1.0, std::round(nice_tick_step(yr.hi - yr.lo, 4))) : nice_tick_step(yr.hi - yr.lo, 4);
+  double ystep =
+      opts.log_y ? std::max(1.0, std::round(nice_tick_step(yr.hi - yr.lo, 4))) : nice_tick_step(yr.hi - yr.lo, 4);
   if (opts.log_y && yr.hi - yr.lo < 1.5) ystep = nice_tick_step(yr.hi - yr.lo, 3);
   for (double y = std::ceil(yr.lo / ystep) * ystep; y <= yr.hi + 1e-9; y += ystep) {
     const float py = sy(y);

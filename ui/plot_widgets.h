@@ -20,7 +20,7 @@ struct PlotOptions {
   const char* x_label = "step";
   const char* y_format = "%.3g"; ///< tick and read-out format
   bool log_y = false;
-  float marker_x = NAN;          ///< vertical line at this x (e.g. the current step)
+  float marker_x = NAN;           ///< vertical line at this x (e.g. the current step)
   float y_min = NAN, y_max = NAN; ///< fixed y range; NaN = from the data
 };
 

@@ -10,7 +10,8 @@ void draw_plots(UiState& ui) {
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float gap = ImGui::GetStyle().ItemSpacing.x;
   const ImVec2 size((avail.x - 2 * gap) / 3, avail.y);
-  const float marker = float(run.status.step);
+  const float marker =
+      ui.timelapse.active && !ui.timelapse.frames.empty() ? float(ui.timelapse.wanted_step()) : float(run.status.step);
 
   PlotSeries loss{run.plot_step, run.plot_loss, IM_COL32(90, 170, 255, 255)};
   PlotOptions lo;

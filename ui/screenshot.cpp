@@ -26,18 +26,20 @@ std::string write_screenshot(const std::string& file, int32_t w, int32_t h, cons
   for (int32_t y = 0; y < h; ++y) { // GL's row 0 is the bottom
     const uint8_t* src = rgb.data() + size_t(h - 1 - y) * row;
     float* dst = img.pixels.data() + size_t(y) * row;
-    for (size_t i = 0; i < row; ++i) dst[i] = float(src[i]) / 255.0f;
+    for (size_t i = 0; i < row; ++i)
+      dst[i] = float(src[i]) / 255.0f;
   }
   try {
     write_png(file, img, 8);
-    const nlohmann::json j = {{"width", w},
-                              {"height", h},
-                              {"step", info.step},
-                              {"psnr_db", info.psnr_db},
-                              {"fps", info.fps},
-                              {"frame_ms", info.frame_ms},
-                              {"steps_per_s", info.steps_per_s},
-                              {"reconstruction", {info.recon_rect[0], info.recon_rect[1], info.recon_rect[2], info.recon_rect[3]}}};
+    const nlohmann::json j = {
+        {"width", w},
+        {"height", h},
+        {"step", info.step},
+        {"psnr_db", info.psnr_db},
+        {"fps", info.fps},
+        {"frame_ms", info.frame_ms},
+        {"steps_per_s", info.steps_per_s},
+        {"reconstruction", {info.recon_rect[0], info.recon_rect[1], info.recon_rect[2], info.recon_rect[3]}}};
     const std::string text = j.dump(2) + "\n";
     write_file_atomic(file + ".json", std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
   } catch (const std::exception& e) {

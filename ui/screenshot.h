@@ -10,8 +10,8 @@ struct ScreenshotInfo {
   float recon_rect[4] = {0, 0, 0, 0}; ///< x, y, w, h in framebuffer pixels, from the top-left
   int64_t step = 0;
   double psnr_db = 0;
-  double fps = 0;          ///< GUI frames per second while training (paced, not the limit)
-  double frame_ms = 0;     ///< CPU time of one GUI frame (1000 / frame_ms = the fps it could reach)
+  double fps = 0;      ///< GUI frames per second while training (paced, not the limit)
+  double frame_ms = 0; ///< CPU time of one GUI frame (1000 / frame_ms = the fps it could reach)
   double steps_per_s = 0;
 };
 

@@ -66,6 +66,8 @@ Settings load_settings() {
   get(j, "controls_width", s.controls_width);
   get(j, "plots_height", s.plots_height);
   get(j, "last_folder", s.last_folder);
+  get(j, "snapshot_cap_mb", s.snapshot_cap_mb);
+  s.snapshot_cap_mb = std::clamp(s.snapshot_cap_mb, 1, 65536);
   s.preview_every = std::clamp(s.preview_every, 1, 100000);
   s.window_width = std::clamp(s.window_width, 640, 8192);
   s.window_height = std::clamp(s.window_height, 480, 8192);
@@ -85,7 +87,8 @@ std::string save_settings(const Settings& s) {
                   {"window_height", s.window_height},
                   {"controls_width", s.controls_width},
                   {"plots_height", s.plots_height},
-                  {"last_folder", s.last_folder}};
+                  {"last_folder", s.last_folder},
+                  {"snapshot_cap_mb", s.snapshot_cap_mb}};
   std::string err = write_json(config_folder() / "settings.json", j);
   const std::string err2 = write_json(data_folder() / "recent.json", json{{"recent", s.recent}});
   return err.empty() ? err2 : err;

@@ -13,8 +13,10 @@ void format_duration(char* buf, size_t n, double s) {
     return;
   }
   const long long t = static_cast<long long>(s + 0.5);
-  if (t >= 3600) std::snprintf(buf, n, "%lld:%02lld:%02lld", t / 3600, (t / 60) % 60, t % 60);
-  else std::snprintf(buf, n, "%02lld:%02lld", t / 60, t % 60);
+  if (t >= 3600)
+    std::snprintf(buf, n, "%lld:%02lld:%02lld", t / 3600, (t / 60) % 60, t % 60);
+  else
+    std::snprintf(buf, n, "%02lld:%02lld", t / 60, t % 60);
 }
 
 void separator() {
@@ -29,9 +31,11 @@ void draw_status_bar(UiState& ui) {
   ImGui::Separator();
   if (st.busy) {
     ImGui::TextColored(ImVec4(0.5f, 0.8f, 1.0f, 1), "%s", st.busy_what.c_str());
-    if (st.busy_progress > 0) {
+    if (st.busy_what.rfind("loading", 0) != 0) {
       ImGui::SameLine();
       ImGui::ProgressBar(float(st.busy_progress), ImVec2(160, ImGui::GetTextLineHeight()));
+      ImGui::SameLine();
+      if (ImGui::SmallButton("Cancel")) ui.push(IntentKind::CancelExport);
     }
     separator();
   }
@@ -39,17 +43,23 @@ void draw_status_bar(UiState& ui) {
     ImGui::TextDisabled("no image loaded");
     return;
   }
-  if (st.running) ImGui::TextColored(ImVec4(0.4f, 0.9f, 0.5f, 1), "training");
-  else if (st.step >= st.total_steps) ImGui::TextColored(ImVec4(0.6f, 0.7f, 1.0f, 1), "finished");
-  else ImGui::TextColored(ImVec4(1.0f, 0.8f, 0.4f, 1), "paused");
+  if (st.running)
+    ImGui::TextColored(ImVec4(0.4f, 0.9f, 0.5f, 1), "training");
+  else if (st.step >= st.total_steps)
+    ImGui::TextColored(ImVec4(0.6f, 0.7f, 1.0f, 1), "finished");
+  else
+    ImGui::TextColored(ImVec4(1.0f, 0.8f, 0.4f, 1), "paused");
   separator();
   ImGui::Text("%s: %s", st.backend.c_str(), st.device.c_str());
   separator();
   ImGui::Text("step %lld / %lld", static_cast<long long>(st.step), static_cast<long long>(st.total_steps));
   separator();
-  if (st.running) ImGui::Text("%.1f steps/s", st.steps_per_s);
-  else if (ui.run.last_steps_per_s > 0) ImGui::TextDisabled("%.1f steps/s", ui.run.last_steps_per_s);
-  else ImGui::TextDisabled("- steps/s");
+  if (st.running)
+    ImGui::Text("%.1f steps/s", st.steps_per_s);
+  else if (ui.run.last_steps_per_s > 0)
+    ImGui::TextDisabled("%.1f steps/s", ui.run.last_steps_per_s);
+  else
+    ImGui::TextDisabled("- steps/s");
   separator();
   char elapsed[32], eta[32];
   format_duration(elapsed, sizeof elapsed, st.elapsed_s);

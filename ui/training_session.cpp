@@ -1,7 +1,9 @@
 #include "ui/training_session.h"
 
 #include "app/backend_registry.h"
+#include "engine/comparison.h"
 #include "engine/errors.h"
+#include "engine/render_export.h"
 #include "engine/renderer.h"
 #include "engine/trainer.h"
 
@@ -20,7 +22,7 @@ namespace redraw {
 namespace {
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-constexpr double k_slice_seconds = 0.03;      ///< training runs in slices this long between command checks
+constexpr double k_slice_seconds = 0.03; ///< training runs in slices this long between command checks
 constexpr double k_min_preview_interval = 1.0 / 30.0;
 } // namespace
 
@@ -97,8 +99,10 @@ void TrainingSession::reset() {
       std::lock_guard lock(m_mutex);
       m_back.rows.clear();
       m_back.history_replaced = true;
+      m_back.run_id = m_run_id; // with the history, so a reader sees both or neither
     }
     make_preview(true);
+    publish_snapshots(true);
   });
 }
 void TrainingSession::set_schedule(const ScheduleSpec& spec, int64_t total_steps) {
@@ -142,36 +146,168 @@ void TrainingSession::save_model(const std::string& path) {
   });
 }
 
-void TrainingSession::export_image(const std::string& path, int32_t w, int32_t h, int bit_depth) {
-  post([this, path, w, h, bit_depth] {
+void TrainingSession::run_export(const std::string& what, const std::string& path,
+                                 const std::function<void(const std::function<bool(double)>&)>& work) {
+  m_cancel = false;
+  {
+    std::lock_guard lock(m_mutex);
+    m_back.status.busy = true;
+    m_back.status.busy_what = what;
+    m_back.status.busy_progress = 0;
+  }
+  const auto progress = [this](double f) {
+    std::lock_guard lock(m_mutex);
+    m_back.status.busy_progress = f;
+    return !m_quit && !m_cancel;
+  };
+  try {
+    work(progress);
+    report_notice(what + " done: " + path);
+  } catch (const CancelledError&) {
+    report_notice(what + " cancelled; nothing was written");
+  } catch (const std::bad_alloc&) {
+    report_error(what + ": out of memory; nothing was written");
+  } catch (const std::exception& e) {
+    report_error(what + ": " + e.what());
+  }
+  std::lock_guard lock(m_mutex);
+  m_back.status.busy = false;
+  m_back.status.busy_progress = 0;
+}
+
+void TrainingSession::export_image(const std::string& path, int32_t w, int32_t h, int bit_depth,
+                                   int64_t snapshot_step) {
+  post([this, path, w, h, bit_depth, snapshot_step] {
     if (!m_run) return report_error("export: nothing to export yet (open an image first)");
     Trainer& t = *m_run->trainer;
-    try {
-      const std::vector<float> params = t.parameters();
-      const NetworkView net{&t.config().model, params, t.fourier_b()};
-      const int32_t ch = t.config().model.output_channels;
-      PngStreamWriter writer(path, w, h, ch, bit_depth);
+    std::string what = "export " + std::to_string(w) + "x" + std::to_string(h);
+    std::vector<float> params;
+    if (snapshot_step >= 0 && t.snapshot_count() > 0) {
+      const Snapshot& s = t.snapshot(t.snapshots().index_at_step(snapshot_step));
+      params = s.params;
+      what += " (step " + std::to_string(s.metrics.step) + ")";
+    } else {
+      params = t.parameters();
+    }
+    run_export(what, path, [&](const std::function<bool(double)>& progress) {
       RenderOptions opts;
-      opts.progress = [this](double f) {
-        std::lock_guard lock(m_mutex);
-        m_back.status.busy_progress = f;
-        return !m_quit;
-      };
+      opts.progress = progress;
+      const NetworkView net{&t.config().model, params, t.fourier_b()};
+      export_render_png(t.backend(), net, w, h, path, bit_depth, opts);
+    });
+  });
+}
+
+void TrainingSession::export_comparison(const std::string& path, int32_t w, int32_t h, int bit_depth) {
+  post([this, path, w, h, bit_depth] {
+    if (!m_run) return report_error("comparison: nothing to export yet (open an image first)");
+    if (m_run->image.empty()) return report_error("comparison: the original image of this run is not available");
+    Trainer& t = *m_run->trainer;
+    run_export("comparison " + std::to_string(2 * w) + "x" + std::to_string(h), path,
+               [&](const std::function<bool(double)>& progress) {
+                 const Image original = comparison_original(load_image(m_run->image), t.config().data);
+                 const std::vector<float> params = t.parameters();
+                 const NetworkView net{&t.config().model, params, t.fourier_b()};
+                 RenderOptions opts;
+                 opts.progress = progress;
+                 export_comparison_png(t.backend(), net, original, w, h, path, bit_depth, opts);
+               });
+  });
+}
+
+void TrainingSession::export_timelapse(const std::string& path, TimelapseOptions opts) {
+  post([this, path, opts]() mutable {
+    if (!m_run) return report_error("timelapse: nothing to export yet (open an image first)");
+    Trainer& t = *m_run->trainer;
+    run_export("timelapse (" + std::to_string(t.snapshot_count()) + " frames)", path,
+               [&](const std::function<bool(double)>& progress) {
+                 opts.progress = progress;
+                 redraw::export_timelapse(t.backend(), t.config().model, t.fourier_b(), t.snapshots().frames(), path,
+                                          opts);
+               });
+  });
+}
+
+void TrainingSession::request_frame(int64_t step) {
+  {
+    std::lock_guard lock(m_mutex);
+    m_requested_frame = std::max<int64_t>(0, step);
+  }
+  m_cv.notify_all();
+}
+
+void TrainingSession::branch_from(int64_t step) {
+  post([this, step] {
+    if (!m_run || m_run->trainer->snapshot_count() == 0) return;
+    Trainer& t = *m_run->trainer;
+    try {
+      const size_t i = t.snapshots().index_at_step(step);
+      t.branch_from_snapshot(i);
+      m_running = false;
+      m_run->pending_rows.clear();
+      m_run->last_preview_step = -1;
+      ++m_run_id;
       {
         std::lock_guard lock(m_mutex);
-        m_back.status.busy = true;
-        m_back.status.busy_what = "exporting " + std::to_string(w) + "x" + std::to_string(h);
+        m_back.rows = t.history();
+        m_back.history_replaced = true;
+        m_back.run_id = m_run_id; // with the history, so a reader sees both or neither
       }
-      render_tiles(t.backend(), net, w, h, opts,
-                   [&](int32_t y0, int32_t y1, const float* v) { writer.write_rows(v, y1 - y0); });
-      writer.commit();
-      report_notice("exported " + path + " (" + std::to_string(w) + "x" + std::to_string(h) + ")");
+      make_preview(true);
+      publish_snapshots(true);
+      report_notice("training continues from step " + std::to_string(t.current_step()));
     } catch (const std::exception& e) {
-      report_error(std::string("export: ") + e.what());
+      report_error(std::string("resume from here: ") + e.what());
     }
-    std::lock_guard lock(m_mutex);
-    m_back.status.busy = false;
   });
+}
+
+void TrainingSession::set_snapshot_cap(size_t bytes) {
+  post([this, bytes] {
+    if (m_run) m_run->trainer->set_snapshot_cap_bytes(bytes);
+  });
+}
+
+void TrainingSession::serve_frame_request() {
+  int64_t step;
+  {
+    std::lock_guard lock(m_mutex);
+    step = m_requested_frame;
+    m_requested_frame = -1;
+  }
+  if (step < 0 || !m_run || m_run->trainer->snapshot_count() == 0) return;
+  Trainer& t = *m_run->trainer;
+  try {
+    const size_t i = t.snapshots().index_at_step(step);
+    const int64_t frame_step = t.snapshot(i).metrics.step;
+    auto img = std::make_shared<Image>(t.render_snapshot(i, t.dataset().image.width, t.dataset().image.height));
+    std::lock_guard lock(m_mutex);
+    m_back.frame = std::move(img);
+    m_back.frame_step = frame_step;
+  } catch (const std::exception& e) {
+    report_error(std::string("timelapse frame: ") + e.what());
+  }
+}
+
+void TrainingSession::publish_snapshots(bool force) {
+  if (!m_run) return;
+  const SnapshotStore& store = m_run->trainer->snapshots();
+  const int64_t newest = store.empty() ? -1 : store.frames().back().metrics.step;
+  if (!force && store.size() == m_published_frames && store.thinned() == m_published_thinned &&
+      newest == m_published_newest)
+    return;
+  std::vector<MetricsRow> rows;
+  rows.reserve(store.size());
+  for (const Snapshot& s : store.frames())
+    rows.push_back(s.metrics);
+  m_published_frames = store.size();
+  m_published_thinned = store.thinned();
+  m_published_newest = newest;
+  std::lock_guard lock(m_mutex);
+  m_back.snapshots = std::move(rows);
+  m_back.snapshots_changed = true;
+  m_back.snapshot_bytes = store.bytes();
+  m_back.snapshot_cap_bytes = store.cap_bytes();
 }
 
 // ---- the training thread ----------------------------------------------------------------------
@@ -251,8 +387,10 @@ void TrainingSession::do_load(const LoadRequest& req) {
       m_back.ground_truth = std::move(truth);
       m_back.rows = m_run->trainer->history();
       m_back.history_replaced = true;
+      m_back.run_id = m_run_id; // with the history, so a reader sees both or neither
     }
     make_preview(true);
+    publish_snapshots(true);
   } catch (const std::bad_alloc&) {
     report_error("out of memory while loading " + (req.model.empty() ? req.image : req.model) +
                  "; the current run is kept");
@@ -308,6 +446,7 @@ void TrainingSession::make_preview(bool force) {
 }
 
 void TrainingSession::publish_status() {
+  publish_snapshots(false);
   SessionStatus s;
   if (m_run) {
     Trainer& t = *m_run->trainer;
@@ -329,7 +468,8 @@ void TrainingSession::publish_status() {
     auto& win = m_run->rate_window;
     const double now = seconds_since(m_run->epoch);
     win.emplace_back(now, s.step);
-    while (win.size() > 2 && now - win.front().first > 2.0) win.pop_front();
+    while (win.size() > 2 && now - win.front().first > 2.0)
+      win.pop_front();
     if (m_running && win.size() >= 2 && win.back().first > win.front().first)
       s.steps_per_s = double(win.back().second - win.front().second) / (win.back().first - win.front().first);
     if (!m_running) win.clear();
@@ -344,7 +484,8 @@ void TrainingSession::publish_status() {
   m_back.status.busy_progress = busy_progress;
   m_back.run_id = m_run_id;
   if (m_run) {
-    for (auto& r : m_run->pending_rows) m_back.rows.push_back(r);
+    for (auto& r : m_run->pending_rows)
+      m_back.rows.push_back(r);
     m_run->pending_rows.clear();
   }
 }
@@ -361,7 +502,7 @@ void TrainingSession::train_slice() {
         make_preview(false);
       if (seconds_since(start) >= k_slice_seconds) break;
       std::lock_guard lock(m_mutex);
-      if (!m_commands.empty() || m_quit) break;
+      if (!m_commands.empty() || m_quit || m_requested_frame >= 0) break;
     }
     if (t.current_step() >= end) {
       m_running = false;
@@ -384,7 +525,8 @@ void TrainingSession::thread_main() {
     {
       std::unique_lock lock(m_mutex);
       if (!m_running || !m_run)
-        m_cv.wait_for(lock, std::chrono::milliseconds(200), [this] { return m_quit || !m_commands.empty(); });
+        m_cv.wait_for(lock, std::chrono::milliseconds(200),
+                      [this] { return m_quit || !m_commands.empty() || m_requested_frame >= 0; });
       if (m_quit) return;
       cmds.swap(m_commands);
     }
@@ -395,6 +537,7 @@ void TrainingSession::thread_main() {
         report_error(e.what());
       }
     }
+    serve_frame_request();
     if (m_running && m_run) train_slice();
     if (m_run && m_host_preview_wanted) make_preview(true);
     publish_status();
@@ -412,6 +555,14 @@ SessionTake TrainingSession::take() {
   out.preview = std::move(m_back.preview);
   out.preview_step = m_back.preview_step;
   out.device_preview = m_back.device_preview;
+  out.snapshots_changed = m_back.snapshots_changed;
+  if (out.snapshots_changed) out.snapshots.swap(m_back.snapshots);
+  out.snapshot_bytes = m_back.snapshot_bytes;
+  out.snapshot_cap_bytes = m_back.snapshot_cap_bytes;
+  out.frame = std::move(m_back.frame);
+  out.frame_step = m_back.frame_step;
+  m_back.snapshots_changed = false;
+  m_back.frame.reset();
   out.errors.swap(m_back.errors);
   out.notices.swap(m_back.notices);
   m_back.history_replaced = false;

@@ -14,7 +14,9 @@
 #include "engine/image.h"
 #include "engine/metrics.h"
 #include "engine/run_config.h"
+#include "engine/timelapse_export.h"
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -31,43 +33,49 @@ class CudaFrameRing; // cuda/cuda_gl_interop.h; only in CUDA builds
 
 /// Scalars the status bar and panels show.
 struct SessionStatus {
-  bool has_run = false;       ///< a trainer exists
+  bool has_run = false; ///< a trainer exists
   bool running = false;
-  bool busy = false;          ///< loading, saving or exporting
+  bool busy = false; ///< loading, saving or exporting
   std::string busy_what;
-  double busy_progress = 0;   ///< 0..1 for exports
-  uint64_t trainer_id = 0;    ///< changes when a new trainer is built (load, Apply & reset)
-  std::string image_path;     ///< image the run trains on ("" when a model's picture stands in)
-  std::string source_path;    ///< image or model the run was opened from
-  std::string backend;        ///< "cpu" / "cuda"
+  double busy_progress = 0; ///< 0..1 for exports
+  uint64_t trainer_id = 0;  ///< changes when a new trainer is built (load, Apply & reset)
+  std::string image_path;   ///< image the run trains on ("" when a model's picture stands in)
+  std::string source_path;  ///< image or model the run was opened from
+  std::string backend;      ///< "cpu" / "cuda"
   std::string device;
   int64_t step = 0, total_steps = 0;
-  int64_t stop_at_step = -1;  ///< pauses when reaching this step (-1: at total_steps)
+  int64_t stop_at_step = -1; ///< pauses when reaching this step (-1: at total_steps)
   double elapsed_s = 0;
   double steps_per_s = 0;
   int64_t parameter_count = 0;
-  RunConfig config;           ///< the running config (the shape the trainer was built with)
+  RunConfig config; ///< the running config (the shape the trainer was built with)
   int32_t width = 0, height = 0;
 };
 
 /// What the GUI takes from the session each frame.
 struct SessionTake {
-  uint64_t run_id = 0;                     ///< changes when a new run or reset starts
-  bool history_replaced = false;           ///< `rows` is the whole history, not an append
+  uint64_t run_id = 0;           ///< changes when a new run or reset starts
+  bool history_replaced = false; ///< `rows` is the whole history, not an append
   std::vector<MetricsRow> rows;
   SessionStatus status;
-  std::shared_ptr<const Image> ground_truth;   ///< set when a new run starts
-  std::shared_ptr<const Image> preview;        ///< host preview, when a new one is ready
+  std::shared_ptr<const Image> ground_truth; ///< set when a new run starts
+  std::shared_ptr<const Image> preview;      ///< host preview, when a new one is ready
   int64_t preview_step = -1;
-  bool device_preview = false;             ///< a new frame waits in the CudaFrameRing
+  bool device_preview = false; ///< a new frame waits in the CudaFrameRing
+  // Timelapse.
+  bool snapshots_changed = false;    ///< `snapshots` is the new list of frames
+  std::vector<MetricsRow> snapshots; ///< one row per kept frame, oldest first
+  size_t snapshot_bytes = 0, snapshot_cap_bytes = 0;
+  std::shared_ptr<const Image> frame; ///< a requested timelapse frame at the training size
+  int64_t frame_step = -1;
   std::vector<std::string> errors, notices;
 };
 
 /// A new run: from an image (config applies), or from a model (its config applies).
 struct LoadRequest {
-  std::string image;      ///< image to train on (may be empty when `model` is set)
-  std::string model;      ///< .redraw model to resume (optional)
-  RunConfig config;       ///< for image loads
+  std::string image; ///< image to train on (may be empty when `model` is set)
+  std::string model; ///< .redraw model to resume (optional)
+  RunConfig config;  ///< for image loads
   std::string backend = "auto";
   bool keep_weights = false; ///< (reserved) rebuild from the current weights
 };
@@ -90,7 +98,22 @@ public:
   /// Pause when this step is reached (the screenshot mode); -1 clears.
   void set_stop_at(int64_t step);
   void save_model(const std::string& path);
-  void export_image(const std::string& path, int32_t w, int32_t h, int bit_depth);
+  /// Exports the current network, or the timelapse frame at `snapshot_step` (>= 0), as a PNG.
+  void export_image(const std::string& path, int32_t w, int32_t h, int bit_depth, int64_t snapshot_step = -1);
+  /// The original upscaled bicubically beside the network's redraw (2w x h).
+  void export_comparison(const std::string& path, int32_t w, int32_t h, int bit_depth);
+  /// Every timelapse frame as GIF, MP4 or PNG frames (by the destination); progress is set here.
+  void export_timelapse(const std::string& path, TimelapseOptions opts);
+  /// Cancels a running export (any thread); it removes what it wrote.
+  void cancel_export() { m_cancel = true; }
+
+  // ---- timelapse (GUI thread) ----------------------------------------------------------
+  /// Asks for the frame at or before `step`, rendered at the training size. Requests coalesce:
+  /// only the newest is served, so dragging a slider never queues work.
+  void request_frame(int64_t step);
+  /// "Resume training from here": the run continues from the frame at or before `step`.
+  void branch_from(int64_t step);
+  void set_snapshot_cap(size_t bytes);
   /// Asks for a host copy of the current picture (for the error map on the CUDA path).
   void request_host_preview();
 
@@ -112,6 +135,11 @@ private:
   void publish_status();
   void report_error(const std::string& what);
   void report_notice(const std::string& what);
+  void serve_frame_request();
+  void publish_snapshots(bool force);
+  /// Runs an export with busy/progress/cancel reporting; `work` gets the progress callback.
+  void run_export(const std::string& what, const std::string& path,
+                  const std::function<void(const std::function<bool(double)>&)>& work);
 
   // Shared with the GUI thread, under m_mutex.
   std::mutex m_mutex;
@@ -121,6 +149,8 @@ private:
   SessionTake m_back;
   std::shared_ptr<CudaFrameRing> m_frames;
   bool m_device_preview_enabled = false;
+  int64_t m_requested_frame = -1;
+  std::atomic<bool> m_cancel{false};
 
   // Training thread only.
   std::unique_ptr<Run> m_run;
@@ -130,6 +160,8 @@ private:
   uint64_t m_run_id = 0;
   uint64_t m_trainer_id = 0;
   bool m_host_preview_wanted = false;
+  size_t m_published_frames = 0, m_published_thinned = 0;
+  int64_t m_published_newest = -1;
   bool m_backend_notice_shown = false; ///< "using the CPU backend" is said once per session
 
   std::thread m_thread; // last: starts after every member above exists

@@ -22,24 +22,29 @@ enum class CanvasMode : int32_t { SideBySide = 0, GroundTruth, Reconstruction, E
 
 /// Something a panel or key asks the app to do after this frame.
 enum class IntentKind : int32_t {
-  ToggleRun,     ///< Space: start, pause or resume
-  StepOnce,      ///< one training step while paused
-  Reset,         ///< R: re-initialise the network, keep the shape
-  ApplyReset,    ///< build a trainer from the edited config (shape changes)
-  ApplySchedule, ///< push the edited schedule and step count to the running trainer
-  LoadPreset,    ///< text = preset name, into the edited config
-  OpenPath,      ///< text = image or .redraw file
-  SaveModel,     ///< text = destination .redraw
-  ExportImage,   ///< text = destination .png, a = width, b = height, c = bit depth
-  ShowDialog,    ///< a = FileDialogPurpose
-  FitView,       ///< F
+  ToggleRun,        ///< Space: start, pause or resume
+  StepOnce,         ///< one training step while paused
+  Reset,            ///< R: re-initialise the network, keep the shape
+  ApplyReset,       ///< build a trainer from the edited config (shape changes)
+  ApplySchedule,    ///< push the edited schedule and step count to the running trainer
+  LoadPreset,       ///< text = preset name, into the edited config
+  OpenPath,         ///< text = image or .redraw file
+  SaveModel,        ///< text = destination .redraw
+  ExportImage,      ///< text = destination .png, a = width, b = height, c = bit depth, d = snapshot step or -1
+  ExportComparison, ///< text = destination .png, a = width, b = height (of each half), c = bit depth
+  ExportTimelapse,  ///< text = .gif / .mp4 / folder, a = width, b = height, c = fps, d = overlay (0/1)
+  CancelExport,
+  BranchFromFrame, ///< a = step: "resume training from here"
+  SetSnapshotCap,  ///< a = bytes
+  ShowDialog,      ///< a = FileDialogPurpose
+  FitView,         ///< F
   Quit,
 };
 
 struct UiIntent {
   IntentKind kind;
   std::string text;
-  int64_t a = 0, b = 0, c = 0;
+  int64_t a = 0, b = 0, c = 0, d = 0;
 };
 
 enum class FileDialogPurpose : int32_t { Open = 0, SaveModel, Export };
@@ -48,30 +53,52 @@ enum class FileDialogPurpose : int32_t { Open = 0, SaveModel, Export };
 struct FileDialogState {
   bool open_requested = false; ///< set to open the popup next frame
   FileDialogPurpose purpose = FileDialogPurpose::Open;
-  std::string path;            ///< the path field
-  std::string folder;          ///< the folder being listed
+  std::string path;                 ///< the path field
+  std::string folder;               ///< the folder being listed
   std::vector<std::string> entries; ///< names in `folder` (folders end with '/')
-  std::string listed_folder;   ///< folder `entries` was read from (re-listed when it changes)
+  std::string listed_folder;        ///< folder `entries` was read from (re-listed when it changes)
   std::string list_error;
   int32_t export_width = 0, export_height = 0, export_bit_depth = 8;
   bool export_lock_aspect = true;
+  int32_t export_kind = 0;            ///< 0 reconstruction, 1 side-by-side comparison, 2 timelapse
+  bool export_scrubbed_frame = false; ///< reconstruction of the timelapse frame on screen
+  int32_t timelapse_fps = 12;
+  bool timelapse_overlay = true;
+};
+
+/// The timelapse scrubber (timelapse_panel.cpp) and the frames it has seen.
+struct TimelapseState {
+  std::vector<MetricsRow> frames; ///< one per kept snapshot, oldest first
+  size_t bytes = 0, cap_bytes = 0;
+  bool active = false; ///< the canvas shows frame `index` instead of the live picture
+  int32_t index = 0;
+  bool playing = false;
+  float fps = 8.0f;
+  double next_advance = 0;
+  int64_t requested_step = -1;        ///< asked of the session, not yet arrived
+  int64_t shown_step = -1;            ///< step of the frame in frame_texture
+  std::shared_ptr<const Image> frame; ///< host pixels of the shown frame
+  /// Frames seen so far at the training size, by step (cleared when the run changes).
+  std::vector<std::pair<int64_t, std::shared_ptr<const Image>>> cache;
+  size_t cache_bytes = 0;
+  int64_t wanted_step() const { return frames.empty() ? -1 : frames[size_t(index)].step; }
 };
 
 /// Zoom and pan of the canvas, shared by all three views so they stay aligned.
 struct CanvasView {
   CanvasMode mode = CanvasMode::SideBySide;
-  float zoom = 1.0f;              ///< screen pixels per image pixel
+  float zoom = 1.0f;                ///< screen pixels per image pixel
   float center_x = 0, center_y = 0; ///< image pixel under the centre of each pane
   bool fit_requested = true;
-  float error_gain = 4.0f;        ///< heat-map scale: |error| * gain -> colour
-  bool error_dirty = false;       ///< recompute the heat map (the gain changed)
+  float error_gain = 4.0f;  ///< heat-map scale: |error| * gain -> colour
+  bool error_dirty = false; ///< recompute the heat map (the gain changed)
 };
 
 /// The config being edited in the controls panel; it reaches the trainer on Apply.
 struct EditState {
   RunConfig config;
-  std::string preset;           ///< preset the edit started from ("" = custom)
-  int32_t train_side = 256;     ///< longest side of the training image
+  std::string preset;       ///< preset the edit started from ("" = custom)
+  int32_t train_side = 256; ///< longest side of the training image
   bool full_batch = true;
   int32_t batch_size = 16384;
   int32_t selected_layer = 0;
@@ -85,6 +112,7 @@ struct Settings {
   int32_t window_width = 1600, window_height = 1000;
   float controls_width = 380.0f;
   float plots_height = 230.0f;
+  int32_t snapshot_cap_mb = 256;
   std::string last_folder;
   std::vector<std::string> recent; ///< newest first, at most 10
 };
@@ -103,7 +131,7 @@ struct RunView {
   std::shared_ptr<const Image> ground_truth;
   std::shared_ptr<const Image> reconstruction; ///< host copy of the latest preview (may lag on CUDA)
   int64_t preview_step = -1;
-  int64_t shown_step = -1;      ///< step of the picture in recon_texture
+  int64_t shown_step = -1; ///< step of the picture in recon_texture
   uint64_t run_id = 0;
   uint64_t trainer_id = 0;
   // Plot columns, appended as rows arrive.
@@ -118,6 +146,7 @@ struct UiState {
   CanvasView view;
   FileDialogState dialog;
   RunView run;
+  TimelapseState timelapse;
   std::vector<UiMessage> messages;
   std::vector<UiIntent> intents;
   std::vector<std::string> preset_names;
@@ -126,20 +155,21 @@ struct UiState {
   PreviewTexture* truth_texture = nullptr;
   PreviewTexture* recon_texture = nullptr;
   PreviewTexture* error_texture = nullptr;
+  PreviewTexture* frame_texture = nullptr; ///< the timelapse frame being scrubbed
 
   // Frame timing.
   double now = 0;
   float fps = 0;
-  bool scripted = false; ///< --screenshot run: no hover tooltips over the picture
-  double last_input = -1;  ///< glfwGetTime() of the last mouse, key or window event
-  double frame_ms = 0;     ///< smoothed CPU time to build and draw one frame
+  bool scripted = false;         ///< --screenshot run: no hover tooltips over the picture
+  double last_input = -1;        ///< glfwGetTime() of the last mouse, key or window event
+  double frame_ms = 0;           ///< smoothed CPU time to build and draw one frame
   std::vector<int> keys_changed; ///< GLFW keys pressed or released since the last frame (see hold_quick_taps)
 
   // Canvas layout of the last frame, in framebuffer pixels (for the screenshot sidecar).
   float recon_rect[4] = {0, 0, 0, 0}; ///< x, y, w, h of the reconstruction pane's image
 
-  void push(IntentKind k, std::string text = {}, int64_t a = 0, int64_t b = 0, int64_t c = 0) {
-    intents.push_back(UiIntent{k, std::move(text), a, b, c});
+  void push(IntentKind k, std::string text = {}, int64_t a = 0, int64_t b = 0, int64_t c = 0, int64_t d = 0) {
+    intents.push_back(UiIntent{k, std::move(text), a, b, c, d});
   }
   void notify(std::string text, bool is_error = false) {
     messages.push_back(UiMessage{is_error, std::move(text), now});

@@ -1,0 +1,82 @@
+#include "ui/config_summary.h"
+#include "ui/panels.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cstdio>
+
+namespace redraw {
+
+void draw_timelapse(UiState& ui) {
+  TimelapseState& tl = ui.timelapse;
+  const int32_t n = int32_t(tl.frames.size());
+  if (n == 0) {
+    ImGui::TextDisabled("timelapse: frames appear here as the network trains");
+    return;
+  }
+  auto go = [&](int32_t i) {
+    tl.index = std::clamp(i, 0, n - 1);
+    tl.active = true;
+    tl.playing = false;
+  };
+  if (ImGui::Button("|<")) go(0);
+  ImGui::SameLine();
+  if (ImGui::ArrowButton("##prev", ImGuiDir_Left)) go(tl.index - 1);
+  ImGui::SameLine();
+  if (ImGui::Button(tl.playing ? "Pause" : "Play", ImVec2(52, 0))) {
+    tl.playing = !tl.playing;
+    if (tl.playing) {
+      if (!tl.active || tl.index + 1 >= n) tl.index = 0;
+      tl.active = true;
+      tl.next_advance = ui.now;
+    }
+  }
+  ImGui::SameLine();
+  if (ImGui::ArrowButton("##next", ImGuiDir_Right)) go(tl.index + 1);
+  ImGui::SameLine();
+  if (ImGui::Button(">|")) go(n - 1);
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(70);
+  ImGui::DragFloat("##fps", &tl.fps, 0.2f, 0.5f, 60.0f, "%.0f fps");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("playback speed, frames per second");
+  ImGui::SameLine();
+
+  const float right = 330;
+  ImGui::SetNextItemWidth(std::max(120.0f, ImGui::GetContentRegionAvail().x - right));
+  char label[48];
+  std::snprintf(label, sizeof label, "frame %d / %d", tl.index + 1, n);
+  int32_t index = tl.index;
+  if (ImGui::SliderInt("##frame", &index, 0, n - 1, label)) go(index);
+  ImGui::SameLine();
+  const MetricsRow& f = tl.frames[size_t(tl.index)];
+  if (tl.active) {
+    ImGui::Text("step %lld  loss %.2e  %.1f dB  lr %.1e", static_cast<long long>(f.step), f.loss, f.psnr_db, f.lr);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("%d frames, %s of %s", n, format_bytes(tl.bytes).c_str(), format_bytes(tl.cap_bytes).c_str());
+  } else {
+    ImGui::TextDisabled("live (%d frames, %s)", n, format_bytes(tl.bytes).c_str());
+  }
+
+  ImGui::BeginDisabled(!tl.active);
+  if (ImGui::Button("Live")) {
+    tl.active = tl.playing = false;
+    ui.view.error_dirty = true;
+  }
+  ImGui::SameLine();
+  if (ImGui::Button("Resume training from here")) ui.push(IntentKind::BranchFromFrame, {}, f.step);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("Drops the later frames and history and continues training from step %lld\n"
+                      "(the optimizer state starts fresh).",
+                      static_cast<long long>(f.step));
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(110);
+  if (ImGui::InputInt("frame memory cap (MB)", &ui.settings.snapshot_cap_mb, 16, 64,
+                      ImGuiInputTextFlags_EnterReturnsTrue)) {
+    ui.settings.snapshot_cap_mb = std::clamp(ui.settings.snapshot_cap_mb, 1, 65536);
+    ui.push(IntentKind::SetSnapshotCap, {}, int64_t(ui.settings.snapshot_cap_mb) << 20);
+  }
+}
+
+} // namespace redraw
