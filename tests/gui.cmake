@@ -5,6 +5,10 @@ if(NOT REDRAW_GUI)
   return()
 endif()
 
+# tests/test_ui_*.cpp join redraw_tests; they test ui/ logic and the training thread, no window.
+target_link_libraries(redraw_tests PRIVATE redraw_ui)
+target_compile_definitions(redraw_tests PRIVATE REDRAW_TEST_UI=1)
+
 add_executable(redraw_gui_screenshot_check ${CMAKE_CURRENT_LIST_DIR}/gui_screenshot_check.cpp)
 target_link_libraries(redraw_gui_screenshot_check PRIVATE redraw_engine)
 target_compile_options(redraw_gui_screenshot_check PRIVATE ${REDRAW_WARNINGS})

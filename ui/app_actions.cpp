@@ -104,12 +104,13 @@ bool apply_intent(UiState& ui, TrainingSession& session, const UiIntent& in) {
     session.reset();
     break;
   case IntentKind::ApplyReset: {
-    if (st.image_path.empty()) {
+    const std::string image = !st.image_path.empty() ? st.image_path : st.has_run ? std::string() : ui.last_image;
+    if (image.empty()) {
       ui.notify("Apply & reset needs the training image; open it again (Ctrl+O)", true);
       break;
     }
     LoadRequest req;
-    req.image = st.image_path;
+    req.image = image;
     req.config = ui.edit.config;
     req.backend = ui.settings.backend;
     session.load(std::move(req));
@@ -131,6 +132,7 @@ bool apply_intent(UiState& ui, TrainingSession& session, const UiIntent& in) {
     else {
       req.image = in.text;
       req.config = ui.edit.config;
+      ui.last_image = in.text;
     }
     req.backend = ui.settings.backend;
     session.load(std::move(req)); // remembered in the recent files once it has loaded

@@ -244,11 +244,18 @@ void draw_summary(UiState& ui) {
                       format_bytes(s.activation_bytes).c_str(), w, h, format_bytes(s.dataset_bytes).c_str());
   ImGui::Text("work: %.2f GFLOP per step (%dx%d, batch %lld)", s.gflop_per_step, w, h, static_cast<long long>(s.batch));
 
-  const bool dirty = st.has_run && needs_reset(ui.edit.config, st.config);
+  const char* backends[] = {"auto", "cpu", "cuda"};
+  if (ImGui::BeginCombo("backend", ui.settings.backend.c_str())) {
+    for (const char* b : backends)
+      if (ImGui::Selectable(b, ui.settings.backend == b)) ui.settings.backend = b;
+    ImGui::EndCombo();
+  }
+  const bool backend_changed = st.has_run && ui.settings.backend != "auto" && ui.settings.backend != st.backend;
+  const bool dirty = st.has_run && (needs_reset(ui.edit.config, st.config) || backend_changed);
   if (dirty) ImGui::TextColored(ImVec4(1.0f, 0.8f, 0.3f, 1), "The network or data changed: apply to use it.");
   ImGui::PushStyleColor(ImGuiCol_Button,
                         dirty ? ImVec4(0.60f, 0.42f, 0.10f, 1) : ImGui::GetStyleColorVec4(ImGuiCol_Button));
-  ImGui::BeginDisabled(!st.has_run);
+  ImGui::BeginDisabled(!st.has_run && ui.last_image.empty());
   if (ImGui::Button("Apply & reset", ImVec2(-1, 0))) ui.push(IntentKind::ApplyReset);
   ImGui::EndDisabled();
   ImGui::PopStyleColor();

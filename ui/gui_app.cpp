@@ -315,6 +315,7 @@ int run_gui(const GuiOptions& opts) {
     } else {
       req.image = opts.image.empty() ? default_image_path().string() : opts.image;
     }
+    ui.last_image = req.image;
     session.load(std::move(req));
     session.set_snapshot_cap(size_t(ui.settings.snapshot_cap_mb) << 20);
     if (!opts.screenshot.empty()) session.set_stop_at(opts.screenshot_after_steps);

@@ -150,6 +150,7 @@ struct UiState {
   std::vector<UiMessage> messages;
   std::vector<UiIntent> intents;
   std::vector<std::string> preset_names;
+  std::string last_image; ///< the image asked for last (Apply & reset retries it when loading failed)
 
   // Textures (owned by run_gui; may be null before the first image).
   PreviewTexture* truth_texture = nullptr;

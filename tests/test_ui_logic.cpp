@@ -1,0 +1,145 @@
+/// The desktop app's pure logic: parameter counts and memory estimates, schedule previews,
+/// colour maps, plot ticks, settings in XDG folders. Built when the GUI is (REDRAW_TEST_UI).
+#include <doctest/doctest.h>
+
+#if REDRAW_TEST_UI
+#include "ui/app_actions.h"
+#include "ui/config_summary.h"
+#include "ui/image_views.h"
+#include "ui/plot_widgets.h"
+#include "ui/settings_store.h"
+
+#include "engine/backend.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+using namespace redraw;
+
+TEST_CASE("ui: the classic preset's summary counts 99,457 parameters and Adam's state") {
+  RunConfig c = load_preset("classic");
+  ConfigSummary s = summarize_config(c, 200, 200, 1);
+  REQUIRE(s.valid);
+  CHECK(s.parameters == 99457);
+  CHECK(s.samples == 40000);
+  CHECK(s.batch == 40000);
+  CHECK(s.parameter_bytes == uint64_t(99457) * 4 * 2); // SGD without momentum: params + grads
+  c.optimizer.kind = OptimizerKind::Adam;
+  s = summarize_config(c, 200, 200, 1);
+  CHECK(s.parameter_bytes == uint64_t(99457) * 4 * 4); // + m and v
+  c.training.batch_size = 1000;
+  CHECK(summarize_config(c, 200, 200, 1).batch == 1000);
+  c.model.hidden.clear();
+  c.model.hidden_activations.clear();
+  CHECK(summarize_config(c, 200, 200, 1).valid); // no hidden layer: a linear model is still valid
+  c.model.hidden = {0};
+  CHECK_FALSE(summarize_config(c, 200, 200, 1).valid);
+}
+
+TEST_CASE("ui: the schedule preview follows the cosine formula") {
+  ScheduleSpec s;
+  s.kind = ScheduleKind::Cosine;
+  s.lr_max = 1e-2;
+  s.lr_min = 1e-4;
+  const auto lr = sample_schedule(s, 1000, 100);
+  REQUIRE(lr.size() == 100);
+  CHECK(lr.front() == doctest::Approx(1e-2));
+  CHECK(lr[50] == doctest::Approx(1e-4 + (1e-2 - 1e-4) * 0.5 * (1 + std::cos(M_PI * 0.5))).epsilon(1e-4));
+  CHECK(lr.back() < 2e-4);
+  s.kind = ScheduleKind::Constant;
+  for (float v : sample_schedule(s, 10, 5))
+    CHECK(v == doctest::Approx(1e-2));
+}
+
+TEST_CASE("ui: byte formatting and scaled training sizes") {
+  CHECK(format_bytes(512) == "512 B");
+  CHECK(format_bytes(1536) == "1.5 KB");
+  CHECK(format_bytes(uint64_t(3) << 30) == "3.0 GB");
+  int32_t w = 0, h = 0;
+  scaled_size(400, 328, 200, w, h);
+  CHECK(w == 200);
+  CHECK(h == 164);
+  scaled_size(100, 50, 200, w, h); // never upscaled
+  CHECK(w == 100);
+  CHECK(h == 50);
+}
+
+TEST_CASE("ui: RGBA views of grey and RGB images, and the error heat map") {
+  Image g;
+  g.width = 2;
+  g.height = 1;
+  g.channels = 1;
+  g.pixels = {0.0f, 1.0f};
+  const auto rgba = to_rgba8(g);
+  CHECK(rgba == std::vector<uint8_t>{0, 0, 0, 255, 255, 255, 255, 255});
+  const auto same = error_heat_map(g, g, 4.0f);
+  REQUIRE(same.size() == 8);
+  const auto black = heat_color(0.0f);
+  CHECK(same[0] == black[0]);
+  CHECK(same[1] == black[1]);
+  Image other = g;
+  other.pixels = {1.0f, 0.0f};
+  const auto err = error_heat_map(other, g, 1.0f);
+  const auto hot = heat_color(1.0f);
+  CHECK(err[0] == hot[0]);
+  CHECK(err[2] == hot[2]);
+  CHECK(mean_abs_error(other, g) == doctest::Approx(1.0));
+  Image wrong = g;
+  wrong.width = 1;
+  wrong.pixels = {0.0f};
+  CHECK(error_heat_map(wrong, g, 1.0f).empty());
+}
+
+TEST_CASE("ui: plot ticks are 1, 2 or 5 times a power of ten") {
+  CHECK(nice_tick_step(100, 5) == doctest::Approx(20));
+  CHECK(nice_tick_step(1, 4) == doctest::Approx(0.2));
+  CHECK(nice_tick_step(7000, 3) == doctest::Approx(2000));
+  CHECK(nice_tick_step(0, 3) == doctest::Approx(1));
+}
+
+TEST_CASE("ui: a schedule edit needs no reset, a shape edit does") {
+  const RunConfig a = load_preset("siren");
+  RunConfig b = a;
+  b.schedule.lr_max = 0.5;
+  b.training.steps = 12345;
+  CHECK_FALSE(needs_reset(b, a));
+  b.model.hidden.push_back(32);
+  b.model.hidden_activations.push_back(Activation::Sine);
+  CHECK(needs_reset(b, a));
+}
+
+TEST_CASE("ui: settings and recent files round-trip through the XDG folders") {
+  char tmpl[] = "/tmp/redraw_ui_settings_XXXXXX";
+  REQUIRE(mkdtemp(tmpl) != nullptr);
+  const std::filesystem::path dir = tmpl;
+  setenv("XDG_CONFIG_HOME", (dir / "config").c_str(), 1);
+  setenv("XDG_DATA_HOME", (dir / "data").c_str(), 1);
+  Settings s = load_settings(); // nothing there yet: the defaults
+  CHECK(s.preview_every == 10);
+  s.preset = "classic";
+  s.preview_every = 25;
+  s.controls_width = 420;
+  for (int i = 0; i < 12; ++i)
+    add_recent(s, "/tmp/image" + std::to_string(i) + ".png");
+  add_recent(s, "/tmp/image5.png"); // moves to the front, no duplicate
+  CHECK(s.recent.size() == 10);
+  CHECK(s.recent.front() == "/tmp/image5.png");
+  CHECK(save_settings(s).empty());
+  CHECK(std::filesystem::exists(dir / "config/redraw/settings.json"));
+  CHECK(std::filesystem::exists(dir / "data/redraw/recent.json"));
+  const Settings t = load_settings();
+  CHECK(t.preset == "classic");
+  CHECK(t.preview_every == 25);
+  CHECK(t.controls_width == doctest::Approx(420));
+  CHECK(t.recent == s.recent);
+  CHECK(imgui_ini_path() == dir / "config/redraw/imgui.ini");
+  // A corrupt file gives the defaults, never an exception.
+  { std::ofstream(dir / "config/redraw/settings.json") << "{ not json"; }
+  CHECK(load_settings().preview_every == 10);
+  unsetenv("XDG_CONFIG_HOME");
+  unsetenv("XDG_DATA_HOME");
+  std::filesystem::remove_all(dir);
+}
+#endif

@@ -1,0 +1,124 @@
+/// The GUI's training thread: loads an image, trains, publishes metrics and previews through the
+/// snapshot, saves, resets, branches from a timelapse frame, and turns failures into messages
+/// while the current run survives. Built when the GUI is (REDRAW_TEST_UI).
+#include <doctest/doctest.h>
+
+#if REDRAW_TEST_UI
+#include "ui/training_session.h"
+
+#include "engine/checkpoint.h"
+
+#include <chrono>
+#include <filesystem>
+#include <thread>
+#include <unistd.h>
+
+using namespace redraw;
+
+namespace {
+RunConfig tiny_config() {
+  RunConfig c = load_run_config(std::filesystem::path(REDRAW_TEST_ASSET_DIR) / "../tests/gui_tiny.json");
+  c.data.max_side = 32;
+  c.training.steps = 60;
+  return c;
+}
+
+/// Takes snapshots until `done` holds for the accumulated state (or 60 s pass).
+struct Collected {
+  std::vector<MetricsRow> rows;
+  SessionStatus status;
+  std::shared_ptr<const Image> truth, preview;
+  std::vector<std::string> errors, notices;
+  std::vector<MetricsRow> frames;
+  std::shared_ptr<const Image> frame;
+};
+template <class Pred> bool wait_for(TrainingSession& s, Collected& c, Pred done) {
+  const auto start = std::chrono::steady_clock::now();
+  while (std::chrono::steady_clock::now() - start < std::chrono::seconds(60)) {
+    SessionTake t = s.take();
+    if (t.history_replaced) c.rows.clear();
+    c.rows.insert(c.rows.end(), t.rows.begin(), t.rows.end());
+    c.status = t.status;
+    if (t.ground_truth) c.truth = t.ground_truth;
+    if (t.preview) c.preview = t.preview;
+    if (t.snapshots_changed) c.frames = t.snapshots;
+    if (t.frame) c.frame = t.frame;
+    c.errors.insert(c.errors.end(), t.errors.begin(), t.errors.end());
+    c.notices.insert(c.notices.end(), t.notices.begin(), t.notices.end());
+    if (done(c)) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+} // namespace
+
+TEST_CASE("ui session: train, preview, save, reset, branch, and errors that keep the run") {
+  TrainingSession session;
+  Collected c;
+  LoadRequest req;
+  req.image = default_image_path().string();
+  req.config = tiny_config();
+  req.backend = "cpu";
+  session.load(req);
+  REQUIRE(wait_for(session, c, [](const Collected& x) { return x.status.has_run && x.truth && x.preview; }));
+  CHECK(c.truth->width == 32);
+  CHECK(c.preview->width == c.truth->width);
+  CHECK(c.status.step == 0);
+
+  session.set_running(true);
+  REQUIRE(wait_for(session, c, [](const Collected& x) { return !x.status.running && x.status.step == 60; }));
+  CHECK(c.rows.size() >= 5);
+  CHECK(c.rows.back().step == 60);
+  CHECK(c.rows.back().psnr_db > c.rows.front().psnr_db);
+  CHECK(c.frames.size() >= 2); // timelapse frames were kept
+
+  // A bad image: an error message, and the run is still there.
+  LoadRequest bad = req;
+  bad.image = "/nonexistent/picture.png";
+  session.load(bad);
+  REQUIRE(wait_for(session, c, [](const Collected& x) { return !x.errors.empty(); }));
+  CHECK(c.errors.back().find("picture.png") != std::string::npos);
+  CHECK(c.status.has_run);
+  CHECK(c.status.step == 60);
+
+  char tmpl[] = "/tmp/redraw_ui_session_XXXXXX";
+  REQUIRE(mkdtemp(tmpl) != nullptr);
+  const std::filesystem::path dir = tmpl;
+  session.save_model((dir / "m.redraw").string());
+  REQUIRE(wait_for(session, c,
+                   [](const Collected& x) { return !x.notices.empty() && x.notices.back().rfind("saved", 0) == 0; }));
+  const Checkpoint ck = load_checkpoint(dir / "m.redraw");
+  CHECK(ck.step == 60);
+
+  session.export_image((dir / "big.png").string(), 96, 80, 8);
+  REQUIRE(wait_for(session, c, [](const Collected& x) {
+    return !x.notices.empty() && x.notices.back().find("done") != std::string::npos;
+  }));
+  CHECK(load_image(dir / "big.png").width == 96);
+  session.export_image((dir / "missing/folder/x.png").string(), 16, 16, 8);
+  const size_t errors_before = c.errors.size();
+  REQUIRE(wait_for(session, c, [&](const Collected& x) { return x.errors.size() > errors_before; }));
+  CHECK_FALSE(std::filesystem::exists(dir / "missing"));
+
+  // A timelapse frame on request, then "resume from here".
+  const int64_t early = c.frames[1].step;
+  session.request_frame(early);
+  REQUIRE(wait_for(session, c, [](const Collected& x) { return x.frame != nullptr; }));
+  CHECK(c.frame->width == 32);
+  session.branch_from(early);
+  REQUIRE(wait_for(session, c, [&](const Collected& x) { return x.status.step == early; }));
+  CHECK((c.rows.empty() || c.rows.back().step <= early));
+
+  session.reset();
+  REQUIRE(wait_for(session, c, [](const Collected& x) { return x.status.step == 0 && x.rows.empty(); }));
+
+  // Loading the saved model brings its step and history back.
+  LoadRequest model;
+  model.model = (dir / "m.redraw").string();
+  model.backend = "cpu";
+  session.load(model);
+  REQUIRE(wait_for(session, c, [](const Collected& x) { return x.status.step == 60 && !x.rows.empty(); }));
+  CHECK(c.rows.back().step == 60);
+  std::filesystem::remove_all(dir);
+}
+#endif
