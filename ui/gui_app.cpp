@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <string_view>
 #include <thread>
 
 namespace redraw {
@@ -144,19 +145,22 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
   const double start = glfwGetTime();
   constexpr double k_screenshot_timeout_s = 600;
   constexpr double k_frame_seconds = 1.0 / 60.0;
+  // Watching training without touching anything: 15 fps is a live picture and leaves the cores
+  // to the trainer (with software GL a frame costs ~10-20 ms of CPU).
+  constexpr double k_watch_seconds = 1.0 / 15.0;
   int32_t sent_preview_every = -1;
-  double last_frame = -1, last_stats = start;
+  double last_frame = -1, last_stats = start, last_host_request = start;
   const bool print_stats = std::getenv("REDRAW_GUI_STATS") != nullptr; // one line a second on stderr
   while (!glfwWindowShouldClose(window)) {
     // Frame pacing: full rate (60 fps) while the user interacts; while training with no input,
-    // frames follow new previews, at least 10 per second, so the GUI leaves the cores to the
+    // frames follow new previews, at least 15 per second, so the GUI leaves the cores to the
     // trainer; when nothing happens, the loop sleeps until an event arrives.
     const bool training = ui.run.status.running || ui.run.status.busy;
     const bool interacting = glfwGetTime() - ui.last_input < 0.5 || ImGui::IsAnyItemActive() || !ui.messages.empty();
     if (!training && !interacting && opts.screenshot.empty())
       glfwWaitEventsTimeout(0.25);
     else
-      glfwWaitEventsTimeout(interacting ? k_frame_seconds : 1.0 / 30.0);
+      glfwWaitEventsTimeout(interacting ? k_frame_seconds : k_watch_seconds);
     ui.now = glfwGetTime();
     const auto frame_start = std::chrono::steady_clock::now();
 
@@ -167,12 +171,20 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
     absorb_snapshot(ui, std::move(take));
     upload_device_frame(ui, session);
     sync_timelapse(ui, session);
+    // GPU previews skip the host; the error map and pixel tooltip still need host pixels, about
+    // once a second while they are on screen.
+    const bool device_path = ui.recon_texture && std::string_view(ui.recon_texture->kind()) == "cuda-gl";
+    const bool error_shown = ui.view.mode == CanvasMode::SideBySide || ui.view.mode == CanvasMode::Error;
+    if (device_path && error_shown && ui.run.status.running && ui.now - last_host_request > 1.0) {
+      session.request_host_preview();
+      last_host_request = ui.now;
+    }
     ++ui.run.frames_since_preview;
     if (ui.settings.preview_every != sent_preview_every) {
       sent_preview_every = ui.settings.preview_every;
       session.set_preview_every(sent_preview_every);
     }
-    const bool due = ui.now - last_frame >= (training ? 0.1 : 0.25);
+    const bool due = ui.now - last_frame >= (training ? k_watch_seconds : 0.25);
     if (!fresh && !due && !interacting && opts.screenshot.empty() && !ui.intents.size()) continue;
     last_frame = ui.now;
 
