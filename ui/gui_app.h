@@ -3,7 +3,8 @@
 /// - app/main.cpp parses the command line and calls run_gui() for `redraw`, `redraw IMAGE` and
 ///   `redraw gui ...`; nothing else in app/ touches the window.
 /// - run_gui() returns the process exit code: 0 normally (and after a successful --screenshot),
-///   1 when no window could be opened or the screenshot could not be written. Errors inside the
+///   1 when no window could be opened, the screenshot could not be written, or (with --screenshot)
+///   no run could start or step N was not reached within 10 minutes. Errors inside the
 ///   app (bad image, bad model file, out of memory) are shown in the window, never thrown out.
 #include <cstdint>
 #include <string>
@@ -13,10 +14,11 @@ namespace redraw {
 struct GuiOptions {
   std::string image;                  ///< image to open; empty = the bundled default image
   std::string model;                  ///< a .redraw model to open instead of an image (optional)
-  std::string preset;                 ///< preset name; empty = the remembered or default preset
+  std::string preset;                 ///< preset name or a .json config path; empty = the remembered one
   std::string backend = "auto";       ///< auto | cpu | cuda
   bool autostart = false;             ///< start training as soon as the window opens
-  std::string screenshot;             ///< write the framebuffer here as PNG, then exit
+  std::string screenshot;             ///< write the framebuffer here as PNG, then exit; FILE.json
+                                      ///< beside it says where the reconstruction is drawn (x, y, w, h)
   int64_t screenshot_after_steps = 0; ///< ... once training has done at least this many steps
 };
 
