@@ -164,7 +164,7 @@ void accept(UiState& ui) {
 
 void draw_file_dialog(UiState& ui) {
   FileDialogState& d = ui.dialog;
-  const char* titles[] = {"Open image or model###file", "Save model###file", "Export reconstruction###file"};
+  const char* titles[] = {"Open image or model###file", "Save model###file", "Export###file"};
   if (d.open_requested) {
     ImGui::OpenPopup(titles[int(d.purpose)]);
     d.open_requested = false;

@@ -130,7 +130,7 @@ void TrainingSession::enable_device_preview(bool on) {
   m_device_preview_enabled = on;
 }
 std::shared_ptr<CudaFrameRing> TrainingSession::device_frames() const {
-  std::lock_guard lock(const_cast<std::mutex&>(m_mutex));
+  std::lock_guard lock(m_mutex);
   return m_frames;
 }
 

@@ -142,7 +142,7 @@ private:
                   const std::function<void(const std::function<bool(double)>&)>& work);
 
   // Shared with the GUI thread, under m_mutex.
-  std::mutex m_mutex;
+  mutable std::mutex m_mutex;
   std::condition_variable m_cv;
   std::deque<Command> m_commands;
   bool m_quit = false;
