@@ -43,7 +43,8 @@ Capture load(const std::string& png) {
 float luma(const Capture& c, int x, int y) {
   const redraw::Image& im = c.img;
   if (im.channels < 3) return im.at(c.x + x, c.y + y, 0);
-  return 0.299f * im.at(c.x + x, c.y + y, 0) + 0.587f * im.at(c.x + x, c.y + y, 1) + 0.114f * im.at(c.x + x, c.y + y, 2);
+  return 0.299f * im.at(c.x + x, c.y + y, 0) + 0.587f * im.at(c.x + x, c.y + y, 1) +
+         0.114f * im.at(c.x + x, c.y + y, 2);
 }
 
 bool not_blank(const Capture& c, const char* name) {
@@ -74,14 +75,17 @@ int main(int argc, char** argv) {
     bool ok = true;
     if (!not_blank(a, "early")) ok = (std::fprintf(stderr, "error: early reconstruction is blank\n"), false);
     if (!not_blank(b, "late")) ok = (std::fprintf(stderr, "error: late reconstruction is blank\n"), false);
-    if (b.step <= a.step) ok = (std::fprintf(stderr, "error: late step %lld is not after early step %lld\n", b.step, a.step), false);
+    if (b.step <= a.step)
+      ok = (std::fprintf(stderr, "error: late step %lld is not after early step %lld\n", b.step, a.step), false);
     const int w = std::min(a.w, b.w), h = std::min(a.h, b.h);
     double diff = 0;
     for (int y = 0; y < h; ++y)
-      for (int x = 0; x < w; ++x) diff += std::abs(luma(a, x, y) - luma(b, x, y));
+      for (int x = 0; x < w; ++x)
+        diff += std::abs(luma(a, x, y) - luma(b, x, y));
     diff /= double(w) * h;
     std::printf("mean |late - early| = %.4f\n", diff);
-    if (diff < 0.005) ok = (std::fprintf(stderr, "error: the reconstruction did not change between the captures\n"), false);
+    if (diff < 0.005)
+      ok = (std::fprintf(stderr, "error: the reconstruction did not change between the captures\n"), false);
     return ok ? 0 : 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
