@@ -1,5 +1,6 @@
 /// Time and peak memory of exporting a trained network at a large size, streamed to an 8-bit PNG.
 ///   export_bench [--size N]... [--hidden a,b,c,...] [--train-steps S] [--tile-pixels P] [--out FILE]
+///                [--backend cpu|cuda|auto]   (training is on the CPU; the export runs on the backend)
 /// Trains a small model (by default the classic preset's shape: 7 tanh layers 128,128,256,128,64,64,64,
 /// grey output) for a few steps on the bundled image at 64 px, then for each --size N renders an
 /// N x N export with render_tiles into a PngStreamWriter, and prints one table row per size:
@@ -22,7 +23,8 @@
 ///   classic / 8 (16,16,32,16,8,8,8) 1024x1024        0.72      1.47          19.2             7.6
 ///   classic / 8, 1,681 params       16384x16384    220.66      1.22          19.3             4.2
 /// Peak memory is the same at 2048 and 16384: the bound holds. No GPU was lent to this task, so
-/// there is no CUDA row yet (the bench takes the CPU backend; a CUDA run needs --backend support).
+/// there is no CUDA row yet: run `export_bench --backend cuda --size 16384` where a GPU exists.
+#include "app/backend_registry.h"
 #include "engine/cpu_backend.h"
 #include "engine/image.h"
 #include "engine/renderer.h"
@@ -73,6 +75,7 @@ int main(int argc, char** argv) {
   std::vector<int32_t> sizes;
   std::vector<int32_t> hidden = {128, 128, 256, 128, 64, 64, 64};
   int64_t train_steps = 20, tile_pixels = int64_t(1) << 18;
+  std::string backend_name = "cpu";
   std::string out = (std::filesystem::temp_directory_path() / ("redraw-export-bench-" + std::to_string(getpid()) + ".png")).string();
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -82,8 +85,9 @@ int main(int argc, char** argv) {
     else if (a == "--train-steps" && has_value) train_steps = std::stoll(argv[++i]);
     else if (a == "--tile-pixels" && has_value) tile_pixels = std::stoll(argv[++i]);
     else if (a == "--out" && has_value) out = argv[++i];
+    else if (a == "--backend" && has_value) backend_name = argv[++i];
     else {
-      std::fprintf(stderr, "usage: export_bench [--size N]... [--hidden a,b,...] [--train-steps S] [--tile-pixels P] [--out FILE]\n");
+      std::fprintf(stderr, "usage: export_bench [--size N]... [--hidden a,b,...] [--train-steps S] [--tile-pixels P] [--out FILE] [--backend cpu|cuda|auto]\n");
       return 2;
     }
   }
@@ -100,8 +104,15 @@ int main(int argc, char** argv) {
   const std::vector<float> params = trainer.parameters();
   const ModelSpec model = trainer.config().model;
   const NetworkView view{&model, params, trainer.fourier_b()};
+  std::unique_ptr<Backend> backend;
+  try {
+    backend = make_backend(backend_name);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "export_bench: %s\n", e.what());
+    return 1;
+  }
 
-  std::printf("export_bench: CPU backend (%s), network %s", trainer.backend().device_description().c_str(),
+  std::printf("export_bench: %s backend (%s), network %s", backend->name().c_str(), backend->device_description().c_str(),
               cfg.model.encoding.kind == EncodingKind::Identity ? "identity" : "encoded");
   for (size_t i = 0; i < hidden.size(); ++i) std::printf("%s%d", i ? "," : " -> ", hidden[i]);
   std::printf(" -> %d (%lld parameters), tanh, trained %lld steps; bands of %lld pixels; 8-bit PNG to %s\n",
@@ -120,7 +131,7 @@ int main(int argc, char** argv) {
       PngStreamWriter png(out, n, n, model.output_channels, 8);
       RenderOptions ro;
       ro.max_tile_pixels = tile_pixels;
-      render_tiles(trainer.backend(), view, n, n, ro, [&](int32_t y0, int32_t y1, const float* v) { png.write_rows(v, y1 - y0); });
+      render_tiles(*backend, view, n, n, ro, [&](int32_t y0, int32_t y1, const float* v) { png.write_rows(v, y1 - y0); });
       png.commit();
     }
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
