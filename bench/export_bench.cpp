@@ -65,7 +65,8 @@ std::vector<int32_t> parse_list(const std::string& s) {
   std::vector<int32_t> v;
   std::stringstream ss(s);
   std::string item;
-  while (std::getline(ss, item, ',')) v.push_back(std::stoi(item));
+  while (std::getline(ss, item, ','))
+    v.push_back(std::stoi(item));
   return v;
 }
 
@@ -76,18 +77,26 @@ int main(int argc, char** argv) {
   std::vector<int32_t> hidden = {128, 128, 256, 128, 64, 64, 64};
   int64_t train_steps = 20, tile_pixels = int64_t(1) << 18;
   std::string backend_name = "cpu";
-  std::string out = (std::filesystem::temp_directory_path() / ("redraw-export-bench-" + std::to_string(getpid()) + ".png")).string();
+  std::string out =
+      (std::filesystem::temp_directory_path() / ("redraw-export-bench-" + std::to_string(getpid()) + ".png")).string();
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const bool has_value = i + 1 < argc;
-    if (a == "--size" && has_value) sizes.push_back(std::stoi(argv[++i]));
-    else if (a == "--hidden" && has_value) hidden = parse_list(argv[++i]);
-    else if (a == "--train-steps" && has_value) train_steps = std::stoll(argv[++i]);
-    else if (a == "--tile-pixels" && has_value) tile_pixels = std::stoll(argv[++i]);
-    else if (a == "--out" && has_value) out = argv[++i];
-    else if (a == "--backend" && has_value) backend_name = argv[++i];
+    if (a == "--size" && has_value)
+      sizes.push_back(std::stoi(argv[++i]));
+    else if (a == "--hidden" && has_value)
+      hidden = parse_list(argv[++i]);
+    else if (a == "--train-steps" && has_value)
+      train_steps = std::stoll(argv[++i]);
+    else if (a == "--tile-pixels" && has_value)
+      tile_pixels = std::stoll(argv[++i]);
+    else if (a == "--out" && has_value)
+      out = argv[++i];
+    else if (a == "--backend" && has_value)
+      backend_name = argv[++i];
     else {
-      std::fprintf(stderr, "usage: export_bench [--size N]... [--hidden a,b,...] [--train-steps S] [--tile-pixels P] [--out FILE] [--backend cpu|cuda|auto]\n");
+      std::fprintf(stderr, "usage: export_bench [--size N]... [--hidden a,b,...] [--train-steps S] [--tile-pixels P] "
+                           "[--out FILE] [--backend cpu|cuda|auto]\n");
       return 2;
     }
   }
@@ -112,12 +121,14 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  std::printf("export_bench: %s backend (%s), network %s", backend->name().c_str(), backend->device_description().c_str(),
+  std::printf("export_bench: %s backend (%s), network %s", backend->name().c_str(),
+              backend->device_description().c_str(),
               cfg.model.encoding.kind == EncodingKind::Identity ? "identity" : "encoded");
-  for (size_t i = 0; i < hidden.size(); ++i) std::printf("%s%d", i ? "," : " -> ", hidden[i]);
+  for (size_t i = 0; i < hidden.size(); ++i)
+    std::printf("%s%d", i ? "," : " -> ", hidden[i]);
   std::printf(" -> %d (%lld parameters), tanh, trained %lld steps; bands of %lld pixels; 8-bit PNG to %s\n",
-              model.output_channels, static_cast<long long>(parameter_count(model)), static_cast<long long>(train_steps),
-              static_cast<long long>(tile_pixels), out.c_str());
+              model.output_channels, static_cast<long long>(parameter_count(model)),
+              static_cast<long long>(train_steps), static_cast<long long>(tile_pixels), out.c_str());
   const bool per_size_peak = reset_peak();
   std::printf("baseline RSS %.1f MiB%s\n\n", double(status_kib("VmRSS")) / 1024.0,
               per_size_peak ? "" : " (VmHWM cannot be reset here: peaks are cumulative)");
@@ -131,7 +142,8 @@ int main(int argc, char** argv) {
       PngStreamWriter png(out, n, n, model.output_channels, 8);
       RenderOptions ro;
       ro.max_tile_pixels = tile_pixels;
-      render_tiles(*backend, view, n, n, ro, [&](int32_t y0, int32_t y1, const float* v) { png.write_rows(v, y1 - y0); });
+      render_tiles(*backend, view, n, n, ro,
+                   [&](int32_t y0, int32_t y1, const float* v) { png.write_rows(v, y1 - y0); });
       png.commit();
     }
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -12,14 +12,16 @@ namespace {
 Image upscaled(const NetworkView& net, const Image& original, int32_t w, int32_t h) {
   if (!net.model) throw ConfigError("comparison: no network");
   if (original.channels != net.model->output_channels)
-    throw ConfigError("comparison: the original has " + std::to_string(original.channels) + " channels, the network draws " +
-                      std::to_string(net.model->output_channels));
+    throw ConfigError("comparison: the original has " + std::to_string(original.channels) +
+                      " channels, the network draws " + std::to_string(net.model->output_channels));
   if (w < 1 || h < 1 || int64_t(w) * h > k_max_comparison_pixels || int64_t(w) * 2 > k_max_render_side)
-    throw ConfigError("comparison: " + std::to_string(w) + "x" + std::to_string(h) + " is too large for a side-by-side image (at most " +
+    throw ConfigError("comparison: " + std::to_string(w) + "x" + std::to_string(h) +
+                      " is too large for a side-by-side image (at most " +
                       std::to_string(k_max_comparison_pixels >> 20) + " Mpixel per half, " +
                       std::to_string(k_max_render_side / 2) + " wide)");
   Image up = resize_bicubic(original, w, h);
-  for (float& v : up.pixels) v = std::clamp(v, 0.0f, 1.0f); // Catmull-Rom overshoots at edges
+  for (float& v : up.pixels)
+    v = std::clamp(v, 0.0f, 1.0f); // Catmull-Rom overshoots at edges
   return up;
 }
 
@@ -30,7 +32,8 @@ void join_rows(const Image& left, const float* right, int32_t y0, int32_t y1, fl
     float* dst = out + size_t(y - y0) * row * 2;
     std::memcpy(dst, left.pixels.data() + size_t(y) * row, row * sizeof(float));
     const float* src = right + size_t(y - y0) * row;
-    for (size_t i = 0; i < row; ++i) dst[row + i] = std::clamp(src[i], 0.0f, 1.0f);
+    for (size_t i = 0; i < row; ++i)
+      dst[row + i] = std::clamp(src[i], 0.0f, 1.0f);
   }
 }
 } // namespace

@@ -62,9 +62,11 @@ std::string find_on_path(const char* name) {
   std::stringstream ss(path);
   std::string dir;
   while (std::getline(ss, dir, ':')) {
-    const std::filesystem::path candidate = (dir.empty() ? std::filesystem::path(".") : std::filesystem::path(dir)) / name;
+    const std::filesystem::path candidate =
+        (dir.empty() ? std::filesystem::path(".") : std::filesystem::path(dir)) / name;
     std::error_code ec;
-    if (::access(candidate.c_str(), X_OK) == 0 && !std::filesystem::is_directory(candidate, ec)) return candidate.string();
+    if (::access(candidate.c_str(), X_OK) == 0 && !std::filesystem::is_directory(candidate, ec))
+      return candidate.string();
   }
   return {};
 }
@@ -78,7 +80,9 @@ Mp4Writer::Mp4Writer(const std::filesystem::path& file, int32_t width, int32_t h
   if (!(fps > 0)) throw ConfigError("MP4: the frame rate must be positive");
   const std::string exe = find_on_path("ffmpeg");
   if (exe.empty())
-    throw IoError(m_target.string() + ": MP4 export needs ffmpeg, which is not on PATH; install ffmpeg, or export a .gif or a folder of PNG frames");
+    throw IoError(
+        m_target.string() +
+        ": MP4 export needs ffmpeg, which is not on PATH; install ffmpeg, or export a .gif or a folder of PNG frames");
   check_writable_destination(m_target);
   m_temp = m_target;
   m_temp += ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(g_video_counter++) + ".mp4";
@@ -86,13 +90,16 @@ Mp4Writer::Mp4Writer(const std::filesystem::path& file, int32_t width, int32_t h
   char size[32], rate[32];
   std::snprintf(size, sizeof size, "%dx%d", width, height);
   std::snprintf(rate, sizeof rate, "%.6g", fps);
+  // clang-format off
   const std::vector<std::string> args = {
-      exe,       "-hide_banner", "-loglevel", "error", "-y",        "-f",   "rawvideo", "-pix_fmt",
-      "rgb24",   "-s",           size,        "-r",    rate,       "-i",        "-",    "-vf",      "pad=ceil(iw/2)*2:ceil(ih/2)*2",
-      "-pix_fmt", "yuv420p",     "-c:v",      "libx264", "-crf",   "18",        "-movflags", "+faststart", "-f", "mp4",
-      m_temp.string()};
+      exe, "-hide_banner", "-loglevel", "error", "-y",
+      "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", size, "-r", rate, "-i", "-",
+      "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", "-pix_fmt", "yuv420p", "-c:v", "libx264", "-crf", "18",
+      "-movflags", "+faststart", "-f", "mp4", m_temp.string()};
+  // clang-format on
   std::vector<char*> argv;
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  for (const auto& a : args)
+    argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
 
   int fds[2];
@@ -133,7 +140,8 @@ void Mp4Writer::stop() {
   if (m_pid > 0) {
     ::kill(m_pid, SIGKILL);
     int status = 0;
-    while (::waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {}
+    while (::waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {
+    }
     m_pid = -1;
   }
 }
@@ -145,8 +153,10 @@ std::string Mp4Writer::ffmpeg_messages() {
   std::string text;
   char buf[4096];
   size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, m_log)) > 0) text.append(buf, n);
-  while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) text.pop_back();
+  while ((n = std::fread(buf, 1, sizeof buf, m_log)) > 0)
+    text.append(buf, n);
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' '))
+    text.pop_back();
   if (text.size() > 600) text = "..." + text.substr(text.size() - 600);
   return text;
 }
@@ -175,7 +185,8 @@ void Mp4Writer::add_frame(const Image& frame) {
       ::close(m_pipe);
       m_pipe = -1;
       int status = 0;
-      while (::waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {}
+      while (::waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {
+      }
       m_pid = -1;
       fail("ffmpeg stopped while receiving frames");
     }
@@ -187,7 +198,8 @@ void Mp4Writer::commit() {
   ::close(m_pipe);
   m_pipe = -1;
   int status = 0;
-  while (::waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {}
+  while (::waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {
+  }
   m_pid = -1;
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
     fail("ffmpeg failed (exit status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ")");

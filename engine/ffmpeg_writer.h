@@ -35,7 +35,7 @@ private:
   std::string ffmpeg_messages();
   std::filesystem::path m_target, m_temp;
   int32_t m_width, m_height;
-  int m_pipe = -1;   ///< ffmpeg's stdin
+  int m_pipe = -1; ///< ffmpeg's stdin
   int m_pid = -1;
   std::FILE* m_log = nullptr; ///< ffmpeg's stderr
   bool m_committed = false;

@@ -37,7 +37,8 @@ struct GifWriter::Impl {
 
   [[noreturn]] void fail(const std::string& what, int code) {
     if (sink_error) std::rethrow_exception(sink_error); // the real cause, e.g. "disk full"
-    throw IoError(file.target().string() + ": " + what + " (" + (GifErrorString(code) ? GifErrorString(code) : "giflib error") + ")");
+    throw IoError(file.target().string() + ": " + what + " (" +
+                  (GifErrorString(code) ? GifErrorString(code) : "giflib error") + ")");
   }
   void check(int rc, const char* what) {
     if (rc != GIF_OK) fail(what, gif ? gif->Error : 0);
@@ -79,7 +80,8 @@ GifWriter::GifWriter(const std::filesystem::path& file, int32_t width, int32_t h
             c.Blue = level_value(b, k_levels_b);
           }
     } else {
-      for (int i = 0; i < 256; ++i) colors[i].Red = colors[i].Green = colors[i].Blue = GifByteType(i);
+      for (int i = 0; i < 256; ++i)
+        colors[i].Red = colors[i].Green = colors[i].Blue = GifByteType(i);
     }
     ColorMapObject* map = GifMakeMapObject(256, colors);
     if (!map) throw std::bad_alloc();
@@ -132,7 +134,8 @@ void GifWriter::add_frame(const Image& frame) {
   for (int32_t y = 0; y < s.height; ++y) {
     const float* p = frame.pixels.data() + size_t(y) * size_t(s.width) * size_t(s.channels);
     if (s.channels == 1) {
-      for (int32_t x = 0; x < s.width; ++x) line[size_t(x)] = GifPixelType(std::lround(std::clamp(p[x], 0.0f, 1.0f) * 255.0f));
+      for (int32_t x = 0; x < s.width; ++x)
+        line[size_t(x)] = GifPixelType(std::lround(std::clamp(p[x], 0.0f, 1.0f) * 255.0f));
     } else {
       for (int32_t x = 0; x < s.width; ++x) {
         const float t = (float(k_bayer4[y & 3][x & 3]) + 0.5f) / 16.0f;

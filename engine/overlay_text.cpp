@@ -41,7 +41,8 @@ const Glyph* find_glyph(char c) {
 
 void set_pixel(Image& img, int32_t x, int32_t y, float v, bool darken) {
   if (x < 0 || y < 0 || x >= img.width || y >= img.height) return;
-  for (int32_t c = 0; c < img.channels; ++c) img.at(x, y, c) = darken ? img.at(x, y, c) * v : v;
+  for (int32_t c = 0; c < img.channels; ++c)
+    img.at(x, y, c) = darken ? img.at(x, y, c) * v : v;
 }
 } // namespace
 
@@ -49,7 +50,8 @@ void draw_text(Image& img, int32_t x, int32_t y, const std::string& text, int32_
   scale = std::max(1, scale);
   const int32_t w = int32_t(text.size()) * k_glyph_advance * scale + scale, h = (k_glyph_height + 2) * scale;
   for (int32_t yy = y - scale; yy < y - scale + h; ++yy) // darkened box behind the text, for contrast
-    for (int32_t xx = x - scale; xx < x - scale + w; ++xx) set_pixel(img, xx, yy, 0.35f, true);
+    for (int32_t xx = x - scale; xx < x - scale + w; ++xx)
+      set_pixel(img, xx, yy, 0.35f, true);
   for (size_t i = 0; i < text.size(); ++i) {
     const Glyph* g = find_glyph(text[i]);
     if (!g) continue;
@@ -58,15 +60,18 @@ void draw_text(Image& img, int32_t x, int32_t y, const std::string& text, int32_
       for (int32_t col = 0; col < 5; ++col) {
         if (!(g->rows[size_t(row)] & (0x10 >> col))) continue;
         for (int32_t sy = 0; sy < scale; ++sy)
-          for (int32_t sx = 0; sx < scale; ++sx) set_pixel(img, gx + col * scale + sx, y + row * scale + sy, 1.0f, false);
+          for (int32_t sx = 0; sx < scale; ++sx)
+            set_pixel(img, gx + col * scale + sx, y + row * scale + sy, 1.0f, false);
       }
   }
 }
 
 std::string frame_label(const MetricsRow& row) {
   char psnr[32];
-  if (std::isfinite(row.psnr_db)) std::snprintf(psnr, sizeof psnr, "%.1f", row.psnr_db);
-  else std::snprintf(psnr, sizeof psnr, "%s", std::isnan(row.psnr_db) ? "-" : "inf");
+  if (std::isfinite(row.psnr_db))
+    std::snprintf(psnr, sizeof psnr, "%.1f", row.psnr_db);
+  else
+    std::snprintf(psnr, sizeof psnr, "%s", std::isnan(row.psnr_db) ? "-" : "inf");
   char b[96];
   std::snprintf(b, sizeof b, "step %lld  PSNR %s dB", static_cast<long long>(row.step), psnr);
   return b;

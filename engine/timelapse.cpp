@@ -30,7 +30,8 @@ size_t snapshot_bytes(const Snapshot& s) { return sizeof(Snapshot) + s.params.si
 
 size_t thin_snapshots(std::vector<Snapshot>& frames, size_t cap_bytes) {
   size_t total = 0;
-  for (const auto& f : frames) total += snapshot_bytes(f);
+  for (const auto& f : frames)
+    total += snapshot_bytes(f);
   size_t dropped = 0;
   while (total > cap_bytes && frames.size() > 2) {
     // Drop the interior frame whose removal leaves the smallest gap in log(1 + step): the
@@ -39,7 +40,8 @@ size_t thin_snapshots(std::vector<Snapshot>& frames, size_t cap_bytes) {
     size_t best = 1;
     double best_gap = INFINITY;
     for (size_t i = 1; i + 1 < frames.size(); ++i) {
-      const double gap = std::log1p(double(frames[i + 1].metrics.step)) - std::log1p(double(frames[i - 1].metrics.step));
+      const double gap =
+          std::log1p(double(frames[i + 1].metrics.step)) - std::log1p(double(frames[i - 1].metrics.step));
       if (gap < best_gap) {
         best_gap = gap;
         best = i;
@@ -55,7 +57,8 @@ size_t thin_snapshots(std::vector<Snapshot>& frames, size_t cap_bytes) {
 void SnapshotStore::thin() {
   m_thinned += thin_snapshots(m_frames, m_cap);
   m_bytes = 0;
-  for (const auto& f : m_frames) m_bytes += snapshot_bytes(f);
+  for (const auto& f : m_frames)
+    m_bytes += snapshot_bytes(f);
 }
 
 void SnapshotStore::add(Snapshot frame) {

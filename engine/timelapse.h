@@ -53,7 +53,7 @@ public:
   /// The cap in bytes; lowering it thins at once. At least two frames are always kept.
   void set_cap_bytes(size_t cap_bytes);
   size_t cap_bytes() const { return m_cap; }
-  size_t bytes() const { return m_bytes; } ///< what the frames hold now
+  size_t bytes() const { return m_bytes; }     ///< what the frames hold now
   size_t thinned() const { return m_thinned; } ///< frames dropped to stay under the cap, ever
 
   const std::vector<Snapshot>& frames() const { return m_frames; }

@@ -33,16 +33,20 @@ void fsync_folder(const std::filesystem::path& dir) {
 int64_t frame_index_of(const std::string& name) {
   if (name.size() < 11 || name.rfind("frame_", 0) != 0 || name.substr(name.size() - 4) != ".png") return -1;
   const std::string digits = name.substr(6, name.size() - 10);
-  if (digits.empty() || !std::all_of(digits.begin(), digits.end(), [](unsigned char c) { return std::isdigit(c); })) return -1;
+  if (digits.empty() || !std::all_of(digits.begin(), digits.end(), [](unsigned char c) { return std::isdigit(c); }))
+    return -1;
   return std::stoll(digits);
 }
 } // namespace
 
 const char* timelapse_format_name(TimelapseFormat format) {
   switch (format) {
-  case TimelapseFormat::Gif: return "gif";
-  case TimelapseFormat::Mp4: return "mp4";
-  case TimelapseFormat::PngFrames: return "png frames";
+  case TimelapseFormat::Gif:
+    return "gif";
+  case TimelapseFormat::Mp4:
+    return "mp4";
+  case TimelapseFormat::PngFrames:
+    return "png frames";
   }
   return "?";
 }
@@ -57,7 +61,8 @@ TimelapseFormat timelapse_format_for(const std::filesystem::path& out) {
   if (ext == ".mp4") return TimelapseFormat::Mp4;
   std::error_code ec;
   if (ext.empty() || std::filesystem::is_directory(out, ec)) return TimelapseFormat::PngFrames;
-  throw ConfigError(text + ": unknown timelapse format '" + ext + "' (use OUT.gif, OUT.mp4 or a folder DIR/ for PNG frames)");
+  throw ConfigError(text + ": unknown timelapse format '" + ext +
+                    "' (use OUT.gif, OUT.mp4 or a folder DIR/ for PNG frames)");
 }
 
 std::string frame_file_name(int64_t index) {
@@ -81,12 +86,14 @@ PngFramesWriter::PngFramesWriter(const std::filesystem::path& dir, int bit_depth
     m_temp = m_dir / (".frames" + tag);
   } else {
     const std::filesystem::path parent = m_dir.has_parent_path() ? m_dir.parent_path() : ".";
-    if (!std::filesystem::is_directory(parent, ec)) throw IoError(m_dir.string() + ": folder " + parent.string() + " does not exist");
+    if (!std::filesystem::is_directory(parent, ec))
+      throw IoError(m_dir.string() + ": folder " + parent.string() + " does not exist");
     m_temp = m_dir;
     m_temp += tag;
   }
   if (!std::filesystem::create_directory(m_temp, ec) || ec)
-    throw IoError(m_dir.string() + ": cannot create a folder there (" + (ec ? ec.message() : std::string("exists")) + ")");
+    throw IoError(m_dir.string() + ": cannot create a folder there (" + (ec ? ec.message() : std::string("exists")) +
+                  ")");
 }
 
 PngFramesWriter::~PngFramesWriter() {
@@ -119,7 +126,8 @@ void PngFramesWriter::commit() {
   // count so the folder holds exactly this sequence.
   for (int64_t i = 0; i < m_frames; ++i) {
     std::filesystem::rename(m_temp / frame_file_name(i), m_dir / frame_file_name(i), ec);
-    if (ec) throw IoError(m_dir.string() + ": cannot move " + frame_file_name(i) + " into place (" + ec.message() + ")");
+    if (ec)
+      throw IoError(m_dir.string() + ": cannot move " + frame_file_name(i) + " into place (" + ec.message() + ")");
   }
   for (const auto& entry : std::filesystem::directory_iterator(m_dir, ec)) {
     const int64_t k = frame_index_of(entry.path().filename().string());
@@ -136,10 +144,13 @@ void check_timelapse_destination(const std::filesystem::path& out, TimelapseForm
   switch (format) {
   case TimelapseFormat::Mp4:
     if (!ffmpeg_available())
-      throw IoError(out.string() + ": MP4 export needs ffmpeg, which is not on PATH; install ffmpeg, or export a .gif or a folder of PNG frames");
+      throw IoError(out.string() + ": MP4 export needs ffmpeg, which is not on PATH; install ffmpeg, or export a .gif "
+                                   "or a folder of PNG frames");
     check_writable_destination(out);
     return;
-  case TimelapseFormat::Gif: check_writable_destination(out); return;
+  case TimelapseFormat::Gif:
+    check_writable_destination(out);
+    return;
   case TimelapseFormat::PngFrames: {
     PngFramesWriter probe(out); // creates and, on destruction, removes its temp folder
     return;
@@ -164,7 +175,8 @@ struct FrameSink {
 };
 struct GifSink final : FrameSink {
   GifWriter w;
-  GifSink(const std::filesystem::path& f, int32_t width, int32_t height, int32_t c, double fps) : w(f, width, height, c, fps) {}
+  GifSink(const std::filesystem::path& f, int32_t width, int32_t height, int32_t c, double fps)
+      : w(f, width, height, c, fps) {}
   void add(const Image& frame) override { w.add_frame(frame); }
   void commit() override { w.commit(); }
 };
@@ -183,17 +195,20 @@ struct PngSink final : FrameSink {
 } // namespace
 
 void export_timelapse(Backend& backend, const ModelSpec& model, std::span<const float> fourier_b,
-                      std::span<const Snapshot> frames, const std::filesystem::path& out, const TimelapseOptions& opts) {
+                      std::span<const Snapshot> frames, const std::filesystem::path& out,
+                      const TimelapseOptions& opts) {
   if (frames.empty()) throw ConfigError("timelapse: the model has no snapshots to export");
   if (opts.width < 1 || opts.height < 1 || opts.width > k_max_render_side || opts.height > k_max_render_side)
     throw ConfigError("timelapse: frame size " + std::to_string(opts.width) + "x" + std::to_string(opts.height) +
                       " is outside 1.." + std::to_string(k_max_render_side) + " per side");
   if (int64_t(opts.width) * opts.height > k_max_image_pixels)
-    throw ConfigError("timelapse: frames of " + std::to_string(opts.width) + "x" + std::to_string(opts.height) + " are too large");
+    throw ConfigError("timelapse: frames of " + std::to_string(opts.width) + "x" + std::to_string(opts.height) +
+                      " are too large");
   if (!(opts.fps > 0) || opts.fps > 1000) throw ConfigError("timelapse: the frame rate must be in (0, 1000]");
   const int64_t count = parameter_count(model);
   for (const auto& f : frames)
-    if (int64_t(f.params.size()) != count) throw ConfigError("timelapse: a snapshot does not match the network's shape");
+    if (int64_t(f.params.size()) != count)
+      throw ConfigError("timelapse: a snapshot does not match the network's shape");
 
   const TimelapseFormat format = opts.format ? *opts.format : timelapse_format_for(out);
   // Opening the writer is the destination check: it fails before any frame is rendered.
@@ -202,8 +217,12 @@ void export_timelapse(Backend& backend, const ModelSpec& model, std::span<const 
   case TimelapseFormat::Gif:
     sink = std::make_unique<GifSink>(out, opts.width, opts.height, model.output_channels, opts.fps);
     break;
-  case TimelapseFormat::Mp4: sink = std::make_unique<Mp4Sink>(out, opts.width, opts.height, opts.fps); break;
-  case TimelapseFormat::PngFrames: sink = std::make_unique<PngSink>(out, opts.bit_depth); break;
+  case TimelapseFormat::Mp4:
+    sink = std::make_unique<Mp4Sink>(out, opts.width, opts.height, opts.fps);
+    break;
+  case TimelapseFormat::PngFrames:
+    sink = std::make_unique<PngSink>(out, opts.bit_depth);
+    break;
   }
 
   const double n = double(frames.size());
@@ -211,7 +230,8 @@ void export_timelapse(Backend& backend, const ModelSpec& model, std::span<const 
     RenderOptions ro;
     ro.max_tile_pixels = opts.max_tile_pixels;
     if (opts.progress) ro.progress = [&](double f) { return opts.progress((double(i) + 0.95 * f) / n); };
-    const Image img = render_timelapse_frame(backend, model, fourier_b, frames[i], opts.width, opts.height, opts.overlay, ro);
+    const Image img =
+        render_timelapse_frame(backend, model, fourier_b, frames[i], opts.width, opts.height, opts.overlay, ro);
     sink->add(img);
     if (opts.progress && !opts.progress(double(i + 1) / n)) throw CancelledError("timelapse export cancelled");
   }

@@ -31,11 +31,11 @@ const char* timelapse_format_name(TimelapseFormat format);
 TimelapseFormat timelapse_format_for(const std::filesystem::path& out);
 
 struct TimelapseOptions {
-  int32_t width = 0, height = 0; ///< frame size in pixels (required; GIF allows up to 65535 per side)
-  double fps = 12;               ///< frames per second (> 0; GIF plays at most 50)
-  bool overlay = false;          ///< draw "step N  PSNR x dB" on each frame
-  int bit_depth = 8;             ///< PNG frames only: 8 or 16
-  std::optional<TimelapseFormat> format; ///< empty = timelapse_format_for(out)
+  int32_t width = 0, height = 0;              ///< frame size in pixels (required; GIF allows up to 65535 per side)
+  double fps = 12;                            ///< frames per second (> 0; GIF plays at most 50)
+  bool overlay = false;                       ///< draw "step N  PSNR x dB" on each frame
+  int bit_depth = 8;                          ///< PNG frames only: 8 or 16
+  std::optional<TimelapseFormat> format;      ///< empty = timelapse_format_for(out)
   int64_t max_tile_pixels = int64_t(1) << 18; ///< render band size, as RenderOptions
   /// Called with the fraction done in [0, 1] (frames and bands); returning false cancels
   /// (CancelledError). May be empty.

@@ -31,11 +31,13 @@ RunConfig tiny_config(int64_t steps = 40) {
 
 struct Trained {
   Trainer trainer;
-  explicit Trained(int32_t channels) : trainer(test::small_trainer(tiny_config(), test::gradient_image(16, 12, channels))) {
+  explicit Trained(int32_t channels)
+      : trainer(test::small_trainer(tiny_config(), test::gradient_image(16, 12, channels))) {
     trainer.run(40);
   }
   void export_to(const fs::path& out, TimelapseOptions o) {
-    export_timelapse(trainer.backend(), trainer.config().model, trainer.fourier_b(), trainer.snapshots().frames(), out, o);
+    export_timelapse(trainer.backend(), trainer.config().model, trainer.fourier_b(), trainer.snapshots().frames(), out,
+                     o);
   }
 };
 
@@ -58,8 +60,10 @@ struct ScopedEnv {
     setenv(n, value.c_str(), 1);
   }
   ~ScopedEnv() {
-    if (had) setenv(name.c_str(), old.c_str(), 1);
-    else unsetenv(name.c_str());
+    if (had)
+      setenv(name.c_str(), old.c_str(), 1);
+    else
+      unsetenv(name.c_str());
   }
 };
 
@@ -127,7 +131,8 @@ TEST_CASE("a GIF timelapse decodes to the expected frame count, size and delays"
 TEST_CASE("GIF colours: grey is exact, RGB is quantised within one cube step") {
   test::TempDir dir;
   Image grey = test::gradient_image(20, 10, 1);
-  for (float& v : grey.pixels) v = std::round(v * 255.0f) / 255.0f;
+  for (float& v : grey.pixels)
+    v = std::round(v * 255.0f) / 255.0f;
   Image rgb = test::gradient_image(20, 10, 3);
   for (const auto& [img, name] : {std::pair{&grey, "g.gif"}, std::pair{&rgb, "c.gif"}}) {
     GifWriter w(dir.path / name, 20, 10, img->channels, 5);
@@ -180,13 +185,16 @@ TEST_CASE("PNG frames go into a folder, replacing an earlier sequence") {
 TEST_CASE("a timelapse frame is the snapshot's render, plus the label when asked") {
   Trained t(3);
   const Snapshot& s = t.trainer.snapshot(3);
-  const Image plain = render_timelapse_frame(t.trainer.backend(), t.trainer.config().model, t.trainer.fourier_b(), s, 300, 120, false);
+  const Image plain =
+      render_timelapse_frame(t.trainer.backend(), t.trainer.config().model, t.trainer.fourier_b(), s, 300, 120, false);
   CHECK(plain.pixels == t.trainer.render_snapshot(3, 300, 120).pixels);
-  const Image labelled = render_timelapse_frame(t.trainer.backend(), t.trainer.config().model, t.trainer.fourier_b(), s, 300, 120, true);
+  const Image labelled =
+      render_timelapse_frame(t.trainer.backend(), t.trainer.config().model, t.trainer.fourier_b(), s, 300, 120, true);
   CHECK(labelled.pixels != plain.pixels);
   // The label stays in the top rows.
   for (int32_t y = 20; y < 120; ++y)
-    for (int32_t x = 0; x < 300; ++x) REQUIRE(labelled.at(x, y, 0) == plain.at(x, y, 0));
+    for (int32_t x = 0; x < 300; ++x)
+      REQUIRE(labelled.at(x, y, 0) == plain.at(x, y, 0));
   MetricsRow row;
   row.step = 1234;
   row.psnr_db = 23.44;
@@ -206,12 +214,14 @@ TEST_CASE("a tiled render equals an untiled one at a larger size") {
   test::TempDir dir;
   const NetworkView view{&t.trainer.config().model, t.trainer.snapshot(2).params, t.trainer.fourier_b()};
   PngStreamWriter png(dir.path / "r.png", 640, 360, 3, 16);
-  render_tiles(t.trainer.backend(), view, 640, 360, small, [&](int32_t y0, int32_t y1, const float* v) { png.write_rows(v, y1 - y0); });
+  render_tiles(t.trainer.backend(), view, 640, 360, small,
+               [&](int32_t y0, int32_t y1, const float* v) { png.write_rows(v, y1 - y0); });
   png.commit();
   const Image back = load_image(dir.path / "r.png");
   const Image want = t.trainer.render_snapshot(2, 640, 360, huge);
   double worst = 0;
-  for (size_t i = 0; i < want.pixels.size(); ++i) worst = std::max(worst, double(std::abs(back.pixels[i] - want.pixels[i])));
+  for (size_t i = 0; i < want.pixels.size(); ++i)
+    worst = std::max(worst, double(std::abs(back.pixels[i] - want.pixels[i])));
   CHECK(worst <= 0.5 / 65535.0 + 1e-7);
 }
 
@@ -237,7 +247,8 @@ TEST_CASE("the side-by-side comparison: bicubic original on the left, the render
   const Image back = load_image(dir.path / "cmp.png");
   CHECK(back.width == 96);
   double worst = 0;
-  for (size_t i = 0; i < back.pixels.size(); ++i) worst = std::max(worst, double(std::abs(back.pixels[i] - cmp.pixels[i])));
+  for (size_t i = 0; i < back.pixels.size(); ++i)
+    worst = std::max(worst, double(std::abs(back.pixels[i] - cmp.pixels[i])));
   CHECK(worst <= 0.5 / 65535.0 + 1e-7);
   CHECK_THROWS_AS(comparison_image(t.trainer.backend(), view, test::gradient_image(16, 12, 1), 48, 36), ConfigError);
   // comparison_original converts to the run's colour mode.
@@ -252,7 +263,8 @@ TEST_CASE("a bad destination is refused before rendering, naming the path, and l
   int renders = 0;
   TimelapseOptions o = options(20, 15);
   o.progress = [&](double) { return ++renders, true; };
-  for (const fs::path& out : {dir.path / "missing" / "lapse.gif", dir.path / "missing" / "frames/", dir.path / "missing" / "v.mp4"}) {
+  for (const fs::path& out :
+       {dir.path / "missing" / "lapse.gif", dir.path / "missing" / "frames/", dir.path / "missing" / "v.mp4"}) {
     CAPTURE(out);
     try {
       ScopedEnv path("PATH", (dir.path / "bin").string()); // mp4: no ffmpeg either
@@ -277,8 +289,9 @@ TEST_CASE("a bad destination is refused before rendering, naming the path, and l
   CHECK(timelapse_format_for("frames") == TimelapseFormat::PngFrames);
   // The comparison export too.
   const NetworkView view{&t.trainer.config().model, t.trainer.snapshot(1).params, t.trainer.fourier_b()};
-  CHECK_THROWS_WITH_AS(export_comparison_png(t.trainer.backend(), view, test::gradient_image(8, 8, 3), 8, 8, dir.path / "no" / "c.png"),
-                       doctest::Contains((dir.path / "no" / "c.png").string().c_str()), IoError);
+  CHECK_THROWS_WITH_AS(
+      export_comparison_png(t.trainer.backend(), view, test::gradient_image(8, 8, 3), 8, 8, dir.path / "no" / "c.png"),
+      doctest::Contains((dir.path / "no" / "c.png").string().c_str()), IoError);
 }
 
 TEST_CASE("a full disk leaves no partial file behind") {
@@ -291,7 +304,9 @@ TEST_CASE("a full disk leaves no partial file behind") {
     CHECK_THROWS_AS(t.export_to(keep, options(64, 48)), IoError);
     CHECK_THROWS_AS(t.export_to(dir.path / "frames/", options(64, 48)), IoError);
     const NetworkView view{&t.trainer.config().model, t.trainer.snapshot(1).params, t.trainer.fourier_b()};
-    CHECK_THROWS_AS(export_comparison_png(t.trainer.backend(), view, test::gradient_image(16, 12, 3), 64, 48, dir.path / "c.png"), IoError);
+    CHECK_THROWS_AS(
+        export_comparison_png(t.trainer.backend(), view, test::gradient_image(16, 12, 3), 64, 48, dir.path / "c.png"),
+        IoError);
     AtomicFileWriter w(dir.path / "raw.bin");
     CHECK_THROWS_AS(
         {
@@ -336,10 +351,13 @@ TEST_CASE("MP4 goes through ffmpeg on PATH, atomically, and names ffmpeg when it
     CHECK(fs::file_size(dir.path / "v.mp4") == t.trainer.snapshot_count() * 21 * 15 * 3);
   }
   // One that fails: its message is reported and no partial video is left.
-  write_script(dir.path / "bin" / "ffmpeg", "#!/bin/sh\nfor a; do out=\"$a\"; done\nhead -c 100 > \"$out\"\necho 'Unknown encoder libx264' >&2\nexit 1\n");
+  write_script(
+      dir.path / "bin" / "ffmpeg",
+      "#!/bin/sh\nfor a; do out=\"$a\"; done\nhead -c 100 > \"$out\"\necho 'Unknown encoder libx264' >&2\nexit 1\n");
   {
     ScopedEnv path("PATH", (dir.path / "bin").string() + ":" + old_path);
-    CHECK_THROWS_WITH_AS(t.export_to(dir.path / "w.mp4", options(64, 48)), doctest::Contains("Unknown encoder libx264"), IoError);
+    CHECK_THROWS_WITH_AS(t.export_to(dir.path / "w.mp4", options(64, 48)), doctest::Contains("Unknown encoder libx264"),
+                         IoError);
   }
   CHECK_FALSE(fs::exists(dir.path / "w.mp4"));
   CHECK(test::files_in(dir.path) == 2); // bin/ and v.mp4
@@ -355,7 +373,8 @@ TEST_CASE("a reconstruction export streams to PNG, and a bad path, full disk or 
   const Image back = load_image(dir.path / "r.png");
   const Image want = t.trainer.render_snapshot(2, 90, 70);
   double worst = 0;
-  for (size_t i = 0; i < want.pixels.size(); ++i) worst = std::max(worst, double(std::abs(back.pixels[i] - want.pixels[i])));
+  for (size_t i = 0; i < want.pixels.size(); ++i)
+    worst = std::max(worst, double(std::abs(back.pixels[i] - want.pixels[i])));
   CHECK(worst <= 0.5 / 65535.0 + 1e-7);
   int calls = 0;
   RenderOptions counting;

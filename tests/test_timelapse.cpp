@@ -44,7 +44,8 @@ TEST_CASE("the snapshot policy is dense early and regular later") {
   CHECK(p.should_snapshot(1024)); // 2^10 is on the ladder
   CHECK_FALSE(p.should_snapshot(999));
   int64_t count = 0;
-  for (int64_t s = 1; s <= 100000; ++s) count += p.should_snapshot(s);
+  for (int64_t s = 1; s <= 100000; ++s)
+    count += p.should_snapshot(s);
   CHECK(count < 1000 + 40); // regular frames plus a logarithmic number of ladder frames
   p.initial = false;
   CHECK_FALSE(p.should_snapshot(0));
@@ -74,13 +75,15 @@ TEST_CASE("thinning keeps the first and the newest frames and stays under the ca
   CHECK(added > 200);
   CHECK(store.size() == 40);
   CHECK(store.thinned() == size_t(added) - 40);
-  for (size_t i = 1; i < store.size(); ++i) CHECK(store[i - 1].metrics.step < store[i].metrics.step);
+  for (size_t i = 1; i < store.size(); ++i)
+    CHECK(store[i - 1].metrics.step < store[i].metrics.step);
   // Evenly thinned in log(1 + step): no gap is more than a few times the typical one.
   std::vector<double> gaps;
   for (size_t i = 1; i < store.size(); ++i)
     gaps.push_back(std::log1p(double(store[i].metrics.step)) - std::log1p(double(store[i - 1].metrics.step)));
   const double mean = (std::log1p(100000.0)) / double(gaps.size());
-  for (double g : gaps) CHECK(g < 4 * mean);
+  for (double g : gaps)
+    CHECK(g < 4 * mean);
   // The early, fast-changing part keeps frames: some are in the first 100 steps.
   CHECK(store.index_at_step(100) >= 3);
 
@@ -96,7 +99,8 @@ TEST_CASE("thinning keeps the first and the newest frames and stays under the ca
 
 TEST_CASE("a frame at an earlier step replaces the later part of the timeline") {
   SnapshotStore store;
-  for (int64_t s : {0, 1, 2, 4, 8}) store.add(frame_at(s, 4));
+  for (int64_t s : {0, 1, 2, 4, 8})
+    store.add(frame_at(s, 4));
   store.add(frame_at(3, 4));
   CHECK(store.size() == 4);
   CHECK(store.frames().back().metrics.step == 3);
@@ -147,7 +151,8 @@ TEST_CASE("snapshots do not change training or the metrics history, and carry th
   CHECK(with.parameters() == without.parameters());
   CHECK(without.snapshot_count() == 0);
   REQUIRE(with.history().size() == without.history().size());
-  for (size_t i = 0; i < with.history().size(); ++i) CHECK(with.history()[i].psnr_db == without.history()[i].psnr_db);
+  for (size_t i = 0; i < with.history().size(); ++i)
+    CHECK(with.history()[i].psnr_db == without.history()[i].psnr_db);
   for (const auto& s : with.snapshots().frames()) {
     CHECK(std::isfinite(s.metrics.psnr_db));
     if (s.metrics.step > 0) CHECK(std::isfinite(s.metrics.loss));
@@ -183,7 +188,8 @@ TEST_CASE("branching from a snapshot restores its weights, step and timeline") {
   CHECK(t.snapshot_count() == i + 1);
   CHECK(t.history().back().step == 20);
   const OptimizerState st = t.backend().optimizer_state();
-  for (float v : st.first) REQUIRE(v == 0.0f);
+  for (float v : st.first)
+    REQUIRE(v == 0.0f);
   t.run(10);
   CHECK(t.current_step() == 30);
   CHECK(t.snapshots().frames().back().metrics.step == 30);
