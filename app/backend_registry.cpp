@@ -17,23 +17,54 @@ bool cuda_available() {
 #endif
 }
 
-std::unique_ptr<Backend> make_backend(const std::string& name, std::string* notice) {
-  if (name == "cpu") return std::make_unique<CpuBackend>();
+namespace {
+
+/// "" or fp32 keep the CPU's arithmetic; tf32 and bf16 only exist on the GPU's tensor cores.
+bool is_reduced_precision(const std::string& precision) { return !precision.empty() && precision != "fp32"; }
+
+void check_precision_name(const std::string& precision) {
+  if (!precision.empty() && precision != "fp32" && precision != "tf32" && precision != "bf16")
+    throw ConfigError("--precision: '" + precision + "' not found (known: fp32, tf32, bf16)");
+}
+
+} // namespace
+
+std::unique_ptr<Backend> make_backend(const std::string& name, std::string* notice, const std::string& precision) {
+  check_precision_name(precision);
+  if (name == "cpu") {
+    if (is_reduced_precision(precision))
+      throw ConfigError("--precision " + precision + ": the CPU backend computes in fp32 only (use --backend cuda)");
+    return std::make_unique<CpuBackend>();
+  }
   if (name == "cuda") {
 #if REDRAW_HAVE_CUDA
-    return make_cuda_backend(); // throws BackendError with the reason when no device is usable
+    return make_cuda_backend(precision); // throws BackendError with the reason when no device is usable
 #else
     throw BackendError("--backend cuda: this build of redraw has no CUDA backend (built without the CUDA toolkit)");
 #endif
   }
   if (name == "auto") {
-#if REDRAW_HAVE_CUDA
     std::string why;
-    if (cuda_device_count(&why) > 0) return make_cuda_backend();
-    if (notice) *notice = "no CUDA device (" + why + "), using the CPU backend";
+#if REDRAW_HAVE_CUDA
+    if (cuda_device_count(&why) > 0) {
+      // A device that is there but can't be used (no kernels for its architecture, held by
+      // another process in exclusive mode, full, or lacking the precision) still falls back.
+      try {
+        return make_cuda_backend(precision);
+      } catch (const BackendError& e) {
+        why = e.what();
+      }
+      why = "CUDA device unusable: " + why;
+    } else {
+      why = "no CUDA device (" + why + ")";
+    }
 #else
-    if (notice) *notice = "built without CUDA, using the CPU backend";
+    why = "built without CUDA";
 #endif
+    if (notice) {
+      *notice = why + ", using the CPU backend";
+      if (is_reduced_precision(precision)) *notice += " in fp32 (--precision " + precision + " needs a GPU)";
+    }
     return std::make_unique<CpuBackend>();
   }
   throw ConfigError("Backend '" + name + "' not found (known: auto, cpu, cuda)");

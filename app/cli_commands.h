@@ -16,6 +16,7 @@ struct TrainCommand {
   std::optional<int64_t> steps;
   std::optional<double> time_limit;
   std::string backend = "auto";
+  std::string precision; ///< GPU matrix products: fp32 | tf32 | bf16 (empty = REDRAW_CUDA_PRECISION or fp32)
   std::optional<uint64_t> seed;
   std::string color;           ///< rgb | gray | binary (overrides the preset)
   std::string out = "redraw-out";
@@ -32,6 +33,7 @@ struct RenderCommand {
   std::optional<int64_t> snapshot;
   int bit_depth = 8;
   std::string backend = "auto";
+  std::string precision;
   std::string compare; ///< original image: write [original upscaled | render] side by side
 };
 
@@ -48,6 +50,7 @@ struct TimelapseCommand {
   std::string out;
   bool overlay = false;
   std::string backend = "auto";
+  std::string precision;
 };
 
 constexpr const char* k_default_preset = "siren";

@@ -45,7 +45,7 @@ int run_render(const RenderCommand& o) {
   check_writable_destination(o.out);
 
   std::string notice;
-  auto backend = make_backend(o.backend, &notice);
+  auto backend = make_backend(o.backend, &notice, o.precision);
   if (!notice.empty()) print_note(notice);
   ModelSpec model = c.config.model;
   const std::vector<float> fourier_b = fourier_matrix(model.encoding, c.config.training.seed);

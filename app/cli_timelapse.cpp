@@ -32,7 +32,7 @@ int run_timelapse(const TimelapseCommand& o) {
   check_timelapse_destination(o.out, format); // before any rendering
 
   std::string notice;
-  auto backend = make_backend(o.backend, &notice);
+  auto backend = make_backend(o.backend, &notice, o.precision);
   if (!notice.empty()) print_note(notice);
   const ModelSpec model = c.config.model;
   const std::vector<float> fourier_b = fourier_matrix(model.encoding, c.config.training.seed);

@@ -96,7 +96,7 @@ int run_train(const TrainCommand& o) {
 
   Image img = prepare_training_image(o.image, config.data);
   std::string notice;
-  auto backend = make_backend(o.backend, &notice);
+  auto backend = make_backend(o.backend, &notice, o.precision);
   if (!notice.empty()) print_note(notice);
   Trainer trainer(std::move(backend), config, Dataset{std::move(img)});
   if (o.snapshot_cap_mb) trainer.set_snapshot_cap_bytes(size_t(*o.snapshot_cap_mb * double(1 << 20)));

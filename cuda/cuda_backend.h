@@ -13,8 +13,8 @@
 /// - Precision of the matrix products: fp32 (default), tf32 or bf16 tensor cores (inputs rounded
 ///   to a 10- or 7-bit mantissa; accumulation and all storage stay fp32), set with set_precision()
 ///   or the REDRAW_CUDA_PRECISION environment variable (fp32 | tf32 | bf16) read by
-///   make_cuda_backend(). fp16 is not offered: its range flushes the small gradients of a mean
-///   loss over 10^5 samples to zero without loss scaling. The engine has no precision option yet.
+///   make_cuda_backend(), or the command line's --precision. fp16 is not offered: its range flushes the
+///   small gradients of a mean loss over 10^5 samples to zero without loss scaling.
 /// - REDRAW_CUDA_GRAPHS=0 disables graph capture (every step enqueued op by op), for debugging.
 /// - Threading: one thread at a time uses a backend (the trainer's thread), as for every Backend.
 #include "engine/backend.h"
@@ -105,9 +105,11 @@ private:
 /// Number of usable CUDA devices; 0 with the reason in *why when there is no driver or device.
 /// Never throws or aborts (the binary links cudart statically and never libcuda directly).
 int cuda_device_count(std::string* why = nullptr);
-/// A CudaBackend on device 0 with the precision from REDRAW_CUDA_PRECISION; BackendError with the
-/// reason when no device is usable.
-std::unique_ptr<Backend> make_cuda_backend();
+/// A CudaBackend on device 0. `precision` ("fp32", "tf32" or "bf16") sets the matrix-product
+/// precision; empty means the REDRAW_CUDA_PRECISION environment variable, or fp32 without it.
+/// BackendError with the reason when no device is usable (or the device lacks the precision);
+/// ConfigError for an unknown precision name.
+std::unique_ptr<Backend> make_cuda_backend(const std::string& precision = {});
 /// CUDA runtime and cuBLAS versions and the GPU architectures compiled in, on one line.
 std::string cuda_build_description();
 /// One line per device (name, memory, compute capability), or why there is none.

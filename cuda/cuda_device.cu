@@ -6,6 +6,8 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
+#include <string>
 
 #define REDRAW_STR2(...) #__VA_ARGS__
 #define REDRAW_STR(...) REDRAW_STR2(__VA_ARGS__)
@@ -61,17 +63,26 @@ int cuda_device_count(std::string* why) {
   return n > 0 ? n : 0;
 }
 
-std::unique_ptr<Backend> make_cuda_backend() {
+std::unique_ptr<Backend> make_cuda_backend(const std::string& precision) {
   std::string why;
   if (cuda_device_count(&why) == 0) throw BackendError("cuda backend unavailable: " + why);
-  auto backend = std::make_unique<CudaBackend>(0);
-  if (const char* p = std::getenv("REDRAW_CUDA_PRECISION"); p && *p) {
+  // The precision is parsed before the device is opened, so a typo never costs a CUDA context.
+  std::optional<CudaPrecision> p;
+  if (!precision.empty()) {
     try {
-      backend->set_precision(parse_cuda_precision(p));
+      p = parse_cuda_precision(precision);
+    } catch (const ConfigError& e) {
+      throw ConfigError(std::string("--precision: ") + e.what());
+    }
+  } else if (const char* env = std::getenv("REDRAW_CUDA_PRECISION"); env && *env) {
+    try {
+      p = parse_cuda_precision(env);
     } catch (const ConfigError& e) {
       throw ConfigError(std::string("REDRAW_CUDA_PRECISION: ") + e.what());
     }
   }
+  auto backend = std::make_unique<CudaBackend>(0);
+  if (p) backend->set_precision(*p);
   return backend;
 }
 

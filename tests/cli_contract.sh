@@ -61,8 +61,18 @@ expect 1 "Preset 'nope' not found" -- "$redraw" train "$samples/horse.png" --pre
 expect 1 "over the limit" -- "$redraw" train "$samples/horse.png" --config "$cfg" --size 40000x40000 --out "$work/x"
 expect 1 "$work/missing.redraw" -- "$redraw" info "$work/missing.redraw"
 expect 1 "$work/fake.png" -- "$redraw" render "$work/fake.png" -o "$work/o.png"
-expect 1 "" -- "$redraw" train "$samples/horse.png" --config "$cfg" --backend cuda --out "$work/x"
-grep -qi "cuda" "$work/err" && echo "ok: --backend cuda names cuda" || { echo "FAIL: --backend cuda message"; failures=$((failures + 1)); }
+# --backend cuda fails clearly where there is no usable GPU, and trains where there is one.
+if "$redraw" info --backends | grep -q "^cuda: no device\|^cuda: not compiled in"; then
+  expect 1 "" -- "$redraw" train "$samples/horse.png" --config "$cfg" --backend cuda --out "$work/x"
+  grep -qi "cuda" "$work/err" && echo "ok: --backend cuda names cuda" || { echo "FAIL: --backend cuda message"; failures=$((failures + 1)); }
+  # --precision with the CPU is refused (it computes in fp32 only); auto says it falls back to fp32.
+  expect 1 "the CPU backend computes in fp32 only" -- "$redraw" train "$samples/horse.png" --config "$cfg" --backend cpu --precision tf32 --out "$work/x"
+  expect 0 "in fp32 (--precision tf32 needs a GPU)" -- "$redraw" train "$samples/horse.png" --config "$cfg" --max-side 16 --steps 2 --precision tf32 --out "$work/p"
+else
+  echo "note: a CUDA device is present: --backend cuda must train"
+  expect 0 "" -- "$redraw" train "$samples/horse.png" --config "$cfg" --max-side 40 --steps 20 --backend cuda --precision tf32 --out "$work/gpu"
+fi
+expect 2 "--precision" -- "$redraw" train "$samples/horse.png" --config "$cfg" --precision fp16 --out "$work/x"
 
 # --- a real run ---
 expect 0 "" -- "$redraw" train "$samples/horse.png" --config "$cfg" --max-side 40 --steps 20 --out "$work/run" --checkpoint-every 10

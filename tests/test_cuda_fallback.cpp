@@ -20,11 +20,29 @@ TEST_CASE("backend registry: auto always gives a working backend, with a notice 
   if (backend->name() == "cpu") {
     CHECK_FALSE(notice.empty());
     CHECK(notice.find("using the CPU backend") != std::string::npos);
-    CHECK_FALSE(cuda_available());
+    // Either there is no device, or one is there and the notice says why it couldn't be used.
+    CHECK((!cuda_available() || notice.find("CUDA device unusable") != std::string::npos));
   } else {
     CHECK(backend->name() == "cuda");
     CHECK(notice.empty());
     CHECK(cuda_available());
+  }
+}
+
+TEST_CASE("backend registry: --precision is checked, and the CPU never pretends to use tensor cores") {
+  CHECK_THROWS_WITH_AS(make_backend("cpu", nullptr, "fp16"), "--precision: 'fp16' not found (known: fp32, tf32, bf16)",
+                       ConfigError);
+  CHECK_THROWS_WITH_AS(make_backend("auto", nullptr, "double"),
+                       "--precision: 'double' not found (known: fp32, tf32, bf16)", ConfigError);
+  CHECK_THROWS_AS(make_backend("cpu", nullptr, "tf32"), ConfigError);
+  CHECK(make_backend("cpu", nullptr, "fp32")->name() == "cpu");
+  std::string notice;
+  auto backend = make_backend("auto", &notice, "bf16");
+  REQUIRE(backend);
+  if (backend->name() == "cpu") {
+    CHECK(notice.find("in fp32 (--precision bf16 needs a GPU)") != std::string::npos);
+  } else {
+    CHECK(notice.empty());
   }
 }
 

@@ -121,6 +121,8 @@ TEST_CASE("ui: settings and recent files round-trip through the XDG folders") {
   s.preset = "classic";
   s.preview_every = 25;
   s.controls_width = 420;
+  CHECK(s.precision == "fp32");
+  s.precision = "bf16";
   for (int i = 0; i < 12; ++i)
     add_recent(s, "/tmp/image" + std::to_string(i) + ".png");
   add_recent(s, "/tmp/image5.png"); // moves to the front, no duplicate
@@ -133,11 +135,15 @@ TEST_CASE("ui: settings and recent files round-trip through the XDG folders") {
   CHECK(t.preset == "classic");
   CHECK(t.preview_every == 25);
   CHECK(t.controls_width == doctest::Approx(420));
+  CHECK(t.precision == "bf16");
   CHECK(t.recent == s.recent);
   CHECK(imgui_ini_path() == dir / "config/redraw/imgui.ini");
   // A corrupt file gives the defaults, never an exception.
   { std::ofstream(dir / "config/redraw/settings.json") << "{ not json"; }
   CHECK(load_settings().preview_every == 10);
+  // An unknown precision in a hand-edited file falls back to fp32.
+  { std::ofstream(dir / "config/redraw/settings.json") << R"({"precision": "fp8"})"; }
+  CHECK(load_settings().precision == "fp32");
   unsetenv("XDG_CONFIG_HOME");
   unsetenv("XDG_DATA_HOME");
   std::filesystem::remove_all(dir);

@@ -113,6 +113,7 @@ bool apply_intent(UiState& ui, TrainingSession& session, const UiIntent& in) {
     req.image = image;
     req.config = ui.edit.config;
     req.backend = ui.settings.backend;
+    req.precision = ui.settings.precision;
     session.load(std::move(req));
     break;
   }
@@ -135,6 +136,7 @@ bool apply_intent(UiState& ui, TrainingSession& session, const UiIntent& in) {
       ui.last_image = in.text;
     }
     req.backend = ui.settings.backend;
+    req.precision = ui.settings.precision;
     session.load(std::move(req)); // remembered in the recent files once it has loaded
 
     break;

@@ -250,6 +250,18 @@ void draw_summary(UiState& ui) {
       if (ImGui::Selectable(b, ui.settings.backend == b)) ui.settings.backend = b;
     ImGui::EndCombo();
   }
+  const char* precisions[] = {"fp32", "tf32", "bf16"};
+  ImGui::BeginDisabled(ui.settings.backend == "cpu");
+  if (ImGui::BeginCombo("precision", ui.settings.precision.c_str())) {
+    for (const char* p : precisions)
+      if (ImGui::Selectable(p, ui.settings.precision == p)) ui.settings.precision = p;
+    ImGui::EndCombo();
+  }
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip("Matrix products on the GPU: fp32, or the tensor cores in tf32 / bf16 (fp32 storage\n"
+                      "and accumulation; compute capability 8.0+). The CPU always computes in fp32.\n"
+                      "Takes effect with Apply & reset.");
   const bool backend_changed = st.has_run && ui.settings.backend != "auto" && ui.settings.backend != st.backend;
   const bool dirty = st.has_run && (needs_reset(ui.edit.config, st.config) || backend_changed);
   if (dirty) ImGui::TextColored(ImVec4(1.0f, 0.8f, 0.3f, 1), "The network or data changed: apply to use it.");

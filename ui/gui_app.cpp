@@ -261,6 +261,7 @@ int run_gui(const GuiOptions& opts) {
   ui.settings = load_settings();
   ui.scripted = !opts.screenshot.empty();
   if (opts.backend != "auto" || ui.settings.backend.empty()) ui.settings.backend = opts.backend;
+  if (!opts.precision.empty()) ui.settings.precision = opts.precision;
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
@@ -320,6 +321,7 @@ int run_gui(const GuiOptions& opts) {
     load_preset_into(ui, opts.preset.empty() ? ui.settings.preset : opts.preset);
     LoadRequest req;
     req.backend = ui.settings.backend;
+    req.precision = ui.settings.precision;
     req.config = ui.edit.config;
     if (!opts.model.empty()) {
       req.model = opts.model;

@@ -16,6 +16,7 @@ struct GuiOptions {
   std::string model;                  ///< a .redraw model to open instead of an image (optional)
   std::string preset;                 ///< preset name or a .json config path; empty = the remembered one
   std::string backend = "auto";       ///< auto | cpu | cuda
+  std::string precision;              ///< fp32 | tf32 | bf16 on the GPU; empty = the remembered one
   bool autostart = false;             ///< start training as soon as the window opens
   std::string screenshot;             ///< write the framebuffer here as PNG, then exit; FILE.json
                                       ///< beside it says where the reconstruction is drawn (x, y, w, h)

@@ -60,6 +60,8 @@ Settings load_settings() {
   const json j = read_json(config_folder() / "settings.json");
   get(j, "preset", s.preset);
   get(j, "backend", s.backend);
+  get(j, "precision", s.precision);
+  if (s.precision != "fp32" && s.precision != "tf32" && s.precision != "bf16") s.precision = "fp32";
   get(j, "preview_every", s.preview_every);
   get(j, "window_width", s.window_width);
   get(j, "window_height", s.window_height);
@@ -82,6 +84,7 @@ Settings load_settings() {
 std::string save_settings(const Settings& s) {
   const json j = {{"preset", s.preset},
                   {"backend", s.backend},
+                  {"precision", s.precision},
                   {"preview_every", s.preview_every},
                   {"window_width", s.window_width},
                   {"window_height", s.window_height},

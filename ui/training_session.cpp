@@ -355,7 +355,7 @@ void TrainingSession::do_load(const LoadRequest& req) {
       throw ImageError((image.empty() ? std::string("(no image)") : image) + ": file not found");
     }
     std::string notice;
-    auto backend = make_backend(req.backend, &notice);
+    auto backend = make_backend(req.backend, &notice, req.backend == "cpu" ? std::string() : req.precision);
     if (!notice.empty() && !m_backend_notice_shown) report_notice(notice);
     m_backend_notice_shown = true;
     run->trainer = std::make_unique<Trainer>(std::move(backend), config, std::move(data));

@@ -77,6 +77,7 @@ struct LoadRequest {
   std::string model; ///< .redraw model to resume (optional)
   RunConfig config;  ///< for image loads
   std::string backend = "auto";
+  std::string precision;     ///< fp32 | tf32 | bf16 for a CUDA backend; ignored for "cpu"
   bool keep_weights = false; ///< (reserved) rebuild from the current weights
 };
 
