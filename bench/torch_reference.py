@@ -190,6 +190,49 @@ def main():
         s = min(step, period)
         return p["lr_min"] + (p["lr_max"] - p["lr_min"]) * 0.5 * (1 + math.cos(math.pi * s / period))
 
+    def run_one(p, name, size, mode):
+        torch.manual_seed(p["seed"])
+        params, opt, loss_fn, encoded, coords, targets, encode = build(p, size, size)
+        if mode == "compile":
+            # A fresh Dynamo cache per configuration: otherwise the shape changes between
+            # sizes turn on dynamic shapes, and after the recompile limit Dynamo silently
+            # falls back to eager, so later "compile" rows would really be eager.
+            torch._dynamo.reset()
+            fn = torch.compile(loss_fn)
+        else:
+            fn = loss_fn
+        n = coords.shape[0]
+        batch = p["batch"] or n
+
+        def step(i):
+            for g in opt.param_groups:
+                g["lr"] = lr_at(p, i)
+            if p["batch"]:
+                idx = torch.randint(0, n, (batch,), device=dev)
+                x, t = encode(coords[idx]), targets[idx]
+            else:
+                x, t = encoded, targets
+            opt.zero_grad(set_to_none=True)
+            with torch.autocast("cuda", dtype=torch.bfloat16, enabled=autocast):
+                loss = fn(x, t, *params)
+            loss.backward()
+            opt.step()
+
+        for i in range(5):
+            step(i)
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        for i in range(args.steps):
+            step(5 + i)
+        torch.cuda.synchronize()
+        wall = time.perf_counter() - t0
+        r = {"impl": "torch-" + mode, "preset": name, "size": size, "batch": batch,
+             "precision": args.precision, "steps_per_s": args.steps / wall,
+             "samples_per_s": args.steps / wall * batch, "torch": torch.__version__}
+        print(f"{name:8} {size:6d} {mode:>8} {batch:8d} {r['steps_per_s']:9.1f} {r['samples_per_s']:11.3g}",
+              flush=True)
+        return r
+
     results = []
     print(f"{'preset':8} {'size':>6} {'mode':>8} {'batch':>8} {'steps/s':>9} {'samples/s':>11}")
     for name in [s for s in args.presets.split(",") if s]:
@@ -197,40 +240,12 @@ def main():
         sizes = [int(s) for s in args.sizes.split(",") if s] or [200 if name == "classic" else 256, 512]
         for size in sizes:
             for mode in [m for m in args.modes.split(",") if m]:
-                torch.manual_seed(p["seed"])
-                params, opt, loss_fn, encoded, coords, targets, encode = build(p, size, size)
-                fn = torch.compile(loss_fn) if mode == "compile" else loss_fn
-                n = coords.shape[0]
-                batch = p["batch"] or n
-
-                def step(i):
-                    for g in opt.param_groups:
-                        g["lr"] = lr_at(p, i)
-                    if p["batch"]:
-                        idx = torch.randint(0, n, (batch,), device=dev)
-                        x, t = encode(coords[idx]), targets[idx]
-                    else:
-                        x, t = encoded, targets
-                    opt.zero_grad(set_to_none=True)
-                    with torch.autocast("cuda", dtype=torch.bfloat16, enabled=autocast):
-                        loss = fn(x, t, *params)
-                    loss.backward()
-                    opt.step()
-
-                for i in range(5):
-                    step(i)
-                torch.cuda.synchronize()
-                t0 = time.perf_counter()
-                for i in range(args.steps):
-                    step(5 + i)
-                torch.cuda.synchronize()
-                wall = time.perf_counter() - t0
-                r = {"impl": "torch-" + mode, "preset": name, "size": size, "batch": batch,
-                     "precision": args.precision, "steps_per_s": args.steps / wall,
-                     "samples_per_s": args.steps / wall * batch, "torch": torch.__version__}
-                print(f"{name:8} {size:6d} {mode:>8} {batch:8d} {r['steps_per_s']:9.1f} {r['samples_per_s']:11.3g}",
-                      flush=True)
-                results.append(r)
+                try:
+                    results.append(run_one(p, name, size, mode))
+                except Exception as e:  # e.g. torch.compile without Triton or a C compiler
+                    msg = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+                    print(f"{name:8} {size:6d} {mode:>8} failed: {msg}", flush=True)
+                    results.append({"impl": "torch-" + mode, "preset": name, "size": size, "error": msg})
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=2)

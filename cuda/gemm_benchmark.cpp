@@ -6,6 +6,8 @@
 #include "cuda/matmul.h"
 
 #include <algorithm>
+#include <random>
+#include <vector>
 
 namespace redraw {
 
@@ -31,8 +33,17 @@ double cuda_sgemm_seconds(const std::vector<GemmShape>& shapes, CudaPrecision pr
     DevicePool pool(0);
     DeviceBuffer<float> A(pool, stream, a, "benchmark matrix A"), B(pool, stream, b, "benchmark matrix B"),
         C(pool, stream, c, "benchmark matrix C");
-    CUDA_CHECK(cudaMemsetAsync(A.data(), 0, A.bytes(), stream));
-    CUDA_CHECK(cudaMemsetAsync(B.data(), 0, B.bytes(), stream));
+    // Random operands, as in training: all-zero matrices draw less power and can clock higher,
+    // which would flatter the reference rate.
+    {
+      std::mt19937 rng(12345);
+      std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+      std::vector<float> host(std::max(a, b));
+      for (auto& v : host) v = u(rng);
+      CUDA_CHECK(cudaMemcpyAsync(A.data(), host.data(), A.bytes(), cudaMemcpyHostToDevice, stream));
+      CUDA_CHECK(cudaMemcpyAsync(B.data(), host.data(), B.bytes(), cudaMemcpyHostToDevice, stream));
+      CUDA_CHECK(cudaStreamSynchronize(stream)); // `host` is pageable and goes out of scope
+    }
     CUBLAS_CHECK(cublasCreate(&h));
     CUBLAS_CHECK(cublasSetStream(h, stream));
     CUDA_CHECK(cudaEventCreate(&start));

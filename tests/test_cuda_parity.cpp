@@ -430,8 +430,16 @@ TEST_CASE("cuda: errors are BackendErrors, never crashes") {
   auto gpu = fp32_backend();
   CHECK_THROWS_AS(gpu->render_rgba8(4, 4), BackendError);         // nothing configured
   CHECK_THROWS_AS(gpu->train_step(StepArgs{}), BackendError);     // nothing configured
-  CHECK_THROWS_AS(gpu->render_rgba8_device(0, 4, nullptr), Error); // bad size
   CHECK(gpu->device_description().find("compute capability") != std::string::npos);
+  // Configured, then asked for sizes outside [1, k_max_render_side]: ConfigError, nothing written.
+  RunConfig c = redraw::test::small_config(OptimizerKind::Adam, 0);
+  const Image img = redraw::test::gradient_image(8, 8, c.model.output_channels);
+  gpu->configure(TrainSetup{c.model, c.loss, c.optimizer, 0, c.training.seed}, Dataset{img});
+  gpu->set_parameters(initial_parameters(c.model, 5));
+  CHECK_THROWS_AS(gpu->render_rgba8(0, 4), ConfigError);
+  CHECK_THROWS_AS(gpu->render_rgba8(4, -1), ConfigError);
+  CHECK_THROWS_AS(gpu->render_rgba8(100000, 4), ConfigError);
+  CHECK(gpu->render_rgba8(4, 4).size() == 4u * 4u * 4u); // and the backend still works
 }
 
 #endif // REDRAW_HAVE_CUDA
