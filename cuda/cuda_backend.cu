@@ -437,7 +437,7 @@ void CudaBackend::get_optimizer_state_impl(OptimizerState& out) {
 
 void CudaBackend::train_step_impl(const StepArgs& args) {
   BoundState& s = *m->bound;
-  set_step_params(m->stream, s.step_params.data(), make_step_params(s.setup.optimizer.adam, args.learning_rate, args.step));
+  set_step_params(m->stream, s.step_params.data(), make_step_params(s.setup.optimizer.adam, args.learning_rate, args.step, args.bias_step()));
   m->launch_step();
   if (!args.record_loss) return;
   // The newest slot wins; when every slot is still in flight the oldest is overwritten (its
@@ -539,7 +539,7 @@ CudaStepProfile CudaBackend::profile_steps(const StepArgs& args, int64_t steps) 
   prof.steps = std::max<int64_t>(steps, 1);
   int64_t step = args.step;
   auto write_block = [&] {
-    set_step_params(m->stream, s.step_params.data(), make_step_params(s.setup.optimizer.adam, args.learning_rate, step));
+    set_step_params(m->stream, s.step_params.data(), make_step_params(s.setup.optimizer.adam, args.learning_rate, step, step));
     ++step;
   };
   cudaEvent_t a = nullptr, b = nullptr;
@@ -691,7 +691,7 @@ void CudaBackend::optimizer_update_impl(const OptimizerSpec& opt, std::span<floa
     second.upload(state.second.data(), n);
   }
   DeviceBuffer<DeviceStepParams> block(pool, st, 1, "step parameters");
-  set_step_params(st, block.data(), make_step_params(opt.adam, lr, step));
+  set_step_params(st, block.data(), make_step_params(opt.adam, lr, step, step));
   cuda::optimizer_update(st, opt.kind == OptimizerKind::Adam, opt.adam, opt.sgd, p.data(), g.data(),
                    first.empty() ? nullptr : first.data(), second.empty() ? nullptr : second.data(), int64_t(n),
                    block.data());

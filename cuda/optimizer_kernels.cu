@@ -37,12 +37,12 @@ __global__ void set_step_params_kernel(DeviceStepParams* dst, DeviceStepParams v
 
 } // namespace
 
-DeviceStepParams make_step_params(const AdamParams& adam, float lr, int64_t step) {
+DeviceStepParams make_step_params(const AdamParams& adam, float lr, int64_t step, int64_t bias_step) {
   DeviceStepParams p;
   p.step = step;
   p.lr = lr;
-  p.bias1 = float(1.0 - std::pow(double(adam.beta1), double(step + 1)));
-  p.bias2 = float(1.0 - std::pow(double(adam.beta2), double(step + 1)));
+  p.bias1 = float(1.0 - std::pow(double(adam.beta1), double(bias_step + 1)));
+  p.bias2 = float(1.0 - std::pow(double(adam.beta2), double(bias_step + 1)));
   return p;
 }
 

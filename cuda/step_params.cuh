@@ -18,7 +18,9 @@ struct DeviceStepParams {
 };
 
 /// Host: the block for a step (bias corrections in double, as the CPU backend computes them).
-DeviceStepParams make_step_params(const AdamParams& adam, float lr, int64_t step);
+/// `step` feeds the minibatch RNG; `bias_step` (0-based updates since the optimizer state was
+/// zeroed) feeds Adam's bias correction.
+DeviceStepParams make_step_params(const AdamParams& adam, float lr, int64_t step, int64_t bias_step);
 /// Writes `value` into *dst on `stream` (one tiny kernel; the value travels as a launch argument).
 void set_step_params(cudaStream_t stream, DeviceStepParams* dst, const DeviceStepParams& value);
 /// Attributes of one of this build's kernels on the current device: fails when the build has no

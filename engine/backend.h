@@ -35,9 +35,14 @@ struct TrainSetup {
 };
 
 struct StepArgs {
-  int64_t step = 0;          ///< 0-based index of this step; Adam uses step + 1
+  int64_t step = 0;            ///< 0-based index of this step (minibatch RNG, loss reports)
+  int64_t optimizer_step = -1; ///< updates since the optimizer state was last zeroed (a reset, a
+                               ///< branch from a snapshot); Adam's bias correction uses it + 1.
+                               ///< -1: the same as `step`
   float learning_rate = 0;
-  bool record_loss = false;  ///< make this step's loss available to poll_loss()
+  bool record_loss = false;    ///< make this step's loss available to poll_loss()
+  /// The 0-based update count Adam's bias correction is computed from.
+  int64_t bias_step() const { return optimizer_step >= 0 ? optimizer_step : step; }
 };
 
 struct LossSample {

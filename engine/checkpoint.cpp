@@ -108,12 +108,13 @@ uint32_t crc_of(const uint8_t* p, size_t n) {
 
 std::vector<uint8_t> serialize_checkpoint(const Checkpoint& c) {
   Writer w;
-  w.bytes.insert(w.bytes.end(), k_magic, k_magic + 8);
+  w.bytes.assign(k_magic, k_magic + 8); // (insert into the empty vector trips a GCC 12 false -Wstringop-overflow)
   w.put<uint32_t>(k_checkpoint_version);
   w.put<uint32_t>(5);
 
   nlohmann::json meta = {{"config", to_json(c.config)},
                          {"step", c.step},
+                         {"optimizer_step", c.optimizer_step >= 0 ? c.optimizer_step : c.step},
                          {"seconds", c.seconds},
                          {"image_width", c.image_width},
                          {"image_height", c.image_height},
@@ -181,6 +182,7 @@ Checkpoint deserialize_checkpoint(const uint8_t* data, size_t size, const std::s
         meta = nlohmann::json::parse(body, body + len);
         c.config = parse_run_config(meta.at("config"), name);
         c.step = meta.at("step").get<int64_t>();
+        c.optimizer_step = meta.value("optimizer_step", c.step); // files written before it: the same
         c.seconds = meta.at("seconds").get<double>();
         c.image_width = meta.at("image_width").get<int32_t>();
         c.image_height = meta.at("image_height").get<int32_t>();
@@ -190,8 +192,8 @@ Checkpoint deserialize_checkpoint(const uint8_t* data, size_t size, const std::s
       } catch (const std::exception& e) {
         r.fail(std::string("bad metadata: ") + e.what());
       }
-      if (c.step < 0 || c.image_width < 1 || c.image_height < 1 || c.image_width > 65536 || c.image_height > 65536)
-        r.fail("impossible step or image size in metadata");
+      if (c.step < 0 || c.optimizer_step < 0 || c.optimizer_step > c.step || c.image_width < 1 || c.image_height < 1 || c.image_width > 65536 || c.image_height > 65536)
+        r.fail("impossible step, optimizer step or image size in metadata");
       have_meta = true;
     } else if (t == "PARM") {
       c.params = r.get_floats();

@@ -2,7 +2,7 @@
 /// The .redraw model file: everything needed to render, inspect or resume a run.
 /// Layout (little-endian): "RDRWMODL" magic, u32 version, u32 chunk count, then chunks of
 /// { char tag[4], u64 byte length, bytes }, then a CRC-32 (zlib) of every byte before it.
-/// Chunks: META (JSON: config, step, seconds, image size, source), PARM (f32 parameters),
+/// Chunks: META (JSON: config, step, optimizer_step (optional), seconds, image size, source), PARM (f32 parameters),
 /// OPTM (f32 optimizer state arrays), HIST (metrics rows), SNAP (timelapse frames).
 /// Unknown chunks are skipped, so older readers open newer files of the same major version.
 /// Writes are atomic (temp file, fsync, rename); any defect on load throws CheckpointError
@@ -30,6 +30,7 @@ struct Checkpoint {
   int32_t image_width = 0, image_height = 0; ///< training size
   std::string source_image;                  ///< path the run was trained on (informational)
   int64_t step = 0;
+  int64_t optimizer_step = -1; ///< updates since the optimizer state was zeroed; -1 = `step`
   double seconds = 0;
   std::vector<float> params;
   OptimizerState optimizer;

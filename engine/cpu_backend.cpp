@@ -387,7 +387,7 @@ void CpuBackend::train_step_impl(const StepArgs& args) {
                               r0 == 0, s.scratch);
   }
   optimizer_all(s.setup.optimizer, s.params.data(), s.grads.data(), s.first.empty() ? nullptr : s.first.data(),
-                s.second.empty() ? nullptr : s.second.data(), int64_t(s.params.size()), args.learning_rate, args.step);
+                s.second.empty() ? nullptr : s.second.data(), int64_t(s.params.size()), args.learning_rate, args.bias_step());
   if (args.record_loss) s.pending = LossSample{args.step, loss_sum * double(inv_count)};
 }
 

@@ -38,6 +38,7 @@ void Trainer::reset() {
   m_backend->set_optimizer_state(zero);
   (void)m_backend->poll_loss();
   m_step = 0;
+  m_optimizer_step = 0;
   m_seconds_before = 0;
   m_clock_start.reset();
   m_history.clear();
@@ -53,10 +54,12 @@ std::optional<MetricsRow> Trainer::step() {
   const bool snap = m_policy.should_snapshot(m_step + 1);
   StepArgs args;
   args.step = m_step;
+  args.optimizer_step = m_optimizer_step;
   args.learning_rate = float(m_schedule->learning_rate(m_step));
   args.record_loss = metrics || snap;
   m_backend->train_step(args);
   ++m_step;
+  ++m_optimizer_step;
   std::optional<MetricsRow> row;
   if (metrics) row = measure();
   if (snap) record_snapshot(row);
@@ -88,6 +91,9 @@ void Trainer::branch_from_snapshot(size_t i) {
   m_backend->set_optimizer_state(zero);
   (void)m_backend->poll_loss();
   m_step = s.metrics.step;
+  // Adam's moments start again from zero, so its bias correction must too: with the old count
+  // (1 - beta^t close to 1) the first updates of the branch would be many times the learning rate.
+  m_optimizer_step = 0;
   m_seconds_before = s.metrics.seconds;
   m_clock_start.reset();
   while (!m_history.empty() && m_history.back().step > m_step) m_history.pop_back();
@@ -165,6 +171,7 @@ Checkpoint Trainer::checkpoint(const std::string& source_image) {
   c.image_height = m_data.image.height;
   c.source_image = source_image;
   c.step = m_step;
+  c.optimizer_step = m_optimizer_step;
   c.seconds = elapsed_seconds();
   c.params = m_backend->parameters();
   c.optimizer = m_backend->optimizer_state();
@@ -193,11 +200,13 @@ void Trainer::restore(const Checkpoint& ckpt) {
   const size_t count = size_t(m_backend->parameter_count());
   OptimizerState st = ckpt.optimizer;
   const int arrays = optimizer_state_arrays(m_config.optimizer);
-  if (arrays >= 1 && st.first.size() != count) st.first.assign(count, 0.0f);
-  if (arrays >= 2 && st.second.size() != count) st.second.assign(count, 0.0f);
+  bool zeroed = false; // a model without optimizer state (or another optimizer's) starts it afresh
+  if (arrays >= 1 && st.first.size() != count) st.first.assign(count, 0.0f), zeroed = true;
+  if (arrays >= 2 && st.second.size() != count) st.second.assign(count, 0.0f), zeroed = true;
   m_backend->set_optimizer_state(st);
   (void)m_backend->poll_loss();
   m_step = ckpt.step;
+  m_optimizer_step = zeroed ? 0 : (ckpt.optimizer_step >= 0 ? ckpt.optimizer_step : ckpt.step);
   m_seconds_before = ckpt.seconds;
   m_clock_start.reset();
   m_history = ckpt.history;

@@ -106,6 +106,7 @@ private:
   std::unique_ptr<Schedule> m_schedule;
   std::vector<float> m_fourier_b;
   int64_t m_step = 0;
+  int64_t m_optimizer_step = 0; ///< updates since the optimizer state was zeroed (Adam's bias correction)
   double m_seconds_before = 0; ///< time accumulated before the current clock run
   std::optional<std::chrono::steady_clock::time_point> m_clock_start;
   std::vector<MetricsRow> m_history;

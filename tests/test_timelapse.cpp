@@ -2,11 +2,14 @@
 // snapshots (re-rendered bit-exactly, saved in checkpoints, branching).
 #include "test_support.h"
 
+#include "engine/checkpoint.h"
+#include "engine/cpu_backend.h"
 #include "engine/errors.h"
 #include "engine/timelapse.h"
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -195,6 +198,52 @@ TEST_CASE("branching from a snapshot restores its weights, step and timeline") {
   CHECK(t.snapshots().frames().back().metrics.step == 30);
   CHECK(t.history().back().step == 30);
   CHECK_THROWS_AS(t.branch_from_snapshot(1000), std::out_of_range);
+}
+
+TEST_CASE("a branch restarts Adam's bias correction with its moments: the first update is lr * g / (|g| + eps)") {
+  // Closed form: from zero moments, Adam's first bias-corrected update is exactly lr * g / (|g| + eps).
+  // Keeping the run's step count instead (1 - beta^t near 1) makes it several times larger.
+  RunConfig cfg = tiny_config();
+  cfg.training.steps = 400;
+  Trainer t = test::small_trainer(cfg, test::gradient_image(12, 10, 1));
+  t.run(400);
+  const size_t i = t.snapshot_count() - 1;
+  const Snapshot s = t.snapshot(i);
+  REQUIRE(s.metrics.step == 400);
+  t.branch_from_snapshot(i);
+  const Dataset& d = t.dataset();
+  std::vector<float> coords(size_t(d.size()) * 2);
+  for (int64_t k = 0; k < d.size(); ++k) d.coordinate(k, coords[size_t(2 * k)], coords[size_t(2 * k + 1)]);
+  std::vector<float> grads(s.params.size());
+  CpuBackend reference;
+  (void)reference.loss_and_gradients(t.config().model, t.config().loss, s.params, t.fourier_b(), coords.data(),
+                                     d.targets(), d.size(), grads);
+  const double lr = t.learning_rate_at(400);
+  REQUIRE(lr > 0);
+  const double eps = t.config().optimizer.adam.epsilon;
+  t.step();
+  const std::vector<float> after = t.parameters();
+  double worst = 0;
+  for (size_t k = 0; k < grads.size(); ++k) {
+    const double g = grads[k];
+    const double want = -lr * g / (std::abs(g) + eps);
+    worst = std::max(worst, std::abs((double(after[k]) - double(s.params[k])) - want));
+  }
+  CHECK(worst <= 1e-3 * lr);
+
+  // The count travels in checkpoints: a resumed branch continues exactly as the branch does.
+  t.run(5);
+  const Checkpoint c = t.checkpoint();
+  CHECK(c.optimizer_step == 6);
+  CHECK(c.step == 406);
+  const std::vector<uint8_t> bytes = serialize_checkpoint(c);
+  const Checkpoint back = deserialize_checkpoint(bytes.data(), bytes.size(), "mem");
+  CHECK(back.optimizer_step == 6);
+  Trainer u = test::small_trainer(cfg, test::gradient_image(12, 10, 1));
+  u.restore(back);
+  t.run(5);
+  u.run(5);
+  CHECK(u.parameters() == t.parameters());
 }
 
 TEST_CASE("restore refuses snapshots that do not fit the model") {
