@@ -99,6 +99,61 @@ TEST_CASE("ui: plot ticks are 1, 2 or 5 times a power of ten") {
   CHECK(nice_tick_step(0, 3) == doctest::Approx(1));
 }
 
+namespace {
+/// Ticks strictly inside [lo, hi] (a little slack), increasing, and no two neighbours alike.
+void check_ticks(double lo, double hi, bool log_axis, int target) {
+  const std::vector<AxisTick> ticks = axis_ticks(lo, hi, log_axis, target);
+  INFO("range [" << lo << ", " << hi << "] log " << log_axis << " target " << target);
+  REQUIRE(ticks.size() >= 2);
+  for (size_t i = 0; i < ticks.size(); ++i) {
+    INFO("tick " << i << " '" << ticks[i].label << "'");
+    CHECK(ticks[i].pos >= lo - 1e-6 * (hi - lo));
+    CHECK(ticks[i].pos <= hi + 1e-6 * (hi - lo));
+    CHECK_FALSE(ticks[i].label.empty());
+    if (i > 0) {
+      CHECK(ticks[i].pos > ticks[i - 1].pos);
+      CHECK(ticks[i].label != ticks[i - 1].label);
+    }
+  }
+}
+} // namespace
+
+TEST_CASE("ui: adjacent plot tick labels differ, on linear and log axes of any range") {
+  // The audit's cases: a nearly constant learning rate and a PSNR that barely moves.
+  double lo = std::log10(0.0099), hi = std::log10(0.0101);
+  widen_to_min_span(lo, hi, true);
+  CHECK(hi - lo == doctest::Approx(std::log10(2.0)));
+  check_ticks(lo, hi, true, 4);
+  lo = 22.18;
+  hi = 22.31;
+  widen_to_min_span(lo, hi, false);
+  CHECK(hi - lo == doctest::Approx(0.02 * 22.31 + 0.0).epsilon(0.01));
+  check_ticks(lo, hi, false, 4);
+  for (const auto& t : axis_ticks(lo, hi, false, 4))
+    CHECK(t.label.find('.') != std::string::npos); // 22.0, 22.2, ... not 22, 22, ...
+
+  // Many ranges: every magnitude, every width from a sliver to many decades, 2 to 6 ticks.
+  for (int target = 2; target <= 6; ++target)
+    for (double start = -9; start <= 7; start += 0.37)
+      for (double width : {1e-7, 1e-4, 0.003, 0.05, 0.2, 0.31, 0.5, 0.8, 1.0, 1.3, 1.7, 2.5, 4.0, 9.0}) {
+        double a = start, b = start + width; // log axis: powers of ten
+        widen_to_min_span(a, b, true);
+        check_ticks(a, b, true, target);
+        double la = std::pow(10.0, start), lb = la * (1 + width); // linear axis
+        widen_to_min_span(la, lb, false);
+        check_ticks(la, lb, false, target);
+        check_ticks(-lb, -la, false, target);
+        check_ticks(-la, lb, false, target); // across zero
+      }
+  // Labels read as numbers of the right size.
+  const auto decades = axis_ticks(-4.2, -0.9, true, 4);
+  CHECK(decades.front().label == "1e-04");
+  const auto small = axis_ticks(std::log10(8e-6), std::log10(1.6e-5), true, 4);
+  CHECK(small.front().label.find("e-0") != std::string::npos);
+  const auto psnr = axis_ticks(21.9, 23.3, false, 4);
+  CHECK(psnr.front().label == "22.0");
+}
+
 TEST_CASE("ui: a schedule edit needs no reset, a shape edit does") {
   const RunConfig a = load_preset("siren");
   RunConfig b = a;

@@ -25,7 +25,79 @@ struct Range {
 };
 
 void format_number(char* buf, size_t n, const char* fmt, double v) { std::snprintf(buf, n, fmt, v); }
+
+int exponent_of(double v) { return int(std::floor(std::log10(std::abs(v)) + 1e-9)); }
+/// Decimals that resolve a step (1, 2 or 5 times a power of ten) in fixed-point.
+int decimals_for(double step) { return std::max(0, -exponent_of(step)); }
+bool use_scientific(double max_abs, double finest_step) { return decimals_for(finest_step) > 4 || max_abs >= 1e6; }
+
+/// `v`, a multiple of `step`, with just the digits that tell it from its neighbours.
+std::string tick_label(double v, double step, bool scientific) {
+  if (std::abs(v) < step * 1e-6) return "0"; // and no "-0.0" from rounding
+  char buf[48];
+  if (scientific)
+    std::snprintf(buf, sizeof buf, "%.*e", std::max(0, exponent_of(v) - exponent_of(step)), v);
+  else
+    std::snprintf(buf, sizeof buf, "%.*f", decimals_for(step), v);
+  return buf;
+}
+
+/// Multiples of a nice step within [vlo, vhi] (values); at `pos` = log10(v) when `log_axis`.
+std::vector<AxisTick> linear_ticks(double vlo, double vhi, bool log_axis, int target) {
+  std::vector<AxisTick> ticks;
+  for (int t = std::max(2, target); t <= 64 && ticks.size() < 2; t *= 2) {
+    ticks.clear();
+    const double step = nice_tick_step(vhi - vlo, t);
+    const bool sci = use_scientific(std::max(std::abs(vlo), std::abs(vhi)), step);
+    for (double k = std::ceil(vlo / step - 1e-9); k * step <= vhi + step * 1e-9; k += 1) {
+      const double v = k * step;
+      if (log_axis && !(v > 0)) continue;
+      ticks.push_back(AxisTick{log_axis ? std::log10(v) : v, tick_label(v, step, sci)});
+    }
+  }
+  return ticks;
+}
 } // namespace
+
+void widen_to_min_span(double& lo, double& hi, bool log_axis) {
+  const double min_span = log_axis ? std::log10(2.0) : std::max(1e-6, 0.02 * std::max(std::abs(lo), std::abs(hi)));
+  if (hi - lo >= min_span) return;
+  const double mid = 0.5 * (lo + hi);
+  lo = mid - 0.5 * min_span;
+  hi = mid + 0.5 * min_span;
+}
+
+std::vector<AxisTick> axis_ticks(double lo, double hi, bool log_axis, int target) {
+  target = std::max(2, target);
+  if (!(hi > lo)) return {};
+  if (!log_axis) return linear_ticks(lo, hi, false, target);
+  // Decades, when there are enough of them.
+  std::vector<AxisTick> ticks;
+  const double span = hi - lo;
+  const double dstep = std::max(1.0, std::round(nice_tick_step(span, target)));
+  char buf[48];
+  for (double p = std::ceil(lo / dstep - 1e-9) * dstep; p <= hi + 1e-9; p += dstep) {
+    format_number(buf, sizeof buf, "%.0e", std::pow(10.0, p));
+    ticks.push_back(AxisTick{p, buf});
+  }
+  if (ticks.size() >= 3 || (ticks.size() >= 2 && span >= 2)) return ticks;
+  // 1, 2 and 5 times each power of ten.
+  ticks.clear();
+  std::vector<std::pair<double, double>> values; // (value, its power of ten)
+  for (int e = int(std::floor(lo)); e <= int(std::ceil(hi)); ++e)
+    for (double m : {1.0, 2.0, 5.0}) {
+      const double v = m * std::pow(10.0, e), p = std::log10(v);
+      if (p >= lo - 1e-9 && p <= hi + 1e-9) values.emplace_back(v, std::pow(10.0, e));
+    }
+  if (values.size() >= 3) {
+    const bool sci = use_scientific(values.back().first, values.front().second);
+    for (const auto& [v, unit] : values)
+      ticks.push_back(AxisTick{std::log10(v), tick_label(v, unit, sci)});
+    return ticks;
+  }
+  // Within a factor of a few: evenly spaced values read best.
+  return linear_ticks(std::pow(10.0, lo), std::pow(10.0, hi), true, target);
+}
 
 bool draw_line_plot(const char* id, ImVec2 size, std::span<const PlotSeries> series, const PlotOptions& opts) {
   ImGui::PushID(id);
@@ -61,32 +133,27 @@ bool draw_line_plot(const char* id, ImVec2 size, std::span<const PlotSeries> ser
     return hovered;
   }
   if (xr.hi - xr.lo < 1e-9) xr.hi = xr.lo + 1;
-  if (yr.hi - yr.lo < 1e-9) {
-    const double pad = opts.log_y ? 0.5 : std::max(1e-6, std::abs(yr.hi) * 0.05);
-    yr.lo -= pad;
-    yr.hi += pad;
-  } else if (!std::isfinite(opts.y_min) && !std::isfinite(opts.y_max)) {
+  const bool fixed_range = std::isfinite(opts.y_min) || std::isfinite(opts.y_max);
+  if (!fixed_range) {
+    widen_to_min_span(yr.lo, yr.hi, opts.log_y);
     const double pad = (yr.hi - yr.lo) * 0.05;
     yr.lo -= pad;
     yr.hi += pad;
+  } else if (yr.hi - yr.lo < 1e-9) {
+    widen_to_min_span(yr.lo, yr.hi, opts.log_y);
   }
   auto sx = [&](double x) { return float(a0.x + (x - xr.lo) / (xr.hi - xr.lo) * (a1.x - a0.x)); };
   auto sy = [&](double y) { return float(a1.y - (y - yr.lo) / (yr.hi - yr.lo) * (a1.y - a0.y)); };
 
   const ImU32 grid = IM_COL32(60, 63, 70, 255), label = IM_COL32(170, 170, 180, 255);
   char buf[48];
-  // y ticks: decades on a log axis (or nice steps in log space when the range is small).
-  double ystep =
-      opts.log_y ? std::max(1.0, std::round(nice_tick_step(yr.hi - yr.lo, 4))) : nice_tick_step(yr.hi - yr.lo, 4);
-  if (opts.log_y && yr.hi - yr.lo < 1.5) ystep = nice_tick_step(yr.hi - yr.lo, 3);
-  for (double y = std::ceil(yr.lo / ystep) * ystep; y <= yr.hi + 1e-9; y += ystep) {
-    const float py = sy(y);
+  // y ticks: about one per two lines of text, labels that differ from their neighbours.
+  const int y_target = std::clamp(int((a1.y - a0.y) / (font * 2.2f)), 2, 6);
+  for (const AxisTick& t : axis_ticks(yr.lo, yr.hi, opts.log_y, y_target)) {
+    const float py = sy(t.pos);
     dl->AddLine(ImVec2(a0.x, py), ImVec2(a1.x, py), grid);
-    // Sub-decade ticks on a log axis need more digits than the decade format gives.
-    const char* fmt = opts.log_y && ystep < 1.0 ? "%.2g" : opts.y_format;
-    format_number(buf, sizeof buf, fmt, opts.log_y ? std::pow(10.0, y) : y);
-    const ImVec2 ts = ImGui::CalcTextSize(buf);
-    dl->AddText(ImVec2(a0.x - ts.x - 4, py - ts.y * 0.5f), label, buf);
+    const ImVec2 ts = ImGui::CalcTextSize(t.label.c_str());
+    dl->AddText(ImVec2(a0.x - ts.x - 4, py - ts.y * 0.5f), label, t.label.c_str());
   }
   const double xstep = std::max(1.0, nice_tick_step(xr.hi - xr.lo, std::max(2, int((a1.x - a0.x) / (font * 6)))));
   for (double x = std::ceil(xr.lo / xstep) * xstep; x <= xr.hi + 1e-9; x += xstep) {

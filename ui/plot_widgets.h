@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdint>
 #include <span>
+#include <string>
+#include <vector>
 
 namespace redraw {
 
@@ -18,7 +20,6 @@ struct PlotSeries {
 struct PlotOptions {
   const char* title = "";
   const char* x_label = "step";
-  const char* y_format = "%.3g"; ///< tick and read-out format
   bool log_y = false;
   float marker_x = NAN;           ///< vertical line at this x (e.g. the current step)
   float y_min = NAN, y_max = NAN; ///< fixed y range; NaN = from the data
@@ -29,5 +30,24 @@ bool draw_line_plot(const char* id, ImVec2 size, std::span<const PlotSeries> ser
 
 /// Nice tick step ~ range / target_ticks (1, 2 or 5 times a power of ten).
 double nice_tick_step(double range, int target_ticks);
+
+/// One y-axis tick: its position in axis units (log10 of the value on a log axis) and its label.
+struct AxisTick {
+  double pos = 0;
+  std::string label;
+};
+
+/// Widens [lo, hi] (axis units) about its middle to the smallest span an axis shows, so a nearly
+/// constant series stays a nearly flat line: log10(2) on a log axis (a factor of 2), and on a
+/// linear axis 2% of the larger |lo|, |hi| (at least 1e-6).
+void widen_to_min_span(double& lo, double& hi, bool log_axis);
+
+/// Ticks inside [lo, hi] (axis units, lo < hi), about `target` of them (>= 2 whenever the span
+/// allows), labelled with just enough digits that adjacent labels differ. Linear axis: nice
+/// steps, decimals from the step. Log axis: decades ("1e-03") over a wide range, 1-2-5 ticks
+/// within a few decades, nice linear values within a factor of a few. Labels are fixed-point
+/// ("0.0012", "22.4") unless that needs more than 4 decimals or |value| >= 1e6, then scientific
+/// with mantissa digits from the step ("1.2e-05").
+std::vector<AxisTick> axis_ticks(double lo, double hi, bool log_axis, int target);
 
 } // namespace redraw

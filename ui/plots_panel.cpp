@@ -17,7 +17,6 @@ void draw_plots(UiState& ui) {
   PlotOptions lo;
   lo.title = "loss (log)";
   lo.log_y = true;
-  lo.y_format = "%.0e";
   lo.marker_x = marker;
   draw_line_plot("loss", size, std::span(&loss, 1), lo);
   ImGui::SameLine();
@@ -25,7 +24,6 @@ void draw_plots(UiState& ui) {
   PlotSeries psnr{run.plot_step, run.plot_psnr, IM_COL32(110, 220, 130, 255)};
   PlotOptions po;
   po.title = "PSNR (dB)";
-  po.y_format = "%.1f";
   po.marker_x = marker;
   draw_line_plot("psnr", size, std::span(&psnr, 1), po);
   ImGui::SameLine();
@@ -34,7 +32,6 @@ void draw_plots(UiState& ui) {
   PlotOptions ro;
   ro.title = "learning rate (log)";
   ro.log_y = true;
-  ro.y_format = "%.0e";
   ro.marker_x = marker;
   draw_line_plot("lr", size, std::span(&lr, 1), ro);
 }
