@@ -144,23 +144,23 @@ bool screenshot_ready(const UiState& ui, int64_t after_steps) {
 int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const GuiOptions& opts) {
   const double start = glfwGetTime();
   constexpr double k_screenshot_timeout_s = 600;
-  constexpr double k_frame_seconds = 1.0 / 60.0;
-  // Watching training without touching anything: 15 fps is a live picture and leaves the cores
-  // to the trainer (with software GL a frame costs ~10-20 ms of CPU).
-  constexpr double k_watch_seconds = 1.0 / 15.0;
+  const double frame_seconds = ui.pacing.interact_seconds;
+  const double watch_seconds = ui.pacing.watch_seconds; // 30 fps, 15 on software GL (frame_pacing.h)
   int32_t sent_preview_every = -1;
   double last_frame = -1, last_stats = start, last_host_request = start;
   const bool print_stats = std::getenv("REDRAW_GUI_STATS") != nullptr; // one line a second on stderr
   while (!glfwWindowShouldClose(window)) {
-    // Frame pacing: full rate (60 fps) while the user interacts; while training with no input,
-    // frames follow new previews, at least 15 per second, so the GUI leaves the cores to the
-    // trainer; when nothing happens, the loop sleeps until an event arrives.
+    // Frame pacing (ui.pacing): full rate (60 fps) while the user interacts; while training with
+    // no input, frames follow new previews at the watch rate (30 fps, 15 on software GL, which
+    // leaves the cores to the trainer); when nothing happens, the loop sleeps until an event.
     const bool training = ui.run.status.running || ui.run.status.busy;
-    const bool interacting = glfwGetTime() - ui.last_input < 0.5 || ImGui::IsAnyItemActive() || !ui.messages.empty();
+    // A message on screen is no interaction: an error left undismissed must not hold 60 fps (the
+    // idle 0.25 s redraw removes notices when they expire).
+    const bool interacting = glfwGetTime() - ui.last_input < 0.5 || ImGui::IsAnyItemActive();
     if (!training && !interacting && opts.screenshot.empty())
       glfwWaitEventsTimeout(0.25);
     else
-      glfwWaitEventsTimeout(interacting ? k_frame_seconds : k_watch_seconds);
+      glfwWaitEventsTimeout(interacting ? frame_seconds : watch_seconds);
     ui.now = glfwGetTime();
     const auto frame_start = std::chrono::steady_clock::now();
 
@@ -184,7 +184,7 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
       sent_preview_every = ui.settings.preview_every;
       session.set_preview_every(sent_preview_every);
     }
-    const bool due = ui.now - last_frame >= (training ? k_watch_seconds : 0.25);
+    const bool due = ui.now - last_frame >= (training ? watch_seconds : 0.25);
     if (!fresh && !due && !interacting && opts.screenshot.empty() && !ui.intents.size()) continue;
     last_frame = ui.now;
 
@@ -244,7 +244,7 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
       std::fprintf(stderr, "gui: %.1f fps, %.1f ms/frame, step %lld, %.2f steps/s\n", double(ui.fps), ui.frame_ms,
                    static_cast<long long>(ui.run.status.step), ui.run.status.steps_per_s);
     }
-    if (spent < k_frame_seconds) std::this_thread::sleep_for(std::chrono::duration<double>(k_frame_seconds - spent));
+    if (spent < frame_seconds) std::this_thread::sleep_for(std::chrono::duration<double>(frame_seconds - spent));
   }
   return 0;
 }
@@ -286,9 +286,12 @@ int run_gui(const GuiOptions& opts) {
   glfwSetDropCallback(window, on_drop);
   install_input_callbacks(window); // before ImGui's backend, which chains to them
 
+  const char* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
+  ui.pacing = frame_pacing_for(renderer ? renderer : "");
   if (std::getenv("REDRAW_GUI_STATS"))
-    std::fprintf(stderr, "gui: OpenGL %s on %s\n", reinterpret_cast<const char*>(glGetString(GL_VERSION)),
-                 reinterpret_cast<const char*>(glGetString(GL_RENDERER)));
+    std::fprintf(stderr, "gui: OpenGL %s on %s (%s GL: %.0f fps while watching)\n",
+                 reinterpret_cast<const char*>(glGetString(GL_VERSION)), renderer ? renderer : "?",
+                 ui.pacing.software_renderer ? "software" : "hardware", 1.0 / ui.pacing.watch_seconds);
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
   std::error_code ec;

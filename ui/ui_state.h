@@ -7,6 +7,7 @@
 /// - No GL types here (STYLE 9): textures are reached through PreviewTexture pointers.
 #include "engine/metrics.h"
 #include "engine/run_config.h"
+#include "ui/frame_pacing.h"
 #include "ui/preview_texture.h"
 #include "ui/training_session.h"
 
@@ -160,6 +161,7 @@ struct UiState {
   PreviewTexture* frame_texture = nullptr; ///< the timelapse frame being scrubbed
 
   // Frame timing.
+  FramePacing pacing; ///< set once at startup from GL_RENDERER (see frame_pacing.h for the rule)
   double now = 0;
   float fps = 0;
   bool scripted = false;         ///< --screenshot run: no hover tooltips over the picture
