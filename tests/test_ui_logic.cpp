@@ -56,6 +56,10 @@ TEST_CASE("ui: the schedule preview follows the cosine formula") {
 TEST_CASE("ui: byte formatting and scaled training sizes") {
   CHECK(format_bytes(512) == "512 B");
   CHECK(format_bytes(1536) == "1.5 KB");
+  CHECK(format_count(99457) == "99,457");
+  CHECK(format_count(1234567) == "1,234,567");
+  CHECK(format_count(999) == "999");
+  CHECK(format_count(-1200) == "-1,200");
   CHECK(format_bytes(uint64_t(3) << 30) == "3.0 GB");
   int32_t w = 0, h = 0;
   scaled_size(400, 328, 200, w, h);

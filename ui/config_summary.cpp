@@ -56,6 +56,16 @@ std::vector<float> sample_schedule(const ScheduleSpec& spec, int64_t total_steps
   return out;
 }
 
+std::string format_count(int64_t n) {
+  const uint64_t mag = n < 0 ? uint64_t(0) - uint64_t(n) : uint64_t(n);
+  std::string digits = std::to_string(mag), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return n < 0 ? "-" + out : out;
+}
+
 std::string format_bytes(uint64_t bytes) {
   const char* units[] = {"B", "KB", "MB", "GB", "TB"};
   double v = double(bytes);

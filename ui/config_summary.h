@@ -30,6 +30,8 @@ std::vector<float> sample_schedule(const ScheduleSpec& spec, int64_t total_steps
 
 /// "1.5 KB", "12.3 MB", "2.0 GB".
 std::string format_bytes(uint64_t bytes);
+/// A count with thousands separators: 99457 -> "99,457", -1200 -> "-1,200".
+std::string format_count(int64_t n);
 
 /// The training size max_side gives for a w x h image (aspect kept, never above the image).
 void scaled_size(int32_t w, int32_t h, int32_t max_side, int32_t& out_w, int32_t& out_h);

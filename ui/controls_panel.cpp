@@ -222,6 +222,8 @@ void draw_training(UiState& ui) {
   ImGui::InputScalar("seed", ImGuiDataType_U64, &c.training.seed, &one);
 }
 
+/// The footer pinned below the scrolling settings: what the edited network costs, where it runs,
+/// and Apply & reset, so an edit anywhere above shows its count and the "apply" prompt at once.
 void draw_summary(UiState& ui) {
   const SessionStatus& st = ui.run.status;
   int32_t w = st.width > 0 ? st.width : 256, h = st.height > 0 ? st.height : 256;
@@ -232,26 +234,36 @@ void draw_summary(UiState& ui) {
   }
   const ConfigSummary s = summarize_config(ui.edit.config, w, h, channels_of(ui.edit.config.data.color_mode));
   if (!s.valid) {
+    ImGui::PushTextWrapPos(0);
     ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "invalid network: %s", s.problem.c_str());
-    return;
+    ImGui::PopTextWrapPos();
+  } else {
+    ImGui::Text("parameters: %s", format_count(s.parameters).c_str());
+    ImGui::SameLine(0, 16);
+    ImGui::Text("memory (est.): %s", format_bytes(s.total_bytes()).c_str());
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("parameters + gradients + optimizer state: %s\nactivations for a batch of %lld: %s\n"
+                        "dataset (%dx%d): %s",
+                        format_bytes(s.parameter_bytes).c_str(), static_cast<long long>(s.batch),
+                        format_bytes(s.activation_bytes).c_str(), w, h, format_bytes(s.dataset_bytes).c_str());
+    ImGui::TextDisabled("%.2f GFLOP per step (%dx%d, batch %lld)", s.gflop_per_step, w, h,
+                        static_cast<long long>(s.batch));
   }
-  ImGui::Text("parameters: %lld", static_cast<long long>(s.parameters));
-  ImGui::Text("memory (est.): %s", format_bytes(s.total_bytes()).c_str());
-  if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("parameters + gradients + optimizer state: %s\nactivations for a batch of %lld: %s\n"
-                      "dataset (%dx%d): %s",
-                      format_bytes(s.parameter_bytes).c_str(), static_cast<long long>(s.batch),
-                      format_bytes(s.activation_bytes).c_str(), w, h, format_bytes(s.dataset_bytes).c_str());
-  ImGui::Text("work: %.2f GFLOP per step (%dx%d, batch %lld)", s.gflop_per_step, w, h, static_cast<long long>(s.batch));
 
+  // Backend and precision side by side, each half the row.
+  const float half = (ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ItemSpacing.x) * 0.5f;
+  const float label_w = ImGui::CalcTextSize("precision").x + ImGui::GetStyle().ItemInnerSpacing.x;
   const char* backends[] = {"auto", "cpu", "cuda"};
+  ImGui::SetNextItemWidth(std::max(60.0f, half - label_w));
   if (ImGui::BeginCombo("backend", ui.settings.backend.c_str())) {
     for (const char* b : backends)
       if (ImGui::Selectable(b, ui.settings.backend == b)) ui.settings.backend = b;
     ImGui::EndCombo();
   }
+  ImGui::SameLine();
   const char* precisions[] = {"fp32", "tf32", "bf16"};
   ImGui::BeginDisabled(ui.settings.backend == "cpu");
+  ImGui::SetNextItemWidth(std::max(60.0f, half - label_w));
   if (ImGui::BeginCombo("precision", ui.settings.precision.c_str())) {
     for (const char* p : precisions)
       if (ImGui::Selectable(p, ui.settings.precision == p)) ui.settings.precision = p;
@@ -264,18 +276,29 @@ void draw_summary(UiState& ui) {
                       "Takes effect with Apply & reset.");
   const bool backend_changed = st.has_run && ui.settings.backend != "auto" && ui.settings.backend != st.backend;
   const bool dirty = st.has_run && (needs_reset(ui.edit.config, st.config) || backend_changed);
-  if (dirty) ImGui::TextColored(ImVec4(1.0f, 0.8f, 0.3f, 1), "The network or data changed: apply to use it.");
   ImGui::PushStyleColor(ImGuiCol_Button,
                         dirty ? ImVec4(0.60f, 0.42f, 0.10f, 1) : ImGui::GetStyleColorVec4(ImGuiCol_Button));
   ImGui::BeginDisabled(!st.has_run && ui.last_image.empty());
-  if (ImGui::Button("Apply & reset", ImVec2(-1, 0))) ui.push(IntentKind::ApplyReset);
+  if (ImGui::Button(dirty ? "Apply & reset: the network or data changed" : "Apply & reset", ImVec2(-1, 0)))
+    ui.push(IntentKind::ApplyReset);
   ImGui::EndDisabled();
   ImGui::PopStyleColor();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip("Builds a new network from these settings and starts training from step 0.\n"
+                      "Schedule and step edits apply at once, without a reset.");
 }
 
 } // namespace
 
 void draw_controls(UiState& ui) {
+  // The settings scroll; the summary and Apply & reset stay pinned below them. The footer's
+  // height is measured each frame (it grows when an error wraps) and used the next.
+  const ImGuiStyle& style = ImGui::GetStyle();
+  float& footer_h = ui.edit.footer_height;
+  if (footer_h <= 0)
+    footer_h = 2 * ImGui::GetTextLineHeightWithSpacing() + 2 * ImGui::GetFrameHeightWithSpacing() + style.ItemSpacing.y;
+  const float scroll_h = std::max(ImGui::GetFrameHeightWithSpacing() * 3, ImGui::GetContentRegionAvail().y - footer_h);
+  ImGui::BeginChild("settings", ImVec2(0, scroll_h), false);
   ImGui::PushItemWidth(-ImGui::GetFontSize() * 10);
   draw_run_buttons(ui);
   ImGui::Separator();
@@ -284,9 +307,12 @@ void draw_controls(UiState& ui) {
   if (ImGui::CollapsingHeader("Loss and optimizer", ImGuiTreeNodeFlags_DefaultOpen)) draw_loss_optimizer(ui);
   if (ImGui::CollapsingHeader("Learning-rate schedule", ImGuiTreeNodeFlags_DefaultOpen)) draw_schedule(ui);
   if (ImGui::CollapsingHeader("Training data", ImGuiTreeNodeFlags_DefaultOpen)) draw_training(ui);
+  ImGui::PopItemWidth();
+  ImGui::EndChild();
+  const float top = ImGui::GetCursorPosY();
   ImGui::Separator();
   draw_summary(ui);
-  ImGui::PopItemWidth();
+  footer_h = ImGui::GetCursorPosY() - top;
 }
 
 } // namespace redraw

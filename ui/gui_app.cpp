@@ -19,6 +19,7 @@
 #include "cuda/cuda_gl_interop.h"
 #endif
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -266,6 +267,12 @@ int run_gui(const GuiOptions& opts) {
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
   glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+  // The remembered size, but never larger than the screen (a laptop after a big monitor).
+  if (GLFWmonitor* monitor = glfwGetPrimaryMonitor())
+    if (const GLFWvidmode* mode = glfwGetVideoMode(monitor)) {
+      ui.settings.window_width = std::clamp(ui.settings.window_width, 640, std::max(640, mode->width));
+      ui.settings.window_height = std::clamp(ui.settings.window_height, 480, std::max(480, mode->height));
+    }
   GLFWwindow* window =
       glfwCreateWindow(ui.settings.window_width, ui.settings.window_height, "Redraw", nullptr, nullptr);
   if (!window) {

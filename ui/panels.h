@@ -21,7 +21,7 @@ void draw_plots(UiState& ui);
 void draw_status_bar(UiState& ui);
 /// Open / Save model / Export dialog with a path field and a folder browser (file_dialog.cpp).
 void draw_file_dialog(UiState& ui);
-/// Error and notice toasts in the top-right corner (messages_panel.cpp).
+/// Error and notice toasts in the bottom-right corner, above the status bar (messages_panel.cpp).
 void draw_messages(UiState& ui);
 
 } // namespace redraw

@@ -42,13 +42,20 @@ void draw_timelapse(UiState& ui) {
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("playback speed, frames per second");
   ImGui::SameLine();
 
-  const float right = 330;
-  ImGui::SetNextItemWidth(std::max(120.0f, ImGui::GetContentRegionAvail().x - right));
+  // The frame number sits beside the slider: with few frames the grab is wide and would hide it.
   char label[48];
   std::snprintf(label, sizeof label, "frame %d / %d", tl.index + 1, n);
+  char widest[48];
+  std::snprintf(widest, sizeof widest, "frame %d / %d", n, n);
+  const float label_w = ImGui::CalcTextSize(widest).x;
+  const float right = 330;
+  ImGui::SetNextItemWidth(
+      std::max(120.0f, ImGui::GetContentRegionAvail().x - right - label_w - ImGui::GetStyle().ItemSpacing.x));
   int32_t index = tl.index;
-  if (ImGui::SliderInt("##frame", &index, 0, n - 1, label)) go(index);
+  if (ImGui::SliderInt("##frame", &index, 0, n - 1, "")) go(index);
   ImGui::SameLine();
+  ImGui::TextUnformatted(label);
+  ImGui::SameLine(0, ImGui::GetStyle().ItemSpacing.x + label_w - ImGui::CalcTextSize(label).x);
   const MetricsRow& f = tl.frames[size_t(tl.index)];
   if (tl.active) {
     ImGui::Text("step %lld  loss %.2e  %.1f dB  lr %.1e", static_cast<long long>(f.step), f.loss, f.psnr_db, f.lr);

@@ -108,6 +108,7 @@ struct EditState {
 /// Remembered between runs (settings.json in the XDG config folder).
 struct Settings {
   std::string preset = "siren";
+  float footer_height = 0; ///< the controls' pinned summary, as measured last frame (pixels)
   std::string backend = "auto";
   std::string precision = "fp32"; ///< GPU matrix products: fp32 | tf32 | bf16 (the CPU is always fp32)
   int32_t preview_every = 10;
