@@ -5,6 +5,8 @@
 #if REDRAW_TEST_UI
 #include "ui/app_actions.h"
 #include "ui/config_summary.h"
+#include "ui/frame_pacing.h"
+#include "ui/gui_app.h"
 #include "ui/image_views.h"
 #include "ui/plot_widgets.h"
 #include "ui/settings_store.h"
@@ -54,12 +56,12 @@ TEST_CASE("ui: the schedule preview follows the cosine formula") {
 }
 
 TEST_CASE("ui: byte formatting and scaled training sizes") {
-  CHECK(format_bytes(512) == "512 B");
-  CHECK(format_bytes(1536) == "1.5 KB");
   CHECK(format_count(99457) == "99,457");
   CHECK(format_count(1234567) == "1,234,567");
   CHECK(format_count(999) == "999");
   CHECK(format_count(-1200) == "-1,200");
+  CHECK(format_bytes(512) == "512 B");
+  CHECK(format_bytes(1536) == "1.5 KB");
   CHECK(format_bytes(uint64_t(3) << 30) == "3.0 GB");
   int32_t w = 0, h = 0;
   scaled_size(400, 328, 200, w, h);
@@ -94,6 +96,133 @@ TEST_CASE("ui: RGBA views of grey and RGB images, and the error heat map") {
   wrong.width = 1;
   wrong.pixels = {0.0f};
   CHECK(error_heat_map(wrong, g, 1.0f).empty());
+  CHECK(error_quantile(wrong, g, 0.5f) < 0);
+}
+
+TEST_CASE("ui: the automatic error scale keeps the heat map from saturating early in training") {
+  // Early in training: errors spread over [0, 0.5). A fixed gain of 4 paints half the picture the
+  // brightest colour; the automatic scale (99th percentile) keeps ~1% there and shows structure.
+  Image truth, pred;
+  truth.width = pred.width = 100;
+  truth.height = pred.height = 100;
+  truth.channels = pred.channels = 1;
+  truth.pixels.assign(10000, 0.0f);
+  pred.pixels.resize(10000);
+  for (size_t i = 0; i < pred.pixels.size(); ++i)
+    pred.pixels[i] = 0.5f * float(i) / 10000.0f;
+  CHECK(error_quantile(pred, truth, 0.5f) == doctest::Approx(0.25f).epsilon(0.01));
+  const float full = auto_error_full_scale(pred, truth);
+  CHECK(full == doctest::Approx(0.495f).epsilon(0.01));
+  const auto top = heat_color(1.0f);
+  auto saturated = [&](const std::vector<uint8_t>& rgba) {
+    size_t n = 0;
+    for (size_t i = 0; i < rgba.size(); i += 4)
+      n += rgba[i] == top[0] && rgba[i + 1] == top[1] && rgba[i + 2] == top[2];
+    return double(n) / double(rgba.size() / 4);
+  };
+  CHECK(saturated(error_heat_map(pred, truth, 4.0f)) > 0.4);
+  CHECK(saturated(error_heat_map(pred, truth, 1.0f / full)) < 0.02);
+  // Late in training the scale stops at one 8-bit level, so noise is not magnified without end.
+  for (auto& v : pred.pixels)
+    v *= 1e-4f;
+  CHECK(auto_error_full_scale(pred, truth) == doctest::Approx(1.0f / 255.0f));
+}
+
+TEST_CASE("ui: frame pacing: 30 fps while watching on a hardware renderer, 15 on software GL") {
+  const FramePacing hw = frame_pacing_for("NVIDIA GeForce RTX 3080/PCIe/SSE2");
+  CHECK_FALSE(hw.software_renderer);
+  CHECK(1.0 / hw.watch_seconds == doctest::Approx(30));
+  CHECK(1.0 / hw.interact_seconds == doctest::Approx(60));
+  for (const char* sw : {"llvmpipe (LLVM 15.0.6, 256 bits)", "softpipe"}) {
+    const FramePacing p = frame_pacing_for(sw);
+    CHECK(p.software_renderer);
+    CHECK(1.0 / p.watch_seconds == doctest::Approx(15));
+    CHECK(1.0 / p.interact_seconds == doctest::Approx(60));
+  }
+  CHECK_FALSE(frame_pacing_for("").software_renderer);
+}
+
+TEST_CASE("ui: a positional .redraw path opens the model, any other path the image") {
+  UiState ui;
+  GuiOptions o;
+  o.image = "/tmp/models/cat.ReDraw";
+  LoadRequest r = initial_load_request(o, ui);
+  CHECK(r.model == o.image);
+  CHECK(r.image.empty());
+  o.image = "/tmp/cat.png";
+  r = initial_load_request(o, ui);
+  CHECK(r.image == o.image);
+  CHECK(r.model.empty());
+  o.image.clear();
+  CHECK(initial_load_request(o, ui).image == default_image_path().string());
+  o.model = "/tmp/a.redraw"; // --model with an image to train it on
+  o.image = "/tmp/b.png";
+  r = initial_load_request(o, ui);
+  CHECK(r.model == "/tmp/a.redraw");
+  CHECK(r.image == "/tmp/b.png");
+  CHECK(is_model_path("x.REDRAW"));
+  CHECK_FALSE(is_model_path("x.redraw.png"));
+}
+
+TEST_CASE("ui: the export dialog's bit depth reaches a PNG-frames timelapse") {
+  FileDialogState d;
+  TimelapseState tl;
+  d.purpose = FileDialogPurpose::Export;
+  d.export_width = 640;
+  d.export_height = 480;
+  d.export_bit_depth = 16;
+  d.export_kind = 2;
+  d.timelapse_fps = 24;
+  d.timelapse_overlay = false;
+  d.path = "/tmp/frames/";
+  UiIntent in = export_intent(d, tl);
+  CHECK(in.kind == IntentKind::ExportTimelapse);
+  const TimelapseOptions o = timelapse_options(in);
+  CHECK(o.bit_depth == 16);
+  CHECK(o.width == 640);
+  CHECK(o.height == 480);
+  CHECK(o.fps == doctest::Approx(24));
+  CHECK_FALSE(o.overlay);
+  d.path = "/tmp/lapse.gif"; // GIF is 8-bit whatever the radio button said
+  CHECK(timelapse_options(export_intent(d, tl)).bit_depth == 8);
+  d.export_kind = 0;
+  d.path = "/tmp/x.png";
+  in = export_intent(d, tl);
+  CHECK(in.kind == IntentKind::ExportImage);
+  CHECK(in.bit_depth == 16);
+  CHECK(in.d == -1);
+  d.export_kind = 1;
+  CHECK(export_intent(d, tl).kind == IntentKind::ExportComparison);
+}
+
+TEST_CASE("ui: the preset combo says custom for a model of another shape; saved models become recent") {
+  char tmpl[] = "/tmp/redraw_ui_preset_XXXXXX";
+  REQUIRE(mkdtemp(tmpl) != nullptr);
+  setenv("XDG_CONFIG_HOME", tmpl, 1);
+  setenv("XDG_DATA_HOME", tmpl, 1);
+  UiState ui;
+  load_preset_into(ui, "siren");
+  REQUIRE(ui.edit.preset == "siren");
+  RunConfig same = load_preset("siren");
+  same.training.steps = 777; // a schedule or step edit keeps the preset's name
+  same.schedule.lr_max = 0.5;
+  CHECK(preset_for_run(ui.edit, same) == "siren");
+  CHECK(preset_for_run(ui.edit, load_preset("classic")).empty());
+
+  // A new trainer (a model made with the classic preset) while "siren" was selected.
+  SessionTake take;
+  take.status.has_run = true;
+  take.status.trainer_id = 7;
+  take.status.config = load_preset("classic");
+  take.saved_models = {"/tmp/somewhere/saved.redraw"};
+  absorb_snapshot(ui, std::move(take));
+  CHECK(ui.edit.preset.empty()); // shown as "custom"
+  CHECK(ui.edit.config.model.hidden == load_preset("classic").model.hidden);
+  REQUIRE_FALSE(ui.settings.recent.empty());
+  CHECK(ui.settings.recent.front() == "/tmp/somewhere/saved.redraw");
+  unsetenv("XDG_CONFIG_HOME");
+  unsetenv("XDG_DATA_HOME");
+  std::filesystem::remove_all(tmpl);
 }
 
 TEST_CASE("ui: plot ticks are 1, 2 or 5 times a power of ten") {

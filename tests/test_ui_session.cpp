@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #if REDRAW_TEST_UI
+#include "ui/app_actions.h"
 #include "ui/training_session.h"
 
 #include "engine/checkpoint.h"
@@ -31,6 +32,8 @@ struct Collected {
   std::vector<std::string> errors, notices;
   std::vector<MetricsRow> frames;
   std::shared_ptr<const Image> frame;
+  size_t snapshot_cap_bytes = 0;
+  std::vector<std::string> saved;
 };
 template <class Pred> bool wait_for(TrainingSession& s, Collected& c, Pred done) {
   const auto start = std::chrono::steady_clock::now();
@@ -43,6 +46,8 @@ template <class Pred> bool wait_for(TrainingSession& s, Collected& c, Pred done)
     if (t.preview) c.preview = t.preview;
     if (t.snapshots_changed) c.frames = t.snapshots;
     if (t.frame) c.frame = t.frame;
+    if (t.snapshot_cap_bytes) c.snapshot_cap_bytes = t.snapshot_cap_bytes;
+    c.saved.insert(c.saved.end(), t.saved_models.begin(), t.saved_models.end());
     c.errors.insert(c.errors.end(), t.errors.begin(), t.errors.end());
     c.notices.insert(c.notices.end(), t.notices.begin(), t.notices.end());
     if (done(c)) return true;
@@ -119,6 +124,43 @@ TEST_CASE("ui session: train, preview, save, reset, branch, and errors that keep
   session.load(model);
   REQUIRE(wait_for(session, c, [](const Collected& x) { return x.status.step == 60 && !x.rows.empty(); }));
   CHECK(c.rows.back().step == 60);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("ui session: the frame memory cap outlives new runs, and saves report where they wrote") {
+  TrainingSession session;
+  Collected c;
+  LoadRequest req;
+  req.image = default_image_path().string();
+  req.config = tiny_config();
+  req.backend = "cpu";
+  session.load(req);
+  REQUIRE(wait_for(session, c, [](const Collected& x) { return x.status.has_run; }));
+  const uint64_t first = c.status.trainer_id;
+  CHECK(c.snapshot_cap_bytes == size_t(256) << 20); // the Trainer's default
+
+  constexpr size_t k_cap = size_t(3) << 20;
+  session.set_snapshot_cap(k_cap);
+  REQUIRE(wait_for(session, c, [&](const Collected& x) { return x.snapshot_cap_bytes == k_cap; }));
+  // A new run (another image load, as Apply & reset does) keeps the user's cap.
+  session.load(req);
+  session.step_once(); // runs after the load has published the new run's frames
+  REQUIRE(wait_for(session, c, [&](const Collected& x) { return x.status.trainer_id != first && x.status.step == 1; }));
+  CHECK(c.snapshot_cap_bytes == k_cap);
+
+  // Only a save that succeeded is reported (the GUI adds it to the recent files then).
+  char tmpl[] = "/tmp/redraw_ui_session_XXXXXX";
+  REQUIRE(mkdtemp(tmpl) != nullptr);
+  const std::filesystem::path dir = tmpl;
+  const size_t errors_before = c.errors.size();
+  UiState ui; // File > Save model: nothing becomes a recent file before the save succeeds
+  REQUIRE(apply_intent(ui, session, UiIntent{IntentKind::SaveModel, (dir / "missing/folder/m.redraw").string()}));
+  CHECK(ui.settings.recent.empty());
+  REQUIRE(wait_for(session, c, [&](const Collected& x) { return x.errors.size() > errors_before; }));
+  CHECK(c.saved.empty());
+  session.save_model((dir / "m.redraw").string());
+  REQUIRE(wait_for(session, c, [](const Collected& x) { return !x.saved.empty(); }));
+  CHECK(c.saved == std::vector<std::string>{(dir / "m.redraw").string()});
   std::filesystem::remove_all(dir);
 }
 #endif

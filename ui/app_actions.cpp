@@ -1,5 +1,6 @@
 #include "ui/app_actions.h"
 
+#include "ui/gui_app.h"
 #include "ui/image_views.h"
 #include "ui/settings_store.h"
 
@@ -74,10 +75,60 @@ bool needs_reset(const RunConfig& edited, const RunConfig& running) {
   return a != b;
 }
 
+bool is_model_path(const std::string& path) { return has_extension(path, ".redraw"); }
+
+std::string preset_for_run(const EditState& edit, const RunConfig& running) {
+  if (edit.preset.empty() || needs_reset(running, edit.preset_config)) return {};
+  return edit.preset;
+}
+
+LoadRequest initial_load_request(const GuiOptions& opts, const UiState& ui) {
+  LoadRequest req;
+  req.backend = ui.settings.backend;
+  req.precision = ui.settings.precision;
+  req.config = ui.edit.config;
+  const bool positional_model = is_model_path(opts.image);
+  if (!opts.model.empty() || positional_model) {
+    req.model = !opts.model.empty() ? opts.model : opts.image;
+    if (!positional_model) req.image = opts.image; // an image to train the model on further
+  } else {
+    req.image = opts.image.empty() ? default_image_path().string() : opts.image;
+  }
+  return req;
+}
+
+UiIntent export_intent(const FileDialogState& d, const TimelapseState& tl) {
+  UiIntent in{IntentKind::ExportImage, d.path, d.export_width, d.export_height};
+  in.bit_depth = d.export_bit_depth;
+  if (d.export_kind == 1) {
+    in.kind = IntentKind::ExportComparison;
+  } else if (d.export_kind == 2) {
+    in.kind = IntentKind::ExportTimelapse;
+    in.c = d.timelapse_fps;
+    in.d = d.timelapse_overlay ? 1 : 0;
+    // GIF and MP4 are 8-bit; the choice shows (and counts) for PNG frames, a folder ending in '/'.
+    if (d.path.empty() || d.path.back() != '/') in.bit_depth = 8;
+  } else {
+    in.d = d.export_scrubbed_frame && tl.active ? tl.shown_step : -1;
+  }
+  return in;
+}
+
+TimelapseOptions timelapse_options(const UiIntent& in) {
+  TimelapseOptions o;
+  o.width = int32_t(in.a);
+  o.height = int32_t(in.b);
+  o.fps = double(in.c);
+  o.overlay = in.d != 0;
+  o.bit_depth = in.bit_depth;
+  return o;
+}
+
 void load_preset_into(UiState& ui, const std::string& name_or_path) {
   try {
     RunConfig c = has_extension(name_or_path, ".json") ? load_run_config(name_or_path) : load_preset(name_or_path);
-    ui.edit.config = std::move(c);
+    ui.edit.config = c;
+    ui.edit.preset_config = std::move(c);
     ui.edit.preset = name_or_path;
     ui.edit.full_batch = ui.edit.config.training.batch_size == 0;
     if (!ui.edit.full_batch) ui.edit.batch_size = int32_t(ui.edit.config.training.batch_size);
@@ -128,7 +179,7 @@ bool apply_intent(UiState& ui, TrainingSession& session, const UiIntent& in) {
     break;
   case IntentKind::OpenPath: {
     LoadRequest req;
-    if (has_extension(in.text, ".redraw"))
+    if (is_model_path(in.text))
       req.model = in.text;
     else {
       req.image = in.text;
@@ -143,26 +194,19 @@ bool apply_intent(UiState& ui, TrainingSession& session, const UiIntent& in) {
   }
   case IntentKind::SaveModel: {
     std::string path = in.text;
-    if (!has_extension(path, ".redraw")) path += ".redraw";
-    remember_file(ui, path);
-    session.save_model(path);
+    if (!is_model_path(path)) path += ".redraw";
+    session.save_model(path); // remembered in the recent files once it is written
     break;
   }
   case IntentKind::ExportImage:
-    session.export_image(in.text, int32_t(in.a), int32_t(in.b), int(in.c), in.d);
+    session.export_image(in.text, int32_t(in.a), int32_t(in.b), in.bit_depth, in.d);
     break;
   case IntentKind::ExportComparison:
-    session.export_comparison(in.text, int32_t(in.a), int32_t(in.b), int(in.c));
+    session.export_comparison(in.text, int32_t(in.a), int32_t(in.b), in.bit_depth);
     break;
-  case IntentKind::ExportTimelapse: {
-    TimelapseOptions o;
-    o.width = int32_t(in.a);
-    o.height = int32_t(in.b);
-    o.fps = double(in.c);
-    o.overlay = in.d != 0;
-    session.export_timelapse(in.text, o);
+  case IntentKind::ExportTimelapse:
+    session.export_timelapse(in.text, timelapse_options(in));
     break;
-  }
   case IntentKind::CancelExport:
     session.cancel_export();
     break;
@@ -203,12 +247,27 @@ void handle_shortcuts(UiState& ui) {
   if (ImGui::IsKeyPressed(GLFW_KEY_PERIOD, true)) ui.push(IntentKind::StepOnce);
 }
 
+void update_error_map(UiState& ui, const Image& shown) {
+  CanvasView& v = ui.view;
+  if (!ui.error_texture || !ui.run.ground_truth) return;
+  const Image& truth = *ui.run.ground_truth;
+  const float full = v.error_auto ? auto_error_full_scale(shown, truth) : 1.0f / std::max(1e-3f, v.error_gain);
+  if (full <= 0) return; // sizes differ: a frame of another run
+  const auto rgba = error_heat_map(shown, truth, 1.0f / full);
+  if (rgba.empty()) return;
+  ui.error_texture->upload_host(rgba.data(), truth.width, truth.height);
+  v.error_full_scale = full;
+  v.error_dirty = false;
+}
+
 void absorb_snapshot(UiState& ui, SessionTake&& take) {
   RunView& run = ui.run;
   for (auto& e : take.errors)
     ui.notify(std::move(e), true);
   for (auto& n : take.notices)
     ui.notify(std::move(n), false);
+  for (const auto& path : take.saved_models)
+    remember_file(ui, path);
   if (take.history_replaced) {
     run.history.clear();
     run.plot_step.clear();
@@ -230,12 +289,12 @@ void absorb_snapshot(UiState& ui, SessionTake&& take) {
   if (run.status.running && run.status.steps_per_s > 0) run.last_steps_per_s = run.status.steps_per_s;
   if (run.status.trainer_id != run.trainer_id) {
     run.trainer_id = run.status.trainer_id;
-    // A new trainer (image, model, Apply & reset): the controls show what now runs.
-    const std::string preset = ui.edit.preset;
+    // A new trainer (image, model, Apply & reset): the controls show what now runs, and the
+    // preset combo names the preset only while the run still is that preset.
+    ui.edit.preset = preset_for_run(ui.edit, run.status.config);
     ui.edit.config = run.status.config;
     ui.edit.full_batch = ui.edit.config.training.batch_size == 0;
     if (!ui.edit.full_batch) ui.edit.batch_size = int32_t(ui.edit.config.training.batch_size);
-    ui.edit.preset = preset;
     ui.view.fit_requested = true;
     if (!run.status.source_path.empty()) remember_file(ui, run.status.source_path);
   }
@@ -285,11 +344,7 @@ void absorb_snapshot(UiState& ui, SessionTake&& take) {
     }
     error_needed = true;
   }
-  if (error_needed && ui.error_texture && displayed_reconstruction(ui) && run.ground_truth) {
-    const auto rgba = error_heat_map(*displayed_reconstruction(ui), *run.ground_truth, ui.view.error_gain);
-    if (!rgba.empty()) ui.error_texture->upload_host(rgba.data(), run.ground_truth->width, run.ground_truth->height);
-    ui.view.error_dirty = false;
-  }
+  if (error_needed && displayed_reconstruction(ui)) update_error_map(ui, *displayed_reconstruction(ui));
 }
 
 } // namespace redraw
@@ -323,11 +378,7 @@ void sync_timelapse(UiState& ui, TrainingSession& session) {
       tl.shown_step = step;
       if (ui.frame_texture) ui.frame_texture->upload_host(to_rgba8(*img).data(), img->width, img->height);
       ui.view.error_dirty = true;
-      if (ui.error_texture && ui.run.ground_truth) {
-        const auto rgba = error_heat_map(*img, *ui.run.ground_truth, ui.view.error_gain);
-        if (!rgba.empty()) ui.error_texture->upload_host(rgba.data(), img->width, img->height);
-        ui.view.error_dirty = false;
-      }
+      update_error_map(ui, *img);
       return;
     }
   if (tl.requested_step != want) {

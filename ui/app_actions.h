@@ -15,6 +15,9 @@ void handle_shortcuts(UiState& ui);
 /// Takes the session's snapshot: history, status, messages, ground truth and host preview
 /// (uploaded into the host textures, error map recomputed). Device frames are uploaded by the caller.
 void absorb_snapshot(UiState& ui, SessionTake&& take);
+/// Recomputes the error heat map of `shown` against the ground truth into the error texture, at
+/// the automatic scale (view.error_auto) or the manual gain; sets view.error_full_scale.
+void update_error_map(UiState& ui, const Image& shown);
 /// Timelapse upkeep each frame: plays, serves the wanted frame from the cache or asks the session.
 void sync_timelapse(UiState& ui, TrainingSession& session);
 /// The picture the reconstruction pane shows: the scrubbed frame, or the live preview.
@@ -23,5 +26,20 @@ const Image* displayed_reconstruction(const UiState& ui);
 void load_preset_into(UiState& ui, const std::string& name_or_path);
 /// True when the edited config differs from the running one in anything but the schedule and steps.
 bool needs_reset(const RunConfig& edited, const RunConfig& running);
+/// The preset the controls name once `running` (a new trainer's config) is in the editor:
+/// `edit.preset` while `running` has that preset's shape, data, loss and optimizer (needs_reset
+/// with `edit.preset_config`), "" (shown as "custom") otherwise, e.g. for a model made elsewhere.
+std::string preset_for_run(const EditState& edit, const RunConfig& running);
+/// True for a path ending in ".redraw", in any case.
+bool is_model_path(const std::string& path);
+/// The run the window opens with: `opts.model`, or a positional path that is a .redraw model
+/// (`redraw MODEL.redraw`), or the image (the bundled one when none is given), with the
+/// edited config and the remembered backend and precision.
+LoadRequest initial_load_request(const GuiOptions& opts, const UiState& ui);
+/// The intent File > Export's button sends for the dialog's choices (ExportImage, -Comparison
+/// or -Timelapse; bit depth in UiIntent::bit_depth).
+UiIntent export_intent(const FileDialogState& dialog, const TimelapseState& timelapse);
+/// An ExportTimelapse intent's options (size, fps, overlay, bit depth for PNG frames).
+TimelapseOptions timelapse_options(const UiIntent& intent);
 
 } // namespace redraw

@@ -1,3 +1,4 @@
+#include "ui/image_views.h"
 #include "ui/panels.h"
 
 #include <imgui.h>
@@ -47,11 +48,46 @@ void draw_toolbar(UiState& ui) {
   ImGui::Text("%.0f%%", v.zoom * 100.0f);
   if (v.mode == CanvasMode::SideBySide || v.mode == CanvasMode::Error) {
     ImGui::SameLine(0, 20);
-    ImGui::SetNextItemWidth(120);
-    if (ImGui::SliderFloat("error gain", &v.error_gain, 1.0f, 32.0f, "x%.0f", ImGuiSliderFlags_Logarithmic))
-      v.error_dirty = true;
+    if (ImGui::Checkbox("auto error scale", &v.error_auto)) v.error_dirty = true;
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("On: the error map's brightest colour is the 99th percentile of the current error.\n"
+                        "Off: |error| x gain, set by hand.");
+    if (!v.error_auto) {
+      ImGui::SameLine();
+      ImGui::SetNextItemWidth(100);
+      if (ImGui::SliderFloat("##gain", &v.error_gain, 1.0f, 256.0f, "gain x%.0f", ImGuiSliderFlags_Logarithmic))
+        v.error_dirty = true;
+    }
   }
 }
+
+/// The error map's scale, "0 [colours] 0.12 (p99)": its width, and drawing it with its right end
+/// at `right` (the caption row's top right).
+struct ErrorLegend {
+  char high[32] = "";
+  float width = 0;
+  static constexpr float k_bar_w = 64, k_gap = 4;
+  explicit ErrorLegend(const CanvasView& v) {
+    if (!(v.error_full_scale > 0)) return;
+    std::snprintf(high, sizeof high, "%.3g%s", double(v.error_full_scale), v.error_auto ? " (p99)" : "");
+    width = ImGui::CalcTextSize("0").x + k_bar_w + ImGui::CalcTextSize(high).x + 2 * k_gap;
+  }
+  void draw(ImDrawList* dl, ImVec2 right) const {
+    if (width <= 0) return;
+    const ImU32 text = IM_COL32(150, 150, 160, 255);
+    const float x0 = right.x - width, line = ImGui::GetTextLineHeight();
+    dl->AddText(ImVec2(x0, right.y), text, "0");
+    const float bx = x0 + ImGui::CalcTextSize("0").x + k_gap;
+    constexpr int k_segments = 16;
+    for (int i = 0; i < k_segments; ++i) {
+      const auto c = heat_color((float(i) + 0.5f) / k_segments);
+      dl->AddRectFilled(ImVec2(bx + k_bar_w * float(i) / k_segments, right.y + line * 0.2f),
+                        ImVec2(bx + k_bar_w * float(i + 1) / k_segments, right.y + line * 0.85f),
+                        IM_COL32(c[0], c[1], c[2], 255));
+    }
+    dl->AddText(ImVec2(bx + k_bar_w + k_gap, right.y), text, high);
+  }
+};
 
 } // namespace
 
@@ -148,7 +184,16 @@ void draw_canvas(UiState& ui) {
     const ImVec2 c = pane_center(i);
     const ImVec2 a(c.x - v.center_x * v.zoom, c.y - v.center_y * v.zoom);
     const ImVec2 b(a.x + iw * v.zoom, a.y + ih * v.zoom);
-    dl->AddText(ImVec2(p.min.x, p.min.y - caption_h), IM_COL32(200, 200, 210, 255), p.caption);
+    const char* caption = p.caption;
+    if (p.texture == ui.error_texture) {
+      // The scale matters more than the long caption: "error" alone when both do not fit.
+      const ErrorLegend legend(v);
+      const float room = pane_w - legend.width - 12;
+      if (ImGui::CalcTextSize(caption).x > room) caption = "error";
+      if (legend.width > 0 && ImGui::CalcTextSize(caption).x <= room)
+        legend.draw(dl, ImVec2(p.max.x, p.min.y - caption_h));
+    }
+    dl->AddText(ImVec2(p.min.x, p.min.y - caption_h), IM_COL32(200, 200, 210, 255), caption);
     if (i == 1 || v.mode == CanvasMode::Reconstruction) {
       char step[64];
       const int64_t shown = frame ? ui.timelapse.shown_step : run.shown_step;

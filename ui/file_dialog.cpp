@@ -1,3 +1,4 @@
+#include "ui/app_actions.h"
 #include "ui/panels.h"
 
 #include "engine/ffmpeg_writer.h"
@@ -148,14 +149,7 @@ void accept(UiState& ui) {
     ui.push(IntentKind::SaveModel, d.path);
     break;
   case FileDialogPurpose::Export:
-    if (d.export_kind == 1)
-      ui.push(IntentKind::ExportComparison, d.path, d.export_width, d.export_height, d.export_bit_depth);
-    else if (d.export_kind == 2)
-      ui.push(IntentKind::ExportTimelapse, d.path, d.export_width, d.export_height, d.timelapse_fps,
-              d.timelapse_overlay);
-    else
-      ui.push(IntentKind::ExportImage, d.path, d.export_width, d.export_height, d.export_bit_depth,
-              d.export_scrubbed_frame && ui.timelapse.active ? ui.timelapse.shown_step : -1);
+    ui.intents.push_back(export_intent(d, ui.timelapse));
     break;
   }
   ImGui::CloseCurrentPopup();

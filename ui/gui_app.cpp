@@ -329,19 +329,10 @@ int run_gui(const GuiOptions& opts) {
     ui.preset_names = preset_names();
 
     load_preset_into(ui, opts.preset.empty() ? ui.settings.preset : opts.preset);
-    LoadRequest req;
-    req.backend = ui.settings.backend;
-    req.precision = ui.settings.precision;
-    req.config = ui.edit.config;
-    if (!opts.model.empty()) {
-      req.model = opts.model;
-      if (!opts.image.empty()) req.image = opts.image;
-    } else {
-      req.image = opts.image.empty() ? default_image_path().string() : opts.image;
-    }
+    session.set_snapshot_cap(size_t(ui.settings.snapshot_cap_mb) << 20); // kept for every run
+    LoadRequest req = initial_load_request(opts, ui);                    // `redraw MODEL.redraw` opens the model
     ui.last_image = req.image;
     session.load(std::move(req));
-    session.set_snapshot_cap(size_t(ui.settings.snapshot_cap_mb) << 20);
     if (!opts.screenshot.empty()) session.set_stop_at(opts.screenshot_after_steps);
     if (opts.autostart || !opts.screenshot.empty()) session.set_running(true);
 

@@ -57,6 +57,31 @@ std::vector<uint8_t> error_heat_map(const Image& prediction, const Image& truth,
   return out;
 }
 
+float error_quantile(const Image& prediction, const Image& truth, float q) {
+  if (prediction.width != truth.width || prediction.height != truth.height || prediction.channels != truth.channels ||
+      truth.pixels.empty())
+    return -1;
+  const size_t n = size_t(truth.pixel_count());
+  const size_t c = size_t(truth.channels);
+  const size_t stride = std::max<size_t>(1, n / 65536);
+  std::vector<float> errors;
+  errors.reserve(n / stride + 1);
+  for (size_t i = 0; i < n; i += stride) {
+    float e = 0;
+    for (size_t k = 0; k < c; ++k)
+      e += std::abs(prediction.pixels[i * c + k] - truth.pixels[i * c + k]);
+    errors.push_back(e / float(c));
+  }
+  const size_t at = std::min(errors.size() - 1, size_t(std::clamp(q, 0.0f, 1.0f) * float(errors.size() - 1) + 0.5f));
+  std::nth_element(errors.begin(), errors.begin() + ptrdiff_t(at), errors.end());
+  return errors[at];
+}
+
+float auto_error_full_scale(const Image& prediction, const Image& truth) {
+  const float p99 = error_quantile(prediction, truth, 0.99f);
+  return p99 < 0 ? -1.0f : std::clamp(p99, 1.0f / 255.0f, 1.0f);
+}
+
 double mean_abs_error(const Image& prediction, const Image& truth) {
   if (prediction.pixels.size() != truth.pixels.size() || truth.pixels.empty()) return -1;
   double s = 0;

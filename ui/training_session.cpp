@@ -139,6 +139,10 @@ void TrainingSession::save_model(const std::string& path) {
     if (!m_run) return report_error("save: nothing to save yet (open an image first)");
     try {
       save_checkpoint(path, m_run->trainer->checkpoint(m_run->source));
+      {
+        std::lock_guard lock(m_mutex);
+        m_back.saved_models.push_back(path);
+      }
       report_notice("saved " + path);
     } catch (const std::exception& e) {
       report_error(std::string("save: ") + e.what());
@@ -264,7 +268,10 @@ void TrainingSession::branch_from(int64_t step) {
 
 void TrainingSession::set_snapshot_cap(size_t bytes) {
   post([this, bytes] {
-    if (m_run) m_run->trainer->set_snapshot_cap_bytes(bytes);
+    m_snapshot_cap = bytes;
+    if (!m_run) return;
+    m_run->trainer->set_snapshot_cap_bytes(bytes);
+    publish_snapshots(true); // the panel shows the new cap (and any thinning) at once
   });
 }
 
@@ -360,6 +367,9 @@ void TrainingSession::do_load(const LoadRequest& req) {
     m_backend_notice_shown = true;
     run->trainer = std::make_unique<Trainer>(std::move(backend), config, std::move(data));
     if (ckpt) run->trainer->restore(*ckpt);
+    // The user's frame memory cap outlives the trainer (after restore, so a model's frames are
+    // thinned to it too).
+    if (m_snapshot_cap > 0) run->trainer->set_snapshot_cap_bytes(m_snapshot_cap);
     run->source = req.model.empty() ? image : req.model;
     run->image = std::filesystem::exists(image) ? image : std::string();
 #if REDRAW_HAVE_CUDA
@@ -565,6 +575,7 @@ SessionTake TrainingSession::take() {
   m_back.frame.reset();
   out.errors.swap(m_back.errors);
   out.notices.swap(m_back.notices);
+  out.saved_models.swap(m_back.saved_models);
   m_back.history_replaced = false;
   m_back.ground_truth.reset();
   m_back.preview.reset();

@@ -69,6 +69,7 @@ struct SessionTake {
   std::shared_ptr<const Image> frame; ///< a requested timelapse frame at the training size
   int64_t frame_step = -1;
   std::vector<std::string> errors, notices;
+  std::vector<std::string> saved_models; ///< paths save_model() wrote successfully, oldest first
 };
 
 /// A new run: from an image (config applies), or from a model (its config applies).
@@ -114,6 +115,8 @@ public:
   void request_frame(int64_t step);
   /// "Resume training from here": the run continues from the frame at or before `step`.
   void branch_from(int64_t step);
+  /// Memory cap for the timelapse frames in bytes. The session keeps it: every trainer built
+  /// afterwards (a new image, a model, Apply & reset) starts with this cap, not the default.
   void set_snapshot_cap(size_t bytes);
   /// Asks for a host copy of the current picture (for the error map on the CUDA path).
   void request_host_preview();
@@ -164,6 +167,7 @@ private:
   size_t m_published_frames = 0, m_published_thinned = 0;
   int64_t m_published_newest = -1;
   bool m_backend_notice_shown = false; ///< "using the CPU backend" is said once per session
+  size_t m_snapshot_cap = 0;           ///< set_snapshot_cap's bytes; 0 = the Trainer's default
 
   std::thread m_thread; // last: starts after every member above exists
 };

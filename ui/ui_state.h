@@ -31,9 +31,10 @@ enum class IntentKind : int32_t {
   LoadPreset,       ///< text = preset name, into the edited config
   OpenPath,         ///< text = image or .redraw file
   SaveModel,        ///< text = destination .redraw
-  ExportImage,      ///< text = destination .png, a = width, b = height, c = bit depth, d = snapshot step or -1
-  ExportComparison, ///< text = destination .png, a = width, b = height (of each half), c = bit depth
-  ExportTimelapse,  ///< text = .gif / .mp4 / folder, a = width, b = height, c = fps, d = overlay (0/1)
+  ExportImage,      ///< text = destination .png, a = width, b = height, d = snapshot step or -1; bit_depth
+  ExportComparison, ///< text = destination .png, a = width, b = height (of each half); bit_depth
+  ExportTimelapse,  ///< text = .gif / .mp4 / folder, a = width, b = height, c = fps, d = overlay (0/1);
+                    ///< bit_depth (PNG frames only)
   CancelExport,
   BranchFromFrame, ///< a = step: "resume training from here"
   SetSnapshotCap,  ///< a = bytes
@@ -46,6 +47,7 @@ struct UiIntent {
   IntentKind kind;
   std::string text;
   int64_t a = 0, b = 0, c = 0, d = 0;
+  int32_t bit_depth = 8; ///< exports: 8 or 16 bits per channel (PNG)
 };
 
 enum class FileDialogPurpose : int32_t { Open = 0, SaveModel, Export };
@@ -91,24 +93,27 @@ struct CanvasView {
   float zoom = 1.0f;                ///< screen pixels per image pixel
   float center_x = 0, center_y = 0; ///< image pixel under the centre of each pane
   bool fit_requested = true;
-  float error_gain = 4.0f;  ///< heat-map scale: |error| * gain -> colour
-  bool error_dirty = false; ///< recompute the heat map (the gain changed)
+  bool error_auto = true;        ///< heat-map scale from the current error (auto_error_full_scale)
+  float error_gain = 4.0f;       ///< manual heat-map scale: |error| * gain -> colour
+  float error_full_scale = 0.0f; ///< |error| of the brightest colour in the map on screen (legend)
+  bool error_dirty = false;      ///< recompute the heat map (the scale changed)
 };
 
 /// The config being edited in the controls panel; it reaches the trainer on Apply.
 struct EditState {
   RunConfig config;
   std::string preset;       ///< preset the edit started from ("" = custom)
+  RunConfig preset_config;  ///< that preset as loaded (to tell whether a new run still is it)
   int32_t train_side = 256; ///< longest side of the training image
   bool full_batch = true;
   int32_t batch_size = 16384;
   int32_t selected_layer = 0;
+  float footer_height = 0; ///< the controls' pinned summary, as measured last frame (pixels)
 };
 
 /// Remembered between runs (settings.json in the XDG config folder).
 struct Settings {
   std::string preset = "siren";
-  float footer_height = 0; ///< the controls' pinned summary, as measured last frame (pixels)
   std::string backend = "auto";
   std::string precision = "fp32"; ///< GPU matrix products: fp32 | tf32 | bf16 (the CPU is always fp32)
   int32_t preview_every = 10;
