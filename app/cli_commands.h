@@ -9,16 +9,16 @@ namespace redraw::cli {
 
 struct TrainCommand {
   std::string image;
-  std::string preset;          ///< empty with no config = the default preset
-  std::string config;          ///< JSON config file
-  std::string size;            ///< "WxH"
+  std::string preset; ///< empty with no config = the default preset
+  std::string config; ///< JSON config file
+  std::string size;   ///< "WxH"
   std::optional<int32_t> max_side;
   std::optional<int64_t> steps;
   std::optional<double> time_limit;
   std::string backend = "auto";
   std::string precision; ///< GPU matrix products: fp32 | tf32 | bf16 (empty = REDRAW_CUDA_PRECISION or fp32)
   std::optional<uint64_t> seed;
-  std::string color;           ///< rgb | gray | binary (overrides the preset)
+  std::string color; ///< rgb | gray | binary (overrides the preset)
   std::string out = "redraw-out";
   int64_t checkpoint_every = 0; ///< 0 = only at the end
   std::string resume;

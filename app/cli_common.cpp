@@ -18,8 +18,7 @@ extern "C" void on_signal(int) { g_interrupted.store(true); }
 void parse_size(const std::string& text, const std::string& option, int32_t& w, int32_t& h) {
   static const std::regex re(R"(^\s*(\d{1,6})\s*[xX]\s*(\d{1,6})\s*$)");
   std::smatch m;
-  if (!std::regex_match(text, m, re))
-    throw UsageError(option + ": '" + text + "' is not a size like 512x512");
+  if (!std::regex_match(text, m, re)) throw UsageError(option + ": '" + text + "' is not a size like 512x512");
   w = std::stoi(m[1]);
   h = std::stoi(m[2]);
   if (w < 1 || h < 1) throw UsageError(option + ": '" + text + "': width and height must be at least 1");
@@ -36,9 +35,12 @@ void install_interrupt_handler() {
 
 std::string format_seconds(double s) {
   char b[32];
-  if (s < 60) std::snprintf(b, sizeof b, "%.1fs", s);
-  else if (s < 3600) std::snprintf(b, sizeof b, "%dm%02ds", int(s) / 60, int(s) % 60);
-  else std::snprintf(b, sizeof b, "%dh%02dm", int(s) / 3600, (int(s) / 60) % 60);
+  if (s < 60)
+    std::snprintf(b, sizeof b, "%.1fs", s);
+  else if (s < 3600)
+    std::snprintf(b, sizeof b, "%dm%02ds", int(s) / 60, int(s) % 60);
+  else
+    std::snprintf(b, sizeof b, "%dh%02dm", int(s) / 3600, (int(s) / 60) % 60);
   return b;
 }
 

@@ -81,10 +81,14 @@ int run_info(const InfoCommand& o) {
   const Checkpoint c = load_checkpoint(o.model);
   const double psnr = c.history.empty() ? 0.0 : c.history.back().psnr_db;
   if (o.json) {
-    nlohmann::json j = {{"config", to_json(c.config)},       {"parameters", parameter_count(c.config.model)},
-                        {"step", c.step},                    {"seconds", c.seconds},
-                        {"image_width", c.image_width},      {"image_height", c.image_height},
-                        {"source_image", c.source_image},    {"snapshots", c.snapshots.size()},
+    nlohmann::json j = {{"config", to_json(c.config)},
+                        {"parameters", parameter_count(c.config.model)},
+                        {"step", c.step},
+                        {"seconds", c.seconds},
+                        {"image_width", c.image_width},
+                        {"image_height", c.image_height},
+                        {"source_image", c.source_image},
+                        {"snapshots", c.snapshots.size()},
                         {"last_psnr_db", psnr}};
     std::printf("%s\n", j.dump(2).c_str());
     return k_exit_ok;
@@ -92,13 +96,16 @@ int run_info(const InfoCommand& o) {
   std::printf("model:       %s\n", o.model.c_str());
   std::printf("preset:      %s\n", c.config.name.c_str());
   std::printf("parameters:  %lld\n", static_cast<long long>(parameter_count(c.config.model)));
-  std::printf("steps done:  %lld of %lld\n", static_cast<long long>(c.step), static_cast<long long>(c.config.training.steps));
+  std::printf("steps done:  %lld of %lld\n", static_cast<long long>(c.step),
+              static_cast<long long>(c.config.training.steps));
   std::printf("trained for: %s\n", format_seconds(c.seconds).c_str());
   std::printf("image:       %dx%d %s (%s)\n", c.image_width, c.image_height, color_mode_name(c.config.data.color_mode),
               c.source_image.empty() ? "unknown source" : c.source_image.c_str());
-  if (c.history.empty()) std::printf("last PSNR:   n/a\n");
-  else std::printf("last PSNR:   %.2f dB (loss %.4g at step %lld)\n", psnr, c.history.back().loss,
-                   static_cast<long long>(c.history.back().step));
+  if (c.history.empty())
+    std::printf("last PSNR:   n/a\n");
+  else
+    std::printf("last PSNR:   %.2f dB (loss %.4g at step %lld)\n", psnr, c.history.back().loss,
+                static_cast<long long>(c.history.back().step));
   std::printf("snapshots:   %zu\n", c.snapshots.size());
   std::printf("config:\n%s\n", to_json(c.config).dump(2).c_str());
   return k_exit_ok;

@@ -34,15 +34,17 @@ void save_run(Trainer& t, const std::filesystem::path& dir, const std::string& s
 
 std::string describe(const MetricsRow& r, double steps_per_s) {
   char b[160];
-  std::snprintf(b, sizeof b, "step %lld  loss %.4g  PSNR %.2f dB  lr %.3g  %.1f steps/s", static_cast<long long>(r.step),
-                r.loss, r.psnr_db, r.lr, steps_per_s);
+  std::snprintf(b, sizeof b, "step %lld  loss %.4g  PSNR %.2f dB  lr %.3g  %.1f steps/s",
+                static_cast<long long>(r.step), r.loss, r.psnr_db, r.lr, steps_per_s);
   return b;
 }
 
 RunConfig build_config(const TrainCommand& o) {
   RunConfig c;
-  if (!o.config.empty()) c = load_run_config(o.config);
-  else c = load_preset(o.preset.empty() ? k_default_preset : o.preset);
+  if (!o.config.empty())
+    c = load_run_config(o.config);
+  else
+    c = load_preset(o.preset.empty() ? k_default_preset : o.preset);
   if (!o.size.empty()) {
     parse_size(o.size, "--size", c.data.width, c.data.height);
   } else if (o.max_side) {
@@ -135,7 +137,8 @@ int run_train(const TrainCommand& o) {
       }
       wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       const double sps = double(trainer.current_step() - start) / std::max(1e-9, wall);
-      if (!o.quiet) progress.update(double(trainer.current_step()) / double(std::max<int64_t>(total, 1)), describe(*row, sps));
+      if (!o.quiet)
+        progress.update(double(trainer.current_step()) / double(std::max<int64_t>(total, 1)), describe(*row, sps));
     }
     if (o.checkpoint_every > 0 && trainer.current_step() % o.checkpoint_every == 0) {
       save_run(trainer, out_dir, o.image);

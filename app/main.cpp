@@ -40,7 +40,8 @@ int open_gui(const GuiOptions* opts_in) {
 int main(int argc, char** argv) {
   CLI::App app{"Redraw: watch a neural network learn an image", "redraw"};
   app.require_subcommand(0, 1);
-  app.set_version_flag("--version", [] { return std::string("redraw ") + REDRAW_VERSION + "\n" + describe_backends(); });
+  app.set_version_flag("--version",
+                       [] { return std::string("redraw ") + REDRAW_VERSION + "\n" + describe_backends(); });
 
   // ---- gui ----
   GuiOptions gui;
@@ -68,7 +69,8 @@ int main(int argc, char** argv) {
   train_cmd->add_option("--steps", train.steps, "Total steps");
   train_cmd->add_option("--time-limit", train.time_limit, "Stop after this many seconds");
   train_cmd->add_option("--backend", train.backend, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
-  train_cmd->add_option("--precision", train.precision, "GPU matrix products: fp32 (default), tf32 or bf16 tensor cores")
+  train_cmd
+      ->add_option("--precision", train.precision, "GPU matrix products: fp32 (default), tf32 or bf16 tensor cores")
       ->check(CLI::IsMember({"fp32", "tf32", "bf16"}));
   train_cmd->add_option("--seed", train.seed, "Random seed");
   train_cmd->add_option("--color", train.color, "Colour mode: rgb, gray or binary")
@@ -77,7 +79,9 @@ int main(int argc, char** argv) {
   train_cmd->add_option("--checkpoint-every", train.checkpoint_every, "Save model.redraw every N steps");
   train_cmd->add_option("--resume", train.resume, "Continue from a .redraw model");
   train_cmd->add_flag("--quiet", train.quiet, "No progress output");
-  train_cmd->add_option("--snapshot-cap-mb", train.snapshot_cap_mb, "Memory cap of the timelapse snapshots in MiB (default 256)")
+  train_cmd
+      ->add_option("--snapshot-cap-mb", train.snapshot_cap_mb,
+                   "Memory cap of the timelapse snapshots in MiB (default 256)")
       ->check(CLI::PositiveNumber);
 
   // ---- render ----
@@ -88,8 +92,10 @@ int main(int argc, char** argv) {
   render_cmd->add_option("-o,--output", render.out, "Output .png")->required();
   render_cmd->add_option("--snapshot", render.snapshot, "Timelapse snapshot index (0-based, -1 = last)");
   render_cmd->add_option("--bit-depth", render.bit_depth, "8 or 16")->check(CLI::IsMember({8, 16}));
-  render_cmd->add_option("--backend", render.backend, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
-  render_cmd->add_option("--precision", render.precision, "GPU matrix products: fp32 (default), tf32 or bf16 tensor cores")
+  render_cmd->add_option("--backend", render.backend, "auto, cpu or cuda")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  render_cmd
+      ->add_option("--precision", render.precision, "GPU matrix products: fp32 (default), tf32 or bf16 tensor cores")
       ->check(CLI::IsMember({"fp32", "tf32", "bf16"}));
   render_cmd->add_option("--compare", render.compare,
                          "Original image: write it upscaled bicubically beside the render (output is 2W x H)");
@@ -103,7 +109,8 @@ int main(int argc, char** argv) {
   lapse_cmd->add_option("-o,--output", lapse.out, "OUT.gif, OUT.mp4 or a folder DIR/ for PNG frames")->required();
   lapse_cmd->add_flag("--overlay", lapse.overlay, "Draw the step and PSNR on each frame");
   lapse_cmd->add_option("--backend", lapse.backend, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
-  lapse_cmd->add_option("--precision", lapse.precision, "GPU matrix products: fp32 (default), tf32 or bf16 tensor cores")
+  lapse_cmd
+      ->add_option("--precision", lapse.precision, "GPU matrix products: fp32 (default), tf32 or bf16 tensor cores")
       ->check(CLI::IsMember({"fp32", "tf32", "bf16"}));
 
   // ---- info ----

@@ -8,8 +8,8 @@
 #include <stb/stb_image_resize.h>
 
 #include <algorithm>
-#include <csetjmp>
 #include <cmath>
+#include <csetjmp>
 #include <exception>
 #include <fstream>
 #include <functional>
@@ -39,11 +39,12 @@ Image resize_with(const Image& src, int32_t width, int32_t height, stbir_filter 
   out.channels = src.channels;
   out.pixels.resize(size_t(width) * height * src.channels);
   const int alpha = src.channels == 2 || src.channels == 4 ? src.channels - 1 : STBIR_ALPHA_CHANNEL_NONE;
-  const int ok = stbir_resize_float_generic(src.pixels.data(), src.width, src.height, 0, out.pixels.data(), width,
-                                            height, 0, src.channels, alpha, 0, STBIR_EDGE_CLAMP, filter,
-                                            STBIR_COLORSPACE_LINEAR, nullptr);
+  const int ok =
+      stbir_resize_float_generic(src.pixels.data(), src.width, src.height, 0, out.pixels.data(), width, height, 0,
+                                 src.channels, alpha, 0, STBIR_EDGE_CLAMP, filter, STBIR_COLORSPACE_LINEAR, nullptr);
   if (!ok) throw ImageError(std::string(what) + ": resize failed (out of memory?)");
-  for (float& v : out.pixels) v = std::clamp(v, 0.0f, 1.0f); // cubic filters overshoot
+  for (float& v : out.pixels)
+    v = std::clamp(v, 0.0f, 1.0f); // cubic filters overshoot
   return out;
 }
 
@@ -62,14 +63,16 @@ Image decode_image(const uint8_t* data, size_t size, const std::string& name) {
       return (uint32_t(data[o]) << 24) | (uint32_t(data[o + 1]) << 16) | (uint32_t(data[o + 2]) << 8) | data[o + 3];
     };
     const uint32_t pw = be32(16), ph = be32(20);
-    if (pw > uint32_t(k_max_image_side) || ph > uint32_t(k_max_image_side) || uint64_t(pw) * ph > uint64_t(k_max_image_pixels))
+    if (pw > uint32_t(k_max_image_side) || ph > uint32_t(k_max_image_side) ||
+        uint64_t(pw) * ph > uint64_t(k_max_image_pixels))
       throw ImageError(name + ": the header claims " + std::to_string(pw) + "x" + std::to_string(ph) +
                        " pixels, over the limit of " + std::to_string(k_max_image_side) + " per side and " +
                        std::to_string(k_max_image_pixels) + " pixels in all");
   }
   if (!stbi_info_from_memory(data, int(size), &w, &h, &comp)) {
     const char* why = stbi_failure_reason();
-    throw ImageError(name + ": not a readable PNG, JPEG, BMP, TGA or GIF image (" + (why ? why : "unknown format") + ")");
+    throw ImageError(name + ": not a readable PNG, JPEG, BMP, TGA or GIF image (" + (why ? why : "unknown format") +
+                     ")");
   }
   if (w < 1 || h < 1 || w > k_max_image_side || h > k_max_image_side || int64_t(w) * h > k_max_image_pixels)
     throw ImageError(name + ": the header claims " + std::to_string(w) + "x" + std::to_string(h) +
@@ -82,13 +85,15 @@ Image decode_image(const uint8_t* data, size_t size, const std::string& name) {
     stbi_us* px = stbi_load_16_from_memory(data, int(size), &dw, &dh, &dc, 0);
     if (!px) throw ImageError(name + ": corrupt or truncated image (" + stbi_failure_reason() + ")");
     img.pixels.resize(size_t(dw) * dh * dc);
-    for (size_t i = 0; i < img.pixels.size(); ++i) img.pixels[i] = float(px[i]) / 65535.0f;
+    for (size_t i = 0; i < img.pixels.size(); ++i)
+      img.pixels[i] = float(px[i]) / 65535.0f;
     stbi_image_free(px);
   } else {
     stbi_uc* px = stbi_load_from_memory(data, int(size), &dw, &dh, &dc, 0);
     if (!px) throw ImageError(name + ": corrupt or truncated image (" + stbi_failure_reason() + ")");
     img.pixels.resize(size_t(dw) * dh * dc);
-    for (size_t i = 0; i < img.pixels.size(); ++i) img.pixels[i] = float(px[i]) / 255.0f;
+    for (size_t i = 0; i < img.pixels.size(); ++i)
+      img.pixels[i] = float(px[i]) / 255.0f;
     stbi_image_free(px);
   }
   img.width = dw;
@@ -133,7 +138,8 @@ Image convert_color(const Image& raw, ColorMode mode, float threshold, const std
     }
     if (has_alpha) {
       const float a = p[raw.channels - 1];
-      for (int c = 0; c < 3; ++c) rgb[c] = rgb[c] * a + bg[size_t(c)] * (1.0f - a);
+      for (int c = 0; c < 3; ++c)
+        rgb[c] = rgb[c] * a + bg[size_t(c)] * (1.0f - a);
     }
     float* o = out.pixels.data() + i * out.channels;
     if (mode == ColorMode::Rgb) {
@@ -183,7 +189,8 @@ Image prepare_training_image(const std::filesystem::path& file, const DataSpec& 
   if (spec.color_mode == ColorMode::Binary) {
     // Threshold after resizing, so thin strokes survive as grey before becoming black or white.
     Image gray = resize_area(convert_color(raw, ColorMode::Gray, spec.threshold, spec.background), w, h);
-    for (float& v : gray.pixels) v = v >= spec.threshold ? 1.0f : 0.0f;
+    for (float& v : gray.pixels)
+      v = v >= spec.threshold ? 1.0f : 0.0f;
     return gray;
   }
   return resize_area(convert_color(raw, spec.color_mode, spec.threshold, spec.background), w, h);
@@ -229,7 +236,8 @@ public:
     for (int32_t r = 0; r < rows; ++r) {
       const float* src = values + size_t(r) * row_values;
       if (m_depth == 8) {
-        for (size_t i = 0; i < row_values; ++i) m_row[i] = uint8_t(std::lround(std::clamp(src[i], 0.0f, 1.0f) * 255.0f));
+        for (size_t i = 0; i < row_values; ++i)
+          m_row[i] = uint8_t(std::lround(std::clamp(src[i], 0.0f, 1.0f) * 255.0f));
       } else {
         for (size_t i = 0; i < row_values; ++i) { // PNG stores 16-bit samples big-endian
           const uint16_t v = uint16_t(std::lround(std::clamp(src[i], 0.0f, 1.0f) * 65535.0f));

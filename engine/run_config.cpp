@@ -14,16 +14,20 @@ namespace redraw {
 using nlohmann::json;
 
 namespace {
-const NameTable<ColorMode> k_color_modes = {{"rgb", ColorMode::Rgb}, {"gray", ColorMode::Gray}, {"binary", ColorMode::Binary}};
-const NameTable<LossKind> k_losses = {{"MSE", LossKind::MSE}, {"L1", LossKind::L1}, {"Huber", LossKind::Huber}, {"BCE", LossKind::BCE}};
+const NameTable<ColorMode> k_color_modes = {
+    {"rgb", ColorMode::Rgb}, {"gray", ColorMode::Gray}, {"binary", ColorMode::Binary}};
+const NameTable<LossKind> k_losses = {
+    {"MSE", LossKind::MSE}, {"L1", LossKind::L1}, {"Huber", LossKind::Huber}, {"BCE", LossKind::BCE}};
 const NameTable<OptimizerKind> k_optimizers = {{"SGD", OptimizerKind::Sgd}, {"Adam", OptimizerKind::Adam}};
-const NameTable<ScheduleKind> k_schedules = {
-    {"Constant", ScheduleKind::Constant}, {"Cosine", ScheduleKind::Cosine}, {"WarmRestarts", ScheduleKind::WarmRestarts}};
+const NameTable<ScheduleKind> k_schedules = {{"Constant", ScheduleKind::Constant},
+                                             {"Cosine", ScheduleKind::Cosine},
+                                             {"WarmRestarts", ScheduleKind::WarmRestarts}};
 
 /// Walks one JSON object, reading known keys and rejecting the rest.
 class Reader {
 public:
-  Reader(const json& j, std::string source, std::string path) : m_j(j), m_source(std::move(source)), m_path(std::move(path)) {
+  Reader(const json& j, std::string source, std::string path)
+      : m_j(j), m_source(std::move(source)), m_path(std::move(path)) {
     if (!m_j.is_object()) fail("", "must be a JSON object");
   }
   ~Reader() noexcept(false) {
@@ -31,14 +35,20 @@ public:
     for (auto it = m_j.begin(); it != m_j.end(); ++it)
       if (!m_seen.count(it.key())) fail(it.key(), "unknown key");
   }
-  bool has(const std::string& k) { m_seen.insert(k); return m_j.contains(k); }
+  bool has(const std::string& k) {
+    m_seen.insert(k);
+    return m_j.contains(k);
+  }
   [[noreturn]] void fail(const std::string& key, const std::string& what) const {
     throw ConfigError(m_source + ": " + field(key) + ": " + what);
   }
   std::string field(const std::string& key) const {
     return m_path.empty() ? (key.empty() ? "(root)" : key) : (key.empty() ? m_path : m_path + "." + key);
   }
-  const json& at(const std::string& k) { m_seen.insert(k); return m_j.at(k); }
+  const json& at(const std::string& k) {
+    m_seen.insert(k);
+    return m_j.at(k);
+  }
 
   template <class T> void number(const std::string& k, T& out, double lo, double hi) {
     if (!has(k)) return;
@@ -202,7 +212,8 @@ RunConfig parse_run_config(const json& j, const std::string& source) {
               return v.is_number() && v.get<double>() >= 0 && v.get<double>() <= 1;
             }))
           d.fail("background", "must be [r, g, b] with each in [0, 1]");
-        for (int i = 0; i < 3; ++i) c.data.background[size_t(i)] = bg[size_t(i)].get<float>();
+        for (int i = 0; i < 3; ++i)
+          c.data.background[size_t(i)] = bg[size_t(i)].get<float>();
       }
       if ((c.data.width == 0) != (c.data.height == 0)) d.fail("width", "width and height must be given together");
     }
@@ -231,27 +242,51 @@ RunConfig load_run_config(const std::filesystem::path& file) {
 json to_json(const RunConfig& c) {
   const ModelSpec& m = c.model;
   json acts = json::array();
-  for (Activation a : m.hidden_activations) acts.push_back(activation_name(a));
-  json model = {{"encoding", {{"otype", encoding_name(m.encoding.kind)}, {"levels", m.encoding.levels},
-                              {"features", m.encoding.features}, {"sigma", m.encoding.sigma}, {"seed", m.encoding.seed}}},
-                {"hidden", m.hidden}, {"activations", acts}, {"output_activation", activation_name(m.output_activation)},
-                {"init", init_name(m.init)}, {"omega_0", m.omega_0}};
+  for (Activation a : m.hidden_activations)
+    acts.push_back(activation_name(a));
+  json model = {{"encoding",
+                 {{"otype", encoding_name(m.encoding.kind)},
+                  {"levels", m.encoding.levels},
+                  {"features", m.encoding.features},
+                  {"sigma", m.encoding.sigma},
+                  {"seed", m.encoding.seed}}},
+                {"hidden", m.hidden},
+                {"activations", acts},
+                {"output_activation", activation_name(m.output_activation)},
+                {"init", init_name(m.init)},
+                {"omega_0", m.omega_0}};
   json batch = c.training.batch_size == 0 ? json("full") : json(c.training.batch_size);
   return {{"name", c.name},
           {"model", model},
-          {"loss", {{"otype", loss_name(c.loss.kind)}, {"huber_delta", c.loss.huber_delta}, {"epsilon", c.loss.bce_epsilon}}},
-          {"optimizer", {{"otype", optimizer_name(c.optimizer.kind)}, {"beta1", c.optimizer.adam.beta1},
-                         {"beta2", c.optimizer.adam.beta2}, {"epsilon", c.optimizer.adam.epsilon},
-                         {"momentum", c.optimizer.sgd.momentum}, {"nesterov", c.optimizer.sgd.nesterov},
-                         {"weight_decay", c.optimizer.adam.weight_decay}}},
-          {"schedule", {{"otype", schedule_name(c.schedule.kind)}, {"lr_max", c.schedule.lr_max}, {"lr_min", c.schedule.lr_min},
-                        {"period", c.schedule.period}, {"period_mult", c.schedule.period_mult},
-                        {"warmup_steps", c.schedule.warmup_steps}}},
-          {"training", {{"batch", batch}, {"steps", c.training.steps}, {"seed", c.training.seed},
-                        {"metrics_every", c.training.metrics_every}}},
-          {"data", {{"color_mode", color_mode_name(c.data.color_mode)}, {"threshold", c.data.threshold},
-                    {"width", c.data.width}, {"height", c.data.height}, {"max_side", c.data.max_side},
-                    {"background", c.data.background}}}};
+          {"loss",
+           {{"otype", loss_name(c.loss.kind)}, {"huber_delta", c.loss.huber_delta}, {"epsilon", c.loss.bce_epsilon}}},
+          {"optimizer",
+           {{"otype", optimizer_name(c.optimizer.kind)},
+            {"beta1", c.optimizer.adam.beta1},
+            {"beta2", c.optimizer.adam.beta2},
+            {"epsilon", c.optimizer.adam.epsilon},
+            {"momentum", c.optimizer.sgd.momentum},
+            {"nesterov", c.optimizer.sgd.nesterov},
+            {"weight_decay", c.optimizer.adam.weight_decay}}},
+          {"schedule",
+           {{"otype", schedule_name(c.schedule.kind)},
+            {"lr_max", c.schedule.lr_max},
+            {"lr_min", c.schedule.lr_min},
+            {"period", c.schedule.period},
+            {"period_mult", c.schedule.period_mult},
+            {"warmup_steps", c.schedule.warmup_steps}}},
+          {"training",
+           {{"batch", batch},
+            {"steps", c.training.steps},
+            {"seed", c.training.seed},
+            {"metrics_every", c.training.metrics_every}}},
+          {"data",
+           {{"color_mode", color_mode_name(c.data.color_mode)},
+            {"threshold", c.data.threshold},
+            {"width", c.data.width},
+            {"height", c.data.height},
+            {"max_side", c.data.max_side},
+            {"background", c.data.background}}}};
 }
 
 std::filesystem::path asset_dir() {
@@ -273,7 +308,8 @@ RunConfig load_preset(const std::string& name) {
   const auto file = asset_dir() / "presets" / (name + ".json");
   if (name.find('/') != std::string::npos || !std::filesystem::exists(file)) {
     std::string known;
-    for (const auto& n : preset_names()) known += (known.empty() ? "" : ", ") + n;
+    for (const auto& n : preset_names())
+      known += (known.empty() ? "" : ", ") + n;
     throw ConfigError("Preset '" + name + "' not found (known: " + known + ")");
   }
   return load_run_config(file);

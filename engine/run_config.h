@@ -37,7 +37,7 @@ struct ScheduleSpec {
 };
 
 struct TrainingSpec {
-  int64_t batch_size = 0;  ///< 0 = full batch (every pixel every step)
+  int64_t batch_size = 0; ///< 0 = full batch (every pixel every step)
   int64_t steps = 2000;
   uint64_t seed = 1;
   int64_t metrics_every = 10; ///< loss/PSNR logged every this many steps
@@ -45,9 +45,9 @@ struct TrainingSpec {
 
 struct DataSpec {
   ColorMode color_mode = ColorMode::Rgb;
-  float threshold = 0.5f;                  ///< Binary: gray >= threshold is white
-  int32_t width = 0, height = 0;           ///< explicit training size (0 = from max_side / the image)
-  int32_t max_side = 256;                  ///< longest side, aspect kept (0 = native size)
+  float threshold = 0.5f;                               ///< Binary: gray >= threshold is white
+  int32_t width = 0, height = 0;                        ///< explicit training size (0 = from max_side / the image)
+  int32_t max_side = 256;                               ///< longest side, aspect kept (0 = native size)
   std::array<float, 3> background = {1.0f, 1.0f, 1.0f}; ///< alpha is composited onto this colour
 };
 

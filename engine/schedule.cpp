@@ -58,8 +58,12 @@ std::unique_ptr<Schedule> make_schedule(const ScheduleSpec& s, int64_t total_ste
   const int64_t period = s.period > 0 ? s.period : std::max<int64_t>(1, total_steps - s.warmup_steps);
   std::unique_ptr<Schedule> base;
   switch (s.kind) {
-  case ScheduleKind::Constant: base = std::make_unique<ConstantSchedule>(s.lr_max); break;
-  case ScheduleKind::Cosine: base = std::make_unique<CosineSchedule>(s.lr_max, s.lr_min, period); break;
+  case ScheduleKind::Constant:
+    base = std::make_unique<ConstantSchedule>(s.lr_max);
+    break;
+  case ScheduleKind::Cosine:
+    base = std::make_unique<CosineSchedule>(s.lr_max, s.lr_min, period);
+    break;
   case ScheduleKind::WarmRestarts:
     base = std::make_unique<WarmRestartSchedule>(s.lr_max, s.lr_min, period, s.period_mult);
     break;

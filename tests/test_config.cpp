@@ -85,5 +85,6 @@ TEST_CASE("bad config keys and values name the field") {
 }
 
 TEST_CASE("config files: missing file and invalid JSON") {
-  CHECK_THROWS_WITH_AS(load_run_config("/nonexistent/run.json"), doctest::Contains("/nonexistent/run.json"), ConfigError);
+  CHECK_THROWS_WITH_AS(load_run_config("/nonexistent/run.json"), doctest::Contains("/nonexistent/run.json"),
+                       ConfigError);
 }

@@ -31,7 +31,8 @@ void check_image_error(const std::filesystem::path& p, const char* needle) {
 std::vector<uint8_t> png_header_claiming(uint32_t w, uint32_t h) {
   std::vector<uint8_t> b = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R'};
   auto be32 = [&](uint32_t v) {
-    for (int s = 24; s >= 0; s -= 8) b.push_back(uint8_t(v >> s));
+    for (int s = 24; s >= 0; s -= 8)
+      b.push_back(uint8_t(v >> s));
   };
   be32(w);
   be32(h);
@@ -49,7 +50,8 @@ TEST_CASE("loads the shared samples with their native channels") {
   const Image cat = load_image(test::sample("chelsea.png"));
   CHECK(cat.channels == 3);
   CHECK(cat.width == 451);
-  for (float v : cat.pixels) REQUIRE((v >= 0.0f && v <= 1.0f));
+  for (float v : cat.pixels)
+    REQUIRE((v >= 0.0f && v <= 1.0f));
 }
 
 TEST_CASE("PNG 16-bit round trip keeps 16-bit precision; 8-bit rounds to 1/255") {
@@ -73,7 +75,8 @@ TEST_CASE("PNG 16-bit round trip keeps 16-bit precision; 8-bit rounds to 1/255")
 TEST_CASE("JPEG, BMP, TGA and GIF (first frame) load") {
   test::TempDir dir;
   std::vector<uint8_t> rgb(16 * 8 * 3);
-  for (size_t i = 0; i < rgb.size(); ++i) rgb[i] = uint8_t(i * 7);
+  for (size_t i = 0; i < rgb.size(); ++i)
+    rgb[i] = uint8_t(i * 7);
   const auto base = dir.path.string();
   REQUIRE(stbi_write_bmp((base + "/a.bmp").c_str(), 16, 8, 3, rgb.data()));
   REQUIRE(stbi_write_tga((base + "/a.tga").c_str(), 16, 8, 3, rgb.data()));
@@ -96,7 +99,8 @@ TEST_CASE("JPEG, BMP, TGA and GIF (first frame) load") {
   for (int frame = 0; frame < 2; ++frame) {
     REQUIRE(EGifPutImageDesc(g, 0, 0, 4, 3, false, nullptr) == GIF_OK);
     GifPixelType row[4] = {GifPixelType(frame), GifPixelType(frame), GifPixelType(frame), GifPixelType(frame)};
-    for (int y = 0; y < 3; ++y) REQUIRE(EGifPutLine(g, row, 4) == GIF_OK);
+    for (int y = 0; y < 3; ++y)
+      REQUIRE(EGifPutLine(g, row, 4) == GIF_OK);
   }
   GifFreeMapObject(map);
   REQUIRE(EGifCloseFile(g, &err) == GIF_OK);
@@ -134,7 +138,8 @@ TEST_CASE("area resize averages blocks exactly; training size keeps the aspect")
   img.height = 2;
   img.channels = 1;
   img.pixels = {0, 1, 2, 3, 4, 5, 6, 7};
-  for (float& v : img.pixels) v /= 8.0f;
+  for (float& v : img.pixels)
+    v /= 8.0f;
   const Image half = resize_area(img, 2, 1);
   CHECK(half.pixels[0] == doctest::Approx((0 + 1 + 4 + 5) / 32.0));
   CHECK(half.pixels[1] == doctest::Approx((2 + 3 + 6 + 7) / 32.0));
@@ -176,7 +181,8 @@ TEST_CASE("bad image files give a clear error naming the file") {
   test::write_bytes(dir.path / "garbage.png", std::vector<uint8_t>(300, 0x5a));
   check_image_error(dir.path / "garbage.png", "not a readable");
   auto horse = test::read_bytes(test::sample("horse.png"));
-  test::write_bytes(dir.path / "truncated.png", std::vector<uint8_t>(horse.begin(), horse.begin() + long(horse.size() / 3)));
+  test::write_bytes(dir.path / "truncated.png",
+                    std::vector<uint8_t>(horse.begin(), horse.begin() + long(horse.size() / 3)));
   check_image_error(dir.path / "truncated.png", "corrupt or truncated");
   test::write_bytes(dir.path / "huge.png", png_header_claiming(100000, 100000));
   check_image_error(dir.path / "huge.png", "over the limit");
