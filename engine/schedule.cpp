@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace redraw {
 
@@ -25,19 +26,22 @@ WarmRestartSchedule::WarmRestartSchedule(double lr_max, double lr_min, int64_t f
     : m_max(lr_max), m_min(lr_min), m_mult(std::max(1.0, period_mult)), m_first(std::max<int64_t>(1, first_period)) {}
 
 void WarmRestartSchedule::cycle_of(int64_t t, int64_t& start, int64_t& length) const {
-  start = 0;
-  double len = double(m_first);
-  // Cycles grow geometrically, so this loop runs O(log t) times for mult > 1.
   if (m_mult == 1.0) {
     start = (t / m_first) * m_first;
     length = m_first;
     return;
   }
-  while (double(start) + len <= double(t)) {
-    start += int64_t(std::llround(len));
-    len *= m_mult;
+  // Cycle k lasts round(T0 * mult^k) steps. The loop tests and advances by that same integer, so
+  // each cycle begins exactly where the last one ended. Cycles grow geometrically: O(log t) turns.
+  start = 0;
+  length = m_first;
+  double exact = double(m_first);
+  while (t - start >= length) {
+    start += length;
+    exact *= m_mult;
+    const int64_t room = std::numeric_limits<int64_t>::max() - start; // the last cycle never ends
+    length = exact >= double(room) ? room : std::max<int64_t>(1, std::llround(exact));
   }
-  length = std::max<int64_t>(1, int64_t(std::llround(len)));
 }
 
 double WarmRestartSchedule::learning_rate(int64_t t) const {

@@ -116,3 +116,28 @@ TEST_CASE("linear warm-up ramps to the nested schedule's first value") {
   CHECK(s->learning_rate(60) == doctest::Approx(0.05));
   CHECK(s->learning_rate(110) == doctest::Approx(0.0));
 }
+
+TEST_CASE("warm restarts with a non-integer multiplier restart at every cycle's first step") {
+  // Cycle k lasts round(10 * 1.37^k) steps: 10, 14, 19, 26, 35, 48, 66, 90. The fifth (35.2275)
+  // rounds down, which an implementation mixing the exact and the rounded length gets wrong.
+  const double hi = 0.02, lo = 1e-5, mult = 1.37;
+  const WarmRestartSchedule s(hi, lo, 10, mult);
+  int64_t start = 0;
+  for (int k = 0; k < 8; ++k) {
+    const int64_t length = std::llround(10.0 * std::pow(mult, k));
+    CAPTURE(k);
+    CAPTURE(start);
+    CAPTURE(length);
+    CHECK(s.learning_rate(start) == hi);
+    for (int64_t i = 0; i < length; ++i) {
+      const double want = lo + (hi - lo) * 0.5 * (1.0 + std::cos(M_PI * double(i) / double(length)));
+      REQUIRE(s.learning_rate(start + i) == doctest::Approx(want).epsilon(1e-12));
+    }
+    CHECK(s.learning_rate(start + length - 1) < lo + 0.03 * (hi - lo)); // just before the restart: near lr_min
+    int64_t got_start = 0, got_length = 0;
+    s.cycle_of(start + length - 1, got_start, got_length);
+    CHECK(got_start == start);
+    CHECK(got_length == length);
+    start += length;
+  }
+}
