@@ -62,6 +62,25 @@ public:
     }
     out = T(d);
   }
+  /// A seed: a whole number in [0, 2^64 - 1], read exactly (through a double it would round
+  /// above 2^53). A whole-valued float such as 7.0 is accepted up to 2^53, where it is still exact.
+  void seed(const std::string& k, uint64_t& out) {
+    if (!has(k)) return;
+    const json& v = at(k);
+    const std::string range = "must be a whole number in [0, " + std::to_string(k_max_seed) + "]";
+    if (v.is_number_unsigned()) {
+      out = v.get<uint64_t>();
+    } else if (v.is_number_integer()) { // signed: a negative literal, or a json(5) built in code
+      if (v.get<int64_t>() < 0) fail(k, std::to_string(v.get<int64_t>()) + " is negative; " + range);
+      out = uint64_t(v.get<int64_t>());
+    } else if (v.is_number_float()) {
+      const double d = v.get<double>();
+      if (!(d >= 0 && d <= 9007199254740992.0 && d == std::floor(d))) fail(k, v.dump() + ": " + range);
+      out = uint64_t(d);
+    } else {
+      fail(k, range);
+    }
+  }
   void boolean(const std::string& k, bool& out) {
     if (!has(k)) return;
     if (!at(k).is_boolean()) fail(k, "must be true or false");
@@ -107,7 +126,7 @@ void read_model(Reader r, ModelSpec& m) {
     e.number("levels", m.encoding.levels, 1, 24);
     e.number("features", m.encoding.features, 1, 4096);
     e.number("sigma", m.encoding.sigma, 1e-6, 1e4);
-    e.number("seed", m.encoding.seed, 0, 9.0e15);
+    e.seed("seed", m.encoding.seed);
   }
   if (r.has("hidden")) {
     const json& h = r.at("hidden");
@@ -196,7 +215,7 @@ RunConfig parse_run_config(const json& j, const std::string& source) {
           t.fail("batch", "must be \"full\" or a whole number in [1, 67108864]");
       }
       t.number("steps", c.training.steps, 0, 1e12);
-      t.number("seed", c.training.seed, 0, 9.0e15);
+      t.seed("seed", c.training.seed);
       t.number("metrics_every", c.training.metrics_every, 1, 1e9);
     }
     if (r.has("data")) {

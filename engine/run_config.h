@@ -36,10 +36,14 @@ struct ScheduleSpec {
   int64_t warmup_steps = 0; ///< linear warm-up before the schedule starts
 };
 
+/// Seeds (training.seed, model.encoding.seed) may be any 64-bit unsigned value; JSON configs and
+/// model files store them as exact integers, so every seed the trainer accepts loads again.
+constexpr uint64_t k_max_seed = UINT64_MAX;
+
 struct TrainingSpec {
   int64_t batch_size = 0; ///< 0 = full batch (every pixel every step)
   int64_t steps = 2000;
-  uint64_t seed = 1;
+  uint64_t seed = 1;          ///< 0..k_max_seed
   int64_t metrics_every = 10; ///< loss/PSNR logged every this many steps
 };
 

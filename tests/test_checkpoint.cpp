@@ -121,3 +121,20 @@ TEST_CASE("saving over an existing model is atomic: a failed save keeps the old 
   CHECK(test::read_bytes(file) == before);
   CHECK(test::files_in(dir.path) == 1); // no temp files left behind
 }
+
+TEST_CASE("a model trained with the largest seed saves and loads again") {
+  for (uint64_t seed : {UINT64_MAX, uint64_t(10000000000000000ull), uint64_t(9007199254740993ull)}) {
+    CAPTURE(seed);
+    RunConfig cfg = test::small_config(OptimizerKind::Adam, 0);
+    cfg.training.seed = seed;
+    cfg.model.encoding.seed = seed;
+    Trainer t = test::small_trainer(cfg, test::gradient_image(6, 5, 3));
+    t.run(2);
+    test::TempDir dir;
+    save_checkpoint(dir.path / "m.redraw", t.checkpoint());
+    const Checkpoint back = load_checkpoint(dir.path / "m.redraw");
+    CHECK(back.config.training.seed == seed);
+    CHECK(back.config.model.encoding.seed == seed);
+    CHECK(back.params == t.checkpoint().params);
+  }
+}

@@ -88,3 +88,26 @@ TEST_CASE("config files: missing file and invalid JSON") {
   CHECK_THROWS_WITH_AS(load_run_config("/nonexistent/run.json"), doctest::Contains("/nonexistent/run.json"),
                        ConfigError);
 }
+
+TEST_CASE("seeds are read as exact 64-bit integers, and out-of-range ones name the field") {
+  // Each of these would change (or be refused) on its way through a double.
+  for (const char* text : {"18446744073709551615", "9007199254740993", "10000000000000000", "0"}) {
+    CAPTURE(text);
+    const uint64_t want = std::stoull(text);
+    const json j = json::parse(std::string(R"({"training": {"seed": )") + text +
+                               R"(}, "model": {"encoding": {"seed": )" + text + "}}}");
+    const RunConfig c = parse_run_config(j, "my.json");
+    CHECK(c.training.seed == want);
+    CHECK(c.model.encoding.seed == want);
+    // What to_json writes (and a model file stores) reads back to the same seed.
+    const RunConfig back = parse_run_config(json::parse(to_json(c).dump()), "back.json");
+    CHECK(back.training.seed == want);
+    CHECK(back.model.encoding.seed == want);
+  }
+  CHECK(parse_run_config(json::parse(R"({"training": {"seed": 12.0}})"), "my.json").training.seed == 12);
+  expect_config_error(json::parse(R"({"training": {"seed": -1}})"), "training.seed: -1 is negative");
+  expect_config_error(json::parse(R"({"training": {"seed": 18446744073709551616}})"), "training.seed");
+  expect_config_error(json::parse(R"({"training": {"seed": 1.5}})"), "training.seed: 1.5");
+  expect_config_error(json::parse(R"({"training": {"seed": "7"}})"), "training.seed: must be a whole number");
+  expect_config_error(json::parse(R"({"model": {"encoding": {"seed": -3}}})"), "model.encoding.seed");
+}
