@@ -10,10 +10,13 @@
 #include <algorithm>
 #include <cmath>
 #include <csetjmp>
+#include <cstring>
 #include <exception>
 #include <fstream>
 #include <functional>
 #include <limits>
+#include <memory>
+#include <string_view>
 
 namespace redraw {
 
@@ -49,6 +52,89 @@ Image resize_with(const Image& src, int32_t width, int32_t height, stbir_filter 
 }
 
 void png_warning_ignore(png_structp, png_const_charp) {}
+
+/// stb_image's read callbacks over a file held in memory. stb fills whatever it cannot read with
+/// zeros and still reports success, so this source records when the decoder wanted bytes past
+/// the end of the file: then the file is truncated.
+class StbByteSource {
+public:
+  StbByteSource(const uint8_t* data, size_t size) : m_data(data), m_size(size) {}
+  StbByteSource(const StbByteSource&) = delete;
+  StbByteSource& operator=(const StbByteSource&) = delete;
+
+  /// Callbacks for one stbi_*_from_callbacks call; `this` is their user pointer.
+  static const stbi_io_callbacks* callbacks() {
+    static constexpr stbi_io_callbacks k_callbacks = {&read, &skip, &eof};
+    return &k_callbacks;
+  }
+  bool read_past_end() const { return m_past_end; }
+
+private:
+  static int read(void* user, char* out, int n) {
+    auto* self = static_cast<StbByteSource*>(user);
+    if (!self->m_read_ahead) self->m_read_ahead = out; // stb's first read fills its own read-ahead buffer
+    const size_t left = self->m_pos < self->m_size ? self->m_size - self->m_pos : 0;
+    const size_t want = size_t(std::max(n, 0));
+    const size_t got = std::min(left, want);
+    // Refilling the read-ahead buffer asks for a whole buffer, and a short answer is normal until
+    // nothing is left; stb refills only when it needs a byte. Any other read (into the decoder's
+    // own memory) needs every byte it asks for.
+    if (want > 0 && (left == 0 || (out != self->m_read_ahead && got < want))) self->m_past_end = true;
+    if (got) std::memcpy(out, self->m_data + self->m_pos, got);
+    self->m_pos += got;
+    return int(got);
+  }
+  static void skip(void* user, int n) {
+    auto* self = static_cast<StbByteSource*>(user);
+    if (n >= 0)
+      self->m_pos += size_t(n); // past the end is noticed by the next read
+    else
+      self->m_pos -= std::min(self->m_pos, size_t(-int64_t(n)));
+  }
+  static int eof(void* user) {
+    const auto* self = static_cast<StbByteSource*>(user);
+    return self->m_pos >= self->m_size ? 1 : 0;
+  }
+
+  const uint8_t* m_data;
+  size_t m_size;
+  size_t m_pos = 0;
+  const char* m_read_ahead = nullptr;
+  bool m_past_end = false;
+};
+
+bool starts_with(const uint8_t* data, size_t size, std::string_view magic) {
+  return size >= magic.size() &&
+         std::equal(magic.begin(), magic.end(), data, [](char a, uint8_t b) { return uint8_t(a) == b; });
+}
+
+/// The most pixels a file of `size` bytes can hold in the formats stb_image decodes without
+/// compression or with run-length coding, where a short file is otherwise read as black; 0 when
+/// there is no such bound (PNG, JPEG and GIF are compressed, and stb refuses them when truncated).
+/// `format` gets the format's name for the message.
+uint64_t max_pixels_for_file(const uint8_t* data, size_t size, const char*& format) {
+  const uint64_t bytes = size;
+  if (starts_with(data, size, "BM")) {
+    // stb reads only uncompressed and bit-field BMPs (it refuses RLE): at least 1 bit per pixel.
+    format = "BMP";
+    return 8 * bytes;
+  }
+  if (starts_with(data, size, "P5") || starts_with(data, size, "P6")) {
+    // binary PGM / PPM: at least one byte per sample, and so per pixel.
+    format = "PNM";
+    return bytes;
+  }
+  // TGA is the one format stb reads without a magic number. Every other one's magic has a second
+  // byte above 1, where a TGA keeps its colour-map type (0 or 1).
+  if (size < 18 || data[1] > 1) return 0;
+  const uint8_t type = data[2];
+  format = "TGA";
+  // raw colour-mapped, true-colour and grey: at least 8 bits per pixel.
+  if (type == 1 || type == 2 || type == 3) return bytes;
+  // RLE: a packet is a header byte and at least one byte of pixel, and covers at most 128 pixels.
+  if (type == 9 || type == 10 || type == 11) return 64 * bytes;
+  return 0;
+}
 } // namespace
 
 Image decode_image(const uint8_t* data, size_t size, const std::string& name) {
@@ -79,22 +165,30 @@ Image decode_image(const uint8_t* data, size_t size, const std::string& name) {
                      " pixels, over the limit of " + std::to_string(k_max_image_side) + " per side and " +
                      std::to_string(k_max_image_pixels) + " pixels in all");
   if (comp < 1 || comp > 4) throw ImageError(name + ": unsupported channel count " + std::to_string(comp));
+  const char* format = "";
+  if (const uint64_t most = max_pixels_for_file(data, size, format); most > 0 && uint64_t(w) * uint64_t(h) > most)
+    throw ImageError(name + ": the header claims " + std::to_string(w) + "x" + std::to_string(h) +
+                     " pixels, more than a " + std::to_string(size) + "-byte " + format +
+                     " file can hold (truncated or corrupt)");
   Image img;
   int dw = 0, dh = 0, dc = 0;
-  if (stbi_is_16_bit_from_memory(data, int(size))) {
-    stbi_us* px = stbi_load_16_from_memory(data, int(size), &dw, &dh, &dc, 0);
-    if (!px) throw ImageError(name + ": corrupt or truncated image (" + stbi_failure_reason() + ")");
-    img.pixels.resize(size_t(dw) * dh * dc);
+  StbByteSource source(data, size);
+  const bool wide = stbi_is_16_bit_from_memory(data, int(size)) != 0; // 16-bit PNG (or PNM)
+  const std::unique_ptr<void, void (*)(void*)> px(
+      wide ? static_cast<void*>(stbi_load_16_from_callbacks(StbByteSource::callbacks(), &source, &dw, &dh, &dc, 0))
+           : static_cast<void*>(stbi_load_from_callbacks(StbByteSource::callbacks(), &source, &dw, &dh, &dc, 0)),
+      &stbi_image_free);
+  if (!px) throw ImageError(name + ": corrupt or truncated image (" + stbi_failure_reason() + ")");
+  if (source.read_past_end()) throw ImageError(name + ": truncated image (the file ends before its pixel data does)");
+  img.pixels.resize(size_t(dw) * dh * dc);
+  if (wide) {
+    const auto* p = static_cast<const stbi_us*>(px.get());
     for (size_t i = 0; i < img.pixels.size(); ++i)
-      img.pixels[i] = float(px[i]) / 65535.0f;
-    stbi_image_free(px);
+      img.pixels[i] = float(p[i]) / 65535.0f;
   } else {
-    stbi_uc* px = stbi_load_from_memory(data, int(size), &dw, &dh, &dc, 0);
-    if (!px) throw ImageError(name + ": corrupt or truncated image (" + stbi_failure_reason() + ")");
-    img.pixels.resize(size_t(dw) * dh * dc);
+    const auto* p = static_cast<const stbi_uc*>(px.get());
     for (size_t i = 0; i < img.pixels.size(); ++i)
-      img.pixels[i] = float(px[i]) / 255.0f;
-    stbi_image_free(px);
+      img.pixels[i] = float(p[i]) / 255.0f;
   }
   img.width = dw;
   img.height = dh;
@@ -210,7 +304,8 @@ public:
     if (channels != 1 && channels != 3 && channels != 4)
       throw IoError("PNG encoder: unsupported channel count " + std::to_string(channels));
     check_output_size(width, height, "PNG size");
-    m_png = png_create_write_struct(PNG_LIBPNG_VER_STRING, this, nullptr, png_warning_ignore);
+    // Our error handler, not libpng's default one that prints "libpng error: ..." to stderr.
+    m_png = png_create_write_struct(PNG_LIBPNG_VER_STRING, this, &PngEncoder::on_error, png_warning_ignore);
     if (!m_png) throw IoError("PNG encoder: out of memory");
     m_info = png_create_info_struct(m_png);
     m_row.resize(size_t(width) * channels * size_t(bit_depth / 8));
@@ -264,13 +359,20 @@ private:
       self->m_sink(data, length);
     } catch (...) {
       self->m_error = std::current_exception();
-      png_error(png, "write failed");
     }
+    if (self->m_error) png_error(png, "write failed"); // outside the handler: the jump skips no live exception
+  }
+  /// libpng's error callback: keeps the message and jumps back to the setjmp of the method that
+  /// called libpng, which throws. It prints nothing; the caller reports the error once.
+  [[noreturn]] static void on_error(png_structp png, png_const_charp message) {
+    auto* self = static_cast<PngEncoder*>(png_get_error_ptr(png));
+    if (self && self->m_message.empty()) self->m_message = message ? message : "unknown error";
+    png_longjmp(png, 1);
   }
   static void on_flush(png_structp) {}
   [[noreturn]] void rethrow() {
     if (m_error) std::rethrow_exception(m_error);
-    throw IoError("PNG encoder: libpng failed (out of memory?)");
+    throw IoError("PNG encoder: " + (m_message.empty() ? std::string("libpng failed (out of memory?)") : m_message));
   }
 
   Sink m_sink;
@@ -280,7 +382,8 @@ private:
   png_structp m_png = nullptr;
   png_infop m_info = nullptr;
   std::vector<uint8_t> m_row;
-  std::exception_ptr m_error;
+  std::exception_ptr m_error; ///< the sink's exception, rethrown after libpng unwinds
+  std::string m_message;      ///< libpng's own error message
 };
 } // namespace
 

@@ -9,7 +9,13 @@
 #include <stb/stb_image_write.h>
 #include <zlib.h>
 
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <cmath>
+#include <csignal>
+#include <cstdio>
 
 using namespace redraw;
 
@@ -40,6 +46,109 @@ std::vector<uint8_t> png_header_claiming(uint32_t w, uint32_t h) {
   const uLong crc = crc32(0, b.data() + 12, 17);
   be32(uint32_t(crc));
   return b;
+}
+/// w x h RGB bytes: noisy rows (raw packets when run-length coded) between flat rows (runs).
+std::vector<uint8_t> test_pattern(int w, int h) {
+  std::vector<uint8_t> rgb(size_t(w) * h * 3);
+  uint32_t state = 12345;
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w * 3; ++x) {
+      state = state * 1664525u + 1013904223u;
+      rgb[size_t(y) * w * 3 + size_t(x)] = y % 2 ? uint8_t(40 * y + x % 3) : uint8_t(state >> 24);
+    }
+  return rgb;
+}
+
+/// A TGA written by hand: top-left origin, `channels` 1 (grey, type 3 / 11) or 3 (BGR, type 2 /
+/// 10), raw or run-length coded (runs of equal pixels, raw packets between them).
+std::vector<uint8_t> tga_file(int w, int h, int channels, const std::vector<uint8_t>& px, bool rle) {
+  const uint8_t type = uint8_t((channels == 1 ? 3 : 2) + (rle ? 8 : 0));
+  std::vector<uint8_t> b = {0,
+                            0,
+                            type,
+                            0,
+                            0,
+                            0,
+                            0,
+                            0,
+                            0,
+                            0,
+                            0,
+                            0,
+                            uint8_t(w),
+                            uint8_t(w >> 8),
+                            uint8_t(h),
+                            uint8_t(h >> 8),
+                            uint8_t(8 * channels),
+                            0x20};
+  const size_t n = size_t(w) * h, c = size_t(channels);
+  const auto put = [&](size_t i) {
+    for (size_t k = c; k-- > 0;)
+      b.push_back(px[i * c + k]); // TGA stores BGR
+  };
+  const auto same = [&](size_t i, size_t j) { return std::equal(&px[i * c], &px[i * c] + c, &px[j * c]); };
+  for (size_t i = 0; i < n;) {
+    size_t run = 1;
+    while (rle && i + run < n && run < 128 && same(i, i + run))
+      ++run;
+    if (run > 1) {
+      b.push_back(uint8_t(0x80 | (run - 1)));
+      put(i);
+      i += run;
+      continue;
+    }
+    size_t raw = 1;
+    while (i + raw < n && (!rle || (raw < 128 && !(i + raw + 1 < n && same(i + raw, i + raw + 1)))))
+      ++raw;
+    if (rle) b.push_back(uint8_t(raw - 1));
+    for (size_t k = 0; k < raw; ++k)
+      put(i + k);
+    i += raw;
+  }
+  return b;
+}
+
+std::vector<uint8_t> bmp_file(int w, int h, const std::vector<uint8_t>& rgb) {
+  std::vector<uint8_t> out;
+  const auto append = [](void* ctx, void* data, int size) {
+    auto* v = static_cast<std::vector<uint8_t>*>(ctx);
+    v->insert(v->end(), static_cast<uint8_t*>(data), static_cast<uint8_t*>(data) + size);
+  };
+  REQUIRE(stbi_write_bmp_to_func(append, &out, w, h, 3, rgb.data()));
+  return out;
+}
+
+/// A BITMAPINFOHEADER BMP header claiming w x h at `bpp`, with a 2-colour palette when bpp is 1,
+/// followed by no pixel data at all.
+std::vector<uint8_t> bmp_header_claiming(int32_t w, int32_t h, int bpp) {
+  const uint32_t offset = 54 + (bpp == 1 ? 8 : 0);
+  std::vector<uint8_t> b = {'B', 'M'};
+  const auto le32 = [&](uint32_t v) {
+    for (int s = 0; s < 32; s += 8)
+      b.push_back(uint8_t(v >> s));
+  };
+  const auto le16 = [&](uint32_t v) { b.insert(b.end(), {uint8_t(v), uint8_t(v >> 8)}); };
+  le32(offset); // file size (readers ignore it)
+  le32(0);
+  le32(offset);
+  le32(40);
+  le32(uint32_t(w));
+  le32(uint32_t(h));
+  le16(1);
+  le16(uint32_t(bpp));
+  for (int i = 0; i < 6; ++i)
+    le32(0); // no compression, sizes and palette counts left to the reader
+  if (bpp == 1) b.insert(b.end(), {0, 0, 0, 0, 255, 255, 255, 0});
+  return b;
+}
+
+void check_pixels(const Image& img, int w, int h, int channels, const std::vector<uint8_t>& want) {
+  REQUIRE(img.width == w);
+  REQUIRE(img.height == h);
+  REQUIRE(img.channels == channels);
+  REQUIRE(img.pixels.size() == want.size());
+  for (size_t i = 0; i < want.size(); ++i)
+    REQUIRE(img.pixels[i] == float(want[i]) / 255.0f);
 }
 } // namespace
 
@@ -203,4 +312,109 @@ TEST_CASE("write_png refuses a bad destination and leaves nothing behind") {
   CHECK_THROWS_AS(write_png(dir.path, img), IoError);
   CHECK_THROWS_AS(write_png("/dev/full/x.png", img), IoError);
   CHECK(test::files_in(dir.path) == 0);
+}
+
+TEST_CASE("truncated BMP and TGA files are refused, not read as black") {
+  test::TempDir dir;
+  const int w = 40, h = 30; // 120-byte BMP rows: no padding, so every byte holds pixel data
+  const auto rgb = test_pattern(w, h);
+  const std::vector<std::pair<const char*, std::vector<uint8_t>>> files = {{"a.bmp", bmp_file(w, h, rgb)},
+                                                                           {"raw.tga", tga_file(w, h, 3, rgb, false)},
+                                                                           {"rle.tga", tga_file(w, h, 3, rgb, true)}};
+  REQUIRE(files[2].second.size() < files[1].second.size()); // the runs were coded
+  for (const auto& [name, bytes] : files) {
+    CAPTURE(std::string(name));
+    test::write_bytes(dir.path / name, bytes);
+    check_pixels(load_image(dir.path / name), w, h, 3, rgb); // whole, it loads exactly
+    for (size_t keep : {bytes.size() - 1, bytes.size() * 2 / 3, size_t(60)}) {
+      CAPTURE(keep);
+      const auto cut = dir.path / ("cut-" + std::string(name));
+      test::write_bytes(cut, std::vector<uint8_t>(bytes.begin(), bytes.begin() + long(keep)));
+      check_image_error(cut, "truncated");
+    }
+  }
+}
+
+TEST_CASE("a header claiming more pixels than the file can hold is refused before decoding") {
+  test::TempDir dir;
+  // 54 bytes claiming 16384 x 16384 (268 Mpixel, 0.8 GB to decode as black), and at 1 bit per pixel.
+  test::write_bytes(dir.path / "absurd.bmp", bmp_header_claiming(16384, 16384, 24));
+  check_image_error(dir.path / "absurd.bmp", "more than a 54-byte BMP file can hold");
+  test::write_bytes(dir.path / "absurd1.bmp", bmp_header_claiming(16384, 16384, 1));
+  check_image_error(dir.path / "absurd1.bmp", "more than a 62-byte BMP file can hold");
+  // A run-length TGA header with a few runs, claiming 16384 x 16384.
+  std::vector<uint8_t> tga = tga_file(2, 2, 1, {7, 7, 7, 7}, true);
+  tga[12] = tga[14] = 0;
+  tga[13] = tga[15] = 0x40;
+  test::write_bytes(dir.path / "absurd.tga", tga);
+  check_image_error(dir.path / "absurd.tga", "-byte TGA file can hold");
+
+  // Files that really are that dense still load: 1 bit per pixel, and the densest RLE (a
+  // two-byte packet for 128 grey pixels).
+  std::vector<uint8_t> bmp1 = bmp_header_claiming(256, 4, 1);
+  std::vector<uint8_t> want1;
+  for (int row = 0; row < 4; ++row)
+    for (int i = 0; i < 32; ++i)
+      bmp1.push_back(uint8_t(0xf0 >> row));
+  for (int y = 3; y >= 0; --y) // BMP rows are stored bottom-up
+    for (int x = 0; x < 256; ++x)
+      want1.push_back(((0xf0 >> y) >> (7 - x % 8)) & 1 ? 255 : 0);
+  test::write_bytes(dir.path / "dense.bmp", bmp1);
+  const Image dense = load_image(dir.path / "dense.bmp");
+  REQUIRE(dense.channels == 3); // stb expands a palette to RGB
+  for (size_t p = 0; p < want1.size(); ++p)
+    REQUIRE(dense.pixels[3 * p] == float(want1[p]) / 255.0f);
+  const std::vector<uint8_t> flat(256 * 64, 200);
+  const auto rle = tga_file(256, 64, 1, flat, true);
+  CHECK(rle.size() == 18 + 2 * 128);
+  test::write_bytes(dir.path / "dense.tga", rle);
+  check_pixels(load_image(dir.path / "dense.tga"), 256, 64, 1, flat);
+  // The smallest TGA there is, which stb's format probes could mistake for a short file.
+  test::write_bytes(dir.path / "one.tga", tga_file(1, 1, 3, {10, 20, 30}, false));
+  check_pixels(load_image(dir.path / "one.tga"), 1, 1, 3, {10, 20, 30});
+}
+
+TEST_CASE("a PNG write that fails part-way throws IoError naming the file and prints nothing") {
+  test::TempDir dir;
+  Image img;
+  img.width = img.height = 256;
+  img.channels = 3;
+  uint32_t state = 1;
+  for (int i = 0; i < 256 * 256 * 3; ++i) { // incompressible: about 196 KB of PNG
+    state = state * 1664525u + 1013904223u;
+    img.pixels.push_back(float(state >> 24) / 255.0f);
+  }
+  // A file size limit stands in for a full disk: writes past 32 KiB fail with EFBIG.
+  rlimit old_limit{};
+  REQUIRE(getrlimit(RLIMIT_FSIZE, &old_limit) == 0);
+  rlimit small = old_limit;
+  small.rlim_cur = std::min<rlim_t>(old_limit.rlim_max, 32 << 10);
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  const auto log = dir.path / "stderr.txt";
+  std::fflush(stderr);
+  const int saved_stderr = dup(2);
+  const int log_fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  REQUIRE(log_fd >= 0);
+  dup2(log_fd, 2);
+  close(log_fd);
+  REQUIRE(setrlimit(RLIMIT_FSIZE, &small) == 0);
+  std::string what;
+  try {
+    PngStreamWriter writer(dir.path / "big.png", img.width, img.height, img.channels, 8);
+    writer.write_rows(img.pixels.data(), img.height);
+    writer.commit();
+  } catch (const IoError& e) {
+    what = e.what();
+  }
+  setrlimit(RLIMIT_FSIZE, &old_limit);
+  std::fflush(stderr);
+  dup2(saved_stderr, 2);
+  close(saved_stderr);
+  std::signal(SIGXFSZ, old_handler);
+  CAPTURE(what);
+  CHECK(what.find((dir.path / "big.png").string()) != std::string::npos);
+  CHECK(what.find("write failed") != std::string::npos);
+  const auto printed = test::read_bytes(log);
+  CHECK(std::string(printed.begin(), printed.end()) == "");
+  CHECK(!std::filesystem::exists(dir.path / "big.png"));
 }
