@@ -4,6 +4,8 @@
 /// - load_image reads PNG (8/16-bit), JPEG, BMP, TGA and GIF (first frame) through stb_image, checks
 ///   the header's size against k_max_image_side / k_max_image_pixels *before* decoding, and throws
 ///   ImageError("<file>: <what is wrong>") for a missing, truncated, corrupt or absurd file.
+///   Truncation is caught for every format (stb would fill the missing part with black), and a
+///   BMP, TGA or PNM header claiming more pixels than its file can hold is refused before decoding.
 /// - prepare_training_image composites alpha onto a background, converts to the colour mode
 ///   (rgb, gray, binary with a threshold), and resizes with an area (box) filter.
 /// - write_png writes 8- or 16-bit PNG atomically (temp file, fsync, rename); IoError on failure,
