@@ -17,8 +17,8 @@ struct TrainCommand {
   std::optional<double> time_limit;
   std::string backend = "auto";
   std::string precision; ///< GPU matrix products: fp32 | tf32 | bf16 (empty = REDRAW_CUDA_PRECISION or fp32)
-  std::optional<uint64_t> seed;
-  std::string color; ///< rgb | gray | binary (overrides the preset)
+  std::string seed;      ///< decimal 0..2^64-1 (empty = the config's); checked by run_train
+  std::string color;     ///< rgb | gray | binary (overrides the preset)
   std::string out = "redraw-out";
   int64_t checkpoint_every = 0; ///< 0 = only at the end
   std::string resume;

@@ -2,9 +2,12 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <regex>
 
@@ -15,13 +18,25 @@ std::atomic<bool> g_interrupted{false};
 extern "C" void on_signal(int) { g_interrupted.store(true); }
 } // namespace
 
-void parse_size(const std::string& text, const std::string& option, int32_t& w, int32_t& h) {
+void parse_size(const std::string& text, const std::string& option, const SizeLimit& limit, int32_t& w, int32_t& h) {
   static const std::regex re(R"(^\s*(\d{1,6})\s*[xX]\s*(\d{1,6})\s*$)");
   std::smatch m;
   if (!std::regex_match(text, m, re)) throw UsageError(option + ": '" + text + "' is not a size like 512x512");
-  w = std::stoi(m[1]);
-  h = std::stoi(m[2]);
-  if (w < 1 || h < 1) throw UsageError(option + ": '" + text + "': width and height must be at least 1");
+  const int32_t pw = std::stoi(m[1]), ph = std::stoi(m[2]);
+  if (pw < 1 || ph < 1) throw UsageError(option + ": '" + text + "': width and height must be at least 1");
+  if (pw > limit.max_side || ph > limit.max_side || int64_t(pw) * ph > limit.max_pixels)
+    throw UsageError(option + ": " + std::to_string(pw) + "x" + std::to_string(ph) +
+                     " is over the limit (each side 1.." + std::to_string(limit.max_side) + ", at most " +
+                     std::to_string(limit.max_pixels) + " pixels)");
+  w = pw;
+  h = ph;
+}
+
+void require_png_extension(const std::string& path, const std::string& option) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  if (ext != ".png")
+    throw UsageError(option + ": '" + path + "' must end in .png (only PNG is written; convert it afterwards)");
 }
 
 void print_error(const std::string& what) { std::cerr << "error: " << what << std::endl; }

@@ -3,6 +3,7 @@
 /// Exit codes: 0 success, 1 failure (bad file, backend error, ...), 2 usage error.
 #include <chrono>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 
 namespace redraw::cli {
@@ -16,8 +17,18 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// Parses "WxH" (e.g. "1024x768"); UsageError naming `option` when malformed.
-void parse_size(const std::string& text, const std::string& option, int32_t& w, int32_t& h);
+/// The largest --size a command accepts: each side 1..max_side, at most max_pixels in all.
+struct SizeLimit {
+  int32_t max_side;
+  int64_t max_pixels;
+};
+
+/// Parses "WxH" (e.g. "1024x768"); UsageError naming `option` when malformed or outside `limit`,
+/// so a bad size is refused before any file is read.
+void parse_size(const std::string& text, const std::string& option, const SizeLimit& limit, int32_t& w, int32_t& h);
+
+/// Refuses (UsageError naming `option`) an output path whose extension is not .png in any case.
+void require_png_extension(const std::string& path, const std::string& option);
 
 /// Prints "error: <what>" to stderr.
 void print_error(const std::string& what);

@@ -35,11 +35,14 @@ const std::vector<float>& pick_params(const Checkpoint& c, const std::optional<i
 int run_render(const RenderCommand& o) {
   if (o.bit_depth != 8 && o.bit_depth != 16) throw UsageError("--bit-depth: must be 8 or 16");
   if (o.out.empty()) throw UsageError("-o: an output .png file is required");
+  require_png_extension(o.out, "-o");
+  // A PNG holds at most k_max_image_pixels; a comparison is 2w x h and keeps its w x h original in memory.
+  const SizeLimit limit = o.compare.empty() ? SizeLimit{k_max_render_side, k_max_image_pixels}
+                                            : SizeLimit{k_max_render_side / 2, k_max_comparison_pixels};
+  int32_t size_w = 0, size_h = 0;
+  if (!o.size.empty()) parse_size(o.size, "--size", limit, size_w, size_h); // before reading the model
   const Checkpoint c = load_checkpoint(o.model);
-  int32_t w = c.image_width, h = c.image_height;
-  if (!o.size.empty()) parse_size(o.size, "--size", w, h);
-  if (w > k_max_render_side || h > k_max_render_side)
-    throw UsageError("--size: " + o.size + " is over the limit of " + std::to_string(k_max_render_side) + " per side");
+  const int32_t w = size_w > 0 ? size_w : c.image_width, h = size_w > 0 ? size_h : c.image_height;
   int64_t step = 0;
   const std::vector<float>& params = pick_params(c, o.snapshot, o.model, step);
   check_writable_destination(o.out);

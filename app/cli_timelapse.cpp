@@ -19,14 +19,14 @@ int run_timelapse(const TimelapseCommand& o) {
   } catch (const ConfigError& e) {
     throw UsageError(std::string("-o: ") + e.what());
   }
+  // A GIF stores its size in 16 bits; every frame is at most k_max_image_pixels.
+  const SizeLimit limit{format == TimelapseFormat::Gif ? 65535 : k_max_render_side, k_max_image_pixels};
+  int32_t size_w = 0, size_h = 0;
+  if (!o.size.empty()) parse_size(o.size, "--size", limit, size_w, size_h); // before reading the model
   const Checkpoint c = load_checkpoint(o.model);
   if (c.snapshots.empty())
     throw CheckpointError(o.model + ": has no timelapse snapshots (it was saved without them; train it again)");
-  int32_t w = c.image_width, h = c.image_height;
-  if (!o.size.empty()) parse_size(o.size, "--size", w, h);
-  const int32_t max_side = format == TimelapseFormat::Gif ? 65535 : k_max_render_side;
-  if (w > max_side || h > max_side || int64_t(w) * h > k_max_image_pixels)
-    throw UsageError("--size: " + std::to_string(w) + "x" + std::to_string(h) + " is too large for a timelapse frame");
+  const int32_t w = size_w > 0 ? size_w : c.image_width, h = size_w > 0 ? size_h : c.image_height;
   if (format == TimelapseFormat::Gif && o.fps > 50)
     print_note("GIF plays at most 50 frames per second; frames get 1/50 s each");
   check_timelapse_destination(o.out, format); // before any rendering

@@ -5,6 +5,7 @@
 #include "engine/errors.h"
 #include "engine/trainer.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -39,14 +40,27 @@ std::string describe(const MetricsRow& r, double steps_per_s) {
   return b;
 }
 
-RunConfig build_config(const TrainCommand& o) {
+/// --seed: a decimal whole number in [0, k_max_seed], with nothing else (no sign, no wrap-around).
+uint64_t parse_seed(const std::string& text) {
+  uint64_t v = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+  if (text.empty() || ec != std::errc() || ptr != end)
+    throw UsageError("--seed: '" + text + "' is not a whole number in [0, " + std::to_string(k_max_seed) + "]");
+  return v;
+}
+
+/// The preset or config with the command line's overrides: size_w x size_h is the parsed --size
+/// (0 = none), `seed` the parsed --seed.
+RunConfig build_config(const TrainCommand& o, int32_t size_w, int32_t size_h, std::optional<uint64_t> seed) {
   RunConfig c;
   if (!o.config.empty())
     c = load_run_config(o.config);
   else
     c = load_preset(o.preset.empty() ? k_default_preset : o.preset);
-  if (!o.size.empty()) {
-    parse_size(o.size, "--size", c.data.width, c.data.height);
+  if (size_w > 0) {
+    c.data.width = size_w;
+    c.data.height = size_h;
   } else if (o.max_side) {
     if (*o.max_side < 1) throw UsageError("--max-side: must be at least 1");
     c.data.max_side = *o.max_side;
@@ -56,7 +70,7 @@ RunConfig build_config(const TrainCommand& o) {
     if (*o.steps < 0) throw UsageError("--steps: must not be negative");
     c.training.steps = *o.steps;
   }
-  if (o.seed) c.training.seed = *o.seed;
+  if (seed) c.training.seed = *seed;
   if (!o.color.empty()) c.data.color_mode = parse_color_mode(o.color);
   c.model.output_channels = channels_of(c.data.color_mode);
   return c;
@@ -70,6 +84,11 @@ int run_train(const TrainCommand& o) {
   if (o.checkpoint_every < 0) throw UsageError("--checkpoint-every: must not be negative");
   if (o.snapshot_cap_mb && !(*o.snapshot_cap_mb > 0 && *o.snapshot_cap_mb <= 1 << 20))
     throw UsageError("--snapshot-cap-mb: must be a positive number of MiB");
+  // Option values are checked before any file is read, so a bad one is a usage error (exit 2).
+  int32_t size_w = 0, size_h = 0;
+  if (!o.size.empty()) parse_size(o.size, "--size", {k_max_train_side, k_max_train_pixels}, size_w, size_h);
+  std::optional<uint64_t> seed;
+  if (!o.seed.empty()) seed = parse_seed(o.seed);
 
   RunConfig config;
   std::optional<Checkpoint> resume;
@@ -81,20 +100,14 @@ int run_train(const TrainCommand& o) {
     config.data.width = resume->image_width;
     config.data.height = resume->image_height;
     if (o.steps) config.training.steps = *o.steps;
-    if (!o.size.empty() || o.max_side || o.seed || !o.color.empty())
+    if (!o.size.empty() || o.max_side || seed || !o.color.empty())
       print_note("--resume keeps the model's training size, seed and colour mode");
     if (resume->step >= config.training.steps)
       print_note(o.resume + " has already done " + std::to_string(resume->step) + " of " +
                  std::to_string(config.training.steps) + " steps; pass a larger --steps to continue");
   } else {
-    config = build_config(o);
+    config = build_config(o, size_w, size_h, seed);
   }
-
-  const std::filesystem::path out_dir = o.out;
-  std::error_code ec;
-  std::filesystem::create_directories(out_dir, ec);
-  if (ec) throw IoError(out_dir.string() + ": cannot create the output folder (" + ec.message() + ")");
-  check_writable_destination(out_dir / "model.redraw");
 
   Image img = prepare_training_image(o.image, config.data);
   std::string notice;
@@ -103,6 +116,13 @@ int run_train(const TrainCommand& o) {
   Trainer trainer(std::move(backend), config, Dataset{std::move(img)});
   if (o.snapshot_cap_mb) trainer.set_snapshot_cap_bytes(size_t(*o.snapshot_cap_mb * double(1 << 20)));
   if (resume) trainer.restore(*resume);
+
+  // Only now that the image, the config and the backend are good: a failed run leaves no empty folder.
+  const std::filesystem::path out_dir = o.out;
+  std::error_code ec;
+  std::filesystem::create_directories(out_dir, ec);
+  if (ec) throw IoError(out_dir.string() + ": cannot create the output folder (" + ec.message() + ")");
+  check_writable_destination(out_dir / "model.redraw");
 
   const int64_t total = config.training.steps;
   const int64_t start = trainer.current_step();

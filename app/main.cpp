@@ -1,5 +1,6 @@
 /// redraw: the desktop app and its headless commands.
-///   redraw [IMAGE]            open the app (on the bundled default image when none is given)
+///   redraw [IMAGE]            open the app (on the bundled default image when none is given); a
+///                             word that is neither a command nor an existing file is a usage error
 ///   redraw gui [IMAGE] ...    the same, with options for scripted screenshots
 ///   redraw train IMAGE ...    train headless, write final.png, model.redraw, metrics.csv
 ///   redraw render MODEL ...   render a model (or one of its snapshots) at any size
@@ -17,6 +18,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <set>
 
@@ -72,7 +74,7 @@ int main(int argc, char** argv) {
   train_cmd
       ->add_option("--precision", train.precision, "GPU matrix products: fp32 (default), tf32 or bf16 tensor cores")
       ->check(CLI::IsMember({"fp32", "tf32", "bf16"}));
-  train_cmd->add_option("--seed", train.seed, "Random seed");
+  train_cmd->add_option("--seed", train.seed, "Random seed, 0..18446744073709551615");
   train_cmd->add_option("--color", train.color, "Colour mode: rgb, gray or binary")
       ->check(CLI::IsMember({"rgb", "gray", "binary"}));
   train_cmd->add_option("--out", train.out, "Output folder")->capture_default_str();
@@ -120,9 +122,18 @@ int main(int argc, char** argv) {
   info_cmd->add_flag("--backends", info.backends, "List compiled-in backends and devices");
   info_cmd->add_flag("--json", info.json, "Print as JSON");
 
-  // `redraw IMAGE` opens the app on that image.
+  // `redraw IMAGE` opens the app on that image; a word that is neither a command nor a file is a
+  // typo, refused here rather than opening a window that then cannot load it.
   const std::set<std::string> commands = {"gui", "train", "render", "timelapse", "info"};
   if (argc == 2 && argv[1][0] != '-' && !commands.count(argv[1])) {
+    std::error_code ec;
+    const auto status = std::filesystem::status(argv[1], ec);
+    if (ec || !std::filesystem::exists(status) || std::filesystem::is_directory(status)) {
+      print_error(std::string("'") + argv[1] +
+                  "' is neither a command (gui, train, render, timelapse, info) nor an image file");
+      std::cerr << "run `redraw --help` for usage" << std::endl;
+      return k_exit_usage;
+    }
     gui.image = argv[1];
     return open_gui(&gui);
   }

@@ -39,6 +39,24 @@ expect 2 "--backend" -- "$redraw" train "$samples/horse.png" --backend tpu
 expect 2 "error:" -- "$redraw" train "$samples/horse.png" --preset classic --config "$cfg"
 expect 2 "--bit-depth" -- "$redraw" render "$work/none.redraw" -o "$work/o.png" --bit-depth 12
 expect 0 "train" -- "$redraw" --help
+# a word that is neither a command nor a file is a typo, not an image for the desktop app
+expect 2 "error: 'frob' is neither a command (gui, train, render, timelapse, info) nor an image file" -- "$redraw" frob
+# --seed is a whole number in [0, 2^64 - 1]: no sign, no wrap-around, no rounding
+expect 2 "--seed" -- "$redraw" train "$samples/horse.png" --config "$cfg" --seed -1 --out "$work/x"
+expect 2 "--seed" -- "$redraw" train "$samples/horse.png" --config "$cfg" --seed 18446744073709551616 --out "$work/x"
+expect 2 "--seed" -- "$redraw" train "$samples/horse.png" --config "$cfg" --seed 1e6 --out "$work/x"
+# --size limits are usage errors found before any file is read (the inputs here do not exist)
+expect 2 "--size" -- "$redraw" train "$work/missing.png" --config "$cfg" --size 99999x99999 --out "$work/x"
+expect 2 "--size" -- "$redraw" train "$work/missing.png" --config "$cfg" --size 16385x16 --out "$work/x"
+expect 2 "--size" -- "$redraw" render "$work/none.redraw" --size 99999x99999 -o "$work/o.png"
+expect 2 "--size" -- "$redraw" render "$work/none.redraw" --size 40000x100 --compare "$samples/horse.png" -o "$work/o.png"
+expect 2 "--size" -- "$redraw" timelapse "$work/none.redraw" --size 99999x99999 -o "$work/o.gif"
+expect 2 "--size" -- "$redraw" timelapse "$work/none.redraw" --size 65536x16 -o "$work/o.gif"
+# render writes PNG only: any other -o extension is refused before the model is read
+expect 2 "-o: '$work/r.jpg'" -- "$redraw" render "$work/none.redraw" -o "$work/r.jpg"
+expect 2 "-o: '$work/r'" -- "$redraw" render "$work/none.redraw" -o "$work/r"
+expect 2 "-o: '$work/r.jpg'" -- "$redraw" render "$work/none.redraw" --compare "$samples/horse.png" -o "$work/r.jpg"
+check '[ ! -e "$work/r.jpg" ] && [ ! -e "$work/r" ]'
 
 # --- failures: exit 1, naming the file ---
 expect 1 "$work/missing.png" -- "$redraw" train "$work/missing.png" --config "$cfg" --out "$work/x"
@@ -58,7 +76,9 @@ expect 1 "model.hiden: unknown key" -- "$redraw" train "$samples/horse.png" --co
 echo '{"model": ' >"$work/broken.json"
 expect 1 "$work/broken.json" -- "$redraw" train "$samples/horse.png" --config "$work/broken.json" --out "$work/x"
 expect 1 "Preset 'nope' not found" -- "$redraw" train "$samples/horse.png" --preset nope --out "$work/x"
-expect 1 "over the limit" -- "$redraw" train "$samples/horse.png" --config "$cfg" --size 40000x40000 --out "$work/x"
+expect 2 "--size: 40000x40000 is over the limit" -- "$redraw" train "$samples/horse.png" --config "$cfg" --size 40000x40000 --out "$work/x"
+# none of the failed runs above left an output folder behind: train creates it once its inputs are good
+check '[ ! -e "$work/x" ]'
 expect 1 "$work/missing.redraw" -- "$redraw" info "$work/missing.redraw"
 expect 1 "$work/fake.png" -- "$redraw" render "$work/fake.png" -o "$work/o.png"
 # --backend cuda fails clearly where there is no usable GPU, and trains where there is one.
@@ -73,6 +93,7 @@ else
   expect 0 "" -- "$redraw" train "$samples/horse.png" --config "$cfg" --max-side 40 --steps 20 --backend cuda --precision tf32 --out "$work/gpu"
 fi
 expect 2 "--precision" -- "$redraw" train "$samples/horse.png" --config "$cfg" --precision fp16 --out "$work/x"
+check '[ ! -e "$work/x" ]' # nor did a backend that could not start
 
 # --- a real run ---
 expect 0 "" -- "$redraw" train "$samples/horse.png" --config "$cfg" --max-side 40 --steps 20 --out "$work/run" --checkpoint-every 10
@@ -82,6 +103,12 @@ check '[ "$(tail -1 "$work/run/metrics.csv" | cut -d, -f1)" = "20" ]'
 check '[ "$(ls "$work/run" | wc -l)" = "3" ]'
 expect 0 "parameters:  337" -- "$redraw" info "$work/run/model.redraw"
 grep -q "steps done:  20 of 20" "$work/out" && echo "ok: info steps" || { echo "FAIL: info steps"; cat "$work/out"; failures=$((failures + 1)); }
+# any seed train accepts is one info, render and --resume read back
+expect 0 "" -- "$redraw" train "$samples/horse.png" --config "$cfg" --max-side 16 --steps 2 --seed 18446744073709551615 --out "$work/seed"
+expect 0 '"seed": 18446744073709551615' -- "$redraw" info --json "$work/seed/model.redraw"
+expect 0 "" -- "$redraw" render "$work/seed/model.redraw" -o "$work/seed/R.PNG"
+check '[ -s "$work/seed/R.PNG" ]'
+expect 0 "" -- "$redraw" train "$samples/horse.png" --resume "$work/seed/model.redraw" --steps 4 --out "$work/seed2"
 
 # --resume continues the step count and the schedule.
 expect 0 "" -- "$redraw" train "$samples/horse.png" --resume "$work/run/model.redraw" --steps 30 --out "$work/run2"
