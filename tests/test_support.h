@@ -3,7 +3,10 @@
 #include "engine/cpu_backend.h"
 #include "engine/trainer.h"
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
+#include <limits>
 #include <fstream>
 #include <random>
 #include <string>
@@ -12,6 +15,22 @@
 namespace redraw::test {
 
 inline std::filesystem::path sample(const std::string& name) { return std::filesystem::path(REDRAW_SAMPLE_DIR) / name; }
+
+/// How far two renders of one network at one size may differ when only their tiling differs.
+/// BLAS kernels may sum a row's products in an order that depends on where the row sits in the
+/// call (OpenBLAS's Haswell sgemm does so on AVX-512 EPYC machines, by about 1e-6 on outputs in
+/// [0, 1]), so this is float rounding, not zero. A misplaced or mis-addressed tile is off by
+/// orders of magnitude more.
+constexpr double k_tiling_tolerance = 1e-5;
+
+/// Largest absolute difference between two images; infinity when their shapes differ.
+inline double max_abs_diff(const Image& a, const Image& b) {
+  if (a.width != b.width || a.height != b.height || a.channels != b.channels || a.pixels.size() != b.pixels.size())
+    return std::numeric_limits<double>::infinity();
+  double worst = 0;
+  for (size_t i = 0; i < a.pixels.size(); ++i) worst = std::max(worst, double(std::abs(a.pixels[i] - b.pixels[i])));
+  return worst;
+}
 
 /// A tiny tanh network for fast, exact tests.
 inline RunConfig small_config(OptimizerKind opt, int64_t batch) {
