@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -22,6 +23,17 @@ const NameTable<OptimizerKind> k_optimizers = {{"SGD", OptimizerKind::Sgd}, {"Ad
 const NameTable<ScheduleKind> k_schedules = {{"Constant", ScheduleKind::Constant},
                                              {"Cosine", ScheduleKind::Cosine},
                                              {"WarmRestarts", ScheduleKind::WarmRestarts}};
+
+/// A float as the double with the shortest decimal that reads back as the same float, so a saved
+/// config says 0.9 rather than 0.8999999761581421 and still loads bit for bit.
+json float_json(float f) {
+  char buf[48];
+  const auto r = std::to_chars(buf, buf + sizeof buf - 1, f);
+  if (r.ec != std::errc()) return json(double(f));
+  *r.ptr = '\0';
+  const double d = std::strtod(buf, nullptr);
+  return json(float(d) == f ? d : double(f));
+}
 
 /// Walks one JSON object, reading known keys and rejecting the rest.
 class Reader {
@@ -56,7 +68,7 @@ public:
     if (!v.is_number()) fail(k, "must be a number");
     const double d = v.get<double>();
     if (!std::isfinite(d) || d < lo || d > hi)
-      fail(k, std::to_string(d) + " is outside [" + fmt(lo) + ", " + fmt(hi) + "]");
+      fail(k, fmt(d) + " is outside [" + fmt(lo) + ", " + fmt(hi) + "]");
     if constexpr (std::is_integral_v<T>) {
       if (d != std::floor(d)) fail(k, "must be a whole number");
     }
@@ -267,26 +279,29 @@ json to_json(const RunConfig& c) {
                  {{"otype", encoding_name(m.encoding.kind)},
                   {"levels", m.encoding.levels},
                   {"features", m.encoding.features},
-                  {"sigma", m.encoding.sigma},
+                  {"sigma", float_json(m.encoding.sigma)},
                   {"seed", m.encoding.seed}}},
                 {"hidden", m.hidden},
                 {"activations", acts},
                 {"output_activation", activation_name(m.output_activation)},
                 {"init", init_name(m.init)},
-                {"omega_0", m.omega_0}};
+                {"omega_0", float_json(m.omega_0)}};
+  json background = json::array();
+  for (float v : c.data.background)
+    background.push_back(float_json(v));
   json batch = c.training.batch_size == 0 ? json("full") : json(c.training.batch_size);
   return {{"name", c.name},
           {"model", model},
           {"loss",
-           {{"otype", loss_name(c.loss.kind)}, {"huber_delta", c.loss.huber_delta}, {"epsilon", c.loss.bce_epsilon}}},
+           {{"otype", loss_name(c.loss.kind)}, {"huber_delta", float_json(c.loss.huber_delta)}, {"epsilon", float_json(c.loss.bce_epsilon)}}},
           {"optimizer",
            {{"otype", optimizer_name(c.optimizer.kind)},
-            {"beta1", c.optimizer.adam.beta1},
-            {"beta2", c.optimizer.adam.beta2},
-            {"epsilon", c.optimizer.adam.epsilon},
-            {"momentum", c.optimizer.sgd.momentum},
+            {"beta1", float_json(c.optimizer.adam.beta1)},
+            {"beta2", float_json(c.optimizer.adam.beta2)},
+            {"epsilon", float_json(c.optimizer.adam.epsilon)},
+            {"momentum", float_json(c.optimizer.sgd.momentum)},
             {"nesterov", c.optimizer.sgd.nesterov},
-            {"weight_decay", c.optimizer.adam.weight_decay}}},
+            {"weight_decay", float_json(c.optimizer.adam.weight_decay)}}},
           {"schedule",
            {{"otype", schedule_name(c.schedule.kind)},
             {"lr_max", c.schedule.lr_max},
@@ -301,11 +316,11 @@ json to_json(const RunConfig& c) {
             {"metrics_every", c.training.metrics_every}}},
           {"data",
            {{"color_mode", color_mode_name(c.data.color_mode)},
-            {"threshold", c.data.threshold},
+            {"threshold", float_json(c.data.threshold)},
             {"width", c.data.width},
             {"height", c.data.height},
             {"max_side", c.data.max_side},
-            {"background", c.data.background}}}};
+            {"background", background}}}};
 }
 
 std::filesystem::path asset_dir() {

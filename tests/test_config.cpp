@@ -3,6 +3,9 @@
 #include "engine/run_config.h"
 
 #include <doctest/doctest.h>
+
+#include <algorithm>
+#include <bit>
 #include <nlohmann/json.hpp>
 
 using namespace redraw;
@@ -58,6 +61,28 @@ TEST_CASE("config round trip through JSON") {
     CAPTURE(name);
     const RunConfig c = load_preset(name);
     CHECK(to_json(parse_run_config(to_json(c), "x")) == to_json(c));
+  }
+}
+
+TEST_CASE("float fields are written as their shortest decimal and read back bit for bit") {
+  RunConfig c = load_preset("siren");
+  c.optimizer.adam.beta1 = 0.9f;
+  c.loss.bce_epsilon = 1e-6f;
+  const std::string text = to_json(c).dump();
+  CHECK(text.find("\"beta1\":0.9,") != std::string::npos);
+  CHECK(text.find("\"epsilon\":1e-06") != std::string::npos);
+  CHECK(text.find("0.8999999") == std::string::npos);
+  // Awkward values: thirds, the largest and smallest floats, a denormal.
+  for (float v : {1.0f / 3.0f, 0.1f, 3.4028235e38f, 1.17549435e-38f, 1e-45f, 2.5e-7f, 0.999f}) {
+    CAPTURE(v);
+    c.model.encoding.sigma = std::clamp(v, 1e-6f, 1e4f); // the range sigma accepts
+    const float bg = v <= 1.0f ? v : 1.0f / v; // background is a colour in [0, 1]
+    c.data.background = {bg, 0.0f, 1.0f};
+    c.optimizer.adam.beta2 = bg;
+    const RunConfig back = parse_run_config(json::parse(to_json(c).dump()), "back.json");
+    CHECK(std::bit_cast<uint32_t>(back.optimizer.adam.beta2) == std::bit_cast<uint32_t>(bg));
+    CHECK(std::bit_cast<uint32_t>(back.model.encoding.sigma) == std::bit_cast<uint32_t>(c.model.encoding.sigma));
+    CHECK(std::bit_cast<uint32_t>(back.data.background[0]) == std::bit_cast<uint32_t>(bg));
   }
 }
 
