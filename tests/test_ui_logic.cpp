@@ -232,6 +232,18 @@ TEST_CASE("ui: plot ticks are 1, 2 or 5 times a power of ten") {
   CHECK(nice_tick_step(0, 3) == doctest::Approx(1));
 }
 
+TEST_CASE("ui: the step axis shows at least two labelled ticks when they fit") {
+  // 170 steps on a 130 px axis: a step of 100 would label "100" alone; 50 gives 50, 100, 150.
+  CHECK(step_axis_tick(1, 170, 130, 34, 1) == doctest::Approx(50));
+  // A wide axis keeps the coarse step it asked for.
+  CHECK(step_axis_tick(1, 2000, 900, 40, 6) == doctest::Approx(200));
+  // Finer ticks that would crowd their labels are not used: one label rather than overlaps.
+  CHECK(step_axis_tick(1, 170, 60, 40, 1) == doctest::Approx(100));
+  // Never below one step, and a degenerate range gives 1.
+  CHECK(step_axis_tick(0, 3, 500, 20, 8) >= 1);
+  CHECK(step_axis_tick(5, 5, 100, 20, 2) == doctest::Approx(1));
+}
+
 namespace {
 /// Ticks strictly inside [lo, hi] (a little slack), increasing, and no two neighbours alike.
 void check_ticks(double lo, double hi, bool log_axis, int target) {

@@ -27,17 +27,32 @@ void pixel_text(char* buf, size_t n, const Image* img, int32_t x, int32_t y) {
   }
 }
 
+/// SameLine(0, spacing) when an item `next_w` wide still fits on this row; otherwise the next
+/// item starts a new row, so a narrow window wraps the toolbar instead of clipping it.
+void same_line_if_fits(float next_w, float spacing = -1) {
+  const float sp = spacing < 0 ? ImGui::GetStyle().ItemSpacing.x : spacing;
+  const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+  if (ImGui::GetItemRectMax().x + sp + next_w <= right) ImGui::SameLine(0, spacing);
+}
+
+float button_width(const char* label) { return ImGui::CalcTextSize(label).x + ImGui::GetStyle().FramePadding.x * 2; }
+float check_width(const char* label) {
+  return ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x;
+}
+
 void draw_toolbar(UiState& ui) {
   CanvasView& v = ui.view;
   const char* modes[] = {"Side by side", "Ground truth", "Reconstruction", "Error map"};
   for (int i = 0; i < 4; ++i) {
-    if (i) ImGui::SameLine();
+    if (i) same_line_if_fits(check_width(modes[i]));
     if (ImGui::RadioButton(modes[i], int(v.mode) == i)) {
       v.mode = CanvasMode(i);
       v.fit_requested = true;
     }
   }
-  ImGui::SameLine(0, 20);
+  // Fit, 1:1 and the zoom stay together on one row.
+  const float spacing = ImGui::GetStyle().ItemSpacing.x;
+  same_line_if_fits(button_width("Fit (F)") + button_width("1:1") + ImGui::CalcTextSize("9999%").x + 2 * spacing, 20);
   if (ImGui::Button("Fit (F)")) v.fit_requested = true;
   ImGui::SameLine();
   if (ImGui::Button("1:1")) {
@@ -47,14 +62,15 @@ void draw_toolbar(UiState& ui) {
   ImGui::SameLine();
   ImGui::Text("%.0f%%", v.zoom * 100.0f);
   if (v.mode == CanvasMode::SideBySide || v.mode == CanvasMode::Error) {
-    ImGui::SameLine(0, 20);
+    const float gain_w = 100;
+    same_line_if_fits(check_width("auto error scale") + (v.error_auto ? 0 : spacing + gain_w), 20);
     if (ImGui::Checkbox("auto error scale", &v.error_auto)) v.error_dirty = true;
     if (ImGui::IsItemHovered())
       ImGui::SetTooltip("On: the error map's brightest colour is the 99th percentile of the current error.\n"
                         "Off: |error| x gain, set by hand.");
     if (!v.error_auto) {
       ImGui::SameLine();
-      ImGui::SetNextItemWidth(100);
+      ImGui::SetNextItemWidth(gain_w);
       if (ImGui::SliderFloat("##gain", &v.error_gain, 1.0f, 256.0f, "gain x%.0f", ImGuiSliderFlags_Logarithmic))
         v.error_dirty = true;
     }
@@ -62,15 +78,17 @@ void draw_toolbar(UiState& ui) {
 }
 
 /// The error map's scale, "0 [colours] 0.12 (p99)": its width, and drawing it with its right end
-/// at `right` (the caption row's top right).
+/// at `right` (the caption row's top right). `compact` (narrow panes) has a shorter bar and no
+/// "(p99)".
 struct ErrorLegend {
   char high[32] = "";
-  float width = 0;
-  static constexpr float k_bar_w = 64, k_gap = 4;
-  explicit ErrorLegend(const CanvasView& v) {
+  float width = 0, bar_w = 64;
+  static constexpr float k_gap = 4;
+  ErrorLegend(const CanvasView& v, bool compact) {
     if (!(v.error_full_scale > 0)) return;
-    std::snprintf(high, sizeof high, "%.3g%s", double(v.error_full_scale), v.error_auto ? " (p99)" : "");
-    width = ImGui::CalcTextSize("0").x + k_bar_w + ImGui::CalcTextSize(high).x + 2 * k_gap;
+    std::snprintf(high, sizeof high, "%.3g%s", double(v.error_full_scale), v.error_auto && !compact ? " (p99)" : "");
+    bar_w = compact ? 32 : 64;
+    width = ImGui::CalcTextSize("0").x + bar_w + ImGui::CalcTextSize(high).x + 2 * k_gap;
   }
   void draw(ImDrawList* dl, ImVec2 right) const {
     if (width <= 0) return;
@@ -81,11 +99,11 @@ struct ErrorLegend {
     constexpr int k_segments = 16;
     for (int i = 0; i < k_segments; ++i) {
       const auto c = heat_color((float(i) + 0.5f) / k_segments);
-      dl->AddRectFilled(ImVec2(bx + k_bar_w * float(i) / k_segments, right.y + line * 0.2f),
-                        ImVec2(bx + k_bar_w * float(i + 1) / k_segments, right.y + line * 0.85f),
+      dl->AddRectFilled(ImVec2(bx + bar_w * float(i) / k_segments, right.y + line * 0.2f),
+                        ImVec2(bx + bar_w * float(i + 1) / k_segments, right.y + line * 0.85f),
                         IM_COL32(c[0], c[1], c[2], 255));
     }
-    dl->AddText(ImVec2(bx + k_bar_w + k_gap, right.y), text, high);
+    dl->AddText(ImVec2(bx + bar_w + k_gap, right.y), text, high);
   }
 };
 
@@ -186,11 +204,12 @@ void draw_canvas(UiState& ui) {
     const ImVec2 b(a.x + iw * v.zoom, a.y + ih * v.zoom);
     const char* caption = p.caption;
     if (p.texture == ui.error_texture) {
-      // The scale matters more than the long caption: "error" alone when both do not fit.
-      const ErrorLegend legend(v);
-      const float room = pane_w - legend.width - 12;
-      if (ImGui::CalcTextSize(caption).x > room) caption = "error";
-      if (legend.width > 0 && ImGui::CalcTextSize(caption).x <= room)
+      // The scale matters more than the long caption: "error" alone when both do not fit, then
+      // a compact legend, and no legend only when even that does not fit.
+      ErrorLegend legend(v, false);
+      if (ImGui::CalcTextSize(caption).x > pane_w - legend.width - 12) caption = "error";
+      if (ImGui::CalcTextSize(caption).x > pane_w - legend.width - 12) legend = ErrorLegend(v, true);
+      if (legend.width > 0 && ImGui::CalcTextSize(caption).x <= pane_w - legend.width - 12)
         legend.draw(dl, ImVec2(p.max.x, p.min.y - caption_h));
     }
     dl->AddText(ImVec2(p.min.x, p.min.y - caption_h), IM_COL32(200, 200, 210, 255), caption);

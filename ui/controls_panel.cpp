@@ -213,7 +213,9 @@ void draw_training(UiState& ui) {
     e.batch_size = std::clamp(e.batch_size, 1, 1 << 26);
   }
   c.training.batch_size = e.full_batch ? 0 : e.batch_size;
-  ImGui::InputInt("training size (longest side)", &c.data.max_side, 16, 64);
+  ImGui::InputInt("training size", &c.data.max_side, 16, 64);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("The image is resized so its longest side is this many pixels (8..4096) for training.");
   c.data.max_side = std::clamp(c.data.max_side, 8, 4096);
   c.data.width = c.data.height = 0;
   enum_combo("colour", c.data.color_mode, 3, color_mode_name);

@@ -70,6 +70,9 @@ void setup_style() {
   s.Colors[ImGuiCol_WindowBg] = ImVec4(0.09f, 0.10f, 0.11f, 1);
   s.Colors[ImGuiCol_ChildBg] = ImVec4(0, 0, 0, 0); // see draw_main_window: the clear colour shows through
   s.Colors[ImGuiCol_Header] = ImVec4(0.20f, 0.30f, 0.45f, 0.8f);
+  // Opaque menus and dialogs: at the default 0.94 alpha the picture and buttons behind them show
+  // through the file list and the menu items.
+  s.Colors[ImGuiCol_PopupBg].w = 1.0f;
   const char* fonts[] = {"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
                          "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf"};
   for (const char* f : fonts) {

@@ -59,6 +59,20 @@ std::vector<AxisTick> linear_ticks(double vlo, double vhi, bool log_axis, int ta
 }
 } // namespace
 
+double step_axis_tick(double lo, double hi, float axis_px, float min_gap_px, int target) {
+  if (!(hi > lo) || !(axis_px > 0)) return 1;
+  const double range = hi - lo;
+  auto labels = [&](double step) { return std::floor(hi / step + 1e-9) - std::ceil(lo / step - 1e-9) + 1; };
+  double step = std::max(1.0, nice_tick_step(range, std::max(2, target)));
+  for (int t = std::max(2, target) + 1; t <= 64 && labels(step) < 2; ++t) {
+    const double finer = std::max(1.0, nice_tick_step(range, t));
+    if (finer >= step) continue;
+    if (finer / range * axis_px < min_gap_px) break;
+    step = finer;
+  }
+  return step;
+}
+
 void widen_to_min_span(double& lo, double& hi, bool log_axis) {
   const double min_span = log_axis ? std::log10(2.0) : std::max(1e-6, 0.02 * std::max(std::abs(lo), std::abs(hi)));
   if (hi - lo >= min_span) return;
@@ -133,6 +147,9 @@ bool draw_line_plot(const char* id, ImVec2 size, std::span<const PlotSeries> ser
     return hovered;
   }
   if (xr.hi - xr.lo < 1e-9) xr.hi = xr.lo + 1;
+  // A run's curves start at step 1: from 0 the axis reads from its origin, and a short run gets
+  // a "0" label beside its first tick.
+  if (xr.lo > 0 && xr.lo <= 0.05 * (xr.hi - xr.lo)) xr.lo = 0;
   const bool fixed_range = std::isfinite(opts.y_min) || std::isfinite(opts.y_max);
   if (!fixed_range) {
     widen_to_min_span(yr.lo, yr.hi, opts.log_y);
@@ -155,13 +172,15 @@ bool draw_line_plot(const char* id, ImVec2 size, std::span<const PlotSeries> ser
     const ImVec2 ts = ImGui::CalcTextSize(t.label.c_str());
     dl->AddText(ImVec2(a0.x - ts.x - 4, py - ts.y * 0.5f), label, t.label.c_str());
   }
-  const double xstep = std::max(1.0, nice_tick_step(xr.hi - xr.lo, std::max(2, int((a1.x - a0.x) / (font * 6)))));
+  format_number(buf, sizeof buf, "%.0f", xr.hi);
+  const double xstep = step_axis_tick(xr.lo, xr.hi, a1.x - a0.x, ImGui::CalcTextSize(buf).x + font * 0.5f,
+                                      int((a1.x - a0.x) / (font * 6)));
   for (double x = std::ceil(xr.lo / xstep) * xstep; x <= xr.hi + 1e-9; x += xstep) {
     const float px = sx(x);
     dl->AddLine(ImVec2(px, a0.y), ImVec2(px, a1.y), grid);
     format_number(buf, sizeof buf, "%.0f", x);
     const ImVec2 ts = ImGui::CalcTextSize(buf);
-    dl->AddText(ImVec2(std::min(px - ts.x * 0.5f, a1.x - ts.x), a1.y + 2), label, buf);
+    dl->AddText(ImVec2(std::clamp(px - ts.x * 0.5f, a0.x, a1.x - ts.x), a1.y + 2), label, buf);
   }
   const ImVec2 xs = ImGui::CalcTextSize(opts.x_label);
   dl->AddText(ImVec2((a0.x + a1.x - xs.x) * 0.5f, a1.y + font + 2), label, opts.x_label);

@@ -31,6 +31,11 @@ bool draw_line_plot(const char* id, ImVec2 size, std::span<const PlotSeries> ser
 /// Nice tick step ~ range / target_ticks (1, 2 or 5 times a power of ten).
 double nice_tick_step(double range, int target_ticks);
 
+/// Step of the x (step) axis over [lo, hi], drawn `axis_px` wide: a nice whole-number step for
+/// about `target` ticks, made finer while fewer than two ticks fall inside [lo, hi] and the ticks
+/// stay at least `min_gap_px` apart (the widest label plus a margin). Never below 1.
+double step_axis_tick(double lo, double hi, float axis_px, float min_gap_px, int target);
+
 /// One y-axis tick: its position in axis units (log10 of the value on a log axis) and its label.
 struct AxisTick {
   double pos = 0;

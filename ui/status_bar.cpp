@@ -2,8 +2,12 @@
 
 #include <imgui.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdarg>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 namespace redraw {
 namespace {
@@ -24,6 +28,25 @@ void separator() {
   ImGui::TextDisabled("|");
   ImGui::SameLine(0, 10);
 }
+
+/// One status-bar field. A narrow window drops fields by `rank` (highest first) instead of
+/// clipping the row at the window's edge.
+struct Field {
+  std::string text;
+  ImVec4 color;
+  bool disabled = false;
+  int rank = 0;     ///< 0 = always shown; larger = dropped sooner
+  bool tip = false; ///< the GUI frame-rate tooltip hangs on this one
+};
+
+[[gnu::format(printf, 1, 2)]] std::string printf_string(const char* fmt, ...) {
+  char buf[256];
+  va_list args;
+  va_start(args, fmt);
+  std::vsnprintf(buf, sizeof buf, fmt, args);
+  va_end(args);
+  return buf;
+}
 } // namespace
 
 void draw_status_bar(UiState& ui) {
@@ -43,43 +66,66 @@ void draw_status_bar(UiState& ui) {
     ImGui::TextDisabled("no image loaded");
     return;
   }
+  const ImVec4 text = ImGui::GetStyleColorVec4(ImGuiCol_Text);
+  std::vector<Field> fields;
   if (st.running)
-    ImGui::TextColored(ImVec4(0.4f, 0.9f, 0.5f, 1), "training");
+    fields.push_back({"training", ImVec4(0.4f, 0.9f, 0.5f, 1)});
   else if (st.step >= st.total_steps)
-    ImGui::TextColored(ImVec4(0.6f, 0.7f, 1.0f, 1), "finished");
+    fields.push_back({"finished", ImVec4(0.6f, 0.7f, 1.0f, 1)});
   else
-    ImGui::TextColored(ImVec4(1.0f, 0.8f, 0.4f, 1), "paused");
-  separator();
-  ImGui::Text("%s: %s", st.backend.c_str(), st.device.c_str());
-  separator();
-  ImGui::Text("step %lld / %lld", static_cast<long long>(st.step), static_cast<long long>(st.total_steps));
-  separator();
+    fields.push_back({"paused", ImVec4(1.0f, 0.8f, 0.4f, 1)});
+  fields.push_back({printf_string("%s: %s", st.backend.c_str(), st.device.c_str()), text, false, 4});
+  fields.push_back(
+      {printf_string("step %lld / %lld", static_cast<long long>(st.step), static_cast<long long>(st.total_steps)),
+       text});
   if (st.running)
-    ImGui::Text("%.1f steps/s", st.steps_per_s);
+    fields.push_back({printf_string("%.1f steps/s", st.steps_per_s), text, false, 2});
   else if (ui.run.last_steps_per_s > 0)
-    ImGui::TextDisabled("%.1f steps/s", ui.run.last_steps_per_s);
+    fields.push_back({printf_string("%.1f steps/s", ui.run.last_steps_per_s), text, true, 2});
   else
-    ImGui::TextDisabled("- steps/s");
-  separator();
+    fields.push_back({"- steps/s", text, true, 2});
   char elapsed[32], eta[32];
   format_duration(elapsed, sizeof elapsed, st.elapsed_s);
   const double remaining = st.steps_per_s > 0 ? double(st.total_steps - st.step) / st.steps_per_s : NAN;
   format_duration(eta, sizeof eta, st.running ? remaining : NAN);
-  ImGui::Text("elapsed %s  ETA %s", elapsed, eta);
-  separator();
+  fields.push_back({printf_string("elapsed %s  ETA %s", elapsed, eta), text, false, 1});
   if (!ui.run.history.empty()) {
     const MetricsRow& last = ui.run.history.back();
-    ImGui::Text("loss %.3e  PSNR %.2f dB", last.loss, last.psnr_db);
+    fields.push_back({printf_string("loss %.3e  PSNR %.2f dB", last.loss, last.psnr_db), text});
   } else {
-    ImGui::TextDisabled("loss -  PSNR -");
+    fields.push_back({"loss -  PSNR -", text, true});
   }
-  separator();
-  ImGui::Text("%dx%d", st.width, st.height);
-  separator();
+  fields.push_back({printf_string("%dx%d", st.width, st.height), text, false, 3});
   const char* path = ui.recon_texture ? ui.recon_texture->kind() : "-";
-  ImGui::Text("preview %s %.2f ms", path, ui.recon_texture ? ui.recon_texture->last_upload_ms() : 0.0);
-  if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("GUI: %.0f frames/s shown, %.1f ms per frame", double(ui.fps), ui.frame_ms);
+  fields.push_back(
+      {printf_string("preview %s %.2f ms", path, ui.recon_texture ? ui.recon_texture->last_upload_ms() : 0.0), text,
+       false, 5, true});
+
+  // Drop the least important fields until the row fits what is left of the window.
+  const float sep_w = 20 + ImGui::CalcTextSize("|").x;
+  const float room = ImGui::GetContentRegionAvail().x;
+  auto width = [&] {
+    float w = -sep_w;
+    for (const Field& f : fields)
+      w += ImGui::CalcTextSize(f.text.c_str()).x + sep_w;
+    return w;
+  };
+  while (width() > room) {
+    auto worst =
+        std::max_element(fields.begin(), fields.end(), [](const Field& a, const Field& b) { return a.rank < b.rank; });
+    if (worst == fields.end() || worst->rank == 0) break;
+    fields.erase(worst);
+  }
+  for (size_t i = 0; i < fields.size(); ++i) {
+    const Field& f = fields[i];
+    if (i) separator();
+    if (f.disabled)
+      ImGui::TextDisabled("%s", f.text.c_str());
+    else
+      ImGui::TextColored(f.color, "%s", f.text.c_str());
+    if (f.tip && ImGui::IsItemHovered())
+      ImGui::SetTooltip("GUI: %.0f frames/s shown, %.1f ms per frame", double(ui.fps), ui.frame_ms);
+  }
 }
 
 } // namespace redraw

@@ -43,27 +43,47 @@ void draw_timelapse(UiState& ui) {
   ImGui::SameLine();
 
   // The frame number sits beside the slider: with few frames the grab is wide and would hide it.
+  // The frame's numbers follow; a narrow window gets a shorter form (the full one is the tooltip).
   char label[48];
   std::snprintf(label, sizeof label, "frame %d / %d", tl.index + 1, n);
   char widest[48];
   std::snprintf(widest, sizeof widest, "frame %d / %d", n, n);
   const float label_w = ImGui::CalcTextSize(widest).x;
-  const float right = 330;
-  ImGui::SetNextItemWidth(
-      std::max(120.0f, ImGui::GetContentRegionAvail().x - right - label_w - ImGui::GetStyle().ItemSpacing.x));
+  const MetricsRow& f = tl.frames[size_t(tl.index)];
+  char full[128], medium[96], brief[64];
+  if (tl.active) {
+    std::snprintf(full, sizeof full, "step %lld  loss %.2e  %.1f dB  lr %.1e", static_cast<long long>(f.step), f.loss,
+                  f.psnr_db, f.lr);
+    std::snprintf(medium, sizeof medium, "step %lld  %.1f dB", static_cast<long long>(f.step), f.psnr_db);
+    std::snprintf(brief, sizeof brief, "step %lld", static_cast<long long>(f.step));
+  } else {
+    std::snprintf(full, sizeof full, "live (%d frames, %s)", n, format_bytes(tl.bytes).c_str());
+    std::snprintf(medium, sizeof medium, "live (%d frames)", n);
+    std::snprintf(brief, sizeof brief, "live");
+  }
+  const float spacing = ImGui::GetStyle().ItemSpacing.x, min_slider = 120;
+  const float room = ImGui::GetContentRegionAvail().x - min_slider - label_w - 2 * spacing;
+  const char* info = brief;
+  for (const char* candidate : {full, medium})
+    if (ImGui::CalcTextSize(candidate).x <= room) {
+      info = candidate;
+      break;
+    }
+  // The slider keeps room for the longest form, so it does not jump as the numbers change.
+  const float info_w = std::max(ImGui::CalcTextSize(info).x, std::min(room, 330.0f));
+  ImGui::SetNextItemWidth(std::max(min_slider, ImGui::GetContentRegionAvail().x - info_w - label_w - 2 * spacing));
   int32_t index = tl.index;
   if (ImGui::SliderInt("##frame", &index, 0, n - 1, "")) go(index);
   ImGui::SameLine();
   ImGui::TextUnformatted(label);
-  ImGui::SameLine(0, ImGui::GetStyle().ItemSpacing.x + label_w - ImGui::CalcTextSize(label).x);
-  const MetricsRow& f = tl.frames[size_t(tl.index)];
-  if (tl.active) {
-    ImGui::Text("step %lld  loss %.2e  %.1f dB  lr %.1e", static_cast<long long>(f.step), f.loss, f.psnr_db, f.lr);
-    if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("%d frames, %s of %s", n, format_bytes(tl.bytes).c_str(), format_bytes(tl.cap_bytes).c_str());
-  } else {
-    ImGui::TextDisabled("live (%d frames, %s)", n, format_bytes(tl.bytes).c_str());
-  }
+  ImGui::SameLine(0, spacing + label_w - ImGui::CalcTextSize(label).x);
+  if (tl.active)
+    ImGui::TextUnformatted(info);
+  else
+    ImGui::TextDisabled("%s", info);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("%s\n%d frames, %s of %s", full, n, format_bytes(tl.bytes).c_str(),
+                      format_bytes(tl.cap_bytes).c_str());
 
   ImGui::BeginDisabled(!tl.active);
   if (ImGui::Button("Live")) {

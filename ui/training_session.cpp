@@ -404,6 +404,10 @@ void TrainingSession::do_load(const LoadRequest& req) {
   } catch (const std::bad_alloc&) {
     report_error("out of memory while loading " + (req.model.empty() ? req.image : req.model) +
                  "; the current run is kept");
+  } catch (const ImageError& e) {
+    report_error(std::string("cannot open the image: ") + e.what() + (m_run ? "; the current run is kept" : ""));
+  } catch (const CheckpointError& e) {
+    report_error(std::string("cannot open the model: ") + e.what() + (m_run ? "; the current run is kept" : ""));
   } catch (const std::exception& e) {
     report_error(e.what());
   }
