@@ -21,6 +21,21 @@
 namespace redraw {
 
 namespace {
+
+/// stb_image's terse failure reason in words a user can act on, keeping the decoder's own word.
+std::string decoder_failure_text(const char* why) {
+  const std::string w = why ? why : "";
+  const char* plain = nullptr;
+  if (w == "outofdata") plain = "the file ends before the image does";
+  else if (w == "bad huffman code" || w == "bad codelengths" || w == "bad distance" || w == "bad zlib header" ||
+           w == "bad compression" || w == "no preset dict" || w == "read past buffer" || w == "output buffer limit")
+    plain = "the compressed pixel data is damaged";
+  else if (w == "bad png sig" || w == "first not IHDR" || w == "bad IHDR len" || w == "no IDAT" || w == "multiple IHDR")
+    plain = "the PNG structure is damaged";
+  else if (w == "outofmem") plain = "not enough memory to decode it";
+  if (!plain) return "the decoder stopped (" + (w.empty() ? std::string("no reason given") : w) + ")";
+  return std::string(plain) + " (" + w + ")";
+}
 /// Files larger than this are refused before reading (a 65536^2 RGBA PNG compresses far below it).
 constexpr std::uintmax_t k_max_image_file_bytes = std::uintmax_t(2) << 30;
 
@@ -178,7 +193,7 @@ Image decode_image(const uint8_t* data, size_t size, const std::string& name) {
       wide ? static_cast<void*>(stbi_load_16_from_callbacks(StbByteSource::callbacks(), &source, &dw, &dh, &dc, 0))
            : static_cast<void*>(stbi_load_from_callbacks(StbByteSource::callbacks(), &source, &dw, &dh, &dc, 0)),
       &stbi_image_free);
-  if (!px) throw ImageError(name + ": corrupt or truncated image (" + stbi_failure_reason() + ")");
+  if (!px) throw ImageError(name + ": corrupt or truncated image: " + decoder_failure_text(stbi_failure_reason()));
   if (source.read_past_end()) throw ImageError(name + ": truncated image (the file ends before its pixel data does)");
   img.pixels.resize(size_t(dw) * dh * dc);
   if (wide) {

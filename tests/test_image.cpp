@@ -293,6 +293,7 @@ TEST_CASE("bad image files give a clear error naming the file") {
   test::write_bytes(dir.path / "truncated.png",
                     std::vector<uint8_t>(horse.begin(), horse.begin() + long(horse.size() / 3)));
   check_image_error(dir.path / "truncated.png", "corrupt or truncated");
+  check_image_error(dir.path / "truncated.png", "the file ends before the image does");
   test::write_bytes(dir.path / "huge.png", png_header_claiming(100000, 100000));
   check_image_error(dir.path / "huge.png", "over the limit");
   test::write_bytes(dir.path / "wide.png", png_header_claiming(60000, 60000));

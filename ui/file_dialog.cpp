@@ -216,8 +216,10 @@ void draw_file_dialog(UiState& ui) {
     ImGui::SameLine();
     ImGui::BeginChild("recent", ImVec2(0, -footer), true);
     ImGui::TextDisabled("recent files");
-    for (const auto& r : ui.settings.recent)
+    for (const auto& r : ui.settings.recent) {
       if (ImGui::Selectable(fs::path(r).filename().string().c_str(), d.path == r)) d.path = r;
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.c_str());
+    }
     ImGui::EndChild();
   }
   if (d.purpose == FileDialogPurpose::Export) draw_export_options(ui);

@@ -18,7 +18,7 @@ void draw_menu_bar(UiState& ui) {
     ImGui::Separator();
     if (ImGui::MenuItem("Save model...", "Ctrl+S", false, st.has_run))
       ui.push(IntentKind::ShowDialog, {}, int64_t(FileDialogPurpose::SaveModel));
-    if (ImGui::MenuItem("Export image...", "Ctrl+E", false, st.has_run))
+    if (ImGui::MenuItem("Export...", "Ctrl+E", false, st.has_run))
       ui.push(IntentKind::ShowDialog, {}, int64_t(FileDialogPurpose::Export));
     ImGui::Separator();
     if (ImGui::MenuItem("Quit", "Ctrl+Q")) ui.push(IntentKind::Quit);
