@@ -102,7 +102,8 @@ int run_info(const InfoCommand& o) {
   std::printf("steps done:  %lld of %lld\n", static_cast<long long>(c.step),
               static_cast<long long>(c.config.training.steps));
   std::printf("trained for: %s\n", format_seconds(c.seconds).c_str());
-  std::printf("image:       %dx%d %s (%s)\n", c.image_width, c.image_height, color_mode_name(c.config.data.color_mode),
+  std::printf("image:       %dx%d %s (%s)\n", c.image_width, c.image_height,
+              color_mode_label(c.config.data.color_mode, c.config.model.output_channels).c_str(),
               c.source_image.empty() ? "unknown source" : c.source_image.c_str());
   if (c.history.empty())
     std::printf("last PSNR:   n/a\n");

@@ -129,8 +129,9 @@ int run_train(const TrainCommand& o) {
   if (!o.quiet)
     std::fprintf(stderr, "training '%s' on %s (%dx%d %s, %lld parameters) with the %s backend: %s\n",
                  config.name.c_str(), o.image.c_str(), trainer.dataset().image.width, trainer.dataset().image.height,
-                 color_mode_name(config.data.color_mode), static_cast<long long>(parameter_count(config.model)),
-                 trainer.backend().name().c_str(), trainer.backend().device_description().c_str());
+                 color_mode_label(config.data.color_mode, trainer.dataset().channels()).c_str(),
+                 static_cast<long long>(parameter_count(trainer.config().model)), trainer.backend().name().c_str(),
+                 trainer.backend().device_description().c_str());
 
   install_interrupt_handler();
   Progress progress("train");

@@ -75,8 +75,8 @@ int main(int argc, char** argv) {
       ->add_option("--precision", train.precision, "GPU matrix products: fp32 (default), tf32 or bf16 tensor cores")
       ->check(CLI::IsMember({"fp32", "tf32", "bf16"}));
   train_cmd->add_option("--seed", train.seed, "Random seed, 0..18446744073709551615");
-  train_cmd->add_option("--color", train.color, "Colour mode: rgb, gray or binary")
-      ->check(CLI::IsMember({"rgb", "gray", "binary"}));
+  train_cmd->add_option("--color", train.color, "Colour mode: auto (gray for a grey image), rgb, gray or binary")
+      ->check(CLI::IsMember({"rgb", "gray", "binary", "auto"}));
   train_cmd->add_option("--out", train.out, "Output folder")->capture_default_str();
   train_cmd->add_option("--checkpoint-every", train.checkpoint_every, "Save model.redraw every N steps");
   train_cmd->add_option("--resume", train.resume, "Continue from a .redraw model");

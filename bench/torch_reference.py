@@ -64,7 +64,8 @@ def load_preset(name):
         "batch": 0 if batch == "full" else int(batch),
         "steps": train.get("steps", 2000),
         "seed": train.get("seed", 1),
-        "channels": 3 if data.get("color_mode", "rgb") == "rgb" else 1,
+        # "auto" counts as RGB, as channels_of(Auto) does in cuda_bench (its pattern image is coloured).
+        "channels": 3 if data.get("color_mode", "auto") in ("rgb", "auto") else 1,
     }
 
 

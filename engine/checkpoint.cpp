@@ -119,6 +119,7 @@ std::vector<uint8_t> serialize_checkpoint(const Checkpoint& c) {
                          {"image_width", c.image_width},
                          {"image_height", c.image_height},
                          {"source_image", c.source_image},
+                         {"output_channels", c.config.model.output_channels},
                          {"writer", std::string("redraw ") + REDRAW_VERSION}};
   const std::string meta_text = meta.dump();
   size_t s = w.begin_chunk("META");
@@ -187,6 +188,15 @@ Checkpoint deserialize_checkpoint(const uint8_t* data, size_t size, const std::s
         c.image_width = meta.at("image_width").get<int32_t>();
         c.image_height = meta.at("image_height").get<int32_t>();
         c.source_image = meta.value("source_image", std::string());
+        // The network's outputs: 1 or 3, and what a fixed colour mode says (files written before
+        // the colour mode could be auto have no key: the mode tells).
+        const int32_t mode_channels = channels_of(c.config.data.color_mode);
+        const int32_t channels = meta.value("output_channels", mode_channels);
+        const bool auto_mode = c.config.data.color_mode == ColorMode::Auto;
+        if ((channels != 1 && channels != 3) || (!auto_mode && channels != mode_channels))
+          r.fail("output_channels " + std::to_string(channels) + " does not fit colour mode " +
+                 color_mode_name(c.config.data.color_mode));
+        c.config.model.output_channels = channels;
       } catch (const ConfigError& e) {
         throw CheckpointError(std::string("bad config inside the model: ") + e.what());
       } catch (const std::exception& e) {

@@ -228,8 +228,25 @@ Image load_image(const std::filesystem::path& file) {
   return decode_image(bytes.data(), bytes.size(), file.string());
 }
 
+ColorMode resolve_color_mode(const Image& raw, ColorMode mode, const std::array<float, 3>& bg) {
+  if (mode != ColorMode::Auto) return mode;
+  if (raw.channels < 3) return bg[0] == bg[1] && bg[1] == bg[2] ? ColorMode::Gray : ColorMode::Rgb;
+  const bool has_alpha = raw.channels == 4;
+  const int64_t n = raw.pixel_count();
+  for (int64_t i = 0; i < n; ++i) {
+    const float* p = raw.pixels.data() + i * raw.channels;
+    float rgb[3] = {p[0], p[1], p[2]};
+    if (has_alpha)
+      for (int c = 0; c < 3; ++c)
+        rgb[c] = rgb[c] * p[3] + bg[size_t(c)] * (1.0f - p[3]);
+    if (rgb[0] != rgb[1] || rgb[1] != rgb[2]) return ColorMode::Rgb;
+  }
+  return ColorMode::Gray;
+}
+
 Image convert_color(const Image& raw, ColorMode mode, float threshold, const std::array<float, 3>& bg) {
   if (raw.channels < 1 || raw.channels > 4) throw ImageError("convert: unsupported channel count");
+  mode = resolve_color_mode(raw, mode, bg);
   Image out;
   out.width = raw.width;
   out.height = raw.height;

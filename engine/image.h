@@ -7,7 +7,7 @@
 ///   Truncation is caught for every format (stb would fill the missing part with black), and a
 ///   BMP, TGA or PNM header claiming more pixels than its file can hold is refused before decoding.
 /// - prepare_training_image composites alpha onto a background, converts to the colour mode
-///   (rgb, gray, binary with a threshold), and resizes with an area (box) filter.
+///   (rgb, gray, binary with a threshold, or auto: gray for a grey image), and resizes with an area (box) filter.
 /// - write_png writes 8- or 16-bit PNG atomically (temp file, fsync, rename); IoError on failure,
 ///   and no partial file is left behind.
 #include "engine/run_config.h"
@@ -38,7 +38,11 @@ Image load_image(const std::filesystem::path& file);
 /// Same, from memory; `name` is used in error messages.
 Image decode_image(const uint8_t* data, size_t size, const std::string& name);
 
-/// Composites alpha onto `background` and converts to the colour mode (1 or 3 channels out).
+/// The mode an image trains in: `mode` itself, except Auto, which becomes Gray when the image has
+/// no colour channels or every pixel has R = G = B after compositing onto `background`, else Rgb.
+ColorMode resolve_color_mode(const Image& raw, ColorMode mode, const std::array<float, 3>& background);
+/// Composites alpha onto `background` and converts to the colour mode (1 or 3 channels out; Auto
+/// is resolved first).
 Image convert_color(const Image& raw, ColorMode mode, float threshold, const std::array<float, 3>& background);
 /// Area (box) filter resize; for upscaling it falls back to a smooth filter.
 Image resize_area(const Image& src, int32_t width, int32_t height);

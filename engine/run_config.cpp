@@ -16,7 +16,7 @@ using nlohmann::json;
 
 namespace {
 const NameTable<ColorMode> k_color_modes = {
-    {"rgb", ColorMode::Rgb}, {"gray", ColorMode::Gray}, {"binary", ColorMode::Binary}};
+    {"rgb", ColorMode::Rgb}, {"gray", ColorMode::Gray}, {"binary", ColorMode::Binary}, {"auto", ColorMode::Auto}};
 const NameTable<LossKind> k_losses = {
     {"MSE", LossKind::MSE}, {"L1", LossKind::L1}, {"Huber", LossKind::Huber}, {"BCE", LossKind::BCE}};
 const NameTable<OptimizerKind> k_optimizers = {{"SGD", OptimizerKind::Sgd}, {"Adam", OptimizerKind::Adam}};
@@ -173,6 +173,10 @@ void read_model(Reader r, ModelSpec& m) {
 } // namespace
 
 const char* color_mode_name(ColorMode m) { return name_of(m, k_color_modes); }
+std::string color_mode_label(ColorMode m, int32_t channels) {
+  if (m != ColorMode::Auto) return color_mode_name(m);
+  return std::string("auto (") + (channels == 1 ? "gray" : "rgb") + ")";
+}
 ColorMode parse_color_mode(const std::string& s) { return parse_color(s); }
 const char* loss_name(LossKind k) { return name_of(k, k_losses); }
 const char* optimizer_name(OptimizerKind k) { return name_of(k, k_optimizers); }

@@ -17,7 +17,9 @@
 
 namespace redraw {
 
-enum class ColorMode : int32_t { Rgb = 0, Gray, Binary };
+/// Auto trains in grey when every pixel is grey once alpha is composited (R = G = B), else in
+/// RGB: a black-and-white drawing or a greyscale photo gets one output, not three that drift apart.
+enum class ColorMode : int32_t { Rgb = 0, Gray, Binary, Auto };
 enum class OptimizerKind : int32_t { Sgd = 0, Adam };
 enum class ScheduleKind : int32_t { Constant = 0, Cosine, WarmRestarts };
 
@@ -48,7 +50,7 @@ struct TrainingSpec {
 };
 
 struct DataSpec {
-  ColorMode color_mode = ColorMode::Rgb;
+  ColorMode color_mode = ColorMode::Auto;
   float threshold = 0.5f;                               ///< Binary: gray >= threshold is white
   int32_t width = 0, height = 0;                        ///< explicit training size (0 = from max_side / the image)
   int32_t max_side = 256;                               ///< longest side, aspect kept (0 = native size)
@@ -65,7 +67,9 @@ struct RunConfig {
   DataSpec data;
 };
 
-inline int32_t channels_of(ColorMode m) { return m == ColorMode::Rgb ? 3 : 1; }
+/// Output channels of a colour mode; Auto counts as 3, the most it can need, until an image
+/// resolves it (resolve_color_mode in image.h).
+inline int32_t channels_of(ColorMode m) { return m == ColorMode::Rgb || m == ColorMode::Auto ? 3 : 1; }
 
 /// Parses a config; `source` names the file in errors. Missing keys keep their defaults.
 RunConfig parse_run_config(const nlohmann::json& j, const std::string& source);
@@ -81,6 +85,8 @@ std::vector<std::string> preset_names();
 RunConfig load_preset(const std::string& name);
 
 const char* color_mode_name(ColorMode m);
+/// The mode's name, and for Auto what it resolved to from the channel count: "auto (gray)".
+std::string color_mode_label(ColorMode m, int32_t channels);
 ColorMode parse_color_mode(const std::string& name);
 const char* loss_name(LossKind k);
 const char* optimizer_name(OptimizerKind k);

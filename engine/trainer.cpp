@@ -13,7 +13,9 @@ Trainer::Trainer(std::unique_ptr<Backend> backend, RunConfig config, Dataset dat
     : m_backend(std::move(backend)), m_config(std::move(config)), m_data(std::move(data)) {
   if (!m_backend) throw BackendError("trainer: no backend");
   m_config.model.output_channels = m_data.channels();
-  if (channels_of(m_config.data.color_mode) != m_data.channels()) // keep the stored config consistent
+  // Keep the stored config consistent with the data; Auto stays Auto (it resolves the same way
+  // from the same image on resume, and a UI comparing configs sees the mode the user chose).
+  if (m_config.data.color_mode != ColorMode::Auto && channels_of(m_config.data.color_mode) != m_data.channels())
     m_config.data.color_mode = m_data.channels() == 3 ? ColorMode::Rgb : ColorMode::Gray;
   TrainSetup setup;
   setup.model = m_config.model;

@@ -9,7 +9,9 @@
 #include <doctest/doctest.h>
 
 #include <nlohmann/json.hpp>
+#include <zlib.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 
@@ -100,6 +102,41 @@ TEST_CASE("damaged model files are refused with a clear error") {
   test::TempDir dir;
   CHECK_THROWS_AS(load_checkpoint(dir.path / "missing.redraw"), CheckpointError);
   CHECK_THROWS_AS(load_checkpoint(dir.path), CheckpointError);
+}
+
+TEST_CASE("an auto colour model keeps its output channels, and a mismatch is refused") {
+  RunConfig cfg = test::small_config(OptimizerKind::Adam, 0);
+  cfg.data.color_mode = ColorMode::Auto;
+  for (int32_t channels : {1, 3}) {
+    CAPTURE(channels);
+    Trainer t = test::small_trainer(cfg, test::gradient_image(8, 6, channels));
+    t.run(2);
+    CHECK(t.config().data.color_mode == ColorMode::Auto); // what the user chose stays
+    const auto bytes = serialize_checkpoint(t.checkpoint());
+    const Checkpoint back = deserialize_checkpoint(bytes.data(), bytes.size(), "auto.redraw");
+    CHECK(back.config.data.color_mode == ColorMode::Auto);
+    CHECK(back.config.model.output_channels == channels);
+    CHECK(back.params.size() == t.parameters().size());
+    CHECK(color_mode_label(back.config.data.color_mode, channels) == (channels == 1 ? "auto (gray)" : "auto (rgb)"));
+  }
+  // A file whose stored channel count contradicts its fixed colour mode is refused, naming both.
+  cfg.data.color_mode = ColorMode::Gray;
+  Trainer t = test::small_trainer(cfg, test::gradient_image(8, 6, 1));
+  auto bytes = serialize_checkpoint(t.checkpoint());
+  const std::string key = "\"output_channels\":1";
+  auto it = std::search(bytes.begin(), bytes.end(), key.begin(), key.end());
+  REQUIRE(it != bytes.end());
+  *(it + long(key.size()) - 1) = '3';
+  // Re-seal the CRC-32 (zlib's, over all but the last 4 bytes) so the META check is what refuses it.
+  const uint32_t crc = uint32_t(crc32(crc32(0L, Z_NULL, 0), bytes.data(), uInt(bytes.size() - 4)));
+  std::memcpy(bytes.data() + bytes.size() - 4, &crc, 4);
+  try {
+    (void)deserialize_checkpoint(bytes.data(), bytes.size(), "odd.redraw");
+    FAIL("no error");
+  } catch (const CheckpointError& e) {
+    CHECK(std::string(e.what()).find("odd.redraw") != std::string::npos);
+    CHECK(std::string(e.what()).find("output_channels 3 does not fit colour mode gray") != std::string::npos);
+  }
 }
 
 TEST_CASE("a checkpoint for another network shape is refused on restore") {

@@ -152,6 +152,35 @@ void check_pixels(const Image& img, int w, int h, int channels, const std::vecto
 }
 } // namespace
 
+TEST_CASE("auto colour mode: grey images train in grey, anything with colour in RGB") {
+  Image raw;
+  raw.width = 2;
+  raw.height = 1;
+  raw.channels = 4;
+  raw.pixels = {0.3f, 0.3f, 0.3f, 1.0f, 0.8f, 0.8f, 0.8f, 0.5f}; // grey, half-transparent grey
+  CHECK(resolve_color_mode(raw, ColorMode::Auto, {1, 1, 1}) == ColorMode::Gray);
+  // A coloured background tints the transparent pixel: that is colour.
+  CHECK(resolve_color_mode(raw, ColorMode::Auto, {1, 0, 0}) == ColorMode::Rgb);
+  const Image g = convert_color(raw, ColorMode::Auto, 0.5f, {1, 1, 1});
+  CHECK(g.channels == 1);
+  CHECK(g.pixels[0] == doctest::Approx(0.3));
+  CHECK(g.pixels[1] == doctest::Approx(0.9));
+  raw.pixels[6] = 0.81f; // one channel off: colour
+  CHECK(resolve_color_mode(raw, ColorMode::Auto, {1, 1, 1}) == ColorMode::Rgb);
+  CHECK(convert_color(raw, ColorMode::Auto, 0.5f, {1, 1, 1}).channels == 3);
+  // A fixed mode is never changed.
+  CHECK(resolve_color_mode(raw, ColorMode::Gray, {1, 1, 1}) == ColorMode::Gray);
+  // The shared samples: the horse drawing and the cameraman are grey, the cat is not.
+  DataSpec spec;
+  spec.max_side = 64;
+  CHECK(spec.color_mode == ColorMode::Auto); // the default
+  CHECK(prepare_training_image(test::sample("horse.png"), spec).channels == 1);
+  CHECK(prepare_training_image(test::sample("camera.png"), spec).channels == 1);
+  CHECK(prepare_training_image(test::sample("chelsea.png"), spec).channels == 3);
+  spec.color_mode = ColorMode::Rgb;
+  CHECK(prepare_training_image(test::sample("horse.png"), spec).channels == 3);
+}
+
 TEST_CASE("loads the shared samples with their native channels") {
   const Image horse = load_image(test::sample("horse.png"));
   CHECK(horse.width == 400);

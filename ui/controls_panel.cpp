@@ -218,7 +218,7 @@ void draw_training(UiState& ui) {
     ImGui::SetTooltip("The image is resized so its longest side is this many pixels (8..4096) for training.");
   c.data.max_side = std::clamp(c.data.max_side, 8, 4096);
   c.data.width = c.data.height = 0;
-  enum_combo("colour", c.data.color_mode, 3, color_mode_name);
+  enum_combo("colour", c.data.color_mode, 4, color_mode_name);
   if (c.data.color_mode == ColorMode::Binary) ImGui::SliderFloat("threshold", &c.data.threshold, 0.0f, 1.0f, "%.2f");
   const uint64_t one = 1;
   ImGui::InputScalar("seed", ImGuiDataType_U64, &c.training.seed, &one);
@@ -234,7 +234,12 @@ void draw_summary(UiState& ui) {
     w = std::max(1, int32_t(std::lround(double(w) * want / side)));
     h = std::max(1, int32_t(std::lround(double(h) * want / side)));
   }
-  const ConfigSummary s = summarize_config(ui.edit.config, w, h, channels_of(ui.edit.config.data.color_mode));
+  // Auto resolves from the image: the running auto run already knows its channel count.
+  const ColorMode mode = ui.edit.config.data.color_mode;
+  const int32_t channels = mode == ColorMode::Auto && st.has_run && st.config.data.color_mode == ColorMode::Auto
+                               ? st.config.model.output_channels
+                               : channels_of(mode);
+  const ConfigSummary s = summarize_config(ui.edit.config, w, h, channels);
   if (!s.valid) {
     ImGui::PushTextWrapPos(0);
     ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "invalid network: %s", s.problem.c_str());
