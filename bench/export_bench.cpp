@@ -22,6 +22,9 @@
 ///   classic shape, 99,457 params    16384x16384   1452.04      0.18          78.9            37.4
 ///   classic / 8 (16,16,32,16,8,8,8) 1024x1024        0.72      1.47          19.2             7.6
 ///   classic / 8, 1,681 params       16384x16384    220.66      1.22          19.3             4.2
+/// A later run on a quiet machine (2 cores of an AVX-512 EPYC, OpenBLAS Haswell kernels, classic shape):
+///   classic shape, 99,457 params    1024x1024        3.00      0.35         229.3            37.3
+///   classic shape, 99,457 params    16384x16384    526.84      0.51         229.4            33.8
 /// Peak memory is the same at 2048 and 16384: the bound holds. No GPU was lent to this task, so
 /// there is no CUDA row yet: run `export_bench --backend cuda --size 16384` where a GPU exists.
 #include "app/backend_registry.h"
