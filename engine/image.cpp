@@ -228,17 +228,29 @@ Image load_image(const std::filesystem::path& file) {
   return decode_image(bytes.data(), bytes.size(), file.string());
 }
 
+namespace {
+/// Pixel i of a raw image (1 to 4 channels) as RGB, alpha composited onto `bg`.
+void composited_rgb(const Image& raw, int64_t i, const std::array<float, 3>& bg, float rgb[3]) {
+  const float* p = raw.pixels.data() + i * raw.channels;
+  if (raw.channels >= 3) {
+    rgb[0] = p[0], rgb[1] = p[1], rgb[2] = p[2];
+  } else {
+    rgb[0] = rgb[1] = rgb[2] = p[0];
+  }
+  if (raw.channels == 2 || raw.channels == 4) {
+    const float a = p[raw.channels - 1];
+    for (int c = 0; c < 3; ++c)
+      rgb[c] = rgb[c] * a + bg[size_t(c)] * (1.0f - a);
+  }
+}
+} // namespace
+
 ColorMode resolve_color_mode(const Image& raw, ColorMode mode, const std::array<float, 3>& bg) {
   if (mode != ColorMode::Auto) return mode;
-  if (raw.channels < 3) return bg[0] == bg[1] && bg[1] == bg[2] ? ColorMode::Gray : ColorMode::Rgb;
-  const bool has_alpha = raw.channels == 4;
   const int64_t n = raw.pixel_count();
   for (int64_t i = 0; i < n; ++i) {
-    const float* p = raw.pixels.data() + i * raw.channels;
-    float rgb[3] = {p[0], p[1], p[2]};
-    if (has_alpha)
-      for (int c = 0; c < 3; ++c)
-        rgb[c] = rgb[c] * p[3] + bg[size_t(c)] * (1.0f - p[3]);
+    float rgb[3];
+    composited_rgb(raw, i, bg, rgb);
     if (rgb[0] != rgb[1] || rgb[1] != rgb[2]) return ColorMode::Rgb;
   }
   return ColorMode::Gray;
@@ -253,20 +265,9 @@ Image convert_color(const Image& raw, ColorMode mode, float threshold, const std
   out.channels = channels_of(mode);
   const int64_t n = raw.pixel_count();
   out.pixels.resize(size_t(n) * out.channels);
-  const bool has_alpha = raw.channels == 2 || raw.channels == 4;
   for (int64_t i = 0; i < n; ++i) {
-    const float* p = raw.pixels.data() + i * raw.channels;
     float rgb[3];
-    if (raw.channels >= 3) {
-      rgb[0] = p[0], rgb[1] = p[1], rgb[2] = p[2];
-    } else {
-      rgb[0] = rgb[1] = rgb[2] = p[0];
-    }
-    if (has_alpha) {
-      const float a = p[raw.channels - 1];
-      for (int c = 0; c < 3; ++c)
-        rgb[c] = rgb[c] * a + bg[size_t(c)] * (1.0f - a);
-    }
+    composited_rgb(raw, i, bg, rgb);
     float* o = out.pixels.data() + i * out.channels;
     if (mode == ColorMode::Rgb) {
       o[0] = rgb[0], o[1] = rgb[1], o[2] = rgb[2];

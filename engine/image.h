@@ -7,7 +7,8 @@
 ///   Truncation is caught for every format (stb would fill the missing part with black), and a
 ///   BMP, TGA or PNM header claiming more pixels than its file can hold is refused before decoding.
 /// - prepare_training_image composites alpha onto a background, converts to the colour mode
-///   (rgb, gray, binary with a threshold, or auto: gray for a grey image), and resizes with an area (box) filter.
+///   (rgb, gray, binary with a threshold, or auto: gray for a grey image), and resizes with an
+///   area (box) filter.
 /// - write_png writes 8- or 16-bit PNG atomically (temp file, fsync, rename); IoError on failure,
 ///   and no partial file is left behind.
 #include "engine/run_config.h"

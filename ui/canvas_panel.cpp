@@ -207,10 +207,10 @@ void draw_canvas(UiState& ui) {
       // The scale matters more than the long caption: "error" alone when both do not fit, then
       // a compact legend, and no legend only when even that does not fit.
       ErrorLegend legend(v, false);
-      if (ImGui::CalcTextSize(caption).x > pane_w - legend.width - 12) caption = "error";
-      if (ImGui::CalcTextSize(caption).x > pane_w - legend.width - 12) legend = ErrorLegend(v, true);
-      if (legend.width > 0 && ImGui::CalcTextSize(caption).x <= pane_w - legend.width - 12)
-        legend.draw(dl, ImVec2(p.max.x, p.min.y - caption_h));
+      auto fits = [&] { return ImGui::CalcTextSize(caption).x <= pane_w - legend.width - 12; };
+      if (!fits()) caption = "error";
+      if (!fits()) legend = ErrorLegend(v, true);
+      if (legend.width > 0 && fits()) legend.draw(dl, ImVec2(p.max.x, p.min.y - caption_h));
     }
     dl->AddText(ImVec2(p.min.x, p.min.y - caption_h), IM_COL32(200, 200, 210, 255), caption);
     if (i == 1 || v.mode == CanvasMode::Reconstruction) {
