@@ -1,21 +1,10 @@
 #include "app/backend_registry.h"
 
+#include "app/device_plugin_loader.h"
 #include "engine/cpu_backend.h"
 #include "engine/errors.h"
 
-#if REDRAW_HAVE_CUDA
-#include "cuda/cuda_backend.h"
-#endif
-
 namespace redraw {
-
-bool cuda_available() {
-#if REDRAW_HAVE_CUDA
-  return cuda_device_count() > 0;
-#else
-  return false;
-#endif
-}
 
 namespace {
 
@@ -27,7 +16,19 @@ void check_precision_name(const std::string& precision) {
     throw ConfigError("--precision: '" + precision + "' not found (known: fp32, tf32, bf16)");
 }
 
+/// Usable CUDA devices through the module; 0 with the reason otherwise.
+int cuda_devices(std::string* why) {
+  const DevicePlugin& p = cuda_plugin();
+  if (!p.api) {
+    if (why) *why = p.why;
+    return 0;
+  }
+  return p.api->device_count(why);
+}
+
 } // namespace
+
+bool cuda_available() { return cuda_devices(nullptr) > 0; }
 
 std::unique_ptr<Backend> make_backend(const std::string& name, std::string* notice, const std::string& precision) {
   check_precision_name(precision);
@@ -37,30 +38,26 @@ std::unique_ptr<Backend> make_backend(const std::string& name, std::string* noti
     return std::make_unique<CpuBackend>();
   }
   if (name == "cuda") {
-#if REDRAW_HAVE_CUDA
-    return make_cuda_backend(precision); // throws BackendError with the reason when no device is usable
-#else
-    throw BackendError("--backend cuda: this build of redraw has no CUDA backend (built without the CUDA toolkit)");
-#endif
+    const DevicePlugin& p = cuda_plugin();
+    if (!p.api) throw BackendError("--backend cuda: the GPU is unavailable: " + p.why);
+    return p.api->make_backend(precision); // throws BackendError with the reason when no device is usable
   }
   if (name == "auto") {
     std::string why;
-#if REDRAW_HAVE_CUDA
-    if (cuda_device_count(&why) > 0) {
+    const DevicePlugin& p = cuda_plugin();
+    if (!p.api) {
+      why = p.why;
+    } else if (p.api->device_count(&why) > 0) {
       // A device that is there but can't be used (no kernels for its architecture, held by
       // another process in exclusive mode, full, or lacking the precision) still falls back.
       try {
-        return make_cuda_backend(precision);
+        return p.api->make_backend(precision);
       } catch (const BackendError& e) {
-        why = e.what();
+        why = std::string("CUDA device unusable: ") + e.what();
       }
-      why = "CUDA device unusable: " + why;
     } else {
       why = "no CUDA device (" + why + ")";
     }
-#else
-    why = "built without CUDA";
-#endif
     if (notice) {
       *notice = why + ", using the CPU backend";
       if (is_reduced_precision(precision)) *notice += " in fp32 (--precision " + precision + " needs a GPU)";
@@ -72,13 +69,39 @@ std::unique_ptr<Backend> make_backend(const std::string& name, std::string* noti
 
 std::string describe_backends() {
   std::string s = "cpu: " + CpuBackend().device_description() + "\n";
+  const DevicePlugin& p = cuda_plugin();
+  if (!p.api) {
 #if REDRAW_HAVE_CUDA
-  s += "cuda: compiled in (" + cuda_build_description() + ")\n";
-  s += cuda_devices_description();
+    s += "cuda: compiled in, unavailable: " + p.why + "\n";
 #else
-  s += "cuda: not compiled in\n";
+    s += "cuda: not compiled in\n";
 #endif
+    return s;
+  }
+  s += "cuda: module " + p.path + " (" + p.api->build_description() + ")\n";
+  s += p.api->devices_description();
   return s;
+}
+
+BackendFactory backend_factory() {
+  return [](const std::string& name, std::string* notice, const std::string& precision) {
+    return make_backend(name, notice, precision);
+  };
+}
+
+std::shared_ptr<DeviceInterop> make_device_interop(std::string* why) {
+  const DevicePlugin& p = cuda_plugin();
+  if (!p.api) {
+    if (why) *why = p.why;
+    return nullptr;
+  }
+  if (p.api->device_count(why) == 0) return nullptr;
+  try {
+    return p.api->make_interop();
+  } catch (const std::exception& e) {
+    if (why) *why = e.what();
+    return nullptr;
+  }
 }
 
 } // namespace redraw

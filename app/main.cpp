@@ -29,7 +29,10 @@ namespace {
 
 int open_gui(const GuiOptions* opts_in) {
 #if REDRAW_HAVE_GUI
-  return run_gui(*opts_in);
+  GuiOptions opts = *opts_in;
+  opts.make_backend = backend_factory();
+  if (opts.backend != "cpu") opts.interop = make_device_interop(); // null without a usable GPU
+  return run_gui(opts);
 #else
   (void)opts_in;
   print_error("this build of redraw has no desktop app (configured with -DREDRAW_GUI=OFF); use `redraw train IMAGE`");

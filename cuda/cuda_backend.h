@@ -43,7 +43,7 @@ struct CudaStepProfile {
   std::vector<std::pair<std::string, double>> per_op_ms; ///< per step, by op kind
 };
 
-class CudaBackend final : public Backend {
+class CudaBackend final : public Backend, public DeviceRenderer {
 public:
   /// Opens `device`, creates its stream, pool and cuBLAS handle. Throws BackendError when the
   /// device cannot be used (no driver, no device, no kernels for its compute capability).
@@ -55,6 +55,7 @@ public:
   std::string name() const override { return "cuda"; }
   std::string device_description() const override;
   bool supports(BackendFeature f) const override;
+  DeviceRenderer* device_renderer() override { return this; }
   void synchronize() override;
 
   /// Matrix-product precision from the next step on (re-captures the step graph).
@@ -69,7 +70,7 @@ public:
   /// replicated to RGB; alpha 255). Works in tiles on the backend's stream and returns once the
   /// image is complete. Call from the thread that owns the backend. Throws BackendError when no
   /// network is configured, ConfigError for a size outside [1, k_max_render_side].
-  void render_rgba8_device(int32_t w, int32_t h, void* dst_device);
+  void render_rgba8_device(int32_t w, int32_t h, void* dst_device) override;
   /// The same image copied to the host (w * h * 4 bytes), for tests and for a GUI without interop.
   std::vector<uint8_t> render_rgba8(int32_t w, int32_t h);
 

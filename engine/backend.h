@@ -12,9 +12,11 @@
 ///      used by rendering and by the backend-parity tests. These may allocate.
 /// - Threading: a backend is used by one thread at a time (the trainer's thread).
 #include "engine/dataset.h"
+#include "engine/device_interop.h"
 #include "engine/run_config.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -61,6 +63,8 @@ public:
   virtual std::string name() const = 0;               ///< "cpu" or "cuda"
   virtual std::string device_description() const = 0; ///< e.g. "2 CPU threads, OpenBLAS" or the GPU
   virtual bool supports(BackendFeature f) const = 0;
+  /// The backend's device-side preview renderer (a GPU backend), or null. Owned by the backend.
+  virtual DeviceRenderer* device_renderer() { return nullptr; }
 
   // ---- bound training state -------------------------------------------------------------
   /// Allocates every buffer for this shape and uploads the dataset. Parameters are zero until
@@ -127,6 +131,12 @@ private:
   int64_t m_parameter_count = 0;
   int64_t m_dataset_size = 0;
 };
+
+/// Makes a backend by name ("auto", "cpu", "cuda"), with a one-line notice when "auto" falls back
+/// and the GPU precision ("" = default). app/backend_registry's make_backend is the one the
+/// executable hands to the GUI, so ui/ never includes app/ (STYLE: arrows point down).
+using BackendFactory =
+    std::function<std::unique_ptr<Backend>(const std::string& name, std::string* notice, const std::string& precision)>;
 
 /// Number of optimizer-state arrays for an optimizer: Adam 2, SGD with momentum 1, plain SGD 0.
 int optimizer_state_arrays(const OptimizerSpec& opt);

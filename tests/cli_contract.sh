@@ -82,7 +82,7 @@ check '[ ! -e "$work/x" ]'
 expect 1 "$work/missing.redraw" -- "$redraw" info "$work/missing.redraw"
 expect 1 "$work/fake.png" -- "$redraw" render "$work/fake.png" -o "$work/o.png"
 # --backend cuda fails clearly where there is no usable GPU, and trains where there is one.
-if "$redraw" info --backends | grep -q "^cuda: no device\|^cuda: not compiled in"; then
+if "$redraw" info --backends | grep -q "^cuda: no device\|^cuda: not compiled in\|^cuda: compiled in, unavailable"; then
   expect 1 "" -- "$redraw" train "$samples/horse.png" --config "$cfg" --backend cuda --out "$work/x"
   grep -qi "cuda" "$work/err" && echo "ok: --backend cuda names cuda" || { echo "FAIL: --backend cuda message"; failures=$((failures + 1)); }
   # --precision with the CPU is refused (it computes in fp32 only); auto says it falls back to fp32.

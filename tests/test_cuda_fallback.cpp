@@ -1,15 +1,17 @@
-// Backend selection and the CUDA error paths; these run everywhere, with or without a GPU
-// (what they check depends on whether a device is present, and both branches are asserted).
+// Backend selection and the CUDA module's error paths; these run everywhere, with or without a
+// GPU (what they check depends on whether a device is present, and both branches are asserted).
+// This binary links no CUDA library: the CUDA backend is reached only through the module.
 #include "app/backend_registry.h"
+#include "app/device_plugin_loader.h"
 #include "engine/errors.h"
 
 #include <doctest/doctest.h>
 
-#if REDRAW_HAVE_CUDA
-#include "cuda/cuda_backend.h"
-#endif
-
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <string>
+#include <unistd.h>
 
 using namespace redraw;
 
@@ -50,66 +52,71 @@ TEST_CASE("backend registry: unknown backend names are listed") {
   CHECK_THROWS_WITH_AS(make_backend("metal"), "Backend 'metal' not found (known: auto, cpu, cuda)", ConfigError);
 }
 
-#if REDRAW_HAVE_CUDA
-
-TEST_CASE("cuda: device count never throws and explains a zero") {
-  std::string why;
-  int count = -1;
-  CHECK_NOTHROW(count = cuda_device_count(&why));
-  CHECK(count >= 0);
-  CHECK(cuda_device_count() == count); // the reason is optional
-  if (count == 0) {
-    CHECK_FALSE(why.empty());
-    MESSAGE("no CUDA device here: " << why);
-  }
-}
-
-TEST_CASE("cuda: --backend cuda without a device is a clear BackendError, not a crash") {
-  std::string why;
-  if (cuda_device_count(&why) > 0) {
-    auto b = make_cuda_backend();
-    CHECK(b->name() == "cuda");
+TEST_CASE("backend registry: --backend cuda without a usable GPU is a clear BackendError naming the reason") {
+  if (cuda_available()) {
+    CHECK(make_backend("cuda")->name() == "cuda");
     return;
   }
+  const DevicePlugin& p = cuda_plugin();
   try {
-    (void)make_cuda_backend();
-    FAIL("make_cuda_backend() returned without a device");
+    (void)make_backend("cuda");
+    FAIL("make_backend(\"cuda\") returned without a usable device");
   } catch (const BackendError& e) {
     const std::string what = e.what();
-    CHECK(what.find("cuda backend unavailable") != std::string::npos);
-    CHECK(what.find(why) != std::string::npos);
+    CHECK(what.find("--backend cuda") != std::string::npos);
+    if (!p.api) CHECK(what.find(p.why) != std::string::npos);
   }
-  CHECK_THROWS_AS(CudaBackend(0), BackendError);
-  CHECK_THROWS_AS(make_backend("cuda"), BackendError);
-}
-
-TEST_CASE("cuda: build and device descriptions") {
-  const std::string build = cuda_build_description();
-  CHECK(build.find("CUDA runtime") != std::string::npos);
-  CHECK(build.find("cuBLAS") != std::string::npos);
-  const std::string devices = cuda_devices_description();
-  CHECK_FALSE(devices.empty());
-  if (cuda_device_count() == 0) CHECK(devices.find("no device") != std::string::npos);
-  else CHECK(devices.find("compute capability") != std::string::npos);
   const std::string all = describe_backends();
-  CHECK(all.find("cuda: compiled in") != std::string::npos);
-}
-
-TEST_CASE("cuda: precision names") {
-  CHECK(parse_cuda_precision("fp32") == CudaPrecision::Fp32);
-  CHECK(parse_cuda_precision("TF32") == CudaPrecision::Tf32);
-  CHECK(parse_cuda_precision("bf16") == CudaPrecision::Bf16);
-  CHECK(std::string(cuda_precision_name(CudaPrecision::Tf32)) == "tf32");
-  CHECK(std::string(cuda_precision_name(CudaPrecision::Bf16)) == "bf16");
-  CHECK_THROWS_WITH_AS(parse_cuda_precision("fp64"), "Precision 'fp64' not found (known: fp32, tf32, bf16)",
-                       ConfigError);
-}
-
+#if REDRAW_HAVE_CUDA
+  CHECK(all.find("cuda: ") != std::string::npos);
+  CHECK((p.api ? all.find("cuda: module") : all.find("cuda: compiled in, unavailable")) != std::string::npos);
 #else
-
-TEST_CASE("backend registry: a build without CUDA refuses --backend cuda clearly") {
-  CHECK_THROWS_AS(make_backend("cuda"), BackendError);
-  CHECK(describe_backends().find("cuda: not compiled in") != std::string::npos);
+  CHECK(all.find("cuda: not compiled in") != std::string::npos);
+#endif
 }
 
+TEST_CASE("cuda module: a file that is not a module is refused with the loader's reason") {
+  const std::string path = std::filesystem::temp_directory_path() / ("redraw-not-a-module-" + std::to_string(getpid()) + ".so");
+  {
+    std::ofstream f(path);
+    f << "this is not an ELF file\n";
+  }
+  const DevicePlugin p = load_device_plugin(path, false);
+  std::filesystem::remove(path);
+  CHECK(p.api == nullptr);
+  CHECK(p.why.find("could not be loaded") != std::string::npos);
+  const DevicePlugin gone = load_device_plugin("/nonexistent/libredraw_cuda.so", false);
+  CHECK(gone.api == nullptr);
+  CHECK_FALSE(gone.why.empty());
+}
+
+#if REDRAW_HAVE_CUDA
+TEST_CASE("cuda module: loads from beside the executable, and its errors arrive as engine's types") {
+  // The driver check is skipped, so this runs on machines without a GPU: the module must link
+  // (every symbol resolved, cuBLAS found through its RUNPATH) and report a missing device cleanly.
+  const auto candidates = device_plugin_candidates();
+  REQUIRE_FALSE(candidates.empty());
+  REQUIRE_MESSAGE(std::filesystem::exists(candidates[0]), candidates[0] << " was not built");
+  const DevicePlugin p = load_device_plugin(candidates[0], false);
+  REQUIRE_MESSAGE(p.api != nullptr, p.why);
+  CHECK(std::string(p.api->name) == "cuda");
+  CHECK(std::string(p.api->signature) == device_plugin_signature());
+  CHECK(p.api->build_description().find("CUDA runtime") != std::string::npos);
+  std::string why;
+  const int n = p.api->device_count(&why);
+  CHECK(n >= 0);
+  if (n == 0) {
+    CHECK_FALSE(why.empty());
+    CHECK(p.api->devices_description().find("no device") != std::string::npos);
+    // Thrown inside the module, caught here by engine's type.
+    CHECK_THROWS_AS(p.api->make_backend(""), BackendError);
+    CHECK_THROWS_AS(p.api->make_interop()->make_frame_ring(), BackendError);
+    MESSAGE("no CUDA device here: " << why);
+  } else {
+    auto b = p.api->make_backend("");
+    CHECK(b->name() == "cuda");
+    CHECK(b->device_renderer() != nullptr);
+    CHECK_THROWS_AS(p.api->make_backend("fp64"), ConfigError);
+  }
+}
 #endif

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <limits>
 #include <fstream>
@@ -14,7 +15,17 @@
 
 namespace redraw::test {
 
-inline std::filesystem::path sample(const std::string& name) { return std::filesystem::path(REDRAW_SAMPLE_DIR) / name; }
+/// A folder from the environment variable `env` when set, else the build tree's `fallback`.
+inline std::filesystem::path data_dir(const char* env, const char* fallback) {
+  const char* v = std::getenv(env);
+  return std::filesystem::path(v && *v ? v : fallback);
+}
+/// A sample image from ../shared/images (or $REDRAW_SAMPLE_DIR, e.g. a packed copy on a GPU machine).
+inline std::filesystem::path sample(const std::string& name) {
+  return data_dir("REDRAW_SAMPLE_DIR", REDRAW_SAMPLE_DIR) / name;
+}
+/// The project's assets/ folder (or $REDRAW_TEST_ASSET_DIR).
+inline std::filesystem::path test_assets() { return data_dir("REDRAW_TEST_ASSET_DIR", REDRAW_TEST_ASSET_DIR); }
 
 /// How far two renders of one network at one size may differ when only their tiling differs.
 /// BLAS kernels may sum a row's products in an order that depends on where the row sits in the

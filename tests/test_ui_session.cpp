@@ -7,6 +7,8 @@
 #include "ui/app_actions.h"
 #include "ui/training_session.h"
 
+#include "app/backend_registry.h"
+
 #include "engine/checkpoint.h"
 
 #include <chrono>
@@ -58,7 +60,7 @@ template <class Pred> bool wait_for(TrainingSession& s, Collected& c, Pred done)
 } // namespace
 
 TEST_CASE("ui session: train, preview, save, reset, branch, and errors that keep the run") {
-  TrainingSession session;
+  TrainingSession session(backend_factory());
   Collected c;
   LoadRequest req;
   req.image = default_image_path().string();
@@ -128,7 +130,7 @@ TEST_CASE("ui session: train, preview, save, reset, branch, and errors that keep
 }
 
 TEST_CASE("ui session: the frame memory cap outlives new runs, and saves report where they wrote") {
-  TrainingSession session;
+  TrainingSession session(backend_factory());
   Collected c;
   LoadRequest req;
   req.image = default_image_path().string();

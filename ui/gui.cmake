@@ -28,7 +28,5 @@ foreach(_dir ${IMGUI_INCLUDE_DIRS})
   endif()
 endforeach()
 # imgui's libimgui.a needs stb after it on the link line.
-target_link_libraries(redraw_ui PUBLIC redraw_backends redraw_glad PkgConfig::GLFW PkgConfig::IMGUI PkgConfig::STB OpenGL::GL)
-if(REDRAW_CUDA)
-  target_link_libraries(redraw_ui PRIVATE redraw_cuda)
-endif()
+# ui/ knows engine's interfaces only: app/ hands it the backend factory and the GPU interop.
+target_link_libraries(redraw_ui PUBLIC redraw_engine redraw_glad PkgConfig::GLFW PkgConfig::IMGUI PkgConfig::STB OpenGL::GL)

@@ -15,10 +15,6 @@
 #include <imgui_impl_glfw.h>
 #include <imgui_impl_opengl3.h>
 
-#if REDRAW_HAVE_CUDA
-#include "cuda/cuda_gl_interop.h"
-#endif
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -112,9 +108,8 @@ void release_held(GLFWwindow* window, const std::vector<int>& held) {
   update_modifiers(io);
 }
 
-/// Copies a waiting GPU frame into the reconstruction texture (CUDA builds only).
+/// Copies a waiting GPU frame into the reconstruction texture (a GPU backend with interop only).
 void upload_device_frame(UiState& ui, TrainingSession& session) {
-#if REDRAW_HAVE_CUDA
   auto frames = session.device_frames();
   if (!frames || !ui.recon_texture) return;
   const void* ptr = nullptr;
@@ -131,10 +126,6 @@ void upload_device_frame(UiState& ui, TrainingSession& session) {
     session.enable_device_preview(false);
   }
   frames->end_read();
-#else
-  (void)ui;
-  (void)session;
-#endif
 }
 
 /// The screenshot mode's exit test: the picture of step >= N has been on screen for two frames.
@@ -314,14 +305,14 @@ int run_gui(const GuiOptions& opts) {
 
   int code = 0;
   {
-    TrainingSession session;
+    TrainingSession session(opts.make_backend, opts.interop);
     auto truth = make_host_texture();
     auto error = make_host_texture();
     auto frame = make_host_texture();
     std::unique_ptr<PreviewTexture> recon;
     if (ui.settings.backend != "cpu") {
       std::string why;
-      recon = make_cuda_preview_texture(&why);
+      recon = make_device_preview_texture(opts.interop.get(), &why);
       if (recon) session.enable_device_preview(true);
     }
     if (!recon) recon = make_host_texture();

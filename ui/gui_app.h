@@ -6,7 +6,11 @@
 ///   1 when no window could be opened, the screenshot could not be written, or (with --screenshot)
 ///   no run could start or step N was not reached within 10 minutes. Errors inside the
 ///   app (bad image, bad model file, out of memory) are shown in the window, never thrown out.
+#include "engine/backend.h"
+#include "engine/device_interop.h"
+
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace redraw {
@@ -21,6 +25,8 @@ struct GuiOptions {
   std::string screenshot;             ///< write the framebuffer here as PNG, then exit; FILE.json
                                       ///< beside it says where the reconstruction is drawn (x, y, w, h)
   int64_t screenshot_after_steps = 0; ///< ... once training has done at least this many steps
+  BackendFactory make_backend;        ///< required: builds each run's backend (app/ passes its registry)
+  std::shared_ptr<DeviceInterop> interop; ///< the GPU module's preview path, or null (host previews)
 };
 
 int run_gui(const GuiOptions& opts);

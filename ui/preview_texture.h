@@ -2,11 +2,15 @@
 /// One interface for every picture the canvas draws (STYLE 9: instant-ngp's render surface).
 /// - make_host_texture(): an RGBA8 GL texture updated with glTexSubImage2D from a host buffer.
 ///   Always available; used for the ground truth, the error map, and the CPU backend's preview.
-/// - make_cuda_preview_texture(): the same texture fed GPU -> GL with no host round trip, through
-///   cuda/cuda_gl_interop (a pixel buffer registered with CUDA once, then map, copy, unmap and
-///   glTexSubImage2D from the PBO). Returns null, with the reason, when CUDA or a device is absent.
+/// - make_device_preview_texture(): the same texture fed GPU -> GL with no host round trip, through
+///   a DeviceInterop (engine/device_interop.h; the CUDA module implements it): a pixel buffer
+///   registered with the device once, then a device-to-device copy into it and glTexSubImage2D
+///   from the PBO. Returns null, with the reason, when there is no interop or the GL context does
+///   not run on the training device.
 /// - No GL types here: the texture is handed to ImGui as an opaque ImTextureID-compatible pointer.
 /// - Thread: create, update and destroy on the GUI thread with the GL context current.
+#include "engine/device_interop.h"
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -33,7 +37,8 @@ public:
 
 /// A host-fed texture. Nearest filtering, so zoomed-in pixels stay sharp.
 std::unique_ptr<PreviewTexture> make_host_texture();
-/// A CUDA-fed texture, or null with `why` set (no CUDA build, no device, interop refused).
-std::unique_ptr<PreviewTexture> make_cuda_preview_texture(std::string* why);
+/// A device-fed texture, or null with `why` set (no interop, GL on another device or on Mesa).
+/// `interop` must outlive the texture. GL context current.
+std::unique_ptr<PreviewTexture> make_device_preview_texture(DeviceInterop* interop, std::string* why);
 
 } // namespace redraw

@@ -2,9 +2,6 @@
 
 #include <glad/gl.h>
 
-#if REDRAW_HAVE_CUDA
-#include "cuda/cuda_gl_interop.h"
-#endif
 
 #include <chrono>
 #include <cstdint>
@@ -73,13 +70,12 @@ private:
   double m_last_ms = 0;
 };
 
-#if REDRAW_HAVE_CUDA
-/// GPU -> GL: a pixel-unpack buffer registered with CUDA once per size. Each update maps it,
-/// copies the device frame in, unmaps, and fills the texture from the bound PBO.
-class CudaTexture final : public PreviewTexture {
+/// GPU -> GL: a pixel-unpack buffer registered with the device once per size. Each update copies
+/// the device frame into it (DeviceGlBuffer) and fills the texture from the bound PBO.
+class DeviceTexture final : public PreviewTexture {
 public:
-  CudaTexture() { glGenBuffers(1, &m_pbo); }
-  ~CudaTexture() override {
+  explicit DeviceTexture(DeviceInterop* interop) : m_device(interop) { glGenBuffers(1, &m_pbo); }
+  ~DeviceTexture() override {
     m_interop.reset(); // unregister before the buffer goes away
     if (m_pbo) glDeleteBuffers(1, &m_pbo);
   }
@@ -97,10 +93,10 @@ public:
       m_interop.reset();
       glBufferData(GL_PIXEL_UNPACK_BUFFER, GLsizeiptr(bytes), nullptr, GL_STREAM_DRAW);
       glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
-      m_interop = std::make_unique<CudaGlPixelBuffer>(m_pbo, bytes); // register once per size
+      m_interop = m_device->register_gl_buffer(m_pbo, bytes); // register once per size
       glBindBuffer(GL_PIXEL_UNPACK_BUFFER, m_pbo);
     }
-    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0); // unbound while CUDA writes it
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0); // unbound while the device writes it
     m_interop->copy_from_device(rgba_device, bytes);
     glBindBuffer(GL_PIXEL_UNPACK_BUFFER, m_pbo);
     m_tex.bind_sized(w, h);
@@ -117,24 +113,23 @@ public:
 
 private:
   GlTexture m_tex;
+  DeviceInterop* m_device;
   GLuint m_pbo = 0;
-  std::unique_ptr<CudaGlPixelBuffer> m_interop;
+  std::unique_ptr<DeviceGlBuffer> m_interop;
   double m_last_ms = 0;
 };
-#endif
 
 } // namespace
 
 std::unique_ptr<PreviewTexture> make_host_texture() { return std::make_unique<HostTexture>(); }
 
-std::unique_ptr<PreviewTexture> make_cuda_preview_texture(std::string* why) {
-#if REDRAW_HAVE_CUDA
-  if (!cuda_gl_interop_available(why)) return nullptr;
-  return std::make_unique<CudaTexture>();
-#else
-  if (why) *why = "built without CUDA";
-  return nullptr;
-#endif
+std::unique_ptr<PreviewTexture> make_device_preview_texture(DeviceInterop* interop, std::string* why) {
+  if (!interop) {
+    if (why && why->empty()) *why = "no GPU preview interop";
+    return nullptr;
+  }
+  if (!interop->gl_available(why)) return nullptr;
+  return std::make_unique<DeviceTexture>(interop);
 }
 
 } // namespace redraw

@@ -1,16 +1,11 @@
 #include "ui/training_session.h"
 
-#include "app/backend_registry.h"
 #include "engine/comparison.h"
 #include "engine/errors.h"
 #include "engine/render_export.h"
 #include "engine/renderer.h"
 #include "engine/trainer.h"
 
-#if REDRAW_HAVE_CUDA
-#include "cuda/cuda_backend.h"
-#include "cuda/cuda_gl_interop.h"
-#endif
 
 #include <algorithm>
 #include <chrono>
@@ -35,12 +30,11 @@ struct TrainingSession::Run {
   int64_t last_preview_step = -1;
   std::deque<std::pair<double, int64_t>> rate_window; ///< (seconds, step) samples for steps/s
   Clock::time_point epoch = Clock::now();
-#if REDRAW_HAVE_CUDA
-  CudaBackend* cuda = nullptr;
-#endif
+  DeviceRenderer* device = nullptr; ///< the backend's device renderer, when it has one
 };
 
-TrainingSession::TrainingSession() : m_thread([this] { thread_main(); }) {}
+TrainingSession::TrainingSession(BackendFactory make_backend, std::shared_ptr<DeviceInterop> interop)
+    : m_make_backend(std::move(make_backend)), m_interop(std::move(interop)), m_thread([this] { thread_main(); }) {}
 
 TrainingSession::~TrainingSession() {
   {
@@ -129,7 +123,7 @@ void TrainingSession::enable_device_preview(bool on) {
   std::lock_guard lock(m_mutex);
   m_device_preview_enabled = on;
 }
-std::shared_ptr<CudaFrameRing> TrainingSession::device_frames() const {
+std::shared_ptr<DeviceFrameRing> TrainingSession::device_frames() const {
   std::lock_guard lock(m_mutex);
   return m_frames;
 }
@@ -352,7 +346,7 @@ void TrainingSession::do_load(const LoadRequest& req) {
     } else if (ckpt) {
       // The source image is gone: the model's own picture stands in, so it can still be viewed,
       // exported and trained further.
-      auto backend = make_backend("cpu");
+      auto backend = m_make_backend("cpu", nullptr, "");
       ModelSpec m = config.model;
       const auto fb = fourier_matrix(m.encoding, config.training.seed);
       data.image = render_image(*backend, NetworkView{&m, ckpt->params, fb}, ckpt->image_width, ckpt->image_height);
@@ -362,7 +356,7 @@ void TrainingSession::do_load(const LoadRequest& req) {
       throw ImageError((image.empty() ? std::string("(no image)") : image) + ": file not found");
     }
     std::string notice;
-    auto backend = make_backend(req.backend, &notice, req.backend == "cpu" ? std::string() : req.precision);
+    auto backend = m_make_backend(req.backend, &notice, req.backend == "cpu" ? std::string() : req.precision);
     if (!notice.empty() && !m_backend_notice_shown) report_notice(notice);
     m_backend_notice_shown = true;
     run->trainer = std::make_unique<Trainer>(std::move(backend), config, std::move(data));
@@ -372,20 +366,18 @@ void TrainingSession::do_load(const LoadRequest& req) {
     if (m_snapshot_cap > 0) run->trainer->set_snapshot_cap_bytes(m_snapshot_cap);
     run->source = req.model.empty() ? image : req.model;
     run->image = std::filesystem::exists(image) ? image : std::string();
-#if REDRAW_HAVE_CUDA
-    run->cuda = dynamic_cast<CudaBackend*>(&run->trainer->backend());
-    if (run->cuda) {
+    run->device = run->trainer->backend().device_renderer();
+    if (run->device && m_interop) {
       std::lock_guard lock(m_mutex);
       if (m_device_preview_enabled && !m_frames) {
         try {
-          m_frames = std::make_shared<CudaFrameRing>();
+          m_frames = m_interop->make_frame_ring();
         } catch (const std::exception& e) {
           m_back.errors.push_back(std::string("GPU preview disabled: ") + e.what());
           m_device_preview_enabled = false;
         }
       }
     }
-#endif
     // Success: the new run replaces the old one.
     m_running = false;
     m_run = std::move(run);
@@ -422,8 +414,7 @@ void TrainingSession::make_preview(bool force) {
   if (!force && step == m_run->last_preview_step) return;
   const int32_t w = t.dataset().image.width, h = t.dataset().image.height;
   bool device_done = false;
-#if REDRAW_HAVE_CUDA
-  if (m_run->cuda && m_frames) {
+  if (m_run->device && m_frames) {
     bool enabled;
     {
       std::lock_guard lock(m_mutex);
@@ -432,7 +423,7 @@ void TrainingSession::make_preview(bool force) {
     if (enabled) {
       try {
         void* dst = m_frames->begin_write(w, h);
-        m_run->cuda->render_rgba8_device(w, h, dst);
+        m_run->device->render_rgba8_device(w, h, dst);
         m_frames->end_write(step);
         device_done = true;
         std::lock_guard lock(m_mutex);
@@ -445,7 +436,6 @@ void TrainingSession::make_preview(bool force) {
       }
     }
   }
-#endif
   // The host copy: always on the CPU; on the GPU only when paused, finished or asked for (the
   // error map and pixel tooltip need it).
   if (!device_done || force || m_host_preview_wanted) {

@@ -8,9 +8,14 @@
 ///   newest preview); take() moves them into the GUI's copy. Neither side holds the lock for
 ///   longer than a few swaps, so 30+ fps holds while the CPU trains.
 /// - Previews: every `preview_every` steps (and at most ~30 per second, plus on pause and at the
-///   end) the network is rendered at the training size. On the CUDA backend the frame goes into a
-///   device CudaFrameRing for the GUI's GL interop; a host copy follows only when asked for.
+///   end) the network is rendered at the training size. On a GPU backend (one with a
+///   DeviceRenderer) the frame goes into a DeviceFrameRing for the GUI's GL interop; a host copy
+///   follows only when asked for.
+/// - Backends come from the BackendFactory and the device frames from the DeviceInterop that
+///   app/ hands over, so ui/ never includes app/ or cuda/.
+#include "engine/backend.h"
 #include "engine/checkpoint.h"
+#include "engine/device_interop.h"
 #include "engine/image.h"
 #include "engine/metrics.h"
 #include "engine/run_config.h"
@@ -28,8 +33,6 @@
 #include <vector>
 
 namespace redraw {
-
-class CudaFrameRing; // cuda/cuda_gl_interop.h; only in CUDA builds
 
 /// Scalars the status bar and panels show.
 struct SessionStatus {
@@ -61,7 +64,7 @@ struct SessionTake {
   std::shared_ptr<const Image> ground_truth; ///< set when a new run starts
   std::shared_ptr<const Image> preview;      ///< host preview, when a new one is ready
   int64_t preview_step = -1;
-  bool device_preview = false; ///< a new frame waits in the CudaFrameRing
+  bool device_preview = false; ///< a new frame waits in the DeviceFrameRing
   // Timelapse.
   bool snapshots_changed = false;    ///< `snapshots` is the new list of frames
   std::vector<MetricsRow> snapshots; ///< one row per kept frame, oldest first
@@ -84,7 +87,9 @@ struct LoadRequest {
 
 class TrainingSession {
 public:
-  TrainingSession();
+  /// `make_backend` builds every run's backend (app/ passes its registry); `interop` is the GPU
+  /// module's preview path, or null (then previews go through host memory).
+  explicit TrainingSession(BackendFactory make_backend, std::shared_ptr<DeviceInterop> interop = nullptr);
   ~TrainingSession(); ///< stops and joins the thread
   TrainingSession(const TrainingSession&) = delete;
   TrainingSession& operator=(const TrainingSession&) = delete;
@@ -123,8 +128,8 @@ public:
 
   /// Takes what was published since the last call. GUI thread.
   SessionTake take();
-  /// Device preview frames (CUDA builds with a CUDA backend); null otherwise.
-  std::shared_ptr<CudaFrameRing> device_frames() const;
+  /// Device preview frames (a GPU backend with interop); null otherwise.
+  std::shared_ptr<DeviceFrameRing> device_frames() const;
   /// Lets the training thread publish device frames (the GUI sets it when interop works).
   void enable_device_preview(bool on);
 
@@ -151,10 +156,14 @@ private:
   std::deque<Command> m_commands;
   bool m_quit = false;
   SessionTake m_back;
-  std::shared_ptr<CudaFrameRing> m_frames;
+  std::shared_ptr<DeviceFrameRing> m_frames;
   bool m_device_preview_enabled = false;
   int64_t m_requested_frame = -1;
   std::atomic<bool> m_cancel{false};
+
+  // Set once before the thread starts.
+  BackendFactory m_make_backend;
+  std::shared_ptr<DeviceInterop> m_interop;
 
   // Training thread only.
   std::unique_ptr<Run> m_run;

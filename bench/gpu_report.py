@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""Merges the JSON that `scripts/gpu_check.sh run ...` wrote on a GPU machine into one table.
+
+  python3 bench/gpu_report.py [DIR ...]      (default: /work/.device/*/ and .gpu-results/)
+
+Later directories win where two hold the same part. Prints Markdown: the status of every part,
+Redraw's steps/s and samples/s per preset, size and precision beside PyTorch eager and
+torch.compile from the same machine, the CLI's own throughput, the time for the 200x200 horse to
+reach 99% of pixels right, and the interop cost per 1024x1024 frame. Exits 1 when a part failed.
+"""
+import glob
+import json
+import os
+import sys
+
+PARTS = ("tests", "sanitize", "bench", "accuracy", "interop", "torch")
+
+
+def load(dirs):
+    parts = {}
+    device = None
+    for d in dirs:
+        for part in PARTS:
+            f = os.path.join(d, part + ".json")
+            if os.path.exists(f):
+                try:
+                    parts[part] = json.load(open(f))
+                except ValueError as e:
+                    parts[part] = {"status": "failed", "reason": f"unreadable {f}: {e}"}
+        dev = os.path.join(d, "device.txt")
+        if os.path.exists(dev):
+            device = open(dev).read().strip()
+    return parts, device
+
+
+def fmt(v, spec=".1f"):
+    return "-" if v is None else format(v, spec)
+
+
+def main(argv):
+    dirs = argv or sorted(glob.glob("/work/.device/*/"), key=lambda d: int(os.path.basename(d.rstrip("/")) or 0)
+                          if os.path.basename(d.rstrip("/")).isdigit() else 0) + [".gpu-results"]
+    dirs = [d for d in dirs if os.path.isdir(d)]
+    parts, device = load(dirs)
+    if not parts:
+        print("gpu_report: no results in " + (", ".join(dirs) or "(no folders)"))
+        return 1
+    print(f"GPU: {device or 'unknown'}\n")
+    print("| part | status | detail |\n|---|---|---|")
+    failed = False
+    for p in PARTS:
+        r = parts.get(p)
+        if r is None:
+            print(f"| {p} | not run | |")
+            continue
+        failed |= r.get("status") == "failed"
+        print(f"| {p} | {r.get('status')} | {r.get('reason', '')} |")
+
+    bench = parts.get("bench", {}).get("throughput", [])
+    torch = parts.get("torch", {}).get("torch", [])
+    ref = {(t["preset"], t["size"], t["impl"], t.get("precision", "fp32")): t for t in torch if "steps_per_s" in t}
+    if bench:
+        print("\n| preset | size | precision | Redraw steps/s | samples/s | TFLOP/s | % of cuBLAS | "
+              "PyTorch eager | x eager | torch.compile | x compile |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
+        for r in sorted(bench, key=lambda r: (r["preset"], r["size"], r["precision"])):
+            key = (r["preset"], r["size"])
+            eager = ref.get(key + ("torch-eager", r["precision"]))
+            comp = ref.get(key + ("torch-compile", r["precision"]))
+            pct = 100.0 * r["cublas_ms_per_step"] / r["gpu_ms_per_step_graph"] if r.get("gpu_ms_per_step_graph") else None
+            print(f"| {r['preset']} | {r['size']} | {r['precision']} | {r['steps_per_s']:.1f} | {r['samples_per_s']:.3g} | "
+                  f"{r.get('tflops', 0):.1f} | {fmt(pct, '.0f')} | "
+                  f"{fmt(eager and eager['steps_per_s'])} | {fmt(eager and r['steps_per_s'] / eager['steps_per_s'], '.2f')} | "
+                  f"{fmt(comp and comp['steps_per_s'])} | {fmt(comp and r['steps_per_s'] / comp['steps_per_s'], '.2f')} |")
+    cli = parts.get("bench", {}).get("cli_train")
+    if cli and "steps_per_s" in cli:
+        same = next((r for r in bench if r["preset"] == cli["preset"] and r["size"] == cli["size"]
+                     and r["precision"] == "fp32"), None)
+        ratio = f" ({100 * cli['steps_per_s'] / same['steps_per_s']:.0f}% of cuda_bench's step rate)" if same else ""
+        print(f"\n`redraw train` {cli['preset']} {cli['size']}x{cli['size']}: {cli['steps_per_s']:.1f} steps/s over "
+              f"{cli['steps']} steps with metrics and timelapse{ratio}; final PSNR {cli['final_psnr_db']:.2f} dB")
+    acc = parts.get("accuracy", {}).get("accuracy", [])
+    if acc:
+        print("\n| preset (horse 200x200 binary) | limit | reached 99% | steps | seconds | pixels right |")
+        print("|---|---|---|---|---|---|")
+        for a in acc:
+            print(f"| {a['preset']} | {a['time_limit_s']} s | {'yes' if a['reached'] else 'no'} | {a['steps']} | "
+                  f"{a['train_seconds']:.2f} | {100 * a['pixel_accuracy']:.2f}% |")
+    inter = parts.get("interop", {}).get("interop")
+    if inter:
+        print(f"\nInterop, {inter['size']}x{inter['size']} frame on {inter['gl_renderer']}: render {inter['render_ms']:.3f} ms, "
+              f"copy + texture upload {inter['copy_upload_ms']:.3f} ms, total {inter['total_ms']:.3f} ms per frame; "
+              f"max texel difference {inter['max_level_diff']} level(s)")
+    san = parts.get("sanitize", {}).get("tools")
+    if san:
+        print("\ncompute-sanitizer: " + ", ".join(f"{t} {v.get('errors')} errors (exit {v.get('exit')})"
+                                                  for t, v in san.items()))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
