@@ -48,13 +48,26 @@ __global__ void backward_bias_partial_kernel(const float* z, const float* y, flo
   partial[int64_t(blockIdx.x) * cols + c] = s;
 }
 
+/// db[c] (+)= sum over b of partial[b * cols + c]. A block takes 32 columns; its 32 x k_reduce_lanes
+/// threads each sum every k_reduce_lanes-th partial of one column, then a shared-memory tree adds
+/// the lanes in a fixed order (deterministic). One thread per column summing every partial
+/// serially was latency-bound: ~1,000 dependent loads per layer for 2^18 rows.
+constexpr int k_reduce_lanes = 16;
 __global__ void column_reduce_kernel(const float* __restrict__ partial, int64_t blocks, int32_t cols, float* db,
                                      bool accumulate) {
-  const int32_t c = int32_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (c >= cols) return;
+  // No early return: every thread takes part in the barriers below.
+  __shared__ float sums[k_reduce_lanes][k_col_tile + 1];
+  const int32_t c = int32_t(blockIdx.x) * k_col_tile + int32_t(threadIdx.x);
   float s = 0.0f;
-  for (int64_t b = 0; b < blocks; ++b) s += partial[b * cols + c];
-  db[c] = accumulate ? db[c] + s : s;
+  if (c < cols)
+    for (int64_t b = threadIdx.y; b < blocks; b += k_reduce_lanes) s += partial[b * cols + c];
+  sums[threadIdx.y][threadIdx.x] = s;
+  __syncthreads();
+  for (int stride = k_reduce_lanes / 2; stride > 0; stride /= 2) {
+    if (int(threadIdx.y) < stride) sums[threadIdx.y][threadIdx.x] += sums[threadIdx.y + stride][threadIdx.x];
+    __syncthreads();
+  }
+  if (threadIdx.y == 0 && c < cols) db[c] = accumulate ? db[c] + sums[0][threadIdx.x] : sums[0][threadIdx.x];
 }
 
 template <Activation A>
@@ -106,9 +119,8 @@ void activation_backward_bias_grad(cudaStream_t s, const float* z, const float* 
   case Activation::Sine: launch_backward<Activation::Sine>(s, z, y, g, rows, cols, omega, scratch); break;
   }
   CUDA_CHECK_LAUNCH();
-  constexpr int threads = 128;
-  column_reduce_kernel<<<unsigned((cols + threads - 1) / threads), threads, 0, s>>>(scratch, row_blocks(rows), cols,
-                                                                                   db, accumulate);
+  column_reduce_kernel<<<unsigned((cols + k_col_tile - 1) / k_col_tile), dim3(k_col_tile, k_reduce_lanes), 0, s>>>(
+      scratch, row_blocks(rows), cols, db, accumulate);
   CUDA_CHECK_LAUNCH();
 }
 

@@ -5,6 +5,7 @@
 #include "cuda/encoding_kernels.cuh"
 #include "cuda/loss_kernels.cuh"
 #include "cuda/matmul.h"
+#include "cuda/memory_plan.h"
 #include "cuda/mlp_pass.h"
 #include "cuda/optimizer_kernels.cuh"
 #include "cuda/render_kernels.cuh"
@@ -29,6 +30,9 @@ namespace {
 constexpr int64_t k_max_chunk_rows = int64_t(1) << 18;
 /// Fewest rows a chunk is shrunk to when memory is short.
 constexpr int64_t k_min_chunk_rows = int64_t(1) << 12;
+/// Render tiles larger than a training chunk: between these many pixels (cuda/memory_plan.h).
+constexpr int64_t k_min_render_tile = int64_t(1) << 16;
+constexpr int64_t k_max_render_tile = int64_t(1) << 22;
 /// Rows per chunk of the stateless ops (predict, loss_and_gradients).
 constexpr int64_t k_stateless_rows = int64_t(1) << 16;
 /// A full-batch run keeps the encoded dataset when it takes at most this much memory.
@@ -97,7 +101,7 @@ struct CudaBackend::Impl {
   int device = 0;
   cudaDeviceProp props{};
   cudaStream_t stream = nullptr;
-  std::unique_ptr<DevicePool> pool;
+  std::shared_ptr<DevicePool> pool; ///< the device's pool, shared with other backends and the preview ring
   cublasHandle_t blas = nullptr;
   DeviceBuffer<uint8_t> blas_workspace;
   CudaPrecision precision = CudaPrecision::Fp32;
@@ -105,6 +109,9 @@ struct CudaBackend::Impl {
   std::string graph_note; ///< why graphs are off, when capture failed
 
   std::unique_ptr<BoundState> bound;
+  /// Forward-only buffers for renders larger than a training chunk (render_tile_rows), kept
+  /// between renders of the same network shape; dropped by configure().
+  std::unique_ptr<MlpWorkspace> render_ws;
   cudaGraphExec_t graph = nullptr;
   int64_t eager_steps = 0; ///< steps run since configure without the graph (the first is the warm-up)
   std::array<LossSlot, k_loss_slots> slots;
@@ -242,7 +249,7 @@ CudaBackend::CudaBackend(int device) {
     }
   }
   CUDA_CHECK(cudaStreamCreateWithFlags(&m->stream, cudaStreamNonBlocking));
-  m->pool = std::make_unique<DevicePool>(device);
+  m->pool = DevicePool::shared(device);
   CUBLAS_CHECK(cublasCreate(&m->blas));
   CUBLAS_CHECK(cublasSetStream(m->blas, m->stream));
   m->blas_workspace = DeviceBuffer<uint8_t>(*m->pool, m->stream, k_cublas_workspace_bytes, "cuBLAS workspace");
@@ -263,6 +270,10 @@ CudaBackend::Impl::~Impl() {
   if (stream) (void)cudaStreamSynchronize(stream);
   for (auto& slot : slots)
     if (slot.done) (void)cudaEventDestroy(slot.done);
+  render_ws.reset();
+  if (stream) (void)cudaStreamSynchronize(stream);
+  // What this backend cached goes back to the driver (other backends' live buffers stay).
+  if (pool) pool->trim();
   pool.reset();
   if (stream) (void)cudaStreamDestroy(stream);
   (void)cudaGetLastError();
@@ -318,6 +329,7 @@ void CudaBackend::configure_impl(const TrainSetup& setup, const Dataset& data) {
   synchronize();
   m->drop_graph();
   m->bound.reset(); // its memory goes back to the pool, which the new shape reuses
+  m->render_ws.reset();
   for (auto& slot : m->slots) slot.pending = false;
   synchronize();
 
@@ -336,28 +348,33 @@ void CudaBackend::configure_impl(const TrainSetup& setup, const Dataset& data) {
   // Plan the memory: fixed parts, then the largest chunk that fits.
   size_t free_b = 0, total_b = 0;
   CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-  const uint64_t available = uint64_t(free_b) + m->pool->reserved_bytes();
   const uint64_t f = sizeof(float);
-  const uint64_t dataset_bytes = uint64_t(s->n) * (2 + s->channels) * f;
-  const uint64_t param_bytes = uint64_t(s->param_count) * (2 + arrays) * f;
-  const uint64_t encoded_bytes = uint64_t(s->n) * s->enc_width * f;
-  const bool cache_encoding = !s->minibatch && s->enc.kind != EncodingKind::Identity &&
-                              encoded_bytes <= k_max_cached_encoding_bytes &&
-                              dataset_bytes + param_bytes + encoded_bytes < available / 2;
-  const uint64_t fixed = dataset_bytes + param_bytes + (cache_encoding ? encoded_bytes : 0);
-  auto chunk_bytes = [&](int64_t rows) {
+  TrainingMemoryInput need;
+  need.device_free = free_b;
+  need.pool_reserved = m->pool->reserved_bytes();
+  need.pool_used = m->pool->used_bytes();
+  need.dataset_bytes = uint64_t(s->n) * (2 + s->channels) * f;
+  need.param_bytes = uint64_t(s->param_count) * (2 + arrays) * f;
+  need.encoded_bytes = uint64_t(s->n) * s->enc_width * f;
+  need.encoding_cacheable = !s->minibatch && s->enc.kind != EncodingKind::Identity &&
+                            need.encoded_bytes <= k_max_cached_encoding_bytes;
+  need.max_rows = std::min(k_max_chunk_rows, std::max(s->batch, s->n));
+  need.min_rows = k_min_chunk_rows;
+  need.chunk_bytes = [&](int64_t rows) {
     return MlpWorkspace::bytes_needed(setup.model, rows, true) + uint64_t(rows) * s->channels * f +
            uint64_t(loss_partial_count(std::max(s->batch, s->n) * s->channels) + 64) * 2 * f;
   };
-  int64_t rows = std::min(k_max_chunk_rows, std::max(s->batch, s->n));
-  while (rows > k_min_chunk_rows && fixed + chunk_bytes(rows) > available * 9 / 10) rows /= 2;
-  if (fixed + chunk_bytes(rows) > available)
-    throw BackendError("cuda: out of GPU memory: this network and image need " + format_mib(fixed + chunk_bytes(rows)) +
-                       " (dataset " + format_mib(dataset_bytes) + ", parameters and optimizer state " +
-                       format_mib(param_bytes) + ", activations for " + std::to_string(rows) + " samples " +
-                       format_mib(chunk_bytes(rows)) + ") but " + m->props.name + " has " + format_mib(free_b) +
-                       " free of " + format_mib(total_b));
-  s->chunk_rows = rows;
+  const TrainingMemoryPlan plan = plan_training_memory(need);
+  if (!plan.fits)
+    throw BackendError("cuda: out of GPU memory: this network and image need " + format_mib(plan.needed) +
+                       " (dataset " + format_mib(need.dataset_bytes) + ", parameters and optimizer state " +
+                       format_mib(need.param_bytes) + ", activations for " + std::to_string(plan.chunk_rows) +
+                       " samples " + format_mib(need.chunk_bytes(plan.chunk_rows)) + ") but " + m->props.name +
+                       " has " + format_mib(plan.available) + " available (" + format_mib(free_b) + " free of " +
+                       format_mib(total_b) + ", " +
+                       format_mib(pool_cached_bytes(need.pool_reserved, need.pool_used)) + " cached)");
+  const bool cache_encoding = plan.cache_encoding;
+  s->chunk_rows = plan.chunk_rows;
 
   const DevicePool& pool = *m->pool;
   cudaStream_t st = m->stream;
@@ -508,11 +525,33 @@ void CudaBackend::render_rgba8_device(int32_t w, int32_t h, void* dst_device) {
   const CudaContext c = m->ctx();
   const int64_t pixels = int64_t(w) * h;
   auto* dst = static_cast<uint8_t*>(dst_device);
-  for (int64_t p0 = 0; p0 < pixels; p0 += s.chunk_rows) {
-    const int64_t count = std::min(s.chunk_rows, pixels - p0);
-    encode_grid(c.stream, s.enc, s.fourier_b.data(), w, h, p0, count, s.ws.input());
-    mlp_forward(c, s.ws, s.params.data(), s.ws.input(), count);
-    pack_rgba8(c.stream, s.ws.output(), s.channels, count, dst + p0 * 4);
+  // The training chunk's buffers serve renders up to its size (the live preview); a larger render
+  // gets tiles of its own, sized by memory, instead of thousands of training-sized ones.
+  MlpWorkspace* ws = &s.ws;
+  if (pixels > s.chunk_rows) {
+    if (!m->render_ws) {
+      size_t free_b = 0, total_b = 0;
+      CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+      const uint64_t available = free_b + pool_cached_bytes(m->pool->reserved_bytes(), m->pool->used_bytes());
+      // The elementwise kernels index a pass with 32 bits: rows x the widest layer stays below 2^31.
+      int64_t widest = s.enc_width;
+      for (const auto& l : s.layers) widest = std::max<int64_t>(widest, l.out);
+      const int64_t cap = std::max(k_min_render_tile, std::min(k_max_render_tile, (int64_t(1) << 31) / widest));
+      const int64_t rows = render_tile_rows(int64_t(k_max_render_side) * k_max_render_side,
+                                            MlpWorkspace::bytes_needed(s.setup.model, 1, false), available,
+                                            k_min_render_tile, cap);
+      if (rows > s.chunk_rows) {
+        m->render_ws = std::make_unique<MlpWorkspace>();
+        m->render_ws->allocate(c, s.setup.model, rows, false);
+      }
+    }
+    if (m->render_ws) ws = m->render_ws.get();
+  }
+  for (int64_t p0 = 0; p0 < pixels; p0 += ws->rows()) {
+    const int64_t count = std::min(ws->rows(), pixels - p0);
+    encode_grid(c.stream, s.enc, s.fourier_b.data(), w, h, p0, count, ws->input());
+    mlp_forward(c, *ws, s.params.data(), ws->input(), count);
+    pack_rgba8(c.stream, ws->output(), s.channels, count, dst + p0 * 4);
   }
   synchronize();
 }

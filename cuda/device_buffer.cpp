@@ -1,6 +1,8 @@
 #include "cuda/device_buffer.h"
 
 #include <cstdio>
+#include <map>
+#include <mutex>
 
 namespace redraw::cuda {
 
@@ -24,6 +26,26 @@ uint64_t DevicePool::reserved_bytes() const {
   uint64_t v = 0;
   (void)cudaMemPoolGetAttribute(m_pool, cudaMemPoolAttrReservedMemCurrent, &v);
   return v;
+}
+
+uint64_t DevicePool::used_bytes() const {
+  uint64_t v = 0;
+  (void)cudaMemPoolGetAttribute(m_pool, cudaMemPoolAttrUsedMemCurrent, &v);
+  return v;
+}
+
+void DevicePool::trim() noexcept {
+  if (m_pool && cudaMemPoolTrimTo(m_pool, 0) != cudaSuccess) (void)cudaGetLastError();
+}
+
+std::shared_ptr<DevicePool> DevicePool::shared(int device) {
+  static std::mutex mutex;
+  static std::map<int, std::weak_ptr<DevicePool>> pools;
+  std::lock_guard lock(mutex);
+  if (auto p = pools[device].lock()) return p;
+  auto p = std::make_shared<DevicePool>(device);
+  pools[device] = p;
+  return p;
 }
 
 std::string format_mib(uint64_t bytes) {

@@ -2,6 +2,9 @@
 /// Device memory for the CUDA backend (cuda/ only).
 /// - DevicePool: a stream-ordered memory pool (cudaMemPoolCreate) whose release threshold is
 ///   UINT64_MAX, so freed blocks stay in the pool and re-allocating a same-shaped network is free.
+///   DevicePool::shared(device) gives every backend and preview ring of a device the same pool, so
+///   memory one run gave back is there for the next (cuda/memory_plan.h counts it as available);
+///   trim() hands the cached part back to the driver when a backend goes away.
 /// - DeviceBuffer<T>: the only owner of device memory. Move-only ("don't permit copy assignment to
 ///   prevent performance accidents", tiny-cuda-nn's GPUMemory<T>); allocates count * sizeof(T) bytes
 ///   from the pool on a stream and frees them on the same stream; the destructor never throws.
@@ -11,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -26,6 +30,13 @@ public:
   cudaMemPool_t get() const { return m_pool; }
   /// Bytes the pool holds from the device (in use or cached).
   uint64_t reserved_bytes() const;
+  /// Bytes of those in live allocations.
+  uint64_t used_bytes() const;
+  /// Returns cached (unused) memory to the driver; never throws.
+  void trim() noexcept;
+  /// The process's pool for `device`, created on first use and kept while anyone holds it.
+  /// Thread-safe. Throws BackendError.
+  static std::shared_ptr<DevicePool> shared(int device);
 
 private:
   cudaMemPool_t m_pool = nullptr;
