@@ -45,7 +45,7 @@ public:
   CudaFrameRing() {
     CUDA_CHECK(cudaGetDevice(&m_device));
     CUDA_CHECK(cudaStreamCreateWithFlags(&m_stream, cudaStreamNonBlocking));
-    m_pool = std::make_unique<cuda::DevicePool>(m_device);
+    m_pool = cuda::DevicePool::shared(m_device);
   }
   ~CudaFrameRing() override {
     for (auto& s : m_slots) s.bytes = {};
@@ -111,7 +111,7 @@ private:
   std::mutex m_mutex;
   int m_device = 0;
   cudaStream_t m_stream = nullptr; ///< allocations only; frames are written on the backend's stream
-  std::unique_ptr<cuda::DevicePool> m_pool;
+  std::shared_ptr<cuda::DevicePool> m_pool; ///< the device's pool, shared with the backends
   Slot m_slots[3];
   FrameRingState m_state;
 };
