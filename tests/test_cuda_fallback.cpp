@@ -30,12 +30,13 @@ TEST_CASE("backend registry: auto always gives a working backend, with a notice 
 }
 
 TEST_CASE("backend registry: --precision is checked, and the CPU never pretends to use tensor cores") {
-  CHECK_THROWS_WITH_AS(make_backend("cpu", nullptr, "fp16"), "--precision: 'fp16' not found (known: fp32, tf32, bf16)",
+  CHECK_THROWS_WITH_AS(make_backend("cpu", nullptr, "fp16"), "--precision: 'fp16' not found (known: auto, fp32, tf32, bf16)",
                        ConfigError);
   CHECK_THROWS_WITH_AS(make_backend("auto", nullptr, "double"),
-                       "--precision: 'double' not found (known: fp32, tf32, bf16)", ConfigError);
+                       "--precision: 'double' not found (known: auto, fp32, tf32, bf16)", ConfigError);
   CHECK_THROWS_AS(make_backend("cpu", nullptr, "tf32"), ConfigError);
   CHECK(make_backend("cpu", nullptr, "fp32")->name() == "cpu");
+  CHECK(make_backend("cpu", nullptr, "auto")->name() == "cpu");
   std::string notice;
   auto backend = make_backend("auto", &notice, "bf16");
   REQUIRE(backend);
@@ -99,9 +100,11 @@ TEST_CASE("cuda: precision names") {
   CHECK(parse_cuda_precision("fp32") == CudaPrecision::Fp32);
   CHECK(parse_cuda_precision("TF32") == CudaPrecision::Tf32);
   CHECK(parse_cuda_precision("bf16") == CudaPrecision::Bf16);
+  CHECK(parse_cuda_precision("Auto") == CudaPrecision::Auto);
+  CHECK(std::string(cuda_precision_name(CudaPrecision::Auto)) == "auto");
   CHECK(std::string(cuda_precision_name(CudaPrecision::Tf32)) == "tf32");
   CHECK(std::string(cuda_precision_name(CudaPrecision::Bf16)) == "bf16");
-  CHECK_THROWS_WITH_AS(parse_cuda_precision("fp64"), "Precision 'fp64' not found (known: fp32, tf32, bf16)",
+  CHECK_THROWS_WITH_AS(parse_cuda_precision("fp64"), "Precision 'fp64' not found (known: auto, fp32, tf32, bf16)",
                        ConfigError);
 }
 

@@ -321,7 +321,7 @@ TEST_CASE("ui: settings and recent files round-trip through the XDG folders") {
   s.preset = "classic";
   s.preview_every = 25;
   s.controls_width = 420;
-  CHECK(s.precision == "fp32");
+  CHECK(s.precision == "auto");
   s.precision = "bf16";
   for (int i = 0; i < 12; ++i)
     add_recent(s, "/tmp/image" + std::to_string(i) + ".png");
@@ -341,9 +341,9 @@ TEST_CASE("ui: settings and recent files round-trip through the XDG folders") {
   // A corrupt file gives the defaults, never an exception.
   { std::ofstream(dir / "config/redraw/settings.json") << "{ not json"; }
   CHECK(load_settings().preview_every == 10);
-  // An unknown precision in a hand-edited file falls back to fp32.
+  // An unknown precision in a hand-edited file falls back to auto.
   { std::ofstream(dir / "config/redraw/settings.json") << R"({"precision": "fp8"})"; }
-  CHECK(load_settings().precision == "fp32");
+  CHECK(load_settings().precision == "auto");
   unsetenv("XDG_CONFIG_HOME");
   unsetenv("XDG_DATA_HOME");
   std::filesystem::remove_all(dir);

@@ -268,7 +268,7 @@ void draw_summary(UiState& ui) {
     ImGui::EndCombo();
   }
   ImGui::SameLine();
-  const char* precisions[] = {"fp32", "tf32", "bf16"};
+  const char* precisions[] = {"auto", "fp32", "tf32", "bf16"};
   ImGui::BeginDisabled(ui.settings.backend == "cpu");
   ImGui::SetNextItemWidth(std::max(60.0f, half - label_w));
   if (ImGui::BeginCombo("precision", ui.settings.precision.c_str())) {
@@ -278,9 +278,10 @@ void draw_summary(UiState& ui) {
   }
   ImGui::EndDisabled();
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-    ImGui::SetTooltip("Matrix products on the GPU: fp32, or the tensor cores in tf32 / bf16 (fp32 storage\n"
-                      "and accumulation; compute capability 8.0+). The CPU always computes in fp32.\n"
-                      "Takes effect with Apply & reset.");
+    ImGui::SetTooltip("Matrix products on the GPU. auto: narrow networks (hidden layers all 16..128 wide)\n"
+                      "run fully fused on the tensor cores in fp16, the rest in fp32. fp32, or the tensor\n"
+                      "cores in tf32 / bf16 (fp32 storage and accumulation; compute capability 8.0+).\n"
+                      "The CPU always computes in fp32. Takes effect with Apply & reset.");
   const bool backend_changed = st.has_run && ui.settings.backend != "auto" && ui.settings.backend != st.backend;
   const bool dirty = st.has_run && (needs_reset(ui.edit.config, st.config) || backend_changed);
   ImGui::PushStyleColor(ImGuiCol_Button,
