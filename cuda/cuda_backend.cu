@@ -345,6 +345,10 @@ void CudaBackend::set_precision(CudaPrecision p) {
 
 CudaPrecision CudaBackend::precision() const { return m->precision; }
 
+bool CudaBackend::uses_fused_mlp(const ModelSpec& model) const {
+  return m->precision == CudaPrecision::Auto && fused_mlp_unsupported(model).empty();
+}
+
 void CudaBackend::set_graphs_enabled(bool on) {
   m->graphs = on;
   m->graph_note.clear();

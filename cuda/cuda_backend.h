@@ -63,6 +63,9 @@ public:
   /// Matrix-product precision from the next step on (re-captures the step graph).
   void set_precision(CudaPrecision p);
   CudaPrecision precision() const;
+  /// Whether `model` runs on the fully fused fp16 MLP kernels at the current precision (auto, and a
+  /// shape cuda/fused_mlp.cuh covers); otherwise on cuBLAS.
+  bool uses_fused_mlp(const ModelSpec& model) const;
   /// Graph capture on (default, unless REDRAW_CUDA_GRAPHS=0) or off.
   void set_graphs_enabled(bool on);
   bool graphs_enabled() const;
