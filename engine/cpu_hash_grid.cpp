@@ -6,23 +6,32 @@
 namespace redraw {
 
 namespace {
-/// One level's forward for rows [0, n), with F a compile-time constant where it is common.
+/// One level's outputs for rows [r0, r1), with F a compile-time constant. Level by level over a
+/// block of rows keeps one level's table (up to 2^17 entries x F floats) in cache at a time.
 template <int F>
-void encode_level_rows(const HashGridParams& g, const float* table, const float* coords, int64_t r0, int64_t r1,
-                       int32_t width, float* out) {
+void encode_level_rows(const HashGridParams& g, int32_t l, const float* table, const float* coords, int64_t r0,
+                       int64_t r1, int32_t width, float* out) {
   for (int64_t i = r0; i < r1; ++i) {
-    const float x = coords[2 * i], y = coords[2 * i + 1];
-    float* o = out + i * width;
-    for (int32_t l = 0; l < g.n_levels; ++l) {
-      uint32_t e[4];
-      float w[4];
-      hash_grid_corners<float>(g, l, x, y, e, w);
-      for (int f = 0; f < F; ++f) {
-        float v = 0.0f;
-        for (int c = 0; c < 4; ++c) v += w[c] * table[size_t(e[c]) * F + size_t(f)];
-        o[l * F + f] = v;
-      }
+    uint32_t e[4];
+    float w[4];
+    hash_grid_corners<float>(g, l, coords[2 * i], coords[2 * i + 1], e, w);
+    float* o = out + i * width + l * F;
+    for (int f = 0; f < F; ++f) {
+      float v = 0.0f;
+      for (int c = 0; c < 4; ++c) v += w[c] * table[size_t(e[c]) * F + size_t(f)];
+      o[f] = v;
     }
+  }
+}
+
+template <int F> void encode_all(const HashGridParams& g, const float* table, const float* coords, int64_t n,
+                                 float* out) {
+  constexpr int64_t k_block = 512;
+  const int32_t width = g.n_levels * F;
+#pragma omp parallel for schedule(static)
+  for (int64_t blk = 0; blk < (n + k_block - 1) / k_block; ++blk) {
+    const int64_t r0 = blk * k_block, r1 = std::min(n, r0 + k_block);
+    for (int32_t l = 0; l < g.n_levels; ++l) encode_level_rows<F>(g, l, table, coords, r0, r1, width, out);
   }
 }
 
@@ -54,19 +63,11 @@ template <int F> void backward_all(const HashGridParams& g, const float* coords,
 } // namespace
 
 void hash_grid_encode_rows(const HashGridParams& g, const float* table, const float* coords, int64_t n, float* out) {
-  const int32_t width = g.n_levels * g.n_features;
-#pragma omp parallel
-  {
-#pragma omp for schedule(static)
-    for (int64_t blk = 0; blk < (n + 63) / 64; ++blk) {
-      const int64_t r0 = blk * 64, r1 = std::min(n, r0 + 64);
-      switch (g.n_features) {
-      case 1: encode_level_rows<1>(g, table, coords, r0, r1, width, out); break;
-      case 2: encode_level_rows<2>(g, table, coords, r0, r1, width, out); break;
-      case 4: encode_level_rows<4>(g, table, coords, r0, r1, width, out); break;
-      default: encode_level_rows<8>(g, table, coords, r0, r1, width, out); break;
-      }
-    }
+  switch (g.n_features) {
+  case 1: encode_all<1>(g, table, coords, n, out); return;
+  case 2: encode_all<2>(g, table, coords, n, out); return;
+  case 4: encode_all<4>(g, table, coords, n, out); return;
+  default: encode_all<8>(g, table, coords, n, out); return;
   }
 }
 
