@@ -39,9 +39,9 @@ if [ -x /usr/local/cuda/bin/nvcc ] && ! command -v nvcc >/dev/null 2>&1; then ex
 
 if [ -n "$pack" ]; then
   cmake -S . -B build-cuda -DCMAKE_BUILD_TYPE=Release -DREDRAW_GUI=OFF -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
-  cmake --build build-cuda --target cuda_bench redraw_tests redraw -j2 >/dev/null
+  cmake --build build-cuda --target cuda_bench psnr_bench redraw_tests redraw -j2 >/dev/null
   mkdir -p "$pack/lib"
-  cp build-cuda/bin/cuda_bench build-cuda/bin/redraw_tests build-cuda/bin/redraw "$pack/"
+  cp build-cuda/bin/cuda_bench build-cuda/bin/psnr_bench build-cuda/bin/redraw_tests build-cuda/bin/redraw "$pack/"
   ldd build-cuda/bin/redraw_tests build-cuda/bin/cuda_bench | awk '$3 ~ /^\// {print $1, $3}' | sort -u |
     while read -r name path; do
       case "$name" in
@@ -50,6 +50,8 @@ if [ -n "$pack" ]; then
       esac
     done
   cp "${REDRAW_HORSE:-../shared/images/horse.png}" "$pack/" 2>/dev/null || echo "run_gpu_bench: no horse.png to pack"
+  cp ../shared/images/chelsea.png ../shared/images/camera.png "$pack/" 2>/dev/null ||
+    echo "run_gpu_bench: no chelsea.png / camera.png to pack (bench/run_instant_bench.sh needs them)"
   du -sh "$pack"
   exit 0
 fi

@@ -20,6 +20,17 @@
 
 using namespace redraw;
 
+TEST_CASE("ui: the instant preset's summary counts its hash table") {
+  const RunConfig c = load_preset("instant");
+  const ConfigSummary s = summarize_config(c, 512, 512, 3);
+  REQUIRE(s.valid);
+  CHECK(s.table_parameters == encoding_parameter_count(c.model.encoding));
+  CHECK(s.parameters == s.table_parameters + 6467);
+  CHECK(s.table_bytes == uint64_t(s.table_parameters) * 4);
+  CHECK(s.table_state_bytes == s.table_bytes * 4); // + gradients, m and v
+  CHECK(s.total_bytes() >= s.table_state_bytes);
+}
+
 TEST_CASE("ui: the classic preset's summary counts 99,457 parameters and Adam's state") {
   RunConfig c = load_preset("classic");
   ConfigSummary s = summarize_config(c, 200, 200, 1);
