@@ -59,21 +59,31 @@ Options parse(int argc, char** argv) {
       if (i + 1 >= argc) throw ConfigError(a + ": needs a value");
       return argv[++i];
     };
-    if (a == "--image") o.image = next();
+    if (a == "--image")
+      o.image = next();
     else if (a == "--size") {
       const std::string v = next();
       if (std::sscanf(v.c_str(), "%dx%d", &o.width, &o.height) != 2) throw ConfigError("--size: WxH");
-    } else if (a == "--presets") o.presets = split(next());
-    else if (a == "--backend") o.backend = next();
-    else if (a == "--precision") o.precision = next();
+    } else if (a == "--presets")
+      o.presets = split(next());
+    else if (a == "--backend")
+      o.backend = next();
+    else if (a == "--precision")
+      o.precision = next();
     else if (a == "--targets") {
       o.targets.clear();
-      for (const auto& t : split(next())) o.targets.push_back(std::stod(t));
-    } else if (a == "--time-limit") o.time_limit = std::stod(next());
-    else if (a == "--measure-every") o.measure_every = std::stod(next());
-    else if (a == "--rerun-check") o.rerun_steps = std::stoll(next());
-    else if (a == "--json") o.json_file = next();
-    else throw ConfigError("unknown argument '" + a + "' (see the comment at the top of bench/psnr_bench.cpp)");
+      for (const auto& t : split(next()))
+        o.targets.push_back(std::stod(t));
+    } else if (a == "--time-limit")
+      o.time_limit = std::stod(next());
+    else if (a == "--measure-every")
+      o.measure_every = std::stod(next());
+    else if (a == "--rerun-check")
+      o.rerun_steps = std::stoll(next());
+    else if (a == "--json")
+      o.json_file = next();
+    else
+      throw ConfigError("unknown argument '" + a + "' (see the comment at the top of bench/psnr_bench.cpp)");
   }
   return o;
 }
@@ -104,7 +114,8 @@ nlohmann::json run_preset(const std::string& preset, const Options& o) {
     return true;
   };
   while (!all_reached() && t.elapsed_seconds() < o.time_limit) {
-    for (int64_t i = 0; i < every; ++i) t.step();
+    for (int64_t i = 0; i < every; ++i)
+      t.step();
     t.pause_clock(); // synchronises; the measurement below is not training time
     const double seconds = t.elapsed_seconds();
     const double psnr = psnr_from_mse(t.backend().dataset_mse());
@@ -145,8 +156,10 @@ bool rerun_identical(const std::string& preset, const Options& o) {
   for (int k = 0; k < 2; ++k) {
     Trainer t(make_backend(o.backend, nullptr, o.precision), cfg, Dataset{img});
     t.run(o.rerun_steps);
-    if (k == 0) first = t.parameters();
-    else return first == t.parameters();
+    if (k == 0)
+      first = t.parameters();
+    else
+      return first == t.parameters();
   }
   return false;
 }
@@ -163,9 +176,11 @@ int main(int argc, char** argv) {
     std::printf("image %s at %dx%d, backend %s, training time limit %.0f s per preset\n\n", o.image.c_str(), o.width,
                 o.height, o.backend.c_str(), o.time_limit);
     std::printf("| preset  | params     | batch   | steps  | samples/s  | best PSNR |");
-    for (double t : o.targets) std::printf(" %2.0f dB    |", t);
+    for (double t : o.targets)
+      std::printf(" %2.0f dB    |", t);
     std::printf("\n|---------|------------|---------|--------|------------|-----------|");
-    for (size_t k = 0; k < o.targets.size(); ++k) std::printf("----------|");
+    for (size_t k = 0; k < o.targets.size(); ++k)
+      std::printf("----------|");
     std::printf("\n");
     nlohmann::json results = nlohmann::json::array();
     for (const auto& preset : o.presets) {
@@ -175,8 +190,10 @@ int main(int argc, char** argv) {
                   (long long)r["steps"].get<int64_t>(), r["samples_per_s"].get<double>(),
                   r["best_psnr_db"].get<double>());
       for (const auto& h : r["time_to_psnr"])
-        if (h["seconds"].is_null()) std::printf(" >%6.0f s |", o.time_limit);
-        else std::printf(" %7.2f s |", h["seconds"].get<double>());
+        if (h["seconds"].is_null())
+          std::printf(" >%6.0f s |", o.time_limit);
+        else
+          std::printf(" %7.2f s |", h["seconds"].get<double>());
       std::printf("\n");
       std::fflush(stdout);
       results.push_back(r);

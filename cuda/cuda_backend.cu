@@ -150,9 +150,8 @@ struct CudaBackend::Impl {
       {
         TimedOp t(c.timer, c.stream, "input");
         if (s.minibatch && s.grid) {
-          gather_minibatch_samples(c.stream, s.coords.data(), s.targets.data(), s.channels, uint32_t(s.n),
-                                   s.setup.seed, s.step_params.data(), r0, rows, s.batch_coords.data(),
-                                   s.batch_targets.data());
+          gather_minibatch_samples(c.stream, s.coords.data(), s.targets.data(), s.channels, uint32_t(s.n), s.setup.seed,
+                                   s.step_params.data(), r0, rows, s.batch_coords.data(), s.batch_targets.data());
           chunk_coords = s.batch_coords.data();
           hash_grid_encode(c.stream, *s.grid, s.params.data(), chunk_coords, rows, s.ws.input());
           input = s.ws.input();
@@ -337,7 +336,7 @@ void CudaBackend::set_precision(CudaPrecision p) {
   m->precision = p;
   m->apply_math_mode();
   m->drop_graph(); // cuBLAS picks its kernels at capture time
-  if (m->bound) { // auto and the others may differ in fused or cuBLAS buffers
+  if (m->bound) {  // auto and the others may differ in fused or cuBLAS buffers
     synchronize();
     m->bound->ws.allocate(m->ctx(), m->bound->setup.model, m->bound->chunk_rows, true);
   }
@@ -719,7 +718,8 @@ double CudaBackend::loss_and_gradients_impl(const ModelSpec& model, const LossPa
   if (enc.kind == EncodingKind::HashGrid) {
     grid = hash_grid_params(model.encoding);
     enc_grad = DeviceBuffer<float>(pool, c.stream, size_t(rows) * size_t(model.encoding.width()), "encoding gradients");
-    CUDA_CHECK(cudaMemsetAsync(g.data(), 0, size_t(encoding_parameter_count(model.encoding)) * sizeof(float), c.stream));
+    CUDA_CHECK(
+        cudaMemsetAsync(g.data(), 0, size_t(encoding_parameter_count(model.encoding)) * sizeof(float), c.stream));
   }
   const float inv_count = float(1.0 / (double(n) * C));
   int64_t offset = 0;

@@ -38,7 +38,8 @@ const char* cuda_precision_name(CudaPrecision p) {
   case CudaPrecision::Fp32: return "fp32";
   case CudaPrecision::Tf32: return "tf32";
   case CudaPrecision::Bf16: return "bf16";
-  case CudaPrecision::Auto: return "auto";
+  case CudaPrecision::Auto:
+    return "auto";
   }
   return "fp32";
 }

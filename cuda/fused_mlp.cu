@@ -20,9 +20,9 @@ template <int Width> struct Tile {
   static constexpr int warps = Width >= 128 ? 4 : 8;
   static constexpr int threads = warps * 32;
   static constexpr int rows = warps * 16;
-  static constexpr int lda = Width + 8;   ///< activation row stride in halves (skewed against bank conflicts)
-  static constexpr int ldw = Width + 8;   ///< weight row stride in halves
-  static constexpr int ld_stage = 20;     ///< accumulator staging row stride in floats
+  static constexpr int lda = Width + 8; ///< activation row stride in halves (skewed against bank conflicts)
+  static constexpr int ldw = Width + 8; ///< weight row stride in halves
+  static constexpr int ld_stage = 20;   ///< accumulator staging row stride in floats
   static constexpr int blocks_n = Width / 16;
   static constexpr size_t act_bytes = size_t(rows) * lda * 2;
   static constexpr size_t weight_bytes = size_t(Width) * ldw * 2;
@@ -47,7 +47,8 @@ __device__ inline void warp_product(const __half* strip, const __half* w, int k_
                                     AccFragment (&acc)[Tile<Width>::blocks_n]) {
   using T = Tile<Width>;
 #pragma unroll
-  for (int nb = 0; nb < T::blocks_n; ++nb) wmma::fill_fragment(acc[nb], 0.0f);
+  for (int nb = 0; nb < T::blocks_n; ++nb)
+    wmma::fill_fragment(acc[nb], 0.0f);
   for (int kb = 0; kb < k_blocks; ++kb) {
     AFragment a;
     wmma::load_matrix_sync(a, strip + kb * 16, T::lda);
@@ -204,7 +205,8 @@ __global__ void pack_weights_kernel(FusedMlpDesc d, const float* __restrict__ pa
   const int32_t i = int32_t(blockIdx.x) * int32_t(blockDim.x) + int32_t(threadIdx.x);
   if (i >= total) return;
   int l = 0;
-  while (l < d.hidden && i >= d.packed_offset[l + 1]) ++l;
+  while (l < d.hidden && i >= d.packed_offset[l + 1])
+    ++l;
   const int32_t local = i - d.packed_offset[l];
   const int32_t o = local / d.packed_cols[l], c = local - o * d.packed_cols[l];
   float v = 0.0f;
@@ -256,10 +258,18 @@ template <int Width> void set_shared_limit() {
 /// Calls f.template operator()<Width>() for the runtime width.
 template <class F> void with_width(int32_t width, F&& f) {
   switch (width) {
-  case 16: f.template operator()<16>(); return;
-  case 32: f.template operator()<32>(); return;
-  case 64: f.template operator()<64>(); return;
-  default: f.template operator()<128>(); return;
+  case 16:
+    f.template operator()<16>();
+    return;
+  case 32:
+    f.template operator()<32>();
+    return;
+  case 64:
+    f.template operator()<64>();
+    return;
+  default:
+    f.template operator()<128>();
+    return;
   }
 }
 
@@ -299,9 +309,9 @@ uint64_t FusedMlp::bytes_needed(const ModelSpec& model, int64_t rows, bool with_
   const FusedMlpDesc d = describe(model);
   uint64_t halves = uint64_t(d.packed_offset[d.hidden + 1]);
   if (with_backward) {
-    halves += uint64_t(rows) * uint64_t(d.in_pad + d.hidden * d.width); // activations
+    halves += uint64_t(rows) * uint64_t(d.in_pad + d.hidden * d.width);        // activations
     halves += uint64_t(rows) * uint64_t(d.hidden * d.width + k_fused_out_pad); // dZ
-    halves += uint64_t(rows); // ones
+    halves += uint64_t(rows);                                                  // ones
   }
   return halves * 2;
 }
@@ -316,8 +326,8 @@ void FusedMlp::allocate(const DevicePool& pool, cudaStream_t stream, const Model
   with_width(d.width, [&]<int W>() { set_shared_limit<W>(); });
   m_weights = DeviceBuffer<uint16_t>(pool, stream, size_t(d.packed_offset[d.hidden + 1]), "fp16 weights");
   if (with_backward) {
-    m_activations = DeviceBuffer<uint16_t>(pool, stream, size_t(rows) * size_t(d.in_pad + d.hidden * d.width),
-                                           "fp16 activations");
+    m_activations =
+        DeviceBuffer<uint16_t>(pool, stream, size_t(rows) * size_t(d.in_pad + d.hidden * d.width), "fp16 activations");
     m_dz = DeviceBuffer<uint16_t>(pool, stream, size_t(rows) * size_t(d.hidden * d.width + k_fused_out_pad),
                                   "fp16 activation gradients");
     m_ones = DeviceBuffer<uint16_t>(pool, stream, size_t(rows), "fp16 ones");
@@ -361,7 +371,7 @@ void FusedMlp::backward(cudaStream_t stream, cublasHandle_t blas, const float* g
     using T = Tile<W>;
     const unsigned blocks = unsigned((rows + T::rows - 1) / T::rows);
     fused_backward_kernel<W><<<blocks, T::threads, T::smem, stream>>>(d, w, g_out, y_out, grad_scale, inv_count, rows,
-                                                                     m_rows, acts, dz, input_grad);
+                                                                      m_rows, acts, dz, input_grad);
   });
   CUDA_CHECK_LAUNCH();
   // dW_l (out x in, row-major) = inv_count * dZ_l^T X_l: column-major dW^T (in x out) = X^T dZ.

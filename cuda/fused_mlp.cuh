@@ -59,8 +59,7 @@ class FusedMlp {
 public:
   /// Allocates the fp16 weights and, when with_backward, the activations and gradients; sets the
   /// kernels' shared-memory limit (so call it outside graph capture). `model` must be covered.
-  void allocate(const DevicePool& pool, cudaStream_t stream, const ModelSpec& model, int64_t rows,
-                bool with_backward);
+  void allocate(const DevicePool& pool, cudaStream_t stream, const ModelSpec& model, int64_t rows, bool with_backward);
   /// Device bytes allocate() takes.
   static uint64_t bytes_needed(const ModelSpec& model, int64_t rows, bool with_backward);
   bool allocated() const { return m_desc.width > 0; }

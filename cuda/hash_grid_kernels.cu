@@ -34,7 +34,8 @@ __device__ inline void encode_one(const HashGridParams& g, const float* __restri
   for (int32_t f = 0; f < F; ++f) {
     float v = 0.0f;
 #pragma unroll
-    for (int c = 0; c < 4; ++c) v += w[c] * __ldg(table + size_t(e[c]) * F + f);
+    for (int c = 0; c < 4; ++c)
+      v += w[c] * __ldg(table + size_t(e[c]) * F + f);
     out[f] = v;
   }
 }
@@ -75,7 +76,8 @@ __global__ void backward_kernel(HashGridParams g, const float* __restrict__ coor
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     float2* t2 = reinterpret_cast<float2*>(table_grad);
 #pragma unroll
-    for (int c = 0; c < 4; ++c) atomicAdd(t2 + e[c], make_float2(w[c] * d0, w[c] * d1));
+    for (int c = 0; c < 4; ++c)
+      atomicAdd(t2 + e[c], make_float2(w[c] * d0, w[c] * d1));
 #else
 #pragma unroll
     for (int c = 0; c < 4; ++c) {
@@ -88,7 +90,8 @@ __global__ void backward_kernel(HashGridParams g, const float* __restrict__ coor
   for (int32_t f = 0; f < F; ++f) {
     const float df = d[f];
 #pragma unroll
-    for (int c = 0; c < 4; ++c) atomicAdd(table_grad + size_t(e[c]) * F + f, w[c] * df);
+    for (int c = 0; c < 4; ++c)
+      atomicAdd(table_grad + size_t(e[c]) * F + f, w[c] * df);
   }
 }
 
@@ -101,7 +104,8 @@ __global__ void gather_samples_kernel(const float* __restrict__ coords, const fl
   const uint32_t k = minibatch_index(seed, step->step, row0 + i, n);
   out_coords[2 * i] = coords[2 * int64_t(k)];
   out_coords[2 * i + 1] = coords[2 * int64_t(k) + 1];
-  for (int32_t c = 0; c < channels; ++c) out_targets[i * channels + c] = targets[int64_t(k) * channels + c];
+  for (int32_t c = 0; c < channels; ++c)
+    out_targets[i * channels + c] = targets[int64_t(k) * channels + c];
 }
 
 dim3 level_grid(const HashGridParams& g, int64_t n) { return dim3(blocks_for(n), unsigned(g.n_levels)); }
@@ -134,7 +138,7 @@ void gather_minibatch_samples(cudaStream_t stream, const float* coords, const fl
                               float* out_coords, float* out_targets) {
   if (rows == 0) return;
   gather_samples_kernel<<<blocks_for(rows), k_threads, 0, stream>>>(coords, targets, channels, n, seed, step, row0,
-                                                                     rows, out_coords, out_targets);
+                                                                    rows, out_coords, out_targets);
   CUDA_CHECK_LAUNCH();
 }
 

@@ -32,8 +32,9 @@ uint64_t MlpWorkspace::bytes_needed(const ModelSpec& model, int64_t rows, bool w
   uint64_t bytes = floats * sizeof(float);
   if (fused_mlp_unsupported(model).empty()) {
     // The fused layout: fp32 inputs, outputs and loss gradient, and the fp16 buffers.
-    const uint64_t fused = uint64_t(rows) * uint64_t(model.encoding.width() + 2 * model.output_channels) *
-                               sizeof(float) + FusedMlp::bytes_needed(model, rows, with_backward);
+    const uint64_t fused =
+        uint64_t(rows) * uint64_t(model.encoding.width() + 2 * model.output_channels) * sizeof(float) +
+        FusedMlp::bytes_needed(model, rows, with_backward);
     bytes = std::max(bytes, fused);
   }
   return bytes;

@@ -322,9 +322,7 @@ struct CpuBackend::State {
   std::optional<HashGridParams> grid;
   int64_t table_floats = 0;
 
-  NetView view() const {
-    return {&setup.model, &layers, params.data(), fourier_b.data(), grid ? &*grid : nullptr};
-  }
+  NetView view() const { return {&setup.model, &layers, params.data(), fourier_b.data(), grid ? &*grid : nullptr}; }
   int64_t batch() const { return setup.batch_size > 0 ? setup.batch_size : n; }
 };
 

@@ -26,7 +26,8 @@ REDRAW_HD inline int32_t encoding_width(const EncodingParams& e) {
   case EncodingKind::Identity: return 2;
   case EncodingKind::Positional: return 2 + 4 * e.levels;
   case EncodingKind::Fourier: return 2 * e.features;
-  case EncodingKind::HashGrid: return e.levels * e.features;
+  case EncodingKind::HashGrid:
+    return e.levels * e.features;
   }
   return 2;
 }
@@ -47,7 +48,8 @@ REDRAW_HD inline T encoding_value(const EncodingParams& e, const float* fourier_
     const T phase = T(k_pi) * (T(fourier_b[2 * f]) * x + T(fourier_b[2 * f + 1]) * y);
     return j < e.features ? rd_sin(phase) : rd_cos(phase);
   }
-  case EncodingKind::HashGrid: return T(0); // needs the table: hash_grid_encode_level
+  case EncodingKind::HashGrid:
+    return T(0); // needs the table: hash_grid_encode_level
   }
   return T(0);
 }
@@ -81,7 +83,8 @@ REDRAW_HD inline void encoding_derivative(const EncodingParams& e, const float* 
     d_dy = d * by;
     return;
   }
-  case EncodingKind::HashGrid: return; // needs the table: hash_grid_weight_derivatives
+  case EncodingKind::HashGrid:
+    return; // needs the table: hash_grid_weight_derivatives
   }
 }
 

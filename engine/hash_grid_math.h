@@ -25,8 +25,8 @@ enum class GridInterpolation : int32_t { Linear = 0, Smoothstep };
 /// Everything a kernel needs to encode, resolved on the host from an EncodingSpec.
 struct HashGridParams {
   int32_t n_levels = 0;
-  int32_t n_features = 0;  ///< per level
-  uint32_t hash_mask = 0;  ///< T - 1
+  int32_t n_features = 0; ///< per level
+  uint32_t hash_mask = 0; ///< T - 1
   GridInterpolation interpolation = GridInterpolation::Linear;
   uint32_t resolution[k_hash_grid_max_levels] = {}; ///< N_l: cells per side
   uint32_t dense[k_hash_grid_max_levels] = {};      ///< 1 when level l is indexed densely
@@ -119,7 +119,8 @@ REDRAW_HD inline void hash_grid_encode_level(const HashGridParams& g, const floa
   const int32_t F = g.n_features;
   for (int32_t f = 0; f < F; ++f) {
     T v = T(0);
-    for (int c = 0; c < 4; ++c) v += w[c] * T(table[size_t(entry[c]) * size_t(F) + size_t(f)]);
+    for (int c = 0; c < 4; ++c)
+      v += w[c] * T(table[size_t(entry[c]) * size_t(F) + size_t(f)]);
     out[f] = v;
   }
 }

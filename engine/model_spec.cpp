@@ -39,7 +39,8 @@ std::string str(int64_t v) { return std::to_string(v); }
 /// Checks the HashGrid fields that do not depend on the derived resolutions.
 void validate_hash_grid_fields(const EncodingSpec& e) {
   if (e.n_levels < 1 || e.n_levels > k_hash_grid_max_levels)
-    throw ConfigError("model.encoding.n_levels: " + str(e.n_levels) + " is outside [1, " + str(k_hash_grid_max_levels) + "]");
+    throw ConfigError("model.encoding.n_levels: " + str(e.n_levels) + " is outside [1, " + str(k_hash_grid_max_levels) +
+                      "]");
   const int32_t f = e.n_features_per_level;
   if (f != 1 && f != 2 && f != 4 && f != 8)
     throw ConfigError("model.encoding.n_features_per_level: " + str(f) + " must be 1, 2, 4 or 8");
@@ -61,7 +62,9 @@ const char* activation_name(Activation a) { return name_of(a, k_activations); }
 const char* encoding_name(EncodingKind k) { return name_of(k, k_encodings); }
 const char* init_name(InitKind k) { return name_of(k, k_inits); }
 const char* interpolation_name(GridInterpolation g) { return name_of(g, k_interpolations); }
-GridInterpolation parse_interpolation(const std::string& n) { return lookup_name("Interpolation", n, k_interpolations); }
+GridInterpolation parse_interpolation(const std::string& n) {
+  return lookup_name("Interpolation", n, k_interpolations);
+}
 
 double hash_grid_per_level_scale(const EncodingSpec& e) {
   if (e.finest_resolution > 0 && e.n_levels > 1)

@@ -25,12 +25,12 @@ struct EncodingSpec {
   float sigma = 10.0f;    ///< Fourier: standard deviation of the frequencies
   uint64_t seed = 0;      ///< Fourier: matrix seed (0 = use the run's seed)
   // HashGrid (see engine/hash_grid_math.h)
-  int32_t n_levels = 16;              ///< levels L, 1..32
-  int32_t n_features_per_level = 2;   ///< F: 1, 2, 4 or 8
+  int32_t n_levels = 16;                                   ///< levels L, 1..32
+  int32_t n_features_per_level = 2;                        ///< F: 1, 2, 4 or 8
   int32_t log2_hashmap_size = k_default_log2_hashmap_size; ///< T = 2^this entries per level at most
-  int32_t base_resolution = 16;       ///< N_0: cells per side of the coarsest level
-  float per_level_scale = 1.5f;       ///< N_l = N_0 * per_level_scale^l (used when finest_resolution is 0)
-  int32_t finest_resolution = 0;      ///< > 0: per_level_scale is derived so that N_{L-1} is this
+  int32_t base_resolution = 16;                            ///< N_0: cells per side of the coarsest level
+  float per_level_scale = 1.5f;  ///< N_l = N_0 * per_level_scale^l (used when finest_resolution is 0)
+  int32_t finest_resolution = 0; ///< > 0: per_level_scale is derived so that N_{L-1} is this
   GridInterpolation interpolation = GridInterpolation::Linear;
 
   /// A 512x512 image has 2^18 pixels: a table of 2^17 entries per level indexes every level up

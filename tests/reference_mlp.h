@@ -31,7 +31,8 @@ struct ReferenceMlp {
     const EncodingParams e = model.encoding.params();
     std::vector<double> a(size_t(encoding_width(e)));
     if (!has_grid) {
-      for (int32_t j = 0; j < int32_t(a.size()); ++j) a[size_t(j)] = encoding_value<double>(e, fourier_b, x, y, j);
+      for (int32_t j = 0; j < int32_t(a.size()); ++j)
+        a[size_t(j)] = encoding_value<double>(e, fourier_b, x, y, j);
       return a;
     }
     const int32_t F = grid.n_features;
@@ -40,7 +41,8 @@ struct ReferenceMlp {
       double w[4];
       hash_grid_corners<double>(grid, l, x, y, entry, w);
       for (int32_t f = 0; f < F; ++f)
-        for (int c = 0; c < 4; ++c) a[size_t(l * F + f)] += w[c] * params[size_t(entry[c]) * size_t(F) + size_t(f)];
+        for (int c = 0; c < 4; ++c)
+          a[size_t(l * F + f)] += w[c] * params[size_t(entry[c]) * size_t(F) + size_t(f)];
     }
     return a;
   }
@@ -54,7 +56,8 @@ struct ReferenceMlp {
       double w[4];
       hash_grid_corners<double>(grid, l, x, y, entry, w);
       for (int32_t f = 0; f < F; ++f)
-        for (int c = 0; c < 4; ++c) g[size_t(entry[c]) * size_t(F) + size_t(f)] += w[c] * d[size_t(l * F + f)];
+        for (int c = 0; c < 4; ++c)
+          g[size_t(entry[c]) * size_t(F) + size_t(f)] += w[c] * d[size_t(l * F + f)];
     }
   }
 

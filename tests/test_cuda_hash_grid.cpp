@@ -26,14 +26,14 @@
 using namespace redraw;
 using redraw::test::normalised_error;
 
-#define REDRAW_REQUIRE_CUDA_DEVICE_HG()                                                                              \
-  do {                                                                                                               \
-    std::string why_;                                                                                                \
-    if (cuda_device_count(&why_) == 0) {                                                                             \
-      MESSAGE("SKIPPED: no CUDA device: " << why_);                                                                  \
-      std::printf("SKIPPED: no CUDA device: %s\n", why_.c_str());                                                    \
-      return;                                                                                                        \
-    }                                                                                                                \
+#define REDRAW_REQUIRE_CUDA_DEVICE_HG()                                                                                \
+  do {                                                                                                                 \
+    std::string why_;                                                                                                  \
+    if (cuda_device_count(&why_) == 0) {                                                                               \
+      MESSAGE("SKIPPED: no CUDA device: " << why_);                                                                    \
+      std::printf("SKIPPED: no CUDA device: %s\n", why_.c_str());                                                      \
+      return;                                                                                                          \
+    }                                                                                                                  \
   } while (0)
 
 namespace {
@@ -52,13 +52,15 @@ EncodingSpec grid(int32_t levels, int32_t features, int32_t log2, GridInterpolat
 
 std::vector<float> coords_of(int64_t n, uint64_t seed) {
   std::vector<float> c(size_t(n) * 2);
-  for (size_t i = 0; i < c.size(); ++i) c[i] = float(2 * random_unit(seed, 31, i) - 1);
+  for (size_t i = 0; i < c.size(); ++i)
+    c[i] = float(2 * random_unit(seed, 31, i) - 1);
   return c;
 }
 
 std::vector<float> targets_of(int64_t count, uint64_t seed) {
   std::vector<float> t(static_cast<size_t>(count));
-  for (size_t i = 0; i < t.size(); ++i) t[i] = float(random_unit(seed, 32, i));
+  for (size_t i = 0; i < t.size(); ++i)
+    t[i] = float(random_unit(seed, 32, i));
   return t;
 }
 
@@ -79,7 +81,8 @@ Net make_net(const EncodingSpec& enc, std::vector<int32_t> hidden, Activation ac
   n.model.init = act == Activation::Relu ? InitKind::He : InitKind::Xavier;
   n.params = initial_parameters(n.model, seed);
   const int64_t table = encoding_parameter_count(enc);
-  for (int64_t i = 0; i < table; ++i) n.params[size_t(i)] = float(2 * random_unit(seed, 33, uint64_t(i)) - 1) * 0.5f;
+  for (int64_t i = 0; i < table; ++i)
+    n.params[size_t(i)] = float(2 * random_unit(seed, 33, uint64_t(i)) - 1) * 0.5f;
   for (const auto& L : dense_layers(n.model))
     for (int32_t o = 0; o < L.out; ++o)
       n.params[size_t(L.bias_offset + o)] = float(0.2 * (2 * random_unit(seed, 34, uint64_t(L.bias_offset + o)) - 1));
@@ -114,7 +117,8 @@ TEST_CASE("cuda hash grid: encode matches the CPU (linear, smoothstep, 1/2/4 fea
     for (int32_t f : {1, 2, 4}) {
       const EncodingSpec e = grid(16, f, 15, interp);
       std::vector<float> table(size_t(encoding_parameter_count(e)));
-      for (size_t i = 0; i < table.size(); ++i) table[i] = float(2 * random_unit(9, 35, i) - 1);
+      for (size_t i = 0; i < table.size(); ++i)
+        table[i] = float(2 * random_unit(9, 35, i) - 1);
       std::vector<float> want(size_t(n) * size_t(e.width())), got(want.size());
       cpu.encode(e, table, coords.data(), n, want.data());
       gpu->encode(e, table, coords.data(), n, got.data());
@@ -129,16 +133,18 @@ TEST_CASE("cuda hash grid: fp32 loss and gradients (table included) match the CP
   auto gpu = backend(CudaPrecision::Fp32);
   CpuBackend cpu;
   for (int32_t channels : {1, 3}) {
-    const Net net = make_net(grid(8, 2, 12, GridInterpolation::Linear), {32, 32}, Activation::Relu,
-                             Activation::Sigmoid, channels, 5);
+    const Net net = make_net(grid(8, 2, 12, GridInterpolation::Linear), {32, 32}, Activation::Relu, Activation::Sigmoid,
+                             channels, 5);
     CHECK_FALSE(gpu->uses_fused_mlp(net.model));
     const int64_t n = 70000; // more than one stateless chunk (2^16)
     const auto coords = coords_of(n, 6);
     const auto targets = targets_of(n * channels, 7);
     std::vector<float> g_cpu(net.params.size()), g_gpu(net.params.size(), 99.0f);
     const LossParams mse{};
-    const double l_cpu = cpu.loss_and_gradients(net.model, mse, net.params, {}, coords.data(), targets.data(), n, g_cpu);
-    const double l_gpu = gpu->loss_and_gradients(net.model, mse, net.params, {}, coords.data(), targets.data(), n, g_gpu);
+    const double l_cpu =
+        cpu.loss_and_gradients(net.model, mse, net.params, {}, coords.data(), targets.data(), n, g_cpu);
+    const double l_gpu =
+        gpu->loss_and_gradients(net.model, mse, net.params, {}, coords.data(), targets.data(), n, g_gpu);
     CHECK(l_gpu == doctest::Approx(l_cpu).epsilon(1e-5));
     CHECK(normalised_error(g_gpu, g_cpu) <= 1e-4);
   }
@@ -179,8 +185,10 @@ TEST_CASE("cuda fused MLP: predict and gradients match the CPU within fp16 round
     CHECK(normalised_error(got, want) <= 1e-2);
     std::vector<float> g_cpu(net.params.size()), g_gpu(net.params.size());
     const LossParams mse{};
-    const double l_cpu = cpu.loss_and_gradients(net.model, mse, net.params, {}, coords.data(), targets.data(), n, g_cpu);
-    const double l_gpu = gpu->loss_and_gradients(net.model, mse, net.params, {}, coords.data(), targets.data(), n, g_gpu);
+    const double l_cpu =
+        cpu.loss_and_gradients(net.model, mse, net.params, {}, coords.data(), targets.data(), n, g_cpu);
+    const double l_gpu =
+        gpu->loss_and_gradients(net.model, mse, net.params, {}, coords.data(), targets.data(), n, g_gpu);
     CHECK(l_gpu == doctest::Approx(l_cpu).epsilon(2e-2));
     CHECK(normalised_error(g_gpu, g_cpu) <= 3e-2);
     // The MLP part alone (the table's gradients are far larger and would hide an MLP error).
@@ -190,12 +198,13 @@ TEST_CASE("cuda fused MLP: predict and gradients match the CPU within fp16 round
     CHECK(normalised_error(m_gpu, m_cpu) <= 3e-2);
   }
   // Shapes the fused kernels do not cover go to cuBLAS.
-  CHECK_FALSE(gpu->uses_fused_mlp(make_net(grid(16, 2, 12, GridInterpolation::Linear), {64, 32}, Activation::Relu,
-                                           Activation::Sigmoid, 3, 1).model));
-  CHECK_FALSE(gpu->uses_fused_mlp(make_net(grid(16, 2, 12, GridInterpolation::Linear), {256}, Activation::Relu,
-                                           Activation::Sigmoid, 3, 1).model));
-  CHECK_FALSE(gpu->uses_fused_mlp(make_net(grid(16, 2, 12, GridInterpolation::Linear), {64}, Activation::Sine,
-                                           Activation::Sigmoid, 3, 1).model));
+  CHECK_FALSE(gpu->uses_fused_mlp(
+      make_net(grid(16, 2, 12, GridInterpolation::Linear), {64, 32}, Activation::Relu, Activation::Sigmoid, 3, 1)
+          .model));
+  CHECK_FALSE(gpu->uses_fused_mlp(
+      make_net(grid(16, 2, 12, GridInterpolation::Linear), {256}, Activation::Relu, Activation::Sigmoid, 3, 1).model));
+  CHECK_FALSE(gpu->uses_fused_mlp(
+      make_net(grid(16, 2, 12, GridInterpolation::Linear), {64}, Activation::Sine, Activation::Sigmoid, 3, 1).model));
 }
 
 TEST_CASE("cuda hash grid: 100-step training runs match the CPU (fp32 and fused), and a batch over one chunk") {
@@ -212,7 +221,8 @@ TEST_CASE("cuda hash grid: 100-step training runs match the CPU (fp32 and fused)
     REQUIRE(hc.size() == hg.size());
     CAPTURE(cuda_precision_name(p));
     const double tolerance = p == CudaPrecision::Fp32 ? 0.1 : 1.0;
-    for (size_t i = 0; i < hc.size(); ++i) CHECK(std::abs(hg[i].psnr_db - hc[i].psnr_db) <= tolerance);
+    for (size_t i = 0; i < hc.size(); ++i)
+      CHECK(std::abs(hg[i].psnr_db - hc[i].psnr_db) <= tolerance);
     CHECK(hg.back().psnr_db > 25.0);
     // The bound network renders like the CPU renders the same parameters.
     auto* cuda = dynamic_cast<CudaBackend*>(&gpu.backend());

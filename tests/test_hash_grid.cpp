@@ -39,7 +39,7 @@ EncodingSpec small_grid(GridInterpolation interp = GridInterpolation::Linear) {
 
 /// The independent reference: one level of the encoding in float64, from the definitions.
 struct RefLevel {
-  long long n = 0;     ///< cells per side
+  long long n = 0; ///< cells per side
   bool dense = false;
   long long offset = 0; ///< first entry
 };
@@ -85,14 +85,16 @@ Problem grid_problem(Activation act, GridInterpolation interp, int32_t channels,
   // A trained-looking table (the +-1e-4 start would make every weight gradient tiny) and biases
   // away from zero.
   const int64_t table = encoding_parameter_count(p.model.encoding);
-  for (int64_t i = 0; i < table; ++i) p.params[size_t(i)] = float(2 * random_unit(seed, 21, uint64_t(i)) - 1) * 0.5f;
+  for (int64_t i = 0; i < table; ++i)
+    p.params[size_t(i)] = float(2 * random_unit(seed, 21, uint64_t(i)) - 1) * 0.5f;
   for (const auto& L : dense_layers(p.model))
     for (int32_t o = 0; o < L.out; ++o)
       p.params[size_t(L.bias_offset + o)] = float(0.3 * (2 * random_unit(seed, 9, uint64_t(L.bias_offset + o)) - 1));
   for (int i = 0; i < n; ++i) {
     p.coords.push_back(float(2 * random_unit(seed, 7, uint64_t(2 * i)) - 1));
     p.coords.push_back(float(2 * random_unit(seed, 7, uint64_t(2 * i + 1)) - 1));
-    for (int c = 0; c < channels; ++c) p.targets.push_back(float(random_unit(seed, 8, uint64_t(i * channels + c))));
+    for (int c = 0; c < channels; ++c)
+      p.targets.push_back(float(random_unit(seed, 8, uint64_t(i * channels + c))));
   }
   return p;
 }
@@ -138,8 +140,8 @@ TEST_CASE("hash grid: level resolutions, dense/hashed levels and table offsets m
       CHECK(g.offset[l] == uint32_t(ref[size_t(l)].offset));
     }
     if (k.finest > 0) CHECK(g.resolution[k.levels - 1] == uint32_t(k.finest)); // the finest level is exact
-    const long long entries = ref.back().offset + (ref.back().dense ? (ref.back().n + 1) * (ref.back().n + 1)
-                                                                    : (1LL << k.log2));
+    const long long entries =
+        ref.back().offset + (ref.back().dense ? (ref.back().n + 1) * (ref.back().n + 1) : (1LL << k.log2));
     CHECK(int64_t(hash_grid_entries(g)) == entries);
     CHECK(encoding_parameter_count(e) == entries * 2);
   }
@@ -201,10 +203,12 @@ TEST_CASE("hash grid: weight derivatives match finite differences") {
       hash_grid_weight_derivatives<double>(g, l, x, y, dx, dy);
       hash_grid_corners<double>(g, l, x + h, y, e, up);
       hash_grid_corners<double>(g, l, x - h, y, e, down);
-      for (int c = 0; c < 4; ++c) CHECK(dx[c] == doctest::Approx((up[c] - down[c]) / (2 * h)).epsilon(1e-5));
+      for (int c = 0; c < 4; ++c)
+        CHECK(dx[c] == doctest::Approx((up[c] - down[c]) / (2 * h)).epsilon(1e-5));
       hash_grid_corners<double>(g, l, x, y + h, e, up);
       hash_grid_corners<double>(g, l, x, y - h, e, down);
-      for (int c = 0; c < 4; ++c) CHECK(dy[c] == doctest::Approx((up[c] - down[c]) / (2 * h)).epsilon(1e-5));
+      for (int c = 0; c < 4; ++c)
+        CHECK(dy[c] == doctest::Approx((up[c] - down[c]) / (2 * h)).epsilon(1e-5));
     }
   }
 }
@@ -239,14 +243,15 @@ TEST_CASE("hash grid: finite differences check table and MLP gradients; the CPU 
         CHECK(normalised_error(an_table, fd_table) < 1e-6);
         CHECK(normalised_error(an_mlp, fd_mlp) < 1e-6);
         int touched = 0;
-        for (double v : an_table) touched += v != 0.0;
+        for (double v : an_table)
+          touched += v != 0.0;
         CHECK(touched > 7 * 4 * 2); // 7 samples reach many entries of every level
 
         CpuBackend cpu;
         std::vector<float> grads(p.params.size(), 123.0f); // stale values must be overwritten
         const int64_t n = int64_t(p.coords.size() / 2);
-        const double loss = cpu.loss_and_gradients(p.model, mse, p.params, p.fourier_b, p.coords.data(),
-                                                    p.targets.data(), n, grads);
+        const double loss =
+            cpu.loss_and_gradients(p.model, mse, p.params, p.fourier_b, p.coords.data(), p.targets.data(), n, grads);
         CHECK(loss == doctest::Approx(ref.loss(mse, p.coords, p.targets)).epsilon(1e-5));
         CHECK(normalised_error(grads, analytic) < 2e-5);
         // encode() and predict() agree with the reference too.
@@ -304,8 +309,10 @@ TEST_CASE("hash grid: weight decay spares the table") {
   const auto after = t.parameters();
   const size_t table = size_t(encoding_parameter_count(c.model.encoding));
   int changed_table = 0, changed_mlp = 0;
-  for (size_t i = 0; i < table; ++i) changed_table += after[i] != before[i];
-  for (size_t i = table; i < after.size(); ++i) changed_mlp += after[i] != before[i];
+  for (size_t i = 0; i < table; ++i)
+    changed_table += after[i] != before[i];
+  for (size_t i = table; i < after.size(); ++i)
+    changed_mlp += after[i] != before[i];
   CHECK(changed_table > 0);
   CHECK(changed_table <= 4 * 4 * 2);
   CHECK(changed_mlp > int(after.size() - table) / 2); // decay moves (nearly) every MLP weight

@@ -153,7 +153,8 @@ void draw_hash_grid(EncodingSpec& e) {
   try {
     const HashGridParams g = hash_grid_params(e);
     int dense = 0;
-    for (int32_t l = 0; l < g.n_levels; ++l) dense += int(g.dense[l]);
+    for (int32_t l = 0; l < g.n_levels; ++l)
+      dense += int(g.dense[l]);
     ImGui::TextDisabled("%d inputs; cells per side %u .. %u; %d dense levels", g.n_levels * g.n_features,
                         g.resolution[0], g.resolution[g.n_levels - 1], dense);
     ImGui::TextDisabled("table: %s parameters, %s", format_count(encoding_parameter_count(e)).c_str(),
