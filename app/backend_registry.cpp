@@ -8,12 +8,14 @@ namespace redraw {
 
 namespace {
 
-/// "" or fp32 keep the CPU's arithmetic; tf32 and bf16 only exist on the GPU's tensor cores.
-bool is_reduced_precision(const std::string& precision) { return !precision.empty() && precision != "fp32"; }
+/// "", auto or fp32 keep the CPU's arithmetic; tf32 and bf16 only exist on the GPU's tensor cores.
+bool is_reduced_precision(const std::string& precision) {
+  return !precision.empty() && precision != "fp32" && precision != "auto";
+}
 
 void check_precision_name(const std::string& precision) {
-  if (!precision.empty() && precision != "fp32" && precision != "tf32" && precision != "bf16")
-    throw ConfigError("--precision: '" + precision + "' not found (known: fp32, tf32, bf16)");
+  if (!precision.empty() && precision != "auto" && precision != "fp32" && precision != "tf32" && precision != "bf16")
+    throw ConfigError("--precision: '" + precision + "' not found (known: auto, fp32, tf32, bf16)");
 }
 
 /// Usable CUDA devices through the module; 0 with the reason otherwise.

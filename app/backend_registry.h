@@ -14,7 +14,7 @@ namespace redraw {
 /// Throws ConfigError for an unknown name and BackendError when "cuda" is asked for and no device
 /// (or driver, or CUDA module) is there, or the device can't be opened. "auto" falls back to the CPU
 /// in both cases and puts the one-line reason in `notice`. `precision` is the GPU's matrix-product
-/// precision ("fp32", "tf32", "bf16"; empty = REDRAW_CUDA_PRECISION or fp32): ConfigError for an
+/// precision ("auto", "fp32", "tf32", "bf16"; empty = REDRAW_CUDA_PRECISION or auto): ConfigError for an
 /// unknown name or a reduced precision with "cpu"; "auto" on the CPU says it computes in fp32.
 std::unique_ptr<Backend> make_backend(const std::string& name, std::string* notice = nullptr,
                                       const std::string& precision = {});

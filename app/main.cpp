@@ -55,8 +55,10 @@ int main(int argc, char** argv) {
   gui_cmd->add_option("--model", gui.model, "A .redraw model to open");
   gui_cmd->add_option("--preset", gui.preset, "Preset to start with");
   gui_cmd->add_option("--backend", gui.backend, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
-  gui_cmd->add_option("--precision", gui.precision, "GPU matrix products: fp32 (default), tf32 or bf16 tensor cores")
-      ->check(CLI::IsMember({"fp32", "tf32", "bf16"}));
+  gui_cmd
+      ->add_option("--precision", gui.precision,
+                   "GPU matrix products: auto (default: fused fp16 for narrow nets, else fp32), fp32, tf32 or bf16")
+      ->check(CLI::IsMember({"auto", "fp32", "tf32", "bf16"}));
   gui_cmd->add_flag("--autostart", gui.autostart, "Start training at once");
   gui_cmd->add_option("--screenshot", gui.screenshot, "Write the window as PNG, then exit");
   gui_cmd->add_option("--screenshot-after-steps", gui.screenshot_after_steps, "Steps to train before the screenshot")
@@ -75,8 +77,9 @@ int main(int argc, char** argv) {
   train_cmd->add_option("--time-limit", train.time_limit, "Stop after this many seconds");
   train_cmd->add_option("--backend", train.backend, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
   train_cmd
-      ->add_option("--precision", train.precision, "GPU matrix products: fp32 (default), tf32 or bf16 tensor cores")
-      ->check(CLI::IsMember({"fp32", "tf32", "bf16"}));
+      ->add_option("--precision", train.precision,
+                   "GPU matrix products: auto (default: fused fp16 for narrow nets, else fp32), fp32, tf32 or bf16")
+      ->check(CLI::IsMember({"auto", "fp32", "tf32", "bf16"}));
   train_cmd->add_option("--seed", train.seed, "Random seed, 0..18446744073709551615");
   train_cmd->add_option("--color", train.color, "Colour mode: auto (gray for a grey image), rgb, gray or binary")
       ->check(CLI::IsMember({"rgb", "gray", "binary", "auto"}));
@@ -100,8 +103,9 @@ int main(int argc, char** argv) {
   render_cmd->add_option("--backend", render.backend, "auto, cpu or cuda")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
   render_cmd
-      ->add_option("--precision", render.precision, "GPU matrix products: fp32 (default), tf32 or bf16 tensor cores")
-      ->check(CLI::IsMember({"fp32", "tf32", "bf16"}));
+      ->add_option("--precision", render.precision,
+                   "GPU matrix products: auto (default: fused fp16 for narrow nets, else fp32), fp32, tf32 or bf16")
+      ->check(CLI::IsMember({"auto", "fp32", "tf32", "bf16"}));
   render_cmd->add_option("--compare", render.compare,
                          "Original image: write it upscaled bicubically beside the render (output is 2W x H)");
 
@@ -115,8 +119,9 @@ int main(int argc, char** argv) {
   lapse_cmd->add_flag("--overlay", lapse.overlay, "Draw the step and PSNR on each frame");
   lapse_cmd->add_option("--backend", lapse.backend, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
   lapse_cmd
-      ->add_option("--precision", lapse.precision, "GPU matrix products: fp32 (default), tf32 or bf16 tensor cores")
-      ->check(CLI::IsMember({"fp32", "tf32", "bf16"}));
+      ->add_option("--precision", lapse.precision,
+                   "GPU matrix products: auto (default: fused fp16 for narrow nets, else fp32), fp32, tf32 or bf16")
+      ->check(CLI::IsMember({"auto", "fp32", "tf32", "bf16"}));
 
   // ---- info ----
   InfoCommand info;

@@ -3,8 +3,8 @@
 // outside kernels (launch gaps), from CUDA events. With --accuracy IMAGE it also times how long each
 // preset takes to get 99% of pixels right after thresholding (the original workload: binary, 200x200).
 //
-//   cuda_bench [--presets classic,siren,fourier] [--sizes 200,256,512] [--steps 200]
-//              [--precision fp32|tf32|bf16] [--json FILE]
+//   cuda_bench [--presets classic,siren,fourier,instant] [--sizes 200,256,512] [--steps 200]
+//              [--precision auto|fp32|tf32|bf16] [--json FILE]
 //              [--accuracy IMAGE [--target 0.99] [--time-limit 10] [--accuracy-steps N]]
 //
 // Without a CUDA device (or in a build without CUDA) it prints one "SKIPPED: no CUDA device" line
@@ -39,7 +39,7 @@ struct Options {
   std::vector<std::string> presets = {"classic", "siren", "fourier"};
   std::vector<int32_t> sizes; ///< empty: each preset's reference size, then 512
   int64_t steps = 200;
-  std::string precision = "fp32";
+  std::string precision = "auto"; ///< auto: the fused fp16 MLP for narrow nets (instant), fp32 cuBLAS otherwise
   std::string json_file;
   std::string accuracy_image;
   double target = 0.99;
@@ -75,7 +75,7 @@ Options parse(int argc, char** argv) {
     else if (a == "--time-limit") o.time_limit = std::stod(next());
     else if (a == "--accuracy-steps") o.accuracy_steps = std::stoll(next());
     else if (a == "--help" || a == "-h") {
-      std::printf("usage: cuda_bench [--presets a,b] [--sizes 200,256] [--steps N] [--precision fp32|tf32|bf16]\n"
+      std::printf("usage: cuda_bench [--presets a,b] [--sizes 200,256] [--steps N] [--precision auto|fp32|tf32|bf16]\n"
                   "                  [--json FILE] [--accuracy IMAGE [--target 0.99] [--time-limit 10]\n"
                   "                  [--accuracy-steps N]]\n");
       std::exit(0);

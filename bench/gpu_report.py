@@ -13,7 +13,7 @@ import json
 import os
 import sys
 
-PARTS = ("tests", "sanitize", "bench", "accuracy", "interop", "torch")
+PARTS = ("tests", "sanitize", "bench", "accuracy", "interop", "torch", "instant")
 
 
 def load(dirs):
@@ -95,6 +95,23 @@ def main(argv):
     if san:
         print("\ncompute-sanitizer: " + ", ".join(f"{t} {v.get('errors')} errors (exit {v.get('exit')})"
                                                   for t, v in san.items()))
+    inst = parts.get("instant", {})
+    if inst.get("instant_cuda"):
+        peers = inst.get("instant_torch", [])
+        best = max(peers, key=lambda r: r["samples_per_s"], default=None)
+        print("\n| instant 512x512, batch 2^18 | samples/s | vs fastest PyTorch hash grid |\n|---|---|---|")
+        for r in inst["instant_cuda"]:
+            ratio = f"{r['samples_per_s'] / best['samples_per_s']:.1f}x ({best['impl']} {best['precision']})" if best else "-"
+            print(f"| Redraw {r['precision']} | {r['samples_per_s']:.3g} | {ratio} |")
+        for r in peers:
+            print(f"| PyTorch {r['impl']} {r['precision']} | {r['samples_per_s']:.3g} | |")
+        print("floors: >= 2.6e8 samples/s, >= 3x the fastest peer")
+    for img, rows in inst.get("instant_psnr", {}).items():
+        runs = [r for r in rows if "preset" in r] if isinstance(rows, list) else []
+        for r in runs:
+            hits = ", ".join(f"{h['target_db']} dB {h['seconds']:.2f} s" for h in r.get("time_to_psnr", [])
+                             if h.get("seconds") is not None)
+            print(f"{img} {r['preset']}: {hits or 'no target reached'}")
     return 1 if failed else 0
 
 

@@ -3,6 +3,7 @@
 #include "cuda/cuda_check.h"
 #include "cuda/device_buffer.h"
 #include "cuda/encoding_kernels.cuh"
+#include "cuda/hash_grid_kernels.cuh"
 #include "cuda/loss_kernels.cuh"
 #include "cuda/matmul.h"
 #include "cuda/memory_plan.h"
@@ -18,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 namespace redraw {
 
@@ -93,6 +95,10 @@ struct BoundState {
   DeviceBuffer<DeviceStepParams> step_params;
   MlpWorkspace ws;
   int64_t loss_partials = 0, mse_partials = 0;
+  std::optional<HashGridParams> grid; ///< HashGrid: its levels; the table leads params and grads
+  int64_t table_floats = 0;
+  DeviceBuffer<float> batch_coords; ///< HashGrid minibatch: the chunk's coordinates (backward needs them)
+  DeviceBuffer<float> enc_grad;     ///< HashGrid: dLoss/dEncoding of a chunk
 };
 
 } // namespace cuda
@@ -104,7 +110,7 @@ struct CudaBackend::Impl {
   std::shared_ptr<DevicePool> pool; ///< the device's pool, shared with other backends and the preview ring
   cublasHandle_t blas = nullptr;
   DeviceBuffer<uint8_t> blas_workspace;
-  CudaPrecision precision = CudaPrecision::Fp32;
+  CudaPrecision precision = CudaPrecision::Auto;
   bool graphs = env_graphs_enabled();
   std::string graph_note; ///< why graphs are off, when capture failed
 
@@ -123,7 +129,7 @@ struct CudaBackend::Impl {
   Impl& operator=(const Impl&) = delete;
 
   CudaContext ctx(OpTimer* timer = nullptr) const {
-    return {stream, blas, pool.get(), timer, compute_type_for(precision)};
+    return {stream, blas, pool.get(), timer, compute_type_for(precision), precision == CudaPrecision::Auto};
   }
 
   void drop_graph() {
@@ -147,9 +153,17 @@ struct CudaBackend::Impl {
       const int64_t rows = std::min(s.chunk_rows, s.batch - r0);
       const float* input = nullptr;
       const float* targets = nullptr;
+      const float* chunk_coords = s.coords.data() + r0 * 2; // full batch
       {
         TimedOp t(c.timer, c.stream, "input");
-        if (s.minibatch) {
+        if (s.minibatch && s.grid) {
+          gather_minibatch_samples(c.stream, s.coords.data(), s.targets.data(), s.channels, uint32_t(s.n), s.setup.seed,
+                                   s.step_params.data(), r0, rows, s.batch_coords.data(), s.batch_targets.data());
+          chunk_coords = s.batch_coords.data();
+          hash_grid_encode(c.stream, *s.grid, s.params.data(), chunk_coords, rows, s.ws.input());
+          input = s.ws.input();
+          targets = s.batch_targets.data();
+        } else if (s.minibatch) {
           gather_minibatch(c.stream, s.enc, s.fourier_b.data(), s.coords.data(), s.targets.data(), s.channels,
                            uint32_t(s.n), s.setup.seed, s.step_params.data(), r0, rows, s.ws.input(),
                            s.batch_targets.data());
@@ -162,7 +176,13 @@ struct CudaBackend::Impl {
       }
       mlp_forward(c, s.ws, s.params.data(), input, rows);
       mlp_backward(c, s.ws, s.params.data(), input, targets, rows, s.setup.loss, inv_count,
-                   s.loss_partial.data() + partial_offset, s.grads.data(), r0 > 0);
+                   s.loss_partial.data() + partial_offset, s.grads.data(), r0 > 0,
+                   s.grid ? s.enc_grad.data() : nullptr);
+      if (s.grid) {
+        TimedOp t(c.timer, c.stream, "hash grid backward");
+        if (r0 == 0) CUDA_CHECK(cudaMemsetAsync(s.grads.data(), 0, size_t(s.table_floats) * sizeof(float), c.stream));
+        hash_grid_backward(c.stream, *s.grid, chunk_coords, s.enc_grad.data(), rows, s.grads.data());
+      }
       partial_offset += loss_partial_count(rows * s.channels);
     }
     {
@@ -171,15 +191,32 @@ struct CudaBackend::Impl {
     }
     TimedOp t(c.timer, c.stream, "optimizer");
     const OptimizerSpec& o = s.setup.optimizer;
-    cuda::optimizer_update(c.stream, o.kind == OptimizerKind::Adam, o.adam, o.sgd, s.params.data(), s.grads.data(),
-                     s.first.empty() ? nullptr : s.first.data(), s.second.empty() ? nullptr : s.second.data(),
-                     s.param_count, s.step_params.data());
+    float* first = s.first.empty() ? nullptr : s.first.data();
+    float* second = s.second.empty() ? nullptr : s.second.data();
+    const bool adam = o.kind == OptimizerKind::Adam;
+    int64_t start = 0;
+    if (s.table_floats > 0 && (o.adam.weight_decay != 0.0f || o.sgd.weight_decay != 0.0f)) {
+      // Weight decay spares the hash table (it would pull rarely seen entries to zero).
+      AdamParams a = o.adam;
+      SgdParams g = o.sgd;
+      a.weight_decay = g.weight_decay = 0.0f;
+      cuda::optimizer_update(c.stream, adam, a, g, s.params.data(), s.grads.data(), first, second, s.table_floats,
+                             s.step_params.data());
+      start = s.table_floats;
+    }
+    cuda::optimizer_update(c.stream, adam, o.adam, o.sgd, s.params.data() + start, s.grads.data() + start,
+                           first ? first + start : nullptr, second ? second + start : nullptr, s.param_count - start,
+                           s.step_params.data());
   }
 
   /// Encoded inputs of dataset rows [r0, r0 + rows): the cache, the coordinates themselves
   /// (identity encoding), or encoded now into the workspace.
   const float* full_batch_input(const CudaContext& c, int64_t r0, int64_t rows) {
     BoundState& s = *bound;
+    if (s.grid) {
+      hash_grid_encode(c.stream, *s.grid, s.params.data(), s.coords.data() + r0 * 2, rows, s.ws.input());
+      return s.ws.input();
+    }
     if (!s.encoded.empty()) return s.encoded.data() + r0 * s.enc_width;
     if (s.enc.kind == EncodingKind::Identity) return s.coords.data() + r0 * 2;
     cuda::encode(c.stream, s.enc, s.fourier_b.data(), s.coords.data() + r0 * 2, rows, s.ws.input());
@@ -303,16 +340,24 @@ bool CudaBackend::supports(BackendFeature f) const {
 void CudaBackend::synchronize() { CUDA_CHECK(cudaStreamSynchronize(m->stream)); }
 
 void CudaBackend::set_precision(CudaPrecision p) {
-  if (p != CudaPrecision::Fp32 && m->props.major < 8)
+  if ((p == CudaPrecision::Tf32 || p == CudaPrecision::Bf16) && m->props.major < 8)
     throw BackendError(std::string("cuda: ") + cuda_precision_name(p) + " needs compute capability 8.0 or newer; " +
                        m->props.name + " has " +
                        std::to_string(m->props.major) + "." + std::to_string(m->props.minor));
   m->precision = p;
   m->apply_math_mode();
   m->drop_graph(); // cuBLAS picks its kernels at capture time
+  if (m->bound) {  // auto and the others may differ in fused or cuBLAS buffers
+    synchronize();
+    m->bound->ws.allocate(m->ctx(), m->bound->setup.model, m->bound->chunk_rows, true);
+  }
 }
 
 CudaPrecision CudaBackend::precision() const { return m->precision; }
+
+bool CudaBackend::uses_fused_mlp(const ModelSpec& model) const {
+  return m->precision == CudaPrecision::Auto && fused_mlp_unsupported(model).empty();
+}
 
 void CudaBackend::set_graphs_enabled(bool on) {
   m->graphs = on;
@@ -343,6 +388,8 @@ void CudaBackend::configure_impl(const TrainSetup& setup, const Dataset& data) {
   s->minibatch = setup.batch_size > 0;
   s->batch = s->minibatch ? setup.batch_size : s->n;
   s->param_count = redraw::parameter_count(setup.model);
+  if (setup.model.encoding.kind == EncodingKind::HashGrid) s->grid = hash_grid_params(setup.model.encoding);
+  s->table_floats = encoding_parameter_count(setup.model.encoding);
   const int arrays = optimizer_state_arrays(setup.optimizer);
 
   // Plan the memory: fixed parts, then the largest chunk that fits.
@@ -356,12 +403,13 @@ void CudaBackend::configure_impl(const TrainSetup& setup, const Dataset& data) {
   need.dataset_bytes = uint64_t(s->n) * (2 + s->channels) * f;
   need.param_bytes = uint64_t(s->param_count) * (2 + arrays) * f;
   need.encoded_bytes = uint64_t(s->n) * s->enc_width * f;
-  need.encoding_cacheable = !s->minibatch && s->enc.kind != EncodingKind::Identity &&
+  need.encoding_cacheable = !s->minibatch && s->enc.kind != EncodingKind::Identity && !s->grid &&
                             need.encoded_bytes <= k_max_cached_encoding_bytes;
   need.max_rows = std::min(k_max_chunk_rows, std::max(s->batch, s->n));
   need.min_rows = k_min_chunk_rows;
   need.chunk_bytes = [&](int64_t rows) {
     return MlpWorkspace::bytes_needed(setup.model, rows, true) + uint64_t(rows) * s->channels * f +
+           (s->grid ? uint64_t(rows) * uint64_t(2 + s->enc_width) * f : 0) +
            uint64_t(loss_partial_count(std::max(s->batch, s->n) * s->channels) + 64) * 2 * f;
   };
   const TrainingMemoryPlan plan = plan_training_memory(need);
@@ -401,6 +449,11 @@ void CudaBackend::configure_impl(const TrainSetup& setup, const Dataset& data) {
   }
   if (s->minibatch)
     s->batch_targets = DeviceBuffer<float>(pool, st, size_t(s->chunk_rows) * s->channels, "minibatch targets");
+  if (s->grid) {
+    if (s->minibatch)
+      s->batch_coords = DeviceBuffer<float>(pool, st, size_t(s->chunk_rows) * 2, "minibatch coordinates");
+    s->enc_grad = DeviceBuffer<float>(pool, st, size_t(s->chunk_rows) * s->enc_width, "encoding gradients");
+  }
   auto partials_for = [&](int64_t total) {
     int64_t p = 0;
     for (int64_t r0 = 0; r0 < total; r0 += s->chunk_rows)
@@ -549,7 +602,10 @@ void CudaBackend::render_rgba8_device(int32_t w, int32_t h, void* dst_device) {
   }
   for (int64_t p0 = 0; p0 < pixels; p0 += ws->rows()) {
     const int64_t count = std::min(ws->rows(), pixels - p0);
-    encode_grid(c.stream, s.enc, s.fourier_b.data(), w, h, p0, count, ws->input());
+    if (s.grid)
+      hash_grid_encode_grid(c.stream, *s.grid, s.params.data(), w, h, p0, count, ws->input());
+    else
+      encode_grid(c.stream, s.enc, s.fourier_b.data(), w, h, p0, count, ws->input());
     mlp_forward(c, *ws, s.params.data(), ws->input(), count);
     pack_rgba8(c.stream, ws->output(), s.channels, count, dst + p0 * 4);
   }
@@ -655,11 +711,16 @@ void CudaBackend::predict_impl(const ModelSpec& model, std::span<const float> pa
   fb.upload(fourier_b.data(), fourier_b.size());
   DeviceBuffer<float> xy(pool, c.stream, size_t(rows) * 2, "coordinates");
   const EncodingParams enc = model.encoding.params();
+  std::optional<HashGridParams> grid;
+  if (enc.kind == EncodingKind::HashGrid) grid = hash_grid_params(model.encoding);
   // Memory stays bounded by one chunk for any n; the next chunk's upload waits in stream order.
   for (int64_t r0 = 0; r0 < n; r0 += rows) {
     const int64_t k = std::min(rows, n - r0);
     xy.upload(coords + 2 * r0, size_t(k) * 2);
-    cuda::encode(c.stream, enc, fb.data(), xy.data(), k, ws.input());
+    if (grid)
+      hash_grid_encode(c.stream, *grid, p.data(), xy.data(), k, ws.input());
+    else
+      cuda::encode(c.stream, enc, fb.data(), xy.data(), k, ws.input());
     mlp_forward(c, ws, p.data(), ws.input(), k);
     CUDA_CHECK(cudaMemcpyAsync(out + r0 * C, ws.output(), size_t(k * C) * sizeof(float), cudaMemcpyDeviceToHost,
                                c.stream));
@@ -691,15 +752,27 @@ double CudaBackend::loss_and_gradients_impl(const ModelSpec& model, const LossPa
   DeviceBuffer<float> partial(pool, c.stream, size_t(partials), "loss partial sums");
   DeviceBuffer<float> sum(pool, c.stream, 1, "loss");
   const EncodingParams enc = model.encoding.params();
+  std::optional<HashGridParams> grid;
+  DeviceBuffer<float> enc_grad;
+  if (enc.kind == EncodingKind::HashGrid) {
+    grid = hash_grid_params(model.encoding);
+    enc_grad = DeviceBuffer<float>(pool, c.stream, size_t(rows) * size_t(model.encoding.width()), "encoding gradients");
+    CUDA_CHECK(
+        cudaMemsetAsync(g.data(), 0, size_t(encoding_parameter_count(model.encoding)) * sizeof(float), c.stream));
+  }
   const float inv_count = float(1.0 / (double(n) * C));
   int64_t offset = 0;
   for (int64_t r0 = 0; r0 < n; r0 += rows) {
     const int64_t k = std::min(rows, n - r0);
     xy.upload(coords + 2 * r0, size_t(k) * 2);
-    cuda::encode(c.stream, enc, fb.data(), xy.data(), k, ws.input());
+    if (grid)
+      hash_grid_encode(c.stream, *grid, p.data(), xy.data(), k, ws.input());
+    else
+      cuda::encode(c.stream, enc, fb.data(), xy.data(), k, ws.input());
     mlp_forward(c, ws, p.data(), ws.input(), k);
     mlp_backward(c, ws, p.data(), ws.input(), t.data() + r0 * C, k, loss, inv_count, partial.data() + offset, g.data(),
-                 r0 > 0);
+                 r0 > 0, grid ? enc_grad.data() : nullptr);
+    if (grid) hash_grid_backward(c.stream, *grid, xy.data(), enc_grad.data(), k, g.data());
     offset += loss_partial_count(k * C);
   }
   reduce_sum(c.stream, partial.data(), offset, sum.data());
@@ -751,7 +824,10 @@ void CudaBackend::encode_impl(const EncodingSpec& enc, std::span<const float> fo
   DeviceBuffer<float> xy(pool, st, size_t(n) * 2, "coordinates");
   xy.upload(coords, size_t(n) * 2);
   DeviceBuffer<float> result(pool, st, size_t(n) * width, "encoded coordinates");
-  cuda::encode(st, enc.params(), fb.data(), xy.data(), n, result.data());
+  if (enc.kind == EncodingKind::HashGrid)
+    hash_grid_encode(st, hash_grid_params(enc), fb.data(), xy.data(), n, result.data());
+  else
+    cuda::encode(st, enc.params(), fb.data(), xy.data(), n, result.data());
   result.download(out, size_t(n) * width);
   synchronize();
 }

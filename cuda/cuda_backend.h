@@ -10,11 +10,14 @@
 ///   graph, which every later step replays. The step index and learning rate reach the graph through
 ///   a small device block written by a one-thread kernel whose argument carries the values.
 /// - Recorded losses reach the host through pinned memory and an event (poll_loss never blocks).
-/// - Precision of the matrix products: fp32 (default), tf32 or bf16 tensor cores (inputs rounded
-///   to a 10- or 7-bit mantissa; accumulation and all storage stay fp32), set with set_precision()
-///   or the REDRAW_CUDA_PRECISION environment variable (fp32 | tf32 | bf16) read by
-///   make_cuda_backend(), or the command line's --precision. fp16 is not offered: its range flushes the
-///   small gradients of a mean loss over 10^5 samples to zero without loss scaling.
+/// - Precision of the matrix products: auto (default), fp32, tf32 or bf16 tensor cores (inputs
+///   rounded to a 10- or 7-bit mantissa; accumulation and all storage stay fp32), set with
+///   set_precision() or the REDRAW_CUDA_PRECISION environment variable (auto | fp32 | tf32 | bf16)
+///   read by make_cuda_backend(), or the command line's --precision. auto runs a narrow network
+///   (hidden layers all 16, 32, 64 or 128 wide; cuda/fused_mlp.cuh) on the fully fused fp16
+///   tensor-core kernels, with loss scaling, and everything else in fp32 through cuBLAS, exactly as
+///   fp32 does. fp32 never uses the fused kernels. fp16 cuBLAS products are not offered: their range
+///   flushes the small gradients of a mean loss over 10^5 samples to zero without loss scaling.
 /// - REDRAW_CUDA_GRAPHS=0 disables graph capture (every step enqueued op by op), for debugging.
 /// - Threading: one thread at a time uses a backend (the trainer's thread), as for every Backend.
 #include "engine/backend.h"
@@ -26,10 +29,10 @@
 
 namespace redraw {
 
-enum class CudaPrecision : int32_t { Fp32 = 0, Tf32, Bf16 };
+enum class CudaPrecision : int32_t { Fp32 = 0, Tf32, Bf16, Auto };
 
 const char* cuda_precision_name(CudaPrecision p);
-/// "fp32", "tf32" or "bf16" (case-insensitive); ConfigError listing the known names otherwise.
+/// "auto", "fp32", "tf32" or "bf16" (case-insensitive); ConfigError listing the known names otherwise.
 CudaPrecision parse_cuda_precision(const std::string& name);
 
 /// Timings of training steps on the bound network (for the benchmark).
@@ -61,6 +64,9 @@ public:
   /// Matrix-product precision from the next step on (re-captures the step graph).
   void set_precision(CudaPrecision p);
   CudaPrecision precision() const;
+  /// Whether `model` runs on the fully fused fp16 MLP kernels at the current precision (auto, and a
+  /// shape cuda/fused_mlp.cuh covers); otherwise on cuBLAS.
+  bool uses_fused_mlp(const ModelSpec& model) const;
   /// Graph capture on (default, unless REDRAW_CUDA_GRAPHS=0) or off.
   void set_graphs_enabled(bool on);
   bool graphs_enabled() const;
@@ -106,8 +112,8 @@ private:
 /// Number of usable CUDA devices; 0 with the reason in *why when there is no driver or device.
 /// Never throws or aborts (the binary links cudart statically and never libcuda directly).
 int cuda_device_count(std::string* why = nullptr);
-/// A CudaBackend on device 0. `precision` ("fp32", "tf32" or "bf16") sets the matrix-product
-/// precision; empty means the REDRAW_CUDA_PRECISION environment variable, or fp32 without it.
+/// A CudaBackend on device 0. `precision` ("auto", "fp32", "tf32" or "bf16") sets the matrix-product
+/// precision; empty means the REDRAW_CUDA_PRECISION environment variable, or auto without it.
 /// BackendError with the reason when no device is usable (or the device lacks the precision);
 /// ConfigError for an unknown precision name.
 std::unique_ptr<Backend> make_cuda_backend(const std::string& precision = {});

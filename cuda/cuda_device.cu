@@ -38,6 +38,8 @@ const char* cuda_precision_name(CudaPrecision p) {
   case CudaPrecision::Fp32: return "fp32";
   case CudaPrecision::Tf32: return "tf32";
   case CudaPrecision::Bf16: return "bf16";
+  case CudaPrecision::Auto:
+    return "auto";
   }
   return "fp32";
 }
@@ -48,7 +50,8 @@ CudaPrecision parse_cuda_precision(const std::string& name) {
   if (s == "fp32") return CudaPrecision::Fp32;
   if (s == "tf32") return CudaPrecision::Tf32;
   if (s == "bf16") return CudaPrecision::Bf16;
-  throw ConfigError("Precision '" + name + "' not found (known: fp32, tf32, bf16)");
+  if (s == "auto") return CudaPrecision::Auto;
+  throw ConfigError("Precision '" + name + "' not found (known: auto, fp32, tf32, bf16)");
 }
 
 int cuda_device_count(std::string* why) {
@@ -101,7 +104,7 @@ std::string cuda_build_description() {
 #ifdef __CUDA_ARCH_LIST__
   s += ", kernels for compute capabilities " REDRAW_STR(__CUDA_ARCH_LIST__);
 #endif
-  s += ", precisions fp32 tf32 bf16";
+  s += ", precisions auto fp32 tf32 bf16";
   return s;
 }
 

@@ -16,7 +16,9 @@ void gemm(cublasHandle_t h, cublasComputeType_t compute, cublasOperation_t ta, c
 
 cublasComputeType_t compute_type_for(CudaPrecision p) {
   switch (p) {
-  case CudaPrecision::Fp32: return CUBLAS_COMPUTE_32F;
+  case CudaPrecision::Fp32:
+  case CudaPrecision::Auto:
+    return CUBLAS_COMPUTE_32F;
   case CudaPrecision::Tf32: return CUBLAS_COMPUTE_32F_FAST_TF32;
   case CudaPrecision::Bf16: return CUBLAS_COMPUTE_32F_FAST_16BF;
   }

@@ -29,7 +29,15 @@ uint64_t MlpWorkspace::bytes_needed(const ModelSpec& model, int64_t rows, bool w
   for (const auto& l : layers) floats += uint64_t(rows) * uint64_t(l.out) * (activation_needs_z(l.activation) ? 2 : 1);
   if (with_backward)
     floats += 2 * uint64_t(rows) * uint64_t(gradient_width(layers)) + uint64_t(scratch_count(layers, rows));
-  return floats * sizeof(float);
+  uint64_t bytes = floats * sizeof(float);
+  if (fused_mlp_unsupported(model).empty()) {
+    // The fused layout: fp32 inputs, outputs and loss gradient, and the fp16 buffers.
+    const uint64_t fused =
+        uint64_t(rows) * uint64_t(model.encoding.width() + 2 * model.output_channels) * sizeof(float) +
+        FusedMlp::bytes_needed(model, rows, with_backward);
+    bytes = std::max(bytes, fused);
+  }
+  return bytes;
 }
 
 void MlpWorkspace::allocate(const CudaContext& ctx, const ModelSpec& model, int64_t rows, bool with_backward) {
@@ -39,7 +47,24 @@ void MlpWorkspace::allocate(const CudaContext& ctx, const ModelSpec& model, int6
   m_storage.clear();
   m_z.clear();
   m_y.clear();
+  m_fused = {};
   const DevicePool& pool = *ctx.pool;
+  const int32_t enc_w = model.encoding.width();
+  m_input = DeviceBuffer<float>(pool, ctx.stream, size_t(rows) * size_t(enc_w), "encoded inputs");
+  if (ctx.fused && fused_mlp_unsupported(model).empty()) {
+    // Only the output (fp32) lives here; the hidden layers live in the fused kernels' fp16 buffers.
+    const int32_t channels = m_layers.back().out;
+    m_storage.emplace_back(pool, ctx.stream, size_t(rows) * size_t(channels), "network outputs");
+    m_z.assign(m_layers.size(), nullptr);
+    m_y.assign(m_layers.size(), nullptr);
+    m_z.back() = m_y.back() = m_storage.back().data();
+    m_grad_a = with_backward ? DeviceBuffer<float>(pool, ctx.stream, size_t(rows) * size_t(channels), "loss gradients")
+                             : DeviceBuffer<float>();
+    m_grad_b = {};
+    m_scratch = {};
+    m_fused.allocate(pool, ctx.stream, model, rows, with_backward);
+    return;
+  }
   for (const auto& l : m_layers) {
     const size_t count = size_t(rows) * size_t(l.out);
     m_storage.emplace_back(pool, ctx.stream, count, "layer outputs");
@@ -52,8 +77,6 @@ void MlpWorkspace::allocate(const CudaContext& ctx, const ModelSpec& model, int6
     m_z.push_back(z);
     m_y.push_back(y);
   }
-  const int32_t enc_w = model.encoding.width();
-  m_input = DeviceBuffer<float>(pool, ctx.stream, size_t(rows) * size_t(enc_w), "encoded inputs");
   if (with_backward) {
     const size_t g = size_t(rows) * size_t(gradient_width(m_layers));
     m_grad_a = DeviceBuffer<float>(pool, ctx.stream, g, "activation gradients");
@@ -67,6 +90,11 @@ void MlpWorkspace::allocate(const CudaContext& ctx, const ModelSpec& model, int6
 }
 
 void mlp_forward(const CudaContext& ctx, MlpWorkspace& ws, const float* params, const float* input, int64_t rows) {
+  if (ws.fused()) {
+    TimedOp t(ctx.timer, ctx.stream, "fused forward");
+    ws.m_fused.forward(ctx.stream, params, input, rows, ws.m_y.back(), !ws.m_grad_a.empty());
+    return;
+  }
   const float* x = input;
   for (size_t l = 0; l < ws.m_layers.size(); ++l) {
     const DenseLayer& L = ws.m_layers[l];
@@ -85,13 +113,18 @@ void mlp_forward(const CudaContext& ctx, MlpWorkspace& ws, const float* params, 
 
 void mlp_backward(const CudaContext& ctx, MlpWorkspace& ws, const float* params, const float* input,
                   const float* targets, int64_t rows, const LossParams& loss, float inv_count, float* loss_partial,
-                  float* grads, bool accumulate) {
+                  float* grads, bool accumulate, float* input_grad) {
   const auto& layers = ws.m_layers;
   float* g = ws.m_grad_a.data();
   float* g_next = ws.m_grad_b.data();
   {
     TimedOp t(ctx.timer, ctx.stream, "loss+gradient");
     loss_and_gradient(ctx.stream, loss, ws.m_y.back(), targets, g, rows * layers.back().out, inv_count, loss_partial);
+  }
+  if (ws.fused()) {
+    TimedOp t(ctx.timer, ctx.stream, "fused backward+weight grads");
+    ws.m_fused.backward(ctx.stream, ctx.blas, g, ws.m_y.back(), rows, inv_count, grads, accumulate, input_grad);
+    return;
   }
   for (size_t li = layers.size(); li-- > 0;) {
     const DenseLayer& L = layers[li];
@@ -109,6 +142,9 @@ void mlp_backward(const CudaContext& ctx, MlpWorkspace& ws, const float* params,
       TimedOp t(ctx.timer, ctx.stream, "gemm input grad");
       gemm_input_grad(ctx.blas, ctx.compute, g, params + L.weight_offset, g_next, rows, L.in, L.out);
       std::swap(g, g_next);
+    } else if (input_grad) {
+      TimedOp t(ctx.timer, ctx.stream, "gemm input grad");
+      gemm_input_grad(ctx.blas, ctx.compute, g, params + L.weight_offset, input_grad, rows, L.in, L.out);
     }
   }
 }

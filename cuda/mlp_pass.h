@@ -6,7 +6,11 @@
 ///   allocated once per network shape and pass size, never inside a pass.
 /// - Layer l keeps z (pre-activation) only when its activation's derivative needs it
 ///   (activation_needs_z); otherwise y is computed in place of z.
+/// - When the context asks for it (ctx.fused, precision auto) and cuda/fused_mlp.cuh covers the
+///   network, allocate() sets the workspace up for the fused fp16 kernels instead, and the passes
+///   below run them; the decision is the workspace's until it is allocated again.
 #include "cuda/device_buffer.h"
+#include "cuda/fused_mlp.cuh"
 #include "cuda/op_timer.h"
 #include "engine/loss_math.h"
 #include "engine/model_spec.h"
@@ -24,14 +28,16 @@ struct CudaContext {
   const DevicePool* pool = nullptr;
   OpTimer* timer = nullptr;
   cublasComputeType_t compute = CUBLAS_COMPUTE_32F; ///< matrix-product precision (matmul.h)
+  bool fused = false; ///< networks the fused fp16 kernels cover run on them (precision auto)
 };
 
 class MlpWorkspace {
 public:
   /// Allocates buffers for `rows` samples of `model`; gradient buffers when with_backward.
   void allocate(const CudaContext& ctx, const ModelSpec& model, int64_t rows, bool with_backward);
-  /// Device bytes allocate() would take.
+  /// Device bytes allocate() would take (the larger of the cuBLAS and the fused layouts).
   static uint64_t bytes_needed(const ModelSpec& model, int64_t rows, bool with_backward);
+  bool fused() const { return m_fused.allocated(); }
 
   int64_t rows() const { return m_rows; }
   const std::vector<DenseLayer>& layers() const { return m_layers; }
@@ -41,13 +47,14 @@ public:
 private:
   friend void mlp_forward(const CudaContext&, MlpWorkspace&, const float*, const float*, int64_t);
   friend void mlp_backward(const CudaContext&, MlpWorkspace&, const float*, const float*, const float*, int64_t,
-                           const LossParams&, float, float*, float*, bool);
+                           const LossParams&, float, float*, float*, bool, float*);
   std::vector<DenseLayer> m_layers;
   float m_omega = 30.0f;
   int64_t m_rows = 0;
   std::vector<DeviceBuffer<float>> m_storage;
   std::vector<float*> m_z, m_y; ///< per layer; m_z[l] == m_y[l] when z is not kept
   DeviceBuffer<float> m_input, m_grad_a, m_grad_b, m_scratch;
+  FusedMlp m_fused;
 };
 
 /// Forward pass of `rows` (<= ws.rows()) encoded inputs; the result is ws.output().
@@ -56,8 +63,10 @@ void mlp_forward(const CudaContext& ctx, MlpWorkspace& ws, const float* params, 
 /// After mlp_forward on the same rows: the loss of the output against targets (rows x channels)
 /// goes to loss_partial (loss_partial_count(rows * channels) floats, see loss_kernels.cuh) and its
 /// gradient, scaled by inv_count, to grads (same layout as params; += when accumulate).
+/// input_grad (rows x encoding width), when not null, receives dLoss/dInput (for a trainable
+/// encoding).
 void mlp_backward(const CudaContext& ctx, MlpWorkspace& ws, const float* params, const float* input,
                   const float* targets, int64_t rows, const LossParams& loss, float inv_count, float* loss_partial,
-                  float* grads, bool accumulate);
+                  float* grads, bool accumulate, float* input_grad = nullptr);
 
 } // namespace redraw::cuda

@@ -114,6 +114,8 @@ void Backend::optimizer_update(const OptimizerSpec& opt, std::span<float> params
 void Backend::encode(const EncodingSpec& enc, std::span<const float> fourier_b, const float* coords, int64_t n,
                      float* out) {
   check_fourier(enc, fourier_b);
+  if (enc.kind == EncodingKind::HashGrid)
+    check_size("encode: hash table", fourier_b.size(), encoding_parameter_count(enc));
   if (n < 0) throw BackendError("encode: negative sample count");
   if (n == 0) return;
   encode_impl(enc, fourier_b, coords, n, out);

@@ -101,7 +101,8 @@ public:
   /// One optimizer update in place; step is 0-based as in StepArgs.
   void optimizer_update(const OptimizerSpec& opt, std::span<float> params, std::span<const float> grads,
                         OptimizerState& state, float learning_rate, int64_t step);
-  /// Encodes n coordinates; out is n x encoding width.
+  /// Encodes n coordinates; out is n x encoding width. For a HashGrid, `fourier_b` is its table
+  /// (the first encoding_parameter_count(enc) parameters of a network).
   void encode(const EncodingSpec& enc, std::span<const float> fourier_b, const float* coords, int64_t n, float* out);
 
 protected:

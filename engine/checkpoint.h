@@ -17,7 +17,9 @@
 
 namespace redraw {
 
-constexpr uint32_t k_checkpoint_version = 1;
+/// Format versions: 1 (the first); 2 adds the HashGrid encoding, whose config keys a version-1
+/// reader would refuse and whose table leads PARM. Files of every older version are read.
+constexpr uint32_t k_checkpoint_version = 2;
 
 /// One timelapse frame: the parameters at a step, with that step's metrics.
 struct Snapshot {

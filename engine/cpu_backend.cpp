@@ -19,6 +19,7 @@ float log1pf(float) noexcept;
 
 #include "engine/cpu_backend.h"
 
+#include "engine/cpu_hash_grid.h"
 #include "engine/errors.h"
 
 #include <cblas.h>
@@ -46,7 +47,14 @@ struct NetView {
   const std::vector<DenseLayer>* layers = nullptr;
   const float* params = nullptr;
   const float* fourier_b = nullptr;
+  const HashGridParams* grid = nullptr; ///< HashGrid: its levels; the table is params[0, ...)
 };
+
+/// The grid of a HashGrid model, or nothing.
+std::optional<HashGridParams> grid_of(const ModelSpec& m) {
+  if (m.encoding.kind != EncodingKind::HashGrid) return std::nullopt;
+  return hash_grid_params(m.encoding);
+}
 
 void encode_rows(const EncodingParams& e, const float* b, const float* coords, int64_t n, float* out) {
   const int32_t w = encoding_width(e);
@@ -60,6 +68,14 @@ void encode_rows(const EncodingParams& e, const float* b, const float* coords, i
     float* o = out + i * w;
     for (int32_t j = 0; j < w; ++j) o[j] = encoding_value<float>(e, b, x, y, j);
   }
+}
+
+/// The network's input for n coordinates: its encoding (the hash grid reads the table in params).
+void encode_input(const NetView& net, const float* coords, int64_t n, float* out) {
+  if (net.grid)
+    hash_grid_encode_rows(*net.grid, net.params, coords, n, out);
+  else
+    encode_rows(net.model->encoding.params(), net.fourier_b, coords, n, out);
 }
 
 /// Contiguous slice [begin, end) of n items for thread t of nt (aligned to `align`).
@@ -143,9 +159,10 @@ void forward_rows(const NetView& net, CpuWorkspace& ws, const float* input, int6
 
 /// Loss of the forward pass just run, and its gradient accumulated into grads (beta = 0 on the first
 /// chunk). inv_count = 1 / (samples in the whole batch * channels). Returns the chunk's loss sum.
-double backward_rows(const NetView& net, CpuWorkspace& ws, const float* input, const float* targets, int64_t rows,
-                     const LossParams& loss, float inv_count, float* grads, bool first_chunk,
-                     std::vector<float>& scratch) {
+/// coords: the chunk's coordinates (the hash grid's backward pass needs them).
+double backward_rows(const NetView& net, CpuWorkspace& ws, const float* coords, const float* input,
+                     const float* targets, int64_t rows, const LossParams& loss, float inv_count, float* grads,
+                     bool first_chunk, std::vector<float>& scratch) {
   const auto& layers = *net.layers;
   const float omega = net.model->omega_0;
   const int32_t C = layers.back().out;
@@ -216,14 +233,16 @@ double backward_rows(const NetView& net, CpuWorkspace& ws, const float* input, c
           cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, L.out, int(c1 - c0), int(rows), 1.0f, g, L.out, x + c0,
                       L.in, beta, dw + c0, L.in);
       }
-      // Input gradient for the layer below: each thread its own rows.
-      if (li > 0 && r1 > r0)
+      // Input gradient for the layer below (or the hash grid): each thread its own rows.
+      if ((li > 0 || net.grid) && r1 > r0)
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(r1 - r0), L.in, L.out, 1.0f, g + r0 * L.out, L.out,
                     net.params + L.weight_offset, L.in, 0.0f, bufs[1 - cur] + r0 * L.in, L.in);
       cur = 1 - cur;
 #pragma omp barrier
     }
   }
+  // The last product wrote dLoss/dEncoding into the buffer the loop would use next.
+  if (net.grid) hash_grid_backward_rows(*net.grid, coords, bufs[layers.size() % 2], rows, grads, !first_chunk);
   double loss_sum = 0;
   for (double p : ws.partial) loss_sum += p;
   return loss_sum;
@@ -243,6 +262,21 @@ void optimizer_all(const OptimizerSpec& opt, float* params, const float* grads, 
 #pragma omp parallel for schedule(static) firstprivate(dummy)
     for (int64_t i = 0; i < n; ++i) sgd_update(s, lr, params[i], grads[i], first ? first[i] : dummy);
   }
+}
+
+/// One optimizer update of the whole array; weight decay spares the first `no_decay` parameters
+/// (a hash grid's table: decay would pull rarely seen entries to zero).
+void optimizer_ranges(const OptimizerSpec& opt, float* params, const float* grads, float* first, float* second,
+                      int64_t n, float lr, int64_t step, int64_t no_decay) {
+  if (no_decay > 0 && (opt.adam.weight_decay != 0.0f || opt.sgd.weight_decay != 0.0f)) {
+    OptimizerSpec plain = opt;
+    plain.adam.weight_decay = plain.sgd.weight_decay = 0.0f;
+    optimizer_all(plain, params, grads, first, second, no_decay, lr, step);
+    optimizer_all(opt, params + no_decay, grads + no_decay, first ? first + no_decay : nullptr,
+                  second ? second + no_decay : nullptr, n - no_decay, lr, step);
+    return;
+  }
+  optimizer_all(opt, params, grads, first, second, n, lr, step);
 }
 
 template <class T> void resize_checked(std::vector<T>& v, int64_t n, const char* what) {
@@ -285,8 +319,10 @@ struct CpuBackend::State {
   CpuWorkspace ws;
   std::vector<float> scratch;
   std::optional<LossSample> pending;
+  std::optional<HashGridParams> grid;
+  int64_t table_floats = 0;
 
-  NetView view() const { return {&setup.model, &layers, params.data(), fourier_b.data()}; }
+  NetView view() const { return {&setup.model, &layers, params.data(), fourier_b.data(), grid ? &*grid : nullptr}; }
   int64_t batch() const { return setup.batch_size > 0 ? setup.batch_size : n; }
 };
 
@@ -316,6 +352,8 @@ void CpuBackend::configure_impl(const TrainSetup& setup, const Dataset& data) {
   for (int64_t i = 0; i < s->n; ++i) data.coordinate(i, s->coords[size_t(2 * i)], s->coords[size_t(2 * i + 1)]);
   s->targets.assign(data.targets(), data.targets() + s->n * C);
   s->fourier_b = fourier_matrix(setup.model.encoding, setup.seed);
+  s->grid = grid_of(setup.model);
+  s->table_floats = encoding_parameter_count(setup.model.encoding);
   const int64_t count = redraw::parameter_count(setup.model);
   resize_checked(s->params, count, "parameters");
   resize_checked(s->grads, count, "gradients");
@@ -327,8 +365,8 @@ void CpuBackend::configure_impl(const TrainSetup& setup, const Dataset& data) {
     resize_checked(s->batch_targets, setup.batch_size * C, "minibatch");
   }
   // Keep the encoded dataset when every step encodes the same coordinates (and it is big enough
-  // to matter): full batch, or the dataset for dataset_mse.
-  if (s->n * s->encoding_width * int64_t(sizeof(float)) <= k_max_cached_encoding_bytes) {
+  // to matter): full batch, or the dataset for dataset_mse. A hash grid's encoding changes every step.
+  if (!s->grid && s->n * s->encoding_width * int64_t(sizeof(float)) <= k_max_cached_encoding_bytes) {
     resize_checked(s->encoded, s->n * s->encoding_width, "encoded dataset");
     encode_rows(setup.model.encoding.params(), s->fourier_b.data(), s->coords.data(), s->n, s->encoded.data());
   }
@@ -372,22 +410,22 @@ void CpuBackend::train_step_impl(const StepArgs& args) {
   }
   const float inv_count = float(1.0 / (double(total) * C));
   double loss_sum = 0;
-  const EncodingParams enc = s.setup.model.encoding.params();
   for (int64_t r0 = 0; r0 < total; r0 += s.ws.rows) {
     const int64_t rows = std::min(s.ws.rows, total - r0);
     const float* input;
     if (!minibatch && !s.encoded.empty()) {
       input = s.encoded.data() + r0 * s.encoding_width;
     } else {
-      encode_rows(enc, s.fourier_b.data(), coords + 2 * r0, rows, s.ws.input.data());
+      encode_input(net, coords + 2 * r0, rows, s.ws.input.data());
       input = s.ws.input.data();
     }
     forward_rows(net, s.ws, input, rows);
-    loss_sum += backward_rows(net, s.ws, input, targets + r0 * C, rows, s.setup.loss, inv_count, s.grads.data(),
-                              r0 == 0, s.scratch);
+    loss_sum += backward_rows(net, s.ws, coords + 2 * r0, input, targets + r0 * C, rows, s.setup.loss, inv_count,
+                              s.grads.data(), r0 == 0, s.scratch);
   }
-  optimizer_all(s.setup.optimizer, s.params.data(), s.grads.data(), s.first.empty() ? nullptr : s.first.data(),
-                s.second.empty() ? nullptr : s.second.data(), int64_t(s.params.size()), args.learning_rate, args.bias_step());
+  optimizer_ranges(s.setup.optimizer, s.params.data(), s.grads.data(), s.first.empty() ? nullptr : s.first.data(),
+                   s.second.empty() ? nullptr : s.second.data(), int64_t(s.params.size()), args.learning_rate,
+                   args.bias_step(), s.table_floats);
   if (args.record_loss) s.pending = LossSample{args.step, loss_sum * double(inv_count)};
 }
 
@@ -401,7 +439,6 @@ double CpuBackend::dataset_mse_impl() {
   State& s = *m_state;
   const NetView net = s.view();
   const int32_t C = s.layers.back().out;
-  const EncodingParams enc = s.setup.model.encoding.params();
   double sum = 0;
   for (int64_t r0 = 0; r0 < s.n; r0 += s.ws.rows) {
     const int64_t rows = std::min(s.ws.rows, s.n - r0);
@@ -409,7 +446,7 @@ double CpuBackend::dataset_mse_impl() {
     if (!s.encoded.empty()) {
       input = s.encoded.data() + r0 * s.encoding_width;
     } else {
-      encode_rows(enc, s.fourier_b.data(), s.coords.data() + 2 * r0, rows, s.ws.input.data());
+      encode_input(net, s.coords.data() + 2 * r0, rows, s.ws.input.data());
       input = s.ws.input.data();
     }
     forward_rows(net, s.ws, input, rows);
@@ -435,13 +472,14 @@ double CpuBackend::dataset_mse_impl() {
 void CpuBackend::predict_impl(const ModelSpec& model, std::span<const float> params, std::span<const float> fourier_b,
                               const float* coords, int64_t n, float* out) {
   const auto layers = dense_layers(model);
-  const NetView net{&model, &layers, params.data(), fourier_b.data()};
+  const auto grid = grid_of(model);
+  const NetView net{&model, &layers, params.data(), fourier_b.data(), grid ? &*grid : nullptr};
   CpuWorkspace ws;
   ws.reserve(layers, model.encoding.width(), std::min(n, k_chunk_rows));
   const int32_t C = layers.back().out;
   for (int64_t r0 = 0; r0 < n; r0 += ws.rows) {
     const int64_t rows = std::min(ws.rows, n - r0);
-    encode_rows(model.encoding.params(), fourier_b.data(), coords + 2 * r0, rows, ws.input.data());
+    encode_input(net, coords + 2 * r0, rows, ws.input.data());
     forward_rows(net, ws, ws.input.data(), rows);
     std::memcpy(out + r0 * C, ws.y.back().data(), size_t(rows * C) * sizeof(float));
   }
@@ -452,7 +490,8 @@ double CpuBackend::loss_and_gradients_impl(const ModelSpec& model, const LossPar
                                            const float* coords, const float* targets, int64_t n,
                                            std::span<float> grads) {
   const auto layers = dense_layers(model);
-  const NetView net{&model, &layers, params.data(), fourier_b.data()};
+  const auto grid = grid_of(model);
+  const NetView net{&model, &layers, params.data(), fourier_b.data(), grid ? &*grid : nullptr};
   CpuWorkspace ws;
   ws.reserve(layers, model.encoding.width(), std::min(n, k_chunk_rows));
   const int32_t C = layers.back().out;
@@ -461,10 +500,10 @@ double CpuBackend::loss_and_gradients_impl(const ModelSpec& model, const LossPar
   double sum = 0;
   for (int64_t r0 = 0; r0 < n; r0 += ws.rows) {
     const int64_t rows = std::min(ws.rows, n - r0);
-    encode_rows(model.encoding.params(), fourier_b.data(), coords + 2 * r0, rows, ws.input.data());
+    encode_input(net, coords + 2 * r0, rows, ws.input.data());
     forward_rows(net, ws, ws.input.data(), rows);
-    sum += backward_rows(net, ws, ws.input.data(), targets + r0 * C, rows, loss, inv_count, grads.data(), r0 == 0,
-                         scratch);
+    sum += backward_rows(net, ws, coords + 2 * r0, ws.input.data(), targets + r0 * C, rows, loss, inv_count,
+                         grads.data(), r0 == 0, scratch);
   }
   return sum / (double(n) * C);
 }
@@ -477,7 +516,10 @@ void CpuBackend::optimizer_update_impl(const OptimizerSpec& opt, std::span<float
 
 void CpuBackend::encode_impl(const EncodingSpec& enc, std::span<const float> fourier_b, const float* coords, int64_t n,
                              float* out) {
-  encode_rows(enc.params(), fourier_b.data(), coords, n, out);
+  if (enc.kind == EncodingKind::HashGrid)
+    hash_grid_encode_rows(hash_grid_params(enc), fourier_b.data(), coords, n, out);
+  else
+    encode_rows(enc.params(), fourier_b.data(), coords, n, out);
 }
 
 } // namespace redraw

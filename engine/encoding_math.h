@@ -7,16 +7,18 @@
 /// - Fourier (Tancik et al.): [sin(pi b_j . p), cos(pi b_j . p)] for j in [0, F): 2F outputs, with b_j
 ///   drawn from N(0, sigma^2). pi (not 2 pi) because our coordinates span [-1, 1], not [0, 1]: the
 ///   frequencies then match the paper's sigma.
+/// - HashGrid (Müller et al.): L levels x F trainable features, in engine/hash_grid_math.h. It reads
+///   a table, so encoding_value() does not compute it (it returns 0); callers take the hash-grid path.
 #include "engine/hd_common.h"
 
 namespace redraw {
 
-enum class EncodingKind : int32_t { Identity = 0, Positional, Fourier };
+enum class EncodingKind : int32_t { Identity = 0, Positional, Fourier, HashGrid };
 
 struct EncodingParams {
   EncodingKind kind = EncodingKind::Identity;
-  int32_t levels = 0;   ///< Positional: L
-  int32_t features = 0; ///< Fourier: F
+  int32_t levels = 0;   ///< Positional: L; HashGrid: levels
+  int32_t features = 0; ///< Fourier: F; HashGrid: features per level
 };
 
 REDRAW_HD inline int32_t encoding_width(const EncodingParams& e) {
@@ -24,6 +26,8 @@ REDRAW_HD inline int32_t encoding_width(const EncodingParams& e) {
   case EncodingKind::Identity: return 2;
   case EncodingKind::Positional: return 2 + 4 * e.levels;
   case EncodingKind::Fourier: return 2 * e.features;
+  case EncodingKind::HashGrid:
+    return e.levels * e.features;
   }
   return 2;
 }
@@ -44,6 +48,8 @@ REDRAW_HD inline T encoding_value(const EncodingParams& e, const float* fourier_
     const T phase = T(k_pi) * (T(fourier_b[2 * f]) * x + T(fourier_b[2 * f + 1]) * y);
     return j < e.features ? rd_sin(phase) : rd_cos(phase);
   }
+  case EncodingKind::HashGrid:
+    return T(0); // needs the table: hash_grid_encode_level
   }
   return T(0);
 }
@@ -77,6 +83,8 @@ REDRAW_HD inline void encoding_derivative(const EncodingParams& e, const float* 
     d_dy = d * by;
     return;
   }
+  case EncodingKind::HashGrid:
+    return; // needs the table: hash_grid_weight_derivatives
   }
 }
 

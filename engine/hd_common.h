@@ -29,6 +29,8 @@ REDRAW_HD inline float rd_cos(float x) { return cosf(x); }
 REDRAW_HD inline double rd_cos(double x) { return cos(x); }
 REDRAW_HD inline float rd_sqrt(float x) { return sqrtf(x); }
 REDRAW_HD inline double rd_sqrt(double x) { return sqrt(x); }
+REDRAW_HD inline float rd_floor(float x) { return floorf(x); }
+REDRAW_HD inline double rd_floor(double x) { return floor(x); }
 REDRAW_HD inline float rd_abs(float x) { return fabsf(x); }
 REDRAW_HD inline double rd_abs(double x) { return fabs(x); }
 template <class T> REDRAW_HD inline T rd_clamp(T x, T lo, T hi) { return x < lo ? lo : (x > hi ? hi : x); }

@@ -21,18 +21,89 @@ const NameTable<Activation> k_activations = {
     {"Identity", Activation::Identity}, {"ReLU", Activation::Relu},         {"LeakyReLU", Activation::LeakyRelu},
     {"Tanh", Activation::Tanh},         {"Sigmoid", Activation::Sigmoid},   {"Softplus", Activation::Softplus},
     {"Sine", Activation::Sine}};
-const NameTable<EncodingKind> k_encodings = {
-    {"Identity", EncodingKind::Identity}, {"Positional", EncodingKind::Positional}, {"Fourier", EncodingKind::Fourier}};
+const NameTable<EncodingKind> k_encodings = {{"Identity", EncodingKind::Identity},
+                                             {"Positional", EncodingKind::Positional},
+                                             {"Fourier", EncodingKind::Fourier},
+                                             {"HashGrid", EncodingKind::HashGrid}};
+const NameTable<GridInterpolation> k_interpolations = {{"Linear", GridInterpolation::Linear},
+                                                       {"Smoothstep", GridInterpolation::Smoothstep}};
 const NameTable<InitKind> k_inits = {{"Xavier", InitKind::Xavier}, {"He", InitKind::He}, {"SIREN", InitKind::Siren}};
 
 constexpr int32_t k_max_width = 8192;
 constexpr size_t k_max_layers = 64;
 constexpr int64_t k_max_parameters = int64_t(1) << 28;
+constexpr uint32_t k_max_grid_resolution = uint32_t(1) << 20;
+
+std::string str(int64_t v) { return std::to_string(v); }
+
+/// Checks the HashGrid fields that do not depend on the derived resolutions.
+void validate_hash_grid_fields(const EncodingSpec& e) {
+  if (e.n_levels < 1 || e.n_levels > k_hash_grid_max_levels)
+    throw ConfigError("model.encoding.n_levels: " + str(e.n_levels) + " is outside [1, " + str(k_hash_grid_max_levels) +
+                      "]");
+  const int32_t f = e.n_features_per_level;
+  if (f != 1 && f != 2 && f != 4 && f != 8)
+    throw ConfigError("model.encoding.n_features_per_level: " + str(f) + " must be 1, 2, 4 or 8");
+  if (e.log2_hashmap_size < 10 || e.log2_hashmap_size > 24)
+    throw ConfigError("model.encoding.log2_hashmap_size: " + str(e.log2_hashmap_size) + " is outside [10, 24]");
+  if (e.base_resolution < 2 || uint32_t(e.base_resolution) > k_max_grid_resolution)
+    throw ConfigError("model.encoding.base_resolution: " + str(e.base_resolution) + " is outside [2, " +
+                      str(k_max_grid_resolution) + "]");
+  if (e.finest_resolution != 0 &&
+      (e.finest_resolution < e.base_resolution || uint32_t(e.finest_resolution) > k_max_grid_resolution))
+    throw ConfigError("model.encoding.finest_resolution: " + str(e.finest_resolution) +
+                      " must be 0 (use per_level_scale) or in [base_resolution, " + str(k_max_grid_resolution) + "]");
+  if (e.finest_resolution == 0 && !(e.per_level_scale >= 1.0f && e.per_level_scale <= 16.0f))
+    throw ConfigError("model.encoding.per_level_scale: must be in [1, 16]");
+}
 } // namespace
 
 const char* activation_name(Activation a) { return name_of(a, k_activations); }
 const char* encoding_name(EncodingKind k) { return name_of(k, k_encodings); }
 const char* init_name(InitKind k) { return name_of(k, k_inits); }
+const char* interpolation_name(GridInterpolation g) { return name_of(g, k_interpolations); }
+GridInterpolation parse_interpolation(const std::string& n) {
+  return lookup_name("Interpolation", n, k_interpolations);
+}
+
+double hash_grid_per_level_scale(const EncodingSpec& e) {
+  if (e.finest_resolution > 0 && e.n_levels > 1)
+    return std::exp2(std::log2(double(e.finest_resolution) / double(e.base_resolution)) / double(e.n_levels - 1));
+  return double(e.per_level_scale);
+}
+
+HashGridParams hash_grid_params(const EncodingSpec& e) {
+  validate_hash_grid_fields(e);
+  HashGridParams g;
+  g.n_levels = e.n_levels;
+  g.n_features = e.n_features_per_level;
+  const uint64_t table = uint64_t(1) << e.log2_hashmap_size;
+  g.hash_mask = uint32_t(table - 1);
+  g.interpolation = e.interpolation;
+  const double scale = hash_grid_per_level_scale(e);
+  uint64_t offset = 0;
+  for (int32_t l = 0; l < e.n_levels; ++l) {
+    // The 1e-6 keeps a derived finest level exact: 16 * (2048/16)^(15/15) may come out as 2047.9999.
+    const double n = std::floor(double(e.base_resolution) * std::pow(scale, double(l)) + 1e-6);
+    if (n > double(k_max_grid_resolution))
+      throw ConfigError("model.encoding: level " + str(l) + " would have " + str(int64_t(n)) +
+                        " cells per side, over the limit of " + str(k_max_grid_resolution) +
+                        " (lower per_level_scale or n_levels)");
+    g.resolution[l] = uint32_t(n);
+    const uint64_t vertices = (uint64_t(n) + 1) * (uint64_t(n) + 1);
+    g.dense[l] = vertices <= table ? 1u : 0u;
+    g.offset[l] = uint32_t(offset);
+    offset += g.dense[l] ? vertices : table;
+  }
+  g.offset[e.n_levels] = uint32_t(offset);
+  return g;
+}
+
+int64_t encoding_parameter_count(const EncodingSpec& e) {
+  if (e.kind != EncodingKind::HashGrid) return 0;
+  const HashGridParams g = hash_grid_params(e);
+  return int64_t(hash_grid_entries(g)) * g.n_features;
+}
 Activation parse_activation(const std::string& n) { return lookup_name("Activation", n, k_activations); }
 EncodingKind parse_encoding(const std::string& n) { return lookup_name("Encoding", n, k_encodings); }
 InitKind parse_init(const std::string& n) { return lookup_name("Init", n, k_inits); }
@@ -61,7 +132,9 @@ void validate(const ModelSpec& s) {
     if (!(e.sigma > 0.0f) || !std::isfinite(e.sigma) || e.sigma > 1e4f)
       throw ConfigError("model.encoding.sigma: must be in (0, 10000]");
   }
-  int64_t count = 0;
+  if (e.kind == EncodingKind::HashGrid && int64_t(e.n_levels) * e.n_features_per_level > 256)
+    throw ConfigError("model.encoding: n_levels x n_features_per_level is over 256");
+  int64_t count = encoding_parameter_count(e); // validates the HashGrid fields
   int64_t in = e.width();
   for (int32_t w : s.hidden) {
     count += (in + 1) * w;
@@ -76,7 +149,7 @@ void validate(const ModelSpec& s) {
 std::vector<DenseLayer> dense_layers(const ModelSpec& s) {
   validate(s);
   std::vector<DenseLayer> layers;
-  int64_t offset = 0;
+  int64_t offset = encoding_parameter_count(s.encoding);
   int32_t in = s.encoding.width();
   auto add = [&](int32_t out, Activation act) {
     DenseLayer l;
@@ -115,6 +188,10 @@ int64_t forward_macs_per_sample(const ModelSpec& s) {
 std::vector<float> initial_parameters(const ModelSpec& s, uint64_t seed) {
   const auto layers = dense_layers(s);
   std::vector<float> p(size_t(layers.back().bias_offset + layers.back().out));
+  // The table: its own stream, so the dense layers draw the same numbers with or without one.
+  const int64_t table = encoding_parameter_count(s.encoding);
+  for (int64_t i = 0; i < table; ++i)
+    p[size_t(i)] = float((2.0 * random_unit(seed, k_stream_hash_grid, uint64_t(i)) - 1.0) * k_hash_grid_init_range);
   uint64_t counter = 0;
   auto uniform = [&](double bound) { return float((2.0 * random_unit(seed, k_stream_init, counter++) - 1.0) * bound); };
   for (size_t li = 0; li < layers.size(); ++li) {

@@ -1,11 +1,14 @@
 #pragma once
 /// The shape of a coordinate MLP: encoding -> hidden dense layers -> output dense layer.
-/// - Parameters live in one flat float array: for each layer, its weights (out x in, row-major) and
-///   then its biases (out). One optimizer launch covers them all.
+/// - Parameters live in one flat float array: first the encoding's trainable table (HashGrid only,
+///   encoding_parameter_count floats, layout in engine/hash_grid_math.h), then for each layer its
+///   weights (out x in, row-major) and its biases (out). One optimizer launch covers them all, and
+///   checkpoints, snapshots and rendering see the table like any other weight.
 /// - Initial parameters and the Fourier matrix are drawn on the host from the seed with the
 ///   counter-based RNG, so every backend starts from the same numbers.
 #include "engine/activation_math.h"
 #include "engine/encoding_math.h"
+#include "engine/hash_grid_math.h"
 
 #include <cstdint>
 #include <string>
@@ -21,8 +24,23 @@ struct EncodingSpec {
   int32_t features = 256; ///< Fourier: feature count F
   float sigma = 10.0f;    ///< Fourier: standard deviation of the frequencies
   uint64_t seed = 0;      ///< Fourier: matrix seed (0 = use the run's seed)
+  // HashGrid (see engine/hash_grid_math.h)
+  int32_t n_levels = 16;                                   ///< levels L, 1..32
+  int32_t n_features_per_level = 2;                        ///< F: 1, 2, 4 or 8
+  int32_t log2_hashmap_size = k_default_log2_hashmap_size; ///< T = 2^this entries per level at most
+  int32_t base_resolution = 16;                            ///< N_0: cells per side of the coarsest level
+  float per_level_scale = 1.5f;  ///< N_l = N_0 * per_level_scale^l (used when finest_resolution is 0)
+  int32_t finest_resolution = 0; ///< > 0: per_level_scale is derived so that N_{L-1} is this
+  GridInterpolation interpolation = GridInterpolation::Linear;
 
-  EncodingParams params() const { return {kind, levels, features}; }
+  /// A 512x512 image has 2^18 pixels: a table of 2^17 entries per level indexes every level up
+  /// to 361 cells per side densely and keeps the finer, hashed levels' collisions moderate.
+  static constexpr int32_t k_default_log2_hashmap_size = 17;
+
+  EncodingParams params() const {
+    return kind == EncodingKind::HashGrid ? EncodingParams{kind, n_levels, n_features_per_level}
+                                          : EncodingParams{kind, levels, features};
+  }
   int32_t width() const { return encoding_width(params()); }
 };
 
@@ -46,7 +64,16 @@ struct DenseLayer {
 
 /// Dense layers in order (hidden..., output). Throws ConfigError on an invalid spec.
 std::vector<DenseLayer> dense_layers(const ModelSpec& spec);
+/// Every parameter: the encoding's table and the dense layers.
 int64_t parameter_count(const ModelSpec& spec);
+/// Trainable floats of the encoding at the start of the parameter array (HashGrid's table), else 0.
+int64_t encoding_parameter_count(const EncodingSpec& enc);
+/// The per-level scale a HashGrid uses: derived from finest_resolution when that is set
+/// (exp2(log2(finest / base) / (L - 1))), per_level_scale otherwise.
+double hash_grid_per_level_scale(const EncodingSpec& enc);
+/// Resolved levels (resolutions, dense or hashed, table offsets) of a HashGrid spec. ConfigError
+/// naming the field when the spec is invalid.
+HashGridParams hash_grid_params(const EncodingSpec& enc);
 /// Widest layer input or output, encoding included.
 int32_t max_layer_width(const ModelSpec& spec);
 /// Multiply-adds of one forward pass for one sample (dense layers only).
@@ -59,11 +86,16 @@ std::vector<float> initial_parameters(const ModelSpec& spec, uint64_t seed);
 /// The Fourier frequency matrix (F x 2, row-major), empty for other encodings.
 std::vector<float> fourier_matrix(const EncodingSpec& enc, uint64_t run_seed);
 
+/// The initial HashGrid table: uniform in [-k_hash_grid_init_range, +k_hash_grid_init_range].
+constexpr double k_hash_grid_init_range = 1e-4;
+
 const char* activation_name(Activation a);
 const char* encoding_name(EncodingKind k);
 const char* init_name(InitKind k);
+const char* interpolation_name(GridInterpolation g);
 Activation parse_activation(const std::string& name);
 EncodingKind parse_encoding(const std::string& name);
 InitKind parse_init(const std::string& name);
+GridInterpolation parse_interpolation(const std::string& name);
 
 } // namespace redraw

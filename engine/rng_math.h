@@ -28,7 +28,12 @@ REDRAW_HD inline uint32_t random_below(uint64_t seed, uint64_t stream, uint64_t 
 }
 
 /// Stream ids keep independent uses of one seed apart.
-enum RandomStream : uint64_t { k_stream_init = 1, k_stream_fourier = 2, k_stream_minibatch = 3 };
+enum RandomStream : uint64_t {
+  k_stream_init = 1,
+  k_stream_fourier = 2,
+  k_stream_minibatch = 3,
+  k_stream_hash_grid = 4
+};
 
 /// Index of sample i of the minibatch drawn at step `step` from a dataset of n samples.
 REDRAW_HD inline uint32_t minibatch_index(uint64_t seed, int64_t step, int64_t i, uint32_t n) {

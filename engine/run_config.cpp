@@ -139,6 +139,13 @@ void read_model(Reader r, ModelSpec& m) {
     e.number("features", m.encoding.features, 1, 4096);
     e.number("sigma", m.encoding.sigma, 1e-6, 1e4);
     e.seed("seed", m.encoding.seed);
+    e.number("n_levels", m.encoding.n_levels, 1, k_hash_grid_max_levels);
+    e.number("n_features_per_level", m.encoding.n_features_per_level, 1, 8);
+    e.number("log2_hashmap_size", m.encoding.log2_hashmap_size, 10, 24);
+    e.number("base_resolution", m.encoding.base_resolution, 2, 1 << 20);
+    e.number("per_level_scale", m.encoding.per_level_scale, 1, 16);
+    e.number("finest_resolution", m.encoding.finest_resolution, 0, 1 << 20);
+    e.named("interpolation", m.encoding.interpolation, parse_interpolation);
   }
   if (r.has("hidden")) {
     const json& h = r.at("hidden");
@@ -230,6 +237,17 @@ RunConfig parse_run_config(const json& j, const std::string& source) {
         else
           t.fail("batch", "must be \"full\" or a whole number in [1, 67108864]");
       }
+      if (t.has("batch_cpu")) {
+        const json& b = t.at("batch_cpu");
+        if (b.is_string() && b.get<std::string>() == "same")
+          c.training.cpu_batch_size = -1;
+        else if (b.is_string() && b.get<std::string>() == "full")
+          c.training.cpu_batch_size = 0;
+        else if (b.is_number_integer() && b.get<int64_t>() >= 1 && b.get<int64_t>() <= (int64_t(1) << 26))
+          c.training.cpu_batch_size = b.get<int64_t>();
+        else
+          t.fail("batch_cpu", "must be \"same\", \"full\" or a whole number in [1, 67108864]");
+      }
       t.number("steps", c.training.steps, 0, 1e12);
       t.seed("seed", c.training.seed);
       t.number("metrics_every", c.training.metrics_every, 1, 1e9);
@@ -279,54 +297,64 @@ json to_json(const RunConfig& c) {
   json acts = json::array();
   for (Activation a : m.hidden_activations)
     acts.push_back(activation_name(a));
-  json model = {{"encoding",
-                 {{"otype", encoding_name(m.encoding.kind)},
-                  {"levels", m.encoding.levels},
-                  {"features", m.encoding.features},
-                  {"sigma", float_json(m.encoding.sigma)},
-                  {"seed", m.encoding.seed}}},
-                {"hidden", m.hidden},
-                {"activations", acts},
-                {"output_activation", activation_name(m.output_activation)},
-                {"init", init_name(m.init)},
-                {"omega_0", float_json(m.omega_0)}};
+  json encoding = {{"otype", encoding_name(m.encoding.kind)},
+                   {"levels", m.encoding.levels},
+                   {"features", m.encoding.features},
+                   {"sigma", float_json(m.encoding.sigma)},
+                   {"seed", m.encoding.seed}};
+  if (m.encoding.kind == EncodingKind::HashGrid) { // only here, so other configs stay as before
+    encoding["n_levels"] = m.encoding.n_levels;
+    encoding["n_features_per_level"] = m.encoding.n_features_per_level;
+    encoding["log2_hashmap_size"] = m.encoding.log2_hashmap_size;
+    encoding["base_resolution"] = m.encoding.base_resolution;
+    encoding["per_level_scale"] = float_json(m.encoding.per_level_scale);
+    encoding["finest_resolution"] = m.encoding.finest_resolution;
+    encoding["interpolation"] = interpolation_name(m.encoding.interpolation);
+  }
+  json model = {{"encoding", encoding},      {"hidden", m.hidden},
+                {"activations", acts},       {"output_activation", activation_name(m.output_activation)},
+                {"init", init_name(m.init)}, {"omega_0", float_json(m.omega_0)}};
   json background = json::array();
   for (float v : c.data.background)
     background.push_back(float_json(v));
   json batch = c.training.batch_size == 0 ? json("full") : json(c.training.batch_size);
-  return {{"name", c.name},
-          {"model", model},
-          {"loss",
-           {{"otype", loss_name(c.loss.kind)},
-            {"huber_delta", float_json(c.loss.huber_delta)},
-            {"epsilon", float_json(c.loss.bce_epsilon)}}},
-          {"optimizer",
-           {{"otype", optimizer_name(c.optimizer.kind)},
-            {"beta1", float_json(c.optimizer.adam.beta1)},
-            {"beta2", float_json(c.optimizer.adam.beta2)},
-            {"epsilon", float_json(c.optimizer.adam.epsilon)},
-            {"momentum", float_json(c.optimizer.sgd.momentum)},
-            {"nesterov", c.optimizer.sgd.nesterov},
-            {"weight_decay", float_json(c.optimizer.adam.weight_decay)}}},
-          {"schedule",
-           {{"otype", schedule_name(c.schedule.kind)},
-            {"lr_max", c.schedule.lr_max},
-            {"lr_min", c.schedule.lr_min},
-            {"period", c.schedule.period},
-            {"period_mult", c.schedule.period_mult},
-            {"warmup_steps", c.schedule.warmup_steps}}},
-          {"training",
-           {{"batch", batch},
-            {"steps", c.training.steps},
-            {"seed", c.training.seed},
-            {"metrics_every", c.training.metrics_every}}},
-          {"data",
-           {{"color_mode", color_mode_name(c.data.color_mode)},
-            {"threshold", float_json(c.data.threshold)},
-            {"width", c.data.width},
-            {"height", c.data.height},
-            {"max_side", c.data.max_side},
-            {"background", background}}}};
+
+  json out = {{"name", c.name},
+              {"model", model},
+              {"loss",
+               {{"otype", loss_name(c.loss.kind)},
+                {"huber_delta", float_json(c.loss.huber_delta)},
+                {"epsilon", float_json(c.loss.bce_epsilon)}}},
+              {"optimizer",
+               {{"otype", optimizer_name(c.optimizer.kind)},
+                {"beta1", float_json(c.optimizer.adam.beta1)},
+                {"beta2", float_json(c.optimizer.adam.beta2)},
+                {"epsilon", float_json(c.optimizer.adam.epsilon)},
+                {"momentum", float_json(c.optimizer.sgd.momentum)},
+                {"nesterov", c.optimizer.sgd.nesterov},
+                {"weight_decay", float_json(c.optimizer.adam.weight_decay)}}},
+              {"schedule",
+               {{"otype", schedule_name(c.schedule.kind)},
+                {"lr_max", c.schedule.lr_max},
+                {"lr_min", c.schedule.lr_min},
+                {"period", c.schedule.period},
+                {"period_mult", c.schedule.period_mult},
+                {"warmup_steps", c.schedule.warmup_steps}}},
+              {"training",
+               {{"batch", batch},
+                {"steps", c.training.steps},
+                {"seed", c.training.seed},
+                {"metrics_every", c.training.metrics_every}}},
+              {"data",
+               {{"color_mode", color_mode_name(c.data.color_mode)},
+                {"threshold", float_json(c.data.threshold)},
+                {"width", c.data.width},
+                {"height", c.data.height},
+                {"max_side", c.data.max_side},
+                {"background", background}}}};
+  if (c.training.cpu_batch_size >= 0) // written only when set, so other configs stay as before
+    out["training"]["batch_cpu"] = c.training.cpu_batch_size == 0 ? json("full") : json(c.training.cpu_batch_size);
+  return out;
 }
 
 std::filesystem::path asset_dir() {

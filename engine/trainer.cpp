@@ -21,7 +21,7 @@ Trainer::Trainer(std::unique_ptr<Backend> backend, RunConfig config, Dataset dat
   setup.model = m_config.model;
   setup.loss = m_config.loss;
   setup.optimizer = m_config.optimizer;
-  setup.batch_size = m_config.training.batch_size;
+  setup.batch_size = m_config.training.batch_for(m_backend->name());
   setup.seed = m_config.training.seed;
   m_backend->configure(setup, m_data);
   m_fourier_b = fourier_matrix(m_config.model.encoding, m_config.training.seed);
@@ -188,7 +188,8 @@ void Trainer::restore(const Checkpoint& ckpt) {
   theirs_spec.output_channels = m_config.model.output_channels;
   const auto theirs = dense_layers(theirs_spec);
   bool same = mine.size() == theirs.size() && m_config.model.encoding.kind == ckpt.config.model.encoding.kind &&
-              ckpt.config.model.output_channels == m_config.model.output_channels;
+              ckpt.config.model.output_channels == m_config.model.output_channels &&
+              parameter_count(theirs_spec) == parameter_count(m_config.model);
   for (size_t i = 0; same && i < mine.size(); ++i)
     same = mine[i].in == theirs[i].in && mine[i].out == theirs[i].out && mine[i].activation == theirs[i].activation;
   if (!same)

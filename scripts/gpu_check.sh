@@ -7,7 +7,7 @@
 #                                          into DIR (default .gpu-pack, git-ignored), then prints
 #                                          the device calls to make
 #   scripts/gpu_check.sh run PART...       there: PART is tests, bench, torch, accuracy, interop,
-#                                          sanitize or all; each part ends in under 8 minutes
+#                                          sanitize, instant or all; each part ends in under 8 minutes
 #   scripts/gpu_check.sh report [DIR...]   here: one table from the results of every call
 #                                          (default: /work/.device/*/ and .gpu-results/)
 #
@@ -30,7 +30,7 @@ usage() {
 }
 
 # ---- pack (build machine) ------------------------------------------------------------------
-pack_binaries=(redraw libredraw_cuda.so redraw_tests redraw_cuda_tests cuda_bench redraw_interop_check)
+pack_binaries=(redraw libredraw_cuda.so redraw_tests redraw_cuda_tests cuda_bench psnr_bench redraw_interop_check)
 
 # Copies the binaries of BUILD_DIR/bin and their shared-library closure into DIR. Libraries the
 # GPU machine provides itself stay out: glibc, the driver (libcuda, libnvidia-*, the EGL vendor
@@ -66,7 +66,7 @@ cmd_pack() {
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DREDRAW_GUI=OFF -DREDRAW_CUDA=ON \
     -DCMAKE_CUDA_ARCHITECTURES="$archs" >"$build.log" 2>&1 || { tail -20 "$build.log"; exit 1; }
   cmake --build "$build" -j"$(nproc)" --target redraw redraw_cuda_module redraw_tests redraw_cuda_tests \
-    cuda_bench redraw_interop_check >>"$build.log" 2>&1 || { grep -E "error" "$build.log" | head -20; exit 1; }
+    cuda_bench psnr_bench redraw_interop_check >>"$build.log" 2>&1 || { grep -E "error" "$build.log" | head -20; exit 1; }
   pack_from_build "$build" "$dir" || exit 1
   local mib
   mib=$(du -sm "$dir" | cut -f1)
@@ -78,6 +78,7 @@ Device calls (the run tool, carry ["$dir"]), one per line, each under 10 minutes
   bash scripts/gpu_check.sh run tests sanitize
   bash scripts/gpu_check.sh run bench accuracy interop
   bash scripts/gpu_check.sh run torch
+  bash scripts/gpu_check.sh run instant
 Then here:  bash scripts/gpu_check.sh report
 EOF
 }
@@ -342,11 +343,62 @@ PY
   rm -rf "$tmp"
 }
 
+# The instant preset (hash grid + fused MLP): samples/s at batch 2^18 against the PyTorch hash grid,
+# and the time to 25/30/35 dB on a 512x512 photo against fourier and siren.
+part_instant() {
+  local log="$results/instant.log" tmp failed=""
+  tmp="$(mktemp -d)"
+  {
+    for p in auto fp32; do
+      echo "== cuda_bench instant $p =="
+      rx timeout 90 "$pack/bin/cuda_bench" --presets instant --sizes 512 --steps 200 --precision "$p" \
+        --json "$tmp/cuda-$p.json" || echo "FAILED: cuda_bench $p"
+    done
+    for p in fp32 fp16; do
+      echo "== PyTorch hash grid $p =="
+      PYTHONUNBUFFERED=1 timeout 150 python3 bench/torch_reference.py --presets instant --sizes 512 --steps 200 \
+        --precision "$p" --modes eager,compile --json "$tmp/torch-$p.json" || echo "PEER FAILED: torch $p"
+    done
+    for img in chelsea camera; do
+      echo "== time to PSNR, $img 512x512 =="
+      rx timeout 100 "$pack/bin/psnr_bench" --backend cuda --precision auto --image "$pack/samples/$img.png" \
+        --size 512x512 --presets instant,fourier,siren --time-limit 20 --measure-every 0.02 \
+        --json "$tmp/psnr-$img.json" || echo "FAILED: psnr_bench $img"
+    done
+  } >"$log" 2>&1
+  grep -q "^FAILED" "$log" && failed="$(grep '^FAILED' "$log" | tr '\n' ' ')"
+  python3 - "$tmp" "$tmp/instant.json" <<'PY'
+import glob, json, os, sys
+d, out = sys.argv[1:3]
+res = {"instant_cuda": [], "instant_torch": [], "instant_psnr": {}}
+for f in sorted(glob.glob(os.path.join(d, "cuda-*.json"))):
+    try:
+        res["instant_cuda"] += json.load(open(f)).get("throughput", [])
+    except ValueError:
+        pass
+for f in sorted(glob.glob(os.path.join(d, "torch-*.json"))):
+    try:
+        res["instant_torch"] += [r for r in json.load(open(f)) if "samples_per_s" in r]
+    except ValueError:
+        pass
+for f in sorted(glob.glob(os.path.join(d, "psnr-*.json"))):
+    try:
+        res["instant_psnr"][os.path.basename(f)[5:-5]] = json.load(open(f))
+    except ValueError:
+        pass
+json.dump(res, open(out, "w"), indent=2)
+PY
+  if [ -n "$failed" ]; then write_status instant failed "$failed(see instant.log)" "$tmp/instant.json"
+  else write_status instant ok "hash grid + fused MLP throughput and time to PSNR" "$tmp/instant.json"; fi
+  grep -E "^(preset|instant|fourier|siren)|samples/s|dB" "$log" | head -30
+  rm -rf "$tmp"
+}
+
 cmd_run() {
   [ $# -gt 0 ] || usage
   mkdir -p "$results"
   local parts=("$@")
-  [ "${parts[0]}" = all ] && parts=(tests sanitize bench accuracy interop torch)
+  [ "${parts[0]}" = all ] && parts=(tests sanitize bench accuracy interop torch instant)
   local part why
   if ! device_ready; then
     for part in "${parts[@]}"; do write_status "$part" skipped "$why"; done
@@ -358,8 +410,8 @@ cmd_run() {
   for part in "${parts[@]}"; do
     echo "==== $part ===="
     case "$part" in
-    tests | bench | torch | accuracy | interop | sanitize) "part_$part" ;;
-    *) echo "gpu_check: unknown part '$part' (known: tests bench torch accuracy interop sanitize all)"; overall=1 ;;
+    tests | bench | torch | accuracy | interop | sanitize | instant) "part_$part" ;;
+    *) echo "gpu_check: unknown part '$part' (known: tests bench torch accuracy interop sanitize instant all)"; overall=1 ;;
     esac
   done
   return $overall

@@ -93,6 +93,11 @@ else
   expect 0 "" -- "$redraw" train "$samples/horse.png" --config "$cfg" --max-side 40 --steps 20 --backend cuda --precision tf32 --out "$work/gpu"
 fi
 expect 2 "--precision" -- "$redraw" train "$samples/horse.png" --config "$cfg" --precision fp16 --out "$work/x"
+# auto (the default) is accepted on every backend; the instant preset (hash grid) trains and its
+# model renders and reports.
+expect 0 "" -- "$redraw" train "$samples/horse.png" --preset instant --max-side 32 --steps 6 --backend cpu --precision auto --out "$work/instant"
+expect 0 "HashGrid" -- "$redraw" info "$work/instant/model.redraw"
+expect 0 "" -- "$redraw" render "$work/instant/model.redraw" --size 70x50 -o "$work/instant/big.png"
 check '[ ! -e "$work/x" ]' # nor did a backend that could not start
 
 # --- a real run ---

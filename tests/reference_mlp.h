@@ -2,7 +2,8 @@
 /// An independent float64 reference of the coordinate MLP for tests: a plain loop-per-element
 /// forward and backward pass (no BLAS, no chunking), built on the same per-element formulas in
 /// double precision. Finite differences check this reference; the reference then checks the
-/// backends' float32 results.
+/// backends' float32 results. A HashGrid encoding reads its table from the leading parameters
+/// (the corners and weights come from engine/hash_grid_math.h in double) and backpropagates into it.
 #include "engine/model_spec.h"
 #include "engine/loss_math.h"
 
@@ -16,15 +17,54 @@ struct ReferenceMlp {
   std::vector<double> params;
   const float* fourier_b;
 
+  HashGridParams grid{};
+  bool has_grid = false;
+
   ReferenceMlp(const ModelSpec& m, const std::vector<float>& p, const std::vector<float>& b)
-      : model(m), layers(dense_layers(m)), params(p.begin(), p.end()), fourier_b(b.data()) {}
+      : model(m), layers(dense_layers(m)), params(p.begin(), p.end()), fourier_b(b.data()) {
+    has_grid = m.encoding.kind == EncodingKind::HashGrid;
+    if (has_grid) grid = hash_grid_params(m.encoding);
+  }
+
+  /// The encoding of (x, y) in double.
+  std::vector<double> encode(double x, double y) const {
+    const EncodingParams e = model.encoding.params();
+    std::vector<double> a(size_t(encoding_width(e)));
+    if (!has_grid) {
+      for (int32_t j = 0; j < int32_t(a.size()); ++j)
+        a[size_t(j)] = encoding_value<double>(e, fourier_b, x, y, j);
+      return a;
+    }
+    const int32_t F = grid.n_features;
+    for (int32_t l = 0; l < grid.n_levels; ++l) {
+      uint32_t entry[4];
+      double w[4];
+      hash_grid_corners<double>(grid, l, x, y, entry, w);
+      for (int32_t f = 0; f < F; ++f)
+        for (int c = 0; c < 4; ++c)
+          a[size_t(l * F + f)] += w[c] * params[size_t(entry[c]) * size_t(F) + size_t(f)];
+    }
+    return a;
+  }
+
+  /// Adds the table gradient of one sample, given d = dLoss/dEncoding, to g.
+  void encoding_backward(double x, double y, const std::vector<double>& d, std::vector<double>& g) const {
+    if (!has_grid) return;
+    const int32_t F = grid.n_features;
+    for (int32_t l = 0; l < grid.n_levels; ++l) {
+      uint32_t entry[4];
+      double w[4];
+      hash_grid_corners<double>(grid, l, x, y, entry, w);
+      for (int32_t f = 0; f < F; ++f)
+        for (int c = 0; c < 4; ++c)
+          g[size_t(entry[c]) * size_t(F) + size_t(f)] += w[c] * d[size_t(l * F + f)];
+    }
+  }
 
   /// Output of one sample; fills zs / ys (per layer) when given.
   std::vector<double> forward(double x, double y, std::vector<std::vector<double>>* zs = nullptr,
                               std::vector<std::vector<double>>* ys = nullptr, std::vector<double>* input = nullptr) const {
-    const EncodingParams e = model.encoding.params();
-    std::vector<double> a(size_t(encoding_width(e)));
-    for (int32_t j = 0; j < int32_t(a.size()); ++j) a[size_t(j)] = encoding_value<double>(e, fourier_b, x, y, j);
+    std::vector<double> a = encode(x, y);
     if (input) *input = a;
     for (const auto& L : layers) {
       std::vector<double> z(size_t(L.out)), out(size_t(L.out));
@@ -80,6 +120,7 @@ struct ReferenceMlp {
         }
         d = dx;
       }
+      encoding_backward(coords[2 * s], coords[2 * s + 1], d, g);
     }
     return g;
   }

@@ -32,12 +32,13 @@ TEST_CASE("backend registry: auto always gives a working backend, with a notice 
 }
 
 TEST_CASE("backend registry: --precision is checked, and the CPU never pretends to use tensor cores") {
-  CHECK_THROWS_WITH_AS(make_backend("cpu", nullptr, "fp16"), "--precision: 'fp16' not found (known: fp32, tf32, bf16)",
-                       ConfigError);
+  CHECK_THROWS_WITH_AS(make_backend("cpu", nullptr, "fp16"),
+                       "--precision: 'fp16' not found (known: auto, fp32, tf32, bf16)", ConfigError);
   CHECK_THROWS_WITH_AS(make_backend("auto", nullptr, "double"),
-                       "--precision: 'double' not found (known: fp32, tf32, bf16)", ConfigError);
+                       "--precision: 'double' not found (known: auto, fp32, tf32, bf16)", ConfigError);
   CHECK_THROWS_AS(make_backend("cpu", nullptr, "tf32"), ConfigError);
   CHECK(make_backend("cpu", nullptr, "fp32")->name() == "cpu");
+  CHECK(make_backend("cpu", nullptr, "auto")->name() == "cpu");
   std::string notice;
   auto backend = make_backend("auto", &notice, "bf16");
   REQUIRE(backend);

@@ -20,6 +20,17 @@
 
 using namespace redraw;
 
+TEST_CASE("ui: the instant preset's summary counts its hash table") {
+  const RunConfig c = load_preset("instant");
+  const ConfigSummary s = summarize_config(c, 512, 512, 3);
+  REQUIRE(s.valid);
+  CHECK(s.table_parameters == encoding_parameter_count(c.model.encoding));
+  CHECK(s.parameters == s.table_parameters + 6467);
+  CHECK(s.table_bytes == uint64_t(s.table_parameters) * 4);
+  CHECK(s.table_state_bytes == s.table_bytes * 4); // + gradients, m and v
+  CHECK(s.total_bytes() >= s.table_state_bytes);
+}
+
 TEST_CASE("ui: the classic preset's summary counts 99,457 parameters and Adam's state") {
   RunConfig c = load_preset("classic");
   ConfigSummary s = summarize_config(c, 200, 200, 1);
@@ -321,7 +332,7 @@ TEST_CASE("ui: settings and recent files round-trip through the XDG folders") {
   s.preset = "classic";
   s.preview_every = 25;
   s.controls_width = 420;
-  CHECK(s.precision == "fp32");
+  CHECK(s.precision == "auto");
   s.precision = "bf16";
   for (int i = 0; i < 12; ++i)
     add_recent(s, "/tmp/image" + std::to_string(i) + ".png");
@@ -341,9 +352,9 @@ TEST_CASE("ui: settings and recent files round-trip through the XDG folders") {
   // A corrupt file gives the defaults, never an exception.
   { std::ofstream(dir / "config/redraw/settings.json") << "{ not json"; }
   CHECK(load_settings().preview_every == 10);
-  // An unknown precision in a hand-edited file falls back to fp32.
+  // An unknown precision in a hand-edited file falls back to auto.
   { std::ofstream(dir / "config/redraw/settings.json") << R"({"precision": "fp8"})"; }
-  CHECK(load_settings().precision == "fp32");
+  CHECK(load_settings().precision == "auto");
   unsetenv("XDG_CONFIG_HOME");
   unsetenv("XDG_DATA_HOME");
   std::filesystem::remove_all(dir);

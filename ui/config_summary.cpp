@@ -24,12 +24,15 @@ ConfigSummary summarize_config(const RunConfig& config, int32_t w, int32_t h, in
   }
   s.valid = true;
   s.parameters = parameter_count(m);
+  s.table_parameters = encoding_parameter_count(m.encoding);
+  s.table_bytes = uint64_t(s.table_parameters) * sizeof(float);
   s.samples = int64_t(w) * h;
   s.batch = config.training.batch_size > 0
                 ? std::min<int64_t>(config.training.batch_size, std::max<int64_t>(s.samples, 1))
                 : s.samples;
   const int arrays = optimizer_state_arrays(config.optimizer);
   s.parameter_bytes = uint64_t(s.parameters) * sizeof(float) * uint64_t(2 + arrays);
+  s.table_state_bytes = s.table_bytes * uint64_t(2 + arrays);
   int64_t per_sample = m.encoding.width();
   for (int32_t width : m.hidden)
     per_sample += 2 * int64_t(width);                                    // pre- and post-activation

@@ -13,6 +13,9 @@ struct ConfigSummary {
   bool valid = false;
   std::string problem; ///< why the shape is invalid (when !valid)
   int64_t parameters = 0;
+  int64_t table_parameters = 0;   ///< of which a hash grid's table
+  uint64_t table_bytes = 0;       ///< the table alone, in fp32
+  uint64_t table_state_bytes = 0; ///< the table with its gradients and optimizer state
   int64_t samples = 0;           ///< pixels in the training image
   int64_t batch = 0;             ///< samples per step
   uint64_t parameter_bytes = 0;  ///< parameters, gradients and optimizer state

@@ -123,6 +123,47 @@ void draw_layers(UiState& ui) {
   }
 }
 
+/// The hash grid's parameters, with the table's size and memory beside them.
+void draw_hash_grid(EncodingSpec& e) {
+  ImGui::SliderInt("levels", &e.n_levels, 1, k_hash_grid_max_levels);
+  const int features[] = {1, 2, 4, 8};
+  if (ImGui::BeginCombo("features per level", std::to_string(e.n_features_per_level).c_str())) {
+    for (int f : features)
+      if (ImGui::Selectable(std::to_string(f).c_str(), f == e.n_features_per_level)) e.n_features_per_level = f;
+    ImGui::EndCombo();
+  }
+  ImGui::SliderInt("log2 table size", &e.log2_hashmap_size, 10, 24);
+  help_marker("At most 2^this entries per level. Coarse levels whose grid fits are stored densely;\n"
+              "finer levels share their entries through a spatial hash. Bigger tables suit bigger images.");
+  ImGui::InputInt("base resolution", &e.base_resolution, 1, 8);
+  e.base_resolution = std::clamp(e.base_resolution, 2, 1 << 20);
+  bool from_finest = e.finest_resolution > 0;
+  if (ImGui::Checkbox("scale from the finest resolution", &from_finest))
+    e.finest_resolution = from_finest ? std::max(e.base_resolution, 2048) : 0;
+  if (from_finest) {
+    ImGui::InputInt("finest resolution", &e.finest_resolution, 16, 256);
+    e.finest_resolution = std::clamp(e.finest_resolution, e.base_resolution, 1 << 20);
+    ImGui::TextDisabled("per-level scale %.4f", hash_grid_per_level_scale(e));
+  } else {
+    ImGui::SliderFloat("per-level scale", &e.per_level_scale, 1.0f, 4.0f, "%.3f");
+  }
+  enum_combo("interpolation", e.interpolation, 2, interpolation_name);
+  e.n_levels = std::clamp(e.n_levels, 1, k_hash_grid_max_levels);
+  e.log2_hashmap_size = std::clamp(e.log2_hashmap_size, 10, 24);
+  try {
+    const HashGridParams g = hash_grid_params(e);
+    int dense = 0;
+    for (int32_t l = 0; l < g.n_levels; ++l)
+      dense += int(g.dense[l]);
+    ImGui::TextDisabled("%d inputs; cells per side %u .. %u; %d dense levels", g.n_levels * g.n_features,
+                        g.resolution[0], g.resolution[g.n_levels - 1], dense);
+    ImGui::TextDisabled("table: %s parameters, %s", format_count(encoding_parameter_count(e)).c_str(),
+                        format_bytes(uint64_t(encoding_parameter_count(e)) * sizeof(float)).c_str());
+  } catch (const std::exception& ex) {
+    ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", ex.what());
+  }
+}
+
 void draw_network(UiState& ui) {
   ModelSpec& m = ui.edit.config.model;
   draw_layers(ui);
@@ -139,13 +180,15 @@ void draw_network(UiState& ui) {
   enum_combo("initialisation", m.init, 3, init_name);
 
   ImGui::Spacing();
-  enum_combo("encoding", m.encoding.kind, 3, encoding_name);
+  enum_combo("encoding", m.encoding.kind, 4, encoding_name);
   if (m.encoding.kind == EncodingKind::Positional) {
     ImGui::SliderInt("frequencies L", &m.encoding.levels, 1, 16);
   } else if (m.encoding.kind == EncodingKind::Fourier) {
     ImGui::InputInt("features", &m.encoding.features, 16, 64);
     m.encoding.features = std::clamp(m.encoding.features, 1, 4096);
     ImGui::SliderFloat("sigma", &m.encoding.sigma, 0.1f, 100.0f, "%.2f", ImGuiSliderFlags_Logarithmic);
+  } else if (m.encoding.kind == EncodingKind::HashGrid) {
+    draw_hash_grid(m.encoding);
   }
 }
 
@@ -213,6 +256,14 @@ void draw_training(UiState& ui) {
     e.batch_size = std::clamp(e.batch_size, 1, 1 << 26);
   }
   c.training.batch_size = e.full_batch ? 0 : e.batch_size;
+  if (c.training.cpu_batch_size >= 0) {
+    // A preset may train the CPU on smaller batches (training.batch_cpu).
+    int cpu_batch = int(std::min<int64_t>(c.training.cpu_batch_size, 1 << 26));
+    ImGui::SetNextItemWidth(120);
+    if (ImGui::InputInt("batch on the CPU", &cpu_batch, 1024, 16384))
+      c.training.cpu_batch_size = std::clamp(cpu_batch, 0, 1 << 26);
+    help_marker("The CPU backend trains with this batch (0 = full batch); a GPU with the one above.");
+  }
   ImGui::InputInt("training size", &c.data.max_side, 16, 64);
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("The image is resized so its longest side is this many pixels (8..4096) for training.");
@@ -255,6 +306,10 @@ void draw_summary(UiState& ui) {
                         format_bytes(s.activation_bytes).c_str(), w, h, format_bytes(s.dataset_bytes).c_str());
     ImGui::TextDisabled("%.2f GFLOP per step (%dx%d, batch %lld)", s.gflop_per_step, w, h,
                         static_cast<long long>(s.batch));
+    if (s.table_parameters > 0)
+      ImGui::TextDisabled("hash table: %s of the parameters (%s; %s with gradients and optimizer state)",
+                          format_count(s.table_parameters).c_str(), format_bytes(s.table_bytes).c_str(),
+                          format_bytes(s.table_state_bytes).c_str());
   }
 
   // Backend and precision side by side, each half the row.
@@ -268,7 +323,7 @@ void draw_summary(UiState& ui) {
     ImGui::EndCombo();
   }
   ImGui::SameLine();
-  const char* precisions[] = {"fp32", "tf32", "bf16"};
+  const char* precisions[] = {"auto", "fp32", "tf32", "bf16"};
   ImGui::BeginDisabled(ui.settings.backend == "cpu");
   ImGui::SetNextItemWidth(std::max(60.0f, half - label_w));
   if (ImGui::BeginCombo("precision", ui.settings.precision.c_str())) {
@@ -278,9 +333,10 @@ void draw_summary(UiState& ui) {
   }
   ImGui::EndDisabled();
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-    ImGui::SetTooltip("Matrix products on the GPU: fp32, or the tensor cores in tf32 / bf16 (fp32 storage\n"
-                      "and accumulation; compute capability 8.0+). The CPU always computes in fp32.\n"
-                      "Takes effect with Apply & reset.");
+    ImGui::SetTooltip("Matrix products on the GPU. auto: narrow networks (hidden layers all 16..128 wide)\n"
+                      "run fully fused on the tensor cores in fp16, the rest in fp32. fp32, or the tensor\n"
+                      "cores in tf32 / bf16 (fp32 storage and accumulation; compute capability 8.0+).\n"
+                      "The CPU always computes in fp32. Takes effect with Apply & reset.");
   const bool backend_changed = st.has_run && ui.settings.backend != "auto" && ui.settings.backend != st.backend;
   const bool dirty = st.has_run && (needs_reset(ui.edit.config, st.config) || backend_changed);
   ImGui::PushStyleColor(ImGuiCol_Button,

@@ -61,7 +61,8 @@ Settings load_settings() {
   get(j, "preset", s.preset);
   get(j, "backend", s.backend);
   get(j, "precision", s.precision);
-  if (s.precision != "fp32" && s.precision != "tf32" && s.precision != "bf16") s.precision = "fp32";
+  if (s.precision != "auto" && s.precision != "fp32" && s.precision != "tf32" && s.precision != "bf16")
+    s.precision = "auto";
   get(j, "preview_every", s.preview_every);
   get(j, "window_width", s.window_width);
   get(j, "window_height", s.window_height);

@@ -115,7 +115,7 @@ struct EditState {
 struct Settings {
   std::string preset = "siren";
   std::string backend = "auto";
-  std::string precision = "fp32"; ///< GPU matrix products: fp32 | tf32 | bf16 (the CPU is always fp32)
+  std::string precision = "auto"; ///< GPU matrix products: auto | fp32 | tf32 | bf16 (the CPU is always fp32)
   int32_t preview_every = 10;
   int32_t window_width = 1600, window_height = 1000;
   float controls_width = 380.0f;

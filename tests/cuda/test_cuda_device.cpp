@@ -53,9 +53,11 @@ TEST_CASE("cuda: precision names") {
   CHECK(parse_cuda_precision("fp32") == CudaPrecision::Fp32);
   CHECK(parse_cuda_precision("TF32") == CudaPrecision::Tf32);
   CHECK(parse_cuda_precision("bf16") == CudaPrecision::Bf16);
+  CHECK(parse_cuda_precision("Auto") == CudaPrecision::Auto);
+  CHECK(std::string(cuda_precision_name(CudaPrecision::Auto)) == "auto");
   CHECK(std::string(cuda_precision_name(CudaPrecision::Tf32)) == "tf32");
   CHECK(std::string(cuda_precision_name(CudaPrecision::Bf16)) == "bf16");
-  CHECK_THROWS_WITH_AS(parse_cuda_precision("fp64"), "Precision 'fp64' not found (known: fp32, tf32, bf16)",
+  CHECK_THROWS_WITH_AS(parse_cuda_precision("fp64"), "Precision 'fp64' not found (known: auto, fp32, tf32, bf16)",
                        ConfigError);
 }
 

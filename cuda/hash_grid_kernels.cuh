@@ -1,0 +1,39 @@
+#pragma once
+/// The hash-grid encoding on the device, through engine/hash_grid_math.h (the CPU backend's code).
+/// - Forward kernels give each thread one (sample, level): blockIdx.y is the level, so the threads
+///   of a block read one level's table, which keeps it in cache.
+/// - The backward kernel scatters weight * dL/dEncoding into the four corner entries with atomics
+///   (float2 atomics for two features on compute capability 9.0 and newer, one float at a time
+///   elsewhere), so table gradients are sums in an unspecified order: not bit-reproducible, unlike
+///   the CPU backend's level-partitioned sums.
+/// - table and table_grad start the parameter and gradient arrays (8-byte aligned there).
+#include "cuda/step_params.cuh"
+#include "engine/hash_grid_math.h"
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+namespace redraw::cuda {
+
+/// out (n x L*F) = the encoding of coords (n x 2, in [-1, 1]).
+void hash_grid_encode(cudaStream_t stream, const HashGridParams& g, const float* table, const float* coords, int64_t n,
+                      float* out);
+
+/// The encoding of the pixel centres of a w x h image, linear pixel indices [p0, p0 + count).
+void hash_grid_encode_grid(cudaStream_t stream, const HashGridParams& g, const float* table, int32_t w, int32_t h,
+                           int64_t p0, int64_t count, float* out);
+
+/// table_grad += the table gradient for d_out = dL/dEncoding (n x L*F) at coords (n x 2).
+/// The caller clears table_grad before the first batch of a step.
+void hash_grid_backward(cudaStream_t stream, const HashGridParams& g, const float* coords, const float* d_out,
+                        int64_t n, float* table_grad);
+
+/// Minibatch rows [row0, row0 + rows) without encoding them: row i is sample
+/// minibatch_index(seed, step, row0 + i, n); its coordinates go to out_coords (rows x 2) and its
+/// targets to out_targets (rows x channels). The step comes from the device step block.
+void gather_minibatch_samples(cudaStream_t stream, const float* coords, const float* targets, int32_t channels,
+                              uint32_t n, uint64_t seed, const DeviceStepParams* step, int64_t row0, int64_t rows,
+                              float* out_coords, float* out_targets);
+
+} // namespace redraw::cuda

@@ -1,0 +1,104 @@
+#include "engine/cpu_hash_grid.h"
+
+#include <algorithm>
+#include <cstddef>
+
+namespace redraw {
+
+namespace {
+/// One level's outputs for rows [r0, r1), with F a compile-time constant. Level by level over a
+/// block of rows keeps one level's table (up to 2^17 entries x F floats) in cache at a time.
+template <int F>
+void encode_level_rows(const HashGridParams& g, int32_t l, const float* table, const float* coords, int64_t r0,
+                       int64_t r1, int32_t width, float* out) {
+  for (int64_t i = r0; i < r1; ++i) {
+    uint32_t e[4];
+    float w[4];
+    hash_grid_corners<float>(g, l, coords[2 * i], coords[2 * i + 1], e, w);
+    float* o = out + i * width + l * F;
+    for (int f = 0; f < F; ++f) {
+      float v = 0.0f;
+      for (int c = 0; c < 4; ++c)
+        v += w[c] * table[size_t(e[c]) * F + size_t(f)];
+      o[f] = v;
+    }
+  }
+}
+
+template <int F>
+void encode_all(const HashGridParams& g, const float* table, const float* coords, int64_t n, float* out) {
+  constexpr int64_t k_block = 512;
+  const int32_t width = g.n_levels * F;
+#pragma omp parallel for schedule(static)
+  for (int64_t blk = 0; blk < (n + k_block - 1) / k_block; ++blk) {
+    const int64_t r0 = blk * k_block, r1 = std::min(n, r0 + k_block);
+    for (int32_t l = 0; l < g.n_levels; ++l)
+      encode_level_rows<F>(g, l, table, coords, r0, r1, width, out);
+  }
+}
+
+template <int F>
+void backward_level(const HashGridParams& g, int32_t l, const float* coords, const float* d_out, int64_t n,
+                    int32_t width, float* table_grad) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float* d = d_out + i * width + l * F;
+    uint32_t e[4];
+    float w[4];
+    hash_grid_corners<float>(g, l, coords[2 * i], coords[2 * i + 1], e, w);
+    for (int c = 0; c < 4; ++c)
+      for (int f = 0; f < F; ++f)
+        table_grad[size_t(e[c]) * F + size_t(f)] += w[c] * d[f];
+  }
+}
+
+template <int F>
+void backward_all(const HashGridParams& g, const float* coords, const float* d_out, int64_t n, float* table_grad,
+                  bool accumulate) {
+  const int32_t width = g.n_levels * F;
+  // Each level belongs to one thread for the whole pass (dynamic: the levels' costs differ with
+  // their cache behaviour); the result does not depend on which thread.
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int32_t l = 0; l < g.n_levels; ++l) {
+    float* begin = table_grad + size_t(g.offset[l]) * F;
+    if (!accumulate) std::fill(begin, table_grad + size_t(g.offset[l + 1]) * F, 0.0f);
+    backward_level<F>(g, l, coords, d_out, n, width, table_grad);
+  }
+}
+} // namespace
+
+void hash_grid_encode_rows(const HashGridParams& g, const float* table, const float* coords, int64_t n, float* out) {
+  switch (g.n_features) {
+  case 1:
+    encode_all<1>(g, table, coords, n, out);
+    return;
+  case 2:
+    encode_all<2>(g, table, coords, n, out);
+    return;
+  case 4:
+    encode_all<4>(g, table, coords, n, out);
+    return;
+  default:
+    encode_all<8>(g, table, coords, n, out);
+    return;
+  }
+}
+
+void hash_grid_backward_rows(const HashGridParams& g, const float* coords, const float* d_out, int64_t n,
+                             float* table_grad, bool accumulate) {
+  switch (g.n_features) {
+  case 1:
+    backward_all<1>(g, coords, d_out, n, table_grad, accumulate);
+    return;
+  case 2:
+    backward_all<2>(g, coords, d_out, n, table_grad, accumulate);
+    return;
+  case 4:
+    backward_all<4>(g, coords, d_out, n, table_grad, accumulate);
+    return;
+  default:
+    backward_all<8>(g, coords, d_out, n, table_grad, accumulate);
+    return;
+  }
+}
+
+} // namespace redraw

@@ -1,0 +1,23 @@
+#pragma once
+/// The CPU backend's hash-grid passes (engine/hash_grid_math.h), on every core with OpenMP.
+/// - Forward: rows are split among threads; each output is a plain function of the table.
+/// - Backward: levels are split among threads, and each level's entries receive their rows'
+///   contributions in row order, whatever the thread count. Every table gradient is therefore the
+///   same sum in the same order on every run: the same seed gives bit-identical tables, without
+///   atomics and without a partial table per thread (which at 16 levels x 2^17 x 2 floats would be
+///   16 MiB per thread to clear and add up every step).
+#include "engine/hash_grid_math.h"
+
+#include <cstdint>
+
+namespace redraw {
+
+/// out (n x L*F) = the encoding of coords (n x 2) with `table` (hash_grid_entries x F floats).
+void hash_grid_encode_rows(const HashGridParams& g, const float* table, const float* coords, int64_t n, float* out);
+
+/// table_grad (entries x F) += the gradient of the encoding given d_out = dLoss/dEncoding
+/// (n x L*F); `table_grad` is cleared first unless `accumulate`.
+void hash_grid_backward_rows(const HashGridParams& g, const float* coords, const float* d_out, int64_t n,
+                             float* table_grad, bool accumulate);
+
+} // namespace redraw

@@ -1,0 +1,128 @@
+#pragma once
+/// The multiresolution hash-grid encoding (Müller et al. 2022) of a 2-D coordinate, per sample and
+/// level, shared by the CPU backend and the CUDA kernels.
+/// - Level l has a grid of N_l cells per side over [-1, 1]^2 (N_l + 1 vertices per side), with
+///   N_l = floor(base_resolution * per_level_scale^l + 1e-6) (hash_grid_params in model_spec.h).
+/// - Each vertex owns n_features trainable values in a table of T = 2^log2_hashmap_size entries per
+///   level. A level whose (N_l + 1)^2 vertices fit in T is indexed densely (vx + vy * (N_l + 1)) and
+///   its table holds exactly that many entries; a finer level hashes the vertex,
+///   (vx * 1) xor (vy * 2654435761) mod T, so different vertices may share an entry.
+/// - The encoding of (x, y) is, per level, the interpolation of the four corner vertices' values of
+///   its cell: bilinear weights, or bilinear weights of smoothstep(t) = t^2 (3 - 2t).
+/// - Table layout: level after level; inside a level, entry after entry, n_features floats each.
+///   Output layout: element l * n_features + f.
+/// - The encoding is linear in the table, so dEncoding/dTable is the corner weight itself; the
+///   backward pass scatters weight * dL/dEncoding into the four corner entries.
+#include "engine/hd_common.h"
+
+namespace redraw {
+
+constexpr int32_t k_hash_grid_max_levels = 32;
+constexpr uint32_t k_hash_grid_prime_y = 2654435761u;
+
+enum class GridInterpolation : int32_t { Linear = 0, Smoothstep };
+
+/// Everything a kernel needs to encode, resolved on the host from an EncodingSpec.
+struct HashGridParams {
+  int32_t n_levels = 0;
+  int32_t n_features = 0; ///< per level
+  uint32_t hash_mask = 0; ///< T - 1
+  GridInterpolation interpolation = GridInterpolation::Linear;
+  uint32_t resolution[k_hash_grid_max_levels] = {}; ///< N_l: cells per side
+  uint32_t dense[k_hash_grid_max_levels] = {};      ///< 1 when level l is indexed densely
+  uint32_t offset[k_hash_grid_max_levels + 1] = {}; ///< first entry of level l; offset[n_levels] = entries
+};
+
+/// Entries (vertices) in the table of all levels; floats = entries * n_features.
+REDRAW_HD inline uint32_t hash_grid_entries(const HashGridParams& g) { return g.offset[g.n_levels]; }
+
+/// The spatial hash of vertex (vx, vy), before the modulo.
+REDRAW_HD inline uint32_t hash_grid_hash(uint32_t vx, uint32_t vy) { return vx ^ (vy * k_hash_grid_prime_y); }
+
+/// Table entry of vertex (vx, vy) at level l (0 <= vx, vy <= N_l).
+REDRAW_HD inline uint32_t hash_grid_entry(const HashGridParams& g, int32_t l, uint32_t vx, uint32_t vy) {
+  const uint32_t local = g.dense[l] ? vx + vy * (g.resolution[l] + 1u) : (hash_grid_hash(vx, vy) & g.hash_mask);
+  return g.offset[l] + local;
+}
+
+template <class T> REDRAW_HD inline T grid_smoothstep(T t) { return t * t * (T(3) - T(2) * t); }
+template <class T> REDRAW_HD inline T grid_smoothstep_derivative(T t) { return T(6) * t * (T(1) - t); }
+
+/// Cell and fractional position of coordinate x in [-1, 1] on a grid of n cells: x maps to
+/// p = (x + 1) / 2 * n, clamped to [0, n]; cell = min(floor(p), n - 1), frac = p - cell in [0, 1].
+template <class T> REDRAW_HD inline void grid_cell(T x, uint32_t n, uint32_t& cell, T& frac) {
+  const T p = rd_clamp((x + T(1)) * T(0.5) * T(n), T(0), T(n));
+  T c = rd_floor(p);
+  if (c > T(n - 1)) c = T(n - 1);
+  cell = uint32_t(c);
+  frac = p - c;
+}
+
+/// The four corners of the cell holding (x, y) at level l: table entries (00, 10, 01, 11, with the
+/// first digit x) and their interpolation weights, which sum to 1.
+template <class T>
+REDRAW_HD inline void hash_grid_corners(const HashGridParams& g, int32_t l, T x, T y, uint32_t entry[4], T weight[4]) {
+  const uint32_t n = g.resolution[l];
+  uint32_t cx, cy;
+  T fx, fy;
+  grid_cell(x, n, cx, fx);
+  grid_cell(y, n, cy, fy);
+  if (g.interpolation == GridInterpolation::Smoothstep) {
+    fx = grid_smoothstep(fx);
+    fy = grid_smoothstep(fy);
+  }
+  weight[0] = (T(1) - fx) * (T(1) - fy);
+  weight[1] = fx * (T(1) - fy);
+  weight[2] = (T(1) - fx) * fy;
+  weight[3] = fx * fy;
+  entry[0] = hash_grid_entry(g, l, cx, cy);
+  entry[1] = hash_grid_entry(g, l, cx + 1, cy);
+  entry[2] = hash_grid_entry(g, l, cx, cy + 1);
+  entry[3] = hash_grid_entry(g, l, cx + 1, cy + 1);
+}
+
+/// d weight[c] / dx and / dy of hash_grid_corners (inside a cell; the encoding is only piecewise
+/// smooth, with kinks on cell edges).
+template <class T>
+REDRAW_HD inline void hash_grid_weight_derivatives(const HashGridParams& g, int32_t l, T x, T y, T d_dx[4], T d_dy[4]) {
+  const uint32_t n = g.resolution[l];
+  uint32_t cx, cy;
+  T fx, fy;
+  grid_cell(x, n, cx, fx);
+  grid_cell(y, n, cy, fy);
+  T sx = fx, sy = fy, dsx = T(1), dsy = T(1);
+  if (g.interpolation == GridInterpolation::Smoothstep) {
+    sx = grid_smoothstep(fx);
+    sy = grid_smoothstep(fy);
+    dsx = grid_smoothstep_derivative(fx);
+    dsy = grid_smoothstep_derivative(fy);
+  }
+  const T dp = T(0.5) * T(n); // dp/dx
+  dsx *= dp;
+  dsy *= dp;
+  d_dx[0] = -dsx * (T(1) - sy);
+  d_dx[1] = dsx * (T(1) - sy);
+  d_dx[2] = -dsx * sy;
+  d_dx[3] = dsx * sy;
+  d_dy[0] = -(T(1) - sx) * dsy;
+  d_dy[1] = -sx * dsy;
+  d_dy[2] = (T(1) - sx) * dsy;
+  d_dy[3] = sx * dsy;
+}
+
+/// The n_features outputs of level l for (x, y): out[f] = sum over corners of weight * table.
+template <class T>
+REDRAW_HD inline void hash_grid_encode_level(const HashGridParams& g, const float* table, int32_t l, T x, T y, T* out) {
+  uint32_t entry[4];
+  T w[4];
+  hash_grid_corners(g, l, x, y, entry, w);
+  const int32_t F = g.n_features;
+  for (int32_t f = 0; f < F; ++f) {
+    T v = T(0);
+    for (int c = 0; c < 4; ++c)
+      v += w[c] * T(table[size_t(entry[c]) * size_t(F) + size_t(f)]);
+    out[f] = v;
+  }
+}
+
+} // namespace redraw
