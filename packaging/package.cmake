@@ -5,8 +5,9 @@
 #   GPU stays optional at run time: the module loads when a driver and cuBLAS are there, and
 #   otherwise redraw says why and trains on the CPU. tests/packaging_check.sh checks that Depends
 #   names no CUDA package and covers every library redraw and the module load.
-# - Configure with -DCMAKE_INSTALL_PREFIX=/usr for a package (scripts/package.sh does), so that
-#   GNUInstallDirs picks Debian's folders; the package installs under /usr in any case.
+# - The package installs under /usr whatever prefix was configured; the module goes to
+#   /usr/<libdir>/redraw, which redraw finds relative to itself (REDRAW_MODULE_RELDIR).
+#   scripts/package.sh builds and packages in one go.
 set(REDRAW_MAINTAINER "The Redraw developers <maintainers@redraw.invalid>" CACHE STRING
     "Debian Maintainer field (no public address yet)")
 

@@ -36,7 +36,8 @@ std::vector<MarkdownBlock> parse_markdown_blocks(const std::string& md) {
     if (line[0] == '#') {
       const auto level = line.find_first_not_of('#');
       const auto kind = level == 1 ? MarkdownBlockKind::Heading : MarkdownBlockKind::Subheading;
-      blocks.push_back({kind, drop_code_marks(trim(line.substr(level == std::string::npos ? line.size() : level)))});
+      std::string text = drop_code_marks(trim(line.substr(level == std::string::npos ? line.size() : level)));
+      if (!text.empty()) blocks.push_back({kind, std::move(text)});
       open = false;
       continue;
     }
@@ -50,7 +51,9 @@ std::vector<MarkdownBlock> parse_markdown_blocks(const std::string& md) {
       blocks.back().text += drop_code_marks(line);
       continue;
     }
-    blocks.push_back({MarkdownBlockKind::Paragraph, drop_code_marks(line)});
+    std::string text = drop_code_marks(line);
+    if (text.empty()) continue;
+    blocks.push_back({MarkdownBlockKind::Paragraph, std::move(text)});
     open = true;
   }
   return blocks;

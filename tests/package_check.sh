@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# The Debian package (`cpack -G DEB`): lintian finds no error; Depends names no CUDA package and
+# covers every shared library that redraw and the CUDA module load (ldd of the unpacked package,
+# each library's owner by dpkg -S, against the closure of Depends over the installed packages);
+# and, as root, `dpkg -i` installs it, `redraw --version` runs from /usr/bin, and `dpkg -r`
+# removes it again (skipped when redraw was installed before, so a user's install is left alone).
+#   package_check.sh BUILD_DIR
+set -uo pipefail
+build="$(realpath "$1")"
+missing=""
+for tool in cpack dpkg-deb dpkg-shlibdeps file lintian python3 ldd; do
+  command -v "$tool" >/dev/null || missing="$missing $tool"
+done
+if [ -n "$missing" ]; then
+  echo "SKIP: not installed:$missing (scripts/install_deps.sh installs them)"
+  exit 77
+fi
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+fail=0
+check() { # check DESCRIPTION COMMAND...
+  local what="$1"; shift
+  if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fail=1; fi
+}
+skip() { echo "SKIP: $*"; }
+
+# ---- build the package (into the scratch folder, so the build tree gets no stray .deb) ----
+(cd "$build" && cpack -G DEB -B "$work/cpack") >"$work/cpack.log" 2>&1
+rc=$?
+deb="$(ls "$work"/cpack/redraw_*.deb 2>/dev/null | head -1)"
+check "cpack -G DEB builds redraw_*.deb" test $rc -eq 0 -a -n "$deb"
+if [ -z "$deb" ]; then
+  tail -20 "$work/cpack.log"
+  exit 1
+fi
+dpkg-deb -f "$deb" Package Version Architecture Installed-Size Depends Suggests
+depends="$(dpkg-deb -f "$deb" Depends)"
+
+# ---- lintian ----
+lintian --allow-root "$deb" >"$work/lintian.log" 2>&1
+cat "$work/lintian.log"
+check "lintian reports no error" bash -c "! grep -q '^E: ' '$work/lintian.log'"
+
+# ---- Depends ----
+check "Depends names no CUDA, cuBLAS or NVIDIA package" bash -c "! grep -qiE 'cuda|cublas|nvidia' <<<'$depends'"
+
+# The closure of Depends over the installed packages: each name, the packages it depends on,
+# and so on; alternatives count when installed, virtual packages through their providers.
+closure="$(python3 - "$depends" <<'PY'
+import re, subprocess, sys
+
+def installed():
+    out = subprocess.run(["dpkg-query", "-W", "-f=${db:Status-Abbrev}\t${Package}\t${Provides}\t${Depends}, ${Pre-Depends}\n"],
+                         capture_output=True, text=True).stdout
+    pkgs, providers = {}, {}
+    for line in out.splitlines():
+        status, name, provides, deps = (line.split("\t") + ["", "", ""])[:4]
+        if not status.startswith("ii"):
+            continue
+        pkgs[name] = deps
+        for p in filter(None, (x.strip().split(" ")[0] for x in provides.split(","))):
+            providers.setdefault(p, []).append(name)
+    return pkgs, providers
+
+def names(field):
+    for group in field.split(","):
+        for alt in group.split("|"):
+            n = re.sub(r"[\s(].*", "", alt.strip()).split(":")[0]
+            if n:
+                yield n
+
+pkgs, providers = installed()
+seen, todo = set(), list(names(sys.argv[1]))
+while todo:
+    n = todo.pop()
+    for real in ([n] if n in pkgs else []) + providers.get(n, []):
+        if real not in seen:
+            seen.add(real)
+            todo.extend(names(pkgs[real]))
+print("\n".join(sorted(seen)))
+PY
+)"
+dpkg-deb -x "$deb" "$work/root"
+elves="$(find "$work/root" -type f -exec sh -c 'head -c4 "$1" | grep -q "ELF" && echo "$1"' _ {} \;)"
+check "the package holds redraw$(grep -q libredraw_cuda <<<"$elves" && echo ' and the CUDA module')" \
+  test -n "$(grep '/usr/bin/redraw$' <<<"$elves")"
+uncovered=""
+for elf in $elves; do
+  rel="${elf#"$work/root"}"
+  # The module's own CUDA libraries come from NVIDIA, not from Debian: optional by design.
+  while read -r lib path; do
+    case "$lib" in libcublas* | libcudart* | libcuda.so* | libnvidia*) continue ;; esac
+    if [ "$path" = "not" ]; then
+      uncovered="$uncovered\n  $rel: $lib not found"
+      continue
+    fi
+    owner="$(dpkg -S "$(realpath "$path")" 2>/dev/null | head -1 | cut -d: -f1)"
+    [ -n "$owner" ] || owner="$(dpkg -S "$path" 2>/dev/null | head -1 | cut -d: -f1)"
+    if [ -z "$owner" ]; then
+      uncovered="$uncovered\n  $rel: $lib ($path) belongs to no package"
+    elif ! grep -qx "$owner" <<<"$closure"; then
+      uncovered="$uncovered\n  $rel: $lib comes from $owner, which Depends does not bring"
+    fi
+  done < <(ldd "$elf" 2>/dev/null | awk '$2 == "=>" {print $1, $3}')
+done
+[ -z "$uncovered" ] || printf "uncovered:%b\n" "$uncovered"
+check "Depends covers every library that redraw and the module load ($(wc -l <<<"$closure") packages in its closure)" \
+  test -z "$uncovered"
+
+# ---- dpkg -i, run, dpkg -r ----
+if [ "$(id -u)" -ne 0 ]; then
+  skip "dpkg -i needs root (CI runs as root)"
+elif dpkg-query -W -f='${Status}' redraw 2>/dev/null | grep -q "install ok installed"; then
+  skip "a redraw package is installed already; it is left alone"
+else
+  # Another dpkg may hold the lock for a moment (a shared machine): wait for it.
+  for attempt in 1 2 3 4 5 6; do
+    dpkg -i "$deb" >"$work/dpkg.log" 2>&1 && break
+    grep -q "lock" "$work/dpkg.log" || break
+    sleep 10
+  done
+  installed_ok=$(dpkg-query -W -f='${Status}' redraw 2>/dev/null | grep -c "install ok installed")
+  check "dpkg -i installs the package" test "$installed_ok" -eq 1
+  [ "$installed_ok" -eq 1 ] || tail -5 "$work/dpkg.log"
+  out="$(cd / && env -u REDRAW_ASSETS /usr/bin/redraw --version 2>&1)"; rc=$?
+  echo "$out"
+  check "the installed /usr/bin/redraw --version exits 0" test $rc -eq 0
+  check "... and uses /usr/share/redraw" grep -qxF "data: /usr/share/redraw (installed)" <<<"$out"
+  dpkg -r redraw >"$work/dpkg-r.log" 2>&1
+  check "dpkg -r removes it, leaving no /usr/bin/redraw" \
+    test -z "$(dpkg-query -W -f='${Status}' redraw 2>/dev/null | grep 'install ok installed')" -a ! -e /usr/bin/redraw
+fi
+exit $fail
