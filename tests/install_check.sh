@@ -55,6 +55,22 @@ if on "$cuda_built"; then
   check "... with no RUNPATH but \$ORIGIN (got: ${runpath:-none}; Debian policy)" \
     test -z "$runpath" -o "$runpath" = '$ORIGIN'
   check "... named in --version's backends" grep -q "cuda (run-time module" <<<"$out"
+  # Load it (no driver needed for that) from the test binary: it must link and find cuBLAS
+  # without a RUNPATH into the toolkit; then again with the library cache hidden, when a mount
+  # namespace may be made, so that only the loader's own search finds cuBLAS.
+  load_module() { env REDRAW_TEST_INSTALLED_MODULE="$module" "$build/bin/redraw_tests" \
+    -tc="cuda module: an installed module*" 2>&1; }
+  out="$(load_module)"; rc=$?
+  check "the installed module loads and finds cuBLAS" test $rc -eq 0
+  [ $rc -eq 0 ] || echo "$out" | tail -5
+  if [ "$(id -u)" -eq 0 ] && unshare -m true 2>/dev/null; then
+    out="$(export -f load_module; module="$module" build="$build" \
+           unshare -m bash -c 'mount --bind /dev/null /etc/ld.so.cache && load_module')"; rc=$?
+    check "... and without the library cache, through the loader's search of the CUDA folders" test $rc -eq 0
+    [ $rc -eq 0 ] || echo "$out" | tail -5
+  else
+    skip "cannot hide the library cache here (needs root and a mount namespace)"
+  fi
 else
   check "--version says CUDA is not compiled in" grep -q "cuda not compiled in" <<<"$out"
 fi

@@ -114,9 +114,9 @@ struct EditState {
 
 /// Help > About. The text comes from app/ (GuiOptions::about_version, about_licences).
 struct AboutState {
-  bool open_requested = false;          ///< set to open the popup next frame
-  std::string version;                  ///< version, build, backends, data folder (several lines)
-  std::vector<MarkdownBlock> licences;  ///< assets/ATTRIBUTION.md, parsed once
+  bool open_requested = false;         ///< set to open the popup next frame
+  std::string version;                 ///< version, build, backends, data folder (several lines)
+  std::vector<MarkdownBlock> licences; ///< assets/ATTRIBUTION.md, parsed once
 };
 
 /// Remembered between runs (settings.json in the XDG config folder).
