@@ -4,6 +4,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -47,7 +48,10 @@ std::vector<std::string> cuda_library_dirs() {
   dirs.push_back(REDRAW_CUDA_LIBRARY_DIR); // the toolkit the module was built with
 #endif
   dirs.push_back("/usr/local/cuda/lib64");
-  return dirs;
+  std::vector<std::string> unique;
+  for (auto& d : dirs)
+    if (std::find(unique.begin(), unique.end(), d) == unique.end()) unique.push_back(std::move(d));
+  return unique;
 }
 
 /// An installed module has no RUNPATH into the toolkit (Debian policy), so when its cuBLAS is not
