@@ -8,6 +8,10 @@
 # - The package installs under /usr whatever prefix was configured; the module goes to
 #   /usr/<libdir>/redraw, which redraw finds relative to itself (REDRAW_MODULE_RELDIR).
 #   scripts/package.sh builds and packages in one go.
+# cpack packs what was built and never builds: scripts/package.sh builds first, and a cpack run by
+# the tests cannot relink a binary that another test is running. (`make install` likewise.)
+set(CMAKE_SKIP_INSTALL_ALL_DEPENDENCY ON)
+
 set(REDRAW_MAINTAINER "The Redraw developers <maintainers@redraw.invalid>" CACHE STRING
     "Debian Maintainer field (no public address yet)")
 
