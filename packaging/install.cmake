@@ -3,7 +3,8 @@
 #   <libdir>/redraw/libredraw_cuda.so               the GPU module (REDRAW_CUDA), loaded when a driver
 #                                                   and cuBLAS are there (app/device_plugin_loader.h)
 #   share/redraw/{default.png,presets/}
-#   share/applications/redraw.desktop               opens images and .redraw models (%f)
+#   share/applications/redraw.desktop               opens images and .redraw models (%f); this and
+#                                                   the next three only with the desktop app (REDRAW_GUI)
 #   share/icons/hicolor/{16x16..512x512,scalable}/apps/redraw.{png,svg}
 #   share/mime/packages/redraw.xml                  application/x-redraw: *.redraw, magic RDRWMODL
 #   share/metainfo/<id>.metainfo.xml                AppStream, with a screenshot
@@ -32,16 +33,18 @@ endif()
 install(FILES ${CMAKE_SOURCE_DIR}/assets/default.png DESTINATION ${_data}/redraw)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/assets/presets DESTINATION ${_data}/redraw FILES_MATCHING PATTERN "*.json")
 
-# ---- desktop integration ----
-install(FILES ${_pkg}/redraw.desktop DESTINATION ${_data}/applications)
-install(FILES ${_pkg}/redraw-mime.xml DESTINATION ${_data}/mime/packages RENAME redraw.xml)
-install(FILES ${CMAKE_SOURCE_DIR}/assets/icons/redraw.svg DESTINATION ${_data}/icons/hicolor/scalable/apps)
-foreach(_size 16 22 24 32 48 64 128 256 512)
-  install(FILES ${CMAKE_SOURCE_DIR}/assets/icons/png/redraw-${_size}.png
-          DESTINATION ${_data}/icons/hicolor/${_size}x${_size}/apps RENAME redraw.png)
-endforeach()
-configure_file(${_pkg}/redraw.metainfo.xml.in ${_out}/${REDRAW_APPSTREAM_ID}.metainfo.xml @ONLY)
-install(FILES ${_out}/${REDRAW_APPSTREAM_ID}.metainfo.xml DESTINATION ${_data}/metainfo)
+# ---- desktop integration (a build without the desktop app has nothing to launch) ----
+if(REDRAW_GUI)
+  install(FILES ${_pkg}/redraw.desktop DESTINATION ${_data}/applications)
+  install(FILES ${_pkg}/redraw-mime.xml DESTINATION ${_data}/mime/packages RENAME redraw.xml)
+  install(FILES ${CMAKE_SOURCE_DIR}/assets/icons/redraw.svg DESTINATION ${_data}/icons/hicolor/scalable/apps)
+  foreach(_size 16 22 24 32 48 64 128 256 512)
+    install(FILES ${CMAKE_SOURCE_DIR}/assets/icons/png/redraw-${_size}.png
+            DESTINATION ${_data}/icons/hicolor/${_size}x${_size}/apps RENAME redraw.png)
+  endforeach()
+  configure_file(${_pkg}/redraw.metainfo.xml.in ${_out}/${REDRAW_APPSTREAM_ID}.metainfo.xml @ONLY)
+  install(FILES ${_out}/${REDRAW_APPSTREAM_ID}.metainfo.xml DESTINATION ${_data}/metainfo)
+endif()
 
 # ---- shell completions ----
 install(FILES ${_pkg}/completions/redraw.bash DESTINATION ${_data}/bash-completion/completions RENAME redraw)

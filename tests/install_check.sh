@@ -108,29 +108,33 @@ else
   mkdir -p "$build/install_test" && cp "$work/about.png" "$build/install_test/" 2>/dev/null # to look at
 fi
 
-# ---- desktop integration files ----
-desktop="$prefix/share/applications/redraw.desktop"
-check "desktop-file-validate redraw.desktop" desktop-file-validate "$desktop"
-check "... which passes files to redraw (Exec=redraw %f) and declares application/x-redraw" \
-  bash -c "grep -qx 'Exec=redraw %f' '$desktop' && grep -q '^MimeType=application/x-redraw;' '$desktop'"
-metainfo="$(ls "$prefix"/share/metainfo/*.metainfo.xml)"
-check "appstreamcli validate --no-net $(basename "$metainfo")" appstreamcli validate --no-net "$metainfo"
-check "... with a screenshot and the desktop entry as its launchable" \
-  bash -c "grep -q '<screenshot type=\"default\">' '$metainfo' && grep -q '>redraw.desktop</launchable>' '$metainfo'"
-mime="$prefix/share/mime/packages/redraw.xml"
-check "xmllint: the MIME file is well-formed" xmllint --noout "$mime"
-mkdir -p "$work/mime/packages" && cp "$mime" "$work/mime/packages/"
-update-mime-database "$work/mime" >/dev/null 2>&1
-check "update-mime-database reads it: *.redraw is application/x-redraw" \
-  grep -qE '^[0-9]+:application/x-redraw:\*\.redraw$' "$work/mime/globs2"
-check "... and so is a file starting with RDRWMODL" grep -qa "RDRWMODL" "$work/mime/magic"
-check "the scalable icon is installed" test -f "$prefix/share/icons/hicolor/scalable/apps/redraw.svg"
-xmllint --noout "$prefix/share/icons/hicolor/scalable/apps/redraw.svg" || fail=1
-for size in 16 22 24 32 48 64 128 256 512; do
-  png="$prefix/share/icons/hicolor/${size}x${size}/apps/redraw.png"
-  got="$([ -f "$png" ] && png_size "$png")"
-  check "icon ${size}x${size} is a ${size}x${size} PNG (got ${got:-none})" test "$got" = "${size}x${size}"
-done
+# ---- desktop integration files (only with the desktop app) ----
+if ! on "$gui_built"; then
+  check "no desktop entry without the desktop app" test ! -e "$prefix/share/applications/redraw.desktop"
+else
+  desktop="$prefix/share/applications/redraw.desktop"
+  check "desktop-file-validate redraw.desktop" desktop-file-validate "$desktop"
+  check "... which passes files to redraw (Exec=redraw %f) and declares application/x-redraw" \
+    bash -c "grep -qx 'Exec=redraw %f' '$desktop' && grep -q '^MimeType=application/x-redraw;' '$desktop'"
+  metainfo="$(ls "$prefix"/share/metainfo/*.metainfo.xml)"
+  check "appstreamcli validate --no-net $(basename "$metainfo")" appstreamcli validate --no-net "$metainfo"
+  check "... with a screenshot and the desktop entry as its launchable" \
+    bash -c "grep -q '<screenshot type=\"default\">' '$metainfo' && grep -q '>redraw.desktop</launchable>' '$metainfo'"
+  mime="$prefix/share/mime/packages/redraw.xml"
+  check "xmllint: the MIME file is well-formed" xmllint --noout "$mime"
+  mkdir -p "$work/mime/packages" && cp "$mime" "$work/mime/packages/"
+  update-mime-database "$work/mime" >/dev/null 2>&1
+  check "update-mime-database reads it: *.redraw is application/x-redraw" \
+    grep -qE '^[0-9]+:application/x-redraw:\*\.redraw$' "$work/mime/globs2"
+  check "... and so is a file starting with RDRWMODL" grep -qa "RDRWMODL" "$work/mime/magic"
+  check "the scalable icon is installed" test -f "$prefix/share/icons/hicolor/scalable/apps/redraw.svg"
+  xmllint --noout "$prefix/share/icons/hicolor/scalable/apps/redraw.svg" || fail=1
+  for size in 16 22 24 32 48 64 128 256 512; do
+    png="$prefix/share/icons/hicolor/${size}x${size}/apps/redraw.png"
+    got="$([ -f "$png" ] && png_size "$png")"
+    check "icon ${size}x${size} is a ${size}x${size} PNG (got ${got:-none})" test "$got" = "${size}x${size}"
+  done
+fi
 
 # ---- man page and completions ----
 man_page="$prefix/share/man/man1/redraw.1.gz"
