@@ -42,7 +42,9 @@ void draw_about(UiState& ui) {
 
   ImGui::TextUnformatted("Redraw: watch a neural network learn an image");
   ImGui::Separator();
+  ImGui::PushTextWrapPos(0.0f); // long lines (the backends, a deep data folder) wrap at the edge
   ImGui::TextUnformatted(ui.about.version.empty() ? "(no version information)" : ui.about.version.c_str());
+  ImGui::PopTextWrapPos();
   if (ImGui::SmallButton("Copy version")) ImGui::SetClipboardText(ui.about.version.c_str());
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("For a bug report: version, build, backends and data folder");
   ImGui::Separator();
