@@ -2,7 +2,7 @@
 # The Debian package (`cpack -G DEB`): lintian finds no error; Depends names no CUDA package and
 # covers every shared library that redraw and the CUDA module load (ldd of the unpacked package,
 # each library's owner by dpkg -S, against the closure of Depends over the installed packages);
-# and, as root, `dpkg -i` installs it, `redraw --version` runs from /usr/bin, and `dpkg -r`
+# and, as root, `dpkg -i` installs it, `redraw --version` runs from /usr/bin, and `dpkg --purge`
 # removes it again (skipped when redraw was installed before, so a user's install is left alone).
 #   package_check.sh BUILD_DIR
 set -uo pipefail
@@ -139,9 +139,10 @@ else
   echo "$out"
   check "the installed /usr/bin/redraw --version exits 0" test $rc -eq 0
   check "... and uses /usr/share/redraw" grep -qxF "data: /usr/share/redraw (installed)" <<<"$out"
-  dpkg --force-unsafe-io --no-triggers -r redraw >"$work/dpkg-r.log" 2>&1
-  check "dpkg -r removes it, leaving no /usr/bin/redraw" \
-    test -z "$(dpkg-query -W -f='${Status}' redraw 2>/dev/null | grep 'install ok installed')" -a ! -e /usr/bin/redraw
+  # --purge is -r and then forgetting the package, so no "config-files" record stays behind.
+  dpkg --force-unsafe-io --no-triggers --purge redraw >"$work/dpkg-r.log" 2>&1
+  check "dpkg -r (--purge) removes it without a trace, and /usr/bin/redraw with it" \
+    test -z "$(dpkg-query -W -f='${Status}' redraw 2>/dev/null | grep -v 'not-installed')" -a ! -e /usr/bin/redraw
   dpkg --triggers-only --pending >"$work/dpkg-t.log" 2>&1
   check "the triggers it set off (desktop, icon, MIME, man databases) run cleanly" test $? -eq 0
 fi
