@@ -1,6 +1,7 @@
 #include "app/backend_registry.h"
 #include "app/cli_commands.h"
 #include "app/cli_common.h"
+#include "app/cli_version.h"
 #include "engine/atomic_file.h"
 #include "engine/checkpoint.h"
 #include "engine/comparison.h"
@@ -78,7 +79,7 @@ int run_render(const RenderCommand& o) {
 
 int run_info(const InfoCommand& o) {
   if (o.backends || o.model.empty()) {
-    std::printf("redraw %s\n%s", REDRAW_VERSION, describe_backends().c_str());
+    std::printf("%s\n%s", version_line().c_str(), describe_backends().c_str());
     if (o.model.empty()) return k_exit_ok;
   }
   const Checkpoint c = load_checkpoint(o.model);

@@ -1,7 +1,10 @@
 #include "app/device_plugin_loader.h"
 
+#include "engine/install_paths.h"
+
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -22,12 +25,6 @@ std::string dl_error() {
   return e ? e : "unknown dynamic loader error";
 }
 
-std::string executable_dir() {
-  std::error_code ec;
-  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string() : exe.parent_path().string();
-}
-
 bool driver_present(std::string* why) {
   // dlopen of the driver library is what the CUDA runtime does first; doing it here keeps a
   // machine without a driver from ever loading the module and its cuBLAS.
@@ -41,14 +38,46 @@ bool driver_present(std::string* why) {
   return true;
 }
 
+#ifdef REDRAW_CUBLAS_SONAME
+/// Where a CUDA toolkit keeps cuBLAS when the system's library path does not list it.
+std::vector<std::string> cuda_library_dirs() {
+  std::vector<std::string> dirs;
+  for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
+    if (const char* v = std::getenv(var); v && *v) dirs.push_back(std::string(v) + "/lib64");
+#ifdef REDRAW_CUDA_LIBRARY_DIR
+  dirs.push_back(REDRAW_CUDA_LIBRARY_DIR); // the toolkit the module was built with
+#endif
+  dirs.push_back("/usr/local/cuda/lib64");
+  std::vector<std::string> unique;
+  for (auto& d : dirs)
+    if (std::find(unique.begin(), unique.end(), d) == unique.end()) unique.push_back(std::move(d));
+  return unique;
+}
+
+/// An installed module has no RUNPATH into the toolkit (Debian policy), so when its cuBLAS is not
+/// on the library path, cuBLAS is loaded here by its full path; the module's NEEDED entry then
+/// finds it by soname. Returns the folders tried, for the message when none has it.
+std::string preload_cublas() {
+  std::string tried;
+  for (const auto& dir : cuda_library_dirs()) {
+    const std::string file = dir + "/" REDRAW_CUBLAS_SONAME;
+    std::error_code ec;
+    if (std::filesystem::exists(file, ec) && dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL)) return {};
+    (void)dlerror();
+    tried += (tried.empty() ? "" : ", ") + dir;
+  }
+  return tried;
+}
+#endif
+
 } // namespace
 
 std::vector<std::string> device_plugin_candidates() {
   std::vector<std::string> out;
-  const std::string dir = executable_dir();
+  const std::filesystem::path dir = executable_dir();
   if (!dir.empty()) {
-    out.push_back(dir + "/" REDRAW_CUDA_PLUGIN_NAME);
-    out.push_back(dir + "/../lib/redraw/" REDRAW_CUDA_PLUGIN_NAME);
+    out.push_back((dir / REDRAW_CUDA_PLUGIN_NAME).string());
+    out.push_back((dir / installed_module_reldir() / REDRAW_CUDA_PLUGIN_NAME).lexically_normal().string());
   }
 #ifdef REDRAW_PLUGIN_DIR
   out.push_back(std::string(REDRAW_PLUGIN_DIR) + "/" REDRAW_CUDA_PLUGIN_NAME);
@@ -63,7 +92,20 @@ DevicePlugin load_device_plugin(const std::string& path, bool require_driver) {
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     p.why = "the CUDA module could not be loaded: " + dl_error();
+#ifdef REDRAW_CUBLAS_SONAME
+    if (p.why.find("libcublas") == std::string::npos) return p;
+    if (const std::string tried = preload_cublas(); !tried.empty()) {
+      p.why += " (nor is it in " + tried + ")";
+      return p;
+    }
+    handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+      p.why = "the CUDA module could not be loaded: " + dl_error();
+      return p;
+    }
+#else
     return p;
+#endif
   }
   auto entry = reinterpret_cast<DevicePluginEntry>(dlsym(handle, k_device_plugin_entry));
   if (!entry) {

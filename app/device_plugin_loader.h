@@ -1,8 +1,12 @@
 #pragma once
 /// Finds and loads the CUDA backend module (libredraw_cuda.so) at run time, once per process.
 /// - Where: $REDRAW_CUDA_PLUGIN when set (a path, or "off" to disable the GPU), else beside the
-///   executable (the build tree), else ../lib/redraw/ relative to it (an installed tree), else the
-///   module directory compiled in.
+///   executable (the build tree), else <libdir>/redraw relative to it (an installed tree:
+///   installed_module_reldir() in engine/install_paths.h, e.g. ../lib/redraw), else
+///   REDRAW_PLUGIN_DIR when compiled in (an absolute folder, for distributions that want one).
+/// - cuBLAS (when the module links it shared): the module's RUNPATH in the build tree; an installed
+///   module has none (Debian policy), so cuBLAS comes from the library path, else from
+///   $CUDA_HOME/lib64, $CUDA_PATH/lib64, the toolkit it was built with, or /usr/local/cuda/lib64.
 /// - When: only if a driver is present (libcuda.so.1 can be opened); otherwise the reason is "no
 ///   NVIDIA driver" and the module is never touched.
 /// - Never throws: every failure (no module in this build, no driver, cuBLAS missing, a module

@@ -10,6 +10,7 @@
 #include "app/backend_registry.h"
 #include "app/cli_commands.h"
 #include "app/cli_common.h"
+#include "app/cli_version.h"
 #include "engine/errors.h"
 #include "engine/run_config.h"
 
@@ -31,6 +32,8 @@ int open_gui(const GuiOptions* opts_in) {
 #if REDRAW_HAVE_GUI
   GuiOptions opts = *opts_in;
   opts.make_backend = backend_factory();
+  opts.about_version = version_text();
+  opts.about_licences = licences_text();
   if (opts.backend != "cpu") opts.interop = make_device_interop(); // null without a usable GPU
   return run_gui(opts);
 #else
@@ -45,8 +48,11 @@ int open_gui(const GuiOptions* opts_in) {
 int main(int argc, char** argv) {
   CLI::App app{"Redraw: watch a neural network learn an image", "redraw"};
   app.require_subcommand(0, 1);
-  app.set_version_flag("--version",
-                       [] { return std::string("redraw ") + REDRAW_VERSION + "\n" + describe_backends(); });
+  app.set_version_flag("--version", [] {
+    std::string text = version_text();
+    if (!text.empty() && text.back() == '\n') text.pop_back(); // CLI11 ends the line
+    return text;
+  });
 
   // ---- gui ----
   GuiOptions gui;
@@ -60,6 +66,7 @@ int main(int argc, char** argv) {
                    "GPU matrix products: auto (default: fused fp16 for narrow nets, else fp32), fp32, tf32 or bf16")
       ->check(CLI::IsMember({"auto", "fp32", "tf32", "bf16"}));
   gui_cmd->add_flag("--autostart", gui.autostart, "Start training at once");
+  gui_cmd->add_flag("--about", gui.show_about, "Open the About box (version and licences) at start");
   gui_cmd->add_option("--screenshot", gui.screenshot, "Write the window as PNG, then exit");
   gui_cmd->add_option("--screenshot-after-steps", gui.screenshot_after_steps, "Steps to train before the screenshot")
       ->check(CLI::NonNegativeNumber);

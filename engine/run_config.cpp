@@ -1,5 +1,6 @@
 #include "engine/run_config.h"
 
+#include "engine/install_paths.h"
 #include "engine/named_enum.h"
 
 #include <nlohmann/json.hpp>
@@ -357,10 +358,7 @@ json to_json(const RunConfig& c) {
   return out;
 }
 
-std::filesystem::path asset_dir() {
-  if (const char* env = std::getenv("REDRAW_ASSETS"); env && *env) return env;
-  return REDRAW_ASSET_DIR;
-}
+std::filesystem::path asset_dir() { return find_asset_dir(); }
 std::filesystem::path default_image_path() { return asset_dir() / "default.png"; }
 
 std::vector<std::string> preset_names() {

@@ -84,7 +84,8 @@ RunConfig parse_run_config(const nlohmann::json& j, const std::string& source);
 RunConfig load_run_config(const std::filesystem::path& file);
 nlohmann::json to_json(const RunConfig& c);
 
-/// Folder with default.png and presets/ (REDRAW_ASSETS env var, else the build-time source tree).
+/// Folder with default.png and presets/: REDRAW_ASSETS, else the installed data folder beside the
+/// executable, else the source tree (find_asset_dir in install_paths.h).
 std::filesystem::path asset_dir();
 std::filesystem::path default_image_path();
 std::vector<std::string> preset_names();

@@ -8,6 +8,8 @@ packages=(
   libstb-dev libpng-dev libopenblas-dev nlohmann-json3-dev libcli11-dev doctest-dev zlib1g-dev libgif-dev
   libglfw3-dev libimgui-dev python3-glad libgl-dev libegl-dev libgl1-mesa-dri
   xvfb xauth
+  # installing and packaging, and their checks (tests/packaging.cmake)
+  help2man dpkg-dev file lintian desktop-file-utils appstream libxml2-utils shared-mime-info bash-completion
 )
 
 missing=()

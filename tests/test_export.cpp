@@ -18,6 +18,7 @@
 
 using namespace redraw;
 namespace fs = std::filesystem;
+using test::ScopedEnv;
 
 namespace {
 RunConfig tiny_config(int64_t steps = 40) {
@@ -48,24 +49,6 @@ TimelapseOptions options(int32_t w, int32_t h) {
   o.fps = 10;
   return o;
 }
-
-/// Sets an environment variable for one scope.
-struct ScopedEnv {
-  std::string name, old;
-  bool had;
-  ScopedEnv(const char* n, const std::string& value) : name(n) {
-    const char* v = std::getenv(n);
-    had = v != nullptr;
-    if (had) old = v;
-    setenv(n, value.c_str(), 1);
-  }
-  ~ScopedEnv() {
-    if (had)
-      setenv(name.c_str(), old.c_str(), 1);
-    else
-      unsetenv(name.c_str());
-  }
-};
 
 /// Files that hold no more than `bytes`: writes beyond fail with EFBIG, like a full disk.
 struct ScopedFileSizeLimit {

@@ -15,6 +15,30 @@
 
 namespace redraw::test {
 
+/// Sets an environment variable for one scope (unset when `value` is null), then restores it.
+struct ScopedEnv {
+  std::string name, old;
+  bool had;
+  ScopedEnv(const char* n, const char* value) : name(n) {
+    const char* v = std::getenv(n);
+    had = v != nullptr;
+    if (had) old = v;
+    if (value)
+      setenv(n, value, 1);
+    else
+      unsetenv(n);
+  }
+  ScopedEnv(const char* n, const std::string& value) : ScopedEnv(n, value.c_str()) {}
+  ~ScopedEnv() {
+    if (had)
+      setenv(name.c_str(), old.c_str(), 1);
+    else
+      unsetenv(name.c_str());
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+};
+
 /// A folder from the environment variable `env` when set, else the build tree's `fallback`.
 inline std::filesystem::path data_dir(const char* env, const char* fallback) {
   const char* v = std::getenv(env);

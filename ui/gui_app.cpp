@@ -255,12 +255,19 @@ int run_gui(const GuiOptions& opts) {
   UiState ui;
   ui.settings = load_settings();
   ui.scripted = !opts.screenshot.empty();
+  ui.about.version = opts.about_version;
+  ui.about.licences = parse_markdown_blocks(opts.about_licences);
+  ui.about.open_requested = opts.show_about;
   if (opts.backend != "auto" || ui.settings.backend.empty()) ui.settings.backend = opts.backend;
   if (!opts.precision.empty()) ui.settings.precision = opts.precision;
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
   glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+  // The X11 class names the window after redraw.desktop (StartupWMClass), so docks and task
+  // bars show its icon.
+  glfwWindowHintString(GLFW_X11_CLASS_NAME, "redraw");
+  glfwWindowHintString(GLFW_X11_INSTANCE_NAME, "redraw");
   // The remembered size, but never larger than the screen (a laptop after a big monitor).
   if (GLFWmonitor* monitor = glfwGetPrimaryMonitor())
     if (const GLFWvidmode* mode = glfwGetVideoMode(monitor)) {

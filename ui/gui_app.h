@@ -22,11 +22,14 @@ struct GuiOptions {
   std::string backend = "auto";       ///< auto | cpu | cuda
   std::string precision;              ///< fp32 | tf32 | bf16 on the GPU; empty = the remembered one
   bool autostart = false;             ///< start training as soon as the window opens
+  bool show_about = false;            ///< open Help > About at start (a screenshot of it, for one)
   std::string screenshot;             ///< write the framebuffer here as PNG, then exit; FILE.json
                                       ///< beside it says where the reconstruction is drawn (x, y, w, h)
   int64_t screenshot_after_steps = 0; ///< ... once training has done at least this many steps
   BackendFactory make_backend;        ///< required: builds each run's backend (app/ passes its registry)
   std::shared_ptr<DeviceInterop> interop; ///< the GPU module's preview path, or null (host previews)
+  std::string about_version;              ///< Help > About: version, build and backends (app/ fills it)
+  std::string about_licences;             ///< Help > About: licences of the assets and libraries (Markdown)
 };
 
 int run_gui(const GuiOptions& opts);

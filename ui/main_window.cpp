@@ -75,6 +75,7 @@ void draw_main_window(UiState& ui) {
   ImGui::End();
 
   draw_file_dialog(ui);
+  draw_about(ui);
   draw_messages(ui);
 }
 

@@ -46,6 +46,10 @@ void draw_menu_bar(UiState& ui) {
       }
     ImGui::EndMenu();
   }
+  if (ImGui::BeginMenu("Help")) {
+    if (ImGui::MenuItem("About Redraw")) ui.about.open_requested = true;
+    ImGui::EndMenu();
+  }
   ImGui::EndMenuBar();
 }
 

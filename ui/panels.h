@@ -21,6 +21,8 @@ void draw_plots(UiState& ui);
 void draw_status_bar(UiState& ui);
 /// Open / Save model / Export dialog with a path field and a folder browser (file_dialog.cpp).
 void draw_file_dialog(UiState& ui);
+/// Help > About: version, build, backends and the licences of assets and libraries (about_dialog.cpp).
+void draw_about(UiState& ui);
 /// Error and notice toasts in the bottom-right corner, above the status bar (messages_panel.cpp).
 void draw_messages(UiState& ui);
 

@@ -8,6 +8,7 @@
 #include "engine/metrics.h"
 #include "engine/run_config.h"
 #include "ui/frame_pacing.h"
+#include "ui/markdown_blocks.h"
 #include "ui/preview_texture.h"
 #include "ui/training_session.h"
 
@@ -111,6 +112,13 @@ struct EditState {
   float footer_height = 0; ///< the controls' pinned summary, as measured last frame (pixels)
 };
 
+/// Help > About. The text comes from app/ (GuiOptions::about_version, about_licences).
+struct AboutState {
+  bool open_requested = false;         ///< set to open the popup next frame
+  std::string version;                 ///< version, build, backends, data folder (several lines)
+  std::vector<MarkdownBlock> licences; ///< assets/ATTRIBUTION.md, parsed once
+};
+
 /// Remembered between runs (settings.json in the XDG config folder).
 struct Settings {
   std::string preset = "siren";
@@ -153,6 +161,7 @@ struct UiState {
   EditState edit;
   CanvasView view;
   FileDialogState dialog;
+  AboutState about;
   RunView run;
   TimelapseState timelapse;
   std::vector<UiMessage> messages;

@@ -1,0 +1,75 @@
+# bash completion for redraw (installed as share/bash-completion/completions/redraw).
+# Keep in step with app/main.cpp: tests/completions_check.sh fails when an option is missing here.
+
+_redraw_presets() {
+  # Preset names from the installed data folder beside the program, as redraw finds them.
+  local exe dir f
+  exe="$(command -v redraw 2>/dev/null)" || return
+  dir="${REDRAW_ASSETS:-$(dirname "$(readlink -f "$exe")")/../share/redraw}/presets"
+  for f in "$dir"/*.json; do
+    [[ -e $f ]] && f="${f##*/}" && printf '%s\n' "${f%.json}"
+  done
+}
+
+_redraw() {
+  local cur prev words cword
+  _init_completion || return
+
+  local images='png|jpg|jpeg|bmp|tga|gif'
+  local cmd="" i
+  for ((i = 1; i < cword; i++)); do
+    case "${words[i]}" in
+    gui | train | render | timelapse | info)
+      cmd="${words[i]}"
+      break
+      ;;
+    esac
+  done
+
+  case "$prev" in
+  --backend) COMPREPLY=($(compgen -W "auto cpu cuda" -- "$cur")); return ;;
+  --precision) COMPREPLY=($(compgen -W "fp32 tf32 bf16" -- "$cur")); return ;;
+  --color) COMPREPLY=($(compgen -W "auto rgb gray binary" -- "$cur")); return ;;
+  --bit-depth) COMPREPLY=($(compgen -W "8 16" -- "$cur")); return ;;
+  --preset)
+    COMPREPLY=($(compgen -W "$(_redraw_presets)" -- "$cur"))
+    [[ $cmd == gui ]] && _filedir json # the app also takes a config file here
+    return
+    ;;
+  --config) _filedir json; return ;;
+  --model | --resume) _filedir redraw; return ;;
+  --out) _filedir -d; return ;;
+  --screenshot) _filedir png; return ;;
+  --compare) _filedir "@($images)"; return ;;
+  -o | --output) _filedir; return ;;
+  --size | --max-side | --steps | --time-limit | --seed | --checkpoint-every | --snapshot-cap-mb | \
+    --snapshot | --fps | --screenshot-after-steps)
+    return # a number or WxH
+    ;;
+  esac
+
+  local opts
+  case "$cmd" in
+  "") opts="--help --version" ;;
+  gui) opts="--help --model --preset --backend --precision --autostart --about --screenshot --screenshot-after-steps" ;;
+  train) opts="--help --preset --config --size --max-side --steps --time-limit --backend --precision --seed --color
+               --out --checkpoint-every --resume --quiet --snapshot-cap-mb" ;;
+  render) opts="--help --size --output -o --snapshot --bit-depth --backend --precision --compare" ;;
+  timelapse) opts="--help --size --fps --output -o --overlay --backend --precision" ;;
+  info) opts="--help --backends --json" ;;
+  esac
+  if [[ $cur == -* ]]; then
+    COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+    return
+  fi
+
+  case "$cmd" in
+  "")
+    COMPREPLY=($(compgen -W "gui train render timelapse info" -- "$cur"))
+    _filedir "@($images|redraw)"
+    ;;
+  gui) _filedir "@($images)" ;;
+  train) _filedir "@($images)" ;;
+  render | timelapse | info) _filedir redraw ;;
+  esac
+} && complete -F _redraw redraw
