@@ -285,6 +285,7 @@ struct CpuBackend::State {
   CpuWorkspace ws;
   std::vector<float> scratch;
   std::optional<LossSample> pending;
+  bool nonfinite = false; ///< a step since the last sample had a non-finite loss
 
   NetView view() const { return {&setup.model, &layers, params.data(), fourier_b.data()}; }
   int64_t batch() const { return setup.batch_size > 0 ? setup.batch_size : n; }
@@ -336,7 +337,10 @@ void CpuBackend::configure_impl(const TrainSetup& setup, const Dataset& data) {
   m_state = std::move(s);
 }
 
-void CpuBackend::set_parameters_impl(std::span<const float> p) { std::copy(p.begin(), p.end(), m_state->params.begin()); }
+void CpuBackend::set_parameters_impl(std::span<const float> p) {
+  std::copy(p.begin(), p.end(), m_state->params.begin());
+  m_state->nonfinite = false;
+}
 void CpuBackend::get_parameters_impl(std::vector<float>& out) { out = m_state->params; }
 
 void CpuBackend::set_optimizer_state_impl(const OptimizerState& st) {
@@ -388,7 +392,11 @@ void CpuBackend::train_step_impl(const StepArgs& args) {
   }
   optimizer_all(s.setup.optimizer, s.params.data(), s.grads.data(), s.first.empty() ? nullptr : s.first.data(),
                 s.second.empty() ? nullptr : s.second.data(), int64_t(s.params.size()), args.learning_rate, args.bias_step());
-  if (args.record_loss) s.pending = LossSample{args.step, loss_sum * double(inv_count)};
+  if (!std::isfinite(loss_sum)) s.nonfinite = true;
+  if (args.record_loss) {
+    s.pending = LossSample{args.step, loss_sum * double(inv_count), s.nonfinite};
+    s.nonfinite = false;
+  }
 }
 
 std::optional<LossSample> CpuBackend::poll_loss_impl() {
