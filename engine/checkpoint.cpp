@@ -135,6 +135,8 @@ std::vector<uint8_t> serialize_checkpoint(const Checkpoint& c) {
                          {"optimizer_step", c.optimizer_step >= 0 ? c.optimizer_step : c.step},
                          {"seconds", c.seconds},
                          {"lr_scale", c.lr_scale},
+                         {"initial_psnr_db", std::isfinite(c.initial_psnr_db) ? nlohmann::json(c.initial_psnr_db)
+                                                                                : nlohmann::json(nullptr)},
                          {"image_width", c.image_width},
                          {"image_height", c.image_height},
                          {"source_image", c.source_image},
@@ -218,6 +220,8 @@ Checkpoint deserialize_checkpoint(const uint8_t* data, size_t size, const std::s
         c.optimizer_step = meta.value("optimizer_step", c.step); // files written before it: the same
         c.seconds = meta.at("seconds").get<double>();
         c.lr_scale = meta.value("lr_scale", 1.0); // files written before recovery existed: 1
+        if (meta.contains("initial_psnr_db") && meta["initial_psnr_db"].is_number())
+          c.initial_psnr_db = meta["initial_psnr_db"].get<double>();
         c.image_width = meta.at("image_width").get<int32_t>();
         c.image_height = meta.at("image_height").get<int32_t>();
         c.source_image = meta.value("source_image", std::string());

@@ -16,6 +16,7 @@
 #include "engine/run_config.h"
 
 #include <filesystem>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,7 @@ struct Checkpoint {
   int64_t optimizer_step = -1; ///< updates since the optimizer state was zeroed; -1 = `step`
   double seconds = 0;
   double lr_scale = 1; ///< learning-rate multiplier left by recoveries from divergence
+  double initial_psnr_db = std::numeric_limits<double>::quiet_NaN(); ///< the untrained network's (NaN: unknown)
   std::vector<float> params;
   OptimizerState optimizer;
   std::vector<MetricsRow> history;

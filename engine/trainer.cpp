@@ -48,6 +48,7 @@ void Trainer::reset() {
   m_snapshots.clear();
   m_last_loss = std::numeric_limits<double>::quiet_NaN();
   m_nonfinite_seen = false;
+  m_initial_psnr = std::numeric_limits<double>::quiet_NaN();
   m_lr_scale = 1;
   m_recoveries.clear();
   m_recoveries_taken = 0;
@@ -59,6 +60,7 @@ std::optional<MetricsRow> Trainer::step() {
   const int64_t every = std::max<int64_t>(1, m_config.training.metrics_every);
   const bool metrics = (m_step + 1) % every == 0 || m_step + 1 == m_config.training.steps || m_step == 0;
   if (m_step == 0 && m_snapshots.empty() && m_policy.should_snapshot(0)) record_snapshot(std::nullopt);
+  if (m_step == 0 && std::isnan(m_initial_psnr)) m_initial_psnr = psnr_from_mse(m_backend->dataset_mse());
   const bool snap = m_policy.should_snapshot(m_step + 1);
   StepArgs args;
   args.step = m_step;
@@ -88,7 +90,7 @@ std::optional<MetricsRow> Trainer::step() {
       m_history.push_back(row);
   }
   if (snap) record_snapshot(row);
-  if (metrics) maybe_keep_good_state();
+  if (metrics && !worse_than_start(row)) maybe_keep_good_state();
   if (!metrics) return std::nullopt;
   return row;
 }
@@ -101,7 +103,17 @@ std::string Trainer::divergence_reason(const MetricsRow& row) const {
   }
   // psnr_db is +inf for an exact fit (MSE 0), which is no divergence; NaN means the prediction is not finite.
   if (std::isnan(row.psnr_db)) return "the prediction became nan";
+  if (worse_than_start(row)) {
+    std::snprintf(b, sizeof b, "the picture became worse than the untrained network's: PSNR %.2f dB, %.2f dB at the start",
+                  row.psnr_db, m_initial_psnr);
+    return b;
+  }
   return {};
+}
+
+bool Trainer::worse_than_start(const MetricsRow& row) const {
+  return m_step >= std::max<int64_t>(1, m_config.training.good_state_every) && std::isfinite(m_initial_psnr) &&
+         row.psnr_db < m_initial_psnr - k_worse_than_start_db;
 }
 
 void Trainer::keep_good_state(std::vector<float> params, OptimizerState optimizer) {
@@ -299,6 +311,7 @@ Checkpoint Trainer::checkpoint(const std::string& source_image) {
   c.snapshots = m_snapshots.frames();
   c.lr_scale = m_lr_scale;
   c.recoveries = m_recoveries;
+  c.initial_psnr_db = m_initial_psnr;
   return c;
 }
 
@@ -339,6 +352,7 @@ void Trainer::restore(const Checkpoint& ckpt) {
   m_last_loss = m_history.empty() ? std::numeric_limits<double>::quiet_NaN() : m_history.back().loss;
   m_nonfinite_seen = false;
   m_lr_scale = ckpt.lr_scale;
+  m_initial_psnr = ckpt.initial_psnr_db;
   m_recoveries = ckpt.recoveries;
   m_recoveries_taken = m_recoveries.size(); // already reported by the run that wrote them
   keep_good_state(ckpt.params, st);

@@ -19,7 +19,9 @@
 ///   multiplies the learning rate by training.recovery_lr_factor for the rest of the run, records a
 ///   RecoveryEvent and carries on. After training.max_recoveries recoveries the next divergence
 ///   throws DivergedError, with the trainer left on its last good state. So the trainer never hands
-///   out non-finite weights. A loss of exactly 0 (an exact fit) is no divergence: its PSNR is +inf.
+///   out non-finite weights. A finite run counts as diverged too once its picture is clearly worse
+///   than the untrained network's (k_worse_than_start_db below it, from good_state_every steps on):
+///   what a far too high learning rate does to Adam, saturating every output. A loss of exactly 0 (an exact fit) is no divergence: its PSNR is +inf.
 #include "engine/backend.h"
 #include "engine/checkpoint.h"
 #include "engine/dataset.h"
@@ -134,6 +136,8 @@ private:
   void record_snapshot(const std::optional<MetricsRow>& measured);
   /// Why `row` (just measured) shows a diverged run; empty when it does not.
   std::string divergence_reason(const MetricsRow& row) const;
+  /// `row` is clearly worse than the untrained network (see k_worse_than_start_db).
+  bool worse_than_start(const MetricsRow& row) const;
   /// Goes back to the good state and lowers the learning rate; DivergedError when out of recoveries.
   void recover(const std::string& reason);
   /// Copies the current state as the good state (the caller knows it is finite).
@@ -153,6 +157,7 @@ private:
   std::vector<MetricsRow> m_history;
   double m_last_loss = 0;
   bool m_nonfinite_seen = false; ///< the backend's divergence flag arrived set
+  double m_initial_psnr = 0;       ///< PSNR of the untrained network (NaN: not known, e.g. an old model)
   double m_lr_scale = 1;
   std::vector<RecoveryEvent> m_recoveries;
   size_t m_recoveries_taken = 0;
@@ -162,6 +167,9 @@ private:
   bool m_policy_custom = false; ///< set_snapshot_policy was called: set_total_steps keeps it
   SnapshotStore m_snapshots;
 };
+
+/// How far below the untrained network's PSNR a run may fall before it counts as diverged.
+constexpr double k_worse_than_start_db = 1.0;
 
 /// PSNR in dB for a mean squared error of values in [0, 1].
 double psnr_from_mse(double mse);

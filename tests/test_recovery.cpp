@@ -6,6 +6,7 @@
 #include "engine/errors.h"
 
 #include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 
@@ -161,4 +162,22 @@ TEST_CASE("SGD without momentum (no optimizer arrays) round-trips: empty arrays 
   const Checkpoint back = deserialize_checkpoint(bytes.data(), bytes.size(), "sgd");
   CHECK(back.optimizer.first.empty());
   CHECK(back.params == c.params);
+}
+
+TEST_CASE("Adam at a far too high learning rate is flagged: finite garbage counts as divergence") {
+  RunConfig cfg = parse_run_config(nlohmann::json::parse(R"({
+      "model": {"hidden": [64, 64], "activation": "ReLU", "output_activation": "Sigmoid"},
+      "optimizer": {"otype": "Adam"}, "schedule": {"otype": "Constant", "lr_max": 100},
+      "training": {"steps": 400, "metrics_every": 10, "good_state_every": 50},
+      "data": {"color_mode": "gray", "width": 32, "height": 32}})"),
+                                   "adam.json");
+  const Image img = prepare_training_image(test::sample("horse.png"), cfg.data);
+  Trainer t = test::small_trainer(cfg, img);
+  CHECK_THROWS_WITH_AS(run_to(t, 400), doctest::Contains("worse than the untrained network"), DivergedError);
+  CHECK(count_nonfinite(t.parameters()) == 0);
+  // The same network at a sane rate trains without a single recovery.
+  cfg.schedule.lr_max = 1e-2;
+  Trainer ok = test::small_trainer(cfg, img);
+  run_to(ok, 400);
+  CHECK(ok.recoveries().empty());
 }
