@@ -31,7 +31,7 @@ bool all_finite(const std::vector<MetricsRow>& rows) {
 }
 } // namespace
 
-TEST_CASE("an injected NaN is found at the next metrics step, rolled back, and the run finishes finite") {
+TEST_CASE("an injected NaN is found at the next loss read and rolled back and the run finishes finite") {
   Trainer t = test::small_trainer(recovery_config(), test::gradient_image(12, 10, 3));
   t.inject_nan_after_step(23);
   run_to(t, 60);
@@ -68,7 +68,7 @@ TEST_CASE("a configurable factor brings a far too high learning rate down until 
   CHECK(all_finite(t.history()));
 }
 
-TEST_CASE("weights are checked before a checkpoint or a render: never NaN out, even between metrics steps") {
+TEST_CASE("weights are checked before a checkpoint or a render: never NaN out even between metrics steps") {
   RunConfig cfg = recovery_config();
   cfg.training.metrics_every = 1000; // no metrics step finds it: the checkpoint must
   Trainer t = test::small_trainer(cfg, test::gradient_image(12, 10, 3));
@@ -119,7 +119,7 @@ TEST_CASE("an exact fit (MSE 0) is reported as +inf dB and is no divergence") {
   CHECK(t.history().back().loss == 0.0);
 }
 
-TEST_CASE("recoveries and the lowered learning rate travel in the checkpoint; a resume keeps them") {
+TEST_CASE("recoveries and the lowered learning rate travel in the checkpoint and a resume keeps them") {
   test::TempDir dir;
   Trainer t = test::small_trainer(recovery_config(), test::gradient_image(12, 10, 3));
   t.inject_nan_after_step(23);
@@ -140,7 +140,7 @@ TEST_CASE("recoveries and the lowered learning rate travel in the checkpoint; a 
   CHECK(r.parameters() == t.parameters()); // the resume is exact, lowered rate included
 }
 
-TEST_CASE("a model with non-finite numbers is never written, and one from elsewhere is not resumed") {
+TEST_CASE("a model with non-finite numbers is never written and one from elsewhere is not resumed") {
   test::TempDir dir;
   Trainer t = test::small_trainer(recovery_config(), test::gradient_image(8, 8, 1));
   Checkpoint c = t.checkpoint();

@@ -70,7 +70,7 @@ TEST_CASE("metrics rows follow metrics_every and the schedule") {
   for (const auto& r : t.history()) CHECK(std::isfinite(r.loss));
 }
 
-TEST_CASE("a run that keeps diverging stops with DivergedError after its recoveries, on finite weights") {
+TEST_CASE("a run that keeps diverging stops with DivergedError after its recoveries on finite weights") {
   RunConfig cfg = test::small_config(OptimizerKind::Sgd, 0);
   cfg.model.output_activation = Activation::Identity;
   cfg.model.hidden_activations = {Activation::Relu, Activation::Relu};

@@ -76,6 +76,7 @@ void draw_main_window(UiState& ui) {
 
   draw_file_dialog(ui);
   draw_messages(ui);
+  draw_restore_offer(ui);
 }
 
 } // namespace redraw
