@@ -98,8 +98,8 @@ std::optional<MetricsRow> Trainer::step() {
 std::string Trainer::divergence_reason(const MetricsRow& row) const {
   char b[96];
   if (m_nonfinite_seen || !std::isfinite(row.loss)) {
-    std::snprintf(b, sizeof b, "the loss became %g", std::isfinite(row.loss) ? std::nan("") : row.loss);
-    return b;
+    if (std::isinf(row.loss)) return row.loss > 0 ? "the loss became inf" : "the loss became -inf";
+    return "the loss became nan";
   }
   // psnr_db is +inf for an exact fit (MSE 0), which is no divergence; NaN means the prediction is not finite.
   if (std::isnan(row.psnr_db)) return "the prediction became nan";
