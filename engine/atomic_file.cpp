@@ -30,10 +30,12 @@ long temp_name_pid(const std::string& name) {
   if (name.compare(0, prefix, k_temp_prefix) != 0) return -1;
   size_t i = prefix, digits = 0;
   long pid = 0;
-  while (i < name.size() && name[i] >= '0' && name[i] <= '9' && digits < 10) pid = pid * 10 + (name[i++] - '0'), ++digits;
+  while (i < name.size() && name[i] >= '0' && name[i] <= '9' && digits < 10)
+    pid = pid * 10 + (name[i++] - '0'), ++digits;
   if (digits == 0 || i >= name.size() || name[i] != '-') return -1;
   const size_t counter = ++i;
-  while (i < name.size() && name[i] >= '0' && name[i] <= '9') ++i;
+  while (i < name.size() && name[i] >= '0' && name[i] <= '9')
+    ++i;
   if (i == counter || name.compare(i, 4, ".tmp") != 0) return -1;
   return pid;
 }
@@ -50,8 +52,8 @@ void test_hook_slow_save() {
 } // namespace
 
 std::filesystem::path temp_path_in(const std::filesystem::path& folder, const std::string& suffix) {
-  return folder / (k_temp_prefix + std::to_string(::getpid()) + "-" + std::to_string(g_temp_counter++) + ".tmp" +
-                   suffix);
+  return folder /
+         (k_temp_prefix + std::to_string(::getpid()) + "-" + std::to_string(g_temp_counter++) + ".tmp" + suffix);
 }
 
 int clean_stale_temps(const std::filesystem::path& folder) {
@@ -137,8 +139,10 @@ void write_file_atomic(const std::filesystem::path& target, std::span<const uint
 }
 
 void commit_together(std::span<AtomicFileWriter* const> writers) {
-  for (AtomicFileWriter* w : writers) w->finish();
-  for (AtomicFileWriter* w : writers) w->commit();
+  for (AtomicFileWriter* w : writers)
+    w->finish();
+  for (AtomicFileWriter* w : writers)
+    w->commit();
 }
 
 void check_writable_destination(const std::filesystem::path& target) {

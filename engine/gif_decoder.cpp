@@ -46,7 +46,8 @@ Image decode_gif(const uint8_t* data, size_t size, const std::string& name, cons
     if (src.truncated || code == D_GIF_ERR_READ_FAILED)
       return ImageError(name + ": corrupt or truncated image: the file ends before the image does");
     const char* why = GifErrorString(code);
-    return ImageError(name + ": corrupt or truncated image: the GIF is damaged (" + (why ? why : "unknown error") + ")");
+    return ImageError(name + ": corrupt or truncated image: the GIF is damaged (" + (why ? why : "unknown error") +
+                      ")");
   };
   int err = 0;
   std::unique_ptr<GifFileType, GifCloser> gif(DGifOpen(&src, on_read, &err)); // reads the screen descriptor
@@ -62,8 +63,7 @@ Image decode_gif(const uint8_t* data, size_t size, const std::string& name, cons
       int code = 0;
       GifByteType* block = nullptr;
       if (DGifGetExtension(gif.get(), &code, &block) == GIF_ERROR) throw fail(gif->Error);
-      if (code == GRAPHICS_EXT_FUNC_CODE && block && block[0] >= 4)
-        transparent = (block[1] & 1) ? int(block[4]) : -1;
+      if (code == GRAPHICS_EXT_FUNC_CODE && block && block[0] >= 4) transparent = (block[1] & 1) ? int(block[4]) : -1;
       while (block) // the rest of the extension's sub-blocks
         if (DGifGetExtensionNext(gif.get(), &block) == GIF_ERROR) throw fail(gif->Error);
       continue;
@@ -71,8 +71,7 @@ Image decode_gif(const uint8_t* data, size_t size, const std::string& name, cons
     if (type != IMAGE_DESC_RECORD_TYPE) throw ImageError(name + ": corrupt image: unknown GIF record");
     if (DGifGetImageDesc(gif.get()) == GIF_ERROR) throw fail(gif->Error);
     const GifImageDesc& d = gif->Image;
-    check_decode_size(name, uint64_t(std::max(d.Width, 0)), uint64_t(std::max(d.Height, 0)), 4, 1, limits,
-                      "GIF frame");
+    check_decode_size(name, uint64_t(std::max(d.Width, 0)), uint64_t(std::max(d.Height, 0)), 4, 1, limits, "GIF frame");
     if (d.Left < 0 || d.Top < 0 || int64_t(d.Left) + d.Width > sw || int64_t(d.Top) + d.Height > sh)
       throw ImageError(name + ": corrupt image: a GIF frame lies outside the picture");
     const ColorMapObject* map = d.ColorMap ? d.ColorMap : gif->SColorMap;

@@ -19,7 +19,8 @@ namespace detail {
 
 void check_decode_size(const std::string& name, uint64_t w, uint64_t h, int channels, int sample_bytes,
                        const DecodeLimits& limits, const char* what) {
-  if (w < 1 || h < 1) throw ImageError(name + ": the " + what + " is empty (" + std::to_string(w) + "x" + std::to_string(h) + ")");
+  if (w < 1 || h < 1)
+    throw ImageError(name + ": the " + what + " is empty (" + std::to_string(w) + "x" + std::to_string(h) + ")");
   if (w > uint64_t(k_max_image_side) || h > uint64_t(k_max_image_side) || w * h > uint64_t(k_max_image_pixels))
     throw ImageError(name + ": the header claims " + std::to_string(w) + "x" + std::to_string(h) + " pixels for the " +
                      what + ", over the limit of " + std::to_string(k_max_image_side) + " per side and " +
@@ -39,19 +40,20 @@ namespace {
 std::string decoder_failure_text(const char* why) {
   const std::string w = why ? why : "";
   const char* plain = nullptr;
-  if (w == "outofdata") plain = "the file ends before the image does";
+  if (w == "outofdata")
+    plain = "the file ends before the image does";
   else if (w == "bad huffman code" || w == "bad codelengths" || w == "bad distance" || w == "bad zlib header" ||
            w == "bad compression" || w == "no preset dict" || w == "read past buffer" || w == "output buffer limit")
     plain = "the compressed pixel data is damaged";
   else if (w == "bad png sig" || w == "first not IHDR" || w == "bad IHDR len" || w == "no IDAT" || w == "multiple IHDR")
     plain = "the PNG structure is damaged";
-  else if (w == "outofmem") plain = "not enough memory to decode it";
+  else if (w == "outofmem")
+    plain = "not enough memory to decode it";
   if (!plain) return "the decoder stopped (" + (w.empty() ? std::string("no reason given") : w) + ")";
   return std::string(plain) + " (" + w + ")";
 }
 /// Files larger than this are refused before reading (a 65536^2 RGBA PNG compresses far below it).
 constexpr std::uintmax_t k_max_image_file_bytes = std::uintmax_t(2) << 30;
-
 
 /// stb_image's read callbacks over a file held in memory. stb fills whatever it cannot read with
 /// zeros and still reports success, so this source records when the decoder wanted bytes past
@@ -195,7 +197,8 @@ Image decode_image(const uint8_t* data, size_t size, const std::string& name, co
   if (size > size_t(std::numeric_limits<int>::max())) throw ImageError(name + ": the file is too large to decode");
   static constexpr std::string_view k_png_magic("\x89PNG\r\n\x1a\n", 8);
   if (starts_with(data, size, k_png_magic)) return detail::decode_png(data, size, name, limits);
-  if (starts_with(data, size, std::string_view("\xff\xd8\xff", 3))) return detail::decode_jpeg(data, size, name, limits);
+  if (starts_with(data, size, std::string_view("\xff\xd8\xff", 3)))
+    return detail::decode_jpeg(data, size, name, limits);
   if (starts_with(data, size, "GIF87a") || starts_with(data, size, "GIF89a"))
     return detail::decode_gif(data, size, name, limits);
   if (is_stb_format(data, size)) return decode_with_stb(data, size, name, limits);

@@ -109,10 +109,12 @@ bool read_jpeg(JpegRead& r, const uint8_t* data, size_t size) {
       for (size_t x = 0; x < ci.output_width; ++x) {
         const JSAMPLE* p = r.row.data() + 4 * x;
         const float k = (inverted ? p[3] : 255 - p[3]) / 255.0f;
-        for (int c = 0; c < 3; ++c) o[3 * x + size_t(c)] = (inverted ? p[c] : 255 - p[c]) / 255.0f * k;
+        for (int c = 0; c < 3; ++c)
+          o[3 * x + size_t(c)] = (inverted ? p[c] : 255 - p[c]) / 255.0f * k;
       }
     } else {
-      for (size_t i = 0; i < r.row.size(); ++i) o[i] = float(r.row[i]) / 255.0f;
+      for (size_t i = 0; i < r.row.size(); ++i)
+        o[i] = float(r.row[i]) / 255.0f;
     }
   }
   if (r.truncated || ci.output_scanline < ci.output_height) {

@@ -7,11 +7,11 @@
 namespace redraw {
 
 struct MetricsRow {
-  int64_t step = 0;    ///< steps completed when measured
-  double loss = 0;     ///< training loss of the step that ended here
-  double psnr_db = 0;  ///< PSNR of the clamped reconstruction over the whole training image (+inf: exact fit)
-  double lr = 0;       ///< learning rate used by that step
-  double seconds = 0;  ///< training wall time so far, across resumes
+  int64_t step = 0;   ///< steps completed when measured
+  double loss = 0;    ///< training loss of the step that ended here
+  double psnr_db = 0; ///< PSNR of the clamped reconstruction over the whole training image (+inf: exact fit)
+  double lr = 0;      ///< learning rate used by that step
+  double seconds = 0; ///< training wall time so far, across resumes
 };
 
 /// A divergence the trainer recovered from: it went back to its last good state and lowered the

@@ -27,12 +27,12 @@ struct PngRead {
   const DecodeLimits* limits = nullptr;
   png_structp png = nullptr;
   png_infop info = nullptr;
-  std::string message;            ///< libpng's error, or ours from the read callback
+  std::string message; ///< libpng's error, or ours from the read callback
   bool truncated = false;
-  std::exception_ptr size_error;  ///< check_decode_size's ImageError, rethrown after libpng returns
+  std::exception_ptr size_error; ///< check_decode_size's ImageError, rethrown after libpng returns
   uint32_t width = 0, height = 0;
   int channels = 0, bit_depth = 8;
-  std::vector<uint8_t> rows;      ///< height * rowbytes
+  std::vector<uint8_t> rows; ///< height * rowbytes
   std::vector<png_bytep> row_pointers;
 
   ~PngRead() {
@@ -91,7 +91,8 @@ bool read_png(PngRead& r) {
     r.size_error = std::current_exception();
     return false;
   }
-  for (uint32_t y = 0; y < h; ++y) r.row_pointers[y] = r.rows.data() + size_t(y) * rowbytes;
+  for (uint32_t y = 0; y < h; ++y)
+    r.row_pointers[y] = r.rows.data() + size_t(y) * rowbytes;
   png_read_image(r.png, r.row_pointers.data());
   return true;
 }

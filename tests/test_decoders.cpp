@@ -49,7 +49,8 @@ std::vector<uint8_t> png_bytes(const Image& img, int depth = 8) { return encode_
 
 std::vector<uint8_t> jpeg_bytes(int w, int h, int comp) {
   std::vector<uint8_t> px(size_t(w) * h * comp);
-  for (size_t i = 0; i < px.size(); ++i) px[i] = uint8_t(i * 13);
+  for (size_t i = 0; i < px.size(); ++i)
+    px[i] = uint8_t(i * 13);
   std::vector<uint8_t> out;
   stbi_write_jpg_to_func(
       [](void* ctx, void* data, int size) {
@@ -83,10 +84,11 @@ TEST_CASE("every GIF frame is checked before its rows are decoded") {
 
 TEST_CASE("a big PNG inside the pixel limits is refused by the memory budget unless it is raised") {
   // The IHDR alone: 16384 x 16384 RGBA needs 5 GiB of pixels and floats, before a single row is read.
-  std::vector<uint8_t> b = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R',
-                            0,    0,   0x40, 0, 0, 0, 0x40, 0, 8, 6, 0, 0, 0};
+  std::vector<uint8_t> b = {0x89, 'P', 'N', 'G',  '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I', 'H', 'D',
+                            'R',  0,   0,   0x40, 0,    0,    0,    0x40, 0, 8, 6, 0,  0,   0};
   const uLong crc = crc32(0, b.data() + 12, 17);
-  for (int s = 24; s >= 0; s -= 8) b.push_back(uint8_t(crc >> s));
+  for (int s = 24; s >= 0; s -= 8)
+    b.push_back(uint8_t(crc >> s));
   const std::string e = decode_error(b);
   CHECK(e.find("16384x16384") != std::string::npos);
   CHECK(e.find("memory budget") != std::string::npos);

@@ -22,7 +22,8 @@ RunConfig recovery_config() {
 }
 /// Steps until `steps` are done (a rollback makes run(n) end short of it).
 void run_to(Trainer& t, int64_t steps) {
-  while (t.current_step() < steps) t.step();
+  while (t.current_step() < steps)
+    t.step();
 }
 bool all_finite(const std::vector<MetricsRow>& rows) {
   for (const auto& r : rows)
@@ -84,7 +85,8 @@ TEST_CASE("weights are checked before a checkpoint or a render: never NaN out ev
   t.inject_nan_after_step(3);
   t.run(4);
   const Image img = t.render(12, 10);
-  for (float v : img.pixels) REQUIRE(std::isfinite(v));
+  for (float v : img.pixels)
+    REQUIRE(std::isfinite(v));
   CHECK(t.recoveries().size() == 2);
   CHECK(t.lr_scale() == doctest::Approx(0.25));
 }
