@@ -3,7 +3,8 @@
 #  1. builds build-asan/ with clang, AddressSanitizer + UndefinedBehaviorSanitizer
 #     (-fno-sanitize-recover=all: the first report fails), CUDA off, GUI on, the fuzz targets on;
 #  2. runs every ctest test there. Any sanitizer report fails its test. The GUI tests run with
-#     tests/lsan_gui.supp, which suppresses the leaks of the GL driver (Mesa) only;
+#     tests/lsan_gui.supp, which suppresses the leaks of the GL driver (Mesa) only, and with
+#     tests/dlclose_noop.c preloaded so the driver is still loaded (and nameable) when LSan reports;
 #  3. runs each libFuzzer target in tests/fuzz for REDRAW_FUZZ_SECONDS (default 60) from its seed
 #     corpus in tests/fuzz/corpus; a crash, leak, timeout or sanitizer report fails the stage and
 #     leaves the input in build-asan/fuzz-artifacts/.
@@ -12,9 +13,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$(pwd)"
 bash scripts/install_deps.sh
+mkdir -p build-asan
+cc -shared -fPIC -O1 tests/dlclose_noop.c -o build-asan/libdlclose_noop.so
 flags="-O1 -g -Wno-pass-failed -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all -fsanitize=fuzzer-no-link"
 CC=clang CXX=clang++ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DREDRAW_CUDA=OFF -DREDRAW_GUI=ON \
-  -DREDRAW_FUZZ=ON -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" \
+  -DREDRAW_FUZZ=ON -DREDRAW_TEST_LD_PRELOAD="$root/build-asan/libdlclose_noop.so" -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g" \
   -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" >/dev/null
 # Only what the tests and fuzzers run (the benchmarks are not built here).
