@@ -142,10 +142,10 @@ check '[ $? = 2 ] && grep -q "below the 40 steps" "$work/err" && [ "$(model_step
 for sig in INT TERM; do
   want=130; [ "$sig" = TERM ] && want=143
   out="$work/sig$sig"
-  "$redraw" train "$samples/horse.png" --config "$cfg" --max-side 24 --out "$out" >/dev/null 2>"$work/sig.err" &
+  "$redraw" train "$samples/horse.png" --config "$cfg" --max-side 24 --out "$out" >/dev/null 2>"$work/sig$sig.err" &
   pid=$!
   pids+=("$pid")
-  if wait_for 60 'grep -q "step [0-9]" "$work/sig.err"'; then
+  if wait_for 60 'grep -q "step [0-9]" "$work/sig$sig.err"'; then
     kill -"$sig" "$pid"
     wait "$pid"
     code=$?
