@@ -24,6 +24,7 @@ struct TrainCommand {
   std::string resume;
   bool quiet = false;
   std::optional<double> snapshot_cap_mb; ///< timelapse memory cap (default 256 MiB)
+  std::optional<double> max_image_memory_mb; ///< decoded-image memory budget (default k_default_image_memory_bytes)
 };
 
 struct RenderCommand {
@@ -35,6 +36,7 @@ struct RenderCommand {
   std::string backend = "auto";
   std::string precision;
   std::string compare; ///< original image: write [original upscaled | render] side by side
+  std::optional<double> max_image_memory_mb; ///< for --compare's image
 };
 
 struct InfoCommand {

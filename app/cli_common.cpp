@@ -7,6 +7,7 @@
 #include <cctype>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <regex>
@@ -14,8 +15,11 @@
 namespace redraw::cli {
 
 namespace {
-std::atomic<bool> g_interrupted{false};
-extern "C" void on_signal(int) { g_interrupted.store(true); }
+std::atomic<int> g_signal{0};
+extern "C" void on_signal(int sig) {
+  int none = 0;
+  g_signal.compare_exchange_strong(none, sig);
+}
 } // namespace
 
 void parse_size(const std::string& text, const std::string& option, const SizeLimit& limit, int32_t& w, int32_t& h) {
@@ -42,10 +46,36 @@ void require_png_extension(const std::string& path, const std::string& option) {
 void print_error(const std::string& what) { std::cerr << "error: " << what << std::endl; }
 void print_note(const std::string& what) { std::cerr << "note: " << what << std::endl; }
 
-bool interrupted() { return g_interrupted.load(); }
+bool interrupted() { return g_signal.load() != 0; }
+int interrupted_exit_code() {
+  const int sig = g_signal.load();
+  return sig ? 128 + sig : 0;
+}
 void install_interrupt_handler() {
-  std::signal(SIGINT, on_signal);
-  std::signal(SIGTERM, on_signal);
+  struct sigaction sa = {};
+  sa.sa_handler = on_signal;
+  sa.sa_flags = SA_RESETHAND; // the second Ctrl+C is not caught
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+double progress_line_seconds() {
+  static const double seconds = [] {
+    const char* v = std::getenv("REDRAW_PROGRESS_SECONDS");
+    const double d = v ? std::atof(v) : 5.0;
+    return d >= 0 ? d : 5.0;
+  }();
+  return seconds;
+}
+
+DecodeLimits decode_limits(const std::optional<double>& mb) {
+  DecodeLimits limits;
+  if (!mb) return limits;
+  if (!(*mb >= 1 && *mb <= double(uint64_t(1) << 30)))
+    throw UsageError("--max-image-memory: must be a number of MiB from 1 to 2^30");
+  limits.max_bytes = uint64_t(*mb * double(1 << 20));
+  return limits;
 }
 
 std::string format_seconds(double s) {
@@ -78,7 +108,7 @@ void Progress::update(double fraction, const std::string& detail) {
                  detail.c_str(), eta.c_str());
     std::fflush(stderr);
   } else {
-    if (m_printed && since_last < 5.0) return;
+    if (m_printed && since_last < progress_line_seconds()) return;
     std::fprintf(stderr, "%s %5.1f%%  %s  (%s)\n", m_label.c_str(), 100 * fraction, detail.c_str(),
                  format_seconds(elapsed).c_str());
   }

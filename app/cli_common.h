@@ -1,7 +1,12 @@
 #pragma once
 /// Shared pieces of the headless commands: size parsing, progress display, error reporting.
-/// Exit codes: 0 success, 1 failure (bad file, backend error, ...), 2 usage error.
+/// Exit codes: 0 success, 1 failure (bad file, backend error, a run that diverged past its
+/// recoveries, ...), 2 usage error, 128 + the signal number when stopped by a signal (130 for
+/// SIGINT / Ctrl+C, 143 for SIGTERM), alike for train, render and timelapse.
+#include "engine/image.h"
+
 #include <chrono>
+#include <optional>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -37,7 +42,13 @@ void print_note(const std::string& what);
 
 /// True once SIGINT/SIGTERM arrived (installed by install_interrupt_handler).
 bool interrupted();
+/// The exit code for the signal that arrived: 128 + its number (130 SIGINT, 143 SIGTERM); 0 if none.
+int interrupted_exit_code();
+/// Catches SIGINT and SIGTERM once (a second one ends the process at once; files are written
+/// atomically, so that is safe).
 void install_interrupt_handler();
+/// A line every this many seconds when stderr is not a terminal (REDRAW_PROGRESS_SECONDS, default 5).
+double progress_line_seconds();
 
 /// A progress display: a redrawn bar on a terminal, otherwise a line every few seconds.
 class Progress {
@@ -56,5 +67,9 @@ private:
 };
 
 std::string format_seconds(double s);
+
+/// Decoding limits for --max-image-memory MiB (empty: the default budget). UsageError when the
+/// value is not a positive number of MiB.
+DecodeLimits decode_limits(const std::optional<double>& max_image_memory_mb);
 
 } // namespace redraw::cli

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 
@@ -46,6 +47,10 @@ int run_render(const RenderCommand& o) {
   const int32_t w = size_w > 0 ? size_w : c.image_width, h = size_w > 0 ? size_h : c.image_height;
   int64_t step = 0;
   const std::vector<float>& params = pick_params(c, o.snapshot, o.model, step);
+  if (const int64_t bad = count_nonfinite(params); bad > 0)
+    throw CheckpointError(o.model + ": " + std::to_string(bad) + " of its " + std::to_string(params.size()) +
+                          " weights are not finite (the run that wrote it diverged); it would render as a blank "
+                          "picture. Resume from an earlier checkpoint or train again");
   check_writable_destination(o.out);
 
   std::string notice;
@@ -63,7 +68,8 @@ int run_render(const RenderCommand& o) {
     return !interrupted();
   };
   if (!o.compare.empty()) {
-    const Image original = comparison_original(load_image(o.compare), c.config.data);
+    const Image original =
+        comparison_original(load_image(o.compare, decode_limits(o.max_image_memory_mb)), c.config.data);
     export_comparison_png(*backend, view, original, w, h, o.out, o.bit_depth, ro);
     progress.finish();
     std::printf("compared %s (bicubic) with step %lld at %dx%d each (%dx%d, %d-bit) -> %s\n", o.compare.c_str(),
@@ -72,6 +78,7 @@ int run_render(const RenderCommand& o) {
   }
   export_render_png(*backend, view, w, h, o.out, o.bit_depth, ro);
   progress.finish();
+  if (interrupted()) return interrupted_exit_code(); // the signal came after the last band
   std::printf("rendered step %lld at %dx%d (%d-bit) -> %s\n", static_cast<long long>(step), w, h, o.bit_depth,
               o.out.c_str());
   return k_exit_ok;
@@ -84,6 +91,7 @@ int run_info(const InfoCommand& o) {
   }
   const Checkpoint c = load_checkpoint(o.model);
   const double psnr = c.history.empty() ? 0.0 : c.history.back().psnr_db;
+  const int64_t nonfinite = count_nonfinite(c);
   if (o.json) {
     nlohmann::json j = {{"config", to_json(c.config)},
                         {"parameters", parameter_count(c.config.model)},
@@ -93,9 +101,14 @@ int run_info(const InfoCommand& o) {
                         {"image_height", c.image_height},
                         {"source_image", c.source_image},
                         {"snapshots", c.snapshots.size()},
-                        {"last_psnr_db", psnr}};
+                        {"last_psnr_db", std::isfinite(psnr) ? nlohmann::json(psnr) : nlohmann::json(nullptr)},
+                        {"exact_fit", std::isinf(psnr) && psnr > 0},
+                        {"nonfinite_values", nonfinite},
+                        {"lr_scale", c.lr_scale},
+                        {"recoveries", c.recoveries.size()}};
     std::printf("%s\n", j.dump(2).c_str());
-    return k_exit_ok;
+    if (nonfinite > 0) print_error(o.model + ": " + std::to_string(nonfinite) + " weights are not finite (a diverged run)");
+    return nonfinite > 0 ? k_exit_failure : k_exit_ok;
   }
   std::printf("model:       %s\n", o.model.c_str());
   std::printf("preset:      %s\n", c.config.name.c_str());
@@ -108,11 +121,25 @@ int run_info(const InfoCommand& o) {
               c.source_image.empty() ? "unknown source" : c.source_image.c_str());
   if (c.history.empty())
     std::printf("last PSNR:   n/a\n");
+  else if (std::isinf(psnr) && psnr > 0)
+    std::printf("last PSNR:   exact fit (MSE 0, loss %.4g at step %lld)\n", c.history.back().loss,
+                static_cast<long long>(c.history.back().step));
   else
     std::printf("last PSNR:   %.2f dB (loss %.4g at step %lld)\n", psnr, c.history.back().loss,
                 static_cast<long long>(c.history.back().step));
   std::printf("snapshots:   %zu\n", c.snapshots.size());
+  if (!c.recoveries.empty())
+    std::printf("recoveries:  %zu from divergence (learning rate now x%g; the last at step %lld)\n",
+                c.recoveries.size(), c.lr_scale, static_cast<long long>(c.recoveries.back().step));
+  if (nonfinite > 0)
+    std::printf("weights:     DAMAGED: %lld values are NaN or infinite (the run that wrote it diverged)\n",
+                static_cast<long long>(nonfinite));
   std::printf("config:\n%s\n", to_json(c.config).dump(2).c_str());
+  if (nonfinite > 0) {
+    print_error(o.model + ": " + std::to_string(nonfinite) +
+                " weights are not finite; the model cannot be rendered or resumed");
+    return k_exit_failure;
+  }
   return k_exit_ok;
 }
 

@@ -26,6 +26,10 @@ int run_timelapse(const TimelapseCommand& o) {
   const Checkpoint c = load_checkpoint(o.model);
   if (c.snapshots.empty())
     throw CheckpointError(o.model + ": has no timelapse snapshots (it was saved without them; train it again)");
+  for (const auto& s : c.snapshots)
+    if (count_nonfinite(s.params) > 0)
+      throw CheckpointError(o.model + ": the snapshot of step " + std::to_string(s.metrics.step) +
+                            " has non-finite weights (the run that wrote it diverged)");
   const int32_t w = size_w > 0 ? size_w : c.image_width, h = size_w > 0 ? size_h : c.image_height;
   if (format == TimelapseFormat::Gif && o.fps > 50)
     print_note("GIF plays at most 50 frames per second; frames get 1/50 s each");
@@ -54,6 +58,7 @@ int run_timelapse(const TimelapseCommand& o) {
   };
   export_timelapse(*backend, model, fourier_b, c.snapshots, o.out, opts);
   progress.finish();
+  if (interrupted()) return interrupted_exit_code();
   std::printf("timelapse: %zu frames (steps %lld..%lld) at %dx%d, %g fps, %s -> %s\n", n,
               static_cast<long long>(c.snapshots.front().metrics.step),
               static_cast<long long>(c.snapshots.back().metrics.step), w, h, o.fps, timelapse_format_name(format),

@@ -6,39 +6,139 @@
 #include "engine/trainer.h"
 
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
+#include <limits>
 #include <sstream>
+#include <thread>
 
 namespace redraw::cli {
 
 namespace {
 
-std::string metrics_csv(const std::vector<MetricsRow>& rows) {
+/// metrics.csv: the history, with a row for each recovery from a divergence placed where the run
+/// went back to (its loss, PSNR and lr empty, its `event` column saying what happened).
+std::string metrics_csv(const std::vector<MetricsRow>& rows, const std::vector<RecoveryEvent>& events) {
   std::ostringstream s;
-  s << "step,loss,psnr_db,lr,seconds\n";
-  char b[160];
+  s << "step,loss,psnr_db,lr,seconds,event\n";
+  char b[320];
+  size_t next_event = 0;
+  const auto flush_events = [&](int64_t before_step) {
+    for (; next_event < events.size() && events[next_event].rolled_back_to < before_step; ++next_event) {
+      const RecoveryEvent& e = events[next_event];
+      std::snprintf(b, sizeof b, "%lld,,,,%.4f,\"diverged (%s); back to step %lld; lr x%g from now on; recovery %d\"\n",
+                    static_cast<long long>(e.step), e.seconds, e.reason.c_str(),
+                    static_cast<long long>(e.rolled_back_to), e.lr_scale, e.attempt);
+      s << b;
+    }
+  };
   for (const auto& r : rows) {
-    std::snprintf(b, sizeof b, "%lld,%.9g,%.6f,%.9g,%.4f\n", static_cast<long long>(r.step), r.loss, r.psnr_db, r.lr,
+    flush_events(r.step);
+    std::snprintf(b, sizeof b, "%lld,%.9g,%.6f,%.9g,%.4f,\n", static_cast<long long>(r.step), r.loss, r.psnr_db, r.lr,
                   r.seconds);
     s << b;
   }
+  flush_events(std::numeric_limits<int64_t>::max());
   return s.str();
 }
 
+std::span<const uint8_t> bytes_of(const std::string& s) { return {reinterpret_cast<const uint8_t*>(s.data()), s.size()}; }
+
+/// Writes the run as one consistent set: final.png (the network at the training size),
+/// metrics.csv and model.redraw, all of the same step. Each is written to a temp file first; only
+/// when all three are complete are they renamed into place, the model last. A failure (full disk)
+/// leaves the earlier set untouched.
 void save_run(Trainer& t, const std::filesystem::path& dir, const std::string& source) {
-  save_checkpoint(dir / "model.redraw", t.checkpoint(source));
-  const std::string csv = metrics_csv(t.history());
-  write_file_atomic(dir / "metrics.csv", std::span(reinterpret_cast<const uint8_t*>(csv.data()), csv.size()));
+  const Checkpoint ckpt = t.checkpoint(source); // weights checked finite (recovered first if not)
+  const std::vector<uint8_t> model = serialize_checkpoint(ckpt);
+  const std::vector<uint8_t> picture = encode_png(t.render(t.dataset().image.width, t.dataset().image.height));
+  const std::string csv = metrics_csv(t.history(), t.recoveries());
+  AtomicFileWriter png(dir / "final.png"), metrics(dir / "metrics.csv"), weights(dir / "model.redraw");
+  png.write(picture);
+  metrics.write(bytes_of(csv));
+  weights.write(model);
+  AtomicFileWriter* const set[] = {&png, &metrics, &weights};
+  commit_together(set);
+}
+
+/// A checkpoint during the run: tried three times; when it still fails the run goes on (and
+/// tries again at the next checkpoint) instead of being lost. Returns whether it was written.
+bool save_checkpoint_retrying(Trainer& t, const std::filesystem::path& dir, const std::string& source) {
+  constexpr int k_attempts = 3;
+  for (int attempt = 1;; ++attempt) {
+    try {
+      save_run(t, dir, source);
+      return true;
+    } catch (const IoError& e) {
+      if (attempt == k_attempts) {
+        print_note("checkpoint at step " + std::to_string(t.current_step()) + " not written after " +
+                   std::to_string(k_attempts) + " tries (" + e.what() +
+                   "); training goes on, and the next checkpoint tries again");
+        return false;
+      }
+      print_note("checkpoint at step " + std::to_string(t.current_step()) + " failed (" + e.what() + "); retrying");
+      std::this_thread::sleep_for(std::chrono::milliseconds(250 * attempt));
+    }
+  }
+}
+
+std::string format_number(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%g", v);
+  return b;
+}
+
+/// "31.42 dB", or "exact (MSE 0)" for a perfect fit (+inf dB, which is no divergence).
+std::string psnr_text(double db) {
+  if (std::isinf(db) && db > 0) return "exact (MSE 0)";
+  char b[32];
+  std::snprintf(b, sizeof b, "%.2f dB", db);
+  return b;
 }
 
 std::string describe(const MetricsRow& r, double steps_per_s) {
   char b[160];
-  std::snprintf(b, sizeof b, "step %lld  loss %.4g  PSNR %.2f dB  lr %.3g  %.1f steps/s",
-                static_cast<long long>(r.step), r.loss, r.psnr_db, r.lr, steps_per_s);
+  std::snprintf(b, sizeof b, "step %lld  loss %.4g  PSNR %s  lr %.3g  %.1f steps/s", static_cast<long long>(r.step),
+                r.loss, psnr_text(r.psnr_db).c_str(), r.lr, steps_per_s);
   return b;
 }
+
+void report_recoveries(Trainer& t, int32_t limit) {
+  for (const RecoveryEvent& e : t.take_new_recoveries()) {
+    char b[96];
+    std::snprintf(b, sizeof b, "; learning rate x%g from now on (recovery %d of %d)", e.lr_scale, e.attempt, limit);
+    print_note("training diverged at step " + std::to_string(e.step) + " (" + e.reason + "): went back to step " +
+               std::to_string(e.rolled_back_to) + ", the last good state" + b);
+  }
+}
+
+/// Removes the output folder at the end of a failed run when this run created it and left it
+/// empty, so a failure leaves nothing behind.
+class OutputFolder {
+public:
+  explicit OutputFolder(std::filesystem::path dir) : m_dir(std::move(dir)) {
+    std::error_code ec;
+    m_created = !std::filesystem::exists(m_dir, ec);
+    std::filesystem::create_directories(m_dir, ec);
+    if (ec) throw IoError(m_dir.string() + ": cannot create the output folder (" + ec.message() + ")");
+  }
+  ~OutputFolder() {
+    if (!m_created || m_keep) return;
+    std::error_code ec;
+    if (std::filesystem::is_empty(m_dir, ec) && !ec) std::filesystem::remove(m_dir, ec);
+  }
+  OutputFolder(const OutputFolder&) = delete;
+  OutputFolder& operator=(const OutputFolder&) = delete;
+  void keep() { m_keep = true; }
+  const std::filesystem::path& path() const { return m_dir; }
+
+private:
+  std::filesystem::path m_dir;
+  bool m_created = false, m_keep = false;
+};
 
 /// --seed: a decimal whole number in [0, k_max_seed], with nothing else (no sign, no wrap-around).
 uint64_t parse_seed(const std::string& text) {
@@ -99,7 +199,12 @@ int run_train(const TrainCommand& o) {
     config = resume->config;
     config.data.width = resume->image_width;
     config.data.height = resume->image_height;
-    if (o.steps) config.training.steps = *o.steps;
+    if (o.steps) {
+      if (*o.steps < resume->step)
+        throw UsageError("--steps " + std::to_string(*o.steps) + " is below the " + std::to_string(resume->step) +
+                         " steps " + o.resume + " has done; give at least that many (or leave --steps out)");
+      config.training.steps = *o.steps;
+    }
     if (!o.size.empty() || o.max_side || seed || !o.color.empty())
       print_note("--resume keeps the model's training size, seed and colour mode");
     if (resume->step >= config.training.steps)
@@ -109,23 +214,24 @@ int run_train(const TrainCommand& o) {
     config = build_config(o, size_w, size_h, seed);
   }
 
-  Image img = prepare_training_image(o.image, config.data);
+  Image img = prepare_training_image(o.image, config.data, decode_limits(o.max_image_memory_mb));
   std::string notice;
   auto backend = make_backend(o.backend, &notice, o.precision);
   if (!notice.empty()) print_note(notice);
   Trainer trainer(std::move(backend), config, Dataset{std::move(img)});
   if (o.snapshot_cap_mb) trainer.set_snapshot_cap_bytes(size_t(*o.snapshot_cap_mb * double(1 << 20)));
   if (resume) trainer.restore(*resume);
+  // Test hook for the fault tests: REDRAW_TEST_NAN_AT_STEP=N poisons one weight after step N.
+  if (const char* v = std::getenv("REDRAW_TEST_NAN_AT_STEP")) trainer.inject_nan_after_step(std::atoll(v));
 
   // Only now that the image, the config and the backend are good: a failed run leaves no empty folder.
-  const std::filesystem::path out_dir = o.out;
-  std::error_code ec;
-  std::filesystem::create_directories(out_dir, ec);
-  if (ec) throw IoError(out_dir.string() + ": cannot create the output folder (" + ec.message() + ")");
+  OutputFolder out(o.out);
+  const std::filesystem::path& out_dir = out.path();
   check_writable_destination(out_dir / "model.redraw");
 
   const int64_t total = config.training.steps;
   const int64_t start = trainer.current_step();
+  const int32_t recoveries = config.training.max_recoveries;
   if (!o.quiet)
     std::fprintf(stderr, "training '%s' on %s (%dx%d %s, %lld parameters) with the %s backend: %s\n",
                  config.name.c_str(), o.image.c_str(), trainer.dataset().image.width, trainer.dataset().image.height,
@@ -136,56 +242,72 @@ int run_train(const TrainCommand& o) {
   install_interrupt_handler();
   Progress progress("train");
   const auto t0 = std::chrono::steady_clock::now();
-  std::optional<MetricsRow> last;
-  bool diverged = false, stopped = false;
-  int64_t last_saved = start;
-  while (trainer.current_step() < total) {
-    if (interrupted()) {
-      stopped = true;
-      print_note("interrupted: saving the run so far");
-      break;
-    }
-    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (o.time_limit && wall >= *o.time_limit) {
-      stopped = true;
-      break;
-    }
-    if (auto row = trainer.step()) {
-      last = row;
-      if (!std::isfinite(row->loss) || !std::isfinite(row->psnr_db)) {
-        diverged = true;
-        break;
+  bool stopped = false;
+  int64_t last_saved = -1;
+  try {
+    for (;;) {
+      while (trainer.current_step() < total) {
+        if (interrupted()) {
+          stopped = true;
+          print_note("interrupted: saving the run so far");
+          break;
+        }
+        double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (o.time_limit && wall >= *o.time_limit) {
+          stopped = true;
+          break;
+        }
+        const auto row = trainer.step();
+        report_recoveries(trainer, recoveries);
+        if (row) {
+          wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+          const double sps = double(trainer.current_step() - start) / std::max(1e-9, wall);
+          if (!o.quiet)
+            progress.update(double(trainer.current_step()) / double(std::max<int64_t>(total, 1)), describe(*row, sps));
+        }
+        if (o.checkpoint_every > 0 && trainer.current_step() % o.checkpoint_every == 0 &&
+            trainer.current_step() != last_saved) {
+          if (save_checkpoint_retrying(trainer, out_dir, o.image)) {
+            out.keep();
+            last_saved = trainer.current_step();
+          }
+          report_recoveries(trainer, recoveries); // a checkpoint of a diverged state recovers first
+        }
       }
-      wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      const double sps = double(trainer.current_step() - start) / std::max(1e-9, wall);
-      if (!o.quiet)
-        progress.update(double(trainer.current_step()) / double(std::max<int64_t>(total, 1)), describe(*row, sps));
+      trainer.pause_clock();
+      // A divergence since the last metrics step is found here, before anything is written.
+      const bool recovered = trainer.ensure_finite();
+      report_recoveries(trainer, recoveries);
+      if (!recovered || stopped) break;
     }
-    if (o.checkpoint_every > 0 && trainer.current_step() % o.checkpoint_every == 0) {
-      save_run(trainer, out_dir, o.image);
-      last_saved = trainer.current_step();
-    }
-  }
-  trainer.pause_clock();
-  if (diverged) {
+  } catch (const DivergedError& e) {
     if (!o.quiet) progress.finish();
-    print_error("training diverged: the loss became " + std::to_string(last->loss) + " at step " +
-                std::to_string(last->step) + "; try a lower learning rate. " +
-                (last_saved > start ? "The last good checkpoint (step " + std::to_string(last_saved) + ") in " +
-                                          out_dir.string() + " is kept."
-                                    : std::string("Nothing was written.")));
+    print_error(std::string(e.what()) + ". " +
+                (last_saved >= 0 ? "The last checkpoint (step " + std::to_string(last_saved) + ") in " +
+                                       out_dir.string() + " is kept; its weights are finite."
+                                 : std::string("Nothing was written.")));
     return k_exit_failure;
   }
-  const MetricsRow final_row = trainer.current_step() > start || !last ? trainer.measure() : *last;
+  const MetricsRow final_row = trainer.measure();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!o.quiet) progress.finish(describe(final_row, double(trainer.current_step() - start) / std::max(1e-9, wall)));
 
-  write_png(out_dir / "final.png", trainer.render(trainer.dataset().image.width, trainer.dataset().image.height));
-  save_run(trainer, out_dir, o.image);
-  std::printf("%s: %lld steps, PSNR %.2f dB, %s -> %s\n", stopped ? "stopped" : "done",
-              static_cast<long long>(trainer.current_step()), final_row.psnr_db,
+  try {
+    save_run(trainer, out_dir, o.image);
+  } catch (const IoError& e) {
+    throw IoError(std::string(e.what()) + " (the results were not saved; " +
+                  (last_saved >= 0 ? "the checkpoint of step " + std::to_string(last_saved) + " is kept"
+                                   : "earlier files in " + out_dir.string() + " are unchanged") +
+                  ")");
+  }
+  out.keep();
+  std::printf("%s: %lld steps, PSNR %s, %s -> %s\n", stopped ? "stopped" : "done",
+              static_cast<long long>(trainer.current_step()), psnr_text(final_row.psnr_db).c_str(),
               format_seconds(trainer.elapsed_seconds()).c_str(), (out_dir / "final.png").string().c_str());
-  return interrupted() ? 130 : k_exit_ok;
+  if (!trainer.recoveries().empty())
+    print_note(std::to_string(trainer.recoveries().size()) + " recovered divergence(s) in this run; the learning rate is x" +
+               format_number(trainer.lr_scale()) + " (see the event column of metrics.csv)");
+  return interrupted() ? interrupted_exit_code() : k_exit_ok;
 }
 
 } // namespace redraw::cli

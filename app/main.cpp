@@ -6,7 +6,8 @@
 ///   redraw render MODEL ...   render a model (or one of its snapshots) at any size
 ///   redraw timelapse MODEL .. export the training timelapse as GIF, MP4 or PNG frames
 ///   redraw info MODEL         print a model's config and progress; --backends lists devices
-/// Exit codes: 0 success, 1 failure, 2 usage error. Errors go to stderr as "error: ...".
+/// Exit codes: 0 success, 1 failure, 2 usage error, 128 + signal when interrupted (130 Ctrl+C,
+/// 143 SIGTERM). Errors go to stderr as "error: ...".
 #include "app/backend_registry.h"
 #include "app/cli_commands.h"
 #include "app/cli_common.h"
@@ -18,6 +19,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -46,6 +48,9 @@ int open_gui(const GuiOptions* opts_in) {
 } // namespace
 
 int main(int argc, char** argv) {
+  // A file-size limit (ulimit -f) must make a write fail with EFBIG, which is reported, rather than
+  // kill the process half-way through a save.
+  std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"Redraw: watch a neural network learn an image", "redraw"};
   app.require_subcommand(0, 1);
   app.set_version_flag("--version", [] {
@@ -98,6 +103,8 @@ int main(int argc, char** argv) {
       ->add_option("--snapshot-cap-mb", train.snapshot_cap_mb,
                    "Memory cap of the timelapse snapshots in MiB (default 256)")
       ->check(CLI::PositiveNumber);
+  train_cmd->add_option("--max-image-memory", train.max_image_memory_mb,
+                        "Memory budget in MiB for decoding the image (default 1024)");
 
   // ---- render ----
   RenderCommand render;
@@ -115,6 +122,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "fp32", "tf32", "bf16"}));
   render_cmd->add_option("--compare", render.compare,
                          "Original image: write it upscaled bicubically beside the render (output is 2W x H)");
+  render_cmd->add_option("--max-image-memory", render.max_image_memory_mb,
+                         "Memory budget in MiB for decoding the --compare image (default 1024)");
 
   // ---- timelapse ----
   TimelapseCommand lapse;
@@ -178,7 +187,7 @@ int main(int argc, char** argv) {
     return k_exit_usage;
   } catch (const CancelledError& e) {
     print_error(std::string(e.what()) + "; nothing was written");
-    return k_exit_failure;
+    return interrupted() ? interrupted_exit_code() : k_exit_failure;
   } catch (const Error& e) {
     print_error(e.what());
     return k_exit_failure;

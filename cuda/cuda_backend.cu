@@ -65,9 +65,16 @@ private:
   T* m_ptr = nullptr;
 };
 
+/// What a recorded step copies to the host: the loss sum and the divergence flag (1 when a step
+/// since the last copy had a non-finite loss), adjacent in device memory so one copy moves both.
+struct LossAndFlag {
+  float sum = 0;
+  float nonfinite = 0;
+};
+
 /// A recorded loss on its way to the host.
 struct LossSlot {
-  PinnedValue<float> value;
+  PinnedValue<LossAndFlag> value;
   cudaEvent_t done = nullptr;
   int64_t step = -1;
   bool pending = false;
@@ -187,7 +194,7 @@ struct CudaBackend::Impl {
     }
     {
       TimedOp t(c.timer, c.stream, "loss sum");
-      reduce_sum(c.stream, s.loss_partial.data(), partial_offset, s.loss_sum.data());
+      reduce_sum(c.stream, s.loss_partial.data(), partial_offset, s.loss_sum.data(), s.loss_sum.data() + 1);
     }
     TimedOp t(c.timer, c.stream, "optimizer");
     const OptimizerSpec& o = s.setup.optimizer;
@@ -464,7 +471,7 @@ void CudaBackend::configure_impl(const TrainSetup& setup, const Dataset& data) {
   s->mse_partials = partials_for(s->n);
   s->loss_partial = DeviceBuffer<float>(pool, st, size_t(s->loss_partials), "loss partial sums");
   s->mse_partial = DeviceBuffer<float>(pool, st, size_t(s->mse_partials), "error partial sums");
-  s->loss_sum = DeviceBuffer<float>(pool, st, 1, "loss");
+  s->loss_sum = DeviceBuffer<float>(pool, st, 2, "loss"); // [sum, divergence flag]: see LossAndFlag
   s->loss_sum.zero();
   s->mse_sum = DeviceBuffer<float>(pool, st, 1, "error");
   s->step_params = DeviceBuffer<DeviceStepParams>(pool, st, 1, "step parameters");
@@ -480,6 +487,7 @@ void CudaBackend::configure_impl(const TrainSetup& setup, const Dataset& data) {
 
 void CudaBackend::set_parameters_impl(std::span<const float> p) {
   m->bound->params.upload(p.data(), p.size());
+  CUDA_CHECK(cudaMemsetAsync(m->bound->loss_sum.data() + 1, 0, sizeof(float), m->stream)); // clear the flag
   synchronize();
 }
 
@@ -523,7 +531,9 @@ void CudaBackend::train_step_impl(const StepArgs& args) {
     for (auto& candidate : m->slots)
       if (candidate.step < slot->step) slot = &candidate;
   }
-  CUDA_CHECK(cudaMemcpyAsync(slot->value.get(), s.loss_sum.data(), sizeof(float), cudaMemcpyDeviceToHost, m->stream));
+  CUDA_CHECK(
+      cudaMemcpyAsync(slot->value.get(), s.loss_sum.data(), sizeof(LossAndFlag), cudaMemcpyDeviceToHost, m->stream));
+  CUDA_CHECK(cudaMemsetAsync(s.loss_sum.data() + 1, 0, sizeof(float), m->stream)); // the flag travels once
   CUDA_CHECK(cudaEventRecord(slot->done, m->stream));
   slot->step = args.step;
   slot->pending = true;
@@ -541,11 +551,16 @@ std::optional<LossSample> CudaBackend::poll_loss_impl() {
     if (!newest || slot.step > newest->step) newest = &slot;
   }
   if (!newest) return std::nullopt;
-  // Arrived losses older than the newest are dropped; ones still in flight stay pending.
+  // Arrived losses older than the newest are dropped (their divergence flags are kept); ones still
+  // in flight stay pending.
+  bool nonfinite = false;
   for (auto& slot : m->slots)
-    if (slot.pending && slot.step <= newest->step && cudaEventQuery(slot.done) == cudaSuccess) slot.pending = false;
+    if (slot.pending && slot.step <= newest->step && cudaEventQuery(slot.done) == cudaSuccess) {
+      slot.pending = false;
+      nonfinite = nonfinite || slot.value.value().nonfinite != 0.0f;
+    }
   (void)cudaGetLastError();
-  return LossSample{newest->step, double(newest->value.value()) / (double(s.batch) * s.channels)};
+  return LossSample{newest->step, double(newest->value.value().sum) / (double(s.batch) * s.channels), nonfinite};
 }
 
 double CudaBackend::dataset_mse_impl() {

@@ -53,12 +53,15 @@ __global__ void clamped_squared_error_kernel(const float* __restrict__ pred, con
   if (threadIdx.x == 0) partial[blockIdx.x] = s;
 }
 
-__global__ void reduce_sum_kernel(const float* __restrict__ partial, int64_t n, float* out) {
+__global__ void reduce_sum_kernel(const float* __restrict__ partial, int64_t n, float* out, float* nonfinite_flag) {
   __shared__ float shared[k_reduce_threads];
   float acc = 0.0f;
   for (int64_t i = threadIdx.x; i < n; i += k_reduce_threads) acc += partial[i];
   const float s = block_sum<k_reduce_threads>(acc, shared);
-  if (threadIdx.x == 0) *out = s;
+  if (threadIdx.x == 0) {
+    *out = s;
+    if (nonfinite_flag && !isfinite(s)) *nonfinite_flag = 1.0f; // sticky until the host clears it
+  }
 }
 
 } // namespace
@@ -81,8 +84,8 @@ void clamped_squared_error(cudaStream_t stream, const float* pred, const float* 
   CUDA_CHECK_LAUNCH();
 }
 
-void reduce_sum(cudaStream_t stream, const float* partial, int64_t n, float* out) {
-  reduce_sum_kernel<<<1, k_reduce_threads, 0, stream>>>(partial, n, out);
+void reduce_sum(cudaStream_t stream, const float* partial, int64_t n, float* out, float* nonfinite_flag) {
+  reduce_sum_kernel<<<1, k_reduce_threads, 0, stream>>>(partial, n, out, nonfinite_flag);
   CUDA_CHECK_LAUNCH();
 }
 

@@ -23,7 +23,8 @@ void loss_and_gradient(cudaStream_t stream, const LossParams& loss, const float*
 void clamped_squared_error(cudaStream_t stream, const float* pred, const float* target, int64_t count,
                            float* partial);
 
-/// *out = sum of partial[0, n) (one block, fixed order). n may be 0 (then *out = 0).
-void reduce_sum(cudaStream_t stream, const float* partial, int64_t n, float* out);
+/// *out = sum of partial[0, n) (one block, fixed order). n may be 0 (then *out = 0). When
+/// nonfinite_flag is given, *nonfinite_flag is set to 1 if the sum is not finite (never cleared here).
+void reduce_sum(cudaStream_t stream, const float* partial, int64_t n, float* out, float* nonfinite_flag = nullptr);
 
 } // namespace redraw::cuda

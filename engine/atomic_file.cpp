@@ -4,30 +4,90 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <mutex>
+#include <set>
+#include <thread>
 #include <unistd.h>
 
 namespace redraw {
 
 namespace {
 std::atomic<uint64_t> g_temp_counter{0};
+constexpr const char* k_temp_prefix = ".redraw-";
 
 std::filesystem::path parent_or_dot(const std::filesystem::path& p) {
   return p.has_parent_path() ? p.parent_path() : std::filesystem::path(".");
 }
+
+/// The pid in a temp name ".redraw-<pid>-<n>.tmp[suffix]", or -1 when `name` is not one.
+long temp_name_pid(const std::string& name) {
+  const size_t prefix = std::strlen(k_temp_prefix);
+  if (name.compare(0, prefix, k_temp_prefix) != 0) return -1;
+  size_t i = prefix, digits = 0;
+  long pid = 0;
+  while (i < name.size() && name[i] >= '0' && name[i] <= '9' && digits < 10)
+    pid = pid * 10 + (name[i++] - '0'), ++digits;
+  if (digits == 0 || i >= name.size() || name[i] != '-') return -1;
+  const size_t counter = ++i;
+  while (i < name.size() && name[i] >= '0' && name[i] <= '9')
+    ++i;
+  if (i == counter || name.compare(i, 4, ".tmp") != 0) return -1;
+  return pid;
+}
+
+/// A test hook for the fault tests: REDRAW_TEST_SLOW_SAVE_MS=N sleeps N ms after a temp file is
+/// written and before it is renamed, so a test can kill the process in the middle of a save.
+void test_hook_slow_save() {
+  static const long ms = [] {
+    const char* v = std::getenv("REDRAW_TEST_SLOW_SAVE_MS");
+    return v ? std::strtol(v, nullptr, 10) : 0L;
+  }();
+  if (ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+}
 } // namespace
+
+std::filesystem::path temp_path_in(const std::filesystem::path& folder, const std::string& suffix) {
+  return folder /
+         (k_temp_prefix + std::to_string(::getpid()) + "-" + std::to_string(g_temp_counter++) + ".tmp" + suffix);
+}
+
+int clean_stale_temps(const std::filesystem::path& folder) {
+  static std::mutex mutex;
+  static std::set<std::string> cleaned;
+  std::error_code ec;
+  const std::filesystem::path key = std::filesystem::weakly_canonical(folder, ec);
+  {
+    std::lock_guard lock(mutex);
+    if (!cleaned.insert((ec ? folder : key).string()).second) return 0;
+  }
+  int removed = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(folder, ec)) {
+    const long pid = temp_name_pid(entry.path().filename().string());
+    if (pid <= 0 || pid == long(::getpid())) continue;
+    // ESRCH: no such process. EPERM means it exists (another user's): keep its files.
+    if (::kill(pid_t(pid), 0) == 0 || errno != ESRCH) continue;
+    std::error_code rm;
+    if (std::filesystem::remove_all(entry.path(), rm) > 0 && !rm) ++removed;
+  }
+  return removed;
+}
 
 AtomicFileWriter::AtomicFileWriter(std::filesystem::path target) : m_target(std::move(target)) {
   if (m_target.empty()) throw IoError("(empty path): no output file given");
   std::error_code ec;
   if (std::filesystem::is_directory(m_target, ec)) fail("is a folder, not a file");
-  m_temp = m_target;
-  m_temp += ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(g_temp_counter++);
+  const std::filesystem::path folder = parent_or_dot(m_target);
+  clean_stale_temps(folder);
+  m_temp = temp_path_in(folder);
   m_file = std::fopen(m_temp.c_str(), "wb");
   if (!m_file) {
     const int err = errno;
-    if (!std::filesystem::is_directory(parent_or_dot(m_target), ec)) fail("folder does not exist");
+    if (!std::filesystem::is_directory(folder, ec)) fail("folder does not exist");
     fail(std::string("cannot create file: ") + std::strerror(err));
   }
 }
@@ -40,23 +100,28 @@ AtomicFileWriter::~AtomicFileWriter() {
   }
 }
 
-void AtomicFileWriter::fail(const std::string& what) {
-  throw IoError(m_target.string() + ": " + what);
-}
+void AtomicFileWriter::fail(const std::string& what) { throw IoError(m_target.string() + ": " + what); }
 
 void AtomicFileWriter::write(const void* data, size_t bytes) {
-  if (!m_file) fail("write after close");
-  if (bytes && std::fwrite(data, 1, bytes, m_file) != bytes)
-    fail(std::string("write failed: ") + std::strerror(errno));
+  if (!m_file || m_finished) fail("write after close");
+  if (bytes && std::fwrite(data, 1, bytes, m_file) != bytes) fail(std::string("write failed: ") + std::strerror(errno));
 }
 
-void AtomicFileWriter::commit() {
-  if (!m_file) fail("commit after close");
+void AtomicFileWriter::finish() {
+  if (m_finished) return;
+  if (!m_file) fail("finish after close");
   if (std::fflush(m_file) != 0) fail(std::string("write failed: ") + std::strerror(errno));
   if (::fsync(::fileno(m_file)) != 0) fail(std::string("fsync failed: ") + std::strerror(errno));
   const int rc = std::fclose(m_file);
   m_file = nullptr;
   if (rc != 0) fail(std::string("close failed: ") + std::strerror(errno));
+  m_finished = true;
+  test_hook_slow_save();
+}
+
+void AtomicFileWriter::commit() {
+  if (m_committed) return;
+  finish();
   if (std::rename(m_temp.c_str(), m_target.c_str()) != 0) fail(std::string("rename failed: ") + std::strerror(errno));
   m_committed = true;
   // Make the rename itself durable.
@@ -71,6 +136,13 @@ void write_file_atomic(const std::filesystem::path& target, std::span<const uint
   AtomicFileWriter w(target);
   w.write(bytes);
   w.commit();
+}
+
+void commit_together(std::span<AtomicFileWriter* const> writers) {
+  for (AtomicFileWriter* w : writers)
+    w->finish();
+  for (AtomicFileWriter* w : writers)
+    w->commit();
 }
 
 void check_writable_destination(const std::filesystem::path& target) {

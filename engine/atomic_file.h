@@ -1,7 +1,14 @@
 #pragma once
-/// Atomic file writes: data goes to "<target>.tmp-<pid>-<n>" in the same folder, is fsynced, then
-/// renamed over the target. A failure at any point (full disk, missing folder, no permission)
-/// throws IoError naming the target, removes the temp file, and leaves any earlier target intact.
+/// Atomic file writes: data goes to a short temp name in the target's folder
+/// (".redraw-<pid>-<n>.tmp", so a target name near the file system's length limit still works),
+/// is fsynced, then renamed over the target. A failure at any point (full disk, missing folder,
+/// no permission) throws IoError naming the target, removes the temp file, and leaves any earlier
+/// target intact.
+/// - Stale temp files: a process killed mid-write (kill -9, power loss) leaves its temp file
+///   behind. The first write into a folder by this process removes the temp files and folders of
+///   processes that no longer exist (clean_stale_temps).
+/// - Sets of files: finish() every writer, then commit() them in a fixed order; a failure while
+///   writing any of them renames none (see commit_together).
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -20,22 +27,38 @@ public:
 
   void write(const void* data, size_t bytes); ///< IoError on a short write (e.g. disk full)
   void write(std::span<const uint8_t> bytes) { write(bytes.data(), bytes.size()); }
-  /// Flushes, fsyncs, closes and renames onto the target. IoError on failure.
+  /// Flushes, fsyncs and closes the temp file without renaming it. IoError on failure.
+  void finish();
+  /// finish() if not done yet, then renames onto the target. IoError on failure.
   void commit();
   const std::filesystem::path& target() const { return m_target; }
+  const std::filesystem::path& temp_path() const { return m_temp; }
 
 private:
   [[noreturn]] void fail(const std::string& what);
   std::filesystem::path m_target, m_temp;
   std::FILE* m_file = nullptr;
-  bool m_committed = false;
+  bool m_finished = false, m_committed = false;
 };
 
 /// Writes `bytes` to `target` atomically.
 void write_file_atomic(const std::filesystem::path& target, std::span<const uint8_t> bytes);
 
+/// finish()es every writer first (any IoError there leaves every target untouched), then
+/// commits them in the given order. Put the file that marks a set complete (the model) last.
+void commit_together(std::span<AtomicFileWriter* const> writers);
+
 /// Throws IoError when `target` could not be created: its folder is missing or not writable,
 /// or it names a folder. Used to refuse a bad destination before doing long work.
 void check_writable_destination(const std::filesystem::path& target);
+
+/// A fresh temp name in `folder` for this process: ".redraw-<pid>-<n>.tmp" + `suffix`.
+std::filesystem::path temp_path_in(const std::filesystem::path& folder, const std::string& suffix = {});
+
+/// Removes temp files and folders named like temp_path_in's whose process is gone (checked by
+/// pid: a pid that is alive, or in use by another process, keeps its files). Runs once per folder
+/// per process; later calls for the same folder return at once. Never throws. Returns how many
+/// entries it removed.
+int clean_stale_temps(const std::filesystem::path& folder);
 
 } // namespace redraw

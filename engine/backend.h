@@ -50,6 +50,10 @@ struct StepArgs {
 struct LossSample {
   int64_t step = 0;
   double loss = 0;
+  /// Some step since the previous sample (or since set_parameters) had a non-finite loss. Each
+  /// step sets this flag on the device when its loss is not finite; it travels with the loss, so
+  /// checking it costs no extra wait.
+  bool nonfinite = false;
 };
 
 /// Optimizer state in the flat parameter layout: Adam's m and v, or SGD's velocity in `first`.
@@ -75,6 +79,7 @@ public:
   int64_t parameter_count() const { return m_parameter_count; }
   int64_t dataset_size() const { return m_dataset_size; }
 
+  /// Uploads parameters; also clears the divergence flag (LossSample::nonfinite).
   void set_parameters(std::span<const float> params);
   std::vector<float> parameters();
   void set_optimizer_state(const OptimizerState& state);

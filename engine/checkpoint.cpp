@@ -7,6 +7,7 @@
 #include <zlib.h>
 
 #include <bit>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 
@@ -28,6 +29,7 @@ public:
   }
   void put_floats(const std::vector<float>& v) {
     put<uint64_t>(v.size());
+    if (v.empty()) return;
     const auto* p = reinterpret_cast<const uint8_t*>(v.data());
     bytes.insert(bytes.end(), p, p + v.size() * sizeof(float));
   }
@@ -69,7 +71,7 @@ public:
     const uint64_t count = get<uint64_t>();
     if (count > remaining() / sizeof(float)) fail("array of " + std::to_string(count) + " floats runs past the end");
     std::vector<float> v(static_cast<size_t>(count));
-    std::memcpy(v.data(), m_p + m_off, size_t(count) * sizeof(float));
+    if (count > 0) std::memcpy(v.data(), m_p + m_off, size_t(count) * sizeof(float)); // (never memcpy to null)
     m_off += size_t(count) * sizeof(float);
     return v;
   }
@@ -106,16 +108,35 @@ uint32_t crc_of(const uint8_t* p, size_t n) {
 }
 } // namespace
 
+int64_t count_nonfinite(std::span<const float> v) {
+  int64_t n = 0;
+  for (float x : v) n += std::isfinite(x) ? 0 : 1;
+  return n;
+}
+
+int64_t count_nonfinite(const Checkpoint& c) {
+  int64_t n = count_nonfinite(c.params) + count_nonfinite(c.optimizer.first) + count_nonfinite(c.optimizer.second);
+  for (const auto& s : c.snapshots) n += count_nonfinite(s.params);
+  return n;
+}
+
 std::vector<uint8_t> serialize_checkpoint(const Checkpoint& c) {
+  // A model with non-finite numbers renders black and cannot resume: it is never written.
+  if (const int64_t bad = count_nonfinite(c); bad > 0)
+    throw CheckpointError("refusing to save a model with " + std::to_string(bad) +
+                          " non-finite weights or optimizer values (the run diverged)");
   Writer w;
   w.bytes.assign(k_magic, k_magic + 8); // (insert into the empty vector trips a GCC 12 false -Wstringop-overflow)
   w.put<uint32_t>(k_checkpoint_version);
-  w.put<uint32_t>(5);
+  w.put<uint32_t>(6);
 
   nlohmann::json meta = {{"config", to_json(c.config)},
                          {"step", c.step},
                          {"optimizer_step", c.optimizer_step >= 0 ? c.optimizer_step : c.step},
                          {"seconds", c.seconds},
+                         {"lr_scale", c.lr_scale},
+                         {"initial_psnr_db", std::isfinite(c.initial_psnr_db) ? nlohmann::json(c.initial_psnr_db)
+                                                                                : nlohmann::json(nullptr)},
                          {"image_width", c.image_width},
                          {"image_height", c.image_height},
                          {"source_image", c.source_image},
@@ -146,6 +167,19 @@ std::vector<uint8_t> serialize_checkpoint(const Checkpoint& c) {
     w.put_row(snap.metrics);
     w.put_floats(snap.params);
   }
+  w.end_chunk(s);
+
+  nlohmann::json events = nlohmann::json::array();
+  for (const auto& e : c.recoveries)
+    events.push_back({{"step", e.step},
+                      {"rolled_back_to", e.rolled_back_to},
+                      {"lr_scale", e.lr_scale},
+                      {"seconds", e.seconds},
+                      {"attempt", e.attempt},
+                      {"reason", e.reason}});
+  const std::string events_text = events.dump();
+  s = w.begin_chunk("RCOV");
+  w.bytes.insert(w.bytes.end(), events_text.begin(), events_text.end());
   w.end_chunk(s);
 
   w.put<uint32_t>(crc_of(w.bytes.data(), w.bytes.size()));
@@ -185,6 +219,9 @@ Checkpoint deserialize_checkpoint(const uint8_t* data, size_t size, const std::s
         c.step = meta.at("step").get<int64_t>();
         c.optimizer_step = meta.value("optimizer_step", c.step); // files written before it: the same
         c.seconds = meta.at("seconds").get<double>();
+        c.lr_scale = meta.value("lr_scale", 1.0); // files written before recovery existed: 1
+        if (meta.contains("initial_psnr_db") && meta["initial_psnr_db"].is_number())
+          c.initial_psnr_db = meta["initial_psnr_db"].get<double>();
         c.image_width = meta.at("image_width").get<int32_t>();
         c.image_height = meta.at("image_height").get<int32_t>();
         c.source_image = meta.value("source_image", std::string());
@@ -202,6 +239,7 @@ Checkpoint deserialize_checkpoint(const uint8_t* data, size_t size, const std::s
       } catch (const std::exception& e) {
         r.fail(std::string("bad metadata: ") + e.what());
       }
+      if (!(c.lr_scale > 0 && c.lr_scale <= 1)) r.fail("lr_scale must be in (0, 1]");
       if (c.step < 0 || c.optimizer_step < 0 || c.optimizer_step > c.step || c.image_width < 1 || c.image_height < 1 || c.image_width > 65536 || c.image_height > 65536)
         r.fail("impossible step, optimizer step or image size in metadata");
       have_meta = true;
@@ -223,6 +261,22 @@ Checkpoint deserialize_checkpoint(const uint8_t* data, size_t size, const std::s
         s.metrics = r.get_row();
         s.params = r.get_floats();
         c.snapshots.push_back(std::move(s));
+      }
+    } else if (t == "RCOV") {
+      try {
+        const nlohmann::json events = nlohmann::json::parse(body, body + len);
+        for (const auto& e : events.get_ref<const nlohmann::json::array_t&>()) {
+          RecoveryEvent ev;
+          ev.step = e.at("step").get<int64_t>();
+          ev.rolled_back_to = e.at("rolled_back_to").get<int64_t>();
+          ev.lr_scale = e.at("lr_scale").get<double>();
+          ev.seconds = e.at("seconds").get<double>();
+          ev.attempt = e.at("attempt").get<int32_t>();
+          ev.reason = e.at("reason").get<std::string>();
+          c.recoveries.push_back(std::move(ev));
+        }
+      } catch (const std::exception& e) {
+        r.fail(std::string("bad recovery list: ") + e.what());
       }
     } // unknown chunks are skipped
   }

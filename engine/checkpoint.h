@@ -3,15 +3,20 @@
 /// Layout (little-endian): "RDRWMODL" magic, u32 version, u32 chunk count, then chunks of
 /// { char tag[4], u64 byte length, bytes }, then a CRC-32 (zlib) of every byte before it.
 /// Chunks: META (JSON: config, step, optimizer_step (optional), seconds, image size, source), PARM (f32 parameters),
-/// OPTM (f32 optimizer state arrays), HIST (metrics rows), SNAP (timelapse frames).
+/// OPTM (f32 optimizer state arrays), HIST (metrics rows), SNAP (timelapse frames), RCOV (JSON list of
+/// the recoveries from divergence; absent in files written before it).
 /// Unknown chunks are skipped, so older readers open newer files of the same major version.
 /// Writes are atomic (temp file, fsync, rename); any defect on load throws CheckpointError
 /// naming the file and the problem, before anything is allocated from an untrusted size.
+/// A checkpoint whose weights, optimizer state or snapshots are not all finite is never written
+/// (CheckpointError). One written by an older redraw may still hold them: load_checkpoint reads it
+/// (so `info` can say so), and count_nonfinite tells the callers that must refuse it.
 #include "engine/backend.h"
 #include "engine/metrics.h"
 #include "engine/run_config.h"
 
 #include <filesystem>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -34,11 +39,19 @@ struct Checkpoint {
   int64_t step = 0;
   int64_t optimizer_step = -1; ///< updates since the optimizer state was zeroed; -1 = `step`
   double seconds = 0;
+  double lr_scale = 1; ///< learning-rate multiplier left by recoveries from divergence
+  double initial_psnr_db = std::numeric_limits<double>::quiet_NaN(); ///< the untrained network's (NaN: unknown)
   std::vector<float> params;
   OptimizerState optimizer;
   std::vector<MetricsRow> history;
   std::vector<Snapshot> snapshots;
+  std::vector<RecoveryEvent> recoveries;
 };
+
+/// How many values of `v` are NaN or infinite.
+int64_t count_nonfinite(std::span<const float> v);
+/// Non-finite values in the weights, optimizer state and snapshots of `c`, all together.
+int64_t count_nonfinite(const Checkpoint& c);
 
 void save_checkpoint(const std::filesystem::path& file, const Checkpoint& ckpt);
 Checkpoint load_checkpoint(const std::filesystem::path& file);

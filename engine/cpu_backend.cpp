@@ -321,6 +321,7 @@ struct CpuBackend::State {
   std::optional<LossSample> pending;
   std::optional<HashGridParams> grid;
   int64_t table_floats = 0;
+  bool nonfinite = false; ///< a step since the last sample had a non-finite loss
 
   NetView view() const { return {&setup.model, &layers, params.data(), fourier_b.data(), grid ? &*grid : nullptr}; }
   int64_t batch() const { return setup.batch_size > 0 ? setup.batch_size : n; }
@@ -374,7 +375,10 @@ void CpuBackend::configure_impl(const TrainSetup& setup, const Dataset& data) {
   m_state = std::move(s);
 }
 
-void CpuBackend::set_parameters_impl(std::span<const float> p) { std::copy(p.begin(), p.end(), m_state->params.begin()); }
+void CpuBackend::set_parameters_impl(std::span<const float> p) {
+  std::copy(p.begin(), p.end(), m_state->params.begin());
+  m_state->nonfinite = false;
+}
 void CpuBackend::get_parameters_impl(std::vector<float>& out) { out = m_state->params; }
 
 void CpuBackend::set_optimizer_state_impl(const OptimizerState& st) {
@@ -426,7 +430,11 @@ void CpuBackend::train_step_impl(const StepArgs& args) {
   optimizer_ranges(s.setup.optimizer, s.params.data(), s.grads.data(), s.first.empty() ? nullptr : s.first.data(),
                    s.second.empty() ? nullptr : s.second.data(), int64_t(s.params.size()), args.learning_rate,
                    args.bias_step(), s.table_floats);
-  if (args.record_loss) s.pending = LossSample{args.step, loss_sum * double(inv_count)};
+  if (!std::isfinite(loss_sum)) s.nonfinite = true;
+  if (args.record_loss) {
+    s.pending = LossSample{args.step, loss_sum * double(inv_count), s.nonfinite};
+    s.nonfinite = false;
+  }
 }
 
 std::optional<LossSample> CpuBackend::poll_loss_impl() {

@@ -15,5 +15,6 @@ struct CheckpointError : Error { using Error::Error; }; ///< missing, corrupt or
 struct BackendError : Error { using Error::Error; };    ///< device missing, out of memory, kernel failure
 struct IoError : Error { using Error::Error; };         ///< a file could not be written (disk full, ...)
 struct CancelledError : Error { using Error::Error; };  ///< a long operation was cancelled by the user
+struct DivergedError : Error { using Error::Error; };   ///< training diverged and every recovery was used up
 
 } // namespace redraw

@@ -24,7 +24,6 @@ extern char** environ;
 namespace redraw {
 
 namespace {
-std::atomic<uint64_t> g_video_counter{0};
 
 /// write() that reports a closed pipe as EPIPE instead of killing the process with SIGPIPE: the
 /// signal is blocked for this thread only, and a SIGPIPE it raised is consumed before unblocking.
@@ -84,8 +83,7 @@ Mp4Writer::Mp4Writer(const std::filesystem::path& file, int32_t width, int32_t h
         m_target.string() +
         ": MP4 export needs ffmpeg, which is not on PATH; install ffmpeg, or export a .gif or a folder of PNG frames");
   check_writable_destination(m_target);
-  m_temp = m_target;
-  m_temp += ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(g_video_counter++) + ".mp4";
+  m_temp = temp_path_in(m_target.has_parent_path() ? m_target.parent_path() : std::filesystem::path("."), ".mp4");
 
   char size[32], rate[32];
   std::snprintf(size, sizeof size, "%dx%d", width, height);

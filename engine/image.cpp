@@ -4,7 +4,6 @@
 #include "engine/errors.h"
 
 #include <png.h>
-#include <stb/stb_image.h>
 #include <stb/stb_image_resize.h>
 
 #include <algorithm>
@@ -21,23 +20,6 @@
 namespace redraw {
 
 namespace {
-
-/// stb_image's terse failure reason in words a user can act on, keeping the decoder's own word.
-std::string decoder_failure_text(const char* why) {
-  const std::string w = why ? why : "";
-  const char* plain = nullptr;
-  if (w == "outofdata") plain = "the file ends before the image does";
-  else if (w == "bad huffman code" || w == "bad codelengths" || w == "bad distance" || w == "bad zlib header" ||
-           w == "bad compression" || w == "no preset dict" || w == "read past buffer" || w == "output buffer limit")
-    plain = "the compressed pixel data is damaged";
-  else if (w == "bad png sig" || w == "first not IHDR" || w == "bad IHDR len" || w == "no IDAT" || w == "multiple IHDR")
-    plain = "the PNG structure is damaged";
-  else if (w == "outofmem") plain = "not enough memory to decode it";
-  if (!plain) return "the decoder stopped (" + (w.empty() ? std::string("no reason given") : w) + ")";
-  return std::string(plain) + " (" + w + ")";
-}
-/// Files larger than this are refused before reading (a 65536^2 RGBA PNG compresses far below it).
-constexpr std::uintmax_t k_max_image_file_bytes = std::uintmax_t(2) << 30;
 
 float luminance(float r, float g, float b) { return 0.299f * r + 0.587f * g + 0.114f * b; }
 
@@ -68,165 +50,7 @@ Image resize_with(const Image& src, int32_t width, int32_t height, stbir_filter 
 
 void png_warning_ignore(png_structp, png_const_charp) {}
 
-/// stb_image's read callbacks over a file held in memory. stb fills whatever it cannot read with
-/// zeros and still reports success, so this source records when the decoder wanted bytes past
-/// the end of the file: then the file is truncated.
-class StbByteSource {
-public:
-  StbByteSource(const uint8_t* data, size_t size) : m_data(data), m_size(size) {}
-  StbByteSource(const StbByteSource&) = delete;
-  StbByteSource& operator=(const StbByteSource&) = delete;
-
-  /// Callbacks for one stbi_*_from_callbacks call; `this` is their user pointer.
-  static const stbi_io_callbacks* callbacks() {
-    static constexpr stbi_io_callbacks k_callbacks = {&read, &skip, &eof};
-    return &k_callbacks;
-  }
-  bool read_past_end() const { return m_past_end; }
-
-private:
-  static int read(void* user, char* out, int n) {
-    auto* self = static_cast<StbByteSource*>(user);
-    if (!self->m_read_ahead) self->m_read_ahead = out; // stb's first read fills its own read-ahead buffer
-    const size_t left = self->m_pos < self->m_size ? self->m_size - self->m_pos : 0;
-    const size_t want = size_t(std::max(n, 0));
-    const size_t got = std::min(left, want);
-    // Refilling the read-ahead buffer asks for a whole buffer, and a short answer is normal until
-    // nothing is left; stb refills only when it needs a byte. Any other read (into the decoder's
-    // own memory) needs every byte it asks for.
-    if (want > 0 && (left == 0 || (out != self->m_read_ahead && got < want))) self->m_past_end = true;
-    if (got) std::memcpy(out, self->m_data + self->m_pos, got);
-    self->m_pos += got;
-    return int(got);
-  }
-  static void skip(void* user, int n) {
-    auto* self = static_cast<StbByteSource*>(user);
-    if (n >= 0)
-      self->m_pos += size_t(n); // past the end is noticed by the next read
-    else
-      self->m_pos -= std::min(self->m_pos, size_t(-int64_t(n)));
-  }
-  static int eof(void* user) {
-    const auto* self = static_cast<StbByteSource*>(user);
-    return self->m_pos >= self->m_size ? 1 : 0;
-  }
-
-  const uint8_t* m_data;
-  size_t m_size;
-  size_t m_pos = 0;
-  const char* m_read_ahead = nullptr;
-  bool m_past_end = false;
-};
-
-bool starts_with(const uint8_t* data, size_t size, std::string_view magic) {
-  return size >= magic.size() &&
-         std::equal(magic.begin(), magic.end(), data, [](char a, uint8_t b) { return uint8_t(a) == b; });
-}
-
-/// The most pixels a file of `size` bytes can hold in the formats stb_image decodes without
-/// compression or with run-length coding, where a short file is otherwise read as black; 0 when
-/// there is no such bound (PNG, JPEG and GIF are compressed, and stb refuses them when truncated).
-/// `format` gets the format's name for the message.
-uint64_t max_pixels_for_file(const uint8_t* data, size_t size, const char*& format) {
-  const uint64_t bytes = size;
-  if (starts_with(data, size, "BM")) {
-    // stb reads only uncompressed and bit-field BMPs (it refuses RLE): at least 1 bit per pixel.
-    format = "BMP";
-    return 8 * bytes;
-  }
-  if (starts_with(data, size, "P5") || starts_with(data, size, "P6")) {
-    // binary PGM / PPM: at least one byte per sample, and so per pixel.
-    format = "PNM";
-    return bytes;
-  }
-  // TGA is the one format stb reads without a magic number. Every other one's magic has a second
-  // byte above 1, where a TGA keeps its colour-map type (0 or 1).
-  if (size < 18 || data[1] > 1) return 0;
-  const uint8_t type = data[2];
-  format = "TGA";
-  // raw colour-mapped, true-colour and grey: at least 8 bits per pixel.
-  if (type == 1 || type == 2 || type == 3) return bytes;
-  // RLE: a packet is a header byte and at least one byte of pixel, and covers at most 128 pixels.
-  if (type == 9 || type == 10 || type == 11) return 64 * bytes;
-  return 0;
-}
 } // namespace
-
-Image decode_image(const uint8_t* data, size_t size, const std::string& name) {
-  if (size == 0) throw ImageError(name + ": the file is empty");
-  if (size > size_t(std::numeric_limits<int>::max())) throw ImageError(name + ": the file is too large to decode");
-  int w = 0, h = 0, comp = 0;
-  // stb_image refuses huge PNG headers with a vague "unknown image type"; read the IHDR size
-  // ourselves so the message says what is wrong.
-  static const uint8_t k_png_magic[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-  if (size >= 24 && std::equal(k_png_magic, k_png_magic + 8, data) && std::equal(data + 12, data + 16, "IHDR")) {
-    const auto be32 = [&](size_t o) {
-      return (uint32_t(data[o]) << 24) | (uint32_t(data[o + 1]) << 16) | (uint32_t(data[o + 2]) << 8) | data[o + 3];
-    };
-    const uint32_t pw = be32(16), ph = be32(20);
-    if (pw > uint32_t(k_max_image_side) || ph > uint32_t(k_max_image_side) ||
-        uint64_t(pw) * ph > uint64_t(k_max_image_pixels))
-      throw ImageError(name + ": the header claims " + std::to_string(pw) + "x" + std::to_string(ph) +
-                       " pixels, over the limit of " + std::to_string(k_max_image_side) + " per side and " +
-                       std::to_string(k_max_image_pixels) + " pixels in all");
-  }
-  if (!stbi_info_from_memory(data, int(size), &w, &h, &comp)) {
-    const char* why = stbi_failure_reason();
-    throw ImageError(name + ": not a readable PNG, JPEG, BMP, TGA or GIF image (" + (why ? why : "unknown format") +
-                     ")");
-  }
-  if (w < 1 || h < 1 || w > k_max_image_side || h > k_max_image_side || int64_t(w) * h > k_max_image_pixels)
-    throw ImageError(name + ": the header claims " + std::to_string(w) + "x" + std::to_string(h) +
-                     " pixels, over the limit of " + std::to_string(k_max_image_side) + " per side and " +
-                     std::to_string(k_max_image_pixels) + " pixels in all");
-  if (comp < 1 || comp > 4) throw ImageError(name + ": unsupported channel count " + std::to_string(comp));
-  const char* format = "";
-  if (const uint64_t most = max_pixels_for_file(data, size, format); most > 0 && uint64_t(w) * uint64_t(h) > most)
-    throw ImageError(name + ": the header claims " + std::to_string(w) + "x" + std::to_string(h) +
-                     " pixels, more than a " + std::to_string(size) + "-byte " + format +
-                     " file can hold (truncated or corrupt)");
-  Image img;
-  int dw = 0, dh = 0, dc = 0;
-  StbByteSource source(data, size);
-  const bool wide = stbi_is_16_bit_from_memory(data, int(size)) != 0; // 16-bit PNG (or PNM)
-  const std::unique_ptr<void, void (*)(void*)> px(
-      wide ? static_cast<void*>(stbi_load_16_from_callbacks(StbByteSource::callbacks(), &source, &dw, &dh, &dc, 0))
-           : static_cast<void*>(stbi_load_from_callbacks(StbByteSource::callbacks(), &source, &dw, &dh, &dc, 0)),
-      &stbi_image_free);
-  if (!px) throw ImageError(name + ": corrupt or truncated image: " + decoder_failure_text(stbi_failure_reason()));
-  if (source.read_past_end()) throw ImageError(name + ": truncated image (the file ends before its pixel data does)");
-  img.pixels.resize(size_t(dw) * dh * dc);
-  if (wide) {
-    const auto* p = static_cast<const stbi_us*>(px.get());
-    for (size_t i = 0; i < img.pixels.size(); ++i)
-      img.pixels[i] = float(p[i]) / 65535.0f;
-  } else {
-    const auto* p = static_cast<const stbi_uc*>(px.get());
-    for (size_t i = 0; i < img.pixels.size(); ++i)
-      img.pixels[i] = float(p[i]) / 255.0f;
-  }
-  img.width = dw;
-  img.height = dh;
-  img.channels = dc;
-  return img;
-}
-
-Image load_image(const std::filesystem::path& file) {
-  std::error_code ec;
-  const auto status = std::filesystem::status(file, ec);
-  if (ec || !std::filesystem::exists(status)) throw ImageError(file.string() + ": no such file");
-  if (std::filesystem::is_directory(status)) throw ImageError(file.string() + ": is a directory, not an image");
-  const auto size = std::filesystem::file_size(file, ec);
-  if (ec) throw ImageError(file.string() + ": cannot read (" + ec.message() + ")");
-  if (size > k_max_image_file_bytes)
-    throw ImageError(file.string() + ": the file is " + std::to_string(size >> 20) + " MiB, over the 2 GiB limit");
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw ImageError(file.string() + ": cannot open for reading");
-  std::vector<uint8_t> bytes(size);
-  in.read(reinterpret_cast<char*>(bytes.data()), std::streamsize(size));
-  if (!in) throw ImageError(file.string() + ": read error");
-  return decode_image(bytes.data(), bytes.size(), file.string());
-}
 
 namespace {
 /// Pixel i of a raw image (1 to 4 channels) as RGB, alpha composited onto `bg`.
@@ -309,8 +133,8 @@ void training_size(const DataSpec& spec, int32_t w, int32_t h, int32_t& out_w, i
                       std::to_string(k_max_train_pixels) + " pixels); use --size or --max-side");
 }
 
-Image prepare_training_image(const std::filesystem::path& file, const DataSpec& spec) {
-  const Image raw = load_image(file);
+Image prepare_training_image(const std::filesystem::path& file, const DataSpec& spec, const DecodeLimits& limits) {
+  const Image raw = load_image(file, limits);
   int32_t w = 0, h = 0;
   training_size(spec, raw.width, raw.height, w, h);
   if (spec.color_mode == ColorMode::Binary) {
@@ -452,7 +276,9 @@ void write_png(const std::filesystem::path& file, const Image& img, int bit_dept
 }
 
 double psnr_db(double mse) {
-  if (!(mse > 0)) return std::numeric_limits<double>::infinity();
+  if (std::isnan(mse)) return std::numeric_limits<double>::quiet_NaN();
+  if (mse <= 0) return std::numeric_limits<double>::infinity(); // an exact fit
+  if (std::isinf(mse)) return -std::numeric_limits<double>::infinity();
   return 10.0 * std::log10(1.0 / mse);
 }
 

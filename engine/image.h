@@ -1,10 +1,11 @@
 #pragma once
 /// Images in memory and on disk.
 /// - Image holds float pixels in [0, 1], row-major, interleaved channels (1 or 3, or 4 when raw).
-/// - load_image reads PNG (8/16-bit), JPEG, BMP, TGA and GIF (first frame) through stb_image, checks
-///   the header's size against k_max_image_side / k_max_image_pixels *before* decoding, and throws
-///   ImageError("<file>: <what is wrong>") for a missing, truncated, corrupt or absurd file.
-///   Truncation is caught for every format (stb would fill the missing part with black), and a
+/// - load_image reads PNG (8/16-bit, libpng), JPEG (libjpeg-turbo), GIF (first frame, giflib), and
+///   BMP, TGA and binary PNM (stb_image, for which no fuzzed library fits). Every decoder checks
+///   the header's size against k_max_image_side / k_max_image_pixels and the memory budget
+///   (DecodeLimits) *before* allocating pixels, and throws ImageError("<file>: <what is wrong>") for
+///   a missing, truncated, corrupt or absurd file. Truncation is caught for every format, and a
 ///   BMP, TGA or PNM header claiming more pixels than its file can hold is refused before decoding.
 /// - prepare_training_image composites alpha onto a background, converts to the colour mode
 ///   (rgb, gray, binary with a threshold, or auto: gray for a grey image), and resizes with an
@@ -25,6 +26,17 @@ constexpr int64_t k_max_image_pixels = int64_t(1) << 28; ///< 268 Mpixel
 constexpr int32_t k_max_train_side = 16384;              ///< training size limit per side
 constexpr int64_t k_max_train_pixels = int64_t(1) << 26; ///< 67 Mpixel training images
 
+/// Default memory budget for decoding one image: 1 GiB (a 8192 x 8192 RGB photo fits; a 16384 x
+/// 16384 RGBA one does not). The CLI's --max-image-memory raises it.
+constexpr uint64_t k_default_image_memory_bytes = uint64_t(1) << 30;
+
+/// What one decode may cost. `max_bytes` bounds the decoder's own pixel buffers plus the float
+/// Image it returns (width * height * channels * (bytes per decoded sample + 4)), computed from
+/// the header before anything is allocated. GIF: the logical screen and every frame looked at.
+struct DecodeLimits {
+  uint64_t max_bytes = k_default_image_memory_bytes;
+};
+
 struct Image {
   int32_t width = 0, height = 0, channels = 0;
   std::vector<float> pixels; ///< width * height * channels, in [0, 1]
@@ -35,9 +47,9 @@ struct Image {
 };
 
 /// Decodes a file with its native channel count (1 grey, 2 grey+alpha, 3 RGB, 4 RGBA), 16-bit PNG kept.
-Image load_image(const std::filesystem::path& file);
+Image load_image(const std::filesystem::path& file, const DecodeLimits& limits = {});
 /// Same, from memory; `name` is used in error messages.
-Image decode_image(const uint8_t* data, size_t size, const std::string& name);
+Image decode_image(const uint8_t* data, size_t size, const std::string& name, const DecodeLimits& limits = {});
 
 /// The mode an image trains in: `mode` itself, except Auto, which becomes Gray when the image has
 /// no colour channels or every pixel has R = G = B after compositing onto `background`, else Rgb.
@@ -54,7 +66,7 @@ Image resize_bicubic(const Image& src, int32_t width, int32_t height);
 /// the aspect ratio). Throws ConfigError when the result is over the training limits.
 void training_size(const DataSpec& spec, int32_t w, int32_t h, int32_t& out_w, int32_t& out_h);
 /// load_image + convert_color + resize to training_size.
-Image prepare_training_image(const std::filesystem::path& file, const DataSpec& spec);
+Image prepare_training_image(const std::filesystem::path& file, const DataSpec& spec, const DecodeLimits& limits = {});
 
 /// Writes an 8- or 16-bit PNG (1 or 3 channels; values clamped to [0, 1]) atomically.
 void write_png(const std::filesystem::path& file, const Image& img, int bit_depth = 8);
@@ -81,7 +93,8 @@ private:
   Impl* m_impl;
 };
 
-/// PSNR in dB of two same-sized images in [0, 1]: 10 log10(1 / mse); +inf when identical.
+/// PSNR in dB of two same-sized images in [0, 1]: 10 log10(1 / mse); +inf for an exact fit
+/// (mse 0), NaN for a NaN mse (a diverged network), so the two are never confused.
 double psnr_db(double mse);
 
 } // namespace redraw

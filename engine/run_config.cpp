@@ -252,6 +252,9 @@ RunConfig parse_run_config(const json& j, const std::string& source) {
       t.number("steps", c.training.steps, 0, 1e12);
       t.seed("seed", c.training.seed);
       t.number("metrics_every", c.training.metrics_every, 1, 1e9);
+      t.number("max_recoveries", c.training.max_recoveries, 0, 100);
+      t.number("recovery_lr_factor", c.training.recovery_lr_factor, 1e-6, 0.999);
+      t.number("good_state_every", c.training.good_state_every, 1, 1e12);
     }
     if (r.has("data")) {
       Reader d = r.child("data");
@@ -345,7 +348,10 @@ json to_json(const RunConfig& c) {
                {{"batch", batch},
                 {"steps", c.training.steps},
                 {"seed", c.training.seed},
-                {"metrics_every", c.training.metrics_every}}},
+                {"metrics_every", c.training.metrics_every},
+                {"max_recoveries", c.training.max_recoveries},
+                {"recovery_lr_factor", c.training.recovery_lr_factor},
+                {"good_state_every", c.training.good_state_every}}},
               {"data",
                {{"color_mode", color_mode_name(c.data.color_mode)},
                 {"threshold", float_json(c.data.threshold)},

@@ -54,6 +54,12 @@ struct TrainingSpec {
   int64_t steps = 2000;
   uint64_t seed = 1;          ///< 0..k_max_seed
   int64_t metrics_every = 10; ///< loss/PSNR logged every this many steps
+  // Divergence recovery (Trainer): a run whose loss or weights stop being finite goes back to its
+  // last good state, multiplies its learning rate by recovery_lr_factor and carries on, at most
+  // max_recoveries times; then it stops with DivergedError.
+  int32_t max_recoveries = 3;       ///< 0..100
+  double recovery_lr_factor = 0.5;  ///< in (0, 1)
+  int64_t good_state_every = 100;   ///< steps between copies of the last good state (taken at metrics steps)
 };
 
 struct DataSpec {

@@ -15,7 +15,6 @@
 namespace redraw {
 
 namespace {
-std::atomic<uint64_t> g_frames_counter{0};
 
 std::filesystem::path folder_path(const std::filesystem::path& out) {
   return out.has_filename() ? out : out.parent_path(); // "frames/" -> "frames"
@@ -79,17 +78,17 @@ PngFramesWriter::PngFramesWriter(const std::filesystem::path& dir, int bit_depth
   if (m_dir.empty()) throw IoError("(empty path): no output folder given");
   std::error_code ec;
   const auto st = std::filesystem::status(m_dir, ec);
-  const std::string tag = ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(g_frames_counter++);
   if (std::filesystem::exists(st)) {
     if (!std::filesystem::is_directory(st)) throw IoError(m_dir.string() + ": exists and is not a folder");
     m_dir_existed = true;
-    m_temp = m_dir / (".frames" + tag);
+    clean_stale_temps(m_dir);
+    m_temp = temp_path_in(m_dir);
   } else {
     const std::filesystem::path parent = m_dir.has_parent_path() ? m_dir.parent_path() : ".";
     if (!std::filesystem::is_directory(parent, ec))
       throw IoError(m_dir.string() + ": folder " + parent.string() + " does not exist");
-    m_temp = m_dir;
-    m_temp += tag;
+    clean_stale_temps(parent);
+    m_temp = temp_path_in(parent);
   }
   if (!std::filesystem::create_directory(m_temp, ec) || ec)
     throw IoError(m_dir.string() + ": cannot create a folder there (" + (ec ? ec.message() : std::string("exists")) +

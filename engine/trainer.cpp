@@ -3,6 +3,7 @@
 #include "engine/errors.h"
 
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 namespace redraw {
@@ -46,6 +47,12 @@ void Trainer::reset() {
   m_history.clear();
   m_snapshots.clear();
   m_last_loss = std::numeric_limits<double>::quiet_NaN();
+  m_nonfinite_seen = false;
+  m_initial_psnr = std::numeric_limits<double>::quiet_NaN();
+  m_lr_scale = 1;
+  m_recoveries.clear();
+  m_recoveries_taken = 0;
+  keep_good_state(m_backend->parameters(), m_backend->optimizer_state());
 }
 
 std::optional<MetricsRow> Trainer::step() {
@@ -53,19 +60,128 @@ std::optional<MetricsRow> Trainer::step() {
   const int64_t every = std::max<int64_t>(1, m_config.training.metrics_every);
   const bool metrics = (m_step + 1) % every == 0 || m_step + 1 == m_config.training.steps || m_step == 0;
   if (m_step == 0 && m_snapshots.empty() && m_policy.should_snapshot(0)) record_snapshot(std::nullopt);
+  if (m_step == 0 && std::isnan(m_initial_psnr)) m_initial_psnr = psnr_from_mse(m_backend->dataset_mse());
   const bool snap = m_policy.should_snapshot(m_step + 1);
   StepArgs args;
   args.step = m_step;
   args.optimizer_step = m_optimizer_step;
-  args.learning_rate = float(m_schedule->learning_rate(m_step));
+  args.learning_rate = float(learning_rate_at(m_step));
   args.record_loss = metrics || snap;
   m_backend->train_step(args);
   ++m_step;
   ++m_optimizer_step;
-  std::optional<MetricsRow> row;
-  if (metrics) row = measure();
+  if (m_step == m_inject_nan_at) {
+    m_inject_nan_at = -1; // once: the rerun after the rollback must not meet it again
+    std::vector<float> p = m_backend->parameters();
+    p[p.size() / 2] = std::numeric_limits<float>::quiet_NaN();
+    m_backend->set_parameters(p);
+  }
+  if (!metrics && !snap) return std::nullopt;
+  // The only points where the step's device work is waited on (as before recovery existed).
+  const MetricsRow row = measure_row();
+  if (const std::string why = divergence_reason(row); !why.empty()) {
+    recover(why);
+    return std::nullopt;
+  }
+  if (metrics) {
+    if (!m_history.empty() && m_history.back().step == row.step)
+      m_history.back() = row;
+    else
+      m_history.push_back(row);
+  }
   if (snap) record_snapshot(row);
+  if (metrics && !worse_than_start(row)) maybe_keep_good_state();
+  if (!metrics) return std::nullopt;
   return row;
+}
+
+std::string Trainer::divergence_reason(const MetricsRow& row) const {
+  char b[96];
+  if (m_nonfinite_seen || !std::isfinite(row.loss)) {
+    if (std::isinf(row.loss)) return row.loss > 0 ? "the loss became inf" : "the loss became -inf";
+    return "the loss became nan";
+  }
+  // psnr_db is +inf for an exact fit (MSE 0), which is no divergence; NaN means the prediction is not finite.
+  if (std::isnan(row.psnr_db)) return "the prediction became nan";
+  if (worse_than_start(row)) {
+    std::snprintf(b, sizeof b, "the picture became worse than the untrained network's: PSNR %.2f dB, %.2f dB at the start",
+                  row.psnr_db, m_initial_psnr);
+    return b;
+  }
+  return {};
+}
+
+bool Trainer::worse_than_start(const MetricsRow& row) const {
+  return m_step >= std::max<int64_t>(1, m_config.training.good_state_every) && std::isfinite(m_initial_psnr) &&
+         row.psnr_db < m_initial_psnr - k_worse_than_start_db;
+}
+
+void Trainer::keep_good_state(std::vector<float> params, OptimizerState optimizer) {
+  m_good.step = m_step;
+  m_good.optimizer_step = m_optimizer_step;
+  m_good.loss = m_last_loss;
+  m_good.params = std::move(params);
+  m_good.optimizer = std::move(optimizer);
+}
+
+void Trainer::maybe_keep_good_state() {
+  if (m_step - m_good.step < std::max<int64_t>(1, m_config.training.good_state_every)) return;
+  std::vector<float> params = m_backend->parameters();
+  OptimizerState opt = m_backend->optimizer_state();
+  if (count_nonfinite(params) + count_nonfinite(opt.first) + count_nonfinite(opt.second) > 0) return;
+  keep_good_state(std::move(params), std::move(opt));
+}
+
+void Trainer::recover(const std::string& reason) {
+  const int64_t found_at = m_step;
+  // Back to the good state first, so even a run that stops here holds finite weights.
+  m_backend->synchronize();
+  m_backend->set_parameters(m_good.params);
+  m_backend->set_optimizer_state(m_good.optimizer);
+  (void)m_backend->poll_loss();
+  m_nonfinite_seen = false;
+  m_step = m_good.step;
+  m_optimizer_step = m_good.optimizer_step;
+  m_last_loss = m_good.loss;
+  while (!m_history.empty() && m_history.back().step > m_step) m_history.pop_back();
+  m_snapshots.truncate_after(m_step);
+  const int32_t limit = m_config.training.max_recoveries;
+  if (int32_t(m_recoveries.size()) >= limit)
+    throw DivergedError("training diverged at step " + std::to_string(found_at) + " (" + reason + ")" +
+                        (limit > 0 ? " after " + std::to_string(limit) + " recoveries with a lower learning rate"
+                                   : std::string(" and recovery is off (training.max_recoveries 0)")) +
+                        "; the weights are back at step " + std::to_string(m_step) +
+                        ", the last good state. Try a lower learning rate");
+  m_lr_scale *= m_config.training.recovery_lr_factor;
+  RecoveryEvent e;
+  e.step = found_at;
+  e.rolled_back_to = m_step;
+  e.lr_scale = m_lr_scale;
+  e.seconds = elapsed_seconds();
+  e.attempt = int32_t(m_recoveries.size()) + 1;
+  e.reason = reason;
+  m_recoveries.push_back(std::move(e));
+}
+
+std::vector<RecoveryEvent> Trainer::take_new_recoveries() {
+  std::vector<RecoveryEvent> out(m_recoveries.begin() + std::ptrdiff_t(std::min(m_recoveries_taken, m_recoveries.size())),
+                                 m_recoveries.end());
+  m_recoveries_taken = m_recoveries.size();
+  return out;
+}
+
+bool Trainer::ensure_finite() {
+  m_backend->synchronize();
+  if (auto sample = m_backend->poll_loss()) {
+    m_last_loss = sample->loss;
+    m_nonfinite_seen = m_nonfinite_seen || sample->nonfinite;
+  }
+  const std::vector<float> params = m_backend->parameters();
+  const OptimizerState opt = m_backend->optimizer_state();
+  const int64_t bad = count_nonfinite(params) + count_nonfinite(opt.first) + count_nonfinite(opt.second);
+  if (bad == 0 && !m_nonfinite_seen) return false;
+  recover(bad > 0 ? std::to_string(bad) + " weights or optimizer values became non-finite" : "the loss became nan");
+  return true;
 }
 
 void Trainer::record_snapshot(const std::optional<MetricsRow>& measured) {
@@ -92,6 +208,7 @@ void Trainer::branch_from_snapshot(size_t i) {
   if (arrays >= 2) zero.second.assign(count, 0.0f);
   m_backend->set_optimizer_state(zero);
   (void)m_backend->poll_loss();
+  m_nonfinite_seen = false;
   m_step = s.metrics.step;
   // Adam's moments start again from zero, so its bias correction must too: with the old count
   // (1 - beta^t close to 1) the first updates of the branch would be many times the learning rate.
@@ -101,9 +218,15 @@ void Trainer::branch_from_snapshot(size_t i) {
   while (!m_history.empty() && m_history.back().step > m_step) m_history.pop_back();
   m_snapshots.truncate_after(m_step);
   m_last_loss = s.metrics.loss;
+  // The branch is a new line of training: recoveries after its step did not happen on it.
+  while (!m_recoveries.empty() && m_recoveries.back().step > m_step) m_recoveries.pop_back();
+  m_recoveries_taken = std::min(m_recoveries_taken, m_recoveries.size());
+  m_lr_scale = m_recoveries.empty() ? 1.0 : m_recoveries.back().lr_scale;
+  keep_good_state(s.params, m_backend->optimizer_state());
 }
 
 MetricsRow Trainer::measure() {
+  ensure_finite();
   MetricsRow row = measure_row();
   if (!m_history.empty() && m_history.back().step == row.step) {
     m_history.back() = row;
@@ -115,12 +238,15 @@ MetricsRow Trainer::measure() {
 
 MetricsRow Trainer::measure_row() {
   m_backend->synchronize();
-  if (auto sample = m_backend->poll_loss()) m_last_loss = sample->loss;
+  if (auto sample = m_backend->poll_loss()) {
+    m_last_loss = sample->loss;
+    m_nonfinite_seen = m_nonfinite_seen || sample->nonfinite;
+  }
   MetricsRow row;
   row.step = m_step;
   row.loss = m_last_loss;
   row.psnr_db = psnr_from_mse(m_backend->dataset_mse());
-  row.lr = m_schedule->learning_rate(std::max<int64_t>(0, m_step - 1));
+  row.lr = learning_rate_at(std::max<int64_t>(0, m_step - 1));
   row.seconds = elapsed_seconds();
   return row;
 }
@@ -160,13 +286,17 @@ void Trainer::set_total_steps(int64_t steps) {
 }
 
 Image Trainer::render(int32_t w, int32_t h, const RenderOptions& opts) {
-  const std::vector<float> params = m_backend->parameters();
+  std::vector<float> params = m_backend->parameters();
+  if (count_nonfinite(params) > 0) {
+    ensure_finite();
+    params = m_backend->parameters();
+  }
   const NetworkView view{&m_config.model, params, m_fourier_b};
   return render_image(*m_backend, view, w, h, opts);
 }
 
 Checkpoint Trainer::checkpoint(const std::string& source_image) {
-  m_backend->synchronize();
+  ensure_finite();
   Checkpoint c;
   c.config = m_config;
   c.image_width = m_data.image.width;
@@ -179,6 +309,9 @@ Checkpoint Trainer::checkpoint(const std::string& source_image) {
   c.optimizer = m_backend->optimizer_state();
   c.history = m_history;
   c.snapshots = m_snapshots.frames();
+  c.lr_scale = m_lr_scale;
+  c.recoveries = m_recoveries;
+  c.initial_psnr_db = m_initial_psnr;
   return c;
 }
 
@@ -195,6 +328,9 @@ void Trainer::restore(const Checkpoint& ckpt) {
   if (!same)
     throw CheckpointError("the model's network shape (" + std::to_string(ckpt.params.size()) +
                           " parameters) differs from the current configuration");
+  if (const int64_t bad = count_nonfinite(ckpt); bad > 0)
+    throw CheckpointError("the model holds " + std::to_string(bad) +
+                         " non-finite weights (the run that wrote it diverged); it cannot be resumed");
   for (const auto& s : ckpt.snapshots)
     if (s.params.size() != ckpt.params.size())
       throw CheckpointError("a timelapse snapshot has " + std::to_string(s.params.size()) + " weights; the model has " +
@@ -215,6 +351,12 @@ void Trainer::restore(const Checkpoint& ckpt) {
   m_history = ckpt.history;
   m_snapshots.assign(ckpt.snapshots);
   m_last_loss = m_history.empty() ? std::numeric_limits<double>::quiet_NaN() : m_history.back().loss;
+  m_nonfinite_seen = false;
+  m_lr_scale = ckpt.lr_scale;
+  m_initial_psnr = ckpt.initial_psnr_db;
+  m_recoveries = ckpt.recoveries;
+  m_recoveries_taken = m_recoveries.size(); // already reported by the run that wrote them
+  keep_good_state(ckpt.params, st);
 }
 
 } // namespace redraw

@@ -11,6 +11,17 @@
 ///   parameters are copied (one device read) with that step's metrics (measured when it was not a
 ///   metrics step, without adding a history row) into a SnapshotStore under a byte cap. The
 ///   untrained network is kept as step 0 at the first step(). Snapshots travel in checkpoints.
+/// - Divergence: every step's loss is checked on the backend (a flag the step sets, read with the
+///   loss at the next metrics or snapshot step, so the step never waits for the device), and the
+///   weights are checked before anything is saved (checkpoint()) or rendered (render()). On a
+///   divergence the trainer goes back to its last good state (kept in memory every
+///   training.good_state_every steps, at a metrics step whose loss and weights were finite),
+///   multiplies the learning rate by training.recovery_lr_factor for the rest of the run, records a
+///   RecoveryEvent and carries on. After training.max_recoveries recoveries the next divergence
+///   throws DivergedError, with the trainer left on its last good state. So the trainer never hands
+///   out non-finite weights. A finite run counts as diverged too once its picture is clearly worse
+///   than the untrained network's (k_worse_than_start_db below it, from good_state_every steps on):
+///   what a far too high learning rate does to Adam, saturating every output. A loss of exactly 0 (an exact fit) is no divergence: its PSNR is +inf.
 #include "engine/backend.h"
 #include "engine/checkpoint.h"
 #include "engine/dataset.h"
@@ -43,7 +54,22 @@ public:
 
   int64_t current_step() const { return m_step; }
   int64_t total_steps() const { return m_config.training.steps; }
-  double learning_rate_at(int64_t step) const { return m_schedule->learning_rate(step); }
+  /// The learning rate step `step` uses: the schedule's, times the recoveries' lr_scale().
+  double learning_rate_at(int64_t step) const { return m_schedule->learning_rate(step) * m_lr_scale; }
+
+  // ---- divergence recovery --------------------------------------------------------------
+  /// Every recovery of this run so far (across resumes), oldest first.
+  const std::vector<RecoveryEvent>& recoveries() const { return m_recoveries; }
+  /// The recoveries since the last call (for logs and messages).
+  std::vector<RecoveryEvent> take_new_recoveries();
+  /// The learning-rate multiplier the recoveries left (1 when there were none).
+  double lr_scale() const { return m_lr_scale; }
+  /// Blocks until the device is idle and checks the weights, the optimizer state and the
+  /// backend's divergence flag. Recovers (as a step would) when they are not finite: returns true
+  /// then. DivergedError when no recovery is left.
+  bool ensure_finite();
+  /// Test hook: after step `step` completes, one weight is set to NaN (-1: never).
+  void inject_nan_after_step(int64_t step) { m_inject_nan_at = step; }
   double elapsed_seconds() const; ///< training time, across resumes
   const std::vector<MetricsRow>& history() const { return m_history; }
   const RunConfig& config() const { return m_config; }
@@ -58,10 +84,11 @@ public:
   void set_total_steps(int64_t steps);
 
   std::vector<float> parameters() { return m_backend->parameters(); }
-  /// Renders the current network at w x h.
+  /// Renders the current network at w x h (after ensure_finite(): never a diverged network).
   Image render(int32_t w, int32_t h, const RenderOptions& opts = {});
 
-  /// Everything needed to resume; source_image is stored as given.
+  /// Everything needed to resume; source_image is stored as given. Its weights are finite: a
+  /// diverged state is recovered first (ensure_finite), DivergedError when that is not possible.
   Checkpoint checkpoint(const std::string& source_image = {});
   /// Restores parameters, optimizer state, step, time and history. The checkpoint's config
   /// must have the same model shape as this trainer's (CheckpointError otherwise).
@@ -96,9 +123,27 @@ public:
   void pause_clock();
 
 private:
+  /// A copy of a state whose loss and weights were finite, to go back to after a divergence.
+  struct GoodState {
+    int64_t step = 0, optimizer_step = 0;
+    double loss = 0;
+    std::vector<float> params;
+    OptimizerState optimizer;
+  };
+
   /// loss/PSNR/lr/time of the current network, without touching the history. Blocks.
   MetricsRow measure_row();
   void record_snapshot(const std::optional<MetricsRow>& measured);
+  /// Why `row` (just measured) shows a diverged run; empty when it does not.
+  std::string divergence_reason(const MetricsRow& row) const;
+  /// `row` is clearly worse than the untrained network (see k_worse_than_start_db).
+  bool worse_than_start(const MetricsRow& row) const;
+  /// Goes back to the good state and lowers the learning rate; DivergedError when out of recoveries.
+  void recover(const std::string& reason);
+  /// Copies the current state as the good state (the caller knows it is finite).
+  void keep_good_state(std::vector<float> params, OptimizerState optimizer);
+  /// Keeps the current state when good_state_every steps have passed and its weights are finite.
+  void maybe_keep_good_state();
 
   std::unique_ptr<Backend> m_backend;
   RunConfig m_config;
@@ -111,10 +156,20 @@ private:
   std::optional<std::chrono::steady_clock::time_point> m_clock_start;
   std::vector<MetricsRow> m_history;
   double m_last_loss = 0;
+  bool m_nonfinite_seen = false; ///< the backend's divergence flag arrived set
+  double m_initial_psnr = 0;       ///< PSNR of the untrained network (NaN: not known, e.g. an old model)
+  double m_lr_scale = 1;
+  std::vector<RecoveryEvent> m_recoveries;
+  size_t m_recoveries_taken = 0;
+  GoodState m_good;
+  int64_t m_inject_nan_at = -1;
   SnapshotPolicy m_policy;
   bool m_policy_custom = false; ///< set_snapshot_policy was called: set_total_steps keeps it
   SnapshotStore m_snapshots;
 };
+
+/// How far below the untrained network's PSNR a run may fall before it counts as diverged.
+constexpr double k_worse_than_start_db = 1.0;
 
 /// PSNR in dB for a mean squared error of values in [0, 1].
 double psnr_from_mse(double mse);

@@ -5,12 +5,17 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config git
-  libstb-dev libpng-dev libopenblas-dev nlohmann-json3-dev libcli11-dev doctest-dev zlib1g-dev libgif-dev
+  libstb-dev libpng-dev libjpeg62-turbo-dev libopenblas-dev nlohmann-json3-dev libcli11-dev doctest-dev zlib1g-dev
+  libgif-dev
   libglfw3-dev libimgui-dev python3-glad libgl-dev libegl-dev libgl1-mesa-dri
   xvfb xauth
   # installing and packaging, and their checks (tests/packaging.cmake)
   help2man dpkg-dev file lintian desktop-file-utils appstream libxml2-utils shared-mime-info bash-completion
+  # the sanitizer and fuzzing stage (scripts/sanitize.sh)
+  clang libclang-rt-14-dev libomp-14-dev llvm
 )
+# clang, its sanitizer and libFuzzer runtimes (libclang-rt-14-dev), its OpenMP (libomp-14-dev) and
+# llvm-symbolizer (llvm) are for scripts/sanitize.sh: the ASan/UBSan build and the fuzz targets.
 
 missing=()
 for p in "${packages[@]}"; do

@@ -103,7 +103,7 @@ check '[ ! -e "$work/x" ]' # nor did a backend that could not start
 # --- a real run ---
 expect 0 "" -- "$redraw" train "$samples/horse.png" --config "$cfg" --max-side 40 --steps 20 --out "$work/run" --checkpoint-every 10
 check '[ -s "$work/run/final.png" ] && [ -s "$work/run/model.redraw" ] && [ -s "$work/run/metrics.csv" ]'
-check '[ "$(head -1 "$work/run/metrics.csv")" = "step,loss,psnr_db,lr,seconds" ]'
+check '[ "$(head -1 "$work/run/metrics.csv")" = "step,loss,psnr_db,lr,seconds,event" ]'
 check '[ "$(tail -1 "$work/run/metrics.csv" | cut -d, -f1)" = "20" ]'
 check '[ "$(ls "$work/run" | wc -l)" = "3" ]'
 expect 0 "parameters:  337" -- "$redraw" info "$work/run/model.redraw"

@@ -16,6 +16,11 @@ target_compile_options(redraw_gui_screenshot_check PRIVATE ${REDRAW_WARNINGS})
 find_program(REDRAW_XVFB_RUN xvfb-run)
 set(_gui_dir ${CMAKE_BINARY_DIR}/gui_test)
 set(_gui_env "XDG_CONFIG_HOME=${_gui_dir}/config" "XDG_DATA_HOME=${_gui_dir}/data" "REDRAW_ASSETS=${CMAKE_SOURCE_DIR}/assets")
+# The sanitizer build preloads tests/dlclose_noop.c here (see scripts/sanitize.sh).
+set(REDRAW_TEST_LD_PRELOAD "" CACHE STRING "A library to preload into the GUI smoke tests")
+if(REDRAW_TEST_LD_PRELOAD)
+  list(APPEND _gui_env "LD_PRELOAD=${REDRAW_TEST_LD_PRELOAD}")
+endif()
 
 if(NOT REDRAW_XVFB_RUN)
   # Visible as "Skipped" in ctest's summary, never a silent pass.

@@ -87,8 +87,9 @@ check "train --preset siren from the installed presets exits 0" test $rc -eq 0
 check "... and writes model.redraw, final.png and metrics.csv" \
   test -f "$work/run/model.redraw" -a -f "$work/run/final.png" -a -f "$work/run/metrics.csv"
 out="$("$redraw" train "$prefix/share/redraw/default.png" --preset nosuch --steps 1 --out "$work/x" 2>&1)"
-check "an unknown preset lists the installed ones (classic, fourier, siren)" \
-  grep -q "known: classic, fourier, siren" <<<"$out"
+presets_known="$(ls "$prefix/share/redraw/presets" | sed -n 's/\.json$//p' | sort | paste -sd, - | sed 's/,/, /g')"
+check "an unknown preset lists the installed ones ($presets_known)" \
+  grep -q "known: $presets_known" <<<"$out"
 
 # ---- the window, from the installed path: the bundled image, the About box ----
 if ! on "$gui_built"; then

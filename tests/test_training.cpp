@@ -70,17 +70,19 @@ TEST_CASE("metrics rows follow metrics_every and the schedule") {
   for (const auto& r : t.history()) CHECK(std::isfinite(r.loss));
 }
 
-TEST_CASE("a diverging run shows up as a non-finite loss, not a crash") {
+TEST_CASE("a run that keeps diverging stops with DivergedError after its recoveries on finite weights") {
   RunConfig cfg = test::small_config(OptimizerKind::Sgd, 0);
   cfg.model.output_activation = Activation::Identity;
   cfg.model.hidden_activations = {Activation::Relu, Activation::Relu};
   cfg.optimizer.sgd.momentum = 0.0f;
   cfg.schedule.lr_max = 1e6;
   Trainer t = test::small_trainer(cfg, test::gradient_image(8, 8, 1));
-  bool bad = false;
-  for (int i = 0; i < 50 && !bad; ++i)
-    if (auto row = t.step()) bad = !std::isfinite(row->loss);
-  CHECK(bad);
+  CHECK_THROWS_AS(t.run(50), DivergedError);
+  CHECK(t.recoveries().size() == 3);
+  CHECK(t.lr_scale() == doctest::Approx(0.125));
+  CHECK(count_nonfinite(t.parameters()) == 0);
+  CHECK(t.current_step() == 0); // the only good state was the untrained network
+  for (const auto& r : t.history()) CHECK(std::isfinite(r.loss));
 }
 
 TEST_CASE("a dataset whose channels do not match the model is refused") {

@@ -5,6 +5,7 @@
 
 #if REDRAW_TEST_UI
 #include "ui/app_actions.h"
+#include "ui/autosave.h"
 #include "ui/training_session.h"
 
 #include "app/backend_registry.h"
@@ -14,6 +15,8 @@
 #include <chrono>
 #include <filesystem>
 #include <thread>
+#include <fstream>
+#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace redraw;
@@ -163,6 +166,52 @@ TEST_CASE("ui session: the frame memory cap outlives new runs, and saves report 
   session.save_model((dir / "m.redraw").string());
   REQUIRE(wait_for(session, c, [](const Collected& x) { return !x.saved.empty(); }));
   CHECK(c.saved == std::vector<std::string>{(dir / "m.redraw").string()});
+  std::filesystem::remove_all(dir);
+}
+TEST_CASE("ui autosave: a crashed session's autosave is found and offered once and a clean quit leaves no offer") {
+  char tmpl[] = "/tmp/redraw-autosave-XXXXXX";
+  REQUIRE(mkdtemp(tmpl) != nullptr);
+  const std::filesystem::path dir = tmpl;
+  {
+    // A clean session: its lock goes, its autosave becomes last-session.redraw.
+    AutosaveSession clean(dir);
+    REQUIRE(clean.ok());
+    TrainingSession session;
+    LoadRequest req;
+    req.image = (std::filesystem::path(REDRAW_TEST_ASSET_DIR) / "default.png").string();
+    req.config = tiny_config();
+    req.backend = "cpu";
+    session.load(req);
+    session.step_once();
+    session.autosave(clean.model_path().string());
+    REQUIRE(session.flush(60));
+    CHECK(std::filesystem::exists(clean.model_path()));
+    CHECK(load_checkpoint(clean.model_path()).step == 1);
+    CHECK(find_crashed_sessions(dir).empty()); // our own lock: we are alive
+    clean.finish_clean();
+  }
+  CHECK(std::filesystem::exists(dir / "last-session.redraw"));
+  CHECK(find_crashed_sessions(dir).empty());
+  // A session that died: a child process writes its lock and autosave, then exits without quitting.
+  const pid_t child = fork();
+  if (child == 0) {
+    AutosaveSession dying(dir);
+    std::filesystem::copy_file(dir / "last-session.redraw", dying.model_path());
+    _exit(0);
+  }
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  // And one that died before its first autosave: its lock is just removed.
+  { std::ofstream(dir / "session-999999999.lock") << "999999999\n"; }
+  auto crashed = find_crashed_sessions(dir);
+  REQUIRE(crashed.size() == 1);
+  CHECK(crashed[0].pid == long(child));
+  CHECK(!crashed[0].saved_at.empty());
+  CHECK(!std::filesystem::exists(dir / "session-999999999.lock"));
+  const std::filesystem::path restored = adopt_crashed_session(crashed[0]);
+  REQUIRE(!restored.empty());
+  CHECK(load_checkpoint(restored).step == 1);
+  CHECK(find_crashed_sessions(dir).empty()); // offered once
   std::filesystem::remove_all(dir);
 }
 #endif

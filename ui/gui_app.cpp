@@ -1,6 +1,7 @@
 #include "ui/gui_app.h"
 
 #include "ui/app_actions.h"
+#include "ui/autosave.h"
 #include "ui/panels.h"
 #include "ui/screenshot.h"
 #include "ui/settings_store.h"
@@ -136,8 +137,10 @@ bool screenshot_ready(const UiState& ui, int64_t after_steps) {
   return ui.run.shown_step >= target && st.step >= target && ui.run.frames_since_preview >= 2;
 }
 
-int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const GuiOptions& opts) {
+int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const GuiOptions& opts,
+               const AutosaveSession* autosave) {
   const double start = glfwGetTime();
+  double last_autosave = start;
   constexpr double k_screenshot_timeout_s = 600;
   const double frame_seconds = ui.pacing.interact_seconds;
   const double watch_seconds = ui.pacing.watch_seconds; // 30 fps, 15 on software GL (frame_pacing.h)
@@ -226,6 +229,12 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
     }
     glfwSwapBuffers(window);
 
+    // The autosave: the session skips it when nothing changed since the last one.
+    if (autosave && ui.settings.autosave_minutes > 0 && ui.now - last_autosave >= 60.0 * ui.settings.autosave_minutes) {
+      last_autosave = ui.now;
+      session.autosave(autosave->model_path().string());
+    }
+
     std::vector<UiIntent> intents;
     intents.swap(ui.intents);
     for (const auto& in : intents)
@@ -311,6 +320,16 @@ int run_gui(const GuiOptions& opts) {
   ImGui_ImplOpenGL3_Init("#version 330 core");
 
   int code = 0;
+  // Autosave and crash recovery (not for the scripted screenshot runs, which quit by themselves).
+  std::unique_ptr<AutosaveSession> autosave;
+  if (opts.screenshot.empty()) {
+    ui.crashed = find_crashed_sessions();
+    autosave = std::make_unique<AutosaveSession>();
+    if (!autosave->ok()) {
+      ui.notify("autosave is off: cannot write " + autosave_folder().string(), true);
+      autosave.reset();
+    }
+  }
   {
     TrainingSession session(opts.make_backend, opts.interop);
     auto truth = make_host_texture();
@@ -337,7 +356,12 @@ int run_gui(const GuiOptions& opts) {
     if (!opts.screenshot.empty()) session.set_stop_at(opts.screenshot_after_steps);
     if (opts.autostart || !opts.screenshot.empty()) session.set_running(true);
 
-    code = frame_loop(window, ui, session, opts);
+    code = frame_loop(window, ui, session, opts, autosave.get());
+    if (autosave) { // the autosave on quit, then a clean end: no restore offer next time
+      session.autosave(autosave->model_path().string());
+      if (!session.flush(60.0)) std::fprintf(stderr, "warning: the autosave on quit did not finish in time\n");
+      autosave->finish_clean();
+    }
   } // the session joins its thread; textures go while the context is current
 
   glfwGetWindowSize(window, &ui.settings.window_width, &ui.settings.window_height);

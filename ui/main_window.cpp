@@ -77,6 +77,7 @@ void draw_main_window(UiState& ui) {
   draw_file_dialog(ui);
   draw_about(ui);
   draw_messages(ui);
+  draw_restore_offer(ui);
 }
 
 } // namespace redraw

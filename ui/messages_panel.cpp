@@ -45,4 +45,34 @@ void draw_messages(UiState& ui) {
   if (close >= 0) list.erase(list.begin() + close);
 }
 
+void draw_restore_offer(UiState& ui) {
+  if (ui.crashed.empty()) return;
+  const CrashedSession& s = ui.crashed.front();
+  constexpr const char* k_title = "Restore the last run?";
+  if (!ImGui::IsPopupOpen(k_title)) ImGui::OpenPopup(k_title);
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  ImGui::SetNextWindowPos(vp->GetCenter(), ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
+  if (!ImGui::BeginPopupModal(k_title, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
+  ImGui::TextUnformatted("Redraw did not close properly last time.");
+  ImGui::Text("Its run was autosaved at %s.", s.saved_at.c_str());
+  ImGui::TextDisabled("%s", s.model.string().c_str());
+  ImGui::Spacing();
+  if (ImGui::Button("Restore")) {
+    const std::filesystem::path model = adopt_crashed_session(s);
+    if (model.empty())
+      ui.notify("the autosave could not be found any more", true);
+    else
+      ui.push(IntentKind::OpenPath, model.string());
+    ui.crashed.erase(ui.crashed.begin());
+    ImGui::CloseCurrentPopup();
+  }
+  ImGui::SameLine();
+  if (ImGui::Button("Discard")) {
+    discard_crashed_session(s);
+    ui.crashed.erase(ui.crashed.begin());
+    ImGui::CloseCurrentPopup();
+  }
+  ImGui::EndPopup();
+}
+
 } // namespace redraw

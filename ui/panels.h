@@ -25,5 +25,7 @@ void draw_file_dialog(UiState& ui);
 void draw_about(UiState& ui);
 /// Error and notice toasts in the bottom-right corner, above the status bar (messages_panel.cpp).
 void draw_messages(UiState& ui);
+/// The launch-time offer to restore a run autosaved by a session that crashed (ui.crashed).
+void draw_restore_offer(UiState& ui);
 
 } // namespace redraw

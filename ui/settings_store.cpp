@@ -70,6 +70,8 @@ Settings load_settings() {
   get(j, "plots_height", s.plots_height);
   get(j, "last_folder", s.last_folder);
   get(j, "snapshot_cap_mb", s.snapshot_cap_mb);
+  get(j, "autosave_minutes", s.autosave_minutes);
+  s.autosave_minutes = std::clamp(s.autosave_minutes, 0, 24 * 60);
   s.snapshot_cap_mb = std::clamp(s.snapshot_cap_mb, 1, 65536);
   s.preview_every = std::clamp(s.preview_every, 1, 100000);
   s.window_width = std::clamp(s.window_width, 640, 8192);
@@ -92,7 +94,8 @@ std::string save_settings(const Settings& s) {
                   {"controls_width", s.controls_width},
                   {"plots_height", s.plots_height},
                   {"last_folder", s.last_folder},
-                  {"snapshot_cap_mb", s.snapshot_cap_mb}};
+                  {"snapshot_cap_mb", s.snapshot_cap_mb},
+                  {"autosave_minutes", s.autosave_minutes}};
   std::string err = write_json(config_folder() / "settings.json", j);
   const std::string err2 = write_json(data_folder() / "recent.json", json{{"recent", s.recent}});
   return err.empty() ? err2 : err;

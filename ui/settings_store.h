@@ -4,6 +4,7 @@
 ///   window size, panel sizes, last folder.
 /// - $XDG_CONFIG_HOME/redraw/imgui.ini: ImGui's own window layout.
 /// - $XDG_DATA_HOME/redraw/recent.json (default ~/.local/share): recent files, newest first.
+/// - $XDG_DATA_HOME/redraw/autosave/: the running model's autosave (ui/autosave.h).
 /// Loading never throws: a missing or unreadable file gives the defaults. Saving reports failure
 /// through the return value (the caller shows it) and writes atomically.
 #include "ui/ui_state.h"

@@ -10,7 +10,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
+#include <future>
 #include <new>
 
 namespace redraw {
@@ -77,7 +79,12 @@ void TrainingSession::set_running(bool run) {
 void TrainingSession::step_once() {
   post([this] {
     if (!m_run || m_running) return;
-    if (auto row = m_run->trainer->step()) m_run->pending_rows.push_back(*row);
+    try {
+      if (auto row = m_run->trainer->step()) m_run->pending_rows.push_back(*row);
+    } catch (const DivergedError& e) {
+      report_error(std::string("training stopped: ") + e.what());
+    }
+    report_recoveries();
     m_run->trainer->pause_clock();
     make_preview(true);
   });
@@ -133,6 +140,7 @@ void TrainingSession::save_model(const std::string& path) {
     if (!m_run) return report_error("save: nothing to save yet (open an image first)");
     try {
       save_checkpoint(path, m_run->trainer->checkpoint(m_run->source));
+      report_recoveries();
       {
         std::lock_guard lock(m_mutex);
         m_back.saved_models.push_back(path);
@@ -142,6 +150,53 @@ void TrainingSession::save_model(const std::string& path) {
       report_error(std::string("save: ") + e.what());
     }
   });
+}
+
+void TrainingSession::autosave(const std::string& path) {
+  post([this, path] {
+    if (!m_run) return;
+    Trainer& t = *m_run->trainer;
+    if (m_autosaved_trainer == m_trainer_id && m_autosaved_step == t.current_step()) return;
+    try {
+      std::error_code ec;
+      std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+      save_checkpoint(path, t.checkpoint(m_run->source));
+      report_recoveries(); // a diverged state is recovered before it is saved
+      m_autosaved_trainer = m_trainer_id;
+      m_autosaved_step = t.current_step();
+      m_autosave_failed = false;
+    } catch (const std::exception& e) {
+      if (!m_autosave_failed) report_error(std::string("autosave failed: ") + e.what());
+      m_autosave_failed = true;
+    }
+  });
+}
+
+bool TrainingSession::flush(double timeout_s) {
+  auto done = std::make_shared<std::promise<void>>();
+  std::future<void> f = done->get_future();
+  post([done] { done->set_value(); });
+  return f.wait_for(std::chrono::duration<double>(timeout_s)) == std::future_status::ready;
+}
+
+void TrainingSession::report_recoveries() {
+  if (!m_run) return;
+  Trainer& t = *m_run->trainer;
+  const std::vector<RecoveryEvent> events = t.take_new_recoveries();
+  if (events.empty()) return;
+  for (const RecoveryEvent& e : events) {
+    char b[96];
+    std::snprintf(b, sizeof b, "; learning rate x%g from now on (recovery %d of %d)", e.lr_scale, e.attempt,
+                  t.config().training.max_recoveries);
+    report_notice("training diverged at step " + std::to_string(e.step) + " (" + e.reason + "): went back to step " +
+                  std::to_string(e.rolled_back_to) + b);
+  }
+  // The history after the good state was dropped: the plots take the whole history again.
+  m_run->pending_rows.clear();
+  m_run->last_preview_step = -1;
+  std::lock_guard lock(m_mutex);
+  m_back.rows = t.history();
+  m_back.history_replaced = true;
 }
 
 void TrainingSession::run_export(const std::string& what, const std::string& path,
@@ -501,6 +556,7 @@ void TrainingSession::train_slice() {
   try {
     while (t.current_step() < end) {
       if (auto row = t.step()) m_run->pending_rows.push_back(*row);
+      report_recoveries();
       const int64_t step = t.current_step();
       if (step % m_preview_every == 0 && seconds_since(m_run->last_preview) >= k_min_preview_interval)
         make_preview(false);
@@ -514,6 +570,12 @@ void TrainingSession::train_slice() {
       if (t.current_step() != m_run->last_preview_step) make_preview(true);
       if (end == t.total_steps()) report_notice("training finished at step " + std::to_string(end));
     }
+  } catch (const DivergedError& e) {
+    m_running = false;
+    t.pause_clock();
+    report_recoveries();
+    report_error(std::string("training stopped: ") + e.what());
+    make_preview(true);
   } catch (const std::bad_alloc&) {
     m_running = false;
     report_error("out of memory during training; paused");

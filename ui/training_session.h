@@ -105,6 +105,12 @@ public:
   /// Pause when this step is reached (the screenshot mode); -1 clears.
   void set_stop_at(int64_t step);
   void save_model(const std::string& path);
+  /// Saves the running model to `path` quietly (no notice on success; an error is reported once
+  /// until a save works again). Skipped when nothing changed since the last autosave there.
+  void autosave(const std::string& path);
+  /// Waits until every command posted before this call has run (at most `timeout_s`); false on
+  /// timeout. For the autosave on quit.
+  bool flush(double timeout_s);
   /// Exports the current network, or the timelapse frame at `snapshot_step` (>= 0), as a PNG.
   void export_image(const std::string& path, int32_t w, int32_t h, int bit_depth, int64_t snapshot_step = -1);
   /// The original upscaled bicubically beside the network's redraw (2w x h).
@@ -146,6 +152,8 @@ private:
   void report_notice(const std::string& what);
   void serve_frame_request();
   void publish_snapshots(bool force);
+  /// Reports the trainer's new recoveries from divergence and republishes the rolled-back history.
+  void report_recoveries();
   /// Runs an export with busy/progress/cancel reporting; `work` gets the progress callback.
   void run_export(const std::string& what, const std::string& path,
                   const std::function<void(const std::function<bool(double)>&)>& work);
@@ -177,6 +185,9 @@ private:
   int64_t m_published_newest = -1;
   bool m_backend_notice_shown = false; ///< "using the CPU backend" is said once per session
   size_t m_snapshot_cap = 0;           ///< set_snapshot_cap's bytes; 0 = the Trainer's default
+  uint64_t m_autosaved_trainer = 0;    ///< trainer id and step of the last autosave (skip if unchanged)
+  int64_t m_autosaved_step = -1;
+  bool m_autosave_failed = false;      ///< the last autosave failed (said once)
 
   std::thread m_thread; // last: starts after every member above exists
 };

@@ -7,6 +7,7 @@
 /// - No GL types here (STYLE 9): textures are reached through PreviewTexture pointers.
 #include "engine/metrics.h"
 #include "engine/run_config.h"
+#include "ui/autosave.h"
 #include "ui/frame_pacing.h"
 #include "ui/markdown_blocks.h"
 #include "ui/preview_texture.h"
@@ -129,6 +130,7 @@ struct Settings {
   float controls_width = 380.0f;
   float plots_height = 230.0f;
   int32_t snapshot_cap_mb = 256;
+  int32_t autosave_minutes = 3; ///< autosave of the running model (ui/autosave.h); 0 = off
   std::string last_folder;
   std::vector<std::string> recent; ///< newest first, at most 10
 };
@@ -168,6 +170,7 @@ struct UiState {
   std::vector<UiIntent> intents;
   std::vector<std::string> preset_names;
   std::string last_image; ///< the image asked for last (Apply & reset retries it when loading failed)
+  std::vector<CrashedSession> crashed; ///< sessions that did not quit, offered for restore at launch
 
   // Textures (owned by run_gui; may be null before the first image).
   PreviewTexture* truth_texture = nullptr;

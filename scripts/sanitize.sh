@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The sanitizer and fuzzing stage of scripts/test.sh (also runnable alone):
+#  1. builds build-asan/ with clang, AddressSanitizer + UndefinedBehaviorSanitizer
+#     (-fno-sanitize-recover=all: the first report fails), CUDA off, GUI on, the fuzz targets on;
+#  2. runs every ctest test there. Any sanitizer report fails its test. The GUI tests run with
+#     tests/lsan_gui.supp, which suppresses the leaks of the GL driver (Mesa) only, and with
+#     tests/dlclose_noop.c preloaded so the driver is still loaded (and nameable) when LSan reports;
+#  3. runs each libFuzzer target in tests/fuzz for REDRAW_FUZZ_SECONDS (default 60) from its seed
+#     corpus in tests/fuzz/corpus; a crash, leak, timeout or sanitizer report fails the stage and
+#     leaves the input in build-asan/fuzz-artifacts/.
+# Usage: scripts/sanitize.sh [ctest args...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root="$(pwd)"
+bash scripts/install_deps.sh
+mkdir -p build-asan
+cc -shared -fPIC -O1 tests/dlclose_noop.c -o build-asan/libdlclose_noop.so
+flags="-O1 -g -Wno-pass-failed -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all -fsanitize=fuzzer-no-link"
+CC=clang CXX=clang++ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DREDRAW_CUDA=OFF -DREDRAW_GUI=ON \
+  -DREDRAW_FUZZ=ON -DREDRAW_TEST_LD_PRELOAD="$root/build-asan/libdlclose_noop.so" -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g" \
+  -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" >/dev/null
+# Only what the tests and fuzzers run (the benchmarks are not built here).
+cmake --build build-asan -j"$(nproc)" --target redraw redraw_tests redraw_gui_screenshot_check \
+  fuzz_image fuzz_checkpoint fuzz_config fuzz_render
+
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+export LSAN_OPTIONS="suppressions=$root/tests/lsan_gui.supp:print_suppressions=0"
+export ASAN_SYMBOLIZER_PATH="$(command -v llvm-symbolizer || command -v llvm-symbolizer-14 || true)"
+echo "sanitize: ctest under ASan + UBSan"
+(cd build-asan && ctest --output-on-failure -j"$(nproc)" "$@")
+
+seconds="${REDRAW_FUZZ_SECONDS:-60}"
+mkdir -p build-asan/fuzz-artifacts
+status=0
+for target in image checkpoint config render; do
+  work="$(mktemp -d)" # new corpus entries go here, never into the source tree
+  echo "sanitize: fuzz_$target for ${seconds}s"
+  if ! build-asan/bin/fuzz_$target -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+      -print_final_stats=1 -artifact_prefix="build-asan/fuzz-artifacts/$target-" \
+      "$work" "tests/fuzz/corpus/$target" >"build-asan/fuzz-$target.log" 2>&1; then
+    echo "FAIL: fuzz_$target (see build-asan/fuzz-$target.log and build-asan/fuzz-artifacts/)"
+    tail -40 "build-asan/fuzz-$target.log"
+    status=1
+  else
+    grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "build-asan/fuzz-$target.log" | tr '\n' ' '
+    echo
+  fi
+  rm -rf "$work"
+done
+[ "$status" -eq 0 ] && echo "sanitize: fuzzing clean"
+exit "$status"

@@ -1,0 +1,26 @@
+// libFuzzer target: reading a .redraw model (the CRC is fixed up, see fuzz_support.h), then writing
+// it back: what loads must serialize and load again to the same weights.
+#include "engine/checkpoint.h"
+#include "engine/errors.h"
+#include "fuzz_support.h"
+
+#include <cstdlib>
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::vector<uint8_t> bytes = redraw::fuzz::with_valid_crc(data, size);
+  redraw::Checkpoint c;
+  try {
+    c = redraw::deserialize_checkpoint(bytes.data(), bytes.size(), "fuzz");
+  } catch (const redraw::CheckpointError&) {
+    return 0;
+  }
+  if (redraw::count_nonfinite(c) > 0) return 0; // readable, but never written again
+  try {
+    const std::vector<uint8_t> again = redraw::serialize_checkpoint(c);
+    const redraw::Checkpoint back = redraw::deserialize_checkpoint(again.data(), again.size(), "fuzz (again)");
+    if (back.params != c.params || back.step != c.step || back.snapshots.size() != c.snapshots.size()) std::abort();
+  } catch (const redraw::Error&) {
+    std::abort(); // a model that loaded must round-trip
+  }
+  return 0;
+}

@@ -1,0 +1,22 @@
+// libFuzzer target: decode_image on arbitrary bytes (every format: libpng, libjpeg-turbo, giflib, stb).
+// A decode either returns a well-formed image or throws ImageError; anything else is a bug.
+#include "engine/errors.h"
+#include "engine/image.h"
+
+#include <cstdint>
+#include <cstdlib>
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  redraw::DecodeLimits limits;
+  limits.max_bytes = uint64_t(64) << 20; // small pictures only: the budget check is under test too
+  try {
+    const redraw::Image img = redraw::decode_image(data, size, "fuzz", limits);
+    if (img.width < 1 || img.height < 1 || img.channels < 1 || img.channels > 4 ||
+        img.pixels.size() != size_t(img.width) * size_t(img.height) * size_t(img.channels))
+      std::abort();
+    for (float v : img.pixels)
+      if (!(v >= 0.0f && v <= 1.0f)) std::abort();
+  } catch (const redraw::ImageError&) {
+  }
+  return 0;
+}

@@ -1,0 +1,20 @@
+#pragma once
+/// Shared by the checkpoint fuzz targets: the fuzzer's bytes become a .redraw file whose CRC-32 is
+/// right, so the mutations reach the chunk parser instead of stopping at the checksum.
+#include <zlib.h>
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+namespace redraw::fuzz {
+
+inline std::vector<uint8_t> with_valid_crc(const uint8_t* data, size_t size) {
+  std::vector<uint8_t> bytes(data, data + size);
+  if (bytes.size() < 4) return bytes;
+  const uint32_t crc = uint32_t(crc32(crc32(0L, Z_NULL, 0), bytes.data(), uInt(bytes.size() - 4)));
+  std::memcpy(bytes.data() + bytes.size() - 4, &crc, 4);
+  return bytes;
+}
+
+} // namespace redraw::fuzz

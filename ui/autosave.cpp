@@ -1,0 +1,105 @@
+#include "ui/autosave.h"
+
+#include "ui/settings_store.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <ctime>
+#include <fstream>
+#include <unistd.h>
+
+namespace redraw {
+namespace fs = std::filesystem;
+
+namespace {
+bool process_alive(long pid) { return pid > 0 && (::kill(pid_t(pid), 0) == 0 || errno != ESRCH); }
+
+/// The pid in "session-<pid>.lock", or 0.
+long lock_pid(const std::string& name) {
+  const std::string prefix = "session-", suffix = ".lock";
+  if (name.size() <= prefix.size() + suffix.size() || name.compare(0, prefix.size(), prefix) != 0 ||
+      name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+    return 0;
+  const std::string digits = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+  if (digits.empty() || digits.size() > 10 || !std::all_of(digits.begin(), digits.end(), ::isdigit)) return 0;
+  return std::stol(digits);
+}
+
+std::string local_time_of(const fs::path& p) {
+  std::error_code ec;
+  const auto t = fs::last_write_time(p, ec);
+  if (ec) return "an unknown time";
+  const auto sys = fs::file_time_type::clock::to_sys(t);
+  const std::time_t tt = std::chrono::system_clock::to_time_t(sys);
+  std::tm tm{};
+  localtime_r(&tt, &tm);
+  char b[32];
+  std::strftime(b, sizeof b, "%Y-%m-%d %H:%M", &tm);
+  return b;
+}
+} // namespace
+
+fs::path autosave_folder() { return data_folder() / "autosave"; }
+
+AutosaveSession::AutosaveSession(fs::path folder) : m_folder(std::move(folder)) {
+  const std::string pid = std::to_string(::getpid());
+  m_lock = m_folder / ("session-" + pid + ".lock");
+  m_model = m_folder / ("autosave-" + pid + ".redraw");
+  std::error_code ec;
+  fs::create_directories(m_folder, ec);
+  std::ofstream out(m_lock);
+  out << pid << "\n";
+  m_ok = bool(out);
+}
+
+AutosaveSession::~AutosaveSession() = default;
+
+void AutosaveSession::finish_clean() {
+  if (m_finished) return;
+  m_finished = true;
+  std::error_code ec;
+  if (fs::exists(m_model, ec)) fs::rename(m_model, m_folder / "last-session.redraw", ec);
+  fs::remove(m_lock, ec);
+}
+
+std::vector<CrashedSession> find_crashed_sessions(const fs::path& folder) {
+  std::vector<CrashedSession> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(folder, ec)) {
+    const long pid = lock_pid(e.path().filename().string());
+    if (pid == 0 || pid == long(::getpid()) || process_alive(pid)) continue;
+    CrashedSession s;
+    s.pid = pid;
+    s.lock = e.path();
+    s.model = folder / ("autosave-" + std::to_string(pid) + ".redraw");
+    std::error_code rm;
+    if (!fs::exists(s.model, rm)) {
+      fs::remove(s.lock, rm); // crashed before its first autosave: nothing to offer
+      continue;
+    }
+    s.saved_at = local_time_of(s.model);
+    out.push_back(std::move(s));
+  }
+  std::sort(out.begin(), out.end(), [](const CrashedSession& a, const CrashedSession& b) {
+    std::error_code e1, e2;
+    return fs::last_write_time(a.model, e1) > fs::last_write_time(b.model, e2);
+  });
+  return out;
+}
+
+void discard_crashed_session(const CrashedSession& s) {
+  std::error_code ec;
+  fs::remove(s.model, ec);
+  fs::remove(s.lock, ec);
+}
+
+fs::path adopt_crashed_session(const CrashedSession& s) {
+  std::error_code ec;
+  const fs::path restored = s.model.parent_path() / ("restored-" + std::to_string(s.pid) + ".redraw");
+  fs::rename(s.model, restored, ec);
+  fs::remove(s.lock, ec);
+  return fs::exists(restored, ec) ? restored : fs::path();
+}
+
+} // namespace redraw

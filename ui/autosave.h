@@ -1,0 +1,56 @@
+#pragma once
+/// Autosave of the running model and the offer to restore it after a crash.
+/// - Folder: $XDG_DATA_HOME/redraw/autosave/ (default ~/.local/share/redraw/autosave).
+/// - While the app runs it holds "session-<pid>.lock" there; its model is autosaved to
+///   "autosave-<pid>.redraw" every few minutes (Settings::autosave_minutes) and on quit. A clean
+///   quit renames that file to "last-session.redraw" and removes the lock.
+/// - A lock whose process is gone means that session crashed (or was killed): the next launch
+///   finds it with find_crashed_sessions() and offers to restore its autosave.
+/// - Nothing here throws: a folder that cannot be written just means no autosave (the caller is
+///   told through the return values).
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace redraw {
+
+std::filesystem::path autosave_folder();
+
+/// A session that ended without quitting, and what it autosaved.
+struct CrashedSession {
+  long pid = 0;
+  std::filesystem::path lock;  ///< its session-<pid>.lock
+  std::filesystem::path model; ///< its autosave-<pid>.redraw
+  std::string saved_at;        ///< local time the autosave was written, "2026-11-23 10:45"
+};
+
+/// This process's lock and autosave path. Create once at startup; finish_clean() at a normal quit.
+class AutosaveSession {
+public:
+  /// Writes the lock in `folder` (created when missing). ok() is false when it could not.
+  explicit AutosaveSession(std::filesystem::path folder = autosave_folder());
+  ~AutosaveSession(); ///< keeps the lock unless finish_clean() ran: a crash leaves it behind
+  AutosaveSession(const AutosaveSession&) = delete;
+  AutosaveSession& operator=(const AutosaveSession&) = delete;
+  bool ok() const { return m_ok; }
+  /// Where the running model is autosaved.
+  const std::filesystem::path& model_path() const { return m_model; }
+  /// A normal quit: the autosave becomes last-session.redraw and the lock goes.
+  void finish_clean();
+
+private:
+  std::filesystem::path m_folder, m_lock, m_model;
+  bool m_ok = false, m_finished = false;
+};
+
+/// Sessions in `folder` whose lock outlived their process and which left an autosave, newest
+/// first. Stale locks without an autosave are removed on the way.
+std::vector<CrashedSession> find_crashed_sessions(const std::filesystem::path& folder = autosave_folder());
+/// The user declined: the session's lock and autosave are removed.
+void discard_crashed_session(const CrashedSession& s);
+/// The user accepted: the autosave is renamed to restored-<pid>.redraw (so no later launch
+/// offers it again) and the lock removed. Returns the model to open ("" when it vanished).
+std::filesystem::path adopt_crashed_session(const CrashedSession& s);
+
+} // namespace redraw
