@@ -176,7 +176,7 @@ TEST_CASE("ui autosave: a crashed session's autosave is found and offered once a
     // A clean session: its lock goes, its autosave becomes last-session.redraw.
     AutosaveSession clean(dir);
     REQUIRE(clean.ok());
-    TrainingSession session;
+    TrainingSession session(backend_factory());
     LoadRequest req;
     req.image = (std::filesystem::path(REDRAW_TEST_ASSET_DIR) / "default.png").string();
     req.config = tiny_config();
