@@ -1,273 +1,10 @@
-#include "cuda/cuda_backend.h"
+#include "cuda/cuda_backend_impl.cuh"
 
-#include "cuda/cuda_check.h"
-#include "cuda/device_buffer.h"
-#include "cuda/encoding_kernels.cuh"
-#include "cuda/hash_grid_kernels.cuh"
-#include "cuda/loss_kernels.cuh"
-#include "cuda/matmul.h"
-#include "cuda/memory_plan.h"
-#include "cuda/mlp_pass.h"
-#include "cuda/optimizer_kernels.cuh"
-#include "cuda/render_kernels.cuh"
-#include "engine/errors.h"
-#include "engine/renderer.h"
-
-#include <algorithm>
-#include <array>
 #include <chrono>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <optional>
 
 namespace redraw {
 
 using namespace cuda;
-
-namespace {
-
-/// Most samples one forward/backward pass holds; a bigger batch runs as several chunks whose
-/// gradients accumulate (all inside the one captured step).
-constexpr int64_t k_max_chunk_rows = int64_t(1) << 18;
-/// Fewest rows a chunk is shrunk to when memory is short.
-constexpr int64_t k_min_chunk_rows = int64_t(1) << 12;
-/// Render tiles larger than a training chunk: between these many pixels (cuda/memory_plan.h).
-constexpr int64_t k_min_render_tile = int64_t(1) << 16;
-constexpr int64_t k_max_render_tile = int64_t(1) << 22;
-/// Rows per chunk of the stateless ops (predict, loss_and_gradients).
-constexpr int64_t k_stateless_rows = int64_t(1) << 16;
-/// A full-batch run keeps the encoded dataset when it takes at most this much memory.
-constexpr uint64_t k_max_cached_encoding_bytes = uint64_t(512) << 20;
-/// cuBLAS workspace, set explicitly so graph capture never makes cuBLAS allocate.
-constexpr size_t k_cublas_workspace_bytes = size_t(32) << 20;
-/// Recorded losses in flight to the host.
-constexpr int k_loss_slots = 8;
-
-bool env_graphs_enabled() {
-  const char* v = std::getenv("REDRAW_CUDA_GRAPHS");
-  return !(v && (std::strcmp(v, "0") == 0 || std::strcmp(v, "off") == 0));
-}
-
-/// Pinned host memory for one T (asynchronous device-to-host copies need it).
-template <class T> class PinnedValue {
-public:
-  PinnedValue() { CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&m_ptr), sizeof(T))); }
-  ~PinnedValue() {
-    if (m_ptr) (void)cudaFreeHost(m_ptr);
-  }
-  PinnedValue(const PinnedValue&) = delete;
-  PinnedValue& operator=(const PinnedValue&) = delete;
-  T* get() { return m_ptr; }
-  T value() const { return *m_ptr; }
-
-private:
-  T* m_ptr = nullptr;
-};
-
-/// What a recorded step copies to the host: the loss sum and the divergence flag (1 when a step
-/// since the last copy had a non-finite loss), adjacent in device memory so one copy moves both.
-struct LossAndFlag {
-  float sum = 0;
-  float nonfinite = 0;
-};
-
-/// A recorded loss on its way to the host.
-struct LossSlot {
-  PinnedValue<LossAndFlag> value;
-  cudaEvent_t done = nullptr;
-  int64_t step = -1;
-  bool pending = false;
-};
-
-} // namespace
-
-namespace cuda {
-
-/// The bound training state: everything configure() allocates.
-struct BoundState {
-  TrainSetup setup;
-  std::vector<DenseLayer> layers;
-  EncodingParams enc;
-  int32_t enc_width = 0, channels = 0;
-  int64_t n = 0;          ///< dataset samples
-  int64_t batch = 0;      ///< samples per step
-  int64_t chunk_rows = 0; ///< samples per pass
-  int64_t param_count = 0;
-  bool minibatch = false;
-  DeviceBuffer<float> coords, targets, encoded, fourier_b;
-  DeviceBuffer<float> params, grads, first, second;
-  DeviceBuffer<float> batch_targets;
-  DeviceBuffer<float> loss_partial, mse_partial, loss_sum, mse_sum;
-  DeviceBuffer<DeviceStepParams> step_params;
-  MlpWorkspace ws;
-  int64_t loss_partials = 0, mse_partials = 0;
-  std::optional<HashGridParams> grid; ///< HashGrid: its levels; the table leads params and grads
-  int64_t table_floats = 0;
-  DeviceBuffer<float> batch_coords; ///< HashGrid minibatch: the chunk's coordinates (backward needs them)
-  DeviceBuffer<float> enc_grad;     ///< HashGrid: dLoss/dEncoding of a chunk
-};
-
-} // namespace cuda
-
-struct CudaBackend::Impl {
-  int device = 0;
-  cudaDeviceProp props{};
-  cudaStream_t stream = nullptr;
-  std::shared_ptr<DevicePool> pool; ///< the device's pool, shared with other backends and the preview ring
-  cublasHandle_t blas = nullptr;
-  DeviceBuffer<uint8_t> blas_workspace;
-  CudaPrecision precision = CudaPrecision::Auto;
-  bool graphs = env_graphs_enabled();
-  std::string graph_note; ///< why graphs are off, when capture failed
-
-  std::unique_ptr<BoundState> bound;
-  /// Forward-only buffers for renders larger than a training chunk (render_tile_rows), kept
-  /// between renders of the same network shape; dropped by configure().
-  std::unique_ptr<MlpWorkspace> render_ws;
-  cudaGraphExec_t graph = nullptr;
-  int64_t eager_steps = 0; ///< steps run since configure without the graph (the first is the warm-up)
-  std::array<LossSlot, k_loss_slots> slots;
-  PinnedValue<float> mse_host;
-
-  Impl() = default;
-  ~Impl();
-  Impl(const Impl&) = delete;
-  Impl& operator=(const Impl&) = delete;
-
-  CudaContext ctx(OpTimer* timer = nullptr) const {
-    return {stream, blas, pool.get(), timer, compute_type_for(precision), precision == CudaPrecision::Auto};
-  }
-
-  void drop_graph() {
-    if (graph) (void)cudaGraphExecDestroy(graph);
-    graph = nullptr;
-    eager_steps = 0;
-  }
-
-  void apply_math_mode() {
-    CUBLAS_CHECK(cublasSetMathMode(blas, precision == CudaPrecision::Tf32 ? CUBLAS_TF32_TENSOR_OP_MATH
-                                                                         : CUBLAS_DEFAULT_MATH));
-  }
-
-  /// Enqueues one whole step after the step block has been written: per chunk, input (gather or
-  /// encode or cached), forward, loss + backward; then the loss sum and the optimizer update.
-  void enqueue_step(const CudaContext& c) {
-    BoundState& s = *bound;
-    const float inv_count = float(1.0 / (double(s.batch) * s.channels));
-    int64_t partial_offset = 0;
-    for (int64_t r0 = 0; r0 < s.batch; r0 += s.chunk_rows) {
-      const int64_t rows = std::min(s.chunk_rows, s.batch - r0);
-      const float* input = nullptr;
-      const float* targets = nullptr;
-      const float* chunk_coords = s.coords.data() + r0 * 2; // full batch
-      {
-        TimedOp t(c.timer, c.stream, "input");
-        if (s.minibatch && s.grid) {
-          gather_minibatch_samples(c.stream, s.coords.data(), s.targets.data(), s.channels, uint32_t(s.n), s.setup.seed,
-                                   s.step_params.data(), r0, rows, s.batch_coords.data(), s.batch_targets.data());
-          chunk_coords = s.batch_coords.data();
-          hash_grid_encode(c.stream, *s.grid, s.params.data(), chunk_coords, rows, s.ws.input());
-          input = s.ws.input();
-          targets = s.batch_targets.data();
-        } else if (s.minibatch) {
-          gather_minibatch(c.stream, s.enc, s.fourier_b.data(), s.coords.data(), s.targets.data(), s.channels,
-                           uint32_t(s.n), s.setup.seed, s.step_params.data(), r0, rows, s.ws.input(),
-                           s.batch_targets.data());
-          input = s.ws.input();
-          targets = s.batch_targets.data();
-        } else {
-          input = full_batch_input(c, r0, rows);
-          targets = s.targets.data() + r0 * s.channels;
-        }
-      }
-      mlp_forward(c, s.ws, s.params.data(), input, rows);
-      mlp_backward(c, s.ws, s.params.data(), input, targets, rows, s.setup.loss, inv_count,
-                   s.loss_partial.data() + partial_offset, s.grads.data(), r0 > 0,
-                   s.grid ? s.enc_grad.data() : nullptr);
-      if (s.grid) {
-        TimedOp t(c.timer, c.stream, "hash grid backward");
-        if (r0 == 0) CUDA_CHECK(cudaMemsetAsync(s.grads.data(), 0, size_t(s.table_floats) * sizeof(float), c.stream));
-        hash_grid_backward(c.stream, *s.grid, chunk_coords, s.enc_grad.data(), rows, s.grads.data());
-      }
-      partial_offset += loss_partial_count(rows * s.channels);
-    }
-    {
-      TimedOp t(c.timer, c.stream, "loss sum");
-      reduce_sum(c.stream, s.loss_partial.data(), partial_offset, s.loss_sum.data(), s.loss_sum.data() + 1);
-    }
-    TimedOp t(c.timer, c.stream, "optimizer");
-    const OptimizerSpec& o = s.setup.optimizer;
-    float* first = s.first.empty() ? nullptr : s.first.data();
-    float* second = s.second.empty() ? nullptr : s.second.data();
-    const bool adam = o.kind == OptimizerKind::Adam;
-    int64_t start = 0;
-    if (s.table_floats > 0 && (o.adam.weight_decay != 0.0f || o.sgd.weight_decay != 0.0f)) {
-      // Weight decay spares the hash table (it would pull rarely seen entries to zero).
-      AdamParams a = o.adam;
-      SgdParams g = o.sgd;
-      a.weight_decay = g.weight_decay = 0.0f;
-      cuda::optimizer_update(c.stream, adam, a, g, s.params.data(), s.grads.data(), first, second, s.table_floats,
-                             s.step_params.data());
-      start = s.table_floats;
-    }
-    cuda::optimizer_update(c.stream, adam, o.adam, o.sgd, s.params.data() + start, s.grads.data() + start,
-                           first ? first + start : nullptr, second ? second + start : nullptr, s.param_count - start,
-                           s.step_params.data());
-  }
-
-  /// Encoded inputs of dataset rows [r0, r0 + rows): the cache, the coordinates themselves
-  /// (identity encoding), or encoded now into the workspace.
-  const float* full_batch_input(const CudaContext& c, int64_t r0, int64_t rows) {
-    BoundState& s = *bound;
-    if (s.grid) {
-      hash_grid_encode(c.stream, *s.grid, s.params.data(), s.coords.data() + r0 * 2, rows, s.ws.input());
-      return s.ws.input();
-    }
-    if (!s.encoded.empty()) return s.encoded.data() + r0 * s.enc_width;
-    if (s.enc.kind == EncodingKind::Identity) return s.coords.data() + r0 * 2;
-    cuda::encode(c.stream, s.enc, s.fourier_b.data(), s.coords.data() + r0 * 2, rows, s.ws.input());
-    return s.ws.input();
-  }
-
-  void capture_graph() {
-    cudaGraph_t g = nullptr;
-    CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-    try {
-      enqueue_step(ctx());
-    } catch (...) {
-      (void)cudaStreamEndCapture(stream, &g);
-      if (g) (void)cudaGraphDestroy(g);
-      (void)cudaGetLastError();
-      throw;
-    }
-    CUDA_CHECK(cudaStreamEndCapture(stream, &g));
-    const cudaError_t e = cudaGraphInstantiate(&graph, g, 0);
-    (void)cudaGraphDestroy(g);
-    if (e != cudaSuccess) {
-      graph = nullptr;
-      throw_cuda_error(e, "cudaGraphInstantiate(&graph, g, 0)", __FILE__, __LINE__);
-    }
-  }
-
-  /// Enqueues the step whose block was just written: graph replay, or eager.
-  void launch_step() {
-    if (graphs && !graph && eager_steps >= 1) {
-      try {
-        capture_graph();
-      } catch (const BackendError& e) {
-        graphs = false; // keep training, without graphs, and say why in device_description()
-        graph_note = e.what();
-      }
-    }
-    if (graphs && graph) {
-      CUDA_CHECK(cudaGraphLaunch(graph, stream));
-    } else {
-      enqueue_step(ctx());
-      ++eager_steps;
-    }
-  }
-};
 
 CudaBackend::CudaBackend(int device) {
   std::string why;
@@ -338,7 +75,8 @@ bool CudaBackend::supports(BackendFeature f) const {
   case BackendFeature::Training:
   case BackendFeature::Rendering:
   case BackendFeature::DeviceInterop:
-  case BackendFeature::CudaGraphs: return true;
+  case BackendFeature::CudaGraphs:
+  case BackendFeature::StepMetrics: return true;
   case BackendFeature::Tf32: return m->props.major >= 8;
   }
   return false;
@@ -471,7 +209,7 @@ void CudaBackend::configure_impl(const TrainSetup& setup, const Dataset& data) {
   s->mse_partials = partials_for(s->n);
   s->loss_partial = DeviceBuffer<float>(pool, st, size_t(s->loss_partials), "loss partial sums");
   s->mse_partial = DeviceBuffer<float>(pool, st, size_t(s->mse_partials), "error partial sums");
-  s->loss_sum = DeviceBuffer<float>(pool, st, 2, "loss"); // [sum, divergence flag]: see LossAndFlag
+  s->loss_sum = DeviceBuffer<float>(pool, st, 3, "loss"); // [sum, divergence flag, dataset error]: LossAndFlag
   s->loss_sum.zero();
   s->mse_sum = DeviceBuffer<float>(pool, st, 1, "error");
   s->step_params = DeviceBuffer<DeviceStepParams>(pool, st, 1, "step parameters");
@@ -515,6 +253,10 @@ void CudaBackend::get_optimizer_state_impl(OptimizerState& out) {
 
 void CudaBackend::train_step_impl(const StepArgs& args) {
   BoundState& s = *m->bound;
+  // A minibatch step sees only its samples: the dataset's error of the starting point is measured
+  // by a forward pass enqueued before the step (no wait; it arrives with the loss).
+  const bool measure_error = args.record_mse && s.minibatch && args.record_loss;
+  if (measure_error) m->enqueue_dataset_error(m->ctx(), s.loss_sum.data() + 2);
   set_step_params(m->stream, s.step_params.data(), make_step_params(s.setup.optimizer.adam, args.learning_rate, args.step, args.bias_step()));
   m->launch_step();
   if (!args.record_loss) return;
@@ -537,6 +279,7 @@ void CudaBackend::train_step_impl(const StepArgs& args) {
   CUDA_CHECK(cudaEventRecord(slot->done, m->stream));
   slot->step = args.step;
   slot->pending = true;
+  slot->has_error = !s.minibatch || measure_error;
 }
 
 std::optional<LossSample> CudaBackend::poll_loss_impl() {
@@ -560,22 +303,16 @@ std::optional<LossSample> CudaBackend::poll_loss_impl() {
       nonfinite = nonfinite || slot.value.value().nonfinite != 0.0f;
     }
   (void)cudaGetLastError();
-  return LossSample{newest->step, double(newest->value.value().sum) / (double(s.batch) * s.channels), nonfinite};
+  const LossAndFlag v = newest->value.value();
+  LossSample sample{newest->step, double(v.sum) / (double(s.batch) * s.channels), nonfinite};
+  if (newest->has_error) sample.mse = double(v.error) / (double(s.n) * s.channels);
+  return sample;
 }
 
 double CudaBackend::dataset_mse_impl() {
   BoundState& s = *m->bound;
   const CudaContext c = m->ctx();
-  int64_t offset = 0;
-  for (int64_t r0 = 0; r0 < s.n; r0 += s.chunk_rows) {
-    const int64_t rows = std::min(s.chunk_rows, s.n - r0);
-    const float* input = m->full_batch_input(c, r0, rows);
-    mlp_forward(c, s.ws, s.params.data(), input, rows);
-    clamped_squared_error(c.stream, s.ws.output(), s.targets.data() + r0 * s.channels, rows * s.channels,
-                          s.mse_partial.data() + offset);
-    offset += loss_partial_count(rows * s.channels);
-  }
-  reduce_sum(c.stream, s.mse_partial.data(), offset, s.mse_sum.data());
+  m->enqueue_dataset_error(c, s.mse_sum.data());
   CUDA_CHECK(cudaMemcpyAsync(m->mse_host.get(), s.mse_sum.data(), sizeof(float), cudaMemcpyDeviceToHost, c.stream));
   synchronize();
   return double(m->mse_host.value()) / (double(s.n) * s.channels);
@@ -638,213 +375,6 @@ std::vector<uint8_t> CudaBackend::render_rgba8(int32_t w, int32_t h) {
   image.download(out.data(), bytes);
   synchronize();
   return out;
-}
-
-// ---- benchmark -------------------------------------------------------------------------------
-
-CudaStepProfile CudaBackend::profile_steps(const StepArgs& args, int64_t steps) {
-  if (!configured() || !m->bound) throw BackendError("profile_steps: backend 'cuda' has no model configured");
-  BoundState& s = *m->bound;
-  CudaStepProfile prof;
-  prof.steps = std::max<int64_t>(steps, 1);
-  int64_t step = args.step;
-  auto write_block = [&] {
-    set_step_params(m->stream, s.step_params.data(), make_step_params(s.setup.optimizer.adam, args.learning_rate, step, step));
-    ++step;
-  };
-  cudaEvent_t a = nullptr, b = nullptr;
-  CUDA_CHECK(cudaEventCreate(&a));
-  CUDA_CHECK(cudaEventCreate(&b));
-  auto elapsed = [&] {
-    float ms = 0;
-    CUDA_CHECK(cudaEventSynchronize(b));
-    CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
-    return double(ms);
-  };
-  try {
-    // Warm-up: the eager first step, then the capture.
-    for (int i = 0; i < 3; ++i) {
-      write_block();
-      m->launch_step();
-    }
-    synchronize();
-    prof.graphs = m->graphs && m->graph;
-    if (prof.graphs) {
-      const auto t0 = std::chrono::steady_clock::now();
-      CUDA_CHECK(cudaEventRecord(a, m->stream));
-      for (int64_t i = 0; i < prof.steps; ++i) {
-        write_block();
-        CUDA_CHECK(cudaGraphLaunch(m->graph, m->stream));
-      }
-      CUDA_CHECK(cudaEventRecord(b, m->stream));
-      const auto t1 = std::chrono::steady_clock::now();
-      prof.graph_ms_per_step = elapsed() / double(prof.steps);
-      prof.host_enqueue_us_per_step = std::chrono::duration<double, std::micro>(t1 - t0).count() / double(prof.steps);
-    }
-    CUDA_CHECK(cudaEventRecord(a, m->stream));
-    for (int64_t i = 0; i < prof.steps; ++i) {
-      write_block();
-      m->enqueue_step(m->ctx());
-    }
-    CUDA_CHECK(cudaEventRecord(b, m->stream));
-    prof.eager_ms_per_step = elapsed() / double(prof.steps);
-
-    OpTimer timer;
-    const int64_t timed = std::min<int64_t>(prof.steps, 5);
-    for (int64_t i = 0; i < timed; ++i) {
-      write_block();
-      m->enqueue_step(m->ctx(&timer));
-    }
-    synchronize();
-    prof.kernel_ms_per_step = timer.kernel_ms() / double(timed);
-    prof.per_op_ms = timer.per_op_ms();
-    for (auto& [name, ms] : prof.per_op_ms) ms /= double(timed);
-  } catch (...) {
-    (void)cudaEventDestroy(a);
-    (void)cudaEventDestroy(b);
-    throw;
-  }
-  (void)cudaEventDestroy(a);
-  (void)cudaEventDestroy(b);
-  return prof;
-}
-
-// ---- stateless ops ---------------------------------------------------------------------------
-
-void CudaBackend::predict_impl(const ModelSpec& model, std::span<const float> params, std::span<const float> fourier_b,
-                               const float* coords, int64_t n, float* out) {
-  CUDA_CHECK(cudaSetDevice(m->device));
-  const CudaContext c = m->ctx();
-  const DevicePool& pool = *m->pool;
-  const int32_t C = model.output_channels;
-  const int64_t rows = std::min(n, k_stateless_rows);
-  MlpWorkspace ws;
-  ws.allocate(c, model, rows, false);
-  DeviceBuffer<float> p(pool, c.stream, params.size(), "parameters");
-  p.upload(params.data(), params.size());
-  DeviceBuffer<float> fb(pool, c.stream, std::max<size_t>(fourier_b.size(), 1), "Fourier matrix");
-  fb.upload(fourier_b.data(), fourier_b.size());
-  DeviceBuffer<float> xy(pool, c.stream, size_t(rows) * 2, "coordinates");
-  const EncodingParams enc = model.encoding.params();
-  std::optional<HashGridParams> grid;
-  if (enc.kind == EncodingKind::HashGrid) grid = hash_grid_params(model.encoding);
-  // Memory stays bounded by one chunk for any n; the next chunk's upload waits in stream order.
-  for (int64_t r0 = 0; r0 < n; r0 += rows) {
-    const int64_t k = std::min(rows, n - r0);
-    xy.upload(coords + 2 * r0, size_t(k) * 2);
-    if (grid)
-      hash_grid_encode(c.stream, *grid, p.data(), xy.data(), k, ws.input());
-    else
-      cuda::encode(c.stream, enc, fb.data(), xy.data(), k, ws.input());
-    mlp_forward(c, ws, p.data(), ws.input(), k);
-    CUDA_CHECK(cudaMemcpyAsync(out + r0 * C, ws.output(), size_t(k * C) * sizeof(float), cudaMemcpyDeviceToHost,
-                               c.stream));
-  }
-  synchronize();
-}
-
-double CudaBackend::loss_and_gradients_impl(const ModelSpec& model, const LossParams& loss,
-                                            std::span<const float> params, std::span<const float> fourier_b,
-                                            const float* coords, const float* targets, int64_t n,
-                                            std::span<float> grads) {
-  CUDA_CHECK(cudaSetDevice(m->device));
-  const CudaContext c = m->ctx();
-  const DevicePool& pool = *m->pool;
-  const int32_t C = model.output_channels;
-  const int64_t rows = std::min(n, k_stateless_rows);
-  MlpWorkspace ws;
-  ws.allocate(c, model, rows, true);
-  DeviceBuffer<float> p(pool, c.stream, params.size(), "parameters");
-  p.upload(params.data(), params.size());
-  DeviceBuffer<float> g(pool, c.stream, grads.size(), "gradients");
-  DeviceBuffer<float> fb(pool, c.stream, std::max<size_t>(fourier_b.size(), 1), "Fourier matrix");
-  fb.upload(fourier_b.data(), fourier_b.size());
-  DeviceBuffer<float> xy(pool, c.stream, size_t(rows) * 2, "coordinates");
-  DeviceBuffer<float> t(pool, c.stream, size_t(n) * C, "targets");
-  t.upload(targets, size_t(n) * C);
-  int64_t partials = 0;
-  for (int64_t r0 = 0; r0 < n; r0 += rows) partials += loss_partial_count(std::min(rows, n - r0) * C);
-  DeviceBuffer<float> partial(pool, c.stream, size_t(partials), "loss partial sums");
-  DeviceBuffer<float> sum(pool, c.stream, 1, "loss");
-  const EncodingParams enc = model.encoding.params();
-  std::optional<HashGridParams> grid;
-  DeviceBuffer<float> enc_grad;
-  if (enc.kind == EncodingKind::HashGrid) {
-    grid = hash_grid_params(model.encoding);
-    enc_grad = DeviceBuffer<float>(pool, c.stream, size_t(rows) * size_t(model.encoding.width()), "encoding gradients");
-    CUDA_CHECK(
-        cudaMemsetAsync(g.data(), 0, size_t(encoding_parameter_count(model.encoding)) * sizeof(float), c.stream));
-  }
-  const float inv_count = float(1.0 / (double(n) * C));
-  int64_t offset = 0;
-  for (int64_t r0 = 0; r0 < n; r0 += rows) {
-    const int64_t k = std::min(rows, n - r0);
-    xy.upload(coords + 2 * r0, size_t(k) * 2);
-    if (grid)
-      hash_grid_encode(c.stream, *grid, p.data(), xy.data(), k, ws.input());
-    else
-      cuda::encode(c.stream, enc, fb.data(), xy.data(), k, ws.input());
-    mlp_forward(c, ws, p.data(), ws.input(), k);
-    mlp_backward(c, ws, p.data(), ws.input(), t.data() + r0 * C, k, loss, inv_count, partial.data() + offset, g.data(),
-                 r0 > 0, grid ? enc_grad.data() : nullptr);
-    if (grid) hash_grid_backward(c.stream, *grid, xy.data(), enc_grad.data(), k, g.data());
-    offset += loss_partial_count(k * C);
-  }
-  reduce_sum(c.stream, partial.data(), offset, sum.data());
-  g.download(grads.data(), grads.size());
-  float loss_sum = 0;
-  sum.download(&loss_sum, 1);
-  synchronize();
-  return double(loss_sum) / (double(n) * C);
-}
-
-void CudaBackend::optimizer_update_impl(const OptimizerSpec& opt, std::span<float> params,
-                                        std::span<const float> grads, OptimizerState& state, float lr, int64_t step) {
-  CUDA_CHECK(cudaSetDevice(m->device));
-  const DevicePool& pool = *m->pool;
-  cudaStream_t st = m->stream;
-  const size_t n = params.size();
-  DeviceBuffer<float> p(pool, st, n, "parameters"), g(pool, st, n, "gradients");
-  p.upload(params.data(), n);
-  g.upload(grads.data(), n);
-  const int arrays = optimizer_state_arrays(opt);
-  DeviceBuffer<float> first, second;
-  if (arrays >= 1) {
-    first = DeviceBuffer<float>(pool, st, n, "optimizer state");
-    first.upload(state.first.data(), n);
-  }
-  if (arrays >= 2) {
-    second = DeviceBuffer<float>(pool, st, n, "optimizer state");
-    second.upload(state.second.data(), n);
-  }
-  DeviceBuffer<DeviceStepParams> block(pool, st, 1, "step parameters");
-  set_step_params(st, block.data(), make_step_params(opt.adam, lr, step, step));
-  cuda::optimizer_update(st, opt.kind == OptimizerKind::Adam, opt.adam, opt.sgd, p.data(), g.data(),
-                   first.empty() ? nullptr : first.data(), second.empty() ? nullptr : second.data(), int64_t(n),
-                   block.data());
-  p.download(params.data(), n);
-  if (arrays >= 1) first.download(state.first.data(), n);
-  if (arrays >= 2) second.download(state.second.data(), n);
-  synchronize();
-}
-
-void CudaBackend::encode_impl(const EncodingSpec& enc, std::span<const float> fourier_b, const float* coords, int64_t n,
-                              float* out) {
-  CUDA_CHECK(cudaSetDevice(m->device));
-  const DevicePool& pool = *m->pool;
-  cudaStream_t st = m->stream;
-  const size_t width = size_t(enc.width());
-  DeviceBuffer<float> fb(pool, st, std::max<size_t>(fourier_b.size(), 1), "Fourier matrix");
-  fb.upload(fourier_b.data(), fourier_b.size());
-  DeviceBuffer<float> xy(pool, st, size_t(n) * 2, "coordinates");
-  xy.upload(coords, size_t(n) * 2);
-  DeviceBuffer<float> result(pool, st, size_t(n) * width, "encoded coordinates");
-  if (enc.kind == EncodingKind::HashGrid)
-    hash_grid_encode(st, hash_grid_params(enc), fb.data(), xy.data(), n, result.data());
-  else
-    cuda::encode(st, enc.params(), fb.data(), xy.data(), n, result.data());
-  result.download(out, size_t(n) * width);
-  synchronize();
 }
 
 } // namespace redraw

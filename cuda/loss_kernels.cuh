@@ -15,9 +15,11 @@ namespace redraw::cuda {
 int64_t loss_partial_count(int64_t count);
 
 /// g[e] = loss_gradient(pred[e], target[e]) * inv_count for e in [0, count); partial[b] = the sum of
-/// loss_value over block b's elements (loss_partial_count(count) floats).
+/// loss_value over block b's elements (loss_partial_count(count) floats). When error_partial is
+/// given, error_partial[b] = block b's sum of (clamp(pred, 0, 1) - target)^2 in the same pass (the
+/// PSNR of a full-batch step's starting point, with no extra forward pass).
 void loss_and_gradient(cudaStream_t stream, const LossParams& loss, const float* pred, const float* target, float* g,
-                       int64_t count, float inv_count, float* partial);
+                       int64_t count, float inv_count, float* partial, float* error_partial = nullptr);
 
 /// partial[b] = sum over block b of (clamp(pred, 0, 1) - target)^2.
 void clamped_squared_error(cudaStream_t stream, const float* pred, const float* target, int64_t count,

@@ -113,13 +113,14 @@ void mlp_forward(const CudaContext& ctx, MlpWorkspace& ws, const float* params, 
 
 void mlp_backward(const CudaContext& ctx, MlpWorkspace& ws, const float* params, const float* input,
                   const float* targets, int64_t rows, const LossParams& loss, float inv_count, float* loss_partial,
-                  float* grads, bool accumulate, float* input_grad) {
+                  float* grads, bool accumulate, float* input_grad, float* error_partial) {
   const auto& layers = ws.m_layers;
   float* g = ws.m_grad_a.data();
   float* g_next = ws.m_grad_b.data();
   {
     TimedOp t(ctx.timer, ctx.stream, "loss+gradient");
-    loss_and_gradient(ctx.stream, loss, ws.m_y.back(), targets, g, rows * layers.back().out, inv_count, loss_partial);
+    loss_and_gradient(ctx.stream, loss, ws.m_y.back(), targets, g, rows * layers.back().out, inv_count, loss_partial,
+                      error_partial);
   }
   if (ws.fused()) {
     TimedOp t(ctx.timer, ctx.stream, "fused backward+weight grads");

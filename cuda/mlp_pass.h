@@ -47,7 +47,7 @@ public:
 private:
   friend void mlp_forward(const CudaContext&, MlpWorkspace&, const float*, const float*, int64_t);
   friend void mlp_backward(const CudaContext&, MlpWorkspace&, const float*, const float*, const float*, int64_t,
-                           const LossParams&, float, float*, float*, bool, float*);
+                           const LossParams&, float, float*, float*, bool, float*, float*);
   std::vector<DenseLayer> m_layers;
   float m_omega = 30.0f;
   int64_t m_rows = 0;
@@ -63,10 +63,11 @@ void mlp_forward(const CudaContext& ctx, MlpWorkspace& ws, const float* params, 
 /// After mlp_forward on the same rows: the loss of the output against targets (rows x channels)
 /// goes to loss_partial (loss_partial_count(rows * channels) floats, see loss_kernels.cuh) and its
 /// gradient, scaled by inv_count, to grads (same layout as params; += when accumulate).
-/// input_grad (rows x encoding width), when not null, receives dLoss/dInput (for a trainable
+/// error_partial, when not null, receives the clamped squared error's partial sums beside the
+/// loss's (loss_and_gradient). input_grad (rows x encoding width), when not null, receives dLoss/dInput (for a trainable
 /// encoding).
 void mlp_backward(const CudaContext& ctx, MlpWorkspace& ws, const float* params, const float* input,
                   const float* targets, int64_t rows, const LossParams& loss, float inv_count, float* loss_partial,
-                  float* grads, bool accumulate, float* input_grad = nullptr);
+                  float* grads, bool accumulate, float* input_grad = nullptr, float* error_partial = nullptr);
 
 } // namespace redraw::cuda

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <span>
@@ -25,7 +26,9 @@
 
 namespace redraw {
 
-enum class BackendFeature : int32_t { Training = 0, Rendering, Tf32, DeviceInterop, CudaGraphs };
+/// StepMetrics: a recorded step also measures the clamped MSE over the whole dataset of the
+/// parameters it started from (StepArgs::record_mse, LossSample::mse), with no wait.
+enum class BackendFeature : int32_t { Training = 0, Rendering, Tf32, DeviceInterop, CudaGraphs, StepMetrics };
 
 /// Everything a step needs besides the parameters.
 struct TrainSetup {
@@ -43,6 +46,7 @@ struct StepArgs {
                                ///< -1: the same as `step`
   float learning_rate = 0;
   bool record_loss = false;    ///< make this step's loss available to poll_loss()
+  bool record_mse = false;     ///< with record_loss, on a StepMetrics backend: also LossSample::mse
   /// The 0-based update count Adam's bias correction is computed from.
   int64_t bias_step() const { return optimizer_step >= 0 ? optimizer_step : step; }
 };
@@ -54,6 +58,9 @@ struct LossSample {
   /// step sets this flag on the device when its loss is not finite; it travels with the loss, so
   /// checking it costs no extra wait.
   bool nonfinite = false;
+  /// Clamped MSE over the whole dataset of the parameters step `step` started from (what
+  /// dataset_mse() returned after step - 1), when the backend measured it; NaN otherwise.
+  double mse = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// Optimizer state in the flat parameter layout: Adam's m and v, or SGD's velocity in `first`.

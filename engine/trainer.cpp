@@ -25,6 +25,7 @@ Trainer::Trainer(std::unique_ptr<Backend> backend, RunConfig config, Dataset dat
   setup.batch_size = m_config.training.batch_for(m_backend->name());
   setup.seed = m_config.training.seed;
   m_backend->configure(setup, m_data);
+  m_step_metrics = m_backend->supports(BackendFeature::StepMetrics);
   m_fourier_b = fourier_matrix(m_config.model.encoding, m_config.training.seed);
   m_schedule = make_schedule(m_config.schedule, m_config.training.steps);
   m_policy = SnapshotPolicy::for_run(m_config.training.steps, m_config.training.metrics_every);
@@ -52,10 +53,12 @@ void Trainer::reset() {
   m_lr_scale = 1;
   m_recoveries.clear();
   m_recoveries_taken = 0;
+  drop_pending_rows();
   keep_good_state(m_backend->parameters(), m_backend->optimizer_state());
 }
 
 std::optional<MetricsRow> Trainer::step() {
+  if (m_step_metrics) return step_lagged();
   if (!m_clock_start) m_clock_start = std::chrono::steady_clock::now();
   const int64_t every = std::max<int64_t>(1, m_config.training.metrics_every);
   const bool metrics = (m_step + 1) % every == 0 || m_step + 1 == m_config.training.steps || m_step == 0;
@@ -70,15 +73,14 @@ std::optional<MetricsRow> Trainer::step() {
   m_backend->train_step(args);
   ++m_step;
   ++m_optimizer_step;
-  if (m_step == m_inject_nan_at) {
-    m_inject_nan_at = -1; // once: the rerun after the rollback must not meet it again
-    std::vector<float> p = m_backend->parameters();
-    p[p.size() / 2] = std::numeric_limits<float>::quiet_NaN();
-    m_backend->set_parameters(p);
-  }
+  inject_test_nan();
   if (!metrics && !snap) return std::nullopt;
   // The only points where the step's device work is waited on (as before recovery existed).
-  const MetricsRow row = measure_row();
+  return accept_row(measure_row(), metrics, snap, std::nullopt);
+}
+
+std::optional<MetricsRow> Trainer::accept_row(const MetricsRow& row, bool metrics, bool snap,
+                                              std::optional<Snapshot> taken) {
   if (const std::string why = divergence_reason(row); !why.empty()) {
     recover(why);
     return std::nullopt;
@@ -89,10 +91,23 @@ std::optional<MetricsRow> Trainer::step() {
     else
       m_history.push_back(row);
   }
-  if (snap) record_snapshot(row);
+  if (taken) {
+    taken->metrics = row;
+    m_snapshots.add(std::move(*taken));
+  } else if (snap) {
+    record_snapshot(row);
+  }
   if (metrics && !worse_than_start(row)) maybe_keep_good_state();
   if (!metrics) return std::nullopt;
   return row;
+}
+
+void Trainer::inject_test_nan() {
+  if (m_step != m_inject_nan_at) return;
+  m_inject_nan_at = -1; // once: the rerun after the rollback must not meet it again
+  std::vector<float> p = m_backend->parameters();
+  p[p.size() / 2] = std::numeric_limits<float>::quiet_NaN();
+  m_backend->set_parameters(p);
 }
 
 std::string Trainer::divergence_reason(const MetricsRow& row) const {
@@ -134,6 +149,7 @@ void Trainer::maybe_keep_good_state() {
 
 void Trainer::recover(const std::string& reason) {
   const int64_t found_at = m_step;
+  drop_pending_rows();
   // Back to the good state first, so even a run that stops here holds finite weights.
   m_backend->synchronize();
   m_backend->set_parameters(m_good.params);
@@ -199,6 +215,7 @@ Image Trainer::render_snapshot(size_t i, int32_t w, int32_t h, const RenderOptio
 
 void Trainer::branch_from_snapshot(size_t i) {
   const Snapshot s = snapshot(i); // a copy: the truncation below changes the store
+  drop_pending_rows();
   m_backend->synchronize();
   m_backend->set_parameters(s.params);
   OptimizerState zero;
@@ -226,6 +243,7 @@ void Trainer::branch_from_snapshot(size_t i) {
 }
 
 MetricsRow Trainer::measure() {
+  (void)flush_metrics();
   ensure_finite();
   MetricsRow row = measure_row();
   if (!m_history.empty() && m_history.back().step == row.step) {
@@ -296,6 +314,7 @@ Image Trainer::render(int32_t w, int32_t h, const RenderOptions& opts) {
 }
 
 Checkpoint Trainer::checkpoint(const std::string& source_image) {
+  (void)flush_metrics(); // the history it saves is complete up to the current step
   ensure_finite();
   Checkpoint c;
   c.config = m_config;
@@ -344,6 +363,7 @@ void Trainer::restore(const Checkpoint& ckpt) {
   if (arrays >= 2 && st.second.size() != count) st.second.assign(count, 0.0f), zeroed = true;
   m_backend->set_optimizer_state(st);
   (void)m_backend->poll_loss();
+  drop_pending_rows();
   m_step = ckpt.step;
   m_optimizer_step = zeroed ? 0 : (ckpt.optimizer_step >= 0 ? ckpt.optimizer_step : ckpt.step);
   m_seconds_before = ckpt.seconds;

@@ -122,6 +122,12 @@ public:
   /// clock restarts with the next step().
   void pause_clock();
 
+  /// On a StepMetrics backend (the GPU) a metrics row is measured by the step after it and
+  /// arrives with that step's loss, so step() returns it a step or two late and never waits.
+  /// This waits for a row still in flight and measures a due one now; it returns the history rows
+  /// it added, oldest first. Call it when a run pauses or ends (measure() and checkpoint() do).
+  std::vector<MetricsRow> flush_metrics();
+
 private:
   /// A copy of a state whose loss and weights were finite, to go back to after a divergence.
   struct GoodState {
@@ -131,8 +137,27 @@ private:
     OptimizerState optimizer;
   };
 
+  /// A row measured by the step that starts from its step count (StepMetrics backends).
+  struct PendingRow {
+    int64_t count = -1; ///< the row's step; -1: none
+    bool metrics = false; ///< a history row (otherwise a snapshot's metrics only)
+    double seconds = 0;   ///< training time when the count was reached
+    std::optional<Snapshot> snapshot; ///< the parameters at `count`, for a timelapse frame
+  };
+
   /// loss/PSNR/lr/time of the current network, without touching the history. Blocks.
   MetricsRow measure_row();
+  /// step() on a StepMetrics backend: metrics ride on the next step, nothing waits.
+  std::optional<MetricsRow> step_lagged();
+  /// The awaited row, once its sample arrived (always when `wait`); runs accept_row.
+  std::optional<MetricsRow> finish_awaited(bool wait);
+  void drop_pending_rows();
+  /// A measured row: divergence check (and recovery), history, timelapse frame (`taken`, or the
+  /// current parameters when `snap`), good state. The row when it is a metrics row and no
+  /// recovery happened.
+  std::optional<MetricsRow> accept_row(const MetricsRow& row, bool metrics, bool snap, std::optional<Snapshot> taken);
+  /// The REDRAW_TEST_NAN_AT_STEP hook.
+  void inject_test_nan();
   void record_snapshot(const std::optional<MetricsRow>& measured);
   /// Why `row` (just measured) shows a diverged run; empty when it does not.
   std::string divergence_reason(const MetricsRow& row) const;
@@ -163,6 +188,9 @@ private:
   size_t m_recoveries_taken = 0;
   GoodState m_good;
   int64_t m_inject_nan_at = -1;
+  bool m_step_metrics = false; ///< the backend measures the dataset's error inside a step
+  PendingRow m_due;            ///< to be measured by the next step
+  PendingRow m_awaited;        ///< measured by a step whose loss has not reached the host yet
   SnapshotPolicy m_policy;
   bool m_policy_custom = false; ///< set_snapshot_policy was called: set_total_steps keeps it
   SnapshotStore m_snapshots;

@@ -32,12 +32,13 @@ usage() {
 # ---- pack (build machine) ------------------------------------------------------------------
 pack_binaries=(redraw libredraw_cuda.so redraw_tests redraw_cuda_tests cuda_bench psnr_bench redraw_interop_check)
 
-# Copies the binaries of BUILD_DIR/bin and their shared-library closure into DIR. Libraries the
-# GPU machine provides itself stay out: glibc, the driver (libcuda, libnvidia-*, the EGL vendor
-# library) and cuBLAS (its toolkit or PyTorch's wheel has the one matching its driver).
+# Copies the binaries of BUILD_DIR/bin and their shared-library closure into DIR/pack.tar.xz
+# (what travels to the GPU machine; `run` unpacks it there). Libraries the GPU machine provides
+# itself stay out: glibc, the driver (libcuda, libnvidia-*, the EGL vendor library) and cuBLAS
+# (its toolkit or PyTorch's wheel has the one matching its driver).
 pack_from_build() {
-  local build="$1" dir="$2"
-  rm -rf "$dir"
+  local build="$1" out="$2" dir
+  dir="$(mktemp -d)"
   mkdir -p "$dir/bin" "$dir/lib" "$dir/samples"
   local b missing=0
   for b in "${pack_binaries[@]}"; do
@@ -54,7 +55,20 @@ pack_from_build() {
     done
   cp ../shared/images/*.png "$dir/samples/" 2>/dev/null || echo "gpu_check pack: no sample images in ../shared/images"
   git rev-parse HEAD >"$dir/REVISION" 2>/dev/null || echo unknown >"$dir/REVISION"
+  rm -rf "$out"
+  mkdir -p "$out"
+  (cd "$dir" && find . -type f | sort >"$out/MANIFEST" && XZ_OPT="-6 -T2" tar -cJf "$out/pack.tar.xz" .) || missing=1
+  cp "$dir/REVISION" "$out/"
+  rm -rf "$dir"
   return $missing
+}
+
+# Unpacks DIR/pack.tar.xz into DIR once (on the GPU machine; its copy of the tree is writable).
+unpack() {
+  local dir="$1"
+  [ -d "$dir/bin" ] && return 0
+  [ -f "$dir/pack.tar.xz" ] || return 1
+  tar -xJf "$dir/pack.tar.xz" -C "$dir"
 }
 
 cmd_pack() {
@@ -70,7 +84,7 @@ cmd_pack() {
   pack_from_build "$build" "$dir" || exit 1
   local mib
   mib=$(du -sm "$dir" | cut -f1)
-  echo "gpu_check pack: $dir is $mib MiB (limit 60): $(ls "$dir/bin" | tr '\n' ' ')"
+  echo "gpu_check pack: $dir is $mib MiB compressed (limit 60): $(grep -c . "$dir/MANIFEST") files"
   [ "$mib" -le 60 ] || { echo "gpu_check pack: the pack is over 60 MiB"; exit 1; }
   cat <<EOF
 
@@ -135,7 +149,7 @@ PY
 
 device_ready() { # sets $why when no device
   why=""
-  [ -d "$pack/bin" ] || { why="no pack at $pack (run 'scripts/gpu_check.sh pack' on the build machine and carry it)"; return 1; }
+  unpack "$pack" || { why="no pack at $pack (run 'scripts/gpu_check.sh pack' on the build machine and carry it)"; return 1; }
   command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1 || { why="no CUDA device (nvidia-smi finds none)"; return 1; }
   find_cublas || { why="cuBLAS 13 not found (toolkit or PyTorch wheel)"; return 1; }
   return 0
@@ -420,6 +434,7 @@ cmd_run() {
 case "${1:-}" in
 pack) shift; cmd_pack "$@" ;;
 pack-from-build) shift; pack_from_build "$@" ;;
+unpack) shift; unpack "${1:-$pack}" ;;
 run) shift; cmd_run "$@" ;;
 report) shift; python3 bench/gpu_report.py "$@" ;;
 *) usage ;;

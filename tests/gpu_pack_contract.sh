@@ -18,7 +18,9 @@ cd "$src"
 bash scripts/gpu_check.sh pack-from-build "$build" "$tmp/pack"
 check "every binary of the device calls was packed" test $? -eq 0
 mib=$(du -sm "$tmp/pack" | cut -f1)
-check "the pack is $mib MiB (limit 60)" test "$mib" -le 60
+check "the pack is $mib MiB as it travels (limit 60)" test "$mib" -le 60
+bash scripts/gpu_check.sh unpack "$tmp/pack"
+check "it unpacks" test -x "$tmp/pack/bin/redraw"
 unresolved="$(for b in "$tmp"/pack/bin/*; do LD_LIBRARY_PATH="$tmp/pack/lib" ldd "$b" | grep 'not found'; done |
   awk '{print $1}' | sort -u)"
 echo "unresolved without a GPU machine: $(echo $unresolved)"

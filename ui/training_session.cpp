@@ -71,10 +71,21 @@ void TrainingSession::set_running(bool run) {
     if (run && m_stop_at >= 0 && m_run->trainer->current_step() >= m_stop_at) m_stop_at = -1;
     m_running = run;
     if (!run && m_run) {
+      settle_metrics();
       m_run->trainer->pause_clock();
       make_preview(true);
     }
   });
+}
+void TrainingSession::settle_metrics() {
+  if (!m_run) return;
+  try {
+    for (const auto& row : m_run->trainer->flush_metrics()) m_run->pending_rows.push_back(row);
+  } catch (const DivergedError& e) {
+    m_running = false;
+    report_error(std::string("training stopped: ") + e.what());
+  }
+  report_recoveries();
 }
 void TrainingSession::step_once() {
   post([this] {
@@ -84,6 +95,7 @@ void TrainingSession::step_once() {
     } catch (const DivergedError& e) {
       report_error(std::string("training stopped: ") + e.what());
     }
+    settle_metrics();
     report_recoveries();
     m_run->trainer->pause_clock();
     make_preview(true);
@@ -566,6 +578,7 @@ void TrainingSession::train_slice() {
     }
     if (t.current_step() >= end) {
       m_running = false;
+      settle_metrics();
       t.pause_clock();
       if (t.current_step() != m_run->last_preview_step) make_preview(true);
       if (end == t.total_steps()) report_notice("training finished at step " + std::to_string(end));

@@ -147,6 +147,8 @@ private:
   void do_load(const LoadRequest& req);
   void train_slice();
   void make_preview(bool force);
+  /// Moves the metrics rows a GPU run measures a step late into the snapshot (pause, end, one step).
+  void settle_metrics();
   void publish_status();
   void report_error(const std::string& what);
   void report_notice(const std::string& what);

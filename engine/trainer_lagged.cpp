@@ -1,0 +1,100 @@
+// Trainer::step() on a backend that measures the dataset's error inside a step
+// (BackendFeature::StepMetrics, the GPU): the row for step count k is recorded by the step that
+// starts from count k and arrives with that step's loss, so the host never waits for the device
+// and no extra forward pass runs. Rows come out a step or two late; flush_metrics() settles them.
+#include "engine/trainer.h"
+
+#include <cmath>
+#include <limits>
+
+namespace redraw {
+
+std::optional<MetricsRow> Trainer::step_lagged() {
+  if (!m_clock_start) m_clock_start = std::chrono::steady_clock::now();
+  std::optional<MetricsRow> out;
+  // A row is due now but the previous one has not arrived (the device is more than a metrics
+  // interval behind): wait for that one first, so at most one row is in flight. This may recover,
+  // which moves m_step back: everything below reads the step afterwards.
+  if (m_due.count == m_step && m_awaited.count >= 0) out = finish_awaited(true);
+
+  if (m_step == 0 && m_snapshots.empty() && m_policy.should_snapshot(0)) record_snapshot(std::nullopt);
+  if (m_step == 0 && std::isnan(m_initial_psnr)) m_initial_psnr = psnr_from_mse(m_backend->dataset_mse());
+  const int64_t every = std::max<int64_t>(1, m_config.training.metrics_every);
+  const bool metrics = (m_step + 1) % every == 0 || m_step + 1 == m_config.training.steps || m_step == 0;
+  const bool snap = m_policy.should_snapshot(m_step + 1);
+
+  StepArgs args;
+  args.step = m_step;
+  args.optimizer_step = m_optimizer_step;
+  args.learning_rate = float(learning_rate_at(m_step));
+  const bool measuring = m_due.count == m_step;
+  if (measuring) {
+    args.record_loss = args.record_mse = true;
+    m_awaited = std::move(m_due);
+    m_due = {};
+  }
+  m_backend->train_step(args);
+  ++m_step;
+  ++m_optimizer_step;
+  inject_test_nan();
+  if (metrics || snap) {
+    m_due.count = m_step;
+    m_due.metrics = metrics;
+    m_due.seconds = elapsed_seconds();
+    if (snap) {
+      // A frame's weights are those of its step: copied now (one device read, as without lag).
+      Snapshot frame;
+      frame.params = m_backend->parameters();
+      m_due.snapshot = std::move(frame);
+    }
+  }
+  if (!out && m_awaited.count >= 0) out = finish_awaited(false);
+  return out;
+}
+
+std::optional<MetricsRow> Trainer::finish_awaited(bool wait) {
+  if (m_awaited.count < 0) return std::nullopt;
+  if (wait) m_backend->synchronize();
+  const std::optional<LossSample> sample = m_backend->poll_loss();
+  if (!sample) {
+    if (!wait) return std::nullopt; // still on its way
+    m_awaited = {};                 // cannot happen after a synchronize; never block on it again
+    return std::nullopt;
+  }
+  PendingRow pending = std::move(m_awaited);
+  m_awaited = {};
+  m_nonfinite_seen = m_nonfinite_seen || sample->nonfinite;
+  m_last_loss = sample->loss;
+  MetricsRow row;
+  row.step = pending.count;
+  row.loss = sample->loss;
+  double mse = sample->mse;
+  // A backend that could not measure this step (it never should) still gets an honest row: the
+  // current network's error, a step later than the row's count.
+  if (std::isnan(mse) && std::isfinite(sample->loss) && !sample->nonfinite) mse = m_backend->dataset_mse();
+  row.psnr_db = psnr_from_mse(mse);
+  row.lr = learning_rate_at(std::max<int64_t>(0, pending.count - 1));
+  row.seconds = pending.seconds;
+  return accept_row(row, pending.metrics, false, std::move(pending.snapshot));
+}
+
+std::vector<MetricsRow> Trainer::flush_metrics() {
+  std::vector<MetricsRow> rows;
+  if (auto r = finish_awaited(true)) rows.push_back(*r);
+  if (m_due.count >= 0 && m_due.count == m_step) {
+    PendingRow due = std::move(m_due);
+    m_due = {};
+    MetricsRow row = measure_row();
+    row.seconds = due.seconds;
+    if (auto r = accept_row(row, due.metrics, false, std::move(due.snapshot))) rows.push_back(*r);
+  }
+  m_due = {};
+  return rows;
+}
+
+void Trainer::drop_pending_rows() {
+  m_due = {};
+  m_awaited = {};
+}
+
+} // namespace redraw

@@ -1,0 +1,185 @@
+// The trainer's lagged metrics (engine/trainer_lagged.cpp), the GPU's way of measuring without
+// waiting: a backend with BackendFeature::StepMetrics measures the dataset's error inside the step
+// after a metrics point and hands it over with that step's loss, possibly steps later. Checked
+// against the synchronous path on the CPU backend: the same weights, the same PSNR at every row,
+// the same timelapse frames, the loss of the network each row measures, and recovery from a NaN.
+#include "test_support.h"
+
+#include "engine/cpu_backend.h"
+#include "engine/trainer.h"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <deque>
+
+using namespace redraw;
+using namespace redraw::test;
+
+namespace {
+
+/// The CPU backend behaving like the GPU: StepMetrics, and every recorded loss reaches the host
+/// only `delay` train steps later (or at synchronize()).
+class LaggingBackend final : public Backend {
+public:
+  explicit LaggingBackend(int delay) : m_delay(delay) {}
+  std::string name() const override { return "cpu"; }
+  std::string device_description() const override { return "cpu, lagging loss reports (test)"; }
+  bool supports(BackendFeature f) const override { return f == BackendFeature::StepMetrics || m_cpu.supports(f); }
+  void synchronize() override {
+    for (auto& q : m_queue) q.steps_left = 0;
+  }
+  int recorded_with_mse = 0;
+
+protected:
+  void configure_impl(const TrainSetup& setup, const Dataset& data) override { m_cpu.configure(setup, data); }
+  void set_parameters_impl(std::span<const float> p) override { m_cpu.set_parameters(p); }
+  void get_parameters_impl(std::vector<float>& out) override { out = m_cpu.parameters(); }
+  void set_optimizer_state_impl(const OptimizerState& st) override { m_cpu.set_optimizer_state(st); }
+  void get_optimizer_state_impl(OptimizerState& out) override { out = m_cpu.optimizer_state(); }
+  void train_step_impl(const StepArgs& args) override {
+    for (auto& q : m_queue) q.steps_left = std::max(0, q.steps_left - 1);
+    double mse = std::numeric_limits<double>::quiet_NaN();
+    if (args.record_mse) {
+      mse = m_cpu.dataset_mse(); // the parameters this step starts from
+      ++recorded_with_mse;
+    }
+    m_cpu.train_step(args);
+    if (!args.record_loss) return;
+    LossSample s = *m_cpu.poll_loss();
+    s.mse = mse;
+    m_queue.push_back({s, m_delay});
+  }
+  std::optional<LossSample> poll_loss_impl() override {
+    std::optional<LossSample> newest;
+    while (!m_queue.empty() && m_queue.front().steps_left == 0) {
+      const bool flag = newest && newest->nonfinite;
+      newest = m_queue.front().sample;
+      newest->nonfinite = newest->nonfinite || flag;
+      m_queue.pop_front();
+    }
+    return newest;
+  }
+  double dataset_mse_impl() override { return m_cpu.dataset_mse(); }
+  void predict_impl(const ModelSpec& model, std::span<const float> params, std::span<const float> fourier_b,
+                    const float* coords, int64_t n, float* out) override {
+    m_cpu.predict(model, params, fourier_b, coords, n, out);
+  }
+  double loss_and_gradients_impl(const ModelSpec& model, const LossParams& loss, std::span<const float> params,
+                                 std::span<const float> fourier_b, const float* coords, const float* targets,
+                                 int64_t n, std::span<float> grads) override {
+    return m_cpu.loss_and_gradients(model, loss, params, fourier_b, coords, targets, n, grads);
+  }
+  void optimizer_update_impl(const OptimizerSpec& opt, std::span<float> params, std::span<const float> grads,
+                             OptimizerState& state, float lr, int64_t step) override {
+    m_cpu.optimizer_update(opt, params, grads, state, lr, step);
+  }
+  void encode_impl(const EncodingSpec& enc, std::span<const float> fourier_b, const float* coords, int64_t n,
+                   float* out) override {
+    m_cpu.encode(enc, fourier_b, coords, n, out);
+  }
+
+private:
+  struct Queued {
+    LossSample sample;
+    int steps_left = 0;
+  };
+  CpuBackend m_cpu;
+  int m_delay;
+  std::deque<Queued> m_queue;
+};
+
+struct Runs {
+  std::vector<MetricsRow> sync_rows, lag_rows, lag_returned;
+  std::vector<float> sync_params, lag_params;
+  const SnapshotStore* sync_frames = nullptr;
+  const SnapshotStore* lag_frames = nullptr;
+};
+
+} // namespace
+
+TEST_CASE("lagged metrics: the same weights, PSNR and frames as measuring synchronously") {
+  for (const int every : {1, 3}) {
+    for (const int delay : {0, 1, 4}) {
+      CAPTURE(every);
+      CAPTURE(delay);
+      RunConfig cfg = small_config(OptimizerKind::Adam, 0);
+      cfg.training.steps = 40;
+      cfg.training.metrics_every = every;
+      const Image img = gradient_image(12, 10, 3);
+      Trainer sync(std::make_unique<CpuBackend>(), cfg, Dataset{img});
+      auto lagging = std::make_unique<LaggingBackend>(delay);
+      LaggingBackend* lb = lagging.get();
+      Trainer lag(std::move(lagging), cfg, Dataset{img});
+      std::vector<MetricsRow> returned;
+      for (int i = 0; i < 40; ++i) {
+        (void)sync.step();
+        if (auto r = lag.step()) returned.push_back(*r);
+      }
+      for (const auto& r : lag.flush_metrics()) returned.push_back(r);
+      CHECK(lb->recorded_with_mse > 0);
+
+      // Training is untouched by how metrics are taken.
+      CHECK(sync.backend().parameters() == lag.backend().parameters());
+
+      const auto& a = sync.history();
+      const auto& b = lag.history();
+      REQUIRE(a.size() == b.size());
+      for (size_t i = 0; i < a.size(); ++i) {
+        CHECK(b[i].step == a[i].step);
+        CHECK(b[i].psnr_db == a[i].psnr_db); // the same network measured the same way
+        CHECK(b[i].lr == a[i].lr);
+      }
+      // A lagged row's loss is the loss of the network it measures: the next step's training loss,
+      // which the synchronous path shows one row later when rows are every step.
+      if (every == 1)
+        for (size_t i = 0; i + 1 < a.size(); ++i) CHECK(b[i].loss == doctest::Approx(a[i + 1].loss).epsilon(1e-12));
+      // Every history row was handed out exactly once, in order.
+      REQUIRE(returned.size() == b.size());
+      for (size_t i = 0; i < b.size(); ++i) CHECK(returned[i].step == b[i].step);
+      CHECK(b.back().step == 40);
+
+      // Timelapse frames: the same steps, weights and PSNR.
+      const auto& fa = sync.snapshots().frames();
+      const auto& fb = lag.snapshots().frames();
+      REQUIRE(fa.size() == fb.size());
+      for (size_t i = 0; i < fa.size(); ++i) {
+        CHECK(fb[i].metrics.step == fa[i].metrics.step);
+        CHECK(fb[i].params == fa[i].params);
+        CHECK(fb[i].metrics.psnr_db == fa[i].metrics.psnr_db);
+      }
+    }
+  }
+}
+
+TEST_CASE("lagged metrics: a NaN found a step late still rolls back and the run ends finite") {
+  RunConfig cfg = small_config(OptimizerKind::Adam, 0);
+  cfg.training.steps = 60;
+  cfg.training.metrics_every = 5;
+  cfg.training.good_state_every = 10;
+  Trainer lag(std::make_unique<LaggingBackend>(2), cfg, Dataset{gradient_image(12, 10, 1)});
+  lag.inject_nan_after_step(33);
+  while (lag.current_step() < 60) (void)lag.step();
+  (void)lag.flush_metrics();
+  const auto rec = lag.take_new_recoveries();
+  REQUIRE(rec.size() == 1);
+  CHECK(rec[0].rolled_back_to <= 33);
+  for (float v : lag.backend().parameters()) REQUIRE(std::isfinite(v));
+  for (const auto& r : lag.history()) CHECK(std::isfinite(r.psnr_db));
+  CHECK(lag.history().back().step == 60);
+}
+
+TEST_CASE("lagged metrics: measure() and checkpoint() settle the rows in flight first") {
+  RunConfig cfg = small_config(OptimizerKind::Adam, 0);
+  cfg.training.steps = 30;
+  cfg.training.metrics_every = 5;
+  Trainer lag(std::make_unique<LaggingBackend>(3), cfg, Dataset{gradient_image(8, 8, 1)});
+  for (int i = 0; i < 20; ++i) (void)lag.step();
+  const Checkpoint c = lag.checkpoint("x.png");
+  REQUIRE_FALSE(c.history.empty());
+  CHECK(c.history.back().step == 20); // the row for step 20 was due; the checkpoint measured it
+  for (size_t i = 1; i < c.history.size(); ++i) CHECK(c.history[i].step > c.history[i - 1].step);
+  const MetricsRow m = lag.measure();
+  CHECK(m.step == 20);
+  CHECK(lag.history().back().step == 20);
+}
