@@ -388,6 +388,42 @@ TEST_CASE("cuda parity: bound state round trips, poll_loss and dataset_mse") {
   CHECK(normalised_error(gpu->parameters(), cpu.parameters()) <= 1e-5);
 }
 
+TEST_CASE("cuda parity: a recorded step brings the dataset's error of its starting point (full batch and minibatch)") {
+  REDRAW_REQUIRE_CUDA_DEVICE();
+  for (const int64_t batch : {int64_t(0), int64_t(200)}) {
+    CAPTURE(batch);
+    RunConfig c = redraw::test::small_config(OptimizerKind::Adam, batch);
+    const Image img = redraw::test::gradient_image(33, 21, 3);
+    TrainSetup setup{c.model, c.loss, c.optimizer, batch, c.training.seed};
+    auto gpu = fp32_backend();
+    CpuBackend cpu;
+    gpu->configure(setup, Dataset{img});
+    cpu.configure(setup, Dataset{img});
+    REQUIRE(gpu->supports(BackendFeature::StepMetrics));
+    const auto params = initial_parameters(c.model, 5);
+    gpu->set_parameters(params);
+    cpu.set_parameters(params);
+    for (int64_t step = 0; step < 6; ++step) {
+      const double before = cpu.dataset_mse(); // the reference: the parameters this step starts from
+      StepArgs args;
+      args.step = step;
+      args.learning_rate = 1e-2f;
+      args.record_loss = step % 2 == 1;
+      args.record_mse = args.record_loss;
+      gpu->train_step(args);
+      cpu.train_step(args);
+      (void)cpu.poll_loss();
+      if (!args.record_loss) continue;
+      gpu->synchronize();
+      const auto sample = gpu->poll_loss();
+      REQUIRE(sample.has_value());
+      CHECK(sample->step == step);
+      REQUIRE(std::isfinite(sample->mse));
+      CHECK(std::abs(sample->mse - before) <= 1e-4 * before);
+    }
+  }
+}
+
 TEST_CASE("cuda parity: rendering (float tiles and the RGBA8 device image)") {
   REDRAW_REQUIRE_CUDA_DEVICE();
   for (int32_t channels : {1, 3}) {
