@@ -29,7 +29,9 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 export LSAN_OPTIONS="suppressions=$root/tests/lsan_gui.supp:print_suppressions=0"
 export ASAN_SYMBOLIZER_PATH="$(command -v llvm-symbolizer || command -v llvm-symbolizer-14 || true)"
 echo "sanitize: ctest under ASan + UBSan"
-(cd build-asan && ctest --output-on-failure -j"$(nproc)" "$@")
+# The install and package checks run in the first stage; an installed, instrumented GUI would
+# report the GL driver's leaks without the suppression set-up of the build tree's GUI tests.
+(cd build-asan && ctest --output-on-failure -j"$(nproc)" -LE packaging "$@")
 
 seconds="${REDRAW_FUZZ_SECONDS:-60}"
 mkdir -p build-asan/fuzz-artifacts
