@@ -9,6 +9,7 @@
 // Without a device every case prints "SKIPPED: no CUDA device: <why>" and checks nothing.
 #if REDRAW_HAVE_CUDA
 
+#include "cuda_test_support.h"
 #include "reference_mlp.h"
 #include "test_support.h"
 
@@ -26,15 +27,6 @@
 using namespace redraw;
 using redraw::test::normalised_error;
 
-#define REDRAW_REQUIRE_CUDA_DEVICE_HG()                                                                                \
-  do {                                                                                                                 \
-    std::string why_;                                                                                                  \
-    if (cuda_device_count(&why_) == 0) {                                                                               \
-      MESSAGE("SKIPPED: no CUDA device: " << why_);                                                                    \
-      std::printf("SKIPPED: no CUDA device: %s\n", why_.c_str());                                                      \
-      return;                                                                                                          \
-    }                                                                                                                  \
-  } while (0)
 
 namespace {
 
@@ -108,7 +100,7 @@ RunConfig instant_like(int64_t batch) {
 } // namespace
 
 TEST_CASE("cuda hash grid: encode matches the CPU (linear, smoothstep, 1/2/4 features, dense and hashed levels)") {
-  REDRAW_REQUIRE_CUDA_DEVICE_HG();
+  REDRAW_REQUIRE_CUDA_DEVICE();
   auto gpu = backend(CudaPrecision::Fp32);
   CpuBackend cpu;
   const int64_t n = 5000;
@@ -129,7 +121,7 @@ TEST_CASE("cuda hash grid: encode matches the CPU (linear, smoothstep, 1/2/4 fea
 }
 
 TEST_CASE("cuda hash grid: fp32 loss and gradients (table included) match the CPU, over several chunks") {
-  REDRAW_REQUIRE_CUDA_DEVICE_HG();
+  REDRAW_REQUIRE_CUDA_DEVICE();
   auto gpu = backend(CudaPrecision::Fp32);
   CpuBackend cpu;
   for (int32_t channels : {1, 3}) {
@@ -151,7 +143,7 @@ TEST_CASE("cuda hash grid: fp32 loss and gradients (table included) match the CP
 }
 
 TEST_CASE("cuda fused MLP: predict and gradients match the CPU within fp16 rounding") {
-  REDRAW_REQUIRE_CUDA_DEVICE_HG();
+  REDRAW_REQUIRE_CUDA_DEVICE();
   auto gpu = backend(CudaPrecision::Auto);
   CpuBackend cpu;
   struct Case {
@@ -208,7 +200,7 @@ TEST_CASE("cuda fused MLP: predict and gradients match the CPU within fp16 round
 }
 
 TEST_CASE("cuda hash grid: 100-step training runs match the CPU (fp32 and fused), and a batch over one chunk") {
-  REDRAW_REQUIRE_CUDA_DEVICE_HG();
+  REDRAW_REQUIRE_CUDA_DEVICE();
   const Image img = redraw::test::gradient_image(96, 64, 3);
   for (CudaPrecision p : {CudaPrecision::Fp32, CudaPrecision::Auto}) {
     const RunConfig c = instant_like(4096);
@@ -252,7 +244,7 @@ TEST_CASE("cuda hash grid: 100-step training runs match the CPU (fp32 and fused)
 }
 
 TEST_CASE("cuda hash grid: weight decay spares the table on the GPU as on the CPU") {
-  REDRAW_REQUIRE_CUDA_DEVICE_HG();
+  REDRAW_REQUIRE_CUDA_DEVICE();
   RunConfig c = instant_like(512);
   c.model.encoding.log2_hashmap_size = 12;
   c.optimizer.adam.weight_decay = 0.1f;

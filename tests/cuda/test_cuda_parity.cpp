@@ -17,6 +17,7 @@
 // stdout) and checks nothing, so a CPU-only run shows what was not tested.
 #if REDRAW_HAVE_CUDA
 
+#include "cuda_test_support.h"
 #include "reference_mlp.h"
 #include "test_support.h"
 
@@ -35,15 +36,6 @@
 using namespace redraw;
 using redraw::test::normalised_error;
 
-#define REDRAW_REQUIRE_CUDA_DEVICE()                                                                                 \
-  do {                                                                                                               \
-    std::string why_;                                                                                                \
-    if (cuda_device_count(&why_) == 0) {                                                                             \
-      MESSAGE("SKIPPED: no CUDA device: " << why_);                                                                  \
-      std::printf("SKIPPED: no CUDA device: %s\n", why_.c_str());                                                    \
-      return;                                                                                                        \
-    }                                                                                                                \
-  } while (0)
 
 namespace {
 
