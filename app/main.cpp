@@ -75,6 +75,11 @@ int main(int argc, char** argv) {
   gui_cmd->add_option("--screenshot", gui.screenshot, "Write the window as PNG, then exit");
   gui_cmd->add_option("--screenshot-after-steps", gui.screenshot_after_steps, "Steps to train before the screenshot")
       ->check(CLI::NonNegativeNumber);
+  gui_cmd->add_option("--ui-scale", gui.ui_scale, "UI scale for this session, times the monitor's (0.5 to 4)")
+      ->check(CLI::Range(0.5f, 4.0f));
+  gui_cmd->add_flag("--perf", gui.show_perf, "Open the performance panel at start");
+  gui_cmd->add_option("--test-resize", gui.test_resize,
+                      "With --screenshot: shrink the window to WxH and back first (a layout test)");
 
   // ---- train ----
   TrainCommand train;

@@ -28,7 +28,30 @@ namespace redraw {
 
 /// StepMetrics: a recorded step also measures the clamped MSE over the whole dataset of the
 /// parameters it started from (StepArgs::record_mse, LossSample::mse), with no wait.
-enum class BackendFeature : int32_t { Training = 0, Rendering, Tf32, DeviceInterop, CudaGraphs, StepMetrics };
+/// StepProfile: take_step_profile() splits the step time into phases (StepProfile below).
+enum class BackendFeature : int32_t {
+  Training = 0,
+  Rendering,
+  Tf32,
+  DeviceInterop,
+  CudaGraphs,
+  StepMetrics,
+  StepProfile
+};
+
+/// Where a backend's time went since the last take_step_profile() (the performance panel).
+/// Wall seconds summed over `steps` train_step() calls and `metrics_calls` dataset_mse() calls.
+/// A backend that cannot split a step (a GPU that never waits) leaves the phases at 0 and may
+/// report the whole step in `step_s`; step_s >= forward_s + backward_s + update_s otherwise.
+struct StepProfile {
+  int64_t steps = 0, metrics_calls = 0;
+  double forward_s = 0;  ///< encoding (and the minibatch gather) and the forward pass
+  double backward_s = 0; ///< loss and its gradient, back-propagation
+  double update_s = 0;   ///< the optimizer update
+  double metrics_s = 0;  ///< dataset_mse(): the PSNR measurement over the whole image
+  double step_s = 0;     ///< whole train_step() calls
+  int64_t device_used_bytes = -1, device_total_bytes = -1; ///< device memory, -1 when not reported
+};
 
 /// Everything a step needs besides the parameters.
 struct TrainSetup {
@@ -101,6 +124,9 @@ public:
   virtual void synchronize() {}
   /// Mean squared error of the clamped prediction over the whole dataset (for PSNR). Blocks.
   double dataset_mse();
+  /// The time spent since the last call (see StepProfile), then starts counting again. A backend
+  /// without BackendFeature::StepProfile returns zero counts (and may still report memory).
+  virtual StepProfile take_step_profile() { return {}; }
 
   // ---- stateless ops ----------------------------------------------------------------------
   /// Forward pass on n coordinates (n x 2, row-major); out is n x channels.

@@ -26,6 +26,7 @@ float log1pf(float) noexcept;
 #include <omp.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <new>
@@ -322,6 +323,7 @@ struct CpuBackend::State {
   std::optional<HashGridParams> grid;
   int64_t table_floats = 0;
   bool nonfinite = false; ///< a step since the last sample had a non-finite loss
+  StepProfile profile;    ///< phase times since the last take_step_profile()
 
   NetView view() const { return {&setup.model, &layers, params.data(), fourier_b.data(), grid ? &*grid : nullptr}; }
   int64_t batch() const { return setup.batch_size > 0 ? setup.batch_size : n; }
@@ -339,7 +341,14 @@ std::string CpuBackend::device_description() const {
 }
 
 bool CpuBackend::supports(BackendFeature f) const {
-  return f == BackendFeature::Training || f == BackendFeature::Rendering;
+  return f == BackendFeature::Training || f == BackendFeature::Rendering || f == BackendFeature::StepProfile;
+}
+
+StepProfile CpuBackend::take_step_profile() {
+  if (!m_state) return {};
+  StepProfile p = m_state->profile;
+  m_state->profile = StepProfile{};
+  return p;
 }
 
 void CpuBackend::configure_impl(const TrainSetup& setup, const Dataset& data) {
@@ -393,6 +402,15 @@ void CpuBackend::get_optimizer_state_impl(OptimizerState& out) {
 
 void CpuBackend::train_step_impl(const StepArgs& args) {
   State& s = *m_state;
+  using PhaseClock = std::chrono::steady_clock;
+  const auto t_start = PhaseClock::now();
+  auto lap = [](PhaseClock::time_point& mark) { // and moves the mark to now
+    const auto now = PhaseClock::now();
+    const double d = std::chrono::duration<double>(now - mark).count();
+    mark = now;
+    return d;
+  };
+  auto mark = t_start;
   const NetView net = s.view();
   const int32_t C = s.layers.back().out;
   const int64_t total = s.batch();
@@ -424,12 +442,17 @@ void CpuBackend::train_step_impl(const StepArgs& args) {
       input = s.ws.input.data();
     }
     forward_rows(net, s.ws, input, rows);
+    s.profile.forward_s += lap(mark); // with the gather and encoding before it
     loss_sum += backward_rows(net, s.ws, coords + 2 * r0, input, targets + r0 * C, rows, s.setup.loss, inv_count,
                               s.grads.data(), r0 == 0, s.scratch);
+    s.profile.backward_s += lap(mark);
   }
   optimizer_ranges(s.setup.optimizer, s.params.data(), s.grads.data(), s.first.empty() ? nullptr : s.first.data(),
                    s.second.empty() ? nullptr : s.second.data(), int64_t(s.params.size()), args.learning_rate,
                    args.bias_step(), s.table_floats);
+  s.profile.update_s += lap(mark);
+  s.profile.step_s += std::chrono::duration<double>(mark - t_start).count();
+  ++s.profile.steps;
   if (!std::isfinite(loss_sum)) s.nonfinite = true;
   if (args.record_loss) {
     s.pending = LossSample{args.step, loss_sum * double(inv_count), s.nonfinite};
@@ -445,6 +468,15 @@ std::optional<LossSample> CpuBackend::poll_loss_impl() {
 
 double CpuBackend::dataset_mse_impl() {
   State& s = *m_state;
+  const auto t_start = std::chrono::steady_clock::now();
+  struct Timed { // adds the call's wall time to the profile on every way out
+    StepProfile& p;
+    std::chrono::steady_clock::time_point start;
+    ~Timed() {
+      p.metrics_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      ++p.metrics_calls;
+    }
+  } timed{s.profile, t_start};
   const NetView net = s.view();
   const int32_t C = s.layers.back().out;
   double sum = 0;

@@ -31,6 +31,8 @@ public:
   std::string name() const override { return "cpu"; }
   std::string device_description() const override;
   bool supports(BackendFeature f) const override;
+  /// Forward, backward, update and metrics wall time of the steps since the last call.
+  StepProfile take_step_profile() override;
 
   /// Rows per chunk of the forward/backward pass.
   static constexpr int64_t k_chunk_rows = 4096;

@@ -12,6 +12,9 @@ target_compile_definitions(redraw_tests PRIVATE REDRAW_TEST_UI=1)
 add_executable(redraw_gui_screenshot_check ${CMAKE_CURRENT_LIST_DIR}/gui_screenshot_check.cpp)
 target_link_libraries(redraw_gui_screenshot_check PRIVATE redraw_engine)
 target_compile_options(redraw_gui_screenshot_check PRIVATE ${REDRAW_WARNINGS})
+add_executable(redraw_gui_layout_check ${CMAKE_CURRENT_LIST_DIR}/gui_layout_check.cpp)
+target_link_libraries(redraw_gui_layout_check PRIVATE redraw_engine)
+target_compile_options(redraw_gui_layout_check PRIVATE ${REDRAW_WARNINGS})
 
 find_program(REDRAW_XVFB_RUN xvfb-run)
 set(_gui_dir ${CMAKE_BINARY_DIR}/gui_test)
@@ -42,3 +45,30 @@ endforeach()
 add_test(NAME gui_screenshot_check
          COMMAND redraw_gui_screenshot_check ${_gui_dir}/after_2.png ${_gui_dir}/after_60.png)
 set_tests_properties(gui_screenshot_check PROPERTIES FIXTURES_REQUIRED gui_screenshots)
+
+# The window shrunk to 200x150 and back restores the panels, and settings saved while tiny keep
+# a sensible layout (ui/window_test_hook.h); look at gui_test/shrink.png and shrink-tiny.png.
+add_test(NAME gui_shrink_restore
+         COMMAND ${REDRAW_XVFB_RUN} -a -s "-screen 0 1600x1000x24"
+                 $<TARGET_FILE:redraw> gui ${CMAKE_SOURCE_DIR}/assets/default.png
+                 --preset ${CMAKE_CURRENT_LIST_DIR}/gui_tiny.json --backend cpu --ui-scale 1
+                 --screenshot ${_gui_dir}/shrink.png --screenshot-after-steps 2 --test-resize 200x150)
+set_tests_properties(gui_shrink_restore PROPERTIES
+  ENVIRONMENT "${_gui_env}" TIMEOUT 300 FIXTURES_SETUP gui_shrink RESOURCE_LOCK xvfb)
+add_test(NAME gui_shrink_restore_check COMMAND redraw_gui_layout_check shrink ${_gui_dir}/shrink.png)
+set_tests_properties(gui_shrink_restore_check PROPERTIES FIXTURES_REQUIRED gui_shrink)
+
+# HiDPI: the same window at UI scale 1 and 2 (with the performance panel open); the text doubles
+# and the status bar still fits. Look at gui_test/scale_1.png and scale_2.png.
+foreach(_scale 1 2)
+  add_test(NAME gui_ui_scale_${_scale}
+           COMMAND ${REDRAW_XVFB_RUN} -a -s "-screen 0 1600x1000x24"
+                   $<TARGET_FILE:redraw> gui ${CMAKE_SOURCE_DIR}/assets/default.png
+                   --preset ${CMAKE_CURRENT_LIST_DIR}/gui_tiny.json --backend cpu --ui-scale ${_scale} --perf
+                   --screenshot ${_gui_dir}/scale_${_scale}.png --screenshot-after-steps 40)
+  set_tests_properties(gui_ui_scale_${_scale} PROPERTIES
+    ENVIRONMENT "${_gui_env}" TIMEOUT 300 FIXTURES_SETUP gui_ui_scale RESOURCE_LOCK xvfb)
+endforeach()
+add_test(NAME gui_ui_scale_check
+         COMMAND redraw_gui_layout_check scale ${_gui_dir}/scale_1.png ${_gui_dir}/scale_2.png)
+set_tests_properties(gui_ui_scale_check PROPERTIES FIXTURES_REQUIRED gui_ui_scale)

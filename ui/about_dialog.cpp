@@ -1,4 +1,5 @@
 #include "ui/panels.h"
+#include "ui/ui_scale.h"
 
 #include <imgui.h>
 
@@ -53,7 +54,7 @@ void draw_about(UiState& ui) {
   if (ui.about.licences.empty()) ImGui::TextDisabled("(no licence text was built in)");
   draw_licences(ui.about.licences);
   ImGui::EndChild();
-  if (ImGui::Button("Close", ImVec2(120, 0)) || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false))
+  if (ImGui::Button("Close", ImVec2(ui_px(120), 0)) || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false))
     ImGui::CloseCurrentPopup();
   ImGui::EndPopup();
 }

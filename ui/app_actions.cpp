@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 namespace redraw {
@@ -52,15 +53,23 @@ void open_dialog(UiState& ui, FileDialogPurpose purpose) {
     d.path = (fs::path(d.folder) / (stem + ".redraw")).string();
     break;
   case FileDialogPurpose::Export:
-    if (d.export_width <= 0 || d.export_height <= 0 || d.export_lock_aspect) {
-      d.export_width = w * 4;
-      d.export_height = h * 4;
-    }
+    prepare_export_size(d, w, h);
     d.path = (fs::path(d.folder) / (stem + "_redraw.png")).string();
     break;
   }
 }
 } // namespace
+
+void prepare_export_size(FileDialogState& d, int32_t w, int32_t h) {
+  w = std::max(1, w);
+  h = std::max(1, h);
+  if (d.export_width <= 0 || d.export_height <= 0) {
+    d.export_width = w * 4;
+    d.export_height = h * 4;
+  } else if (d.export_lock_aspect) {
+    d.export_height = std::clamp(int32_t(std::lround(double(d.export_width) * h / w)), 1, 65536);
+  }
+}
 
 bool needs_reset(const RunConfig& edited, const RunConfig& running) {
   nlohmann::json a = to_json(edited), b = to_json(running);
@@ -245,6 +254,8 @@ void handle_shortcuts(UiState& ui) {
   if (ImGui::IsKeyPressed(GLFW_KEY_R, false)) ui.push(IntentKind::Reset);
   if (ImGui::IsKeyPressed(GLFW_KEY_F, false)) ui.push(IntentKind::FitView);
   if (ImGui::IsKeyPressed(GLFW_KEY_PERIOD, true)) ui.push(IntentKind::StepOnce);
+  if (ImGui::IsKeyPressed(GLFW_KEY_F1, false)) ui.help_open = !ui.help_open;
+  if (ImGui::IsKeyPressed(GLFW_KEY_P, false)) ui.settings.show_perf = !ui.settings.show_perf;
 }
 
 void update_error_map(UiState& ui, const Image& shown) {

@@ -24,6 +24,9 @@ void sync_timelapse(UiState& ui, TrainingSession& session);
 const Image* displayed_reconstruction(const UiState& ui);
 /// Loads a preset (a name from assets/presets, or a path to a .json config) into the edited config.
 void load_preset_into(UiState& ui, const std::string& name_or_path);
+/// The export size File > Export opens with for a w x h picture: 4x the picture the first time;
+/// afterwards the size chosen last time, its height following the picture's aspect when locked.
+void prepare_export_size(FileDialogState& d, int32_t w, int32_t h);
 /// True when the edited config differs from the running one in anything but the schedule and steps.
 bool needs_reset(const RunConfig& edited, const RunConfig& running);
 /// The preset the controls name once `running` (a new trainer's config) is in the editor:

@@ -1,7 +1,9 @@
 #include "ui/app_actions.h"
 #include "ui/config_summary.h"
+#include "ui/field_hint.h"
 #include "ui/panels.h"
 #include "ui/plot_widgets.h"
+#include "ui/ui_scale.h"
 
 #include "engine/model_spec.h"
 
@@ -9,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace redraw {
 namespace {
@@ -28,16 +31,29 @@ template <class E> bool enum_combo(const char* label, E& value, int count, const
   return changed;
 }
 
-bool input_i64(const char* label, int64_t& v, int64_t lo, int64_t hi, int64_t step = 1) {
+bool input_i64(UiState& ui, const char* label, int64_t& v, int64_t lo, int64_t hi, int64_t step = 1) {
   const int64_t fast = step * 10;
   const bool changed = ImGui::InputScalar(label, ImGuiDataType_S64, &v, &step, &fast);
-  v = std::clamp(v, lo, hi);
+  check_field(ui, label, v, lo, hi);
   return changed;
 }
 
-bool input_lr(const char* label, double& v) {
+/// A learning rate in [lo, hi]. With lo = 0 (lr_min) a negative value becomes 0; with lo > 0
+/// (lr_max) a value <= 0 would stop training, so it is refused and the last good value kept.
+bool input_lr(UiState& ui, const char* label, double& v, double lo, double hi = 100.0) {
+  const double k_max_lr = hi;
+  const double before = v;
   const bool changed = ImGui::InputDouble(label, &v, 0, 0, "%.3g");
-  v = std::clamp(v, 0.0, 100.0);
+  if (lo > 0 && ImGui::IsItemEdited() && !(v > 0)) {
+    const double typed = v;
+    v = before > 0 ? before : 1e-3;
+    char text[160];
+    std::snprintf(text, sizeof text, "%s must be > 0 (at most %g): %g would not train; kept %g", label, k_max_lr,
+                  typed, v);
+    set_field_hint(ui, label, text);
+    return changed;
+  }
+  check_field(ui, label, v, lo, k_max_lr);
   return changed;
 }
 
@@ -61,9 +77,9 @@ void draw_run_buttons(UiState& ui) {
   ImGui::SameLine();
   if (ImGui::Button("Reset (R)", ImVec2(w, 0))) ui.push(IntentKind::Reset);
   ImGui::EndDisabled();
-  ImGui::SetNextItemWidth(110);
-  if (ImGui::InputInt("preview every N steps", &ui.settings.preview_every, 1, 10))
-    ui.settings.preview_every = std::clamp(ui.settings.preview_every, 1, 100000);
+  ImGui::SetNextItemWidth(ui_px(110));
+  ImGui::InputInt("preview every N steps", &ui.settings.preview_every, 1, 10);
+  check_field(ui, "preview every N steps", ui.settings.preview_every, 1, 100000);
 }
 
 void draw_preset(UiState& ui) {
@@ -84,12 +100,13 @@ void draw_layers(UiState& ui) {
     ImGui::PushID(i);
     ImGui::Text("%2d", i + 1);
     ImGui::SameLine();
-    ImGui::SetNextItemWidth(110);
-    int w = m.hidden[size_t(i)];
-    if (ImGui::InputInt("##width", &w, 16, 64)) {
-      m.hidden[size_t(i)] = std::clamp(w, 1, 8192);
-      changed = true;
-    }
+    ImGui::SetNextItemWidth(ui_px(110));
+    int32_t w = m.hidden[size_t(i)];
+    const bool edited = ImGui::InputInt("##width", &w, 16, 64);
+    const bool active = ImGui::IsItemActive();
+    // The hint goes under the row (after the buttons beside the field).
+    char key[32];
+    std::snprintf(key, sizeof key, "layer %d width", i + 1);
     ImGui::SameLine();
     ImGui::BeginDisabled(i == 0);
     if (ImGui::ArrowButton("##up", ImGuiDir_Up)) up = i;
@@ -103,6 +120,11 @@ void draw_layers(UiState& ui) {
     if (ImGui::Button("x")) remove = i;
     ImGui::EndDisabled();
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("remove layer %d", i + 1);
+    check_field(ui, key, w, 1, 8192, edited, active);
+    if (edited) {
+      m.hidden[size_t(i)] = w;
+      changed = true;
+    }
     ImGui::PopID();
   }
   if (up > 0) {
@@ -124,7 +146,7 @@ void draw_layers(UiState& ui) {
 }
 
 /// The hash grid's parameters, with the table's size and memory beside them.
-void draw_hash_grid(EncodingSpec& e) {
+void draw_hash_grid(UiState& ui, EncodingSpec& e) {
   ImGui::SliderInt("levels", &e.n_levels, 1, k_hash_grid_max_levels);
   const int features[] = {1, 2, 4, 8};
   if (ImGui::BeginCombo("features per level", std::to_string(e.n_features_per_level).c_str())) {
@@ -136,13 +158,13 @@ void draw_hash_grid(EncodingSpec& e) {
   help_marker("At most 2^this entries per level. Coarse levels whose grid fits are stored densely;\n"
               "finer levels share their entries through a spatial hash. Bigger tables suit bigger images.");
   ImGui::InputInt("base resolution", &e.base_resolution, 1, 8);
-  e.base_resolution = std::clamp(e.base_resolution, 2, 1 << 20);
+  check_field(ui, "base resolution", e.base_resolution, 2, 1 << 20);
   bool from_finest = e.finest_resolution > 0;
   if (ImGui::Checkbox("scale from the finest resolution", &from_finest))
     e.finest_resolution = from_finest ? std::max(e.base_resolution, 2048) : 0;
   if (from_finest) {
     ImGui::InputInt("finest resolution", &e.finest_resolution, 16, 256);
-    e.finest_resolution = std::clamp(e.finest_resolution, e.base_resolution, 1 << 20);
+    check_field(ui, "finest resolution", e.finest_resolution, e.base_resolution, 1 << 20);
     ImGui::TextDisabled("per-level scale %.4f", hash_grid_per_level_scale(e));
   } else {
     ImGui::SliderFloat("per-level scale", &e.per_level_scale, 1.0f, 4.0f, "%.3f");
@@ -174,7 +196,7 @@ void draw_network(UiState& ui) {
   }
   ImGui::BeginDisabled(act != Activation::Sine);
   ImGui::InputFloat("omega_0", &m.omega_0, 1, 5, "%.1f");
-  m.omega_0 = std::clamp(m.omega_0, 0.001f, 10000.0f);
+  check_field(ui, "omega_0", m.omega_0, 0.001f, 10000.0f);
   ImGui::EndDisabled();
   enum_combo("output activation", m.output_activation, 7, activation_name);
   enum_combo("initialisation", m.init, 3, init_name);
@@ -185,10 +207,10 @@ void draw_network(UiState& ui) {
     ImGui::SliderInt("frequencies L", &m.encoding.levels, 1, 16);
   } else if (m.encoding.kind == EncodingKind::Fourier) {
     ImGui::InputInt("features", &m.encoding.features, 16, 64);
-    m.encoding.features = std::clamp(m.encoding.features, 1, 4096);
+    check_field(ui, "features", m.encoding.features, 1, 4096);
     ImGui::SliderFloat("sigma", &m.encoding.sigma, 0.1f, 100.0f, "%.2f", ImGuiSliderFlags_Logarithmic);
   } else if (m.encoding.kind == EncodingKind::HashGrid) {
-    draw_hash_grid(m.encoding);
+    draw_hash_grid(ui, m.encoding);
   }
 }
 
@@ -201,11 +223,11 @@ void draw_loss_optimizer(UiState& ui) {
     ImGui::SliderFloat("momentum", &c.optimizer.sgd.momentum, 0.0f, 0.99f, "%.2f");
   } else {
     ImGui::InputFloat("beta1", &c.optimizer.adam.beta1, 0, 0, "%.3f");
+    check_field(ui, "beta1", c.optimizer.adam.beta1, 0.0f, 0.999999f);
     ImGui::InputFloat("beta2", &c.optimizer.adam.beta2, 0, 0, "%.4f");
+    check_field(ui, "beta2", c.optimizer.adam.beta2, 0.0f, 0.99999999f);
     ImGui::InputFloat("epsilon", &c.optimizer.adam.epsilon, 0, 0, "%.1e");
-    c.optimizer.adam.beta1 = std::clamp(c.optimizer.adam.beta1, 0.0f, 0.999999f);
-    c.optimizer.adam.beta2 = std::clamp(c.optimizer.adam.beta2, 0.0f, 0.99999999f);
-    c.optimizer.adam.epsilon = std::clamp(c.optimizer.adam.epsilon, 0.0f, 1.0f);
+    check_field(ui, "epsilon", c.optimizer.adam.epsilon, 0.0f, 1.0f);
   }
 }
 
@@ -213,10 +235,10 @@ void draw_schedule(UiState& ui) {
   RunConfig& c = ui.edit.config;
   ScheduleSpec& s = c.schedule;
   bool changed = enum_combo("schedule", s.kind, 3, schedule_name);
-  changed |= input_lr("lr_max", s.lr_max);
+  changed |= input_lr(ui, "lr_max", s.lr_max, 1e-9);
   ImGui::BeginDisabled(s.kind == ScheduleKind::Constant);
-  changed |= input_lr("lr_min", s.lr_min);
-  changed |= input_i64("cycle length", s.period, 0, int64_t(1e12), 100);
+  changed |= input_lr(ui, "lr_min", s.lr_min, 0.0, s.lr_max);
+  changed |= input_i64(ui, "cycle length", s.period, 0, int64_t(1e12), 100);
   help_marker("Steps of one cosine cycle (the first cycle with restarts). 0 = the whole run.");
   ImGui::EndDisabled();
   ImGui::BeginDisabled(s.kind != ScheduleKind::WarmRestarts);
@@ -227,8 +249,8 @@ void draw_schedule(UiState& ui) {
   }
   help_marker("Warm restarts (SGDR): each cycle is this many times longer than the one before.");
   ImGui::EndDisabled();
-  changed |= input_i64("warm-up steps", s.warmup_steps, 0, int64_t(1e12), 10);
-  changed |= input_i64("steps", c.training.steps, 1, int64_t(1e12), 100);
+  changed |= input_i64(ui, "warm-up steps", s.warmup_steps, 0, int64_t(1e12), 10);
+  changed |= input_i64(ui, "steps", c.training.steps, 1, int64_t(1e12), 100);
   if (s.lr_min > s.lr_max) s.lr_min = s.lr_max;
   // Schedule changes reach a running trainer at once (Trainer::set_schedule).
   if (changed) ui.push(IntentKind::ApplySchedule);
@@ -242,7 +264,7 @@ void draw_schedule(UiState& ui) {
   opts.title = "learning rate (schedule preview)";
   opts.log_y = s.lr_min > 0 || s.kind == ScheduleKind::Constant;
   opts.marker_x = float(ui.run.status.step);
-  draw_line_plot("lr_preview", ImVec2(ImGui::GetContentRegionAvail().x, 150), std::span(&series, 1), opts);
+  draw_line_plot("lr_preview", ImVec2(ImGui::GetContentRegionAvail().x, ui_px(150)), std::span(&series, 1), opts);
 }
 
 void draw_training(UiState& ui) {
@@ -251,23 +273,25 @@ void draw_training(UiState& ui) {
   ImGui::Checkbox("full batch", &e.full_batch);
   if (!e.full_batch) {
     ImGui::SameLine();
-    ImGui::SetNextItemWidth(120);
+    ImGui::SetNextItemWidth(ui_px(120));
     ImGui::InputInt("batch size", &e.batch_size, 1024, 16384);
-    e.batch_size = std::clamp(e.batch_size, 1, 1 << 26);
+    check_field(ui, "batch size", e.batch_size, 1, 1 << 26);
   }
   c.training.batch_size = e.full_batch ? 0 : e.batch_size;
   if (c.training.cpu_batch_size >= 0) {
     // A preset may train the CPU on smaller batches (training.batch_cpu).
     int cpu_batch = int(std::min<int64_t>(c.training.cpu_batch_size, 1 << 26));
-    ImGui::SetNextItemWidth(120);
-    if (ImGui::InputInt("batch on the CPU", &cpu_batch, 1024, 16384))
-      c.training.cpu_batch_size = std::clamp(cpu_batch, 0, 1 << 26);
+    ImGui::SetNextItemWidth(ui_px(120));
+    const bool cpu_edited = ImGui::InputInt("batch on the CPU", &cpu_batch, 1024, 16384);
+    const bool cpu_active = ImGui::IsItemActive();
     help_marker("The CPU backend trains with this batch (0 = full batch); a GPU with the one above.");
+    check_field(ui, "batch on the CPU", cpu_batch, 0, 1 << 26, cpu_edited, cpu_active);
+    if (cpu_edited) c.training.cpu_batch_size = cpu_batch;
   }
   ImGui::InputInt("training size", &c.data.max_side, 16, 64);
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("The image is resized so its longest side is this many pixels (8..4096) for training.");
-  c.data.max_side = std::clamp(c.data.max_side, 8, 4096);
+  check_field(ui, "training size", c.data.max_side, 8, 4096);
   c.data.width = c.data.height = 0;
   enum_combo("colour", c.data.color_mode, 4, color_mode_name);
   if (c.data.color_mode == ColorMode::Binary) ImGui::SliderFloat("threshold", &c.data.threshold, 0.0f, 1.0f, "%.2f");
@@ -297,7 +321,7 @@ void draw_summary(UiState& ui) {
     ImGui::PopTextWrapPos();
   } else {
     ImGui::Text("parameters: %s", format_count(s.parameters).c_str());
-    ImGui::SameLine(0, 16);
+    ImGui::SameLine(0, ui_px(16));
     ImGui::Text("memory (est.): %s", format_bytes(s.total_bytes()).c_str());
     if (ImGui::IsItemHovered())
       ImGui::SetTooltip("parameters + gradients + optimizer state: %s\nactivations for a batch of %lld: %s\n"

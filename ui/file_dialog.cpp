@@ -1,5 +1,6 @@
 #include "ui/app_actions.h"
 #include "ui/panels.h"
+#include "ui/ui_scale.h"
 
 #include "engine/ffmpeg_writer.h"
 
@@ -75,7 +76,7 @@ void draw_export_options(UiState& ui) {
     ImGui::EndDisabled();
   }
   if (d.export_kind == 0 && ui.timelapse.active) {
-    ImGui::SameLine(0, 20);
+    ImGui::SameLine(0, ui_px(20));
     char label[64];
     std::snprintf(label, sizeof label, "the frame on screen (step %lld)",
                   static_cast<long long>(ui.timelapse.shown_step));
@@ -96,8 +97,8 @@ void draw_export_options(UiState& ui) {
     if (!mp4 && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("ffmpeg is not installed");
     ImGui::SameLine();
     if (ImGui::RadioButton("PNG frames (folder)", !d.path.empty() && d.path.back() == '/')) set_extension(d.path, "");
-    ImGui::SameLine(0, 20);
-    ImGui::SetNextItemWidth(90);
+    ImGui::SameLine(0, ui_px(20));
+    ImGui::SetNextItemWidth(ui_px(90));
     ImGui::InputInt("fps", &d.timelapse_fps, 1, 5);
     d.timelapse_fps = std::clamp(d.timelapse_fps, 1, 60);
     ImGui::SameLine();
@@ -119,11 +120,11 @@ void draw_export_options(UiState& ui) {
   quick("4x", tw * 4);
   quick("1024", 1024);
   quick("4096", 4096);
-  ImGui::SetNextItemWidth(120);
+  ImGui::SetNextItemWidth(ui_px(120));
   if (ImGui::InputInt("width", &d.export_width, 16, 256) && d.export_lock_aspect)
     d.export_height = std::max(1, int32_t(std::lround(d.export_width * aspect)));
   ImGui::SameLine();
-  ImGui::SetNextItemWidth(120);
+  ImGui::SetNextItemWidth(ui_px(120));
   if (ImGui::InputInt("height", &d.export_height, 16, 256) && d.export_lock_aspect)
     d.export_width = std::max(1, int32_t(std::lround(d.export_height / aspect)));
   d.export_width = std::clamp(d.export_width, 1, 65536);
@@ -164,7 +165,7 @@ void draw_file_dialog(UiState& ui) {
     d.open_requested = false;
   }
   const ImGuiViewport* vp = ImGui::GetMainViewport();
-  ImGui::SetNextWindowSize(ImVec2(std::min(760.0f, vp->WorkSize.x - 40), std::min(560.0f, vp->WorkSize.y - 40)),
+  ImGui::SetNextWindowSize(ImVec2(std::min(ui_px(760), vp->WorkSize.x - 40), std::min(ui_px(560), vp->WorkSize.y - 40)),
                            ImGuiCond_Appearing);
   ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x * 0.5f, vp->WorkPos.y + vp->WorkSize.y * 0.5f),
                           ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
@@ -233,7 +234,7 @@ void draw_file_dialog(UiState& ui) {
       d.purpose == FileDialogPurpose::Export && d.export_kind == 2 && !d.path.empty() && d.path.back() == '/';
   const bool is_dir = !frames && fs::is_directory(d.path, ec);
   ImGui::BeginDisabled(d.path.empty() || is_dir);
-  if (ImGui::Button(verb, ImVec2(120, 0)) || (enter && !is_dir && !d.path.empty())) {
+  if (ImGui::Button(verb, ImVec2(ui_px(120), 0)) || (enter && !is_dir && !d.path.empty())) {
     accept(ui);
     ImGui::EndDisabled();
     ImGui::EndPopup();
@@ -242,7 +243,7 @@ void draw_file_dialog(UiState& ui) {
   ImGui::EndDisabled();
   if (enter && is_dir) d.folder = d.path;
   ImGui::SameLine();
-  if (ImGui::Button("Cancel", ImVec2(120, 0)) || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false))
+  if (ImGui::Button("Cancel", ImVec2(ui_px(120), 0)) || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false))
     ImGui::CloseCurrentPopup();
   ImGui::EndPopup();
 }

@@ -2,10 +2,13 @@
 
 #include "ui/app_actions.h"
 #include "ui/autosave.h"
+#include "ui/escape_key.h"
 #include "ui/panels.h"
 #include "ui/screenshot.h"
 #include "ui/settings_store.h"
 #include "ui/training_session.h"
+#include "ui/ui_scale.h"
+#include "ui/window_test_hook.h"
 
 #include "engine/run_config.h"
 
@@ -52,29 +55,25 @@ void install_input_callbacks(GLFWwindow* w) {
   glfwSetWindowFocusCallback(w, [](GLFWwindow* win, int) { note_input(win); });
   glfwSetCursorEnterCallback(w, [](GLFWwindow* win, int) { note_input(win); });
   glfwSetFramebufferSizeCallback(w, [](GLFWwindow* win, int, int) { note_input(win); });
+  // HiDPI: the window moved to a monitor with another content scale (ui/ui_scale.h).
+  glfwSetWindowContentScaleCallback(w, [](GLFWwindow* win, float xscale, float) {
+    note_input(win);
+    if (auto* ui = static_cast<UiState*>(glfwGetWindowUserPointer(win))) ui->scale.content = xscale;
+  });
 }
 
-void setup_style() {
-  ImGui::StyleColorsDark();
-  ImGuiStyle& s = ImGui::GetStyle();
-  s.WindowRounding = 4;
-  s.ChildRounding = 3;
-  s.FrameRounding = 3;
-  s.GrabRounding = 3;
-  s.PopupRounding = 4;
-  s.FramePadding = ImVec2(6, 3);
-  s.ItemSpacing = ImVec2(7, 5);
-  s.Colors[ImGuiCol_WindowBg] = ImVec4(0.09f, 0.10f, 0.11f, 1);
-  s.Colors[ImGuiCol_ChildBg] = ImVec4(0, 0, 0, 0); // see draw_main_window: the clear colour shows through
-  s.Colors[ImGuiCol_Header] = ImVec4(0.20f, 0.30f, 0.45f, 0.8f);
-  // Opaque menus and dialogs: at the default 0.94 alpha the picture and buttons behind them show
-  // through the file list and the menu items.
-  s.Colors[ImGuiCol_PopupBg].w = 1.0f;
-  const char* fonts[] = {"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-                         "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf"};
-  for (const char* f : fonts) {
-    std::error_code ec;
-    if (std::filesystem::exists(f, ec) && ImGui::GetIO().Fonts->AddFontFromFileTTF(f, 15.0f)) return;
+/// Rebuilds fonts and style when the wanted scale (monitor x user) differs from the built one.
+/// Between frames: the font texture is re-uploaded here.
+void update_ui_scale(UiState& ui) {
+  const float wanted =
+      effective_ui_scale(ui.scale.content, ui.scale.session > 0 ? ui.scale.session : ui.settings.ui_scale);
+  if (wanted == ui.scale.applied) return;
+  const bool first = ui.scale.applied == 0;
+  build_ui_scale(wanted);
+  ui.scale.applied = wanted;
+  if (!first) { // the first atlas is uploaded by the backend's first NewFrame
+    ImGui_ImplOpenGL3_DestroyFontsTexture();
+    ImGui_ImplOpenGL3_CreateFontsTexture();
   }
 }
 
@@ -145,6 +144,11 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
   const double frame_seconds = ui.pacing.interact_seconds;
   const double watch_seconds = ui.pacing.watch_seconds; // 30 fps, 15 on software GL (frame_pacing.h)
   int32_t sent_preview_every = -1;
+  ResizeTest resize_test;
+  if (!opts.test_resize.empty() && !parse_window_size(opts.test_resize, resize_test.tiny_w, resize_test.tiny_h)) {
+    std::fprintf(stderr, "error: --test-resize: expected WxH, got '%s'\n", opts.test_resize.c_str());
+    return 1;
+  }
   double last_frame = -1, last_stats = start, last_host_request = start;
   const bool print_stats = std::getenv("REDRAW_GUI_STATS") != nullptr; // one line a second on stderr
   while (!glfwWindowShouldClose(window)) {
@@ -163,6 +167,8 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
     const auto frame_start = std::chrono::steady_clock::now();
 
     SessionTake take = session.take();
+    for (const SessionProfile& p : take.profiles)
+      perf_add_profile(ui.perf, p);
     const bool fresh = take.preview || take.device_preview || take.ground_truth || !take.rows.empty() ||
                        !take.errors.empty() || !take.notices.empty() || take.status.running != ui.run.status.running ||
                        take.status.busy != ui.run.status.busy;
@@ -186,11 +192,13 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
     if (!fresh && !due && !interacting && opts.screenshot.empty() && !ui.intents.size()) continue;
     last_frame = ui.now;
 
+    update_ui_scale(ui);
     const std::vector<int> held = hold_quick_taps(ui);
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
     ui.fps = ImGui::GetIO().Framerate;
+    close_menus_on_escape();
     handle_shortcuts(ui);
     draw_main_window(ui);
     ImGui::Render();
@@ -204,10 +212,11 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 
     if (!opts.screenshot.empty()) {
-      const bool ready = screenshot_ready(ui, opts.screenshot_after_steps);
+      const bool ready = screenshot_ready(ui, opts.screenshot_after_steps) &&
+                         step_resize_test(resize_test, window, ui, opts.screenshot, fw, fh);
       const bool failed =
           !ui.run.status.has_run && !ui.run.status.busy && ui.now - start > 2.0 &&
-          std::any_of(ui.messages.begin(), ui.messages.end(), [](const UiMessage& m) { return m.error; });
+          std::any_of(ui.message_log.begin(), ui.message_log.end(), [](const UiMessage& m) { return m.error; });
       const bool timed_out = ui.now - start > k_screenshot_timeout_s;
       if (ready || failed || timed_out) {
         ScreenshotInfo info;
@@ -217,9 +226,16 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
         info.fps = ui.fps;
         info.frame_ms = ui.frame_ms;
         info.steps_per_s = ui.run.last_steps_per_s;
+        info.font_px = ImGui::GetFontSize();
+        info.ui_scale = ui.scale.applied;
+        const LayoutProbe& l = ui.layout;
+        const float layout[8] = {l.controls_w, l.plots_h, l.canvas_w, l.canvas_h,
+                                 l.status_y,   l.status_h, l.window_w, l.window_h};
+        std::copy(layout, layout + 8, info.layout);
+        info.extra_json = resize_test_json(resize_test);
         const std::string err = write_screenshot(opts.screenshot, fw, fh, info);
         if (!err.empty()) std::fprintf(stderr, "error: %s (%s)\n", err.c_str(), opts.screenshot.c_str());
-        for (const auto& m : ui.messages)
+        for (const auto& m : ui.message_log)
           if (m.error) std::fprintf(stderr, "error: %s\n", m.text.c_str());
         if (timed_out && !ready)
           std::fprintf(stderr, "error: screenshot: timed out waiting for step %lld\n",
@@ -243,6 +259,8 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
     // Xvfb and some drivers ignore vsync: cap the frame rate so the trainer keeps the cores.
     const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - frame_start).count();
     ui.frame_ms = ui.frame_ms == 0 ? spent * 1e3 : 0.9 * ui.frame_ms + 0.1 * spent * 1e3;
+    perf_add_frame(ui.perf, spent * 1e3);
+    perf_tick(ui.perf, ui.now, host_resident_bytes());
     if (print_stats && ui.now - last_stats >= 1.0) {
       last_stats = ui.now;
       std::fprintf(stderr, "gui: %.1f fps, %.1f ms/frame, step %lld, %.2f steps/s\n", double(ui.fps), ui.frame_ms,
@@ -269,6 +287,8 @@ int run_gui(const GuiOptions& opts) {
   ui.about.open_requested = opts.show_about;
   if (opts.backend != "auto" || ui.settings.backend.empty()) ui.settings.backend = opts.backend;
   if (!opts.precision.empty()) ui.settings.precision = opts.precision;
+  ui.scale.session = opts.ui_scale;
+  if (opts.show_perf) ui.settings.show_perf = true;
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
@@ -314,8 +334,14 @@ int run_gui(const GuiOptions& opts) {
   std::error_code ec;
   std::filesystem::create_directories(config_folder(), ec);
   const std::string ini = imgui_ini_path().string(); // must outlive the context
-  ImGui::GetIO().IniFilename = ini.c_str();
-  setup_style();
+  // A scripted screenshot neither reads nor writes the user's window layout.
+  ImGui::GetIO().IniFilename = opts.screenshot.empty() ? ini.c_str() : nullptr;
+  {
+    float xs = 1, ys = 1;
+    glfwGetWindowContentScale(window, &xs, &ys);
+    ui.scale.content = xs;
+  }
+  update_ui_scale(ui);
   ImGui_ImplGlfw_InitForOpenGL(window, true);
   ImGui_ImplOpenGL3_Init("#version 330 core");
 
@@ -364,10 +390,11 @@ int run_gui(const GuiOptions& opts) {
     }
   } // the session joins its thread; textures go while the context is current
 
-  glfwGetWindowSize(window, &ui.settings.window_width, &ui.settings.window_height);
+  int window_w = 0, window_h = 0;
+  glfwGetWindowSize(window, &window_w, &window_h);
   if (opts.screenshot.empty()) {
     ImGui::SaveIniSettingsToDisk(ini.c_str());
-    if (const std::string err = save_settings(ui.settings); !err.empty())
+    if (const std::string err = save_settings(settings_for_save(ui.settings, window_w, window_h)); !err.empty())
       std::fprintf(stderr, "warning: settings not saved: %s\n", err.c_str());
   }
   ImGui_ImplOpenGL3_Shutdown();

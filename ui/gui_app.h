@@ -26,6 +26,9 @@ struct GuiOptions {
   std::string screenshot;             ///< write the framebuffer here as PNG, then exit; FILE.json
                                       ///< beside it says where the reconstruction is drawn (x, y, w, h)
   int64_t screenshot_after_steps = 0; ///< ... once training has done at least this many steps
+  std::string test_resize;            ///< with --screenshot: "WxH", shrink and restore first (window_test_hook.h)
+  float ui_scale = 0;                 ///< UI scale for this session (times the monitor's); 0 = the setting
+  bool show_perf = false;             ///< open the performance panel at start
   BackendFactory make_backend;        ///< required: builds each run's backend (app/ passes its registry)
   std::shared_ptr<DeviceInterop> interop; ///< the GPU module's preview path, or null (host previews)
   std::string about_version;              ///< Help > About: version, build and backends (app/ fills it)

@@ -1,4 +1,6 @@
 #include "ui/panels.h"
+#include "ui/settings_store.h"
+#include "ui/ui_scale.h"
 
 #include <imgui.h>
 
@@ -18,6 +20,13 @@ float splitter(const char* id, bool vertical, float thickness, float length) {
   if (!ImGui::IsItemActive()) return 0;
   return vertical ? ImGui::GetIO().MouseDelta.x : ImGui::GetIO().MouseDelta.y;
 }
+
+/// The size a panel is drawn at: the wanted size, at most `most` (a share of the window), and at
+/// least `least` unless the window is too small for even that.
+float panel_extent(float wanted, float least, float most) {
+  most = std::max(1.0f, most);
+  return std::clamp(wanted, std::min(least, most), most);
+}
 } // namespace
 
 void draw_main_window(UiState& ui) {
@@ -26,7 +35,7 @@ void draw_main_window(UiState& ui) {
   ImGui::SetNextWindowSize(vp->WorkSize);
   ImGui::PushStyleVar(ImGuiStyleVar_WindowRounding, 0);
   ImGui::PushStyleVar(ImGuiStyleVar_WindowBorderSize, 0);
-  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(6, 6));
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(ui_px(6), ui_px(6)));
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
                                  ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_MenuBar |
                                  ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBackground;
@@ -36,48 +45,59 @@ void draw_main_window(UiState& ui) {
   ImGui::PopStyleVar(3);
   draw_menu_bar(ui);
 
-  const float status_h = ImGui::GetFrameHeight() + 4;
-  const float gap = 5;
+  const float status_h = ImGui::GetFrameHeight() + ui_px(4);
+  const float gap = ui_px(5);
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const float body_h = std::max(100.0f, avail.y - status_h - gap);
+  const float body_h = std::max(1.0f, avail.y - status_h - gap);
+  // The remembered sizes (Settings, at UI scale 1) are what the user chose; a small window narrows
+  // what is shown but never them, so the panels come back when the window grows again. Only the
+  // splitters change them.
   Settings& s = ui.settings;
-  s.controls_width = std::clamp(s.controls_width, 260.0f, std::max(260.0f, avail.x * 0.6f));
-  s.plots_height = std::clamp(s.plots_height, 120.0f, std::max(120.0f, body_h * 0.7f));
+  const float k = ui_px(1);
+  const float controls_w = panel_extent(s.controls_width * k, k_min_controls_width * k, avail.x * 0.6f);
+  const float plots_h = panel_extent(s.plots_height * k, k_min_plots_height * k, body_h * 0.7f);
 
-  ImGui::BeginChild("controls", ImVec2(s.controls_width, body_h), true);
+  ImGui::BeginChild("controls", ImVec2(controls_w, body_h), true);
   draw_controls(ui);
   ImGui::EndChild();
   ImGui::SameLine(0, 0);
-  s.controls_width += splitter("##vsplit", true, gap, body_h);
+  if (const float d = splitter("##vsplit", true, gap, body_h); d != 0)
+    s.controls_width = std::clamp((controls_w + d) / k, k_min_controls_width, k_max_panel_size);
   ImGui::SameLine(0, 0);
 
   ImGui::BeginGroup();
-  const float right_w = ImGui::GetContentRegionAvail().x;
-  const float canvas_h = std::max(80.0f, body_h - s.plots_height - gap);
+  const float right_w = std::max(1.0f, ImGui::GetContentRegionAvail().x);
+  const float canvas_h = std::max(1.0f, body_h - plots_h - gap);
   ImGui::BeginChild("canvas", ImVec2(right_w, canvas_h), true,
                     ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
-  const float strip_h = ImGui::GetFrameHeightWithSpacing() * 2 + 4;
-  ImGui::BeginChild("picture", ImVec2(0, std::max(40.0f, ImGui::GetContentRegionAvail().y - strip_h)), false,
+  const float strip_h = ImGui::GetFrameHeightWithSpacing() * 2 + ui_px(4);
+  ImGui::BeginChild("picture", ImVec2(0, std::max(ui_px(40), ImGui::GetContentRegionAvail().y - strip_h)), false,
                     ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
   draw_canvas(ui);
   ImGui::EndChild();
   ImGui::Separator();
   draw_timelapse(ui);
   ImGui::EndChild();
-  s.plots_height -= splitter("##hsplit", false, gap, right_w);
-  ImGui::BeginChild("plots", ImVec2(right_w, std::max(60.0f, body_h - canvas_h - gap)), true,
+  if (const float d = splitter("##hsplit", false, gap, right_w); d != 0)
+    s.plots_height = std::clamp((plots_h - d) / k, k_min_plots_height, k_max_panel_size);
+  ImGui::BeginChild("plots", ImVec2(right_w, std::max(1.0f, body_h - canvas_h - gap)), true,
                     ImGuiWindowFlags_NoScrollbar);
   draw_plots(ui);
   ImGui::EndChild();
   ImGui::EndGroup();
 
+  const float status_y = ImGui::GetCursorScreenPos().y;
   draw_status_bar(ui);
+  ui.layout = LayoutProbe{controls_w, plots_h, right_w, canvas_h, status_y, status_h, vp->Size.x, vp->Size.y};
   ImGui::End();
 
   draw_file_dialog(ui);
   draw_about(ui);
   draw_messages(ui);
   draw_restore_offer(ui);
+  draw_message_log(ui);
+  draw_perf_panel(ui);
+  draw_help(ui);
 }
 
 } // namespace redraw

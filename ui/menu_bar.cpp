@@ -2,7 +2,28 @@
 
 #include <imgui.h>
 
+#include <cstdio>
+
 namespace redraw {
+namespace {
+/// View > UI scale: the user's factor (Settings::ui_scale), times the monitor's content scale.
+void draw_ui_scale_menu(UiState& ui) {
+  if (!ImGui::BeginMenu("UI scale")) return;
+  const float choices[] = {0.75f, 1.0f, 1.25f, 1.5f, 1.75f, 2.0f, 2.5f, 3.0f};
+  for (float c : choices) {
+    char label[16];
+    std::snprintf(label, sizeof label, "%.0f%%", double(c) * 100);
+    if (ImGui::MenuItem(label, nullptr, ui.settings.ui_scale == c)) {
+      ui.settings.ui_scale = c;
+      ui.scale.session = 0; // a choice here replaces --ui-scale
+    }
+  }
+  ImGui::Separator();
+  ImGui::TextDisabled("monitor: %.0f%%, shown at %.0f%%", double(ui.scale.content) * 100,
+                      double(ui.scale.applied) * 100);
+  ImGui::EndMenu();
+}
+} // namespace
 
 void draw_menu_bar(UiState& ui) {
   if (!ImGui::BeginMenuBar()) return;
@@ -44,9 +65,14 @@ void draw_menu_bar(UiState& ui) {
         ui.view.mode = CanvasMode(i);
         ui.view.fit_requested = true;
       }
+    ImGui::Separator();
+    ImGui::MenuItem("Performance", "P", &ui.settings.show_perf);
+    ImGui::MenuItem("Messages", nullptr, &ui.message_log_open);
+    draw_ui_scale_menu(ui);
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("Help")) {
+    ImGui::MenuItem("Help", "F1", &ui.help_open);
     if (ImGui::MenuItem("About Redraw")) ui.about.open_requested = true;
     ImGui::EndMenu();
   }

@@ -1,5 +1,7 @@
 #include "ui/panels.h"
 
+#include "ui/ui_scale.h"
+
 #include <imgui.h>
 
 #include <algorithm>
@@ -7,25 +9,27 @@
 
 namespace redraw {
 
+double toast_seconds(const UiMessage& m) { return m.error ? k_error_toast_seconds : k_notice_toast_seconds; }
+
 void draw_messages(UiState& ui) {
-  constexpr double k_notice_seconds = 5.0;
   auto& list = ui.messages;
   list.erase(std::remove_if(list.begin(), list.end(),
-                            [&](const UiMessage& m) { return !m.error && ui.now - m.shown_at > k_notice_seconds; }),
+                            [&](const UiMessage& m) { return ui.now - m.shown_at > toast_seconds(m); }),
              list.end());
-  if (list.size() > 8) list.erase(list.begin(), list.end() - 8);
+  // A few toasts at most: older ones stay in View > Messages.
+  if (list.size() > k_max_toasts) list.erase(list.begin(), list.end() - k_max_toasts);
   // Bottom right, stacked upwards from just above the status bar, newest lowest: the canvas's
   // pane captions and toolbar stay readable.
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   const ImGuiStyle& style = ImGui::GetStyle();
-  const float max_w = std::clamp(vp->WorkSize.x * 0.4f, 260.0f, 560.0f);
-  const float status_h = ImGui::GetFrameHeight() + 4 + style.WindowPadding.y + style.ItemSpacing.y;
-  float y = vp->WorkPos.y + vp->WorkSize.y - status_h - 8;
+  const float max_w = std::clamp(vp->WorkSize.x * 0.4f, ui_px(260), ui_px(560));
+  const float status_h = ImGui::GetFrameHeight() + ui_px(4) + style.WindowPadding.y + style.ItemSpacing.y;
+  float y = vp->WorkPos.y + vp->WorkSize.y - status_h - ui_px(8);
   int close = -1;
   for (size_t i = list.size(); i-- > 0;) {
-    const UiMessage& m = list[i];
-    ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x - 12, y), ImGuiCond_Always, ImVec2(1, 1));
-    ImGui::SetNextWindowSizeConstraints(ImVec2(200, 0), ImVec2(max_w, vp->WorkSize.y * 0.5f));
+    UiMessage& m = list[i];
+    ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x - ui_px(12), y), ImGuiCond_Always, ImVec2(1, 1));
+    ImGui::SetNextWindowSizeConstraints(ImVec2(ui_px(200), 0), ImVec2(max_w, vp->WorkSize.y * 0.5f));
     ImGui::SetNextWindowBgAlpha(0.92f);
     ImGui::PushStyleColor(ImGuiCol_WindowBg, m.error ? ImVec4(0.35f, 0.08f, 0.08f, 1) : ImVec4(0.10f, 0.18f, 0.28f, 1));
     char id[32];
@@ -37,8 +41,12 @@ void draw_messages(UiState& ui) {
     ImGui::TextUnformatted(m.error ? "Error" : "Notice");
     ImGui::TextUnformatted(m.text.c_str());
     ImGui::PopTextWrapPos();
-    if (m.error && ImGui::SmallButton("Dismiss")) close = int(i);
-    y -= ImGui::GetWindowHeight() + 6;
+    if (ImGui::SmallButton("Dismiss")) close = int(i);
+    ImGui::SameLine();
+    if (ImGui::SmallButton("All messages")) ui.message_log_open = true;
+    // Reading it keeps it: the clock starts again when the pointer leaves.
+    if (ImGui::IsWindowHovered(ImGuiHoveredFlags_AllowWhenBlockedByActiveItem)) m.shown_at = ui.now;
+    y -= ImGui::GetWindowHeight() + ui_px(6);
     ImGui::End();
     ImGui::PopStyleColor();
   }

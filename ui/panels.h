@@ -23,8 +23,20 @@ void draw_status_bar(UiState& ui);
 void draw_file_dialog(UiState& ui);
 /// Help > About: version, build, backends and the licences of assets and libraries (about_dialog.cpp).
 void draw_about(UiState& ui);
+/// Toasts last this long (seconds) unless hovered: errors longer than notices.
+constexpr double k_notice_toast_seconds = 6.0, k_error_toast_seconds = 20.0;
+/// At most this many toasts are on screen; the rest are in the Messages window.
+constexpr size_t k_max_toasts = 3;
+double toast_seconds(const UiMessage& m);
 /// Error and notice toasts in the bottom-right corner, above the status bar (messages_panel.cpp).
+/// They expire (toast_seconds; hovering restarts the clock) and stack at most k_max_toasts.
 void draw_messages(UiState& ui);
+/// View > Messages: every message of this session, newest first (message_log_panel.cpp).
+void draw_message_log(UiState& ui);
+/// View > Performance (P): step phases, GUI frame time, memory and steps/s as timelines (perf_panel.cpp).
+void draw_perf_panel(UiState& ui);
+/// Help > Help (F1): the shortcuts and what each view shows (help_window.cpp).
+void draw_help(UiState& ui);
 /// The launch-time offer to restore a run autosaved by a session that crashed (ui.crashed).
 void draw_restore_offer(UiState& ui);
 

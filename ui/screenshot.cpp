@@ -31,7 +31,7 @@ std::string write_screenshot(const std::string& file, int32_t w, int32_t h, cons
   }
   try {
     write_png(file, img, 8);
-    const nlohmann::json j = {
+    nlohmann::json j = {
         {"width", w},
         {"height", h},
         {"step", info.step},
@@ -39,7 +39,23 @@ std::string write_screenshot(const std::string& file, int32_t w, int32_t h, cons
         {"fps", info.fps},
         {"frame_ms", info.frame_ms},
         {"steps_per_s", info.steps_per_s},
-        {"reconstruction", {info.recon_rect[0], info.recon_rect[1], info.recon_rect[2], info.recon_rect[3]}}};
+        {"reconstruction", {info.recon_rect[0], info.recon_rect[1], info.recon_rect[2], info.recon_rect[3]}},
+        {"font_px", info.font_px},
+        {"ui_scale", info.ui_scale},
+        {"layout",
+         {{"controls_w", info.layout[0]},
+          {"plots_h", info.layout[1]},
+          {"canvas_w", info.layout[2]},
+          {"canvas_h", info.layout[3]},
+          {"status_y", info.layout[4]},
+          {"status_h", info.layout[5]},
+          {"window_w", info.layout[6]},
+          {"window_h", info.layout[7]}}}};
+    if (!info.extra_json.empty()) {
+      const nlohmann::json extra = nlohmann::json::parse(info.extra_json); // outlives the loop
+      for (const auto& [key, value] : extra.items())
+        j[key] = value;
+    }
     const std::string text = j.dump(2) + "\n";
     write_file_atomic(file + ".json", std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
   } catch (const std::exception& e) {

@@ -13,6 +13,10 @@ struct ScreenshotInfo {
   double fps = 0;      ///< GUI frames per second while training (paced, not the limit)
   double frame_ms = 0; ///< CPU time of one GUI frame (1000 / frame_ms = the fps it could reach)
   double steps_per_s = 0;
+  float font_px = 0;      ///< the UI font's size (follows the UI scale)
+  float ui_scale = 0;     ///< the scale the UI was built at
+  float layout[8] = {};   ///< controls w, plots h, canvas w, canvas h, status bar y, h, window w, h
+  std::string extra_json; ///< a JSON object whose members join the sidecar's ("" for none)
 };
 
 /// Reads the current GL back buffer (w x h) and writes it as an 8-bit RGB PNG, top row first,

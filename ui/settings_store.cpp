@@ -68,16 +68,15 @@ Settings load_settings() {
   get(j, "window_height", s.window_height);
   get(j, "controls_width", s.controls_width);
   get(j, "plots_height", s.plots_height);
+  get(j, "ui_scale", s.ui_scale);
+  get(j, "show_perf", s.show_perf);
   get(j, "last_folder", s.last_folder);
   get(j, "snapshot_cap_mb", s.snapshot_cap_mb);
   get(j, "autosave_minutes", s.autosave_minutes);
   s.autosave_minutes = std::clamp(s.autosave_minutes, 0, 24 * 60);
   s.snapshot_cap_mb = std::clamp(s.snapshot_cap_mb, 1, 65536);
   s.preview_every = std::clamp(s.preview_every, 1, 100000);
-  s.window_width = std::clamp(s.window_width, 640, 8192);
-  s.window_height = std::clamp(s.window_height, 480, 8192);
-  s.controls_width = std::clamp(s.controls_width, 240.0f, 1200.0f);
-  s.plots_height = std::clamp(s.plots_height, 120.0f, 1200.0f);
+  sanitize_layout(s);
   const json r = read_json(data_folder() / "recent.json");
   get(r, "recent", s.recent);
   if (s.recent.size() > 10) s.recent.resize(10);
@@ -93,12 +92,38 @@ std::string save_settings(const Settings& s) {
                   {"window_height", s.window_height},
                   {"controls_width", s.controls_width},
                   {"plots_height", s.plots_height},
+                  {"ui_scale", s.ui_scale},
+                  {"show_perf", s.show_perf},
                   {"last_folder", s.last_folder},
                   {"snapshot_cap_mb", s.snapshot_cap_mb},
                   {"autosave_minutes", s.autosave_minutes}};
   std::string err = write_json(config_folder() / "settings.json", j);
   const std::string err2 = write_json(data_folder() / "recent.json", json{{"recent", s.recent}});
   return err.empty() ? err2 : err;
+}
+
+void sanitize_layout(Settings& s) {
+  s.window_width = std::clamp(s.window_width, k_min_window_width, 8192);
+  s.window_height = std::clamp(s.window_height, k_min_window_height, 8192);
+  // NaN fails every comparison: back to the defaults.
+  if (!(s.controls_width >= 0)) s.controls_width = Settings{}.controls_width;
+  if (!(s.plots_height >= 0)) s.plots_height = Settings{}.plots_height;
+  if (!(s.ui_scale > 0)) s.ui_scale = 1.0f;
+  s.controls_width = std::clamp(s.controls_width, k_min_controls_width, k_max_panel_size);
+  s.plots_height = std::clamp(s.plots_height, k_min_plots_height, k_max_panel_size);
+  s.ui_scale = std::clamp(s.ui_scale, k_min_ui_scale, k_max_ui_scale);
+}
+
+Settings settings_for_save(const Settings& current, int32_t window_width, int32_t window_height) {
+  Settings s = current;
+  // A window smaller than the smallest size it opens at (shrunk, or iconified to 0 x 0) is no size
+  // to open at next time: the last sensible one stays.
+  if (window_width >= k_min_window_width && window_height >= k_min_window_height) {
+    s.window_width = window_width;
+    s.window_height = window_height;
+  }
+  sanitize_layout(s);
+  return s;
 }
 
 void add_recent(Settings& s, const std::string& path) {

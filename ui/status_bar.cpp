@@ -1,4 +1,5 @@
 #include "ui/panels.h"
+#include "ui/ui_scale.h"
 
 #include <imgui.h>
 
@@ -24,9 +25,9 @@ void format_duration(char* buf, size_t n, double s) {
 }
 
 void separator() {
-  ImGui::SameLine(0, 10);
+  ImGui::SameLine(0, ui_px(10));
   ImGui::TextDisabled("|");
-  ImGui::SameLine(0, 10);
+  ImGui::SameLine(0, ui_px(10));
 }
 
 /// One status-bar field. A narrow window drops fields by `rank` (highest first) instead of
@@ -56,7 +57,7 @@ void draw_status_bar(UiState& ui) {
     ImGui::TextColored(ImVec4(0.5f, 0.8f, 1.0f, 1), "%s", st.busy_what.c_str());
     if (st.busy_what.rfind("loading", 0) != 0) {
       ImGui::SameLine();
-      ImGui::ProgressBar(float(st.busy_progress), ImVec2(160, ImGui::GetTextLineHeight()));
+      ImGui::ProgressBar(float(st.busy_progress), ImVec2(ui_px(160), ImGui::GetTextLineHeight()));
       ImGui::SameLine();
       if (ImGui::SmallButton("Cancel")) ui.push(IntentKind::CancelExport);
     }
@@ -78,10 +79,13 @@ void draw_status_bar(UiState& ui) {
   fields.push_back(
       {printf_string("step %lld / %lld", static_cast<long long>(st.step), static_cast<long long>(st.total_steps)),
        text});
-  if (st.running)
-    fields.push_back({printf_string("%.1f steps/s", st.steps_per_s), text, false, 2});
-  else if (ui.run.last_steps_per_s > 0)
-    fields.push_back({printf_string("%.1f steps/s", ui.run.last_steps_per_s), text, true, 2});
+  // The run's average (steps over training time, what `redraw train` reports) leads; the recent
+  // rate (the last two seconds) swings with the machine's load and sits beside it.
+  const double average = st.elapsed_s > 0 && st.step > 0 ? double(st.step) / st.elapsed_s : 0;
+  if (average > 0 && st.running)
+    fields.push_back({printf_string("%.1f steps/s (now %.1f)", average, st.steps_per_s), text, false, 2});
+  else if (average > 0)
+    fields.push_back({printf_string("%.1f steps/s", average), text, true, 2});
   else
     fields.push_back({"- steps/s", text, true, 2});
   char elapsed[32], eta[32];
@@ -102,7 +106,7 @@ void draw_status_bar(UiState& ui) {
        false, 5, true});
 
   // Drop the least important fields until the row fits what is left of the window.
-  const float sep_w = 20 + ImGui::CalcTextSize("|").x;
+  const float sep_w = ui_px(20) + ImGui::CalcTextSize("|").x;
   const float room = ImGui::GetContentRegionAvail().x;
   auto width = [&] {
     float w = -sep_w;
@@ -124,7 +128,8 @@ void draw_status_bar(UiState& ui) {
     else
       ImGui::TextColored(f.color, "%s", f.text.c_str());
     if (f.tip && ImGui::IsItemHovered())
-      ImGui::SetTooltip("GUI: %.0f frames/s shown, %.1f ms per frame", double(ui.fps), ui.frame_ms);
+      ImGui::SetTooltip("GUI: %.0f frames/s shown, %.1f ms per frame (View > Performance, P)", double(ui.fps),
+                        ui.frame_ms);
   }
 }
 

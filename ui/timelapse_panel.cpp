@@ -1,5 +1,6 @@
 #include "ui/config_summary.h"
 #include "ui/panels.h"
+#include "ui/ui_scale.h"
 
 #include <imgui.h>
 
@@ -24,7 +25,7 @@ void draw_timelapse(UiState& ui) {
   ImGui::SameLine();
   if (ImGui::ArrowButton("##prev", ImGuiDir_Left)) go(tl.index - 1);
   ImGui::SameLine();
-  if (ImGui::Button(tl.playing ? "Pause" : "Play", ImVec2(52, 0))) {
+  if (ImGui::Button(tl.playing ? "Pause" : "Play", ImVec2(ui_px(52), 0))) {
     tl.playing = !tl.playing;
     if (tl.playing) {
       if (!tl.active || tl.index + 1 >= n) tl.index = 0;
@@ -37,7 +38,7 @@ void draw_timelapse(UiState& ui) {
   ImGui::SameLine();
   if (ImGui::Button(">|")) go(n - 1);
   ImGui::SameLine();
-  ImGui::SetNextItemWidth(70);
+  ImGui::SetNextItemWidth(ui_px(70));
   ImGui::DragFloat("##fps", &tl.fps, 0.2f, 0.5f, 60.0f, "%.0f fps");
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("playback speed, frames per second");
   ImGui::SameLine();
@@ -98,7 +99,7 @@ void draw_timelapse(UiState& ui) {
                       static_cast<long long>(f.step));
   ImGui::EndDisabled();
   ImGui::SameLine();
-  ImGui::SetNextItemWidth(110);
+  ImGui::SetNextItemWidth(ui_px(110));
   if (ImGui::InputInt("frame memory cap (MB)", &ui.settings.snapshot_cap_mb, 16, 64,
                       ImGuiInputTextFlags_EnterReturnsTrue)) {
     ui.settings.snapshot_cap_mb = std::clamp(ui.settings.snapshot_cap_mb, 1, 65536);

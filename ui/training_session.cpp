@@ -33,6 +33,8 @@ struct TrainingSession::Run {
   std::deque<std::pair<double, int64_t>> rate_window; ///< (seconds, step) samples for steps/s
   Clock::time_point epoch = Clock::now();
   DeviceRenderer* device = nullptr; ///< the backend's device renderer, when it has one
+  SessionProfile profile;           ///< time since the last publish (steps, previews)
+  Clock::time_point profile_since = Clock::now();
 };
 
 TrainingSession::TrainingSession(BackendFactory make_backend, std::shared_ptr<DeviceInterop> interop)
@@ -480,6 +482,7 @@ void TrainingSession::make_preview(bool force) {
   const int64_t step = t.current_step();
   if (!force && step == m_run->last_preview_step) return;
   const int32_t w = t.dataset().image.width, h = t.dataset().image.height;
+  const auto preview_start = Clock::now();
   bool device_done = false;
   if (m_run->device && m_frames) {
     bool enabled;
@@ -514,6 +517,7 @@ void TrainingSession::make_preview(bool force) {
   }
   m_run->last_preview = Clock::now();
   m_run->last_preview_step = step;
+  m_run->profile.preview_s += std::chrono::duration<double>(m_run->last_preview - preview_start).count();
 }
 
 void TrainingSession::publish_status() {
@@ -545,7 +549,19 @@ void TrainingSession::publish_status() {
       s.steps_per_s = double(win.back().second - win.front().second) / (win.back().first - win.front().first);
     if (!m_running) win.clear();
   }
+  SessionProfile profile;
+  if (m_run) {
+    profile = m_run->profile;
+    profile.wall_s = seconds_since(m_run->profile_since);
+    profile.backend = m_run->trainer->backend().take_step_profile();
+    m_run->profile = SessionProfile{};
+    m_run->profile_since = Clock::now();
+  }
   std::lock_guard lock(m_mutex);
+  if (m_run) {
+    m_back.profiles.push_back(profile);
+    if (m_back.profiles.size() > 4096) m_back.profiles.erase(m_back.profiles.begin()); // nobody takes them
+  }
   const bool busy = m_back.status.busy;
   const std::string busy_what = m_back.status.busy_what;
   const double busy_progress = m_back.status.busy_progress;
@@ -567,7 +583,10 @@ void TrainingSession::train_slice() {
   const int64_t end = m_stop_at >= 0 ? std::min(m_stop_at, t.total_steps()) : t.total_steps();
   try {
     while (t.current_step() < end) {
+      const auto step_start = Clock::now();
       if (auto row = t.step()) m_run->pending_rows.push_back(*row);
+      m_run->profile.step_s += seconds_since(step_start);
+      ++m_run->profile.steps;
       report_recoveries();
       const int64_t step = t.current_step();
       if (step % m_preview_every == 0 && seconds_since(m_run->last_preview) >= k_min_preview_interval)
@@ -645,6 +664,7 @@ SessionTake TrainingSession::take() {
   out.errors.swap(m_back.errors);
   out.notices.swap(m_back.notices);
   out.saved_models.swap(m_back.saved_models);
+  out.profiles.swap(m_back.profiles);
   m_back.history_replaced = false;
   m_back.ground_truth.reset();
   m_back.preview.reset();

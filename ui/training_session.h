@@ -55,6 +55,15 @@ struct SessionStatus {
   int32_t width = 0, height = 0;
 };
 
+/// The training thread's time between two publishes (the performance panel, ui/perf_monitor.h).
+struct SessionProfile {
+  double wall_s = 0;    ///< training-thread wall time this sample covers
+  int64_t steps = 0;    ///< Trainer::step() calls in it
+  double step_s = 0;    ///< wall time inside Trainer::step() (metrics and snapshots included)
+  double preview_s = 0; ///< rendering previews
+  StepProfile backend;  ///< the backend's own split (zero counts when it has none)
+};
+
 /// What the GUI takes from the session each frame.
 struct SessionTake {
   uint64_t run_id = 0;           ///< changes when a new run or reset starts
@@ -73,6 +82,7 @@ struct SessionTake {
   int64_t frame_step = -1;
   std::vector<std::string> errors, notices;
   std::vector<std::string> saved_models; ///< paths save_model() wrote successfully, oldest first
+  std::vector<SessionProfile> profiles;  ///< one per publish while a run exists, oldest first
 };
 
 /// A new run: from an image (config applies), or from a model (its config applies).

@@ -10,8 +10,10 @@
 #include "ui/autosave.h"
 #include "ui/frame_pacing.h"
 #include "ui/markdown_blocks.h"
+#include "ui/perf_monitor.h"
 #include "ui/preview_texture.h"
 #include "ui/training_session.h"
+#include "ui/ui_scale.h"
 
 #include <cstdint>
 #include <memory>
@@ -127,19 +129,37 @@ struct Settings {
   std::string precision = "auto"; ///< GPU matrix products: auto | fp32 | tf32 | bf16 (the CPU is always fp32)
   int32_t preview_every = 10;
   int32_t window_width = 1600, window_height = 1000;
-  float controls_width = 380.0f;
-  float plots_height = 230.0f;
+  float controls_width = 380.0f; ///< at UI scale 1; the window narrows what is shown, never this
+  float plots_height = 230.0f;   ///< at UI scale 1, like controls_width
+  float ui_scale = 1.0f;         ///< times the monitor's content scale (ui/ui_scale.h)
+  bool show_perf = false;        ///< the performance panel is open
   int32_t snapshot_cap_mb = 256;
   int32_t autosave_minutes = 3; ///< autosave of the running model (ui/autosave.h); 0 = off
   std::string last_folder;
   std::vector<std::string> recent; ///< newest first, at most 10
 };
 
-/// A message shown in the app: errors stay until dismissed, notices fade.
+/// A message shown in the app as a toast (notices fade after seconds, errors later; hovering one
+/// keeps it) and kept in the Messages window (View > Messages).
 struct UiMessage {
   bool error = false;
   std::string text;
-  double shown_at = 0; ///< glfwGetTime() when it appeared
+  double shown_at = 0; ///< glfwGetTime() when it appeared (hovering a toast moves it on)
+};
+
+/// A value typed into a field that had to be clamped: the red hint under the field and its text.
+struct FieldHint {
+  std::string field; ///< label of the field (as the panel draws it)
+  std::string text;  ///< e.g. "lr_max must be > 0 and <= 100; -1 was set to 1e-06"
+  bool reported = false; ///< also put in the messages (once per edit, when the field is left)
+  double at = 0;         ///< ui.now when the value was clamped (the hint fades some seconds later)
+};
+
+/// Where the main window's parts were drawn last frame, in pixels (layout tests, screenshot sidecar).
+struct LayoutProbe {
+  float controls_w = 0, plots_h = 0, canvas_w = 0, canvas_h = 0;
+  float status_y = 0, status_h = 0; ///< the status bar's top and height
+  float window_w = 0, window_h = 0;
 };
 
 /// Everything the GUI thread knows about the run, copied from the session each frame.
@@ -166,7 +186,14 @@ struct UiState {
   AboutState about;
   RunView run;
   TimelapseState timelapse;
-  std::vector<UiMessage> messages;
+  std::vector<UiMessage> messages;    ///< toasts on screen, oldest first
+  std::vector<UiMessage> message_log; ///< every message this session, oldest first (at most 500)
+  bool message_log_open = false;
+  bool help_open = false; ///< Help > Help (F1)
+  std::vector<FieldHint> hints; ///< fields whose last edit was clamped
+  PerfState perf;
+  UiScaleState scale;
+  LayoutProbe layout;
   std::vector<UiIntent> intents;
   std::vector<std::string> preset_names;
   std::string last_image; ///< the image asked for last (Apply & reset retries it when loading failed)
@@ -194,6 +221,8 @@ struct UiState {
     intents.push_back(UiIntent{k, std::move(text), a, b, c, d});
   }
   void notify(std::string text, bool is_error = false) {
+    message_log.push_back(UiMessage{is_error, text, now});
+    if (message_log.size() > 500) message_log.erase(message_log.begin());
     messages.push_back(UiMessage{is_error, std::move(text), now});
   }
 };

@@ -1,0 +1,41 @@
+#include "ui/panels.h"
+#include "ui/ui_scale.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace redraw {
+
+void draw_message_log(UiState& ui) {
+  if (!ui.message_log_open) return;
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  ImGui::SetNextWindowSize(ImVec2(ui_px(560), ui_px(320)), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowPos(vp->GetCenter(), ImGuiCond_FirstUseEver, ImVec2(0.5f, 0.5f));
+  if (!ImGui::Begin("Messages", &ui.message_log_open, ImGuiWindowFlags_NoCollapse)) {
+    ImGui::End();
+    return;
+  }
+  if (ImGui::SmallButton("Clear")) ui.message_log.clear();
+  ImGui::SameLine();
+  ImGui::TextDisabled("%zu this session, newest first", ui.message_log.size());
+  ImGui::Separator();
+  ImGui::BeginChild("log");
+  for (size_t i = ui.message_log.size(); i-- > 0;) {
+    const UiMessage& m = ui.message_log[i];
+    const long long ago = std::llround(std::max(0.0, ui.now - m.shown_at));
+    ImGui::TextDisabled("%4llds ago", ago);
+    ImGui::SameLine();
+    ImGui::PushTextWrapPos(0);
+    if (m.error)
+      ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.45f, 1), "error: %s", m.text.c_str());
+    else
+      ImGui::TextUnformatted(m.text.c_str());
+    ImGui::PopTextWrapPos();
+  }
+  ImGui::EndChild();
+  ImGui::End();
+}
+
+} // namespace redraw
