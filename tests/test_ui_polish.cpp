@@ -4,11 +4,15 @@
 
 #if REDRAW_TEST_UI
 #include "ui/app_actions.h"
+#include "ui/escape_key.h"
 #include "ui/field_hint.h"
 #include "ui/perf_monitor.h"
 #include "ui/settings_store.h"
 #include "ui/ui_scale.h"
 #include "ui/window_test_hook.h"
+
+#include <GLFW/glfw3.h>
+#include <imgui.h>
 
 #include <cmath>
 
@@ -153,5 +157,132 @@ TEST_CASE("ui polish: --test-resize sizes and screenshot siblings") {
   CHECK_FALSE(parse_window_size("0x10", w, h));
   CHECK_FALSE(parse_window_size("20x10x", w, h));
   CHECK(sibling_path("/tmp/a/shot.png", "tiny") == "/tmp/a/shot-tiny.png");
+}
+
+namespace {
+/// An ImGui context with no window or renderer: frames run, nothing is drawn.
+struct HeadlessImGui {
+  HeadlessImGui() {
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;
+    io.DisplaySize = ImVec2(800, 600);
+    io.DeltaTime = 1.0f / 60;
+    io.KeyMap[ImGuiKey_Escape] = GLFW_KEY_ESCAPE;
+    unsigned char* pixels = nullptr;
+    int w = 0, h = 0;
+    io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
+  }
+  ~HeadlessImGui() { ImGui::DestroyContext(); }
+  /// One frame: Escape held down in it or not, then `draw` (the app's popups).
+  template <class F> void frame(bool escape, F&& draw) {
+    ImGui::GetIO().KeysDown[GLFW_KEY_ESCAPE] = escape;
+    ImGui::NewFrame();
+    close_menus_on_escape();
+    draw();
+    ImGui::EndFrame();
+  }
+};
+} // namespace
+
+TEST_CASE("ui polish: Escape closes menus and lists, and leaves modal dialogs to themselves") {
+  HeadlessImGui gui;
+  bool open_menu = true, open_modal = false, open_list = false;
+  bool menu_shown = false, modal_shown = false, list_shown = false;
+  auto draw = [&] {
+    ImGui::Begin("main");
+    if (open_menu) ImGui::OpenPopup("menu");
+    if (open_modal) ImGui::OpenPopup("modal");
+    open_menu = open_modal = false;
+    menu_shown = ImGui::BeginPopup("menu");
+    if (menu_shown) ImGui::EndPopup();
+    modal_shown = ImGui::BeginPopupModal("modal", nullptr);
+    if (modal_shown) {
+      if (open_list) ImGui::OpenPopup("list");
+      open_list = false;
+      list_shown = ImGui::BeginPopup("list");
+      if (list_shown) ImGui::EndPopup();
+      ImGui::EndPopup();
+    } else {
+      list_shown = false;
+    }
+    ImGui::End();
+  };
+  gui.frame(false, draw);
+  CHECK(menu_shown);
+  gui.frame(false, draw);
+  CHECK(menu_shown); // it stays open by itself
+  gui.frame(true, draw);
+  CHECK_FALSE(menu_shown); // Escape closed it
+  gui.frame(false, draw);
+  CHECK_FALSE(menu_shown);
+
+  open_modal = true;
+  gui.frame(false, draw);
+  open_list = true;
+  gui.frame(false, draw);
+  gui.frame(false, draw);
+  CHECK(modal_shown);
+  CHECK(list_shown);
+  gui.frame(true, draw); // closes the list inside the dialog, not the dialog
+  gui.frame(false, draw);
+  CHECK(modal_shown);
+  CHECK_FALSE(list_shown);
+  gui.frame(true, draw);
+  gui.frame(false, draw);
+  CHECK(modal_shown); // a modal answers Escape itself (Cancel / Close)
+}
+
+TEST_CASE("ui polish: a clamped field shows its hint and reports it once, when the field is left") {
+  HeadlessImGui gui;
+  UiState ui;
+  ui.now = 100;
+  int32_t side = 5;
+  gui.frame(false, [&] {
+    ImGui::Begin("controls");
+    CHECK(check_field(ui, "training size", side, 8, 4096, /*edited=*/true, /*active=*/true));
+    ImGui::End();
+  });
+  CHECK(side == 8);
+  REQUIRE(ui.hints.size() == 1);
+  CHECK(ui.hints[0].text == "training size must be between 8 and 4096; 5 was set to 8");
+  CHECK(ui.messages.empty()); // still typing
+  gui.frame(false, [&] {
+    ImGui::Begin("controls");
+    CHECK_FALSE(check_field(ui, "training size", side, 8, 4096, false, false));
+    ImGui::End();
+  });
+  REQUIRE(ui.message_log.size() == 1); // left the field: said once
+  CHECK(ui.message_log[0].text == ui.hints[0].text);
+  gui.frame(false, [&] {
+    ImGui::Begin("controls");
+    check_field(ui, "training size", side, 8, 4096, false, false);
+    ImGui::End();
+  });
+  CHECK(ui.message_log.size() == 1);
+  // An in-range edit clears the hint; the hint also fades by itself.
+  side = 64;
+  gui.frame(false, [&] {
+    ImGui::Begin("controls");
+    CHECK_FALSE(check_field(ui, "training size", side, 8, 4096, true, true));
+    ImGui::End();
+  });
+  CHECK(ui.hints.empty());
+  CHECK(side == 64);
+  double lr = -1;
+  gui.frame(false, [&] {
+    ImGui::Begin("controls");
+    check_field(ui, "lr_min", lr, 0.0, 0.01, true, false);
+    ImGui::End();
+  });
+  CHECK(lr == 0);
+  CHECK(ui.hints.size() == 1);
+  ui.now += k_field_hint_seconds + 1;
+  gui.frame(false, [&] {
+    ImGui::Begin("controls");
+    check_field(ui, "lr_min", lr, 0.0, 0.01, false, false);
+    ImGui::End();
+  });
+  CHECK(ui.hints.empty());
 }
 #endif

@@ -43,7 +43,7 @@ _redraw() {
   --compare) _filedir "@($images)"; return ;;
   -o | --output) _filedir; return ;;
   --size | --max-side | --steps | --time-limit | --seed | --checkpoint-every | --snapshot-cap-mb | \
-    --snapshot | --fps | --screenshot-after-steps | --max-image-memory)
+    --snapshot | --fps | --screenshot-after-steps | --max-image-memory | --ui-scale | --test-resize)
     return # a number or WxH
     ;;
   esac
@@ -51,7 +51,8 @@ _redraw() {
   local opts
   case "$cmd" in
   "") opts="--help --version" ;;
-  gui) opts="--help --model --preset --backend --precision --autostart --about --screenshot --screenshot-after-steps" ;;
+  gui) opts="--help --model --preset --backend --precision --autostart --about --screenshot --screenshot-after-steps
+             --ui-scale --perf --test-resize" ;;
   train) opts="--help --preset --config --size --max-side --steps --time-limit --backend --precision --seed --color
                --out --checkpoint-every --resume --quiet --snapshot-cap-mb --max-image-memory" ;;
   render) opts="--help --size --output -o --snapshot --bit-depth --backend --precision --compare --max-image-memory" ;;
