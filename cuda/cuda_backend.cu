@@ -78,8 +78,24 @@ bool CudaBackend::supports(BackendFeature f) const {
   case BackendFeature::CudaGraphs:
   case BackendFeature::StepMetrics: return true;
   case BackendFeature::Tf32: return m->props.major >= 8;
+  // Steps never wait for the device, so the host cannot split them into phases.
+  case BackendFeature::StepProfile:
+    return false;
   }
   return false;
+}
+
+StepProfile CudaBackend::take_step_profile() {
+  // Only the device's memory: timing phases would need a wait (the GUI times whole steps itself).
+  StepProfile p;
+  size_t free_b = 0, total_b = 0;
+  if (cudaMemGetInfo(&free_b, &total_b) == cudaSuccess && total_b >= free_b) {
+    p.device_used_bytes = int64_t(total_b - free_b);
+    p.device_total_bytes = int64_t(total_b);
+  } else {
+    (void)cudaGetLastError();
+  }
+  return p;
 }
 
 void CudaBackend::synchronize() { CUDA_CHECK(cudaStreamSynchronize(m->stream)); }

@@ -58,6 +58,8 @@ public:
   std::string name() const override { return "cuda"; }
   std::string device_description() const override;
   bool supports(BackendFeature f) const override;
+  /// Device memory in use on the whole device (cudaMemGetInfo); no phase times (StepProfile).
+  StepProfile take_step_profile() override;
   DeviceRenderer* device_renderer() override { return this; }
   void synchronize() override;
 

@@ -50,7 +50,8 @@ struct StepProfile {
   double update_s = 0;   ///< the optimizer update
   double metrics_s = 0;  ///< dataset_mse(): the PSNR measurement over the whole image
   double step_s = 0;     ///< whole train_step() calls
-  int64_t device_used_bytes = -1, device_total_bytes = -1; ///< device memory, -1 when not reported
+  /// Device memory in use and in all, in bytes; -1 when the backend does not report it.
+  int64_t device_used_bytes = -1, device_total_bytes = -1;
 };
 
 /// Everything a step needs besides the parameters.

@@ -103,8 +103,8 @@ Scaled measure(const std::string& png, bool& ok) {
   const double status_y = l.at("status_y").get<double>(), status_h = l.at("status_h").get<double>();
   const auto [sf, sl] = ink_rows(s.img, int(status_y), int(status_y + status_h), s.img.width);
   std::printf("%s: scale %.2f, font %.1f px, menu text %d px tall, status bar %.0f..%.0f of %d, text rows %d..%d\n",
-              png.c_str(), s.j.at("ui_scale").get<double>(), s.font, s.ink, status_y, status_y + status_h,
-              s.img.height, sf, sl);
+              png.c_str(), s.j.at("ui_scale").get<double>(), s.font, s.ink, status_y, status_y + status_h, s.img.height,
+              sf, sl);
   // Its text is whole: about a font's height of glyph rows (capitals, digits and descenders), and
   // clear of the window's bottom edge.
   if (sf < 0)

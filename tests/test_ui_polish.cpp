@@ -87,8 +87,8 @@ TEST_CASE("ui polish: performance bins split a step and average over the bin") {
   const PerfBin& b = p.bins.back();
   CHECK(b.steps == 20);
   CHECK(b.split);
-  CHECK(b.step_ms == doctest::Approx(40.0));     // 0.8 s / 20 steps
-  CHECK(b.forward_ms == doctest::Approx(10.0));  // 0.2 s / 20
+  CHECK(b.step_ms == doctest::Approx(40.0));    // 0.8 s / 20 steps
+  CHECK(b.forward_ms == doctest::Approx(10.0)); // 0.2 s / 20
   CHECK(b.backward_ms == doctest::Approx(20.0));
   CHECK(b.update_ms == doctest::Approx(3.0));
   CHECK(b.metrics_ms == doctest::Approx(5.0));
@@ -112,15 +112,16 @@ TEST_CASE("ui polish: performance bins split a step and average over the bin") {
   CHECK(p.bins.back().host_mb == -1.0f);
   // The timeline keeps `capacity` bins.
   p.capacity = 5;
-  for (int i = 0; i < 10; ++i) perf_tick(p, 13.0 + i, -1);
+  for (int i = 0; i < 10; ++i)
+    perf_tick(p, 13.0 + i, -1);
   CHECK(p.bins.size() == 5);
   CHECK(p.bins.back().end_s == doctest::Approx(22.0));
 }
 
 TEST_CASE("ui polish: this process's resident memory is read from /proc") {
   const int64_t rss = host_resident_bytes();
-  CHECK(rss > (int64_t(1) << 20));     // more than a megabyte
-  CHECK(rss < (int64_t(64) << 30));    // and less than 64 GiB
+  CHECK(rss > (int64_t(1) << 20));  // more than a megabyte
+  CHECK(rss < (int64_t(64) << 30)); // and less than 64 GiB
 }
 
 TEST_CASE("ui polish: a clamp hint names the field, the range and what was set") {

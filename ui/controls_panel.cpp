@@ -48,8 +48,8 @@ bool input_lr(UiState& ui, const char* label, double& v, double lo, double hi = 
     const double typed = v;
     v = before > 0 ? before : 1e-3;
     char text[160];
-    std::snprintf(text, sizeof text, "%s must be > 0 (at most %g): %g would not train; kept %g", label, k_max_lr,
-                  typed, v);
+    std::snprintf(text, sizeof text, "%s must be > 0 (at most %g): %g would not train; kept %g", label, k_max_lr, typed,
+                  v);
     set_field_hint(ui, label, text);
     return changed;
   }

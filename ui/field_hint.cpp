@@ -34,8 +34,10 @@ template <class T> bool check_impl(UiState& ui, const char* label, T& v, T lo, T
   const T typed = v;
   const bool out = !(typed >= lo && typed <= hi); // NaN is out too
   if (out) v = std::isnan(double(typed)) ? lo : std::clamp(typed, lo, hi);
-  if (edited) record_hint(ui, label, out ? clamp_hint_text(shown_name(label), double(typed), double(lo), double(hi), double(v))
-                                          : std::string());
+  if (edited)
+    record_hint(ui, label,
+                out ? clamp_hint_text(shown_name(label), double(typed), double(lo), double(hi), double(v))
+                    : std::string());
   show_hint(ui, label, active);
   return out;
 }

@@ -229,7 +229,7 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
         info.font_px = ImGui::GetFontSize();
         info.ui_scale = ui.scale.applied;
         const LayoutProbe& l = ui.layout;
-        const float layout[8] = {l.controls_w, l.plots_h, l.canvas_w, l.canvas_h,
+        const float layout[8] = {l.controls_w, l.plots_h,  l.canvas_w, l.canvas_h,
                                  l.status_y,   l.status_h, l.window_w, l.window_h};
         std::copy(layout, layout + 8, info.layout);
         info.extra_json = resize_test_json(resize_test);
@@ -260,7 +260,7 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
     const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - frame_start).count();
     ui.frame_ms = ui.frame_ms == 0 ? spent * 1e3 : 0.9 * ui.frame_ms + 0.1 * spent * 1e3;
     perf_add_frame(ui.perf, spent * 1e3);
-    perf_tick(ui.perf, ui.now, host_resident_bytes());
+    if (perf_due(ui.perf, ui.now)) perf_tick(ui.perf, ui.now, host_resident_bytes());
     if (print_stats && ui.now - last_stats >= 1.0) {
       last_stats = ui.now;
       std::fprintf(stderr, "gui: %.1f fps, %.1f ms/frame, step %lld, %.2f steps/s\n", double(ui.fps), ui.frame_ms,

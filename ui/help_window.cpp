@@ -41,10 +41,9 @@ constexpr View k_views[] = {
      "better). PSNR is the peak signal-to-noise ratio of the whole reconstruction against the ground truth, in "
      "dB (up is better; about 30 dB looks close, 40 dB hard to tell apart). lr is the learning rate the "
      "schedule gives each step (warm-up, cosine decay, restarts)."},
-    {"Timelapse",
-     "The strip under the canvas keeps snapshots of the network as it trains. Drag the slider to see the "
-     "picture at an earlier step (the canvas shows that frame until you go back to Live), play them as a "
-     "movie, and resume training from a frame. File > Export writes them as a GIF, an MP4 or PNG frames."},
+    {"Timelapse", "The strip under the canvas keeps snapshots of the network as it trains. Drag the slider to see the "
+                  "picture at an earlier step (the canvas shows that frame until you go back to Live), play them as a "
+                  "movie, and resume training from a frame. File > Export writes them as a GIF, an MP4 or PNG frames."},
     {"Controls",
      "The left panel: the preset, the network (layers, widths, activation), the input encoding, the loss, the "
      "optimizer, the learning-rate schedule and the training size. Schedule and step changes apply at once; "

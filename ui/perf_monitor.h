@@ -47,6 +47,8 @@ struct PerfState {
 void perf_add_profile(PerfState& p, const SessionProfile& s);
 /// Adds one GUI frame's CPU time (milliseconds).
 void perf_add_frame(PerfState& p, double frame_ms);
+/// True when perf_tick at `now` would close the bin (read the host memory only then).
+inline bool perf_due(const PerfState& p, double now) { return p.bin_start < 0 || now - p.bin_start >= p.bin_seconds; }
 /// Closes the bin being filled when `now` (seconds) is `bin_seconds` past its start, with the
 /// host memory `host_bytes` (-1 unknown). Returns true when a bin was closed.
 bool perf_tick(PerfState& p, double now, int64_t host_bytes);

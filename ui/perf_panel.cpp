@@ -93,11 +93,13 @@ void draw_field_timeline(const char* id, const PerfState& p, float PerfBin::*fie
 void draw_perf_panel(UiState& ui) {
   if (!ui.settings.show_perf) return;
   const ImGuiViewport* vp = ImGui::GetMainViewport();
-  ImGui::SetNextWindowSize(ImVec2(std::min(ui_px(520), vp->WorkSize.x * 0.5f), std::min(ui_px(640), vp->WorkSize.y * 0.8f)),
-                           ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x - std::min(ui_px(540), vp->WorkSize.x * 0.5f + ui_px(20)),
-                                 vp->WorkPos.y + ui_px(40)),
-                          ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(
+      ImVec2(std::min(ui_px(520), vp->WorkSize.x * 0.5f), std::min(ui_px(640), vp->WorkSize.y * 0.8f)),
+      ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowPos(
+      ImVec2(vp->WorkPos.x + vp->WorkSize.x - std::min(ui_px(540), vp->WorkSize.x * 0.5f + ui_px(20)),
+             vp->WorkPos.y + ui_px(40)),
+      ImGuiCond_FirstUseEver);
   if (!ImGui::Begin("Performance", &ui.settings.show_perf, ImGuiWindowFlags_NoCollapse)) {
     ImGui::End();
     return;
@@ -107,7 +109,10 @@ void draw_perf_panel(UiState& ui) {
   const double average = st.elapsed_s > 0 ? double(st.step) / st.elapsed_s : 0;
   ImGui::Text("steps/s: %.2f run average", average);
   ImGui::SameLine();
-  ImGui::TextDisabled("(%.2f recent)", st.running ? st.steps_per_s : 0.0);
+  if (st.running)
+    ImGui::TextDisabled("(%.2f over the last two seconds)", st.steps_per_s);
+  else
+    ImGui::TextDisabled("(paused)");
   // The newest bin with steps sums up where a step goes now.
   const PerfBin* last = nullptr;
   for (auto it = p.bins.rbegin(); it != p.bins.rend() && !last; ++it)
@@ -127,7 +132,8 @@ void draw_perf_panel(UiState& ui) {
     ImGui::TextDisabled("no steps in the last minute: train (Space) to see where the time goes");
   }
   const float w = ImGui::GetContentRegionAvail().x;
-  const float h = std::max(ui_px(70), (ImGui::GetContentRegionAvail().y - ImGui::GetTextLineHeightWithSpacing() * 4) / 4);
+  const float h =
+      std::max(ui_px(70), (ImGui::GetContentRegionAvail().y - ImGui::GetTextLineHeightWithSpacing() * 4) / 4);
   ImGui::TextUnformatted("step time by phase (ms per step, last minute)");
   draw_step_timeline(p, ImVec2(w, h));
   draw_field_timeline("##frame", p, &PerfBin::frame_ms, "GUI frame time (ms, CPU)", IM_COL32(255, 210, 90, 255),
@@ -142,7 +148,10 @@ void draw_perf_panel(UiState& ui) {
                       ImVec2(device ? w * 0.5f - ui_px(4) : w, h), true);
   if (device) {
     ImGui::SameLine();
-    draw_field_timeline("##device", p, &PerfBin::device_mb, "device memory (MiB used)", IM_COL32(255, 150, 60, 255),
+    char title[64];
+    std::snprintf(title, sizeof title, "device memory (MiB used of %.0f)",
+                  double(p.device_total_bytes) / double(1 << 20));
+    draw_field_timeline("##device", p, &PerfBin::device_mb, title, IM_COL32(255, 150, 60, 255),
                         ImVec2(w * 0.5f - ui_px(4), h), true);
   }
   draw_field_timeline("##rate", p, &PerfBin::steps_per_s, "steps/s", IM_COL32(90, 170, 255, 255), ImVec2(w, h), false);

@@ -149,8 +149,8 @@ struct UiMessage {
 
 /// A value typed into a field that had to be clamped: the red hint under the field and its text.
 struct FieldHint {
-  std::string field; ///< label of the field (as the panel draws it)
-  std::string text;  ///< e.g. "lr_max must be > 0 and <= 100; -1 was set to 1e-06"
+  std::string field;     ///< label of the field (as the panel draws it)
+  std::string text;      ///< e.g. "lr_max must be > 0 and <= 100; -1 was set to 1e-06"
   bool reported = false; ///< also put in the messages (once per edit, when the field is left)
   double at = 0;         ///< ui.now when the value was clamped (the hint fades some seconds later)
 };
@@ -189,7 +189,7 @@ struct UiState {
   std::vector<UiMessage> messages;    ///< toasts on screen, oldest first
   std::vector<UiMessage> message_log; ///< every message this session, oldest first (at most 500)
   bool message_log_open = false;
-  bool help_open = false; ///< Help > Help (F1)
+  bool help_open = false;       ///< Help > Help (F1)
   std::vector<FieldHint> hints; ///< fields whose last edit was clamped
   PerfState perf;
   UiScaleState scale;

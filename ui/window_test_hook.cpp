@@ -15,9 +15,8 @@ namespace {
 constexpr int32_t k_settle_frames = 8; ///< frames drawn at a new size before it is measured
 
 nlohmann::json layout_json(const LayoutProbe& l) {
-  return {{"controls_w", l.controls_w}, {"plots_h", l.plots_h}, {"canvas_w", l.canvas_w},
-          {"canvas_h", l.canvas_h},     {"status_y", l.status_y}, {"status_h", l.status_h},
-          {"window_w", l.window_w},     {"window_h", l.window_h}};
+  return {{"controls_w", l.controls_w}, {"plots_h", l.plots_h},   {"canvas_w", l.canvas_w}, {"canvas_h", l.canvas_h},
+          {"status_y", l.status_y},     {"status_h", l.status_h}, {"window_w", l.window_w}, {"window_h", l.window_h}};
 }
 } // namespace
 
