@@ -37,6 +37,18 @@ void on_drop(GLFWwindow* window, int count, const char** paths) {
   if (ui && count > 0) ui->push(IntentKind::OpenPath, paths[0]);
 }
 
+/// The monitor's content scale the UI itself must apply: GLFW's, less the part the platform already
+/// applies by giving the window a larger framebuffer (macOS, some Wayland set-ups). X11: GLFW's.
+float content_scale(GLFWwindow* window) {
+  float xs = 1, ys = 1;
+  glfwGetWindowContentScale(window, &xs, &ys);
+  int ww = 0, wh = 0, fw = 0, fh = 0;
+  glfwGetWindowSize(window, &ww, &wh);
+  glfwGetFramebufferSize(window, &fw, &fh);
+  const float platform = ww > 0 && fw > ww ? float(fw) / float(ww) : 1.0f;
+  return xs / platform;
+}
+
 /// Notes that the user did something, so frames run at full rate for a moment. Installed before
 /// ImGui's backend, which chains to these callbacks.
 void note_input(GLFWwindow* window) {
@@ -56,9 +68,9 @@ void install_input_callbacks(GLFWwindow* w) {
   glfwSetCursorEnterCallback(w, [](GLFWwindow* win, int) { note_input(win); });
   glfwSetFramebufferSizeCallback(w, [](GLFWwindow* win, int, int) { note_input(win); });
   // HiDPI: the window moved to a monitor with another content scale (ui/ui_scale.h).
-  glfwSetWindowContentScaleCallback(w, [](GLFWwindow* win, float xscale, float) {
+  glfwSetWindowContentScaleCallback(w, [](GLFWwindow* win, float, float) {
     note_input(win);
-    if (auto* ui = static_cast<UiState*>(glfwGetWindowUserPointer(win))) ui->scale.content = xscale;
+    if (auto* ui = static_cast<UiState*>(glfwGetWindowUserPointer(win))) ui->scale.content = content_scale(win);
   });
 }
 
@@ -336,11 +348,7 @@ int run_gui(const GuiOptions& opts) {
   const std::string ini = imgui_ini_path().string(); // must outlive the context
   // A scripted screenshot neither reads nor writes the user's window layout.
   ImGui::GetIO().IniFilename = opts.screenshot.empty() ? ini.c_str() : nullptr;
-  {
-    float xs = 1, ys = 1;
-    glfwGetWindowContentScale(window, &xs, &ys);
-    ui.scale.content = xs;
-  }
+  ui.scale.content = content_scale(window);
   update_ui_scale(ui);
   ImGui_ImplGlfw_InitForOpenGL(window, true);
   ImGui_ImplOpenGL3_Init("#version 330 core");

@@ -1,5 +1,7 @@
 #include "ui/ui_scale.h"
 
+#include <imgui.h>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -29,6 +31,8 @@ ImGuiStyle base_style() {
 }
 
 } // namespace
+
+float ui_px(float px) { return px * ImGui::GetFontSize() / k_base_font_px; }
 
 float effective_ui_scale(float content, float user) {
   if (!std::isfinite(content) || content <= 0) content = 1;

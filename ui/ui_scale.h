@@ -6,15 +6,14 @@
 ///   base style scaled by ImGuiStyle::ScaleAllSizes, between frames (gui_app.cpp uploads the new
 ///   font texture).
 /// - Panels size their own fixed pixel measures with ui_px(), which follows the font size.
-#include <imgui.h>
-
 namespace redraw {
 
 constexpr float k_base_font_px = 15.0f; ///< the font size at scale 1
 constexpr float k_min_ui_scale = 0.5f, k_max_ui_scale = 4.0f;
 
 struct UiScaleState {
-  float content = 1.0f; ///< the monitor's content scale (x), from GLFW
+  float content = 1.0f; ///< the monitor's content scale (x), from GLFW, less what the platform
+                        ///< already scales (framebuffer / window size, e.g. macOS)
   float session = 0.0f; ///< `--ui-scale` for this session only; 0: Settings::ui_scale
   float applied = 0.0f; ///< the scale the fonts and style were last built for (0: not yet)
 };
@@ -28,6 +27,6 @@ float effective_ui_scale(float content, float user);
 void build_ui_scale(float scale);
 
 /// `px` pixels at scale 1, in pixels at the current scale (follows the font size). In a frame.
-inline float ui_px(float px) { return px * ImGui::GetFontSize() / k_base_font_px; }
+float ui_px(float px);
 
 } // namespace redraw
