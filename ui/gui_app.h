@@ -26,6 +26,7 @@ struct GuiOptions {
   std::string screenshot;             ///< write the framebuffer here as PNG, then exit; FILE.json
                                       ///< beside it says where the reconstruction is drawn (x, y, w, h)
   int64_t screenshot_after_steps = 0; ///< ... once training has done at least this many steps
+  std::string test_script;            ///< test hook: scripted input (ui/test_script.h); exit 0 when it passes
   BackendFactory make_backend;        ///< required: builds each run's backend (app/ passes its registry)
   std::shared_ptr<DeviceInterop> interop; ///< the GPU module's preview path, or null (host previews)
   std::string about_version;              ///< Help > About: version, build and backends (app/ fills it)

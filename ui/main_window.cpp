@@ -78,6 +78,7 @@ void draw_main_window(UiState& ui) {
   draw_about(ui);
   draw_messages(ui);
   draw_restore_offer(ui);
+  draw_confirm_prompt(ui);
 }
 
 } // namespace redraw

@@ -25,6 +25,8 @@ void draw_file_dialog(UiState& ui);
 void draw_about(UiState& ui);
 /// Error and notice toasts in the bottom-right corner, above the status bar (messages_panel.cpp).
 void draw_messages(UiState& ui);
+/// The Save / Discard / Cancel prompt before an action drops an unsaved run (confirm_prompt.cpp).
+void draw_confirm_prompt(UiState& ui);
 /// The launch-time offer to restore a run autosaved by a session that crashed (ui.crashed).
 void draw_restore_offer(UiState& ui);
 

@@ -435,14 +435,18 @@ void TrainingSession::publish_snapshots(bool force) {
       newest == m_published_newest)
     return;
   std::vector<MetricsRow> rows;
+  std::vector<uint8_t> resumable;
   rows.reserve(store.size());
-  for (const Snapshot& s : store.frames())
+  for (const Snapshot& s : store.frames()) {
     rows.push_back(s.metrics);
+    resumable.push_back(s.resumable ? 1 : 0);
+  }
   m_published_frames = store.size();
   m_published_thinned = store.thinned();
   m_published_newest = newest;
   std::lock_guard lock(m_mutex);
   m_back.snapshots = std::move(rows);
+  m_back.snapshot_resumable = std::move(resumable);
   m_back.snapshots_changed = true;
   m_back.snapshot_bytes = store.bytes();
   m_back.snapshot_cap_bytes = store.cap_bytes();
@@ -713,7 +717,10 @@ SessionTake TrainingSession::take() {
   out.preview_step = m_back.preview_step;
   out.device_preview = m_back.device_preview;
   out.snapshots_changed = m_back.snapshots_changed;
-  if (out.snapshots_changed) out.snapshots.swap(m_back.snapshots);
+  if (out.snapshots_changed) {
+    out.snapshots.swap(m_back.snapshots);
+    out.snapshot_resumable.swap(m_back.snapshot_resumable);
+  }
   out.snapshot_bytes = m_back.snapshot_bytes;
   out.snapshot_cap_bytes = m_back.snapshot_cap_bytes;
   out.frame = std::move(m_back.frame);

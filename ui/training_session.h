@@ -74,6 +74,7 @@ struct SessionTake {
   // Timelapse.
   bool snapshots_changed = false;    ///< `snapshots` is the new list of frames
   std::vector<MetricsRow> snapshots; ///< one row per kept frame, oldest first
+  std::vector<uint8_t> snapshot_resumable; ///< per frame: Snapshot::resumable
   size_t snapshot_bytes = 0, snapshot_cap_bytes = 0;
   std::shared_ptr<const Image> frame; ///< a requested timelapse frame at the training size
   int64_t frame_step = -1;
