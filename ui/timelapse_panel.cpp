@@ -28,6 +28,7 @@ void draw_run_tree(UiState& ui) {
                       "Stored lines share half the frame memory cap; when they outgrow it the least\n"
                       "recently used line is dropped, with a message.");
   if (!ImGui::BeginPopup("##run_tree")) return;
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false)) ImGui::CloseCurrentPopup();
   ImGui::TextDisabled("run tree: choose a line to switch to it (its frames, curves and weights)");
   ImGui::Separator();
   for (const RunLine& l : lines) {
