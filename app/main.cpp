@@ -75,9 +75,10 @@ int main(int argc, char** argv) {
   gui_cmd->add_option("--screenshot", gui.screenshot, "Write the window as PNG, then exit");
   gui_cmd->add_option("--screenshot-after-steps", gui.screenshot_after_steps, "Steps to train before the screenshot")
       ->check(CLI::NonNegativeNumber);
-  gui_cmd->add_option("--test-script", gui.test_script,
-                      "Test hook: drive the window from a script of keys, drops and checks (see ui/test_script.h); "
-                      "exit 0 when it passes")
+  gui_cmd
+      ->add_option("--test-script", gui.test_script,
+                   "Test hook: drive the window from a script of keys, drops and checks (see ui/test_script.h); "
+                   "exit 0 when it passes")
       ->group("Test hooks");
 
   // ---- train ----

@@ -34,7 +34,7 @@ constexpr uint32_t k_checkpoint_version = 2;
 struct Snapshot {
   MetricsRow metrics;
   std::vector<float> params;
-  bool resumable = false;   ///< `optimizer`, `optimizer_step` and `lr_scale` are this step's
+  bool resumable = false;     ///< `optimizer`, `optimizer_step` and `lr_scale` are this step's
   OptimizerState optimizer{}; ///< empty arrays stand for zeros (the untrained network's state)
   int64_t optimizer_step = 0;
   double lr_scale = 1;

@@ -30,7 +30,9 @@ size_t snapshot_bytes(const Snapshot& s) {
   return sizeof(Snapshot) + (s.params.size() + s.optimizer.first.size() + s.optimizer.second.size()) * sizeof(float);
 }
 
-size_t optimizer_bytes(const Snapshot& s) { return (s.optimizer.first.size() + s.optimizer.second.size()) * sizeof(float); }
+size_t optimizer_bytes(const Snapshot& s) {
+  return (s.optimizer.first.size() + s.optimizer.second.size()) * sizeof(float);
+}
 
 void drop_optimizer_state(Snapshot& s) {
   s.resumable = false;

@@ -213,7 +213,8 @@ void Trainer::keep_resume_state(Snapshot& s) {
   s.optimizer_step = m_optimizer_step;
   s.lr_scale = m_lr_scale;
   // A state zeroed since (reset, a restart) is all zeros: empty arrays say so for free.
-  if (m_optimizer_step > 0 && optimizer_state_arrays(m_config.optimizer) > 0) s.optimizer = m_backend->optimizer_state();
+  if (m_optimizer_step > 0 && optimizer_state_arrays(m_config.optimizer) > 0)
+    s.optimizer = m_backend->optimizer_state();
 }
 
 Image Trainer::render_snapshot(size_t i, int32_t w, int32_t h, const RenderOptions& opts) {

@@ -182,7 +182,8 @@ TEST_CASE("the snapshot cap holds during training") {
   CHECK(t.snapshot(4).params == t.parameters());
   CHECK(t.snapshot(4).resumable);
   CHECK(t.snapshot(0).resumable); // step 0: zero state, free to keep
-  for (size_t i = 1; i < 4; ++i) CHECK_FALSE(t.snapshot(i).resumable);
+  for (size_t i = 1; i < 4; ++i)
+    CHECK_FALSE(t.snapshot(i).resumable);
 }
 
 TEST_CASE("optimizer states are thinned before frames, evenly in log step, never the newest") {
@@ -194,18 +195,21 @@ TEST_CASE("optimizer states are thinned before frames, evenly in log step, never
     frames.push_back(std::move(s));
   }
   size_t all = 0, plain = 0;
-  for (const auto& f : frames) all += snapshot_bytes(f), plain += sizeof(Snapshot) + 400;
+  for (const auto& f : frames)
+    all += snapshot_bytes(f), plain += sizeof(Snapshot) + 400;
   // Room for every frame and four optimizer states.
   const size_t cap = plain + 4 * 800;
   REQUIRE(all > cap);
   CHECK(thin_snapshots(frames, cap) == 0);
   CHECK(frames.size() == 9);
   size_t held = 0;
-  for (const auto& f : frames) held += f.resumable && !f.optimizer.first.empty();
+  for (const auto& f : frames)
+    held += f.resumable && !f.optimizer.first.empty();
   CHECK(held == 4);
   CHECK(frames.back().resumable);
   CHECK(frames.front().resumable == false); // it never had one here
-  for (const auto& f : frames) CHECK(f.resumable == !f.optimizer.first.empty());
+  for (const auto& f : frames)
+    CHECK(f.resumable == !f.optimizer.first.empty());
   // Nothing left to strip but the newest's: frames go next.
   CHECK(thin_snapshots(frames, plain) > 0);
   CHECK(frames.back().resumable);

@@ -300,7 +300,8 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
     if (spent < frame_seconds) std::this_thread::sleep_for(std::chrono::duration<double>(frame_seconds - spent));
   }
   const bool quit_expected =
-      script && (script->expecting_quit || (script->next < script->lines.size() && script->lines[script->next] == "expect_quit"));
+      script &&
+      (script->expecting_quit || (script->next < script->lines.size() && script->lines[script->next] == "expect_quit"));
   if (script && !quit_expected) {
     std::fprintf(stderr, "error: test script: the window closed at line %zu of %zu\n", script->next + 1,
                  script->lines.size());

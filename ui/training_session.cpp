@@ -107,7 +107,8 @@ void TrainingSession::reset() {
     if (!m_run) return;
     m_run->trainer->reset();
     m_tree.reset();
-    for (const auto& n : m_tree.set_cap_bytes(*m_run->trainer, m_snapshot_cap > 0 ? m_snapshot_cap : k_default_snapshot_cap_bytes))
+    for (const auto& n :
+         m_tree.set_cap_bytes(*m_run->trainer, m_snapshot_cap > 0 ? m_snapshot_cap : k_default_snapshot_cap_bytes))
       report_notice(n);
     ++m_change;
     m_run->pending_rows.clear();
@@ -347,7 +348,8 @@ void TrainingSession::branch_from(int64_t step) {
       }
       make_preview(true);
       publish_snapshots(true);
-      for (const auto& n : r.notices) report_notice(n);
+      for (const auto& n : r.notices)
+        report_notice(n);
       const std::string from = std::to_string(t.current_step());
       const std::string kept = "; the line up to step " + std::to_string(left_at) + " is kept in the run tree";
       const std::string optimizer = r.exact ? " with its optimizer state (an exact continuation)"
@@ -388,7 +390,8 @@ void TrainingSession::switch_line(int32_t id) {
       }
       make_preview(true);
       publish_snapshots(true);
-      for (const auto& n : notices) report_notice(n);
+      for (const auto& n : notices)
+        report_notice(n);
       report_notice("switched to the run-tree line at step " + std::to_string(t.current_step()) +
                     "; Space trains it further");
     } catch (const std::exception& e) {
@@ -401,7 +404,8 @@ void TrainingSession::set_snapshot_cap(size_t bytes) {
   post([this, bytes] {
     m_snapshot_cap = bytes;
     if (!m_run) return;
-    for (const auto& n : m_tree.set_cap_bytes(*m_run->trainer, bytes)) report_notice(n);
+    for (const auto& n : m_tree.set_cap_bytes(*m_run->trainer, bytes))
+      report_notice(n);
     publish_snapshots(true); // the panel shows the new cap (and any thinning) at once
   });
 }

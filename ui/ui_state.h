@@ -57,12 +57,12 @@ struct UiIntent {
 
 /// The Save / Discard / Cancel prompt before an action drops an unsaved run (confirm_prompt.h).
 struct ConfirmState {
-  bool open_requested = false;             ///< open the popup next frame
-  bool holding = false;                    ///< `pending` waits for an answer or for its save
-  UiIntent pending{IntentKind::Quit, {}};  ///< the action asked for
-  std::string save_path;                   ///< Save was answered: the action waits for this save
-  std::string keep_folder;                 ///< where Discard keeps a copy ("" = autosave off)
-  bool dialog_confirmed = false;           ///< the Open dialog was opened after an answered prompt
+  bool open_requested = false;            ///< open the popup next frame
+  bool holding = false;                   ///< `pending` waits for an answer or for its save
+  UiIntent pending{IntentKind::Quit, {}}; ///< the action asked for
+  std::string save_path;                  ///< Save was answered: the action waits for this save
+  std::string keep_folder;                ///< where Discard keeps a copy ("" = autosave off)
+  bool dialog_confirmed = false;          ///< the Open dialog was opened after an answered prompt
 };
 
 enum class FileDialogPurpose : int32_t { Open = 0, SaveModel, Export };
