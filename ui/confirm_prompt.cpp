@@ -201,20 +201,26 @@ void draw_confirm_prompt(UiState& ui) {
     ImGui::EndPopup();
     return;
   }
+  // Long paths wrap instead of widening the prompt past a small window.
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + std::clamp(vp->WorkSize.x * 0.8f, 300.0f, 720.0f));
   ImGui::Text("%s?", action_text(c.pending).c_str());
-  ImGui::Text("The current run has training not saved to a model file (step %lld%s).", static_cast<long long>(st.step),
-              st.lines.size() > 1 ? (", " + std::to_string(st.lines.size()) + " run-tree lines").c_str() : "");
+  ImGui::TextWrapped("The current run has training not saved to a model file (step %lld%s).",
+                     static_cast<long long>(st.step),
+                     st.lines.size() > 1 ? (", " + std::to_string(st.lines.size()) + " run-tree lines").c_str() : "");
   ImGui::Spacing();
-  const std::string dest = save_destination(ui);
-  ImGui::BulletText("Save: writes %s, then goes on.", dest.c_str());
+  auto bullet = [](const std::string& text) {
+    ImGui::Bullet();
+    ImGui::TextWrapped("%s", text.c_str());
+  };
+  bullet("Save: writes " + save_destination(ui) + ", then goes on.");
   if (!c.keep_folder.empty())
-    ImGui::BulletText("Discard: goes on; the run stays recoverable as a copy in\n%s\n(the five newest discarded runs "
-                      "are kept; open one with File > Open).",
-                      c.keep_folder.c_str());
+    bullet("Discard: goes on; the run stays recoverable as a copy in " + c.keep_folder +
+           " (the five newest discarded runs are kept; open one with File > Open).");
   else
-    ImGui::BulletText("Discard: goes on, and this run's training is lost (autosave is off).");
-  if (st.lines.size() > 1) ImGui::BulletText("A model file holds the current line of the run tree only.");
-  ImGui::BulletText("Cancel (Esc): keeps everything as it is.");
+    bullet("Discard: goes on, and this run's training is lost (autosave is off).");
+  if (st.lines.size() > 1) bullet("A model file holds the current line of the run tree only.");
+  bullet("Cancel (Esc): keeps everything as it is.");
+  ImGui::PopTextWrapPos();
   ImGui::Spacing();
   const ImVec2 button(110, 0);
   const bool save = ImGui::Button("Save", button) || ImGui::IsKeyPressed(GLFW_KEY_S, false) ||
