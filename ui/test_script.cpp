@@ -4,6 +4,7 @@
 #include <GLFW/glfw3.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -169,6 +170,8 @@ void run_test_script(TestScript& s, UiState& ui) {
       ui.push(IntentKind::BranchFromFrame, {}, ui.timelapse.wanted_step());
     } else if (cmd == "switch_line") {
       ui.push(IntentKind::SwitchLine, {}, std::stoll(arg));
+    } else if (cmd == "exec") {
+      if (const int rc = std::system(arg.c_str()); rc != 0) return fail("exited with " + std::to_string(rc));
     } else if (cmd == "open_run_tree") {
       ui.timelapse.tree_open_requested = true;
     } else if (cmd == "frames") {

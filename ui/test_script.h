@@ -10,6 +10,8 @@
 ///   resume_here         the "Resume training from here" button
 ///   switch_line ID      a run-tree line chosen (RunLine::id)
 ///   open_run_tree       the run-tree popup opened
+///   exec COMMAND        run a shell command and wait for it (fail unless it exits 0), e.g. the
+///                       test helper that sends the window manager's close request
 ///   frames N            let N frames pass
 ///   wait COND           wait until COND holds (at most 120 s, then fail)
 ///   expect COND         fail unless COND holds now
