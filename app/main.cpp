@@ -80,6 +80,11 @@ int main(int argc, char** argv) {
   gui_cmd->add_flag("--perf", gui.show_perf, "Open the performance panel at start");
   gui_cmd->add_option("--test-resize", gui.test_resize,
                       "With --screenshot: shrink the window to WxH and back first (a layout test)");
+  gui_cmd
+      ->add_option("--test-script", gui.test_script,
+                   "Test hook: drive the window from a script of keys, drops and checks (see ui/test_script.h); "
+                   "exit 0 when it passes")
+      ->group("Test hooks");
 
   // ---- train ----
   TrainCommand train;

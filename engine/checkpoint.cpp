@@ -260,6 +260,7 @@ Checkpoint deserialize_checkpoint(const uint8_t* data, size_t size, const std::s
         Snapshot s;
         s.metrics = r.get_row();
         s.params = r.get_floats();
+        s.resumable = s.metrics.step == 0; // the untrained network's optimizer state is all zeros
         c.snapshots.push_back(std::move(s));
       }
     } else if (t == "RCOV") {

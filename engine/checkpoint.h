@@ -27,9 +27,17 @@ namespace redraw {
 constexpr uint32_t k_checkpoint_version = 2;
 
 /// One timelapse frame: the parameters at a step, with that step's metrics.
+/// - In memory a frame may also hold what an exact continuation from it needs (the optimizer's
+///   state, its update count and the recoveries' learning-rate factor): `resumable`. A .redraw
+///   file stores parameters and metrics only, so frames read from a file are not resumable
+///   (except step 0, whose optimizer state is all zeros).
 struct Snapshot {
   MetricsRow metrics;
   std::vector<float> params;
+  bool resumable = false;     ///< `optimizer`, `optimizer_step` and `lr_scale` are this step's
+  OptimizerState optimizer{}; ///< empty arrays stand for zeros (the untrained network's state)
+  int64_t optimizer_step = 0;
+  double lr_scale = 1;
 };
 
 struct Checkpoint {

@@ -26,12 +26,53 @@ SnapshotPolicy SnapshotPolicy::for_run(int64_t total_steps, int64_t metrics_ever
   return p;
 }
 
-size_t snapshot_bytes(const Snapshot& s) { return sizeof(Snapshot) + s.params.size() * sizeof(float); }
+size_t snapshot_bytes(const Snapshot& s) {
+  return sizeof(Snapshot) + (s.params.size() + s.optimizer.first.size() + s.optimizer.second.size()) * sizeof(float);
+}
+
+size_t optimizer_bytes(const Snapshot& s) {
+  return (s.optimizer.first.size() + s.optimizer.second.size()) * sizeof(float);
+}
+
+void drop_optimizer_state(Snapshot& s) {
+  s.resumable = false;
+  s.optimizer = OptimizerState{};
+}
+
+size_t strip_optimizer_states(std::vector<Snapshot>& frames, size_t& total, size_t cap_bytes) {
+  size_t stripped = 0;
+  std::vector<size_t> holders; // frames whose optimizer state costs memory, the newest frame aside
+  for (size_t i = 0; i + 1 < frames.size(); ++i)
+    if (optimizer_bytes(frames[i]) > 0) holders.push_back(i);
+  while (total > cap_bytes && !holders.empty()) {
+    // Strip the holder whose neighbouring holders (or the ends of the timeline) are closest in
+    // log(1 + step): the frames that keep their state stay evenly spread. Ties go to the older.
+    size_t best = 0;
+    double best_gap = INFINITY;
+    for (size_t k = 0; k < holders.size(); ++k) {
+      const int64_t before = k > 0 ? frames[holders[k - 1]].metrics.step : frames.front().metrics.step;
+      const int64_t after = k + 1 < holders.size() ? frames[holders[k + 1]].metrics.step : frames.back().metrics.step;
+      const double gap = std::log1p(double(after)) - std::log1p(double(before));
+      if (gap < best_gap) {
+        best_gap = gap;
+        best = k;
+      }
+    }
+    Snapshot& s = frames[holders[best]];
+    total -= optimizer_bytes(s);
+    drop_optimizer_state(s);
+    holders.erase(holders.begin() + std::ptrdiff_t(best));
+    ++stripped;
+  }
+  return stripped;
+}
 
 size_t thin_snapshots(std::vector<Snapshot>& frames, size_t cap_bytes) {
   size_t total = 0;
   for (const auto& f : frames)
     total += snapshot_bytes(f);
+  // First the optimizer states (exact branching from those frames is lost), then whole frames.
+  strip_optimizer_states(frames, total, cap_bytes);
   size_t dropped = 0;
   while (total > cap_bytes && frames.size() > 2) {
     // Drop the interior frame whose removal leaves the smallest gap in log(1 + step): the

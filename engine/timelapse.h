@@ -4,10 +4,12 @@
 ///   snapshot step when it is on a geometric ladder (per_octave steps per doubling, rounded:
 ///   1, 2, 3, 4, 6, 8, 11, 16, 23, 32, ... for 2 per octave) or a multiple of `every`.
 /// - SnapshotStore: frames in increasing step order under a byte cap (256 MiB by default). When a
-///   new frame would go over the cap, older frames are thinned evenly in log(1 + step): the
-///   interior frame whose neighbours are closest together is dropped, again and again. The first
-///   and the newest frames are never dropped, so a store always keeps at least those two (and
-///   may exceed a cap smaller than two frames).
+///   new frame would go over the cap, the frames' optimizer states go first (Snapshot::resumable:
+///   Adam's moments are twice the parameters), thinned evenly in log(1 + step) and never the
+///   newest frame's; then older frames are thinned evenly in log(1 + step): the interior frame
+///   whose neighbours are closest together is dropped, again and again. The first and the newest
+///   frames are never dropped, so a store always keeps at least those two (and may exceed a cap
+///   smaller than two frames).
 /// - Threading: neither type is locked; the Trainer's thread owns the store.
 #include "engine/checkpoint.h"
 
@@ -34,8 +36,12 @@ struct SnapshotPolicy {
   static SnapshotPolicy for_run(int64_t total_steps, int64_t metrics_every, int64_t regular_frames = 200);
 };
 
-/// Bytes a snapshot holds in memory (its parameters and metrics).
+/// Bytes a snapshot holds in memory (its parameters, optimizer state and metrics).
 size_t snapshot_bytes(const Snapshot& s);
+/// Bytes of a snapshot's optimizer state alone.
+size_t optimizer_bytes(const Snapshot& s);
+/// Forgets a frame's optimizer state: branching from it then restarts the optimizer.
+void drop_optimizer_state(Snapshot& s);
 
 class SnapshotStore {
 public:
@@ -71,8 +77,9 @@ private:
   size_t m_thinned = 0;
 };
 
-/// Thins `frames` (sorted by step) in place until their snapshot_bytes fit in cap_bytes, keeping the
-/// first and the last; returns how many were dropped. Exposed for tests and tools.
+/// Thins `frames` (sorted by step) in place until their snapshot_bytes fit in cap_bytes: first
+/// their optimizer states (all but the newest frame's, evenly in log step), then frames, keeping
+/// the first and the last; returns how many frames were dropped. Exposed for tests and tools.
 size_t thin_snapshots(std::vector<Snapshot>& frames, size_t cap_bytes);
 
 } // namespace redraw

@@ -204,7 +204,17 @@ void Trainer::record_snapshot(const std::optional<MetricsRow>& measured) {
   Snapshot s;
   s.metrics = measured ? *measured : measure_row();
   s.params = m_backend->parameters();
+  keep_resume_state(s);
   m_snapshots.add(std::move(s));
+}
+
+void Trainer::keep_resume_state(Snapshot& s) {
+  s.resumable = true;
+  s.optimizer_step = m_optimizer_step;
+  s.lr_scale = m_lr_scale;
+  // A state zeroed since (reset, a restart) is all zeros: empty arrays say so for free.
+  if (m_optimizer_step > 0 && optimizer_state_arrays(m_config.optimizer) > 0)
+    s.optimizer = m_backend->optimizer_state();
 }
 
 Image Trainer::render_snapshot(size_t i, int32_t w, int32_t h, const RenderOptions& opts) {
@@ -213,23 +223,24 @@ Image Trainer::render_snapshot(size_t i, int32_t w, int32_t h, const RenderOptio
   return render_image(*m_backend, view, w, h, opts);
 }
 
-void Trainer::branch_from_snapshot(size_t i) {
+bool Trainer::branch_from_snapshot(size_t i) {
   const Snapshot s = snapshot(i); // a copy: the truncation below changes the store
   drop_pending_rows();
   m_backend->synchronize();
   m_backend->set_parameters(s.params);
-  OptimizerState zero;
+  OptimizerState state = s.resumable ? s.optimizer : OptimizerState{};
   const size_t count = size_t(m_backend->parameter_count());
   const int arrays = optimizer_state_arrays(m_config.optimizer);
-  if (arrays >= 1) zero.first.assign(count, 0.0f);
-  if (arrays >= 2) zero.second.assign(count, 0.0f);
-  m_backend->set_optimizer_state(zero);
+  if (arrays >= 1 && state.first.size() != count) state.first.assign(count, 0.0f);
+  if (arrays >= 2 && state.second.size() != count) state.second.assign(count, 0.0f);
+  m_backend->set_optimizer_state(state);
   (void)m_backend->poll_loss();
   m_nonfinite_seen = false;
   m_step = s.metrics.step;
-  // Adam's moments start again from zero, so its bias correction must too: with the old count
-  // (1 - beta^t close to 1) the first updates of the branch would be many times the learning rate.
-  m_optimizer_step = 0;
+  // A frame without its optimizer state restarts Adam from zero moments, so its bias correction
+  // must restart too: with the old count (1 - beta^t close to 1) the first updates of the branch
+  // would be many times the learning rate.
+  m_optimizer_step = s.resumable ? s.optimizer_step : 0;
   m_seconds_before = s.metrics.seconds;
   m_clock_start.reset();
   while (!m_history.empty() && m_history.back().step > m_step) m_history.pop_back();
@@ -238,8 +249,9 @@ void Trainer::branch_from_snapshot(size_t i) {
   // The branch is a new line of training: recoveries after its step did not happen on it.
   while (!m_recoveries.empty() && m_recoveries.back().step > m_step) m_recoveries.pop_back();
   m_recoveries_taken = std::min(m_recoveries_taken, m_recoveries.size());
-  m_lr_scale = m_recoveries.empty() ? 1.0 : m_recoveries.back().lr_scale;
-  keep_good_state(s.params, m_backend->optimizer_state());
+  m_lr_scale = s.resumable ? s.lr_scale : m_recoveries.empty() ? 1.0 : m_recoveries.back().lr_scale;
+  keep_good_state(s.params, std::move(state));
+  return s.resumable;
 }
 
 MetricsRow Trainer::measure() {

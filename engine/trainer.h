@@ -113,10 +113,13 @@ public:
     m_policy_custom = true;
   }
   const SnapshotPolicy& snapshot_policy() const { return m_policy; }
-  /// "Resume training from here": parameters of frame i, optimizer state zeroed, step = the
-  /// frame's step, history and later frames dropped, clock set to the frame's time. The schedule
-  /// continues from that step. std::out_of_range for a bad index.
-  void branch_from_snapshot(size_t i);
+  /// "Resume training from here": parameters of frame i, step = the frame's step, history and
+  /// later frames dropped, clock set to the frame's time; the schedule continues from that step.
+  /// A resumable frame (Snapshot::resumable) also brings back the optimizer state, its update
+  /// count and the learning-rate factor, so the branch continues exactly as the run did from
+  /// there (bit for bit on the CPU); otherwise the optimizer state starts from zero. Returns
+  /// whether the optimizer state was restored. std::out_of_range for a bad index.
+  bool branch_from_snapshot(size_t i);
 
   /// Stops the training clock (the GUI calls it on pause; run() calls it when it returns). The
   /// clock restarts with the next step().
@@ -159,6 +162,8 @@ private:
   /// The REDRAW_TEST_NAN_AT_STEP hook.
   void inject_test_nan();
   void record_snapshot(const std::optional<MetricsRow>& measured);
+  /// Marks `s` resumable with the current optimizer state, update count and lr factor (one read).
+  void keep_resume_state(Snapshot& s);
   /// Why `row` (just measured) shows a diverged run; empty when it does not.
   std::string divergence_reason(const MetricsRow& row) const;
   /// `row` is clearly worse than the untrained network (see k_worse_than_start_db).

@@ -45,6 +45,7 @@ std::optional<MetricsRow> Trainer::step_lagged() {
       // A frame's weights are those of its step: copied now (one device read, as without lag).
       Snapshot frame;
       frame.params = m_backend->parameters();
+      keep_resume_state(frame);
       m_due.snapshot = std::move(frame);
     }
   }

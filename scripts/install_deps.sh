@@ -8,7 +8,7 @@ packages=(
   libstb-dev libpng-dev libjpeg62-turbo-dev libopenblas-dev nlohmann-json3-dev libcli11-dev doctest-dev zlib1g-dev
   libgif-dev
   libglfw3-dev libimgui-dev python3-glad libgl-dev libegl-dev libgl1-mesa-dri
-  xvfb xauth
+  xvfb xauth libx11-dev  # libx11-dev: the close-button GUI test (tests/x11_close_request.c)
   # installing and packaging, and their checks (tests/packaging.cmake)
   help2man dpkg-dev file lintian desktop-file-utils appstream libxml2-utils shared-mime-info bash-completion
   # the sanitizer and fuzzing stage (scripts/sanitize.sh)

@@ -172,11 +172,83 @@ TEST_CASE("the snapshot cap holds during training") {
   const size_t frame = snapshot_bytes(Snapshot{{}, t.parameters()});
   t.set_snapshot_cap_bytes(frame * 7);
   t.run(60);
-  CHECK(t.snapshot_count() == 7);
+  // The optimizer states go first (Adam's are twice the parameters): only the newest frame keeps
+  // its state, so the cap holds 5 frames: 4 plain ones and the newest at 3 frames' weight
+  // (5 * sizeof(Snapshot) + 28 P floats <= 7 frames' bytes; a 6th would need 32 P).
+  CHECK(t.snapshot_count() == 5);
   CHECK(t.snapshots().bytes() <= t.snapshot_cap_bytes());
   CHECK(t.snapshot(0).metrics.step == 0);
-  CHECK(t.snapshot(6).metrics.step == 60);
-  CHECK(t.snapshot(6).params == t.parameters());
+  CHECK(t.snapshot(4).metrics.step == 60);
+  CHECK(t.snapshot(4).params == t.parameters());
+  CHECK(t.snapshot(4).resumable);
+  CHECK(t.snapshot(0).resumable); // step 0: zero state, free to keep
+  for (size_t i = 1; i < 4; ++i)
+    CHECK_FALSE(t.snapshot(i).resumable);
+}
+
+TEST_CASE("optimizer states are thinned before frames, evenly in log step, never the newest") {
+  std::vector<Snapshot> frames;
+  for (int64_t step : {0, 1, 2, 4, 8, 16, 32, 64, 128}) {
+    Snapshot s = frame_at(step, 100);
+    s.resumable = step > 0;
+    if (step > 0) s.optimizer.first.assign(100, 1.0f), s.optimizer.second.assign(100, 2.0f);
+    frames.push_back(std::move(s));
+  }
+  size_t all = 0, plain = 0;
+  for (const auto& f : frames)
+    all += snapshot_bytes(f), plain += sizeof(Snapshot) + 400;
+  // Room for every frame and four optimizer states.
+  const size_t cap = plain + 4 * 800;
+  REQUIRE(all > cap);
+  CHECK(thin_snapshots(frames, cap) == 0);
+  CHECK(frames.size() == 9);
+  size_t held = 0;
+  for (const auto& f : frames)
+    held += f.resumable && !f.optimizer.first.empty();
+  CHECK(held == 4);
+  CHECK(frames.back().resumable);
+  CHECK(frames.front().resumable == false); // it never had one here
+  for (const auto& f : frames)
+    CHECK(f.resumable == !f.optimizer.first.empty());
+  // Nothing left to strip but the newest's: frames go next.
+  CHECK(thin_snapshots(frames, plain) > 0);
+  CHECK(frames.back().resumable);
+}
+
+TEST_CASE("a branch from a resumable frame continues bit for bit as the uninterrupted run did") {
+  for (const int64_t batch : {int64_t(0), int64_t(24)}) {
+    for (const OptimizerKind opt : {OptimizerKind::Adam, OptimizerKind::Sgd}) {
+      CAPTURE(batch);
+      CAPTURE(int(opt));
+      RunConfig cfg = test::small_config(opt, batch);
+      cfg.model.hidden = {16, 16};
+      cfg.model.hidden_activations = {Activation::Tanh, Activation::Tanh};
+      cfg.training.steps = 60;
+      cfg.training.metrics_every = 10;
+      cfg.schedule.kind = ScheduleKind::Cosine; // the schedule's position matters too
+      cfg.schedule.lr_min = cfg.schedule.lr_max * 0.01;
+      const Image img = test::gradient_image(12, 10, 1);
+      Trainer straight = test::small_trainer(cfg, img);
+      straight.run(60);
+      Trainer t = test::small_trainer(cfg, img);
+      t.run(45);
+      const size_t i = t.snapshots().index_at_step(20);
+      REQUIRE(t.snapshot(i).metrics.step == 20);
+      REQUIRE(t.snapshot(i).resumable);
+      CHECK(t.branch_from_snapshot(i));
+      t.run(40);
+      REQUIRE(t.current_step() == 60);
+      CHECK(t.parameters() == straight.parameters());
+      CHECK(t.backend().optimizer_state().first == straight.backend().optimizer_state().first);
+      CHECK(t.backend().optimizer_state().second == straight.backend().optimizer_state().second);
+      REQUIRE(t.history().size() == straight.history().size());
+      for (size_t k = 0; k < t.history().size(); ++k) {
+        CHECK(t.history()[k].step == straight.history()[k].step);
+        CHECK(t.history()[k].loss == straight.history()[k].loss);
+        CHECK(t.history()[k].psnr_db == straight.history()[k].psnr_db);
+      }
+    }
+  }
 }
 
 TEST_CASE("branching from a snapshot restores its weights, step and timeline") {
@@ -185,14 +257,16 @@ TEST_CASE("branching from a snapshot restores its weights, step and timeline") {
   const size_t i = t.snapshots().index_at_step(20);
   const Snapshot s = t.snapshot(i);
   REQUIRE(s.metrics.step == 20);
-  t.branch_from_snapshot(i);
+  REQUIRE(s.resumable);
+  CHECK(t.branch_from_snapshot(i));
   CHECK(t.current_step() == 20);
   CHECK(t.parameters() == s.params);
   CHECK(t.snapshot_count() == i + 1);
   CHECK(t.history().back().step == 20);
   const OptimizerState st = t.backend().optimizer_state();
-  for (float v : st.first)
-    REQUIRE(v == 0.0f);
+  CHECK(st.first == s.optimizer.first);
+  CHECK(st.second == s.optimizer.second);
+  CHECK(std::any_of(st.first.begin(), st.first.end(), [](float v) { return v != 0.0f; }));
   t.run(10);
   CHECK(t.current_step() == 30);
   CHECK(t.snapshots().frames().back().metrics.step == 30);
@@ -200,17 +274,25 @@ TEST_CASE("branching from a snapshot restores its weights, step and timeline") {
   CHECK_THROWS_AS(t.branch_from_snapshot(1000), std::out_of_range);
 }
 
-TEST_CASE("a branch restarts Adam's bias correction with its moments: the first update is lr * g / (|g| + eps)") {
+TEST_CASE("a branch from a frame without its optimizer state restarts Adam's bias correction with its moments") {
   // Closed form: from zero moments, Adam's first bias-corrected update is exactly lr * g / (|g| + eps).
   // Keeping the run's step count instead (1 - beta^t near 1) makes it several times larger.
+  // Frames read from a .redraw file carry no optimizer state (only step 0's, which is zero).
   RunConfig cfg = tiny_config();
   cfg.training.steps = 400;
   Trainer t = test::small_trainer(cfg, test::gradient_image(12, 10, 1));
   t.run(400);
+  {
+    const std::vector<uint8_t> saved = serialize_checkpoint(t.checkpoint());
+    const Checkpoint loaded = deserialize_checkpoint(saved.data(), saved.size(), "mem");
+    CHECK(loaded.snapshots.front().resumable);
+    CHECK_FALSE(loaded.snapshots.back().resumable);
+    t.restore(loaded);
+  }
   const size_t i = t.snapshot_count() - 1;
   const Snapshot s = t.snapshot(i);
   REQUIRE(s.metrics.step == 400);
-  t.branch_from_snapshot(i);
+  CHECK_FALSE(t.branch_from_snapshot(i));
   const Dataset& d = t.dataset();
   std::vector<float> coords(size_t(d.size()) * 2);
   for (int64_t k = 0; k < d.size(); ++k) d.coordinate(k, coords[size_t(2 * k)], coords[size_t(2 * k + 1)]);

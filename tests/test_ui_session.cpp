@@ -115,12 +115,32 @@ TEST_CASE("ui session: train, preview, save, reset, branch, and errors that keep
   session.request_frame(early);
   REQUIRE(wait_for(session, c, [](const Collected& x) { return x.frame != nullptr; }));
   CHECK(c.frame->width == 32);
+  // Branching keeps the line it leaves, trains on at once (as its notice says), and marks the
+  // run unsaved; switching back brings the saved line's step and curves back.
+  CHECK_FALSE(c.status.unsaved); // just saved
   session.branch_from(early);
-  REQUIRE(wait_for(session, c, [&](const Collected& x) { return x.status.step == early; }));
-  CHECK((c.rows.empty() || c.rows.back().step <= early));
+  const std::string continues = "training continues from step " + std::to_string(early);
+  REQUIRE(wait_for(session, c, [&](const Collected& x) {
+    return !x.notices.empty() && x.notices.back().rfind(continues, 0) == 0 && x.status.lines.size() == 2;
+  }));
+  CHECK(c.notices.back().find("with its optimizer state") != std::string::npos);
+  REQUIRE(wait_for(session, c, [&](const Collected& x) { return x.status.step > early && x.status.unsaved; }));
+  CHECK(c.status.lines[0].label() == "main: steps 0..60");
+  CHECK_FALSE(c.status.lines[0].active);
+  CHECK(c.status.lines[1].fork_step == early);
+  CHECK(c.rows.front().step <= early);
+  REQUIRE(wait_for(session, c, [](const Collected& x) { return !x.status.running; }));
+  session.switch_line(0);
+  REQUIRE(wait_for(session, c, [](const Collected& x) {
+    return x.status.step == 60 && x.status.lines.size() == 2 && x.status.lines[0].active && !x.rows.empty() &&
+           x.rows.back().step == 60;
+  }));
+  CHECK_FALSE(c.status.running);
 
   session.reset();
   REQUIRE(wait_for(session, c, [](const Collected& x) { return x.status.step == 0 && x.rows.empty(); }));
+  CHECK(c.status.lines.size() == 1);
+  CHECK_FALSE(c.status.unsaved); // nothing trained, nothing to lose
 
   // Loading the saved model brings its step and history back.
   LoadRequest model;

@@ -1,5 +1,6 @@
 #include "ui/app_actions.h"
 
+#include "ui/confirm_prompt.h"
 #include "ui/gui_app.h"
 #include "ui/image_views.h"
 #include "ui/settings_store.h"
@@ -150,12 +151,21 @@ void load_preset_into(UiState& ui, const std::string& name_or_path) {
 
 bool apply_intent(UiState& ui, TrainingSession& session, const UiIntent& in) {
   const SessionStatus& st = ui.run.status;
+  if (needs_confirmation(ui, in)) { // an unsaved run: Save / Discard / Cancel first
+    ask_confirmation(ui, in);
+    return true;
+  }
   switch (in.kind) {
   case IntentKind::ToggleRun:
-    if (!st.has_run)
+    if (!st.has_run) {
       ui.notify("open an image first (Ctrl+O, or drop one on the window)", true);
-    else
+    } else {
       session.set_running(!st.running);
+      if (!st.running) { // training again: the canvas follows it, not the scrubbed frame
+        ui.timelapse.active = ui.timelapse.playing = false;
+        ui.view.error_dirty = true;
+      }
+    }
     break;
   case IntentKind::StepOnce:
     session.step_once();
@@ -224,10 +234,19 @@ bool apply_intent(UiState& ui, TrainingSession& session, const UiIntent& in) {
     ui.timelapse.active = false;
     ui.timelapse.playing = false;
     break;
+  case IntentKind::SwitchLine:
+    session.switch_line(int32_t(in.a));
+    ui.timelapse.active = false;
+    ui.timelapse.playing = false;
+    break;
+  case IntentKind::KeepDiscarded:
+    session.keep_copy(in.text);
+    break;
   case IntentKind::SetSnapshotCap:
     session.set_snapshot_cap(size_t(in.a));
     break;
   case IntentKind::ShowDialog:
+    if (FileDialogPurpose(in.a) == FileDialogPurpose::Open) ui.confirm.dialog_confirmed = in.confirmed;
     open_dialog(ui, FileDialogPurpose(in.a));
     break;
   case IntentKind::FitView:
@@ -279,6 +298,7 @@ void absorb_snapshot(UiState& ui, SessionTake&& take) {
     ui.notify(std::move(n), false);
   for (const auto& path : take.saved_models)
     remember_file(ui, path);
+  confirm_after_saves(ui, take.saved_models, take.failed_saves);
   if (take.history_replaced) {
     run.history.clear();
     run.plot_step.clear();
@@ -318,6 +338,7 @@ void absorb_snapshot(UiState& ui, SessionTake&& take) {
   }
   if (take.snapshots_changed) {
     tl.frames = std::move(take.snapshots);
+    tl.resumable = std::move(take.snapshot_resumable);
     if (tl.frames.empty()) tl.active = tl.playing = false;
     if (!tl.active) tl.index = std::max(0, int32_t(tl.frames.size()) - 1);
     tl.index = std::clamp(tl.index, 0, std::max(0, int32_t(tl.frames.size()) - 1));

@@ -144,7 +144,8 @@ void accept(UiState& ui) {
   FileDialogState& d = ui.dialog;
   switch (d.purpose) {
   case FileDialogPurpose::Open:
-    ui.push(IntentKind::OpenPath, d.path);
+    // a = 1: the dialog was opened after the unsaved-run prompt was answered (confirm_prompt.h).
+    ui.push(IntentKind::OpenPath, d.path, ui.confirm.dialog_confirmed ? 1 : 0);
     break;
   case FileDialogPurpose::SaveModel:
     ui.push(IntentKind::SaveModel, d.path);

@@ -3,9 +3,11 @@
 #include "ui/app_actions.h"
 #include "ui/autosave.h"
 #include "ui/escape_key.h"
+#include "ui/confirm_prompt.h"
 #include "ui/panels.h"
 #include "ui/screenshot.h"
 #include "ui/settings_store.h"
+#include "ui/test_script.h"
 #include "ui/training_session.h"
 #include "ui/ui_scale.h"
 #include "ui/window_test_hook.h"
@@ -31,6 +33,14 @@ namespace redraw {
 namespace {
 
 void on_glfw_error(int code, const char* what) { std::fprintf(stderr, "glfw error %d: %s\n", code, what); }
+
+/// The window's close button is a Quit like Ctrl+Q: it asks first when the run is unsaved.
+void on_close(GLFWwindow* window) {
+  auto* ui = static_cast<UiState*>(glfwGetWindowUserPointer(window));
+  if (!ui) return;
+  glfwSetWindowShouldClose(window, GLFW_FALSE);
+  ui->push(IntentKind::Quit);
+}
 
 void on_drop(GLFWwindow* window, int count, const char** paths) {
   auto* ui = static_cast<UiState*>(glfwGetWindowUserPointer(window));
@@ -148,9 +158,26 @@ bool screenshot_ready(const UiState& ui, int64_t after_steps) {
   return ui.run.shown_step >= target && st.step >= target && ui.run.frames_since_preview >= 2;
 }
 
+/// The test script's screenshot (after this frame is drawn); false when it could not be written.
+bool script_screenshot(TestScript& script, const UiState& ui, int fw, int fh) {
+  ScreenshotInfo info;
+  std::copy(ui.recon_rect, ui.recon_rect + 4, info.recon_rect);
+  info.step = ui.run.shown_step;
+  info.psnr_db = ui.run.history.empty() ? 0 : ui.run.history.back().psnr_db;
+  info.fps = ui.fps;
+  info.frame_ms = ui.frame_ms;
+  info.steps_per_s = ui.run.last_steps_per_s;
+  const std::string err = write_screenshot(script.screenshot, fw, fh, info);
+  if (!err.empty()) script.failure = "screenshot " + script.screenshot + ": " + err;
+  script.screenshot.clear();
+  return err.empty();
+}
+
 int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const GuiOptions& opts,
-               const AutosaveSession* autosave) {
+               const AutosaveSession* autosave, TestScript* script) {
   const double start = glfwGetTime();
+  const bool scripted = !opts.screenshot.empty() || script;
+  std::string title;
   double last_autosave = start;
   constexpr double k_screenshot_timeout_s = 600;
   const double frame_seconds = ui.pacing.interact_seconds;
@@ -171,7 +198,7 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
     // A message on screen is no interaction: an error left undismissed must not hold 60 fps (the
     // idle 0.25 s redraw removes notices when they expire).
     const bool interacting = glfwGetTime() - ui.last_input < 0.5 || ImGui::IsAnyItemActive();
-    if (!training && !interacting && opts.screenshot.empty())
+    if (!training && !interacting && !scripted)
       glfwWaitEventsTimeout(0.25);
     else
       glfwWaitEventsTimeout(interacting ? frame_seconds : watch_seconds);
@@ -201,8 +228,26 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
       session.set_preview_every(sent_preview_every);
     }
     const bool due = ui.now - last_frame >= (training ? watch_seconds : 0.25);
-    if (!fresh && !due && !interacting && opts.screenshot.empty() && !ui.intents.size()) continue;
+    if (!fresh && !due && !interacting && !scripted && !ui.intents.size()) continue;
     last_frame = ui.now;
+    if (const std::string t = window_title(ui); t != title) {
+      title = t;
+      glfwSetWindowTitle(window, title.c_str());
+    }
+    if (script) {
+      try {
+        run_test_script(*script, ui);
+      } catch (const std::exception& e) {
+        script->failure = std::string("test script: ") + e.what();
+      }
+      if (script->expecting_quit && ui.now - script->wait_started > 30)
+        script->failure = "test script: the window did not close (expect_quit)";
+      if (!script->failure.empty()) {
+        std::fprintf(stderr, "error: %s\n", script->failure.c_str());
+        return 1;
+      }
+      if (script->finished) return 0;
+    }
 
     update_ui_scale(ui);
     const std::vector<int> held = hold_quick_taps(ui);
@@ -222,6 +267,10 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
     glClearColor(bg.x, bg.y, bg.z, 1.0f);
     glClear(GL_COLOR_BUFFER_BIT);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    if (script && !script->screenshot.empty() && !script_screenshot(*script, ui, fw, fh)) {
+      std::fprintf(stderr, "error: %s\n", script->failure.c_str());
+      return 1;
+    }
 
     if (!opts.screenshot.empty()) {
       const bool ready = screenshot_ready(ui, opts.screenshot_after_steps) &&
@@ -280,6 +329,14 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
     }
     if (spent < frame_seconds) std::this_thread::sleep_for(std::chrono::duration<double>(frame_seconds - spent));
   }
+  const bool quit_expected =
+      script &&
+      (script->expecting_quit || (script->next < script->lines.size() && script->lines[script->next] == "expect_quit"));
+  if (script && !quit_expected) {
+    std::fprintf(stderr, "error: test script: the window closed at line %zu of %zu\n", script->next + 1,
+                 script->lines.size());
+    return 1;
+  }
   return 0;
 }
 
@@ -293,7 +350,15 @@ int run_gui(const GuiOptions& opts) {
   }
   UiState ui;
   ui.settings = load_settings();
-  ui.scripted = !opts.screenshot.empty();
+  ui.scripted = !opts.screenshot.empty() || !opts.test_script.empty();
+  std::unique_ptr<TestScript> script;
+  if (!opts.test_script.empty()) {
+    script = std::make_unique<TestScript>();
+    if (const std::string err = load_test_script(opts.test_script, *script); !err.empty()) {
+      std::fprintf(stderr, "error: %s\n", err.c_str());
+      return 1;
+    }
+  }
   ui.about.version = opts.about_version;
   ui.about.licences = parse_markdown_blocks(opts.about_licences);
   ui.about.open_requested = opts.show_about;
@@ -333,6 +398,7 @@ int run_gui(const GuiOptions& opts) {
 
   glfwSetWindowUserPointer(window, &ui);
   glfwSetDropCallback(window, on_drop);
+  glfwSetWindowCloseCallback(window, on_close);
   install_input_callbacks(window); // before ImGui's backend, which chains to them
 
   const char* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
@@ -356,14 +422,18 @@ int run_gui(const GuiOptions& opts) {
   int code = 0;
   // Autosave and crash recovery (not for the scripted screenshot runs, which quit by themselves).
   std::unique_ptr<AutosaveSession> autosave;
+  // A test script runs with autosave (its tests point XDG_DATA_HOME at a test folder) but is
+  // offered no crashed session.
   if (opts.screenshot.empty()) {
-    ui.crashed = find_crashed_sessions();
+    if (!script) ui.crashed = find_crashed_sessions();
     autosave = std::make_unique<AutosaveSession>();
     if (!autosave->ok()) {
       ui.notify("autosave is off: cannot write " + autosave_folder().string(), true);
       autosave.reset();
     }
   }
+  // Discarding an unsaved run keeps a copy beside the autosave (confirm_prompt.h).
+  if (autosave && ui.settings.autosave_minutes > 0) ui.confirm.keep_folder = autosave_folder().string();
   {
     TrainingSession session(opts.make_backend, opts.interop);
     auto truth = make_host_texture();
@@ -390,7 +460,7 @@ int run_gui(const GuiOptions& opts) {
     if (!opts.screenshot.empty()) session.set_stop_at(opts.screenshot_after_steps);
     if (opts.autostart || !opts.screenshot.empty()) session.set_running(true);
 
-    code = frame_loop(window, ui, session, opts, autosave.get());
+    code = frame_loop(window, ui, session, opts, autosave.get(), script.get());
     if (autosave) { // the autosave on quit, then a clean end: no restore offer next time
       session.autosave(autosave->model_path().string());
       if (!session.flush(60.0)) std::fprintf(stderr, "warning: the autosave on quit did not finish in time\n");

@@ -29,6 +29,7 @@ struct GuiOptions {
   std::string test_resize;            ///< with --screenshot: "WxH", shrink and restore first (window_test_hook.h)
   float ui_scale = 0;                 ///< UI scale for this session (times the monitor's); 0 = the setting
   bool show_perf = false;             ///< open the performance panel at start
+  std::string test_script;            ///< test hook: scripted input (ui/test_script.h); exit 0 when it passes
   BackendFactory make_backend;        ///< required: builds each run's backend (app/ passes its registry)
   std::shared_ptr<DeviceInterop> interop; ///< the GPU module's preview path, or null (host previews)
   std::string about_version;              ///< Help > About: version, build and backends (app/ fills it)

@@ -98,6 +98,7 @@ void draw_main_window(UiState& ui) {
   draw_message_log(ui);
   draw_perf_panel(ui);
   draw_help(ui);
+  draw_confirm_prompt(ui);
 }
 
 } // namespace redraw

@@ -37,6 +37,8 @@ void draw_message_log(UiState& ui);
 void draw_perf_panel(UiState& ui);
 /// Help > Help (F1): the shortcuts and what each view shows (help_window.cpp).
 void draw_help(UiState& ui);
+/// The Save / Discard / Cancel prompt before an action drops an unsaved run (confirm_prompt.cpp).
+void draw_confirm_prompt(UiState& ui);
 /// The launch-time offer to restore a run autosaved by a session that crashed (ui.crashed).
 void draw_restore_offer(UiState& ui);
 

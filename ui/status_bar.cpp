@@ -38,6 +38,7 @@ struct Field {
   bool disabled = false;
   int rank = 0;     ///< 0 = always shown; larger = dropped sooner
   bool tip = false; ///< the GUI frame-rate tooltip hangs on this one
+  bool unsaved_tip = false; ///< the unsaved-changes tooltip hangs on this one
 };
 
 [[gnu::format(printf, 1, 2)]] std::string printf_string(const char* fmt, ...) {
@@ -75,6 +76,7 @@ void draw_status_bar(UiState& ui) {
     fields.push_back({"finished", ImVec4(0.6f, 0.7f, 1.0f, 1)});
   else
     fields.push_back({"paused", ImVec4(1.0f, 0.8f, 0.4f, 1)});
+  if (st.unsaved) fields.push_back({"unsaved", ImVec4(1.0f, 0.6f, 0.3f, 1), false, 0, false, true});
   fields.push_back({printf_string("%s: %s", st.backend.c_str(), st.device.c_str()), text, false, 4});
   fields.push_back(
       {printf_string("step %lld / %lld", static_cast<long long>(st.step), static_cast<long long>(st.total_steps)),
@@ -127,6 +129,9 @@ void draw_status_bar(UiState& ui) {
       ImGui::TextDisabled("%s", f.text.c_str());
     else
       ImGui::TextColored(f.color, "%s", f.text.c_str());
+    if (f.unsaved_tip && ImGui::IsItemHovered())
+      ImGui::SetTooltip("This run has training not saved to a model file.\nCtrl+S saves it; Open, Quit, Reset and "
+                        "Apply & reset ask first.");
     if (f.tip && ImGui::IsItemHovered())
       ImGui::SetTooltip("GUI: %.0f frames/s shown, %.1f ms per frame (View > Performance, P)", double(ui.fps),
                         ui.frame_ms);

@@ -9,6 +9,45 @@
 
 namespace redraw {
 
+namespace {
+/// The run tree: a button naming the current line, and a popup listing every line (indented
+/// under the line it branched from); choosing one switches to it.
+void draw_run_tree(UiState& ui) {
+  TimelapseState& tl = ui.timelapse;
+  const std::vector<RunLine>& lines = ui.run.status.lines;
+  std::string current = "main";
+  for (const RunLine& l : lines)
+    if (l.active) current = l.label();
+  char label[160];
+  std::snprintf(label, sizeof label, "run tree (%d): %s", int(lines.size()), current.c_str());
+  ImGui::BeginDisabled(lines.size() < 2 && !tl.tree_open_requested);
+  if (ImGui::Button(label) || tl.tree_open_requested) ImGui::OpenPopup("##run_tree");
+  tl.tree_open_requested = false;
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip("\"Resume training from here\" keeps the line it leaves as a branch here.\n"
+                      "Stored lines share half the frame memory cap; when they outgrow it the least\n"
+                      "recently used line is dropped, with a message.");
+  if (!ImGui::BeginPopup("##run_tree")) return;
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false)) ImGui::CloseCurrentPopup();
+  ImGui::TextDisabled("run tree: choose a line to switch to it (its frames, curves and weights)");
+  ImGui::Separator();
+  for (const RunLine& l : lines) {
+    int depth = 0;
+    for (int32_t p = l.parent; p >= 0 && depth < 16; ++depth) {
+      const auto it = std::find_if(lines.begin(), lines.end(), [p](const RunLine& x) { return x.id == p; });
+      p = it == lines.end() ? -1 : it->parent;
+    }
+    char item[200];
+    std::snprintf(item, sizeof item, "%*s%s%s%s##line%d", depth * 3, "", l.label().c_str(),
+                  l.exact ? "" : "  (optimizer restarted)", l.active ? "  (current)" : "", int(l.id));
+    if (ImGui::Selectable(item, l.active) && !l.active) ui.push(IntentKind::SwitchLine, {}, l.id);
+    if (!l.active && ImGui::IsItemHovered()) ImGui::SetTooltip("%s in memory", format_bytes(l.bytes).c_str());
+  }
+  ImGui::EndPopup();
+}
+} // namespace
+
 void draw_timelapse(UiState& ui) {
   TimelapseState& tl = ui.timelapse;
   const int32_t n = int32_t(tl.frames.size());
@@ -93,11 +132,17 @@ void draw_timelapse(UiState& ui) {
   }
   ImGui::SameLine();
   if (ImGui::Button("Resume training from here")) ui.push(IntentKind::BranchFromFrame, {}, f.step);
-  if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("Drops the later frames and history and continues training from step %lld\n"
-                      "(the optimizer state starts fresh).",
-                      static_cast<long long>(f.step));
+  const bool exact = size_t(tl.index) < tl.resumable.size() && tl.resumable[size_t(tl.index)] != 0;
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip("Trains on from step %lld as a new branch. The line you leave stays in the run tree\n"
+                      "(its frames, curves and weights), so you can switch back to it.\n%s",
+                      static_cast<long long>(f.step),
+                      exact ? "This frame kept its optimizer state: an exact continuation."
+                            : "This frame did not keep its optimizer state (memory cap, or a model file):\n"
+                              "the optimizer restarts from zero.");
   ImGui::EndDisabled();
+  ImGui::SameLine();
+  draw_run_tree(ui);
   ImGui::SameLine();
   ImGui::SetNextItemWidth(ui_px(110));
   if (ImGui::InputInt("frame memory cap (MB)", &ui.settings.snapshot_cap_mb, 16, 64,

@@ -92,6 +92,7 @@ void TrainingSession::settle_metrics() {
 void TrainingSession::step_once() {
   post([this] {
     if (!m_run || m_running) return;
+    ++m_change;
     try {
       if (auto row = m_run->trainer->step()) m_run->pending_rows.push_back(*row);
     } catch (const DivergedError& e) {
@@ -107,6 +108,11 @@ void TrainingSession::reset() {
   post([this] {
     if (!m_run) return;
     m_run->trainer->reset();
+    m_tree.reset();
+    for (const auto& n :
+         m_tree.set_cap_bytes(*m_run->trainer, m_snapshot_cap > 0 ? m_snapshot_cap : k_default_snapshot_cap_bytes))
+      report_notice(n);
+    ++m_change;
     m_run->pending_rows.clear();
     m_run->last_preview_step = -1;
     ++m_run_id;
@@ -126,6 +132,7 @@ void TrainingSession::set_schedule(const ScheduleSpec& spec, int64_t total_steps
     try {
       m_run->trainer->set_total_steps(total_steps);
       m_run->trainer->set_schedule(spec);
+      ++m_change;
     } catch (const std::exception& e) {
       report_error(std::string("schedule: ") + e.what());
     }
@@ -155,6 +162,8 @@ void TrainingSession::save_model(const std::string& path) {
     try {
       save_checkpoint(path, m_run->trainer->checkpoint(m_run->source));
       report_recoveries();
+      m_saved_change = m_change;
+      m_model_path = path;
       {
         std::lock_guard lock(m_mutex);
         m_back.saved_models.push_back(path);
@@ -162,6 +171,8 @@ void TrainingSession::save_model(const std::string& path) {
       report_notice("saved " + path);
     } catch (const std::exception& e) {
       report_error(std::string("save: ") + e.what());
+      std::lock_guard lock(m_mutex);
+      m_back.failed_saves.push_back(path);
     }
   });
 }
@@ -182,6 +193,21 @@ void TrainingSession::autosave(const std::string& path) {
     } catch (const std::exception& e) {
       if (!m_autosave_failed) report_error(std::string("autosave failed: ") + e.what());
       m_autosave_failed = true;
+    }
+  });
+}
+
+void TrainingSession::keep_copy(const std::string& path) {
+  post([this, path] {
+    if (!m_run) return;
+    try {
+      std::error_code ec;
+      std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+      save_checkpoint(path, m_run->trainer->checkpoint(m_run->source));
+      report_recoveries();
+      report_notice("the discarded run is kept in " + path);
+    } catch (const std::exception& e) {
+      report_error(std::string("could not keep a copy of the discarded run: ") + e.what());
     }
   });
 }
@@ -308,9 +334,11 @@ void TrainingSession::branch_from(int64_t step) {
     if (!m_run || m_run->trainer->snapshot_count() == 0) return;
     Trainer& t = *m_run->trainer;
     try {
-      const size_t i = t.snapshots().index_at_step(step);
-      t.branch_from_snapshot(i);
-      m_running = false;
+      settle_metrics(); // the line being left keeps every row it measured
+      t.pause_clock();
+      const int64_t left_at = t.current_step();
+      const RunTree::BranchResult r = m_tree.branch(t, t.snapshots().index_at_step(step));
+      ++m_change;
       m_run->pending_rows.clear();
       m_run->last_preview_step = -1;
       ++m_run_id;
@@ -322,9 +350,54 @@ void TrainingSession::branch_from(int64_t step) {
       }
       make_preview(true);
       publish_snapshots(true);
-      report_notice("training continues from step " + std::to_string(t.current_step()));
+      for (const auto& n : r.notices)
+        report_notice(n);
+      const std::string from = std::to_string(t.current_step());
+      const std::string kept = "; the line up to step " + std::to_string(left_at) + " is kept in the run tree";
+      const std::string optimizer = r.exact ? " with its optimizer state (an exact continuation)"
+                                            : "; the optimizer restarts from zero (this frame's optimizer state "
+                                              "was not kept)";
+      if (t.current_step() < t.total_steps()) {
+        m_running = true;
+        if (m_stop_at >= 0 && t.current_step() >= m_stop_at) m_stop_at = -1;
+        report_notice("training continues from step " + from + optimizer + kept);
+      } else {
+        report_notice("branched at step " + from + optimizer + kept + "; raise Steps to train it");
+      }
     } catch (const std::exception& e) {
       report_error(std::string("resume from here: ") + e.what());
+    }
+  });
+}
+
+void TrainingSession::switch_line(int32_t id) {
+  post([this, id] {
+    if (!m_run) return;
+    Trainer& t = *m_run->trainer;
+    try {
+      settle_metrics();
+      t.pause_clock();
+      std::vector<std::string> notices;
+      if (!m_tree.switch_to(t, id, notices)) return;
+      m_running = false;
+      ++m_change;
+      m_run->pending_rows.clear();
+      m_run->last_preview_step = -1;
+      ++m_run_id;
+      {
+        std::lock_guard lock(m_mutex);
+        m_back.rows = t.history();
+        m_back.history_replaced = true;
+        m_back.run_id = m_run_id;
+      }
+      make_preview(true);
+      publish_snapshots(true);
+      for (const auto& n : notices)
+        report_notice(n);
+      report_notice("switched to the run-tree line at step " + std::to_string(t.current_step()) +
+                    "; Space trains it further");
+    } catch (const std::exception& e) {
+      report_error(std::string("switch line: ") + e.what());
     }
   });
 }
@@ -333,7 +406,8 @@ void TrainingSession::set_snapshot_cap(size_t bytes) {
   post([this, bytes] {
     m_snapshot_cap = bytes;
     if (!m_run) return;
-    m_run->trainer->set_snapshot_cap_bytes(bytes);
+    for (const auto& n : m_tree.set_cap_bytes(*m_run->trainer, bytes))
+      report_notice(n);
     publish_snapshots(true); // the panel shows the new cap (and any thinning) at once
   });
 }
@@ -367,14 +441,18 @@ void TrainingSession::publish_snapshots(bool force) {
       newest == m_published_newest)
     return;
   std::vector<MetricsRow> rows;
+  std::vector<uint8_t> resumable;
   rows.reserve(store.size());
-  for (const Snapshot& s : store.frames())
+  for (const Snapshot& s : store.frames()) {
     rows.push_back(s.metrics);
+    resumable.push_back(s.resumable ? 1 : 0);
+  }
   m_published_frames = store.size();
   m_published_thinned = store.thinned();
   m_published_newest = newest;
   std::lock_guard lock(m_mutex);
   m_back.snapshots = std::move(rows);
+  m_back.snapshot_resumable = std::move(resumable);
   m_back.snapshots_changed = true;
   m_back.snapshot_bytes = store.bytes();
   m_back.snapshot_cap_bytes = store.cap_bytes();
@@ -432,7 +510,8 @@ void TrainingSession::do_load(const LoadRequest& req) {
     if (ckpt) run->trainer->restore(*ckpt);
     // The user's frame memory cap outlives the trainer (after restore, so a model's frames are
     // thinned to it too).
-    if (m_snapshot_cap > 0) run->trainer->set_snapshot_cap_bytes(m_snapshot_cap);
+    RunTree tree;
+    (void)tree.set_cap_bytes(*run->trainer, m_snapshot_cap > 0 ? m_snapshot_cap : k_default_snapshot_cap_bytes);
     run->source = req.model.empty() ? image : req.model;
     run->image = std::filesystem::exists(image) ? image : std::string();
     run->device = run->trainer->backend().device_renderer();
@@ -450,6 +529,9 @@ void TrainingSession::do_load(const LoadRequest& req) {
     // Success: the new run replaces the old one.
     m_running = false;
     m_run = std::move(run);
+    m_tree = std::move(tree);
+    m_saved_change = ++m_change; // a run just opened has nothing unsaved
+    m_model_path = req.model;
     ++m_run_id;
     ++m_trainer_id;
     auto truth = std::make_shared<Image>(m_run->trainer->dataset().image);
@@ -540,6 +622,9 @@ void TrainingSession::publish_status() {
     s.config = t.config();
     s.width = t.dataset().image.width;
     s.height = t.dataset().image.height;
+    s.lines = m_tree.lines(t);
+    s.unsaved = m_change != m_saved_change && (s.step > 0 || s.lines.size() > 1);
+    s.model_path = m_model_path;
     auto& win = m_run->rate_window;
     const double now = seconds_since(m_run->epoch);
     win.emplace_back(now, s.step);
@@ -581,6 +666,7 @@ void TrainingSession::train_slice() {
   Trainer& t = *m_run->trainer;
   const auto start = Clock::now();
   const int64_t end = m_stop_at >= 0 ? std::min(m_stop_at, t.total_steps()) : t.total_steps();
+  ++m_change;
   try {
     while (t.current_step() < end) {
       const auto step_start = Clock::now();
@@ -654,7 +740,10 @@ SessionTake TrainingSession::take() {
   out.preview_step = m_back.preview_step;
   out.device_preview = m_back.device_preview;
   out.snapshots_changed = m_back.snapshots_changed;
-  if (out.snapshots_changed) out.snapshots.swap(m_back.snapshots);
+  if (out.snapshots_changed) {
+    out.snapshots.swap(m_back.snapshots);
+    out.snapshot_resumable.swap(m_back.snapshot_resumable);
+  }
   out.snapshot_bytes = m_back.snapshot_bytes;
   out.snapshot_cap_bytes = m_back.snapshot_cap_bytes;
   out.frame = std::move(m_back.frame);
@@ -665,6 +754,7 @@ SessionTake TrainingSession::take() {
   out.notices.swap(m_back.notices);
   out.saved_models.swap(m_back.saved_models);
   out.profiles.swap(m_back.profiles);
+  out.failed_saves.swap(m_back.failed_saves);
   m_back.history_replaced = false;
   m_back.ground_truth.reset();
   m_back.preview.reset();

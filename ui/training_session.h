@@ -19,6 +19,7 @@
 #include "engine/image.h"
 #include "engine/metrics.h"
 #include "engine/run_config.h"
+#include "engine/run_tree.h"
 #include "engine/timelapse_export.h"
 
 #include <atomic>
@@ -53,6 +54,11 @@ struct SessionStatus {
   int64_t parameter_count = 0;
   RunConfig config; ///< the running config (the shape the trainer was built with)
   int32_t width = 0, height = 0;
+  /// Training, a branch, a reset or a schedule change since the run was loaded or last saved to a
+  /// model file (an untrained run at step 0 with no branches has nothing to lose).
+  bool unsaved = false;
+  std::string model_path;     ///< the .redraw this run was loaded from or last saved to ("" = none)
+  std::vector<RunLine> lines; ///< the run tree (one line until "Resume training from here")
 };
 
 /// The training thread's time between two publishes (the performance panel, ui/perf_monitor.h).
@@ -77,12 +83,14 @@ struct SessionTake {
   // Timelapse.
   bool snapshots_changed = false;    ///< `snapshots` is the new list of frames
   std::vector<MetricsRow> snapshots; ///< one row per kept frame, oldest first
+  std::vector<uint8_t> snapshot_resumable; ///< per frame: Snapshot::resumable
   size_t snapshot_bytes = 0, snapshot_cap_bytes = 0;
   std::shared_ptr<const Image> frame; ///< a requested timelapse frame at the training size
   int64_t frame_step = -1;
   std::vector<std::string> errors, notices;
   std::vector<std::string> saved_models; ///< paths save_model() wrote successfully, oldest first
   std::vector<SessionProfile> profiles;  ///< one per publish while a run exists, oldest first
+  std::vector<std::string> failed_saves; ///< paths save_model() could not write (the error is in `errors`)
 };
 
 /// A new run: from an image (config applies), or from a model (its config applies).
@@ -118,6 +126,9 @@ public:
   /// Saves the running model to `path` quietly (no notice on success; an error is reported once
   /// until a save works again). Skipped when nothing changed since the last autosave there.
   void autosave(const std::string& path);
+  /// Writes a copy of the running model to `path` without marking the run saved (the copy kept
+  /// when the user discards a run); a notice names it, an error says when it failed.
+  void keep_copy(const std::string& path);
   /// Waits until every command posted before this call has run (at most `timeout_s`); false on
   /// timeout. For the autosave on quit.
   bool flush(double timeout_s);
@@ -134,8 +145,13 @@ public:
   /// Asks for the frame at or before `step`, rendered at the training size. Requests coalesce:
   /// only the newest is served, so dragging a slider never queues work.
   void request_frame(int64_t step);
-  /// "Resume training from here": the run continues from the frame at or before `step`.
+  /// "Resume training from here": the line the run was on is kept in the run tree and a new line
+  /// continues from the frame at or before `step`; training goes on at once (unless the run is
+  /// at its last step). A notice says whether the optimizer state came back with the frame.
   void branch_from(int64_t step);
+  /// Makes run-tree line `id` (RunLine::id) the current one: its weights, curves and frames come
+  /// back; the run pauses.
+  void switch_line(int32_t id);
   /// Memory cap for the timelapse frames in bytes. The session keeps it: every trainer built
   /// afterwards (a new image, a model, Apply & reset) starts with this cap, not the default.
   void set_snapshot_cap(size_t bytes);
@@ -197,6 +213,10 @@ private:
   int64_t m_published_newest = -1;
   bool m_backend_notice_shown = false; ///< "using the CPU backend" is said once per session
   size_t m_snapshot_cap = 0;           ///< set_snapshot_cap's bytes; 0 = the Trainer's default
+  RunTree m_tree;                      ///< the current run's lines (branches)
+  uint64_t m_change = 0;               ///< bumped by anything that changes the run (steps, branch, reset...)
+  uint64_t m_saved_change = 0;         ///< m_change when the run was loaded or last saved
+  std::string m_model_path;            ///< SessionStatus::model_path
   uint64_t m_autosaved_trainer = 0;    ///< trainer id and step of the last autosave (skip if unchanged)
   int64_t m_autosaved_step = -1;
   bool m_autosave_failed = false;      ///< the last autosave failed (said once)

@@ -41,6 +41,8 @@ enum class IntentKind : int32_t {
                     ///< bit_depth (PNG frames only)
   CancelExport,
   BranchFromFrame, ///< a = step: "resume training from here"
+  SwitchLine,      ///< a = run-tree line id
+  KeepDiscarded,   ///< text = where to keep a copy of the run about to be discarded
   SetSnapshotCap,  ///< a = bytes
   ShowDialog,      ///< a = FileDialogPurpose
   FitView,         ///< F
@@ -52,6 +54,17 @@ struct UiIntent {
   std::string text;
   int64_t a = 0, b = 0, c = 0, d = 0;
   int32_t bit_depth = 8; ///< exports: 8 or 16 bits per channel (PNG)
+  bool confirmed = false; ///< the Save / Discard / Cancel prompt was answered (confirm_prompt.h)
+};
+
+/// The Save / Discard / Cancel prompt before an action drops an unsaved run (confirm_prompt.h).
+struct ConfirmState {
+  bool open_requested = false;            ///< open the popup next frame
+  bool holding = false;                   ///< `pending` waits for an answer or for its save
+  UiIntent pending{IntentKind::Quit, {}}; ///< the action asked for
+  std::string save_path;                  ///< Save was answered: the action waits for this save
+  std::string keep_folder;                ///< where Discard keeps a copy ("" = autosave off)
+  bool dialog_confirmed = false;          ///< the Open dialog was opened after an answered prompt
 };
 
 enum class FileDialogPurpose : int32_t { Open = 0, SaveModel, Export };
@@ -76,6 +89,8 @@ struct FileDialogState {
 /// The timelapse scrubber (timelapse_panel.cpp) and the frames it has seen.
 struct TimelapseState {
   std::vector<MetricsRow> frames; ///< one per kept snapshot, oldest first
+  std::vector<uint8_t> resumable; ///< per frame: it keeps its optimizer state (an exact branch)
+  bool tree_open_requested = false; ///< open the run-tree popup next frame
   size_t bytes = 0, cap_bytes = 0;
   bool active = false; ///< the canvas shows frame `index` instead of the live picture
   int32_t index = 0;
@@ -184,6 +199,7 @@ struct UiState {
   CanvasView view;
   FileDialogState dialog;
   AboutState about;
+  ConfirmState confirm;
   RunView run;
   TimelapseState timelapse;
   std::vector<UiMessage> messages;    ///< toasts on screen, oldest first

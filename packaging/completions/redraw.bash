@@ -40,6 +40,7 @@ _redraw() {
   --model | --resume) _filedir redraw; return ;;
   --out) _filedir -d; return ;;
   --screenshot) _filedir png; return ;;
+  --test-script) _filedir; return ;;
   --compare) _filedir "@($images)"; return ;;
   -o | --output) _filedir; return ;;
   --size | --max-side | --steps | --time-limit | --seed | --checkpoint-every | --snapshot-cap-mb | \
@@ -52,7 +53,7 @@ _redraw() {
   case "$cmd" in
   "") opts="--help --version" ;;
   gui) opts="--help --model --preset --backend --precision --autostart --about --screenshot --screenshot-after-steps
-             --ui-scale --perf --test-resize" ;;
+             --ui-scale --perf --test-resize --test-script" ;;
   train) opts="--help --preset --config --size --max-side --steps --time-limit --backend --precision --seed --color
                --out --checkpoint-every --resume --quiet --snapshot-cap-mb --max-image-memory" ;;
   render) opts="--help --size --output -o --snapshot --bit-depth --backend --precision --compare --max-image-memory" ;;

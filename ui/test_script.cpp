@@ -1,0 +1,199 @@
+#include "ui/test_script.h"
+
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace redraw {
+namespace {
+constexpr double k_wait_timeout_s = 120;
+
+std::string trim(const std::string& s) {
+  const size_t a = s.find_first_not_of(" \t\r");
+  if (a == std::string::npos) return {};
+  return s.substr(a, s.find_last_not_of(" \t\r") - a + 1);
+}
+
+/// GLFW key codes for a SPEC such as "ctrl+o"; empty when unknown.
+std::vector<int> keys_for(std::string spec) {
+  std::vector<int> keys;
+  if (spec.rfind("ctrl+", 0) == 0) {
+    keys.push_back(GLFW_KEY_LEFT_CONTROL);
+    spec = spec.substr(5);
+  }
+  int k = -1;
+  if (spec.size() == 1 && spec[0] >= 'a' && spec[0] <= 'z')
+    k = GLFW_KEY_A + (spec[0] - 'a');
+  else if (spec.size() == 1 && spec[0] >= '0' && spec[0] <= '9')
+    k = GLFW_KEY_0 + (spec[0] - '0');
+  else if (spec == "space")
+    k = GLFW_KEY_SPACE;
+  else if (spec == "escape")
+    k = GLFW_KEY_ESCAPE;
+  else if (spec == "enter")
+    k = GLFW_KEY_ENTER;
+  else if (spec == "period")
+    k = GLFW_KEY_PERIOD;
+  if (k < 0) return {};
+  keys.push_back(k);
+  return keys;
+}
+
+bool compare(const std::string& cond, const std::string& name, int64_t value, bool& known, std::string& error) {
+  for (const char* op : {">=", "<=", "=="}) {
+    const std::string prefix = name + op;
+    if (cond.rfind(prefix, 0) != 0) continue;
+    known = true;
+    int64_t n = 0;
+    try {
+      n = std::stoll(cond.substr(prefix.size()));
+    } catch (const std::exception&) {
+      error = "not a number in \"" + cond + "\"";
+      return false;
+    }
+    const std::string o = op;
+    return o == ">=" ? value >= n : o == "<=" ? value <= n : value == n;
+  }
+  return false;
+}
+
+int64_t discarded_copies(const UiState& ui) {
+  if (ui.confirm.keep_folder.empty()) return 0;
+  std::error_code ec;
+  int64_t n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(ui.confirm.keep_folder, ec))
+    n += e.path().filename().string().rfind("discarded-", 0) == 0;
+  return n;
+}
+} // namespace
+
+std::string load_test_script(const std::string& path, TestScript& out) {
+  std::ifstream in(path);
+  if (!in) return path + ": cannot read the test script";
+  std::string line;
+  while (std::getline(in, line)) {
+    const size_t hash = line.find('#');
+    if (hash != std::string::npos) line.resize(hash);
+    line = trim(line);
+    if (!line.empty()) out.lines.push_back(line);
+  }
+  return {};
+}
+
+bool test_condition(const UiState& ui, const std::string& cond, std::string& error) {
+  const SessionStatus& st = ui.run.status;
+  const bool prompt = ui.confirm.holding && ui.confirm.save_path.empty();
+  if (cond == "prompt") return prompt;
+  if (cond == "has_run") return st.has_run && !st.busy && ui.run.shown_step >= 0;
+  if (cond == "no_prompt") return !prompt;
+  if (cond == "running") return st.running;
+  if (cond == "paused") return st.has_run && !st.running;
+  if (cond == "unsaved") return st.unsaved;
+  if (cond == "saved") return st.has_run && !st.unsaved;
+  if (cond == "scrubbed") return ui.timelapse.active;
+  if (cond == "live") return !ui.timelapse.active;
+  if (cond.rfind("source_has ", 0) == 0) return st.source_path.find(cond.substr(11)) != std::string::npos;
+  if (cond.rfind("file_exists ", 0) == 0) {
+    std::error_code ec;
+    return std::filesystem::exists(trim(cond.substr(12)), ec);
+  }
+  bool known = false;
+  const int64_t last = ui.run.history.empty() ? -1 : ui.run.history.back().step;
+  bool r = compare(cond, "step", st.step, known, error);
+  if (!known) r = compare(cond, "lines", int64_t(st.lines.size()), known, error);
+  if (!known) r = compare(cond, "history_last", last, known, error);
+  if (!known) r = compare(cond, "discarded_copies", discarded_copies(ui), known, error);
+  if (!known) r = compare(cond, "frames", int64_t(ui.timelapse.frames.size()), known, error);
+  const int64_t newest_frame = ui.timelapse.frames.empty() ? -1 : ui.timelapse.frames.back().step;
+  if (!known) r = compare(cond, "frame_last", newest_frame, known, error);
+  if (!known) {
+    r = compare(cond, "shown", ui.run.shown_step, known, error);
+    r = r && !ui.timelapse.active;
+  }
+  if (!known && error.empty()) error = "unknown condition \"" + cond + "\"";
+  return r;
+}
+
+void run_test_script(TestScript& s, UiState& ui) {
+  if (!s.failure.empty() || s.finished || s.expecting_quit) return;
+  if (s.frames_left > 0) {
+    --s.frames_left;
+    return;
+  }
+  while (s.next < s.lines.size()) {
+    const std::string& line = s.lines[s.next];
+    const size_t sp = line.find(' ');
+    const std::string cmd = line.substr(0, sp);
+    const std::string arg = sp == std::string::npos ? std::string() : trim(line.substr(sp + 1));
+    auto fail = [&](const std::string& why) { s.failure = "test script line \"" + line + "\": " + why; };
+    std::string error;
+    if (cmd == "wait") {
+      if (s.wait_started < 0) s.wait_started = ui.now;
+      const bool ok = test_condition(ui, arg, error);
+      if (!error.empty()) return fail(error);
+      if (!ok) {
+        if (ui.now - s.wait_started > k_wait_timeout_s) fail("timed out");
+        return; // try again next frame
+      }
+      s.wait_started = -1;
+    } else if (cmd == "expect") {
+      const bool ok = test_condition(ui, arg, error);
+      if (!error.empty()) return fail(error);
+      if (!ok) return fail("does not hold");
+    } else if (cmd == "key") {
+      const std::vector<int> keys = keys_for(arg);
+      if (keys.empty()) return fail("unknown key");
+      for (int k : keys)
+        ui.keys_changed.push_back(k);
+      ++s.next;
+      return; // one key press per frame
+    } else if (cmd == "drop") {
+      ui.push(IntentKind::OpenPath, arg);
+    } else if (cmd == "scrub") {
+      TimelapseState& tl = ui.timelapse;
+      if (tl.frames.empty()) return fail("no timelapse frames");
+      const int64_t step = std::stoll(arg);
+      int32_t i = 0;
+      for (size_t k = 0; k < tl.frames.size(); ++k)
+        if (tl.frames[k].step <= step) i = int32_t(k);
+      tl.index = i;
+      tl.active = true;
+      tl.playing = false;
+    } else if (cmd == "resume_here") {
+      if (!ui.timelapse.active) return fail("no frame is scrubbed");
+      ui.push(IntentKind::BranchFromFrame, {}, ui.timelapse.wanted_step());
+    } else if (cmd == "switch_line") {
+      ui.push(IntentKind::SwitchLine, {}, std::stoll(arg));
+    } else if (cmd == "exec") {
+      if (const int rc = std::system(arg.c_str()); rc != 0) return fail("exited with " + std::to_string(rc));
+    } else if (cmd == "open_run_tree") {
+      ui.timelapse.tree_open_requested = true;
+    } else if (cmd == "frames") {
+      s.frames_left = std::max(0, std::stoi(arg));
+      ++s.next;
+      return;
+    } else if (cmd == "screenshot") {
+      s.screenshot = arg;
+      ++s.next;
+      return; // taken after this frame is drawn
+    } else if (cmd == "expect_quit") {
+      s.expecting_quit = true;
+      s.wait_started = ui.now;
+      ++s.next;
+      return;
+    } else {
+      return fail("unknown command");
+    }
+    std::fprintf(stderr, "test script: %s\n", line.c_str());
+    ++s.next;
+  }
+  s.finished = true;
+}
+
+} // namespace redraw

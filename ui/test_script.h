@@ -1,0 +1,51 @@
+#pragma once
+/// Test hook: a scripted-input mode for the GUI tests under Xvfb (`redraw gui --test-script FILE`).
+/// A script is a text file of commands, one a line (`#` starts a comment). Commands run in order,
+/// as many per frame as do not wait; the app exits 0 after the last one, 1 at the first failure
+/// (the line and why on stderr).
+///   key SPEC            press and release a key this frame: a letter, digit, space, escape,
+///                       enter, period, with "ctrl+" in front for Ctrl (key ctrl+o)
+///   drop PATH           a file dropped on the window (what drag & drop does)
+///   scrub STEP          the timelapse slider moved to the frame at or before STEP
+///   resume_here         the "Resume training from here" button
+///   switch_line ID      a run-tree line chosen (RunLine::id)
+///   open_run_tree       the run-tree popup opened
+///   exec COMMAND        run a shell command and wait for it (fail unless it exits 0), e.g. the
+///                       test helper that sends the window manager's close request
+///   frames N            let N frames pass
+///   wait COND           wait until COND holds (at most 120 s, then fail)
+///   expect COND         fail unless COND holds now
+///   screenshot FILE     write the window as PNG after this frame (and FILE.json, as --screenshot)
+///   expect_quit         the window must close within 30 s (a confirmed Quit); the script ends there
+/// Conditions: has_run (a run is loaded and its picture shown), prompt, no_prompt, running, paused, unsaved, saved,
+/// scrubbed, live, step>=N, step<=N, lines==N, shown>=N (the canvas shows the live picture of step N or later),
+/// history_last>=N, history_last<=N (the curves' last step), frames>=N, frame_last>=N (the
+/// timelapse), source_has TEXT, file_exists PATH, discarded_copies>=N (ConfirmState::keep_folder).
+/// Every comparison takes >=, <= or ==.
+/// GUI thread only; nothing here runs without --test-script.
+#include "ui/ui_state.h"
+
+#include <string>
+#include <vector>
+
+namespace redraw {
+
+struct TestScript {
+  std::vector<std::string> lines;
+  size_t next = 0;
+  int32_t frames_left = 0;
+  double wait_started = -1; ///< ui.now when the current `wait` began
+  std::string screenshot;   ///< write this after the current frame is drawn
+  std::string failure;      ///< set: the test failed
+  bool finished = false;    ///< every command ran
+  bool expecting_quit = false;
+};
+
+/// Reads `path` into `out`; returns an error message ("" on success).
+std::string load_test_script(const std::string& path, TestScript& out);
+/// Runs this frame's due commands (before the frame reads its input). GUI thread.
+void run_test_script(TestScript& script, UiState& ui);
+/// True when condition `cond` holds (the grammar above); `error` is set for an unknown one.
+bool test_condition(const UiState& ui, const std::string& cond, std::string& error);
+
+} // namespace redraw
