@@ -245,6 +245,8 @@ void handle_shortcuts(UiState& ui) {
   if (ImGui::IsKeyPressed(GLFW_KEY_R, false)) ui.push(IntentKind::Reset);
   if (ImGui::IsKeyPressed(GLFW_KEY_F, false)) ui.push(IntentKind::FitView);
   if (ImGui::IsKeyPressed(GLFW_KEY_PERIOD, true)) ui.push(IntentKind::StepOnce);
+  if (ImGui::IsKeyPressed(GLFW_KEY_S, false)) ui.settings.show_spectrum = !ui.settings.show_spectrum;
+  if (ImGui::IsKeyPressed(GLFW_KEY_N, false)) ui.settings.show_neuron_maps = !ui.settings.show_neuron_maps;
 }
 
 void update_error_map(UiState& ui, const Image& shown) {

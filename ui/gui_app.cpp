@@ -2,6 +2,7 @@
 
 #include "ui/app_actions.h"
 #include "ui/autosave.h"
+#include "ui/insight_views.h"
 #include "ui/panels.h"
 #include "ui/screenshot.h"
 #include "ui/settings_store.h"
@@ -134,7 +135,8 @@ bool screenshot_ready(const UiState& ui, int64_t after_steps) {
   const SessionStatus& st = ui.run.status;
   if (!st.has_run || st.busy) return false;
   const int64_t target = std::min(after_steps, st.total_steps);
-  return ui.run.shown_step >= target && st.step >= target && ui.run.frames_since_preview >= 2;
+  return ui.run.shown_step >= target && st.step >= target && ui.run.frames_since_preview >= 2 &&
+         insight_ready(ui, target);
 }
 
 int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const GuiOptions& opts,
@@ -163,11 +165,13 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
     const auto frame_start = std::chrono::steady_clock::now();
 
     SessionTake take = session.take();
+    if (take.network) ui.insight.network = std::move(take.network);
     const bool fresh = take.preview || take.device_preview || take.ground_truth || !take.rows.empty() ||
                        !take.errors.empty() || !take.notices.empty() || take.status.running != ui.run.status.running ||
                        take.status.busy != ui.run.status.busy;
     absorb_snapshot(ui, std::move(take));
     upload_device_frame(ui, session);
+    update_insight(ui, session);
     sync_timelapse(ui, session);
     // GPU previews skip the host; the error map and pixel tooltip still need host pixels, about
     // once a second while they are on screen.
@@ -217,7 +221,9 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
         info.fps = ui.fps;
         info.frame_ms = ui.frame_ms;
         info.steps_per_s = ui.run.last_steps_per_s;
-        const std::string err = write_screenshot(opts.screenshot, fw, fh, info);
+        std::string err = write_screenshot(opts.screenshot, fw, fh, info);
+        if (err.empty() && (ui.settings.show_spectrum || ui.settings.show_neuron_maps))
+          err = write_insight_sidecar(ui, opts.screenshot);
         if (!err.empty()) std::fprintf(stderr, "error: %s (%s)\n", err.c_str(), opts.screenshot.c_str());
         for (const auto& m : ui.messages)
           if (m.error) std::fprintf(stderr, "error: %s\n", m.text.c_str());
@@ -346,6 +352,8 @@ int run_gui(const GuiOptions& opts) {
     ui.recon_texture = recon.get();
     ui.error_texture = error.get();
     ui.frame_texture = frame.get();
+    InsightResources insight; // the Spectrum and Neuron maps windows' worker and textures
+    ui.insight.res = &insight;
     ui.preset_names = preset_names();
 
     load_preset_into(ui, opts.preset.empty() ? ui.settings.preset : opts.preset);

@@ -74,6 +74,8 @@ void draw_main_window(UiState& ui) {
   draw_status_bar(ui);
   ImGui::End();
 
+  draw_spectrum(ui);
+  draw_neuron_maps(ui);
   draw_file_dialog(ui);
   draw_about(ui);
   draw_messages(ui);

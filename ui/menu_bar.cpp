@@ -44,6 +44,9 @@ void draw_menu_bar(UiState& ui) {
         ui.view.mode = CanvasMode(i);
         ui.view.fit_requested = true;
       }
+    ImGui::Separator();
+    ImGui::MenuItem("Spectrum", "S", &ui.settings.show_spectrum);
+    ImGui::MenuItem("Neuron maps", "N", &ui.settings.show_neuron_maps);
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("Help")) {

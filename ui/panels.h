@@ -25,6 +25,11 @@ void draw_file_dialog(UiState& ui);
 void draw_about(UiState& ui);
 /// Error and notice toasts in the bottom-right corner, above the status bar (messages_panel.cpp).
 void draw_messages(UiState& ui);
+/// The Spectrum window: log-magnitude spectra of target, reconstruction and error, and the
+/// error's band power over the steps as a heat map (spectrum_panel.cpp). Drawn when open.
+void draw_spectrum(UiState& ui);
+/// The Neuron maps window: one heat map per unit of a chosen layer (neuron_maps_panel.cpp).
+void draw_neuron_maps(UiState& ui);
 /// The launch-time offer to restore a run autosaved by a session that crashed (ui.crashed).
 void draw_restore_offer(UiState& ui);
 

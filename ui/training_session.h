@@ -18,6 +18,7 @@
 #include "engine/device_interop.h"
 #include "engine/image.h"
 #include "engine/metrics.h"
+#include "engine/neuron_maps.h"
 #include "engine/run_config.h"
 #include "engine/timelapse_export.h"
 
@@ -73,6 +74,7 @@ struct SessionTake {
   int64_t frame_step = -1;
   std::vector<std::string> errors, notices;
   std::vector<std::string> saved_models; ///< paths save_model() wrote successfully, oldest first
+  std::shared_ptr<const NetworkSnapshot> network; ///< parameters asked for with request_network()
 };
 
 /// A new run: from an image (config applies), or from a model (its config applies).
@@ -131,6 +133,9 @@ public:
   void set_snapshot_cap(size_t bytes);
   /// Asks for a host copy of the current picture (for the error map on the CUDA path).
   void request_host_preview();
+  /// Asks for a copy of the running network's parameters (the neuron maps; one device read on a
+  /// GPU); it arrives as SessionTake::network.
+  void request_network();
 
   /// Takes what was published since the last call. GUI thread.
   SessionTake take();
