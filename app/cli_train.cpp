@@ -3,6 +3,7 @@
 #include "app/cli_common.h"
 #include "engine/atomic_file.h"
 #include "engine/errors.h"
+#include "engine/spectrum_history.h"
 #include "engine/trainer.h"
 
 #include <charconv>
@@ -48,29 +49,36 @@ std::string metrics_csv(const std::vector<MetricsRow>& rows, const std::vector<R
 std::span<const uint8_t> bytes_of(const std::string& s) { return {reinterpret_cast<const uint8_t*>(s.data()), s.size()}; }
 
 /// Writes the run as one consistent set: final.png (the network at the training size),
-/// metrics.csv and model.redraw, all of the same step. Each is written to a temp file first; only
-/// when all three are complete are they renamed into place, the model last. A failure (full disk)
-/// leaves the earlier set untouched.
-void save_run(Trainer& t, const std::filesystem::path& dir, const std::string& source) {
+/// metrics.csv, spectrum.csv (the error's band powers, with a row for this step) and
+/// model.redraw, all of the same step. Each is written to a temp file first; only when all four
+/// are complete are they renamed into place, the model last. A failure (full disk) leaves the
+/// earlier set untouched.
+void save_run(Trainer& t, SpectrumHistory& spectrum, const std::filesystem::path& dir, const std::string& source) {
   const Checkpoint ckpt = t.checkpoint(source); // weights checked finite (recovered first if not)
   const std::vector<uint8_t> model = serialize_checkpoint(ckpt);
-  const std::vector<uint8_t> picture = encode_png(t.render(t.dataset().image.width, t.dataset().image.height));
+  const Image rendered = t.render(t.dataset().image.width, t.dataset().image.height);
+  const std::vector<uint8_t> picture = encode_png(rendered);
   const std::string csv = metrics_csv(t.history(), t.recoveries());
-  AtomicFileWriter png(dir / "final.png"), metrics(dir / "metrics.csv"), weights(dir / "model.redraw");
+  spectrum.record(t.current_step(), t.dataset().image, rendered);
+  const std::string spectrum_rows = spectrum.csv();
+  AtomicFileWriter png(dir / "final.png"), metrics(dir / "metrics.csv"), bands(dir / "spectrum.csv"),
+      weights(dir / "model.redraw");
   png.write(picture);
   metrics.write(bytes_of(csv));
+  bands.write(bytes_of(spectrum_rows));
   weights.write(model);
-  AtomicFileWriter* const set[] = {&png, &metrics, &weights};
+  AtomicFileWriter* const set[] = {&png, &metrics, &bands, &weights};
   commit_together(set);
 }
 
 /// A checkpoint during the run: tried three times; when it still fails the run goes on (and
 /// tries again at the next checkpoint) instead of being lost. Returns whether it was written.
-bool save_checkpoint_retrying(Trainer& t, const std::filesystem::path& dir, const std::string& source) {
+bool save_checkpoint_retrying(Trainer& t, SpectrumHistory& spectrum, const std::filesystem::path& dir,
+                              const std::string& source) {
   constexpr int k_attempts = 3;
   for (int attempt = 1;; ++attempt) {
     try {
-      save_run(t, dir, source);
+      save_run(t, spectrum, dir, source);
       return true;
     } catch (const IoError& e) {
       if (attempt == k_attempts) {
@@ -232,6 +240,11 @@ int run_train(const TrainCommand& o) {
   const int64_t total = config.training.steps;
   const int64_t start = trainer.current_step();
   const int32_t recoveries = config.training.max_recoveries;
+  // spectrum.csv: the error's band powers every spectrum_every steps (this process's steps only:
+  // a resumed run's file starts where it resumed).
+  SpectrumHistory spectrum;
+  const int64_t spectrum_every = SpectrumHistory::cadence(config.training.metrics_every, total);
+  if (start < total) spectrum.record(trainer); // the untrained (or resumed) network
   if (!o.quiet)
     std::fprintf(stderr, "training '%s' on %s (%dx%d %s, %lld parameters) with the %s backend: %s\n",
                  config.name.c_str(), o.image.c_str(), trainer.dataset().image.width, trainer.dataset().image.height,
@@ -259,6 +272,7 @@ int run_train(const TrainCommand& o) {
         }
         const auto row = trainer.step();
         report_recoveries(trainer, recoveries);
+        if (trainer.current_step() % spectrum_every == 0) spectrum.record(trainer);
         if (row) {
           wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
           const double sps = double(trainer.current_step() - start) / std::max(1e-9, wall);
@@ -267,7 +281,7 @@ int run_train(const TrainCommand& o) {
         }
         if (o.checkpoint_every > 0 && trainer.current_step() % o.checkpoint_every == 0 &&
             trainer.current_step() != last_saved) {
-          if (save_checkpoint_retrying(trainer, out_dir, o.image)) {
+          if (save_checkpoint_retrying(trainer, spectrum, out_dir, o.image)) {
             out.keep();
             last_saved = trainer.current_step();
           }
@@ -293,7 +307,7 @@ int run_train(const TrainCommand& o) {
   if (!o.quiet) progress.finish(describe(final_row, double(trainer.current_step() - start) / std::max(1e-9, wall)));
 
   try {
-    save_run(trainer, out_dir, o.image);
+    save_run(trainer, spectrum, out_dir, o.image);
   } catch (const IoError& e) {
     throw IoError(std::string(e.what()) + " (the results were not saved; " +
                   (last_saved >= 0 ? "the checkpoint of step " + std::to_string(last_saved) + " is kept"

@@ -2,7 +2,7 @@
 ///   redraw [IMAGE]            open the app (on the bundled default image when none is given); a
 ///                             word that is neither a command nor an existing file is a usage error
 ///   redraw gui [IMAGE] ...    the same, with options for scripted screenshots
-///   redraw train IMAGE ...    train headless, write final.png, model.redraw, metrics.csv
+///   redraw train IMAGE ...    train headless, write final.png, model.redraw, metrics.csv, spectrum.csv
 ///   redraw render MODEL ...   render a model (or one of its snapshots) at any size
 ///   redraw timelapse MODEL .. export the training timelapse as GIF, MP4 or PNG frames
 ///   redraw info MODEL         print a model's config and progress; --backends lists devices

@@ -105,7 +105,11 @@ expect 0 "" -- "$redraw" train "$samples/horse.png" --config "$cfg" --max-side 4
 check '[ -s "$work/run/final.png" ] && [ -s "$work/run/model.redraw" ] && [ -s "$work/run/metrics.csv" ]'
 check '[ "$(head -1 "$work/run/metrics.csv")" = "step,loss,psnr_db,lr,seconds,event" ]'
 check '[ "$(tail -1 "$work/run/metrics.csv" | cut -d, -f1)" = "20" ]'
-check '[ "$(ls "$work/run" | wc -l)" = "3" ]'
+# spectrum.csv: the error's band powers, of the same step as the rest of the set
+check '[ "$(head -1 "$work/run/spectrum.csv" | cut -d, -f1-3)" = "step,mse,f0.0078" ]'
+check '[ "$(tail -1 "$work/run/spectrum.csv" | cut -d, -f1)" = "20" ]'
+check '[ "$(head -1 "$work/run/spectrum.csv" | tr , "\n" | grep -c "^f")" = "32" ]'
+check '[ "$(ls "$work/run" | wc -l)" = "4" ]'
 expect 0 "parameters:  337" -- "$redraw" info "$work/run/model.redraw"
 grep -q "steps done:  20 of 20" "$work/out" && echo "ok: info steps" || { echo "FAIL: info steps"; cat "$work/out"; failures=$((failures + 1)); }
 # any seed train accepts is one info, render and --resume read back

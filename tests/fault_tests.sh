@@ -51,6 +51,7 @@ if wait_for 120 '[ -s "$out/model.redraw" ] && [ "$(last_printed_step "$work/k9.
   # the process got at least to `printed` (+ up to one metrics interval); the model lost <= 25 + 5 steps
   check '[ $((printed - saved)) -le 30 ]'
   check '[ "$(tail -1 "$out/metrics.csv" | cut -d, -f1)" = "$saved" ]' # the set is consistent
+  check '[ "$(tail -1 "$out/spectrum.csv" | cut -d, -f1)" = "$saved" ]'
   if "$redraw" train "$samples/horse.png" --resume "$out/model.redraw" --steps $((saved + 10)) --out "$out" --quiet >/dev/null 2>"$work/err"; then
     ok "resume after kill -9"
   else
@@ -93,7 +94,7 @@ check '[ "$(stat -c %s "$out/model.redraw")" -gt 4096 ]'
 code=$?
 check '[ "$code" = 1 ]'
 check 'grep -q "^error: .*File too large" "$work/full.err"'
-check 'cmp -s "$out/model.redraw" "$work/before/model.redraw" && cmp -s "$out/final.png" "$work/before/final.png" && cmp -s "$out/metrics.csv" "$work/before/metrics.csv"'
+check 'cmp -s "$out/model.redraw" "$work/before/model.redraw" && cmp -s "$out/final.png" "$work/before/final.png" && cmp -s "$out/metrics.csv" "$work/before/metrics.csv" && cmp -s "$out/spectrum.csv" "$work/before/spectrum.csv"'
 check '[ "$(temps_in "$out")" = 0 ]'
 # a checkpoint that cannot be written mid-run is retried, reported, and the run goes on
 (ulimit -f 4 && exec "$redraw" train "$samples/horse.png" --config "$work/short.json" --max-side 24 --checkpoint-every 10 \

@@ -72,3 +72,29 @@ endforeach()
 add_test(NAME gui_ui_scale_check
          COMMAND redraw_gui_layout_check scale ${_gui_dir}/scale_1.png ${_gui_dir}/scale_2.png)
 set_tests_properties(gui_ui_scale_check PROPERTIES FIXTURES_REQUIRED gui_ui_scale)
+# The insight views (issue 16): the Spectrum and the Neuron maps windows, each opened through its
+# own settings.json, captured after 2 and 60 steps; the checker crops the areas named in the
+# FILE.insight.json sidecars (not blank, changed between the captures).
+add_executable(redraw_gui_insight_check ${CMAKE_CURRENT_LIST_DIR}/gui_insight_check.cpp)
+target_link_libraries(redraw_gui_insight_check PRIVATE redraw_engine)
+target_compile_options(redraw_gui_insight_check PRIVATE ${REDRAW_WARNINGS})
+foreach(_view spectrum neuron_maps)
+  set(_cfg ${_gui_dir}/config_${_view})
+  file(WRITE ${_cfg}/redraw/settings.json "{\"show_${_view}\": true}\n")
+  set(_env "XDG_CONFIG_HOME=${_cfg}" "XDG_DATA_HOME=${_gui_dir}/data" "REDRAW_ASSETS=${CMAKE_SOURCE_DIR}/assets")
+  if(REDRAW_TEST_LD_PRELOAD)
+    list(APPEND _env "LD_PRELOAD=${REDRAW_TEST_LD_PRELOAD}")
+  endif()
+  foreach(_steps 2 60)
+    add_test(NAME gui_${_view}_${_steps}
+             COMMAND ${REDRAW_XVFB_RUN} -a -s "-screen 0 1600x1000x24"
+                     $<TARGET_FILE:redraw> gui ${CMAKE_SOURCE_DIR}/assets/default.png
+                     --preset ${CMAKE_CURRENT_LIST_DIR}/gui_tiny.json --backend cpu
+                     --screenshot ${_gui_dir}/${_view}_${_steps}.png --screenshot-after-steps ${_steps})
+    set_tests_properties(gui_${_view}_${_steps} PROPERTIES
+      ENVIRONMENT "${_env}" TIMEOUT 300 FIXTURES_SETUP gui_${_view}_shots RESOURCE_LOCK xvfb)
+  endforeach()
+  add_test(NAME gui_${_view}_check
+           COMMAND redraw_gui_insight_check ${_gui_dir}/${_view}_2.png ${_gui_dir}/${_view}_60.png)
+  set_tests_properties(gui_${_view}_check PROPERTIES FIXTURES_REQUIRED gui_${_view}_shots)
+endforeach()

@@ -275,6 +275,8 @@ void handle_shortcuts(UiState& ui) {
   if (ImGui::IsKeyPressed(GLFW_KEY_PERIOD, true)) ui.push(IntentKind::StepOnce);
   if (ImGui::IsKeyPressed(GLFW_KEY_F1, false)) ui.help_open = !ui.help_open;
   if (ImGui::IsKeyPressed(GLFW_KEY_P, false)) ui.settings.show_perf = !ui.settings.show_perf;
+  if (ImGui::IsKeyPressed(GLFW_KEY_S, false)) ui.settings.show_spectrum = !ui.settings.show_spectrum;
+  if (ImGui::IsKeyPressed(GLFW_KEY_N, false)) ui.settings.show_neuron_maps = !ui.settings.show_neuron_maps;
 }
 
 void update_error_map(UiState& ui, const Image& shown) {

@@ -4,6 +4,7 @@
 #include "ui/autosave.h"
 #include "ui/escape_key.h"
 #include "ui/confirm_prompt.h"
+#include "ui/insight_views.h"
 #include "ui/panels.h"
 #include "ui/screenshot.h"
 #include "ui/settings_store.h"
@@ -155,7 +156,8 @@ bool screenshot_ready(const UiState& ui, int64_t after_steps) {
   const SessionStatus& st = ui.run.status;
   if (!st.has_run || st.busy) return false;
   const int64_t target = std::min(after_steps, st.total_steps);
-  return ui.run.shown_step >= target && st.step >= target && ui.run.frames_since_preview >= 2;
+  return ui.run.shown_step >= target && st.step >= target && ui.run.frames_since_preview >= 2 &&
+         insight_ready(ui, target);
 }
 
 /// The test script's screenshot (after this frame is drawn); false when it could not be written.
@@ -208,11 +210,13 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
     SessionTake take = session.take();
     for (const SessionProfile& p : take.profiles)
       perf_add_profile(ui.perf, p);
+    if (take.network) ui.insight.network = std::move(take.network);
     const bool fresh = take.preview || take.device_preview || take.ground_truth || !take.rows.empty() ||
                        !take.errors.empty() || !take.notices.empty() || take.status.running != ui.run.status.running ||
                        take.status.busy != ui.run.status.busy;
     absorb_snapshot(ui, std::move(take));
     upload_device_frame(ui, session);
+    update_insight(ui, session);
     sync_timelapse(ui, session);
     // GPU previews skip the host; the error map and pixel tooltip still need host pixels, about
     // once a second while they are on screen.
@@ -294,7 +298,9 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
                                  l.status_y,   l.status_h, l.window_w, l.window_h};
         std::copy(layout, layout + 8, info.layout);
         info.extra_json = resize_test_json(resize_test);
-        const std::string err = write_screenshot(opts.screenshot, fw, fh, info);
+        std::string err = write_screenshot(opts.screenshot, fw, fh, info);
+        if (err.empty() && (ui.settings.show_spectrum || ui.settings.show_neuron_maps))
+          err = write_insight_sidecar(ui, opts.screenshot);
         if (!err.empty()) std::fprintf(stderr, "error: %s (%s)\n", err.c_str(), opts.screenshot.c_str());
         for (const auto& m : ui.message_log)
           if (m.error) std::fprintf(stderr, "error: %s\n", m.text.c_str());
@@ -450,6 +456,8 @@ int run_gui(const GuiOptions& opts) {
     ui.recon_texture = recon.get();
     ui.error_texture = error.get();
     ui.frame_texture = frame.get();
+    InsightResources insight; // the Spectrum and Neuron maps windows' worker and textures
+    ui.insight.res = &insight;
     ui.preset_names = preset_names();
 
     load_preset_into(ui, opts.preset.empty() ? ui.settings.preset : opts.preset);

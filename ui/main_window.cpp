@@ -91,6 +91,8 @@ void draw_main_window(UiState& ui) {
   ui.layout = LayoutProbe{controls_w, plots_h, right_w, canvas_h, status_y, status_h, vp->Size.x, vp->Size.y};
   ImGui::End();
 
+  draw_spectrum(ui);
+  draw_neuron_maps(ui);
   draw_file_dialog(ui);
   draw_about(ui);
   draw_messages(ui);

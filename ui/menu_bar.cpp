@@ -69,6 +69,8 @@ void draw_menu_bar(UiState& ui) {
     ImGui::MenuItem("Performance", "P", &ui.settings.show_perf);
     ImGui::MenuItem("Messages", nullptr, &ui.message_log_open);
     draw_ui_scale_menu(ui);
+    ImGui::MenuItem("Spectrum", "S", &ui.settings.show_spectrum);
+    ImGui::MenuItem("Neuron maps", "N", &ui.settings.show_neuron_maps);
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("Help")) {

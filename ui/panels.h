@@ -39,6 +39,11 @@ void draw_perf_panel(UiState& ui);
 void draw_help(UiState& ui);
 /// The Save / Discard / Cancel prompt before an action drops an unsaved run (confirm_prompt.cpp).
 void draw_confirm_prompt(UiState& ui);
+/// The Spectrum window: log-magnitude spectra of target, reconstruction and error, and the
+/// error's band power over the steps as a heat map (spectrum_panel.cpp). Drawn when open.
+void draw_spectrum(UiState& ui);
+/// The Neuron maps window: one heat map per unit of a chosen layer (neuron_maps_panel.cpp).
+void draw_neuron_maps(UiState& ui);
 /// The launch-time offer to restore a run autosaved by a session that crashed (ui.crashed).
 void draw_restore_offer(UiState& ui);
 

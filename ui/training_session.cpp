@@ -147,6 +147,19 @@ void TrainingSession::set_stop_at(int64_t step) {
 void TrainingSession::request_host_preview() {
   post([this] { m_host_preview_wanted = true; });
 }
+void TrainingSession::request_network() {
+  post([this] {
+    if (!m_run) return;
+    Trainer& t = *m_run->trainer;
+    auto net = std::make_shared<NetworkSnapshot>();
+    net->model = t.config().model;
+    net->params = t.parameters();
+    net->fourier_b = t.fourier_b();
+    net->step = t.current_step();
+    std::lock_guard lock(m_mutex);
+    m_back.network = std::move(net);
+  });
+}
 void TrainingSession::enable_device_preview(bool on) {
   std::lock_guard lock(m_mutex);
   m_device_preview_enabled = on;
@@ -755,6 +768,8 @@ SessionTake TrainingSession::take() {
   out.saved_models.swap(m_back.saved_models);
   out.profiles.swap(m_back.profiles);
   out.failed_saves.swap(m_back.failed_saves);
+  out.network = std::move(m_back.network);
+  m_back.network.reset();
   m_back.history_replaced = false;
   m_back.ground_truth.reset();
   m_back.preview.reset();

@@ -18,6 +18,7 @@
 #include "engine/device_interop.h"
 #include "engine/image.h"
 #include "engine/metrics.h"
+#include "engine/neuron_maps.h"
 #include "engine/run_config.h"
 #include "engine/run_tree.h"
 #include "engine/timelapse_export.h"
@@ -91,6 +92,7 @@ struct SessionTake {
   std::vector<std::string> saved_models; ///< paths save_model() wrote successfully, oldest first
   std::vector<SessionProfile> profiles;  ///< one per publish while a run exists, oldest first
   std::vector<std::string> failed_saves; ///< paths save_model() could not write (the error is in `errors`)
+  std::shared_ptr<const NetworkSnapshot> network; ///< parameters asked for with request_network()
 };
 
 /// A new run: from an image (config applies), or from a model (its config applies).
@@ -157,6 +159,9 @@ public:
   void set_snapshot_cap(size_t bytes);
   /// Asks for a host copy of the current picture (for the error map on the CUDA path).
   void request_host_preview();
+  /// Asks for a copy of the running network's parameters (the neuron maps; one device read on a
+  /// GPU); it arrives as SessionTake::network.
+  void request_network();
 
   /// Takes what was published since the last call. GUI thread.
   SessionTake take();

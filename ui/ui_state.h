@@ -9,6 +9,7 @@
 #include "engine/run_config.h"
 #include "ui/autosave.h"
 #include "ui/frame_pacing.h"
+#include "ui/insight_state.h"
 #include "ui/markdown_blocks.h"
 #include "ui/perf_monitor.h"
 #include "ui/preview_texture.h"
@@ -152,6 +153,8 @@ struct Settings {
   int32_t autosave_minutes = 3; ///< autosave of the running model (ui/autosave.h); 0 = off
   std::string last_folder;
   std::vector<std::string> recent; ///< newest first, at most 10
+  bool show_spectrum = false;      ///< View > Spectrum window open (S)
+  bool show_neuron_maps = false;   ///< View > Neuron maps window open (N)
 };
 
 /// A message shown in the app as a toast (notices fade after seconds, errors later; hovering one
@@ -210,6 +213,7 @@ struct UiState {
   PerfState perf;
   UiScaleState scale;
   LayoutProbe layout;
+  InsightState insight; ///< the Spectrum and Neuron maps windows
   std::vector<UiIntent> intents;
   std::vector<std::string> preset_names;
   std::string last_image; ///< the image asked for last (Apply & reset retries it when loading failed)
