@@ -32,6 +32,10 @@ public:
   std::string device_description() const override;
   bool supports(BackendFeature f) const override;
 
+  /// The threads the next operation runs on: the fixed count (set_cpu_threads), or what this
+  /// backend's TeamSizer measured fastest (engine/cpu_threads.h).
+  int team_size() const;
+
   /// Rows per chunk of the forward/backward pass.
   static constexpr int64_t k_chunk_rows = 4096;
 
