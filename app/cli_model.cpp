@@ -6,6 +6,7 @@
 #include "engine/checkpoint.h"
 #include "engine/comparison.h"
 #include "engine/errors.h"
+#include "engine/preset_match.h"
 #include "engine/render_export.h"
 #include "engine/renderer.h"
 
@@ -94,6 +95,7 @@ int run_info(const InfoCommand& o) {
   const int64_t nonfinite = count_nonfinite(c);
   if (o.json) {
     nlohmann::json j = {{"config", to_json(c.config)},
+                        {"preset", preset_label(c.config)},
                         {"parameters", parameter_count(c.config.model)},
                         {"step", c.step},
                         {"seconds", c.seconds},
@@ -111,7 +113,7 @@ int run_info(const InfoCommand& o) {
     return nonfinite > 0 ? k_exit_failure : k_exit_ok;
   }
   std::printf("model:       %s\n", o.model.c_str());
-  std::printf("preset:      %s\n", c.config.name.c_str());
+  std::printf("preset:      %s\n", preset_label(c.config).c_str());
   std::printf("parameters:  %lld\n", static_cast<long long>(parameter_count(c.config.model)));
   std::printf("steps done:  %lld of %lld\n", static_cast<long long>(c.step),
               static_cast<long long>(c.config.training.steps));

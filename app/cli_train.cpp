@@ -4,6 +4,7 @@
 #include "engine/atomic_file.h"
 #include "engine/errors.h"
 #include "engine/spectrum_history.h"
+#include "engine/preset_match.h"
 #include "engine/trainer.h"
 
 #include <charconv>
@@ -247,7 +248,7 @@ int run_train(const TrainCommand& o) {
   if (start < total) spectrum.record(trainer); // the untrained (or resumed) network
   if (!o.quiet)
     std::fprintf(stderr, "training '%s' on %s (%dx%d %s, %lld parameters) with the %s backend: %s\n",
-                 config.name.c_str(), o.image.c_str(), trainer.dataset().image.width, trainer.dataset().image.height,
+                 preset_label(config).c_str(), o.image.c_str(), trainer.dataset().image.width, trainer.dataset().image.height,
                  color_mode_label(config.data.color_mode, trainer.dataset().channels()).c_str(),
                  static_cast<long long>(parameter_count(trainer.config().model)), trainer.backend().name().c_str(),
                  trainer.backend().device_description().c_str());

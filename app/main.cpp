@@ -12,6 +12,7 @@
 #include "app/cli_commands.h"
 #include "app/cli_common.h"
 #include "app/cli_version.h"
+#include "engine/cpu_threads.h"
 #include "engine/errors.h"
 #include "engine/run_config.h"
 
@@ -90,7 +91,7 @@ int main(int argc, char** argv) {
   TrainCommand train;
   auto* train_cmd = app.add_subcommand("train", "Train headless on an image");
   train_cmd->add_option("image", train.image, "Image file (PNG, JPEG, BMP, TGA, GIF)")->required();
-  auto* preset_opt = train_cmd->add_option("--preset", train.preset, "Preset name (classic, siren, fourier)");
+  auto* preset_opt = train_cmd->add_option("--preset", train.preset, "Preset name (classic, classic-sgd, siren, fourier, instant)");
   auto* config_opt = train_cmd->add_option("--config", train.config, "Run config JSON file");
   preset_opt->excludes(config_opt);
   auto* size_opt = train_cmd->add_option("--size", train.size, "Training size WxH");
@@ -149,6 +150,12 @@ int main(int argc, char** argv) {
                    "GPU matrix products: auto (default: fused fp16 for narrow nets, else fp32), fp32, tf32 or bf16")
       ->check(CLI::IsMember({"auto", "fp32", "tf32", "bf16"}));
 
+  // --threads: the CPU backend's team, for every command that trains or renders on the CPU.
+  int threads = 0;
+  for (auto* cmd : {train_cmd, render_cmd, lapse_cmd})
+    cmd->add_option("--threads", threads, "CPU threads (default 0: measured, all cores or fewer when that is faster)")
+        ->check(CLI::Range(0, 1024));
+
   // ---- info ----
   InfoCommand info;
   auto* info_cmd = app.add_subcommand("info", "Describe a model, or the backends with --backends");
@@ -187,6 +194,7 @@ int main(int argc, char** argv) {
   }
 
   try {
+    set_cpu_threads(threads);
     if (train_cmd->parsed()) return run_train(train);
     if (render_cmd->parsed()) return run_render(render);
     if (lapse_cmd->parsed()) return run_timelapse(lapse);

@@ -191,12 +191,15 @@ Checkpoint deserialize_checkpoint(const uint8_t* data, size_t size, const std::s
   if (std::memcmp(data, k_magic, 8) != 0) throw CheckpointError(name + ": not a .redraw model file (bad magic number)");
   uint32_t version = 0, stored_crc = 0;
   std::memcpy(&version, data + 8, 4);
+  std::memcpy(&stored_crc, data + size - 4, 4);
+  // The checksum first: a truncated or damaged file is reported as such, never as one from a
+  // newer redraw because its version field happens to hold other bytes.
+  if (crc_of(data, size - 4) != stored_crc)
+    throw CheckpointError(name + ": the file is truncated or damaged (" + std::to_string(size) +
+                          " bytes, checksum mismatch)");
   if (version == 0 || version > k_checkpoint_version)
     throw CheckpointError(name + ": format version " + std::to_string(version) + " is not supported (this redraw reads up to " +
                           std::to_string(k_checkpoint_version) + "); it was written by a newer redraw");
-  std::memcpy(&stored_crc, data + size - 4, 4);
-  if (crc_of(data, size - 4) != stored_crc)
-    throw CheckpointError(name + ": checksum mismatch: the file is corrupt or truncated");
 
   Reader top(data + 12, size - 16, name, "header");
   const uint32_t chunks = top.get<uint32_t>();

@@ -1,25 +1,8 @@
-// glibc's libmvec (>= 2.35) has SIMD variants of the float math the activations and encodings use.
-// glibc declares them only under -ffast-math; declaring them here lets the `omp simd` loops below
-// call the 4/8/16-wide versions without changing the floating-point semantics of anything else.
-#include <features.h>
-#if defined(__x86_64__) && defined(__GLIBC__) && __GLIBC_PREREQ(2, 35) && defined(_OPENMP)
-extern "C" {
-#pragma omp declare simd notinbranch
-float tanhf(float) noexcept;
-#pragma omp declare simd notinbranch
-float expf(float) noexcept;
-#pragma omp declare simd notinbranch
-float sinf(float) noexcept;
-#pragma omp declare simd notinbranch
-float cosf(float) noexcept;
-#pragma omp declare simd notinbranch
-float log1pf(float) noexcept;
-}
-#endif
-
 #include "engine/cpu_backend.h"
 
 #include "engine/cpu_hash_grid.h"
+#include "engine/cpu_kernels.h"
+#include "engine/cpu_threads.h"
 #include "engine/errors.h"
 
 #include <cblas.h>
@@ -57,10 +40,27 @@ std::optional<HashGridParams> grid_of(const ModelSpec& m) {
   return hash_grid_params(m.encoding);
 }
 
+/// Contiguous slice [begin, end) of n items for thread t of nt (aligned to `align`).
+inline void thread_slice(int64_t n, int t, int nt, int64_t align, int64_t& begin, int64_t& end) {
+  const int64_t units = (n + align - 1) / align;
+  begin = std::min(n, units * t / nt * align);
+  end = std::min(n, units * (t + 1) / nt * align);
+}
+
 void encode_rows(const EncodingParams& e, const float* b, const float* coords, int64_t n, float* out) {
   const int32_t w = encoding_width(e);
   if (e.kind == EncodingKind::Identity) {
     std::memcpy(out, coords, size_t(n) * 2 * sizeof(float));
+    return;
+  }
+  if (e.kind == EncodingKind::Fourier) {
+    const CpuKernels& k = cpu_kernels();
+#pragma omp parallel
+    {
+      int64_t r0 = 0, r1 = 0;
+      thread_slice(n, omp_get_thread_num(), omp_get_num_threads(), 1, r0, r1);
+      if (r1 > r0) k.fourier_encode(b, e.features, coords, r0, r1, out);
+    }
     return;
   }
 #pragma omp parallel for schedule(static)
@@ -79,56 +79,6 @@ void encode_input(const NetView& net, const float* coords, int64_t n, float* out
     encode_rows(net.model->encoding.params(), net.fourier_b, coords, n, out);
 }
 
-/// Contiguous slice [begin, end) of n items for thread t of nt (aligned to `align`).
-inline void thread_slice(int64_t n, int t, int nt, int64_t align, int64_t& begin, int64_t& end) {
-  const int64_t units = (n + align - 1) / align;
-  begin = std::min(n, units * t / nt * align);
-  end = std::min(n, units * (t + 1) / nt * align);
-}
-
-/// y = act(z + b) in place on z, with the activation a compile-time constant so the inner loop is
-/// branch-free and vectorisable.
-template <Activation A>
-void bias_activate_rows(float* z, float* y, const float* b, int64_t r0, int64_t r1, int32_t out, float omega) {
-  for (int64_t r = r0; r < r1; ++r) {
-    float* zr = z + r * out;
-    float* yr = y + r * out;
-#pragma omp simd
-    for (int32_t j = 0; j < out; ++j) {
-      const float v = zr[j] + b[j];
-      zr[j] = v;
-      yr[j] = activate<float>(A, v, omega);
-    }
-  }
-}
-
-template <Activation A>
-void activation_backward_rows(float* g, const float* z, const float* y, int64_t r0, int64_t r1, int32_t out, float omega) {
-#pragma omp simd
-  for (int64_t e = r0 * out; e < r1 * out; ++e) g[e] *= activate_derivative<float>(A, z[e], y[e], omega);
-}
-
-template <template <Activation> class F, class... Args> void dispatch_activation(Activation a, Args&&... args) {
-  switch (a) {
-  case Activation::Identity: F<Activation::Identity>::run(args...); return;
-  case Activation::Relu: F<Activation::Relu>::run(args...); return;
-  case Activation::LeakyRelu: F<Activation::LeakyRelu>::run(args...); return;
-  case Activation::Tanh: F<Activation::Tanh>::run(args...); return;
-  case Activation::Sigmoid: F<Activation::Sigmoid>::run(args...); return;
-  case Activation::Softplus: F<Activation::Softplus>::run(args...); return;
-  case Activation::Sine: F<Activation::Sine>::run(args...); return;
-  }
-}
-template <Activation A> struct BiasActivate {
-  static void run(float* z, float* y, const float* b, int64_t r0, int64_t r1, int32_t out, float omega) {
-    bias_activate_rows<A>(z, y, b, r0, r1, out, omega);
-  }
-};
-template <Activation A> struct ActivationBackward {
-  static void run(float* g, const float* z, const float* y, int64_t r0, int64_t r1, int32_t out, float omega) {
-    activation_backward_rows<A>(g, z, y, r0, r1, out, omega);
-  }
-};
 
 /// Row alignment of each thread's slice (keeps sgemm panels whole).
 constexpr int64_t k_row_align = 16;
@@ -138,6 +88,7 @@ constexpr int64_t k_row_align = 16;
 void forward_rows(const NetView& net, CpuWorkspace& ws, const float* input, int64_t rows) {
   const auto& layers = *net.layers;
   const float omega = net.model->omega_0;
+  const CpuKernels& kern = cpu_kernels();
 #pragma omp parallel
   {
     const int t = omp_get_thread_num(), nt = omp_get_num_threads();
@@ -151,7 +102,7 @@ void forward_rows(const NetView& net, CpuWorkspace& ws, const float* input, int6
       if (r1 > r0) {
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(r1 - r0), L.out, L.in, 1.0f, x + r0 * L.in, L.in,
                     net.params + L.weight_offset, L.in, 0.0f, z + r0 * L.out, L.out);
-        dispatch_activation<BiasActivate>(L.activation, z, y, net.params + L.bias_offset, r0, r1, L.out, omega);
+        kern.bias_activate(L.activation, z, y, net.params + L.bias_offset, r0, r1, L.out, omega);
       }
       x = y; // each thread only ever reads its own rows: no barrier needed between layers
     }
@@ -168,6 +119,7 @@ double backward_rows(const NetView& net, CpuWorkspace& ws, const float* coords, 
   const float omega = net.model->omega_0;
   const int32_t C = layers.back().out;
   const float* pred = ws.y.back().data();
+  const CpuKernels& kern = cpu_kernels();
   const int64_t nb = blocks_of(rows);
   ws.partial.assign(size_t(nb), 0.0);
   int32_t widest = 1;
@@ -197,7 +149,7 @@ double backward_rows(const NetView& net, CpuWorkspace& ws, const float* coords, 
       float* g = bufs[cur];
       // dZ = dY * act'(z): each thread its own rows (which it also produced in the step before).
       if (r1 > r0)
-        dispatch_activation<ActivationBackward>(L.activation, g, ws.z[li].data(), ws.y[li].data(), r0, r1, L.out, omega);
+        kern.activation_backward(L.activation, g, ws.z[li].data(), ws.y[li].data(), r0 * L.out, r1 * L.out, omega);
 #pragma omp barrier
       // Bias gradient: fixed 512-row blocks, summed in block order below (thread-count independent).
 #pragma omp for schedule(static)
@@ -324,6 +276,8 @@ struct CpuBackend::State {
   int64_t table_floats = 0;
   bool nonfinite = false; ///< a step since the last sample had a non-finite loss
   StepProfile profile;    ///< phase times since the last take_step_profile()
+  int threads_setting = cpu_threads_setting();
+  TeamSizer sizer{cpu_core_count(), threads_setting}; ///< the team size, measured or fixed
 
   NetView view() const { return {&setup.model, &layers, params.data(), fourier_b.data(), grid ? &*grid : nullptr}; }
   int64_t batch() const { return setup.batch_size > 0 ? setup.batch_size : n; }
@@ -337,7 +291,16 @@ CpuBackend::CpuBackend() {
 CpuBackend::~CpuBackend() = default;
 
 std::string CpuBackend::device_description() const {
-  return std::to_string(omp_get_max_threads()) + " CPU threads, OpenBLAS (" + openblas_get_corename() + ")";
+  const int fixed = cpu_threads_setting();
+  const std::string team = fixed > 0 ? std::to_string(fixed) + (fixed == 1 ? " thread" : " threads")
+                                     : "threads measured, up to " + std::to_string(cpu_core_count());
+  return std::to_string(cpu_core_count()) + " CPU cores (" + team + "), OpenBLAS (" + openblas_get_corename() + ")";
+}
+
+int CpuBackend::team_size() const {
+  if (m_state) return m_state->sizer.team();
+  const int fixed = cpu_threads_setting();
+  return fixed > 0 ? fixed : cpu_core_count();
 }
 
 bool CpuBackend::supports(BackendFeature f) const {
@@ -411,6 +374,12 @@ void CpuBackend::train_step_impl(const StepArgs& args) {
     return d;
   };
   auto mark = t_start;
+  if (const int setting = cpu_threads_setting(); setting != s.threads_setting) {
+    s.threads_setting = setting;
+    s.sizer = TeamSizer(cpu_core_count(), setting);
+  }
+  omp_set_num_threads(s.sizer.team()); // this thread's regions; the GUI trains on its own thread
+  const auto started = std::chrono::steady_clock::now();
   const NetView net = s.view();
   const int32_t C = s.layers.back().out;
   const int64_t total = s.batch();
@@ -453,6 +422,7 @@ void CpuBackend::train_step_impl(const StepArgs& args) {
   s.profile.update_s += lap(mark);
   s.profile.step_s += std::chrono::duration<double>(mark - t_start).count();
   ++s.profile.steps;
+  s.sizer.record(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   if (!std::isfinite(loss_sum)) s.nonfinite = true;
   if (args.record_loss) {
     s.pending = LossSample{args.step, loss_sum * double(inv_count), s.nonfinite};
@@ -477,6 +447,7 @@ double CpuBackend::dataset_mse_impl() {
       ++p.metrics_calls;
     }
   } timed{s.profile, t_start};
+  omp_set_num_threads(team_size());
   const NetView net = s.view();
   const int32_t C = s.layers.back().out;
   double sum = 0;
@@ -511,6 +482,7 @@ double CpuBackend::dataset_mse_impl() {
 
 void CpuBackend::predict_impl(const ModelSpec& model, std::span<const float> params, std::span<const float> fourier_b,
                               const float* coords, int64_t n, float* out) {
+  omp_set_num_threads(team_size());
   const auto layers = dense_layers(model);
   const auto grid = grid_of(model);
   const NetView net{&model, &layers, params.data(), fourier_b.data(), grid ? &*grid : nullptr};
@@ -529,6 +501,7 @@ double CpuBackend::loss_and_gradients_impl(const ModelSpec& model, const LossPar
                                            std::span<const float> params, std::span<const float> fourier_b,
                                            const float* coords, const float* targets, int64_t n,
                                            std::span<float> grads) {
+  omp_set_num_threads(team_size());
   const auto layers = dense_layers(model);
   const auto grid = grid_of(model);
   const NetView net{&model, &layers, params.data(), fourier_b.data(), grid ? &*grid : nullptr};
@@ -550,12 +523,14 @@ double CpuBackend::loss_and_gradients_impl(const ModelSpec& model, const LossPar
 
 void CpuBackend::optimizer_update_impl(const OptimizerSpec& opt, std::span<float> params, std::span<const float> grads,
                                        OptimizerState& st, float lr, int64_t step) {
+  omp_set_num_threads(team_size());
   optimizer_all(opt, params.data(), grads.data(), st.first.empty() ? nullptr : st.first.data(),
                 st.second.empty() ? nullptr : st.second.data(), int64_t(params.size()), lr, step);
 }
 
 void CpuBackend::encode_impl(const EncodingSpec& enc, std::span<const float> fourier_b, const float* coords, int64_t n,
                              float* out) {
+  omp_set_num_threads(team_size());
   if (enc.kind == EncodingKind::HashGrid)
     hash_grid_encode_rows(hash_grid_params(enc), fourier_b.data(), coords, n, out);
   else

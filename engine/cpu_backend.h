@@ -34,6 +34,10 @@ public:
   /// Forward, backward, update and metrics wall time of the steps since the last call.
   StepProfile take_step_profile() override;
 
+  /// The threads the next operation runs on: the fixed count (set_cpu_threads), or what this
+  /// backend's TeamSizer measured fastest (engine/cpu_threads.h).
+  int team_size() const;
+
   /// Rows per chunk of the forward/backward pass.
   static constexpr int64_t k_chunk_rows = 4096;
 

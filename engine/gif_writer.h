@@ -23,7 +23,8 @@ public:
   GifWriter& operator=(const GifWriter&) = delete;
 
   /// Appends one frame (width x height x channels, values clamped to [0, 1]). IoError on failure.
-  void add_frame(const Image& frame);
+  /// hold_seconds > 0 shows it at least that long (up to 655.35 s): the last frame's hold.
+  void add_frame(const Image& frame, double hold_seconds = 0);
   /// Writes the trailer and renames the file onto the target. IoError on failure.
   void commit();
   int64_t frame_count() const { return m_frames; }

@@ -206,6 +206,7 @@ std::vector<float> initial_parameters(const ModelSpec& s, uint64_t seed) {
       b_bound = 1.0 / std::sqrt(double(l.in));
       break;
     }
+    if (li == 0 && s.first_layer_scale > 0 && s.init != InitKind::Siren) w_bound = b_bound = s.first_layer_scale;
     for (int64_t i = 0; i < int64_t(l.in) * l.out; ++i) p[size_t(l.weight_offset + i)] = uniform(w_bound);
     for (int64_t i = 0; i < l.out; ++i) p[size_t(l.bias_offset + i)] = b_bound > 0 ? uniform(b_bound) : 0.0f;
   }

@@ -51,6 +51,10 @@ struct ModelSpec {
   Activation output_activation = Activation::Sigmoid;
   InitKind init = InitKind::Xavier;
   float omega_0 = 30.0f;                        ///< sine frequency (SIREN)
+  /// > 0: the first dense layer starts with weights and biases uniform in +-this (Xavier and He
+  /// only), so its units' edges start sharp and spread over the image instead of all passing
+  /// through its centre; 0: the init's own bounds (biases 0).
+  float first_layer_scale = 0.0f;
   int32_t output_channels = 1;                  ///< 1 (gray, binary) or 3 (rgb)
 };
 

@@ -177,6 +177,7 @@ void read_model(Reader r, ModelSpec& m) {
   r.named("output_activation", m.output_activation, parse_activation);
   r.named("init", m.init, parse_init);
   r.number("omega_0", m.omega_0, 1e-3, 1e4);
+  r.number("first_layer_scale", m.first_layer_scale, 0, 1e4);
 }
 } // namespace
 
@@ -317,7 +318,8 @@ json to_json(const RunConfig& c) {
   }
   json model = {{"encoding", encoding},      {"hidden", m.hidden},
                 {"activations", acts},       {"output_activation", activation_name(m.output_activation)},
-                {"init", init_name(m.init)}, {"omega_0", float_json(m.omega_0)}};
+                {"init", init_name(m.init)}, {"omega_0", float_json(m.omega_0)},
+                {"first_layer_scale", float_json(m.first_layer_scale)}};
   json background = json::array();
   for (float v : c.data.background)
     background.push_back(float_json(v));

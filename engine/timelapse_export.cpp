@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <fcntl.h>
 #include <memory>
@@ -170,6 +171,8 @@ namespace {
 struct FrameSink {
   virtual ~FrameSink() = default;
   virtual void add(const Image& frame) = 0;
+  /// The last frame, shown for at least `hold` seconds where the format has time (PNG frames do not).
+  virtual void add_last(const Image& frame, double hold) { add(frame); }
   virtual void commit() = 0;
 };
 struct GifSink final : FrameSink {
@@ -177,12 +180,19 @@ struct GifSink final : FrameSink {
   GifSink(const std::filesystem::path& f, int32_t width, int32_t height, int32_t c, double fps)
       : w(f, width, height, c, fps) {}
   void add(const Image& frame) override { w.add_frame(frame); }
+  void add_last(const Image& frame, double hold) override { w.add_frame(frame, hold); }
   void commit() override { w.commit(); }
 };
 struct Mp4Sink final : FrameSink {
   Mp4Writer w;
-  Mp4Sink(const std::filesystem::path& f, int32_t width, int32_t height, double fps) : w(f, width, height, fps) {}
+  double fps;
+  Mp4Sink(const std::filesystem::path& f, int32_t width, int32_t height, double rate)
+      : w(f, width, height, rate), fps(rate) {}
   void add(const Image& frame) override { w.add_frame(frame); }
+  void add_last(const Image& frame, double hold) override {
+    const int64_t copies = std::max<int64_t>(1, int64_t(std::ceil(hold * fps)));
+    for (int64_t i = 0; i < copies; ++i) w.add_frame(frame);
+  }
   void commit() override { w.commit(); }
 };
 struct PngSink final : FrameSink {
@@ -231,7 +241,10 @@ void export_timelapse(Backend& backend, const ModelSpec& model, std::span<const 
     if (opts.progress) ro.progress = [&](double f) { return opts.progress((double(i) + 0.95 * f) / n); };
     const Image img =
         render_timelapse_frame(backend, model, fourier_b, frames[i], opts.width, opts.height, opts.overlay, ro);
-    sink->add(img);
+    if (i + 1 == frames.size())
+      sink->add_last(img, opts.hold_last_seconds);
+    else
+      sink->add(img);
     if (opts.progress && !opts.progress(double(i + 1) / n)) throw CancelledError("timelapse export cancelled");
   }
   sink->commit();

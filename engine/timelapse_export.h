@@ -30,10 +30,16 @@ const char* timelapse_format_name(TimelapseFormat format);
 /// folder, or a name without extension) for PNG frames. ConfigError for anything else.
 TimelapseFormat timelapse_format_for(const std::filesystem::path& out);
 
+/// How long an exported GIF or MP4 shows its last frame by default.
+constexpr double k_timelapse_hold_last_seconds = 2.0;
+
 struct TimelapseOptions {
   int32_t width = 0, height = 0;              ///< frame size in pixels (required; GIF allows up to 65535 per side)
   double fps = 12;                            ///< frames per second (> 0; GIF plays at most 50)
   bool overlay = false;                       ///< draw "step N  PSNR x dB" on each frame
+  /// GIF and MP4 hold the last frame this long (a GIF as its delay, an MP4 by repeating it), so a
+  /// looping animation shows the finished picture before it starts again. 0: no hold.
+  double hold_last_seconds = k_timelapse_hold_last_seconds;
   int bit_depth = 8;                          ///< PNG frames only: 8 or 16
   std::optional<TimelapseFormat> format;      ///< empty = timelapse_format_for(out)
   int64_t max_tile_pixels = int64_t(1) << 18; ///< render band size, as RenderOptions

@@ -1,6 +1,7 @@
 #include "engine/trainer.h"
 
 #include "engine/errors.h"
+#include "engine/loss_math.h"
 
 #include <cmath>
 #include <cstdio>
@@ -48,6 +49,7 @@ void Trainer::reset() {
   m_history.clear();
   m_snapshots.clear();
   m_last_loss = std::numeric_limits<double>::quiet_NaN();
+  m_last_loss_step = -1;
   m_nonfinite_seen = false;
   m_initial_psnr = std::numeric_limits<double>::quiet_NaN();
   m_lr_scale = 1;
@@ -59,11 +61,10 @@ void Trainer::reset() {
 
 std::optional<MetricsRow> Trainer::step() {
   if (m_step_metrics) return step_lagged();
+  measure_untrained();
   if (!m_clock_start) m_clock_start = std::chrono::steady_clock::now();
   const int64_t every = std::max<int64_t>(1, m_config.training.metrics_every);
   const bool metrics = (m_step + 1) % every == 0 || m_step + 1 == m_config.training.steps || m_step == 0;
-  if (m_step == 0 && m_snapshots.empty() && m_policy.should_snapshot(0)) record_snapshot(std::nullopt);
-  if (m_step == 0 && std::isnan(m_initial_psnr)) m_initial_psnr = psnr_from_mse(m_backend->dataset_mse());
   const bool snap = m_policy.should_snapshot(m_step + 1);
   StepArgs args;
   args.step = m_step;
@@ -159,6 +160,7 @@ void Trainer::recover(const std::string& reason) {
   m_step = m_good.step;
   m_optimizer_step = m_good.optimizer_step;
   m_last_loss = m_good.loss;
+  m_last_loss_step = std::isnan(m_good.loss) ? -1 : m_step;
   while (!m_history.empty() && m_history.back().step > m_step) m_history.pop_back();
   m_snapshots.truncate_after(m_step);
   const int32_t limit = m_config.training.max_recoveries;
@@ -190,6 +192,7 @@ bool Trainer::ensure_finite() {
   m_backend->synchronize();
   if (auto sample = m_backend->poll_loss()) {
     m_last_loss = sample->loss;
+    m_last_loss_step = sample->step + 1;
     m_nonfinite_seen = m_nonfinite_seen || sample->nonfinite;
   }
   const std::vector<float> params = m_backend->parameters();
@@ -198,6 +201,34 @@ bool Trainer::ensure_finite() {
   if (bad == 0 && !m_nonfinite_seen) return false;
   recover(bad > 0 ? std::to_string(bad) + " weights or optimizer values became non-finite" : "the loss became nan");
   return true;
+}
+
+void Trainer::measure_untrained() {
+  if (m_step != 0) return;
+  const bool frame = m_snapshots.empty() && m_policy.should_snapshot(0);
+  if (!frame && !std::isnan(m_initial_psnr)) return;
+  // Measurements, not training: they run before the clock starts, so the first step's time is a
+  // step's (it used to carry two dataset passes and the frame's copy, 1.7x a normal step).
+  MetricsRow row = measure_row(); // the loss of the untrained network over the whole image
+  if (std::isnan(m_initial_psnr)) m_initial_psnr = row.psnr_db;
+  if (frame) record_snapshot(row);
+}
+
+double Trainer::dataset_loss() {
+  const int64_t n = m_data.size();
+  const int32_t C = m_data.channels();
+  const std::vector<float> params = m_backend->parameters();
+  constexpr int64_t k_rows = int64_t(1) << 16;
+  std::vector<float> coords(size_t(std::min(n, k_rows)) * 2), pred(size_t(std::min(n, k_rows)) * size_t(C));
+  double sum = 0;
+  for (int64_t r0 = 0; r0 < n; r0 += k_rows) {
+    const int64_t rows = std::min(k_rows, n - r0);
+    for (int64_t i = 0; i < rows; ++i) m_data.coordinate(r0 + i, coords[size_t(2 * i)], coords[size_t(2 * i + 1)]);
+    m_backend->predict(m_config.model, params, m_fourier_b, coords.data(), rows, pred.data());
+    const float* t = m_data.targets() + r0 * C;
+    for (int64_t e = 0; e < rows * C; ++e) sum += double(loss_value<float>(m_config.loss, pred[size_t(e)], t[e]));
+  }
+  return sum / (double(n) * C);
 }
 
 void Trainer::record_snapshot(const std::optional<MetricsRow>& measured) {
@@ -246,6 +277,7 @@ bool Trainer::branch_from_snapshot(size_t i) {
   while (!m_history.empty() && m_history.back().step > m_step) m_history.pop_back();
   m_snapshots.truncate_after(m_step);
   m_last_loss = s.metrics.loss;
+  m_last_loss_step = std::isnan(s.metrics.loss) ? -1 : m_step;
   // The branch is a new line of training: recoveries after its step did not happen on it.
   while (!m_recoveries.empty() && m_recoveries.back().step > m_step) m_recoveries.pop_back();
   m_recoveries_taken = std::min(m_recoveries_taken, m_recoveries.size());
@@ -270,7 +302,14 @@ MetricsRow Trainer::measure_row() {
   m_backend->synchronize();
   if (auto sample = m_backend->poll_loss()) {
     m_last_loss = sample->loss;
+    m_last_loss_step = sample->step + 1;
     m_nonfinite_seen = m_nonfinite_seen || sample->nonfinite;
+  }
+  // No step has reported a loss at this count (the untrained network, or a run stopped between
+  // metrics steps): the loss of the current weights over the whole image, not an older step's.
+  if (m_last_loss_step != m_step) {
+    m_last_loss = dataset_loss();
+    m_last_loss_step = m_step;
   }
   MetricsRow row;
   row.step = m_step;
@@ -383,6 +422,7 @@ void Trainer::restore(const Checkpoint& ckpt) {
   m_history = ckpt.history;
   m_snapshots.assign(ckpt.snapshots);
   m_last_loss = m_history.empty() ? std::numeric_limits<double>::quiet_NaN() : m_history.back().loss;
+  m_last_loss_step = m_history.empty() || std::isnan(m_last_loss) ? -1 : m_history.back().step;
   m_nonfinite_seen = false;
   m_lr_scale = ckpt.lr_scale;
   m_initial_psnr = ckpt.initial_psnr_db;

@@ -150,6 +150,11 @@ private:
 
   /// loss/PSNR/lr/time of the current network, without touching the history. Blocks.
   MetricsRow measure_row();
+  /// At step 0, before the clock starts: the untrained network's PSNR and its timelapse frame
+  /// (with the loss of the untrained network, never NaN).
+  void measure_untrained();
+  /// The loss of the current weights over the whole image (a forward pass, in chunks). Blocks.
+  double dataset_loss();
   /// step() on a StepMetrics backend: metrics ride on the next step, nothing waits.
   std::optional<MetricsRow> step_lagged();
   /// The awaited row, once its sample arrived (always when `wait`); runs accept_row.
@@ -186,6 +191,7 @@ private:
   std::optional<std::chrono::steady_clock::time_point> m_clock_start;
   std::vector<MetricsRow> m_history;
   double m_last_loss = 0;
+  int64_t m_last_loss_step = -1; ///< the step count m_last_loss belongs to (-1: none)
   bool m_nonfinite_seen = false; ///< the backend's divergence flag arrived set
   double m_initial_psnr = 0;       ///< PSNR of the untrained network (NaN: not known, e.g. an old model)
   double m_lr_scale = 1;

@@ -10,6 +10,7 @@
 namespace redraw {
 
 std::optional<MetricsRow> Trainer::step_lagged() {
+  if (m_awaited.count < 0) measure_untrained(); // off the clock, as in step()
   if (!m_clock_start) m_clock_start = std::chrono::steady_clock::now();
   std::optional<MetricsRow> out;
   // A row is due now but the previous one has not arrived (the device is more than a metrics
@@ -17,8 +18,7 @@ std::optional<MetricsRow> Trainer::step_lagged() {
   // which moves m_step back: everything below reads the step afterwards.
   if (m_due.count == m_step && m_awaited.count >= 0) out = finish_awaited(true);
 
-  if (m_step == 0 && m_snapshots.empty() && m_policy.should_snapshot(0)) record_snapshot(std::nullopt);
-  if (m_step == 0 && std::isnan(m_initial_psnr)) m_initial_psnr = psnr_from_mse(m_backend->dataset_mse());
+  measure_untrained();
   const int64_t every = std::max<int64_t>(1, m_config.training.metrics_every);
   const bool metrics = (m_step + 1) % every == 0 || m_step + 1 == m_config.training.steps || m_step == 0;
   const bool snap = m_policy.should_snapshot(m_step + 1);
@@ -66,6 +66,7 @@ std::optional<MetricsRow> Trainer::finish_awaited(bool wait) {
   m_awaited = {};
   m_nonfinite_seen = m_nonfinite_seen || sample->nonfinite;
   m_last_loss = sample->loss;
+  m_last_loss_step = sample->step + 1;
   MetricsRow row;
   row.step = pending.count;
   row.loss = sample->loss;

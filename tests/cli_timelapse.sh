@@ -78,7 +78,8 @@ mkdir -p "$work/bin"
 printf '#!/bin/sh\nfor a; do out="$a"; done\ncat > "$out"\n' >"$work/bin/ffmpeg"
 chmod +x "$work/bin/ffmpeg"
 expect 0 "mp4" -- env PATH="$work/bin:$PATH" "$redraw" timelapse "$model" --size 10x6 -o "$work/v.mp4"
-check "[ \$(stat -c %s '$work/v.mp4') = \$(( frames * 10 * 6 * 3 )) ]"
+# (the last frame is held 2 s: 24 copies at the default 12 fps)
+check "[ \$(stat -c %s '$work/v.mp4') = \$(( (frames - 1 + 24) * 10 * 6 * 3 )) ]"
 expect 1 "ffmpeg" -- env PATH="$work/nothing" "$redraw" timelapse "$model" --size 10x6 -o "$work/w.mp4"
 check "[ ! -e '$work/w.mp4' ]"
 

@@ -93,9 +93,28 @@ TEST_CASE("damaged model files are refused with a clear error") {
   auto magic = good;
   magic[0] = 'X';
   expect_error(magic, "magic");
+  // A real file from a newer redraw (its checksum right) is named as such...
+  auto with_crc = [](std::vector<uint8_t> bytes) {
+    const uint32_t crc = uint32_t(crc32(0L, bytes.data(), uInt(bytes.size() - 4)));
+    std::memcpy(bytes.data() + bytes.size() - 4, &crc, 4);
+    return bytes;
+  };
   auto version = good;
   version[8] = 99;
-  expect_error(version, "version");
+  expect_error(with_crc(version), "written by a newer redraw");
+  // ...but damaged or truncated bytes are never taken for one (the trial's "format version
+  // 1465009234": a second magic where the version belongs, as when a copy was cut and spliced).
+  expect_error(version, "truncated or damaged");
+  std::vector<uint8_t> spliced(good.begin(), good.begin() + 8);
+  spliced.insert(spliced.end(), good.begin(), good.begin() + good.size() / 3);
+  expect_error(spliced, "truncated or damaged");
+  for (const char* needle : {"newer", "version"}) {
+    try {
+      deserialize_checkpoint(spliced.data(), spliced.size(), "bad.redraw");
+    } catch (const CheckpointError& e) {
+      CHECK(std::string(e.what()).find(needle) == std::string::npos);
+    }
+  }
   std::vector<uint8_t> text(200, 'a');
   expect_error(text, "magic");
 

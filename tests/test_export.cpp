@@ -98,17 +98,37 @@ TEST_CASE("a GIF timelapse decodes to the expected frame count, size and delays"
     CHECK(gif->SWidth == 40);
     CHECK(gif->SHeight == 30);
     CHECK(size_t(gif->ImageCount) == t.trainer.snapshot_count());
-    int total_delay = 0;
+    int total_delay = 0, last_delay = 0;
     for (int i = 0; i < gif->ImageCount; ++i) {
       CHECK(gif->SavedImages[i].ImageDesc.Width == 40);
       GraphicsControlBlock gcb;
       REQUIRE(DGifSavedExtensionToGCB(gif, i, &gcb) == GIF_OK);
-      total_delay += gcb.DelayTime;
+      if (i + 1 < gif->ImageCount) total_delay += gcb.DelayTime;
+      else last_delay = gcb.DelayTime;
     }
-    CHECK(total_delay == int(std::lround(100.0 * double(gif->ImageCount) / 10.0)));
+    // Every frame but the last at 10 fps; the last one holds the finished picture for 2 s.
+    CHECK(total_delay == int(std::lround(100.0 * double(gif->ImageCount - 1) / 10.0)));
+    CHECK(last_delay == int(std::lround(100.0 * k_timelapse_hold_last_seconds)));
     DGifCloseFile(gif, &err);
     CHECK(test::files_in(dir.path) == 1); // no temp file left
   }
+}
+
+TEST_CASE("a GIF without a hold plays its last frame at the frame rate") {
+  Trained t(1);
+  test::TempDir dir;
+  const fs::path out = dir.path / "lapse.gif";
+  TimelapseOptions o = options(16, 12);
+  o.hold_last_seconds = 0;
+  t.export_to(out, o);
+  int err = 0;
+  GifFileType* gif = DGifOpenFileName(out.c_str(), &err);
+  REQUIRE(gif != nullptr);
+  REQUIRE(DGifSlurp(gif) == GIF_OK);
+  GraphicsControlBlock gcb;
+  REQUIRE(DGifSavedExtensionToGCB(gif, gif->ImageCount - 1, &gcb) == GIF_OK);
+  CHECK(gcb.DelayTime == 10);
+  DGifCloseFile(gif, &err);
 }
 
 TEST_CASE("GIF colours: grey is exact, RGB is quantised within one cube step") {
@@ -331,7 +351,8 @@ TEST_CASE("MP4 goes through ffmpeg on PATH, atomically, and names ffmpeg when it
     ScopedEnv path("PATH", (dir.path / "bin").string() + ":" + old_path);
     CHECK(ffmpeg_available());
     t.export_to(dir.path / "v.mp4", options(21, 15));
-    CHECK(fs::file_size(dir.path / "v.mp4") == t.trainer.snapshot_count() * 21 * 15 * 3);
+    // The last frame is repeated for the 2 s hold at 10 fps.
+    CHECK(fs::file_size(dir.path / "v.mp4") == (t.trainer.snapshot_count() - 1 + 20) * 21 * 15 * 3);
   }
   // One that fails: its message is reported and no partial video is left.
   write_script(

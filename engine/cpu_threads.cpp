@@ -1,0 +1,67 @@
+#include "engine/cpu_threads.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+
+namespace redraw {
+
+namespace {
+std::atomic<int> g_threads{0}; // process-wide, like the OpenMP runtime's own settings
+} // namespace
+
+int cpu_core_count() { return std::max(1, omp_get_num_procs()); }
+
+void set_cpu_threads(int n) { g_threads.store(n <= 0 ? 0 : std::min(n, 1024)); }
+
+int cpu_threads_setting() { return g_threads.load(); }
+
+TeamSizer::TeamSizer(int max_threads, int fixed) : m_fixed(fixed) {
+  max_threads = std::max(1, max_threads);
+  m_candidates.push_back(max_threads);
+  if (max_threads >= 4) m_candidates.push_back(max_threads / 2);
+  if (max_threads >= 2) m_candidates.push_back(1);
+  m_time.assign(m_candidates.size(), 0.0);
+  m_team = max_threads;
+  if (m_fixed <= 0 && m_candidates.size() > 1) start_probe();
+}
+
+void TeamSizer::start_probe() {
+  m_probe = 0;
+  m_probe_steps = 0;
+  m_probe_sum = 0;
+  m_team = m_candidates[0];
+}
+
+void TeamSizer::record(double seconds) {
+  if (m_fixed > 0 || m_candidates.size() < 2) return;
+  if (m_probe < 0) {
+    if (--m_exploit_left <= 0) start_probe();
+    return;
+  }
+  // The first step at a new size pays for waking threads and refilling caches: not counted.
+  if (m_probe_steps > 0) m_probe_sum += seconds;
+  if (++m_probe_steps < k_probe_steps) return;
+  m_time[size_t(m_probe)] = m_probe_sum / double(k_probe_steps - 1);
+  if (size_t(++m_probe) < m_candidates.size()) {
+    m_probe_steps = 0;
+    m_probe_sum = 0;
+    m_team = m_candidates[size_t(m_probe)];
+    return;
+  }
+  // Every candidate measured: the fastest, or a smaller one within k_prefer_smaller of it.
+  size_t best = 0;
+  for (size_t i = 1; i < m_time.size(); ++i)
+    if (m_time[i] < m_time[best]) best = i;
+  for (size_t i = m_time.size(); i-- > best + 1;)
+    if (m_time[i] <= m_time[best] * (1.0 + k_prefer_smaller)) {
+      best = i;
+      break;
+    }
+  m_team = m_candidates[best];
+  m_probe = -1;
+  m_exploit_left = int64_t(k_exploit_factor) * k_probe_steps * int64_t(m_candidates.size());
+}
+
+} // namespace redraw

@@ -1,0 +1,55 @@
+#pragma once
+/// The CPU backend's thread team.
+/// - A process-wide setting: set_cpu_threads(n) with n > 0 fixes every CPU backend's team at n
+///   threads (`--threads N`, the GUI's Threads control); 0 (the default) lets each backend measure.
+/// - Measured team sizing (TeamSizer): every so often a backend times a few steps at each
+///   candidate team size (all cores, half of them, one) and trains with the fastest, taking a
+///   smaller team when it is within k_prefer_smaller of the best. So a busy neighbour (another
+///   process, or the GUI's own threads) never leaves two threads slower than one: when it would,
+///   the measurement says so and the team shrinks. Results do not depend on the team size (every
+///   reduction has a fixed blocking), so switching never changes the weights.
+/// - The OpenMP runtime's idle threads wait passively after a short spin: app/openmp_env.cpp sets
+///   GOMP_SPINCOUNT before the runtime starts (a user's OMP_WAIT_POLICY or GOMP_SPINCOUNT wins).
+#include <cstdint>
+#include <vector>
+
+namespace redraw {
+
+/// Logical cores this process may use (the OpenMP runtime's count, which follows the affinity mask).
+int cpu_core_count();
+/// n > 0: every CPU backend uses exactly n threads (clamped to 1..1024); 0: measured (the default).
+void set_cpu_threads(int n);
+/// The setting: 0 for measured, else the fixed count.
+int cpu_threads_setting();
+
+/// Picks a team size from measured step times. Pure logic: the backend reports how long each step
+/// took at the size team() gave it.
+class TeamSizer {
+public:
+  static constexpr int k_probe_steps = 3;          ///< per candidate; the first is not counted
+  static constexpr int k_exploit_factor = 12;      ///< train this many probes' worth before probing again
+  static constexpr double k_prefer_smaller = 0.05; ///< a smaller team within 5% of the best wins
+
+  /// max_threads >= 1; fixed > 0 disables measuring (team() is always `fixed`).
+  explicit TeamSizer(int max_threads, int fixed = 0);
+  /// The team size for the next step.
+  int team() const { return m_fixed > 0 ? m_fixed : m_team; }
+  /// The last step, run at team(), took `seconds`.
+  void record(double seconds);
+  /// Candidate sizes, largest first.
+  const std::vector<int>& candidates() const { return m_candidates; }
+  bool probing() const { return m_probe >= 0; }
+
+private:
+  void start_probe();
+  int m_fixed = 0;
+  std::vector<int> m_candidates;
+  std::vector<double> m_time;   ///< mean counted step time per candidate in the current probe
+  int m_team = 1;
+  int m_probe = -1;             ///< candidate being probed, -1 while exploiting
+  int m_probe_steps = 0;
+  double m_probe_sum = 0;
+  int64_t m_exploit_left = 0;
+};
+
+} // namespace redraw

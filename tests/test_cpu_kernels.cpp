@@ -1,0 +1,248 @@
+// The vectorised CPU kernels (engine/cpu_kernels.h) against the shared REDRAW_HD math they
+// replace in the hot loops, and against a float64 evaluation; the thread team (engine/cpu_threads.h).
+#include "test_support.h"
+
+#include "engine/cpu_backend.h"
+#include "engine/cpu_kernels.h"
+#include "engine/cpu_threads.h"
+#include "engine/rng_math.h"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+
+using namespace redraw;
+
+namespace {
+
+/// Distance in units in the last place of a float (the spacing at |ref|; the smallest normal's near 0).
+double ulps(float got, double ref) {
+  const double spacing = std::ldexp(1.0, std::max(std::ilogb(float(ref)), -126) - 23);
+  return std::abs(double(got) - ref) / spacing;
+}
+
+constexpr Activation k_all[] = {Activation::Identity, Activation::Relu,     Activation::LeakyRelu, Activation::Tanh,
+                                Activation::Sigmoid,  Activation::Softplus, Activation::Sine};
+
+/// Inputs that cover each function's interesting ranges: saturation, zero crossings, large phases.
+std::vector<float> inputs(Activation a, int n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  const float range = a == Activation::Sine ? 4.0f : 25.0f; // sin(30 z): phases up to 120
+  std::uniform_real_distribution<float> u(-range, range);
+  std::vector<float> v(static_cast<size_t>(n));
+  for (auto& x : v) x = u(rng);
+  v[0] = 0.0f;
+  v[1] = 1e-6f;
+  v[2] = -1e-3f;
+  return v;
+}
+
+} // namespace
+
+TEST_CASE("every kernel variant matches the shared activation math within 4 ulp, and float64 within 4 ulp") {
+  const auto variants = cpu_kernel_variants();
+  REQUIRE(!variants.empty());
+  MESSAGE("kernel variants on this CPU: " << variants.size() << ", chosen: " << std::string(cpu_kernels().isa));
+  const int32_t out = 37; // not a multiple of any vector width: the remainder loop is checked too
+  const int64_t rows = 29;
+  const float omega = 30.0f;
+  for (const CpuKernels* k : variants) {
+    for (Activation a : k_all) {
+      const std::string isa = k->isa, name = activation_name(a);
+      CAPTURE(isa);
+      CAPTURE(name);
+      const std::vector<float> z0 = inputs(a, int(rows * out), 7);
+      std::vector<float> bias(static_cast<size_t>(out));
+      for (int32_t j = 0; j < out; ++j) bias[size_t(j)] = 0.01f * float(j - out / 2);
+      std::vector<float> z = z0, y(z0.size(), -7.0f);
+      k->bias_activate(a, z.data(), y.data(), bias.data(), 1, rows, out, omega); // row 0 untouched
+      double worst_ref = 0, worst_f64 = 0;
+      for (int64_t r = 0; r < rows; ++r)
+        for (int32_t j = 0; j < out; ++j) {
+          const size_t e = size_t(r * out + j);
+          if (r == 0) {
+            CHECK(y[e] == -7.0f);
+            CHECK(z[e] == z0[e]);
+            continue;
+          }
+          const float v = z0[e] + bias[size_t(j)];
+          REQUIRE(z[e] == v);
+          const float ref = activate<float>(a, v, omega);
+          // float64 at the same argument (the float product omega * v, as both float paths take it).
+          const double arg = a == Activation::Sine ? double(omega * v) : double(v);
+          const double ref64 = a == Activation::Sine ? std::sin(arg) : activate<double>(a, arg, 1.0);
+          worst_ref = std::max(worst_ref, ulps(y[e], double(ref)));
+          worst_f64 = std::max(worst_f64, ulps(y[e], ref64));
+        }
+      CHECK(worst_ref <= 4.0);
+      CHECK(worst_f64 <= 4.0);
+
+      // The derivative, with y from the reference.
+      std::vector<float> g(z0.size()), yv(z0.size());
+      for (size_t e = 0; e < z0.size(); ++e) {
+        yv[e] = activate<float>(a, z0[e], omega);
+        g[e] = 0.5f + 0.001f * float(e % 97);
+      }
+      std::vector<float> g_out = g;
+      k->activation_backward(a, g_out.data(), z0.data(), yv.data(), 3, int64_t(z0.size()) - 2, omega);
+      double worst_d = 0, worst_d64 = 0;
+      for (size_t e = 0; e < z0.size(); ++e) {
+        if (e < 3 || e >= z0.size() - 2) {
+          CHECK(g_out[e] == g[e]);
+          continue;
+        }
+        const float ref = g[e] * activate_derivative<float>(a, z0[e], yv[e], omega);
+        double d64 = 0;
+        if (a == Activation::Sine)
+          d64 = double(omega) * std::cos(double(omega * z0[e]));
+        else
+          d64 = activate_derivative<double>(a, double(z0[e]), double(yv[e]), 1.0);
+        // Derivatives such as 1 - y^2 cancel: their float error is a few ulp of the terms (|g|, or
+        // |g| omega for the sine), not of the small result; FMA contraction may also fuse them.
+        const double terms = std::abs(double(g[e])) * (a == Activation::Sine ? double(omega) : 1.0);
+        const double floor = 4.0 * std::numeric_limits<float>::epsilon() * terms;
+        const double spacing = std::ldexp(1.0, std::max(std::ilogb(ref), -126) - 23);
+        worst_d = std::max(worst_d, std::abs(double(g_out[e]) - double(ref)) / (4.0 * spacing + floor));
+        worst_d64 = std::max(worst_d64, std::abs(double(g_out[e]) - double(g[e]) * d64) / (6.0 * spacing + floor));
+      }
+      CHECK(worst_d <= 1.0);
+      CHECK(worst_d64 <= 1.0);
+    }
+  }
+}
+
+TEST_CASE("the vectorised Fourier encoding matches encoding_value and a float64 evaluation") {
+  EncodingSpec spec;
+  spec.kind = EncodingKind::Fourier;
+  spec.features = 19;
+  spec.sigma = 10.0f;
+  const std::vector<float> b = fourier_matrix(spec, 5);
+  const int64_t n = 41;
+  std::vector<float> coords(size_t(2 * n));
+  for (int64_t i = 0; i < n; ++i) {
+    coords[size_t(2 * i)] = pixel_centre<float>(i, n);
+    coords[size_t(2 * i + 1)] = pixel_centre<float>((i * 7) % n, n);
+  }
+  const int32_t w = 2 * spec.features;
+  for (const CpuKernels* k : cpu_kernel_variants()) {
+    const std::string isa = k->isa;
+    CAPTURE(isa);
+    std::vector<float> out(size_t(n * w), -9.0f);
+    k->fourier_encode(b.data(), spec.features, coords.data(), 0, n, out.data());
+    double worst = 0, worst64 = 0;
+    for (int64_t i = 0; i < n; ++i)
+      for (int32_t j = 0; j < w; ++j) {
+        const float x = coords[size_t(2 * i)], y = coords[size_t(2 * i + 1)];
+        const float got = out[size_t(i * w + j)];
+        const float ref = encoding_value<float>(spec.params(), b.data(), x, y, j);
+        const int32_t f = j % spec.features;
+        const double phase = k_pi * (double(b[size_t(2 * f)]) * x + double(b[size_t(2 * f + 1)]) * y);
+        const double ref64 = j < spec.features ? std::sin(phase) : std::cos(phase);
+        // The float phase itself is within a few ulp of |phase| (FMA may fuse it): the bound scales with it.
+        const double tol = 8.0 * std::numeric_limits<float>::epsilon() * std::max(1.0, std::abs(phase));
+        worst = std::max(worst, std::abs(double(got) - double(ref)) / tol);
+        worst64 = std::max(worst64, std::abs(double(got) - ref64) / tol);
+      }
+    CHECK(worst <= 1.0);
+    CHECK(worst64 <= 1.0);
+  }
+  // The backend's encode() goes through the kernels.
+  CpuBackend cpu;
+  std::vector<float> via_backend(size_t(n * w));
+  cpu.encode(spec, b, coords.data(), n, via_backend.data());
+  std::vector<float> direct(size_t(n * w));
+  cpu_kernels().fourier_encode(b.data(), spec.features, coords.data(), 0, n, direct.data());
+  CHECK(via_backend == direct);
+}
+
+TEST_CASE("TeamSizer: measures every candidate, keeps the fastest, prefers a smaller team on a near tie") {
+  SUBCASE("fixed") {
+    TeamSizer t(8, 3);
+    for (int i = 0; i < 50; ++i) {
+      CHECK(t.team() == 3);
+      t.record(1.0);
+    }
+  }
+  SUBCASE("one core: nothing to measure") {
+    TeamSizer t(1);
+    CHECK(t.candidates() == std::vector<int>{1});
+    t.record(1.0);
+    CHECK(t.team() == 1);
+  }
+  // A machine where a step takes `cost(team)` seconds.
+  auto settle = [](TeamSizer& t, auto cost) {
+    for (int i = 0; i < 3 * TeamSizer::k_probe_steps; ++i) t.record(cost(t.team()));
+    return t.team();
+  };
+  SUBCASE("two quiet cores: two threads") {
+    TeamSizer t(2);
+    CHECK(t.candidates() == std::vector<int>{2, 1});
+    CHECK(settle(t, [](int n) { return n == 2 ? 0.55 : 1.0; }) == 2);
+  }
+  SUBCASE("a busy neighbour: one thread") {
+    TeamSizer t(2);
+    CHECK(settle(t, [](int n) { return n == 2 ? 3.0 : 1.0; }) == 1);
+  }
+  SUBCASE("within 5%: the smaller team leaves the neighbour its share") {
+    TeamSizer t(2);
+    CHECK(settle(t, [](int n) { return n == 2 ? 0.98 : 1.0; }) == 1);
+  }
+  SUBCASE("eight cores: the half team wins") {
+    TeamSizer t(8);
+    CHECK(t.candidates() == std::vector<int>{8, 4, 1});
+    CHECK(settle(t, [](int n) { return n == 8 ? 0.5 : (n == 4 ? 0.3 : 1.0); }) == 4);
+  }
+  SUBCASE("the first step at a size is not counted, and the choice is measured again later") {
+    TeamSizer t(2);
+    int previous = -1;
+    // Switching sizes costs the first step 100x (waking threads); counted steps: 2 threads faster.
+    for (int i = 0; i < 2 * TeamSizer::k_probe_steps; ++i) {
+      const int n = t.team();
+      t.record((n != previous ? 100.0 : 1.0) * (n == 2 ? 0.5 : 1.0));
+      previous = n;
+    }
+    CHECK(!t.probing());
+    CHECK(t.team() == 2);
+    // Conditions change (a neighbour starts): after the exploit period it probes again and switches.
+    int probes = 0;
+    for (int i = 0; i < 500; ++i) {
+      probes += t.probing();
+      t.record(t.team() == 2 ? 5.0 : 1.0);
+    }
+    CHECK(probes > 0);
+    CHECK(t.team() == 1);
+  }
+}
+
+TEST_CASE("the thread count never changes the weights: 1, 2 and 3 threads, measured or fixed") {
+  RunConfig cfg = test::small_config(OptimizerKind::Adam, 0);
+  cfg.model.hidden = {24, 16};
+  cfg.model.hidden_activations = {Activation::Sine, Activation::Tanh};
+  cfg.model.encoding.kind = EncodingKind::Fourier;
+  cfg.model.encoding.features = 8;
+  const Image img = test::gradient_image(40, 37, 3);
+  std::vector<std::vector<float>> results;
+  for (int threads : {1, 2, 3, 0}) {
+    set_cpu_threads(threads);
+    Trainer t = test::small_trainer(cfg, img);
+    t.run(12);
+    results.push_back(t.parameters());
+  }
+  set_cpu_threads(0);
+  for (size_t i = 1; i < results.size(); ++i) CHECK(results[i] == results[0]);
+}
+
+TEST_CASE("set_cpu_threads: the setting, and the backend's team follows it") {
+  set_cpu_threads(2);
+  CHECK(cpu_threads_setting() == 2);
+  CpuBackend cpu;
+  CHECK(cpu.team_size() == 2);
+  CHECK(cpu.device_description().find("2 threads") != std::string::npos);
+  set_cpu_threads(-5);
+  CHECK(cpu_threads_setting() == 0);
+  CHECK(cpu.team_size() == cpu_core_count());
+  CHECK(cpu.device_description().find("measured") != std::string::npos);
+}

@@ -1,0 +1,156 @@
+// Details of a run's numbers that a user sees: the untrained frame's loss, the last row after a
+// stop between metrics steps, what the first step's time holds, and the preset a model names.
+#include "test_support.h"
+
+#include "engine/cpu_backend.h"
+#include "engine/preset_match.h"
+#include "engine/trainer.h"
+
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <cmath>
+#include <thread>
+
+using namespace redraw;
+
+namespace {
+
+/// The loss of `params` over the whole image, in float64 from the backend's predictions.
+double loss_of(Trainer& t, const std::vector<float>& params) {
+  const Dataset& d = t.dataset();
+  std::vector<float> coords(size_t(2 * d.size())), pred(size_t(d.size() * d.channels()));
+  for (int64_t i = 0; i < d.size(); ++i) d.coordinate(i, coords[size_t(2 * i)], coords[size_t(2 * i + 1)]);
+  t.backend().predict(t.config().model, params, t.fourier_b(), coords.data(), d.size(), pred.data());
+  double sum = 0;
+  for (size_t e = 0; e < pred.size(); ++e) sum += loss_value<double>(t.config().loss, pred[e], d.targets()[e]);
+  return sum / double(pred.size());
+}
+
+/// The CPU backend whose measurements (dataset_mse, predict) are slow: what is on the clock shows.
+class SlowMeasureBackend final : public Backend {
+public:
+  explicit SlowMeasureBackend(std::chrono::milliseconds pause) : m_pause(pause) {}
+  std::string name() const override { return "cpu"; }
+  std::string device_description() const override { return "cpu, slow measurements (test)"; }
+  bool supports(BackendFeature f) const override { return m_cpu.supports(f); }
+
+protected:
+  void configure_impl(const TrainSetup& setup, const Dataset& data) override { m_cpu.configure(setup, data); }
+  void set_parameters_impl(std::span<const float> p) override { m_cpu.set_parameters(p); }
+  void get_parameters_impl(std::vector<float>& out) override { out = m_cpu.parameters(); }
+  void set_optimizer_state_impl(const OptimizerState& st) override { m_cpu.set_optimizer_state(st); }
+  void get_optimizer_state_impl(OptimizerState& out) override { out = m_cpu.optimizer_state(); }
+  void train_step_impl(const StepArgs& args) override { m_cpu.train_step(args); }
+  std::optional<LossSample> poll_loss_impl() override { return m_cpu.poll_loss(); }
+  double dataset_mse_impl() override {
+    std::this_thread::sleep_for(m_pause);
+    return m_cpu.dataset_mse();
+  }
+  void predict_impl(const ModelSpec& model, std::span<const float> params, std::span<const float> fourier_b,
+                    const float* coords, int64_t n, float* out) override {
+    std::this_thread::sleep_for(m_pause);
+    m_cpu.predict(model, params, fourier_b, coords, n, out);
+  }
+  double loss_and_gradients_impl(const ModelSpec& model, const LossParams& loss, std::span<const float> params,
+                                 std::span<const float> fourier_b, const float* coords, const float* targets,
+                                 int64_t n, std::span<float> grads) override {
+    return m_cpu.loss_and_gradients(model, loss, params, fourier_b, coords, targets, n, grads);
+  }
+  void optimizer_update_impl(const OptimizerSpec& opt, std::span<float> params, std::span<const float> grads,
+                             OptimizerState& state, float lr, int64_t step) override {
+    m_cpu.optimizer_update(opt, params, grads, state, lr, step);
+  }
+  void encode_impl(const EncodingSpec& enc, std::span<const float> fourier_b, const float* coords, int64_t n,
+                   float* out) override {
+    m_cpu.encode(enc, fourier_b, coords, n, out);
+  }
+
+private:
+  CpuBackend m_cpu;
+  std::chrono::milliseconds m_pause;
+};
+
+} // namespace
+
+TEST_CASE("the untrained frame carries the untrained network's loss, not nan") {
+  for (LossKind loss : {LossKind::MSE, LossKind::L1}) {
+    RunConfig cfg = test::small_config(OptimizerKind::Adam, 0);
+    cfg.loss.kind = loss;
+    Trainer t = test::small_trainer(cfg, test::gradient_image(12, 9, 1));
+    const std::vector<float> initial = t.parameters();
+    t.run(3);
+    REQUIRE(t.snapshot_count() >= 1);
+    const Snapshot& first = t.snapshot(0);
+    CHECK(first.metrics.step == 0);
+    REQUIRE(std::isfinite(first.metrics.loss));
+    CHECK(first.params == initial);
+    CHECK(first.metrics.loss == doctest::Approx(loss_of(t, initial)).epsilon(1e-5));
+    if (loss == LossKind::MSE) // a sigmoid output never needs clamping: the loss is the PSNR's MSE
+      CHECK(first.metrics.psnr_db == doctest::Approx(-10.0 * std::log10(first.metrics.loss)).epsilon(1e-4));
+    // The first history row is step 1's, whose loss is the full batch's at the initial weights.
+    REQUIRE(!t.history().empty());
+    CHECK(t.history().front().step == 1);
+    CHECK(t.history().front().loss == doctest::Approx(first.metrics.loss).epsilon(1e-5));
+  }
+}
+
+TEST_CASE("the last row after a stop between metrics steps has the current loss, not an older step's") {
+  RunConfig cfg = test::small_config(OptimizerKind::Adam, 0);
+  cfg.training.metrics_every = 5;
+  Trainer t = test::small_trainer(cfg, test::gradient_image(12, 9, 1));
+  SnapshotPolicy frames;
+  frames.enabled = false; // no frame steps: they record their loss too
+  t.set_snapshot_policy(frames);
+  t.run(8); // rows at 1 and 5; steps 6..8 record no loss
+  REQUIRE(t.history().back().step == 5);
+  const double older = t.history().back().loss;
+  const MetricsRow last = t.measure();
+  CHECK(last.step == 8);
+  CHECK(t.history().back().step == 8);
+  CHECK(last.loss != older);
+  CHECK(last.loss == doctest::Approx(loss_of(t, t.parameters())).epsilon(1e-5));
+  // Measured again at the same step: the same numbers.
+  CHECK(t.measure().loss == last.loss);
+}
+
+TEST_CASE("the untrained network's measurements are off the training clock") {
+  RunConfig cfg = test::small_config(OptimizerKind::Adam, 0);
+  cfg.training.metrics_every = 1000; // only step 1's row
+  const auto pause = std::chrono::milliseconds(1500);
+  Trainer t(std::make_unique<SlowMeasureBackend>(pause), cfg, Dataset{test::gradient_image(6, 5, 1)});
+  const auto t0 = std::chrono::steady_clock::now();
+  t.step(); // measures the untrained frame (slow), trains one tiny step, measures step 1's row (slow)
+  t.pause_clock();
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  REQUIRE(wall >= 2 * 1.5);
+  // Before: the untrained frame, its PSNR and step 1's row were all on the clock (3 pauses).
+  // Now only step 1's row is (a metrics row is measured inside the step, as on every later step).
+  CHECK(t.elapsed_seconds() < 2 * 1.5);
+  CHECK(t.snapshot(0).metrics.seconds == 0.0);
+}
+
+TEST_CASE("preset_label: a preset's name only while the recipe is the preset's") {
+  RunConfig siren = load_preset("siren");
+  CHECK(preset_label(siren) == "siren");
+  siren.data.max_side = 64; // sizes, steps and seeds are not the recipe
+  siren.training.steps = 7;
+  siren.training.seed = 99;
+  siren.data.color_mode = ColorMode::Gray;
+  siren.model.output_channels = 1;
+  CHECK(preset_label(siren) == "siren");
+  RunConfig edited = siren;
+  edited.model.hidden = {128, 128};
+  edited.model.hidden_activations = {Activation::Sine, Activation::Sine};
+  CHECK(preset_label(edited) == "custom (from siren)");
+  edited = siren;
+  edited.schedule.lr_max = 3e-4;
+  CHECK(preset_label(edited) == "custom (from siren)");
+  RunConfig own;
+  own.name = "my-net";
+  CHECK(preset_label(own) == "my-net");
+  for (const auto& name : preset_names()) {
+    CAPTURE(name);
+    CHECK(preset_label(load_preset(name)) == name);
+  }
+}
