@@ -20,7 +20,8 @@ static Window find(Display* d, Window w, const char* part) {
   unsigned n = 0;
   Window found = 0;
   if (XQueryTree(d, w, &root, &parent, &kids, &n)) {
-    for (unsigned i = 0; i < n && !found; ++i) found = find(d, kids[i], part);
+    for (unsigned i = 0; i < n && !found; ++i)
+      found = find(d, kids[i], part);
     if (kids) XFree(kids);
   }
   return found;

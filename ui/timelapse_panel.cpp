@@ -18,8 +18,12 @@ void draw_run_tree(UiState& ui) {
   std::string current = "main";
   for (const RunLine& l : lines)
     if (l.active) current = l.label();
+  // The full label names the current line; a narrow panel keeps room for the cap field after it.
   char label[160];
   std::snprintf(label, sizeof label, "run tree (%d): %s", int(lines.size()), current.c_str());
+  const float room = ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize("frame memory cap (MB)").x - 180;
+  if (ImGui::CalcTextSize(label).x + 2 * ImGui::GetStyle().FramePadding.x > room)
+    std::snprintf(label, sizeof label, "run tree (%d)", int(lines.size()));
   ImGui::BeginDisabled(lines.size() < 2 && !tl.tree_open_requested);
   if (ImGui::Button(label) || tl.tree_open_requested) ImGui::OpenPopup("##run_tree");
   tl.tree_open_requested = false;

@@ -450,8 +450,9 @@ void TrainingSession::publish_snapshots(bool force) {
   if (!m_run) return;
   const SnapshotStore& store = m_run->trainer->snapshots();
   const int64_t newest = store.empty() ? -1 : store.frames().back().metrics.step;
+  // The bytes change too when frames lose their optimizer state (Snapshot::resumable).
   if (!force && store.size() == m_published_frames && store.thinned() == m_published_thinned &&
-      newest == m_published_newest)
+      newest == m_published_newest && store.bytes() == m_published_bytes)
     return;
   std::vector<MetricsRow> rows;
   std::vector<uint8_t> resumable;
@@ -462,6 +463,7 @@ void TrainingSession::publish_snapshots(bool force) {
   }
   m_published_frames = store.size();
   m_published_thinned = store.thinned();
+  m_published_bytes = store.bytes();
   m_published_newest = newest;
   std::lock_guard lock(m_mutex);
   m_back.snapshots = std::move(rows);

@@ -214,7 +214,7 @@ private:
   uint64_t m_run_id = 0;
   uint64_t m_trainer_id = 0;
   bool m_host_preview_wanted = false;
-  size_t m_published_frames = 0, m_published_thinned = 0;
+  size_t m_published_frames = 0, m_published_thinned = 0, m_published_bytes = 0;
   int64_t m_published_newest = -1;
   bool m_backend_notice_shown = false; ///< "using the CPU backend" is said once per session
   size_t m_snapshot_cap = 0;           ///< set_snapshot_cap's bytes; 0 = the Trainer's default
