@@ -5,6 +5,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <vector>
 
@@ -94,6 +95,10 @@ void draw_field_timeline(const char* id, const PerfState& p, float PerfBin::*fie
   opts.title = title;
   opts.x_label = "seconds";
   opts.y_min = 0;
+  float top = 0; // headroom, so a flat line (memory) is not drawn on the frame's top edge
+  for (float y : ys)
+    if (std::isfinite(y)) top = std::max(top, y);
+  if (top > 0) opts.y_max = top * 1.15f;
   draw_line_plot(id, size, std::span(&series, 1), opts);
 }
 
@@ -146,7 +151,7 @@ void draw_perf_panel(UiState& ui) {
   }
   const float w = ImGui::GetContentRegionAvail().x;
   const float h =
-      std::max(ui_px(70), (ImGui::GetContentRegionAvail().y - ImGui::GetTextLineHeightWithSpacing() * 4) / 4);
+      std::max(ui_px(95), (ImGui::GetContentRegionAvail().y - ImGui::GetTextLineHeightWithSpacing() * 4) / 4);
   ImGui::TextUnformatted("step time by phase (ms per step, last minute)");
   draw_step_timeline(p, ImVec2(w, h));
   draw_field_timeline("##frame", p, &PerfBin::frame_ms, "GUI frame time (ms, CPU)", IM_COL32(255, 210, 90, 255),
