@@ -110,12 +110,24 @@ TEST_CASE("ui polish: performance bins split a step and average over the bin") {
   CHECK(p.bins.back().step_ms == doctest::Approx(40.0));
   CHECK(p.bins.back().device_mb == doctest::Approx(512.0));
   CHECK(p.bins.back().host_mb == -1.0f);
+  CHECK(p.bins.back().span_s == doctest::Approx(0.5));
+  // A bin with no sample at all (a step slower than a bin is still running) keeps the rate.
+  REQUIRE(perf_tick(p, 13.0, -1));
+  CHECK(p.bins.back().steps == 0);
+  CHECK(p.bins.back().steps_per_s == doctest::Approx(20.0));
+  CHECK(p.bins.back().span_s == doctest::Approx(1.0)); // its own length
+  // A paused run still publishes: samples with no steps say 0 steps/s.
+  SessionProfile idle;
+  idle.wall_s = 0.2;
+  perf_add_profile(p, idle);
+  REQUIRE(perf_tick(p, 14.0, -1));
+  CHECK(p.bins.back().steps_per_s == 0);
   // The timeline keeps `capacity` bins.
   p.capacity = 5;
   for (int i = 0; i < 10; ++i)
-    perf_tick(p, 13.0 + i, -1);
+    perf_tick(p, 15.0 + i, -1);
   CHECK(p.bins.size() == 5);
-  CHECK(p.bins.back().end_s == doctest::Approx(22.0));
+  CHECK(p.bins.back().end_s == doctest::Approx(24.0));
 }
 
 TEST_CASE("ui polish: this process's resident memory is read from /proc") {

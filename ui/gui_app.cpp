@@ -23,6 +23,7 @@
 #include <imgui_impl_opengl3.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -257,6 +258,8 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
     const std::vector<int> held = hold_quick_taps(ui);
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
+    // A scripted screenshot has no user: no pointer hovering (and tooltips) wherever Xvfb left it.
+    if (ui.scripted) ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
     ImGui::NewFrame();
     ui.fps = ImGui::GetIO().Framerate;
     close_menus_on_escape();

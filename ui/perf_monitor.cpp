@@ -64,6 +64,8 @@ bool perf_tick(PerfState& p, double now, int64_t host_bytes) {
   const double span = p.acc.wall_s > 0 ? p.acc.wall_s : now - p.bin_start;
   PerfBin bin = perf_make_bin(p.acc, span);
   bin.end_s = now;
+  bin.span_s = span;
+  if (p.acc.wall_s <= 0 && !p.bins.empty()) bin.steps_per_s = p.bins.back().steps_per_s; // no news: a long step
   bin.frames = p.frames;
   bin.frame_ms = p.frames > 0 ? float(p.frame_sum_ms / p.frames) : 0.0f;
   bin.frame_max_ms = float(p.frame_max_ms);

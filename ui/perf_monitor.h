@@ -19,13 +19,16 @@ namespace redraw {
 /// (memory: -1 when unknown).
 struct PerfBin {
   double end_s = 0; ///< clock (seconds, the GUI's ui.now) when the bin closed
+  double span_s = 0; ///< training-thread time its samples cover (a step slower than a bin spans
+                     ///< several: the step timeline draws it that wide, ending at end_s)
   int64_t steps = 0;
   float forward_ms = 0, backward_ms = 0, update_ms = 0, metrics_ms = 0; ///< per step
   float other_ms = 0;   ///< per step: the rest of Trainer::step() (snapshots, bookkeeping)
   float step_ms = 0;    ///< per step, the whole Trainer::step() (>= the phases above)
   bool split = false;   ///< the backend split the step into phases
   float preview_ms = 0; ///< per second of the bin: preview rendering on the training thread
-  float steps_per_s = 0;
+  float steps_per_s = 0;                ///< over span_s; a bin with no training sample at all (a step in
+                                        ///< progress) keeps the bin before's rate
   float frame_ms = 0, frame_max_ms = 0; ///< GUI frame CPU time, mean and worst
   int32_t frames = 0;
   float host_mb = -1, device_mb = -1;

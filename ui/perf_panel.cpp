@@ -5,6 +5,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <vector>
 
@@ -22,7 +23,8 @@ constexpr Phase k_phases[] = {{"forward", IM_COL32(90, 170, 255, 255), &PerfBin:
                               {"metrics", IM_COL32(220, 110, 220, 255), &PerfBin::metrics_ms},
                               {"other", IM_COL32(150, 150, 150, 255), &PerfBin::other_ms}};
 
-/// Stacked bars of the step time per bin (Tracy's frame graph): one bar per bin, newest right.
+/// Stacked bars of the step time (Tracy's frame graph), newest right, each as wide as the time
+/// its steps took.
 void draw_step_timeline(const PerfState& p, ImVec2 size) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImVec2 a = ImGui::GetCursorScreenPos(), b(a.x + size.x, a.y + size.y);
@@ -33,12 +35,20 @@ void draw_step_timeline(const PerfState& p, ImVec2 size) {
   for (const PerfBin& bin : p.bins)
     top = std::max(top, bin.step_ms);
   top *= 1.1f;
-  const float bar_w = size.x / float(std::max<size_t>(p.capacity, 1));
-  const size_t first = p.capacity - std::min(p.capacity, p.bins.size());
+  // Time runs left to right over the kept minute; a bar is as wide as the time its steps took
+  // (Tracy's frames), so a step slower than a bin is one wide bar, not a comb of spikes.
+  // The kept minute, or longer when slow frames closed the bins late (the same span as the
+  // line timelines below, which plot the kept bins).
+  const double now = p.bins.empty() ? 0 : p.bins.back().end_s;
+  const double window = std::max(p.bin_seconds * double(std::max<size_t>(p.capacity, 1)),
+                                 p.bins.empty() ? 0.0 : now - p.bins.front().end_s);
+  auto x_of = [&](double t) { return b.x - float((now - t) / window) * size.x; };
   int hover = -1;
   for (size_t i = 0; i < p.bins.size(); ++i) {
     const PerfBin& bin = p.bins[i];
-    const float x0 = a.x + float(first + i) * bar_w, x1 = x0 + std::max(1.0f, bar_w - 1);
+    if (bin.steps == 0) continue;
+    const float x1 = x_of(bin.end_s), x0 = std::max(a.x, std::min(x1 - 1.0f, x_of(bin.end_s - bin.span_s) + 1.0f));
+    if (x1 <= a.x) continue;
     float y = b.y;
     if (bin.split) {
       for (const Phase& ph : k_phases) {
@@ -50,7 +60,7 @@ void draw_step_timeline(const PerfState& p, ImVec2 size) {
       dl->AddRectFilled(ImVec2(x0, y - bin.step_ms / top * size.y), ImVec2(x1, y), IM_COL32(200, 200, 120, 255));
     }
     const ImVec2 m = ImGui::GetIO().MousePos;
-    if (hovered && m.x >= x0 && m.x < x0 + bar_w) hover = int(i);
+    if (hovered && m.x >= x0 - 1 && m.x <= x1) hover = int(i);
   }
   char label[32];
   std::snprintf(label, sizeof label, "%.3g ms", double(top));
@@ -85,6 +95,10 @@ void draw_field_timeline(const char* id, const PerfState& p, float PerfBin::*fie
   opts.title = title;
   opts.x_label = "seconds";
   opts.y_min = 0;
+  float top = 0; // headroom, so a flat line (memory) is not drawn on the frame's top edge
+  for (float y : ys)
+    if (std::isfinite(y)) top = std::max(top, y);
+  if (top > 0) opts.y_max = top * 1.15f;
   draw_line_plot(id, size, std::span(&series, 1), opts);
 }
 
@@ -121,8 +135,12 @@ void draw_perf_panel(UiState& ui) {
     ImGui::Text("step %.2f ms", double(last->step_ms));
     if (last->split)
       for (const Phase& ph : k_phases) {
-        ImGui::SameLine();
-        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(ph.color), "%s %.2f", ph.name, double(last->*ph.field));
+        char text[48];
+        std::snprintf(text, sizeof text, "%s %.2f", ph.name, double(last->*ph.field));
+        // On the same line while it fits, else on the next.
+        const float right = ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + ImGui::CalcTextSize(text).x;
+        if (right <= ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x) ImGui::SameLine();
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(ph.color), "%s", text);
       }
     else {
       ImGui::SameLine();
@@ -133,7 +151,7 @@ void draw_perf_panel(UiState& ui) {
   }
   const float w = ImGui::GetContentRegionAvail().x;
   const float h =
-      std::max(ui_px(70), (ImGui::GetContentRegionAvail().y - ImGui::GetTextLineHeightWithSpacing() * 4) / 4);
+      std::max(ui_px(95), (ImGui::GetContentRegionAvail().y - ImGui::GetTextLineHeightWithSpacing() * 4) / 4);
   ImGui::TextUnformatted("step time by phase (ms per step, last minute)");
   draw_step_timeline(p, ImVec2(w, h));
   draw_field_timeline("##frame", p, &PerfBin::frame_ms, "GUI frame time (ms, CPU)", IM_COL32(255, 210, 90, 255),
