@@ -49,20 +49,23 @@ run_one() {
     --backend cpu --autostart 2>"$log" &
   local xpid=$!
   local pid=""
-  for _ in $(seq 100); do
-    pid="$(pgrep -P "$xpid" -f "bin/redraw gui" || true)"
-    [ -z "$pid" ] && pid="$(pgrep -f "$redraw gui $root/assets/default.png --preset $work/bench.json" | head -1 || true)"
+  for _ in $(seq 200); do # the redraw process xvfb-run starts (named exactly "redraw")
+    pid="$(pgrep -P "$xpid" -x redraw || true)"
     [ -n "$pid" ] && break
     sleep 0.1
   done
+  [ -n "$pid" ] || { echo "error: redraw did not start" >&2; return 1; }
   sleep "$seconds"
   local train=0 insight=0 gui=0 name t
   for task in /proc/"$pid"/task/*; do
     name="$(cat "$task/comm" 2>/dev/null || true)"
     t="$(awk '{print $14 + $15}' "$task/stat" 2>/dev/null || echo 0)"
+    # The main thread (tid = pid) draws the GUI, Mesa's threads rasterise it; the insight worker
+    # is named; every other thread is the training thread and its OpenMP pool.
+    [ "${task##*/}" = "$pid" ] && name=gui-main
     case "$name" in
       redraw-insight) insight=$((insight + t)) ;;
-      redraw | llvmpipe* | gdrv* | gmain | dconf* | threaded-ml) gui=$((gui + t)) ;;
+      gui-main | llvmpipe* | gdrv* | gmain | gdbus | dconf* | threaded-ml) gui=$((gui + t)) ;;
       *) train=$((train + t)) ;;
     esac
   done

@@ -76,8 +76,8 @@ TEST_CASE("insight worker: neuron maps equal the engine's, and display order and
   int32_t cols = 0, rows = 0;
   const Image page = neuron_page_image(want, order, 0, 64, false, cols, rows);
   CHECK(cols * rows >= want.units);
-  CHECK(page.width == cols * 11 - 1);
-  CHECK(page.height == rows * 7 - 1);
+  CHECK(page.width == cols * (10 + k_neuron_gap) - k_neuron_gap);
+  CHECK(page.height == rows * (6 + k_neuron_gap) - k_neuron_gap);
   float lo = 0, hi = 0;
   neuron_unit_range(want, 0, true, lo, hi);
   CHECK(lo == *std::min_element(want.lo.begin(), want.lo.end()));

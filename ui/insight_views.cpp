@@ -187,7 +187,11 @@ void update_insight(UiState& ui, TrainingSession& session) {
 double spectrum_heat_value(const SpectrumViewState& s, size_t row, int32_t band) {
   const auto& p = s.history[row].band_power;
   if (size_t(band) >= p.size() || size_t(band) >= s.bins.size() || s.bins[size_t(band)] == 0) return NAN;
-  const double v = p[size_t(band)] / double(s.bins[size_t(band)]);
+  double v = p[size_t(band)] / double(s.bins[size_t(band)]);
+  if (s.heat_relative) {
+    const auto& first = s.history.front().band_power;
+    v = size_t(band) < first.size() && first[size_t(band)] > 0 ? p[size_t(band)] / first[size_t(band)] : NAN;
+  }
   return v > 0 ? std::log10(v) : NAN;
 }
 
@@ -216,12 +220,12 @@ Image neuron_page_image(const NeuronMaps& maps, const std::vector<int32_t>& orde
   const int32_t count = std::max(0, std::min(per_page, maps.units - first));
   cols = std::max(1, int32_t(std::ceil(std::sqrt(double(std::max(1, count)) * maps.height / maps.width))));
   rows = std::max(1, (count + cols - 1) / cols);
-  constexpr int32_t gap = 1;
+  constexpr int32_t gap = k_neuron_gap;
   Image img;
   img.width = cols * (maps.width + gap) - gap;
   img.height = rows * (maps.height + gap) - gap;
   img.channels = 3;
-  img.pixels.assign(size_t(img.width) * size_t(img.height) * 3, 0.12f);
+  img.pixels.assign(size_t(img.width) * size_t(img.height) * 3, 0.45f);
   for (int32_t k = 0; k < count; ++k) {
     const int32_t u = order[size_t(first + k)];
     float lo = 0, hi = 0;
@@ -263,7 +267,7 @@ std::string beside(const std::string& path, const std::string& suffix_ext) {
 bool insight_ready(const UiState& ui, int64_t step) {
   const SpectrumViewState& s = ui.insight.spectrum;
   const NeuronMapViewState& n = ui.insight.neurons;
-  if (ui.settings.show_spectrum && (s.shown_step < step || s.history.size() < 2 || s.heat_dirty)) return false;
+  if (ui.settings.show_spectrum && (s.shown_step < step || s.history.empty() || s.heat_dirty)) return false;
   if (ui.settings.show_neuron_maps && (n.maps_step < step || n.atlas_dirty || n.atlas_page < 0)) return false;
   return true;
 }
