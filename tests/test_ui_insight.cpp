@@ -112,6 +112,32 @@ TEST_CASE("insight: the session hands out a copy of the running network's parame
   CHECK(net->step == 0);
 }
 
+TEST_CASE("insight: exports write the spectrum history, the curves and the neuron grid") {
+  test::TempDir dir;
+  UiState ui;
+  CHECK(!export_spectrum_csv(ui, (dir.path / "s.csv").string()).empty()); // nothing yet: an error, no file
+  CHECK(!std::filesystem::exists(dir.path / "s.csv"));
+  ui.insight.spectrum.bins = {1, 2, 3};
+  ui.insight.spectrum.history = {SpectrumRow{0, {0.1, 0.2, 0.3}}, SpectrumRow{10, {0.01, 0.02, 0.03}}};
+  CHECK(export_spectrum_csv(ui, (dir.path / "s.csv").string()).empty());
+  CHECK(test::read_bytes(dir.path / "s.csv").size() > 20);
+  ui.run.history = {MetricsRow{5, 0.5, 10, 1e-3, 1}, MetricsRow{10, 0.25, 12, 1e-3, 2}};
+  CHECK(export_curves_csv(ui, (dir.path / "m.csv").string()).empty());
+  const std::vector<uint8_t> m = test::read_bytes(dir.path / "m.csv");
+  CHECK(std::count(m.begin(), m.end(), '\n') == 3);
+  RunConfig cfg = test::small_config(OptimizerKind::Adam, 0);
+  auto maps =
+      std::make_shared<NeuronMaps>(compute_neuron_maps(cfg.model, initial_parameters(cfg.model, 2), {}, 1, 8, 8));
+  ui.insight.neurons.order = neuron_display_order(*maps, false);
+  ui.insight.neurons.maps = maps;
+  CHECK(export_neuron_png(ui, (dir.path / "n.png").string()).empty());
+  const Image png = load_image(dir.path / "n.png");
+  int32_t cols = 0, rows = 0;
+  const Image page = neuron_page_image(*maps, ui.insight.neurons.order, 0, 64, false, cols, rows);
+  CHECK(png.width == page.width * 4);
+  CHECK(png.height == page.height * 4);
+}
+
 TEST_CASE("insight: the open views are remembered in settings.json") {
   test::TempDir dir;
   test::ScopedEnv env("XDG_CONFIG_HOME", dir.path.string());

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <limits>
 #include <numeric>
@@ -198,9 +199,12 @@ double spectrum_heat_value(const SpectrumViewState& s, size_t row, int32_t band)
 std::vector<int32_t> neuron_display_order(const NeuronMaps& maps, bool by_variance) {
   std::vector<int32_t> order(size_t(maps.units));
   std::iota(order.begin(), order.end(), 0);
-  if (by_variance)
-    std::stable_sort(order.begin(), order.end(),
-                     [&](int32_t a, int32_t b) { return maps.variance[size_t(a)] > maps.variance[size_t(b)]; });
+  // A non-finite variance (weights caught mid-divergence) sorts last, keeping the order strict.
+  const auto key = [&](int32_t u) {
+    const double v = maps.variance[size_t(u)];
+    return std::isfinite(v) ? v : -1.0;
+  };
+  if (by_variance) std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return key(a) > key(b); });
   return order;
 }
 
@@ -345,6 +349,23 @@ std::string export_spectrum_png(const UiState& ui, const std::string& path) {
             tall.at(x, y, c) = heat.at(x, y / scale, c);
       write_png(beside(path, "_bands.png"), tall);
     }
+    return {};
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+}
+
+std::string export_curves_csv(const UiState& ui, const std::string& path) {
+  if (ui.run.history.empty()) return "no curves yet";
+  try {
+    std::string csv = "step,loss,psnr_db,lr,seconds\n";
+    char line[160];
+    for (const MetricsRow& r : ui.run.history) {
+      std::snprintf(line, sizeof line, "%lld,%.9g,%.6f,%.9g,%.4f\n", static_cast<long long>(r.step), r.loss, r.psnr_db,
+                    r.lr, r.seconds);
+      csv += line;
+    }
+    write_file_atomic(path, std::span(reinterpret_cast<const uint8_t*>(csv.data()), csv.size()));
     return {};
   } catch (const std::exception& e) {
     return e.what();

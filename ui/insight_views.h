@@ -56,5 +56,8 @@ std::string insight_export_path(const UiState& ui, const char* suffix);
 std::string export_spectrum_png(const UiState& ui, const std::string& path);
 std::string export_spectrum_csv(const UiState& ui, const std::string& path);
 std::string export_neuron_png(const UiState& ui, const std::string& path);
+/// The loss, PSNR and learning-rate curves on screen: step,loss,psnr_db,lr,seconds (metrics.csv's columns but the
+/// event).
+std::string export_curves_csv(const UiState& ui, const std::string& path);
 
 } // namespace redraw
