@@ -46,6 +46,7 @@ struct NeuronMapViewState {
   int64_t maps_step = -1;
   uint64_t maps_trainer = 0;      ///< trainer the maps were computed for
   bool network_requested = false; ///< asked the session for parameters, not yet arrived
+  double requested_at = 0;        ///< when; a request unanswered for 2 s is given up (no run, an error)
   double next_request = 0;        ///< duty cycle, as for the spectrum
   bool atlas_dirty = false;       ///< rebuild the page's texture
   std::vector<int32_t> order;     ///< units in display order (sorted or not)

@@ -151,11 +151,13 @@ void update_neurons(UiState& ui, TrainingSession& session, InsightResources& res
       res.worker.submit(NeuronJob{std::move(net), st.trainer_id, n.layer, w, h});
     }
   }
+  if (n.network_requested && ui.now - n.requested_at > 2.0) n.network_requested = false;
   if (!ui.settings.show_neuron_maps || !st.has_run || n.network_requested || res.worker.neurons_pending()) return;
   const bool stale = !n.maps || n.maps->layer != n.layer || n.maps_step != st.step || n.maps_trainer != st.trainer_id;
   if (stale && ui.now >= n.next_request) {
     session.request_network();
     n.network_requested = true;
+    n.requested_at = ui.now;
   }
 }
 
