@@ -242,10 +242,19 @@ int run_train(const TrainCommand& o) {
   const int64_t start = trainer.current_step();
   const int32_t recoveries = config.training.max_recoveries;
   // spectrum.csv: the error's band powers every spectrum_every steps (this process's steps only:
-  // a resumed run's file starts where it resumed).
+  // a resumed run's file starts where it resumed). Each row renders the network and waits for the
+  // device, so rows are skipped while they have taken more than k_spectrum_budget of the run's
+  // time (a fast GPU run keeps its speed and gets fewer rows).
   SpectrumHistory spectrum;
   const int64_t spectrum_every = SpectrumHistory::cadence(config.training.metrics_every, total);
-  if (start < total) spectrum.record(trainer); // the untrained (or resumed) network
+  constexpr double k_spectrum_budget = 0.05;
+  double spectrum_seconds = 0;
+  const auto record_spectrum = [&] {
+    const auto s0 = std::chrono::steady_clock::now();
+    spectrum.record(trainer);
+    spectrum_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - s0).count();
+  };
+  if (start < total) spectrum.record(trainer); // the untrained (or resumed) network, outside the budget
   if (!o.quiet)
     std::fprintf(stderr, "training '%s' on %s (%dx%d %s, %lld parameters) with the %s backend: %s\n",
                  preset_label(config).c_str(), o.image.c_str(), trainer.dataset().image.width, trainer.dataset().image.height,
@@ -273,7 +282,10 @@ int run_train(const TrainCommand& o) {
         }
         const auto row = trainer.step();
         report_recoveries(trainer, recoveries);
-        if (trainer.current_step() % spectrum_every == 0) spectrum.record(trainer);
+        if (trainer.current_step() % spectrum_every == 0 &&
+            spectrum_seconds <=
+                k_spectrum_budget * std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count())
+          record_spectrum();
         if (row) {
           wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
           const double sps = double(trainer.current_step() - start) / std::max(1e-9, wall);

@@ -76,8 +76,8 @@ TEST_CASE("insight worker: neuron maps equal the engine's, and display order and
   int32_t cols = 0, rows = 0;
   const Image page = neuron_page_image(want, order, 0, 64, false, cols, rows);
   CHECK(cols * rows >= want.units);
-  CHECK(page.width == cols * 11 - 1);
-  CHECK(page.height == rows * 7 - 1);
+  CHECK(page.width == cols * (10 + k_neuron_gap) - k_neuron_gap);
+  CHECK(page.height == rows * (6 + k_neuron_gap) - k_neuron_gap);
   float lo = 0, hi = 0;
   neuron_unit_range(want, 0, true, lo, hi);
   CHECK(lo == *std::min_element(want.lo.begin(), want.lo.end()));
@@ -110,6 +110,32 @@ TEST_CASE("insight: the session hands out a copy of the running network's parame
   CHECK(int64_t(net->params.size()) == parameter_count(net->model));
   CHECK(net->fourier_b.size() == size_t(net->model.encoding.features) * 2);
   CHECK(net->step == 0);
+}
+
+TEST_CASE("insight: exports write the spectrum history, the curves and the neuron grid") {
+  test::TempDir dir;
+  UiState ui;
+  CHECK(!export_spectrum_csv(ui, (dir.path / "s.csv").string()).empty()); // nothing yet: an error, no file
+  CHECK(!std::filesystem::exists(dir.path / "s.csv"));
+  ui.insight.spectrum.bins = {1, 2, 3};
+  ui.insight.spectrum.history = {SpectrumRow{0, {0.1, 0.2, 0.3}}, SpectrumRow{10, {0.01, 0.02, 0.03}}};
+  CHECK(export_spectrum_csv(ui, (dir.path / "s.csv").string()).empty());
+  CHECK(test::read_bytes(dir.path / "s.csv").size() > 20);
+  ui.run.history = {MetricsRow{5, 0.5, 10, 1e-3, 1}, MetricsRow{10, 0.25, 12, 1e-3, 2}};
+  CHECK(export_curves_csv(ui, (dir.path / "m.csv").string()).empty());
+  const std::vector<uint8_t> m = test::read_bytes(dir.path / "m.csv");
+  CHECK(std::count(m.begin(), m.end(), '\n') == 3);
+  RunConfig cfg = test::small_config(OptimizerKind::Adam, 0);
+  auto maps =
+      std::make_shared<NeuronMaps>(compute_neuron_maps(cfg.model, initial_parameters(cfg.model, 2), {}, 1, 8, 8));
+  ui.insight.neurons.order = neuron_display_order(*maps, false);
+  ui.insight.neurons.maps = maps;
+  CHECK(export_neuron_png(ui, (dir.path / "n.png").string()).empty());
+  const Image png = load_image(dir.path / "n.png");
+  int32_t cols = 0, rows = 0;
+  const Image page = neuron_page_image(*maps, ui.insight.neurons.order, 0, 64, false, cols, rows);
+  CHECK(png.width == page.width * 4);
+  CHECK(png.height == page.height * 4);
 }
 
 TEST_CASE("insight: the open views are remembered in settings.json") {

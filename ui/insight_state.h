@@ -22,11 +22,12 @@ struct SpectrumViewState {
   int64_t submitted_step = -1;      ///< step of the preview last handed to the worker
   double next_submit = 0;           ///< glfwGetTime() before which no new job starts (duty cycle)
   double last_host_request = 0;
-  int32_t width = 0, height = 0;                           ///< size of the magnitude pictures
-  bool heat_dirty = false;                                 ///< rebuild the heat-map texture
-  double heat_lo = 0, heat_hi = 0;                         ///< log10 range of the heat map's colours
-  int32_t heat_columns = 0;                                ///< columns of the heat-map texture (history resampled)
-  std::string export_path;                                 ///< PNG path; the CSV and heat map go beside it
+  int32_t width = 0, height = 0;   ///< size of the magnitude pictures
+  bool heat_dirty = false;         ///< rebuild the heat-map texture
+  bool heat_relative = false;      ///< colour each band relative to its first row (its own convergence)
+  double heat_lo = 0, heat_hi = 0; ///< log10 range of the heat map's colours
+  int32_t heat_columns = 0;        ///< columns of the heat-map texture (history resampled)
+  std::string export_path;         ///< PNG path; the CSV and heat map go beside it
   std::vector<uint8_t> truth_rgba, recon_rgba, error_rgba; ///< the pictures on screen (for the export)
   std::vector<uint8_t> heat_rgba;                          ///< the heat map on screen, heat_columns x bands
   float recon_rect[4] = {0, 0, 0, 0}; ///< last frame's reconstruction spectrum, x y w h in framebuffer pixels
@@ -45,6 +46,7 @@ struct NeuronMapViewState {
   int64_t maps_step = -1;
   uint64_t maps_trainer = 0;      ///< trainer the maps were computed for
   bool network_requested = false; ///< asked the session for parameters, not yet arrived
+  double requested_at = 0;        ///< when; a request unanswered for 2 s is given up (no run, an error)
   double next_request = 0;        ///< duty cycle, as for the spectrum
   bool atlas_dirty = false;       ///< rebuild the page's texture
   std::vector<int32_t> order;     ///< units in display order (sorted or not)

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <limits>
 #include <numeric>
@@ -150,11 +151,13 @@ void update_neurons(UiState& ui, TrainingSession& session, InsightResources& res
       res.worker.submit(NeuronJob{std::move(net), st.trainer_id, n.layer, w, h});
     }
   }
+  if (n.network_requested && ui.now - n.requested_at > 2.0) n.network_requested = false;
   if (!ui.settings.show_neuron_maps || !st.has_run || n.network_requested || res.worker.neurons_pending()) return;
   const bool stale = !n.maps || n.maps->layer != n.layer || n.maps_step != st.step || n.maps_trainer != st.trainer_id;
   if (stale && ui.now >= n.next_request) {
     session.request_network();
     n.network_requested = true;
+    n.requested_at = ui.now;
   }
 }
 
@@ -187,16 +190,23 @@ void update_insight(UiState& ui, TrainingSession& session) {
 double spectrum_heat_value(const SpectrumViewState& s, size_t row, int32_t band) {
   const auto& p = s.history[row].band_power;
   if (size_t(band) >= p.size() || size_t(band) >= s.bins.size() || s.bins[size_t(band)] == 0) return NAN;
-  const double v = p[size_t(band)] / double(s.bins[size_t(band)]);
+  double v = p[size_t(band)] / double(s.bins[size_t(band)]);
+  if (s.heat_relative) {
+    const auto& first = s.history.front().band_power;
+    v = size_t(band) < first.size() && first[size_t(band)] > 0 ? p[size_t(band)] / first[size_t(band)] : NAN;
+  }
   return v > 0 ? std::log10(v) : NAN;
 }
 
 std::vector<int32_t> neuron_display_order(const NeuronMaps& maps, bool by_variance) {
   std::vector<int32_t> order(size_t(maps.units));
   std::iota(order.begin(), order.end(), 0);
-  if (by_variance)
-    std::stable_sort(order.begin(), order.end(),
-                     [&](int32_t a, int32_t b) { return maps.variance[size_t(a)] > maps.variance[size_t(b)]; });
+  // A non-finite variance (weights caught mid-divergence) sorts last, keeping the order strict.
+  const auto key = [&](int32_t u) {
+    const double v = maps.variance[size_t(u)];
+    return std::isfinite(v) ? v : -1.0;
+  };
+  if (by_variance) std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return key(a) > key(b); });
   return order;
 }
 
@@ -216,12 +226,12 @@ Image neuron_page_image(const NeuronMaps& maps, const std::vector<int32_t>& orde
   const int32_t count = std::max(0, std::min(per_page, maps.units - first));
   cols = std::max(1, int32_t(std::ceil(std::sqrt(double(std::max(1, count)) * maps.height / maps.width))));
   rows = std::max(1, (count + cols - 1) / cols);
-  constexpr int32_t gap = 1;
+  constexpr int32_t gap = k_neuron_gap;
   Image img;
   img.width = cols * (maps.width + gap) - gap;
   img.height = rows * (maps.height + gap) - gap;
   img.channels = 3;
-  img.pixels.assign(size_t(img.width) * size_t(img.height) * 3, 0.12f);
+  img.pixels.assign(size_t(img.width) * size_t(img.height) * 3, 0.45f);
   for (int32_t k = 0; k < count; ++k) {
     const int32_t u = order[size_t(first + k)];
     float lo = 0, hi = 0;
@@ -263,7 +273,7 @@ std::string beside(const std::string& path, const std::string& suffix_ext) {
 bool insight_ready(const UiState& ui, int64_t step) {
   const SpectrumViewState& s = ui.insight.spectrum;
   const NeuronMapViewState& n = ui.insight.neurons;
-  if (ui.settings.show_spectrum && (s.shown_step < step || s.history.size() < 2 || s.heat_dirty)) return false;
+  if (ui.settings.show_spectrum && (s.shown_step < step || s.history.empty() || s.heat_dirty)) return false;
   if (ui.settings.show_neuron_maps && (n.maps_step < step || n.atlas_dirty || n.atlas_page < 0)) return false;
   return true;
 }
@@ -341,6 +351,23 @@ std::string export_spectrum_png(const UiState& ui, const std::string& path) {
             tall.at(x, y, c) = heat.at(x, y / scale, c);
       write_png(beside(path, "_bands.png"), tall);
     }
+    return {};
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+}
+
+std::string export_curves_csv(const UiState& ui, const std::string& path) {
+  if (ui.run.history.empty()) return "no curves yet";
+  try {
+    std::string csv = "step,loss,psnr_db,lr,seconds\n";
+    char line[160];
+    for (const MetricsRow& r : ui.run.history) {
+      std::snprintf(line, sizeof line, "%lld,%.9g,%.6f,%.9g,%.4f\n", static_cast<long long>(r.step), r.loss, r.psnr_db,
+                    r.lr, r.seconds);
+      csv += line;
+    }
+    write_file_atomic(path, std::span(reinterpret_cast<const uint8_t*>(csv.data()), csv.size()));
     return {};
   } catch (const std::exception& e) {
     return e.what();

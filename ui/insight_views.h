@@ -29,14 +29,17 @@ public:
 /// Once a frame, after absorb_snapshot: results in, new jobs out.
 void update_insight(UiState& ui, TrainingSession& session);
 
-/// The heat map's value for a history row's band: log10 of the radially averaged power.
+/// The heat map's value for a history row's band: log10 of the radially averaged power, or with
+/// heat_relative log10 of the band's power over its power in the first row.
 double spectrum_heat_value(const SpectrumViewState& s, size_t row, int32_t band);
 
 /// Units of the neuron maps in display order (by variance, largest first, when asked).
 std::vector<int32_t> neuron_display_order(const NeuronMaps& maps, bool by_variance);
 /// The colour range of unit u under the view's scale choice (shared: every unit's min and max).
 void neuron_unit_range(const NeuronMaps& maps, int32_t u, bool shared, float& lo, float& hi);
-/// The page's thumbnails tiled cols x rows with a 1-pixel gap, as RGB floats (the export and the texture).
+/// Pixels between two thumbnails of the neuron grid.
+constexpr int32_t k_neuron_gap = 2;
+/// The page's thumbnails tiled cols x rows with a k_neuron_gap grey gap, as RGB floats (the export and the texture).
 Image neuron_page_image(const NeuronMaps& maps, const std::vector<int32_t>& order, int32_t page, int32_t per_page,
                         bool shared, int32_t& cols, int32_t& rows);
 
@@ -53,5 +56,8 @@ std::string insight_export_path(const UiState& ui, const char* suffix);
 std::string export_spectrum_png(const UiState& ui, const std::string& path);
 std::string export_spectrum_csv(const UiState& ui, const std::string& path);
 std::string export_neuron_png(const UiState& ui, const std::string& path);
+/// The loss, PSNR and learning-rate curves on screen: step,loss,psnr_db,lr,seconds (metrics.csv's columns but the
+/// event).
+std::string export_curves_csv(const UiState& ui, const std::string& path);
 
 } // namespace redraw

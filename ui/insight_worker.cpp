@@ -3,6 +3,7 @@
 #include "engine/errors.h"
 #include "ui/image_views.h"
 
+#include <pthread.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -84,6 +85,7 @@ bool InsightWorker::neurons_pending() const {
 void InsightWorker::thread_main() {
   // Linux gives each thread its own nice value: this one yields the cores to training.
   setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
+  pthread_setname_np(pthread_self(), "redraw-insight"); // named for top -H and bench/insight_bench.sh
   for (;;) {
     std::optional<SpectrumJob> spectrum;
     std::optional<NeuronJob> neurons;

@@ -1,3 +1,4 @@
+#include "ui/insight_views.h"
 #include "ui/panels.h"
 
 #include <imgui.h>
@@ -41,6 +42,11 @@ void draw_menu_bar(UiState& ui) {
       ui.push(IntentKind::ShowDialog, {}, int64_t(FileDialogPurpose::SaveModel));
     if (ImGui::MenuItem("Export...", "Ctrl+E", false, st.has_run))
       ui.push(IntentKind::ShowDialog, {}, int64_t(FileDialogPurpose::Export));
+    if (ImGui::MenuItem("Export curves as CSV", nullptr, false, !ui.run.history.empty())) {
+      const std::string path = insight_export_path(ui, "_metrics.csv");
+      const std::string err = export_curves_csv(ui, path);
+      ui.notify(err.empty() ? "saved " + path : "curves export: " + err, !err.empty());
+    }
     ImGui::Separator();
     if (ImGui::MenuItem("Quit", "Ctrl+Q")) ui.push(IntentKind::Quit);
     ImGui::EndMenu();

@@ -62,13 +62,13 @@ void draw_neuron_grid(UiState& ui, PreviewTexture* atlas, ImVec2 size) {
   store_item_rect(n.grid_rect);
   if (!ImGui::IsItemHovered() || ui.scripted) return;
   const ImVec2 mp = ImGui::GetIO().MousePos;
-  const int32_t cx = int32_t((mp.x - p0.x) / scale) / (m.width + 1),
-                cy = int32_t((mp.y - p0.y) / scale) / (m.height + 1);
+  const int32_t cx = int32_t((mp.x - p0.x) / scale) / (m.width + k_neuron_gap),
+                cy = int32_t((mp.y - p0.y) / scale) / (m.height + k_neuron_gap);
   const int32_t k = n.page * n.per_page + cy * n.atlas_cols + cx;
   if (cx < 0 || cx >= n.atlas_cols || cy < 0 || k >= std::min(m.units, (n.page + 1) * n.per_page)) return;
   const int32_t u = n.order[size_t(k)];
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  const ImVec2 c0(p0.x + float(cx * (m.width + 1)) * scale, p0.y + float(cy * (m.height + 1)) * scale);
+  const ImVec2 c0(p0.x + float(cx * (m.width + k_neuron_gap)) * scale, p0.y + float(cy * (m.height + k_neuron_gap)) * scale);
   dl->AddRect(c0, ImVec2(c0.x + float(m.width) * scale, c0.y + float(m.height) * scale), IM_COL32(255, 255, 255, 200));
   ImGui::SetTooltip("unit %d\nrange [%.4g, %.4g]\nvariance %.4g\nclick to enlarge", u, double(m.lo[size_t(u)]),
                     double(m.hi[size_t(u)]), m.variance[size_t(u)]);
@@ -88,7 +88,7 @@ void draw_enlarged(UiState& ui, PreviewTexture* atlas, float side) {
   }
   const int32_t cx = k % n.atlas_cols, cy = k / n.atlas_cols;
   const float aw = float(atlas->width()), ah = float(atlas->height());
-  const ImVec2 uv0(float(cx * (m.width + 1)) / aw, float(cy * (m.height + 1)) / ah);
+  const ImVec2 uv0(float(cx * (m.width + k_neuron_gap)) / aw, float(cy * (m.height + k_neuron_gap)) / ah);
   const ImVec2 uv1(uv0.x + float(m.width) / aw, uv0.y + float(m.height) / ah);
   const float s = side / float(std::max(m.width, m.height));
   ImGui::BeginGroup();

@@ -76,10 +76,12 @@ void draw_heat_map(UiState& ui, PreviewTexture* tex, ImVec2 size) {
       while (r + 1 < s.history.size() && double(s.history[r + 1].step) <= at)
         ++r;
       const double v = spectrum_heat_value(s, r, band);
-      ImGui::SetTooltip(
-          "step %lld\nfrequency %.3f-%.3f cycles/pixel\nerror power %.3g per frequency\nband's share of the MSE %.3g",
-          static_cast<long long>(s.history[r].step), band * 0.5 / bands, (band + 1) * 0.5 / bands, std::pow(10.0, v),
-          s.history[r].band_power[size_t(band)]);
+      ImGui::SetTooltip(s.heat_relative ? "step %lld\nfrequency %.3f-%.3f cycles/pixel\nerror power x%.3g of its first "
+                                          "value\nband's share of the MSE %.3g"
+                                        : "step %lld\nfrequency %.3f-%.3f cycles/pixel\nerror power %.3g per "
+                                          "frequency\nband's share of the MSE %.3g",
+                        static_cast<long long>(s.history[r].step), band * 0.5 / bands, (band + 1) * 0.5 / bands,
+                        std::pow(10.0, v), s.history[r].band_power[size_t(band)]);
     }
   }
 }
@@ -110,8 +112,10 @@ void draw_spectrum(UiState& ui) {
   captioned_image(res ? res->spectrum_recon.get() : nullptr, caption, pic_w, pic_h, s.recon_rect);
   ImGui::SameLine();
   captioned_image(res ? res->spectrum_error.get() : nullptr, "error |F|", pic_w, pic_h);
-  ImGui::TextDisabled(
-      "error power by frequency band (log10 of the radially averaged power; low frequencies at the bottom)");
+  if (ImGui::Checkbox("each band relative to its start", &s.heat_relative)) s.heat_dirty = true;
+  ImGui::SameLine();
+  ImGui::TextDisabled(s.heat_relative ? "(error power / its first value, log scale; low frequencies at the bottom)"
+                                      : "(error power per frequency, log scale; low frequencies at the bottom)");
   const float heat_h = std::max(60.0f, ImGui::GetContentRegionAvail().y - footer);
   draw_heat_map(ui, res ? res->spectrum_heat.get() : nullptr, ImVec2(ImGui::GetContentRegionAvail().x, heat_h));
 
