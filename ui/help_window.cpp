@@ -20,6 +20,8 @@ constexpr Shortcut k_shortcuts[] = {
     {"Ctrl+E", "export a picture, a comparison or the timelapse"},
     {"Ctrl+Q", "quit"},
     {"P", "show or hide the performance panel"},
+    {"S", "show or hide the Spectrum window"},
+    {"N", "show or hide the Neuron maps window"},
     {"F1", "this help"},
     {"Escape", "close a menu, list or dialog"},
     {"wheel / drag", "zoom and pan the canvas (all three views together)"},
@@ -55,6 +57,15 @@ constexpr View k_views[] = {
      "the GUI's frame time, the memory of the process (and the device's, when the backend reports it) and "
      "steps per second. The run's average rate is the step count over the training time; the recent rate "
      "covers the last two seconds."},
+    {"Spectrum",
+     "View > Spectrum (S). The 2-D Fourier magnitude (log scale, zero frequency in the centre) of the target, the "
+     "reconstruction and the error, and below them the error's power per frequency band (low frequencies at the "
+     "bottom) against the step. Networks learn low frequencies first (spectral bias): watch the bottom rows darken "
+     "first, and see how Fourier features, SIREN or the hash grid reach the high ones sooner."},
+    {"Neuron maps",
+     "View > Neuron maps (N). For the layer you pick, one small heat map per unit: what that unit computes at every "
+     "point of the picture. Early layers show coarse shapes or the encoding's stripes and grid cells; later ones "
+     "combine them into parts of the picture. Hover for a unit's range, click to enlarge, sort by variance."},
     {"Status bar",
      "Training, paused or finished; the backend and device; the step; steps per second (the run's average, "
      "with the recent rate beside it while training); elapsed time and ETA; loss and PSNR; the training size."},
