@@ -12,6 +12,7 @@
 
 #include "engine/checkpoint.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <thread>
@@ -120,10 +121,15 @@ TEST_CASE("ui session: train, preview, save, reset, branch, and errors that keep
   CHECK_FALSE(c.status.unsaved); // just saved
   session.branch_from(early);
   const std::string continues = "training continues from step " + std::to_string(early);
+  // Later notices (the branch finishing) may arrive in the same take, so look for it among all.
+  auto branch_notice = [&](const Collected& x) {
+    return std::find_if(x.notices.rbegin(), x.notices.rend(),
+                        [&](const std::string& n) { return n.rfind(continues, 0) == 0; });
+  };
   REQUIRE(wait_for(session, c, [&](const Collected& x) {
-    return !x.notices.empty() && x.notices.back().rfind(continues, 0) == 0 && x.status.lines.size() == 2;
+    return branch_notice(x) != x.notices.rend() && x.status.lines.size() == 2;
   }));
-  CHECK(c.notices.back().find("with its optimizer state") != std::string::npos);
+  CHECK(branch_notice(c)->find("with its optimizer state") != std::string::npos);
   REQUIRE(wait_for(session, c, [&](const Collected& x) { return x.status.step > early && x.status.unsaved; }));
   CHECK(c.status.lines[0].label() == "main: steps 0..60");
   CHECK_FALSE(c.status.lines[0].active);
