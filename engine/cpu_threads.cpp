@@ -28,6 +28,7 @@ TeamSizer::TeamSizer(int max_threads, int fixed) : m_fixed(fixed) {
 }
 
 void TeamSizer::start_probe() {
+  m_team_before_probe = m_team;
   m_probe = 0;
   m_probe_steps = 0;
   m_probe_sum = 0;
@@ -59,9 +60,11 @@ void TeamSizer::record(double seconds) {
       best = i;
       break;
     }
+  // The same answer again: measure less often (up to k_max_backoff times less); a new one: soon.
+  m_backoff = m_candidates[best] == m_team_before_probe ? std::min(m_backoff * 2, k_max_backoff) : 1;
   m_team = m_candidates[best];
   m_probe = -1;
-  m_exploit_left = int64_t(k_exploit_factor) * k_probe_steps * int64_t(m_candidates.size());
+  m_exploit_left = int64_t(k_exploit_factor) * k_probe_steps * int64_t(m_candidates.size()) * m_backoff;
 }
 
 } // namespace redraw

@@ -29,6 +29,7 @@ public:
   static constexpr int k_probe_steps = 3;          ///< per candidate; the first is not counted
   static constexpr int k_exploit_factor = 12;      ///< train this many probes' worth before probing again
   static constexpr double k_prefer_smaller = 0.05; ///< a smaller team within 5% of the best wins
+  static constexpr int k_max_backoff = 8;          ///< a confirmed choice is measured up to 8x less often
 
   /// max_threads >= 1; fixed > 0 disables measuring (team() is always `fixed`).
   explicit TeamSizer(int max_threads, int fixed = 0);
@@ -50,6 +51,8 @@ private:
   int m_probe_steps = 0;
   double m_probe_sum = 0;
   int64_t m_exploit_left = 0;
+  int m_team_before_probe = 0;
+  int m_backoff = 1;
 };
 
 } // namespace redraw
