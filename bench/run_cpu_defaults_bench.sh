@@ -64,6 +64,7 @@ for part in "${parts[@]}"; do
         --time-limit 60 --check-every "$every" --quiet | fields) || true
       read -r steps secs rate right psnr reached <<<"$line"
       pct=$(python3 -c "print(f'{100*$right:.2f}%')")
+      python3 -c "import sys; sys.exit(0 if $secs <= 60 else 1)" || reached=late
       shown="$secs"; [ "$reached" = reached ] || shown="not in 60 s"
       echo "| $p | $steps | $shown | $rate | $pct | $psnr |"
       if [ "$reached" = reached ] && python3 -c "import sys; sys.exit(0 if $secs < $best else 1)"; then best=$secs; fi
@@ -105,7 +106,11 @@ for part in "${parts[@]}"; do
   torch)
     echo
     echo "== every preset against PyTorch on the CPU at ${size}x$size, $seconds s each (same network, batch, optimizer) =="
-    if ! python3 -c "import torch" 2>/dev/null; then
+    torch_py=""
+    for py in /usr/bin/python3 python3; do # Debian's torch is for Debian's python
+      if "$py" -c "import torch" 2>/dev/null; then torch_py="$py"; break; fi
+    done
+    if [ -z "$torch_py" ]; then
       echo "SKIPPED: PyTorch is not installed (sudo apt-get install python3-torch)"
       continue
     fi
@@ -118,7 +123,7 @@ for part in "${parts[@]}"; do
         line=$("$bin/accuracy_bench" --image "$photo" --preset "$p" --size "${size}x$size" --color "$color" --target 2 \
           --time-limit "$seconds" --check-every 5 --threads "$t" --quiet | fields) || true
         ours=$(awk '{print $3}' <<<"$line")
-        theirs=$(OMP_WAIT_POLICY=passive python3 bench/torch_reference.py --device cpu --threads "$t" --presets "$p" \
+        theirs=$(OMP_WAIT_POLICY=passive "$torch_py" bench/torch_reference.py --device cpu --threads "$t" --presets "$p" \
           --sizes "$size" --modes eager --steps 1 --seconds "$seconds" | awk -v p="$p" '$1 == p {print $5}')
         ratio=$(python3 -c "print(f'{$ours/$theirs:.2f}')")
         echo "| $p | $t | $ours | $theirs | ${ratio}x |"
