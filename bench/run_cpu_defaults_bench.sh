@@ -125,6 +125,9 @@ for part in "${parts[@]}"; do
         ours=$(awk '{print $3}' <<<"$line")
         theirs=$(OMP_WAIT_POLICY=passive "$torch_py" bench/torch_reference.py --device cpu --threads "$t" --presets "$p" \
           --sizes "$size" --modes eager --steps 1 --seconds "$seconds" | awk -v p="$p" '$1 == p {print $5}')
+        if [ -z "$theirs" ] || [ -z "$ours" ]; then
+          echo "| $p | $t | ${ours:-failed} | ${theirs:-failed} | - |"; status=1; continue
+        fi
         ratio=$(python3 -c "print(f'{$ours/$theirs:.2f}')")
         echo "| $p | $t | $ours | $theirs | ${ratio}x |"
         python3 -c "import sys; sys.exit(0 if $ours >= 1.5 * $theirs else 1)" || { echo "floor 1.5x not met: $p, $t threads"; status=1; }

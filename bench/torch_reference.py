@@ -273,7 +273,7 @@ def main():
             # The fused Adam kernel for the hash grid's millions of table entries (a fair peer for
             # Redraw's one-launch update); the other presets keep the default, as measured before.
             opt = torch.optim.Adam(groups, lr=p["lr_max"], betas=(p["beta1"], p["beta2"]), eps=p["epsilon"],
-                                   **({"fused": True} if grid else {}))
+                                   **({"fused": True} if grid and not on_cpu else {}))
         else:
             opt = torch.optim.SGD(groups, lr=p["lr_max"], momentum=p["momentum"], nesterov=p["nesterov"])
         return params, opt, loss_fn, encoded, coords, targets, encode
