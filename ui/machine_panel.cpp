@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace redraw {
 
@@ -25,13 +26,15 @@ void draw_cpu_threads(UiState& ui) {
 
 void draw_eta_hint(UiState& ui) {
   const SessionStatus& st = ui.run.status;
-  if (!st.has_run || !st.running || st.steps_per_s <= 0 || st.width <= 0 || st.height <= 0) return;
-  const double remaining = double(st.total_steps - st.step) / st.steps_per_s;
+  // Running: the live rate; paused mid-run: the rate it last had.
+  const double rate = st.running ? st.steps_per_s : ui.run.last_steps_per_s;
+  if (!st.has_run || rate <= 0 || st.step >= st.total_steps || st.width <= 0 || st.height <= 0) return;
+  const double remaining = double(st.total_steps - st.step) / rate;
   if (remaining <= k_eta_hint_seconds) return;
   const int32_t side = std::max(st.width, st.height);
   const int64_t pixels = int64_t(st.width) * st.height;
-  const int32_t s = suggested_training_side(side, pixels, st.config.training.batch_for(st.backend), st.steps_per_s,
-                                            st.total_steps);
+  const int32_t s =
+      suggested_training_side(side, pixels, st.config.training.batch_for(st.backend), rate, st.total_steps);
   if (s <= 0) return;
   // Dismissed for this run: kept in ImGui's per-window storage, keyed by the run.
   ImGuiStorage* store = ImGui::GetStateStorage();
@@ -39,11 +42,18 @@ void draw_eta_hint(UiState& ui) {
   if (store->GetInt(key, 0) == int(st.trainer_id & 0x7fffffff)) return;
   const int32_t w = std::max(1, int32_t(std::lround(double(st.width) * s / side)));
   const int32_t h = std::max(1, int32_t(std::lround(double(st.height) * s / side)));
+  char text[160];
+  std::snprintf(text, sizeof text, "About %.0f min left at %dx%d. At %dx%d the whole run takes under a minute.",
+                std::ceil(remaining / 60.0), st.width, st.height, w, h);
+  // Sized to its wrapped text and one row of buttons: no scrollbar at any panel width.
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const float wrap = ImGui::GetContentRegionAvail().x - 2 * style.WindowPadding.x;
+  const float text_h = ImGui::CalcTextSize(text, nullptr, false, wrap).y;
+  const float height = text_h + style.ItemSpacing.y + ImGui::GetFrameHeight() + 2 * style.WindowPadding.y;
   ImGui::PushStyleColor(ImGuiCol_ChildBg, ImVec4(0.35f, 0.28f, 0.08f, 1.0f));
-  ImGui::BeginChild("eta-hint", ImVec2(0, 2.6f * ImGui::GetFrameHeightWithSpacing()), true);
+  ImGui::BeginChild("eta-hint", ImVec2(0, height), true, ImGuiWindowFlags_NoScrollbar);
   ImGui::PushTextWrapPos(0);
-  ImGui::Text("About %.0f min left at %dx%d. At %dx%d the whole run takes under a minute.", remaining / 60.0,
-              st.width, st.height, w, h);
+  ImGui::TextUnformatted(text);
   ImGui::PopTextWrapPos();
   char label[64];
   std::snprintf(label, sizeof label, "Train at %dx%d", w, h);
