@@ -10,6 +10,7 @@
 #      OMP_WAIT_POLICY=passive, its best beside other work); floor 1.5x.
 #
 #   bash bench/run_cpu_defaults_bench.sh [--part accuracy|threads|torch]... [--seconds S] [--size N]
+#                                        [--preset NAME]... (part 3's presets; default all four)
 #
 # PyTorch comes from Debian (not needed by CI or the build): sudo apt-get install python3-torch
 # (1.13 on Debian 12). Without it part 3 says SKIPPED. REDRAW_BIN=DIR uses binaries already built
@@ -19,12 +20,14 @@ cd "$(dirname "$0")/.."
 parts=()
 seconds=8
 size=128
+torch_presets=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --part) parts+=("$2"); shift 2 ;;
     --seconds) seconds="$2"; shift 2 ;;
     --size) size="$2"; shift 2 ;;
-    *) echo "usage: $0 [--part accuracy|threads|torch]... [--seconds S] [--size N]" >&2; exit 2 ;;
+    --preset) torch_presets="${torch_presets:+$torch_presets }$2"; shift 2 ;;
+    *) echo "usage: $0 [--part accuracy|threads|torch]... [--seconds S] [--size N] [--preset NAME]..." >&2; exit 2 ;;
   esac
 done
 [ ${#parts[@]} -eq 0 ] && parts=(accuracy threads torch)
@@ -116,7 +119,7 @@ for part in "${parts[@]}"; do
     fi
     echo "| preset | threads | Redraw steps/s | PyTorch steps/s | Redraw / PyTorch |"
     echo "|---|---|---|---|---|"
-    for p in classic siren fourier instant; do
+    for p in ${torch_presets:-classic siren fourier instant}; do
       color=rgb
       [ "$p" = classic ] && color=binary
       for t in 1 2; do

@@ -1,8 +1,9 @@
 // The machine-fitting logic behind the GUI's first launch and its ETA hint (ui/machine_fit.h).
+#include <doctest/doctest.h>
+
+#if REDRAW_TEST_UI
 #include "engine/run_config.h"
 #include "ui/machine_fit.h"
-
-#include <doctest/doctest.h>
 
 #include <cmath>
 
@@ -36,3 +37,5 @@ TEST_CASE("ui: the ETA hint's training size brings a full-batch run under the ta
   // Never below 16 pixels.
   CHECK(suggested_training_side(256, 256 * 210, 0, 1e-4, 1000000) == 16);
 }
+
+#endif // REDRAW_TEST_UI
