@@ -23,5 +23,5 @@ void redraw_openmp_environment(int, char**, char**) {
 } // namespace
 
 // Not static-initialisation order: the dynamic loader calls this before every library's constructor.
-__attribute__((section(".preinit_array"), used)) static void (*redraw_preinit_openmp)(int, char**, char**) =
-    &redraw_openmp_environment;
+__attribute__((section(".preinit_array"),
+               used)) static void (*redraw_preinit_openmp)(int, char**, char**) = &redraw_openmp_environment;

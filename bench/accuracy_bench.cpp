@@ -57,9 +57,12 @@ int main(int argc, char** argv) {
       }
       return argv[++i];
     };
-    if (a == "--image") image = next();
-    else if (a == "--preset") preset = next();
-    else if (a == "--config") config = next();
+    if (a == "--image")
+      image = next();
+    else if (a == "--preset")
+      preset = next();
+    else if (a == "--config")
+      config = next();
     else if (a == "--size") {
       const std::string v = next();
       if (v.find('x') != std::string::npos) {
@@ -68,20 +71,29 @@ int main(int argc, char** argv) {
       } else {
         size = std::atoi(v.c_str());
       }
-    }
-    else if (a == "--color") color = next();
-    else if (a == "--target") target = std::atof(next());
-    else if (a == "--psnr") target_psnr = std::atof(next());
-    else if (a == "--time-limit") time_limit = std::atof(next());
-    else if (a == "--check-every") check_every = std::atoll(next());
-    else if (a == "--threads") threads = std::atoi(next());
-    else if (a == "--steps") steps = std::atoll(next());
-    else if (a == "--lr") lr = std::atof(next());
-    else if (a == "--quiet") quiet = true;
+    } else if (a == "--color")
+      color = next();
+    else if (a == "--target")
+      target = std::atof(next());
+    else if (a == "--psnr")
+      target_psnr = std::atof(next());
+    else if (a == "--time-limit")
+      time_limit = std::atof(next());
+    else if (a == "--check-every")
+      check_every = std::atoll(next());
+    else if (a == "--threads")
+      threads = std::atoi(next());
+    else if (a == "--steps")
+      steps = std::atoll(next());
+    else if (a == "--lr")
+      lr = std::atof(next());
+    else if (a == "--quiet")
+      quiet = true;
     else {
-      std::fprintf(stderr, "usage: accuracy_bench --image FILE [--preset NAME | --config FILE] [--size N] [--color MODE]\n"
-                           "       [--target 0.99] [--psnr DB] [--time-limit 60] [--check-every 25] [--threads N]\n"
-                           "       [--steps N] [--lr X] [--quiet]\n");
+      std::fprintf(stderr,
+                   "usage: accuracy_bench --image FILE [--preset NAME | --config FILE] [--size N] [--color MODE]\n"
+                   "       [--target 0.99] [--psnr DB] [--time-limit 60] [--check-every 25] [--threads N]\n"
+                   "       [--steps N] [--lr X] [--quiet]\n");
       return 2;
     }
   }

@@ -45,9 +45,9 @@ private:
   void start_probe();
   int m_fixed = 0;
   std::vector<int> m_candidates;
-  std::vector<double> m_time;   ///< mean counted step time per candidate in the current probe
+  std::vector<double> m_time; ///< mean counted step time per candidate in the current probe
   int m_team = 1;
-  int m_probe = -1;             ///< candidate being probed, -1 while exploiting
+  int m_probe = -1; ///< candidate being probed, -1 while exploiting
   int m_probe_steps = 0;
   double m_probe_sum = 0;
   int64_t m_exploit_left = 0;

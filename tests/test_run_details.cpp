@@ -20,10 +20,12 @@ namespace {
 double loss_of(Trainer& t, const std::vector<float>& params) {
   const Dataset& d = t.dataset();
   std::vector<float> coords(size_t(2 * d.size())), pred(size_t(d.size() * d.channels()));
-  for (int64_t i = 0; i < d.size(); ++i) d.coordinate(i, coords[size_t(2 * i)], coords[size_t(2 * i + 1)]);
+  for (int64_t i = 0; i < d.size(); ++i)
+    d.coordinate(i, coords[size_t(2 * i)], coords[size_t(2 * i + 1)]);
   t.backend().predict(t.config().model, params, t.fourier_b(), coords.data(), d.size(), pred.data());
   double sum = 0;
-  for (size_t e = 0; e < pred.size(); ++e) sum += loss_value<double>(t.config().loss, pred[e], d.targets()[e]);
+  for (size_t e = 0; e < pred.size(); ++e)
+    sum += loss_value<double>(t.config().loss, pred[e], d.targets()[e]);
   return sum / double(pred.size());
 }
 
@@ -53,8 +55,8 @@ protected:
     m_cpu.predict(model, params, fourier_b, coords, n, out);
   }
   double loss_and_gradients_impl(const ModelSpec& model, const LossParams& loss, std::span<const float> params,
-                                 std::span<const float> fourier_b, const float* coords, const float* targets,
-                                 int64_t n, std::span<float> grads) override {
+                                 std::span<const float> fourier_b, const float* coords, const float* targets, int64_t n,
+                                 std::span<float> grads) override {
     return m_cpu.loss_and_gradients(model, loss, params, fourier_b, coords, targets, n, grads);
   }
   void optimizer_update_impl(const OptimizerSpec& opt, std::span<float> params, std::span<const float> grads,
