@@ -81,7 +81,8 @@ int main(int argc, char** argv) {
   TrainCommand train;
   auto* train_cmd = app.add_subcommand("train", "Train headless on an image");
   train_cmd->add_option("image", train.image, "Image file (PNG, JPEG, BMP, TGA, GIF)")->required();
-  auto* preset_opt = train_cmd->add_option("--preset", train.preset, "Preset name (classic, classic-sgd, siren, fourier, instant)");
+  auto* preset_opt =
+      train_cmd->add_option("--preset", train.preset, "Preset name (classic, classic-sgd, siren, fourier, instant)");
   auto* config_opt = train_cmd->add_option("--config", train.config, "Run config JSON file");
   preset_opt->excludes(config_opt);
   auto* size_opt = train_cmd->add_option("--size", train.size, "Training size WxH");

@@ -79,7 +79,6 @@ void encode_input(const NetView& net, const float* coords, int64_t n, float* out
     encode_rows(net.model->encoding.params(), net.fourier_b, coords, n, out);
 }
 
-
 /// Row alignment of each thread's slice (keeps sgemm panels whole).
 constexpr int64_t k_row_align = 16;
 
@@ -150,8 +149,8 @@ double backward_rows(const NetView& net, CpuWorkspace& ws, const float* coords, 
       // dZ = dY * act'(z): each thread its own rows (which it also produced in the step before).
       if (r1 > r0)
         kern.activation_backward(L.activation, g, ws.z[li].data(), ws.y[li].data(), r0 * L.out, r1 * L.out, omega);
-      // The layer's one synchronisation point: below, every thread reads all rows of dZ and X.
-      // (Each sync costs a scheduler wake-up when the machine is busy: they are kept few.)
+        // The layer's one synchronisation point: below, every thread reads all rows of dZ and X.
+        // (Each sync costs a scheduler wake-up when the machine is busy: they are kept few.)
 #pragma omp barrier
       // Bias gradient, each thread its own columns: per column, fixed 512-row blocks each summed
       // in row order, the blocks added in order (thread-count independent).
@@ -167,9 +166,11 @@ double backward_rows(const NetView& net, CpuWorkspace& ws, const float* coords, 
           for (int64_t r = blk * k_block_rows; r < e1; ++r) {
             const float* row = g + r * L.out;
 #pragma omp simd
-            for (int64_t j = c0; j < c1; ++j) acc[j] += row[j];
+            for (int64_t j = c0; j < c1; ++j)
+              acc[j] += row[j];
           }
-          for (int64_t j = c0; j < c1; ++j) db[j] += acc[j];
+          for (int64_t j = c0; j < c1; ++j)
+            db[j] += acc[j];
         }
       }
       // Weight gradient dW = dZ^T X, split over the longer of its two sides.

@@ -31,7 +31,8 @@ TEST_CASE("classic and classic-sgd are the original network; classic-sgd trains 
     CAPTURE(std::string(name));
     const RunConfig c = load_preset(name);
     CHECK(c.model.hidden == std::vector<int32_t>{128, 128, 256, 128, 64, 64, 64});
-    for (Activation a : c.model.hidden_activations) CHECK(a == Activation::Tanh);
+    for (Activation a : c.model.hidden_activations)
+      CHECK(a == Activation::Tanh);
     CHECK(c.model.encoding.kind == EncodingKind::Identity);
     CHECK(parameter_count(c.model) == 99457);
     CHECK(c.model.output_activation == Activation::Sigmoid);
@@ -47,9 +48,12 @@ TEST_CASE("classic and classic-sgd are the original network; classic-sgd trains 
   const auto p = initial_parameters(n.model, n.training.seed);
   const auto layers = dense_layers(n.model);
   float w_max = 0, b_max = 0, next_max = 0;
-  for (int64_t i = 0; i < 2 * 128; ++i) w_max = std::max(w_max, std::abs(p[size_t(layers[0].weight_offset + i)]));
-  for (int64_t i = 0; i < 128; ++i) b_max = std::max(b_max, std::abs(p[size_t(layers[0].bias_offset + i)]));
-  for (int64_t i = 0; i < 128 * 128; ++i) next_max = std::max(next_max, std::abs(p[size_t(layers[1].weight_offset + i)]));
+  for (int64_t i = 0; i < 2 * 128; ++i)
+    w_max = std::max(w_max, std::abs(p[size_t(layers[0].weight_offset + i)]));
+  for (int64_t i = 0; i < 128; ++i)
+    b_max = std::max(b_max, std::abs(p[size_t(layers[0].bias_offset + i)]));
+  for (int64_t i = 0; i < 128 * 128; ++i)
+    next_max = std::max(next_max, std::abs(p[size_t(layers[1].weight_offset + i)]));
   CHECK(w_max <= n.model.first_layer_scale);
   CHECK(w_max > 0.8f * n.model.first_layer_scale);
   CHECK(b_max > 0.8f * n.model.first_layer_scale);

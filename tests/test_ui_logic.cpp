@@ -8,8 +8,8 @@
 #include "ui/frame_pacing.h"
 #include "ui/gui_app.h"
 #include "ui/image_views.h"
-#include "ui/plot_widgets.h"
 #include "ui/machine_fit.h"
+#include "ui/plot_widgets.h"
 #include "ui/settings_store.h"
 
 #include "engine/backend.h"
