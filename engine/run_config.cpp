@@ -321,8 +321,9 @@ json to_json(const RunConfig& c) {
                 {"activations", acts},
                 {"output_activation", activation_name(m.output_activation)},
                 {"init", init_name(m.init)},
-                {"omega_0", float_json(m.omega_0)},
-                {"first_layer_scale", float_json(m.first_layer_scale)}};
+                {"omega_0", float_json(m.omega_0)}};
+  // Written only when set, so models and configs without it stay readable by an older redraw.
+  if (m.first_layer_scale > 0) model["first_layer_scale"] = float_json(m.first_layer_scale);
   json background = json::array();
   for (float v : c.data.background)
     background.push_back(float_json(v));

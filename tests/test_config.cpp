@@ -26,7 +26,7 @@ void expect_config_error(const json& j, const std::string& needle) {
 }
 } // namespace
 
-TEST_CASE("classic and classic-sgd are the original network; classic-sgd trains it as the original did") {
+TEST_CASE("classic and classic-sgd are the original network, and classic-sgd trains it as the original did") {
   for (const char* name : {"classic", "classic-sgd"}) {
     CAPTURE(std::string(name));
     const RunConfig c = load_preset(name);

@@ -3,10 +3,12 @@
 #include "test_support.h"
 
 #include "engine/cpu_backend.h"
+#include "engine/errors.h"
 #include "engine/preset_match.h"
 #include "engine/trainer.h"
 
 #include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <cmath>
@@ -155,4 +157,31 @@ TEST_CASE("preset_label: a preset's name only while the recipe is the preset's")
     CAPTURE(name);
     CHECK(preset_label(load_preset(name)) == name);
   }
+}
+
+TEST_CASE("first_layer_scale: read, written only when set, and the first layer's init follows it") {
+  RunConfig c = load_preset("classic");
+  REQUIRE(c.model.first_layer_scale > 0);
+  const nlohmann::json j = to_json(c);
+  CHECK(j["model"]["first_layer_scale"].get<double>() == doctest::Approx(c.model.first_layer_scale));
+  CHECK(parse_run_config(j, "round trip").model.first_layer_scale == c.model.first_layer_scale);
+  // Unset: not written, so a model without it stays readable by a redraw that predates the key.
+  c.model.first_layer_scale = 0;
+  CHECK_FALSE(to_json(c)["model"].contains("first_layer_scale"));
+  // Out of range names the field.
+  nlohmann::json bad = to_json(c);
+  bad["model"]["first_layer_scale"] = -1;
+  CHECK_THROWS_WITH_AS(parse_run_config(bad, "bad.json"), doctest::Contains("model.first_layer_scale"), ConfigError);
+  // Without it, the first layer's biases start at 0 (Xavier); with it, every one is drawn.
+  RunConfig a = load_preset("classic-sgd"), b = a;
+  b.model.first_layer_scale = 10;
+  const auto pa = initial_parameters(a.model, 3), pb = initial_parameters(b.model, 3);
+  const DenseLayer first = dense_layers(a.model)[0];
+  int zero_a = 0, zero_b = 0;
+  for (int64_t i = 0; i < first.out; ++i) {
+    zero_a += pa[size_t(first.bias_offset + i)] == 0.0f;
+    zero_b += pb[size_t(first.bias_offset + i)] == 0.0f;
+  }
+  CHECK(zero_a == first.out);
+  CHECK(zero_b == 0);
 }
