@@ -11,6 +11,7 @@
 #include "app/backend_registry.h"
 #include "app/cli_commands.h"
 #include "app/cli_common.h"
+#include "app/cli_openmp_env.h"
 #include "app/cli_version.h"
 #include "engine/cpu_threads.h"
 #include "engine/errors.h"
@@ -49,6 +50,7 @@ int open_gui(const GuiOptions* opts_in) {
 } // namespace
 
 int main(int argc, char** argv) {
+  ensure_openmp_environment(argv); // may re-execute once: before anything else happens
   // A file-size limit (ulimit -f) must make a write fail with EFBIG, which is reported, rather than
   // kill the process half-way through a save.
   std::signal(SIGXFSZ, SIG_IGN);

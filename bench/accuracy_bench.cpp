@@ -5,6 +5,7 @@
 ///                  [--target 0.99] [--psnr DB] [--time-limit 60] [--check-every 25] [--threads N]
 ///                  [--steps N] [--lr X] [--quiet]   (--size N: longest side; --size WxH: exact)
 /// Prints one line: preset image size steps seconds steps/s accuracy psnr reached.
+#include "app/cli_openmp_env.h"
 #include "engine/cpu_backend.h"
 #include "engine/cpu_threads.h"
 #include "engine/image.h"
@@ -42,6 +43,7 @@ void score(Trainer& t, double& accuracy, double& psnr) {
 } // namespace
 
 int main(int argc, char** argv) {
+  redraw::cli::ensure_openmp_environment(argv); // as redraw does
   std::string image, preset = "classic", config, color;
   int32_t size = 200, width = 0, height = 0;
   double target = 0.99, target_psnr = 0, time_limit = 60, lr = 0;
