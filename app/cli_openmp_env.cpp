@@ -1,27 +1,30 @@
 // How the OpenMP runtime's idle threads wait, chosen before the runtime starts.
-// libgomp reads OMP_WAIT_POLICY and GOMP_SPINCOUNT once, in its own constructor, so setting them
-// from main() would be too late. A function in the executable's .preinit_array runs before any
-// shared library's constructor (the ELF rule glibc follows), so it can set them first.
 //
 // Why: libgomp's default lets a thread that waits at a barrier spin for about 300,000 iterations
-// (milliseconds) before it sleeps. Next to a busy process that spin takes the core the other
-// thread of the team needs, and two threads fell far below one (issue 15). A short spin (a few
-// microseconds, which still catches the quick hand-overs between a step's parallel regions) then a
-// sleep keeps two threads ahead of one; engine/cpu_threads.h measures the rest.
+// (up to milliseconds) before it sleeps. Next to a busy process that spin takes the core the other
+// thread of the team needs, and two threads fell far below one (issue 15). A short spin (which
+// still catches the quick hand-overs between a step's parallel regions) then a sleep costs the
+// neighbour little; engine/cpu_threads.h measures the rest.
 //
-// The user's own OMP_WAIT_POLICY or GOMP_SPINCOUNT is left alone. OpenBLAS runs single-threaded
-// inside Redraw's OpenMP regions, so its own pool is not started (OPENBLAS_NUM_THREADS=1 unless set).
+// libgomp reads OMP_WAIT_POLICY and GOMP_SPINCOUNT once, in its own constructor, before main(),
+// and offers no call to change them later; an ELF .preinit_array entry runs early enough but libc
+// then resets the environment it changed. So main() sets them and re-executes the program once
+// (the same process id, arguments and open files; a few milliseconds). The user's own
+// OMP_WAIT_POLICY or GOMP_SPINCOUNT is left alone, and so is a set OPENBLAS_NUM_THREADS (OpenBLAS
+// runs single-threaded inside Redraw's OpenMP regions, so its own pool is not started).
+#include "app/cli_openmp_env.h"
+
 #include <cstdlib>
+#include <unistd.h>
 
-namespace {
+namespace redraw::cli {
 
-void redraw_openmp_environment(int, char**, char**) {
-  if (!std::getenv("OMP_WAIT_POLICY") && !std::getenv("GOMP_SPINCOUNT")) setenv("GOMP_SPINCOUNT", "10000", 0);
+void ensure_openmp_environment(char** argv) {
+  if (std::getenv("OMP_WAIT_POLICY") || std::getenv("GOMP_SPINCOUNT")) return; // chosen, or re-executed
+  if (setenv("GOMP_SPINCOUNT", "10000", 1) != 0) return;
   setenv("OPENBLAS_NUM_THREADS", "1", 0);
+  execv("/proc/self/exe", argv);
+  // Not re-executed (no /proc, say): carry on with the runtime's defaults; nothing else depends on it.
 }
 
-} // namespace
-
-// Not static-initialisation order: the dynamic loader calls this before every library's constructor.
-__attribute__((section(".preinit_array"), used)) static void (*redraw_preinit_openmp)(int, char**, char**) =
-    &redraw_openmp_environment;
+} // namespace redraw::cli

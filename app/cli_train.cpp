@@ -257,7 +257,8 @@ int run_train(const TrainCommand& o) {
   if (start < total) spectrum.record(trainer); // the untrained (or resumed) network, outside the budget
   if (!o.quiet)
     std::fprintf(stderr, "training '%s' on %s (%dx%d %s, %lld parameters) with the %s backend: %s\n",
-                 preset_label(config).c_str(), o.image.c_str(), trainer.dataset().image.width, trainer.dataset().image.height,
+                 preset_label(config).c_str(), o.image.c_str(), trainer.dataset().image.width,
+                 trainer.dataset().image.height,
                  color_mode_label(config.data.color_mode, trainer.dataset().channels()).c_str(),
                  static_cast<long long>(parameter_count(trainer.config().model)), trainer.backend().name().c_str(),
                  trainer.backend().device_description().c_str());

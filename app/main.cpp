@@ -11,6 +11,7 @@
 #include "app/backend_registry.h"
 #include "app/cli_commands.h"
 #include "app/cli_common.h"
+#include "app/cli_openmp_env.h"
 #include "app/cli_version.h"
 #include "engine/cpu_threads.h"
 #include "engine/errors.h"
@@ -49,6 +50,7 @@ int open_gui(const GuiOptions* opts_in) {
 } // namespace
 
 int main(int argc, char** argv) {
+  ensure_openmp_environment(argv); // may re-execute once: before anything else happens
   // A file-size limit (ulimit -f) must make a write fail with EFBIG, which is reported, rather than
   // kill the process half-way through a save.
   std::signal(SIGXFSZ, SIG_IGN);
@@ -91,7 +93,8 @@ int main(int argc, char** argv) {
   TrainCommand train;
   auto* train_cmd = app.add_subcommand("train", "Train headless on an image");
   train_cmd->add_option("image", train.image, "Image file (PNG, JPEG, BMP, TGA, GIF)")->required();
-  auto* preset_opt = train_cmd->add_option("--preset", train.preset, "Preset name (classic, classic-sgd, siren, fourier, instant)");
+  auto* preset_opt =
+      train_cmd->add_option("--preset", train.preset, "Preset name (classic, classic-sgd, siren, fourier, instant)");
   auto* config_opt = train_cmd->add_option("--config", train.config, "Run config JSON file");
   preset_opt->excludes(config_opt);
   auto* size_opt = train_cmd->add_option("--size", train.size, "Training size WxH");

@@ -5,6 +5,7 @@
 ///                  [--target 0.99] [--psnr DB] [--time-limit 60] [--check-every 25] [--threads N]
 ///                  [--steps N] [--lr X] [--quiet]   (--size N: longest side; --size WxH: exact)
 /// Prints one line: preset image size steps seconds steps/s accuracy psnr reached.
+#include "app/cli_openmp_env.h"
 #include "engine/cpu_backend.h"
 #include "engine/cpu_threads.h"
 #include "engine/image.h"
@@ -42,6 +43,7 @@ void score(Trainer& t, double& accuracy, double& psnr) {
 } // namespace
 
 int main(int argc, char** argv) {
+  redraw::cli::ensure_openmp_environment(argv); // as redraw does
   std::string image, preset = "classic", config, color;
   int32_t size = 200, width = 0, height = 0;
   double target = 0.99, target_psnr = 0, time_limit = 60, lr = 0;
@@ -57,9 +59,12 @@ int main(int argc, char** argv) {
       }
       return argv[++i];
     };
-    if (a == "--image") image = next();
-    else if (a == "--preset") preset = next();
-    else if (a == "--config") config = next();
+    if (a == "--image")
+      image = next();
+    else if (a == "--preset")
+      preset = next();
+    else if (a == "--config")
+      config = next();
     else if (a == "--size") {
       const std::string v = next();
       if (v.find('x') != std::string::npos) {
@@ -68,20 +73,29 @@ int main(int argc, char** argv) {
       } else {
         size = std::atoi(v.c_str());
       }
-    }
-    else if (a == "--color") color = next();
-    else if (a == "--target") target = std::atof(next());
-    else if (a == "--psnr") target_psnr = std::atof(next());
-    else if (a == "--time-limit") time_limit = std::atof(next());
-    else if (a == "--check-every") check_every = std::atoll(next());
-    else if (a == "--threads") threads = std::atoi(next());
-    else if (a == "--steps") steps = std::atoll(next());
-    else if (a == "--lr") lr = std::atof(next());
-    else if (a == "--quiet") quiet = true;
+    } else if (a == "--color")
+      color = next();
+    else if (a == "--target")
+      target = std::atof(next());
+    else if (a == "--psnr")
+      target_psnr = std::atof(next());
+    else if (a == "--time-limit")
+      time_limit = std::atof(next());
+    else if (a == "--check-every")
+      check_every = std::atoll(next());
+    else if (a == "--threads")
+      threads = std::atoi(next());
+    else if (a == "--steps")
+      steps = std::atoll(next());
+    else if (a == "--lr")
+      lr = std::atof(next());
+    else if (a == "--quiet")
+      quiet = true;
     else {
-      std::fprintf(stderr, "usage: accuracy_bench --image FILE [--preset NAME | --config FILE] [--size N] [--color MODE]\n"
-                           "       [--target 0.99] [--psnr DB] [--time-limit 60] [--check-every 25] [--threads N]\n"
-                           "       [--steps N] [--lr X] [--quiet]\n");
+      std::fprintf(stderr,
+                   "usage: accuracy_bench --image FILE [--preset NAME | --config FILE] [--size N] [--color MODE]\n"
+                   "       [--target 0.99] [--psnr DB] [--time-limit 60] [--check-every 25] [--threads N]\n"
+                   "       [--steps N] [--lr X] [--quiet]\n");
       return 2;
     }
   }

@@ -12,13 +12,19 @@ PyTorch peer computes in fp32; fp16 autocast is --precision fp16.
   python3 bench/torch_reference.py [--presets classic,siren,fourier,instant] [--sizes 200,256,512]
                                    [--steps 200] [--precision fp32|tf32]
                                    [--modes eager,compile] [--json FILE]
+                                   [--device cuda|cpu] [--threads N] [--seconds S]
+
+--device cpu runs the same networks on the CPU in fp32 with --threads intra-op threads (the
+CPU backend's batch, training.batch_cpu, where a preset has one), for bench/run_cpu_defaults_bench.sh.
+Set OMP_WAIT_POLICY=passive in the environment for PyTorch's best multi-threaded figure beside
+other work. --seconds S times at least S seconds instead of exactly --steps steps.
 
 Presets are read from assets/presets/NAME.json with the schema of engine/run_config.cpp
 (parse_run_config); missing keys take the engine's defaults. Timing: a few warm-up steps (they
 include torch.compile's compilation), then --steps steps, then torch.cuda.synchronize(), wall clock.
 torch.compile compiles the forward pass and the loss (AOTAutograd compiles the backward with it);
 the optimizer step stays eager, as in ordinary PyTorch code.
-Prints "SKIPPED: no CUDA device" and exits 0 where torch or a GPU is missing.
+Prints "SKIPPED: no CUDA device" and exits 0 where torch or a GPU is missing (--device cuda).
 """
 import argparse
 import json
@@ -61,6 +67,7 @@ def load_preset(name):
         "output_activation": model.get("output_activation", "Sigmoid"),
         "init": model.get("init", "Xavier"),
         "omega_0": model.get("omega_0", 30.0),
+        "first_layer_scale": model.get("first_layer_scale", 0.0),
         "loss": j.get("loss", {}).get("otype", "MSE"),
         "huber_delta": j.get("loss", {}).get("huber_delta", 0.1),
         "bce_epsilon": j.get("loss", {}).get("epsilon", 1e-6),
@@ -76,6 +83,7 @@ def load_preset(name):
         "lr_min": sched.get("lr_min", 1e-6),
         "period": sched.get("period", 0),
         "batch": 0 if batch == "full" else int(batch),
+        "batch_cpu": None if "batch_cpu" not in train else (0 if train["batch_cpu"] == "full" else int(train["batch_cpu"])),
         "steps": train.get("steps", 2000),
         "seed": train.get("seed", 1),
         # "auto" counts as RGB, as channels_of(Auto) does in cuda_bench (its pattern image is coloured).
@@ -91,14 +99,21 @@ def main():
     ap.add_argument("--precision", default="fp32", choices=["fp32", "tf32", "bf16", "auto", "fp16"])
     ap.add_argument("--modes", default="eager,compile")
     ap.add_argument("--json", default="")
+    ap.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
+    ap.add_argument("--threads", type=int, default=0)
+    ap.add_argument("--seconds", type=float, default=0.0)
     args = ap.parse_args()
+    on_cpu = args.device == "cpu"
 
     try:
         import torch
     except ImportError as e:
-        print(f"torch_reference: SKIPPED: no CUDA device: PyTorch is not installed ({e})")
+        print(f"torch_reference: SKIPPED: {'no CUDA device: ' if not on_cpu else ''}PyTorch is not installed ({e})")
         return 0
-    if not torch.cuda.is_available():
+    if on_cpu:
+        if args.threads > 0:
+            torch.set_num_threads(args.threads)
+    elif not torch.cuda.is_available():
         print("torch_reference: SKIPPED: no CUDA device: torch.cuda.is_available() is False")
         return 0
     # bf16 as Redraw's: matrix products with bf16 inputs, everything else fp32 (autocast keeps
@@ -106,11 +121,17 @@ def main():
     tf32 = args.precision == "tf32"
     autocast = args.precision in ("bf16", "fp16")
     autocast_dtype = torch.float16 if args.precision == "fp16" else torch.bfloat16
-    torch.backends.cuda.matmul.allow_tf32 = tf32
-    torch.backends.cudnn.allow_tf32 = tf32
-    torch.set_float32_matmul_precision("high" if tf32 else "highest")
-    dev = torch.device("cuda")
-    print(f"torch {torch.__version__}, {torch.cuda.get_device_name(0)}, precision {args.precision}")
+    if on_cpu and (tf32 or autocast):
+        print("torch_reference: the CPU mode computes in fp32 only")
+        return 2
+    if not on_cpu:
+        torch.backends.cuda.matmul.allow_tf32 = tf32
+        torch.backends.cudnn.allow_tf32 = tf32
+        torch.set_float32_matmul_precision("high" if tf32 else "highest")
+    dev = torch.device(args.device)
+    sync = torch.cuda.synchronize if not on_cpu else (lambda: None)
+    where = torch.cuda.get_device_name(0) if not on_cpu else f"CPU, {torch.get_num_threads()} threads"
+    print(f"torch {torch.__version__}, {where}, precision {args.precision}")
 
     def activation(name, omega):
         n = name.lower()
@@ -189,6 +210,8 @@ def main():
                 wb, bb = math.sqrt(6.0 / (fan_in + fan_out)), 0.0
             elif init == "he":
                 wb, bb = math.sqrt(6.0 / fan_in), 0.0
+            if li == 0 and init in ("xavier", "he") and p["first_layer_scale"] > 0:
+                wb = bb = p["first_layer_scale"]
             else:  # SIREN
                 wb = 1.0 / fan_in if li == 0 else math.sqrt(6.0 / fan_in) / p["omega_0"]
                 bb = 1.0 / math.sqrt(fan_in)
@@ -250,7 +273,7 @@ def main():
             # The fused Adam kernel for the hash grid's millions of table entries (a fair peer for
             # Redraw's one-launch update); the other presets keep the default, as measured before.
             opt = torch.optim.Adam(groups, lr=p["lr_max"], betas=(p["beta1"], p["beta2"]), eps=p["epsilon"],
-                                   **({"fused": True} if grid else {}))
+                                   **({"fused": True} if grid and not on_cpu else {}))
         else:
             opt = torch.optim.SGD(groups, lr=p["lr_max"], momentum=p["momentum"], nesterov=p["nesterov"])
         return params, opt, loss_fn, encoded, coords, targets, encode
@@ -285,22 +308,27 @@ def main():
             else:
                 x, t = encoded, targets
             opt.zero_grad(set_to_none=True)
-            with torch.autocast("cuda", dtype=autocast_dtype, enabled=autocast):
+            with torch.autocast(args.device, dtype=autocast_dtype, enabled=autocast):
                 loss = fn(x, t, *params)
             loss.backward()
             opt.step()
 
-        for i in range(5):
+        for i in range(5 if not on_cpu else 2):
             step(i)
-        torch.cuda.synchronize()
+        sync()
         t0 = time.perf_counter()
-        for i in range(args.steps):
-            step(5 + i)
-        torch.cuda.synchronize()
+        steps = 0
+        while steps < args.steps or time.perf_counter() - t0 < args.seconds:
+            step(5 + steps)
+            steps += 1
+            if args.seconds and time.perf_counter() - t0 >= args.seconds:
+                break
+        sync()
         wall = time.perf_counter() - t0
-        r = {"impl": "torch-" + mode, "preset": name, "size": size, "batch": batch,
-             "precision": args.precision, "steps_per_s": args.steps / wall,
-             "samples_per_s": args.steps / wall * batch, "torch": torch.__version__}
+        r = {"impl": "torch-" + mode, "preset": name, "size": size, "batch": batch, "device": args.device,
+             "threads": torch.get_num_threads() if on_cpu else 0,
+             "precision": args.precision, "steps_per_s": steps / wall,
+             "samples_per_s": steps / wall * batch, "torch": torch.__version__}
         print(f"{name:8} {size:6d} {mode:>8} {batch:8d} {r['steps_per_s']:9.1f} {r['samples_per_s']:11.3g}",
               flush=True)
         return r
@@ -309,6 +337,8 @@ def main():
     print(f"{'preset':8} {'size':>6} {'mode':>8} {'batch':>8} {'steps/s':>9} {'samples/s':>11}")
     for name in [s for s in args.presets.split(",") if s]:
         p = load_preset(name)
+        if on_cpu and p["batch_cpu"] is not None:
+            p["batch"] = p["batch_cpu"]
         sizes = [int(s) for s in args.sizes.split(",") if s] or [200 if name == "classic" else 256, 512]
         for size in sizes:
             for mode in [m for m in args.modes.split(",") if m]:

@@ -198,8 +198,9 @@ Checkpoint deserialize_checkpoint(const uint8_t* data, size_t size, const std::s
     throw CheckpointError(name + ": the file is truncated or damaged (" + std::to_string(size) +
                           " bytes, checksum mismatch)");
   if (version == 0 || version > k_checkpoint_version)
-    throw CheckpointError(name + ": format version " + std::to_string(version) + " is not supported (this redraw reads up to " +
-                          std::to_string(k_checkpoint_version) + "); it was written by a newer redraw");
+    throw CheckpointError(name + ": format version " + std::to_string(version) +
+                          " is not supported (this redraw reads up to " + std::to_string(k_checkpoint_version) +
+                          "); it was written by a newer redraw");
 
   Reader top(data + 12, size - 16, name, "header");
   const uint32_t chunks = top.get<uint32_t>();

@@ -79,7 +79,6 @@ void encode_input(const NetView& net, const float* coords, int64_t n, float* out
     encode_rows(net.model->encoding.params(), net.fourier_b, coords, n, out);
 }
 
-
 /// Row alignment of each thread's slice (keeps sgemm panels whole).
 constexpr int64_t k_row_align = 16;
 
@@ -124,7 +123,7 @@ double backward_rows(const NetView& net, CpuWorkspace& ws, const float* coords, 
   ws.partial.assign(size_t(nb), 0.0);
   int32_t widest = 1;
   for (const auto& L : layers) widest = std::max(widest, L.out);
-  scratch.resize(size_t(nb) * size_t(widest));
+  scratch.resize(size_t(std::max(1, omp_get_max_threads())) * size_t(widest)); // one row per thread
   float* bufs[2] = {ws.grad_a.data(), ws.grad_b.data()};
 
 #pragma omp parallel
@@ -150,25 +149,29 @@ double backward_rows(const NetView& net, CpuWorkspace& ws, const float* coords, 
       // dZ = dY * act'(z): each thread its own rows (which it also produced in the step before).
       if (r1 > r0)
         kern.activation_backward(L.activation, g, ws.z[li].data(), ws.y[li].data(), r0 * L.out, r1 * L.out, omega);
+        // The layer's one synchronisation point: below, every thread reads all rows of dZ and X.
+        // (Each sync costs a scheduler wake-up when the machine is busy: they are kept few.)
 #pragma omp barrier
-      // Bias gradient: fixed 512-row blocks, summed in block order below (thread-count independent).
-#pragma omp for schedule(static)
-      for (int64_t blk = 0; blk < nb; ++blk) {
-        float* acc = scratch.data() + blk * L.out;
-        std::fill(acc, acc + L.out, 0.0f);
-        const int64_t e1 = std::min(rows, (blk + 1) * k_block_rows);
-        for (int64_t r = blk * k_block_rows; r < e1; ++r) {
-          const float* row = g + r * L.out;
-#pragma omp simd
-          for (int32_t j = 0; j < L.out; ++j) acc[j] += row[j];
-        }
-      }
-#pragma omp single
+      // Bias gradient, each thread its own columns: per column, fixed 512-row blocks each summed
+      // in row order, the blocks added in order (thread-count independent).
       {
+        int64_t c0 = 0, c1 = 0;
+        thread_slice(L.out, t, nt, 1, c0, c1);
+        float* acc = scratch.data() + size_t(t) * size_t(widest);
         float* db = grads + L.bias_offset;
-        if (first_chunk) std::fill(db, db + L.out, 0.0f);
-        for (int64_t blk = 0; blk < nb; ++blk)
-          for (int32_t j = 0; j < L.out; ++j) db[j] += scratch[size_t(blk * L.out + j)];
+        if (first_chunk) std::fill(db + c0, db + c1, 0.0f);
+        for (int64_t blk = 0; blk < nb && c1 > c0; ++blk) {
+          std::fill(acc + c0, acc + c1, 0.0f);
+          const int64_t e1 = std::min(rows, (blk + 1) * k_block_rows);
+          for (int64_t r = blk * k_block_rows; r < e1; ++r) {
+            const float* row = g + r * L.out;
+#pragma omp simd
+            for (int64_t j = c0; j < c1; ++j)
+              acc[j] += row[j];
+          }
+          for (int64_t j = c0; j < c1; ++j)
+            db[j] += acc[j];
+        }
       }
       // Weight gradient dW = dZ^T X, split over the longer of its two sides.
       const float* x = li == 0 ? input : ws.y[li - 1].data();
@@ -190,8 +193,9 @@ double backward_rows(const NetView& net, CpuWorkspace& ws, const float* coords, 
       if ((li > 0 || net.grid) && r1 > r0)
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(r1 - r0), L.in, L.out, 1.0f, g + r0 * L.out, L.out,
                     net.params + L.weight_offset, L.in, 0.0f, bufs[1 - cur] + r0 * L.in, L.in);
+      // No barrier here: the next layer's barrier comes before anything reads another thread's
+      // rows or writes what this layer's weight gradient reads.
       cur = 1 - cur;
-#pragma omp barrier
     }
   }
   // The last product wrote dLoss/dEncoding into the buffer the loop would use next.

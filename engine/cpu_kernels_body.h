@@ -49,38 +49,53 @@ template <Activation A>
 REDRAW_KERNEL_TARGET void activation_backward_t(float* g, const float* z, const float* y, int64_t e0, int64_t e1,
                                                 float omega) {
 #pragma omp simd
-  for (int64_t e = e0; e < e1; ++e) g[e] *= activate_derivative<float>(A, z[e], y[e], omega);
+  for (int64_t e = e0; e < e1; ++e)
+    g[e] *= activate_derivative<float>(A, z[e], y[e], omega);
 }
 
 REDRAW_KERNEL_TARGET void bias_activate(Activation a, float* z, float* y, const float* b, int64_t r0, int64_t r1,
                                         int32_t out, float omega) {
   switch (a) {
-  case Activation::Identity: return bias_activate_t<Activation::Identity>(z, y, b, r0, r1, out, omega);
-  case Activation::Relu: return bias_activate_t<Activation::Relu>(z, y, b, r0, r1, out, omega);
-  case Activation::LeakyRelu: return bias_activate_t<Activation::LeakyRelu>(z, y, b, r0, r1, out, omega);
-  case Activation::Tanh: return bias_activate_t<Activation::Tanh>(z, y, b, r0, r1, out, omega);
-  case Activation::Sigmoid: return bias_activate_t<Activation::Sigmoid>(z, y, b, r0, r1, out, omega);
-  case Activation::Softplus: return bias_activate_t<Activation::Softplus>(z, y, b, r0, r1, out, omega);
-  case Activation::Sine: return bias_activate_t<Activation::Sine>(z, y, b, r0, r1, out, omega);
+  case Activation::Identity:
+    return bias_activate_t<Activation::Identity>(z, y, b, r0, r1, out, omega);
+  case Activation::Relu:
+    return bias_activate_t<Activation::Relu>(z, y, b, r0, r1, out, omega);
+  case Activation::LeakyRelu:
+    return bias_activate_t<Activation::LeakyRelu>(z, y, b, r0, r1, out, omega);
+  case Activation::Tanh:
+    return bias_activate_t<Activation::Tanh>(z, y, b, r0, r1, out, omega);
+  case Activation::Sigmoid:
+    return bias_activate_t<Activation::Sigmoid>(z, y, b, r0, r1, out, omega);
+  case Activation::Softplus:
+    return bias_activate_t<Activation::Softplus>(z, y, b, r0, r1, out, omega);
+  case Activation::Sine:
+    return bias_activate_t<Activation::Sine>(z, y, b, r0, r1, out, omega);
   }
 }
 
 REDRAW_KERNEL_TARGET void activation_backward(Activation a, float* g, const float* z, const float* y, int64_t e0,
                                               int64_t e1, float omega) {
   switch (a) {
-  case Activation::Identity: return activation_backward_t<Activation::Identity>(g, z, y, e0, e1, omega);
-  case Activation::Relu: return activation_backward_t<Activation::Relu>(g, z, y, e0, e1, omega);
-  case Activation::LeakyRelu: return activation_backward_t<Activation::LeakyRelu>(g, z, y, e0, e1, omega);
-  case Activation::Tanh: return activation_backward_t<Activation::Tanh>(g, z, y, e0, e1, omega);
-  case Activation::Sigmoid: return activation_backward_t<Activation::Sigmoid>(g, z, y, e0, e1, omega);
-  case Activation::Softplus: return activation_backward_t<Activation::Softplus>(g, z, y, e0, e1, omega);
-  case Activation::Sine: return activation_backward_t<Activation::Sine>(g, z, y, e0, e1, omega);
+  case Activation::Identity:
+    return activation_backward_t<Activation::Identity>(g, z, y, e0, e1, omega);
+  case Activation::Relu:
+    return activation_backward_t<Activation::Relu>(g, z, y, e0, e1, omega);
+  case Activation::LeakyRelu:
+    return activation_backward_t<Activation::LeakyRelu>(g, z, y, e0, e1, omega);
+  case Activation::Tanh:
+    return activation_backward_t<Activation::Tanh>(g, z, y, e0, e1, omega);
+  case Activation::Sigmoid:
+    return activation_backward_t<Activation::Sigmoid>(g, z, y, e0, e1, omega);
+  case Activation::Softplus:
+    return activation_backward_t<Activation::Softplus>(g, z, y, e0, e1, omega);
+  case Activation::Sine:
+    return activation_backward_t<Activation::Sine>(g, z, y, e0, e1, omega);
   }
 }
 
 /// encoding_value's Fourier case, a row at a time: the phase in the same order of operations.
-REDRAW_KERNEL_TARGET void fourier_encode(const float* b, int32_t features, const float* coords, int64_t r0,
-                                         int64_t r1, float* out) {
+REDRAW_KERNEL_TARGET void fourier_encode(const float* b, int32_t features, const float* coords, int64_t r0, int64_t r1,
+                                         float* out) {
   const int32_t w = 2 * features;
   for (int64_t r = r0; r < r1; ++r) {
     const float x = coords[2 * r], y = coords[2 * r + 1];

@@ -28,9 +28,10 @@ TeamSizer::TeamSizer(int max_threads, int fixed) : m_fixed(fixed) {
 }
 
 void TeamSizer::start_probe() {
+  m_team_before_probe = m_team;
   m_probe = 0;
   m_probe_steps = 0;
-  m_probe_sum = 0;
+  m_probe_times.clear();
   m_team = m_candidates[0];
 }
 
@@ -40,13 +41,16 @@ void TeamSizer::record(double seconds) {
     if (--m_exploit_left <= 0) start_probe();
     return;
   }
-  // The first step at a new size pays for waking threads and refilling caches: not counted.
-  if (m_probe_steps > 0) m_probe_sum += seconds;
+  // The first step at a new size pays for waking threads and refilling caches: not counted. The
+  // median of the others: a neighbour's burst during one step does not decide.
+  if (m_probe_steps > 0) m_probe_times.push_back(seconds);
   if (++m_probe_steps < k_probe_steps) return;
-  m_time[size_t(m_probe)] = m_probe_sum / double(k_probe_steps - 1);
+  std::sort(m_probe_times.begin(), m_probe_times.end());
+  const size_t n = m_probe_times.size();
+  m_time[size_t(m_probe)] = n % 2 ? m_probe_times[n / 2] : 0.5 * (m_probe_times[n / 2 - 1] + m_probe_times[n / 2]);
   if (size_t(++m_probe) < m_candidates.size()) {
     m_probe_steps = 0;
-    m_probe_sum = 0;
+    m_probe_times.clear();
     m_team = m_candidates[size_t(m_probe)];
     return;
   }
@@ -59,9 +63,11 @@ void TeamSizer::record(double seconds) {
       best = i;
       break;
     }
+  // The same answer again: measure less often (up to k_max_backoff times less); a new one: soon.
+  m_backoff = m_candidates[best] == m_team_before_probe ? std::min(m_backoff * 2, k_max_backoff) : 1;
   m_team = m_candidates[best];
   m_probe = -1;
-  m_exploit_left = int64_t(k_exploit_factor) * k_probe_steps * int64_t(m_candidates.size());
+  m_exploit_left = int64_t(k_exploit_factor) * k_probe_steps * int64_t(m_candidates.size()) * m_backoff;
 }
 
 } // namespace redraw

@@ -26,9 +26,10 @@ int cpu_threads_setting();
 /// took at the size team() gave it.
 class TeamSizer {
 public:
-  static constexpr int k_probe_steps = 3;          ///< per candidate; the first is not counted
+  static constexpr int k_probe_steps = 5;          ///< per candidate; the first is not counted, the median of the rest is
   static constexpr int k_exploit_factor = 12;      ///< train this many probes' worth before probing again
   static constexpr double k_prefer_smaller = 0.05; ///< a smaller team within 5% of the best wins
+  static constexpr int k_max_backoff = 8;          ///< a confirmed choice is measured up to 8x less often
 
   /// max_threads >= 1; fixed > 0 disables measuring (team() is always `fixed`).
   explicit TeamSizer(int max_threads, int fixed = 0);
@@ -44,12 +45,14 @@ private:
   void start_probe();
   int m_fixed = 0;
   std::vector<int> m_candidates;
-  std::vector<double> m_time;   ///< mean counted step time per candidate in the current probe
+  std::vector<double> m_time; ///< mean counted step time per candidate in the current probe
   int m_team = 1;
-  int m_probe = -1;             ///< candidate being probed, -1 while exploiting
+  int m_probe = -1; ///< candidate being probed, -1 while exploiting
   int m_probe_steps = 0;
-  double m_probe_sum = 0;
+  std::vector<double> m_probe_times; ///< the counted steps of the candidate being probed
   int64_t m_exploit_left = 0;
+  int m_team_before_probe = 0;
+  int m_backoff = 1;
 };
 
 } // namespace redraw

@@ -121,7 +121,8 @@ void GifWriter::add_frame(const Image& frame, double hold_seconds) {
   // Delay of frame k: the rounded end time minus the rounded start time, in 1/100 s.
   const auto at = [&](int64_t k) { return int64_t(std::llround(double(k) * 100.0 / s.fps)); };
   int64_t hundredths = at(m_frames + 1) - at(m_frames);
-  if (hold_seconds > 0) hundredths = std::max(hundredths, int64_t(std::llround(std::min(hold_seconds, 655.35) * 100.0)));
+  if (hold_seconds > 0)
+    hundredths = std::max(hundredths, int64_t(std::llround(std::min(hold_seconds, 655.35) * 100.0)));
   const int delay = int(std::clamp<int64_t>(hundredths, 2, 65535));
   GraphicsControlBlock gcb{};
   gcb.DisposalMode = DISPOSE_DO_NOT;

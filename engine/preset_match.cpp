@@ -14,7 +14,8 @@ nlohmann::json recipe_json(const RunConfig& c) {
   j.erase("name");
   j.erase("description");
   j.erase("data");
-  for (const char* k : {"steps", "seed", "metrics_every"}) j["training"].erase(k);
+  for (const char* k : {"steps", "seed", "metrics_every"})
+    j["training"].erase(k);
   j["model"].erase("output_channels");
   return j;
 }

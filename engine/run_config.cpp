@@ -316,10 +316,14 @@ json to_json(const RunConfig& c) {
     encoding["finest_resolution"] = m.encoding.finest_resolution;
     encoding["interpolation"] = interpolation_name(m.encoding.interpolation);
   }
-  json model = {{"encoding", encoding},      {"hidden", m.hidden},
-                {"activations", acts},       {"output_activation", activation_name(m.output_activation)},
-                {"init", init_name(m.init)}, {"omega_0", float_json(m.omega_0)},
-                {"first_layer_scale", float_json(m.first_layer_scale)}};
+  json model = {{"encoding", encoding},
+                {"hidden", m.hidden},
+                {"activations", acts},
+                {"output_activation", activation_name(m.output_activation)},
+                {"init", init_name(m.init)},
+                {"omega_0", float_json(m.omega_0)}};
+  // Written only when set, so models and configs without it stay readable by an older redraw.
+  if (m.first_layer_scale > 0) model["first_layer_scale"] = float_json(m.first_layer_scale);
   json background = json::array();
   for (float v : c.data.background)
     background.push_back(float_json(v));

@@ -191,7 +191,8 @@ struct Mp4Sink final : FrameSink {
   void add(const Image& frame) override { w.add_frame(frame); }
   void add_last(const Image& frame, double hold) override {
     const int64_t copies = std::max<int64_t>(1, int64_t(std::ceil(hold * fps)));
-    for (int64_t i = 0; i < copies; ++i) w.add_frame(frame);
+    for (int64_t i = 0; i < copies; ++i)
+      w.add_frame(frame);
   }
   void commit() override { w.commit(); }
 };

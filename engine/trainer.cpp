@@ -223,10 +223,12 @@ double Trainer::dataset_loss() {
   double sum = 0;
   for (int64_t r0 = 0; r0 < n; r0 += k_rows) {
     const int64_t rows = std::min(k_rows, n - r0);
-    for (int64_t i = 0; i < rows; ++i) m_data.coordinate(r0 + i, coords[size_t(2 * i)], coords[size_t(2 * i + 1)]);
+    for (int64_t i = 0; i < rows; ++i)
+      m_data.coordinate(r0 + i, coords[size_t(2 * i)], coords[size_t(2 * i + 1)]);
     m_backend->predict(m_config.model, params, m_fourier_b, coords.data(), rows, pred.data());
     const float* t = m_data.targets() + r0 * C;
-    for (int64_t e = 0; e < rows * C; ++e) sum += double(loss_value<float>(m_config.loss, pred[size_t(e)], t[e]));
+    for (int64_t e = 0; e < rows * C; ++e)
+      sum += double(loss_value<float>(m_config.loss, pred[size_t(e)], t[e]));
   }
   return sum / (double(n) * C);
 }

@@ -141,6 +141,20 @@ cp "$work/run/model.redraw" "$work/bad.redraw"
 printf '\x00\x00\x00\x00' | dd of="$work/bad.redraw" bs=1 seek=100 conv=notrunc status=none
 expect 1 "checksum" -- "$redraw" info "$work/bad.redraw"
 expect 1 "checksum" -- "$redraw" train "$samples/horse.png" --resume "$work/bad.redraw" --out "$work/x"
+# a truncated model is named as such, never as one "written by a newer redraw"
+head -c 5000 "$work/run/model.redraw" >"$work/cut.redraw"
+expect 1 "truncated or damaged" -- "$redraw" info "$work/cut.redraw"
+check '! "$redraw" info "$work/cut.redraw" 2>&1 | grep -q newer'
+# --threads: a count, 0 = measured; a bad value is a usage error
+expect 2 "--threads" -- "$redraw" train "$samples/horse.png" --config "$cfg" --threads -1 --out "$work/x"
+expect 0 "" -- "$redraw" render "$work/run/model.redraw" -o "$work/t1.png" --threads 1 --backend cpu
+# info names a preset only while the model's recipe is the preset's
+expect 0 "" -- "$redraw" train "$samples/horse.png" --preset siren --size 12x10 --steps 2 --backend cpu --quiet --out "$work/sirenrun"
+check '"$redraw" info "$work/sirenrun/model.redraw" | grep -qx "preset:      siren"'
+python3 -c "import json,sys; c=json.load(open(sys.argv[1])); c['schedule']['lr_max']=3e-4; json.dump(c,open(sys.argv[2],'w'))" \
+  "$REDRAW_ASSETS/presets/siren.json" "$work/siren-edited.json"
+expect 0 "" -- "$redraw" train "$samples/horse.png" --config "$work/siren-edited.json" --size 12x10 --steps 2 --backend cpu --quiet --out "$work/editrun"
+check '"$redraw" info "$work/editrun/model.redraw" | grep -qx "preset:      custom (from siren)"'
 
 # a diverging run says so and keeps the last good checkpoint.
 echo '{"model": {"hidden": [16], "activation": "ReLU", "output_activation": "Identity"}, "optimizer": {"otype": "SGD"},

@@ -26,11 +26,41 @@ void expect_config_error(const json& j, const std::string& needle) {
 }
 } // namespace
 
-TEST_CASE("the classic preset is the original network with a bias per layer") {
-  const RunConfig c = load_preset("classic");
-  CHECK(c.model.hidden == std::vector<int32_t>{128, 128, 256, 128, 64, 64, 64});
-  CHECK(parameter_count(c.model) == 99457);
-  CHECK(c.model.output_activation == Activation::Sigmoid);
+TEST_CASE("classic and classic-sgd are the original network, and classic-sgd trains it as the original did") {
+  for (const char* name : {"classic", "classic-sgd"}) {
+    CAPTURE(std::string(name));
+    const RunConfig c = load_preset(name);
+    CHECK(c.model.hidden == std::vector<int32_t>{128, 128, 256, 128, 64, 64, 64});
+    for (Activation a : c.model.hidden_activations)
+      CHECK(a == Activation::Tanh);
+    CHECK(c.model.encoding.kind == EncodingKind::Identity);
+    CHECK(parameter_count(c.model) == 99457);
+    CHECK(c.model.output_activation == Activation::Sigmoid);
+    CHECK(c.data.color_mode == ColorMode::Binary);
+  }
+  // classic: the recipe that learns (Adam, warm-up, minibatches, sharp first-layer edges).
+  const RunConfig n = load_preset("classic");
+  CHECK(n.optimizer.kind == OptimizerKind::Adam);
+  CHECK(n.schedule.warmup_steps > 0);
+  CHECK(n.training.batch_size > 0);
+  CHECK(n.model.first_layer_scale > 0);
+  // The first layer starts with weights and biases in +-first_layer_scale; later layers as Xavier.
+  const auto p = initial_parameters(n.model, n.training.seed);
+  const auto layers = dense_layers(n.model);
+  float w_max = 0, b_max = 0, next_max = 0;
+  for (int64_t i = 0; i < 2 * 128; ++i)
+    w_max = std::max(w_max, std::abs(p[size_t(layers[0].weight_offset + i)]));
+  for (int64_t i = 0; i < 128; ++i)
+    b_max = std::max(b_max, std::abs(p[size_t(layers[0].bias_offset + i)]));
+  for (int64_t i = 0; i < 128 * 128; ++i)
+    next_max = std::max(next_max, std::abs(p[size_t(layers[1].weight_offset + i)]));
+  CHECK(w_max <= n.model.first_layer_scale);
+  CHECK(w_max > 0.8f * n.model.first_layer_scale);
+  CHECK(b_max > 0.8f * n.model.first_layer_scale);
+  CHECK(next_max <= float(std::sqrt(6.0 / 256.0)) + 1e-6f);
+  // classic-sgd: the original recipe, full-batch SGD.
+  const RunConfig c = load_preset("classic-sgd");
+  CHECK(c.model.first_layer_scale == 0.0f);
   CHECK(c.optimizer.kind == OptimizerKind::Sgd);
   CHECK(c.schedule.kind == ScheduleKind::Cosine);
   CHECK(c.schedule.lr_max == 0.01);

@@ -33,7 +33,8 @@ std::vector<float> inputs(Activation a, int n, uint32_t seed) {
   const float range = a == Activation::Sine ? 4.0f : 25.0f; // sin(30 z): phases up to 120
   std::uniform_real_distribution<float> u(-range, range);
   std::vector<float> v(static_cast<size_t>(n));
-  for (auto& x : v) x = u(rng);
+  for (auto& x : v)
+    x = u(rng);
   v[0] = 0.0f;
   v[1] = 1e-6f;
   v[2] = -1e-3f;
@@ -56,7 +57,8 @@ TEST_CASE("every kernel variant matches the shared activation math within 4 ulp,
       CAPTURE(name);
       const std::vector<float> z0 = inputs(a, int(rows * out), 7);
       std::vector<float> bias(static_cast<size_t>(out));
-      for (int32_t j = 0; j < out; ++j) bias[size_t(j)] = 0.01f * float(j - out / 2);
+      for (int32_t j = 0; j < out; ++j)
+        bias[size_t(j)] = 0.01f * float(j - out / 2);
       std::vector<float> z = z0, y(z0.size(), -7.0f);
       k->bias_activate(a, z.data(), y.data(), bias.data(), 1, rows, out, omega); // row 0 untouched
       double worst_ref = 0, worst_f64 = 0;
@@ -174,7 +176,8 @@ TEST_CASE("TeamSizer: measures every candidate, keeps the fastest, prefers a sma
   }
   // A machine where a step takes `cost(team)` seconds.
   auto settle = [](TeamSizer& t, auto cost) {
-    for (int i = 0; i < 3 * TeamSizer::k_probe_steps; ++i) t.record(cost(t.team()));
+    for (int i = 0; i < 3 * TeamSizer::k_probe_steps; ++i)
+      t.record(cost(t.team()));
     return t.team();
   };
   SUBCASE("two quiet cores: two threads") {
@@ -232,7 +235,8 @@ TEST_CASE("the thread count never changes the weights: 1, 2 and 3 threads, measu
     results.push_back(t.parameters());
   }
   set_cpu_threads(0);
-  for (size_t i = 1; i < results.size(); ++i) CHECK(results[i] == results[0]);
+  for (size_t i = 1; i < results.size(); ++i)
+    CHECK(results[i] == results[0]);
 }
 
 TEST_CASE("set_cpu_threads: the setting, and the backend's team follows it") {

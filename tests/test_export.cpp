@@ -103,8 +103,10 @@ TEST_CASE("a GIF timelapse decodes to the expected frame count, size and delays"
       CHECK(gif->SavedImages[i].ImageDesc.Width == 40);
       GraphicsControlBlock gcb;
       REQUIRE(DGifSavedExtensionToGCB(gif, i, &gcb) == GIF_OK);
-      if (i + 1 < gif->ImageCount) total_delay += gcb.DelayTime;
-      else last_delay = gcb.DelayTime;
+      if (i + 1 < gif->ImageCount)
+        total_delay += gcb.DelayTime;
+      else
+        last_delay = gcb.DelayTime;
     }
     // Every frame but the last at 10 fps; the last one holds the finished picture for 2 s.
     CHECK(total_delay == int(std::lround(100.0 * double(gif->ImageCount - 1) / 10.0)));

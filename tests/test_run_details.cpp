@@ -3,10 +3,12 @@
 #include "test_support.h"
 
 #include "engine/cpu_backend.h"
+#include "engine/errors.h"
 #include "engine/preset_match.h"
 #include "engine/trainer.h"
 
 #include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <cmath>
@@ -20,10 +22,12 @@ namespace {
 double loss_of(Trainer& t, const std::vector<float>& params) {
   const Dataset& d = t.dataset();
   std::vector<float> coords(size_t(2 * d.size())), pred(size_t(d.size() * d.channels()));
-  for (int64_t i = 0; i < d.size(); ++i) d.coordinate(i, coords[size_t(2 * i)], coords[size_t(2 * i + 1)]);
+  for (int64_t i = 0; i < d.size(); ++i)
+    d.coordinate(i, coords[size_t(2 * i)], coords[size_t(2 * i + 1)]);
   t.backend().predict(t.config().model, params, t.fourier_b(), coords.data(), d.size(), pred.data());
   double sum = 0;
-  for (size_t e = 0; e < pred.size(); ++e) sum += loss_value<double>(t.config().loss, pred[e], d.targets()[e]);
+  for (size_t e = 0; e < pred.size(); ++e)
+    sum += loss_value<double>(t.config().loss, pred[e], d.targets()[e]);
   return sum / double(pred.size());
 }
 
@@ -53,8 +57,8 @@ protected:
     m_cpu.predict(model, params, fourier_b, coords, n, out);
   }
   double loss_and_gradients_impl(const ModelSpec& model, const LossParams& loss, std::span<const float> params,
-                                 std::span<const float> fourier_b, const float* coords, const float* targets,
-                                 int64_t n, std::span<float> grads) override {
+                                 std::span<const float> fourier_b, const float* coords, const float* targets, int64_t n,
+                                 std::span<float> grads) override {
     return m_cpu.loss_and_gradients(model, loss, params, fourier_b, coords, targets, n, grads);
   }
   void optimizer_update_impl(const OptimizerSpec& opt, std::span<float> params, std::span<const float> grads,
@@ -153,4 +157,31 @@ TEST_CASE("preset_label: a preset's name only while the recipe is the preset's")
     CAPTURE(name);
     CHECK(preset_label(load_preset(name)) == name);
   }
+}
+
+TEST_CASE("first_layer_scale: read, written only when set, and the first layer's init follows it") {
+  RunConfig c = load_preset("classic");
+  REQUIRE(c.model.first_layer_scale > 0);
+  const nlohmann::json j = to_json(c);
+  CHECK(j["model"]["first_layer_scale"].get<double>() == doctest::Approx(c.model.first_layer_scale));
+  CHECK(parse_run_config(j, "round trip").model.first_layer_scale == c.model.first_layer_scale);
+  // Unset: not written, so a model without it stays readable by a redraw that predates the key.
+  c.model.first_layer_scale = 0;
+  CHECK_FALSE(to_json(c)["model"].contains("first_layer_scale"));
+  // Out of range names the field.
+  nlohmann::json bad = to_json(c);
+  bad["model"]["first_layer_scale"] = -1;
+  CHECK_THROWS_WITH_AS(parse_run_config(bad, "bad.json"), doctest::Contains("model.first_layer_scale"), ConfigError);
+  // Without it, the first layer's biases start at 0 (Xavier); with it, every one is drawn.
+  RunConfig a = load_preset("classic-sgd"), b = a;
+  b.model.first_layer_scale = 10;
+  const auto pa = initial_parameters(a.model, 3), pb = initial_parameters(b.model, 3);
+  const DenseLayer first = dense_layers(a.model)[0];
+  int zero_a = 0, zero_b = 0;
+  for (int64_t i = 0; i < first.out; ++i) {
+    zero_a += pa[size_t(first.bias_offset + i)] == 0.0f;
+    zero_b += pb[size_t(first.bias_offset + i)] == 0.0f;
+  }
+  CHECK(zero_a == first.out);
+  CHECK(zero_b == 0);
 }

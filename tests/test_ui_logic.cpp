@@ -8,6 +8,7 @@
 #include "ui/frame_pacing.h"
 #include "ui/gui_app.h"
 #include "ui/image_views.h"
+#include "ui/machine_fit.h"
 #include "ui/plot_widgets.h"
 #include "ui/settings_store.h"
 
@@ -31,8 +32,8 @@ TEST_CASE("ui: the instant preset's summary counts its hash table") {
   CHECK(s.total_bytes() >= s.table_state_bytes);
 }
 
-TEST_CASE("ui: the classic preset's summary counts 99,457 parameters and Adam's state") {
-  RunConfig c = load_preset("classic");
+TEST_CASE("ui: the classic-sgd preset's summary counts 99,457 parameters and Adam's state") {
+  RunConfig c = load_preset("classic-sgd");
   ConfigSummary s = summarize_config(c, 200, 200, 1);
   REQUIRE(s.valid);
   CHECK(s.parameters == 99457);
@@ -329,6 +330,7 @@ TEST_CASE("ui: settings and recent files round-trip through the XDG folders") {
   setenv("XDG_DATA_HOME", (dir / "data").c_str(), 1);
   Settings s = load_settings(); // nothing there yet: the defaults
   CHECK(s.preview_every == 10);
+  CHECK(s.preset == first_launch_preset()); // a first launch: the preset that fits any machine
   s.preset = "classic";
   s.preview_every = 25;
   s.controls_width = 420;

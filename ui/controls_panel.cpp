@@ -388,12 +388,14 @@ void draw_controls(UiState& ui) {
   ImGui::BeginChild("settings", ImVec2(0, scroll_h), false);
   ImGui::PushItemWidth(-ImGui::GetFontSize() * 10);
   draw_run_buttons(ui);
+  draw_eta_hint(ui);
   ImGui::Separator();
   draw_preset(ui);
   if (ImGui::CollapsingHeader("Network", ImGuiTreeNodeFlags_DefaultOpen)) draw_network(ui);
   if (ImGui::CollapsingHeader("Loss and optimizer", ImGuiTreeNodeFlags_DefaultOpen)) draw_loss_optimizer(ui);
   if (ImGui::CollapsingHeader("Learning-rate schedule", ImGuiTreeNodeFlags_DefaultOpen)) draw_schedule(ui);
   if (ImGui::CollapsingHeader("Training data", ImGuiTreeNodeFlags_DefaultOpen)) draw_training(ui);
+  if (ImGui::CollapsingHeader("Machine")) draw_cpu_threads(ui);
   ImGui::PopItemWidth();
   ImGui::EndChild();
   const float top = ImGui::GetCursorPosY();

@@ -11,6 +11,10 @@ void draw_main_window(UiState& ui);
 void draw_menu_bar(UiState& ui);
 /// Preset, network, encoding, loss, optimizer, schedule, training (controls_panel.cpp).
 void draw_controls(UiState& ui);
+/// The CPU thread count control (machine_panel.cpp, inside the controls).
+void draw_cpu_threads(UiState& ui);
+/// A banner offering a smaller training size when a run's ETA is long (machine_panel.cpp).
+void draw_eta_hint(UiState& ui);
 /// Ground truth, reconstruction and error map with zoom, pan and a pixel tooltip (canvas_panel.cpp).
 void draw_canvas(UiState& ui);
 /// The timelapse scrubber under the canvas: slider, play, step, resume from here (timelapse_panel.cpp).

@@ -1,6 +1,7 @@
 #include "ui/settings_store.h"
 
 #include "engine/atomic_file.h"
+#include "ui/machine_fit.h"
 
 #include <nlohmann/json.hpp>
 
@@ -58,6 +59,7 @@ fs::path imgui_ini_path() { return config_folder() / "imgui.ini"; }
 Settings load_settings() {
   Settings s;
   const json j = read_json(config_folder() / "settings.json");
+  if (!j.is_object() || !j.contains("preset")) s.preset = first_launch_preset(); // a picture in seconds, CPU or GPU
   get(j, "preset", s.preset);
   get(j, "backend", s.backend);
   get(j, "precision", s.precision);

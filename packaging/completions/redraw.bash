@@ -44,7 +44,7 @@ _redraw() {
   --compare) _filedir "@($images)"; return ;;
   -o | --output) _filedir; return ;;
   --size | --max-side | --steps | --time-limit | --seed | --checkpoint-every | --snapshot-cap-mb | \
-    --snapshot | --fps | --screenshot-after-steps | --max-image-memory | --ui-scale | --test-resize)
+    --snapshot | --fps | --screenshot-after-steps | --max-image-memory | --ui-scale | --test-resize | --threads)
     return # a number or WxH
     ;;
   esac
@@ -55,9 +55,10 @@ _redraw() {
   gui) opts="--help --model --preset --backend --precision --autostart --about --screenshot --screenshot-after-steps
              --ui-scale --perf --test-resize --test-script" ;;
   train) opts="--help --preset --config --size --max-side --steps --time-limit --backend --precision --seed --color
-               --out --checkpoint-every --resume --quiet --snapshot-cap-mb --max-image-memory" ;;
-  render) opts="--help --size --output -o --snapshot --bit-depth --backend --precision --compare --max-image-memory" ;;
-  timelapse) opts="--help --size --fps --output -o --overlay --backend --precision" ;;
+               --out --checkpoint-every --resume --quiet --snapshot-cap-mb --max-image-memory --threads" ;;
+  render) opts="--help --size --output -o --snapshot --bit-depth --backend --precision --compare --max-image-memory
+                --threads" ;;
+  timelapse) opts="--help --size --fps --output -o --overlay --backend --precision --threads" ;;
   info) opts="--help --backends --json" ;;
   esac
   if [[ $cur == -* ]]; then
