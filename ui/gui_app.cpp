@@ -161,8 +161,8 @@ bool screenshot_ready(const UiState& ui, int64_t after_steps) {
          insight_ready(ui, target);
 }
 
-/// The test script's screenshot (after this frame is drawn); false when it could not be written.
-bool script_screenshot(TestScript& script, const UiState& ui, int fw, int fh) {
+/// What a screenshot's JSON sidecar says about the window (both screenshot hooks).
+ScreenshotInfo screenshot_info(const UiState& ui) {
   ScreenshotInfo info;
   std::copy(ui.recon_rect, ui.recon_rect + 4, info.recon_rect);
   info.step = ui.run.shown_step;
@@ -170,6 +170,12 @@ bool script_screenshot(TestScript& script, const UiState& ui, int fw, int fh) {
   info.fps = ui.fps;
   info.frame_ms = ui.frame_ms;
   info.steps_per_s = ui.run.last_steps_per_s;
+  return info;
+}
+
+/// The test script's screenshot (after this frame is drawn); false when it could not be written.
+bool script_screenshot(TestScript& script, const UiState& ui, int fw, int fh) {
+  const ScreenshotInfo info = screenshot_info(ui);
   const std::string err = write_screenshot(script.screenshot, fw, fh, info);
   if (!err.empty()) script.failure = "screenshot " + script.screenshot + ": " + err;
   script.screenshot.clear();
@@ -287,13 +293,7 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
           std::any_of(ui.message_log.begin(), ui.message_log.end(), [](const UiMessage& m) { return m.error; });
       const bool timed_out = ui.now - start > k_screenshot_timeout_s;
       if (ready || failed || timed_out) {
-        ScreenshotInfo info;
-        std::copy(ui.recon_rect, ui.recon_rect + 4, info.recon_rect);
-        info.step = ui.run.shown_step;
-        info.psnr_db = ui.run.history.empty() ? 0 : ui.run.history.back().psnr_db;
-        info.fps = ui.fps;
-        info.frame_ms = ui.frame_ms;
-        info.steps_per_s = ui.run.last_steps_per_s;
+        ScreenshotInfo info = screenshot_info(ui);
         info.font_px = ImGui::GetFontSize();
         info.ui_scale = ui.scale.applied;
         const LayoutProbe& l = ui.layout;

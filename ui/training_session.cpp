@@ -342,6 +342,16 @@ void TrainingSession::request_frame(int64_t step) {
   m_cv.notify_all();
 }
 
+void TrainingSession::publish_replaced_history() {
+  m_run->pending_rows.clear();
+  m_run->last_preview_step = -1;
+  ++m_run_id;
+  std::lock_guard lock(m_mutex);
+  m_back.rows = m_run->trainer->history();
+  m_back.history_replaced = true;
+  m_back.run_id = m_run_id; // with the history, so a reader sees both or neither
+}
+
 void TrainingSession::branch_from(int64_t step) {
   post([this, step] {
     if (!m_run || m_run->trainer->snapshot_count() == 0) return;
@@ -352,15 +362,7 @@ void TrainingSession::branch_from(int64_t step) {
       const int64_t left_at = t.current_step();
       const RunTree::BranchResult r = m_tree.branch(t, t.snapshots().index_at_step(step));
       ++m_change;
-      m_run->pending_rows.clear();
-      m_run->last_preview_step = -1;
-      ++m_run_id;
-      {
-        std::lock_guard lock(m_mutex);
-        m_back.rows = t.history();
-        m_back.history_replaced = true;
-        m_back.run_id = m_run_id; // with the history, so a reader sees both or neither
-      }
+      publish_replaced_history();
       make_preview(true);
       publish_snapshots(true);
       for (const auto& n : r.notices)
@@ -394,15 +396,7 @@ void TrainingSession::switch_line(int32_t id) {
       if (!m_tree.switch_to(t, id, notices)) return;
       m_running = false;
       ++m_change;
-      m_run->pending_rows.clear();
-      m_run->last_preview_step = -1;
-      ++m_run_id;
-      {
-        std::lock_guard lock(m_mutex);
-        m_back.rows = t.history();
-        m_back.history_replaced = true;
-        m_back.run_id = m_run_id;
-      }
+      publish_replaced_history();
       make_preview(true);
       publish_snapshots(true);
       for (const auto& n : notices)

@@ -180,6 +180,9 @@ private:
   void make_preview(bool force);
   /// Moves the metrics rows a GPU run measures a step late into the snapshot (pause, end, one step).
   void settle_metrics();
+  /// After a branch or a line switch (training thread): the new line's history replaces the
+  /// published one, with a new run id, and the preview is due again.
+  void publish_replaced_history();
   void publish_status();
   void report_error(const std::string& what);
   void report_notice(const std::string& what);
