@@ -20,10 +20,9 @@ namespace {
 
 /// The CPU backend behaving like the GPU: StepMetrics, and every recorded loss reaches the host
 /// only `delay` train steps later (or at synchronize()).
-class LaggingBackend final : public Backend {
+class LaggingBackend final : public CpuWrapperBackend {
 public:
   explicit LaggingBackend(int delay) : m_delay(delay) {}
-  std::string name() const override { return "cpu"; }
   std::string device_description() const override { return "cpu, lagging loss reports (test)"; }
   bool supports(BackendFeature f) const override { return f == BackendFeature::StepMetrics || m_cpu.supports(f); }
   void synchronize() override {
@@ -32,11 +31,6 @@ public:
   int recorded_with_mse = 0;
 
 protected:
-  void configure_impl(const TrainSetup& setup, const Dataset& data) override { m_cpu.configure(setup, data); }
-  void set_parameters_impl(std::span<const float> p) override { m_cpu.set_parameters(p); }
-  void get_parameters_impl(std::vector<float>& out) override { out = m_cpu.parameters(); }
-  void set_optimizer_state_impl(const OptimizerState& st) override { m_cpu.set_optimizer_state(st); }
-  void get_optimizer_state_impl(OptimizerState& out) override { out = m_cpu.optimizer_state(); }
   void train_step_impl(const StepArgs& args) override {
     for (auto& q : m_queue) q.steps_left = std::max(0, q.steps_left - 1);
     double mse = std::numeric_limits<double>::quiet_NaN();
@@ -60,31 +54,12 @@ protected:
     }
     return newest;
   }
-  double dataset_mse_impl() override { return m_cpu.dataset_mse(); }
-  void predict_impl(const ModelSpec& model, std::span<const float> params, std::span<const float> fourier_b,
-                    const float* coords, int64_t n, float* out) override {
-    m_cpu.predict(model, params, fourier_b, coords, n, out);
-  }
-  double loss_and_gradients_impl(const ModelSpec& model, const LossParams& loss, std::span<const float> params,
-                                 std::span<const float> fourier_b, const float* coords, const float* targets,
-                                 int64_t n, std::span<float> grads) override {
-    return m_cpu.loss_and_gradients(model, loss, params, fourier_b, coords, targets, n, grads);
-  }
-  void optimizer_update_impl(const OptimizerSpec& opt, std::span<float> params, std::span<const float> grads,
-                             OptimizerState& state, float lr, int64_t step) override {
-    m_cpu.optimizer_update(opt, params, grads, state, lr, step);
-  }
-  void encode_impl(const EncodingSpec& enc, std::span<const float> fourier_b, const float* coords, int64_t n,
-                   float* out) override {
-    m_cpu.encode(enc, fourier_b, coords, n, out);
-  }
 
 private:
   struct Queued {
     LossSample sample;
     int steps_left = 0;
   };
-  CpuBackend m_cpu;
   int m_delay;
   std::deque<Queued> m_queue;
 };

@@ -32,21 +32,12 @@ double loss_of(Trainer& t, const std::vector<float>& params) {
 }
 
 /// The CPU backend whose measurements (dataset_mse, predict) are slow: what is on the clock shows.
-class SlowMeasureBackend final : public Backend {
+class SlowMeasureBackend final : public test::CpuWrapperBackend {
 public:
   explicit SlowMeasureBackend(std::chrono::milliseconds pause) : m_pause(pause) {}
-  std::string name() const override { return "cpu"; }
   std::string device_description() const override { return "cpu, slow measurements (test)"; }
-  bool supports(BackendFeature f) const override { return m_cpu.supports(f); }
 
 protected:
-  void configure_impl(const TrainSetup& setup, const Dataset& data) override { m_cpu.configure(setup, data); }
-  void set_parameters_impl(std::span<const float> p) override { m_cpu.set_parameters(p); }
-  void get_parameters_impl(std::vector<float>& out) override { out = m_cpu.parameters(); }
-  void set_optimizer_state_impl(const OptimizerState& st) override { m_cpu.set_optimizer_state(st); }
-  void get_optimizer_state_impl(OptimizerState& out) override { out = m_cpu.optimizer_state(); }
-  void train_step_impl(const StepArgs& args) override { m_cpu.train_step(args); }
-  std::optional<LossSample> poll_loss_impl() override { return m_cpu.poll_loss(); }
   double dataset_mse_impl() override {
     std::this_thread::sleep_for(m_pause);
     return m_cpu.dataset_mse();
@@ -56,22 +47,8 @@ protected:
     std::this_thread::sleep_for(m_pause);
     m_cpu.predict(model, params, fourier_b, coords, n, out);
   }
-  double loss_and_gradients_impl(const ModelSpec& model, const LossParams& loss, std::span<const float> params,
-                                 std::span<const float> fourier_b, const float* coords, const float* targets, int64_t n,
-                                 std::span<float> grads) override {
-    return m_cpu.loss_and_gradients(model, loss, params, fourier_b, coords, targets, n, grads);
-  }
-  void optimizer_update_impl(const OptimizerSpec& opt, std::span<float> params, std::span<const float> grads,
-                             OptimizerState& state, float lr, int64_t step) override {
-    m_cpu.optimizer_update(opt, params, grads, state, lr, step);
-  }
-  void encode_impl(const EncodingSpec& enc, std::span<const float> fourier_b, const float* coords, int64_t n,
-                   float* out) override {
-    m_cpu.encode(enc, fourier_b, coords, n, out);
-  }
 
 private:
-  CpuBackend m_cpu;
   std::chrono::milliseconds m_pause;
 };
 

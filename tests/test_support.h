@@ -9,8 +9,11 @@
 #include <filesystem>
 #include <limits>
 #include <fstream>
+#include <optional>
 #include <random>
+#include <span>
 #include <string>
+#include <vector>
 #include <unistd.h>
 
 namespace redraw::test {
@@ -133,5 +136,42 @@ inline int files_in(const std::filesystem::path& dir) {
   for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++n;
   return n;
 }
+
+/// A test backend that forwards every operation to a CpuBackend (`m_cpu`): a test derives from it
+/// and overrides only what it changes (slow measurements, lagging loss reports, ...).
+class CpuWrapperBackend : public Backend {
+public:
+  std::string name() const override { return "cpu"; }
+  bool supports(BackendFeature f) const override { return m_cpu.supports(f); }
+
+protected:
+  void configure_impl(const TrainSetup& setup, const Dataset& data) override { m_cpu.configure(setup, data); }
+  void set_parameters_impl(std::span<const float> p) override { m_cpu.set_parameters(p); }
+  void get_parameters_impl(std::vector<float>& out) override { out = m_cpu.parameters(); }
+  void set_optimizer_state_impl(const OptimizerState& st) override { m_cpu.set_optimizer_state(st); }
+  void get_optimizer_state_impl(OptimizerState& out) override { out = m_cpu.optimizer_state(); }
+  void train_step_impl(const StepArgs& args) override { m_cpu.train_step(args); }
+  std::optional<LossSample> poll_loss_impl() override { return m_cpu.poll_loss(); }
+  double dataset_mse_impl() override { return m_cpu.dataset_mse(); }
+  void predict_impl(const ModelSpec& model, std::span<const float> params, std::span<const float> fourier_b,
+                    const float* coords, int64_t n, float* out) override {
+    m_cpu.predict(model, params, fourier_b, coords, n, out);
+  }
+  double loss_and_gradients_impl(const ModelSpec& model, const LossParams& loss, std::span<const float> params,
+                                 std::span<const float> fourier_b, const float* coords, const float* targets,
+                                 int64_t n, std::span<float> grads) override {
+    return m_cpu.loss_and_gradients(model, loss, params, fourier_b, coords, targets, n, grads);
+  }
+  void optimizer_update_impl(const OptimizerSpec& opt, std::span<float> params, std::span<const float> grads,
+                             OptimizerState& state, float lr, int64_t step) override {
+    m_cpu.optimizer_update(opt, params, grads, state, lr, step);
+  }
+  void encode_impl(const EncodingSpec& enc, std::span<const float> fourier_b, const float* coords, int64_t n,
+                   float* out) override {
+    m_cpu.encode(enc, fourier_b, coords, n, out);
+  }
+
+  CpuBackend m_cpu;
+};
 
 } // namespace redraw::test
