@@ -16,6 +16,8 @@ PyTorch peer computes in fp32; fp16 autocast is --precision fp16.
 
 --device cpu runs the same networks on the CPU in fp32 with --threads intra-op threads (the
 CPU backend's batch, training.batch_cpu, where a preset has one), for bench/run_cpu_defaults_bench.sh.
+--threads also fixes the BLAS's own thread count (OPENBLAS_NUM_THREADS and friends), since
+torch.set_num_threads alone leaves OpenBLAS's pthread build on every core.
 Set OMP_WAIT_POLICY=passive in the environment for PyTorch's best multi-threaded figure beside
 other work. --seconds S times at least S seconds instead of exactly --steps steps.
 
@@ -105,6 +107,12 @@ def main():
     args = ap.parse_args()
     on_cpu = args.device == "cpu"
 
+    if on_cpu and args.threads > 0:
+        # torch.set_num_threads sets only PyTorch's own OpenMP team: the BLAS that runs its matrix
+        # products (Debian's torch calls OpenBLAS's pthread build) keeps one thread per core
+        # unless told before it loads. Without this, "--threads 1" ran its sgemm on two cores.
+        for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ[var] = str(args.threads)
     try:
         import torch
     except ImportError as e:
@@ -317,6 +325,7 @@ def main():
             step(i)
         sync()
         t0 = time.perf_counter()
+        c0 = time.process_time()
         steps = 0
         while steps < args.steps or time.perf_counter() - t0 < args.seconds:
             step(5 + steps)
@@ -325,16 +334,17 @@ def main():
                 break
         sync()
         wall = time.perf_counter() - t0
+        cores = (time.process_time() - c0) / wall  # CPU seconds per second: the cores it really used
         r = {"impl": "torch-" + mode, "preset": name, "size": size, "batch": batch, "device": args.device,
              "threads": torch.get_num_threads() if on_cpu else 0,
              "precision": args.precision, "steps_per_s": steps / wall,
-             "samples_per_s": steps / wall * batch, "torch": torch.__version__}
-        print(f"{name:8} {size:6d} {mode:>8} {batch:8d} {r['steps_per_s']:9.1f} {r['samples_per_s']:11.3g}",
-              flush=True)
+             "samples_per_s": steps / wall * batch, "cpu_cores_used": cores, "torch": torch.__version__}
+        print(f"{name:8} {size:6d} {mode:>8} {batch:8d} {r['steps_per_s']:9.1f} {r['samples_per_s']:11.3g}"
+              f" {cores:6.2f}", flush=True)
         return r
 
     results = []
-    print(f"{'preset':8} {'size':>6} {'mode':>8} {'batch':>8} {'steps/s':>9} {'samples/s':>11}")
+    print(f"{'preset':8} {'size':>6} {'mode':>8} {'batch':>8} {'steps/s':>9} {'samples/s':>11} {'cores':>6}")
     for name in [s for s in args.presets.split(",") if s]:
         p = load_preset(name)
         if on_cpu and p["batch_cpu"] is not None:
