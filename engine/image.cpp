@@ -133,8 +133,11 @@ void training_size(const DataSpec& spec, int32_t w, int32_t h, int32_t& out_w, i
                       std::to_string(k_max_train_pixels) + " pixels); use --size or --max-side");
 }
 
-Image prepare_training_image(const std::filesystem::path& file, const DataSpec& spec, const DecodeLimits& limits) {
+Image prepare_training_image(const std::filesystem::path& file, const DataSpec& spec, const DecodeLimits& limits,
+                             int32_t* native_w, int32_t* native_h) {
   const Image raw = load_image(file, limits);
+  if (native_w) *native_w = raw.width;
+  if (native_h) *native_h = raw.height;
   int32_t w = 0, h = 0;
   training_size(spec, raw.width, raw.height, w, h);
   if (spec.color_mode == ColorMode::Binary) {

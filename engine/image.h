@@ -65,8 +65,10 @@ Image resize_bicubic(const Image& src, int32_t width, int32_t height);
 /// The training size for an image of w x h under the data spec (explicit size, or max_side keeping
 /// the aspect ratio). Throws ConfigError when the result is over the training limits.
 void training_size(const DataSpec& spec, int32_t w, int32_t h, int32_t& out_w, int32_t& out_h);
-/// load_image + convert_color + resize to training_size.
-Image prepare_training_image(const std::filesystem::path& file, const DataSpec& spec, const DecodeLimits& limits = {});
+/// load_image + convert_color + resize to training_size. native_w/native_h, when given, receive
+/// the file's own size (what another data spec would be resized from).
+Image prepare_training_image(const std::filesystem::path& file, const DataSpec& spec, const DecodeLimits& limits = {},
+                             int32_t* native_w = nullptr, int32_t* native_h = nullptr);
 
 /// Writes an 8- or 16-bit PNG (1 or 3 channels; values clamped to [0, 1]) atomically.
 void write_png(const std::filesystem::path& file, const Image& img, int bit_depth = 8);

@@ -82,6 +82,29 @@ TEST_CASE("ui: byte formatting and scaled training sizes") {
   scaled_size(100, 50, 200, w, h); // never upscaled
   CHECK(w == 100);
   CHECK(h == 50);
+  // The footer's size: a 400x328 image under max_side 512 trains at its own size (it showed 512x420).
+  DataSpec d;
+  d.max_side = 512;
+  edited_training_size(400, 328, 400, 328, d, w, h);
+  CHECK(w == 400);
+  CHECK(h == 328);
+  // Lowering max_side scales from the image file, not from the running (already reduced) size.
+  d.max_side = 100;
+  edited_training_size(800, 656, 400, 328, d, w, h);
+  CHECK(w == 100);
+  CHECK(h == 82);
+  d.max_side = 600; // raised again: back up towards the image, never past it
+  edited_training_size(800, 656, 100, 82, d, w, h);
+  CHECK(w == 600);
+  CHECK(h == 492);
+  edited_training_size(0, 0, 300, 200, d, w, h); // a model without its image: its own size
+  CHECK(w == 300);
+  CHECK(h == 200);
+  d.width = 64; // an explicit size wins
+  d.height = 48;
+  edited_training_size(800, 656, 400, 328, d, w, h);
+  CHECK(w == 64);
+  CHECK(h == 48);
 }
 
 TEST_CASE("ui: RGBA views of grey and RGB images, and the error heat map") {
@@ -336,6 +359,8 @@ TEST_CASE("ui: settings and recent files round-trip through the XDG folders") {
   s.controls_width = 420;
   CHECK(s.precision == "auto");
   s.precision = "bf16";
+  CHECK(s.cpu_threads == 0); // measured, until the user sets a count
+  s.cpu_threads = 3;
   for (int i = 0; i < 12; ++i)
     add_recent(s, "/tmp/image" + std::to_string(i) + ".png");
   add_recent(s, "/tmp/image5.png"); // moves to the front, no duplicate
@@ -349,6 +374,7 @@ TEST_CASE("ui: settings and recent files round-trip through the XDG folders") {
   CHECK(t.preview_every == 25);
   CHECK(t.controls_width == doctest::Approx(420));
   CHECK(t.precision == "bf16");
+  CHECK(t.cpu_threads == 3);
   CHECK(t.recent == s.recent);
   CHECK(imgui_ini_path() == dir / "config/redraw/imgui.ini");
   // A corrupt file gives the defaults, never an exception.
@@ -357,6 +383,11 @@ TEST_CASE("ui: settings and recent files round-trip through the XDG folders") {
   // An unknown precision in a hand-edited file falls back to auto.
   { std::ofstream(dir / "config/redraw/settings.json") << R"({"precision": "fp8"})"; }
   CHECK(load_settings().precision == "auto");
+  // A negative or absurd thread count is clamped, never passed to OpenMP.
+  { std::ofstream(dir / "config/redraw/settings.json") << R"({"cpu_threads": -4})"; }
+  CHECK(load_settings().cpu_threads == 0);
+  { std::ofstream(dir / "config/redraw/settings.json") << R"({"cpu_threads": 100000})"; }
+  CHECK(load_settings().cpu_threads == k_max_cpu_threads);
   unsetenv("XDG_CONFIG_HOME");
   unsetenv("XDG_DATA_HOME");
   std::filesystem::remove_all(dir);

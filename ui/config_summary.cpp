@@ -93,4 +93,16 @@ void scaled_size(int32_t w, int32_t h, int32_t max_side, int32_t& out_w, int32_t
   out_h = std::max(1, int32_t(std::lround(h * s)));
 }
 
+void edited_training_size(int32_t image_w, int32_t image_h, int32_t run_w, int32_t run_h, const DataSpec& data,
+                          int32_t& out_w, int32_t& out_h) {
+  if (data.width > 0 && data.height > 0) {
+    out_w = data.width;
+    out_h = data.height;
+    return;
+  }
+  const bool known = image_w > 0 && image_h > 0, running = run_w > 0 && run_h > 0;
+  const int32_t w = known ? image_w : running ? run_w : 256, h = known ? image_h : running ? run_h : 256;
+  scaled_size(w, h, data.max_side, out_w, out_h);
+}
+
 } // namespace redraw

@@ -38,5 +38,10 @@ std::string format_count(int64_t n);
 
 /// The training size max_side gives for a w x h image (aspect kept, never above the image).
 void scaled_size(int32_t w, int32_t h, int32_t max_side, int32_t& out_w, int32_t& out_h);
+/// The training size an edited data spec gives: an explicit width x height, else max_side applied
+/// to the image file's own size (image_w x image_h; 0 when unknown, e.g. a model without its image,
+/// where the running run's size run_w x run_h stands in; 256 x 256 before any run).
+void edited_training_size(int32_t image_w, int32_t image_h, int32_t run_w, int32_t run_h, const DataSpec& data,
+                          int32_t& out_w, int32_t& out_h);
 
 } // namespace redraw

@@ -303,12 +303,8 @@ void draw_training(UiState& ui) {
 /// and Apply & reset, so an edit anywhere above shows its count and the "apply" prompt at once.
 void draw_summary(UiState& ui) {
   const SessionStatus& st = ui.run.status;
-  int32_t w = st.width > 0 ? st.width : 256, h = st.height > 0 ? st.height : 256;
-  const int32_t side = std::max(w, h), want = ui.edit.config.data.max_side;
-  if (want > 0 && side > 0 && want != side) {
-    w = std::max(1, int32_t(std::lround(double(w) * want / side)));
-    h = std::max(1, int32_t(std::lround(double(h) * want / side)));
-  }
+  int32_t w = 0, h = 0;
+  edited_training_size(st.image_width, st.image_height, st.width, st.height, ui.edit.config.data, w, h);
   // Auto resolves from the image: the running auto run already knows its channel count.
   const ColorMode mode = ui.edit.config.data.color_mode;
   const int32_t channels = mode == ColorMode::Auto && st.has_run && st.config.data.color_mode == ColorMode::Auto

@@ -13,6 +13,7 @@
 #include "ui/ui_scale.h"
 #include "ui/window_test_hook.h"
 
+#include "engine/cpu_threads.h"
 #include "engine/run_config.h"
 
 #define GLFW_INCLUDE_NONE // glad is the GL loader; GLFW must not pull in <GL/gl.h>
@@ -375,6 +376,8 @@ int run_gui(const GuiOptions& opts) {
   if (!opts.precision.empty()) ui.settings.precision = opts.precision;
   ui.scale.session = opts.ui_scale;
   if (opts.show_perf) ui.settings.show_perf = true;
+  // The thread count set in the window last time, unless --threads chose one for this launch.
+  if (cpu_threads_setting() == 0 && ui.settings.cpu_threads > 0) set_cpu_threads(ui.settings.cpu_threads);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);

@@ -4,6 +4,7 @@
 #include "ui/panels.h"
 
 #include "engine/cpu_threads.h"
+#include "ui/settings_store.h"
 
 #include <imgui.h>
 
@@ -14,10 +15,13 @@
 namespace redraw {
 
 void draw_cpu_threads(UiState& ui) {
-  (void)ui;
   int threads = cpu_threads_setting();
   ImGui::SetNextItemWidth(120);
-  if (ImGui::InputInt("CPU threads", &threads, 1, 1)) set_cpu_threads(std::clamp(threads, 0, 1024));
+  if (ImGui::InputInt("CPU threads", &threads, 1, 1)) {
+    threads = std::clamp(threads, 0, k_max_cpu_threads);
+    set_cpu_threads(threads);
+    ui.settings.cpu_threads = threads; // remembered for the next launch (settings.json)
+  }
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("Threads the CPU backend trains and renders with. 0: measured (all %d cores, or fewer when\n"
                       "another busy program makes fewer faster; the window keeps its share). Applies at once.",

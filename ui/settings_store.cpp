@@ -77,6 +77,8 @@ Settings load_settings() {
   get(j, "autosave_minutes", s.autosave_minutes);
   get(j, "show_spectrum", s.show_spectrum);
   get(j, "show_neuron_maps", s.show_neuron_maps);
+  get(j, "cpu_threads", s.cpu_threads);
+  s.cpu_threads = std::clamp(s.cpu_threads, 0, k_max_cpu_threads);
   s.autosave_minutes = std::clamp(s.autosave_minutes, 0, 24 * 60);
   s.snapshot_cap_mb = std::clamp(s.snapshot_cap_mb, 1, 65536);
   s.preview_every = std::clamp(s.preview_every, 1, 100000);
@@ -102,7 +104,8 @@ std::string save_settings(const Settings& s) {
                   {"snapshot_cap_mb", s.snapshot_cap_mb},
                   {"autosave_minutes", s.autosave_minutes},
                   {"show_spectrum", s.show_spectrum},
-                  {"show_neuron_maps", s.show_neuron_maps}};
+                  {"show_neuron_maps", s.show_neuron_maps},
+                  {"cpu_threads", s.cpu_threads}};
   std::string err = write_json(config_folder() / "settings.json", j);
   const std::string err2 = write_json(data_folder() / "recent.json", json{{"recent", s.recent}});
   return err.empty() ? err2 : err;

@@ -21,6 +21,8 @@ std::filesystem::path imgui_ini_path();
 Settings load_settings();
 /// Writes settings.json and recent.json; returns an error message, or "" on success.
 std::string save_settings(const Settings& s);
+/// The largest CPU thread count a setting or the field accepts.
+constexpr int32_t k_max_cpu_threads = 1024;
 /// The smallest remembered window, and the panel sizes (pixels at UI scale 1) settings keep.
 constexpr int32_t k_min_window_width = 640, k_min_window_height = 480;
 constexpr float k_min_controls_width = 260.0f, k_min_plots_height = 120.0f, k_max_panel_size = 1200.0f;

@@ -27,6 +27,7 @@ struct TrainingSession::Run {
   std::unique_ptr<Trainer> trainer;
   std::string source;
   std::string image; ///< "" when the model's own picture stands in
+  int32_t image_width = 0, image_height = 0; ///< the image file's own size (0: not read)
   std::vector<MetricsRow> pending_rows;
   Clock::time_point last_preview = Clock::now() - std::chrono::seconds(10);
   int64_t last_preview_step = -1;
@@ -498,7 +499,7 @@ void TrainingSession::do_load(const LoadRequest& req) {
     }
     Dataset data;
     if (!image.empty() && std::filesystem::exists(image)) {
-      data.image = prepare_training_image(image, config.data);
+      data.image = prepare_training_image(image, config.data, {}, &run->image_width, &run->image_height);
     } else if (ckpt) {
       // The source image is gone: the model's own picture stands in, so it can still be viewed,
       // exported and trained further.
@@ -631,6 +632,8 @@ void TrainingSession::publish_status() {
     s.config = t.config();
     s.width = t.dataset().image.width;
     s.height = t.dataset().image.height;
+    s.image_width = m_run->image_width;
+    s.image_height = m_run->image_height;
     s.lines = m_tree.lines(t);
     s.unsaved = m_change != m_saved_change && (s.step > 0 || s.lines.size() > 1);
     s.model_path = m_model_path;

@@ -55,6 +55,7 @@ struct SessionStatus {
   int64_t parameter_count = 0;
   RunConfig config; ///< the running config (the shape the trainer was built with)
   int32_t width = 0, height = 0;
+  int32_t image_width = 0, image_height = 0; ///< the image file's own size (0: unknown, e.g. a model alone)
   /// Training, a branch, a reset or a schedule change since the run was loaded or last saved to a
   /// model file (an untrained run at step 0 with no branches has nothing to lose).
   bool unsaved = false;

@@ -155,6 +155,7 @@ struct Settings {
   std::vector<std::string> recent; ///< newest first, at most 10
   bool show_spectrum = false;      ///< View > Spectrum window open (S)
   bool show_neuron_maps = false;   ///< View > Neuron maps window open (N)
+  int32_t cpu_threads = 0;         ///< Machine > CPU threads as last set in the window; 0 = measured
 };
 
 /// A message shown in the app as a toast (notices fade after seconds, errors later; hovering one
