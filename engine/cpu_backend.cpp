@@ -99,8 +99,11 @@ void forward_rows(const NetView& net, CpuWorkspace& ws, const float* input, int6
       float* z = ws.z[l].data();
       float* y = ws.y[l].data();
       if (r1 > r0) {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(r1 - r0), L.out, L.in, 1.0f, x + r0 * L.in, L.in,
-                    net.params + L.weight_offset, L.in, 0.0f, z + r0 * L.out, L.out);
+        if (is_thin_layer(L.in, L.out))
+          kern.thin_forward(x, net.params + L.weight_offset, z, r0, r1, L.in, L.out);
+        else
+          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(r1 - r0), L.out, L.in, 1.0f, x + r0 * L.in, L.in,
+                      net.params + L.weight_offset, L.in, 0.0f, z + r0 * L.out, L.out);
         kern.bias_activate(L.activation, z, y, net.params + L.bias_offset, r0, r1, L.out, omega);
       }
       x = y; // each thread only ever reads its own rows: no barrier needed between layers
@@ -178,7 +181,11 @@ double backward_rows(const NetView& net, CpuWorkspace& ws, const float* coords, 
       float* dw = grads + L.weight_offset;
       const float beta = first_chunk ? 0.0f : 1.0f;
       int64_t c0 = 0, c1 = 0;
-      if (L.out >= L.in) {
+      if (is_thin_layer(L.in, L.out)) {
+        const int32_t wide = L.out <= k_thin_width ? L.in : L.out;
+        thread_slice(wide, t, nt, 1, c0, c1);
+        kern.thin_weight_grad(g, x, dw, rows, L.in, L.out, int32_t(c0), int32_t(c1), !first_chunk);
+      } else if (L.out >= L.in) {
         thread_slice(L.out, t, nt, 1, c0, c1);
         if (c1 > c0)
           cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, int(c1 - c0), L.in, int(rows), 1.0f, g + c0, L.out, x,
@@ -190,7 +197,9 @@ double backward_rows(const NetView& net, CpuWorkspace& ws, const float* coords, 
                       L.in, beta, dw + c0, L.in);
       }
       // Input gradient for the layer below (or the hash grid): each thread its own rows.
-      if ((li > 0 || net.grid) && r1 > r0)
+      if ((li > 0 || net.grid) && r1 > r0 && is_thin_layer(L.in, L.out))
+        kern.thin_input_grad(g, net.params + L.weight_offset, bufs[1 - cur], r0, r1, L.in, L.out);
+      else if ((li > 0 || net.grid) && r1 > r0)
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(r1 - r0), L.in, L.out, 1.0f, g + r0 * L.out, L.out,
                     net.params + L.weight_offset, L.in, 0.0f, bufs[1 - cur] + r0 * L.in, L.in);
       // No barrier here: the next layer's barrier comes before anything reads another thread's

@@ -25,6 +25,9 @@ float log1pf(float) noexcept;
 
 #include "engine/cpu_kernels.h"
 
+#include <algorithm>
+#include <vector>
+
 namespace redraw {
 
 namespace {
@@ -109,11 +112,143 @@ REDRAW_KERNEL_TARGET void fourier_encode(const float* b, int32_t features, const
   }
 }
 
+/// W^T (in x out) of an out x in matrix, so the loops below read the wide side contiguously.
+std::vector<float> transposed(const float* w, int32_t in, int32_t out) {
+  std::vector<float> t(size_t(in) * size_t(out));
+  for (int32_t o = 0; o < out; ++o)
+    for (int32_t i = 0; i < in; ++i)
+      t[size_t(i) * size_t(out) + size_t(o)] = w[size_t(o) * size_t(in) + size_t(i)];
+  return t;
+}
+
+REDRAW_KERNEL_TARGET void thin_forward(const float* x, const float* w, float* z, int64_t r0, int64_t r1, int32_t in,
+                                       int32_t out) {
+  if (out <= k_thin_width) { // a few dot products of length `in` per row
+    for (int64_t r = r0; r < r1; ++r) {
+      const float* xr = x + r * in;
+      for (int32_t o = 0; o < out; ++o) {
+        const float* wo = w + int64_t(o) * in;
+        float s = 0;
+#pragma omp simd reduction(+ : s)
+        for (int32_t i = 0; i < in; ++i)
+          s += xr[i] * wo[i];
+        z[r * out + o] = s;
+      }
+    }
+    return;
+  }
+  const std::vector<float> wt = transposed(w, in, out); // in (<= 4) rows of `out`
+  for (int64_t r = r0; r < r1; ++r) {
+    const float* xr = x + r * in;
+    float* zr = z + r * out;
+#pragma omp simd
+    for (int32_t o = 0; o < out; ++o)
+      zr[o] = xr[0] * wt[size_t(o)];
+    for (int32_t i = 1; i < in; ++i) {
+      const float xi = xr[i];
+      const float* wi = wt.data() + size_t(i) * size_t(out);
+#pragma omp simd
+      for (int32_t o = 0; o < out; ++o)
+        zr[o] += xi * wi[o];
+    }
+  }
+}
+
+REDRAW_KERNEL_TARGET void thin_input_grad(const float* g, const float* w, float* dx, int64_t r0, int64_t r1,
+                                          int32_t in, int32_t out) {
+  if (out <= k_thin_width) { // dx row = a few rows of W, weighted
+    for (int64_t r = r0; r < r1; ++r) {
+      const float* gr = g + r * out;
+      float* dr = dx + r * in;
+      const float g0 = gr[0];
+#pragma omp simd
+      for (int32_t i = 0; i < in; ++i)
+        dr[i] = g0 * w[i];
+      for (int32_t o = 1; o < out; ++o) {
+        const float go = gr[o];
+        const float* wo = w + int64_t(o) * in;
+#pragma omp simd
+        for (int32_t i = 0; i < in; ++i)
+          dr[i] += go * wo[i];
+      }
+    }
+    return;
+  }
+  const std::vector<float> wt = transposed(w, in, out);
+  for (int64_t r = r0; r < r1; ++r) {
+    const float* gr = g + r * out;
+    for (int32_t i = 0; i < in; ++i) {
+      const float* wi = wt.data() + size_t(i) * size_t(out);
+      float s = 0;
+#pragma omp simd reduction(+ : s)
+      for (int32_t o = 0; o < out; ++o)
+        s += gr[o] * wi[o];
+      dx[r * in + i] = s;
+    }
+  }
+}
+
+REDRAW_KERNEL_TARGET void thin_weight_grad(const float* g, const float* x, float* dw, int64_t rows, int32_t in,
+                                           int32_t out, int32_t c0, int32_t c1, bool accumulate) {
+  if (c1 <= c0) return;
+  const int32_t n = c1 - c0;
+  // Rows are summed in blocks of k_thin_block (each block in row order, the blocks added in order):
+  // a long float sum loses less than one running total over tens of thousands of rows.
+  constexpr int64_t k_thin_block = 512;
+  if (out <= k_thin_width) { // dW[o][c0..c1) += g[r][o] * x[r][c0..c1), row after row
+    std::vector<float> acc(size_t(out) * size_t(n), 0.0f), part(acc.size());
+    for (int64_t b0 = 0; b0 < rows; b0 += k_thin_block) {
+      std::fill(part.begin(), part.end(), 0.0f);
+      for (int64_t r = b0; r < std::min(rows, b0 + k_thin_block); ++r) {
+        const float* xr = x + r * in + c0;
+        for (int32_t o = 0; o < out; ++o) {
+          const float go = g[r * out + o];
+          float* a = part.data() + size_t(o) * size_t(n);
+#pragma omp simd
+          for (int32_t i = 0; i < n; ++i)
+            a[i] += go * xr[i];
+        }
+      }
+      for (size_t k = 0; k < acc.size(); ++k)
+        acc[k] += part[k];
+    }
+    for (int32_t o = 0; o < out; ++o)
+      for (int32_t i = 0; i < n; ++i) {
+        float& d = dw[int64_t(o) * in + c0 + i];
+        d = accumulate ? d + acc[size_t(o) * size_t(n) + size_t(i)] : acc[size_t(o) * size_t(n) + size_t(i)];
+      }
+    return;
+  }
+  // in <= 4: dW[c0..c1)[i] += g[r][c0..c1) * x[r][i]
+  std::vector<float> acc(size_t(in) * size_t(n), 0.0f), part(acc.size());
+  for (int64_t b0 = 0; b0 < rows; b0 += k_thin_block) {
+    std::fill(part.begin(), part.end(), 0.0f);
+    for (int64_t r = b0; r < std::min(rows, b0 + k_thin_block); ++r) {
+      const float* gr = g + r * out + c0;
+      for (int32_t i = 0; i < in; ++i) {
+        const float xi = x[r * in + i];
+        float* a = part.data() + size_t(i) * size_t(n);
+#pragma omp simd
+        for (int32_t o = 0; o < n; ++o)
+          a[o] += gr[o] * xi;
+      }
+    }
+    for (size_t k = 0; k < acc.size(); ++k)
+      acc[k] += part[k];
+  }
+  for (int32_t o = 0; o < n; ++o)
+    for (int32_t i = 0; i < in; ++i) {
+      float& d = dw[int64_t(c0 + o) * in + i];
+      d = accumulate ? d + acc[size_t(i) * size_t(n) + size_t(o)] : acc[size_t(i) * size_t(n) + size_t(o)];
+    }
+}
+
 } // namespace
 
 namespace kernels_detail {
 const CpuKernels& REDRAW_KERNEL_NAME() {
-  static const CpuKernels k{REDRAW_KERNEL_ISA, &bias_activate, &activation_backward, &fourier_encode};
+  static const CpuKernels k{REDRAW_KERNEL_ISA, &bias_activate,   &activation_backward, &fourier_encode,
+                            &thin_forward,     &thin_input_grad, &thin_weight_grad};
   return k;
 }
 } // namespace kernels_detail

@@ -160,6 +160,71 @@ TEST_CASE("the vectorised Fourier encoding matches encoding_value and a float64 
   CHECK(via_backend == direct);
 }
 
+TEST_CASE("the thin-layer kernels match a float64 product for every shape with a side of at most 4") {
+  // (in, out): the 2 coordinates in, 1 or 3 colours out, both thin, and odd wide sides that leave
+  // a vector remainder. 1100 rows: more than two of the weight gradient's 512-row blocks.
+  const int32_t shapes[][2] = {{2, 256}, {2, 37}, {3, 5}, {4, 17}, {256, 3}, {37, 1}, {19, 4}, {1, 1}, {4, 4}};
+  const int64_t rows = 1100;
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (const auto& shape : shapes) {
+    const int32_t in = shape[0], out = shape[1];
+    CAPTURE(in);
+    CAPTURE(out);
+    REQUIRE(is_thin_layer(in, out));
+    std::vector<float> x(size_t(rows * in)), w(size_t(out) * size_t(in)), g(size_t(rows * out));
+    for (auto* v : {&x, &w, &g})
+      for (float& e : *v)
+        e = u(rng);
+    // float64 references: z = x W^T, dx = g W, dW = g^T x.
+    std::vector<double> z64(size_t(rows * out), 0.0), dx64(size_t(rows * in), 0.0), dw64(w.size(), 0.0);
+    for (int64_t r = 0; r < rows; ++r)
+      for (int32_t o = 0; o < out; ++o)
+        for (int32_t i = 0; i < in; ++i) {
+          const double xv = x[size_t(r * in + i)], wv = w[size_t(o * in + i)], gv = g[size_t(r * out + o)];
+          z64[size_t(r * out + o)] += xv * wv;
+          dx64[size_t(r * in + i)] += gv * wv;
+          dw64[size_t(o * in + i)] += gv * xv;
+        }
+    // Error bound of a float sum of n terms of size <= 1 (with room for FMA and the block sums).
+    const auto bound = [](int64_t n) { return 2.0 * double(n) * std::numeric_limits<float>::epsilon(); };
+    const int32_t wide = out <= k_thin_width ? in : out;
+    for (const CpuKernels* k : cpu_kernel_variants()) {
+      const std::string isa = k->isa;
+      CAPTURE(isa);
+      std::vector<float> z(z64.size(), -7.0f), dx(dx64.size(), -7.0f);
+      // Two row ranges, as two threads would split them.
+      k->thin_forward(x.data(), w.data(), z.data(), 0, 500, in, out);
+      k->thin_forward(x.data(), w.data(), z.data(), 500, rows, in, out);
+      k->thin_input_grad(g.data(), w.data(), dx.data(), 0, 700, in, out);
+      k->thin_input_grad(g.data(), w.data(), dx.data(), 700, rows, in, out);
+      double zerr = 0, dxerr = 0, dwerr = 0;
+      for (size_t e = 0; e < z.size(); ++e)
+        zerr = std::max(zerr, std::abs(double(z[e]) - z64[e]) / bound(in));
+      for (size_t e = 0; e < dx.size(); ++e)
+        dxerr = std::max(dxerr, std::abs(double(dx[e]) - dx64[e]) / bound(out));
+      CHECK(zerr <= 1.0);
+      CHECK(dxerr <= 1.0);
+      // The weight gradient, whole and split over the wide side in three: bit-identical, and
+      // accumulate adds to what is there.
+      std::vector<float> whole(w.size(), -7.0f), split(w.size(), -7.0f);
+      k->thin_weight_grad(g.data(), x.data(), whole.data(), rows, in, out, 0, wide, false);
+      const int32_t a = wide / 3, b = 2 * wide / 3;
+      k->thin_weight_grad(g.data(), x.data(), split.data(), rows, in, out, 0, a, false);
+      k->thin_weight_grad(g.data(), x.data(), split.data(), rows, in, out, a, b, false);
+      k->thin_weight_grad(g.data(), x.data(), split.data(), rows, in, out, b, wide, false);
+      CHECK(whole == split);
+      for (size_t e = 0; e < whole.size(); ++e)
+        dwerr = std::max(dwerr, std::abs(double(whole[e]) - dw64[e]) / bound(512 + rows / 512));
+      CHECK(dwerr <= 1.0);
+      std::vector<float> twice = whole;
+      k->thin_weight_grad(g.data(), x.data(), twice.data(), rows, in, out, 0, wide, true);
+      for (size_t e = 0; e < whole.size(); ++e)
+        CHECK(twice[e] == doctest::Approx(2.0 * whole[e]).epsilon(1e-6));
+    }
+  }
+}
+
 TEST_CASE("TeamSizer: measures every candidate, keeps the fastest, prefers a smaller team on a near tie") {
   SUBCASE("fixed") {
     TeamSizer t(8, 3);
