@@ -15,6 +15,7 @@ namespace redraw {
 struct PlotSeries {
   std::span<const float> x, y; ///< same length; non-finite y (or <= 0 on a log axis) are skipped
   ImU32 color = IM_COL32(90, 170, 255, 255);
+  const char* label = nullptr; ///< named in the legend (top right) when set
 };
 
 struct PlotOptions {

@@ -77,6 +77,7 @@ Settings load_settings() {
   get(j, "autosave_minutes", s.autosave_minutes);
   get(j, "show_spectrum", s.show_spectrum);
   get(j, "show_neuron_maps", s.show_neuron_maps);
+  get(j, "compare_split", s.compare_split);
   s.autosave_minutes = std::clamp(s.autosave_minutes, 0, 24 * 60);
   s.snapshot_cap_mb = std::clamp(s.snapshot_cap_mb, 1, 65536);
   s.preview_every = std::clamp(s.preview_every, 1, 100000);
@@ -102,7 +103,8 @@ std::string save_settings(const Settings& s) {
                   {"snapshot_cap_mb", s.snapshot_cap_mb},
                   {"autosave_minutes", s.autosave_minutes},
                   {"show_spectrum", s.show_spectrum},
-                  {"show_neuron_maps", s.show_neuron_maps}};
+                  {"show_neuron_maps", s.show_neuron_maps},
+                  {"compare_split", s.compare_split}};
   std::string err = write_json(config_folder() / "settings.json", j);
   const std::string err2 = write_json(data_folder() / "recent.json", json{{"recent", s.recent}});
   return err.empty() ? err2 : err;

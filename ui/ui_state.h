@@ -47,6 +47,9 @@ enum class IntentKind : int32_t {
   SetSnapshotCap,  ///< a = bytes
   ShowDialog,      ///< a = FileDialogPurpose
   FitView,         ///< F
+  OpenCompare,     ///< a = CompareChangeKind, text = the preset, activation or number: run B beside A
+  CloseCompare,    ///< back to run A alone (B's unsaved work is kept as a copy)
+  ExportCompare,   ///< text = destination .png, a = width, b = height (of each run's picture)
   Quit,
 };
 
@@ -155,6 +158,7 @@ struct Settings {
   std::vector<std::string> recent; ///< newest first, at most 10
   bool show_spectrum = false;      ///< View > Spectrum window open (S)
   bool show_neuron_maps = false;   ///< View > Neuron maps window open (N)
+  bool compare_split = false;      ///< compare runs: split view (else side by side)
 };
 
 /// A message shown in the app as a toast (notices fade after seconds, errors later; hovering one
@@ -196,8 +200,28 @@ struct RunView {
   double last_steps_per_s = 0; ///< the rate while it last trained (shown when paused)
 };
 
+/// Compare runs (engine/compare_runs.h, ui/compare_view.h): run B beside the main run A. The
+/// session that trains B lives in run_gui (CompareSessions); this is what the GUI shows of it.
+struct CompareState {
+  bool dialog_requested = false; ///< open Training > Compare with... next frame
+  int32_t change_kind = 0;       ///< the dialog's choice (CompareChangeKind)
+  int32_t preset_index = 0;      ///< into UiState::preset_names
+  int32_t activation = 3;        ///< Activation (tanh)
+  float omega_0 = 60.0f;
+  float lr_max = 1e-3f;
+  bool open = false;    ///< run B exists and the canvas, plots and status bar show both
+  bool split = false;   ///< one pane split by a draggable divider, else two panes side by side
+  float divider = 0.5f; ///< the divider, as a fraction of the pane's width
+  bool dragging_divider = false;
+  float rect_a[4] = {0, 0, 0, 0}, rect_b[4] = {0, 0, 0, 0}; ///< each run's picture last frame (sidecar)
+  std::string label_a, label_b;
+  RunView run;                       ///< run B, folded in like UiState::run
+  PreviewTexture* texture = nullptr; ///< B's reconstruction
+};
+
 struct UiState {
   Settings settings;
+  CompareState compare;
   EditState edit;
   CanvasView view;
   FileDialogState dialog;
