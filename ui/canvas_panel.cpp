@@ -210,8 +210,11 @@ void draw_canvas(UiState& ui) {
   if (ui.compare.open) {
     const CompareState& cmp = ui.compare;
     all[1].caption = cmp.label_a.c_str();
-    Pane b{cmp.label_b.c_str(), cmp.texture, cmp.run.reconstruction.get(), {}, {}, cmp.run.shown_step};
-    if (cmp.split) all[1].split = cmp.texture;
+    const bool b_frame = frame && cmp.frame_shown(); // linked scrubbing: B's frame at A's step
+    Pane b{cmp.label_b.c_str(), b_frame ? cmp.frame_texture : cmp.texture,
+           b_frame ? cmp.frame.get() : cmp.run.reconstruction.get(), {}, {},
+           b_frame ? cmp.frame_step : cmp.run.shown_step};
+    if (cmp.split) all[1].split = b.texture;
     panes[0] = all[1];
     panes[1] = b;
     count = cmp.split ? 1 : 2;

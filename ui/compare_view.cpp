@@ -3,6 +3,7 @@
 #include "engine/errors.h"
 #include "ui/app_actions.h"
 #include "ui/confirm_prompt.h"
+#include "ui/image_views.h"
 
 #include <imgui.h>
 
@@ -144,6 +145,24 @@ void finish_export(UiState& ui, CompareSessions& cs) {
   cs.export_a.reset();
   cs.export_b.reset();
 }
+
+/// Linked scrubbing: B's frame follows the step A's timelapse shows.
+void sync_linked_frame(UiState& ui, CompareSessions& cs, SessionTake& take) {
+  CompareState& c = ui.compare;
+  if (take.frame) {
+    c.frame = std::move(take.frame);
+    c.frame_step = take.frame_step;
+    if (cs.frame_texture_b) cs.frame_texture_b->upload_host(to_rgba8(*c.frame).data(), c.frame->width, c.frame->height);
+  }
+  if (!ui.timelapse.active || ui.timelapse.frames.empty()) {
+    c.frame_requested = -1;
+    return;
+  }
+  const int64_t want = ui.timelapse.wanted_step();
+  if (want == c.frame_requested) return;
+  cs.b->request_frame(want);
+  c.frame_requested = want;
+}
 } // namespace
 
 void absorb_compare(UiState& ui, CompareSessions& cs, SessionTake& take_a) {
@@ -158,6 +177,7 @@ void absorb_compare(UiState& ui, CompareSessions& cs, SessionTake& take_a) {
   absorb_run_rows(ui.compare.run, take);
   absorb_run_preview(ui.compare.run, cs.texture_b.get(), take);
   ++ui.compare.run.frames_since_preview;
+  sync_linked_frame(ui, cs, take);
   finish_export(ui, cs);
 }
 
@@ -179,6 +199,8 @@ void close_compare(UiState& ui, CompareSessions& cs) {
   cs.export_path.clear();
   ui.compare.open = false;
   ui.compare.run = RunView{};
+  ui.compare.frame.reset();
+  ui.compare.frame_step = ui.compare.frame_requested = -1;
   ui.view.fit_requested = true;
 }
 

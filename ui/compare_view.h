@@ -21,7 +21,7 @@ struct CompareSessions {
   BackendFactory make_backend;
   std::shared_ptr<SliceTurns> turns = std::make_shared<SliceTurns>();
   std::unique_ptr<TrainingSession> b;
-  std::unique_ptr<PreviewTexture> texture_b;
+  std::unique_ptr<PreviewTexture> texture_b, frame_texture_b;
   // A pending side-by-side export: both pictures are asked for, then composed.
   std::string export_path;
   std::shared_ptr<const Image> export_a, export_b;

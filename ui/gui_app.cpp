@@ -463,6 +463,8 @@ int run_gui(const GuiOptions& opts) {
     compare.make_backend = opts.make_backend;
     compare.texture_b = make_host_texture();
     ui.compare.texture = compare.texture_b.get();
+    compare.frame_texture_b = make_host_texture();
+    ui.compare.frame_texture = compare.frame_texture_b.get();
     TrainingSession session(opts.make_backend, opts.interop, compare.turns);
     auto truth = make_host_texture();
     auto error = make_host_texture();

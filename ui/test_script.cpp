@@ -137,6 +137,8 @@ bool test_condition(const UiState& ui, const std::string& cond, std::string& err
   if (!known) r = compare(cond, "discarded_copies", discarded_copies(ui), known, error);
   if (!known) r = compare(cond, "compare_step", ui.compare.run.status.step, known, error);
   if (!known) r = compare(cond, "compare_shown", ui.compare.run.shown_step, known, error);
+  const int64_t b_frame = ui.compare.frame_shown() ? ui.compare.frame_step : -1;
+  if (!known) r = compare(cond, "compare_frame", b_frame, known, error);
   if (!known) r = compare(cond, "frames", int64_t(ui.timelapse.frames.size()), known, error);
   const int64_t newest_frame = ui.timelapse.frames.empty() ? -1 : ui.timelapse.frames.back().step;
   if (!known) r = compare(cond, "frame_last", newest_frame, known, error);
@@ -211,6 +213,12 @@ void run_test_script(TestScript& s, UiState& ui) {
       ui.push(IntentKind::OpenCompare, value, i);
     } else if (cmd == "save") { // what File > Save model does with PATH
       ui.push(IntentKind::SaveModel, arg);
+    } else if (cmd == "export_compare") { // export_compare PATH W H: File > Export, Runs A | B
+      std::istringstream in(arg);
+      std::string path;
+      int64_t w = 0, h = 0;
+      if (!(in >> path >> w >> h)) return fail("expected export_compare PATH W H");
+      ui.push(IntentKind::ExportCompare, path, w, h);
     } else if (cmd == "close_compare") {
       ui.push(IntentKind::CloseCompare);
     } else if (cmd == "open_run_tree") {

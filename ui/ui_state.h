@@ -217,6 +217,12 @@ struct CompareState {
   std::string label_a, label_b;
   RunView run;                       ///< run B, folded in like UiState::run
   PreviewTexture* texture = nullptr; ///< B's reconstruction
+  // Linked scrubbing: while A's timelapse is scrubbed, B shows its own frame at or before that step.
+  PreviewTexture* frame_texture = nullptr;
+  std::shared_ptr<const Image> frame; ///< B's frame in frame_texture
+  int64_t frame_step = -1;            ///< its step
+  int64_t frame_requested = -1;       ///< the step last asked of B's session
+  bool frame_shown() const { return frame && frame_texture && !frame_texture->empty(); }
 };
 
 struct UiState {
