@@ -2,6 +2,7 @@
 // the split view's geometry and the side-by-side picture's pixel placement.
 #include "engine/compare_runs.h"
 #include "engine/errors.h"
+#include "engine/overlay_text.h"
 
 #include <doctest/doctest.h>
 
@@ -191,4 +192,16 @@ TEST_CASE("compose_side_by_side draws each label inside its own half only") {
     }
   CHECK(changed_a == 0);
   CHECK(changed_b > 20);
+}
+
+TEST_CASE("run labels: every lower-case letter and the capitals of activation names draw something") {
+  for (const char c : std::string("abcdefghijklmnopqrstuvwxyzABILNPRSTU_")) {
+    Image img{8, 9, 1, std::vector<float>(8 * 9, 0.0f)};
+    draw_text(img, 1, 1, std::string(1, c), 1);
+    int lit = 0;
+    for (float v : img.pixels)
+      lit += v == 1.0f;
+    CAPTURE(c);
+    CHECK(lit >= 3);
+  }
 }

@@ -134,8 +134,8 @@ namespace {
 void finish_export(UiState& ui, CompareSessions& cs) {
   if (cs.export_path.empty() || !cs.export_a || !cs.export_b) return;
   try {
-    const Image both = compose_side_by_side(*cs.export_a, *cs.export_b, ui.compare.label_a.substr(3),
-                                            ui.compare.label_b.substr(3), std::max(4, cs.export_a->width / 64));
+    const Image both = compose_side_by_side(*cs.export_a, *cs.export_b, ui.compare.label_a, ui.compare.label_b,
+                                            std::max(4, cs.export_a->width / 64));
     write_png(cs.export_path, both);
     ui.notify("exported " + cs.export_path);
   } catch (const std::exception& e) {
