@@ -214,7 +214,10 @@ void draw_canvas(UiState& ui) {
     Pane b{cmp.label_b.c_str(), b_frame ? cmp.frame_texture : cmp.texture,
            b_frame ? cmp.frame.get() : cmp.run.reconstruction.get(), {}, {},
            b_frame ? cmp.frame_step : cmp.run.shown_step};
-    if (cmp.split) all[1].split = b.texture;
+    if (cmp.split) {
+      all[1].split = b.texture;
+      all[1].caption = cmp.label_split.c_str();
+    }
     panes[0] = all[1];
     panes[1] = b;
     count = cmp.split ? 1 : 2;

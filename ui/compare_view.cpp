@@ -73,6 +73,7 @@ void open_compare(UiState& ui, TrainingSession& a, CompareSessions& cs, const Ui
   cmp.split = ui.settings.compare_split;
   cmp.label_a = "A: " + (st.config.name.empty() ? std::string("run") : st.config.name);
   cmp.label_b = "B: " + describe_change(change);
+  cmp.label_split = cmp.label_a + "  |  " + cmp.label_b;
   ui.view.fit_requested = true;
   (void)a;
   ui.notify("comparing with " + cmp.label_b + " (from step 0, on the same image)");

@@ -214,7 +214,8 @@ struct CompareState {
   float divider = 0.5f; ///< the divider, as a fraction of the pane's width
   bool dragging_divider = false;
   float rect_a[4] = {0, 0, 0, 0}, rect_b[4] = {0, 0, 0, 0}; ///< each run's picture last frame (sidecar)
-  std::string label_a, label_b;
+  std::string label_a, label_b; ///< "A: siren", "B: fourier"
+  std::string label_split;      ///< the split view's caption: "A: siren  |  B: fourier"
   RunView run;                       ///< run B, folded in like UiState::run
   PreviewTexture* texture = nullptr; ///< B's reconstruction
   // Linked scrubbing: while A's timelapse is scrubbed, B shows its own frame at or before that step.
