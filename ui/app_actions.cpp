@@ -308,6 +308,7 @@ void absorb_run_rows(RunView& run, SessionTake& take) {
     run.plot_loss.clear();
     run.plot_psnr.clear();
     run.plot_lr.clear();
+    run.plot_seconds.clear();
   }
   run.run_id = take.run_id;
   for (const MetricsRow& r : take.rows) {
@@ -317,6 +318,7 @@ void absorb_run_rows(RunView& run, SessionTake& take) {
     run.plot_loss.push_back(float(r.loss));
     run.plot_psnr.push_back(float(r.psnr_db));
     run.plot_lr.push_back(float(r.lr));
+    run.plot_seconds.push_back(float(r.seconds));
   }
   run.status = std::move(take.status);
   if (run.status.running && run.status.steps_per_s > 0) run.last_steps_per_s = run.status.steps_per_s;

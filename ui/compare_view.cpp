@@ -46,7 +46,7 @@ CompareChange compare_change_from(const UiIntent& in) {
 }
 
 namespace {
-void open_compare(UiState& ui, TrainingSession& a, CompareSessions& cs, const UiIntent& in) {
+void open_compare(UiState& ui, CompareSessions& cs, const UiIntent& in) {
   const SessionStatus& st = ui.run.status;
   if (!st.has_run) return ui.notify("compare: no run to compare with", true);
   if (cs.b) close_compare(ui, cs);
@@ -75,7 +75,6 @@ void open_compare(UiState& ui, TrainingSession& a, CompareSessions& cs, const Ui
   cmp.label_b = "B: " + describe_change(change);
   cmp.label_split = cmp.label_a + "  |  " + cmp.label_b;
   ui.view.fit_requested = true;
-  (void)a;
   ui.notify("comparing with " + cmp.label_b + " (from step 0, on the same image)");
 }
 
@@ -111,7 +110,7 @@ void follow_a(UiState& ui, CompareSessions& cs, const UiIntent& in, bool a_was_r
 bool apply_compare_intent(UiState& ui, TrainingSession& a, CompareSessions& cs, const UiIntent& in) {
   switch (in.kind) {
   case IntentKind::OpenCompare:
-    open_compare(ui, a, cs, in);
+    open_compare(ui, cs, in);
     return true;
   case IntentKind::CloseCompare:
     close_compare(ui, cs);

@@ -74,6 +74,7 @@ void draw_menu_bar(UiState& ui) {
         ui.view.mode = CanvasMode(i);
         ui.view.fit_requested = true;
       }
+    ImGui::MenuItem("Curves against time", nullptr, &ui.settings.plots_seconds);
     if (ImGui::MenuItem("Compare: split view", "V", ui.compare.split, ui.compare.open))
       ui.settings.compare_split = ui.compare.split;
     ImGui::Separator();

@@ -232,7 +232,7 @@ bool draw_line_plot(const char* id, ImVec2 size, std::span<const PlotSeries> ser
         dl->AddCircle(ImVec2(sx(s.x[i]), sy(ty(s.y[i]))), 4.0f, IM_COL32(255, 255, 255, 220));
         char val[48];
         format_number(val, sizeof val, "%.4g", s.y[i]);
-        ImGui::SetTooltip("%s = %.0f\n%s = %s", opts.x_label, double(s.x[i]), opts.title, val);
+        ImGui::SetTooltip("%s = %.*f\n%s = %s", opts.x_label, opts.x_decimals, double(s.x[i]), opts.title, val);
       }
     }
   }

@@ -21,6 +21,7 @@ struct PlotSeries {
 struct PlotOptions {
   const char* title = "";
   const char* x_label = "step";
+  int x_decimals = 0;             ///< decimals of x in the hover read-out
   bool log_y = false;
   float marker_x = NAN;           ///< vertical line at this x (e.g. the current step)
   float y_min = NAN, y_max = NAN; ///< fixed y range; NaN = from the data

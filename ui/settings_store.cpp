@@ -78,6 +78,7 @@ Settings load_settings() {
   get(j, "show_spectrum", s.show_spectrum);
   get(j, "show_neuron_maps", s.show_neuron_maps);
   get(j, "compare_split", s.compare_split);
+  get(j, "plots_seconds", s.plots_seconds);
   s.autosave_minutes = std::clamp(s.autosave_minutes, 0, 24 * 60);
   s.snapshot_cap_mb = std::clamp(s.snapshot_cap_mb, 1, 65536);
   s.preview_every = std::clamp(s.preview_every, 1, 100000);
@@ -104,7 +105,8 @@ std::string save_settings(const Settings& s) {
                   {"autosave_minutes", s.autosave_minutes},
                   {"show_spectrum", s.show_spectrum},
                   {"show_neuron_maps", s.show_neuron_maps},
-                  {"compare_split", s.compare_split}};
+                  {"compare_split", s.compare_split},
+                  {"plots_seconds", s.plots_seconds}};
   std::string err = write_json(config_folder() / "settings.json", j);
   const std::string err2 = write_json(data_folder() / "recent.json", json{{"recent", s.recent}});
   return err.empty() ? err2 : err;

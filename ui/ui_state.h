@@ -159,6 +159,7 @@ struct Settings {
   bool show_spectrum = false;      ///< View > Spectrum window open (S)
   bool show_neuron_maps = false;   ///< View > Neuron maps window open (N)
   bool compare_split = false;      ///< compare runs: split view (else side by side)
+  bool plots_seconds = false;      ///< View > Curves against time: the plots' x axis is seconds, not steps
 };
 
 /// A message shown in the app as a toast (notices fade after seconds, errors later; hovering one
@@ -196,6 +197,7 @@ struct RunView {
   uint64_t trainer_id = 0;
   // Plot columns, appended as rows arrive.
   std::vector<float> plot_step, plot_loss, plot_psnr, plot_lr;
+  std::vector<float> plot_seconds; ///< training wall time of each row (the curves against time)
   int32_t frames_since_preview = 0;
   double last_steps_per_s = 0; ///< the rate while it last trained (shown when paused)
 };
