@@ -52,7 +52,7 @@ void draw_compare_toolbar(UiState& ui) {
   if (ImGui::RadioButton("Split", c.split)) c.split = ui.settings.compare_split = true;
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("One picture, A left of a divider and B right of it (V toggles)");
   same_line_if_fits(button_width("Close compare"));
-  if (ImGui::Button("Close compare")) ui.push(IntentKind::CloseCompare);
+  if (ImGui::Button("Close compare")) ui.compare.close_requested = true;
 }
 
 void draw_toolbar(UiState& ui) {

@@ -7,6 +7,8 @@
 
 #include <imgui.h>
 
+#include <cstdio>
+#include <ctime>
 #include <filesystem>
 
 namespace redraw {
@@ -78,6 +80,38 @@ void open_compare(UiState& ui, CompareSessions& cs, const UiIntent& in) {
   ui.notify("comparing with " + cmp.label_b + " (from step 0, on the same image)");
 }
 
+/// Where "Keep B" writes run B for run A to open: beside the autosave (or in the temp folder when
+/// autosave is off), compare-B-<date>-<time>.redraw.
+std::string keep_b_path(const UiState& ui) {
+  std::error_code ec;
+  const fs::path folder = ui.confirm.keep_folder.empty() ? fs::temp_directory_path(ec) : fs::path(ui.confirm.keep_folder);
+  char stamp[32];
+  const std::time_t now = std::time(nullptr);
+  std::tm local{};
+  localtime_r(&now, &local);
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &local);
+  for (int n = 1;; ++n) {
+    char name[64];
+    std::snprintf(name, sizeof name, n > 1 ? "compare-B-%s-%d.redraw" : "compare-B-%s.redraw", stamp, n);
+    if (!fs::exists(folder / name, ec)) return (folder / name).string();
+  }
+}
+
+/// Close compare, keeping B: B is written to a model file that run A then opens (A's own unsaved
+/// training goes through the Save / Discard / Cancel prompt as for any Open).
+void keep_b(UiState& ui, CompareSessions& cs) {
+  const std::string path = keep_b_path(ui);
+  cs.b->set_running(false);
+  cs.b->keep_copy(path);
+  if (!cs.b->flush(60.0) || !fs::exists(path)) {
+    ui.notify("compare: run B could not be written to " + path + "; the comparison stays open", true);
+    return;
+  }
+  ui.compare.run.status.unsaved = false; // the copy holds it: closing makes no second one
+  close_compare(ui, cs);
+  ui.push(IntentKind::OpenPath, path);
+}
+
 /// B follows what A was asked to do; `a_was_running` is A's state before the intent.
 void follow_a(UiState& ui, CompareSessions& cs, const UiIntent& in, bool a_was_running) {
   switch (in.kind) {
@@ -113,7 +147,10 @@ bool apply_compare_intent(UiState& ui, TrainingSession& a, CompareSessions& cs, 
     open_compare(ui, cs, in);
     return true;
   case IntentKind::CloseCompare:
-    close_compare(ui, cs);
+    if (in.a == 1 && cs.b)
+      keep_b(ui, cs);
+    else
+      close_compare(ui, cs);
     return true;
   case IntentKind::ExportCompare:
     if (!cs.b) return true;
@@ -204,7 +241,34 @@ void close_compare(UiState& ui, CompareSessions& cs) {
   ui.view.fit_requested = true;
 }
 
+namespace {
+/// Close compare: which run goes on.
+void draw_close_popup(UiState& ui) {
+  CompareState& c = ui.compare;
+  if (c.close_requested) {
+    ImGui::OpenPopup("Close the comparison");
+    c.close_requested = false;
+  }
+  if (!ImGui::BeginPopupModal("Close the comparison", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
+  ImGui::TextUnformatted("Which run goes on?");
+  ImGui::TextDisabled("The other one's unsaved training is kept as a copy in the autosave folder.");
+  if (ImGui::Button(("Keep " + c.label_a).c_str())) {
+    ui.push(IntentKind::CloseCompare, {}, 0);
+    ImGui::CloseCurrentPopup();
+  }
+  ImGui::SameLine();
+  if (ImGui::Button(("Keep " + c.label_b).c_str())) {
+    ui.push(IntentKind::CloseCompare, {}, 1);
+    ImGui::CloseCurrentPopup();
+  }
+  ImGui::SameLine();
+  if (ImGui::Button("Cancel")) ImGui::CloseCurrentPopup();
+  ImGui::EndPopup();
+}
+} // namespace
+
 void draw_compare_dialog(UiState& ui) {
+  draw_close_popup(ui);
   CompareState& c = ui.compare;
   if (c.dialog_requested) {
     ImGui::OpenPopup("Compare with");

@@ -5,8 +5,10 @@
 ///   so on one device they train in alternating slices.
 /// - apply_compare_intent carries out the compare intents and makes B follow A's Train / Pause /
 ///   Step / Reset / Save (B saves beside A's file as NAME-B.redraw).
-/// - Closing the comparison keeps A; B's unsaved work is kept as a copy (the folder Discard keeps
-///   copies in, ConfirmState::keep_folder), so nothing trained is lost.
+/// - Closing the comparison asks which run goes on. Keep A: B's unsaved work is kept as a copy (the
+///   folder Discard keeps copies in, ConfirmState::keep_folder). Keep B: B is written to
+///   compare-B-<time>.redraw there and run A opens it (A's unsaved work meets the usual Save /
+///   Discard / Cancel prompt). Nothing trained is lost either way.
 /// GUI thread only.
 #include "engine/compare_runs.h"
 #include "ui/training_session.h"
@@ -40,7 +42,7 @@ bool apply_compare_intent(UiState& ui, TrainingSession& a, CompareSessions& cs, 
 void absorb_compare(UiState& ui, CompareSessions& cs, SessionTake& take_a);
 /// Ends the comparison (keeping A); waits for B's copy to be written. Also at quit.
 void close_compare(UiState& ui, CompareSessions& cs);
-/// Training > Compare with...: the one change that makes run B.
+/// Training > Compare with...: the one change that makes run B; and the "which run goes on" popup.
 void draw_compare_dialog(UiState& ui);
 
 } // namespace redraw

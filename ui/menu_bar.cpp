@@ -58,7 +58,7 @@ void draw_menu_bar(UiState& ui) {
     if (ImGui::MenuItem("Apply & reset", nullptr, false, st.has_run)) ui.push(IntentKind::ApplyReset);
     ImGui::Separator();
     if (ImGui::MenuItem("Compare with...", "C", false, st.has_run)) ui.compare.dialog_requested = true;
-    if (ImGui::MenuItem("Close compare", nullptr, false, ui.compare.open)) ui.push(IntentKind::CloseCompare);
+    if (ImGui::MenuItem("Close compare", nullptr, false, ui.compare.open)) ui.compare.close_requested = true;
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("View")) {

@@ -219,8 +219,9 @@ void run_test_script(TestScript& s, UiState& ui) {
       int64_t w = 0, h = 0;
       if (!(in >> path >> w >> h)) return fail("expected export_compare PATH W H");
       ui.push(IntentKind::ExportCompare, path, w, h);
-    } else if (cmd == "close_compare") {
-      ui.push(IntentKind::CloseCompare);
+    } else if (cmd == "close_compare") { // close_compare [a|b]: the run that goes on (a by default)
+      if (!arg.empty() && arg != "a" && arg != "b") return fail("expected close_compare a|b");
+      ui.push(IntentKind::CloseCompare, {}, arg == "b" ? 1 : 0);
     } else if (cmd == "open_run_tree") {
       ui.timelapse.tree_open_requested = true;
     } else if (cmd == "frames") {

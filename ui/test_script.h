@@ -11,7 +11,7 @@
 ///   switch_line ID      a run-tree line chosen (RunLine::id)
 ///   open_run_tree       the run-tree popup opened
 ///   compare KIND VALUE  Training > Compare with...: KIND preset|activation|omega_0|lr_max
-///   close_compare       the comparison closed (run A kept)
+///   close_compare [a|b] the comparison closed, keeping run A (default) or run B
 ///   save PATH           File > Save model to PATH (and run B to PATH-B when comparing)
 ///   export_compare PATH W H  File > Export, "Runs A | B", each run's picture W x H
 ///   exec COMMAND        run a shell command and wait for it (fail unless it exits 0), e.g. the

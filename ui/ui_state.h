@@ -48,7 +48,8 @@ enum class IntentKind : int32_t {
   ShowDialog,      ///< a = FileDialogPurpose
   FitView,         ///< F
   OpenCompare,     ///< a = CompareChangeKind, text = the preset, activation or number: run B beside A
-  CloseCompare,    ///< back to run A alone (B's unsaved work is kept as a copy)
+  CloseCompare,    ///< a = 0: back to run A alone (B's unsaved work is kept as a copy); a = 1: keep B
+                   ///< (A opens B's model; A's unsaved work goes through the Save / Discard prompt)
   ExportCompare,   ///< text = destination .png, a = width, b = height (of each run's picture)
   Quit,
 };
@@ -206,6 +207,7 @@ struct RunView {
 /// session that trains B lives in run_gui (CompareSessions); this is what the GUI shows of it.
 struct CompareState {
   bool dialog_requested = false; ///< open Training > Compare with... next frame
+  bool close_requested = false;  ///< open the "which run goes on" popup next frame
   int32_t change_kind = 0;       ///< the dialog's choice (CompareChangeKind)
   int32_t preset_index = 0;      ///< into UiState::preset_names
   int32_t activation = 3;        ///< Activation (tanh)
