@@ -333,6 +333,8 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, Compar
     if (autosave && ui.settings.autosave_minutes > 0 && ui.now - last_autosave >= 60.0 * ui.settings.autosave_minutes) {
       last_autosave = ui.now;
       session.autosave(autosave->model_path().string());
+      // Run B of a comparison beside it (NAME-B.redraw): a crash loses neither run's training.
+      if (compare.b) compare.b->autosave(b_model_path(autosave->model_path().string()));
     }
 
     std::vector<UiIntent> intents;
@@ -494,6 +496,10 @@ int run_gui(const GuiOptions& opts) {
 
     code = frame_loop(window, ui, session, compare, opts, autosave.get(), script.get());
     close_compare(ui, compare); // B's unsaved work is kept as a copy
+    if (autosave) { // B's autosave served while it ran; the copy above holds its unsaved work
+      std::error_code ec;
+      std::filesystem::remove(b_model_path(autosave->model_path().string()), ec);
+    }
     if (autosave) { // the autosave on quit, then a clean end: no restore offer next time
       session.autosave(autosave->model_path().string());
       if (!session.flush(60.0)) std::fprintf(stderr, "warning: the autosave on quit did not finish in time\n");
