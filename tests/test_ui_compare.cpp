@@ -4,7 +4,10 @@
 #include <doctest/doctest.h>
 
 #if REDRAW_TEST_UI
+#include "test_support.h"
+
 #include "ui/compare_view.h"
+#include "ui/settings_store.h"
 #include "ui/training_session.h"
 
 #include "app/backend_registry.h"
@@ -38,6 +41,21 @@ TEST_CASE("compare: the dialog's intent becomes the change it names, and bad val
   CHECK_THROWS_AS(compare_change_from(in), ConfigError);
   in = UiIntent{IntentKind::OpenCompare, "no-such-preset", int64_t(CompareChangeKind::Preset)};
   CHECK_THROWS_AS(compare_change_from(in), ConfigError);
+}
+
+TEST_CASE("compare: the split view and the curves against time are remembered in settings.json") {
+  test::TempDir dir;
+  test::ScopedEnv env("XDG_CONFIG_HOME", dir.path.string());
+  test::ScopedEnv data("XDG_DATA_HOME", dir.path.string());
+  Settings s = load_settings();
+  CHECK(!s.compare_split);
+  CHECK(!s.plots_seconds);
+  s.compare_split = true;
+  s.plots_seconds = true;
+  CHECK(save_settings(s).empty());
+  const Settings back = load_settings();
+  CHECK(back.compare_split);
+  CHECK(back.plots_seconds);
 }
 
 TEST_CASE("compare: two sessions sharing one device both train, and each renders its own picture") {

@@ -4,6 +4,7 @@
 #include "ui/app_actions.h"
 #include "ui/confirm_prompt.h"
 #include "ui/image_views.h"
+#include "ui/ui_scale.h"
 
 #include <imgui.h>
 
@@ -242,6 +243,14 @@ void close_compare(UiState& ui, CompareSessions& cs) {
 }
 
 namespace {
+/// The preset the dialog offers first: fourier, or siren when run A already is fourier.
+int32_t default_other_preset(const std::vector<std::string>& names, const std::string& current) {
+  const std::string want = current == "fourier" ? "siren" : "fourier";
+  for (size_t i = 0; i < names.size(); ++i)
+    if (names[i] == want) return int32_t(i);
+  return 0;
+}
+
 /// Close compare: which run goes on.
 void draw_close_popup(UiState& ui) {
   CompareState& c = ui.compare;
@@ -273,14 +282,15 @@ void draw_compare_dialog(UiState& ui) {
   if (c.dialog_requested) {
     ImGui::OpenPopup("Compare with");
     c.dialog_requested = false;
+    c.preset_index = default_other_preset(ui.preset_names, ui.edit.preset);
   }
   if (!ImGui::BeginPopupModal("Compare with", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
   ImGui::TextUnformatted("Run B: this run's config with one change, trained\nfrom step 0 on the same image.");
   const char* kinds[] = {"preset", "activation", "omega_0", "lr_max"};
-  ImGui::SetNextItemWidth(160);
+  ImGui::SetNextItemWidth(ui_px(160));
   ImGui::Combo("change", &c.change_kind, kinds, 4);
   std::string value;
-  ImGui::SetNextItemWidth(160);
+  ImGui::SetNextItemWidth(ui_px(160));
   switch (CompareChangeKind(c.change_kind)) {
   case CompareChangeKind::Preset: {
     std::vector<const char*> names;
