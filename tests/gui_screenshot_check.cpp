@@ -85,7 +85,7 @@ int check_compare(const std::string& png) {
     ok = (std::fprintf(stderr, "error: the two pictures overlap on screen\n"), false);
   const double diff = mean_diff(a, b);
   std::printf("mean |B - A| = %.4f\n", diff);
-  if (diff < 0.01) ok = (std::fprintf(stderr, "error: runs A and B show the same picture\n"), false);
+  if (diff < 0.005) ok = (std::fprintf(stderr, "error: runs A and B show the same picture\n"), false);
   return ok ? 0 : 1;
 }
 } // namespace

@@ -96,8 +96,10 @@ TEST_CASE("SliceTurns: a waiting run gets the device before the run that just ha
     record('B');
     turns.end_slice();
   });
-  while (turns.waiting() < 1)
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (turns.waiting() < 1 && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  CHECK(turns.waiting() == 1); // B waits while A holds the device
   record('A');
   turns.end_slice();
   turns.begin_slice(); // A asks again at once: B, who waited, must go first
