@@ -1,6 +1,6 @@
 #pragma once
 /// A tiny built-in 5x7 bitmap font for labelling timelapse frames ("step 1234  PSNR 23.4 dB").
-/// - Covers the digits, ". - : + %", space, and the letters a b d e f i l n o p r s t x B N P R S.
+/// - Covers the digits, ". - : + % _", space, every lower-case letter, and A B I L N P R S T U.
 ///   Other characters are drawn as blanks.
 /// - Text is drawn white on a darkened box, clipped to the image; works on 1- and 3-channel images.
 #include "engine/image.h"

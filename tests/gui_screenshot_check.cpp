@@ -3,6 +3,8 @@
 ///   it is not one flat colour;
 /// - the later capture's step is larger, and its reconstruction differs from the earlier one.
 /// Usage: redraw_gui_screenshot_check EARLY.png LATE.png. Exit 0 on success, 1 with a message.
+/// Compare runs: redraw_gui_screenshot_check --compare SHOT.png checks that run A's and run B's
+/// pictures (the sidecar's "compare_a" and "compare_b" rectangles) are both not blank and differ.
 #include "engine/image.h"
 
 #include <nlohmann/json.hpp>
@@ -21,14 +23,14 @@ struct Capture {
   long long step = 0;
 };
 
-Capture load(const std::string& png) {
+Capture load(const std::string& png, const char* key = "reconstruction") {
   Capture c;
   c.img = redraw::load_image(png);
   std::ifstream in(png + ".json");
   if (!in) throw std::runtime_error(png + ".json: missing sidecar");
   nlohmann::json j;
   in >> j;
-  const auto& r = j.at("reconstruction");
+  const auto& r = j.at(key);
   // Inset by 2 pixels so the frame around the picture is not counted.
   c.x = int(std::ceil(r[0].get<double>())) + 2;
   c.y = int(std::ceil(r[1].get<double>())) + 2;
@@ -63,9 +65,40 @@ bool not_blank(const Capture& c, const char* name) {
               c.h, c.x, c.y, mean, sd, 100.0 * top / n);
   return sd > 0.02 && top < 0.98 * n;
 }
+
+/// Mean |a - b| of the luminance over the area both cover.
+double mean_diff(const Capture& a, const Capture& b) {
+  const int w = std::min(a.w, b.w), h = std::min(a.h, b.h);
+  double diff = 0;
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x)
+      diff += std::abs(luma(a, x, y) - luma(b, x, y));
+  return diff / (double(w) * h);
+}
+
+int check_compare(const std::string& png) {
+  const Capture a = load(png, "compare_a"), b = load(png, "compare_b");
+  bool ok = true;
+  if (!not_blank(a, "run A")) ok = (std::fprintf(stderr, "error: run A's picture is blank\n"), false);
+  if (!not_blank(b, "run B")) ok = (std::fprintf(stderr, "error: run B's picture is blank\n"), false);
+  if (a.x + a.w > b.x && b.x + b.w > a.x && a.y + a.h > b.y && b.y + b.h > a.y)
+    ok = (std::fprintf(stderr, "error: the two pictures overlap on screen\n"), false);
+  const double diff = mean_diff(a, b);
+  std::printf("mean |B - A| = %.4f\n", diff);
+  if (diff < 0.005) ok = (std::fprintf(stderr, "error: runs A and B show the same picture\n"), false);
+  return ok ? 0 : 1;
+}
 } // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 3 && std::string(argv[1]) == "--compare") {
+    try {
+      return check_compare(argv[2]);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "error: %s\n", e.what());
+      return 1;
+    }
+  }
   if (argc != 3) {
     std::fprintf(stderr, "usage: %s EARLY.png LATE.png\n", argv[0]);
     return 2;
@@ -77,12 +110,7 @@ int main(int argc, char** argv) {
     if (!not_blank(b, "late")) ok = (std::fprintf(stderr, "error: late reconstruction is blank\n"), false);
     if (b.step <= a.step)
       ok = (std::fprintf(stderr, "error: late step %lld is not after early step %lld\n", b.step, a.step), false);
-    const int w = std::min(a.w, b.w), h = std::min(a.h, b.h);
-    double diff = 0;
-    for (int y = 0; y < h; ++y)
-      for (int x = 0; x < w; ++x)
-        diff += std::abs(luma(a, x, y) - luma(b, x, y));
-    diff /= double(w) * h;
+    const double diff = mean_diff(a, b);
     std::printf("mean |late - early| = %.4f\n", diff);
     if (diff < 0.005)
       ok = (std::fprintf(stderr, "error: the reconstruction did not change between the captures\n"), false);

@@ -112,6 +112,8 @@ UiIntent export_intent(const FileDialogState& d, const TimelapseState& tl) {
   in.bit_depth = d.export_bit_depth;
   if (d.export_kind == 1) {
     in.kind = IntentKind::ExportComparison;
+  } else if (d.export_kind == 3) {
+    in.kind = IntentKind::ExportCompare;
   } else if (d.export_kind == 2) {
     in.kind = IntentKind::ExportTimelapse;
     in.c = d.timelapse_fps;
@@ -252,6 +254,10 @@ bool apply_intent(UiState& ui, TrainingSession& session, const UiIntent& in) {
   case IntentKind::FitView:
     ui.view.fit_requested = true;
     break;
+  case IntentKind::OpenCompare: // ui/compare_view.cpp
+  case IntentKind::CloseCompare:
+  case IntentKind::ExportCompare:
+    break;
   case IntentKind::Quit:
     return false;
   }
@@ -277,6 +283,9 @@ void handle_shortcuts(UiState& ui) {
   if (ImGui::IsKeyPressed(GLFW_KEY_P, false)) ui.settings.show_perf = !ui.settings.show_perf;
   if (ImGui::IsKeyPressed(GLFW_KEY_S, false)) ui.settings.show_spectrum = !ui.settings.show_spectrum;
   if (ImGui::IsKeyPressed(GLFW_KEY_N, false)) ui.settings.show_neuron_maps = !ui.settings.show_neuron_maps;
+  if (ImGui::IsKeyPressed(GLFW_KEY_C, false) && ui.run.status.has_run) ui.compare.dialog_requested = true;
+  if (ImGui::IsKeyPressed(GLFW_KEY_V, false) && ui.compare.open)
+    ui.compare.split = ui.settings.compare_split = !ui.compare.split;
 }
 
 void update_error_map(UiState& ui, const Image& shown) {
@@ -292,6 +301,41 @@ void update_error_map(UiState& ui, const Image& shown) {
   v.error_dirty = false;
 }
 
+void absorb_run_rows(RunView& run, SessionTake& take) {
+  if (take.history_replaced) {
+    run.history.clear();
+    run.plot_step.clear();
+    run.plot_loss.clear();
+    run.plot_psnr.clear();
+    run.plot_lr.clear();
+    run.plot_seconds.clear();
+  }
+  run.run_id = take.run_id;
+  for (const MetricsRow& r : take.rows) {
+    if (!run.history.empty() && run.history.back().step >= r.step) continue;
+    run.history.push_back(r);
+    run.plot_step.push_back(float(r.step));
+    run.plot_loss.push_back(float(r.loss));
+    run.plot_psnr.push_back(float(r.psnr_db));
+    run.plot_lr.push_back(float(r.lr));
+    run.plot_seconds.push_back(float(r.seconds));
+  }
+  run.status = std::move(take.status);
+  if (run.status.running && run.status.steps_per_s > 0) run.last_steps_per_s = run.status.steps_per_s;
+}
+
+void absorb_run_preview(RunView& run, PreviewTexture* texture, SessionTake& take) {
+  if (!take.preview) return;
+  run.reconstruction = std::move(take.preview);
+  run.preview_step = take.preview_step;
+  if (texture && !take.device_preview) {
+    texture->upload_host(to_rgba8(*run.reconstruction).data(), run.reconstruction->width,
+                         run.reconstruction->height);
+    run.shown_step = take.preview_step;
+    run.frames_since_preview = 0;
+  }
+}
+
 void absorb_snapshot(UiState& ui, SessionTake&& take) {
   RunView& run = ui.run;
   for (auto& e : take.errors)
@@ -301,25 +345,8 @@ void absorb_snapshot(UiState& ui, SessionTake&& take) {
   for (const auto& path : take.saved_models)
     remember_file(ui, path);
   confirm_after_saves(ui, take.saved_models, take.failed_saves);
-  if (take.history_replaced) {
-    run.history.clear();
-    run.plot_step.clear();
-    run.plot_loss.clear();
-    run.plot_psnr.clear();
-    run.plot_lr.clear();
-  }
   const uint64_t previous_run_id = run.run_id;
-  run.run_id = take.run_id;
-  for (const MetricsRow& r : take.rows) {
-    if (!run.history.empty() && run.history.back().step >= r.step) continue;
-    run.history.push_back(r);
-    run.plot_step.push_back(float(r.step));
-    run.plot_loss.push_back(float(r.loss));
-    run.plot_psnr.push_back(float(r.psnr_db));
-    run.plot_lr.push_back(float(r.lr));
-  }
-  run.status = std::move(take.status);
-  if (run.status.running && run.status.steps_per_s > 0) run.last_steps_per_s = run.status.steps_per_s;
+  absorb_run_rows(run, take);
   if (run.status.trainer_id != run.trainer_id) {
     run.trainer_id = run.status.trainer_id;
     // A new trainer (image, model, Apply & reset): the controls show what now runs, and the
@@ -368,14 +395,7 @@ void absorb_snapshot(UiState& ui, SessionTake&& take) {
     error_needed = true;
   }
   if (take.preview) {
-    run.reconstruction = std::move(take.preview);
-    run.preview_step = take.preview_step;
-    if (ui.recon_texture && !take.device_preview) {
-      ui.recon_texture->upload_host(to_rgba8(*run.reconstruction).data(), run.reconstruction->width,
-                                    run.reconstruction->height);
-      run.shown_step = take.preview_step;
-      run.frames_since_preview = 0;
-    }
+    absorb_run_preview(run, ui.recon_texture, take);
     error_needed = true;
   }
   if (error_needed && displayed_reconstruction(ui)) update_error_map(ui, *displayed_reconstruction(ui));

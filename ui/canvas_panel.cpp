@@ -1,3 +1,4 @@
+#include "engine/compare_runs.h"
 #include "ui/image_views.h"
 #include "ui/panels.h"
 
@@ -15,6 +16,9 @@ struct Pane {
   PreviewTexture* texture;
   const Image* values; ///< host pixels for the tooltip (may be null)
   ImVec2 min, max;     ///< screen rect of the pane's image area
+  int64_t step = -1;   ///< shown top right when >= 0 (a run's picture)
+  bool recon = false;  ///< run A's picture (its rect goes to the screenshot sidecar)
+  PreviewTexture* split = nullptr; ///< compare split view: run B, drawn right of the divider
 };
 
 void pixel_text(char* buf, size_t n, const Image* img, int32_t x, int32_t y) {
@@ -40,14 +44,29 @@ float check_width(const char* label) {
   return ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x;
 }
 
+/// Compare runs: side by side or split (V), and Close.
+void draw_compare_toolbar(UiState& ui) {
+  CompareState& c = ui.compare;
+  if (ImGui::RadioButton("A | B", !c.split)) c.split = ui.settings.compare_split = false;
+  same_line_if_fits(check_width("Split"));
+  if (ImGui::RadioButton("Split", c.split)) c.split = ui.settings.compare_split = true;
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("One picture, A left of a divider and B right of it (V toggles)");
+  same_line_if_fits(button_width("Close compare"));
+  if (ImGui::Button("Close compare")) ui.compare.close_requested = true;
+}
+
 void draw_toolbar(UiState& ui) {
   CanvasView& v = ui.view;
-  const char* modes[] = {"Side by side", "Ground truth", "Reconstruction", "Error map"};
-  for (int i = 0; i < 4; ++i) {
-    if (i) same_line_if_fits(check_width(modes[i]));
-    if (ImGui::RadioButton(modes[i], int(v.mode) == i)) {
-      v.mode = CanvasMode(i);
-      v.fit_requested = true;
+  if (ui.compare.open) {
+    draw_compare_toolbar(ui);
+  } else {
+    const char* modes[] = {"Side by side", "Ground truth", "Reconstruction", "Error map"};
+    for (int i = 0; i < 4; ++i) {
+      if (i) same_line_if_fits(check_width(modes[i]));
+      if (ImGui::RadioButton(modes[i], int(v.mode) == i)) {
+        v.mode = CanvasMode(i);
+        v.fit_requested = true;
+      }
     }
   }
   // Fit, 1:1 and the zoom stay together on one row.
@@ -61,7 +80,7 @@ void draw_toolbar(UiState& ui) {
   }
   ImGui::SameLine();
   ImGui::Text("%.0f%%", v.zoom * 100.0f);
-  if (v.mode == CanvasMode::SideBySide || v.mode == CanvasMode::Error) {
+  if (!ui.compare.open && (v.mode == CanvasMode::SideBySide || v.mode == CanvasMode::Error)) {
     const float gain_w = 100;
     same_line_if_fits(check_width("auto error scale") + (v.error_auto ? 0 : spacing + gain_w), 20);
     if (ImGui::Checkbox("auto error scale", &v.error_auto)) v.error_dirty = true;
@@ -107,6 +126,49 @@ struct ErrorLegend {
   }
 };
 
+/// The part of the picture [a, b] inside [lo, hi], in framebuffer pixels: x, y, w, h.
+void visible_rect(ImVec2 a, ImVec2 b, ImVec2 lo, ImVec2 hi, float out[4]) {
+  const ImVec2 s = ImGui::GetIO().DisplayFramebufferScale;
+  const float x0 = std::max(a.x, lo.x), y0 = std::max(a.y, lo.y);
+  const float x1 = std::min(b.x, hi.x), y1 = std::min(b.y, hi.y);
+  out[0] = x0 * s.x;
+  out[1] = y0 * s.y;
+  out[2] = std::max(0.0f, x1 - x0) * s.x;
+  out[3] = std::max(0.0f, y1 - y0) * s.y;
+}
+
+/// The split view: A left of the divider, B (p.split) right of it, a handle on the line.
+void draw_split(const UiState& ui, ImDrawList* dl, const Pane& p, ImVec2 a, ImVec2 b) {
+  const SplitGeometry g = split_view(p.min.x, p.max.x - p.min.x, ui.compare.divider);
+  auto image = [&](PreviewTexture* t, float x0, float x1) {
+    if (!t || t->empty()) return;
+    dl->PushClipRect(ImVec2(x0, p.min.y), ImVec2(x1, p.max.y), true);
+    dl->AddImage(t->imgui_id(), a, b);
+    dl->PopClipRect();
+  };
+  image(p.texture, g.a_min, g.a_max);
+  image(p.split, g.b_min, g.b_max);
+  dl->AddLine(ImVec2(g.divider_x, p.min.y), ImVec2(g.divider_x, p.max.y), IM_COL32(240, 240, 245, 230), 2.0f);
+  const float cy = (p.min.y + p.max.y) * 0.5f;
+  dl->AddCircleFilled(ImVec2(g.divider_x, cy), 7.0f, IM_COL32(240, 240, 245, 230));
+  dl->AddText(ImVec2(g.a_max - ImGui::CalcTextSize("A").x - 6, p.min.y + 4), IM_COL32(240, 240, 245, 230), "A");
+  dl->AddText(ImVec2(g.b_min + 6, p.min.y + 4), IM_COL32(240, 240, 245, 230), "B");
+}
+
+/// Drags the split view's divider when the press began on it; true while it is dragged.
+bool drag_divider(UiState& ui, const Pane& p, bool active) {
+  const ImGuiIO& io = ImGui::GetIO();
+  const float w = p.max.x - p.min.x;
+  const SplitGeometry g = split_view(p.min.x, w, ui.compare.divider);
+  const bool near = std::abs(io.MousePos.x - g.divider_x) < 8 && io.MousePos.y >= p.min.y && io.MousePos.y < p.max.y;
+  if (near || ui.compare.dragging_divider) ImGui::SetMouseCursor(ImGuiMouseCursor_ResizeEW);
+  if (active && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) ui.compare.dragging_divider = near;
+  if (!active) ui.compare.dragging_divider = false;
+  if (!ui.compare.dragging_divider) return false;
+  ui.compare.divider = split_fraction_at(p.min.x, w, io.MousePos.x);
+  return true;
+}
+
 } // namespace
 
 void draw_canvas(UiState& ui) {
@@ -141,9 +203,25 @@ void draw_canvas(UiState& ui) {
                   {},
                   {}},
                  {"error |prediction - truth|", ui.error_texture, nullptr, {}, {}}};
+  all[1].step = frame ? ui.timelapse.shown_step : run.shown_step;
+  all[1].recon = true;
   Pane panes[3];
   int count = 0;
-  switch (v.mode) {
+  if (ui.compare.open) {
+    const CompareState& cmp = ui.compare;
+    all[1].caption = cmp.label_a.c_str();
+    const bool b_frame = frame && cmp.frame_shown(); // linked scrubbing: B's frame at A's step
+    Pane b{cmp.label_b.c_str(), b_frame ? cmp.frame_texture : cmp.texture,
+           b_frame ? cmp.frame.get() : cmp.run.reconstruction.get(), {}, {},
+           b_frame ? cmp.frame_step : cmp.run.shown_step};
+    if (cmp.split) {
+      all[1].split = b.texture;
+      all[1].caption = cmp.label_split.c_str();
+    }
+    panes[0] = all[1];
+    panes[1] = b;
+    count = cmp.split ? 1 : 2;
+  } else switch (v.mode) {
   case CanvasMode::SideBySide:
     count = 3;
     std::copy(all, all + 3, panes);
@@ -191,11 +269,14 @@ void draw_canvas(UiState& ui) {
     v.center_x = px - (io.MousePos.x - c.x) / v.zoom;
     v.center_y = py - (io.MousePos.y - c.y) / v.zoom;
   }
-  if (active && (io.MouseDelta.x != 0 || io.MouseDelta.y != 0)) {
+  if (count == 1 && panes[0].split && drag_divider(ui, panes[0], active)) {
+    // the divider moved; the view stays
+  } else if (active && (io.MouseDelta.x != 0 || io.MouseDelta.y != 0)) {
     v.center_x -= io.MouseDelta.x / v.zoom;
     v.center_y -= io.MouseDelta.y / v.zoom;
   }
-  if (hovered) ImGui::SetMouseCursor(active ? ImGuiMouseCursor_ResizeAll : ImGuiMouseCursor_Arrow);
+  if (hovered && !ui.compare.dragging_divider)
+    ImGui::SetMouseCursor(active ? ImGuiMouseCursor_ResizeAll : ImGuiMouseCursor_Arrow);
 
   for (int i = 0; i < count; ++i) {
     const Pane& p = panes[i];
@@ -213,18 +294,17 @@ void draw_canvas(UiState& ui) {
       if (legend.width > 0 && fits()) legend.draw(dl, ImVec2(p.max.x, p.min.y - caption_h));
     }
     dl->AddText(ImVec2(p.min.x, p.min.y - caption_h), IM_COL32(200, 200, 210, 255), caption);
-    if (i == 1 || v.mode == CanvasMode::Reconstruction) {
+    if (p.step >= 0) {
       char step[64];
-      const int64_t shown = frame ? ui.timelapse.shown_step : run.shown_step;
-      if (shown >= 0) {
-        std::snprintf(step, sizeof step, "step %lld", static_cast<long long>(shown));
-        const ImVec2 ts = ImGui::CalcTextSize(step);
-        dl->AddText(ImVec2(p.max.x - ts.x, p.min.y - caption_h), IM_COL32(150, 150, 160, 255), step);
-      }
+      std::snprintf(step, sizeof step, "step %lld", static_cast<long long>(p.step));
+      const ImVec2 ts = ImGui::CalcTextSize(step);
+      dl->AddText(ImVec2(p.max.x - ts.x, p.min.y - caption_h), IM_COL32(150, 150, 160, 255), step);
     }
     dl->PushClipRect(p.min, p.max, true);
     dl->AddRect(p.min, p.max, IM_COL32(40, 42, 48, 255));
-    if (p.texture && !p.texture->empty()) {
+    if (p.split) {
+      draw_split(ui, dl, p, a, b);
+    } else if (p.texture && !p.texture->empty()) {
       dl->AddImage(p.texture->imgui_id(), a, b);
     } else {
       const char* msg = "waiting for the first preview";
@@ -233,15 +313,14 @@ void draw_canvas(UiState& ui) {
     }
     dl->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(b.x + 1, b.y + 1), IM_COL32(70, 72, 80, 255));
     dl->PopClipRect();
-    if (i == 1 || v.mode == CanvasMode::Reconstruction) {
-      // The visible part of the reconstruction, in framebuffer pixels (screenshot sidecar).
-      const ImVec2 s = io.DisplayFramebufferScale;
-      const float x0 = std::max(a.x, p.min.x), y0 = std::max(a.y, p.min.y);
-      const float x1 = std::min(b.x, p.max.x), y1 = std::min(b.y, p.max.y);
-      ui.recon_rect[0] = x0 * s.x;
-      ui.recon_rect[1] = y0 * s.y;
-      ui.recon_rect[2] = std::max(0.0f, x1 - x0) * s.x;
-      ui.recon_rect[3] = std::max(0.0f, y1 - y0) * s.y;
+    // The visible part of each run's picture, in framebuffer pixels (screenshot sidecar).
+    if (p.recon) visible_rect(a, b, p.min, p.max, ui.recon_rect);
+    if (ui.compare.open && p.split) {
+      const SplitGeometry g = split_view(p.min.x, p.max.x - p.min.x, ui.compare.divider);
+      visible_rect(a, b, p.min, ImVec2(g.a_max, p.max.y), ui.compare.rect_a);
+      visible_rect(a, b, ImVec2(g.b_min, p.min.y), p.max, ui.compare.rect_b);
+    } else if (ui.compare.open) {
+      visible_rect(a, b, p.min, p.max, i == 0 ? ui.compare.rect_a : ui.compare.rect_b);
     }
   }
 

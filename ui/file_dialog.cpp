@@ -64,11 +64,12 @@ void set_extension(std::string& path, const char* ext) {
 
 void draw_export_options(UiState& ui) {
   FileDialogState& d = ui.dialog;
-  const char* kinds[] = {"Reconstruction", "Side-by-side comparison", "Timelapse"};
+  const char* kinds[] = {"Reconstruction", "Side-by-side comparison", "Timelapse", "Runs A | B"};
   ImGui::TextUnformatted("export");
-  for (int i = 0; i < 3; ++i) {
+  if (d.export_kind == 3 && !ui.compare.open) d.export_kind = 0;
+  for (int i = 0; i < 4; ++i) {
     ImGui::SameLine();
-    ImGui::BeginDisabled(i == 2 && ui.timelapse.frames.empty());
+    ImGui::BeginDisabled((i == 2 && ui.timelapse.frames.empty()) || (i == 3 && !ui.compare.open));
     if (ImGui::RadioButton(kinds[i], d.export_kind == i)) {
       d.export_kind = i;
       set_extension(d.path, i == 2 ? ".gif" : ".png");
@@ -82,6 +83,9 @@ void draw_export_options(UiState& ui) {
                   static_cast<long long>(ui.timelapse.shown_step));
     ImGui::Checkbox(label, &d.export_scrubbed_frame);
   }
+  if (d.export_kind == 3)
+    ImGui::TextDisabled("run A's and run B's redraws side by side, each labelled: %d x %d", 2 * d.export_width,
+                        d.export_height);
   if (d.export_kind == 1)
     ImGui::TextDisabled("the original upscaled bicubically beside the network's redraw: %d x %d", 2 * d.export_width,
                         d.export_height);

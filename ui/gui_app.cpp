@@ -1,6 +1,7 @@
 #include "ui/gui_app.h"
 
 #include "ui/app_actions.h"
+#include "ui/compare_view.h"
 #include "ui/autosave.h"
 #include "ui/escape_key.h"
 #include "ui/confirm_prompt.h"
@@ -162,6 +163,17 @@ bool screenshot_ready(const UiState& ui, int64_t after_steps) {
          insight_ready(ui, target);
 }
 
+/// Compare runs: where run A's and run B's pictures are (x, y, w, h), and B's step.
+std::string compare_sidecar_json(const UiState& ui) {
+  const float* a = ui.compare.rect_a;
+  const float* b = ui.compare.rect_b;
+  char buf[256];
+  std::snprintf(buf, sizeof buf, R"({"compare_a": [%g, %g, %g, %g], "compare_b": [%g, %g, %g, %g], "compare_step": %lld})",
+                double(a[0]), double(a[1]), double(a[2]), double(a[3]), double(b[0]), double(b[1]), double(b[2]),
+                double(b[3]), static_cast<long long>(ui.compare.run.shown_step));
+  return buf;
+}
+
 /// What a screenshot's JSON sidecar says about the window (both screenshot hooks).
 ScreenshotInfo screenshot_info(const UiState& ui) {
   ScreenshotInfo info;
@@ -171,6 +183,7 @@ ScreenshotInfo screenshot_info(const UiState& ui) {
   info.fps = ui.fps;
   info.frame_ms = ui.frame_ms;
   info.steps_per_s = ui.run.last_steps_per_s;
+  if (ui.compare.open) info.extra_json = compare_sidecar_json(ui);
   return info;
 }
 
@@ -183,8 +196,8 @@ bool script_screenshot(TestScript& script, const UiState& ui, int fw, int fh) {
   return err.empty();
 }
 
-int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const GuiOptions& opts,
-               const AutosaveSession* autosave, TestScript* script) {
+int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, CompareSessions& compare,
+               const GuiOptions& opts, const AutosaveSession* autosave, TestScript* script) {
   const double start = glfwGetTime();
   const bool scripted = !opts.screenshot.empty() || script;
   std::string title;
@@ -204,7 +217,7 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
     // Frame pacing (ui.pacing): full rate (60 fps) while the user interacts; while training with
     // no input, frames follow new previews at the watch rate (30 fps, 15 on software GL, which
     // leaves the cores to the trainer); when nothing happens, the loop sleeps until an event.
-    const bool training = ui.run.status.running || ui.run.status.busy;
+    const bool training = ui.run.status.running || ui.run.status.busy || ui.compare.run.status.running;
     // A message on screen is no interaction: an error left undismissed must not hold 60 fps (the
     // idle 0.25 s redraw removes notices when they expire).
     const bool interacting = glfwGetTime() - ui.last_input < 0.5 || ImGui::IsAnyItemActive();
@@ -216,6 +229,7 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
     const auto frame_start = std::chrono::steady_clock::now();
 
     SessionTake take = session.take();
+    absorb_compare(ui, compare, take);
     for (const SessionProfile& p : take.profiles)
       perf_add_profile(ui.perf, p);
     if (take.network) ui.insight.network = std::move(take.network);
@@ -320,12 +334,15 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
     if (autosave && ui.settings.autosave_minutes > 0 && ui.now - last_autosave >= 60.0 * ui.settings.autosave_minutes) {
       last_autosave = ui.now;
       session.autosave(autosave->model_path().string());
+      // Run B of a comparison beside it (NAME-B.redraw): a crash loses neither run's training.
+      if (compare.b) compare.b->autosave(b_model_path(autosave->model_path().string()));
     }
 
     std::vector<UiIntent> intents;
     intents.swap(ui.intents);
     for (const auto& in : intents)
-      if (!apply_intent(ui, session, in)) glfwSetWindowShouldClose(window, GLFW_TRUE);
+      if (!apply_compare_intent(ui, session, compare, in) && !apply_intent(ui, session, in))
+        glfwSetWindowShouldClose(window, GLFW_TRUE);
 
     // Xvfb and some drivers ignore vsync: cap the frame rate so the trainer keeps the cores.
     const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - frame_start).count();
@@ -447,7 +464,13 @@ int run_gui(const GuiOptions& opts) {
   // Discarding an unsaved run keeps a copy beside the autosave (confirm_prompt.h).
   if (autosave && ui.settings.autosave_minutes > 0) ui.confirm.keep_folder = autosave_folder().string();
   {
-    TrainingSession session(opts.make_backend, opts.interop);
+    CompareSessions compare; // run B of Training > Compare with... (one device: A and B take turns)
+    compare.make_backend = opts.make_backend;
+    compare.texture_b = make_host_texture();
+    ui.compare.texture = compare.texture_b.get();
+    compare.frame_texture_b = make_host_texture();
+    ui.compare.frame_texture = compare.frame_texture_b.get();
+    TrainingSession session(opts.make_backend, opts.interop, compare.turns);
     auto truth = make_host_texture();
     auto error = make_host_texture();
     auto frame = make_host_texture();
@@ -474,7 +497,12 @@ int run_gui(const GuiOptions& opts) {
     if (!opts.screenshot.empty()) session.set_stop_at(opts.screenshot_after_steps);
     if (opts.autostart || !opts.screenshot.empty()) session.set_running(true);
 
-    code = frame_loop(window, ui, session, opts, autosave.get(), script.get());
+    code = frame_loop(window, ui, session, compare, opts, autosave.get(), script.get());
+    close_compare(ui, compare); // B's unsaved work is kept as a copy
+    if (autosave) { // B's autosave served while it ran; the copy above holds its unsaved work
+      std::error_code ec;
+      std::filesystem::remove(b_model_path(autosave->model_path().string()), ec);
+    }
     if (autosave) { // the autosave on quit, then a clean end: no restore offer next time
       session.autosave(autosave->model_path().string());
       if (!session.flush(60.0)) std::fprintf(stderr, "warning: the autosave on quit did not finish in time\n");

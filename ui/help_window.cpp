@@ -22,6 +22,8 @@ constexpr Shortcut k_shortcuts[] = {
     {"P", "show or hide the performance panel"},
     {"S", "show or hide the Spectrum window"},
     {"N", "show or hide the Neuron maps window"},
+    {"C", "compare with a run B: this config with one change, trained beside it"},
+    {"V", "compare: side by side or split by a divider"},
     {"F1", "this help"},
     {"Escape", "close a menu, list or dialog"},
     {"wheel / drag", "zoom and pan the canvas (all three views together)"},

@@ -1,3 +1,4 @@
+#include "ui/compare_view.h"
 #include "ui/panels.h"
 #include "ui/settings_store.h"
 #include "ui/ui_scale.h"
@@ -101,6 +102,7 @@ void draw_main_window(UiState& ui) {
   draw_perf_panel(ui);
   draw_help(ui);
   draw_confirm_prompt(ui);
+  draw_compare_dialog(ui);
 }
 
 } // namespace redraw

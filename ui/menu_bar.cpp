@@ -56,6 +56,9 @@ void draw_menu_bar(UiState& ui) {
     if (ImGui::MenuItem("Step", ".", false, st.has_run && !st.running)) ui.push(IntentKind::StepOnce);
     if (ImGui::MenuItem("Reset", "R", false, st.has_run)) ui.push(IntentKind::Reset);
     if (ImGui::MenuItem("Apply & reset", nullptr, false, st.has_run)) ui.push(IntentKind::ApplyReset);
+    ImGui::Separator();
+    if (ImGui::MenuItem("Compare with...", "C", false, st.has_run)) ui.compare.dialog_requested = true;
+    if (ImGui::MenuItem("Close compare", nullptr, false, ui.compare.open)) ui.compare.close_requested = true;
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("View")) {
@@ -71,6 +74,9 @@ void draw_menu_bar(UiState& ui) {
         ui.view.mode = CanvasMode(i);
         ui.view.fit_requested = true;
       }
+    ImGui::MenuItem("Curves against time", nullptr, &ui.settings.plots_seconds);
+    if (ImGui::MenuItem("Compare: split view", "V", ui.compare.split, ui.compare.open))
+      ui.settings.compare_split = ui.compare.split;
     ImGui::Separator();
     ImGui::MenuItem("Performance", "P", &ui.settings.show_perf);
     ImGui::MenuItem("Messages", nullptr, &ui.message_log_open);

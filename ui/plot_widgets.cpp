@@ -129,6 +129,16 @@ bool draw_line_plot(const char* id, ImVec2 size, std::span<const PlotSeries> ser
   const ImVec2 a0(p0.x + font * 4.2f, p0.y + font * 1.4f);
   const ImVec2 a1(p1.x - font * 0.6f, p1.y - font * 2.3f);
   dl->AddText(ImVec2(p0.x + font * 0.5f, p0.y + font * 0.2f), IM_COL32(220, 220, 225, 255), opts.title);
+  // Legend: right to left along the title row, a colour swatch before each name.
+  float lx = p1.x - font * 0.6f;
+  for (size_t k = series.size(); k-- > 0;) {
+    if (!series[k].label) continue;
+    lx -= ImGui::CalcTextSize(series[k].label).x;
+    dl->AddText(ImVec2(lx, p0.y + font * 0.2f), IM_COL32(200, 200, 210, 255), series[k].label);
+    lx -= font * 0.9f;
+    dl->AddRectFilled(ImVec2(lx, p0.y + font * 0.55f), ImVec2(lx + font * 0.6f, p0.y + font * 0.95f), series[k].color);
+    lx -= font * 0.7f;
+  }
 
   auto ty = [&](double v) { return opts.log_y ? std::log10(v) : v; };
   auto usable = [&](float v) { return std::isfinite(v) && (!opts.log_y || v > 0); };
@@ -222,7 +232,7 @@ bool draw_line_plot(const char* id, ImVec2 size, std::span<const PlotSeries> ser
         dl->AddCircle(ImVec2(sx(s.x[i]), sy(ty(s.y[i]))), 4.0f, IM_COL32(255, 255, 255, 220));
         char val[48];
         format_number(val, sizeof val, "%.4g", s.y[i]);
-        ImGui::SetTooltip("%s = %.0f\n%s = %s", opts.x_label, double(s.x[i]), opts.title, val);
+        ImGui::SetTooltip("%s = %.*f\n%s = %s", opts.x_label, opts.x_decimals, double(s.x[i]), opts.title, val);
       }
     }
   }

@@ -15,11 +15,13 @@ namespace redraw {
 struct PlotSeries {
   std::span<const float> x, y; ///< same length; non-finite y (or <= 0 on a log axis) are skipped
   ImU32 color = IM_COL32(90, 170, 255, 255);
+  const char* label = nullptr; ///< named in the legend (top right) when set
 };
 
 struct PlotOptions {
   const char* title = "";
   const char* x_label = "step";
+  int x_decimals = 0;             ///< decimals of x in the hover read-out
   bool log_y = false;
   float marker_x = NAN;           ///< vertical line at this x (e.g. the current step)
   float y_min = NAN, y_max = NAN; ///< fixed y range; NaN = from the data

@@ -3,37 +3,48 @@
 
 #include <imgui.h>
 
+#include <vector>
+
 namespace redraw {
+namespace {
+/// One series per run: A, and B when comparing (named in the legend then).
+/// Against steps, or against training seconds (View > Curves against time).
+std::vector<PlotSeries> run_series(const UiState& ui, const std::vector<float> RunView::*column, ImU32 color_a) {
+  const auto x = ui.settings.plots_seconds ? &RunView::plot_seconds : &RunView::plot_step;
+  std::vector<PlotSeries> out{{ui.run.*x, ui.run.*column, color_a}};
+  if (!ui.compare.open) return out;
+  out[0].label = ui.compare.label_a.c_str();
+  out.push_back(PlotSeries{ui.compare.run.*x, ui.compare.run.*column, IM_COL32(240, 110, 200, 255),
+                           ui.compare.label_b.c_str()});
+  return out;
+}
+
+/// The options every curve shares: the x axis, and the marker at the step on screen (steps only).
+PlotOptions curve_options(const UiState& ui, const char* title, bool log_y) {
+  PlotOptions o;
+  o.title = title;
+  o.log_y = log_y;
+  o.x_label = ui.settings.plots_seconds ? "seconds" : "step";
+  o.x_decimals = ui.settings.plots_seconds ? 1 : 0;
+  if (!ui.settings.plots_seconds)
+    o.marker_x = ui.timelapse.active && !ui.timelapse.frames.empty() ? float(ui.timelapse.wanted_step())
+                                                                     : float(ui.run.status.step);
+  return o;
+}
+} // namespace
 
 void draw_plots(UiState& ui) {
-  const RunView& run = ui.run;
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float gap = ImGui::GetStyle().ItemSpacing.x;
   const ImVec2 size((avail.x - 2 * gap) / 3, avail.y);
-  const float marker =
-      ui.timelapse.active && !ui.timelapse.frames.empty() ? float(ui.timelapse.wanted_step()) : float(run.status.step);
-
-  PlotSeries loss{run.plot_step, run.plot_loss, IM_COL32(90, 170, 255, 255)};
-  PlotOptions lo;
-  lo.title = "loss (log)";
-  lo.log_y = true;
-  lo.marker_x = marker;
-  draw_line_plot("loss", size, std::span(&loss, 1), lo);
+  const std::vector<PlotSeries> loss = run_series(ui, &RunView::plot_loss, IM_COL32(90, 170, 255, 255));
+  draw_line_plot("loss", size, std::span(loss), curve_options(ui, "loss (log)", true));
   ImGui::SameLine();
-
-  PlotSeries psnr{run.plot_step, run.plot_psnr, IM_COL32(110, 220, 130, 255)};
-  PlotOptions po;
-  po.title = "PSNR (dB)";
-  po.marker_x = marker;
-  draw_line_plot("psnr", size, std::span(&psnr, 1), po);
+  const std::vector<PlotSeries> psnr = run_series(ui, &RunView::plot_psnr, IM_COL32(110, 220, 130, 255));
+  draw_line_plot("psnr", size, std::span(psnr), curve_options(ui, "PSNR (dB)", false));
   ImGui::SameLine();
-
-  PlotSeries lr{run.plot_step, run.plot_lr, IM_COL32(255, 170, 60, 255)};
-  PlotOptions ro;
-  ro.title = "learning rate (log)";
-  ro.log_y = true;
-  ro.marker_x = marker;
-  draw_line_plot("lr", size, std::span(&lr, 1), ro);
+  const std::vector<PlotSeries> lr = run_series(ui, &RunView::plot_lr, IM_COL32(255, 170, 60, 255));
+  draw_line_plot("lr", size, std::span(lr), curve_options(ui, "learning rate (log)", true));
 }
 
 } // namespace redraw

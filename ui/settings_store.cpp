@@ -79,6 +79,8 @@ Settings load_settings() {
   get(j, "show_neuron_maps", s.show_neuron_maps);
   get(j, "cpu_threads", s.cpu_threads);
   s.cpu_threads = std::clamp(s.cpu_threads, 0, k_max_cpu_threads);
+  get(j, "compare_split", s.compare_split);
+  get(j, "plots_seconds", s.plots_seconds);
   s.autosave_minutes = std::clamp(s.autosave_minutes, 0, 24 * 60);
   s.snapshot_cap_mb = std::clamp(s.snapshot_cap_mb, 1, 65536);
   s.preview_every = std::clamp(s.preview_every, 1, 100000);
@@ -105,7 +107,9 @@ std::string save_settings(const Settings& s) {
                   {"autosave_minutes", s.autosave_minutes},
                   {"show_spectrum", s.show_spectrum},
                   {"show_neuron_maps", s.show_neuron_maps},
-                  {"cpu_threads", s.cpu_threads}};
+                  {"cpu_threads", s.cpu_threads},
+                  {"compare_split", s.compare_split},
+                  {"plots_seconds", s.plots_seconds}};
   std::string err = write_json(config_folder() / "settings.json", j);
   const std::string err2 = write_json(data_folder() / "recent.json", json{{"recent", s.recent}});
   return err.empty() ? err2 : err;

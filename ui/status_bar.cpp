@@ -51,6 +51,18 @@ struct Field {
 }
 } // namespace
 
+namespace {
+/// The run's average rate (steps over training time, what `redraw train` reports), and while it
+/// trains the recent rate (the last two seconds, which swings with the machine's load); "" before
+/// any step.
+std::string rate_text(const SessionStatus& st) {
+  const double average = st.elapsed_s > 0 && st.step > 0 ? double(st.step) / st.elapsed_s : 0;
+  if (!(average > 0)) return {};
+  if (st.running) return printf_string("%.1f steps/s (now %.1f)", average, st.steps_per_s);
+  return printf_string("%.1f steps/s", average);
+}
+} // namespace
+
 void draw_status_bar(UiState& ui) {
   const SessionStatus& st = ui.run.status;
   ImGui::Separator();
@@ -81,15 +93,19 @@ void draw_status_bar(UiState& ui) {
   fields.push_back(
       {printf_string("step %lld / %lld", static_cast<long long>(st.step), static_cast<long long>(st.total_steps)),
        text});
-  // The run's average (steps over training time, what `redraw train` reports) leads; the recent
-  // rate (the last two seconds) swings with the machine's load and sits beside it.
-  const double average = st.elapsed_s > 0 && st.step > 0 ? double(st.step) / st.elapsed_s : 0;
-  if (average > 0 && st.running)
-    fields.push_back({printf_string("%.1f steps/s (now %.1f)", average, st.steps_per_s), text, false, 2});
-  else if (average > 0)
-    fields.push_back({printf_string("%.1f steps/s", average), text, true, 2});
+  const char* a_prefix = ui.compare.open ? "A " : "";
+  if (const std::string r = rate_text(st); !r.empty())
+    fields.push_back({a_prefix + r, text, !st.running, 2});
   else
-    fields.push_back({"- steps/s", text, true, 2});
+    fields.push_back({std::string(a_prefix) + "- steps/s", text, true, 2});
+  if (ui.compare.open && ui.compare.run.status.has_run) { // run B, training in turns with A
+    const SessionStatus& b = ui.compare.run.status;
+    const std::string r = rate_text(b);
+    const double psnr = ui.compare.run.history.empty() ? 0 : ui.compare.run.history.back().psnr_db;
+    fields.push_back({printf_string("B step %lld  %s  PSNR %.2f dB", static_cast<long long>(b.step),
+                                    r.empty() ? "- steps/s" : r.c_str(), psnr),
+                      ImVec4(0.95f, 0.55f, 0.85f, 1), false, 2});
+  }
   char elapsed[32], eta[32];
   format_duration(elapsed, sizeof elapsed, st.elapsed_s);
   const double remaining = st.steps_per_s > 0 ? double(st.total_steps - st.step) / st.steps_per_s : NAN;

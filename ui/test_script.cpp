@@ -4,6 +4,7 @@
 #include <GLFW/glfw3.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -71,6 +72,28 @@ int64_t discarded_copies(const UiState& ui) {
     n += e.path().filename().string().rfind("discarded-", 0) == 0;
   return n;
 }
+/// Standard deviation of an image's values (0 for a blank, one-colour picture).
+double spread(const Image& img) {
+  double sum = 0, sq = 0;
+  for (float v : img.pixels) {
+    sum += v;
+    sq += double(v) * v;
+  }
+  const double n = double(std::max<size_t>(1, img.pixels.size())), mean = sum / n;
+  return std::sqrt(std::max(0.0, sq / n - mean * mean));
+}
+
+/// Runs A and B show different pictures, and neither is blank (compare_differs).
+bool compare_differs(const UiState& ui) {
+  const Image* a = ui.run.reconstruction.get();
+  const Image* b = ui.compare.run.reconstruction.get();
+  if (!ui.compare.open || !a || !b || a->pixels.size() != b->pixels.size()) return false;
+  double diff = 0;
+  for (size_t i = 0; i < a->pixels.size(); ++i)
+    diff += std::abs(double(a->pixels[i]) - b->pixels[i]);
+  diff /= double(std::max<size_t>(1, a->pixels.size()));
+  return diff > 0.005 && spread(*a) > 0.02 && spread(*b) > 0.02; // identical runs give 0
+}
 } // namespace
 
 std::string load_test_script(const std::string& path, TestScript& out) {
@@ -98,6 +121,9 @@ bool test_condition(const UiState& ui, const std::string& cond, std::string& err
   if (cond == "saved") return st.has_run && !st.unsaved;
   if (cond == "scrubbed") return ui.timelapse.active;
   if (cond == "live") return !ui.timelapse.active;
+  if (cond == "comparing") return ui.compare.open;
+  if (cond == "not_comparing") return !ui.compare.open;
+  if (cond == "compare_differs") return compare_differs(ui);
   if (cond.rfind("source_has ", 0) == 0) return st.source_path.find(cond.substr(11)) != std::string::npos;
   if (cond.rfind("file_exists ", 0) == 0) {
     std::error_code ec;
@@ -109,6 +135,10 @@ bool test_condition(const UiState& ui, const std::string& cond, std::string& err
   if (!known) r = compare(cond, "lines", int64_t(st.lines.size()), known, error);
   if (!known) r = compare(cond, "history_last", last, known, error);
   if (!known) r = compare(cond, "discarded_copies", discarded_copies(ui), known, error);
+  if (!known) r = compare(cond, "compare_step", ui.compare.run.status.step, known, error);
+  if (!known) r = compare(cond, "compare_shown", ui.compare.run.shown_step, known, error);
+  const int64_t b_frame = ui.compare.frame_shown() ? ui.compare.frame_step : -1;
+  if (!known) r = compare(cond, "compare_frame", b_frame, known, error);
   if (!known) r = compare(cond, "frames", int64_t(ui.timelapse.frames.size()), known, error);
   const int64_t newest_frame = ui.timelapse.frames.empty() ? -1 : ui.timelapse.frames.back().step;
   if (!known) r = compare(cond, "frame_last", newest_frame, known, error);
@@ -172,6 +202,26 @@ void run_test_script(TestScript& s, UiState& ui) {
       ui.push(IntentKind::SwitchLine, {}, std::stoll(arg));
     } else if (cmd == "exec") {
       if (const int rc = std::system(arg.c_str()); rc != 0) return fail("exited with " + std::to_string(rc));
+    } else if (cmd == "compare") { // compare KIND VALUE: KIND is preset, activation, omega_0 or lr_max
+      const size_t k = arg.find(' ');
+      const std::string kind = arg.substr(0, k), value = k == std::string::npos ? "" : trim(arg.substr(k + 1));
+      const char* kinds[] = {"preset", "activation", "omega_0", "lr_max"};
+      int64_t i = 0;
+      while (i < 4 && kind != kinds[i])
+        ++i;
+      if (i == 4 || value.empty()) return fail("expected compare preset|activation|omega_0|lr_max VALUE");
+      ui.push(IntentKind::OpenCompare, value, i);
+    } else if (cmd == "save") { // what File > Save model does with PATH
+      ui.push(IntentKind::SaveModel, arg);
+    } else if (cmd == "export_compare") { // export_compare PATH W H: File > Export, Runs A | B
+      std::istringstream in(arg);
+      std::string path;
+      int64_t w = 0, h = 0;
+      if (!(in >> path >> w >> h)) return fail("expected export_compare PATH W H");
+      ui.push(IntentKind::ExportCompare, path, w, h);
+    } else if (cmd == "close_compare") { // close_compare [a|b]: the run that goes on (a by default)
+      if (!arg.empty() && arg != "a" && arg != "b") return fail("expected close_compare a|b");
+      ui.push(IntentKind::CloseCompare, {}, arg == "b" ? 1 : 0);
     } else if (cmd == "open_run_tree") {
       ui.timelapse.tree_open_requested = true;
     } else if (cmd == "frames") {

@@ -10,6 +10,10 @@
 ///   resume_here         the "Resume training from here" button
 ///   switch_line ID      a run-tree line chosen (RunLine::id)
 ///   open_run_tree       the run-tree popup opened
+///   compare KIND VALUE  Training > Compare with...: KIND preset|activation|omega_0|lr_max
+///   close_compare [a|b] the comparison closed, keeping run A (default) or run B
+///   save PATH           File > Save model to PATH (and run B to PATH-B when comparing)
+///   export_compare PATH W H  File > Export, "Runs A | B", each run's picture W x H
 ///   exec COMMAND        run a shell command and wait for it (fail unless it exits 0), e.g. the
 ///                       test helper that sends the window manager's close request
 ///   frames N            let N frames pass
@@ -20,7 +24,10 @@
 /// Conditions: has_run (a run is loaded and its picture shown), prompt, no_prompt, running, paused, unsaved, saved,
 /// scrubbed, live, step>=N, step<=N, lines==N, shown>=N (the canvas shows the live picture of step N or later),
 /// history_last>=N, history_last<=N (the curves' last step), frames>=N, frame_last>=N (the
-/// timelapse), source_has TEXT, file_exists PATH, discarded_copies>=N (ConfirmState::keep_folder).
+/// timelapse), source_has TEXT, file_exists PATH, discarded_copies>=N (ConfirmState::keep_folder),
+/// comparing, not_comparing, compare_step>=N, compare_shown>=N (run B), compare_frame<=N (B's
+/// timelapse frame on screen while A's is scrubbed; -1 when none), compare_differs (A's and
+/// B's pictures differ and neither is blank).
 /// Every comparison takes >=, <= or ==.
 /// GUI thread only; nothing here runs without --test-script.
 #include "ui/ui_state.h"

@@ -38,8 +38,10 @@ struct TrainingSession::Run {
   Clock::time_point profile_since = Clock::now();
 };
 
-TrainingSession::TrainingSession(BackendFactory make_backend, std::shared_ptr<DeviceInterop> interop)
-    : m_make_backend(std::move(make_backend)), m_interop(std::move(interop)), m_thread([this] { thread_main(); }) {}
+TrainingSession::TrainingSession(BackendFactory make_backend, std::shared_ptr<DeviceInterop> interop,
+                                 std::shared_ptr<SliceTurns> turns)
+    : m_make_backend(std::move(make_backend)), m_interop(std::move(interop)), m_turns(std::move(turns)),
+      m_thread([this] { thread_main(); }) {}
 
 TrainingSession::~TrainingSession() {
   {
@@ -410,6 +412,19 @@ void TrainingSession::switch_line(int32_t id) {
   });
 }
 
+void TrainingSession::render_picture(int32_t w, int32_t h) {
+  post([this, w, h] {
+    if (!m_run) return report_error("compare export: no run");
+    try {
+      auto img = std::make_shared<Image>(m_run->trainer->render(w, h));
+      std::lock_guard lock(m_mutex);
+      m_back.picture = std::move(img);
+    } catch (const std::exception& e) {
+      report_error(std::string("compare export: ") + e.what());
+    }
+  });
+}
+
 void TrainingSession::set_snapshot_cap(size_t bytes) {
   post([this, bytes] {
     m_snapshot_cap = bytes;
@@ -674,8 +689,24 @@ void TrainingSession::publish_status() {
   }
 }
 
+namespace {
+/// Holds the device for one training slice when runs share it (compare runs).
+struct SliceTurn {
+  SliceTurns* turns;
+  explicit SliceTurn(SliceTurns* t) : turns(t) {
+    if (turns) turns->begin_slice();
+  }
+  ~SliceTurn() {
+    if (turns) turns->end_slice();
+  }
+  SliceTurn(const SliceTurn&) = delete;
+  SliceTurn& operator=(const SliceTurn&) = delete;
+};
+} // namespace
+
 void TrainingSession::train_slice() {
   Trainer& t = *m_run->trainer;
+  const SliceTurn turn(m_turns.get());
   const auto start = Clock::now();
   const int64_t end = m_stop_at >= 0 ? std::min(m_stop_at, t.total_steps()) : t.total_steps();
   ++m_change;
@@ -768,6 +799,8 @@ SessionTake TrainingSession::take() {
   out.profiles.swap(m_back.profiles);
   out.failed_saves.swap(m_back.failed_saves);
   out.network = std::move(m_back.network);
+  out.picture = std::move(m_back.picture);
+  m_back.picture.reset();
   m_back.network.reset();
   m_back.history_replaced = false;
   m_back.ground_truth.reset();

@@ -15,6 +15,7 @@
 ///   app/ hands over, so ui/ never includes app/ or cuda/.
 #include "engine/backend.h"
 #include "engine/checkpoint.h"
+#include "engine/compare_runs.h"
 #include "engine/device_interop.h"
 #include "engine/image.h"
 #include "engine/metrics.h"
@@ -94,6 +95,7 @@ struct SessionTake {
   std::vector<SessionProfile> profiles;  ///< one per publish while a run exists, oldest first
   std::vector<std::string> failed_saves; ///< paths save_model() could not write (the error is in `errors`)
   std::shared_ptr<const NetworkSnapshot> network; ///< parameters asked for with request_network()
+  std::shared_ptr<const Image> picture;           ///< render_picture()'s image, when it is ready
 };
 
 /// A new run: from an image (config applies), or from a model (its config applies).
@@ -110,7 +112,10 @@ class TrainingSession {
 public:
   /// `make_backend` builds every run's backend (app/ passes its registry); `interop` is the GPU
   /// module's preview path, or null (then previews go through host memory).
-  explicit TrainingSession(BackendFactory make_backend, std::shared_ptr<DeviceInterop> interop = nullptr);
+  /// `turns`, when given, is shared by every session training on the same device (compare runs):
+  /// each training slice waits for its turn, so the runs alternate.
+  explicit TrainingSession(BackendFactory make_backend, std::shared_ptr<DeviceInterop> interop = nullptr,
+                           std::shared_ptr<SliceTurns> turns = nullptr);
   ~TrainingSession(); ///< stops and joins the thread
   TrainingSession(const TrainingSession&) = delete;
   TrainingSession& operator=(const TrainingSession&) = delete;
@@ -139,6 +144,9 @@ public:
   void export_image(const std::string& path, int32_t w, int32_t h, int bit_depth, int64_t snapshot_step = -1);
   /// The original upscaled bicubically beside the network's redraw (2w x h).
   void export_comparison(const std::string& path, int32_t w, int32_t h, int bit_depth);
+  /// Renders the current network at w x h into SessionTake::picture (the compare export); an
+  /// error message when it fails.
+  void render_picture(int32_t w, int32_t h);
   /// Every timelapse frame as GIF, MP4 or PNG frames (by the destination); progress is set here.
   void export_timelapse(const std::string& path, TimelapseOptions opts);
   /// Cancels a running export (any thread); it removes what it wrote.
@@ -209,6 +217,7 @@ private:
   // Set once before the thread starts.
   BackendFactory m_make_backend;
   std::shared_ptr<DeviceInterop> m_interop;
+  std::shared_ptr<SliceTurns> m_turns;
 
   // Training thread only.
   std::unique_ptr<Run> m_run;

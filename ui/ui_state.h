@@ -47,6 +47,10 @@ enum class IntentKind : int32_t {
   SetSnapshotCap,  ///< a = bytes
   ShowDialog,      ///< a = FileDialogPurpose
   FitView,         ///< F
+  OpenCompare,     ///< a = CompareChangeKind, text = the preset, activation or number: run B beside A
+  CloseCompare,    ///< a = 0: back to run A alone (B's unsaved work is kept as a copy); a = 1: keep B
+                   ///< (A opens B's model; A's unsaved work goes through the Save / Discard prompt)
+  ExportCompare,   ///< text = destination .png, a = width, b = height (of each run's picture)
   Quit,
 };
 
@@ -156,6 +160,8 @@ struct Settings {
   bool show_spectrum = false;      ///< View > Spectrum window open (S)
   bool show_neuron_maps = false;   ///< View > Neuron maps window open (N)
   int32_t cpu_threads = 0;         ///< Machine > CPU threads as last set in the window; 0 = measured
+  bool compare_split = false;      ///< compare runs: split view (else side by side)
+  bool plots_seconds = false;      ///< View > Curves against time: the plots' x axis is seconds, not steps
 };
 
 /// A message shown in the app as a toast (notices fade after seconds, errors later; hovering one
@@ -193,12 +199,41 @@ struct RunView {
   uint64_t trainer_id = 0;
   // Plot columns, appended as rows arrive.
   std::vector<float> plot_step, plot_loss, plot_psnr, plot_lr;
+  std::vector<float> plot_seconds; ///< training wall time of each row (the curves against time)
   int32_t frames_since_preview = 0;
   double last_steps_per_s = 0; ///< the rate while it last trained (shown when paused)
 };
 
+/// Compare runs (engine/compare_runs.h, ui/compare_view.h): run B beside the main run A. The
+/// session that trains B lives in run_gui (CompareSessions); this is what the GUI shows of it.
+struct CompareState {
+  bool dialog_requested = false; ///< open Training > Compare with... next frame
+  bool close_requested = false;  ///< open the "which run goes on" popup next frame
+  int32_t change_kind = 0;       ///< the dialog's choice (CompareChangeKind)
+  int32_t preset_index = 0;      ///< into UiState::preset_names
+  int32_t activation = 3;        ///< Activation (tanh)
+  float omega_0 = 60.0f;
+  float lr_max = 1e-3f;
+  bool open = false;    ///< run B exists and the canvas, plots and status bar show both
+  bool split = false;   ///< one pane split by a draggable divider, else two panes side by side
+  float divider = 0.5f; ///< the divider, as a fraction of the pane's width
+  bool dragging_divider = false;
+  float rect_a[4] = {0, 0, 0, 0}, rect_b[4] = {0, 0, 0, 0}; ///< each run's picture last frame (sidecar)
+  std::string label_a, label_b; ///< "A: siren", "B: fourier"
+  std::string label_split;      ///< the split view's caption: "A: siren  |  B: fourier"
+  RunView run;                       ///< run B, folded in like UiState::run
+  PreviewTexture* texture = nullptr; ///< B's reconstruction
+  // Linked scrubbing: while A's timelapse is scrubbed, B shows its own frame at or before that step.
+  PreviewTexture* frame_texture = nullptr;
+  std::shared_ptr<const Image> frame; ///< B's frame in frame_texture
+  int64_t frame_step = -1;            ///< its step
+  int64_t frame_requested = -1;       ///< the step last asked of B's session
+  bool frame_shown() const { return frame && frame_texture && !frame_texture->empty(); }
+};
+
 struct UiState {
   Settings settings;
+  CompareState compare;
   EditState edit;
   CanvasView view;
   FileDialogState dialog;

@@ -1,0 +1,329 @@
+#include "ui/compare_view.h"
+
+#include "engine/errors.h"
+#include "ui/app_actions.h"
+#include "ui/confirm_prompt.h"
+#include "ui/image_views.h"
+#include "ui/ui_scale.h"
+
+#include <imgui.h>
+
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+
+namespace redraw {
+namespace fs = std::filesystem;
+
+std::string b_model_path(const std::string& a_path) {
+  const fs::path p(a_path);
+  const std::string ext = p.has_extension() ? p.extension().string() : std::string(".redraw");
+  return (p.parent_path() / (p.stem().string() + "-B" + ext)).string();
+}
+
+CompareChange compare_change_from(const UiIntent& in) {
+  CompareChange c;
+  c.kind = CompareChangeKind(in.a);
+  try {
+    switch (c.kind) {
+    case CompareChangeKind::Preset:
+      c.preset_name = in.text;
+      c.preset = load_preset(in.text);
+      break;
+    case CompareChangeKind::Activation:
+      c.activation = parse_activation(in.text);
+      break;
+    case CompareChangeKind::Omega0:
+      c.omega_0 = std::stof(in.text);
+      break;
+    case CompareChangeKind::LrMax:
+      c.lr_max = std::stod(in.text);
+      break;
+    default:
+      throw ConfigError("unknown change " + std::to_string(in.a));
+    }
+  } catch (const std::logic_error&) { // stof / stod
+    throw ConfigError("'" + in.text + "' is not a number");
+  }
+  return c;
+}
+
+namespace {
+void open_compare(UiState& ui, CompareSessions& cs, const UiIntent& in) {
+  const SessionStatus& st = ui.run.status;
+  if (!st.has_run) return ui.notify("compare: no run to compare with", true);
+  if (cs.b) close_compare(ui, cs);
+  CompareChange change;
+  RunConfig config;
+  try {
+    change = compare_change_from(in);
+    config = config_with_change(st.config, change);
+  } catch (const std::exception& e) {
+    return ui.notify(std::string("compare: ") + e.what(), true);
+  }
+  LoadRequest req;
+  req.image = st.image_path.empty() ? ui.last_image : st.image_path;
+  req.config = config;
+  req.backend = st.backend.empty() ? ui.settings.backend : st.backend;
+  req.precision = ui.settings.precision;
+  cs.b = std::make_unique<TrainingSession>(cs.make_backend, nullptr, cs.turns);
+  cs.b->set_snapshot_cap(size_t(ui.settings.snapshot_cap_mb) << 20);
+  cs.b->load(std::move(req));
+  if (st.running) cs.b->set_running(true);
+  CompareState& cmp = ui.compare;
+  cmp.run = RunView{};
+  cmp.open = true;
+  cmp.split = ui.settings.compare_split;
+  cmp.label_a = "A: " + (st.config.name.empty() ? std::string("run") : st.config.name);
+  cmp.label_b = "B: " + describe_change(change);
+  cmp.label_split = cmp.label_a + "  |  " + cmp.label_b;
+  ui.view.fit_requested = true;
+  ui.notify("comparing with " + cmp.label_b + " (from step 0, on the same image)");
+}
+
+/// Where "Keep B" writes run B for run A to open: beside the autosave (or in the temp folder when
+/// autosave is off), compare-B-<date>-<time>.redraw.
+std::string keep_b_path(const UiState& ui) {
+  std::error_code ec;
+  const fs::path folder = ui.confirm.keep_folder.empty() ? fs::temp_directory_path(ec) : fs::path(ui.confirm.keep_folder);
+  char stamp[32];
+  const std::time_t now = std::time(nullptr);
+  std::tm local{};
+  localtime_r(&now, &local);
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &local);
+  for (int n = 1;; ++n) {
+    char name[64];
+    std::snprintf(name, sizeof name, n > 1 ? "compare-B-%s-%d.redraw" : "compare-B-%s.redraw", stamp, n);
+    if (!fs::exists(folder / name, ec)) return (folder / name).string();
+  }
+}
+
+/// Close compare, keeping B: B is written to a model file that run A then opens (A's own unsaved
+/// training goes through the Save / Discard / Cancel prompt as for any Open).
+void keep_b(UiState& ui, CompareSessions& cs) {
+  const std::string path = keep_b_path(ui);
+  cs.b->set_running(false);
+  cs.b->keep_copy(path);
+  if (!cs.b->flush(60.0) || !fs::exists(path)) {
+    ui.notify("compare: run B could not be written to " + path + "; the comparison stays open", true);
+    return;
+  }
+  ui.compare.run.status.unsaved = false; // the copy holds it: closing makes no second one
+  close_compare(ui, cs);
+  ui.push(IntentKind::OpenPath, path);
+}
+
+/// B follows what A was asked to do; `a_was_running` is A's state before the intent.
+void follow_a(UiState& ui, CompareSessions& cs, const UiIntent& in, bool a_was_running) {
+  switch (in.kind) {
+  case IntentKind::ToggleRun:
+    cs.b->set_running(!a_was_running);
+    break;
+  case IntentKind::StepOnce:
+    cs.b->step_once();
+    break;
+  case IntentKind::Reset:
+    cs.b->reset();
+    break;
+  case IntentKind::SaveModel: {
+    std::string path = in.text;
+    if (!is_model_path(path)) path += ".redraw";
+    cs.b->save_model(b_model_path(path));
+    break;
+  }
+  case IntentKind::OpenPath:
+  case IntentKind::ApplyReset:
+  case IntentKind::Quit:
+    close_compare(ui, cs); // a new run for A ends the comparison
+    break;
+  default:
+    break;
+  }
+}
+} // namespace
+
+bool apply_compare_intent(UiState& ui, TrainingSession& a, CompareSessions& cs, const UiIntent& in) {
+  switch (in.kind) {
+  case IntentKind::OpenCompare:
+    open_compare(ui, cs, in);
+    return true;
+  case IntentKind::CloseCompare:
+    if (in.a == 1 && cs.b)
+      keep_b(ui, cs);
+    else
+      close_compare(ui, cs);
+    return true;
+  case IntentKind::ExportCompare:
+    if (!cs.b) return true;
+    cs.export_path = in.text;
+    cs.export_a.reset();
+    cs.export_b.reset();
+    a.render_picture(int32_t(in.a), int32_t(in.b));
+    cs.b->render_picture(int32_t(in.a), int32_t(in.b));
+    return true;
+  default:
+    // A guarded action waiting for the Save / Discard / Cancel answer comes back confirmed.
+    if (cs.b && !needs_confirmation(ui, in)) follow_a(ui, cs, in, ui.run.status.running);
+    return false;
+  }
+}
+
+namespace {
+void finish_export(UiState& ui, CompareSessions& cs) {
+  if (cs.export_path.empty() || !cs.export_a || !cs.export_b) return;
+  try {
+    const Image both = compose_side_by_side(*cs.export_a, *cs.export_b, ui.compare.label_a, ui.compare.label_b,
+                                            std::max(4, cs.export_a->width / 64));
+    write_png(cs.export_path, both);
+    ui.notify("exported " + cs.export_path);
+  } catch (const std::exception& e) {
+    ui.notify(std::string("compare export: ") + e.what(), true);
+  }
+  cs.export_path.clear();
+  cs.export_a.reset();
+  cs.export_b.reset();
+}
+
+/// Linked scrubbing: B's frame follows the step A's timelapse shows.
+void sync_linked_frame(UiState& ui, CompareSessions& cs, SessionTake& take) {
+  CompareState& c = ui.compare;
+  if (take.frame) {
+    c.frame = std::move(take.frame);
+    c.frame_step = take.frame_step;
+    if (cs.frame_texture_b) cs.frame_texture_b->upload_host(to_rgba8(*c.frame).data(), c.frame->width, c.frame->height);
+  }
+  if (!ui.timelapse.active || ui.timelapse.frames.empty()) {
+    c.frame_requested = -1;
+    return;
+  }
+  const int64_t want = ui.timelapse.wanted_step();
+  if (want == c.frame_requested) return;
+  cs.b->request_frame(want);
+  c.frame_requested = want;
+}
+} // namespace
+
+void absorb_compare(UiState& ui, CompareSessions& cs, SessionTake& take_a) {
+  if (take_a.picture) cs.export_a = std::move(take_a.picture);
+  if (!cs.b) return;
+  SessionTake take = cs.b->take();
+  for (auto& e : take.errors)
+    ui.notify("B: " + e, true);
+  for (auto& n : take.notices)
+    ui.notify("B: " + n, false);
+  if (take.picture) cs.export_b = std::move(take.picture);
+  absorb_run_rows(ui.compare.run, take);
+  absorb_run_preview(ui.compare.run, cs.texture_b.get(), take);
+  ++ui.compare.run.frames_since_preview;
+  sync_linked_frame(ui, cs, take);
+  finish_export(ui, cs);
+}
+
+void close_compare(UiState& ui, CompareSessions& cs) {
+  if (cs.b) {
+    if (ui.compare.run.status.unsaved) {
+      const std::string keep = discard_copy_path(ui.confirm);
+      if (!keep.empty()) cs.b->keep_copy(keep); // a notice names it
+    }
+    cs.b->set_running(false);
+    if (!cs.b->flush(60.0)) ui.notify("compare: run B's copy did not finish in time", true);
+    SessionTake last = cs.b->take();
+    for (auto& n : last.notices)
+      ui.notify("B: " + n, false);
+    for (auto& e : last.errors)
+      ui.notify("B: " + e, true);
+    cs.b.reset();
+  }
+  cs.export_path.clear();
+  ui.compare.open = false;
+  ui.compare.run = RunView{};
+  ui.compare.frame.reset();
+  ui.compare.frame_step = ui.compare.frame_requested = -1;
+  ui.view.fit_requested = true;
+}
+
+namespace {
+/// The preset the dialog offers first: fourier, or siren when run A already is fourier.
+int32_t default_other_preset(const std::vector<std::string>& names, const std::string& current) {
+  const std::string want = current == "fourier" ? "siren" : "fourier";
+  for (size_t i = 0; i < names.size(); ++i)
+    if (names[i] == want) return int32_t(i);
+  return 0;
+}
+
+/// Close compare: which run goes on.
+void draw_close_popup(UiState& ui) {
+  CompareState& c = ui.compare;
+  if (c.close_requested) {
+    ImGui::OpenPopup("Close the comparison");
+    c.close_requested = false;
+  }
+  if (!ImGui::BeginPopupModal("Close the comparison", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
+  ImGui::TextUnformatted("Which run goes on?");
+  ImGui::TextDisabled("The other one's unsaved training is kept as a copy in the autosave folder.");
+  if (ImGui::Button(("Keep " + c.label_a).c_str())) {
+    ui.push(IntentKind::CloseCompare, {}, 0);
+    ImGui::CloseCurrentPopup();
+  }
+  ImGui::SameLine();
+  if (ImGui::Button(("Keep " + c.label_b).c_str())) {
+    ui.push(IntentKind::CloseCompare, {}, 1);
+    ImGui::CloseCurrentPopup();
+  }
+  ImGui::SameLine();
+  if (ImGui::Button("Cancel")) ImGui::CloseCurrentPopup();
+  ImGui::EndPopup();
+}
+} // namespace
+
+void draw_compare_dialog(UiState& ui) {
+  draw_close_popup(ui);
+  CompareState& c = ui.compare;
+  if (c.dialog_requested) {
+    ImGui::OpenPopup("Compare with");
+    c.dialog_requested = false;
+    c.preset_index = default_other_preset(ui.preset_names, ui.edit.preset);
+  }
+  if (!ImGui::BeginPopupModal("Compare with", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
+  ImGui::TextUnformatted("Run B: this run's config with one change, trained\nfrom step 0 on the same image.");
+  const char* kinds[] = {"preset", "activation", "omega_0", "lr_max"};
+  ImGui::SetNextItemWidth(ui_px(160));
+  ImGui::Combo("change", &c.change_kind, kinds, 4);
+  std::string value;
+  ImGui::SetNextItemWidth(ui_px(160));
+  switch (CompareChangeKind(c.change_kind)) {
+  case CompareChangeKind::Preset: {
+    std::vector<const char*> names;
+    for (const auto& n : ui.preset_names)
+      names.push_back(n.c_str());
+    ImGui::Combo("preset", &c.preset_index, names.data(), int(names.size()));
+    if (c.preset_index >= 0 && c.preset_index < int(names.size())) value = names[size_t(c.preset_index)];
+    break;
+  }
+  case CompareChangeKind::Activation: {
+    const char* acts[7];
+    for (int i = 0; i < 7; ++i)
+      acts[i] = activation_name(Activation(i));
+    ImGui::Combo("activation", &c.activation, acts, 7);
+    value = activation_name(Activation(c.activation));
+    break;
+  }
+  case CompareChangeKind::Omega0:
+    ImGui::InputFloat("omega_0", &c.omega_0, 1, 10, "%.1f");
+    value = std::to_string(c.omega_0);
+    break;
+  case CompareChangeKind::LrMax:
+    ImGui::InputFloat("lr_max", &c.lr_max, 0, 0, "%.6f");
+    value = std::to_string(c.lr_max);
+    break;
+  }
+  if (ImGui::Button("Compare") && !value.empty()) {
+    ui.push(IntentKind::OpenCompare, value, c.change_kind);
+    ImGui::CloseCurrentPopup();
+  }
+  ImGui::SameLine();
+  if (ImGui::Button("Cancel")) ImGui::CloseCurrentPopup();
+  ImGui::EndPopup();
+}
+
+} // namespace redraw
