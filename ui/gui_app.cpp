@@ -182,6 +182,21 @@ bool script_screenshot(TestScript& script, const UiState& ui, int fw, int fh) {
   return err.empty();
 }
 
+/// --time-limit: pauses the run once it has trained `limit` seconds, then (once the pause is
+/// published, with the step and the clock of the same moment) prints what it did; true: quit.
+bool time_limit_reached(const UiState& ui, TrainingSession& session, double limit, bool& asked) {
+  const SessionStatus& st = ui.run.status;
+  if (!asked && st.running && st.elapsed_s >= limit) {
+    session.set_running(false);
+    asked = true;
+  }
+  if (!asked || st.running) return false;
+  std::printf("time limit: %lld steps in %.3f s of training (%.2f steps/s)\n", static_cast<long long>(st.step),
+              st.elapsed_s, st.elapsed_s > 0 ? double(st.step) / st.elapsed_s : 0.0);
+  std::fflush(stdout);
+  return true;
+}
+
 int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const GuiOptions& opts,
                const AutosaveSession* autosave, TestScript* script) {
   const double start = glfwGetTime();
@@ -192,6 +207,7 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
   const double frame_seconds = ui.pacing.interact_seconds;
   const double watch_seconds = ui.pacing.watch_seconds; // 30 fps, 15 on software GL (frame_pacing.h)
   int32_t sent_preview_every = -1;
+  bool time_limit_asked = false;
   ResizeTest resize_test;
   if (!opts.test_resize.empty() && !parse_window_size(opts.test_resize, resize_test.tiny_w, resize_test.tiny_h)) {
     std::fprintf(stderr, "error: --test-resize: expected WxH, got '%s'\n", opts.test_resize.c_str());
@@ -238,6 +254,7 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
       sent_preview_every = ui.settings.preview_every;
       session.set_preview_every(sent_preview_every);
     }
+    if (opts.time_limit > 0 && time_limit_reached(ui, session, opts.time_limit, time_limit_asked)) return 0;
     const bool due = ui.now - last_frame >= (training ? watch_seconds : 0.25);
     if (!fresh && !due && !interacting && !scripted && !ui.intents.size()) continue;
     last_frame = ui.now;
