@@ -204,8 +204,6 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
   std::string title;
   double last_autosave = start;
   constexpr double k_screenshot_timeout_s = 600;
-  const double frame_seconds = ui.pacing.interact_seconds;
-  const double watch_seconds = ui.pacing.watch_seconds; // 30 fps, 15 on software GL (frame_pacing.h)
   int32_t sent_preview_every = -1;
   bool time_limit_asked = false;
   ResizeTest resize_test;
@@ -213,20 +211,12 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
     std::fprintf(stderr, "error: --test-resize: expected WxH, got '%s'\n", opts.test_resize.c_str());
     return 1;
   }
-  double last_frame = -1, last_stats = start, last_host_request = start;
+  double last_stats = start, last_host_request = start;
   const bool print_stats = std::getenv("REDRAW_GUI_STATS") != nullptr; // one line a second on stderr
+  FrameEvents ev;        // what the pacing rule sees (ui/frame_pacing.h)
+  double wait_s = 0;     // until the next look, as the rule said last time
   while (!glfwWindowShouldClose(window)) {
-    // Frame pacing (ui.pacing): full rate (60 fps) while the user interacts; while training with
-    // no input, frames follow new previews at the watch rate (30 fps, 15 on software GL, which
-    // leaves the cores to the trainer); when nothing happens, the loop sleeps until an event.
-    const bool training = ui.run.status.running || ui.run.status.busy;
-    // A message on screen is no interaction: an error left undismissed must not hold 60 fps (the
-    // idle 0.25 s redraw removes notices when they expire).
-    const bool interacting = glfwGetTime() - ui.last_input < 0.5 || ImGui::IsAnyItemActive();
-    if (!training && !interacting && !scripted)
-      glfwWaitEventsTimeout(0.25);
-    else
-      glfwWaitEventsTimeout(interacting ? frame_seconds : watch_seconds);
+    glfwWaitEventsTimeout(wait_s); // returns at once on input
     ui.now = glfwGetTime();
     const auto frame_start = std::chrono::steady_clock::now();
 
@@ -235,11 +225,16 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
       perf_add_profile(ui.perf, p);
     if (take.network) ui.insight.network = std::move(take.network);
     const bool fresh = take.preview || take.device_preview || take.ground_truth || !take.rows.empty() ||
-                       !take.errors.empty() || !take.notices.empty() || take.status.running != ui.run.status.running ||
-                       take.status.busy != ui.run.status.busy;
+                       !take.errors.empty() || !take.notices.empty() || !take.saved_models.empty() ||
+                       !take.failed_saves.empty() || take.snapshots_changed || take.frame ||
+                       take.history_replaced || take.run_id != ui.run.run_id ||
+                       take.status.running != ui.run.status.running || take.status.busy != ui.run.status.busy ||
+                       take.status.trainer_id != ui.run.status.trainer_id;
     absorb_snapshot(ui, std::move(take));
+    const int64_t shown_before = ui.run.shown_step;
     upload_device_frame(ui, session);
-    update_insight(ui, session);
+    const bool insight_news = update_insight(ui, session);
+    const int64_t timelapse_before = ui.timelapse.shown_step;
     sync_timelapse(ui, session);
     // GPU previews skip the host; the error map and pixel tooltip still need host pixels, about
     // once a second while they are on screen.
@@ -249,15 +244,28 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
       session.request_host_preview();
       last_host_request = ui.now;
     }
-    ++ui.run.frames_since_preview;
     if (ui.settings.preview_every != sent_preview_every) {
       sent_preview_every = ui.settings.preview_every;
       session.set_preview_every(sent_preview_every);
     }
     if (opts.time_limit > 0 && time_limit_reached(ui, session, opts.time_limit, time_limit_asked)) return 0;
-    const bool due = ui.now - last_frame >= (training ? watch_seconds : 0.25);
-    if (!fresh && !due && !interacting && !scripted && !ui.intents.size()) continue;
-    last_frame = ui.now;
+
+    // Frame pacing (ui/frame_pacing.h): a frame only when something changed, at most 10 a second
+    // while training on software GL (30 on hardware), 60 while the user interacts.
+    ev.now = ui.now;
+    ev.last_input = ui.last_input;
+    ev.item_active = ImGui::IsAnyItemActive();
+    ev.changed = ev.changed || fresh || insight_news || ui.run.shown_step != shown_before ||
+                 ui.timelapse.shown_step != timelapse_before;
+    ev.animating = ui.timelapse.playing || ui.run.status.busy;
+    ev.training = ui.run.status.running || ui.run.status.busy;
+    ev.forced = scripted || !ui.intents.empty();
+    const FrameDecision decision = decide_frame(ui.pacing, ev);
+    wait_s = decision.wait_seconds;
+    if (!decision.draw) continue;
+    ev.last_frame = ui.now;
+    ev.changed = false;
+    ++ui.run.frames_since_preview;
     if (const std::string t = window_title(ui); t != title) {
       title = t;
       glfwSetWindowTitle(window, title.c_str());
@@ -343,7 +351,6 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
     for (const auto& in : intents)
       if (!apply_intent(ui, session, in)) glfwSetWindowShouldClose(window, GLFW_TRUE);
 
-    // Xvfb and some drivers ignore vsync: cap the frame rate so the trainer keeps the cores.
     const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - frame_start).count();
     ui.frame_ms = ui.frame_ms == 0 ? spent * 1e3 : 0.9 * ui.frame_ms + 0.1 * spent * 1e3;
     perf_add_frame(ui.perf, spent * 1e3);
@@ -353,7 +360,6 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
       std::fprintf(stderr, "gui: %.1f fps, %.1f ms/frame, step %lld, %.2f steps/s\n", double(ui.fps), ui.frame_ms,
                    static_cast<long long>(ui.run.status.step), ui.run.status.steps_per_s);
     }
-    if (spent < frame_seconds) std::this_thread::sleep_for(std::chrono::duration<double>(frame_seconds - spent));
   }
   const bool quit_expected =
       script &&
@@ -482,6 +488,7 @@ int run_gui(const GuiOptions& opts) {
 
     load_preset_into(ui, opts.preset.empty() ? ui.settings.preset : opts.preset);
     session.set_snapshot_cap(size_t(ui.settings.snapshot_cap_mb) << 20); // kept for every run
+    session.set_min_preview_interval(ui.pacing.watch_seconds);          // no faster than frames show them
     LoadRequest req = initial_load_request(opts, ui);                    // `redraw MODEL.redraw` opens the model
     ui.last_image = req.image;
     session.load(std::move(req));
