@@ -75,9 +75,9 @@ cpu_split() {
 follow_cpu() {
   local pid="$1" all="$2" log="$3" last="0 0 0" s
   while kill -0 "$pid" 2>/dev/null; do
-    grep -q '^time limit:' "$log" && break
+    grep -qs "^time limit:" "$log" && break
     s="$(cpu_split "$pid" "$all" || true)"
-    kill -0 "$pid" 2>/dev/null && ! grep -q '^time limit:' "$log" && [ -n "$s" ] && last="$s"
+    kill -0 "$pid" 2>/dev/null && ! grep -qs "^time limit:" "$log" && [ -n "$s" ] && last="$s"
     sleep 0.2
   done
   echo "$last"

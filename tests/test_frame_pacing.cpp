@@ -113,3 +113,23 @@ TEST_CASE("frame pacing: a test script or a pending command draws at every wake-
   CHECK_FALSE(decide_frame(p, e).draw);
   CHECK(decide_frame(p, e).wait_seconds > 0);
 }
+
+TEST_CASE("frame pacing: while training, new curve points and insight results wait for a frame there is anyway") {
+  const FramePacing p = frame_pacing_for("llvmpipe");
+  FrameEvents e = training_at(10.5);
+  e.minor_change = true;
+  FrameDecision d = decide_frame(p, e);
+  CHECK_FALSE(d.draw); // no frame of its own...
+  CHECK(d.wait_seconds == doctest::Approx(p.poll_seconds));
+  e.changed = true; // ...but a new preview takes it along
+  CHECK(decide_frame(p, e).draw);
+  e.changed = false;
+  e.now = 11.0; // or the heartbeat, a second after the last frame
+  CHECK(decide_frame(p, e).draw);
+  // Paused, the same news is drawn at once.
+  FrameEvents idle;
+  idle.now = 10.5;
+  idle.last_frame = 10.0;
+  idle.minor_change = true;
+  CHECK(decide_frame(p, idle).draw);
+}

@@ -22,7 +22,7 @@ FrameDecision decide_frame(const FramePacing& p, const FrameEvents& e) {
   const bool eager = e.forced || interacting; // frames at the full rate
   const double poll = e.training ? p.poll_seconds : p.idle_poll_seconds;
   // `gap`: the least time between two frames for the reason there is to draw (none: the heartbeat).
-  const bool news = e.changed || e.animating;
+  const bool news = e.changed || e.animating || (e.minor_change && !e.training);
   const double gap = eager ? p.interact_seconds
                      : news ? (e.training ? p.watch_seconds : p.interact_seconds)
                             : p.heartbeat_seconds;

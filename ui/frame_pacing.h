@@ -9,6 +9,9 @@
 ///   hardware renderer, 10 on software GL (Mesa's llvmpipe or softpipe, e.g. under Xvfb), where a
 ///   frame is rasterised on the CPU and every frame is taken from the trainer's cores; the session
 ///   makes previews no faster than that either (TrainingSession::set_min_preview_interval).
+/// - While training, minor news (new curve points, an insight view's refresh) waits for the next
+///   frame there is anyway (a preview, input, the heartbeat), so they share frames: each frame on
+///   software GL costs the trainer ~30 ms of a core, however little changed.
 /// - With no change at all a heartbeat frame comes every `heartbeat_seconds` (the status bar's
 ///   clock, notices expiring); between frames the loop sleeps in glfwWaitEventsTimeout, woken by
 ///   input or after `poll_seconds` to look for the training thread's news (cheap: no drawing).
@@ -37,6 +40,8 @@ struct FrameEvents {
   double last_input = -1e9; ///< the last mouse, key, scroll, focus or resize event
   bool item_active = false; ///< a widget is held (a drag, a text field being edited)
   bool changed = false;     ///< new data since the last frame (undrawn: it stays true until drawn)
+  bool minor_change = false; ///< new data that can wait while training (metrics rows, insight results):
+                             ///< drawn with the next frame there is anyway, at the latest the heartbeat
   bool animating = false;   ///< something moves on its own (timelapse playback, export progress)
   bool training = false;    ///< training, loading, saving or exporting
   bool forced = false;      ///< a test script, a screenshot run or a pending command: every wake-up

@@ -13,6 +13,7 @@
 #include "ui/ui_scale.h"
 #include "ui/window_test_hook.h"
 
+#include "engine/cpu_threads.h"
 #include "engine/run_config.h"
 
 #define GLFW_INCLUDE_NONE // glad is the GL loader; GLFW must not pull in <GL/gl.h>
@@ -79,6 +80,8 @@ void install_input_callbacks(GLFWwindow* w) {
   glfwSetWindowFocusCallback(w, [](GLFWwindow* win, int) { note_input(win); });
   glfwSetCursorEnterCallback(w, [](GLFWwindow* win, int) { note_input(win); });
   glfwSetFramebufferSizeCallback(w, [](GLFWwindow* win, int, int) { note_input(win); });
+  // Uncovered or restored: the window's contents must be drawn again (frames come only on change).
+  glfwSetWindowRefreshCallback(w, [](GLFWwindow* win) { note_input(win); });
   // HiDPI: the window moved to a monitor with another content scale (ui/ui_scale.h).
   glfwSetWindowContentScaleCallback(w, [](GLFWwindow* win, float, float) {
     note_input(win);
@@ -224,7 +227,8 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
     for (const SessionProfile& p : take.profiles)
       perf_add_profile(ui.perf, p);
     if (take.network) ui.insight.network = std::move(take.network);
-    const bool fresh = take.preview || take.device_preview || take.ground_truth || !take.rows.empty() ||
+    const bool new_rows = !take.rows.empty();
+    const bool fresh = take.preview || take.device_preview || take.ground_truth ||
                        !take.errors.empty() || !take.notices.empty() || !take.saved_models.empty() ||
                        !take.failed_saves.empty() || take.snapshots_changed || take.frame ||
                        take.history_replaced || take.run_id != ui.run.run_id ||
@@ -255,16 +259,16 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
     ev.now = ui.now;
     ev.last_input = ui.last_input;
     ev.item_active = ImGui::IsAnyItemActive();
-    ev.changed = ev.changed || fresh || insight_news || ui.run.shown_step != shown_before ||
-                 ui.timelapse.shown_step != timelapse_before;
+    ev.changed = ev.changed || fresh || ui.run.shown_step != shown_before || ui.timelapse.shown_step != timelapse_before;
+    ev.minor_change = ev.minor_change || new_rows || insight_news;
     ev.animating = ui.timelapse.playing || ui.run.status.busy;
     ev.training = ui.run.status.running || ui.run.status.busy;
-    ev.forced = scripted || !ui.intents.empty();
+    ev.forced = (scripted && !(script && script->paced)) || !ui.intents.empty();
     const FrameDecision decision = decide_frame(ui.pacing, ev);
     wait_s = decision.wait_seconds;
     if (!decision.draw) continue;
     ev.last_frame = ui.now;
-    ev.changed = false;
+    ev.changed = ev.minor_change = false;
     ++ui.run.frames_since_preview;
     if (const std::string t = window_title(ui); t != title) {
       title = t;
@@ -382,6 +386,9 @@ int run_gui(const GuiOptions& opts) {
   }
   UiState ui;
   ui.settings = load_settings();
+  // The CPU backend's measured team also tries leaving this thread (and the GL driver's work) a
+  // core, on machines with 3 or more (engine/cpu_threads.h).
+  set_cpu_reserved_threads(1);
   ui.scripted = !opts.screenshot.empty() || !opts.test_script.empty();
   std::unique_ptr<TestScript> script;
   if (!opts.test_script.empty()) {
