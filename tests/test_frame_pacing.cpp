@@ -133,3 +133,20 @@ TEST_CASE("frame pacing: while training, new curve points and insight results wa
   idle.minor_change = true;
   CHECK(decide_frame(p, idle).draw);
 }
+
+TEST_CASE("frame pacing: on software GL, slow frames are spaced so drawing takes at most 5% of the time") {
+  const FramePacing sw = frame_pacing_for("llvmpipe");
+  CHECK(watch_gap(sw, 0.002) == doctest::Approx(0.1));  // fast frames: the 10 fps watch rate
+  CHECK(watch_gap(sw, 0.030) == doctest::Approx(0.6));  // 30 ms frames: one every 0.6 s
+  CHECK(watch_gap(sw, 0.200) == doctest::Approx(1.0));  // never rarer than the heartbeat
+  const FramePacing hw = frame_pacing_for("NVIDIA");
+  CHECK(watch_gap(hw, 0.030) == doctest::Approx(1.0 / 30.0)); // hardware GL: no share limit
+  FrameEvents e = training_at(10.3);
+  e.changed = true;
+  e.frame_seconds = 0.030;
+  FrameDecision d = decide_frame(sw, e);
+  CHECK_FALSE(d.draw); // a new preview 0.3 s after a 30 ms frame waits...
+  CHECK(d.wait_seconds == doctest::Approx(0.3));
+  e.last_input = 10.25; // ...unless the user is at it: input is never held back
+  CHECK(decide_frame(sw, e).draw);
+}

@@ -11,8 +11,14 @@ FramePacing frame_pacing_for(std::string_view gl_renderer) {
   if (p.software_renderer) {
     p.watch_seconds = 1.0 / 10.0;
     p.poll_seconds = p.watch_seconds;
+    p.draw_share = 0.05;
   }
   return p;
+}
+
+double watch_gap(const FramePacing& p, double frame_seconds) {
+  if (p.draw_share <= 0 || frame_seconds <= 0) return p.watch_seconds;
+  return std::min(p.heartbeat_seconds, std::max(p.watch_seconds, frame_seconds / p.draw_share));
 }
 
 FrameDecision decide_frame(const FramePacing& p, const FrameEvents& e) {
@@ -24,7 +30,7 @@ FrameDecision decide_frame(const FramePacing& p, const FrameEvents& e) {
   // `gap`: the least time between two frames for the reason there is to draw (none: the heartbeat).
   const bool news = e.changed || e.animating || (e.minor_change && !e.training);
   const double gap = eager ? p.interact_seconds
-                     : news ? (e.training ? p.watch_seconds : p.interact_seconds)
+                     : news ? (e.training ? watch_gap(p, e.frame_seconds) : p.interact_seconds)
                             : p.heartbeat_seconds;
   FrameDecision d;
   d.draw = since >= gap - k_slack;

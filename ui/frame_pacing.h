@@ -7,8 +7,10 @@
 ///   or a test script / pending command (every wake-up).
 /// - While training without input, changes are drawn at most `watch_seconds` apart: 30 fps on a
 ///   hardware renderer, 10 on software GL (Mesa's llvmpipe or softpipe, e.g. under Xvfb), where a
-///   frame is rasterised on the CPU and every frame is taken from the trainer's cores; the session
-///   makes previews no faster than that either (TrainingSession::set_min_preview_interval).
+///   frame is rasterised on the CPU and every frame is taken from the trainer's cores. There,
+///   drawing also takes at most 5% of the time (`draw_share`: a 30 ms frame, at most one every
+///   0.6 s). The session makes previews no faster than frames show them
+///   (TrainingSession::set_min_preview_interval).
 /// - While training, minor news (new curve points, an insight view's refresh) waits for the next
 ///   frame there is anyway (a preview, input, the heartbeat), so they share frames: each frame on
 ///   software GL costs the trainer ~30 ms of a core, however little changed.
@@ -25,6 +27,9 @@ struct FramePacing {
   double interact_seconds = 1.0 / 60.0; ///< mouse, keys or an active widget in the last `input_hold_seconds`
   double input_hold_seconds = 0.5;
   double watch_seconds = 1.0 / 30.0;  ///< least time between two frames that show new data without input
+  /// Software GL only (0 = no limit): while training untouched, drawing takes at most this share of
+  /// the time, so the least gap between frames is also the recent frame time / draw_share.
+  double draw_share = 0;
   double heartbeat_seconds = 1.0;     ///< most time between two frames
   double poll_seconds = 1.0 / 30.0;   ///< how often the loop wakes to look for new data while training
   double idle_poll_seconds = 0.25;    ///< the same, paused (loading and saving still report back)
@@ -44,6 +49,7 @@ struct FrameEvents {
                              ///< drawn with the next frame there is anyway, at the latest the heartbeat
   bool animating = false;   ///< something moves on its own (timelapse playback, export progress)
   bool training = false;    ///< training, loading, saving or exporting
+  double frame_seconds = 0; ///< what a frame has recently taken on the UI thread (wall time, swap included)
   bool forced = false;      ///< a test script, a screenshot run or a pending command: every wake-up
 };
 
@@ -52,6 +58,10 @@ struct FrameDecision {
   bool draw = false;
   double wait_seconds = 0;
 };
+
+/// The least time between two frames while training untouched: watch_seconds, or longer on
+/// software GL when frames are slow (frame_seconds / draw_share). The session's previews follow it.
+double watch_gap(const FramePacing& p, double frame_seconds);
 
 /// The rule in the header comment, for one wake-up.
 FrameDecision decide_frame(const FramePacing& p, const FrameEvents& e);

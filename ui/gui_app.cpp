@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -209,6 +210,7 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
   constexpr double k_screenshot_timeout_s = 600;
   int32_t sent_preview_every = -1;
   bool time_limit_asked = false;
+  double sent_preview_gap = ui.pacing.watch_seconds; // what set_min_preview_interval was last told
   ResizeTest resize_test;
   if (!opts.test_resize.empty() && !parse_window_size(opts.test_resize, resize_test.tiny_w, resize_test.tiny_h)) {
     std::fprintf(stderr, "error: --test-resize: expected WxH, got '%s'\n", opts.test_resize.c_str());
@@ -264,6 +266,12 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, const 
     ev.animating = ui.timelapse.playing || ui.run.status.busy;
     ev.training = ui.run.status.running || ui.run.status.busy;
     ev.forced = (scripted && !(script && script->paced)) || !ui.intents.empty();
+    ev.frame_seconds = ui.frame_ms * 1e-3;
+    // The session's previews no faster than frames show them (slow software frames: fewer).
+    if (const double gap = watch_gap(ui.pacing, ev.frame_seconds); std::abs(gap - sent_preview_gap) > 0.2 * gap) {
+      sent_preview_gap = gap;
+      session.set_min_preview_interval(gap);
+    }
     const FrameDecision decision = decide_frame(ui.pacing, ev);
     wait_s = decision.wait_seconds;
     if (!decision.draw) continue;

@@ -20,10 +20,10 @@ namespace redraw {
 namespace {
 
 constexpr double k_duty = 9.0;              ///< idle time after a job, as a multiple of its duration
-/// While the run trains, the views refresh at most once a second (each refresh is a job, a
-/// texture upload and a frame drawn: on software GL that frame is taken from the trainer's cores);
-/// paused, they catch up at once.
-constexpr double k_training_refresh_s = 1.0;
+/// While the run trains, the views refresh at most every 2 s (each refresh is a job and a texture
+/// upload, and on two cores a neuron-map job stalls the trainer's whole team); paused, they catch
+/// up at once.
+constexpr double k_training_refresh_s = 2.0;
 constexpr size_t k_max_history_rows = 4000; ///< then every other row is dropped
 constexpr int32_t k_max_heat_columns = 512;
 

@@ -5,7 +5,7 @@
 ///   log-magnitude pictures, and a row of the error's band powers appended to the history (rows
 ///   at the previews' steps; a recovery or branch that goes back drops the later rows). The worker
 ///   is kept busy at most ~10% of the time (the next job waits 9x the last one's duration, and at
-///   least a second while training), so training keeps its throughput with the window open.
+///   least 2 s while training), so training keeps its throughput with the window open.
 /// - Neuron maps: while the window is open, the session is asked for the parameters, and the
 ///   worker computes the chosen layer's maps from them, with the same duty cycle and cap.
 #include "ui/insight_worker.h"
