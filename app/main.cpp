@@ -74,6 +74,10 @@ int main(int argc, char** argv) {
                    "GPU matrix products: auto (default: fused fp16 for narrow nets, else fp32), fp32, tf32 or bf16")
       ->check(CLI::IsMember({"auto", "fp32", "tf32", "bf16"}));
   gui_cmd->add_flag("--autostart", gui.autostart, "Start training at once");
+  gui_cmd
+      ->add_option("--time-limit", gui.time_limit,
+                   "After this many seconds of training: print the steps done and quit (benchmarks)")
+      ->check(CLI::PositiveNumber);
   gui_cmd->add_flag("--about", gui.show_about, "Open the About box (version and licences) at start");
   gui_cmd->add_option("--screenshot", gui.screenshot, "Write the window as PNG, then exit");
   gui_cmd->add_option("--screenshot-after-steps", gui.screenshot_after_steps, "Steps to train before the screenshot")

@@ -290,7 +290,7 @@ struct CpuBackend::State {
   bool nonfinite = false; ///< a step since the last sample had a non-finite loss
   StepProfile profile;    ///< phase times since the last take_step_profile()
   int threads_setting = cpu_threads_setting();
-  TeamSizer sizer{cpu_core_count(), threads_setting}; ///< the team size, measured or fixed
+  TeamSizer sizer{cpu_core_count(), threads_setting, cpu_reserved_threads()}; ///< the team size, measured or fixed
 
   NetView view() const { return {&setup.model, &layers, params.data(), fourier_b.data(), grid ? &*grid : nullptr}; }
   int64_t batch() const { return setup.batch_size > 0 ? setup.batch_size : n; }
@@ -389,7 +389,7 @@ void CpuBackend::train_step_impl(const StepArgs& args) {
   auto mark = t_start;
   if (const int setting = cpu_threads_setting(); setting != s.threads_setting) {
     s.threads_setting = setting;
-    s.sizer = TeamSizer(cpu_core_count(), setting);
+    s.sizer = TeamSizer(cpu_core_count(), setting, cpu_reserved_threads());
   }
   omp_set_num_threads(s.sizer.team()); // this thread's regions; the GUI trains on its own thread
   const auto started = std::chrono::steady_clock::now();

@@ -9,6 +9,7 @@ namespace redraw {
 
 namespace {
 std::atomic<int> g_threads{0}; // process-wide, like the OpenMP runtime's own settings
+std::atomic<int> g_reserved{0};
 } // namespace
 
 int cpu_core_count() { return std::max(1, omp_get_num_procs()); }
@@ -17,10 +18,15 @@ void set_cpu_threads(int n) { g_threads.store(n <= 0 ? 0 : std::min(n, 1024)); }
 
 int cpu_threads_setting() { return g_threads.load(); }
 
-TeamSizer::TeamSizer(int max_threads, int fixed) : m_fixed(fixed) {
+void set_cpu_reserved_threads(int n) { g_reserved.store(std::clamp(n, 0, 64)); }
+
+int cpu_reserved_threads() { return g_reserved.load(); }
+
+TeamSizer::TeamSizer(int max_threads, int fixed, int reserve) : m_fixed(fixed) {
   max_threads = std::max(1, max_threads);
   m_candidates.push_back(max_threads);
-  if (max_threads >= 4) m_candidates.push_back(max_threads / 2);
+  if (reserve > 0 && max_threads - reserve >= 2) m_candidates.push_back(max_threads - reserve);
+  if (max_threads >= 4 && max_threads / 2 < m_candidates.back()) m_candidates.push_back(max_threads / 2);
   if (max_threads >= 2) m_candidates.push_back(1);
   m_time.assign(m_candidates.size(), 0.0);
   m_team = max_threads;

@@ -8,6 +8,9 @@
 ///   process, or the GUI's own threads) never leaves two threads slower than one: when it would,
 ///   the measurement says so and the team shrinks. Results do not depend on the team size (every
 ///   reduction has a fixed blocking), so switching never changes the weights.
+/// - Reserved threads: set_cpu_reserved_threads(1) (the GUI: its UI thread and the GL driver's
+///   work) adds "all cores but that many" to the measured candidates on 3 or more cores, so the
+///   team can leave the window a core when that is faster; it never forces a smaller team.
 /// - The OpenMP runtime's idle threads wait passively after a short spin: app/openmp_env.cpp sets
 ///   GOMP_SPINCOUNT before the runtime starts (a user's OMP_WAIT_POLICY or GOMP_SPINCOUNT wins).
 #include <cstdint>
@@ -21,6 +24,10 @@ int cpu_core_count();
 void set_cpu_threads(int n);
 /// The setting: 0 for measured, else the fixed count.
 int cpu_threads_setting();
+/// Threads the process keeps busy besides training (0..64; the GUI sets 1). Backends made after the
+/// call measure the extra candidate (TeamSizer's `reserve`).
+void set_cpu_reserved_threads(int n);
+int cpu_reserved_threads();
 
 /// Picks a team size from measured step times. Pure logic: the backend reports how long each step
 /// took at the size team() gave it.
@@ -31,8 +38,9 @@ public:
   static constexpr double k_prefer_smaller = 0.05; ///< a smaller team within 5% of the best wins
   static constexpr int k_max_backoff = 8;          ///< a confirmed choice is measured up to 8x less often
 
-  /// max_threads >= 1; fixed > 0 disables measuring (team() is always `fixed`).
-  explicit TeamSizer(int max_threads, int fixed = 0);
+  /// max_threads >= 1; fixed > 0 disables measuring (team() is always `fixed`). Candidates: all
+  /// threads, all but `reserve` (when that leaves at least 2), half (4 or more), one.
+  explicit TeamSizer(int max_threads, int fixed = 0, int reserve = 0);
   /// The team size for the next step.
   int team() const { return m_fixed > 0 ? m_fixed : m_team; }
   /// The last step, run at team(), took `seconds`.

@@ -21,8 +21,10 @@ set(_gui_dir ${CMAKE_BINARY_DIR}/gui_test)
 set(_gui_env "XDG_CONFIG_HOME=${_gui_dir}/config" "XDG_DATA_HOME=${_gui_dir}/data" "REDRAW_ASSETS=${CMAKE_SOURCE_DIR}/assets")
 # The sanitizer build preloads tests/dlclose_noop.c here (see scripts/sanitize.sh).
 set(REDRAW_TEST_LD_PRELOAD "" CACHE STRING "A library to preload into the GUI smoke tests")
+set(REDRAW_TEST_LD_PRELOAD_ENV)
 if(REDRAW_TEST_LD_PRELOAD)
   list(APPEND _gui_env "LD_PRELOAD=${REDRAW_TEST_LD_PRELOAD}")
+  set(REDRAW_TEST_LD_PRELOAD_ENV "LD_PRELOAD=${REDRAW_TEST_LD_PRELOAD}")
 endif()
 
 if(NOT REDRAW_XVFB_RUN)
@@ -72,6 +74,27 @@ endforeach()
 add_test(NAME gui_ui_scale_check
          COMMAND redraw_gui_layout_check scale ${_gui_dir}/scale_1.png ${_gui_dir}/scale_2.png)
 set_tests_properties(gui_ui_scale_check PROPERTIES FIXTURES_REQUIRED gui_ui_scale)
+# Frame pacing in a user's session (ui/frame_pacing.h): a test script with `pace real` checks that
+# the window draws few frames while training untouched and still answers a key within a second;
+# `--autostart --time-limit` trains, draws under the same pacing and quits with the steps done.
+set(_paced_dir ${_gui_dir}/paced)
+add_test(NAME gui_paced_responsive
+         COMMAND ${CMAKE_COMMAND} -E env "XDG_CONFIG_HOME=${_paced_dir}/config" "XDG_DATA_HOME=${_paced_dir}/data"
+                 "REDRAW_ASSETS=${CMAKE_SOURCE_DIR}/assets" ${REDRAW_TEST_LD_PRELOAD_ENV}
+                 ${REDRAW_XVFB_RUN} -a -s "-screen 0 1600x1000x24"
+                 $<TARGET_FILE:redraw> gui ${CMAKE_SOURCE_DIR}/assets/default.png
+                 --preset ${CMAKE_CURRENT_LIST_DIR}/gui_long.json --backend cpu
+                 --test-script ${CMAKE_CURRENT_LIST_DIR}/gui_scripts/paced_responsive.txt)
+set_tests_properties(gui_paced_responsive PROPERTIES TIMEOUT 300 RESOURCE_LOCK xvfb LABELS gui)
+add_test(NAME gui_time_limit
+         COMMAND ${CMAKE_COMMAND} -E env "XDG_CONFIG_HOME=${_paced_dir}/config" "XDG_DATA_HOME=${_paced_dir}/data"
+                 "REDRAW_ASSETS=${CMAKE_SOURCE_DIR}/assets" ${REDRAW_TEST_LD_PRELOAD_ENV}
+                 ${REDRAW_XVFB_RUN} -a -s "-screen 0 1600x1000x24"
+                 $<TARGET_FILE:redraw> gui ${CMAKE_SOURCE_DIR}/assets/default.png
+                 --preset ${CMAKE_CURRENT_LIST_DIR}/gui_long.json --backend cpu --autostart --time-limit 2)
+set_tests_properties(gui_time_limit PROPERTIES TIMEOUT 300 RESOURCE_LOCK xvfb LABELS gui
+  PASS_REGULAR_EXPRESSION "time limit: [1-9][0-9]* steps in [2-9]\\.[0-9]+ s of training")
+
 # The insight views (issue 16): the Spectrum and the Neuron maps windows, each opened through its
 # own settings.json, captured after 2 and 60 steps; the checker crops the areas named in the
 # FILE.insight.json sidecars (not blank, changed between the captures).

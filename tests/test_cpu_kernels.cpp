@@ -263,6 +263,23 @@ TEST_CASE("TeamSizer: measures every candidate, keeps the fastest, prefers a sma
     CHECK(t.candidates() == std::vector<int>{8, 4, 1});
     CHECK(settle(t, [](int n) { return n == 8 ? 0.5 : (n == 4 ? 0.3 : 1.0); }) == 4);
   }
+  SUBCASE("a reserved thread (the GUI's): all cores but one is measured too, never forced") {
+    CHECK(TeamSizer(8, 0, 1).candidates() == std::vector<int>{8, 7, 4, 1});
+    CHECK(TeamSizer(4, 0, 1).candidates() == std::vector<int>{4, 3, 2, 1});
+    CHECK(TeamSizer(3, 0, 1).candidates() == std::vector<int>{3, 2, 1});
+    CHECK(TeamSizer(2, 0, 1).candidates() == std::vector<int>{2, 1}); // two cores: one thread is already a candidate
+    CHECK(TeamSizer(4, 0, 2).candidates() == std::vector<int>{4, 2, 1});
+    // Four candidates: one probe is 4 x k_probe_steps steps.
+    const auto settle4 = [](TeamSizer& t, double t8, double t7) {
+      for (int i = 0; i < 4 * TeamSizer::k_probe_steps; ++i)
+        t.record(t.team() == 8 ? t8 : (t.team() == 7 ? t7 : (t.team() == 4 ? 0.3 : 1.0)));
+      return t.team();
+    };
+    TeamSizer busy(8, 0, 1); // the window's drawing stalls a full team: seven threads win
+    CHECK(settle4(busy, 0.5, 0.2) == 7);
+    TeamSizer quiet(8, 0, 1); // nothing to leave room for: the full team stays
+    CHECK(settle4(quiet, 0.15, 0.2) == 8);
+  }
   SUBCASE("the first step at a size is not counted, and the choice is measured again later") {
     TeamSizer t(2);
     int previous = -1;

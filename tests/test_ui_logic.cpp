@@ -163,20 +163,6 @@ TEST_CASE("ui: the automatic error scale keeps the heat map from saturating earl
   CHECK(auto_error_full_scale(pred, truth) == doctest::Approx(1.0f / 255.0f));
 }
 
-TEST_CASE("ui: frame pacing: 30 fps while watching on a hardware renderer, 15 on software GL") {
-  const FramePacing hw = frame_pacing_for("NVIDIA GeForce RTX 3080/PCIe/SSE2");
-  CHECK_FALSE(hw.software_renderer);
-  CHECK(1.0 / hw.watch_seconds == doctest::Approx(30));
-  CHECK(1.0 / hw.interact_seconds == doctest::Approx(60));
-  for (const char* sw : {"llvmpipe (LLVM 15.0.6, 256 bits)", "softpipe"}) {
-    const FramePacing p = frame_pacing_for(sw);
-    CHECK(p.software_renderer);
-    CHECK(1.0 / p.watch_seconds == doctest::Approx(15));
-    CHECK(1.0 / p.interact_seconds == doctest::Approx(60));
-  }
-  CHECK_FALSE(frame_pacing_for("").software_renderer);
-}
-
 TEST_CASE("ui: a positional .redraw path opens the model, any other path the image") {
   UiState ui;
   GuiOptions o;

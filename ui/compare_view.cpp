@@ -203,10 +203,12 @@ void sync_linked_frame(UiState& ui, CompareSessions& cs, SessionTake& take) {
 }
 } // namespace
 
-void absorb_compare(UiState& ui, CompareSessions& cs, SessionTake& take_a) {
+bool absorb_compare(UiState& ui, CompareSessions& cs, SessionTake& take_a) {
   if (take_a.picture) cs.export_a = std::move(take_a.picture);
-  if (!cs.b) return;
+  if (!cs.b) return false;
   SessionTake take = cs.b->take();
+  const bool news = take.preview || !take.rows.empty() || !take.errors.empty() || !take.notices.empty() ||
+                    take.status.running != ui.compare.run.status.running;
   for (auto& e : take.errors)
     ui.notify("B: " + e, true);
   for (auto& n : take.notices)
@@ -217,6 +219,7 @@ void absorb_compare(UiState& ui, CompareSessions& cs, SessionTake& take_a) {
   ++ui.compare.run.frames_since_preview;
   sync_linked_frame(ui, cs, take);
   finish_export(ui, cs);
+  return news;
 }
 
 void close_compare(UiState& ui, CompareSessions& cs) {

@@ -39,7 +39,8 @@ CompareChange compare_change_from(const UiIntent& in);
 bool apply_compare_intent(UiState& ui, TrainingSession& a, CompareSessions& cs, const UiIntent& in);
 /// Each frame: folds B's snapshot into ui.compare.run and B's texture; finishes a pending export
 /// once both pictures arrived. `take_a` is A's snapshot of this frame (its export picture).
-void absorb_compare(UiState& ui, CompareSessions& cs, SessionTake& take_a);
+/// Takes run B's news into ui.compare; true when B brought something to show (a frame is due).
+bool absorb_compare(UiState& ui, CompareSessions& cs, SessionTake& take_a);
 /// Ends the comparison (keeping A); waits for B's copy to be written. Also at quit.
 void close_compare(UiState& ui, CompareSessions& cs);
 /// Training > Compare with...: the one change that makes run B; and the "which run goes on" popup.

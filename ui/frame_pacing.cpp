@@ -1,13 +1,47 @@
 #include "ui/frame_pacing.h"
 
+#include <algorithm>
+
 namespace redraw {
 
 FramePacing frame_pacing_for(std::string_view gl_renderer) {
   FramePacing p;
   p.software_renderer =
       gl_renderer.find("llvmpipe") != std::string_view::npos || gl_renderer.find("softpipe") != std::string_view::npos;
-  if (p.software_renderer) p.watch_seconds = 1.0 / 15.0;
+  if (p.software_renderer) {
+    p.watch_seconds = 1.0 / 10.0;
+    p.poll_seconds = p.watch_seconds;
+    p.draw_share = 0.05;
+  }
   return p;
+}
+
+double watch_gap(const FramePacing& p, double frame_seconds) {
+  if (p.draw_share <= 0 || frame_seconds <= 0) return p.watch_seconds;
+  return std::min(p.heartbeat_seconds, std::max(p.watch_seconds, frame_seconds / p.draw_share));
+}
+
+FrameDecision decide_frame(const FramePacing& p, const FrameEvents& e) {
+  constexpr double k_slack = 1e-3; // a wake-up this early still counts as on time
+  const double since = e.now - e.last_frame;
+  const bool interacting = e.item_active || e.now - e.last_input < p.input_hold_seconds;
+  const bool eager = e.forced || interacting; // frames at the full rate
+  const double poll = e.training ? p.poll_seconds : p.idle_poll_seconds;
+  // `gap`: the least time between two frames for the reason there is to draw (none: the heartbeat).
+  const bool news = e.changed || e.animating || (e.minor_change && !e.training);
+  const double gap = eager ? p.interact_seconds
+                     : news ? (e.training ? watch_gap(p, e.frame_seconds) : p.interact_seconds)
+                            : p.heartbeat_seconds;
+  FrameDecision d;
+  d.draw = since >= gap - k_slack;
+  if (d.draw) // the next wake-up: the next frame of an ongoing reason, else a look for news
+    d.wait_seconds = eager || e.animating ? gap : std::min(poll, p.heartbeat_seconds);
+  else if (eager || news)
+    d.wait_seconds = gap - since;
+  else
+    d.wait_seconds = std::min(poll, gap - since);
+  d.wait_seconds = std::max(d.wait_seconds, k_slack);
+  return d;
 }
 
 } // namespace redraw

@@ -26,6 +26,7 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -81,6 +82,8 @@ void install_input_callbacks(GLFWwindow* w) {
   glfwSetWindowFocusCallback(w, [](GLFWwindow* win, int) { note_input(win); });
   glfwSetCursorEnterCallback(w, [](GLFWwindow* win, int) { note_input(win); });
   glfwSetFramebufferSizeCallback(w, [](GLFWwindow* win, int, int) { note_input(win); });
+  // Uncovered or restored: the window's contents must be drawn again (frames come only on change).
+  glfwSetWindowRefreshCallback(w, [](GLFWwindow* win) { note_input(win); });
   // HiDPI: the window moved to a monitor with another content scale (ui/ui_scale.h).
   glfwSetWindowContentScaleCallback(w, [](GLFWwindow* win, float, float) {
     note_input(win);
@@ -196,6 +199,21 @@ bool script_screenshot(TestScript& script, const UiState& ui, int fw, int fh) {
   return err.empty();
 }
 
+/// --time-limit: pauses the run once it has trained `limit` seconds, then (once the pause is
+/// published, with the step and the clock of the same moment) prints what it did; true: quit.
+bool time_limit_reached(const UiState& ui, TrainingSession& session, double limit, bool& asked) {
+  const SessionStatus& st = ui.run.status;
+  if (!asked && st.running && st.elapsed_s >= limit) {
+    session.set_running(false);
+    asked = true;
+  }
+  if (!asked || st.running) return false;
+  std::printf("time limit: %lld steps in %.3f s of training (%.2f steps/s)\n", static_cast<long long>(st.step),
+              st.elapsed_s, st.elapsed_s > 0 ? double(st.step) / st.elapsed_s : 0.0);
+  std::fflush(stdout);
+  return true;
+}
+
 int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, CompareSessions& compare,
                const GuiOptions& opts, const AutosaveSession* autosave, TestScript* script) {
   const double start = glfwGetTime();
@@ -203,42 +221,41 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, Compar
   std::string title;
   double last_autosave = start;
   constexpr double k_screenshot_timeout_s = 600;
-  const double frame_seconds = ui.pacing.interact_seconds;
-  const double watch_seconds = ui.pacing.watch_seconds; // 30 fps, 15 on software GL (frame_pacing.h)
   int32_t sent_preview_every = -1;
+  bool time_limit_asked = false;
+  double sent_preview_gap = ui.pacing.watch_seconds; // what set_min_preview_interval was last told
   ResizeTest resize_test;
   if (!opts.test_resize.empty() && !parse_window_size(opts.test_resize, resize_test.tiny_w, resize_test.tiny_h)) {
     std::fprintf(stderr, "error: --test-resize: expected WxH, got '%s'\n", opts.test_resize.c_str());
     return 1;
   }
-  double last_frame = -1, last_stats = start, last_host_request = start;
+  double last_stats = start, last_host_request = start;
   const bool print_stats = std::getenv("REDRAW_GUI_STATS") != nullptr; // one line a second on stderr
+  FrameEvents ev;        // what the pacing rule sees (ui/frame_pacing.h)
+  double wait_s = 0;     // until the next look, as the rule said last time
+  const TrainingSession* paced_b = nullptr; // the compare run B last told the preview gap
   while (!glfwWindowShouldClose(window)) {
-    // Frame pacing (ui.pacing): full rate (60 fps) while the user interacts; while training with
-    // no input, frames follow new previews at the watch rate (30 fps, 15 on software GL, which
-    // leaves the cores to the trainer); when nothing happens, the loop sleeps until an event.
-    const bool training = ui.run.status.running || ui.run.status.busy || ui.compare.run.status.running;
-    // A message on screen is no interaction: an error left undismissed must not hold 60 fps (the
-    // idle 0.25 s redraw removes notices when they expire).
-    const bool interacting = glfwGetTime() - ui.last_input < 0.5 || ImGui::IsAnyItemActive();
-    if (!training && !interacting && !scripted)
-      glfwWaitEventsTimeout(0.25);
-    else
-      glfwWaitEventsTimeout(interacting ? frame_seconds : watch_seconds);
+    glfwWaitEventsTimeout(wait_s); // returns at once on input
     ui.now = glfwGetTime();
     const auto frame_start = std::chrono::steady_clock::now();
 
     SessionTake take = session.take();
-    absorb_compare(ui, compare, take);
+    const bool compare_news = absorb_compare(ui, compare, take);
     for (const SessionProfile& p : take.profiles)
       perf_add_profile(ui.perf, p);
     if (take.network) ui.insight.network = std::move(take.network);
-    const bool fresh = take.preview || take.device_preview || take.ground_truth || !take.rows.empty() ||
-                       !take.errors.empty() || !take.notices.empty() || take.status.running != ui.run.status.running ||
-                       take.status.busy != ui.run.status.busy;
+    const bool new_rows = !take.rows.empty();
+    const bool fresh = take.preview || take.device_preview || take.ground_truth ||
+                       !take.errors.empty() || !take.notices.empty() || !take.saved_models.empty() ||
+                       !take.failed_saves.empty() || take.snapshots_changed || take.frame ||
+                       take.history_replaced || take.run_id != ui.run.run_id ||
+                       take.status.running != ui.run.status.running || take.status.busy != ui.run.status.busy ||
+                       take.status.trainer_id != ui.run.status.trainer_id;
     absorb_snapshot(ui, std::move(take));
+    const int64_t shown_before = ui.run.shown_step;
     upload_device_frame(ui, session);
-    update_insight(ui, session);
+    const bool insight_news = update_insight(ui, session);
+    const int64_t timelapse_before = ui.timelapse.shown_step;
     sync_timelapse(ui, session);
     // GPU previews skip the host; the error map and pixel tooltip still need host pixels, about
     // once a second while they are on screen.
@@ -248,14 +265,38 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, Compar
       session.request_host_preview();
       last_host_request = ui.now;
     }
-    ++ui.run.frames_since_preview;
     if (ui.settings.preview_every != sent_preview_every) {
       sent_preview_every = ui.settings.preview_every;
       session.set_preview_every(sent_preview_every);
     }
-    const bool due = ui.now - last_frame >= (training ? watch_seconds : 0.25);
-    if (!fresh && !due && !interacting && !scripted && !ui.intents.size()) continue;
-    last_frame = ui.now;
+    if (opts.time_limit > 0 && time_limit_reached(ui, session, opts.time_limit, time_limit_asked)) return 0;
+
+    // Frame pacing (ui/frame_pacing.h): a frame only when something changed, at most 10 a second
+    // while training on software GL (30 on hardware), 60 while the user interacts.
+    ev.now = ui.now;
+    ev.last_input = ui.last_input;
+    ev.item_active = ImGui::IsAnyItemActive();
+    ev.changed = ev.changed || fresh || compare_news || ui.run.shown_step != shown_before || ui.timelapse.shown_step != timelapse_before;
+    ev.minor_change = ev.minor_change || new_rows || insight_news;
+    ev.animating = ui.timelapse.playing || ui.run.status.busy;
+    ev.training = ui.run.status.running || ui.run.status.busy || ui.compare.run.status.running;
+    ev.forced = (scripted && !(script && script->paced)) || !ui.intents.empty();
+    ev.frame_seconds = ui.frame_ms * 1e-3;
+    // The session's previews no faster than frames show them (slow software frames: fewer).
+    if (const double gap = watch_gap(ui.pacing, ev.frame_seconds); std::abs(gap - sent_preview_gap) > 0.2 * gap) {
+      sent_preview_gap = gap;
+      session.set_min_preview_interval(gap);
+    }
+    if (compare.b && compare.b.get() != paced_b) { // a new run B: the same preview gap as A
+      compare.b->set_min_preview_interval(sent_preview_gap);
+      paced_b = compare.b.get();
+    }
+    const FrameDecision decision = decide_frame(ui.pacing, ev);
+    wait_s = decision.wait_seconds;
+    if (!decision.draw) continue;
+    ev.last_frame = ui.now;
+    ev.changed = ev.minor_change = false;
+    ++ui.run.frames_since_preview;
     if (const std::string t = window_title(ui); t != title) {
       title = t;
       glfwSetWindowTitle(window, title.c_str());
@@ -344,7 +385,6 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, Compar
       if (!apply_compare_intent(ui, session, compare, in) && !apply_intent(ui, session, in))
         glfwSetWindowShouldClose(window, GLFW_TRUE);
 
-    // Xvfb and some drivers ignore vsync: cap the frame rate so the trainer keeps the cores.
     const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - frame_start).count();
     ui.frame_ms = ui.frame_ms == 0 ? spent * 1e3 : 0.9 * ui.frame_ms + 0.1 * spent * 1e3;
     perf_add_frame(ui.perf, spent * 1e3);
@@ -354,7 +394,6 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, Compar
       std::fprintf(stderr, "gui: %.1f fps, %.1f ms/frame, step %lld, %.2f steps/s\n", double(ui.fps), ui.frame_ms,
                    static_cast<long long>(ui.run.status.step), ui.run.status.steps_per_s);
     }
-    if (spent < frame_seconds) std::this_thread::sleep_for(std::chrono::duration<double>(frame_seconds - spent));
   }
   const bool quit_expected =
       script &&
@@ -377,6 +416,9 @@ int run_gui(const GuiOptions& opts) {
   }
   UiState ui;
   ui.settings = load_settings();
+  // The CPU backend's measured team also tries leaving this thread (and the GL driver's work) a
+  // core, on machines with 3 or more (engine/cpu_threads.h).
+  set_cpu_reserved_threads(1);
   ui.scripted = !opts.screenshot.empty() || !opts.test_script.empty();
   std::unique_ptr<TestScript> script;
   if (!opts.test_script.empty()) {
@@ -491,6 +533,7 @@ int run_gui(const GuiOptions& opts) {
 
     load_preset_into(ui, opts.preset.empty() ? ui.settings.preset : opts.preset);
     session.set_snapshot_cap(size_t(ui.settings.snapshot_cap_mb) << 20); // kept for every run
+    session.set_min_preview_interval(ui.pacing.watch_seconds);          // no faster than frames show them
     LoadRequest req = initial_load_request(opts, ui);                    // `redraw MODEL.redraw` opens the model
     ui.last_image = req.image;
     session.load(std::move(req));

@@ -22,6 +22,9 @@ struct GuiOptions {
   std::string backend = "auto";       ///< auto | cpu | cuda
   std::string precision;              ///< fp32 | tf32 | bf16 on the GPU; empty = the remembered one
   bool autostart = false;             ///< start training as soon as the window opens
+  double time_limit = 0;              ///< > 0: after this many seconds of training (the Trainer's clock),
+                                      ///< pause, print "time limit: N steps in T s of training (R steps/s)"
+                                      ///< on stdout and quit (benchmarks: bench/gui_throughput_bench.sh)
   bool show_about = false;            ///< open Help > About at start (a screenshot of it, for one)
   std::string screenshot;             ///< write the framebuffer here as PNG, then exit; FILE.json
                                       ///< beside it says where the reconstruction is drawn (x, y, w, h)

@@ -20,6 +20,10 @@ namespace redraw {
 namespace {
 
 constexpr double k_duty = 9.0;              ///< idle time after a job, as a multiple of its duration
+/// While the run trains, the views refresh at most every 2 s (each refresh is a job and a texture
+/// upload, and on two cores a neuron-map job stalls the trainer's whole team); paused, they catch
+/// up at once.
+constexpr double k_training_refresh_s = 2.0;
 constexpr size_t k_max_history_rows = 4000; ///< then every other row is dropped
 constexpr int32_t k_max_heat_columns = 512;
 
@@ -81,16 +85,20 @@ void rebuild_heat(SpectrumViewState& s, PreviewTexture* tex) {
   if (tex) tex->upload_host(s.heat_rgba.data(), cols, bands);
 }
 
-void update_spectrum(UiState& ui, TrainingSession& session, InsightResources& res) {
+/// True when a result arrived (or the view was reset for a new run).
+bool update_spectrum(UiState& ui, TrainingSession& session, InsightResources& res) {
   SpectrumViewState& s = ui.insight.spectrum;
+  bool news = false;
   if (s.run_id != ui.run.run_id) {
     std::string path = std::move(s.export_path);
     s = SpectrumViewState{};
     s.run_id = ui.run.run_id;
     s.export_path = std::move(path);
+    news = true;
   }
   if (auto r = res.worker.take_spectrum()) {
-    s.next_submit = ui.now + std::max(0.1, k_duty * r->seconds);
+    news = true;
+    s.next_submit = ui.now + std::max(ui.run.status.running ? k_training_refresh_s : 0.1, k_duty * r->seconds);
     if (r->run_id == s.run_id && r->error.empty()) {
       s.width = r->width;
       s.height = r->height;
@@ -119,18 +127,23 @@ void update_spectrum(UiState& ui, TrainingSession& session, InsightResources& re
     res.worker.submit(SpectrumJob{truth, recon, ui.run.preview_step, s.run_id});
   }
   if (s.heat_dirty && ui.settings.show_spectrum) rebuild_heat(s, res.spectrum_heat.get());
+  return news;
 }
 
-void update_neurons(UiState& ui, TrainingSession& session, InsightResources& res) {
+/// True when a result arrived (or the maps of an old run were dropped).
+bool update_neurons(UiState& ui, TrainingSession& session, InsightResources& res) {
   NeuronMapViewState& n = ui.insight.neurons;
   const SessionStatus& st = ui.run.status;
+  bool news = false;
   if (n.maps_trainer != st.trainer_id && n.maps) {
     n.maps.reset();
     n.maps_step = -1;
     n.enlarged = -1;
+    news = true;
   }
   if (auto r = res.worker.take_neurons()) {
-    n.next_request = ui.now + std::max(0.2, k_duty * r->seconds);
+    news = true;
+    n.next_request = ui.now + std::max(st.running ? k_training_refresh_s : 0.2, k_duty * r->seconds);
     n.error = r->error;
     if (r->error.empty() && r->trainer_id == st.trainer_id) {
       n.maps = std::move(r->maps);
@@ -152,13 +165,14 @@ void update_neurons(UiState& ui, TrainingSession& session, InsightResources& res
     }
   }
   if (n.network_requested && ui.now - n.requested_at > 2.0) n.network_requested = false;
-  if (!ui.settings.show_neuron_maps || !st.has_run || n.network_requested || res.worker.neurons_pending()) return;
+  if (!ui.settings.show_neuron_maps || !st.has_run || n.network_requested || res.worker.neurons_pending()) return news;
   const bool stale = !n.maps || n.maps->layer != n.layer || n.maps_step != st.step || n.maps_trainer != st.trainer_id;
   if (stale && ui.now >= n.next_request) {
     session.request_network();
     n.network_requested = true;
     n.requested_at = ui.now;
   }
+  return news;
 }
 
 void rebuild_atlas(UiState& ui, InsightResources& res) {
@@ -179,12 +193,13 @@ InsightResources::InsightResources()
     : spectrum_truth(make_host_texture()), spectrum_recon(make_host_texture()), spectrum_error(make_host_texture()),
       spectrum_heat(make_host_texture()), neuron_atlas(make_host_texture()) {}
 
-void update_insight(UiState& ui, TrainingSession& session) {
+bool update_insight(UiState& ui, TrainingSession& session) {
   InsightResources* res = ui.insight.res;
-  if (!res) return;
-  update_spectrum(ui, session, *res);
-  update_neurons(ui, session, *res);
+  if (!res) return false;
+  const bool spectrum = update_spectrum(ui, session, *res);
+  const bool neurons = update_neurons(ui, session, *res);
   if (ui.insight.neurons.atlas_dirty && ui.settings.show_neuron_maps) rebuild_atlas(ui, *res);
+  return (spectrum && ui.settings.show_spectrum) || (neurons && ui.settings.show_neuron_maps);
 }
 
 double spectrum_heat_value(const SpectrumViewState& s, size_t row, int32_t band) {

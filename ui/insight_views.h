@@ -4,10 +4,10 @@
 /// - Spectrum: each new host preview of the run (a new step) is analysed on the worker: the three
 ///   log-magnitude pictures, and a row of the error's band powers appended to the history (rows
 ///   at the previews' steps; a recovery or branch that goes back drops the later rows). The worker
-///   is kept busy at most ~10% of the time (the next job waits 9x the last one's duration), so
-///   training keeps its throughput with the window open.
+///   is kept busy at most ~10% of the time (the next job waits 9x the last one's duration, and at
+///   least 2 s while training), so training keeps its throughput with the window open.
 /// - Neuron maps: while the window is open, the session is asked for the parameters, and the
-///   worker computes the chosen layer's maps from them, with the same duty cycle.
+///   worker computes the chosen layer's maps from them, with the same duty cycle and cap.
 #include "ui/insight_worker.h"
 #include "ui/preview_texture.h"
 #include "ui/ui_state.h"
@@ -26,8 +26,9 @@ public:
   std::unique_ptr<PreviewTexture> spectrum_truth, spectrum_recon, spectrum_error, spectrum_heat, neuron_atlas;
 };
 
-/// Once a frame, after absorb_snapshot: results in, new jobs out.
-void update_insight(UiState& ui, TrainingSession& session);
+/// Every time the frame loop wakes, after absorb_snapshot: results in, new jobs out. True when a
+/// result changed what an open view shows (the frame loop then draws a frame).
+bool update_insight(UiState& ui, TrainingSession& session);
 
 /// The heat map's value for a history row's band: log10 of the radially averaged power, or with
 /// heat_relative log10 of the band's power over its power in the first row.

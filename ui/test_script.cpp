@@ -152,6 +152,9 @@ bool test_condition(const UiState& ui, const std::string& cond, std::string& err
 
 void run_test_script(TestScript& s, UiState& ui) {
   if (!s.failure.empty() || s.finished || s.expecting_quit) return;
+  s.drawn.push_back(ui.now); // called once per drawn frame
+  while (s.drawn.front() < ui.now - 1.0)
+    s.drawn.pop_front();
   if (s.frames_left > 0) {
     --s.frames_left;
     return;
@@ -163,15 +166,33 @@ void run_test_script(TestScript& s, UiState& ui) {
     const std::string arg = sp == std::string::npos ? std::string() : trim(line.substr(sp + 1));
     auto fail = [&](const std::string& why) { s.failure = "test script line \"" + line + "\": " + why; };
     std::string error;
-    if (cmd == "wait") {
+    if (cmd == "wait" || cmd == "wait_within") {
+      std::string cond = arg;
+      double timeout = k_wait_timeout_s;
+      if (cmd == "wait_within") {
+        const size_t cut = arg.find(' ');
+        if (cut == std::string::npos) return fail("expected: wait_within SECONDS CONDITION");
+        timeout = std::stod(arg.substr(0, cut));
+        cond = trim(arg.substr(cut + 1));
+      }
       if (s.wait_started < 0) s.wait_started = ui.now;
-      const bool ok = test_condition(ui, arg, error);
+      const bool ok = test_condition(ui, cond, error);
       if (!error.empty()) return fail(error);
       if (!ok) {
-        if (ui.now - s.wait_started > k_wait_timeout_s) fail("timed out");
+        if (ui.now - s.wait_started > timeout) fail("timed out after " + std::to_string(ui.now - s.wait_started) + " s");
         return; // try again next frame
       }
       s.wait_started = -1;
+    } else if (cmd == "pace") {
+      if (arg != "real") return fail("expected: pace real");
+      s.paced = true;
+    } else if (cmd == "idle") {
+      if (s.wait_started < 0) s.wait_started = ui.now;
+      if (ui.now - s.wait_started < std::stod(arg)) return;
+      s.wait_started = -1;
+    } else if (cmd == "expect_fps_at_most") {
+      if (double(s.drawn.size()) > std::stod(arg))
+        return fail(std::to_string(s.drawn.size()) + " frames in the last second");
     } else if (cmd == "expect") {
       const bool ok = test_condition(ui, arg, error);
       if (!error.empty()) return fail(error);
@@ -181,6 +202,7 @@ void run_test_script(TestScript& s, UiState& ui) {
       if (keys.empty()) return fail("unknown key");
       for (int k : keys)
         ui.keys_changed.push_back(k);
+      ui.last_input = ui.now; // as the key callback does for a real key
       ++s.next;
       return; // one key press per frame
     } else if (cmd == "drop") {

@@ -21,6 +21,12 @@
 ///   expect COND         fail unless COND holds now
 ///   screenshot FILE     write the window as PNG after this frame (and FILE.json, as --screenshot)
 ///   expect_quit         the window must close within 30 s (a confirmed Quit); the script ends there
+///   pace real           from here on frames follow the pacing rule of a user's session
+///                       (ui/frame_pacing.h) instead of coming at every wake-up; a scripted key
+///                       counts as input. Commands still run once per drawn frame.
+///   idle SECONDS        let that much time pass (frames as the pacing gives them)
+///   wait_within S COND  wait until COND holds, failing after S seconds
+///   expect_fps_at_most N  fail when more than N frames were drawn in the last second
 /// Conditions: has_run (a run is loaded and its picture shown), prompt, no_prompt, running, paused, unsaved, saved,
 /// scrubbed, live, step>=N, step<=N, lines==N, shown>=N (the canvas shows the live picture of step N or later),
 /// history_last>=N, history_last<=N (the curves' last step), frames>=N, frame_last>=N (the
@@ -32,6 +38,7 @@
 /// GUI thread only; nothing here runs without --test-script.
 #include "ui/ui_state.h"
 
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -46,6 +53,8 @@ struct TestScript {
   std::string failure;      ///< set: the test failed
   bool finished = false;    ///< every command ran
   bool expecting_quit = false;
+  bool paced = false;        ///< `pace real`: frames as in a user's session
+  std::deque<double> drawn;  ///< ui.now of the frames drawn in the last second
 };
 
 /// Reads `path` into `out`; returns an error message ("" on success).

@@ -20,7 +20,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 constexpr double k_slice_seconds = 0.03; ///< training runs in slices this long between command checks
-constexpr double k_min_preview_interval = 1.0 / 30.0;
 } // namespace
 
 struct TrainingSession::Run {
@@ -143,6 +142,9 @@ void TrainingSession::set_schedule(const ScheduleSpec& spec, int64_t total_steps
 }
 void TrainingSession::set_preview_every(int32_t n) {
   post([this, n] { m_preview_every = std::max(1, n); });
+}
+void TrainingSession::set_min_preview_interval(double seconds) {
+  post([this, seconds] { m_min_preview_interval = std::clamp(seconds, 0.0, 10.0); });
 }
 void TrainingSession::set_stop_at(int64_t step) {
   post([this, step] { m_stop_at = step; });
@@ -718,7 +720,7 @@ void TrainingSession::train_slice() {
       ++m_run->profile.steps;
       report_recoveries();
       const int64_t step = t.current_step();
-      if (step % m_preview_every == 0 && seconds_since(m_run->last_preview) >= k_min_preview_interval)
+      if (step % m_preview_every == 0 && seconds_since(m_run->last_preview) >= m_min_preview_interval)
         make_preview(false);
       if (seconds_since(start) >= k_slice_seconds) break;
       std::lock_guard lock(m_mutex);

@@ -7,10 +7,10 @@
 /// - Snapshot: the thread publishes into a back slot under a mutex (new metrics rows, status, the
 ///   newest preview); take() moves them into the GUI's copy. Neither side holds the lock for
 ///   longer than a few swaps, so 30+ fps holds while the CPU trains.
-/// - Previews: every `preview_every` steps (and at most ~30 per second, plus on pause and at the
-///   end) the network is rendered at the training size. On a GPU backend (one with a
-///   DeviceRenderer) the frame goes into a DeviceFrameRing for the GUI's GL interop; a host copy
-///   follows only when asked for.
+/// - Previews: every `preview_every` steps (and at most ~30 per second, or as set_min_preview_interval
+///   says, plus on pause and at the end) the network is rendered at the training size. On a GPU
+///   backend (one with a DeviceRenderer) the frame goes into a DeviceFrameRing for the GUI's GL
+///   interop; a host copy follows only when asked for.
 /// - Backends come from the BackendFactory and the device frames from the DeviceInterop that
 ///   app/ hands over, so ui/ never includes app/ or cuda/.
 #include "engine/backend.h"
@@ -128,6 +128,9 @@ public:
   /// Applies a schedule and step count mid-run (Trainer::set_schedule / set_total_steps).
   void set_schedule(const ScheduleSpec& spec, int64_t total_steps);
   void set_preview_every(int32_t n);
+  /// Previews while training come at least this many seconds apart (default 1/30; the GUI passes
+  /// its frame interval, 1/10 on software GL: a preview nobody can see costs the trainer a render).
+  void set_min_preview_interval(double seconds);
   /// Pause when this step is reached (the screenshot mode); -1 clears.
   void set_stop_at(int64_t step);
   void save_model(const std::string& path);
@@ -223,6 +226,7 @@ private:
   std::unique_ptr<Run> m_run;
   bool m_running = false;
   int32_t m_preview_every = 10;
+  double m_min_preview_interval = 1.0 / 30.0;
   int64_t m_stop_at = -1;
   uint64_t m_run_id = 0;
   uint64_t m_trainer_id = 0;

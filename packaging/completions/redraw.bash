@@ -52,7 +52,7 @@ _redraw() {
   local opts
   case "$cmd" in
   "") opts="--help --version" ;;
-  gui) opts="--help --model --preset --backend --precision --autostart --about --screenshot --screenshot-after-steps
+  gui) opts="--help --model --preset --backend --precision --autostart --time-limit --about --screenshot --screenshot-after-steps
              --ui-scale --perf --test-resize --test-script" ;;
   train) opts="--help --preset --config --size --max-side --steps --time-limit --backend --precision --seed --color
                --out --checkpoint-every --resume --quiet --snapshot-cap-mb --max-image-memory --threads" ;;
