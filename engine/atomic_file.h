@@ -29,8 +29,9 @@ public:
   void write(std::span<const uint8_t> bytes) { write(bytes.data(), bytes.size()); }
   /// Flushes, fsyncs and closes the temp file without renaming it. IoError on failure.
   void finish();
-  /// finish() if not done yet, then renames onto the target. IoError on failure.
-  void commit();
+  /// finish() if not done yet, then renames onto the target and (sync_folder) fsyncs the folder so
+  /// the rename is durable. IoError on failure.
+  void commit(bool sync_folder = true);
   const std::filesystem::path& target() const { return m_target; }
   const std::filesystem::path& temp_path() const { return m_temp; }
 
