@@ -435,7 +435,13 @@ void CpuBackend::train_step_impl(const StepArgs& args) {
   s.profile.update_s += lap(mark);
   s.profile.step_s += std::chrono::duration<double>(mark - t_start).count();
   ++s.profile.steps;
+  const int team_before = s.sizer.team();
   s.sizer.record(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  // REDRAW_TEAM_LOG=1: each change of the measured team on stderr (why a run trains on fewer cores).
+  static const bool team_log = std::getenv("REDRAW_TEAM_LOG") != nullptr;
+  if (team_log && s.sizer.team() != team_before)
+    std::fprintf(stderr, "cpu team: step %lld, %d -> %d threads%s\n", static_cast<long long>(args.step), team_before,
+                 s.sizer.team(), s.sizer.probing() ? " (probing)" : "");
   if (!std::isfinite(loss_sum)) s.nonfinite = true;
   if (args.record_loss) {
     s.pending = LossSample{args.step, loss_sum * double(inv_count), s.nonfinite};

@@ -73,7 +73,9 @@ void TeamSizer::record(double seconds) {
   m_backoff = m_candidates[best] == m_team_before_probe ? std::min(m_backoff * 2, k_max_backoff) : 1;
   m_team = m_candidates[best];
   m_probe = -1;
-  m_exploit_left = int64_t(k_exploit_factor) * k_probe_steps * int64_t(m_candidates.size()) * m_backoff;
+  const bool unconfirmed_smaller = m_backoff == 1 && best > 0;
+  m_exploit_left = int64_t(unconfirmed_smaller ? k_recheck_factor : k_exploit_factor * m_backoff) * k_probe_steps *
+                   int64_t(m_candidates.size());
 }
 
 } // namespace redraw

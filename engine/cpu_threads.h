@@ -37,6 +37,10 @@ public:
   static constexpr int k_exploit_factor = 12;      ///< train this many probes' worth before probing again
   static constexpr double k_prefer_smaller = 0.05; ///< a smaller team within 5% of the best wins
   static constexpr int k_max_backoff = 8;          ///< a confirmed choice is measured up to 8x less often
+  /// A new choice of fewer than all cores is checked again after this many probes' worth (not
+  /// k_exploit_factor): one burst of a neighbour during a probe (the window's first frames, a
+  /// software-GL frame) must not hold the run on one core for long. Confirmed, it backs off as usual.
+  static constexpr int k_recheck_factor = 3;
 
   /// max_threads >= 1; fixed > 0 disables measuring (team() is always `fixed`). Candidates: all
   /// threads, all but `reserve` (when that leaves at least 2), half (4 or more), one.

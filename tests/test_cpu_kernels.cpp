@@ -300,6 +300,45 @@ TEST_CASE("TeamSizer: measures every candidate, keeps the fastest, prefers a sma
     CHECK(probes > 0);
     CHECK(t.team() == 1);
   }
+  SUBCASE("a smaller team picked once is checked again soon; confirmed, it is measured less often") {
+    TeamSizer t(2);
+    const int probe_len = 2 * TeamSizer::k_probe_steps;
+    // One burst during the first probe: two threads look slow, one thread wins.
+    for (int i = 0; i < probe_len; ++i)
+      t.record(t.team() == 2 ? 3.0 : 1.0);
+    REQUIRE(!t.probing());
+    REQUIRE(t.team() == 1);
+    // The burst is over (two threads twice as fast): the recheck comes after k_recheck_factor
+    // probes' worth of steps, not k_exploit_factor.
+    int steps_on_one = 0;
+    while (t.team() == 1 && !t.probing() && steps_on_one < 10000) {
+      t.record(1.0);
+      ++steps_on_one;
+    }
+    CHECK(steps_on_one == TeamSizer::k_recheck_factor * probe_len);
+    for (int i = 0; i < probe_len; ++i)
+      t.record(t.team() == 2 ? 0.5 : 1.0);
+    CHECK(t.team() == 2);
+    // A neighbour that stays: one thread is picked, confirmed at the recheck, then kept longer.
+    TeamSizer busy(2);
+    for (int i = 0; i < probe_len; ++i)
+      busy.record(busy.team() == 2 ? 3.0 : 1.0);
+    int until_probe = 0;
+    while (!busy.probing() && until_probe < 10000) {
+      busy.record(1.0);
+      ++until_probe;
+    }
+    CHECK(until_probe == TeamSizer::k_recheck_factor * probe_len);
+    for (int i = 0; i < probe_len; ++i)
+      busy.record(busy.team() == 2 ? 3.0 : 1.0);
+    REQUIRE(busy.team() == 1);
+    until_probe = 0;
+    while (!busy.probing() && until_probe < 10000) {
+      busy.record(1.0);
+      ++until_probe;
+    }
+    CHECK(until_probe == 2 * TeamSizer::k_exploit_factor * probe_len); // backoff 2
+  }
 }
 
 TEST_CASE("the thread count never changes the weights: 1, 2 and 3 threads, measured or fixed") {
