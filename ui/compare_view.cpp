@@ -86,16 +86,7 @@ void open_compare(UiState& ui, CompareSessions& cs, const UiIntent& in) {
 std::string keep_b_path(const UiState& ui) {
   std::error_code ec;
   const fs::path folder = ui.confirm.keep_folder.empty() ? fs::temp_directory_path(ec) : fs::path(ui.confirm.keep_folder);
-  char stamp[32];
-  const std::time_t now = std::time(nullptr);
-  std::tm local{};
-  localtime_r(&now, &local);
-  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &local);
-  for (int n = 1;; ++n) {
-    char name[64];
-    std::snprintf(name, sizeof name, n > 1 ? "compare-B-%s-%d.redraw" : "compare-B-%s.redraw", stamp, n);
-    if (!fs::exists(folder / name, ec)) return (folder / name).string();
-  }
+  return unused_stamped_path(folder, "compare-B-");
 }
 
 /// Close compare, keeping B: B is written to a model file that run A then opens (A's own unsaved

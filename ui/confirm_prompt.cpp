@@ -123,13 +123,18 @@ std::string discard_copy_path(const ConfirmState& c, int keep) {
     fs::remove(old.front(), ec);
     old.erase(old.begin());
   }
+  return unused_stamped_path(c.keep_folder, "discarded-");
+}
+
+std::string unused_stamped_path(const fs::path& folder, const std::string& prefix) {
   char stamp[32];
   const std::time_t now = std::time(nullptr);
   std::tm local{};
   localtime_r(&now, &local);
   std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &local);
+  std::error_code ec;
   for (int n = 1;; ++n) {
-    const fs::path p = fs::path(c.keep_folder) / ("discarded-" + std::string(stamp) + numbered_suffix(n) + ".redraw");
+    const fs::path p = folder / (prefix + stamp + numbered_suffix(n) + ".redraw");
     if (!fs::exists(p, ec)) return p.string();
   }
 }

@@ -13,6 +13,9 @@
 /// GUI thread only; the state is plain data in UiState (STYLE 10).
 #include "ui/ui_state.h"
 
+#include <filesystem>
+#include <string>
+
 #include <string>
 #include <vector>
 
@@ -34,6 +37,9 @@ std::string save_destination(const UiState& ui);
 /// The copy Discard keeps: `<keep_folder>/discarded-<YYYYmmdd-HHMMSS>[-n].redraw`; "" when
 /// autosave is off. Older discarded copies beyond the newest `keep - 1` are removed.
 std::string discard_copy_path(const ConfirmState& c, int keep = 5);
+/// A .redraw path in `folder` that does not exist yet: PREFIX<date>-<time>.redraw, numbered
+/// (-2, -3, ...) when that is taken. Names sort by time.
+std::string unused_stamped_path(const std::filesystem::path& folder, const std::string& prefix);
 /// "horse.png - Redraw", with a leading '*' while the run has unsaved changes.
 std::string window_title(const UiState& ui);
 
