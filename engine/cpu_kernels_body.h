@@ -192,54 +192,37 @@ REDRAW_KERNEL_TARGET void thin_weight_grad(const float* g, const float* x, float
                                            int32_t out, int32_t c0, int32_t c1, bool accumulate) {
   if (c1 <= c0) return;
   const int32_t n = c1 - c0;
+  // dW = g^T x as acc[k][j] = sum over rows of thin[r][k] * wide[r][c0 + j]: the thin side is
+  // the output (g) or the input (x), the wide side the other.
+  const bool thin_out = out <= k_thin_width;
+  const float* thin = thin_out ? g : x;
+  const float* wide = thin_out ? x : g;
+  const int32_t nt = thin_out ? out : in, nw = thin_out ? in : out;
   // Rows are summed in blocks of k_thin_block (each block in row order, the blocks added in order):
   // a long float sum loses less than one running total over tens of thousands of rows.
   constexpr int64_t k_thin_block = 512;
-  if (out <= k_thin_width) { // dW[o][c0..c1) += g[r][o] * x[r][c0..c1), row after row
-    std::vector<float> acc(size_t(out) * size_t(n), 0.0f), part(acc.size());
-    for (int64_t b0 = 0; b0 < rows; b0 += k_thin_block) {
-      std::fill(part.begin(), part.end(), 0.0f);
-      for (int64_t r = b0; r < std::min(rows, b0 + k_thin_block); ++r) {
-        const float* xr = x + r * in + c0;
-        for (int32_t o = 0; o < out; ++o) {
-          const float go = g[r * out + o];
-          float* a = part.data() + size_t(o) * size_t(n);
-#pragma omp simd
-          for (int32_t i = 0; i < n; ++i)
-            a[i] += go * xr[i];
-        }
-      }
-      for (size_t k = 0; k < acc.size(); ++k)
-        acc[k] += part[k];
-    }
-    for (int32_t o = 0; o < out; ++o)
-      for (int32_t i = 0; i < n; ++i) {
-        float& d = dw[int64_t(o) * in + c0 + i];
-        d = accumulate ? d + acc[size_t(o) * size_t(n) + size_t(i)] : acc[size_t(o) * size_t(n) + size_t(i)];
-      }
-    return;
-  }
-  // in <= 4: dW[c0..c1)[i] += g[r][c0..c1) * x[r][i]
-  std::vector<float> acc(size_t(in) * size_t(n), 0.0f), part(acc.size());
+  std::vector<float> acc(size_t(nt) * size_t(n), 0.0f), part(acc.size());
   for (int64_t b0 = 0; b0 < rows; b0 += k_thin_block) {
     std::fill(part.begin(), part.end(), 0.0f);
     for (int64_t r = b0; r < std::min(rows, b0 + k_thin_block); ++r) {
-      const float* gr = g + r * out + c0;
-      for (int32_t i = 0; i < in; ++i) {
-        const float xi = x[r * in + i];
-        float* a = part.data() + size_t(i) * size_t(n);
+      const float* wr = wide + r * nw + c0;
+      for (int32_t k = 0; k < nt; ++k) {
+        const float tk = thin[r * nt + k];
+        float* a = part.data() + size_t(k) * size_t(n);
 #pragma omp simd
-        for (int32_t o = 0; o < n; ++o)
-          a[o] += gr[o] * xi;
+        for (int32_t j = 0; j < n; ++j)
+          a[j] += tk * wr[j];
       }
     }
-    for (size_t k = 0; k < acc.size(); ++k)
-      acc[k] += part[k];
+    for (size_t e = 0; e < acc.size(); ++e)
+      acc[e] += part[e];
   }
-  for (int32_t o = 0; o < n; ++o)
-    for (int32_t i = 0; i < in; ++i) {
-      float& d = dw[int64_t(c0 + o) * in + i];
-      d = accumulate ? d + acc[size_t(i) * size_t(n) + size_t(o)] : acc[size_t(i) * size_t(n) + size_t(o)];
+  for (int32_t k = 0; k < nt; ++k)
+    for (int32_t j = 0; j < n; ++j) {
+      // W is out x in: (k, c0 + j) when the output is thin, (c0 + j, k) when the input is.
+      float& d = thin_out ? dw[int64_t(k) * in + c0 + j] : dw[int64_t(c0 + j) * in + k];
+      const float v = acc[size_t(k) * size_t(n) + size_t(j)];
+      d = accumulate ? d + v : v;
     }
 }
 
