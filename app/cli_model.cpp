@@ -19,6 +19,13 @@
 namespace redraw::cli {
 
 namespace {
+
+/// The parameters' fingerprint as 16 hex digits.
+std::string fingerprint_hex(std::span<const float> params) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(parameter_fingerprint(params)));
+  return buf;
+}
 /// The parameters of snapshot K (0-based; -1 = the last), or the final weights when K is absent.
 const std::vector<float>& pick_params(const Checkpoint& c, const std::optional<int64_t>& k, const std::string& file,
                                       int64_t& step) {
@@ -97,6 +104,7 @@ int run_info(const InfoCommand& o) {
     nlohmann::json j = {{"config", to_json(c.config)},
                         {"preset", preset_label(c.config)},
                         {"parameters", parameter_count(c.config.model)},
+                        {"weights_fingerprint", fingerprint_hex(c.params)},
                         {"step", c.step},
                         {"seconds", c.seconds},
                         {"image_width", c.image_width},
@@ -114,7 +122,8 @@ int run_info(const InfoCommand& o) {
   }
   std::printf("model:       %s\n", o.model.c_str());
   std::printf("preset:      %s\n", preset_label(c.config).c_str());
-  std::printf("parameters:  %lld\n", static_cast<long long>(parameter_count(c.config.model)));
+  std::printf("parameters:  %lld (fingerprint %s)\n", static_cast<long long>(parameter_count(c.config.model)),
+              fingerprint_hex(c.params).c_str());
   std::printf("steps done:  %lld of %lld\n", static_cast<long long>(c.step),
               static_cast<long long>(c.config.training.steps));
   std::printf("trained for: %s\n", format_seconds(c.seconds).c_str());

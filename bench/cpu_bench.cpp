@@ -1,10 +1,13 @@
 /// CPU training throughput per preset, beside the OpenBLAS sgemm rate measured in the same run on
 /// the same matrix shapes (the chunks and layers of one training step).
-///   cpu_bench [--size N] [--seconds S] [--preset NAME]...
+///   cpu_bench [--size N] [--seconds S] [--threads T] [--preset-batch] [--preset NAME]...
+/// --threads: a fixed team (default: measured); --preset-batch: each preset's own CPU batch
+/// (default: full batch).
 /// Prints one table row per preset: steps/s, samples/s, the step's dense GFLOP/s (6 flops per
 /// weight per sample: forward, input gradient, weight gradient), the sgemm-only GFLOP/s for the
 /// same shapes, and their ratio (how close the step gets to its matrix products alone).
 #include "engine/cpu_backend.h"
+#include "engine/cpu_threads.h"
 #include "engine/trainer.h"
 
 #include <cblas.h>
@@ -78,25 +81,30 @@ int main(int argc, char** argv) {
   int32_t size = 128;
   double seconds = 3.0;
   std::vector<std::string> presets;
+  bool preset_batch = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--size") && i + 1 < argc) size = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--seconds") && i + 1 < argc) seconds = std::atof(argv[++i]);
+    else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) set_cpu_threads(std::atoi(argv[++i]));
+    else if (!std::strcmp(argv[i], "--preset-batch")) preset_batch = true;
     else if (!std::strcmp(argv[i], "--preset") && i + 1 < argc) presets.push_back(argv[++i]);
     else {
-      std::fprintf(stderr, "usage: cpu_bench [--size N] [--seconds S] [--preset NAME]...\n");
+      std::fprintf(stderr, "usage: cpu_bench [--size N] [--seconds S] [--threads T] [--preset-batch] [--preset NAME]...\n");
       return 2;
     }
   }
   if (presets.empty()) presets = {"classic", "siren", "fourier"};
   CpuBackend probe;
-  std::printf("CPU backend: %s; training size %dx%d, full batch, >= %.0f s per measurement\n\n",
-              probe.device_description().c_str(), size, size, seconds);
+  std::printf("CPU backend: %s; training size %dx%d, %s, >= %.0f s per measurement\n\n",
+              probe.device_description().c_str(), size, size, preset_batch ? "each preset's CPU batch" : "full batch",
+              seconds);
   std::printf("| preset  | params  | steps/s | samples/s  | step GFLOP/s | sgemm GFLOP/s (same shapes) | step / sgemm |\n");
   std::printf("|---------|---------|---------|------------|--------------|-----------------------------|--------------|\n");
   for (const auto& name : presets) {
     RunConfig cfg = load_preset(name);
     cfg.data.width = cfg.data.height = size;
-    cfg.training.batch_size = 0;
+    cfg.training.batch_size = preset_batch ? cfg.training.batch_for("cpu") : 0;
+    cfg.training.cpu_batch_size = -1;
     cfg.training.metrics_every = int64_t(1) << 40; // no PSNR pass inside the timing
     cfg.training.steps = int64_t(1) << 40;
     const Image img = prepare_training_image(default_image_path(), cfg.data);
@@ -110,10 +118,12 @@ int main(int argc, char** argv) {
       ++steps;
     } while (seconds_since(t0) < seconds);
     const double elapsed = seconds_since(t0);
-    const double samples = double(t.dataset().size());
+    const int64_t batch = t.config().training.batch_size;
+    const int64_t per_step = batch > 0 ? std::min<int64_t>(batch, t.dataset().size()) : t.dataset().size();
+    const double samples = double(per_step);
     const double sps = double(steps) / elapsed;
     const double gflops = double(step_flops_per_sample(t.config().model)) * samples * sps / 1e9;
-    const double gemm = sgemm_rate(t.config().model, t.dataset().size(), seconds);
+    const double gemm = sgemm_rate(t.config().model, per_step, seconds);
     std::printf("| %-7s | %7lld | %7.2f | %10.0f | %12.1f | %27.1f | %11.0f%% |\n", name.c_str(),
                 static_cast<long long>(parameter_count(t.config().model)), sps, sps * samples, gflops, gemm,
                 100.0 * gflops / gemm);

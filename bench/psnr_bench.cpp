@@ -31,7 +31,7 @@ using namespace redraw;
 namespace {
 
 struct Options {
-  std::string image = std::string(REDRAW_ASSET_DIR) + "/../../shared/images/chelsea.png";
+  std::string image = std::string(REDRAW_ASSET_DIR) + "/../tests/data/chelsea.png";
   int32_t width = 512, height = 512;
   std::vector<std::string> presets = {"instant", "fourier", "siren"};
   std::string backend = "cpu";

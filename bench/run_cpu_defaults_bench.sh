@@ -32,7 +32,7 @@ while [ $# -gt 0 ]; do
 done
 [ ${#parts[@]} -eq 0 ] && parts=(accuracy threads torch)
 export REDRAW_ASSETS="${REDRAW_ASSETS:-$PWD/assets}"
-images="${REDRAW_IMAGES:-../shared/images}"
+images="${REDRAW_IMAGES:-tests/data}"
 if [ -n "${REDRAW_BIN:-}" ]; then
   bin="$REDRAW_BIN"
 else

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The instant preset's benchmark (issue 13): training samples/s and time to 25/30/35 dB on a 512x512
-# colour photo (chelsea.png from shared/images, resized to 512x512) and on camera.png (512x512 grey,
+# colour photo (chelsea.png from tests/data, resized to 512x512) and on camera.png (512x512 grey,
 # native size), for instant against fourier and siren; then, where a GPU is found, the same on
 # CUDA, the throughput at batch 2^18 beside the same-run PyTorch hash grid (bench/torch_reference.py)
 # and the floors:
@@ -24,7 +24,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 export REDRAW_ASSETS="${REDRAW_ASSETS:-$PWD/assets}"
-images="${REDRAW_IMAGES:-../shared/images}"
+images="${REDRAW_IMAGES:-tests/data}"
 bash scripts/build.sh >/dev/null
 bin=build/bin
 out="${REDRAW_BENCH_OUT:-$bin/instant-results}"

@@ -10,7 +10,7 @@ seconds="${1:-3600}"
 redraw="${2:-build/bin/redraw}"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
-"$redraw" train ../shared/images/camera.png --preset siren --backend cpu --max-side 96 --steps 100000000 \
+"$redraw" train tests/data/camera.png --preset siren --backend cpu --max-side 96 --steps 100000000 \
   --time-limit "$seconds" --checkpoint-every 500 --snapshot-cap-mb 64 --out "$out/run" --quiet &
 pid=$!
 echo "seconds,rss_mib"

@@ -114,6 +114,19 @@ int64_t count_nonfinite(std::span<const float> v) {
   return n;
 }
 
+uint64_t parameter_fingerprint(std::span<const float> params) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (const float v : params) {
+    uint32_t bits = 0;
+    std::memcpy(&bits, &v, sizeof bits);
+    for (int b = 0; b < 4; ++b) {
+      h ^= (bits >> (8 * b)) & 0xffu;
+      h *= 0x100000001b3ull;
+    }
+  }
+  return h;
+}
+
 int64_t count_nonfinite(const Checkpoint& c) {
   int64_t n = count_nonfinite(c.params) + count_nonfinite(c.optimizer.first) + count_nonfinite(c.optimizer.second);
   for (const auto& s : c.snapshots) n += count_nonfinite(s.params);

@@ -60,6 +60,9 @@ struct Checkpoint {
 int64_t count_nonfinite(std::span<const float> v);
 /// Non-finite values in the weights, optimizer state and snapshots of `c`, all together.
 int64_t count_nonfinite(const Checkpoint& c);
+/// 64-bit FNV-1a of the parameters' fp32 bit patterns (little-endian bytes, in order): equal
+/// fingerprints mean bit-identical weights (what `info` prints to compare two runs).
+uint64_t parameter_fingerprint(std::span<const float> params);
 
 void save_checkpoint(const std::filesystem::path& file, const Checkpoint& ckpt);
 Checkpoint load_checkpoint(const std::filesystem::path& file);

@@ -79,26 +79,38 @@ void encode_input(const NetView& net, const float* coords, int64_t n, float* out
     encode_rows(net.model->encoding.params(), net.fourier_b, coords, n, out);
 }
 
-/// Row alignment of each thread's slice (keeps sgemm panels whole).
-constexpr int64_t k_row_align = 16;
+/// Rows per tile of the forward and input-gradient products. Every product is cut into these
+/// tiles whatever the team size: OpenBLAS kernels (Haswell's among them) round a row differently
+/// depending on where it falls in the call's M split, so a split that followed the thread count
+/// would change the bits with the load.
+constexpr int64_t k_tile_rows = 128;
+
+int64_t tiles_of(int64_t rows) { return (rows + k_tile_rows - 1) / k_tile_rows; }
+
+/// The tiles [first, last) of rows that thread t of nt owns: contiguous, and the same in every
+/// pass over the same rows, so a thread only ever reads rows it wrote itself.
+inline void own_tiles(int64_t rows, int t, int nt, int64_t& first, int64_t& last) {
+  thread_slice(tiles_of(rows), t, nt, 1, first, last);
+}
 
 /// Forward pass of `rows` encoded inputs; the outputs are ws.y.back(). Each thread multiplies its
-/// own rows (single-threaded sgemm) and applies bias + activation to them while they are in cache.
+/// own tiles (single-threaded sgemm, one call per tile) and applies bias + activation to each tile
+/// while it is in cache.
 void forward_rows(const NetView& net, CpuWorkspace& ws, const float* input, int64_t rows) {
   const auto& layers = *net.layers;
   const float omega = net.model->omega_0;
   const CpuKernels& kern = cpu_kernels();
 #pragma omp parallel
   {
-    const int t = omp_get_thread_num(), nt = omp_get_num_threads();
-    int64_t r0 = 0, r1 = 0;
-    thread_slice(rows, t, nt, k_row_align, r0, r1);
+    int64_t tile0 = 0, tile1 = 0;
+    own_tiles(rows, omp_get_thread_num(), omp_get_num_threads(), tile0, tile1);
     const float* x = input;
     for (size_t l = 0; l < layers.size(); ++l) {
       const DenseLayer& L = layers[l];
       float* z = ws.z[l].data();
       float* y = ws.y[l].data();
-      if (r1 > r0) {
+      for (int64_t tile = tile0; tile < tile1; ++tile) {
+        const int64_t r0 = tile * k_tile_rows, r1 = std::min(rows, r0 + k_tile_rows);
         if (is_thin_layer(L.in, L.out))
           kern.thin_forward(x, net.params + L.weight_offset, z, r0, r1, L.in, L.out);
         else
@@ -111,9 +123,11 @@ void forward_rows(const NetView& net, CpuWorkspace& ws, const float* input, int6
   }
 }
 
-/// Loss of the forward pass just run, and its gradient accumulated into grads (beta = 0 on the first
-/// chunk). inv_count = 1 / (samples in the whole batch * channels). Returns the chunk's loss sum.
-/// coords: the chunk's coordinates (the hash grid's backward pass needs them).
+/// Loss of the forward pass just run, and its gradient accumulated (beta = 0 on the first chunk):
+/// biases and a hash grid's table into grads, dense weights into ws.slots (reduce_weight_slots()
+/// adds them into grads after the last chunk). inv_count = 1 / (samples in the whole batch *
+/// channels). Returns the chunk's loss sum. coords: the chunk's coordinates (the hash grid's
+/// backward pass needs them).
 double backward_rows(const NetView& net, CpuWorkspace& ws, const float* coords, const float* input,
                      const float* targets, int64_t rows, const LossParams& loss, float inv_count, float* grads,
                      bool first_chunk, std::vector<float>& scratch) {
@@ -123,6 +137,7 @@ double backward_rows(const NetView& net, CpuWorkspace& ws, const float* coords, 
   const float* pred = ws.y.back().data();
   const CpuKernels& kern = cpu_kernels();
   const int64_t nb = blocks_of(rows);
+  const int64_t nslots = (rows + ws.slot_rows - 1) / ws.slot_rows;
   ws.partial.assign(size_t(nb), 0.0);
   int32_t widest = 1;
   for (const auto& L : layers) widest = std::max(widest, L.out);
@@ -143,17 +158,19 @@ double backward_rows(const NetView& net, CpuWorkspace& ws, const float* coords, 
       }
       ws.partial[size_t(blk)] = sum;
     }
-    int64_t r0 = 0, r1 = 0;
-    thread_slice(rows, t, nt, k_row_align, r0, r1);
+    int64_t tile0 = 0, tile1 = 0;
+    own_tiles(rows, t, nt, tile0, tile1);
     int cur = 0;
     for (size_t li = layers.size(); li-- > 0;) {
       const DenseLayer& L = layers[li];
       float* g = bufs[cur];
-      // dZ = dY * act'(z): each thread its own rows (which it also produced in the step before).
-      if (r1 > r0)
+      // dZ = dY * act'(z): each thread its own tiles (which it also produced in the step before).
+      for (int64_t tile = tile0; tile < tile1; ++tile) {
+        const int64_t r0 = tile * k_tile_rows, r1 = std::min(rows, r0 + k_tile_rows);
         kern.activation_backward(L.activation, g, ws.z[li].data(), ws.y[li].data(), r0 * L.out, r1 * L.out, omega);
-        // The layer's one synchronisation point: below, every thread reads all rows of dZ and X.
-        // (Each sync costs a scheduler wake-up when the machine is busy: they are kept few.)
+      }
+      // The layer's one synchronisation point: below, every thread reads all rows of dZ and X.
+      // (Each sync costs a scheduler wake-up when the machine is busy: they are kept few.)
 #pragma omp barrier
       // Bias gradient, each thread its own columns: per column, fixed 512-row blocks each summed
       // in row order, the blocks added in order (thread-count independent).
@@ -176,32 +193,30 @@ double backward_rows(const NetView& net, CpuWorkspace& ws, const float* coords, 
             db[j] += acc[j];
         }
       }
-      // Weight gradient dW = dZ^T X, split over the longer of its two sides.
+      // Weight gradient dW = dZ^T X: one partial per slot of rows (whichever thread takes it),
+      // accumulated over the chunks; reduce_weight_slots() adds the slots in order.
       const float* x = li == 0 ? input : ws.y[li - 1].data();
-      float* dw = grads + L.weight_offset;
       const float beta = first_chunk ? 0.0f : 1.0f;
-      int64_t c0 = 0, c1 = 0;
-      if (is_thin_layer(L.in, L.out)) {
-        const int32_t wide = L.out <= k_thin_width ? L.in : L.out;
-        thread_slice(wide, t, nt, 1, c0, c1);
-        kern.thin_weight_grad(g, x, dw, rows, L.in, L.out, int32_t(c0), int32_t(c1), !first_chunk);
-      } else if (L.out >= L.in) {
-        thread_slice(L.out, t, nt, 1, c0, c1);
-        if (c1 > c0)
-          cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, int(c1 - c0), L.in, int(rows), 1.0f, g + c0, L.out, x,
-                      L.in, beta, dw + c0 * L.in, L.in);
-      } else {
-        thread_slice(L.in, t, nt, 1, c0, c1);
-        if (c1 > c0)
-          cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, L.out, int(c1 - c0), int(rows), 1.0f, g, L.out, x + c0,
-                      L.in, beta, dw + c0, L.in);
+#pragma omp for schedule(static) nowait
+      for (int64_t slot = 0; slot < nslots; ++slot) {
+        const int64_t s0 = slot * ws.slot_rows, s1 = std::min(rows, s0 + ws.slot_rows);
+        float* part = ws.slots.data() + slot * ws.slot_floats + ws.slot_offset[li];
+        if (is_thin_layer(L.in, L.out))
+          kern.thin_weight_grad(g + s0 * L.out, x + s0 * L.in, part, s1 - s0, L.in, L.out, 0,
+                                L.out <= k_thin_width ? L.in : L.out, !first_chunk);
+        else
+          cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, L.out, L.in, int(s1 - s0), 1.0f, g + s0 * L.out, L.out,
+                      x + s0 * L.in, L.in, beta, part, L.in);
       }
-      // Input gradient for the layer below (or the hash grid): each thread its own rows.
-      if ((li > 0 || net.grid) && r1 > r0 && is_thin_layer(L.in, L.out))
-        kern.thin_input_grad(g, net.params + L.weight_offset, bufs[1 - cur], r0, r1, L.in, L.out);
-      else if ((li > 0 || net.grid) && r1 > r0)
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(r1 - r0), L.in, L.out, 1.0f, g + r0 * L.out, L.out,
-                    net.params + L.weight_offset, L.in, 0.0f, bufs[1 - cur] + r0 * L.in, L.in);
+      // Input gradient for the layer below (or the hash grid): each thread its own tiles.
+      for (int64_t tile = tile0; (li > 0 || net.grid) && tile < tile1; ++tile) {
+        const int64_t r0 = tile * k_tile_rows, r1 = std::min(rows, r0 + k_tile_rows);
+        if (is_thin_layer(L.in, L.out))
+          kern.thin_input_grad(g, net.params + L.weight_offset, bufs[1 - cur], r0, r1, L.in, L.out);
+        else
+          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(r1 - r0), L.in, L.out, 1.0f, g + r0 * L.out,
+                      L.out, net.params + L.weight_offset, L.in, 0.0f, bufs[1 - cur] + r0 * L.in, L.in);
+      }
       // No barrier here: the next layer's barrier comes before anything reads another thread's
       // rows or writes what this layer's weight gradient reads.
       cur = 1 - cur;
@@ -212,6 +227,25 @@ double backward_rows(const NetView& net, CpuWorkspace& ws, const float* coords, 
   double loss_sum = 0;
   for (double p : ws.partial) loss_sum += p;
   return loss_sum;
+}
+
+/// grads' dense weights = the sum of the slots' partials from backward_rows(), slot by slot in
+/// order. `rows`: the rows of the first (largest) chunk of the batch, which touched every slot used.
+void reduce_weight_slots(const std::vector<DenseLayer>& layers, const CpuWorkspace& ws, int64_t rows, float* grads) {
+  const int64_t used = (rows + ws.slot_rows - 1) / ws.slot_rows;
+#pragma omp parallel
+  for (size_t li = 0; li < layers.size(); ++li) {
+    const DenseLayer& L = layers[li];
+    const float* part = ws.slots.data() + ws.slot_offset[li];
+    float* dw = grads + L.weight_offset;
+#pragma omp for schedule(static) nowait
+    for (int64_t e = 0; e < int64_t(L.in) * L.out; ++e) {
+      float v = part[e];
+      for (int64_t slot = 1; slot < used; ++slot)
+        v += part[slot * ws.slot_floats + e];
+      dw[e] = v;
+    }
+  }
 }
 
 void optimizer_all(const OptimizerSpec& opt, float* params, const float* grads, float* first, float* second,
@@ -269,6 +303,18 @@ void CpuWorkspace::reserve(const std::vector<DenseLayer>& layers, int32_t encodi
   resize_checked(input, n * encoding_width, "encoded inputs");
   resize_checked(grad_a, n * widest, "gradients");
   resize_checked(grad_b, n * widest, "gradients");
+  slot_offset.assign(layers.size(), 0);
+  slot_floats = 0;
+  for (size_t l = 0; l < layers.size(); ++l) {
+    slot_offset[l] = slot_floats;
+    slot_floats += int64_t(layers[l].in) * layers[l].out;
+  }
+  // k_slot_rows per slot, or more when that many slots would not fit in k_max_slot_bytes (wide
+  // networks): the count follows the network and the chunk, never the team.
+  const int64_t fit = std::max<int64_t>(1, k_max_slot_bytes / (std::max<int64_t>(1, slot_floats) * 4));
+  const int64_t count = std::min((n + k_slot_rows - 1) / k_slot_rows, fit);
+  slot_rows = std::max(k_slot_rows, (n + count - 1) / count);
+  resize_checked(slots, slot_floats * ((n + slot_rows - 1) / slot_rows), "weight-gradient slots");
 }
 
 /// The bound training state.
@@ -429,6 +475,7 @@ void CpuBackend::train_step_impl(const StepArgs& args) {
                               s.grads.data(), r0 == 0, s.scratch);
     s.profile.backward_s += lap(mark);
   }
+  reduce_weight_slots(s.layers, s.ws, std::min(s.ws.rows, total), s.grads.data());
   optimizer_ranges(s.setup.optimizer, s.params.data(), s.grads.data(), s.first.empty() ? nullptr : s.first.data(),
                    s.second.empty() ? nullptr : s.second.data(), int64_t(s.params.size()), args.learning_rate,
                    args.bias_step(), s.table_floats);
@@ -537,6 +584,7 @@ double CpuBackend::loss_and_gradients_impl(const ModelSpec& model, const LossPar
     sum += backward_rows(net, ws, coords + 2 * r0, ws.input.data(), targets + r0 * C, rows, loss, inv_count,
                          grads.data(), r0 == 0, scratch);
   }
+  reduce_weight_slots(layers, ws, std::min(ws.rows, n), grads.data());
   return sum / (double(n) * C);
 }
 

@@ -5,14 +5,21 @@
 ///   every core with OpenMP.
 /// - The batch is processed in fixed chunks of rows, so memory stays bounded for any image size
 ///   and gradients accumulate in the same order every run.
-/// - Deterministic: every reduction (bias gradients, loss, MSE) uses a fixed blocking that does not
-///   depend on the thread count, so the same seed gives bit-identical parameters.
+/// - Deterministic: every product is cut into pieces whose shapes follow the network and the
+///   chunk, never the thread count (row tiles for the forward and input-gradient products, row
+///   slots for the weight gradients), and every reduction adds its pieces in a fixed order. The
+///   same seed gives bit-identical parameters at any team size and load, whatever split the BLAS
+///   kernel would make of a call.
 #include "engine/backend.h"
 #include "engine/model_spec.h"
 
 #include <memory>
 
 namespace redraw {
+
+/// Rows per weight-gradient slot (CpuWorkspace::slots), and the most memory the slots may take.
+constexpr int64_t k_slot_rows = 512;
+constexpr int64_t k_max_slot_bytes = int64_t(256) << 20;
 
 /// Forward/backward buffers for up to `rows` samples of one network shape.
 struct CpuWorkspace {
@@ -21,6 +28,12 @@ struct CpuWorkspace {
   std::vector<std::vector<float>> z, y;  ///< per dense layer: rows x out (pre- and post-activation)
   std::vector<float> grad_a, grad_b;     ///< rows x max width, ping-pong for dL/dY
   std::vector<double> partial;           ///< per-block partial sums
+  /// Dense weights' gradient, one partial per slot of slot_rows rows of a chunk (slot k of every
+  /// chunk accumulates into the same partial); the slots are added in order at the end of a pass.
+  std::vector<float> slots;
+  std::vector<int64_t> slot_offset; ///< per dense layer: where its weights start within a slot
+  int64_t slot_floats = 0;          ///< one slot's size: every dense layer's in x out
+  int64_t slot_rows = 0;
   void reserve(const std::vector<DenseLayer>& layers, int32_t encoding_width, int64_t rows);
 };
 

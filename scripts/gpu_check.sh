@@ -53,7 +53,7 @@ pack_from_build() {
       *) cp -L "$path" "$dir/lib/" ;;
       esac
     done
-  cp ../shared/images/*.png "$dir/samples/" 2>/dev/null || echo "gpu_check pack: no sample images in ../shared/images"
+  cp tests/data/*.png "$dir/samples/"
   git rev-parse HEAD >"$dir/REVISION" 2>/dev/null || echo unknown >"$dir/REVISION"
   rm -rf "$out"
   mkdir -p "$out"

@@ -32,7 +32,8 @@ export ASAN_SYMBOLIZER_PATH="$(command -v llvm-symbolizer || command -v llvm-sym
 echo "sanitize: ctest under ASan + UBSan"
 # The install and package checks run in the first stage; an installed, instrumented GUI would
 # report the GL driver's leaks without the suppression set-up of the build tree's GUI tests.
-(cd build-asan && ctest --output-on-failure -j"$(nproc)" -LE packaging "$@")
+# The kernel-family reruns (label kernels) belong to the first stage.
+(cd build-asan && ctest --output-on-failure -j"$(nproc)" -LE "packaging|kernels" "$@")
 
 seconds="${REDRAW_FUZZ_SECONDS:-60}"
 mkdir -p build-asan/fuzz-artifacts

@@ -3,7 +3,7 @@
 # file or option at fault, and the files `train` writes. Usage: cli_contract.sh path/to/redraw
 set -u
 redraw="$1"
-samples="$(cd "$(dirname "$0")/../../shared/images" && pwd)"
+samples="$(cd "$(dirname "$0")/data" && pwd)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 failures=0

@@ -5,7 +5,7 @@
 # Usage: cli_timelapse.sh path/to/redraw
 set -u
 redraw="$1"
-samples="$(cd "$(dirname "$0")/../../shared/images" && pwd)"
+samples="$(cd "$(dirname "$0")/data" && pwd)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 failures=0

@@ -4,7 +4,7 @@
 # Usage: fault_tests.sh path/to/redraw
 set -u
 redraw="$1"
-samples="$(cd "$(dirname "$0")/../../shared/images" && pwd)"
+samples="$(cd "$(dirname "$0")/data" && pwd)"
 work="$(mktemp -d)"
 pids=()
 cleanup() {

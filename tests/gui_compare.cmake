@@ -20,7 +20,7 @@ add_test(NAME gui_compare_runs
                  sh -c "rm -rf '${WORK}' && mkdir -p '${WORK}' && cd '${WORK}' && exec \"$0\" \"$@\""
                  ${REDRAW_XVFB_RUN} -a -s "-screen 0 1600x1000x24"
                  $<TARGET_FILE:redraw> gui ${CMAKE_SOURCE_DIR}/assets/default.png
-                 --preset ${CMAKE_CURRENT_LIST_DIR}/gui_tiny.json --backend cpu
+                 --preset ${CMAKE_CURRENT_LIST_DIR}/gui_compare.json --backend cpu
                  --test-script ${_cmp_dir}/compare_runs.txt)
 set_tests_properties(gui_compare_runs PROPERTIES TIMEOUT 400 RESOURCE_LOCK xvfb LABELS gui
                      FIXTURES_SETUP gui_compare_shots)

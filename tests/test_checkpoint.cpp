@@ -194,3 +194,14 @@ TEST_CASE("a model trained with the largest seed saves and loads again") {
     CHECK(back.params == t.checkpoint().params);
   }
 }
+
+TEST_CASE("parameter_fingerprint: FNV-1a of the fp32 bytes; one flipped bit changes it") {
+  // Reference values computed independently (Python: struct.pack('<f') bytes through FNV-1a 64).
+  CHECK(parameter_fingerprint({}) == 0xcbf29ce484222325ull);
+  const std::vector<float> a = {1.0f, -2.5f};
+  CHECK(parameter_fingerprint(a) == 0x09e629ee2dfdb3f8ull);
+  std::vector<float> b = a;
+  b[1] = std::nextafter(b[1], 0.0f);
+  CHECK(parameter_fingerprint(b) != parameter_fingerprint(a));
+  CHECK(parameter_fingerprint(std::vector<float>{-2.5f, 1.0f}) != parameter_fingerprint(a));
+}

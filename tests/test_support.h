@@ -47,7 +47,7 @@ inline std::filesystem::path data_dir(const char* env, const char* fallback) {
   const char* v = std::getenv(env);
   return std::filesystem::path(v && *v ? v : fallback);
 }
-/// A sample image from ../shared/images (or $REDRAW_SAMPLE_DIR, e.g. a packed copy on a GPU machine).
+/// A sample image from tests/data (or $REDRAW_SAMPLE_DIR, e.g. a packed copy on a GPU machine).
 inline std::filesystem::path sample(const std::string& name) {
   return data_dir("REDRAW_SAMPLE_DIR", REDRAW_SAMPLE_DIR) / name;
 }
