@@ -1,8 +1,8 @@
 /// CPU training throughput per preset, beside the OpenBLAS sgemm rate measured in the same run on
 /// the same matrix shapes (the chunks and layers of one training step).
-///   cpu_bench [--size N] [--seconds S] [--threads T] [--preset-batch] [--preset NAME]...
+///   cpu_bench [--size N] [--seconds S] [--threads T] [--preset-batch] [--no-sgemm] [--preset NAME]...
 /// --threads: a fixed team (default: measured); --preset-batch: each preset's own CPU batch
-/// (default: full batch).
+/// (default: full batch); --no-sgemm: training only (the sgemm columns print 0).
 /// Prints one table row per preset: steps/s, samples/s, the step's dense GFLOP/s (6 flops per
 /// weight per sample: forward, input gradient, weight gradient), the sgemm-only GFLOP/s for the
 /// same shapes, and their ratio (how close the step gets to its matrix products alone).
@@ -81,15 +81,16 @@ int main(int argc, char** argv) {
   int32_t size = 128;
   double seconds = 3.0;
   std::vector<std::string> presets;
-  bool preset_batch = false;
+  bool preset_batch = false, sgemm = true;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--size") && i + 1 < argc) size = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--seconds") && i + 1 < argc) seconds = std::atof(argv[++i]);
     else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) set_cpu_threads(std::atoi(argv[++i]));
     else if (!std::strcmp(argv[i], "--preset-batch")) preset_batch = true;
+    else if (!std::strcmp(argv[i], "--no-sgemm")) sgemm = false;
     else if (!std::strcmp(argv[i], "--preset") && i + 1 < argc) presets.push_back(argv[++i]);
     else {
-      std::fprintf(stderr, "usage: cpu_bench [--size N] [--seconds S] [--threads T] [--preset-batch] [--preset NAME]...\n");
+      std::fprintf(stderr, "usage: cpu_bench [--size N] [--seconds S] [--threads T] [--preset-batch] [--no-sgemm] [--preset NAME]...\n");
       return 2;
     }
   }
@@ -123,10 +124,10 @@ int main(int argc, char** argv) {
     const double samples = double(per_step);
     const double sps = double(steps) / elapsed;
     const double gflops = double(step_flops_per_sample(t.config().model)) * samples * sps / 1e9;
-    const double gemm = sgemm_rate(t.config().model, per_step, seconds);
+    const double gemm = sgemm ? sgemm_rate(t.config().model, per_step, seconds) : 0.0;
     std::printf("| %-7s | %7lld | %7.2f | %10.0f | %12.1f | %27.1f | %11.0f%% |\n", name.c_str(),
                 static_cast<long long>(parameter_count(t.config().model)), sps, sps * samples, gflops, gemm,
-                100.0 * gflops / gemm);
+                gemm > 0 ? 100.0 * gflops / gemm : 0.0);
     std::fflush(stdout);
   }
   return 0;
