@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,13 @@ using clock_type = std::chrono::steady_clock;
 namespace {
 
 double seconds_since(clock_type::time_point t) { return std::chrono::duration<double>(clock_type::now() - t).count(); }
+
+/// CPU seconds this process has used (all threads).
+double process_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
 
 /// Runs exactly the sgemm calls of one training step (every chunk, every layer, forward and backward).
 double sgemm_rate(const ModelSpec& model, int64_t samples, double min_seconds) {
@@ -99,8 +107,8 @@ int main(int argc, char** argv) {
   std::printf("CPU backend: %s; training size %dx%d, %s, >= %.0f s per measurement\n\n",
               probe.device_description().c_str(), size, size, preset_batch ? "each preset's CPU batch" : "full batch",
               seconds);
-  std::printf("| preset  | params  | steps/s | samples/s  | step GFLOP/s | sgemm GFLOP/s (same shapes) | step / sgemm |\n");
-  std::printf("|---------|---------|---------|------------|--------------|-----------------------------|--------------|\n");
+  std::printf("| preset  | params  | steps/s | samples/s  | step GFLOP/s | sgemm GFLOP/s (same shapes) | step / sgemm | CPU ms/step |\n");
+  std::printf("|---------|---------|---------|------------|--------------|-----------------------------|--------------|-------------|\n");
   for (const auto& name : presets) {
     RunConfig cfg = load_preset(name);
     cfg.data.width = cfg.data.height = size;
@@ -114,20 +122,22 @@ int main(int argc, char** argv) {
     t.step();
     int64_t steps = 0;
     const auto t0 = clock_type::now();
+    const double cpu0 = process_cpu_seconds();
     do {
       t.step();
       ++steps;
     } while (seconds_since(t0) < seconds);
     const double elapsed = seconds_since(t0);
+    const double cpu_per_step = (process_cpu_seconds() - cpu0) / double(steps);
     const int64_t batch = t.config().training.batch_size;
     const int64_t per_step = batch > 0 ? std::min<int64_t>(batch, t.dataset().size()) : t.dataset().size();
     const double samples = double(per_step);
     const double sps = double(steps) / elapsed;
     const double gflops = double(step_flops_per_sample(t.config().model)) * samples * sps / 1e9;
     const double gemm = sgemm ? sgemm_rate(t.config().model, per_step, seconds) : 0.0;
-    std::printf("| %-7s | %7lld | %7.2f | %10.0f | %12.1f | %27.1f | %11.0f%% |\n", name.c_str(),
+    std::printf("| %-7s | %7lld | %7.2f | %10.0f | %12.1f | %27.1f | %11.0f%% | %11.2f |\n", name.c_str(),
                 static_cast<long long>(parameter_count(t.config().model)), sps, sps * samples, gflops, gemm,
-                gemm > 0 ? 100.0 * gflops / gemm : 0.0);
+                gemm > 0 ? 100.0 * gflops / gemm : 0.0, 1e3 * cpu_per_step);
     std::fflush(stdout);
   }
   return 0;
