@@ -189,6 +189,9 @@ bool apply_intent(UiState& ui, TrainingSession& session, const UiIntent& in) {
     session.load(std::move(req));
     break;
   }
+  case IntentKind::StopAt:
+    session.set_stop_at(in.a);
+    break;
   case IntentKind::ApplySchedule:
     if (st.has_run) session.set_schedule(ui.edit.config.schedule, ui.edit.config.training.steps);
     break;

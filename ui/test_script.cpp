@@ -220,6 +220,8 @@ void run_test_script(TestScript& s, UiState& ui) {
     } else if (cmd == "resume_here") {
       if (!ui.timelapse.active) return fail("no frame is scrubbed");
       ui.push(IntentKind::BranchFromFrame, {}, ui.timelapse.wanted_step());
+    } else if (cmd == "stop_at") { // stop_at STEP: training pauses by itself at STEP
+      ui.push(IntentKind::StopAt, {}, std::stoll(arg));
     } else if (cmd == "switch_line") {
       ui.push(IntentKind::SwitchLine, {}, std::stoll(arg));
     } else if (cmd == "exec") {

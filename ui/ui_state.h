@@ -51,6 +51,7 @@ enum class IntentKind : int32_t {
   CloseCompare,    ///< a = 0: back to run A alone (B's unsaved work is kept as a copy); a = 1: keep B
                    ///< (A opens B's model; A's unsaved work goes through the Save / Discard prompt)
   ExportCompare,   ///< text = destination .png, a = width, b = height (of each run's picture)
+  StopAt,          ///< a = step: training pauses by itself when it reaches this step (-1: no stop)
   Quit,
 };
 
