@@ -3,6 +3,7 @@
 #include "app/cli_common.h"
 #include "engine/atomic_file.h"
 #include "engine/errors.h"
+#include "engine/model_check.h"
 #include "engine/spectrum_history.h"
 #include "engine/preset_match.h"
 #include "engine/trainer.h"
@@ -202,7 +203,7 @@ int run_train(const TrainCommand& o) {
   RunConfig config;
   std::optional<Checkpoint> resume;
   if (!o.resume.empty()) {
-    resume = load_checkpoint(o.resume);
+    resume = open_model(o.resume);
     if (!o.config.empty() || !o.preset.empty())
       print_note("--resume: the network comes from " + o.resume + "; --preset/--config are ignored");
     config = resume->config;

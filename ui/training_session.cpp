@@ -3,6 +3,7 @@
 
 #include "engine/comparison.h"
 #include "engine/errors.h"
+#include "engine/model_check.h"
 #include "engine/render_export.h"
 #include "engine/renderer.h"
 #include "engine/trainer.h"
@@ -356,7 +357,7 @@ void TrainingSession::do_load(const LoadRequest& req) {
     std::optional<Checkpoint> ckpt;
     std::string image = req.image;
     if (!req.model.empty()) {
-      ckpt = load_checkpoint(req.model);
+      ckpt = open_model(req.model);
       config = ckpt->config;
       config.data.width = ckpt->image_width;
       config.data.height = ckpt->image_height;
