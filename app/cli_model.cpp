@@ -106,12 +106,8 @@ int run_info(const InfoCommand& o) {
   const int64_t nonfinite = count_nonfinite(c);
   const std::string model_name = escape_control(o.model);
   const auto fail = [&] {
-    if (nonfinite > 0)
-      print_error(model_name + ": " + std::to_string(nonfinite) +
-                  " weights are not finite; the model cannot be rendered or resumed");
-    else
-      print_error(model_name + ": " + issues.front().field + ": " + elide(issues.front().what, 300) +
-                  "; the model cannot be rendered or resumed");
+    print_error(model_name + ": " + issues.front().field + ": " + elide(issues.front().what, 300) +
+                "; the model cannot be rendered or resumed");
     return k_exit_failure;
   };
   if (o.json) {
@@ -134,7 +130,7 @@ int run_info(const InfoCommand& o) {
                         {"lr_scale", c.lr_scale},
                         {"recoveries", c.recoveries.size()}};
     // JSON escapes control characters; bytes that are not UTF-8 become U+FFFD.
-    std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    std::printf("%s\n", j.dump(2, ' ', true, nlohmann::json::error_handler_t::replace).c_str());
     return issues.empty() ? k_exit_ok : fail();
   }
   // Names and paths from the file are printed escaped and shortened: a crafted one cannot send
@@ -166,7 +162,8 @@ int run_info(const InfoCommand& o) {
     std::printf("weights:     DAMAGED: %lld values are NaN or infinite (the run that wrote it diverged)\n",
                 static_cast<long long>(nonfinite));
   for (const auto& i : issues) std::printf("problem:     %s: %s\n", i.field.c_str(), elide(i.what, 300).c_str());
-  std::printf("config:\n%s\n", to_json(c.config).dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+  // ensure_ascii: C1 controls (U+0080..U+009F) are escaped too
+  std::printf("config:\n%s\n", to_json(c.config).dump(2, ' ', true, nlohmann::json::error_handler_t::replace).c_str());
   return issues.empty() ? k_exit_ok : fail();
 }
 
