@@ -4,6 +4,7 @@
 #include "engine/atomic_file.h"
 #include "engine/errors.h"
 #include "engine/model_check.h"
+#include "engine/path_problem.h"
 #include "engine/spectrum_history.h"
 #include "engine/preset_match.h"
 #include "engine/trainer.h"
@@ -296,7 +297,7 @@ int run_train(const TrainCommand& o) {
         }
         if (o.checkpoint_every > 0 && trainer.current_step() % o.checkpoint_every == 0 &&
             trainer.current_step() != last_saved) {
-          if (save_checkpoint_retrying(trainer, spectrum, out_dir, o.image)) {
+          if (save_checkpoint_retrying(trainer, spectrum, out_dir, absolute_path(o.image))) {
             out.keep();
             last_saved = trainer.current_step();
           }
@@ -322,7 +323,7 @@ int run_train(const TrainCommand& o) {
   if (!o.quiet) progress.finish(describe(final_row, double(trainer.current_step() - start) / std::max(1e-9, wall)));
 
   try {
-    save_run(trainer, spectrum, out_dir, o.image);
+    save_run(trainer, spectrum, out_dir, absolute_path(o.image)); // found again from any folder
   } catch (const IoError& e) {
     throw IoError(std::string(e.what()) + " (the results were not saved; " +
                   (last_saved >= 0 ? "the checkpoint of step " + std::to_string(last_saved) + " is kept"

@@ -1,5 +1,6 @@
 #include "engine/atomic_file.h"
 
+#include "engine/path_problem.h"
 #include "engine/errors.h"
 
 #include <atomic>
@@ -87,7 +88,7 @@ AtomicFileWriter::AtomicFileWriter(std::filesystem::path target) : m_target(std:
   m_file = std::fopen(m_temp.c_str(), "wb");
   if (!m_file) {
     const int err = errno;
-    if (!std::filesystem::is_directory(folder, ec)) fail("folder does not exist");
+    if (const std::string why = folder_problem(m_target); !why.empty()) fail(why);
     fail(std::string("cannot create file: ") + std::strerror(err));
   }
 }

@@ -166,3 +166,22 @@ Checkpoint open_model(const std::filesystem::path& file) {
 }
 
 } // namespace redraw
+
+namespace redraw {
+
+std::string find_source_image(const std::string& stored, const std::filesystem::path& model_file) {
+  if (stored.empty()) return {};
+  namespace fs = std::filesystem;
+  const auto is_file = [](const fs::path& p) {
+    std::error_code ec;
+    return fs::is_regular_file(p, ec);
+  };
+  const fs::path s(stored);
+  if (is_file(s)) return stored;
+  const fs::path dir = model_file.has_parent_path() ? model_file.parent_path() : fs::path(".");
+  if (s.is_relative() && is_file(dir / s)) return (dir / s).string();
+  if (s.has_filename() && is_file(dir / s.filename())) return (dir / s.filename()).string();
+  return {};
+}
+
+} // namespace redraw

@@ -42,3 +42,12 @@ Checkpoint open_model(const std::filesystem::path& file);
 bool is_valid_utf8(std::string_view s);
 
 } // namespace redraw
+
+namespace redraw {
+
+/// Where the image a model was trained on is now: `stored` (its META.source_image) as it is,
+/// then, for a model opened from elsewhere, beside the model (`stored` relative to the model's
+/// folder, then the file name alone in that folder). "" when none of these is a file.
+std::string find_source_image(const std::string& stored, const std::filesystem::path& model_file);
+
+} // namespace redraw

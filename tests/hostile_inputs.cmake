@@ -2,3 +2,12 @@
 # signals and missing homes. Shell tests, each one command over the built redraw.
 add_test(NAME hostile_models COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/hostile_models.sh $<TARGET_FILE:redraw>)
 set_tests_properties(hostile_models PROPERTIES ENVIRONMENT "REDRAW_ASSETS=${CMAKE_SOURCE_DIR}/assets" TIMEOUT 300)
+
+# The GUI's open path against crafted models, a 1x5000 run scrubbed, and very long text
+# (screenshots in build/gui_test/hostile/).
+if(REDRAW_GUI AND REDRAW_XVFB_RUN)
+  add_test(NAME gui_hostile
+           COMMAND ${CMAKE_COMMAND} -E env "REDRAW_ASSETS=${CMAKE_SOURCE_DIR}/assets" ${REDRAW_TEST_LD_PRELOAD_ENV}
+                   bash ${CMAKE_CURRENT_SOURCE_DIR}/gui_hostile.sh $<TARGET_FILE:redraw> ${CMAKE_BINARY_DIR}/gui_test/hostile)
+  set_tests_properties(gui_hostile PROPERTIES TIMEOUT 600 RESOURCE_LOCK xvfb)
+endif()

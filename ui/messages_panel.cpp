@@ -40,7 +40,7 @@ void draw_messages(UiState& ui) {
                      ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav);
     ImGui::PushTextWrapPos(max_w - style.WindowPadding.x * 2);
     ImGui::TextUnformatted(m.error ? "Error" : "Notice");
-    bounded_text(m.text, 600);
+    bounded_text(m.text, 600, true); // the cause is at the end
     ImGui::PopTextWrapPos();
     if (ImGui::SmallButton("Dismiss")) close = int(i);
     ImGui::SameLine();
