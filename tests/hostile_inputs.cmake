@@ -11,3 +11,14 @@ if(REDRAW_GUI AND REDRAW_XVFB_RUN)
                    bash ${CMAKE_CURRENT_SOURCE_DIR}/gui_hostile.sh $<TARGET_FILE:redraw> ${CMAKE_BINARY_DIR}/gui_test/hostile)
   set_tests_properties(gui_hostile PROPERTIES TIMEOUT 600 RESOURCE_LOCK xvfb)
 endif()
+
+# 1x5000, 5000x1 and 1x1 through every render, compare, timelapse and export path (and, with a
+# GUI, its spectrum and neuron-map views; screenshots in build/gui_test/aspect/).
+set(_aspect_gui_dir "")
+if(REDRAW_GUI AND REDRAW_XVFB_RUN)
+  set(_aspect_gui_dir ${CMAKE_BINARY_DIR}/gui_test/aspect)
+endif()
+add_test(NAME aspect_ratios
+         COMMAND ${CMAKE_COMMAND} -E env "REDRAW_ASSETS=${CMAKE_SOURCE_DIR}/assets" ${REDRAW_TEST_LD_PRELOAD_ENV}
+                 bash ${CMAKE_CURRENT_SOURCE_DIR}/aspect_ratios.sh $<TARGET_FILE:redraw> ${_aspect_gui_dir})
+set_tests_properties(aspect_ratios PROPERTIES TIMEOUT 900 RESOURCE_LOCK xvfb)
