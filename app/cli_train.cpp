@@ -3,6 +3,7 @@
 #include "app/cli_common.h"
 #include "engine/atomic_file.h"
 #include "engine/errors.h"
+#include "engine/folder_lock.h"
 #include "engine/model_check.h"
 #include "engine/path_problem.h"
 #include "engine/spectrum_history.h"
@@ -238,6 +239,7 @@ int run_train(const TrainCommand& o) {
   // Only now that the image, the config and the backend are good: a failed run leaves no empty folder.
   OutputFolder out(o.out);
   const std::filesystem::path& out_dir = out.path();
+  const FolderLock lock(out_dir, "redraw train " + o.image); // one writer per folder (released before `out`)
   check_writable_destination(out_dir / "model.redraw");
 
   const int64_t total = config.training.steps;

@@ -22,3 +22,7 @@ add_test(NAME aspect_ratios
          COMMAND ${CMAKE_COMMAND} -E env "REDRAW_ASSETS=${CMAKE_SOURCE_DIR}/assets" ${REDRAW_TEST_LD_PRELOAD_ENV}
                  bash ${CMAKE_CURRENT_SOURCE_DIR}/aspect_ratios.sh $<TARGET_FILE:redraw> ${_aspect_gui_dir})
 set_tests_properties(aspect_ratios PROPERTIES TIMEOUT 900 RESOURCE_LOCK xvfb)
+
+# Two trainers on one --out: the second is refused naming the first; a kill -9 lock is stale.
+add_test(NAME one_writer COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/one_writer.sh $<TARGET_FILE:redraw>)
+set_tests_properties(one_writer PROPERTIES ENVIRONMENT "REDRAW_ASSETS=${CMAKE_SOURCE_DIR}/assets" TIMEOUT 300)

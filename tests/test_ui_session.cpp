@@ -238,6 +238,20 @@ TEST_CASE("ui autosave: a crashed session's autosave is found and offered once a
   REQUIRE(!restored.empty());
   CHECK(load_checkpoint(restored).step == 1);
   CHECK(find_crashed_sessions(dir).empty()); // offered once
+  // Relaunched within a second of kill -9, while the dead session is still a zombie: offered too.
+  const pid_t zombie = fork();
+  if (zombie == 0) {
+    AutosaveSession dying(dir);
+    std::filesystem::copy_file(restored, dying.model_path());
+    _exit(0);
+  }
+  siginfo_t info{};
+  REQUIRE(waitid(P_PID, id_t(zombie), &info, WEXITED | WNOWAIT) == 0); // exited, not reaped
+  CHECK(kill(zombie, 0) == 0);
+  crashed = find_crashed_sessions(dir);
+  REQUIRE(crashed.size() == 1);
+  CHECK(crashed[0].pid == long(zombie));
+  REQUIRE(waitpid(zombie, &status, 0) == zombie);
   std::filesystem::remove_all(dir);
 }
 #endif
