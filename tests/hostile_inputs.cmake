@@ -26,3 +26,12 @@ set_tests_properties(aspect_ratios PROPERTIES TIMEOUT 900 RESOURCE_LOCK xvfb)
 # Two trainers on one --out: the second is refused naming the first; a kill -9 lock is stale.
 add_test(NAME one_writer COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/one_writer.sh $<TARGET_FILE:redraw>)
 set_tests_properties(one_writer PROPERTIES ENVIRONMENT "REDRAW_ASSETS=${CMAKE_SOURCE_DIR}/assets" TIMEOUT 300)
+
+# SIGTERM and SIGHUP to a training GUI: autosaved before exit, offered at the next launch.
+if(REDRAW_GUI AND REDRAW_XVFB_RUN)
+  add_test(NAME gui_signals
+           COMMAND ${CMAKE_COMMAND} -E env "REDRAW_ASSETS=${CMAKE_SOURCE_DIR}/assets" ${REDRAW_TEST_LD_PRELOAD_ENV}
+                   bash ${CMAKE_CURRENT_SOURCE_DIR}/gui_signals.sh $<TARGET_FILE:redraw> ${CMAKE_SOURCE_DIR}/assets
+                   ${CMAKE_CURRENT_SOURCE_DIR}/gui_tiny.json)
+  set_tests_properties(gui_signals PROPERTIES TIMEOUT 400 RESOURCE_LOCK xvfb)
+endif()

@@ -46,9 +46,13 @@ std::string local_time_of(const fs::path& p) {
 }
 } // namespace
 
-fs::path autosave_folder() { return data_folder() / "autosave"; }
+fs::path autosave_folder() {
+  const fs::path data = data_folder();
+  return data.empty() ? fs::path() : data / "autosave"; // no private folder: no autosave
+}
 
 AutosaveSession::AutosaveSession(fs::path folder) : m_folder(std::move(folder)) {
+  if (m_folder.empty()) return; // not ok(): nowhere private to write
   const std::string pid = std::to_string(::getpid());
   m_lock = m_folder / ("session-" + pid + ".lock");
   m_model = m_folder / ("autosave-" + pid + ".redraw");
