@@ -270,6 +270,9 @@ int run_train(const TrainCommand& o) {
   install_interrupt_handler();
   Progress progress("train");
   const auto t0 = std::chrono::steady_clock::now();
+  // Training time of this process: time stopped (SIGSTOP, Ctrl+Z) is not in it.
+  const double seconds0 = trainer.elapsed_seconds();
+  const auto trained_seconds = [&] { return trainer.elapsed_seconds() - seconds0; };
   bool stopped = false;
   int64_t last_saved = -1;
   try {
@@ -280,7 +283,7 @@ int run_train(const TrainCommand& o) {
           print_note("interrupted: saving the run so far");
           break;
         }
-        double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        double wall = trained_seconds();
         if (o.time_limit && wall >= *o.time_limit) {
           stopped = true;
           break;
@@ -292,7 +295,7 @@ int run_train(const TrainCommand& o) {
                 k_spectrum_budget * std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count())
           record_spectrum();
         if (row) {
-          wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+          wall = trained_seconds();
           const double sps = double(trainer.current_step() - start) / std::max(1e-9, wall);
           if (!o.quiet)
             progress.update(double(trainer.current_step()) / double(std::max<int64_t>(total, 1)), describe(*row, sps));
@@ -321,7 +324,7 @@ int run_train(const TrainCommand& o) {
     return k_exit_failure;
   }
   const MetricsRow final_row = trainer.measure();
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double wall = trained_seconds();
   if (!o.quiet) progress.finish(describe(final_row, double(trainer.current_step() - start) / std::max(1e-9, wall)));
 
   try {

@@ -3,11 +3,14 @@
 
 #include "engine/errors.h"
 #include "engine/folder_lock.h"
+#include "engine/stop_signals.h"
 
 #include <doctest/doctest.h>
 
 #include <csignal>
+#include <chrono>
 #include <fstream>
+#include <thread>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -86,4 +89,25 @@ TEST_CASE("FolderLock: held by another live process, then free once it is killed
   CHECK_NOTHROW(FolderLock(dir.path, "redraw train me.png"));
   ::close(ready[0]);
   ::close(ready[1]);
+}
+
+TEST_CASE("training time: a stop (SIGSTOP ... SIGCONT) between steps is not counted") {
+  (void)continue_signals(); // installs the counter
+  Trainer t = test::small_trainer(test::small_config(OptimizerKind::Adam, 0), test::gradient_image(8, 6, 1));
+  t.run(2);
+  t.step();
+  t.step();
+  double before = t.elapsed_seconds();
+  std::this_thread::sleep_for(std::chrono::milliseconds(500)); // a slow interval counts
+  t.step();
+  CHECK(t.elapsed_seconds() - before >= 0.5);
+  t.step();
+  t.step();
+  before = t.elapsed_seconds();
+  std::this_thread::sleep_for(std::chrono::milliseconds(500)); // "stopped" ...
+  ::raise(SIGCONT);                                             // ... and continued
+  t.step();
+  t.step();
+  CHECK(t.elapsed_seconds() - before < 0.25); // counted as one ordinary step
+  CHECK(continue_signals() >= 1);
 }

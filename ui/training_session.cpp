@@ -515,7 +515,7 @@ void TrainingSession::publish_status() {
     s.unsaved = m_change != m_saved_change && (s.step > 0 || s.lines.size() > 1);
     s.model_path = m_model_path;
     auto& win = m_run->rate_window;
-    const double now = seconds_since(m_run->epoch);
+    const double now = t.elapsed_seconds(); // training time: a stop (SIGSTOP) is no time
     win.emplace_back(now, s.step);
     while (win.size() > 2 && now - win.front().first > 2.0)
       win.pop_front();
