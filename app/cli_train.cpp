@@ -226,7 +226,12 @@ int run_train(const TrainCommand& o) {
     config = build_config(o, size_w, size_h, seed);
   }
 
-  Image img = prepare_training_image(o.image, config.data, decode_limits(o.max_image_memory_mb));
+  Image img;
+  try {
+    img = prepare_training_image(o.image, config.data, decode_limits(o.max_image_memory_mb));
+  } catch (const ConfigError& e) { // the engine names no flags; here they are
+    throw ConfigError(std::string(e.what()) + " (--size or --max-side)");
+  }
   std::string notice;
   auto backend = make_backend(o.backend, &notice, o.precision);
   if (!notice.empty()) print_note(notice);

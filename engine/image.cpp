@@ -118,7 +118,7 @@ void training_size(const DataSpec& spec, int32_t w, int32_t h, int32_t& out_w, i
       int64_t(out_w) * out_h > k_max_train_pixels)
     throw ConfigError("training size " + std::to_string(out_w) + "x" + std::to_string(out_h) +
                       " is over the limit (each side 1.." + std::to_string(k_max_train_side) + ", at most " +
-                      std::to_string(k_max_train_pixels) + " pixels); use --size or --max-side");
+                      std::to_string(k_max_train_pixels) + " pixels); choose a smaller training size");
 }
 
 Image prepare_training_image(const std::filesystem::path& file, const DataSpec& spec, const DecodeLimits& limits,
@@ -148,7 +148,7 @@ public:
   PngEncoder(Sink sink, int32_t width, int32_t height, int32_t channels, int bit_depth)
       : m_sink(std::move(sink)), m_width(width), m_height(height), m_channels(channels), m_depth(bit_depth) {
     if (bit_depth != 8 && bit_depth != 16)
-      throw ConfigError("--bit-depth: must be 8 or 16, not " + std::to_string(bit_depth));
+      throw ConfigError("bit depth must be 8 or 16, not " + std::to_string(bit_depth));
     if (channels != 1 && channels != 3 && channels != 4)
       throw IoError("PNG encoder: unsupported channel count " + std::to_string(channels));
     check_output_size(width, height, "PNG size");

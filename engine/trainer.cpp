@@ -409,6 +409,13 @@ Checkpoint Trainer::checkpoint(const std::string& source_image) {
 }
 
 void Trainer::restore(const Checkpoint& ckpt) {
+  // A colour model on a grey image (or the reverse) is a colour-mode difference, not a shape one.
+  if (ckpt.config.model.output_channels != m_config.model.output_channels) {
+    const auto mode = [](int32_t channels) { return channels == 1 ? "grey (1 channel)" : "colour (3 channels)"; };
+    throw CheckpointError(std::string("colour mode differs: the model draws ") + mode(ckpt.config.model.output_channels) +
+                          " but this image is trained as " + mode(m_config.model.output_channels) +
+                          "; use an image of the model's colour mode");
+  }
   const auto mine = dense_layers(m_config.model);
   ModelSpec theirs_spec = ckpt.config.model;
   theirs_spec.output_channels = m_config.model.output_channels;
