@@ -96,10 +96,14 @@ std::vector<ModelIssue> check_model(const Checkpoint& c) {
     out.push_back({"META.optimizer_step", std::to_string(c.optimizer_step) + " is past META.step"});
   check_seconds(c.seconds, "META.seconds", out);
   if (!(c.lr_scale > 0 && c.lr_scale <= 1)) out.push_back({"META.lr_scale", number(c.lr_scale) + " is outside (0, 1]"});
-  if (c.image_width < 1 || c.image_height < 1 || c.image_width > 65536 || c.image_height > 65536 ||
-      int64_t(c.image_width) * c.image_height > k_max_image_pixels)
-    out.push_back({"META.image_width/image_height", std::to_string(c.image_width) + "x" +
-                                                       std::to_string(c.image_height) + " is not a training size"});
+  // Within the training limits: no trainer writes more, and the app renders a model's own picture
+  // at this size when its image is gone.
+  if (c.image_width < 1 || c.image_height < 1 || c.image_width > k_max_train_side || c.image_height > k_max_train_side ||
+      int64_t(c.image_width) * c.image_height > k_max_train_pixels)
+    out.push_back({"META.image_width/image_height",
+                   std::to_string(c.image_width) + "x" + std::to_string(c.image_height) +
+                       " is not a training size (each side 1.." + std::to_string(k_max_train_side) + ", at most " +
+                       std::to_string(k_max_train_pixels) + " pixels)"});
   const int32_t channels = c.config.model.output_channels;
   if (channels != 1 && channels != 3)
     out.push_back({"META.output_channels", std::to_string(channels) + " (the network's outputs) must be 1 or 3"});

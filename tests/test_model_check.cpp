@@ -87,6 +87,9 @@ TEST_CASE("model check: a trained model is sane, and each kind of bad meaning na
   c.image_width = 0;
   CHECK(first_field(c) == "META.image_width/image_height");
   c = good;
+  c.image_width = k_max_train_side + 1; // more than any trainer writes
+  CHECK(first_field(c) == "META.image_width/image_height");
+  c = good;
   c.recoveries.push_back(RecoveryEvent{});
   c.recoveries.back().step = c.step + 10;
   CHECK(first_field(c) == "RCOV[0]");
