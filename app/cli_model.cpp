@@ -5,7 +5,9 @@
 #include "engine/atomic_file.h"
 #include "engine/checkpoint.h"
 #include "engine/comparison.h"
+#include "engine/display_text.h"
 #include "engine/errors.h"
+#include "engine/model_check.h"
 #include "engine/preset_match.h"
 #include "engine/render_export.h"
 #include "engine/renderer.h"
@@ -51,7 +53,7 @@ int run_render(const RenderCommand& o) {
                                             : SizeLimit{k_max_render_side / 2, k_max_comparison_pixels};
   int32_t size_w = 0, size_h = 0;
   if (!o.size.empty()) parse_size(o.size, "--size", limit, size_w, size_h); // before reading the model
-  const Checkpoint c = load_checkpoint(o.model);
+  const Checkpoint c = open_model(o.model);
   const int32_t w = size_w > 0 ? size_w : c.image_width, h = size_w > 0 ? size_h : c.image_height;
   int64_t step = 0;
   const std::vector<float>& params = pick_params(c, o.snapshot, o.model, step);
@@ -97,10 +99,20 @@ int run_info(const InfoCommand& o) {
     std::printf("%s\n%s", version_line().c_str(), describe_backends().c_str());
     if (o.model.empty()) return k_exit_ok;
   }
+  // Read as it is (a damaged model can still be inspected), then checked: every problem is listed.
   const Checkpoint c = load_checkpoint(o.model);
+  const std::vector<ModelIssue> issues = check_model(c);
   const double psnr = c.history.empty() ? 0.0 : c.history.back().psnr_db;
   const int64_t nonfinite = count_nonfinite(c);
+  const std::string model_name = escape_control(o.model);
+  const auto fail = [&] {
+    print_error(model_name + ": " + issues.front().field + ": " + elide(issues.front().what, 300) +
+                "; the model cannot be rendered or resumed");
+    return k_exit_failure;
+  };
   if (o.json) {
+    nlohmann::json problems = nlohmann::json::array();
+    for (const auto& i : issues) problems.push_back({{"field", i.field}, {"problem", i.what}});
     nlohmann::json j = {{"config", to_json(c.config)},
                         {"preset", preset_label(c.config)},
                         {"parameters", parameter_count(c.config.model)},
@@ -114,22 +126,26 @@ int run_info(const InfoCommand& o) {
                         {"last_psnr_db", std::isfinite(psnr) ? nlohmann::json(psnr) : nlohmann::json(nullptr)},
                         {"exact_fit", std::isinf(psnr) && psnr > 0},
                         {"nonfinite_values", nonfinite},
+                        {"problems", problems},
                         {"lr_scale", c.lr_scale},
                         {"recoveries", c.recoveries.size()}};
-    std::printf("%s\n", j.dump(2).c_str());
-    if (nonfinite > 0) print_error(o.model + ": " + std::to_string(nonfinite) + " weights are not finite (a diverged run)");
-    return nonfinite > 0 ? k_exit_failure : k_exit_ok;
+    // JSON escapes control characters; bytes that are not UTF-8 become U+FFFD.
+    std::printf("%s\n", j.dump(2, ' ', true, nlohmann::json::error_handler_t::replace).c_str());
+    return issues.empty() ? k_exit_ok : fail();
   }
-  std::printf("model:       %s\n", o.model.c_str());
-  std::printf("preset:      %s\n", preset_label(c.config).c_str());
+  // Names and paths from the file are printed escaped and shortened: a crafted one cannot send
+  // terminal escape sequences or flood the screen.
+  std::printf("model:       %s\n", model_name.c_str());
+  std::printf("name:        %s\n", elide(c.config.name, 200).c_str());
+  std::printf("preset:      %s\n", escape_control(preset_label(c.config)).c_str());
   std::printf("parameters:  %lld (fingerprint %s)\n", static_cast<long long>(parameter_count(c.config.model)),
               fingerprint_hex(c.params).c_str());
   std::printf("steps done:  %lld of %lld\n", static_cast<long long>(c.step),
               static_cast<long long>(c.config.training.steps));
-  std::printf("trained for: %s\n", format_seconds(c.seconds).c_str());
+  std::printf("trained for: %s\n", std::isfinite(c.seconds) ? format_seconds(c.seconds).c_str() : "unknown");
   std::printf("image:       %dx%d %s (%s)\n", c.image_width, c.image_height,
               color_mode_label(c.config.data.color_mode, c.config.model.output_channels).c_str(),
-              c.source_image.empty() ? "unknown source" : c.source_image.c_str());
+              c.source_image.empty() ? "unknown source" : elide(c.source_image, 300, true).c_str());
   if (c.history.empty())
     std::printf("last PSNR:   n/a\n");
   else if (std::isinf(psnr) && psnr > 0)
@@ -145,13 +161,10 @@ int run_info(const InfoCommand& o) {
   if (nonfinite > 0)
     std::printf("weights:     DAMAGED: %lld values are NaN or infinite (the run that wrote it diverged)\n",
                 static_cast<long long>(nonfinite));
-  std::printf("config:\n%s\n", to_json(c.config).dump(2).c_str());
-  if (nonfinite > 0) {
-    print_error(o.model + ": " + std::to_string(nonfinite) +
-                " weights are not finite; the model cannot be rendered or resumed");
-    return k_exit_failure;
-  }
-  return k_exit_ok;
+  for (const auto& i : issues) std::printf("problem:     %s: %s\n", i.field.c_str(), elide(i.what, 300).c_str());
+  // ensure_ascii: C1 controls (U+0080..U+009F) are escaped too
+  std::printf("config:\n%s\n", to_json(c.config).dump(2, ' ', true, nlohmann::json::error_handler_t::replace).c_str());
+  return issues.empty() ? k_exit_ok : fail();
 }
 
 } // namespace redraw::cli

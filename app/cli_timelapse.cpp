@@ -4,6 +4,7 @@
 #include "app/cli_common.h"
 #include "engine/checkpoint.h"
 #include "engine/errors.h"
+#include "engine/model_check.h"
 #include "engine/timelapse_export.h"
 
 #include <cstdio>
@@ -23,7 +24,7 @@ int run_timelapse(const TimelapseCommand& o) {
   const SizeLimit limit{format == TimelapseFormat::Gif ? 65535 : k_max_render_side, k_max_image_pixels};
   int32_t size_w = 0, size_h = 0;
   if (!o.size.empty()) parse_size(o.size, "--size", limit, size_w, size_h); // before reading the model
-  const Checkpoint c = load_checkpoint(o.model);
+  const Checkpoint c = open_model(o.model);
   if (c.snapshots.empty())
     throw CheckpointError(o.model + ": has no timelapse snapshots (it was saved without them; train it again)");
   for (const auto& s : c.snapshots)

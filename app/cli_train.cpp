@@ -3,6 +3,9 @@
 #include "app/cli_common.h"
 #include "engine/atomic_file.h"
 #include "engine/errors.h"
+#include "engine/folder_lock.h"
+#include "engine/model_check.h"
+#include "engine/path_problem.h"
 #include "engine/spectrum_history.h"
 #include "engine/preset_match.h"
 #include "engine/trainer.h"
@@ -202,7 +205,7 @@ int run_train(const TrainCommand& o) {
   RunConfig config;
   std::optional<Checkpoint> resume;
   if (!o.resume.empty()) {
-    resume = load_checkpoint(o.resume);
+    resume = open_model(o.resume);
     if (!o.config.empty() || !o.preset.empty())
       print_note("--resume: the network comes from " + o.resume + "; --preset/--config are ignored");
     config = resume->config;
@@ -223,7 +226,12 @@ int run_train(const TrainCommand& o) {
     config = build_config(o, size_w, size_h, seed);
   }
 
-  Image img = prepare_training_image(o.image, config.data, decode_limits(o.max_image_memory_mb));
+  Image img;
+  try {
+    img = prepare_training_image(o.image, config.data, decode_limits(o.max_image_memory_mb));
+  } catch (const ConfigError& e) { // the engine names no flags; here they are
+    throw ConfigError(std::string(e.what()) + " (--size or --max-side)");
+  }
   std::string notice;
   auto backend = make_backend(o.backend, &notice, o.precision);
   if (!notice.empty()) print_note(notice);
@@ -236,6 +244,7 @@ int run_train(const TrainCommand& o) {
   // Only now that the image, the config and the backend are good: a failed run leaves no empty folder.
   OutputFolder out(o.out);
   const std::filesystem::path& out_dir = out.path();
+  const FolderLock lock(out_dir, "redraw train " + o.image); // one writer per folder (released before `out`)
   check_writable_destination(out_dir / "model.redraw");
 
   const int64_t total = config.training.steps;
@@ -266,6 +275,9 @@ int run_train(const TrainCommand& o) {
   install_interrupt_handler();
   Progress progress("train");
   const auto t0 = std::chrono::steady_clock::now();
+  // Training time of this process: time stopped (SIGSTOP, Ctrl+Z) is not in it.
+  const double seconds0 = trainer.elapsed_seconds();
+  const auto trained_seconds = [&] { return trainer.elapsed_seconds() - seconds0; };
   bool stopped = false;
   int64_t last_saved = -1;
   try {
@@ -276,7 +288,7 @@ int run_train(const TrainCommand& o) {
           print_note("interrupted: saving the run so far");
           break;
         }
-        double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        double wall = trained_seconds();
         if (o.time_limit && wall >= *o.time_limit) {
           stopped = true;
           break;
@@ -288,14 +300,14 @@ int run_train(const TrainCommand& o) {
                 k_spectrum_budget * std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count())
           record_spectrum();
         if (row) {
-          wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+          wall = trained_seconds();
           const double sps = double(trainer.current_step() - start) / std::max(1e-9, wall);
           if (!o.quiet)
             progress.update(double(trainer.current_step()) / double(std::max<int64_t>(total, 1)), describe(*row, sps));
         }
         if (o.checkpoint_every > 0 && trainer.current_step() % o.checkpoint_every == 0 &&
             trainer.current_step() != last_saved) {
-          if (save_checkpoint_retrying(trainer, spectrum, out_dir, o.image)) {
+          if (save_checkpoint_retrying(trainer, spectrum, out_dir, absolute_path(o.image))) {
             out.keep();
             last_saved = trainer.current_step();
           }
@@ -317,11 +329,11 @@ int run_train(const TrainCommand& o) {
     return k_exit_failure;
   }
   const MetricsRow final_row = trainer.measure();
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double wall = trained_seconds();
   if (!o.quiet) progress.finish(describe(final_row, double(trainer.current_step() - start) / std::max(1e-9, wall)));
 
   try {
-    save_run(trainer, spectrum, out_dir, o.image);
+    save_run(trainer, spectrum, out_dir, absolute_path(o.image)); // found again from any folder
   } catch (const IoError& e) {
     throw IoError(std::string(e.what()) + " (the results were not saved; " +
                   (last_saved >= 0 ? "the checkpoint of step " + std::to_string(last_saved) + " is kept"

@@ -1,5 +1,7 @@
 #include "engine/atomic_file.h"
 
+#include "engine/folder_lock.h"
+#include "engine/path_problem.h"
 #include "engine/errors.h"
 
 #include <atomic>
@@ -70,7 +72,7 @@ int clean_stale_temps(const std::filesystem::path& folder) {
     const long pid = temp_name_pid(entry.path().filename().string());
     if (pid <= 0 || pid == long(::getpid())) continue;
     // ESRCH: no such process. EPERM means it exists (another user's): keep its files.
-    if (::kill(pid_t(pid), 0) == 0 || errno != ESRCH) continue;
+    if (process_exists(pid)) continue; // a zombie's files are stale too
     std::error_code rm;
     if (std::filesystem::remove_all(entry.path(), rm) > 0 && !rm) ++removed;
   }
@@ -87,7 +89,7 @@ AtomicFileWriter::AtomicFileWriter(std::filesystem::path target) : m_target(std:
   m_file = std::fopen(m_temp.c_str(), "wb");
   if (!m_file) {
     const int err = errno;
-    if (!std::filesystem::is_directory(folder, ec)) fail("folder does not exist");
+    if (const std::string why = folder_problem(m_target); !why.empty()) fail(why);
     fail(std::string("cannot create file: ") + std::strerror(err));
   }
 }

@@ -1,6 +1,7 @@
 #include "engine/checkpoint.h"
 
 #include "engine/atomic_file.h"
+#include "engine/path_problem.h"
 #include "engine/errors.h"
 
 #include <nlohmann/json.hpp>
@@ -321,7 +322,10 @@ void save_checkpoint(const std::filesystem::path& file, const Checkpoint& c) {
 Checkpoint load_checkpoint(const std::filesystem::path& file) {
   std::error_code ec;
   const auto status = std::filesystem::status(file, ec);
-  if (ec || !std::filesystem::exists(status)) throw CheckpointError(file.string() + ": no such file");
+  if (ec || !std::filesystem::exists(status)) {
+    const std::string why = path_problem(file);
+    throw CheckpointError(file.string() + ": " + (why.empty() ? std::string("no such file") : why));
+  }
   if (std::filesystem::is_directory(status)) throw CheckpointError(file.string() + ": is a directory, not a model file");
   const auto size = std::filesystem::file_size(file, ec);
   if (ec) throw CheckpointError(file.string() + ": cannot read (" + ec.message() + ")");

@@ -2,9 +2,9 @@
 
 #include "engine/atomic_file.h"
 #include "engine/errors.h"
+#include "engine/resample.h"
 
 #include <png.h>
-#include <stb/stb_image_resize.h>
 
 #include <algorithm>
 #include <cmath>
@@ -30,22 +30,10 @@ void check_output_size(int32_t w, int32_t h, const char* what) {
                       std::to_string(k_max_image_pixels) + " pixels)");
 }
 
-Image resize_with(const Image& src, int32_t width, int32_t height, stbir_filter filter, const char* what) {
+Image resize_with(const Image& src, int32_t width, int32_t height, ResampleFilter filter, const char* what) {
   check_output_size(width, height, what);
   if (src.width < 1 || src.height < 1) throw ImageError(std::string(what) + ": the source image is empty");
-  Image out;
-  out.width = width;
-  out.height = height;
-  out.channels = src.channels;
-  out.pixels.resize(size_t(width) * height * src.channels);
-  const int alpha = src.channels == 2 || src.channels == 4 ? src.channels - 1 : STBIR_ALPHA_CHANNEL_NONE;
-  const int ok =
-      stbir_resize_float_generic(src.pixels.data(), src.width, src.height, 0, out.pixels.data(), width, height, 0,
-                                 src.channels, alpha, 0, STBIR_EDGE_CLAMP, filter, STBIR_COLORSPACE_LINEAR, nullptr);
-  if (!ok) throw ImageError(std::string(what) + ": resize failed (out of memory?)");
-  for (float& v : out.pixels)
-    v = std::clamp(v, 0.0f, 1.0f); // cubic filters overshoot
-  return out;
+  return resample(src, width, height, filter);
 }
 
 void png_warning_ignore(png_structp, png_const_charp) {}
@@ -107,11 +95,11 @@ Image resize_area(const Image& src, int32_t width, int32_t height) {
   if (src.width == width && src.height == height) return src;
   const bool down = width <= src.width && height <= src.height;
   // Box is an exact area average when shrinking; for enlarging, box would be nearest-neighbour.
-  return resize_with(src, width, height, down ? STBIR_FILTER_BOX : STBIR_FILTER_MITCHELL, "resize");
+  return resize_with(src, width, height, down ? ResampleFilter::Box : ResampleFilter::Mitchell, "resize");
 }
 
 Image resize_bicubic(const Image& src, int32_t width, int32_t height) {
-  return resize_with(src, width, height, STBIR_FILTER_CATMULLROM, "bicubic resize");
+  return resize_with(src, width, height, ResampleFilter::CatmullRom, "bicubic resize");
 }
 
 void training_size(const DataSpec& spec, int32_t w, int32_t h, int32_t& out_w, int32_t& out_h) {
@@ -130,7 +118,7 @@ void training_size(const DataSpec& spec, int32_t w, int32_t h, int32_t& out_w, i
       int64_t(out_w) * out_h > k_max_train_pixels)
     throw ConfigError("training size " + std::to_string(out_w) + "x" + std::to_string(out_h) +
                       " is over the limit (each side 1.." + std::to_string(k_max_train_side) + ", at most " +
-                      std::to_string(k_max_train_pixels) + " pixels); use --size or --max-side");
+                      std::to_string(k_max_train_pixels) + " pixels); choose a smaller training size");
 }
 
 Image prepare_training_image(const std::filesystem::path& file, const DataSpec& spec, const DecodeLimits& limits,
@@ -160,7 +148,7 @@ public:
   PngEncoder(Sink sink, int32_t width, int32_t height, int32_t channels, int bit_depth)
       : m_sink(std::move(sink)), m_width(width), m_height(height), m_channels(channels), m_depth(bit_depth) {
     if (bit_depth != 8 && bit_depth != 16)
-      throw ConfigError("--bit-depth: must be 8 or 16, not " + std::to_string(bit_depth));
+      throw ConfigError("bit depth must be 8 or 16, not " + std::to_string(bit_depth));
     if (channels != 1 && channels != 3 && channels != 4)
       throw IoError("PNG encoder: unsupported channel count " + std::to_string(channels));
     check_output_size(width, height, "PNG size");

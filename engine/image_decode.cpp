@@ -1,5 +1,6 @@
 // decode_image / load_image: format detection, the size and memory checks, and the stb_image path
 // for BMP, TGA and PNM. PNG, JPEG and GIF have their own decoders (image_decoders.h).
+#include "engine/path_problem.h"
 #include "engine/errors.h"
 #include "engine/image.h"
 #include "engine/image_decoders.h"
@@ -208,7 +209,10 @@ Image decode_image(const uint8_t* data, size_t size, const std::string& name, co
 Image load_image(const std::filesystem::path& file, const DecodeLimits& limits) {
   std::error_code ec;
   const auto status = std::filesystem::status(file, ec);
-  if (ec || !std::filesystem::exists(status)) throw ImageError(file.string() + ": no such file");
+  if (ec || !std::filesystem::exists(status)) {
+    const std::string why = path_problem(file);
+    throw ImageError(file.string() + ": " + (why.empty() ? std::string("no such file") : why));
+  }
   if (std::filesystem::is_directory(status)) throw ImageError(file.string() + ": is a directory, not an image");
   const auto size = std::filesystem::file_size(file, ec);
   if (ec) throw ImageError(file.string() + ": cannot read (" + ec.message() + ")");

@@ -11,7 +11,7 @@ void render_tiles(Backend& backend, const NetworkView& net, int32_t w, int32_t h
                   const std::function<void(int32_t, int32_t, const float*)>& on_rows) {
   if (!net.model) throw ConfigError("render: no network");
   if (w < 1 || h < 1 || w > k_max_render_side || h > k_max_render_side)
-    throw ConfigError("--size: " + std::to_string(w) + "x" + std::to_string(h) + " is outside 1.." +
+    throw ConfigError("render size " + std::to_string(w) + "x" + std::to_string(h) + " is outside 1.." +
                       std::to_string(k_max_render_side) + " per side");
   const int64_t budget = std::max<int64_t>(opts.max_tile_pixels, 1);
   const int32_t band = int32_t(std::clamp<int64_t>(budget / w, 1, h));

@@ -1,6 +1,7 @@
 #include "engine/timelapse_export.h"
 
 #include "engine/atomic_file.h"
+#include "engine/path_problem.h"
 #include "engine/errors.h"
 #include "engine/overlay_text.h"
 
@@ -86,8 +87,7 @@ PngFramesWriter::PngFramesWriter(const std::filesystem::path& dir, int bit_depth
     m_temp = temp_path_in(m_dir);
   } else {
     const std::filesystem::path parent = m_dir.has_parent_path() ? m_dir.parent_path() : ".";
-    if (!std::filesystem::is_directory(parent, ec))
-      throw IoError(m_dir.string() + ": folder " + parent.string() + " does not exist");
+    if (const std::string why = folder_problem(m_dir); !why.empty()) throw IoError(m_dir.string() + ": " + why);
     clean_stale_temps(parent);
     m_temp = temp_path_in(parent);
   }

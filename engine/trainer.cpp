@@ -1,6 +1,7 @@
 #include "engine/trainer.h"
 
 #include "engine/errors.h"
+#include "engine/stop_signals.h"
 #include "engine/loss_math.h"
 
 #include <cmath>
@@ -62,7 +63,7 @@ void Trainer::reset() {
 std::optional<MetricsRow> Trainer::step() {
   if (m_step_metrics) return step_lagged();
   measure_untrained();
-  if (!m_clock_start) m_clock_start = std::chrono::steady_clock::now();
+  tick_clock();
   const int64_t every = std::max<int64_t>(1, m_config.training.metrics_every);
   const bool metrics = (m_step + 1) % every == 0 || m_step + 1 == m_config.training.steps || m_step == 0;
   const bool snap = m_policy.should_snapshot(m_step + 1);
@@ -336,6 +337,26 @@ double Trainer::elapsed_seconds() const {
   return s;
 }
 
+void Trainer::tick_clock() {
+  const auto now = std::chrono::steady_clock::now();
+  const uint64_t continues = continue_signals();
+  if (!m_clock_start) {
+    m_clock_start = now;
+    m_last_interval = 0;
+  } else {
+    const double interval = std::chrono::duration<double>(now - m_last_tick).count();
+    if (continues != m_continues_seen) {
+      // Stopped since the last step: this interval is counted as long as the one before it.
+      m_seconds_before = elapsed_seconds() - interval + std::min(interval, m_last_interval);
+      m_clock_start = now;
+    } else {
+      m_last_interval = interval;
+    }
+  }
+  m_continues_seen = continues;
+  m_last_tick = now;
+}
+
 void Trainer::pause_clock() {
   if (!m_clock_start) return;
   m_backend->synchronize();
@@ -388,6 +409,13 @@ Checkpoint Trainer::checkpoint(const std::string& source_image) {
 }
 
 void Trainer::restore(const Checkpoint& ckpt) {
+  // A colour model on a grey image (or the reverse) is a colour-mode difference, not a shape one.
+  if (ckpt.config.model.output_channels != m_config.model.output_channels) {
+    const auto mode = [](int32_t channels) { return channels == 1 ? "grey (1 channel)" : "colour (3 channels)"; };
+    throw CheckpointError(std::string("colour mode differs: the model draws ") + mode(ckpt.config.model.output_channels) +
+                          " but this image is trained as " + mode(m_config.model.output_channels) +
+                          "; use an image of the model's colour mode");
+  }
   const auto mine = dense_layers(m_config.model);
   ModelSpec theirs_spec = ckpt.config.model;
   theirs_spec.output_channels = m_config.model.output_channels;

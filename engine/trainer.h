@@ -124,6 +124,9 @@ public:
   /// Stops the training clock (the GUI calls it on pause; run() calls it when it returns). The
   /// clock restarts with the next step().
   void pause_clock();
+  /// Starts the clock, or keeps it running; called at each step. An interval that held a stop
+  /// (SIGSTOP ... SIGCONT, engine/stop_signals.h) counts as long as the interval before it.
+  void tick_clock();
 
   /// On a StepMetrics backend (the GPU) a metrics row is measured by the step after it and
   /// arrives with that step's loss, so step() returns it a step or two late and never waits.
@@ -189,6 +192,9 @@ private:
   int64_t m_optimizer_step = 0; ///< updates since the optimizer state was zeroed (Adam's bias correction)
   double m_seconds_before = 0; ///< time accumulated before the current clock run
   std::optional<std::chrono::steady_clock::time_point> m_clock_start;
+  std::chrono::steady_clock::time_point m_last_tick{}; ///< the previous step's start (clock running)
+  double m_last_interval = 0;      ///< seconds between the two steps before it
+  uint64_t m_continues_seen = 0;   ///< continue_signals() at the last step
   std::vector<MetricsRow> m_history;
   double m_last_loss = 0;
   int64_t m_last_loss_step = -1; ///< the step count m_last_loss belongs to (-1: none)

@@ -11,7 +11,7 @@ namespace redraw {
 
 std::optional<MetricsRow> Trainer::step_lagged() {
   if (m_awaited.count < 0) measure_untrained(); // off the clock, as in step()
-  if (!m_clock_start) m_clock_start = std::chrono::steady_clock::now();
+  tick_clock();
   std::optional<MetricsRow> out;
   // A row is due now but the previous one has not arrived (the device is more than a metrics
   // interval behind): wait for that one first, so at most one row is in flight. This may recover,

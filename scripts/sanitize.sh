@@ -23,7 +23,7 @@ CC=clang CXX=clang++ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo 
 # Only what the tests and fuzzers run (the benchmarks are not built here).
 cmake --build build-asan -j"$(nproc)" --target redraw redraw_tests redraw_gui_screenshot_check redraw_gui_layout_check \
   redraw_gui_insight_check redraw_x11_close_request \
-  fuzz_image fuzz_checkpoint fuzz_config fuzz_render
+  fuzz_image fuzz_checkpoint fuzz_config fuzz_render fuzz_gui_open
 
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
@@ -38,7 +38,7 @@ echo "sanitize: ctest under ASan + UBSan"
 seconds="${REDRAW_FUZZ_SECONDS:-60}"
 mkdir -p build-asan/fuzz-artifacts
 status=0
-for target in image checkpoint config render; do
+for target in image checkpoint config render gui_open; do
   work="$(mktemp -d)" # new corpus entries go here, never into the source tree
   echo "sanitize: fuzz_$target for ${seconds}s"
   if ! build-asan/bin/fuzz_$target -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \

@@ -134,7 +134,7 @@ check '[ $? = 1 ] && grep -q "DAMAGED" "$work/info.out" && grep -q "^error: .*no
 "$redraw" render "$work/damaged.redraw" -o "$work/damaged.png" >/dev/null 2>"$work/err"
 check '[ $? = 1 ] && grep -q "not finite" "$work/err" && [ ! -e "$work/damaged.png" ]'
 "$redraw" train "$samples/horse.png" --resume "$work/damaged.redraw" --out "$work/damaged-run" >/dev/null 2>"$work/err"
-check '[ $? = 1 ] && grep -q "non-finite" "$work/err" && [ ! -e "$work/damaged-run" ]'
+check '[ $? = 1 ] && grep -q "not finite" "$work/err" && [ ! -e "$work/damaged-run" ]'
 # --steps below the steps a model has done is refused, and the model is left as it was
 "$redraw" train "$samples/horse.png" --resume "$work/nan/model.redraw" --steps 10 --out "$work/nan" >/dev/null 2>"$work/err"
 check '[ $? = 2 ] && grep -q "below the 40 steps" "$work/err" && [ "$(model_step "$work/nan/model.redraw")" = 40 ]'

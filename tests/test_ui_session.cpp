@@ -11,6 +11,10 @@
 #include "app/backend_registry.h"
 
 #include "engine/checkpoint.h"
+#include "engine/cpu_backend.h"
+#include "engine/image.h"
+#include "engine/model_check.h"
+#include "test_support.h"
 
 #include <algorithm>
 #include <chrono>
@@ -238,6 +242,47 @@ TEST_CASE("ui autosave: a crashed session's autosave is found and offered once a
   REQUIRE(!restored.empty());
   CHECK(load_checkpoint(restored).step == 1);
   CHECK(find_crashed_sessions(dir).empty()); // offered once
+  // Relaunched within a second of kill -9, while the dead session is still a zombie: offered too.
+  const pid_t zombie = fork();
+  if (zombie == 0) {
+    AutosaveSession dying(dir);
+    std::filesystem::copy_file(restored, dying.model_path());
+    _exit(0);
+  }
+  siginfo_t info{};
+  REQUIRE(waitid(P_PID, id_t(zombie), &info, WEXITED | WNOWAIT) == 0); // exited, not reaped
+  CHECK(kill(zombie, 0) == 0);
+  crashed = find_crashed_sessions(dir);
+  REQUIRE(crashed.size() == 1);
+  CHECK(crashed[0].pid == long(zombie));
+  REQUIRE(waitpid(zombie, &status, 0) == zombie);
   std::filesystem::remove_all(dir);
+}
+TEST_CASE("ui session: a model opened from another folder finds its image beside it and saves its absolute path") {
+  test::TempDir a, b;
+  std::filesystem::copy_file(default_image_path(), a.path / "img.png");
+  RunConfig cfg = tiny_config();
+  {
+    Trainer t(std::make_unique<CpuBackend>(), cfg, Dataset{prepare_training_image(a.path / "img.png", cfg.data)});
+    t.run(3);
+    save_checkpoint(a.path / "m.redraw", t.checkpoint("img.png")); // relative, as older trainers stored it
+  }
+  CHECK(find_source_image("img.png", a.path / "m.redraw") == (a.path / "img.png").string());
+  CHECK(find_source_image("/elsewhere/img.png", a.path / "m.redraw") == (a.path / "img.png").string());
+  CHECK(find_source_image("gone.png", a.path / "m.redraw").empty());
+  TrainingSession session(backend_factory());
+  Collected c;
+  LoadRequest req;
+  req.model = (a.path / "m.redraw").string(); // the working folder is not a.path
+  req.backend = "cpu";
+  session.load(req);
+  REQUIRE(wait_for(session, c, [](const Collected& x) { return x.status.has_run && x.truth; }));
+  CHECK(c.status.image_path == (a.path / "img.png").string()); // the real ground truth, no stand-in
+  CHECK(c.notices.empty());
+  session.save_model((b.path / "m2.redraw").string());
+  REQUIRE(session.flush(60));
+  const std::string stored = load_checkpoint(b.path / "m2.redraw").source_image;
+  CHECK(std::filesystem::path(stored).is_absolute());
+  CHECK(std::filesystem::equivalent(stored, a.path / "img.png"));
 }
 #endif

@@ -2,18 +2,24 @@
 
 #include "ui/settings_store.h"
 
+#include "engine/folder_lock.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <ctime>
 #include <fstream>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 namespace redraw {
 namespace fs = std::filesystem;
 
 namespace {
-bool process_alive(long pid) { return pid > 0 && (::kill(pid_t(pid), 0) == 0 || errno != ESRCH); }
+/// A session is alive while its process holds the flock on its lock file, or (a lock written
+/// before locks were held) while its pid is a live process; a zombie is dead.
+bool session_alive(const fs::path& lock, long pid) { return lock_file_held(lock) || process_exists(pid); }
 
 /// The pid in "session-<pid>.lock", or 0.
 long lock_pid(const std::string& name) {
@@ -40,20 +46,28 @@ std::string local_time_of(const fs::path& p) {
 }
 } // namespace
 
-fs::path autosave_folder() { return data_folder() / "autosave"; }
+fs::path autosave_folder() {
+  const fs::path data = data_folder();
+  return data.empty() ? fs::path() : data / "autosave"; // no private folder: no autosave
+}
 
 AutosaveSession::AutosaveSession(fs::path folder) : m_folder(std::move(folder)) {
+  if (m_folder.empty()) return; // not ok(): nowhere private to write
   const std::string pid = std::to_string(::getpid());
   m_lock = m_folder / ("session-" + pid + ".lock");
   m_model = m_folder / ("autosave-" + pid + ".redraw");
   std::error_code ec;
   fs::create_directories(m_folder, ec);
-  std::ofstream out(m_lock);
-  out << pid << "\n";
-  m_ok = bool(out);
+  m_fd = ::open(m_lock.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const std::string text = pid + "\n";
+  // Held for the session's life: the kernel releases it however the process ends.
+  m_ok = m_fd >= 0 && ::flock(m_fd, LOCK_EX | LOCK_NB) == 0 &&
+         ::write(m_fd, text.data(), text.size()) == ssize_t(text.size());
 }
 
-AutosaveSession::~AutosaveSession() = default;
+AutosaveSession::~AutosaveSession() {
+  if (m_fd >= 0) ::close(m_fd);
+}
 
 void AutosaveSession::finish_clean() {
   if (m_finished) return;
@@ -68,7 +82,7 @@ std::vector<CrashedSession> find_crashed_sessions(const fs::path& folder) {
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(folder, ec)) {
     const long pid = lock_pid(e.path().filename().string());
-    if (pid == 0 || pid == long(::getpid()) || process_alive(pid)) continue;
+    if (pid == 0 || pid == long(::getpid()) || session_alive(e.path(), pid)) continue;
     CrashedSession s;
     s.pid = pid;
     s.lock = e.path();

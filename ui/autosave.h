@@ -4,7 +4,8 @@
 /// - While the app runs it holds "session-<pid>.lock" there; its model is autosaved to
 ///   "autosave-<pid>.redraw" every few minutes (Settings::autosave_minutes) and on quit. A clean
 ///   quit renames that file to "last-session.redraw" and removes the lock.
-/// - A lock whose process is gone means that session crashed (or was killed): the next launch
+/// - The lock file is flock()ed for the session's life; a lock that no process holds, and whose
+///   pid is gone or a zombie, means that session crashed (or was killed): the next launch
 ///   finds it with find_crashed_sessions() and offers to restore its autosave.
 /// - Nothing here throws: a folder that cannot be written just means no autosave (the caller is
 ///   told through the return values).
@@ -42,6 +43,7 @@ public:
 private:
   std::filesystem::path m_folder, m_lock, m_model;
   bool m_ok = false, m_finished = false;
+  int m_fd = -1; ///< the lock file, flock()ed while this session lives
 };
 
 /// Sessions in `folder` whose lock outlived their process and which left an autosave, newest

@@ -1,4 +1,5 @@
 #include "ui/compare_view.h"
+#include "ui/bounded_text.h"
 
 #include "engine/errors.h"
 #include "ui/app_actions.h"
@@ -74,7 +75,7 @@ void open_compare(UiState& ui, CompareSessions& cs, const UiIntent& in) {
   cmp.run = RunView{};
   cmp.open = true;
   cmp.split = ui.settings.compare_split;
-  cmp.label_a = "A: " + (st.config.name.empty() ? std::string("run") : st.config.name);
+  cmp.label_a = "A: " + (st.config.name.empty() ? std::string("run") : widget_text(st.config.name, 60));
   cmp.label_b = "B: " + describe_change(change);
   cmp.label_split = cmp.label_a + "  |  " + cmp.label_b;
   ui.view.fit_requested = true;

@@ -1,4 +1,5 @@
 #include "ui/confirm_prompt.h"
+#include "ui/bounded_text.h"
 
 #include "ui/app_actions.h"
 #include "ui/panels.h"
@@ -173,9 +174,9 @@ std::string window_title(const UiState& ui) {
   const SessionStatus& st = ui.run.status;
   std::string name;
   if (!st.model_path.empty())
-    name = fs::path(st.model_path).filename().string();
+    name = widget_text(fs::path(st.model_path).filename().string(), 120, true);
   else if (!st.source_path.empty())
-    name = fs::path(st.source_path).filename().string();
+    name = widget_text(fs::path(st.source_path).filename().string(), 120, true);
   std::string t = name.empty() ? std::string("Redraw") : name + " - Redraw";
   if (st.has_run && st.unsaved) {
     t.insert(t.begin(), '*');
@@ -196,7 +197,7 @@ void draw_confirm_prompt(UiState& ui) {
   const SessionStatus& st = ui.run.status;
   if (!c.save_path.empty()) {
     // Save was answered: wait for it (confirm_after_saves closes the prompt either way).
-    ImGui::Text("Saving to %s ...", c.save_path.c_str());
+    bounded_text("Saving to " + c.save_path + " ...", k_widget_chars, true);
     if (!c.holding) ImGui::CloseCurrentPopup();
     ImGui::EndPopup();
     return;
@@ -215,7 +216,7 @@ void draw_confirm_prompt(UiState& ui) {
   ImGui::Spacing();
   auto bullet = [](const std::string& text) {
     ImGui::Bullet();
-    ImGui::TextWrapped("%s", text.c_str());
+    ImGui::TextWrapped("%s", widget_text(text, 600, true).c_str());
   };
   bullet("Save: writes " + save_destination(ui) + ", then goes on.");
   if (!c.keep_folder.empty())

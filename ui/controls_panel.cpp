@@ -1,4 +1,5 @@
 #include "ui/app_actions.h"
+#include "ui/bounded_text.h"
 #include "ui/config_summary.h"
 #include "ui/field_hint.h"
 #include "ui/panels.h"
@@ -84,7 +85,7 @@ void draw_run_buttons(UiState& ui) {
 
 void draw_preset(UiState& ui) {
   const std::string current = ui.edit.preset.empty() ? std::string("custom") : ui.edit.preset;
-  if (ImGui::BeginCombo("preset", current.c_str())) {
+  if (ImGui::BeginCombo("preset", widget_text(current, 60).c_str())) {
     for (const auto& name : ui.preset_names)
       if (ImGui::Selectable(name.c_str(), name == ui.edit.preset)) ui.push(IntentKind::LoadPreset, name);
     ImGui::EndCombo();
@@ -182,7 +183,7 @@ void draw_hash_grid(UiState& ui, EncodingSpec& e) {
     ImGui::TextDisabled("table: %s parameters, %s", format_count(encoding_parameter_count(e)).c_str(),
                         format_bytes(uint64_t(encoding_parameter_count(e)) * sizeof(float)).c_str());
   } catch (const std::exception& ex) {
-    ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", ex.what());
+    bounded_text_colored(ImVec4(1, 0.4f, 0.4f, 1), ex.what());
   }
 }
 
@@ -313,7 +314,7 @@ void draw_summary(UiState& ui) {
   const ConfigSummary s = summarize_config(ui.edit.config, w, h, channels);
   if (!s.valid) {
     ImGui::PushTextWrapPos(0);
-    ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "invalid network: %s", s.problem.c_str());
+    bounded_text_colored(ImVec4(1, 0.4f, 0.4f, 1), "invalid network: " + s.problem);
     ImGui::PopTextWrapPos();
   } else {
     ImGui::Text("parameters: %s", format_count(s.parameters).c_str());

@@ -1,4 +1,5 @@
 #include "ui/field_hint.h"
+#include "ui/bounded_text.h"
 
 #include <imgui.h>
 
@@ -68,7 +69,7 @@ void show_hint(UiState& ui, const char* label, bool active) {
     return;
   }
   ImGui::PushTextWrapPos(0);
-  ImGui::TextColored(ImVec4(1.0f, 0.42f, 0.42f, 1), "%s", h->text.c_str());
+  bounded_text_colored(ImVec4(1.0f, 0.42f, 0.42f, 1), h->text);
   ImGui::PopTextWrapPos();
 }
 

@@ -1,4 +1,5 @@
 #include "ui/app_actions.h"
+#include "ui/bounded_text.h"
 #include "ui/panels.h"
 #include "ui/ui_scale.h"
 
@@ -185,13 +186,13 @@ void draw_file_dialog(UiState& ui) {
     if (d.folder.empty()) d.folder.assign(1, '/');
   }
   ImGui::SameLine();
-  ImGui::TextDisabled("%s", d.folder.c_str());
+  bounded_text_disabled(d.folder, k_widget_chars, true);
 
   const float footer = ImGui::GetFrameHeightWithSpacing() * (d.purpose == FileDialogPurpose::Export ? 5.3f : 1.4f);
   const bool show_recent = d.purpose == FileDialogPurpose::Open && !ui.settings.recent.empty();
   const float list_w = show_recent ? ImGui::GetContentRegionAvail().x * 0.55f : 0.0f;
   ImGui::BeginChild("entries", ImVec2(list_w, -footer), true);
-  if (!d.list_error.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", d.list_error.c_str());
+  if (!d.list_error.empty()) bounded_text_colored(ImVec4(1, 0.4f, 0.4f, 1), d.list_error);
   std::string navigate;
   for (const auto& e : d.entries) {
     const bool dir = !e.empty() && e.back() == '/';
@@ -223,8 +224,9 @@ void draw_file_dialog(UiState& ui) {
     ImGui::BeginChild("recent", ImVec2(0, -footer), true);
     ImGui::TextDisabled("recent files");
     for (const auto& r : ui.settings.recent) {
-      if (ImGui::Selectable(fs::path(r).filename().string().c_str(), d.path == r)) d.path = r;
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.c_str());
+      if (ImGui::Selectable((widget_text(fs::path(r).filename().string(), 80, true) + "##" + r).c_str(), d.path == r))
+        d.path = r;
+      bounded_tooltip(r);
     }
     ImGui::EndChild();
   }

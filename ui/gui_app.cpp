@@ -3,6 +3,7 @@
 #include "ui/app_actions.h"
 #include "ui/compare_view.h"
 #include "ui/autosave.h"
+#include "ui/termination_signals.h"
 #include "ui/escape_key.h"
 #include "ui/confirm_prompt.h"
 #include "ui/insight_views.h"
@@ -215,7 +216,8 @@ bool time_limit_reached(const UiState& ui, TrainingSession& session, double limi
 }
 
 int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, CompareSessions& compare,
-               const GuiOptions& opts, const AutosaveSession* autosave, TestScript* script) {
+               const GuiOptions& opts, const AutosaveSession* autosave, TestScript* script,
+               const TerminationSignals& signals) {
   const double start = glfwGetTime();
   const bool scripted = !opts.screenshot.empty() || script;
   std::string title;
@@ -236,6 +238,7 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, Compar
   const TrainingSession* paced_b = nullptr; // the compare run B last told the preview gap
   while (!glfwWindowShouldClose(window)) {
     glfwWaitEventsTimeout(wait_s); // returns at once on input
+    if (signals.caught()) break;   // run_gui autosaves, then exits
     ui.now = glfwGetTime();
     const auto frame_start = std::chrono::steady_clock::now();
 
@@ -481,10 +484,15 @@ int run_gui(const GuiOptions& opts) {
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
   std::error_code ec;
-  std::filesystem::create_directories(config_folder(), ec);
+  const bool has_config = !config_folder().empty(); // no private folder: no files at all
+  if (has_config) std::filesystem::create_directories(config_folder(), ec);
   const std::string ini = imgui_ini_path().string(); // must outlive the context
   // A scripted screenshot neither reads nor writes the user's window layout.
-  ImGui::GetIO().IniFilename = opts.screenshot.empty() ? ini.c_str() : nullptr;
+  ImGui::GetIO().IniFilename = opts.screenshot.empty() && has_config ? ini.c_str() : nullptr;
+  if (const std::string notice = user_folder_notice(); !notice.empty()) {
+    std::fprintf(stderr, "note: %s\n", notice.c_str());
+    ui.notify(notice, autosave_folder().empty());
+  }
   ui.scale.content = content_scale(window);
   update_ui_scale(ui);
   ImGui_ImplGlfw_InitForOpenGL(window, true);
@@ -499,7 +507,7 @@ int run_gui(const GuiOptions& opts) {
     if (!script) ui.crashed = find_crashed_sessions();
     autosave = std::make_unique<AutosaveSession>();
     if (!autosave->ok()) {
-      ui.notify("autosave is off: cannot write " + autosave_folder().string(), true);
+      if (!autosave_folder().empty()) ui.notify("autosave is off: cannot write " + autosave_folder().string(), true);
       autosave.reset();
     }
   }
@@ -540,7 +548,9 @@ int run_gui(const GuiOptions& opts) {
     if (!opts.screenshot.empty()) session.set_stop_at(opts.screenshot_after_steps);
     if (opts.autostart || !opts.screenshot.empty()) session.set_running(true);
 
-    code = frame_loop(window, ui, session, compare, opts, autosave.get(), script.get());
+    const TerminationSignals signals([] { glfwPostEmptyEvent(); });
+    code = frame_loop(window, ui, session, compare, opts, autosave.get(), script.get(), signals);
+    const int signal = signals.caught();
     close_compare(ui, compare); // B's unsaved work is kept as a copy
     if (autosave) { // B's autosave served while it ran; the copy above holds its unsaved work
       std::error_code ec;
@@ -549,14 +559,23 @@ int run_gui(const GuiOptions& opts) {
     if (autosave) { // the autosave on quit, then a clean end: no restore offer next time
       session.autosave(autosave->model_path().string());
       if (!session.flush(60.0)) std::fprintf(stderr, "warning: the autosave on quit did not finish in time\n");
-      autosave->finish_clean();
+      // Ended by a signal with training not saved: the autosave stays, and the next launch offers it.
+      if (signal != 0 && ui.run.status.has_run && ui.run.status.unsaved)
+        std::fprintf(stderr, "redraw: %s: the run was autosaved to %s; the next launch offers to restore it\n",
+                     termination_signal_name(signal), autosave->model_path().string().c_str());
+      else
+        autosave->finish_clean();
+    } else if (signal != 0 && ui.run.status.has_run && ui.run.status.unsaved) {
+      std::fprintf(stderr, "redraw: %s: autosave is off; the run's unsaved training is lost\n",
+                   termination_signal_name(signal));
     }
+    if (signal != 0) code = 128 + signal;
   } // the session joins its thread; textures go while the context is current
 
   int window_w = 0, window_h = 0;
   glfwGetWindowSize(window, &window_w, &window_h);
   if (opts.screenshot.empty()) {
-    ImGui::SaveIniSettingsToDisk(ini.c_str());
+    if (has_config) ImGui::SaveIniSettingsToDisk(ini.c_str());
     if (const std::string err = save_settings(settings_for_save(ui.settings, window_w, window_h)); !err.empty())
       std::fprintf(stderr, "warning: settings not saved: %s\n", err.c_str());
   }

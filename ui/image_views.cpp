@@ -5,7 +5,8 @@
 
 namespace redraw {
 namespace {
-uint8_t to_byte(float v) { return uint8_t(std::lround(std::clamp(v, 0.0f, 1.0f) * 255.0f)); }
+/// NaN becomes 0: a pixel from a damaged network never turns into an out-of-range value.
+uint8_t to_byte(float v) { return v > 0 ? uint8_t(std::lround(std::min(v, 1.0f) * 255.0f)) : 0; }
 } // namespace
 
 std::vector<uint8_t> to_rgba8(const Image& img) {
@@ -29,7 +30,7 @@ std::array<uint8_t, 3> heat_color(float v) {
                                           {0.80f, 0.22f, 0.32f},
                                           {0.99f, 0.60f, 0.25f},
                                           {0.99f, 0.99f, 0.75f}};
-  v = std::clamp(v, 0.0f, 1.0f) * 4.0f;
+  v = (v > 0 ? std::min(v, 1.0f) : 0.0f) * 4.0f; // NaN -> 0: it indexes k_stops
   const int i = std::min(3, int(v));
   const float t = v - float(i);
   std::array<uint8_t, 3> rgb{};

@@ -1,4 +1,5 @@
 #include "ui/insight_views.h"
+#include "ui/bounded_text.h"
 #include "ui/panels.h"
 
 #include <imgui.h>
@@ -34,7 +35,7 @@ void draw_menu_bar(UiState& ui) {
       ui.push(IntentKind::ShowDialog, {}, int64_t(FileDialogPurpose::Open));
     if (ImGui::BeginMenu("Open recent", !ui.settings.recent.empty())) {
       for (const auto& r : ui.settings.recent)
-        if (ImGui::MenuItem(r.c_str())) ui.push(IntentKind::OpenPath, r);
+        if (ImGui::MenuItem((widget_text(r, 120, true) + "##" + r).c_str())) ui.push(IntentKind::OpenPath, r);
       ImGui::EndMenu();
     }
     ImGui::Separator();

@@ -1,4 +1,5 @@
 #include "ui/panels.h"
+#include "ui/bounded_text.h"
 #include "ui/ui_scale.h"
 
 #include <imgui.h>
@@ -29,9 +30,9 @@ void draw_message_log(UiState& ui) {
     ImGui::SameLine();
     ImGui::PushTextWrapPos(0);
     if (m.error)
-      ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.45f, 1), "error: %s", m.text.c_str());
+      bounded_text_colored(ImVec4(1.0f, 0.45f, 0.45f, 1), "error: " + m.text, k_message_chars);
     else
-      ImGui::TextUnformatted(m.text.c_str());
+      bounded_text(m.text, k_message_chars);
     ImGui::PopTextWrapPos();
   }
   ImGui::EndChild();

@@ -1,4 +1,5 @@
 #include "ui/panels.h"
+#include "ui/bounded_text.h"
 
 #include "ui/ui_scale.h"
 
@@ -39,7 +40,7 @@ void draw_messages(UiState& ui) {
                      ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav);
     ImGui::PushTextWrapPos(max_w - style.WindowPadding.x * 2);
     ImGui::TextUnformatted(m.error ? "Error" : "Notice");
-    ImGui::TextUnformatted(m.text.c_str());
+    bounded_text(m.text, 600, true); // the cause is at the end
     ImGui::PopTextWrapPos();
     if (ImGui::SmallButton("Dismiss")) close = int(i);
     ImGui::SameLine();
@@ -63,7 +64,7 @@ void draw_restore_offer(UiState& ui) {
   if (!ImGui::BeginPopupModal(k_title, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
   ImGui::TextUnformatted("Redraw did not close properly last time.");
   ImGui::Text("Its run was autosaved at %s.", s.saved_at.c_str());
-  ImGui::TextDisabled("%s", s.model.string().c_str());
+  bounded_text_disabled(s.model.string(), k_widget_chars, true);
   ImGui::Spacing();
   if (ImGui::Button("Restore")) {
     const std::filesystem::path model = adopt_crashed_session(s);

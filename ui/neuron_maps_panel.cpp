@@ -1,4 +1,5 @@
 #include "ui/insight_views.h"
+#include "ui/bounded_text.h"
 #include "ui/panels.h"
 
 #include <imgui.h>
@@ -51,7 +52,7 @@ bool draw_neuron_controls(UiState& ui, const ModelSpec& model) {
 void draw_neuron_grid(UiState& ui, PreviewTexture* atlas, ImVec2 size) {
   NeuronMapViewState& n = ui.insight.neurons;
   if (!n.maps || !atlas || atlas->empty() || n.atlas_cols <= 0) {
-    ImGui::TextDisabled(n.error.empty() ? "computing the maps..." : n.error.c_str());
+    bounded_text_disabled(n.error.empty() ? std::string("computing the maps...") : n.error);
     return;
   }
   const NeuronMaps& m = *n.maps;

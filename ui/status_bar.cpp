@@ -1,4 +1,5 @@
 #include "ui/panels.h"
+#include "ui/bounded_text.h"
 #include "ui/ui_scale.h"
 
 #include <imgui.h>
@@ -67,7 +68,7 @@ void draw_status_bar(UiState& ui) {
   const SessionStatus& st = ui.run.status;
   ImGui::Separator();
   if (st.busy) {
-    ImGui::TextColored(ImVec4(0.5f, 0.8f, 1.0f, 1), "%s", st.busy_what.c_str());
+    bounded_text_colored(ImVec4(0.5f, 0.8f, 1.0f, 1), st.busy_what);
     if (st.busy_what.rfind("loading", 0) != 0) {
       ImGui::SameLine();
       ImGui::ProgressBar(float(st.busy_progress), ImVec2(ui_px(160), ImGui::GetTextLineHeight()));
@@ -129,7 +130,7 @@ void draw_status_bar(UiState& ui) {
   auto width = [&] {
     float w = -sep_w;
     for (const Field& f : fields)
-      w += ImGui::CalcTextSize(f.text.c_str()).x + sep_w;
+      w += ImGui::CalcTextSize(widget_text(f.text, k_widget_chars, true).c_str()).x + sep_w;
     return w;
   };
   while (width() > room) {
@@ -142,9 +143,9 @@ void draw_status_bar(UiState& ui) {
     const Field& f = fields[i];
     if (i) separator();
     if (f.disabled)
-      ImGui::TextDisabled("%s", f.text.c_str());
+      bounded_text_disabled(f.text, k_widget_chars, true);
     else
-      ImGui::TextColored(f.color, "%s", f.text.c_str());
+      bounded_text_colored(f.color, f.text, k_widget_chars, true);
     if (f.unsaved_tip && ImGui::IsItemHovered())
       ImGui::SetTooltip("This run has training not saved to a model file.\nCtrl+S saves it; Open, Quit, Reset and "
                         "Apply & reset ask first.");

@@ -125,6 +125,9 @@ bool test_condition(const UiState& ui, const std::string& cond, std::string& err
   if (cond == "not_comparing") return !ui.compare.open;
   if (cond == "compare_differs") return compare_differs(ui);
   if (cond.rfind("source_has ", 0) == 0) return st.source_path.find(cond.substr(11)) != std::string::npos;
+  if (cond.rfind("message_has ", 0) == 0)
+    return std::any_of(ui.message_log.begin(), ui.message_log.end(),
+                       [&](const UiMessage& m) { return m.text.find(cond.substr(12)) != std::string::npos; });
   if (cond.rfind("file_exists ", 0) == 0) {
     std::error_code ec;
     return std::filesystem::exists(trim(cond.substr(12)), ec);

@@ -3,6 +3,8 @@
 
 #include "engine/comparison.h"
 #include "engine/errors.h"
+#include "engine/model_check.h"
+#include "engine/path_problem.h"
 #include "engine/render_export.h"
 #include "engine/renderer.h"
 #include "engine/trainer.h"
@@ -356,14 +358,20 @@ void TrainingSession::do_load(const LoadRequest& req) {
     std::optional<Checkpoint> ckpt;
     std::string image = req.image;
     if (!req.model.empty()) {
-      ckpt = load_checkpoint(req.model);
+      ckpt = open_model(req.model);
       config = ckpt->config;
       config.data.width = ckpt->image_width;
       config.data.height = ckpt->image_height;
-      if (image.empty()) image = ckpt->source_image;
+      if (image.empty()) {
+        // Stored absolute by this redraw, relative by older ones: also looked for beside the model.
+        image = find_source_image(ckpt->source_image, req.model);
+        if (image.empty()) image = ckpt->source_image;
+      }
     }
     Dataset data;
-    if (!image.empty() && std::filesystem::exists(image)) {
+    std::error_code exists_ec; // a name too long or a link loop is "not there", never an exception
+    const bool image_found = !image.empty() && std::filesystem::exists(image, exists_ec);
+    if (image_found) {
       data.image = prepare_training_image(image, config.data, {}, &run->image_width, &run->image_height);
     } else if (ckpt) {
       // The source image is gone: the model's own picture stands in, so it can still be viewed,
@@ -375,7 +383,9 @@ void TrainingSession::do_load(const LoadRequest& req) {
       report_notice("the model's source image (" + (image.empty() ? std::string("unknown") : image) +
                     ") was not found; showing the model's own picture as the ground truth");
     } else {
-      throw ImageError((image.empty() ? std::string("(no image)") : image) + ": file not found");
+      const std::string why = image.empty() ? std::string() : path_problem(image);
+      throw ImageError((image.empty() ? std::string("(no image)") : image) + ": " +
+                       (why.empty() ? std::string("file not found") : why));
     }
     std::string notice;
     auto backend = m_make_backend(req.backend, &notice, req.backend == "cpu" ? std::string() : req.precision);
@@ -388,7 +398,9 @@ void TrainingSession::do_load(const LoadRequest& req) {
     RunTree tree;
     (void)tree.set_cap_bytes(*run->trainer, m_snapshot_cap > 0 ? m_snapshot_cap : k_default_snapshot_cap_bytes);
     run->source = req.model.empty() ? image : req.model;
-    run->image = std::filesystem::exists(image) ? image : std::string();
+    run->image = image_found ? image : std::string();
+    // What a save records as the source: the image's absolute path (or what the model said).
+    run->source_image = image_found ? absolute_path(image) : ckpt ? ckpt->source_image : image;
     run->device = run->trainer->backend().device_renderer();
     if (run->device && m_interop) {
       std::lock_guard lock(m_mutex);
@@ -503,7 +515,7 @@ void TrainingSession::publish_status() {
     s.unsaved = m_change != m_saved_change && (s.step > 0 || s.lines.size() > 1);
     s.model_path = m_model_path;
     auto& win = m_run->rate_window;
-    const double now = seconds_since(m_run->epoch);
+    const double now = t.elapsed_seconds(); // training time: a stop (SIGSTOP) is no time
     win.emplace_back(now, s.step);
     while (win.size() > 2 && now - win.front().first > 2.0)
       win.pop_front();

@@ -19,7 +19,7 @@ void TrainingSession::save_model(const std::string& path) {
   post([this, path] {
     if (!m_run) return report_error("save: nothing to save yet (open an image first)");
     try {
-      save_checkpoint(path, m_run->trainer->checkpoint(m_run->source));
+      save_checkpoint(path, m_run->trainer->checkpoint(m_run->source_image));
       report_recoveries();
       m_saved_change = m_change;
       m_model_path = path;
@@ -44,7 +44,7 @@ void TrainingSession::autosave(const std::string& path) {
     try {
       std::error_code ec;
       std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
-      save_checkpoint(path, t.checkpoint(m_run->source));
+      save_checkpoint(path, t.checkpoint(m_run->source_image));
       report_recoveries(); // a diverged state is recovered before it is saved
       m_autosaved_trainer = m_trainer_id;
       m_autosaved_step = t.current_step();
@@ -62,7 +62,7 @@ void TrainingSession::keep_copy(const std::string& path) {
     try {
       std::error_code ec;
       std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
-      save_checkpoint(path, m_run->trainer->checkpoint(m_run->source));
+      save_checkpoint(path, m_run->trainer->checkpoint(m_run->source_image));
       report_recoveries();
       report_notice("the discarded run is kept in " + path);
     } catch (const std::exception& e) {

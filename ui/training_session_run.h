@@ -19,6 +19,7 @@ struct TrainingSession::Run {
   std::unique_ptr<Trainer> trainer;
   std::string source;
   std::string image; ///< "" when the model's own picture stands in
+  std::string source_image; ///< what a saved model records as its source (absolute when known)
   int32_t image_width = 0, image_height = 0; ///< the image file's own size (0: not read)
   std::vector<MetricsRow> pending_rows;
   Clock::time_point last_preview = Clock::now() - std::chrono::seconds(10);

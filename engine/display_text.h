@@ -1,0 +1,19 @@
+#pragma once
+/// Text from files, paths and messages made safe to print or draw.
+/// - escape_control(): control characters (C0, DEL, C1) and bytes that are not UTF-8 become
+///   visible escapes (\n, \t, \x1b, ...), so a crafted name cannot drive a terminal.
+/// - elide(): at most `max_chars` code points, cut at a code point boundary, "..." in the middle
+///   or at the end; a widget drawing it stays within a few hundred vertices per line.
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace redraw {
+
+/// `s` with every control character and invalid byte written as an escape.
+std::string escape_control(std::string_view s);
+/// escape_control(s) shortened to at most `max_chars` code points (>= 8), the middle replaced by
+/// "..." when `keep_end` (paths: the file name stays readable), else the end.
+std::string elide(std::string_view s, size_t max_chars, bool keep_end = false);
+
+} // namespace redraw

@@ -1,0 +1,38 @@
+#pragma once
+/// One writer per output folder, and what "that process is gone" means.
+/// - FolderLock holds ".redraw-lock" in a folder for its lifetime: an flock() on the file (released
+///   by the kernel however the process ends, kill -9 included) and, inside it, the holder's pid,
+///   what it does and since when, for the message a second process gets. A lock file left by a
+///   process that is gone is stale and taken over.
+/// - process_exists(): a pid counts as alive only when the process exists and is not a zombie
+///   (kill(pid, 0) succeeds on a zombie, which will never write again).
+#include <filesystem>
+#include <string>
+
+namespace redraw {
+
+/// True when process `pid` exists and is not a zombie; another user's process (EPERM) counts.
+bool process_exists(long pid);
+
+class FolderLock {
+public:
+  /// Takes the lock on `folder` (which must exist) for `what` ("train", "the GUI's autosave").
+  /// IoError naming the holder when another live process has it, or when the lock file cannot be
+  /// created.
+  FolderLock(const std::filesystem::path& folder, const std::string& what);
+  ~FolderLock(); ///< removes the lock file and releases it; never throws
+  FolderLock(const FolderLock&) = delete;
+  FolderLock& operator=(const FolderLock&) = delete;
+  const std::filesystem::path& file() const { return m_file; }
+
+private:
+  std::filesystem::path m_file;
+  int m_fd = -1;
+};
+
+/// True when some live process holds an flock() on `file` (tested without taking it for long).
+bool lock_file_held(const std::filesystem::path& file);
+/// The lock file name FolderLock uses.
+inline constexpr const char* k_folder_lock_name = ".redraw-lock";
+
+} // namespace redraw

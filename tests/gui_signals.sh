@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# SIGTERM and SIGHUP (the login session's end) to a training GUI: it autosaves the run before it
+# exits (128 + the signal), and leaves the autosave with its session lock so the next launch
+# offers to restore it. Usage: gui_signals.sh path/to/redraw path/to/assets path/to/tiny.json
+set -u
+redraw="$1"
+assets="$2"
+preset="$3"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+failures=0
+ok() { echo "ok: $*"; }
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+check() { if eval "$1"; then ok "$1"; else fail "$1"; fi; }
+wait_for() {
+  local deadline=$((SECONDS + $1))
+  while [ "$SECONDS" -lt "$deadline" ]; do
+    eval "$2" && return 0
+    sleep 0.1
+  done
+  return 1
+}
+for sig in TERM HUP; do
+  d="$work/$sig"
+  mkdir -p "$d"
+  export XDG_CONFIG_HOME="$d/config" XDG_DATA_HOME="$d/data"
+  # xvfb-run does not pass signals on: the GUI's own pid is written to a file and signalled.
+  xvfb-run -a -s "-screen 0 1280x800x24" sh -c '"$@" & echo $! >"'"$d"'/pid"; wait $!; echo $? >"'"$d"'/rc"' sh \
+    "$redraw" gui "$assets/default.png" --preset "$preset" --backend cpu --autostart >"$d/log" 2>&1 &
+  runner=$!
+  check "wait_for 60 '[ -s \"$d/pid\" ]'"
+  pid="$(cat "$d/pid")"
+  lock="$d/data/redraw/autosave/session-$pid.lock"
+  check "wait_for 60 '[ -e \"$lock\" ]'"
+  sleep 4 # train a while
+  kill -"$sig" "$pid"
+  check "wait_for 90 '[ -s \"$d/rc\" ]'"
+  wait "$runner" 2>/dev/null
+  model="$d/data/redraw/autosave/autosave-$pid.redraw"
+  want=$((128 + $(kill -l "$sig")))
+  check "[ \"\$(cat '$d/rc')\" = $want ]  # exit status after SIG$sig"
+  step="$("$redraw" info --json "$model" 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["step"])' 2>/dev/null)"
+  check "[ -n '$step' ] && [ '${step:-0}' -gt 0 ]  # the run was autosaved at step ${step:-none}"
+  check "[ -e '$lock' ] && grep -q 'autosaved to' '$d/log'  # kept for the restore offer"
+done
+echo "$failures failure(s)"
+[ "$failures" = 0 ]

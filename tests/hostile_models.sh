@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Crafted model files (CRC fixed up, so the meaning is what is wrong): info names the problem
+# and exits 1, render, timelapse and --resume refuse with the field named, nothing crashes;
+# printed metadata is escaped. Usage: hostile_models.sh path/to/redraw
+set -u
+redraw="$1"
+here="$(cd "$(dirname "$0")" && pwd)"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+failures=0
+ok() { echo "ok: $*"; }
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+check() { if eval "$1"; then ok "$1"; else fail "$1"; fi; }
+mutate() { python3 "$here/model_mutate.py" "$base" "$work/$1.redraw" "${@:2}"; }
+cfg="$work/tiny.json"
+cat >"$cfg" <<'JSON'
+{"model": {"hidden": [16, 16], "activation": "Tanh", "output_activation": "Sigmoid"},
+ "training": {"steps": 6, "metrics_every": 2}, "data": {"color_mode": "gray"}}
+JSON
+python3 "$here/make_png.py" "$work/img.png" 24 16
+"$redraw" train "$work/img.png" --config "$cfg" --out "$work/run" >/dev/null 2>&1 || fail "training the base model"
+base="$work/run/model.redraw"
+
+# name of the case, the field the error must name, then the mutation
+cases=(
+  "huge|PARM|param 0 3e38"
+  "nan|PARM|param 3 nan"
+  "optinf|OPTM|optm 1 inf"
+  "snaphuge|SNAP[1].params|snap 1 0 -1e30"
+  "snapstep|SNAP[0]|snap-step 0 999999"
+  "histunsorted|HIST[1]|hist-step 1 0"
+  "histnegative|HIST[0]|hist-step 0 -5"
+  "longsource|META.source_image|meta-long source_image 200000"
+  "longname|META.config.name|meta-long config.name 5000"
+  "hugestep|META.step|meta step 1000000000000001"
+  "badseconds|META.seconds|meta seconds -3"
+)
+for c in "${cases[@]}"; do
+  IFS='|' read -r name field op <<<"$c"
+  # shellcheck disable=SC2086
+  mutate "$name" $op || { fail "mutating $name"; continue; }
+  m="$work/$name.redraw"
+  "$redraw" info "$m" >"$work/info.out" 2>"$work/info.err"
+  check "[ $? = 1 ] && grep -qF 'problem:     $field' '$work/info.out' && grep -qF '$field' '$work/info.err'  # info $name"
+  "$redraw" render "$m" -o "$work/$name.png" >/dev/null 2>"$work/err"
+  check "[ $? = 1 ] && grep -qF '$field' '$work/err' && [ ! -e '$work/$name.png' ]  # render $name"
+  "$redraw" timelapse "$m" -o "$work/$name.gif" >/dev/null 2>"$work/err"
+  check "[ $? = 1 ] && grep -qF '$field' '$work/err' && [ ! -e '$work/$name.gif' ]  # timelapse $name"
+  "$redraw" train "$work/img.png" --resume "$m" --steps 8 --out "$work/resume-$name" >/dev/null 2>"$work/err"
+  check "[ $? = 1 ] && grep -qF '$field' '$work/err'  # resume $name"
+done
+# the error line stays short even for a 200,000-character field
+"$redraw" render "$work/longsource.redraw" -o "$work/x.png" 2>"$work/err" >/dev/null
+check '[ "$(wc -c <"$work/err")" -lt 2000 ]'
+
+# chunks duplicated or reordered still describe one model: read, or refused with a clear error
+mutate dupsnap dup SNAP && mutate reversed reverse
+"$redraw" info "$work/dupsnap.redraw" >/dev/null 2>&1; check '[ $? -le 1 ]'
+"$redraw" render "$work/reversed.redraw" -o "$work/reversed.png" >/dev/null 2>&1; check '[ $? = 0 ] && [ -s "$work/reversed.png" ]'
+
+# info escapes control characters in a model's name: no escape sequence reaches the terminal
+mutate escname meta config.name '"\u001b]0;owned\u0007\u001b[31mred\u009b2J"'
+"$redraw" info "$work/escname.redraw" >"$work/info.out" 2>&1
+check '[ $? = 0 ] && ! grep -q "$(printf "\033")" "$work/info.out" && ! grep -q "$(printf "\007")" "$work/info.out" && grep -qF "\\x1b]0;owned\\x07" "$work/info.out"'
+check '! grep -q "$(printf "\302\233")" "$work/info.out" && grep -qF "\\u009b2J" "$work/info.out"'
+mutate escsource meta source_image '"/tmp/\u001b[2Jx.png"'
+"$redraw" info "$work/escsource.redraw" >"$work/info.out" 2>&1
+check '! grep -q "$(printf "\033")" "$work/info.out" && grep -qF "/tmp/\\x1b[2Jx.png" "$work/info.out"'
+# and --json stays JSON (control characters escaped by JSON)
+"$redraw" info --json "$work/escname.redraw" | python3 -c 'import json,sys; json.load(sys.stdin)'
+check '[ $? = 0 ]'
+
+echo "$failures failure(s)"
+[ "$failures" = 0 ]

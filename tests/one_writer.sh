@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# One writer per output folder: a second `train` on the same --out is refused naming the first
+# (its pid); the first runs on and its SIGTERM save still works; a lock left by kill -9 is stale
+# and taken over. Usage: one_writer.sh path/to/redraw
+set -u
+redraw="$1"
+here="$(cd "$(dirname "$0")" && pwd)"
+work="$(mktemp -d)"
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+failures=0
+ok() { echo "ok: $*"; }
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+check() { if eval "$1"; then ok "$1"; else fail "$1"; fi; }
+wait_for() {
+  local deadline=$((SECONDS + $1))
+  while [ "$SECONDS" -lt "$deadline" ]; do
+    eval "$2" && return 0
+    sleep 0.05
+  done
+  return 1
+}
+cat >"$work/long.json" <<'JSON'
+{"model": {"hidden": [16, 16], "activation": "Tanh", "output_activation": "Sigmoid"},
+ "training": {"steps": 100000000, "metrics_every": 50}, "data": {"color_mode": "gray"}}
+JSON
+python3 "$here/make_png.py" "$work/img.png" 32 24
+out="$work/out"
+"$redraw" train "$work/img.png" --config "$work/long.json" --out "$out" --quiet >/dev/null 2>"$work/first.err" &
+first=$!
+pids+=("$first")
+check 'wait_for 60 "[ -e \"$out/.redraw-lock\" ]"'
+"$redraw" train "$work/img.png" --config "$work/long.json" --steps 5 --out "$out" >/dev/null 2>"$work/second.err"
+rc=$?
+check "[ $rc = 1 ] && grep -q '^error: .*another redraw is writing to this folder (redraw train .*pid $first' '$work/second.err'"
+check 'kill -0 "$first"  # the first runs on'
+kill -TERM "$first"
+wait "$first"
+rc=$?
+check "[ $rc != 0 ] && [ -s '$out/model.redraw' ] && [ ! -e '$out/.redraw-lock' ]  # SIGTERM saved, lock released"
+# --resume into the same folder, then kill -9: the lock file stays, its holder is gone
+"$redraw" train "$work/img.png" --resume "$out/model.redraw" --steps 100000000 --out "$out" --quiet >/dev/null 2>&1 &
+third=$!
+pids+=("$third")
+check 'wait_for 60 "[ -e \"$out/.redraw-lock\" ] && grep -q \"pid $third\" \"$out/.redraw-lock\""'
+kill -9 "$third"
+wait "$third" 2>/dev/null
+check '[ -e "$out/.redraw-lock" ]'
+"$redraw" train "$work/img.png" --config "$work/long.json" --steps 5 --out "$out" >/dev/null 2>"$work/fourth.err"
+check "[ \$? = 0 ] && [ ! -e '$out/.redraw-lock' ]  # a stale lock is taken over"
+echo "$failures failure(s)"
+[ "$failures" = 0 ]

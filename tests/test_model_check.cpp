@@ -1,0 +1,136 @@
+// What a model file says, checked once for every consumer: each kind of bad meaning is named by
+// its field; printed text from a file is escaped and bounded.
+#include "test_support.h"
+
+#include "engine/checkpoint.h"
+#include "engine/display_text.h"
+#include "engine/errors.h"
+#include "engine/model_check.h"
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+using namespace redraw;
+
+namespace {
+Checkpoint sane_model() {
+  Trainer t = test::small_trainer(test::small_config(OptimizerKind::Adam, 0), test::gradient_image(12, 9, 3));
+  t.run(6);
+  Checkpoint c = t.checkpoint("/somewhere/img.png");
+  c.snapshots.clear();
+  c.snapshots.push_back(Snapshot{t.history().front(), c.params});
+  return c;
+}
+
+/// The first issue's field, or "" for a sane model.
+std::string first_field(const Checkpoint& c) {
+  const auto issues = check_model(c);
+  return issues.empty() ? std::string() : issues.front().field;
+}
+} // namespace
+
+TEST_CASE("model check: a trained model is sane, and each kind of bad meaning names its field") {
+  const Checkpoint good = sane_model();
+  REQUIRE(check_model(good).empty());
+  CHECK_NOTHROW(require_sane_model(good, "m.redraw"));
+
+  Checkpoint c = good;
+  c.params[3] = 3e38f; // finite, but the first layer overflows to inf and NaN
+  CHECK(first_field(c) == "PARM");
+  CHECK_THROWS_WITH_AS(require_sane_model(c, "m.redraw"), doctest::Contains("m.redraw: PARM: 1 of"), CheckpointError);
+  c = good;
+  c.params[0] = std::numeric_limits<float>::quiet_NaN();
+  CHECK(check_model(c).front().what.find("not finite") != std::string::npos);
+  c = good;
+  c.optimizer.second[1] = -1;
+  CHECK(first_field(c) == "OPTM (second moment)");
+  c = good;
+  c.optimizer.first[2] = std::numeric_limits<float>::infinity();
+  CHECK(first_field(c) == "OPTM (first moment)");
+  c = good;
+  c.snapshots[0].params[5] = -2e7f;
+  CHECK(first_field(c) == "SNAP[0].params");
+  c = good;
+  c.snapshots[0].metrics.step = c.step + 1;
+  CHECK(first_field(c) == "SNAP[0]");
+  c = good;
+  c.snapshots.push_back(c.snapshots[0]); // the same step twice
+  CHECK(first_field(c) == "SNAP[1]");
+  c = good;
+  REQUIRE(c.history.size() >= 2);
+  std::swap(c.history[0], c.history[1]); // unsorted
+  CHECK(first_field(c) == "HIST[1]");
+  c = good;
+  c.history.back().step = -4;
+  CHECK(first_field(c) == "HIST[" + std::to_string(c.history.size() - 1) + "]");
+  c = good;
+  c.step = k_max_model_steps + 1;
+  CHECK(first_field(c) == "META.step");
+  c = good;
+  c.seconds = std::numeric_limits<double>::infinity();
+  CHECK(first_field(c) == "META.seconds");
+  c = good;
+  c.source_image = std::string(200000, 'a');
+  CHECK(first_field(c) == "META.source_image");
+  CHECK(check_model(c).front().what.find("200000 bytes") != std::string::npos);
+  c = good;
+  c.source_image = std::string(k_max_model_string_bytes, 'a'); // the limit itself is fine
+  CHECK(check_model(c).empty());
+  c = good;
+  c.config.name = "caf\xC3"; // cut inside a code point
+  CHECK(first_field(c) == "META.config.name");
+  c = good;
+  c.config.model.output_channels = 2;
+  CHECK(first_field(c) == "META.output_channels");
+  c = good;
+  c.image_width = 0;
+  CHECK(first_field(c) == "META.image_width/image_height");
+  c = good;
+  c.image_width = k_max_train_side + 1; // more than any trainer writes
+  CHECK(first_field(c) == "META.image_width/image_height");
+  c = good;
+  c.recoveries.push_back(RecoveryEvent{});
+  c.recoveries.back().step = c.step + 10;
+  CHECK(first_field(c) == "RCOV[0]");
+}
+
+TEST_CASE("model check: open_model refuses on disk what load_checkpoint still reads (for info)") {
+  test::TempDir dir;
+  Checkpoint c = sane_model();
+  c.params[0] = 3e38f;
+  save_checkpoint(dir.path / "huge.redraw", c); // finite: the writer takes it
+  CHECK(load_checkpoint(dir.path / "huge.redraw").params[0] == 3e38f);
+  CHECK_THROWS_WITH_AS(open_model(dir.path / "huge.redraw"), doctest::Contains("PARM"), CheckpointError);
+  save_checkpoint(dir.path / "ok.redraw", sane_model());
+  CHECK(open_model(dir.path / "ok.redraw").step == 6);
+}
+
+TEST_CASE("utf-8 validity") {
+  CHECK(is_valid_utf8(""));
+  CHECK(is_valid_utf8("plain"));
+  CHECK(is_valid_utf8("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80"));
+  CHECK_FALSE(is_valid_utf8("\xC3"));             // truncated
+  CHECK_FALSE(is_valid_utf8("\xC0\xAF"));         // overlong
+  CHECK_FALSE(is_valid_utf8("\xED\xA0\x80"));     // a surrogate
+  CHECK_FALSE(is_valid_utf8("\xF4\x90\x80\x80")); // past U+10FFFF
+  CHECK_FALSE(is_valid_utf8("\xFF"));
+}
+
+TEST_CASE("printed metadata: control characters are escaped, long text is elided") {
+  CHECK(escape_control("a\x1b]0;x\x07z") == "a\\x1b]0;x\\x07z");
+  CHECK(escape_control("line\nnext\ttab\x7f") == "line\\nnext\\ttab\\x7f");
+  CHECK(escape_control("caf\xC3\xA9") == "caf\xC3\xA9");      // UTF-8 passes
+  CHECK(escape_control("\xC2\x9B" "31m") == "\\u009b31m"); // a C1 CSI
+  CHECK(escape_control("bad\xFFz") == "bad\\xffz");
+  const std::string long_path = "/" + std::string(100000, 'd') + "/file.png";
+  const std::string end_kept = elide(long_path, 40, true);
+  CHECK(end_kept.size() == 40);
+  CHECK(end_kept.substr(end_kept.size() - 8) == "file.png");
+  CHECK(elide(long_path, 40).substr(37) == "...");
+  CHECK(elide("short", 40) == "short");
+  // never cut inside a code point
+  const std::string euros = elide(std::string(30, 'x') + std::string(20, '\0') + "\xE2\x82\xAC\xE2\x82\xAC", 20);
+  CHECK(is_valid_utf8(euros));
+  CHECK(is_valid_utf8(elide(std::string(100, 'a') + "\xE2\x82\xAC" + std::string(100, 'b'), 50, true)));
+}
