@@ -223,7 +223,11 @@ int run_train(const TrainCommand& o) {
     config = build_config(o, size_w, size_h, seed);
   }
 
-  Image img = prepare_training_image(o.image, config.data, decode_limits(o.max_image_memory_mb));
+  ImageInfo image_info;
+  Image img =
+      prepare_training_image(o.image, config.data, decode_limits(o.max_image_memory_mb), nullptr, nullptr, &image_info);
+  for (const std::string& n : image_info.notes)
+    if (n.rfind("shrunk", 0) != 0) print_note(o.image + ": " + n);
   std::string notice;
   auto backend = make_backend(o.backend, &notice, o.precision);
   if (!notice.empty()) print_note(notice);

@@ -165,8 +165,8 @@ int main(int argc, char** argv) {
 
   // ---- info ----
   InfoCommand info;
-  auto* info_cmd = app.add_subcommand("info", "Describe a model, or the backends with --backends");
-  info_cmd->add_option("model", info.model, ".redraw model");
+  auto* info_cmd = app.add_subcommand("info", "Describe a model or an image, or the backends with --backends");
+  info_cmd->add_option("model", info.model, ".redraw model, or an image (format, size, orientation, colour profile)");
   info_cmd->add_flag("--backends", info.backends, "List compiled-in backends and devices");
   info_cmd->add_flag("--json", info.json, "Print as JSON");
 

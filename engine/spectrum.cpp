@@ -2,29 +2,24 @@
 
 #include "engine/errors.h"
 
-#include <fftw3.h>
+#include <kiss_fftnd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdio>
-#include <mutex>
+#include <cstdlib>
 #include <sstream>
 
 namespace redraw {
-namespace {
-/// FFTW's planner is not thread-safe (only fftw_execute is): every plan is made and destroyed
-/// under this lock. A file-scope static because the planner it guards is process-wide.
-std::mutex& planner_mutex() {
-  static std::mutex m;
-  return m;
-}
-} // namespace
 
+/// KISS FFT's complex 2-D transform (mixed radix 2, 3, 4, 5 and a generic butterfly for larger
+/// prime factors: exact at any size, fastest when the sides have small prime factors). The input
+/// is real, so the spectrum is conjugate-symmetric; the full plane is kept for simple indexing.
 struct SpectrumAnalyzer::Plan {
-  float* real = nullptr;         ///< height x width
-  fftwf_complex* freq = nullptr; ///< height x (width / 2 + 1)
-  fftwf_plan plan = nullptr;
+  kiss_fftnd_cfg cfg = nullptr;
+  std::vector<kiss_fft_cpx> in, out; ///< height x width
+  ~Plan() { kiss_fft_free(cfg); }
 };
 
 SpectrumAnalyzer::SpectrumAnalyzer(int32_t width, int32_t height, int32_t bands)
@@ -34,27 +29,21 @@ SpectrumAnalyzer::SpectrumAnalyzer(int32_t width, int32_t height, int32_t bands)
                       " is out of range");
   if (bands < 1) throw ConfigError("spectrum: bands must be at least 1");
   const size_t n = size_t(width) * size_t(height);
-  const size_t nf = size_t(height) * size_t(width / 2 + 1);
-  std::lock_guard lock(planner_mutex());
-  m_plan->real = fftwf_alloc_real(n);
-  m_plan->freq = fftwf_alloc_complex(nf);
-  if (!m_plan->real || !m_plan->freq) {
-    fftwf_free(m_plan->real);
-    fftwf_free(m_plan->freq);
+  const int dims[2] = {height, width};
+  try {
+    m_plan->in.resize(n);
+    m_plan->out.resize(n);
+  } catch (const std::bad_alloc&) {
     throw BackendError("spectrum: out of memory for a " + std::to_string(width) + "x" + std::to_string(height) +
                        " transform");
   }
-  m_plan->plan = fftwf_plan_dft_r2c_2d(height, width, m_plan->real, m_plan->freq, FFTW_ESTIMATE);
+  m_plan->cfg = kiss_fftnd_alloc(dims, 2, 0, nullptr, nullptr);
+  if (!m_plan->cfg) throw BackendError("spectrum: out of memory planning the transform");
 }
 
-SpectrumAnalyzer::~SpectrumAnalyzer() {
-  std::lock_guard lock(planner_mutex());
-  if (m_plan->plan) fftwf_destroy_plan(m_plan->plan);
-  fftwf_free(m_plan->real);
-  fftwf_free(m_plan->freq);
-}
+SpectrumAnalyzer::~SpectrumAnalyzer() = default;
 
-void SpectrumAnalyzer::transform() { fftwf_execute(m_plan->plan); }
+void SpectrumAnalyzer::transform() { kiss_fftnd(m_plan->cfg, m_plan->in.data(), m_plan->out.data()); }
 
 int32_t SpectrumAnalyzer::band_of(int32_t kx, int32_t ky) const {
   const double fx = double(kx <= m_width / 2 ? kx : kx - m_width) / m_width;
@@ -81,20 +70,15 @@ std::vector<float> SpectrumAnalyzer::magnitude(const Image& img) {
     float s = 0;
     for (int32_t c = 0; c < img.channels; ++c)
       s += img.pixels[i * size_t(img.channels) + size_t(c)];
-    m_plan->real[i] = s * inv_c;
+    m_plan->in[i] = {s * inv_c, 0.0f};
   }
   transform();
-  const int32_t half = m_width / 2 + 1;
   std::vector<float> out(n);
   for (int32_t ky = 0; ky < m_height; ++ky)
     for (int32_t kx = 0; kx < m_width; ++kx) {
-      // The r2c transform keeps kx <= width / 2; the rest is the conjugate of (-kx, -ky).
-      const bool direct = kx < half;
-      const int32_t sx = direct ? kx : m_width - kx;
-      const int32_t sy = direct ? ky : (m_height - ky) % m_height;
-      const fftwf_complex& v = m_plan->freq[size_t(sy) * size_t(half) + size_t(sx)];
+      const kiss_fft_cpx& v = m_plan->out[size_t(ky) * size_t(m_width) + size_t(kx)];
       const int32_t ox = (kx + m_width / 2) % m_width, oy = (ky + m_height / 2) % m_height;
-      out[size_t(oy) * size_t(m_width) + size_t(ox)] = std::hypot(v[0], v[1]);
+      out[size_t(oy) * size_t(m_width) + size_t(ox)] = std::hypot(v.r, v.i);
     }
   return out;
 }
@@ -131,28 +115,19 @@ std::vector<double> SpectrumAnalyzer::error_band_power(const Image& target, cons
                       std::to_string(prediction.channels));
   const int32_t C = target.channels;
   const size_t n = size_t(m_width) * size_t(m_height);
-  const int32_t half = m_width / 2 + 1;
-  // Each bin of the half spectrum stands for itself and its conjugate twin, except the columns
-  // that are their own twins (kx = 0, and kx = width / 2 for an even width).
-  std::vector<int32_t> band_half(static_cast<size_t>(m_height) * static_cast<size_t>(half));
-  std::vector<uint8_t> twice(static_cast<size_t>(half));
-  for (int32_t kx = 0; kx < half; ++kx)
-    twice[size_t(kx)] = !(kx == 0 || (m_width % 2 == 0 && kx == m_width / 2));
+  std::vector<int32_t> band(n);
   for (int32_t ky = 0; ky < m_height; ++ky)
-    for (int32_t kx = 0; kx < half; ++kx)
-      band_half[size_t(ky) * size_t(half) + size_t(kx)] = band_of(kx, ky);
+    for (int32_t kx = 0; kx < m_width; ++kx)
+      band[size_t(ky) * size_t(m_width) + size_t(kx)] = band_of(kx, ky);
   std::vector<double> power(size_t(m_bands), 0.0);
   for (int32_t c = 0; c < C; ++c) {
     for (size_t i = 0; i < n; ++i)
-      m_plan->real[i] = prediction.pixels[i * size_t(C) + size_t(c)] - target.pixels[i * size_t(C) + size_t(c)];
+      m_plan->in[i] = {prediction.pixels[i * size_t(C) + size_t(c)] - target.pixels[i * size_t(C) + size_t(c)], 0.0f};
     transform();
-    for (int32_t ky = 0; ky < m_height; ++ky)
-      for (int32_t kx = 0; kx < half; ++kx) {
-        // The twin (width - kx, ky') has the same |X| and the same radius, hence the same band.
-        const size_t i = size_t(ky) * size_t(half) + size_t(kx);
-        const double re = m_plan->freq[i][0], im = m_plan->freq[i][1];
-        power[size_t(band_half[i])] += (re * re + im * im) * (twice[size_t(kx)] ? 2.0 : 1.0);
-      }
+    for (size_t i = 0; i < n; ++i) {
+      const double re = m_plan->out[i].r, im = m_plan->out[i].i;
+      power[size_t(band[i])] += re * re + im * im;
+    }
   }
   const double norm = 1.0 / (double(n) * double(n) * double(C));
   for (double& p : power)

@@ -1,0 +1,150 @@
+// OpenEXR decoding with the OpenEXR library, from memory (libvips' EXR loader reads only files and
+// is one of its untrusted ones, so it stays blocked). The first part's RGBA (luminance files come
+// out grey), scene-linear half or float: the sRGB curve is applied and values are clamped to [0, 1].
+#include "engine/errors.h"
+#include "engine/image_decoders.h"
+
+#include <ImfArray.h>
+#include <ImfHeader.h>
+#include <ImfIO.h>
+#include <ImfRgbaFile.h>
+#include <Iex.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <exception>
+#include <mutex>
+
+namespace redraw::detail {
+
+namespace {
+
+/// The file held in memory, as OpenEXR's input stream; reading past its end throws.
+class MemoryStream final : public Imf::IStream {
+public:
+  MemoryStream(const uint8_t* data, size_t size) : Imf::IStream("memory"), m_data(data), m_size(size) {}
+  bool isMemoryMapped() const override { return true; }
+  bool read(char c[], int n) override {
+    std::memcpy(c, take(n), size_t(n));
+    return m_pos < m_size;
+  }
+  char* readMemoryMapped(int n) override { return const_cast<char*>(reinterpret_cast<const char*>(take(n))); }
+  uint64_t tellg() override { return m_pos; }
+  void seekg(uint64_t pos) override { m_pos = pos; }
+
+private:
+  const uint8_t* take(int n) {
+    if (n < 0 || m_pos > m_size || uint64_t(n) > m_size - m_pos) throw Iex::InputExc("the file ends before the image does");
+    const uint8_t* p = m_data + m_pos;
+    m_pos += uint64_t(n);
+    return p;
+  }
+  const uint8_t* m_data;
+  uint64_t m_size;
+  uint64_t m_pos = 0;
+};
+
+/// OpenEXR's own header limits, so a hostile header is refused before its line buffers are sized.
+void limit_exr_headers() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    Imf::Header::setMaxImageSize(k_max_image_side, k_max_image_side);
+    Imf::Header::setMaxTileSize(4096, 4096);
+  });
+}
+
+void fill_info(const Imf::RgbaInputFile& file, ImageInfo& info) {
+  const Imath::Box2i dw = file.dataWindow();
+  info.format = "OpenEXR";
+  info.width = dw.max.x - dw.min.x + 1;
+  info.height = dw.max.y - dw.min.y + 1;
+  const Imf::RgbaChannels ch = file.channels();
+  info.channels = (ch & Imf::WRITE_Y) && !(ch & Imf::WRITE_RGB) ? 1 : 3;
+  if (ch & Imf::WRITE_A) info.channels += 1;
+  info.bits = 32;
+  info.colour = "scene-linear (HDR)";
+}
+
+[[noreturn]] void rethrow_as_image_error(const std::string& name) {
+  try {
+    throw;
+  } catch (const ImageError&) {
+    throw;
+  } catch (const std::bad_alloc&) {
+    throw ImageError(name + ": not enough memory to decode this OpenEXR image");
+  } catch (const std::exception& e) {
+    const std::string why = e.what();
+    if (why.find("ends before") != std::string::npos || why.find("nexpected end") != std::string::npos)
+      throw ImageError(name + ": corrupt or truncated image: the file ends before the image does");
+    throw ImageError(name + ": corrupt or truncated image: the OpenEXR is damaged (" + why.substr(0, 200) + ")");
+  }
+}
+
+} // namespace
+
+bool is_exr(const uint8_t* data, size_t size) {
+  return size >= 4 && data[0] == 0x76 && data[1] == 0x2f && data[2] == 0x31 && data[3] == 0x01;
+}
+
+ImageInfo probe_exr(const uint8_t* data, size_t size, const std::string& name) {
+  ImageInfo info;
+  try {
+    limit_exr_headers();
+    MemoryStream stream(data, size);
+    Imf::RgbaInputFile file(stream, 1);
+    fill_info(file, info);
+  } catch (...) {
+    rethrow_as_image_error(name);
+  }
+  return info;
+}
+
+Image decode_exr(const uint8_t* data, size_t size, const std::string& name, const DecodeLimits& limits,
+                 ImageInfo& info) {
+  Image img;
+  try {
+    limit_exr_headers();
+    MemoryStream stream(data, size);
+    Imf::RgbaInputFile file(stream, 1);
+    fill_info(file, info);
+    const Imath::Box2i dw = file.dataWindow();
+    const int64_t w = int64_t(dw.max.x) - dw.min.x + 1, h = int64_t(dw.max.y) - dw.min.y + 1;
+    // OpenEXR's own RGBA (4 halves per pixel), then our floats.
+    check_decode_size(name, uint64_t(std::max<int64_t>(w, 0)), uint64_t(std::max<int64_t>(h, 0)), 4, 2, limits);
+    Imf::Array2D<Imf::Rgba> px(h, w);
+    file.setFrameBuffer(&px[0][0] - dw.min.x - dw.min.y * w, 1, size_t(w));
+    file.readPixels(dw.min.y, dw.max.y);
+    const int c = info.channels;
+    img.width = int32_t(w);
+    img.height = int32_t(h);
+    img.channels = c;
+    img.pixels.resize(size_t(w) * size_t(h) * size_t(c));
+    bool clamped = false;
+    const auto put = [&](float v) {
+      if (!std::isfinite(v)) v = 0.0f;
+      if (v > 1.0f || v < 0.0f) clamped = true;
+      return v;
+    };
+    for (int64_t y = 0; y < h; ++y)
+      for (int64_t x = 0; x < w; ++x) {
+        const Imf::Rgba& p = px[y][x];
+        float* o = img.pixels.data() + (size_t(y) * size_t(w) + size_t(x)) * size_t(c);
+        if (c <= 2) {
+          o[0] = linear_to_srgb(put(float(p.r)));
+        } else {
+          o[0] = linear_to_srgb(put(float(p.r)));
+          o[1] = linear_to_srgb(put(float(p.g)));
+          o[2] = linear_to_srgb(put(float(p.b)));
+        }
+        if (c == 2 || c == 4) o[c - 1] = std::clamp(put(float(p.a)), 0.0f, 1.0f);
+      }
+    info.notes.push_back(clamped ? "HDR: the sRGB curve applied, values outside [0, 1] clamped"
+                                 : "HDR: the sRGB curve applied, nothing clamped");
+  } catch (...) {
+    rethrow_as_image_error(name);
+  }
+  return img;
+}
+
+} // namespace redraw::detail
