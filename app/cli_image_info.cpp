@@ -11,7 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 
-namespace redraw {
+namespace redraw::cli {
 
 namespace {
 const char* orientation_words(int o) {
@@ -54,4 +54,4 @@ int run_image_info(const std::string& file, bool json) {
   return k_exit_ok;
 }
 
-} // namespace redraw
+} // namespace redraw::cli

@@ -4,6 +4,7 @@
 //   decode_bench full FILE [REPEATS]      load_image at full size
 //   decode_bench train FILE SIDE [REPEATS] prepare_training_image with --max-side SIDE (shrink on load)
 //   decode_bench train-noshrink FILE SIDE [REPEATS]  the same without shrink-on-load (full decode, then resize)
+//   decode_bench baseline FILE            the header only: the process's memory before any pixels
 // Prints one line: mode, output size, median seconds, and this process's peak resident memory in
 // MiB (getrusage), so run each mode in its own process (bench/decode_bench.sh does).
 #include "engine/image.h"
@@ -45,6 +46,11 @@ double peak_mib() {
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
   if (mode == "make" && argc == 6) return make(argv[2], argv[3], std::atoi(argv[4]), std::atoi(argv[5]));
+  if (mode == "baseline" && argc >= 3) {
+    const ImageInfo info = probe_image_file(argv[2]);
+    std::printf("baseline %dx%d 0 %.1f\n", info.width, info.height, peak_mib());
+    return 0;
+  }
   const bool train = mode == "train" || mode == "train-noshrink";
   if (!(mode == "full" || train) || argc < (train ? 4 : 3)) {
     std::fprintf(stderr, "usage: decode_bench make SRC OUT W H | full FILE [N] | train[-noshrink] FILE SIDE [N]\n");
@@ -56,6 +62,7 @@ int main(int argc, char** argv) {
   std::vector<double> seconds;
   Image img;
   for (int r = 0; r < repeats; ++r) {
+    img = Image{}; // the previous result is not counted in this one's peak memory
     const auto t0 = std::chrono::steady_clock::now();
     if (mode == "full") {
       img = load_image(file);

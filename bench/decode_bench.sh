@@ -24,17 +24,20 @@ mkdir -p "$work"
 [ -n "$keep" ] || trap 'rm -rf "$work"' EXIT
 samples="${REDRAW_SAMPLE_DIR:-$root/tests/data}"
 w="${size%x*}" h="${size#*x}"
-printf "%-14s %-10s %-9s %10s %10s %10s %10s %8s %8s\n" photo mode out full_s this_s full_MiB this_MiB time% mem%
+printf "%-10s %-15s %-9s %8s %8s %9s %9s %7s %7s %8s\n" photo mode out full_s this_s full_MiB this_MiB time% mem% net_mem%
 for src in "$samples"/chelsea.png "$samples"/camera.png "$samples"/horse.png; do
   name="$(basename "${src%.png}")"
   jpg="$work/$name-${w}x$h.jpg"
   [ -f "$jpg" ] || "$bench" make "$src" "$jpg" "$w" "$h"
+  read -r _ _ _ base_mib < <("$bench" baseline "$jpg")
   read -r _ full_out full_s full_mib < <("$bench" full "$jpg" "$repeats")
   for mode in train train-noshrink; do
     read -r _ out s mib < <("$bench" "$mode" "$jpg" "$side" "$repeats")
-    awk -v n="$name" -v m="$mode" -v o="$out" -v fs="$full_s" -v s="$s" -v fm="$full_mib" -v mm="$mib" \
-      'BEGIN { printf "%-14s %-10s %-9s %10.3f %10.3f %10.1f %10.1f %7.1f%% %7.1f%%\n", n, m, o, fs, s, fm, mm, 100*s/fs, 100*mm/fm }'
+    awk -v n="$name" -v m="$mode" -v o="$out" -v fs="$full_s" -v s="$s" -v fm="$full_mib" -v mm="$mib" -v b="$base_mib" \
+      'BEGIN { printf "%-10s %-15s %-9s %8.3f %8.3f %9.1f %9.1f %6.1f%% %6.1f%% %7.1f%%\n", n, m, o, fs, s, fm, mm, 100*s/fs, 100*mm/fm, 100*(mm-b)/(fm-b) }'
   done
 done
 echo "full: load_image at full size; train: prepare_training_image --max-side $side (JPEG shrink-on-load);"
-echo "train-noshrink: the same from a full decode. Floor: train within 25% of full in time and memory."
+echo "train-noshrink: the same from a full decode. mem%: peak resident memory against full's; net_mem%: the"
+echo "same above the process's memory before any pixels (libraries loaded, file read: 'baseline')."
+echo "Floor: train within 25% of full in time and memory."
