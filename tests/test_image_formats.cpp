@@ -103,7 +103,7 @@ std::string error_of(const std::function<void()>& f) {
 
 } // namespace
 
-TEST_CASE("WebP, TIFF 8 and 16 bit, HEIC, AVIF and a CMYK JPEG load as the picture they were written from") {
+TEST_CASE("formats: WebP and TIFF 8 and 16 bit and HEIC and AVIF and CMYK JPEG load as the picture they were written from") {
   test::TempDir dir;
   const Image src = photo();
   const std::string d = dir.path.string();
@@ -154,7 +154,7 @@ TEST_CASE("WebP, TIFF 8 and 16 bit, HEIC, AVIF and a CMYK JPEG load as the pictu
   CHECK(psnr(back, src) > 22); // CMYK's gamut and the profile's round trip, not the JPEG, limit this
 }
 
-TEST_CASE("OpenEXR: linear half floats get the sRGB curve, HDR values are clamped and the notes say so") {
+TEST_CASE("formats: OpenEXR gets the sRGB curve and HDR values are clamped and the notes say so") {
   test::TempDir dir;
   const Image src = photo(40, 30);
   const auto to_linear = [](float v) {
@@ -189,7 +189,7 @@ TEST_CASE("OpenEXR: linear half floats get the sRGB curve, HDR values are clampe
   CHECK(error_of([&] { decode_image(bytes.data(), bytes.size(), "cut.exr"); }).find("cut.exr") == 0);
 }
 
-TEST_CASE("every EXIF orientation is applied as a viewer applies it, and info reports it") {
+TEST_CASE("formats: every EXIF orientation is applied as a viewer applies it and info reports it") {
   test::TempDir dir;
   const Image stored = photo(48, 32);
   for (int o = 1; o <= 8; ++o) {
@@ -210,7 +210,7 @@ TEST_CASE("every EXIF orientation is applied as a viewer applies it, and info re
   }
 }
 
-TEST_CASE("a JPEG larger than the training size is shrunk on load, to no less than that size") {
+TEST_CASE("formats: a JPEG larger than the training size is shrunk on load to no less than that size") {
   test::TempDir dir;
   const Image big = resize_area(load_image(test::sample("chelsea.png")), 400, 264);
   const std::string file = (dir.path / "big.jpg").string();
@@ -237,7 +237,7 @@ TEST_CASE("a JPEG larger than the training size is shrunk on load, to no less th
   CHECK(psnr(fast, full) > 35);
 }
 
-TEST_CASE("a PNG with wrong CRCs opens with a note; a truncated one is still refused") {
+TEST_CASE("formats: a PNG with wrong CRCs opens with a note and a truncated one is still refused") {
   const Image src = test::gradient_image(9, 9, 1);
   auto png = encode_png(src);
   const auto idat = std::search(png.begin(), png.end(), std::begin("IDAT"), std::end("IDAT") - 1) - png.begin();
@@ -259,7 +259,7 @@ TEST_CASE("a PNG with wrong CRCs opens with a note; a truncated one is still ref
   CHECK(error_of([&] { decode_image(cut.data(), cut.size(), "cut.png"); }).find("cut.png: corrupt or truncated") == 0);
 }
 
-TEST_CASE("loaders Redraw does not enable are refused, never handed to libvips") {
+TEST_CASE("formats: loaders Redraw does not enable are refused") {
   const std::string svg = "<?xml version=\"1.0\"?><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"8\" height=\"8\">"
                           "<rect width=\"8\" height=\"8\" fill=\"red\"/></svg>";
   const std::string pdf = "%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n";
@@ -269,7 +269,7 @@ TEST_CASE("loaders Redraw does not enable are refused, never handed to libvips")
   }
 }
 
-TEST_CASE("the memory budget refuses a WebP from its header, before decoding") {
+TEST_CASE("formats: the memory budget refuses a WebP from its header before decoding") {
   test::TempDir dir;
   const std::string file = (dir.path / "a.webp").string();
   vips_write(photo(96, 64), file + "[Q=80]");
@@ -280,14 +280,14 @@ TEST_CASE("the memory budget refuses a WebP from its header, before decoding") {
   CHECK(load_image(file, tight).width == 96);
 }
 
-TEST_CASE("image_extensions and image_mime_types cover the same formats") {
+TEST_CASE("formats: image_extensions and image_mime_types cover the new formats") {
   for (const char* e : {".png", ".jpg", ".webp", ".tif", ".tiff", ".heic", ".avif", ".exr"})
     CHECK(std::find(image_extensions().begin(), image_extensions().end(), e) != image_extensions().end());
   for (const char* m : {"image/webp", "image/tiff", "image/heic", "image/avif", "image/x-exr"})
     CHECK(std::find(image_mime_types().begin(), image_mime_types().end(), m) != image_mime_types().end());
 }
 
-TEST_CASE("a short SIREN fit from each format reaches the PSNR of the same fit from a PNG, within 1 dB") {
+TEST_CASE("formats: a short SIREN fit from each format is within 1 dB of the same fit from a PNG") {
   // PSNR of each fit against its own decoded picture, the target it trained on.
   test::TempDir dir;
   const Image src = photo(96, 64);
