@@ -36,7 +36,8 @@ void check_decode_size(const std::string& name, uint64_t w, uint64_t h, int chan
 }
 
 float linear_to_srgb(float v) {
-  v = std::clamp(v, 0.0f, 1.0f);
+  if (!(v > 0.0f)) return 0.0f;
+  if (v >= 1.0f) return 1.0f; // exactly: 1.055 - 0.055 rounds below 1 in float
   return v <= 0.0031308f ? 12.92f * v : 1.055f * std::pow(v, 1.0f / 2.4f) - 0.055f;
 }
 
@@ -241,14 +242,17 @@ constexpr std::string_view k_png_magic("\x89PNG\r\n\x1a\n", 8);
 
 /// The chunks of a PNG whose CRC does not match, with the CRC put right in `fixed` (a copy); 0
 /// when every chunk is sound (then `fixed` is left empty). Browsers ignore chunk CRCs; libpng
-/// refuses a bad one in a critical chunk.
-int fix_png_crcs(const uint8_t* data, size_t size, std::vector<uint8_t>& fixed) {
+/// refuses a bad one in a critical chunk. ImageError when the chunks stop before IEND: libpng
+/// may have every row by then, but the file is cut short, and a cut file is refused.
+int fix_png_crcs(const uint8_t* data, size_t size, std::vector<uint8_t>& fixed, const std::string& name) {
   int bad = 0;
   size_t pos = 8;
-  while (pos + 12 <= size) {
-    const uint32_t len = (uint32_t(data[pos]) << 24) | (uint32_t(data[pos + 1]) << 16) |
-                         (uint32_t(data[pos + 2]) << 8) | data[pos + 3];
-    if (len > size - pos - 12) break; // a length past the end: the decoder reports it
+  for (;;) {
+    const uint32_t len = pos + 12 <= size ? (uint32_t(data[pos]) << 24) | (uint32_t(data[pos + 1]) << 16) |
+                                                (uint32_t(data[pos + 2]) << 8) | data[pos + 3]
+                                          : 0;
+    if (pos + 12 > size || len > size - pos - 12)
+      throw ImageError(name + ": corrupt or truncated image: the file ends before the image does");
     const size_t crc_at = pos + 8 + len;
     const uLong crc = crc32(0, data + pos + 4, uInt(len + 4));
     const uint8_t want[4] = {uint8_t(crc >> 24), uint8_t(crc >> 16), uint8_t(crc >> 8), uint8_t(crc)};
@@ -303,7 +307,7 @@ Image decode_image(const uint8_t* data, size_t size, const std::string& name, co
     const bool png = starts_with(data, size, k_png_magic);
     if (png) check_png_header(data, size, name, limits);
     std::vector<uint8_t> fixed;
-    const int bad = png ? fix_png_crcs(data, size, fixed) : 0;
+    const int bad = png ? fix_png_crcs(data, size, fixed, name) : 0;
     img = bad ? detail::decode_vips(fixed.data(), fixed.size(), name, limits, options, info)
               : detail::decode_vips(data, size, name, limits, options, info);
     if (bad) info.notes.push_back(std::to_string(bad) + " PNG chunk(s) with a wrong CRC read anyway, as browsers do");
@@ -327,7 +331,7 @@ ImageInfo probe_image(const uint8_t* data, size_t size, const std::string& name)
   if (detail::is_exr(data, size)) return detail::probe_exr(data, size, name);
   if (starts_with(data, size, k_png_magic) || detail::vips_recognises(data, size)) {
     std::vector<uint8_t> fixed;
-    if (starts_with(data, size, k_png_magic) && fix_png_crcs(data, size, fixed))
+    if (starts_with(data, size, k_png_magic) && fix_png_crcs(data, size, fixed, name))
       return detail::probe_vips(fixed.data(), fixed.size(), name);
     return detail::probe_vips(data, size, name);
   }
