@@ -1,6 +1,7 @@
 // OpenEXR decoding with the OpenEXR library, from memory (libvips' EXR loader reads only files and
 // is one of its untrusted ones, so it stays blocked). The first part's RGBA (luminance files come
-// out grey), scene-linear half or float: the sRGB curve is applied and values are clamped to [0, 1].
+// out grey), scene-linear, read through OpenEXR's RGBA interface in half precision (11 bits, ample
+// for a training target): the sRGB curve is applied and values are clamped to [0, 1].
 #include "engine/errors.h"
 #include "engine/image_decoders.h"
 

@@ -331,6 +331,8 @@ ImageInfo probe_image(const uint8_t* data, size_t size, const std::string& name)
   if (detail::is_exr(data, size)) return detail::probe_exr(data, size, name);
   if (starts_with(data, size, k_png_magic) || detail::vips_recognises(data, size)) {
     std::vector<uint8_t> fixed;
+    if (starts_with(data, size, k_png_magic))
+      check_png_header(data, size, name, DecodeLimits{std::numeric_limits<uint64_t>::max()}); // sides and pixels
     if (starts_with(data, size, k_png_magic) && fix_png_crcs(data, size, fixed, name))
       return detail::probe_vips(fixed.data(), fixed.size(), name);
     return detail::probe_vips(data, size, name);

@@ -4,6 +4,7 @@
 #include "test_support.h"
 
 #include "engine/errors.h"
+#include "engine/export_writers.h"
 #include "engine/image.h"
 
 #include <doctest/doctest.h>
@@ -349,4 +350,30 @@ TEST_CASE("formats: a short SIREN fit from each format is within 1 dB of the sam
     MESSAGE(name << ": " << p << " dB");
     CHECK(std::abs(p - reference) <= 1.0);
   }
+}
+
+TEST_CASE("formats: 16-bit TIFF and float EXR exports read back as written and leave nothing when abandoned") {
+  test::TempDir dir;
+  const Image img = test::gradient_image(37, 21, 3);
+  for (const std::string name : {"e.tif", "e.exr", "e.png"}) {
+    CAPTURE(name);
+    const auto path = dir.path / name;
+    {
+      const auto w = open_row_writer(path, img.width, img.height, img.channels, 16);
+      w->write_rows(img.pixels.data(), 10); // two bands, as a render streams them
+      w->write_rows(img.pixels.data() + size_t(10) * 37 * 3, 11);
+      w->commit();
+    }
+    ImageInfo info;
+    const Image back = load_image(path, {}, {}, &info);
+    CHECK(info.bits == (name == "e.exr" ? 32 : 16));
+    // The EXR decoder reads through OpenEXR's RGBA interface, in half precision (11 bits).
+    CHECK(test::max_abs_diff(back, img) <= (name == "e.exr" ? 5e-4 : 0.5 / 65535 + 1e-6));
+    {
+      const auto w = open_row_writer(dir.path / ("x" + name), img.width, img.height, img.channels, 16);
+      w->write_rows(img.pixels.data(), 5); // then dropped: an error or a cancel
+    }
+    CHECK(!std::filesystem::exists(dir.path / ("x" + name)));
+  }
+  CHECK(test::files_in(dir.path) == 3); // no temp file left
 }
