@@ -1,6 +1,7 @@
 #pragma once
-/// The frequency content of a picture and of a network's error, with KISS FFT (single precision, any size;
-///   fastest when the sides have small prime factors).
+/// The frequency content of a picture and of a network's error, with KISS FFT (single precision), exact at the
+///   picture's own size: a side with a prime factor above 7 goes through Bluestein's algorithm, so
+///   no size is slow and nothing is padded.
 /// - Frequencies are in cycles per pixel along each axis (fx = kx / width, fy = ky / height), so
 ///   Nyquist is 0.5 on both axes whatever the image size; the radius r = sqrt(fx^2 + fy^2).
 /// - Bands: `bands` equal-width rings of r over [0, 0.5]; the corners beyond Nyquist (r > 0.5, up
