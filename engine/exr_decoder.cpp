@@ -67,6 +67,43 @@ void fill_info(const Imf::RgbaInputFile& file, ImageInfo& info) {
   info.colour = "scene-linear (HDR)";
 }
 
+/// Walks the header's attributes (name, type, 4-byte size, value) before OpenEXR does: OpenEXR 3.1
+/// allocates an unknown attribute's claimed size before reading it, so a 100-byte file could make
+/// it allocate and clear gigabytes. ImageError when a size runs past the end of the file.
+void check_exr_header(const uint8_t* data, size_t size, const std::string& name) {
+  const auto bad = [&](const char* what) {
+    throw ImageError(name + ": corrupt or truncated image: the OpenEXR header is damaged (" + what + ")");
+  };
+  if (size < 8) bad("too short");
+  const bool multipart = (data[5] & 0x10) != 0; // version field, bit 12
+  size_t pos = 8;
+  const auto text = [&]() { // a nul-terminated name; returns its length
+    size_t n = 0;
+    while (pos + n < size && data[pos + n] != 0) {
+      if (++n > 255) bad("a name longer than 255 bytes");
+    }
+    if (pos + n >= size) bad("the file ends inside the header");
+    const size_t len = n;
+    pos += n + 1;
+    return len;
+  };
+  for (int headers = 0; headers < 1024; ++headers) {
+    for (int attributes = 0;; ++attributes) {
+      if (attributes > 4096) bad("too many attributes");
+      if (text() == 0) break; // the empty name ends a header
+      text();                 // the type
+      if (pos + 4 > size) bad("the file ends inside the header");
+      const uint32_t n = uint32_t(data[pos]) | (uint32_t(data[pos + 1]) << 8) | (uint32_t(data[pos + 2]) << 16) |
+                         (uint32_t(data[pos + 3]) << 24);
+      pos += 4;
+      if (n > size - pos) bad("an attribute larger than the file");
+      pos += n;
+    }
+    if (!multipart || (pos < size && data[pos] == 0)) return; // a single part, or the empty header after the last
+  }
+  bad("too many parts");
+}
+
 [[noreturn]] void rethrow_as_image_error(const std::string& name) {
   try {
     throw;
@@ -92,6 +129,7 @@ ImageInfo probe_exr(const uint8_t* data, size_t size, const std::string& name) {
   ImageInfo info;
   try {
     limit_exr_headers();
+    check_exr_header(data, size, name);
     MemoryStream stream(data, size);
     Imf::RgbaInputFile file(stream, 1);
     fill_info(file, info);
@@ -106,6 +144,7 @@ Image decode_exr(const uint8_t* data, size_t size, const std::string& name, cons
   Image img;
   try {
     limit_exr_headers();
+    check_exr_header(data, size, name);
     MemoryStream stream(data, size);
     Imf::RgbaInputFile file(stream, 1);
     fill_info(file, info);

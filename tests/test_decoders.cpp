@@ -148,3 +148,12 @@ TEST_CASE("formats Redraw does not offer are not handed to stb") {
   std::memcpy(hdr.data(), "#?RADIANCE\n", 11);
   CHECK(decode_error(hdr).find("not a readable") != std::string::npos);
 }
+
+TEST_CASE("an OpenEXR header attribute claiming more bytes than the file holds is refused before OpenEXR allocates") {
+  // Found by fuzz_image: OpenEXR 3.1 allocated (and cleared) the claimed size of an unknown attribute.
+  std::vector<uint8_t> b = {0x76, 0x2f, 0x31, 0x01, 2, 0, 0, 0};
+  for (const char* s : {"junk", "opaque"})
+    b.insert(b.end(), s, s + std::strlen(s) + 1);
+  b.insert(b.end(), {0xff, 0xff, 0xff, 0x7f, 1, 2, 3});
+  CHECK(decode_error(b).find("the OpenEXR header is damaged (an attribute larger than the file)") != std::string::npos);
+}
