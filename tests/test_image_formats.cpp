@@ -377,3 +377,23 @@ TEST_CASE("formats: 16-bit TIFF and float EXR exports read back as written and l
   }
   CHECK(test::files_in(dir.path) == 3); // no temp file left
 }
+
+TEST_CASE("formats: the first page of a multi-page TIFF is decoded and the notes say so") {
+  test::TempDir dir;
+  Image pages = test::gradient_image(20, 24, 3); // two 20 x 12 pages, stacked
+  for (int32_t y = 12; y < 24; ++y)
+    for (int32_t x = 0; x < 20; ++x)
+      for (int c = 0; c < 3; ++c)
+        pages.at(x, y, c) = 1.0f; // the second page is white
+  const std::string file = (dir.path / "two.tif").string();
+  vips_write(pages, file, false, [](VipsImage* v) { vips_image_set_int(v, "page-height", 12); });
+  ImageInfo info;
+  const Image first = load_image(file, {}, {}, &info);
+  CHECK(info.pages == 2);
+  CHECK(first.height == 12);
+  CHECK(first.pixels[0] < 0.99f); // the gradient, not the white page
+  bool said = false;
+  for (const std::string& n : info.notes)
+    said = said || n.find("first of 2") != std::string::npos;
+  CHECK(said);
+}
