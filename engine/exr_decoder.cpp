@@ -16,6 +16,8 @@
 #include <cstring>
 #include <exception>
 #include <mutex>
+#include <string_view>
+#include <utility>
 
 namespace redraw::detail {
 
@@ -77,6 +79,14 @@ void check_exr_header(const uint8_t* data, size_t size, const std::string& name)
   if (size < 8) bad("too short");
   const bool multipart = (data[5] & 0x10) != 0; // version field, bit 12
   size_t pos = 8;
+  // OpenEXR reads a value of a known fixed-size type by its type, whatever size the file gives: a
+  // different size would leave this walk and OpenEXR's at different places.
+  static const std::pair<const char*, uint32_t> k_fixed[] = {
+      {"box2i", 16}, {"box2f", 16}, {"int", 4},        {"float", 4},         {"double", 8},
+      {"v2i", 8},    {"v2f", 8},    {"v2d", 16},       {"v3i", 12},          {"v3f", 12},
+      {"v3d", 24},   {"m33f", 36},  {"m33d", 72},      {"m44f", 64},         {"m44d", 128},
+      {"compression", 1}, {"lineOrder", 1}, {"envmap", 1}, {"deepImageState", 1}, {"chromaticities", 32},
+      {"timecode", 8}, {"keycode", 28}, {"rational", 8}, {"tiledesc", 9}};
   const auto text = [&]() { // a nul-terminated name; returns its length
     size_t n = 0;
     while (pos + n < size && data[pos + n] != 0) {
@@ -91,11 +101,15 @@ void check_exr_header(const uint8_t* data, size_t size, const std::string& name)
     for (int attributes = 0;; ++attributes) {
       if (attributes > 4096) bad("too many attributes");
       if (text() == 0) break; // the empty name ends a header
-      text();                 // the type
+      const size_t type_at = pos;
+      const size_t type_len = text(); // the type
       if (pos + 4 > size) bad("the file ends inside the header");
       const uint32_t n = uint32_t(data[pos]) | (uint32_t(data[pos + 1]) << 8) | (uint32_t(data[pos + 2]) << 16) |
                          (uint32_t(data[pos + 3]) << 24);
       pos += 4;
+      const std::string_view type(reinterpret_cast<const char*>(data + type_at), type_len);
+      for (const auto& [known, bytes] : k_fixed)
+        if (type == known && n != bytes) bad("an attribute of the wrong size for its type");
       if (n > size - pos) bad("an attribute larger than the file");
       pos += n;
     }

@@ -310,6 +310,15 @@ Image decode_vips(const uint8_t* data, size_t size, const std::string& name, con
   size_t bytes = 0;
   const std::unique_ptr<void, void (*)(void*)> mem(vips_image_write_to_memory(cur, &bytes), &g_free);
   if (!mem) fail(name, info.format);
+  // libvips 8.14 may finish a pipeline whose loader failed in a tile and only log it (a cut JPEG,
+  // now and then): that decode failed too.
+  bool tile_failed = false;
+  {
+    std::lock_guard log(state.log_mutex);
+    for (const std::string& w : state.warnings)
+      tile_failed = tile_failed || w.find("error in tile") != std::string::npos;
+  }
+  if (tile_failed) fail(name, info.format);
   if (bytes != size_t(w) * size_t(h) * size_t(bands) * size_t(sample))
     throw ImageError(name + ": corrupt image (the decoder returned an unexpected size)");
 
