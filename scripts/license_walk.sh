@@ -16,10 +16,11 @@ apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts --no-br
   while read -r p; do
     f="/usr/share/doc/$p/copyright"
     if [ -f "$f" ]; then
-      lic="$(grep -h '^License:' "$f" | sed 's/License: *//' | sort -u | paste -sd';')"
+      lic="$( (grep -h '^License:' "$f" || true) | sed 's/License: *//' | sort -u | paste -sd';')"
+      [ -n "$lic" ] || lic="(no machine-readable License: fields)"
     else
       lic="(not installed here)"
     fi
     printf '%s\t%s\n' "$p" "$lic"
-  done | awk -F'\t' '{ g = ($2 ~ /(^|;)(A?GPL)/) ? 0 : 1; print g "\t" $0 }' | sort -k1,1 -k2,2 | cut -f2- |
-  column -t -s$'\t'
+  done | awk -F'\t' '{ g = ($2 ~ /(^|;)(A?GPL)/) ? 0 : 1; print g "\t" $0 }' | sort -t$'\t' -k1,1 -k2,2 |
+  awk -F'\t' '{ printf "%-32s %s\n", $2, $3 }'
