@@ -277,6 +277,21 @@ void check_png_header(const uint8_t* data, size_t size, const std::string& name,
   detail::check_decode_size(name, be32(16), be32(20), 1, 1, limits);
 }
 
+/// A progressive JPEG may hold thousands of tiny scans, each one a pass over the whole picture (a
+/// known way to make a small file take minutes); real encoders write about ten. Counting the
+/// start-of-scan markers (FF DA, which entropy-coded data cannot hold) bounds them.
+constexpr int k_max_jpeg_scans = 500;
+
+void check_jpeg_scans(const uint8_t* data, size_t size, const std::string& name) {
+  int scans = 0;
+  for (const uint8_t* p = data; (p = static_cast<const uint8_t*>(std::memchr(p, 0xff, size_t(data + size - p)))) &&
+                                p + 1 < data + size;
+       ++p)
+    if (p[1] == 0xda && ++scans > k_max_jpeg_scans)
+      throw ImageError(name + ": corrupt image: the JPEG has more than " + std::to_string(k_max_jpeg_scans) +
+                       " scans");
+}
+
 uint16_t le16(const uint8_t* p) { return uint16_t(p[0] | (p[1] << 8)); }
 
 bool is_gif(const uint8_t* data, size_t size) { return starts_with(data, size, "GIF87a") || starts_with(data, size, "GIF89a"); }
@@ -306,6 +321,7 @@ Image decode_image(const uint8_t* data, size_t size, const std::string& name, co
   } else if (starts_with(data, size, k_png_magic) || detail::vips_recognises(data, size)) {
     const bool png = starts_with(data, size, k_png_magic);
     if (png) check_png_header(data, size, name, limits);
+    if (starts_with(data, size, std::string_view("\xff\xd8\xff", 3))) check_jpeg_scans(data, size, name);
     std::vector<uint8_t> fixed;
     const int bad = png ? fix_png_crcs(data, size, fixed, name) : 0;
     img = bad ? detail::decode_vips(fixed.data(), fixed.size(), name, limits, options, info)

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <mutex>
 
@@ -247,8 +248,10 @@ Image decode_vips(const uint8_t* data, size_t size, const std::string& name, con
   if (!head.p) fail(name, format_of(loader, nullptr));
   fill_info(head.p, loader, info);
   const int stored_w = vips_image_get_width(head.p), stored_h = vips_image_get_height(head.p);
-  // The header's size is checked before anything else is opened or decoded.
-  check_decode_size(name, uint64_t(stored_w), uint64_t(stored_h), 1, 1, limits);
+  // The header's sides and pixel count first; the memory budget below, once the size after any
+  // shrink-on-load is known, and still before a single pixel is decoded.
+  check_decode_size(name, uint64_t(stored_w), uint64_t(stored_h), 1, 1,
+                    DecodeLimits{std::numeric_limits<uint64_t>::max()});
 
   const bool swap = info.orientation >= 5;
   if (info.format == "JPEG" && options.min_width > 0 && options.min_height > 0)

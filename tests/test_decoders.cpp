@@ -157,3 +157,13 @@ TEST_CASE("an OpenEXR header attribute claiming more bytes than the file holds i
   b.insert(b.end(), {0xff, 0xff, 0xff, 0x7f, 1, 2, 3});
   CHECK(decode_error(b).find("the OpenEXR header is damaged (an attribute larger than the file)") != std::string::npos);
 }
+
+TEST_CASE("a JPEG with more than 500 scans is refused before decoding") {
+  auto jpg = jpeg_bytes(24, 16, 3);
+  std::vector<uint8_t> many(jpg.begin(), jpg.end() - 2); // without EOI
+  for (int i = 0; i < 501; ++i)
+    many.insert(many.end(), {0xff, 0xda, 0x00, 0x08, 0x01, 0x01, 0x00, 0x00, 0x3f, 0x00});
+  many.insert(many.end(), {0xff, 0xd9});
+  CHECK(decode_error(many).find("more than 500 scans") != std::string::npos);
+  CHECK(decode_error(jpg).empty());
+}
