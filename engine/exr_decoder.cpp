@@ -111,6 +111,23 @@ void check_exr_header(const uint8_t* data, size_t size, const std::string& name)
       for (const auto& [known, bytes] : k_fixed)
         if (type == known && n != bytes) bad("an attribute of the wrong size for its type");
       if (n > size - pos) bad("an attribute larger than the file");
+      if (type == "chlist") { // read as OpenEXR reads it: records up to an empty name, whatever the size
+        const size_t end = pos + n;
+        while (text() != 0) {
+          if (pos + 16 > size) bad("the file ends inside the channel list");
+          pos += 16; // pixel type, linear flag, reserved, x and y sampling
+        }
+        if (pos != end) bad("a channel list of the wrong size");
+        continue;
+      }
+      if (type == "preview") { // width and height, then width * height RGBA bytes
+        if (n < 8) bad("a preview of the wrong size");
+        const uint64_t pw = uint32_t(data[pos]) | (uint32_t(data[pos + 1]) << 8) | (uint32_t(data[pos + 2]) << 16) |
+                            (uint32_t(data[pos + 3]) << 24);
+        const uint64_t ph = uint32_t(data[pos + 4]) | (uint32_t(data[pos + 5]) << 8) |
+                            (uint32_t(data[pos + 6]) << 16) | (uint32_t(data[pos + 7]) << 24);
+        if (pw * ph * 4 + 8 != n) bad("a preview of the wrong size");
+      }
       pos += n;
     }
     if (!multipart || (pos < size && data[pos] == 0)) return; // a single part, or the empty header after the last
