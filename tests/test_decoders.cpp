@@ -167,3 +167,14 @@ TEST_CASE("a JPEG with more than 500 scans is refused before decoding") {
   CHECK(decode_error(many).find("more than 500 scans") != std::string::npos);
   CHECK(decode_error(jpg).empty());
 }
+
+TEST_CASE("the OpenEXR headers fuzz_image found slow are refused from the header walk") {
+  // Each made OpenEXR 3.1 allocate (and, under ASan, clear) gigabytes for a header attribute.
+  const auto corpus = test::sample("horse.png").parent_path().parent_path() / "fuzz" / "corpus" / "image";
+  for (const char* name : {"exr_huge_attribute.exr", "exr_misaligned_attribute.exr", "exr_chlist_overrun.exr"}) {
+    CAPTURE(name);
+    const auto bytes = test::read_bytes(corpus / name);
+    REQUIRE(!bytes.empty());
+    CHECK(decode_error(bytes).find("the OpenEXR header is damaged") != std::string::npos);
+  }
+}
