@@ -170,7 +170,9 @@ TEST_CASE("a JPEG with more than 500 scans is refused before decoding") {
 
 TEST_CASE("the OpenEXR headers fuzz_image found slow are refused from the header walk") {
   // Each made OpenEXR 3.1 allocate (and, under ASan, clear) gigabytes for a header attribute.
-  const auto corpus = test::sample("horse.png").parent_path().parent_path() / "fuzz" / "corpus" / "image";
+  // The source tree's corpus (a packed test copy elsewhere may not carry it).
+  const auto corpus = std::filesystem::path(REDRAW_SAMPLE_DIR).parent_path() / "fuzz" / "corpus" / "image";
+  if (!std::filesystem::exists(corpus)) return;
   for (const char* name : {"exr_huge_attribute.exr", "exr_misaligned_attribute.exr", "exr_chlist_overrun.exr"}) {
     CAPTURE(name);
     const auto bytes = test::read_bytes(corpus / name);
