@@ -60,6 +60,10 @@ constexpr const char* k_default_preset = "siren";
 int run_train(const TrainCommand& o);
 int run_render(const RenderCommand& o);
 int run_info(const InfoCommand& o);
+/// `redraw info IMAGE`: format, size, orientation, colour profile and the decoder's notes.
+int run_image_info(const std::string& file, bool json);
+/// True when the file name has one of the image extensions load_image reads.
+bool is_image_path(const std::string& file);
 int run_timelapse(const TimelapseCommand& o);
 
 } // namespace redraw::cli

@@ -39,8 +39,8 @@ void parse_size(const std::string& text, const std::string& option, const SizeLi
 void require_png_extension(const std::string& path, const std::string& option) {
   std::string ext = std::filesystem::path(path).extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  if (ext != ".png")
-    throw UsageError(option + ": '" + path + "' must end in .png (only PNG is written; convert it afterwards)");
+  if (ext != ".png" && ext != ".tif" && ext != ".tiff" && ext != ".exr")
+    throw UsageError(option + ": '" + path + "' must end in .png, .tif, .tiff or .exr");
 }
 
 void print_error(const std::string& what) { std::cerr << "error: " << what << std::endl; }

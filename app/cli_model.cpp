@@ -95,6 +95,7 @@ int run_render(const RenderCommand& o) {
 }
 
 int run_info(const InfoCommand& o) {
+  if (!o.backends && is_image_path(o.model)) return run_image_info(o.model, o.json);
   if (o.backends || o.model.empty()) {
     std::printf("%s\n%s", version_line().c_str(), describe_backends().c_str());
     if (o.model.empty()) return k_exit_ok;

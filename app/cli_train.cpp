@@ -226,12 +226,16 @@ int run_train(const TrainCommand& o) {
     config = build_config(o, size_w, size_h, seed);
   }
 
+  ImageInfo image_info;
   Image img;
   try {
-    img = prepare_training_image(o.image, config.data, decode_limits(o.max_image_memory_mb));
+    img = prepare_training_image(o.image, config.data, decode_limits(o.max_image_memory_mb), nullptr, nullptr,
+                                 &image_info);
   } catch (const ConfigError& e) { // the engine names no flags; here they are
     throw ConfigError(std::string(e.what()) + " (--size or --max-side)");
   }
+  for (const std::string& n : image_info.notes)
+    if (n.rfind("shrunk", 0) != 0) print_note(o.image + ": " + n);
   std::string notice;
   auto backend = make_backend(o.backend, &notice, o.precision);
   if (!notice.empty()) print_note(notice);

@@ -129,7 +129,7 @@ int main(int argc, char** argv) {
   auto* render_cmd = app.add_subcommand("render", "Render a model at any size");
   render_cmd->add_option("model", render.model, ".redraw model")->required();
   render_cmd->add_option("--size", render.size, "Output size WxH (default: the training size)");
-  render_cmd->add_option("-o,--output", render.out, "Output .png")->required();
+  render_cmd->add_option("-o,--output", render.out, "Output .png (8/16-bit), .tif (16-bit) or .exr (32-bit float)")->required();
   render_cmd->add_option("--snapshot", render.snapshot, "Timelapse snapshot index (0-based, -1 = last)");
   render_cmd->add_option("--bit-depth", render.bit_depth, "8 or 16")->check(CLI::IsMember({8, 16}));
   render_cmd->add_option("--backend", render.backend, "auto, cpu or cuda")
@@ -165,8 +165,8 @@ int main(int argc, char** argv) {
 
   // ---- info ----
   InfoCommand info;
-  auto* info_cmd = app.add_subcommand("info", "Describe a model, or the backends with --backends");
-  info_cmd->add_option("model", info.model, ".redraw model");
+  auto* info_cmd = app.add_subcommand("info", "Describe a model or an image, or the backends with --backends");
+  info_cmd->add_option("model", info.model, ".redraw model, or an image (format, size, orientation, colour profile)");
   info_cmd->add_flag("--backends", info.backends, "List compiled-in backends and devices");
   info_cmd->add_flag("--json", info.json, "Print as JSON");
 

@@ -1,5 +1,7 @@
 #include "engine/comparison.h"
 
+#include "engine/export_writers.h"
+
 #include "engine/atomic_file.h"
 #include "engine/errors.h"
 
@@ -61,14 +63,14 @@ void export_comparison_png(Backend& backend, const NetworkView& net, const Image
                            const std::filesystem::path& out, int bit_depth, const RenderOptions& opts) {
   check_writable_destination(out);
   const Image left = upscaled(net, original, w, h);
-  PngStreamWriter png(out, 2 * w, h, left.channels, bit_depth);
+  const auto file = open_row_writer(out, 2 * w, h, left.channels, bit_depth);
   std::vector<float> rows;
   render_tiles(backend, net, w, h, opts, [&](int32_t y0, int32_t y1, const float* v) {
     rows.resize(size_t(y1 - y0) * size_t(2 * w) * size_t(left.channels));
     join_rows(left, v, y0, y1, rows.data());
-    png.write_rows(rows.data(), y1 - y0);
+    file->write_rows(rows.data(), y1 - y0);
   });
-  png.commit();
+  file->commit();
 }
 
 } // namespace redraw

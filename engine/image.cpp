@@ -122,12 +122,18 @@ void training_size(const DataSpec& spec, int32_t w, int32_t h, int32_t& out_w, i
 }
 
 Image prepare_training_image(const std::filesystem::path& file, const DataSpec& spec, const DecodeLimits& limits,
-                             int32_t* native_w, int32_t* native_h) {
-  const Image raw = load_image(file, limits);
-  if (native_w) *native_w = raw.width;
-  if (native_h) *native_h = raw.height;
+                             int32_t* native_w, int32_t* native_h, ImageInfo* info) {
+  // The header first: the training size decides how far a JPEG may be shrunk on load.
+  const ImageInfo head = probe_image_file(file);
   int32_t w = 0, h = 0;
-  training_size(spec, raw.width, raw.height, w, h);
+  training_size(spec, head.width, head.height, w, h);
+  ImageInfo decoded;
+  const Image raw = load_image(file, limits, DecodeOptions{w, h}, &decoded);
+  if (decoded.shrink == 1 && (raw.width != head.width || raw.height != head.height))
+    training_size(spec, raw.width, raw.height, w, h); // the header and the pixels disagree: trust the pixels
+  if (native_w) *native_w = decoded.width;
+  if (native_h) *native_h = decoded.height;
+  if (info) *info = decoded;
   if (spec.color_mode == ColorMode::Binary) {
     // Threshold after resizing, so thin strokes survive as grey before becoming black or white.
     Image gray = resize_area(convert_color(raw, ColorMode::Gray, spec.threshold, spec.background), w, h);

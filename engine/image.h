@@ -1,15 +1,21 @@
 #pragma once
 /// Images in memory and on disk.
 /// - Image holds float pixels in [0, 1], row-major, interleaved channels (1 or 3, or 4 when raw).
-/// - load_image reads PNG (8/16-bit, libpng), JPEG (libjpeg-turbo), GIF (first frame, giflib), and
-///   BMP, TGA and binary PNM (stb_image, for which no fuzzed library fits). Every decoder checks
-///   the header's size against k_max_image_side / k_max_image_pixels and the memory budget
-///   (DecodeLimits) *before* allocating pixels, and throws ImageError("<file>: <what is wrong>") for
-///   a missing, truncated, corrupt or absurd file. Truncation is caught for every format, and a
-///   BMP, TGA or PNM header claiming more pixels than its file can hold is refused before decoding.
+/// - load_image reads, through libvips 8.14, PNG (8/16-bit), JPEG (CMYK included), WebP, TIFF
+///   (8/16-bit, float), HEIC and AVIF (libheif); OpenEXR through the OpenEXR library; GIF (first
+///   frame) through giflib; BMP, TGA and binary PNM through stb_image. Only those libvips loaders
+///   are enabled (image_decoders.h): untrusted ones and the ImageMagick catch-all stay blocked.
+/// - What a viewer shows is what is decoded: the EXIF orientation is applied, an embedded ICC
+///   profile (or CMYK) is converted to sRGB, HDR values are clamped to [0, 1] after the sRGB curve,
+///   and the first page or frame of a multi-page file is taken. ImageInfo::notes says so.
+/// - Every decoder checks the header's size against k_max_image_side / k_max_image_pixels and the
+///   memory budget (DecodeLimits) *before* allocating pixels, and throws ImageError("<file>: <what
+///   is wrong>") for a missing, truncated, corrupt or absurd file. A PNG whose chunk CRCs are wrong
+///   opens (as in browsers), with a note.
 /// - prepare_training_image composites alpha onto a background, converts to the colour mode
 ///   (rgb, gray, binary with a threshold, or auto: gray for a grey image), and resizes with an
-///   area (box) filter.
+///   area (box) filter. A JPEG larger than the training size is shrunk on load (1/2, 1/4, 1/8 in
+///   the DCT) to no less than that size first.
 /// - write_png writes 8- or 16-bit PNG atomically (temp file, fsync, rename); IoError on failure,
 ///   and no partial file is left behind.
 #include "engine/run_config.h"
@@ -46,10 +52,40 @@ struct Image {
   int64_t pixel_count() const { return int64_t(width) * height; }
 };
 
-/// Decodes a file with its native channel count (1 grey, 2 grey+alpha, 3 RGB, 4 RGBA), 16-bit PNG kept.
-Image load_image(const std::filesystem::path& file, const DecodeLimits& limits = {});
+/// What a decoder read from a file's header, and what it did to the pixels.
+struct ImageInfo {
+  std::string format;            ///< "PNG", "JPEG", "WebP", "TIFF", "HEIF", "AVIF", "OpenEXR", "GIF", "BMP", "TGA", "PNM"
+  int32_t width = 0, height = 0; ///< as shown: after the EXIF orientation, before any shrink-on-load
+  int32_t orientation = 1;       ///< EXIF orientation, 1..8 (1: as stored)
+  int32_t channels = 0;          ///< in the file, alpha included
+  int32_t bits = 8;              ///< per sample in the file: 8, 16, or 32 for float (HDR)
+  std::string colour = "sRGB";   ///< "sRGB", "ICC profile: <description>", "CMYK", "linear (HDR)", ...
+  int32_t pages = 1;             ///< pages or frames in the file; only the first is decoded
+  int32_t shrink = 1;            ///< shrink-on-load factor used (JPEG: 1, 2, 4 or 8)
+  std::vector<std::string> notes; ///< what a user should be told: "first of 3 pages", "HDR clamped", ...
+};
+
+/// The smallest picture the caller needs (as shown, after orientation): a JPEG larger than this is
+/// shrunk on load by the largest power of two (up to 8) that keeps it at least this big. 0: full size.
+struct DecodeOptions {
+  int32_t min_width = 0, min_height = 0;
+};
+
+/// Decodes a file with its native channel count (1 grey, 2 grey+alpha, 3 RGB, 4 RGBA), 16-bit kept;
+/// `info`, when given, receives the header and the notes.
+Image load_image(const std::filesystem::path& file, const DecodeLimits& limits = {}, const DecodeOptions& options = {},
+                 ImageInfo* info = nullptr);
 /// Same, from memory; `name` is used in error messages.
-Image decode_image(const uint8_t* data, size_t size, const std::string& name, const DecodeLimits& limits = {});
+Image decode_image(const uint8_t* data, size_t size, const std::string& name, const DecodeLimits& limits = {},
+                   const DecodeOptions& options = {}, ImageInfo* info = nullptr);
+/// The header only (format, size, orientation, colour profile, pages); no pixels are decoded.
+ImageInfo probe_image(const uint8_t* data, size_t size, const std::string& name);
+/// Same, for a file (ImageError for a missing or unreadable one).
+ImageInfo probe_image_file(const std::filesystem::path& file);
+/// The file name extensions load_image reads, lower case with the dot (".png", ".jpg", ...).
+const std::vector<std::string>& image_extensions();
+/// The MIME types of those formats ("image/png", ...), for the desktop entry and the drop target.
+const std::vector<std::string>& image_mime_types();
 
 /// The mode an image trains in: `mode` itself, except Auto, which becomes Gray when the image has
 /// no colour channels or every pixel has R = G = B after compositing onto `background`, else Rgb.
@@ -67,8 +103,9 @@ Image resize_bicubic(const Image& src, int32_t width, int32_t height);
 void training_size(const DataSpec& spec, int32_t w, int32_t h, int32_t& out_w, int32_t& out_h);
 /// load_image + convert_color + resize to training_size. native_w/native_h, when given, receive
 /// the file's own size (what another data spec would be resized from).
+/// `info`, when given, receives what load_image would (its notes are worth showing to the user).
 Image prepare_training_image(const std::filesystem::path& file, const DataSpec& spec, const DecodeLimits& limits = {},
-                             int32_t* native_w = nullptr, int32_t* native_h = nullptr);
+                             int32_t* native_w = nullptr, int32_t* native_h = nullptr, ImageInfo* info = nullptr);
 
 /// Writes an 8- or 16-bit PNG (1 or 3 channels; values clamped to [0, 1]) atomically.
 void write_png(const std::filesystem::path& file, const Image& img, int bit_depth = 8);

@@ -1,13 +1,16 @@
-// decode_image / load_image: format detection, the size and memory checks, and the stb_image path
-// for BMP, TGA and PNM. PNG, JPEG and GIF have their own decoders (image_decoders.h).
+// decode_image / load_image: format detection, the size and memory checks, a PNG's chunk CRCs, and
+// the stb_image path for BMP, TGA and PNM. The other formats have their own decoders
+// (image_decoders.h).
 #include "engine/path_problem.h"
 #include "engine/errors.h"
 #include "engine/image.h"
 #include "engine/image_decoders.h"
 
 #include <stb/stb_image.h>
+#include <zlib.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <limits>
@@ -31,6 +34,30 @@ void check_decode_size(const std::string& name, uint64_t w, uint64_t h, int chan
     throw ImageError(name + ": decoding the " + std::to_string(w) + "x" + std::to_string(h) + " " + what + " needs " +
                      std::to_string((need + (1 << 20) - 1) >> 20) + " MiB, over the image memory budget of " +
                      std::to_string(limits.max_bytes >> 20) + " MiB (--max-image-memory raises it)");
+}
+
+float linear_to_srgb(float v) {
+  if (!(v > 0.0f)) return 0.0f;
+  if (v >= 1.0f) return 1.0f; // exactly: 1.055 - 0.055 rounds below 1 in float
+  return v <= 0.0031308f ? 12.92f * v : 1.055f * std::pow(v, 1.0f / 2.4f) - 0.055f;
+}
+
+OrientationWalk orientation_walk(int32_t o, int32_t w, int32_t h) {
+  const int64_t W = w, H = h, last_row = (H - 1) * W;
+  OrientationWalk k;
+  k.out_w = o >= 5 ? h : w;
+  k.out_h = o >= 5 ? w : h;
+  switch (o) {
+  case 2: k = {W - 1, -1, W, k.out_w, k.out_h}; break;                 // mirrored left-right
+  case 3: k = {last_row + W - 1, -1, -W, k.out_w, k.out_h}; break;     // turned 180
+  case 4: k = {last_row, 1, -W, k.out_w, k.out_h}; break;              // mirrored top-bottom
+  case 5: k = {0, W, 1, k.out_w, k.out_h}; break;                      // transposed
+  case 6: k = {last_row, -W, 1, k.out_w, k.out_h}; break;              // turned 90 clockwise to show
+  case 7: k = {last_row + W - 1, -W, -1, k.out_w, k.out_h}; break;     // transversed
+  case 8: k = {W - 1, W, -1, k.out_w, k.out_h}; break;                 // turned 90 anticlockwise to show
+  default: k = {0, 1, W, k.out_w, k.out_h}; break;
+  }
+  return k;
 }
 
 } // namespace detail
@@ -150,12 +177,33 @@ bool is_stb_format(const uint8_t* data, size_t size) {
   return type == 1 || type == 2 || type == 3 || type == 9 || type == 10 || type == 11;
 }
 
+const char* stb_format(const uint8_t* data, size_t size) {
+  if (starts_with(data, size, "BM")) return "BMP";
+  if (starts_with(data, size, "P5") || starts_with(data, size, "P6")) return "PNM";
+  return "TGA";
+}
+
+ImageInfo probe_stb(const uint8_t* data, size_t size, const std::string& name) {
+  int w = 0, h = 0, comp = 0;
+  if (!stbi_info_from_memory(data, int(size), &w, &h, &comp)) {
+    const char* why = stbi_failure_reason();
+    throw ImageError(name + ": not a readable image (" + (why ? why : "unknown format") + ")");
+  }
+  ImageInfo info;
+  info.format = stb_format(data, size);
+  info.width = w;
+  info.height = h;
+  info.channels = comp;
+  info.bits = stbi_is_16_bit_from_memory(data, int(size)) ? 16 : 8;
+  info.colour = "sRGB (no profile)";
+  return info;
+}
+
 Image decode_with_stb(const uint8_t* data, size_t size, const std::string& name, const DecodeLimits& limits) {
   int w = 0, h = 0, comp = 0;
   if (!stbi_info_from_memory(data, int(size), &w, &h, &comp)) {
     const char* why = stbi_failure_reason();
-    throw ImageError(name + ": not a readable PNG, JPEG, BMP, TGA or GIF image (" + (why ? why : "unknown format") +
-                     ")");
+    throw ImageError(name + ": not a readable image (" + (why ? why : "unknown format") + ")");
   }
   if (comp < 1 || comp > 4) throw ImageError(name + ": unsupported channel count " + std::to_string(comp));
   const bool wide = stbi_is_16_bit_from_memory(data, int(size)) != 0; // 16-bit PNM
@@ -191,22 +239,142 @@ Image decode_with_stb(const uint8_t* data, size_t size, const std::string& name,
   return img;
 }
 
-} // namespace
+constexpr std::string_view k_png_magic("\x89PNG\r\n\x1a\n", 8);
 
-Image decode_image(const uint8_t* data, size_t size, const std::string& name, const DecodeLimits& limits) {
-  if (size == 0) throw ImageError(name + ": the file is empty");
-  if (size > size_t(std::numeric_limits<int>::max())) throw ImageError(name + ": the file is too large to decode");
-  static constexpr std::string_view k_png_magic("\x89PNG\r\n\x1a\n", 8);
-  if (starts_with(data, size, k_png_magic)) return detail::decode_png(data, size, name, limits);
-  if (starts_with(data, size, std::string_view("\xff\xd8\xff", 3)))
-    return detail::decode_jpeg(data, size, name, limits);
-  if (starts_with(data, size, "GIF87a") || starts_with(data, size, "GIF89a"))
-    return detail::decode_gif(data, size, name, limits);
-  if (is_stb_format(data, size)) return decode_with_stb(data, size, name, limits);
-  throw ImageError(name + ": not a readable PNG, JPEG, BMP, TGA or GIF image (unknown format)");
+/// The chunks of a PNG whose CRC does not match, with the CRC put right in `fixed` (a copy); 0
+/// when every chunk is sound (then `fixed` is left empty). Browsers ignore chunk CRCs; libpng
+/// refuses a bad one in a critical chunk. ImageError when the chunks stop before IEND: libpng
+/// may have every row by then, but the file is cut short, and a cut file is refused.
+int fix_png_crcs(const uint8_t* data, size_t size, std::vector<uint8_t>& fixed, const std::string& name) {
+  int bad = 0;
+  size_t pos = 8;
+  for (;;) {
+    const uint32_t len = pos + 12 <= size ? (uint32_t(data[pos]) << 24) | (uint32_t(data[pos + 1]) << 16) |
+                                                (uint32_t(data[pos + 2]) << 8) | data[pos + 3]
+                                          : 0;
+    if (pos + 12 > size || len > size - pos - 12)
+      throw ImageError(name + ": corrupt or truncated image: the file ends before the image does");
+    const size_t crc_at = pos + 8 + len;
+    const uLong crc = crc32(0, data + pos + 4, uInt(len + 4));
+    const uint8_t want[4] = {uint8_t(crc >> 24), uint8_t(crc >> 16), uint8_t(crc >> 8), uint8_t(crc)};
+    if (std::memcmp(data + crc_at, want, 4) != 0) {
+      if (fixed.empty()) fixed.assign(data, data + size);
+      std::memcpy(fixed.data() + crc_at, want, 4);
+      ++bad;
+    }
+    if (std::memcmp(data + pos + 4, "IEND", 4) == 0) break;
+    pos = crc_at + 4;
+  }
+  return bad;
 }
 
-Image load_image(const std::filesystem::path& file, const DecodeLimits& limits) {
+/// A PNG's IHDR size against the limits before any library sees it (the fewest bytes any PNG of
+/// that size needs: one 1-byte sample per pixel), so an absurd header is refused in words.
+void check_png_header(const uint8_t* data, size_t size, const std::string& name, const DecodeLimits& limits) {
+  if (size < 24 || std::memcmp(data + 12, "IHDR", 4) != 0) return;
+  const auto be32 = [&](size_t o) {
+    return (uint32_t(data[o]) << 24) | (uint32_t(data[o + 1]) << 16) | (uint32_t(data[o + 2]) << 8) | data[o + 3];
+  };
+  detail::check_decode_size(name, be32(16), be32(20), 1, 1, limits);
+}
+
+/// A progressive JPEG may hold thousands of tiny scans, each one a pass over the whole picture (a
+/// known way to make a small file take minutes); real encoders write about ten. Counting the
+/// start-of-scan markers (FF DA, which entropy-coded data cannot hold) bounds them.
+constexpr int k_max_jpeg_scans = 500;
+
+void check_jpeg_scans(const uint8_t* data, size_t size, const std::string& name) {
+  int scans = 0;
+  for (const uint8_t* p = data; (p = static_cast<const uint8_t*>(std::memchr(p, 0xff, size_t(data + size - p)))) &&
+                                p + 1 < data + size;
+       ++p)
+    if (p[1] == 0xda && ++scans > k_max_jpeg_scans)
+      throw ImageError(name + ": corrupt image: the JPEG has more than " + std::to_string(k_max_jpeg_scans) +
+                       " scans");
+}
+
+uint16_t le16(const uint8_t* p) { return uint16_t(p[0] | (p[1] << 8)); }
+
+bool is_gif(const uint8_t* data, size_t size) { return starts_with(data, size, "GIF87a") || starts_with(data, size, "GIF89a"); }
+
+[[noreturn]] void unknown_format(const std::string& name) {
+  throw ImageError(name + ": not a readable image (unknown format; Redraw reads PNG, JPEG, WebP, TIFF, HEIC, AVIF, "
+                          "OpenEXR, GIF, BMP, TGA and PNM)");
+}
+
+void check_file_size(size_t size, const std::string& name) {
+  if (size == 0) throw ImageError(name + ": the file is empty");
+  if (size > size_t(std::numeric_limits<int>::max())) throw ImageError(name + ": the file is too large to decode");
+}
+
+} // namespace
+
+Image decode_image(const uint8_t* data, size_t size, const std::string& name, const DecodeLimits& limits,
+                   const DecodeOptions& options, ImageInfo* info_out) {
+  check_file_size(size, name);
+  ImageInfo info;
+  Image img;
+  if (is_gif(data, size)) {
+    img = detail::decode_gif(data, size, name, limits);
+    info = {"GIF", img.width, img.height, 1, img.channels, 8, "sRGB (palette)", 1, 1, {}};
+  } else if (detail::is_exr(data, size)) {
+    img = detail::decode_exr(data, size, name, limits, info);
+  } else if (starts_with(data, size, k_png_magic) || detail::vips_recognises(data, size)) {
+    const bool png = starts_with(data, size, k_png_magic);
+    if (png) check_png_header(data, size, name, limits);
+    if (starts_with(data, size, std::string_view("\xff\xd8\xff", 3))) check_jpeg_scans(data, size, name);
+    std::vector<uint8_t> fixed;
+    const int bad = png ? fix_png_crcs(data, size, fixed, name) : 0;
+    img = bad ? detail::decode_vips(fixed.data(), fixed.size(), name, limits, options, info)
+              : detail::decode_vips(data, size, name, limits, options, info);
+    if (bad) info.notes.push_back(std::to_string(bad) + " PNG chunk(s) with a wrong CRC read anyway, as browsers do");
+  } else if (is_stb_format(data, size)) {
+    img = decode_with_stb(data, size, name, limits);
+    info = probe_stb(data, size, name);
+  } else {
+    unknown_format(name);
+  }
+  if (info_out) *info_out = std::move(info);
+  return img;
+}
+
+ImageInfo probe_image(const uint8_t* data, size_t size, const std::string& name) {
+  check_file_size(size, name);
+  if (is_gif(data, size)) {
+    if (size < 13) throw ImageError(name + ": corrupt or truncated image: the GIF header is cut short");
+    ImageInfo info{"GIF", le16(data + 6), le16(data + 8), 1, 3, 8, "sRGB (palette)", 1, 1, {}};
+    return info;
+  }
+  if (detail::is_exr(data, size)) return detail::probe_exr(data, size, name);
+  if (starts_with(data, size, k_png_magic) || detail::vips_recognises(data, size)) {
+    std::vector<uint8_t> fixed;
+    if (starts_with(data, size, k_png_magic))
+      check_png_header(data, size, name, DecodeLimits{std::numeric_limits<uint64_t>::max()}); // sides and pixels
+    if (starts_with(data, size, k_png_magic) && fix_png_crcs(data, size, fixed, name))
+      return detail::probe_vips(fixed.data(), fixed.size(), name);
+    return detail::probe_vips(data, size, name);
+  }
+  if (is_stb_format(data, size)) return probe_stb(data, size, name);
+  unknown_format(name);
+}
+
+const std::vector<std::string>& image_extensions() {
+  static const std::vector<std::string> k = {".png", ".jpg",  ".jpeg", ".jpe", ".webp", ".tif", ".tiff", ".heic",
+                                             ".heif", ".avif", ".exr", ".gif", ".bmp",  ".tga", ".pnm",  ".pgm",
+                                             ".ppm"};
+  return k;
+}
+
+const std::vector<std::string>& image_mime_types() {
+  static const std::vector<std::string> k = {
+      "image/png",  "image/jpeg", "image/webp", "image/tiff",    "image/heic", "image/heif",    "image/avif",
+      "image/x-exr", "image/gif", "image/bmp",  "image/x-tga",   "image/x-portable-anymap", "image/x-portable-graymap",
+      "image/x-portable-pixmap"};
+  return k;
+}
+
+namespace {
+std::vector<uint8_t> read_image_file(const std::filesystem::path& file) {
   std::error_code ec;
   const auto status = std::filesystem::status(file, ec);
   if (ec || !std::filesystem::exists(status)) {
@@ -223,7 +391,19 @@ Image load_image(const std::filesystem::path& file, const DecodeLimits& limits) 
   std::vector<uint8_t> bytes(size);
   in.read(reinterpret_cast<char*>(bytes.data()), std::streamsize(size));
   if (!in) throw ImageError(file.string() + ": read error");
-  return decode_image(bytes.data(), bytes.size(), file.string(), limits);
+  return bytes;
+}
+} // namespace
+
+Image load_image(const std::filesystem::path& file, const DecodeLimits& limits, const DecodeOptions& options,
+                 ImageInfo* info) {
+  const std::vector<uint8_t> bytes = read_image_file(file);
+  return decode_image(bytes.data(), bytes.size(), file.string(), limits, options, info);
+}
+
+ImageInfo probe_image_file(const std::filesystem::path& file) {
+  const std::vector<uint8_t> bytes = read_image_file(file);
+  return probe_image(bytes.data(), bytes.size(), file.string());
 }
 
 } // namespace redraw

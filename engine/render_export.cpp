@@ -2,6 +2,7 @@
 
 #include "engine/atomic_file.h"
 #include "engine/errors.h"
+#include "engine/export_writers.h"
 
 namespace redraw {
 
@@ -13,9 +14,9 @@ void export_render_png(Backend& backend, const NetworkView& net, int32_t w, int3
     throw ConfigError("export: " + std::to_string(w) + "x" + std::to_string(h) + " is outside 1.." +
                       std::to_string(k_max_render_side) + " per side");
   check_writable_destination(out);
-  PngStreamWriter png(out, w, h, net.model->output_channels, bit_depth);
-  render_tiles(backend, net, w, h, opts, [&](int32_t y0, int32_t y1, const float* v) { png.write_rows(v, y1 - y0); });
-  png.commit();
+  const auto file = open_row_writer(out, w, h, net.model->output_channels, bit_depth);
+  render_tiles(backend, net, w, h, opts, [&](int32_t y0, int32_t y1, const float* v) { file->write_rows(v, y1 - y0); });
+  file->commit();
 }
 
 } // namespace redraw

@@ -1,5 +1,6 @@
 #pragma once
-/// Exporting one reconstruction at any size to a PNG, streamed band by band (no whole image).
+/// Exporting one reconstruction at any size to a PNG (or, by the file's extension, a 16-bit TIFF
+/// or a 32-bit float OpenEXR: engine/export_writers.h), streamed band by band (no whole image).
 /// - Memory: one render band (RenderOptions::max_tile_pixels pixels: coordinates, outputs and the
 ///   backend's per-call workspace) plus one packed PNG band and zlib's state, whatever w x h is.
 ///   Measured on the CPU: a 16384 x 16384 8-bit export peaks at about 20 MiB resident for a small
@@ -13,7 +14,7 @@
 
 namespace redraw {
 
-/// Renders `net` at w x h into an 8- or 16-bit PNG at `out`. IoError naming `out` when it cannot
+/// Renders `net` at w x h into an 8- or 16-bit PNG at `out` (.tif/.tiff: 16-bit TIFF; .exr: float EXR). IoError naming `out` when it cannot
 /// be written, ConfigError for a bad size or bit depth, CancelledError when cancelled.
 void export_render_png(Backend& backend, const NetworkView& net, int32_t w, int32_t h, const std::filesystem::path& out,
                        int bit_depth = 8, const RenderOptions& opts = {});

@@ -1,5 +1,7 @@
 #pragma once
-/// The frequency content of a picture and of a network's error, with FFTW (single precision).
+/// The frequency content of a picture and of a network's error, with KISS FFT (single precision), exact at the
+///   picture's own size: a side with a prime factor above 7 goes through Bluestein's algorithm, so
+///   no size is slow and nothing is padded.
 /// - Frequencies are in cycles per pixel along each axis (fx = kx / width, fy = ky / height), so
 ///   Nyquist is 0.5 on both axes whatever the image size; the radius r = sqrt(fx^2 + fy^2).
 /// - Bands: `bands` equal-width rings of r over [0, 0.5]; the corners beyond Nyquist (r > 0.5, up
@@ -8,7 +10,7 @@
 ///   channels of |DFT(prediction - target)|^2, divided by (pixels^2 * channels). By Parseval's
 ///   theorem the bands add up to the mean squared error over the pixels and channels.
 /// - Threading: a SpectrumAnalyzer is used by one thread at a time; several may live on different
-///   threads (plan creation, which FFTW does not make thread-safe, is serialised inside).
+///   threads.
 #include "engine/image.h"
 
 #include <cstdint>
@@ -56,12 +58,12 @@ public:
   double band_center(int32_t b) const { return (b + 0.5) * 0.5 / m_bands; }
 
 private:
-  /// Transforms m_real (one plane) into m_freq.
+  /// Transforms the plan's input plane into its output plane.
   void transform();
 
   int32_t m_width = 0, m_height = 0, m_bands = 0;
   struct Plan;
-  std::unique_ptr<Plan> m_plan; ///< FFTW plan and its aligned buffers
+  std::unique_ptr<Plan> m_plan; ///< KISS FFT plan and its buffers
 };
 
 /// spectrum.csv: "step,mse,f0.0078,...": one column per band named after its centre frequency in

@@ -19,7 +19,7 @@
 set(REDRAW_HOMEPAGE "https://redraw.invalid/" CACHE STRING "Project home page (AppStream, Debian Homepage)")
 set(REDRAW_SCREENSHOT_URL "${REDRAW_HOMEPAGE}screenshot.png" CACHE STRING "URL of assets/screenshot.png (AppStream)")
 set(REDRAW_APPSTREAM_ID "invalid.redraw.Redraw" CACHE STRING "AppStream component id (reverse DNS of the home page)")
-set(REDRAW_LICENSE "LicenseRef-proprietary" CACHE STRING "SPDX licence of Redraw itself (none chosen yet)")
+set(REDRAW_LICENSE "MIT" CACHE STRING "SPDX licence of Redraw itself (LICENSE)")
 set(REDRAW_RELEASE_DATE "2026-11-23" CACHE STRING "Date of the release PROJECT_VERSION (AppStream)")
 
 set(_pkg ${CMAKE_SOURCE_DIR}/packaging)
@@ -70,6 +70,7 @@ endif()
 
 # Debian wants the copyright file and a changelog compressed with gzip -9n (no timestamp), and both
 # serve any install as well.
+file(READ ${CMAKE_SOURCE_DIR}/LICENSE REDRAW_LICENSE_TEXT)
 configure_file(${_pkg}/copyright.in ${_out}/copyright @ONLY) # REDRAW_ATTRIBUTION_MD: version.cmake
 add_custom_command(
   OUTPUT ${_out}/changelog.gz

@@ -5,8 +5,9 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config git
-  libstb-dev libpng-dev libjpeg62-turbo-dev libopenblas-dev nlohmann-json3-dev libcli11-dev doctest-dev zlib1g-dev
-  libgif-dev libfftw3-dev
+  libstb-dev libpng-dev libopenblas-dev nlohmann-json3-dev libcli11-dev doctest-dev zlib1g-dev
+  libgif-dev libkissfft-dev
+  libvips-dev libopenexr-dev libtiff-dev  # decoding: libvips 8.14 (PNG, JPEG, WebP, TIFF, HEIF/AVIF), OpenEXR; TIFF export
   libglfw3-dev libimgui-dev python3-glad libgl-dev libegl-dev libgl1-mesa-dri
   xvfb xauth libx11-dev  # libx11-dev: the close-button GUI test (tests/x11_close_request.c)
   # installing and packaging, and their checks (tests/packaging.cmake)

@@ -52,7 +52,7 @@ expect 2 "--size" -- "$redraw" render "$work/none.redraw" --size 99999x99999 -o 
 expect 2 "--size" -- "$redraw" render "$work/none.redraw" --size 40000x100 --compare "$samples/horse.png" -o "$work/o.png"
 expect 2 "--size" -- "$redraw" timelapse "$work/none.redraw" --size 99999x99999 -o "$work/o.gif"
 expect 2 "--size" -- "$redraw" timelapse "$work/none.redraw" --size 65536x16 -o "$work/o.gif"
-# render writes PNG only: any other -o extension is refused before the model is read
+# render writes PNG, 16-bit TIFF and float EXR: any other -o extension is refused before the model is read
 expect 2 "-o: '$work/r.jpg'" -- "$redraw" render "$work/none.redraw" -o "$work/r.jpg"
 expect 2 "-o: '$work/r'" -- "$redraw" render "$work/none.redraw" -o "$work/r"
 expect 2 "-o: '$work/r.jpg'" -- "$redraw" render "$work/none.redraw" --compare "$samples/horse.png" -o "$work/r.jpg"
@@ -117,6 +117,12 @@ expect 0 "" -- "$redraw" train "$samples/horse.png" --config "$cfg" --max-side 1
 expect 0 '"seed": 18446744073709551615' -- "$redraw" info --json "$work/seed/model.redraw"
 expect 0 "" -- "$redraw" render "$work/seed/model.redraw" -o "$work/seed/R.PNG"
 check '[ -s "$work/seed/R.PNG" ]'
+# 16-bit TIFF and 32-bit float EXR exports, read back by info
+expect 0 "" -- "$redraw" render "$work/seed/model.redraw" --size 24x20 -o "$work/seed/R.tif"
+expect 0 "TIFF, 1 channel, 16 bits" -- "$redraw" info "$work/seed/R.tif"
+expect 0 "" -- "$redraw" render "$work/seed/model.redraw" --size 24x20 -o "$work/seed/R.exr"
+expect 0 "OpenEXR" -- "$redraw" info "$work/seed/R.exr"
+grep -q "24x20" "$work/out" && echo "ok: exr size" || { echo "FAIL: exr size"; cat "$work/out"; failures=$((failures + 1)); }
 expect 0 "" -- "$redraw" train "$samples/horse.png" --resume "$work/seed/model.redraw" --steps 4 --out "$work/seed2"
 
 # --resume continues the step count and the schedule.

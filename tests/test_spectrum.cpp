@@ -106,7 +106,7 @@ TEST_CASE("spectrum: a checkerboard peaks at Nyquist, in the last band") {
 TEST_CASE("spectrum: band powers match a float64 DFT and add up to the MSE (Parseval)") {
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> u(0, 1);
-  for (const auto& size : {std::tuple{9, 7, 3}, std::tuple{16, 12, 1}, std::tuple{31, 40, 3}}) {
+  for (const auto& size : {std::tuple{9, 7, 3}, std::tuple{16, 12, 1}, std::tuple{13, 11, 2}, std::tuple{31, 40, 3}}) {
     // Named ints, not a structured binding: clang 14 cannot capture a binding in CAPTURE's lambda.
     const int w = std::get<0>(size), h = std::get<1>(size), c = std::get<2>(size);
     CAPTURE(w);
@@ -189,4 +189,37 @@ TEST_CASE("spectrum history: one row per record, one column per band, rows in st
   CHECK(rows == 2);
 }
 
+} // namespace redraw
+
+namespace redraw {
+TEST_CASE("spectrum: sides with large prime factors (Bluestein) match a float64 DFT at their own size") {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> u(0, 1);
+  for (const auto& size : {std::pair{67, 53}, std::pair{96, 83}}) { // primes; 83 against a radix-2/3 side
+    const int w = size.first, h = size.second;
+    CAPTURE(w);
+    Image im = blank(w, h, 1);
+    for (float& v : im.pixels)
+      v = u(rng);
+    SpectrumAnalyzer a(w, h);
+    const std::vector<float> mag = a.magnitude(im);
+    for (int i = 0; i < 40; ++i) {
+      const int32_t kx = int32_t(rng() % uint32_t(w)), ky = int32_t(rng() % uint32_t(h));
+      const double ref = std::abs(naive_dft(im, 0, kx, ky));
+      const int32_t ox = (kx + w / 2) % w, oy = (ky + h / 2) % h;
+      CHECK(mag[size_t(oy) * size_t(w) + size_t(ox)] == doctest::Approx(ref).epsilon(1e-3).scale(double(w) * h * 1e-5));
+    }
+    Image p = im;
+    for (float& v : p.pixels)
+      v = u(rng);
+    double mse = 0;
+    for (size_t i = 0; i < im.pixels.size(); ++i)
+      mse += std::pow(double(p.pixels[i]) - im.pixels[i], 2);
+    mse /= double(im.pixels.size());
+    double total = 0;
+    for (double b : a.error_band_power(im, p))
+      total += b;
+    CHECK(total == doctest::Approx(mse).epsilon(1e-4)); // Parseval holds at the picture's size
+  }
+}
 } // namespace redraw

@@ -49,7 +49,7 @@ TEST_CASE("ui about: ATTRIBUTION.md names the default image's licence and every 
     all += b.text + "\n";
   for (const char* needle :
        {"default.png", "CC0", "Dear ImGui", "GLFW", "glad", "stb_image", "OpenBLAS", "nlohmann/json", "CLI11",
-        "doctest", "libpng", "giflib", "FFTW", "zlib", "cuBLAS", "NVIDIA CUDA Toolkit End User License Agreement"}) {
+        "doctest", "libpng", "giflib", "KISS FFT", "libvips", "OpenEXR", "zlib", "cuBLAS", "NVIDIA CUDA Toolkit End User License Agreement"}) {
     CAPTURE(needle);
     CHECK(all.find(needle) != std::string::npos);
   }

@@ -4,6 +4,7 @@
 #include "ui/ui_scale.h"
 
 #include "engine/ffmpeg_writer.h"
+#include "engine/image.h"
 
 #include <imgui.h>
 #include <imgui_stdlib.h>
@@ -23,7 +24,7 @@ bool matches(const fs::path& p, FileDialogPurpose purpose) {
     c = char(std::tolower(static_cast<unsigned char>(c)));
   switch (purpose) {
   case FileDialogPurpose::Open:
-    return e == ".png" || e == ".jpg" || e == ".jpeg" || e == ".bmp" || e == ".tga" || e == ".gif" || e == ".redraw";
+    return e == ".redraw" || std::find(image_extensions().begin(), image_extensions().end(), e) != image_extensions().end();
   case FileDialogPurpose::SaveModel:
     return e == ".redraw";
   case FileDialogPurpose::Export:

@@ -1,4 +1,6 @@
-// libFuzzer target: decode_image on arbitrary bytes (every format: libpng, libjpeg-turbo, giflib, stb).
+// libFuzzer target: decode_image on arbitrary bytes, through every decoder Redraw enables: the
+// libvips loaders left unblocked (PNG, JPEG, WebP, TIFF, HEIF/AVIF), OpenEXR, giflib and stb
+// (BMP, TGA, PNM), and the PNG chunk walk before them. The seed corpus has one small file per format.
 // A decode either returns a well-formed image or throws ImageError; anything else is a bug.
 #include "engine/errors.h"
 #include "engine/image.h"
