@@ -183,9 +183,19 @@ const char* stb_format(const uint8_t* data, size_t size) {
   return "TGA";
 }
 
+/// f() (stb_image calls) with an internal check of stb that fails (stb_internal_check_failed)
+/// reported as a corrupt file of that name. (What stb allocated before the check is not freed.)
+template <class F> auto stb_checked(const std::string& name, F f) {
+  try {
+    return f();
+  } catch (const ImageError& e) {
+    throw ImageError(name + ": corrupt image (" + e.what() + ")");
+  }
+}
+
 ImageInfo probe_stb(const uint8_t* data, size_t size, const std::string& name) {
   int w = 0, h = 0, comp = 0;
-  if (!stbi_info_from_memory(data, int(size), &w, &h, &comp)) {
+  if (!stb_checked(name, [&] { return stbi_info_from_memory(data, int(size), &w, &h, &comp); })) {
     const char* why = stbi_failure_reason();
     throw ImageError(name + ": not a readable image (" + (why ? why : "unknown format") + ")");
   }
@@ -194,19 +204,19 @@ ImageInfo probe_stb(const uint8_t* data, size_t size, const std::string& name) {
   info.width = w;
   info.height = h;
   info.channels = comp;
-  info.bits = stbi_is_16_bit_from_memory(data, int(size)) ? 16 : 8;
+  info.bits = stb_checked(name, [&] { return stbi_is_16_bit_from_memory(data, int(size)); }) ? 16 : 8;
   info.colour = "sRGB (no profile)";
   return info;
 }
 
 Image decode_with_stb(const uint8_t* data, size_t size, const std::string& name, const DecodeLimits& limits) {
   int w = 0, h = 0, comp = 0;
-  if (!stbi_info_from_memory(data, int(size), &w, &h, &comp)) {
+  if (!stb_checked(name, [&] { return stbi_info_from_memory(data, int(size), &w, &h, &comp); })) {
     const char* why = stbi_failure_reason();
     throw ImageError(name + ": not a readable image (" + (why ? why : "unknown format") + ")");
   }
   if (comp < 1 || comp > 4) throw ImageError(name + ": unsupported channel count " + std::to_string(comp));
-  const bool wide = stbi_is_16_bit_from_memory(data, int(size)) != 0; // 16-bit PNM
+  const bool wide = stb_checked(name, [&] { return stbi_is_16_bit_from_memory(data, int(size)) != 0; }); // 16-bit PNM
   const char* format = "";
   if (const uint64_t most = max_pixels_for_file(data, size, format); most > 0 && uint64_t(w) * uint64_t(h) > most)
     throw ImageError(name + ": the header claims " + std::to_string(w) + "x" + std::to_string(h) +
@@ -216,10 +226,11 @@ Image decode_with_stb(const uint8_t* data, size_t size, const std::string& name,
   Image img;
   int dw = 0, dh = 0, dc = 0;
   StbByteSource source(data, size);
-  const std::unique_ptr<void, void (*)(void*)> px(
-      wide ? static_cast<void*>(stbi_load_16_from_callbacks(StbByteSource::callbacks(), &source, &dw, &dh, &dc, 0))
-           : static_cast<void*>(stbi_load_from_callbacks(StbByteSource::callbacks(), &source, &dw, &dh, &dc, 0)),
-      &stbi_image_free);
+  const std::unique_ptr<void, void (*)(void*)> px(stb_checked(name, [&] {
+    return wide ? static_cast<void*>(stbi_load_16_from_callbacks(StbByteSource::callbacks(), &source, &dw, &dh, &dc, 0))
+                : static_cast<void*>(stbi_load_from_callbacks(StbByteSource::callbacks(), &source, &dw, &dh, &dc, 0));
+  }),
+                                                   &stbi_image_free);
   if (!px) throw ImageError(name + ": corrupt or truncated image: " + decoder_failure_text(stbi_failure_reason()));
   if (source.read_past_end()) throw ImageError(name + ": truncated image (the file ends before its pixel data does)");
   if (dw != w || dh != h || dc != comp) throw ImageError(name + ": corrupt image (its size changed while decoding)");

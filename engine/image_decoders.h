@@ -3,7 +3,8 @@
 /// - libvips (vips_decoder.cpp): PNG, JPEG, WebP, TIFF, HEIF/AVIF, and nothing else: every other
 ///   libvips loader is blocked (the untrusted ones, ImageMagick's catch-all, PDF, SVG, ...).
 /// - OpenEXR (exr_decoder.cpp) from memory; GIF: giflib (first frame); BMP, TGA and PNM go
-///   through stb_image in image_decode.cpp. All of these are fuzzed continuously upstream.
+///   through stb_image in image_decode.cpp (built in stb_image_build.cpp, its asserts made
+///   errors). All of these are fuzzed continuously upstream.
 /// - Each reads the header, calls check_decode_size before allocating any pixels, and turns the
 ///   library's error into ImageError naming the file.
 #include "engine/image.h"
@@ -31,6 +32,10 @@ Image decode_exr(const uint8_t* data, size_t size, const std::string& name, cons
 ImageInfo probe_exr(const uint8_t* data, size_t size, const std::string& name);
 
 Image decode_gif(const uint8_t* data, size_t size, const std::string& name, const DecodeLimits& limits);
+
+/// stb_image's internal checks (STBI_ASSERT in stb_image_build.cpp) land here: throws ImageError
+/// saying which check failed, never aborts.
+[[noreturn]] void stb_internal_check_failed(const char* check);
 
 /// sRGB transfer function of a linear value, clamped to [0, 1] first.
 float linear_to_srgb(float v);

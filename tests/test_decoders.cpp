@@ -5,6 +5,7 @@
 
 #include "engine/errors.h"
 #include "engine/image.h"
+#include "engine/image_decoders.h"
 
 #include <doctest/doctest.h>
 #include <stb/stb_image_write.h>
@@ -147,6 +148,25 @@ TEST_CASE("formats Redraw does not offer are not handed to stb") {
   std::vector<uint8_t> hdr(64, 0);
   std::memcpy(hdr.data(), "#?RADIANCE\n", 11);
   CHECK(decode_error(hdr).find("not a readable") != std::string::npos);
+}
+
+TEST_CASE("stb_image's internal checks are errors, not aborts") {
+  // stb_image is built in (engine/stb_image_build.cpp) with STBI_ASSERT routed here: a check a
+  // crafted BMP, TGA or PNM reached would otherwise abort the app (Debian's libstb keeps assert on).
+  try {
+    detail::stb_internal_check_failed("n >= 0");
+    FAIL("no exception");
+  } catch (const ImageError& e) {
+    CHECK(std::string(e.what()).find("n >= 0") != std::string::npos);
+  }
+  // The decoder that runs is that build: a 2x1 binary PNM decodes through it.
+  const std::string pgm = "P5\n2 1\n255\n";
+  std::vector<uint8_t> b(pgm.begin(), pgm.end());
+  b.insert(b.end(), {0, 255});
+  const Image img = decode_image(b.data(), b.size(), "t.pgm");
+  REQUIRE(img.width == 2);
+  CHECK(img.pixels[0] == 0.0f);
+  CHECK(img.pixels[1] == 1.0f);
 }
 
 TEST_CASE("an OpenEXR header attribute claiming more bytes than the file holds is refused before OpenEXR allocates") {
