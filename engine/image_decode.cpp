@@ -10,6 +10,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -183,6 +184,33 @@ const char* stb_format(const uint8_t* data, size_t size) {
   return "TGA";
 }
 
+/// A binary PNM's header (P5/P6: width, height and maximum value, with whitespace and # comments
+/// between) read the way stb_image reads it, refused when a number is out of range before stb
+/// parses it: stb adds digits into an int without a bound, so a long digit run overflowed (UB,
+/// found by fuzz_image once stb was built with the sanitizers).
+void check_pnm_header(const uint8_t* data, size_t size, const std::string& name) {
+  if (!(starts_with(data, size, "P5") || starts_with(data, size, "P6"))) return;
+  size_t i = 2;
+  const auto skip_space_and_comments = [&] {
+    for (;;) {
+      while (i < size && std::isspace(data[i])) ++i;
+      if (i >= size || data[i] != '#') return;
+      while (i < size && data[i] != '\n' && data[i] != '\r') ++i;
+    }
+  };
+  const char* fields[] = {"width", "height", "maximum value"};
+  const uint64_t limits[] = {uint64_t(k_max_image_side), uint64_t(k_max_image_side), 65535};
+  for (int f = 0; f < 3; ++f) {
+    skip_space_and_comments();
+    uint64_t v = 0;
+    for (; i < size && std::isdigit(data[i]); ++i) {
+      v = v * 10 + uint64_t(data[i] - '0');
+      if (v > limits[f])
+        throw ImageError(name + ": the PNM header's " + fields[f] + " is over " + std::to_string(limits[f]));
+    }
+  }
+}
+
 /// f() (stb_image calls) with an internal check of stb that fails (stb_internal_check_failed)
 /// reported as a corrupt file of that name. (What stb allocated before the check is not freed.)
 template <class F> auto stb_checked(const std::string& name, F f) {
@@ -194,6 +222,7 @@ template <class F> auto stb_checked(const std::string& name, F f) {
 }
 
 ImageInfo probe_stb(const uint8_t* data, size_t size, const std::string& name) {
+  check_pnm_header(data, size, name);
   int w = 0, h = 0, comp = 0;
   if (!stb_checked(name, [&] { return stbi_info_from_memory(data, int(size), &w, &h, &comp); })) {
     const char* why = stbi_failure_reason();
@@ -210,6 +239,7 @@ ImageInfo probe_stb(const uint8_t* data, size_t size, const std::string& name) {
 }
 
 Image decode_with_stb(const uint8_t* data, size_t size, const std::string& name, const DecodeLimits& limits) {
+  check_pnm_header(data, size, name);
   int w = 0, h = 0, comp = 0;
   if (!stb_checked(name, [&] { return stbi_info_from_memory(data, int(size), &w, &h, &comp); })) {
     const char* why = stbi_failure_reason();

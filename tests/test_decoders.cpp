@@ -169,6 +169,27 @@ TEST_CASE("stb_image's internal checks are errors, not aborts") {
   CHECK(img.pixels[1] == 1.0f);
 }
 
+TEST_CASE("a PNM header number out of range is refused before stb reads it") {
+  // Found by fuzz_image: stb_image's PNM reader overflowed an int on a long run of digits.
+  const auto pnm = [](const std::string& header) {
+    std::vector<uint8_t> b(header.begin(), header.end());
+    b.resize(b.size() + 64, 7);
+    return b;
+  };
+  CHECK(decode_error(pnm("P5" + std::string(98, '1') + "=\n4")).find("PNM header's width is over") !=
+        std::string::npos);
+  CHECK(decode_error(pnm("P6 4 # a comment\n99999999999 255\n")).find("PNM header's height is over") !=
+        std::string::npos);
+  CHECK(decode_error(pnm("P5\n2 2\n65536\n")).find("maximum value is over 65535") != std::string::npos);
+  // In range (leading zeros and comments included), the picture decodes.
+  const std::string ok = "P5 #c\n0002 1\n255\n";
+  std::vector<uint8_t> b(ok.begin(), ok.end());
+  b.insert(b.end(), {255, 0});
+  const Image img = decode_image(b.data(), b.size(), "t.pgm");
+  CHECK(img.width == 2);
+  CHECK(img.pixels[0] == 1.0f);
+}
+
 TEST_CASE("an OpenEXR header attribute claiming more bytes than the file holds is refused before OpenEXR allocates") {
   // Found by fuzz_image: OpenEXR 3.1 allocated (and cleared) the claimed size of an unknown attribute.
   std::vector<uint8_t> b = {0x76, 0x2f, 0x31, 0x01, 2, 0, 0, 0};
