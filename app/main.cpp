@@ -96,7 +96,7 @@ int main(int argc, char** argv) {
   // ---- train ----
   TrainCommand train;
   auto* train_cmd = app.add_subcommand("train", "Train headless on an image");
-  train_cmd->add_option("image", train.image, "Image file (PNG, JPEG, BMP, TGA, GIF)")->required();
+  train_cmd->add_option("image", train.image, "Image file (PNG, JPEG, WebP, TIFF, HEIC, AVIF, OpenEXR, GIF, BMP, TGA, PNM)")->required();
   auto* preset_opt =
       train_cmd->add_option("--preset", train.preset, "Preset name (classic, classic-sgd, siren, fourier, instant)");
   auto* config_opt = train_cmd->add_option("--config", train.config, "Run config JSON file");

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Full resolution against a small training size, as a user runs them: `redraw train` on a large
+# photo (a sample image tiled at its native scale into a W x H JPEG, never resampled) with one
+# preset, once at --max-side SIDE and once at full resolution, each for the same --time-limit.
+# Prints per run: steps, training seconds and steps/s (from train's summary), wall time and the
+# time outside training (decode, set-up, metrics outside the clock, saving), peak resident memory,
+# the reported PSNR, and the full run's steps/s as a share of the small run's.
+#   bench/full_res_bench.sh [--preset instant] [--seconds 60] [--side 512] [--size 6000x4000]
+#                           [--sample chelsea] [--keep DIR]
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="${REDRAW_BUILD_DIR:-$root/build}"
+preset=instant seconds=60 side=512 size=6000x4000 sample=chelsea keep=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --preset) preset="$2"; shift 2 ;;
+    --seconds) seconds="$2"; shift 2 ;;
+    --side) side="$2"; shift 2 ;;
+    --size) size="$2"; shift 2 ;;
+    --sample) sample="$2"; shift 2 ;;
+    --keep) keep="$2"; shift 2 ;;
+    *) echo "usage: $0 [--preset P] [--seconds S] [--side N] [--size WxH] [--sample NAME] [--keep DIR]" >&2; exit 2 ;;
+  esac
+done
+for t in redraw decode_bench; do
+  [ -x "$build/bin/$t" ] || cmake --build "$build" --target "$t" >/dev/null
+done
+export REDRAW_ASSETS="${REDRAW_ASSETS:-$root/assets}"
+work="${keep:-$(mktemp -d)}"
+mkdir -p "$work"
+[ -n "$keep" ] || trap 'rm -rf "$work"' EXIT
+w="${size%x*}" h="${size#*x}"
+photo="$work/$sample-${w}x$h.jpg"
+[ -f "$photo" ] || "$build/bin/decode_bench" make "${REDRAW_SAMPLE_DIR:-$root/tests/data}/$sample.png" "$photo" "$w" "$h"
+long=$((w > h ? w : h))
+
+echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); $preset on $(basename "$photo"), --time-limit $seconds"
+echo
+echo "| training size | steps | train s | steps/s | wall s | outside training s | peak RSS MiB | PSNR dB |"
+echo "|---|---|---|---|---|---|---|---|"
+declare -A rate
+for s in "$side" "$long"; do
+  out="$work/run-$s"
+  rm -rf "$out"
+  /usr/bin/time -f "%e %M" -o "$work/time-$s" "$build/bin/redraw" train "$photo" --preset "$preset" --max-side "$s" \
+    --time-limit "$seconds" --out "$out" --quiet >"$work/log-$s" 2>&1 ||
+    { echo "train at --max-side $s failed:"; tail -5 "$work/log-$s"; exit 1; }
+  # train's summary: "done: N steps, PSNR X dB, Ys -> ..." ("stopped:" at the time limit)
+  summary="$(sed -n 's/^\(done\|stopped\): \([0-9]*\) steps, PSNR \([-0-9.inf]*\) dB, \([0-9.]*\)s.*/\2 \3 \4/p' "$work/log-$s" | tail -1)"
+  [ -n "$summary" ] || { echo "no summary line from train at --max-side $s:"; tail -5 "$work/log-$s"; exit 1; }
+  read -r steps psnr train_s <<<"$summary"
+  read -r wall kib <"$work/time-$s"
+  rate[$s]=$(awk -v n="$steps" -v t="$train_s" 'BEGIN { printf "%.3f", (t > 0 ? n / t : 0) }')
+  awk -v s="$s" -v n="$steps" -v t="$train_s" -v r="${rate[$s]}" -v wl="$wall" -v k="$kib" -v p="$psnr" \
+    'BEGIN { printf "| %s | %d | %.1f | %s | %.1f | %.1f | %.0f | %s |\n", s, n, t, r, wl, wl - t, k / 1024, p }'
+done
+echo
+awk -v a="${rate[$long]}" -v b="${rate[$side]}" -v l="$long" -v s="$side" \
+  'BEGIN { printf "steps/s at %s as a share of %s: %.2f\n", l, s, (b > 0 ? a / b : 0) }'
