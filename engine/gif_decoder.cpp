@@ -38,9 +38,34 @@ struct GifCloser {
   }
 };
 
+/// The frames after the one just decoded, their pixel data skipped undecoded; counting stops at
+/// the end or at the first damage (the first frame stands either way).
+int32_t count_more_frames(GifFileType* gif) {
+  int32_t more = 0;
+  for (;;) {
+    GifRecordType type = UNDEFINED_RECORD_TYPE;
+    if (DGifGetRecordType(gif, &type) == GIF_ERROR || type == TERMINATE_RECORD_TYPE) return more;
+    int code = 0;
+    GifByteType* block = nullptr;
+    if (type == EXTENSION_RECORD_TYPE) {
+      if (DGifGetExtension(gif, &code, &block) == GIF_ERROR) return more;
+      while (block)
+        if (DGifGetExtensionNext(gif, &block) == GIF_ERROR) return more;
+    } else if (type == IMAGE_DESC_RECORD_TYPE) {
+      if (DGifGetImageDesc(gif) == GIF_ERROR || DGifGetCode(gif, &code, &block) == GIF_ERROR) return more;
+      while (block)
+        if (DGifGetCodeNext(gif, &block) == GIF_ERROR) return more;
+      ++more;
+    } else {
+      return more;
+    }
+  }
+}
+
 } // namespace
 
-Image decode_gif(const uint8_t* data, size_t size, const std::string& name, const DecodeLimits& limits) {
+Image decode_gif(const uint8_t* data, size_t size, const std::string& name, const DecodeLimits& limits,
+                 int32_t& frames) {
   GifSource src{data, size};
   const auto fail = [&](int code) -> ImageError {
     if (src.truncated || code == D_GIF_ERR_READ_FAILED)
@@ -100,6 +125,7 @@ Image decode_gif(const uint8_t* data, size_t size, const std::string& name, cons
         float* o = img.pixels.data() + (size_t(d.Top + y) * size_t(sw) + size_t(d.Left + x)) * 4;
         o[0] = c.Red / 255.0f, o[1] = c.Green / 255.0f, o[2] = c.Blue / 255.0f, o[3] = 1.0f;
       }
+    frames = 1 + count_more_frames(gif.get());
     return img;
   }
 }

@@ -356,8 +356,10 @@ Image decode_image(const uint8_t* data, size_t size, const std::string& name, co
   ImageInfo info;
   Image img;
   if (is_gif(data, size)) {
-    img = detail::decode_gif(data, size, name, limits);
-    info = {"GIF", img.width, img.height, 1, img.channels, 8, "sRGB (palette)", 1, 1, {}};
+    int32_t frames = 1;
+    img = detail::decode_gif(data, size, name, limits, frames);
+    info = {"GIF", img.width, img.height, 1, img.channels, 8, "sRGB (palette)", frames, 1, {}};
+    if (frames > 1) info.notes.push_back("first of " + std::to_string(frames) + " frames");
   } else if (detail::is_exr(data, size)) {
     img = detail::decode_exr(data, size, name, limits, info);
   } else if (starts_with(data, size, k_png_magic) || detail::vips_recognises(data, size)) {

@@ -31,7 +31,9 @@ Image decode_exr(const uint8_t* data, size_t size, const std::string& name, cons
                  ImageInfo& info);
 ImageInfo probe_exr(const uint8_t* data, size_t size, const std::string& name);
 
-Image decode_gif(const uint8_t* data, size_t size, const std::string& name, const DecodeLimits& limits);
+/// The first frame; `frames` receives how many the file holds (counted without decoding the rest).
+Image decode_gif(const uint8_t* data, size_t size, const std::string& name, const DecodeLimits& limits,
+                 int32_t& frames);
 
 /// stb_image's internal checks (STBI_ASSERT in stb_image_build.cpp) land here: throws ImageError
 /// saying which check failed, never aborts.

@@ -5,6 +5,7 @@
 
 #include "engine/errors.h"
 #include "engine/export_writers.h"
+#include "engine/gif_writer.h"
 #include "engine/image.h"
 
 #include <doctest/doctest.h>
@@ -396,4 +397,38 @@ TEST_CASE("formats: the first page of a multi-page TIFF is decoded and the notes
   for (const std::string& n : info.notes)
     said = said || n.find("first of 2") != std::string::npos;
   CHECK(said);
+}
+
+TEST_CASE("formats: an animated GIF's first frame is decoded and the notes count the frames") {
+  test::TempDir dir;
+  const std::string file = (dir.path / "three.gif").string();
+  {
+    GifWriter gif(file, 8, 6, 1, 10.0);
+    for (int k = 0; k < 3; ++k) {
+      Image f = test::gradient_image(8, 6, 1);
+      if (k > 0) std::fill(f.pixels.begin(), f.pixels.end(), 1.0f); // later frames white
+      gif.add_frame(f);
+    }
+    gif.commit();
+  }
+  ImageInfo info;
+  const Image first = load_image(file, {}, {}, &info);
+  CHECK(info.pages == 3);
+  CHECK(first.width == 8);
+  CHECK(*std::min_element(first.pixels.begin(), first.pixels.end()) < 0.9f); // the gradient, not a white frame
+  bool said = false;
+  for (const std::string& n : info.notes)
+    said = said || n.find("first of 3 frames") != std::string::npos;
+  CHECK(said);
+  // A single frame says nothing.
+  const std::string one = (dir.path / "one.gif").string();
+  {
+    GifWriter gif(one, 4, 4, 1, 10.0);
+    gif.add_frame(test::gradient_image(4, 4, 1));
+    gif.commit();
+  }
+  ImageInfo single;
+  (void)load_image(one, {}, {}, &single);
+  CHECK(single.pages == 1);
+  CHECK(single.notes.empty());
 }
