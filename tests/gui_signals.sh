@@ -24,15 +24,19 @@ for sig in TERM HUP; do
   d="$work/$sig"
   mkdir -p "$d"
   export XDG_CONFIG_HOME="$d/config" XDG_DATA_HOME="$d/data"
+  # The signal comes once the run has trained 20 steps (a state, not a fixed time): the script
+  # marks that, then waits far longer than the test for a file that never appears.
+  printf 'wait step>=20\nexec touch %s/trained\nwait_within 3600 file_exists %s/never\n' "$d" "$d" >"$d/script.txt"
   # xvfb-run does not pass signals on: the GUI's own pid is written to a file and signalled.
   xvfb-run -a -s "-screen 0 1280x800x24" sh -c '"$@" & echo $! >"'"$d"'/pid"; wait $!; echo $? >"'"$d"'/rc"' sh \
-    "$redraw" gui "$assets/default.png" --preset "$preset" --backend cpu --autostart >"$d/log" 2>&1 &
+    "$redraw" gui "$assets/default.png" --preset "$preset" --backend cpu --autostart \
+    --test-script "$d/script.txt" >"$d/log" 2>&1 &
   runner=$!
   check "wait_for 60 '[ -s \"$d/pid\" ]'"
   pid="$(cat "$d/pid")"
   lock="$d/data/redraw/autosave/session-$pid.lock"
   check "wait_for 60 '[ -e \"$lock\" ]'"
-  sleep 4 # train a while
+  check "wait_for 180 '[ -e \"$d/trained\" ]'  # trained 20 steps"
   kill -"$sig" "$pid"
   check "wait_for 90 '[ -s \"$d/rc\" ]'"
   wait "$runner" 2>/dev/null
@@ -40,7 +44,7 @@ for sig in TERM HUP; do
   want=$((128 + $(kill -l "$sig")))
   check "[ \"\$(cat '$d/rc')\" = $want ]  # exit status after SIG$sig"
   step="$("$redraw" info --json "$model" 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["step"])' 2>/dev/null)"
-  check "[ -n '$step' ] && [ '${step:-0}' -gt 0 ]  # the run was autosaved at step ${step:-none}"
+  check "[ -n '$step' ] && [ '${step:-0}' -ge 20 ]  # the run was autosaved at step ${step:-none}"
   check "[ -e '$lock' ] && grep -q 'autosaved to' '$d/log'  # kept for the restore offer"
 done
 echo "$failures failure(s)"
