@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cctype>
 #include <filesystem>
 
 namespace redraw {
@@ -64,6 +65,16 @@ void set_extension(std::string& path, const char* ext) {
   path = p.string() + (*ext ? "" : "/");
 }
 
+/// The path's extension in lower case (".tif").
+std::string lower_extension(const std::string& path) {
+  std::string ext = fs::path(path).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  return ext;
+}
+
+/// A picture export with a fixed sample format: 16-bit TIFF or float OpenEXR (engine/export_writers.h).
+bool fixed_depth_format(const std::string& ext) { return ext == ".tif" || ext == ".tiff" || ext == ".exr"; }
+
 void draw_export_options(UiState& ui) {
   FileDialogState& d = ui.dialog;
   const char* kinds[] = {"Reconstruction", "Side-by-side comparison", "Timelapse", "Runs A | B"};
@@ -84,6 +95,16 @@ void draw_export_options(UiState& ui) {
     std::snprintf(label, sizeof label, "the frame on screen (step %lld)",
                   static_cast<long long>(ui.timelapse.shown_step));
     ImGui::Checkbox(label, &d.export_scrubbed_frame);
+  }
+  if (d.export_kind == 0 || d.export_kind == 1) { // pictures: PNG, 16-bit TIFF or float OpenEXR by extension
+    const std::string ext = lower_extension(d.path);
+    ImGui::TextUnformatted("format");
+    ImGui::SameLine();
+    if (ImGui::RadioButton("PNG", !fixed_depth_format(ext))) set_extension(d.path, ".png");
+    ImGui::SameLine();
+    if (ImGui::RadioButton("TIFF (16-bit)", ext == ".tif" || ext == ".tiff")) set_extension(d.path, ".tif");
+    ImGui::SameLine();
+    if (ImGui::RadioButton("OpenEXR (32-bit float, linear)", ext == ".exr")) set_extension(d.path, ".exr");
   }
   if (d.export_kind == 3)
     ImGui::TextDisabled("run A's and run B's redraws side by side, each labelled: %d x %d", 2 * d.export_width,
@@ -137,7 +158,9 @@ void draw_export_options(UiState& ui) {
   d.export_height = std::clamp(d.export_height, 1, 65536);
   ImGui::SameLine();
   ImGui::Checkbox("lock aspect", &d.export_lock_aspect);
-  if (d.export_kind != 2 || (!d.path.empty() && d.path.back() == '/')) {
+  // PNG (and PNG frames) offer both depths; TIFF is always 16-bit and OpenEXR float.
+  const bool fixed_depth = d.export_kind != 2 && fixed_depth_format(lower_extension(d.path));
+  if (!fixed_depth && (d.export_kind != 2 || (!d.path.empty() && d.path.back() == '/'))) {
     ImGui::TextUnformatted("bit depth");
     ImGui::SameLine();
     ImGui::RadioButton("8-bit", &d.export_bit_depth, 8);
@@ -189,7 +212,7 @@ void draw_file_dialog(UiState& ui) {
   ImGui::SameLine();
   bounded_text_disabled(d.folder, k_widget_chars, true);
 
-  const float footer = ImGui::GetFrameHeightWithSpacing() * (d.purpose == FileDialogPurpose::Export ? 5.3f : 1.4f);
+  const float footer = ImGui::GetFrameHeightWithSpacing() * (d.purpose == FileDialogPurpose::Export ? 6.4f : 1.4f);
   const bool show_recent = d.purpose == FileDialogPurpose::Open && !ui.settings.recent.empty();
   const float list_w = show_recent ? ImGui::GetContentRegionAvail().x * 0.55f : 0.0f;
   ImGui::BeginChild("entries", ImVec2(list_w, -footer), true);
