@@ -67,6 +67,10 @@ std::string CudaBackend::device_description() const {
                 m->props.multiProcessorCount, cuda_precision_name(m->precision), m->graphs ? "on" : "off");
   std::string s = b;
   if (!m->graph_note.empty()) s += " (capture failed: " + m->graph_note + ")";
+  // A network of the fused kernels' shape that its loss keeps on cuBLAS: say why once, here.
+  if (m->bound && m->precision == CudaPrecision::Auto && fused_mlp_unsupported(m->bound->setup.model).empty() &&
+      !m->bound->ws.fused())
+    s += " (fused fp16 MLP off: " + fused_loss_unsupported(m->bound->setup.loss, m->bound->setup.model.output_activation) + ")";
   return s;
 }
 
@@ -108,16 +112,18 @@ void CudaBackend::set_precision(CudaPrecision p) {
   m->precision = p;
   m->apply_math_mode();
   m->drop_graph(); // cuBLAS picks its kernels at capture time
-  if (m->bound) {  // auto and the others may differ in fused or cuBLAS buffers
-    synchronize();
-    m->bound->ws.allocate(m->ctx(), m->bound->setup.model, m->bound->chunk_rows, true);
-  }
+  synchronize();
+  // auto and the others may differ in fused or cuBLAS buffers: the training workspace is rebuilt,
+  // and the render workspace is dropped (the next large render builds it for this precision).
+  m->render_ws.reset();
+  if (m->bound)
+    m->bound->ws.allocate(m->ctx(), m->bound->setup.model, m->bound->chunk_rows, true, &m->bound->setup.loss);
 }
 
 CudaPrecision CudaBackend::precision() const { return m->precision; }
 
-bool CudaBackend::uses_fused_mlp(const ModelSpec& model) const {
-  return m->precision == CudaPrecision::Auto && fused_mlp_unsupported(model).empty();
+bool CudaBackend::uses_fused_mlp(const ModelSpec& model, const LossParams* loss) const {
+  return m->precision == CudaPrecision::Auto && fused_mlp_unsupported(model, loss).empty();
 }
 
 void CudaBackend::set_graphs_enabled(bool on) {
@@ -230,7 +236,7 @@ void CudaBackend::configure_impl(const TrainSetup& setup, const Dataset& data) {
   s->mse_sum = DeviceBuffer<float>(pool, st, 1, "error");
   s->step_params = DeviceBuffer<DeviceStepParams>(pool, st, 1, "step parameters");
   const CudaContext c = m->ctx();
-  s->ws.allocate(c, setup.model, s->chunk_rows, true);
+  s->ws.allocate(c, setup.model, s->chunk_rows, true, &setup.loss);
   if (cache_encoding) {
     s->encoded = DeviceBuffer<float>(pool, st, size_t(s->n) * s->enc_width, "encoded dataset");
     cuda::encode(st, s->enc, s->fourier_b.data(), s->coords.data(), s->n, s->encoded.data());
@@ -363,7 +369,7 @@ void CudaBackend::render_rgba8_device(int32_t w, int32_t h, void* dst_device) {
                                             k_min_render_tile, cap);
       if (rows > s.chunk_rows) {
         m->render_ws = std::make_unique<MlpWorkspace>();
-        m->render_ws->allocate(c, s.setup.model, rows, false);
+        m->render_ws->allocate(c, s.setup.model, rows, false, &s.setup.loss);
       }
     }
     if (m->render_ws) ws = m->render_ws.get();

@@ -63,12 +63,14 @@ public:
   DeviceRenderer* device_renderer() override { return this; }
   void synchronize() override;
 
-  /// Matrix-product precision from the next step on (re-captures the step graph).
+  /// Matrix-product precision from the next step on (re-captures the step graph, rebuilds the
+  /// training workspace and drops the render workspace, which may be fused or cuBLAS).
   void set_precision(CudaPrecision p);
   CudaPrecision precision() const;
-  /// Whether `model` runs on the fully fused fp16 MLP kernels at the current precision (auto, and a
-  /// shape cuda/fused_mlp.cuh covers); otherwise on cuBLAS.
-  bool uses_fused_mlp(const ModelSpec& model) const;
+  /// Whether `model`, trained with `loss` (null: forward passes only), runs on the fully fused fp16
+  /// MLP kernels at the current precision (auto, and a shape and loss cuda/fused_mlp_rules.h
+  /// covers); otherwise on cuBLAS.
+  bool uses_fused_mlp(const ModelSpec& model, const LossParams* loss = nullptr) const;
   /// Graph capture on (default, unless REDRAW_CUDA_GRAPHS=0) or off.
   void set_graphs_enabled(bool on);
   bool graphs_enabled() const;

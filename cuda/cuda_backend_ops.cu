@@ -121,7 +121,7 @@ double CudaBackend::loss_and_gradients_impl(const ModelSpec& model, const LossPa
   const int32_t C = model.output_channels;
   const int64_t rows = std::min(n, k_stateless_rows);
   MlpWorkspace ws;
-  ws.allocate(c, model, rows, true);
+  ws.allocate(c, model, rows, true, &loss);
   DeviceBuffer<float> p(pool, c.stream, params.size(), "parameters");
   p.upload(params.data(), params.size());
   DeviceBuffer<float> g(pool, c.stream, grads.size(), "gradients");

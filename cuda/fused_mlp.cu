@@ -220,16 +220,12 @@ __global__ void fill_ones_kernel(__half* __restrict__ out, int64_t n) {
   out[i] = __float2half(1.0f);
 }
 
-int32_t round16(int32_t v) { return (v + 15) / 16 * 16; }
-
-bool supported_width(int32_t w) { return w == 16 || w == 32 || w == 64 || w == 128; }
-
 FusedMlpDesc describe(const ModelSpec& model) {
   const auto layers = dense_layers(model);
   FusedMlpDesc d;
   d.width = model.hidden.front();
   d.in = model.encoding.width();
-  d.in_pad = round16(d.in);
+  d.in_pad = fused_round16(d.in);
   d.hidden = int32_t(model.hidden.size());
   d.out = model.output_channels;
   int32_t offset = 0;
@@ -282,23 +278,6 @@ void gemm_half(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int
 
 } // namespace
 
-std::string fused_mlp_unsupported(const ModelSpec& model) {
-  if (model.hidden.empty()) return "no hidden layer";
-  if (int32_t(model.hidden.size()) > k_fused_max_hidden)
-    return "more than " + std::to_string(k_fused_max_hidden) + " hidden layers";
-  const int32_t w = model.hidden.front();
-  if (!supported_width(w)) return "hidden width " + std::to_string(w) + " is not 16, 32, 64 or 128";
-  for (int32_t h : model.hidden)
-    if (h != w) return "hidden layers of different widths";
-  if (round16(model.encoding.width()) > w) return "the encoding is wider than the hidden layers";
-  if (model.output_channels > k_fused_out_pad) return "more than 16 outputs";
-  auto needs_z = [](Activation a) { return a == Activation::Softplus || a == Activation::Sine; };
-  for (Activation a : model.hidden_activations)
-    if (needs_z(a)) return std::string(activation_name(a)) + " activation";
-  if (needs_z(model.output_activation)) return std::string(activation_name(model.output_activation)) + " output";
-  return {};
-}
-
 size_t fused_mlp_shared_bytes(int32_t width) {
   size_t bytes = 0;
   with_width(width, [&]<int W>() { bytes = Tile<W>::smem; });
@@ -342,6 +321,8 @@ void FusedMlp::allocate(const DevicePool& pool, cudaStream_t stream, const Model
 
 void FusedMlp::forward(cudaStream_t stream, const float* params, const float* input, int64_t rows, float* output,
                        bool keep_activations) {
+  if (!allocated()) throw BackendError("fused MLP: forward() before allocate()");
+  if (const std::string why = fused_rows_problem(rows, m_rows); !why.empty()) throw BackendError(why);
   if (rows == 0) return;
   if (keep_activations && m_activations.empty()) throw BackendError("fused MLP: no activation buffers");
   const FusedMlpDesc& d = m_desc;
@@ -360,6 +341,8 @@ void FusedMlp::forward(cudaStream_t stream, const float* params, const float* in
 
 void FusedMlp::backward(cudaStream_t stream, cublasHandle_t blas, const float* g_out, const float* y_out, int64_t rows,
                         float inv_count, float* grads, bool accumulate, float* input_grad) {
+  if (!allocated()) throw BackendError("fused MLP: backward() before allocate()");
+  if (const std::string why = fused_rows_problem(rows, m_rows); !why.empty()) throw BackendError(why);
   if (rows == 0) return;
   if (m_dz.empty()) throw BackendError("fused MLP: no gradient buffers");
   const FusedMlpDesc& d = m_desc;

@@ -12,11 +12,14 @@
 ///   and the weight gradients are taken with alpha = 1 / grad_scale, so the fp16 values stay O(1).
 /// - Weight and bias gradients are cuBLAS products of those fp16 buffers with fp32 accumulation
 ///   and output (batch-long reductions, which a per-tile kernel would have to add up with atomics).
-/// - Not covered (fused_mlp_unsupported says why): other widths, unequal hidden widths, an
-///   encoding wider than the hidden width, more than 16 outputs, more than 8 hidden layers, and
-///   Softplus and Sine, whose derivatives need the pre-activation. Those networks use cuBLAS.
+/// - Not covered (fused_mlp_unsupported in cuda/fused_mlp_rules.h says why): other widths, unequal
+///   hidden widths, an encoding wider than the hidden width, more than 16 outputs, more than 8
+///   hidden layers, Softplus and Sine, whose derivatives need the pre-activation, and BCE without a
+///   sigmoid output, whose gradient overflows fp16. Those networks use cuBLAS.
+/// - forward() and backward() throw BackendError for more rows than allocate() was given.
 /// - Pure C++ header: mlp_pass.cpp includes it.
 #include "cuda/device_buffer.h"
+#include "cuda/fused_mlp_rules.h"
 #include "engine/model_spec.h"
 
 #include <cublas_v2.h>
@@ -26,9 +29,6 @@
 #include <string>
 
 namespace redraw::cuda {
-
-constexpr int32_t k_fused_max_hidden = 8;
-constexpr int32_t k_fused_out_pad = 16;
 
 /// The shape of a fused network as the kernels see it (a kernel argument).
 struct FusedMlpDesc {
@@ -49,8 +49,6 @@ struct FusedMlpDesc {
   int32_t packed_offset[k_fused_max_hidden + 2] = {}; ///< the last is the total
 };
 
-/// "" when the fused kernels cover `model`, else why not (for logs and the benchmark).
-std::string fused_mlp_unsupported(const ModelSpec& model);
 /// Dynamic shared memory per block the kernels take for this hidden width.
 size_t fused_mlp_shared_bytes(int32_t width);
 

@@ -6,9 +6,10 @@
 ///   allocated once per network shape and pass size, never inside a pass.
 /// - Layer l keeps z (pre-activation) only when its activation's derivative needs it
 ///   (activation_needs_z); otherwise y is computed in place of z.
-/// - When the context asks for it (ctx.fused, precision auto) and cuda/fused_mlp.cuh covers the
-///   network, allocate() sets the workspace up for the fused fp16 kernels instead, and the passes
-///   below run them; the decision is the workspace's until it is allocated again.
+/// - When the context asks for it (ctx.fused, precision auto) and cuda/fused_mlp_rules.h covers the
+///   network and its loss, allocate() sets the workspace up for the fused fp16 kernels instead, and
+///   the passes below run them; the decision is the workspace's until it is allocated again.
+/// - A pass over more rows than the workspace holds throws BackendError (never writes past it).
 #include "cuda/device_buffer.h"
 #include "cuda/fused_mlp.cuh"
 #include "cuda/op_timer.h"
@@ -33,8 +34,11 @@ struct CudaContext {
 
 class MlpWorkspace {
 public:
-  /// Allocates buffers for `rows` samples of `model`; gradient buffers when with_backward.
-  void allocate(const CudaContext& ctx, const ModelSpec& model, int64_t rows, bool with_backward);
+  /// Allocates buffers for `rows` samples of `model`; gradient buffers when with_backward. `loss`
+  /// is the loss the network trains with (null: none known, forward passes only): a loss the
+  /// fused kernels cannot carry in fp16 keeps the workspace on cuBLAS (fused_mlp_unsupported).
+  void allocate(const CudaContext& ctx, const ModelSpec& model, int64_t rows, bool with_backward,
+                const LossParams* loss = nullptr);
   /// Device bytes allocate() would take (the larger of the cuBLAS and the fused layouts).
   static uint64_t bytes_needed(const ModelSpec& model, int64_t rows, bool with_backward);
   bool fused() const { return m_fused.allocated(); }
