@@ -45,6 +45,7 @@ CudaBackend::Impl::~Impl() {
   // Also runs when the constructor fails half-way, so every handle may still be null.
   if (stream) (void)cudaStreamSynchronize(stream);
   drop_graph();
+  copier.reset();
   bound.reset();
   if (blas) (void)cublasDestroy(blas);
   blas_workspace = {};
@@ -140,6 +141,7 @@ void CudaBackend::configure_impl(const TrainSetup& setup, const Dataset& data) {
   CUDA_CHECK(cudaSetDevice(m->device));
   synchronize();
   m->drop_graph();
+  m->copier.reset();
   m->bound.reset(); // its memory goes back to the pool, which the new shape reuses
   m->render_ws.reset();
   for (auto& slot : m->slots) slot.pending = false;
@@ -168,7 +170,10 @@ void CudaBackend::configure_impl(const TrainSetup& setup, const Dataset& data) {
   need.pool_reserved = m->pool->reserved_bytes();
   need.pool_used = m->pool->used_bytes();
   need.dataset_bytes = uint64_t(s->n) * (2 + s->channels) * f;
-  need.param_bytes = uint64_t(s->param_count) * (2 + arrays) * f;
+  // Parameters, gradients, optimizer state, and the staging of the reserved timelapse copies.
+  const uint64_t copy_bytes = uint64_t(s->param_count) * (1 + arrays) * f;
+  const int copies = copy_bytes <= k_max_reserved_copy_bytes ? k_reserved_copies : 1;
+  need.param_bytes = uint64_t(s->param_count) * (2 + arrays) * f + uint64_t(copies) * copy_bytes;
   need.encoded_bytes = uint64_t(s->n) * s->enc_width * f;
   need.encoding_cacheable = !s->minibatch && s->enc.kind != EncodingKind::Identity && !s->grid &&
                             need.encoded_bytes <= k_max_cached_encoding_bytes;
@@ -241,6 +246,7 @@ void CudaBackend::configure_impl(const TrainSetup& setup, const Dataset& data) {
     s->encoded = DeviceBuffer<float>(pool, st, size_t(s->n) * s->enc_width, "encoded dataset");
     cuda::encode(st, s->enc, s->fourier_b.data(), s->coords.data(), s->n, s->encoded.data());
   }
+  m->copier.reserve(pool, st, size_t(copy_bytes / f), copies);
   synchronize(); // the host vectors above go out of scope
   m->bound = std::move(s);
 }
@@ -272,6 +278,26 @@ void CudaBackend::get_optimizer_state_impl(OptimizerState& out) {
   s.second.download(out.second.data(), out.second.size());
   synchronize();
 }
+
+int64_t CudaBackend::begin_parameter_copy_impl(bool with_optimizer) {
+  BoundState& s = *m->bound;
+  std::vector<CopySource> sources{{s.params.data(), s.params.size()}};
+  if (with_optimizer) {
+    if (!s.first.empty()) sources.push_back({s.first.data(), s.first.size()});
+    if (!s.second.empty()) sources.push_back({s.second.data(), s.second.size()});
+  }
+  const int64_t ticket = next_ticket();
+  m->copier.begin(ticket, *m->pool, m->stream, sources);
+  return ticket;
+}
+
+bool CudaBackend::finish_parameter_copy_impl(int64_t ticket, ParameterCopy& out, bool wait) {
+  out.optimizer.first.clear();
+  out.optimizer.second.clear();
+  return m->copier.finish(ticket, wait, {&out.params, &out.optimizer.first, &out.optimizer.second});
+}
+
+void CudaBackend::drop_parameter_copy_impl(int64_t ticket) { m->copier.drop(ticket); }
 
 void CudaBackend::train_step_impl(const StepArgs& args) {
   BoundState& s = *m->bound;

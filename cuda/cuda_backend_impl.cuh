@@ -12,6 +12,7 @@
 #include "cuda/memory_plan.h"
 #include "cuda/mlp_pass.h"
 #include "cuda/optimizer_kernels.cuh"
+#include "cuda/parameter_copy.h"
 #include "cuda/render_kernels.cuh"
 #include "engine/errors.h"
 #include "engine/renderer.h"
@@ -46,6 +47,10 @@ constexpr uint64_t k_max_cached_encoding_bytes = uint64_t(512) << 20;
 constexpr size_t k_cublas_workspace_bytes = size_t(32) << 20;
 /// Recorded losses in flight to the host.
 constexpr int k_loss_slots = 8;
+/// Parameter copies (timelapse frames) reserved with the network's shape: the trainer keeps at
+/// most two in flight. Above this size per copy only one is reserved (another is made on demand).
+constexpr int k_reserved_copies = 2;
+constexpr uint64_t k_max_reserved_copy_bytes = uint64_t(256) << 20;
 
 bool env_graphs_enabled() {
   const char* v = std::getenv("REDRAW_CUDA_GRAPHS");
@@ -136,6 +141,7 @@ struct CudaBackend::Impl {
   int64_t eager_steps = 0; ///< steps run since configure without the graph (the first is the warm-up)
   std::array<LossSlot, k_loss_slots> slots;
   PinnedValue<float> mse_host;
+  ParameterCopier copier; ///< timelapse frames: parameter copies that nothing waits for
 
   Impl() = default;
   ~Impl();
