@@ -33,6 +33,7 @@ struct ParameterCopier::Slot {
   Slot& operator=(const Slot&) = delete;
 };
 
+ParameterCopier::ParameterCopier() = default;
 ParameterCopier::~ParameterCopier() { reset(); }
 
 void ParameterCopier::reset() noexcept {

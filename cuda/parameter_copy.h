@@ -28,7 +28,7 @@ struct CopySource {
 
 class ParameterCopier {
 public:
-  ParameterCopier() = default;
+  ParameterCopier();
   ~ParameterCopier();
   ParameterCopier(const ParameterCopier&) = delete;
   ParameterCopier& operator=(const ParameterCopier&) = delete;
