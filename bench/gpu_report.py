@@ -110,7 +110,8 @@ def main(argv):
         print("\n| instant 512x512, batch 2^18 | samples/s | vs fastest PyTorch hash grid |\n|---|---|---|")
         for r in inst["instant_cuda"]:
             ratio = f"{r['samples_per_s'] / best['samples_per_s']:.1f}x ({best['impl']} {best['precision']})" if best else "-"
-            print(f"| Redraw {r['precision']} | {r['samples_per_s']:.3g} | {ratio} |")
+            kernels = r.get("hash_grid_kernels", "default kernels")
+            print(f"| Redraw {r['precision']}, {kernels} | {r['samples_per_s']:.3g} | {ratio} |")
         for r in peers:
             print(f"| PyTorch {r['impl']} {r['precision']} | {r['samples_per_s']:.3g} | |")
         print("floors: >= 2.6e8 samples/s, >= 3x the fastest peer")

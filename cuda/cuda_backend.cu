@@ -402,11 +402,12 @@ void CudaBackend::render_rgba8_device(int32_t w, int32_t h, void* dst_device) {
   }
   for (int64_t p0 = 0; p0 < pixels; p0 += ws->rows()) {
     const int64_t count = std::min(ws->rows(), pixels - p0);
+    const float* input = ws->input();
     if (s.grid)
-      hash_grid_encode_grid(c.stream, *s.grid, s.params.data(), w, h, p0, count, ws->input());
+      input = encode_grid_pixels(c, *ws, *s.grid, s.params.data(), w, h, p0, count);
     else
       encode_grid(c.stream, s.enc, s.fourier_b.data(), w, h, p0, count, ws->input());
-    mlp_forward(c, *ws, s.params.data(), ws->input(), count);
+    mlp_forward(c, *ws, s.params.data(), input, count);
     pack_rgba8(c.stream, ws->output(), s.channels, count, dst + p0 * 4);
   }
   synchronize();

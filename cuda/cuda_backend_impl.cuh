@@ -180,8 +180,7 @@ struct CudaBackend::Impl {
           gather_minibatch_samples(c.stream, s.coords.data(), s.targets.data(), s.channels, uint32_t(s.n), s.setup.seed,
                                    s.step_params.data(), r0, rows, s.batch_coords.data(), s.batch_targets.data());
           chunk_coords = s.batch_coords.data();
-          hash_grid_encode(c.stream, *s.grid, s.params.data(), chunk_coords, rows, s.ws.input());
-          input = s.ws.input();
+          input = encode_grid_input(c, s.ws, *s.grid, s.params.data(), chunk_coords, rows); // null: fp16 inside
           targets = s.batch_targets.data();
         } else if (s.minibatch) {
           gather_minibatch(c.stream, s.enc, s.fourier_b.data(), s.coords.data(), s.targets.data(), s.channels,
@@ -233,13 +232,10 @@ struct CudaBackend::Impl {
   }
 
   /// Encoded inputs of dataset rows [r0, r0 + rows): the cache, the coordinates themselves
-  /// (identity encoding), or encoded now into the workspace.
+  /// (identity encoding), or encoded now into the workspace (null: fp16, inside the fused MLP).
   const float* full_batch_input(const CudaContext& c, int64_t r0, int64_t rows) {
     BoundState& s = *bound;
-    if (s.grid) {
-      hash_grid_encode(c.stream, *s.grid, s.params.data(), s.coords.data() + r0 * 2, rows, s.ws.input());
-      return s.ws.input();
-    }
+    if (s.grid) return encode_grid_input(c, s.ws, *s.grid, s.params.data(), s.coords.data() + r0 * 2, rows);
     if (!s.encoded.empty()) return s.encoded.data() + r0 * s.enc_width;
     if (s.enc.kind == EncodingKind::Identity) return s.coords.data() + r0 * 2;
     cuda::encode(c.stream, s.enc, s.fourier_b.data(), s.coords.data() + r0 * 2, rows, s.ws.input());

@@ -17,6 +17,11 @@
 ///   hidden layers, Softplus and Sine, whose derivatives need the pre-activation, and BCE without a
 ///   sigmoid output, whose gradient overflows fp16. Those networks use cuBLAS.
 /// - forward() and backward() throw BackendError for more rows than allocate() was given.
+/// - Two epilogues (fused_epilogue(), cuda/fused_mlp_rules.h): staged (default) takes each
+///   accumulator through shared memory and applies bias and activation per element with 2-byte
+///   stores, one 16-row tile per warp; fragment loads the bias into the accumulators, applies the
+///   activation on the fragments, writes 16 bytes per lane and store, and gives each warp two tiles
+///   (one at width 128). Not yet measured against each other on a GPU.
 /// - Pure C++ header: mlp_pass.cpp includes it.
 #include "cuda/device_buffer.h"
 #include "cuda/fused_mlp_rules.h"
@@ -61,10 +66,15 @@ public:
   /// Device bytes allocate() takes.
   static uint64_t bytes_needed(const ModelSpec& model, int64_t rows, bool with_backward);
   bool allocated() const { return m_desc.width > 0; }
+  /// Where an encoder may write fp16 inputs for forward(input = null): rows x input_stride()
+  /// halves, the columns past the encoding width zero. With backward buffers it is the layer-0
+  /// activations themselves (backward reads them), so nothing is copied.
+  uint16_t* half_input() { return m_half_input.empty() ? m_activations.data() : m_half_input.data(); }
+  int32_t input_stride() const { return m_desc.in_pad; }
 
-  /// Forward pass of `rows` inputs (rows x encoding width, fp32) into output (rows x channels, fp32);
-  /// converts the fp32 parameters to the fp16 copy first. keep_activations (needs with_backward)
-  /// keeps what backward() reads.
+  /// Forward pass of `rows` inputs (rows x encoding width, fp32; null: the fp16 inputs already in
+  /// half_input()) into output (rows x channels, fp32); converts the fp32 parameters to the fp16
+  /// copy first. keep_activations (needs with_backward) keeps what backward() reads.
   void forward(cudaStream_t stream, const float* params, const float* input, int64_t rows, float* output,
                bool keep_activations);
   /// After forward(keep_activations) on the same rows: g_out = dLoss/dOutput scaled by inv_count,
@@ -80,6 +90,8 @@ private:
   DeviceBuffer<uint16_t> m_activations; ///< fp16 layer inputs: rows x in_pad, then rows x width per hidden layer
   DeviceBuffer<uint16_t> m_dz;          ///< fp16 dLoss/dZ: rows x width per hidden layer, then rows x 16
   DeviceBuffer<uint16_t> m_ones;        ///< fp16 ones (rows): bias gradients as products
+  DeviceBuffer<uint16_t> m_half_input;  ///< without backward buffers: fp16 inputs, rows x in_pad
+  bool m_fragment_ok = false;           ///< the device gives the fragment kernels their shared memory
 };
 
 } // namespace redraw::cuda

@@ -10,6 +10,7 @@
 ///   sigmoid output cancels it (its derivative y (1 - y) is the denominator); with any other output
 ///   the fp16 value overflows to inf and the run diverges. Such a network trains in fp32 on cuBLAS.
 /// - Rows: a pass takes at most the rows its buffers were allocated for.
+#include "engine/errors.h"
 #include "engine/loss_math.h"
 #include "engine/model_spec.h"
 
@@ -60,6 +61,26 @@ inline std::string fused_mlp_unsupported(const ModelSpec& model, const LossParam
   if (why.empty() && loss) why = fused_loss_unsupported(*loss, model.output_activation);
   return why;
 }
+
+/// The fused kernels' epilogue: staged (the first kernels: accumulators through shared memory,
+/// per-element bias and activation, 2-byte stores) or fragment (bias in the accumulators,
+/// activation on the fragments, 16-byte stores, several tiles per warp). REDRAW_FUSED_MLP_EPILOGUE
+/// picks one at start-up; set_fused_epilogue for the whole process (tests, the benchmark).
+enum class FusedEpilogue : int32_t { Staged = 0, Fragment };
+
+inline const char* fused_epilogue_name(FusedEpilogue e) { return e == FusedEpilogue::Fragment ? "fragment" : "staged"; }
+
+/// "staged" or "fragment"; null or empty: staged. ConfigError naming the known ones otherwise.
+inline FusedEpilogue parse_fused_epilogue(const char* name) {
+  const std::string n = name ? name : "";
+  if (n.empty() || n == "staged") return FusedEpilogue::Staged;
+  if (n == "fragment") return FusedEpilogue::Fragment;
+  throw ConfigError("REDRAW_FUSED_MLP_EPILOGUE: '" + n + "' not found (known: staged, fragment)");
+}
+
+/// Defined in cuda/fused_mlp.cu (the CUDA library); thread-safe.
+FusedEpilogue fused_epilogue();
+void set_fused_epilogue(FusedEpilogue e);
 
 /// "" when a pass over `rows` samples fits buffers allocated for `capacity`, else the error message.
 inline std::string fused_rows_problem(int64_t rows, int64_t capacity) {

@@ -1,6 +1,7 @@
 #include "cuda/mlp_pass.h"
 
 #include "cuda/activation_kernels.cuh"
+#include "cuda/hash_grid_kernels.cuh"
 #include "cuda/loss_kernels.cuh"
 #include "cuda/matmul.h"
 #include "engine/errors.h"
@@ -97,6 +98,7 @@ void MlpWorkspace::allocate(const CudaContext& ctx, const ModelSpec& model, int6
 
 void mlp_forward(const CudaContext& ctx, MlpWorkspace& ws, const float* params, const float* input, int64_t rows) {
   check_rows(ws, rows);
+  if (!input && !ws.fused()) throw BackendError("mlp_forward: no inputs");
   if (ws.fused()) {
     TimedOp t(ctx.timer, ctx.stream, "fused forward");
     ws.m_fused.forward(ctx.stream, params, input, rows, ws.m_y.back(), !ws.m_grad_a.empty());
@@ -116,6 +118,28 @@ void mlp_forward(const CudaContext& ctx, MlpWorkspace& ws, const float* params, 
     }
     x = ws.m_y[l];
   }
+}
+
+const float* encode_grid_input(const CudaContext& ctx, MlpWorkspace& ws, const HashGridParams& g, const float* table,
+                               const float* coords, int64_t rows) {
+  check_rows(ws, rows);
+  if (ws.fused() && hash_grid_kernels().half_features) {
+    hash_grid_encode_half(ctx.stream, g, table, coords, rows, ws.m_fused.half_input(), ws.m_fused.input_stride());
+    return nullptr;
+  }
+  hash_grid_encode(ctx.stream, g, table, coords, rows, ws.input());
+  return ws.input();
+}
+
+const float* encode_grid_pixels(const CudaContext& ctx, MlpWorkspace& ws, const HashGridParams& g, const float* table,
+                                int32_t w, int32_t h, int64_t p0, int64_t rows) {
+  check_rows(ws, rows);
+  if (ws.fused() && hash_grid_kernels().half_features) {
+    hash_grid_encode_grid_half(ctx.stream, g, table, w, h, p0, rows, ws.m_fused.half_input(), ws.m_fused.input_stride());
+    return nullptr;
+  }
+  hash_grid_encode_grid(ctx.stream, g, table, w, h, p0, rows, ws.input());
+  return ws.input();
 }
 
 void mlp_backward(const CudaContext& ctx, MlpWorkspace& ws, const float* params, const float* input,

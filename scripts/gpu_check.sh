@@ -482,10 +482,15 @@ import glob, json, os, sys
 d, out = sys.argv[1:3]
 res = {"instant_cuda": [], "instant_torch": [], "instant_psnr": {}}
 for f in sorted(glob.glob(os.path.join(d, "cuda-*.json"))):
+    # cuda-PRECISION[-KERNEL].json: KERNEL names the kernel that differs from the defaults.
+    variant = os.path.basename(f)[5:-5].partition("-")[2] or "default kernels"
     try:
-        res["instant_cuda"] += json.load(open(f)).get("throughput", [])
+        rows = json.load(open(f)).get("throughput", [])
     except ValueError:
-        pass
+        continue
+    for r in rows:
+        r["hash_grid_kernels"] = variant
+    res["instant_cuda"] += rows
 for f in sorted(glob.glob(os.path.join(d, "torch-*.json"))):
     try:
         res["instant_torch"] += [r for r in json.load(open(f)) if "samples_per_s" in r]
@@ -509,12 +514,26 @@ part_instant() {
   {
     for p in auto fp32; do
       echo "== cuda_bench instant $p =="
-      timed "cuda_bench instant $p" 80 "${rx_env[@]}" "$pack/bin/cuda_bench" --presets instant --sizes 512 \
+      timed "cuda_bench instant $p" 70 "${rx_env[@]}" "$pack/bin/cuda_bench" --presets instant --sizes 512 \
         --steps 200 --precision "$p" --json "$cur_tmp/cuda-$p.json" || echo "FAILED: cuda_bench $p"
     done
+    # The other kernels (cuda/fused_mlp_rules.h, cuda/hash_grid_choice.h), one at a time against
+    # the defaults.
+    echo "== cuda_bench instant auto, fragment epilogue =="
+    REDRAW_FUSED_MLP_EPILOGUE=fragment timed "cuda_bench instant auto, fragment epilogue" 50 "${rx_env[@]}" \
+      "$pack/bin/cuda_bench" --presets instant --sizes 512 --steps 200 --precision auto \
+      --json "$cur_tmp/cuda-auto-fragment-epilogue.json" || echo "FAILED: cuda_bench fragment epilogue"
+    echo "== cuda_bench instant auto, per-level encode =="
+    REDRAW_HASH_GRID_ENCODE=per-level timed "cuda_bench instant auto, per-level encode" 50 "${rx_env[@]}" \
+      "$pack/bin/cuda_bench" --presets instant --sizes 512 --steps 200 --precision auto \
+      --json "$cur_tmp/cuda-auto-per-level.json" || echo "FAILED: cuda_bench per-level encode"
+    echo "== cuda_bench instant auto, warp-aggregated backward =="
+    REDRAW_HASH_GRID_BACKWARD=warp-aggregated timed "cuda_bench instant auto, warp-aggregated backward" 50 \
+      "${rx_env[@]}" "$pack/bin/cuda_bench" --presets instant --sizes 512 --steps 200 --precision auto \
+      --json "$cur_tmp/cuda-auto-warp-aggregated.json" || echo "FAILED: cuda_bench warp-aggregated backward"
     for img in chelsea camera; do
       echo "== time to PSNR, $img 512x512 =="
-      timed "time to PSNR, $img 512x512" 100 "${rx_env[@]}" "$pack/bin/psnr_bench" --backend cuda --precision auto \
+      timed "time to PSNR, $img 512x512" 90 "${rx_env[@]}" "$pack/bin/psnr_bench" --backend cuda --precision auto \
         --image "$pack/samples/$img.png" --size 512x512 --presets instant,fourier,siren --time-limit 20 \
         --measure-every 0.02 --json "$cur_tmp/psnr-$img.json" || echo "FAILED: psnr_bench $img"
     done

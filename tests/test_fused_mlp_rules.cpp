@@ -126,3 +126,13 @@ TEST_CASE("fused MLP rules: a pass never takes more rows than its buffers hold")
   CHECK_FALSE(fused_rows_problem(1, 0).empty()); // nothing allocated
   CHECK_FALSE(fused_rows_problem(-1, 4096).empty());
 }
+
+TEST_CASE("fused MLP rules: the epilogue switch's names, default and errors") {
+  CHECK(parse_fused_epilogue(nullptr) == FusedEpilogue::Staged);
+  CHECK(parse_fused_epilogue("") == FusedEpilogue::Staged);
+  CHECK(parse_fused_epilogue("staged") == FusedEpilogue::Staged);
+  CHECK(parse_fused_epilogue("fragment") == FusedEpilogue::Fragment);
+  CHECK(std::string(fused_epilogue_name(FusedEpilogue::Fragment)) == "fragment");
+  CHECK_THROWS_WITH_AS(parse_fused_epilogue("fast"),
+                       "REDRAW_FUSED_MLP_EPILOGUE: 'fast' not found (known: staged, fragment)", ConfigError);
+}

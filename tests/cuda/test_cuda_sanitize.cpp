@@ -2,7 +2,7 @@
 // racecheck, synccheck: scripts/gpu_check.sh run sanitize): the fused fp16 MLP at every width on
 // batches that end inside a tile, the hash grid's encode, grid encode and backward with 1, 2 and 4
 // features, and bound training steps (eager, captured and replayed) with renders below and above
-// the training chunk. They also check their results against the CPU, with the bounds of
+// the training chunk, and the hash grid's alternative kernels. They also check their results against the CPU, with the bounds of
 // test_cuda_hash_grid.cpp loosened for the small batches, so a normal run tests them too.
 // Without a device every case prints "SKIPPED: no CUDA device: <why>" and checks nothing.
 #if REDRAW_HAVE_CUDA
@@ -12,6 +12,8 @@
 #include "test_support.h"
 
 #include "cuda/cuda_backend.h"
+#include "cuda/fused_mlp_rules.h"
+#include "cuda/hash_grid_choice.h"
 #include "engine/cpu_backend.h"
 #include "engine/renderer.h"
 #include "engine/rng_math.h"
@@ -73,7 +75,7 @@ int worst_level_difference(const std::vector<uint8_t>& rgba, const Image& want) 
 
 } // namespace
 
-TEST_CASE("cuda sanitize: fused MLP forward and backward at every width, on batches that end inside a tile") {
+TEST_CASE("cuda sanitize: fused MLP forward and backward at every width and epilogue, on batches that end inside a tile") {
   REDRAW_REQUIRE_CUDA_DEVICE();
   CudaBackend gpu(0);
   gpu.set_precision(CudaPrecision::Auto);
@@ -82,9 +84,13 @@ TEST_CASE("cuda sanitize: fused MLP forward and backward at every width, on batc
     int32_t width, layers, channels;
     Activation out;
   };
+  const cuda::FusedEpilogue saved = cuda::fused_epilogue();
   for (const Case k : {Case{16, 1, 3, Activation::Sigmoid}, Case{32, 2, 3, Activation::Sigmoid},
-                       Case{64, 3, 1, Activation::Identity}, Case{128, 2, 3, Activation::Sigmoid}}) {
+                       Case{64, 3, 1, Activation::Identity}, Case{128, 2, 3, Activation::Sigmoid}})
+  for (cuda::FusedEpilogue epilogue : {cuda::FusedEpilogue::Staged, cuda::FusedEpilogue::Fragment}) {
+    cuda::set_fused_epilogue(epilogue);
     CAPTURE(k.width);
+    CAPTURE(cuda::fused_epilogue_name(epilogue));
     const ModelSpec m = model_of(small_grid(k.width == 16 ? 8 : 16, 2), k.width, k.layers, k.out, k.channels);
     REQUIRE(gpu.uses_fused_mlp(m));
     const auto params = params_of(m, 3);
@@ -102,6 +108,7 @@ TEST_CASE("cuda sanitize: fused MLP forward and backward at every width, on batc
     CHECK(l_gpu == doctest::Approx(l_cpu).epsilon(3e-2));
     CHECK(normalised_error(g_gpu, g_cpu) <= 6e-2);
   }
+  cuda::set_fused_epilogue(saved);
 }
 
 TEST_CASE("cuda sanitize: hash grid encode and backward with 1, 2 and 4 features") {
@@ -128,6 +135,30 @@ TEST_CASE("cuda sanitize: hash grid encode and backward with 1, 2 and 4 features
     gpu.loss_and_gradients(m, mse, params, {}, coords.data(), targets.data(), n, g_gpu);
     CHECK(normalised_error(g_gpu, g_cpu) <= 1e-4);
   }
+}
+
+TEST_CASE("cuda sanitize: the alternative hash-grid kernels (per-level encode, warp-aggregated backward)") {
+  REDRAW_REQUIRE_CUDA_DEVICE();
+  using namespace redraw::cuda;
+  const HashGridKernels saved = hash_grid_kernels();
+  set_hash_grid_kernels({HashGridEncodeKernel::PerLevel, HashGridBackwardKernel::WarpAggregated});
+  CudaBackend gpu(0);
+  gpu.set_precision(CudaPrecision::Fp32);
+  CpuBackend cpu;
+  for (int32_t f : {1, 2}) {
+    CAPTURE(f);
+    const ModelSpec m = model_of(small_grid(5, f), 32, 1, Activation::Sigmoid, 3);
+    const auto params = params_of(m, 11);
+    const int64_t n = 333; // the last warp only partly filled
+    const auto coords = uniform(size_t(n) * 2, 12, 47, -1.0f, 1.0f);
+    const auto targets = uniform(size_t(n) * 3, 13, 48, 0.0f, 1.0f);
+    std::vector<float> g_cpu(params.size()), g_gpu(params.size());
+    const LossParams mse{};
+    cpu.loss_and_gradients(m, mse, params, {}, coords.data(), targets.data(), n, g_cpu);
+    gpu.loss_and_gradients(m, mse, params, {}, coords.data(), targets.data(), n, g_gpu);
+    CHECK(normalised_error(g_gpu, g_cpu) <= 1e-4);
+  }
+  set_hash_grid_kernels(saved);
 }
 
 TEST_CASE("cuda sanitize: bound instant steps (eager, captured, replayed), renders and timelapse frames") {
