@@ -80,7 +80,9 @@ template <int F> void check_features(int32_t levels) {
   hash_grid_encode_rows(g, table.data(), coords.data(), n, want.data());
   CHECK(got == want); // bit for bit: the CPU backend's level-major loop
 
-  // And within float rounding of the same math in float64.
+  // And within float rounding of the same math in float64: float positions carry N * 2^-24-sized
+  // errors into a level's fractions (N its cells per side), so up to 4 * N * 3e-7 for |table| <= 1
+  // (the bound of test_hash_grid.cpp's corner weights, over four corners); a wrong entry is O(1).
   double worst = 0;
   auto load64 = [&](uint32_t entry, int f) { return double(table[size_t(entry) * F + size_t(f)]); };
   for (int64_t i = 0; i < n; ++i)
@@ -88,7 +90,7 @@ template <int F> void check_features(int32_t levels) {
                                        [&](int32_t k, double v) {
                                          worst = std::max(worst, std::abs(v - double(got[size_t(i * levels * F + k)])));
                                        });
-  CHECK(worst < 1e-5);
+  CHECK(worst <= 1e-6 + 4 * 3e-7 * double(g.resolution[levels - 1]));
 }
 
 } // namespace

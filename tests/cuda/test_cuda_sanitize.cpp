@@ -85,9 +85,12 @@ TEST_CASE("cuda sanitize: fused MLP forward and backward at every width and epil
     Activation out;
   };
   const cuda::FusedEpilogue saved = cuda::fused_epilogue();
-  for (const Case k : {Case{16, 1, 3, Activation::Sigmoid}, Case{32, 2, 3, Activation::Sigmoid},
-                       Case{64, 3, 1, Activation::Identity}, Case{128, 2, 3, Activation::Sigmoid}})
-  for (cuda::FusedEpilogue epilogue : {cuda::FusedEpilogue::Staged, cuda::FusedEpilogue::Fragment}) {
+  const Case cases[] = {Case{16, 1, 3, Activation::Sigmoid}, Case{32, 2, 3, Activation::Sigmoid},
+                        Case{64, 3, 1, Activation::Identity}, Case{128, 2, 3, Activation::Sigmoid}};
+  const cuda::FusedEpilogue epilogues[] = {cuda::FusedEpilogue::Staged, cuda::FusedEpilogue::Fragment};
+  for (int i = 0; i < 8; ++i) {
+    const Case k = cases[i / 2];
+    const cuda::FusedEpilogue epilogue = epilogues[i % 2];
     cuda::set_fused_epilogue(epilogue);
     CAPTURE(k.width);
     CAPTURE(cuda::fused_epilogue_name(epilogue));
