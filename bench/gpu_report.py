@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
-"""Merges the JSON that `scripts/gpu_check.sh run ...` wrote on a GPU machine into one table.
+"""Merges the JSON that `scripts/gpu_check.sh run PART` wrote on a GPU machine into one table.
 
-  python3 bench/gpu_report.py [DIR ...]      (default: /work/.device/*/ and .gpu-results/)
+  python3 bench/gpu_report.py [DIR ...]
 
-Later directories win where two hold the same part. Prints Markdown: the status of every part,
+DIR: the folders the device calls' files came back to (one per call, in call order). Without
+arguments: the ':'-separated folders in $REDRAW_GPU_RESULTS, else the repository's .gpu-results/
+(where `run` writes when $OUT is not set). Later directories win where two hold the same part.
+A part that was killed before it finished shows as "incomplete" with what it had measured. Prints Markdown: the status of every part,
 Redraw's steps/s and samples/s per preset, size and precision beside PyTorch eager and
 torch.compile from the same machine, the CLI's own throughput, the time for the 200x200 horse to
 reach 99% of pixels right, and the interop cost per 1024x1024 frame. Exits 1 when a part failed.
@@ -13,7 +16,8 @@ import json
 import os
 import sys
 
-PARTS = ("tests", "sanitize", "bench", "accuracy", "interop", "torch", "instant")
+PARTS = ("tests", "sanitize", "sanitize-parity", "bench", "accuracy", "interop", "torch", "instant", "instant-torch")
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def load(dirs):
@@ -38,8 +42,8 @@ def fmt(v, spec=".1f"):
 
 
 def main(argv):
-    dirs = argv or sorted(glob.glob("/work/.device/*/"), key=lambda d: int(os.path.basename(d.rstrip("/")) or 0)
-                          if os.path.basename(d.rstrip("/")).isdigit() else 0) + [".gpu-results"]
+    env = [d for d in os.environ.get("REDRAW_GPU_RESULTS", "").split(":") if d]
+    dirs = argv or env or [os.path.join(REPO, ".gpu-results")]
     dirs = [d for d in dirs if os.path.isdir(d)]
     parts, device = load(dirs)
     if not parts:
@@ -53,8 +57,10 @@ def main(argv):
         if r is None:
             print(f"| {p} | not run | |")
             continue
-        failed |= r.get("status") == "failed"
-        print(f"| {p} | {r.get('status')} | {r.get('reason', '')} |")
+        failed |= r.get("status") in ("failed", "incomplete")
+        done = r.get("steps_finished")
+        steps = f" (finished: {', '.join(done) or 'nothing'})" if r.get("status") == "incomplete" and done is not None else ""
+        print(f"| {p} | {r.get('status')} | {r.get('reason', '')}{steps} |")
 
     bench = parts.get("bench", {}).get("throughput", [])
     torch = parts.get("torch", {}).get("torch", [])
@@ -91,18 +97,21 @@ def main(argv):
         print(f"\nInterop, {inter['size']}x{inter['size']} frame on {inter['gl_renderer']}: render {inter['render_ms']:.3f} ms, "
               f"copy + texture upload {inter['copy_upload_ms']:.3f} ms, total {inter['total_ms']:.3f} ms per frame; "
               f"max texel difference {inter['max_level_diff']} level(s)")
-    san = parts.get("sanitize", {}).get("tools")
-    if san:
-        print("\ncompute-sanitizer: " + ", ".join(f"{t} {v.get('errors')} errors (exit {v.get('exit')})"
-                                                  for t, v in san.items()))
+    for part in ("sanitize", "sanitize-parity"):
+        san = parts.get(part, {}).get("tools")
+        if san:
+            print(f"\ncompute-sanitizer ({part}): " +
+                  ", ".join(f"{t} {v.get('errors')} errors (exit {v.get('exit')}{', timed out' if v.get('timed_out') else ''})"
+                            for t, v in san.items()))
     inst = parts.get("instant", {})
     if inst.get("instant_cuda"):
-        peers = inst.get("instant_torch", [])
+        peers = inst.get("instant_torch", []) + parts.get("instant-torch", {}).get("instant_torch", [])
         best = max(peers, key=lambda r: r["samples_per_s"], default=None)
         print("\n| instant 512x512, batch 2^18 | samples/s | vs fastest PyTorch hash grid |\n|---|---|---|")
         for r in inst["instant_cuda"]:
             ratio = f"{r['samples_per_s'] / best['samples_per_s']:.1f}x ({best['impl']} {best['precision']})" if best else "-"
-            print(f"| Redraw {r['precision']} | {r['samples_per_s']:.3g} | {ratio} |")
+            kernels = r.get("hash_grid_kernels", "default kernels")
+            print(f"| Redraw {r['precision']}, {kernels} | {r['samples_per_s']:.3g} | {ratio} |")
         for r in peers:
             print(f"| PyTorch {r['impl']} {r['precision']} | {r['samples_per_s']:.3g} | |")
         print("floors: >= 2.6e8 samples/s, >= 3x the fastest peer")

@@ -45,6 +45,7 @@ CudaBackend::Impl::~Impl() {
   // Also runs when the constructor fails half-way, so every handle may still be null.
   if (stream) (void)cudaStreamSynchronize(stream);
   drop_graph();
+  copier.reset();
   bound.reset();
   if (blas) (void)cublasDestroy(blas);
   blas_workspace = {};
@@ -67,6 +68,10 @@ std::string CudaBackend::device_description() const {
                 m->props.multiProcessorCount, cuda_precision_name(m->precision), m->graphs ? "on" : "off");
   std::string s = b;
   if (!m->graph_note.empty()) s += " (capture failed: " + m->graph_note + ")";
+  // A network of the fused kernels' shape that its loss keeps on cuBLAS: say why once, here.
+  if (m->bound && m->precision == CudaPrecision::Auto && fused_mlp_unsupported(m->bound->setup.model).empty() &&
+      !m->bound->ws.fused())
+    s += " (fused fp16 MLP off: " + fused_loss_unsupported(m->bound->setup.loss, m->bound->setup.model.output_activation) + ")";
   return s;
 }
 
@@ -108,16 +113,18 @@ void CudaBackend::set_precision(CudaPrecision p) {
   m->precision = p;
   m->apply_math_mode();
   m->drop_graph(); // cuBLAS picks its kernels at capture time
-  if (m->bound) {  // auto and the others may differ in fused or cuBLAS buffers
-    synchronize();
-    m->bound->ws.allocate(m->ctx(), m->bound->setup.model, m->bound->chunk_rows, true);
-  }
+  synchronize();
+  // auto and the others may differ in fused or cuBLAS buffers: the training workspace is rebuilt,
+  // and the render workspace is dropped (the next large render builds it for this precision).
+  m->render_ws.reset();
+  if (m->bound)
+    m->bound->ws.allocate(m->ctx(), m->bound->setup.model, m->bound->chunk_rows, true, &m->bound->setup.loss);
 }
 
 CudaPrecision CudaBackend::precision() const { return m->precision; }
 
-bool CudaBackend::uses_fused_mlp(const ModelSpec& model) const {
-  return m->precision == CudaPrecision::Auto && fused_mlp_unsupported(model).empty();
+bool CudaBackend::uses_fused_mlp(const ModelSpec& model, const LossParams* loss) const {
+  return m->precision == CudaPrecision::Auto && fused_mlp_unsupported(model, loss).empty();
 }
 
 void CudaBackend::set_graphs_enabled(bool on) {
@@ -134,6 +141,7 @@ void CudaBackend::configure_impl(const TrainSetup& setup, const Dataset& data) {
   CUDA_CHECK(cudaSetDevice(m->device));
   synchronize();
   m->drop_graph();
+  m->copier.reset();
   m->bound.reset(); // its memory goes back to the pool, which the new shape reuses
   m->render_ws.reset();
   for (auto& slot : m->slots) slot.pending = false;
@@ -162,7 +170,10 @@ void CudaBackend::configure_impl(const TrainSetup& setup, const Dataset& data) {
   need.pool_reserved = m->pool->reserved_bytes();
   need.pool_used = m->pool->used_bytes();
   need.dataset_bytes = uint64_t(s->n) * (2 + s->channels) * f;
-  need.param_bytes = uint64_t(s->param_count) * (2 + arrays) * f;
+  // Parameters, gradients, optimizer state, and the staging of the reserved timelapse copies.
+  const uint64_t copy_bytes = uint64_t(s->param_count) * (1 + arrays) * f;
+  const int copies = copy_bytes <= k_max_reserved_copy_bytes ? k_reserved_copies : 1;
+  need.param_bytes = uint64_t(s->param_count) * (2 + arrays) * f + uint64_t(copies) * copy_bytes;
   need.encoded_bytes = uint64_t(s->n) * s->enc_width * f;
   need.encoding_cacheable = !s->minibatch && s->enc.kind != EncodingKind::Identity && !s->grid &&
                             need.encoded_bytes <= k_max_cached_encoding_bytes;
@@ -230,11 +241,12 @@ void CudaBackend::configure_impl(const TrainSetup& setup, const Dataset& data) {
   s->mse_sum = DeviceBuffer<float>(pool, st, 1, "error");
   s->step_params = DeviceBuffer<DeviceStepParams>(pool, st, 1, "step parameters");
   const CudaContext c = m->ctx();
-  s->ws.allocate(c, setup.model, s->chunk_rows, true);
+  s->ws.allocate(c, setup.model, s->chunk_rows, true, &setup.loss);
   if (cache_encoding) {
     s->encoded = DeviceBuffer<float>(pool, st, size_t(s->n) * s->enc_width, "encoded dataset");
     cuda::encode(st, s->enc, s->fourier_b.data(), s->coords.data(), s->n, s->encoded.data());
   }
+  m->copier.reserve(pool, st, size_t(copy_bytes / f), copies);
   synchronize(); // the host vectors above go out of scope
   m->bound = std::move(s);
 }
@@ -266,6 +278,26 @@ void CudaBackend::get_optimizer_state_impl(OptimizerState& out) {
   s.second.download(out.second.data(), out.second.size());
   synchronize();
 }
+
+int64_t CudaBackend::begin_parameter_copy_impl(bool with_optimizer) {
+  BoundState& s = *m->bound;
+  std::vector<CopySource> sources{{s.params.data(), s.params.size()}};
+  if (with_optimizer) {
+    if (!s.first.empty()) sources.push_back({s.first.data(), s.first.size()});
+    if (!s.second.empty()) sources.push_back({s.second.data(), s.second.size()});
+  }
+  const int64_t ticket = next_ticket();
+  m->copier.begin(ticket, *m->pool, m->stream, sources);
+  return ticket;
+}
+
+bool CudaBackend::finish_parameter_copy_impl(int64_t ticket, ParameterCopy& out, bool wait) {
+  out.optimizer.first.clear();
+  out.optimizer.second.clear();
+  return m->copier.finish(ticket, wait, {&out.params, &out.optimizer.first, &out.optimizer.second});
+}
+
+void CudaBackend::drop_parameter_copy_impl(int64_t ticket) { m->copier.drop(ticket); }
 
 void CudaBackend::train_step_impl(const StepArgs& args) {
   BoundState& s = *m->bound;
@@ -363,18 +395,19 @@ void CudaBackend::render_rgba8_device(int32_t w, int32_t h, void* dst_device) {
                                             k_min_render_tile, cap);
       if (rows > s.chunk_rows) {
         m->render_ws = std::make_unique<MlpWorkspace>();
-        m->render_ws->allocate(c, s.setup.model, rows, false);
+        m->render_ws->allocate(c, s.setup.model, rows, false, &s.setup.loss);
       }
     }
     if (m->render_ws) ws = m->render_ws.get();
   }
   for (int64_t p0 = 0; p0 < pixels; p0 += ws->rows()) {
     const int64_t count = std::min(ws->rows(), pixels - p0);
+    const float* input = ws->input();
     if (s.grid)
-      hash_grid_encode_grid(c.stream, *s.grid, s.params.data(), w, h, p0, count, ws->input());
+      input = encode_grid_pixels(c, *ws, *s.grid, s.params.data(), w, h, p0, count);
     else
       encode_grid(c.stream, s.enc, s.fourier_b.data(), w, h, p0, count, ws->input());
-    mlp_forward(c, *ws, s.params.data(), ws->input(), count);
+    mlp_forward(c, *ws, s.params.data(), input, count);
     pack_rgba8(c.stream, ws->output(), s.channels, count, dst + p0 * 4);
   }
   synchronize();

@@ -9,7 +9,8 @@
 ///   one stream. The first step runs eagerly (warm-up); the second captures the step into a CUDA
 ///   graph, which every later step replays. The step index and learning rate reach the graph through
 ///   a small device block written by a one-thread kernel whose argument carries the values.
-/// - Recorded losses reach the host through pinned memory and an event (poll_loss never blocks).
+/// - Recorded losses reach the host through pinned memory and an event (poll_loss never blocks);
+///   timelapse frames likewise (begin_parameter_copy), on a copy stream of their own.
 /// - Precision of the matrix products: auto (default), fp32, tf32 or bf16 tensor cores (inputs
 ///   rounded to a 10- or 7-bit mantissa; accumulation and all storage stay fp32), set with
 ///   set_precision() or the REDRAW_CUDA_PRECISION environment variable (auto | fp32 | tf32 | bf16)
@@ -63,12 +64,14 @@ public:
   DeviceRenderer* device_renderer() override { return this; }
   void synchronize() override;
 
-  /// Matrix-product precision from the next step on (re-captures the step graph).
+  /// Matrix-product precision from the next step on (re-captures the step graph, rebuilds the
+  /// training workspace and drops the render workspace, which may be fused or cuBLAS).
   void set_precision(CudaPrecision p);
   CudaPrecision precision() const;
-  /// Whether `model` runs on the fully fused fp16 MLP kernels at the current precision (auto, and a
-  /// shape cuda/fused_mlp.cuh covers); otherwise on cuBLAS.
-  bool uses_fused_mlp(const ModelSpec& model) const;
+  /// Whether `model`, trained with `loss` (null: forward passes only), runs on the fully fused fp16
+  /// MLP kernels at the current precision (auto, and a shape and loss cuda/fused_mlp_rules.h
+  /// covers); otherwise on cuBLAS.
+  bool uses_fused_mlp(const ModelSpec& model, const LossParams* loss = nullptr) const;
   /// Graph capture on (default, unless REDRAW_CUDA_GRAPHS=0) or off.
   void set_graphs_enabled(bool on);
   bool graphs_enabled() const;
@@ -105,6 +108,11 @@ protected:
                              OptimizerState& state, float learning_rate, int64_t step) override;
   void encode_impl(const EncodingSpec& enc, std::span<const float> fourier_b, const float* coords, int64_t n,
                    float* out) override;
+  /// Device-to-device into staging on the step's stream, then to pinned memory on a stream of its
+  /// own (cuda/parameter_copy.h): neither the host nor the following steps wait for it.
+  int64_t begin_parameter_copy_impl(bool with_optimizer) override;
+  bool finish_parameter_copy_impl(int64_t ticket, ParameterCopy& out, bool wait) override;
+  void drop_parameter_copy_impl(int64_t ticket) override;
 
 private:
   struct Impl;

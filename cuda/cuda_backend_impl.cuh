@@ -12,6 +12,7 @@
 #include "cuda/memory_plan.h"
 #include "cuda/mlp_pass.h"
 #include "cuda/optimizer_kernels.cuh"
+#include "cuda/parameter_copy.h"
 #include "cuda/render_kernels.cuh"
 #include "engine/errors.h"
 #include "engine/renderer.h"
@@ -46,6 +47,10 @@ constexpr uint64_t k_max_cached_encoding_bytes = uint64_t(512) << 20;
 constexpr size_t k_cublas_workspace_bytes = size_t(32) << 20;
 /// Recorded losses in flight to the host.
 constexpr int k_loss_slots = 8;
+/// Parameter copies (timelapse frames) reserved with the network's shape: the trainer keeps at
+/// most two in flight. Above this size per copy only one is reserved (another is made on demand).
+constexpr int k_reserved_copies = 2;
+constexpr uint64_t k_max_reserved_copy_bytes = uint64_t(256) << 20;
 
 bool env_graphs_enabled() {
   const char* v = std::getenv("REDRAW_CUDA_GRAPHS");
@@ -136,6 +141,7 @@ struct CudaBackend::Impl {
   int64_t eager_steps = 0; ///< steps run since configure without the graph (the first is the warm-up)
   std::array<LossSlot, k_loss_slots> slots;
   PinnedValue<float> mse_host;
+  ParameterCopier copier; ///< timelapse frames: parameter copies that nothing waits for
 
   Impl() = default;
   ~Impl();
@@ -174,8 +180,7 @@ struct CudaBackend::Impl {
           gather_minibatch_samples(c.stream, s.coords.data(), s.targets.data(), s.channels, uint32_t(s.n), s.setup.seed,
                                    s.step_params.data(), r0, rows, s.batch_coords.data(), s.batch_targets.data());
           chunk_coords = s.batch_coords.data();
-          hash_grid_encode(c.stream, *s.grid, s.params.data(), chunk_coords, rows, s.ws.input());
-          input = s.ws.input();
+          input = encode_grid_input(c, s.ws, *s.grid, s.params.data(), chunk_coords, rows); // null: fp16 inside
           targets = s.batch_targets.data();
         } else if (s.minibatch) {
           gather_minibatch(c.stream, s.enc, s.fourier_b.data(), s.coords.data(), s.targets.data(), s.channels,
@@ -227,13 +232,10 @@ struct CudaBackend::Impl {
   }
 
   /// Encoded inputs of dataset rows [r0, r0 + rows): the cache, the coordinates themselves
-  /// (identity encoding), or encoded now into the workspace.
+  /// (identity encoding), or encoded now into the workspace (null: fp16, inside the fused MLP).
   const float* full_batch_input(const CudaContext& c, int64_t r0, int64_t rows) {
     BoundState& s = *bound;
-    if (s.grid) {
-      hash_grid_encode(c.stream, *s.grid, s.params.data(), s.coords.data() + r0 * 2, rows, s.ws.input());
-      return s.ws.input();
-    }
+    if (s.grid) return encode_grid_input(c, s.ws, *s.grid, s.params.data(), s.coords.data() + r0 * 2, rows);
     if (!s.encoded.empty()) return s.encoded.data() + r0 * s.enc_width;
     if (s.enc.kind == EncodingKind::Identity) return s.coords.data() + r0 * 2;
     cuda::encode(c.stream, s.enc, s.fourier_b.data(), s.coords.data() + r0 * 2, rows, s.ws.input());

@@ -100,11 +100,12 @@ void CudaBackend::predict_impl(const ModelSpec& model, std::span<const float> pa
   for (int64_t r0 = 0; r0 < n; r0 += rows) {
     const int64_t k = std::min(rows, n - r0);
     xy.upload(coords + 2 * r0, size_t(k) * 2);
+    const float* input = ws.input();
     if (grid)
-      hash_grid_encode(c.stream, *grid, p.data(), xy.data(), k, ws.input());
+      input = encode_grid_input(c, ws, *grid, p.data(), xy.data(), k);
     else
       cuda::encode(c.stream, enc, fb.data(), xy.data(), k, ws.input());
-    mlp_forward(c, ws, p.data(), ws.input(), k);
+    mlp_forward(c, ws, p.data(), input, k);
     CUDA_CHECK(cudaMemcpyAsync(out + r0 * C, ws.output(), size_t(k * C) * sizeof(float), cudaMemcpyDeviceToHost,
                                c.stream));
   }
@@ -121,7 +122,7 @@ double CudaBackend::loss_and_gradients_impl(const ModelSpec& model, const LossPa
   const int32_t C = model.output_channels;
   const int64_t rows = std::min(n, k_stateless_rows);
   MlpWorkspace ws;
-  ws.allocate(c, model, rows, true);
+  ws.allocate(c, model, rows, true, &loss);
   DeviceBuffer<float> p(pool, c.stream, params.size(), "parameters");
   p.upload(params.data(), params.size());
   DeviceBuffer<float> g(pool, c.stream, grads.size(), "gradients");
@@ -148,12 +149,13 @@ double CudaBackend::loss_and_gradients_impl(const ModelSpec& model, const LossPa
   for (int64_t r0 = 0; r0 < n; r0 += rows) {
     const int64_t k = std::min(rows, n - r0);
     xy.upload(coords + 2 * r0, size_t(k) * 2);
+    const float* input = ws.input();
     if (grid)
-      hash_grid_encode(c.stream, *grid, p.data(), xy.data(), k, ws.input());
+      input = encode_grid_input(c, ws, *grid, p.data(), xy.data(), k);
     else
       cuda::encode(c.stream, enc, fb.data(), xy.data(), k, ws.input());
-    mlp_forward(c, ws, p.data(), ws.input(), k);
-    mlp_backward(c, ws, p.data(), ws.input(), t.data() + r0 * C, k, loss, inv_count, partial.data() + offset, g.data(),
+    mlp_forward(c, ws, p.data(), input, k);
+    mlp_backward(c, ws, p.data(), input, t.data() + r0 * C, k, loss, inv_count, partial.data() + offset, g.data(),
                  r0 > 0, grid ? enc_grad.data() : nullptr);
     if (grid) hash_grid_backward(c.stream, *grid, xy.data(), enc_grad.data(), k, g.data());
     offset += loss_partial_count(k * C);

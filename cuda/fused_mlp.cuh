@@ -12,11 +12,19 @@
 ///   and the weight gradients are taken with alpha = 1 / grad_scale, so the fp16 values stay O(1).
 /// - Weight and bias gradients are cuBLAS products of those fp16 buffers with fp32 accumulation
 ///   and output (batch-long reductions, which a per-tile kernel would have to add up with atomics).
-/// - Not covered (fused_mlp_unsupported says why): other widths, unequal hidden widths, an
-///   encoding wider than the hidden width, more than 16 outputs, more than 8 hidden layers, and
-///   Softplus and Sine, whose derivatives need the pre-activation. Those networks use cuBLAS.
+/// - Not covered (fused_mlp_unsupported in cuda/fused_mlp_rules.h says why): other widths, unequal
+///   hidden widths, an encoding wider than the hidden width, more than 16 outputs, more than 8
+///   hidden layers, Softplus and Sine, whose derivatives need the pre-activation, and BCE without a
+///   sigmoid output, whose gradient overflows fp16. Those networks use cuBLAS.
+/// - forward() and backward() throw BackendError for more rows than allocate() was given.
+/// - Two epilogues (fused_epilogue(), cuda/fused_mlp_rules.h): staged (default) takes each
+///   accumulator through shared memory and applies bias and activation per element with 2-byte
+///   stores, one 16-row tile per warp; fragment loads the bias into the accumulators, applies the
+///   activation on the fragments, writes 16 bytes per lane and store, and gives each warp two tiles
+///   (one at width 128). Not yet measured against each other on a GPU.
 /// - Pure C++ header: mlp_pass.cpp includes it.
 #include "cuda/device_buffer.h"
+#include "cuda/fused_mlp_rules.h"
 #include "engine/model_spec.h"
 
 #include <cublas_v2.h>
@@ -26,9 +34,6 @@
 #include <string>
 
 namespace redraw::cuda {
-
-constexpr int32_t k_fused_max_hidden = 8;
-constexpr int32_t k_fused_out_pad = 16;
 
 /// The shape of a fused network as the kernels see it (a kernel argument).
 struct FusedMlpDesc {
@@ -49,8 +54,6 @@ struct FusedMlpDesc {
   int32_t packed_offset[k_fused_max_hidden + 2] = {}; ///< the last is the total
 };
 
-/// "" when the fused kernels cover `model`, else why not (for logs and the benchmark).
-std::string fused_mlp_unsupported(const ModelSpec& model);
 /// Dynamic shared memory per block the kernels take for this hidden width.
 size_t fused_mlp_shared_bytes(int32_t width);
 
@@ -63,10 +66,15 @@ public:
   /// Device bytes allocate() takes.
   static uint64_t bytes_needed(const ModelSpec& model, int64_t rows, bool with_backward);
   bool allocated() const { return m_desc.width > 0; }
+  /// Where an encoder may write fp16 inputs for forward(input = null): rows x input_stride()
+  /// halves, the columns past the encoding width zero. With backward buffers it is the layer-0
+  /// activations themselves (backward reads them), so nothing is copied.
+  uint16_t* half_input() { return m_half_input.empty() ? m_activations.data() : m_half_input.data(); }
+  int32_t input_stride() const { return m_desc.in_pad; }
 
-  /// Forward pass of `rows` inputs (rows x encoding width, fp32) into output (rows x channels, fp32);
-  /// converts the fp32 parameters to the fp16 copy first. keep_activations (needs with_backward)
-  /// keeps what backward() reads.
+  /// Forward pass of `rows` inputs (rows x encoding width, fp32; null: the fp16 inputs already in
+  /// half_input()) into output (rows x channels, fp32); converts the fp32 parameters to the fp16
+  /// copy first. keep_activations (needs with_backward) keeps what backward() reads.
   void forward(cudaStream_t stream, const float* params, const float* input, int64_t rows, float* output,
                bool keep_activations);
   /// After forward(keep_activations) on the same rows: g_out = dLoss/dOutput scaled by inv_count,
@@ -82,6 +90,8 @@ private:
   DeviceBuffer<uint16_t> m_activations; ///< fp16 layer inputs: rows x in_pad, then rows x width per hidden layer
   DeviceBuffer<uint16_t> m_dz;          ///< fp16 dLoss/dZ: rows x width per hidden layer, then rows x 16
   DeviceBuffer<uint16_t> m_ones;        ///< fp16 ones (rows): bias gradients as products
+  DeviceBuffer<uint16_t> m_half_input;  ///< without backward buffers: fp16 inputs, rows x in_pad
+  bool m_fragment_ok = false;           ///< the device gives the fragment kernels their shared memory
 };
 
 } // namespace redraw::cuda

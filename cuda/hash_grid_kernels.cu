@@ -2,11 +2,22 @@
 #include "cuda/hash_grid_kernels.cuh"
 #include "engine/rng_math.h"
 
+#include <cuda_fp16.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+
 namespace redraw::cuda {
 
 namespace {
 
 constexpr int k_threads = 256;
+
+/// -1: not read from the environment yet.
+std::atomic<int32_t> g_encode_kernel{-1}, g_backward_kernel{-1}, g_half_features{-1};
+std::once_flag g_env_once;
 
 unsigned blocks_for(int64_t count) { return unsigned((count + k_threads - 1) / k_threads); }
 
@@ -95,6 +106,109 @@ __global__ void backward_kernel(HashGridParams g, const float* __restrict__ coor
   }
 }
 
+/// One sample's row (L*F floats at `row`), level after level (hash_grid_encode_row). With Vec4
+/// (the row 16-byte aligned: its start and L*F both multiples of 4 floats) every four outputs
+/// leave as one 16-byte store.
+template <int F, bool Vec4>
+__device__ inline void encode_row(const HashGridParams& g, const float* __restrict__ table, float x, float y,
+                                  float* __restrict__ row) {
+  auto load = [table](uint32_t entry, int f) { return __ldg(table + size_t(entry) * F + f); };
+  hash_grid_encode_row<F, float>(
+      g, x, y, load,
+      [row](int32_t k, float a, float b, float c, float d) {
+        if constexpr (Vec4) {
+          *reinterpret_cast<float4*>(row + k) = make_float4(a, b, c, d);
+        } else {
+          row[k] = a;
+          row[k + 1] = b;
+          row[k + 2] = c;
+          row[k + 3] = d;
+        }
+      },
+      [row](int32_t k, float v) { row[k] = v; });
+}
+
+template <int F, bool Vec4>
+__global__ void encode_per_sample_kernel(HashGridParams g, const float* __restrict__ table,
+                                         const float* __restrict__ coords, int64_t n, float* __restrict__ out) {
+  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  encode_row<F, Vec4>(g, table, coords[2 * i], coords[2 * i + 1], out + i * (g.n_levels * F));
+}
+
+template <int F, bool Vec4>
+__global__ void encode_grid_per_sample_kernel(HashGridParams g, const float* __restrict__ table, int32_t w, int32_t h,
+                                              int64_t p0, int64_t n, float* __restrict__ out) {
+  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const int64_t p = p0 + i;
+  encode_row<F, Vec4>(g, table, pixel_centre<float>(p % w, w), pixel_centre<float>(p / w, h),
+                      out + i * (g.n_levels * F));
+}
+
+/// encode_row in fp16 for the fused MLP: a row of `ld` halves (ld a multiple of 8, the row 16-byte
+/// aligned), four outputs per 8-byte store, the columns past L*F zero.
+template <int F>
+__device__ inline void encode_row_half(const HashGridParams& g, const float* __restrict__ table, float x, float y,
+                                       __half* __restrict__ row, int32_t ld) {
+  auto load = [table](uint32_t entry, int f) { return __ldg(table + size_t(entry) * F + f); };
+  hash_grid_encode_row<F, float>(
+      g, x, y, load,
+      [row](int32_t k, float a, float b, float c, float d) {
+        const __half2 lo = __floats2half2_rn(a, b), hi = __floats2half2_rn(c, d);
+        uint2 v;
+        v.x = *reinterpret_cast<const uint32_t*>(&lo);
+        v.y = *reinterpret_cast<const uint32_t*>(&hi);
+        *reinterpret_cast<uint2*>(row + k) = v;
+      },
+      [row](int32_t k, float v) { row[k] = __float2half(v); });
+  for (int32_t k = g.n_levels * F; k < ld; ++k) row[k] = __float2half(0.0f);
+}
+
+template <int F>
+__global__ void encode_half_kernel(HashGridParams g, const float* __restrict__ table, const float* __restrict__ coords,
+                                   int64_t n, __half* __restrict__ out, int32_t ld) {
+  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  encode_row_half<F>(g, table, coords[2 * i], coords[2 * i + 1], out + i * ld, ld);
+}
+
+template <int F>
+__global__ void encode_grid_half_kernel(HashGridParams g, const float* __restrict__ table, int32_t w, int32_t h,
+                                        int64_t p0, int64_t n, __half* __restrict__ out, int32_t ld) {
+  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const int64_t p = p0 + i;
+  encode_row_half<F>(g, table, pixel_centre<float>(p % w, w), pixel_centre<float>(p / w, h), out + i * ld, ld);
+}
+
+/// The backward scatter with the lanes of a warp that hit the same entry adding their values
+/// first (in lane order), then one atomic per entry and feature. Every lane takes part in the
+/// warp intrinsics (lanes past n carry a key no entry has), so the block size is a multiple of 32.
+__global__ void backward_aggregated_kernel(HashGridParams g, const float* __restrict__ coords,
+                                           const float* __restrict__ d_out, int64_t n, float* __restrict__ table_grad) {
+  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const bool valid = i < n;
+  const int32_t l = int32_t(blockIdx.y);
+  const int32_t F = g.n_features;
+  const int lane = int(threadIdx.x) & 31;
+  uint32_t e[4] = {~0u, ~0u, ~0u, ~0u};
+  float w[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  if (valid) hash_grid_corners<float>(g, l, coords[2 * i], coords[2 * i + 1], e, w);
+  const float* d = valid ? d_out + i * (g.n_levels * F) + l * F : nullptr;
+#pragma unroll
+  for (int c = 0; c < 4; ++c) {
+    const unsigned peers = __match_any_sync(0xffffffffu, e[c]);
+    const int leader = __ffs(int(peers)) - 1;
+    for (int32_t f = 0; f < F; ++f) {
+      const float v = valid ? w[c] * d[f] : 0.0f;
+      float sum = 0.0f;
+      for (unsigned m = peers; m; m &= m - 1) sum += __shfl_sync(peers, v, __ffs(int(m)) - 1);
+      if (valid && lane == leader) atomicAdd(table_grad + size_t(e[c]) * F + f, sum);
+    }
+  }
+}
+
 __global__ void gather_samples_kernel(const float* __restrict__ coords, const float* __restrict__ targets,
                                       int32_t channels, uint32_t n, uint64_t seed,
                                       const DeviceStepParams* __restrict__ step, int64_t row0, int64_t rows,
@@ -110,26 +224,118 @@ __global__ void gather_samples_kernel(const float* __restrict__ coords, const fl
 
 dim3 level_grid(const HashGridParams& g, int64_t n) { return dim3(blocks_for(n), unsigned(g.n_levels)); }
 
+/// Calls f.template operator()<F, Vec4>() for the grid's feature count and the row alignment.
+template <class Fn> void with_features(const HashGridParams& g, const float* out, Fn&& fn) {
+  const bool vec4 = (g.n_levels * g.n_features) % 4 == 0 && reinterpret_cast<uintptr_t>(out) % 16 == 0;
+  auto pick = [&]<int F>() {
+    if (vec4)
+      fn.template operator()<F, true>();
+    else
+      fn.template operator()<F, false>();
+  };
+  switch (g.n_features) {
+  case 1: pick.template operator()<1>(); return;
+  case 2: pick.template operator()<2>(); return;
+  case 4: pick.template operator()<4>(); return;
+  default: pick.template operator()<8>(); return;
+  }
+}
+
+void read_environment() {
+  std::call_once(g_env_once, [] {
+    const HashGridKernels k =
+        parse_hash_grid_kernels(std::getenv("REDRAW_HASH_GRID_ENCODE"), std::getenv("REDRAW_HASH_GRID_BACKWARD"),
+                                std::getenv("REDRAW_HASH_GRID_FEATURES"));
+    int32_t unset = -1;
+    g_encode_kernel.compare_exchange_strong(unset, int32_t(k.encode));
+    unset = -1;
+    g_backward_kernel.compare_exchange_strong(unset, int32_t(k.backward));
+    unset = -1;
+    g_half_features.compare_exchange_strong(unset, k.half_features ? 1 : 0);
+  });
+}
+
 } // namespace
+
+HashGridKernels hash_grid_kernels() {
+  if (g_encode_kernel.load() < 0 || g_backward_kernel.load() < 0 || g_half_features.load() < 0) read_environment();
+  HashGridKernels k;
+  k.encode = HashGridEncodeKernel(g_encode_kernel.load());
+  k.backward = HashGridBackwardKernel(g_backward_kernel.load());
+  k.half_features = g_half_features.load() != 0;
+  return k;
+}
+
+void set_hash_grid_kernels(const HashGridKernels& k) {
+  g_encode_kernel.store(int32_t(k.encode));
+  g_backward_kernel.store(int32_t(k.backward));
+  g_half_features.store(k.half_features ? 1 : 0);
+}
 
 void hash_grid_encode(cudaStream_t stream, const HashGridParams& g, const float* table, const float* coords, int64_t n,
                       float* out) {
   if (n == 0) return;
-  encode_kernel<<<level_grid(g, n), k_threads, 0, stream>>>(g, table, coords, n, out);
+  if (hash_grid_kernels().encode == HashGridEncodeKernel::PerLevel) {
+    encode_kernel<<<level_grid(g, n), k_threads, 0, stream>>>(g, table, coords, n, out);
+  } else {
+    with_features(g, out, [&]<int F, bool Vec4>() {
+      encode_per_sample_kernel<F, Vec4><<<blocks_for(n), k_threads, 0, stream>>>(g, table, coords, n, out);
+    });
+  }
   CUDA_CHECK_LAUNCH();
 }
 
 void hash_grid_encode_grid(cudaStream_t stream, const HashGridParams& g, const float* table, int32_t w, int32_t h,
                            int64_t p0, int64_t count, float* out) {
   if (count == 0) return;
-  encode_grid_kernel<<<level_grid(g, count), k_threads, 0, stream>>>(g, table, w, h, p0, count, out);
+  if (hash_grid_kernels().encode == HashGridEncodeKernel::PerLevel) {
+    encode_grid_kernel<<<level_grid(g, count), k_threads, 0, stream>>>(g, table, w, h, p0, count, out);
+  } else {
+    with_features(g, out, [&]<int F, bool Vec4>() {
+      encode_grid_per_sample_kernel<F, Vec4><<<blocks_for(count), k_threads, 0, stream>>>(g, table, w, h, p0, count,
+                                                                                          out);
+    });
+  }
   CUDA_CHECK_LAUNCH();
 }
 
 void hash_grid_backward(cudaStream_t stream, const HashGridParams& g, const float* coords, const float* d_out,
                         int64_t n, float* table_grad) {
   if (n == 0) return;
-  backward_kernel<<<level_grid(g, n), k_threads, 0, stream>>>(g, coords, d_out, n, table_grad);
+  if (hash_grid_kernels().backward == HashGridBackwardKernel::WarpAggregated)
+    backward_aggregated_kernel<<<level_grid(g, n), k_threads, 0, stream>>>(g, coords, d_out, n, table_grad);
+  else
+    backward_kernel<<<level_grid(g, n), k_threads, 0, stream>>>(g, coords, d_out, n, table_grad);
+  CUDA_CHECK_LAUNCH();
+}
+
+namespace {
+void check_half_rows(const HashGridParams& g, const uint16_t* out, int32_t ld) {
+  if (ld % 8 != 0 || ld < g.n_levels * g.n_features || reinterpret_cast<uintptr_t>(out) % 16 != 0)
+    throw BackendError("hash grid: fp16 rows of " + std::to_string(ld) + " halves cannot hold " +
+                       std::to_string(g.n_levels * g.n_features) + " features with 16-byte alignment");
+}
+} // namespace
+
+void hash_grid_encode_half(cudaStream_t stream, const HashGridParams& g, const float* table, const float* coords,
+                           int64_t n, uint16_t* out, int32_t ld) {
+  if (n == 0) return;
+  check_half_rows(g, out, ld);
+  auto* o = reinterpret_cast<__half*>(out);
+  with_features(g, nullptr, [&]<int F, bool>() {
+    encode_half_kernel<F><<<blocks_for(n), k_threads, 0, stream>>>(g, table, coords, n, o, ld);
+  });
+  CUDA_CHECK_LAUNCH();
+}
+
+void hash_grid_encode_grid_half(cudaStream_t stream, const HashGridParams& g, const float* table, int32_t w, int32_t h,
+                                int64_t p0, int64_t count, uint16_t* out, int32_t ld) {
+  if (count == 0) return;
+  check_half_rows(g, out, ld);
+  auto* o = reinterpret_cast<__half*>(out);
+  with_features(g, nullptr, [&]<int F, bool>() {
+    encode_grid_half_kernel<F><<<blocks_for(count), k_threads, 0, stream>>>(g, table, w, h, p0, count, o, ld);
+  });
   CUDA_CHECK_LAUNCH();
 }
 

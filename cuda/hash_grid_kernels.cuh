@@ -1,12 +1,15 @@
 #pragma once
 /// The hash-grid encoding on the device, through engine/hash_grid_math.h (the CPU backend's code).
-/// - Forward kernels give each thread one (sample, level): blockIdx.y is the level, so the threads
-///   of a block read one level's table, which keeps it in cache.
+/// - Forward kernels (cuda/hash_grid_choice.h picks): per-sample, one thread per sample looping
+///   over the levels (hash_grid_encode_sample) and writing its row with 16-byte stores when the row
+///   is 16-byte aligned; or per-level, one thread per (sample, level), blockIdx.y the level.
 /// - The backward kernel scatters weight * dL/dEncoding into the four corner entries with atomics
 ///   (float2 atomics for two features on compute capability 9.0 and newer, one float at a time
-///   elsewhere), so table gradients are sums in an unspecified order: not bit-reproducible, unlike
-///   the CPU backend's level-partitioned sums.
+///   elsewhere), or first adds the values of the lanes of a warp that hit the same entry
+///   (warp-aggregated), so table gradients are sums in an unspecified order: not bit-reproducible,
+///   unlike the CPU backend's level-partitioned sums.
 /// - table and table_grad start the parameter and gradient arrays (8-byte aligned there).
+#include "cuda/hash_grid_choice.h"
 #include "cuda/step_params.cuh"
 #include "engine/hash_grid_math.h"
 
@@ -23,6 +26,13 @@ void hash_grid_encode(cudaStream_t stream, const HashGridParams& g, const float*
 /// The encoding of the pixel centres of a w x h image, linear pixel indices [p0, p0 + count).
 void hash_grid_encode_grid(cudaStream_t stream, const HashGridParams& g, const float* table, int32_t w, int32_t h,
                            int64_t p0, int64_t count, float* out);
+
+/// The same encodings in fp16 for the fused MLP: n rows of `ld` halves (a multiple of 8, at least
+/// L*F; out 16-byte aligned), the columns past L*F zero. BackendError for rows that do not fit.
+void hash_grid_encode_half(cudaStream_t stream, const HashGridParams& g, const float* table, const float* coords,
+                           int64_t n, uint16_t* out, int32_t ld);
+void hash_grid_encode_grid_half(cudaStream_t stream, const HashGridParams& g, const float* table, int32_t w, int32_t h,
+                                int64_t p0, int64_t count, uint16_t* out, int32_t ld);
 
 /// table_grad += the table gradient for d_out = dL/dEncoding (n x L*F) at coords (n x 2).
 /// The caller clears table_grad before the first batch of a step.

@@ -1,8 +1,10 @@
 #include "cuda/mlp_pass.h"
 
 #include "cuda/activation_kernels.cuh"
+#include "cuda/hash_grid_kernels.cuh"
 #include "cuda/loss_kernels.cuh"
 #include "cuda/matmul.h"
+#include "engine/errors.h"
 
 #include <algorithm>
 
@@ -20,6 +22,10 @@ int64_t scratch_count(const std::vector<DenseLayer>& layers, int64_t rows) {
   int64_t s = 0;
   for (const auto& l : layers) s = std::max(s, bias_grad_scratch_count(rows, l.out));
   return s;
+}
+void check_rows(const MlpWorkspace& ws, int64_t rows) {
+  if (rows < 0 || rows > ws.rows())
+    throw BackendError("mlp pass: " + std::to_string(rows) + " rows, the workspace holds " + std::to_string(ws.rows()));
 }
 } // namespace
 
@@ -40,7 +46,8 @@ uint64_t MlpWorkspace::bytes_needed(const ModelSpec& model, int64_t rows, bool w
   return bytes;
 }
 
-void MlpWorkspace::allocate(const CudaContext& ctx, const ModelSpec& model, int64_t rows, bool with_backward) {
+void MlpWorkspace::allocate(const CudaContext& ctx, const ModelSpec& model, int64_t rows, bool with_backward,
+                            const LossParams* loss) {
   m_layers = dense_layers(model);
   m_omega = model.omega_0;
   m_rows = rows;
@@ -51,7 +58,7 @@ void MlpWorkspace::allocate(const CudaContext& ctx, const ModelSpec& model, int6
   const DevicePool& pool = *ctx.pool;
   const int32_t enc_w = model.encoding.width();
   m_input = DeviceBuffer<float>(pool, ctx.stream, size_t(rows) * size_t(enc_w), "encoded inputs");
-  if (ctx.fused && fused_mlp_unsupported(model).empty()) {
+  if (ctx.fused && fused_mlp_unsupported(model, loss).empty()) {
     // Only the output (fp32) lives here; the hidden layers live in the fused kernels' fp16 buffers.
     const int32_t channels = m_layers.back().out;
     m_storage.emplace_back(pool, ctx.stream, size_t(rows) * size_t(channels), "network outputs");
@@ -90,6 +97,8 @@ void MlpWorkspace::allocate(const CudaContext& ctx, const ModelSpec& model, int6
 }
 
 void mlp_forward(const CudaContext& ctx, MlpWorkspace& ws, const float* params, const float* input, int64_t rows) {
+  check_rows(ws, rows);
+  if (!input && !ws.fused()) throw BackendError("mlp_forward: no inputs");
   if (ws.fused()) {
     TimedOp t(ctx.timer, ctx.stream, "fused forward");
     ws.m_fused.forward(ctx.stream, params, input, rows, ws.m_y.back(), !ws.m_grad_a.empty());
@@ -111,9 +120,33 @@ void mlp_forward(const CudaContext& ctx, MlpWorkspace& ws, const float* params, 
   }
 }
 
+const float* encode_grid_input(const CudaContext& ctx, MlpWorkspace& ws, const HashGridParams& g, const float* table,
+                               const float* coords, int64_t rows) {
+  check_rows(ws, rows);
+  if (ws.fused() && hash_grid_kernels().half_features) {
+    hash_grid_encode_half(ctx.stream, g, table, coords, rows, ws.m_fused.half_input(), ws.m_fused.input_stride());
+    return nullptr;
+  }
+  hash_grid_encode(ctx.stream, g, table, coords, rows, ws.input());
+  return ws.input();
+}
+
+const float* encode_grid_pixels(const CudaContext& ctx, MlpWorkspace& ws, const HashGridParams& g, const float* table,
+                                int32_t w, int32_t h, int64_t p0, int64_t rows) {
+  check_rows(ws, rows);
+  if (ws.fused() && hash_grid_kernels().half_features) {
+    hash_grid_encode_grid_half(ctx.stream, g, table, w, h, p0, rows, ws.m_fused.half_input(), ws.m_fused.input_stride());
+    return nullptr;
+  }
+  hash_grid_encode_grid(ctx.stream, g, table, w, h, p0, rows, ws.input());
+  return ws.input();
+}
+
 void mlp_backward(const CudaContext& ctx, MlpWorkspace& ws, const float* params, const float* input,
                   const float* targets, int64_t rows, const LossParams& loss, float inv_count, float* loss_partial,
                   float* grads, bool accumulate, float* input_grad, float* error_partial) {
+  check_rows(ws, rows);
+  if (ws.m_grad_a.empty()) throw BackendError("mlp_backward: the workspace has no gradient buffers");
   const auto& layers = ws.m_layers;
   float* g = ws.m_grad_a.data();
   float* g_next = ws.m_grad_b.data();

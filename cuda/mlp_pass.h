@@ -6,12 +6,14 @@
 ///   allocated once per network shape and pass size, never inside a pass.
 /// - Layer l keeps z (pre-activation) only when its activation's derivative needs it
 ///   (activation_needs_z); otherwise y is computed in place of z.
-/// - When the context asks for it (ctx.fused, precision auto) and cuda/fused_mlp.cuh covers the
-///   network, allocate() sets the workspace up for the fused fp16 kernels instead, and the passes
-///   below run them; the decision is the workspace's until it is allocated again.
+/// - When the context asks for it (ctx.fused, precision auto) and cuda/fused_mlp_rules.h covers the
+///   network and its loss, allocate() sets the workspace up for the fused fp16 kernels instead, and
+///   the passes below run them; the decision is the workspace's until it is allocated again.
+/// - A pass over more rows than the workspace holds throws BackendError (never writes past it).
 #include "cuda/device_buffer.h"
 #include "cuda/fused_mlp.cuh"
 #include "cuda/op_timer.h"
+#include "engine/hash_grid_math.h"
 #include "engine/loss_math.h"
 #include "engine/model_spec.h"
 
@@ -33,8 +35,11 @@ struct CudaContext {
 
 class MlpWorkspace {
 public:
-  /// Allocates buffers for `rows` samples of `model`; gradient buffers when with_backward.
-  void allocate(const CudaContext& ctx, const ModelSpec& model, int64_t rows, bool with_backward);
+  /// Allocates buffers for `rows` samples of `model`; gradient buffers when with_backward. `loss`
+  /// is the loss the network trains with (null: none known, forward passes only): a loss the
+  /// fused kernels cannot carry in fp16 keeps the workspace on cuBLAS (fused_mlp_unsupported).
+  void allocate(const CudaContext& ctx, const ModelSpec& model, int64_t rows, bool with_backward,
+                const LossParams* loss = nullptr);
   /// Device bytes allocate() would take (the larger of the cuBLAS and the fused layouts).
   static uint64_t bytes_needed(const ModelSpec& model, int64_t rows, bool with_backward);
   bool fused() const { return m_fused.allocated(); }
@@ -46,6 +51,10 @@ public:
 
 private:
   friend void mlp_forward(const CudaContext&, MlpWorkspace&, const float*, const float*, int64_t);
+  friend const float* encode_grid_input(const CudaContext&, MlpWorkspace&, const HashGridParams&, const float*,
+                                        const float*, int64_t);
+  friend const float* encode_grid_pixels(const CudaContext&, MlpWorkspace&, const HashGridParams&, const float*,
+                                         int32_t, int32_t, int64_t, int64_t);
   friend void mlp_backward(const CudaContext&, MlpWorkspace&, const float*, const float*, const float*, int64_t,
                            const LossParams&, float, float*, float*, bool, float*, float*);
   std::vector<DenseLayer> m_layers;
@@ -57,10 +66,21 @@ private:
   FusedMlp m_fused;
 };
 
-/// Forward pass of `rows` (<= ws.rows()) encoded inputs; the result is ws.output().
+/// Forward pass of `rows` (<= ws.rows()) encoded inputs; the result is ws.output(). input null:
+/// the fp16 inputs an encoder wrote into a fused workspace (encode_grid_input).
 void mlp_forward(const CudaContext& ctx, MlpWorkspace& ws, const float* params, const float* input, int64_t rows);
 
-/// After mlp_forward on the same rows: the loss of the output against targets (rows x channels)
+/// The hash-grid encoding of coords (rows x 2), or of pixels [p0, p0 + rows) of a w x h image,
+/// written where ws's forward pass reads it: fp16 straight into the fused MLP's input when ws is
+/// fused and hash_grid_kernels().half_features, else fp32 into ws.input(). Returns the input to
+/// hand mlp_forward and mlp_backward (null: the fp16 input).
+const float* encode_grid_input(const CudaContext& ctx, MlpWorkspace& ws, const HashGridParams& g, const float* table,
+                               const float* coords, int64_t rows);
+const float* encode_grid_pixels(const CudaContext& ctx, MlpWorkspace& ws, const HashGridParams& g, const float* table,
+                                int32_t w, int32_t h, int64_t p0, int64_t rows);
+
+/// After mlp_forward on the same rows (input: what it was given; null for fp16 inputs in a fused
+/// workspace, which keeps them itself): the loss of the output against targets (rows x channels)
 /// goes to loss_partial (loss_partial_count(rows * channels) floats, see loss_kernels.cuh) and its
 /// gradient, scaled by inv_count, to grads (same layout as params; += when accumulate).
 /// error_partial, when not null, receives the clamped squared error's partial sums beside the

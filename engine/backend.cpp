@@ -35,6 +35,7 @@ void Backend::configure(const TrainSetup& setup, const Dataset& data) {
   if (setup.batch_size < 0) throw ConfigError("training.batch: must not be negative");
   if (data.size() >= (int64_t(1) << 32)) throw ConfigError("dataset: over 2^32 pixels");
   m_configured = false;
+  m_copies.clear();
   configure_impl(setup, data);
   m_setup = setup;
   m_parameter_count = redraw::parameter_count(setup.model);
@@ -68,6 +69,43 @@ OptimizerState Backend::optimizer_state() {
   OptimizerState s;
   get_optimizer_state_impl(s);
   return s;
+}
+
+int64_t Backend::begin_parameter_copy(bool with_optimizer) {
+  require_configured("begin_parameter_copy");
+  return begin_parameter_copy_impl(with_optimizer);
+}
+
+bool Backend::finish_parameter_copy(int64_t ticket, ParameterCopy& out, bool wait) {
+  require_configured("finish_parameter_copy");
+  return finish_parameter_copy_impl(ticket, out, wait);
+}
+
+void Backend::drop_parameter_copy(int64_t ticket) {
+  if (m_configured) drop_parameter_copy_impl(ticket);
+}
+
+int64_t Backend::begin_parameter_copy_impl(bool with_optimizer) {
+  ParameterCopy c;
+  get_parameters_impl(c.params);
+  if (with_optimizer) get_optimizer_state_impl(c.optimizer);
+  const int64_t ticket = next_ticket();
+  m_copies.emplace_back(ticket, std::move(c));
+  return ticket;
+}
+
+bool Backend::finish_parameter_copy_impl(int64_t ticket, ParameterCopy& out, bool /*wait*/) {
+  for (auto it = m_copies.begin(); it != m_copies.end(); ++it)
+    if (it->first == ticket) {
+      out = std::move(it->second);
+      m_copies.erase(it);
+      return true;
+    }
+  throw BackendError("finish_parameter_copy: ticket " + std::to_string(ticket) + " is not in flight");
+}
+
+void Backend::drop_parameter_copy_impl(int64_t ticket) {
+  std::erase_if(m_copies, [&](const auto& c) { return c.first == ticket; });
 }
 
 void Backend::train_step(const StepArgs& args) {

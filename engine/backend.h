@@ -22,6 +22,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace redraw {
@@ -92,6 +93,13 @@ struct OptimizerState {
   std::vector<float> first, second;
 };
 
+/// The bound parameters (and optimizer state, when asked for) at one point of a run, copied
+/// without waiting (Backend::begin_parameter_copy).
+struct ParameterCopy {
+  std::vector<float> params;
+  OptimizerState optimizer; ///< empty arrays unless the copy was asked to include it
+};
+
 class Backend {
 public:
   virtual ~Backend() = default;
@@ -115,6 +123,18 @@ public:
   std::vector<float> parameters();
   void set_optimizer_state(const OptimizerState& state);
   OptimizerState optimizer_state();
+
+  /// Starts copying the bound parameters (and, when with_optimizer, the optimizer state) as they
+  /// are after every step enqueued so far, and returns its ticket. A GPU backend copies on a
+  /// stream of its own into pinned memory: neither this call nor the steps after it wait for the
+  /// device or for the copy. The default copies at once. configure() forgets every ticket.
+  int64_t begin_parameter_copy(bool with_optimizer);
+  /// The copy `ticket` once it has arrived: true with `out` filled and the ticket spent; false
+  /// while it is on its way (never with wait, which blocks until it arrives). BackendError for a
+  /// ticket not in flight.
+  bool finish_parameter_copy(int64_t ticket, ParameterCopy& out, bool wait);
+  /// Forgets copy `ticket` (a frame no longer wanted); a ticket not in flight is ignored.
+  void drop_parameter_copy(int64_t ticket);
 
   /// One optimisation step: forward, loss, backward, update. Allocates nothing.
   void train_step(const StepArgs& args);
@@ -163,6 +183,13 @@ protected:
                                      OptimizerState& state, float learning_rate, int64_t step) = 0;
   virtual void encode_impl(const EncodingSpec& enc, std::span<const float> fourier_b, const float* coords, int64_t n,
                            float* out) = 0;
+  /// Parameter copies: the defaults read the parameters (and optimizer state) at once through
+  /// get_parameters_impl / get_optimizer_state_impl and keep them until finished or dropped. A
+  /// backend that overrides one overrides all three; tickets are unique per backend (next_ticket).
+  virtual int64_t begin_parameter_copy_impl(bool with_optimizer);
+  virtual bool finish_parameter_copy_impl(int64_t ticket, ParameterCopy& out, bool wait);
+  virtual void drop_parameter_copy_impl(int64_t ticket);
+  int64_t next_ticket() { return m_next_ticket++; }
 
 private:
   void require_configured(const char* what) const;
@@ -170,6 +197,8 @@ private:
   TrainSetup m_setup;
   int64_t m_parameter_count = 0;
   int64_t m_dataset_size = 0;
+  int64_t m_next_ticket = 1;
+  std::vector<std::pair<int64_t, ParameterCopy>> m_copies; ///< the default copies, by ticket
 };
 
 /// Makes a backend by name ("auto", "cpu", "cuda"), with a one-line notice when "auto" falls back

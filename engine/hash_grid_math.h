@@ -125,4 +125,40 @@ REDRAW_HD inline void hash_grid_encode_level(const HashGridParams& g, const floa
   }
 }
 
+/// Every level's outputs of one sample, level after level, as the GPU's one-thread-per-sample
+/// kernel computes them: emit(k, v) receives output element k = l * F + f in increasing order.
+/// F is the compile-time feature count (g.n_features); load(entry, f) reads feature f of a table
+/// entry (a plain read on the CPU, a read-only cached load on the GPU). The sums run over the
+/// corners in the order hash_grid_encode_level uses, so both give the same bits.
+template <int F, class T, class Load, class Emit>
+REDRAW_HD inline void hash_grid_encode_sample(const HashGridParams& g, T x, T y, const Load& load, Emit&& emit) {
+  for (int32_t l = 0; l < g.n_levels; ++l) {
+    uint32_t entry[4];
+    T w[4];
+    hash_grid_corners(g, l, x, y, entry, w);
+    for (int f = 0; f < F; ++f) {
+      T v = T(0);
+      for (int c = 0; c < 4; ++c)
+        v += w[c] * T(load(entry[c], f));
+      emit(l * F + f, v);
+    }
+  }
+}
+
+/// hash_grid_encode_sample in groups for vector stores, as the GPU writes a row: store4(k, a, b,
+/// c, d) receives outputs k..k+3 for every full group of four (k a multiple of 4), then
+/// store1(k, v) each of the last width % 4 outputs (width = n_levels * F).
+template <int F, class T, class Load, class Store4, class Store1>
+REDRAW_HD inline void hash_grid_encode_row(const HashGridParams& g, T x, T y, const Load& load, Store4&& store4,
+                                           Store1&& store1) {
+  T buf[4] = {T(0), T(0), T(0), T(0)};
+  hash_grid_encode_sample<F, T>(g, x, y, load, [&](int32_t k, T v) {
+    buf[k & 3] = v;
+    if ((k & 3) == 3) store4(k - 3, buf[0], buf[1], buf[2], buf[3]);
+  });
+  const int32_t width = g.n_levels * F;
+  for (int32_t k = width & ~3; k < width; ++k)
+    store1(k, buf[k & 3]);
+}
+
 } // namespace redraw

@@ -243,12 +243,19 @@ void Trainer::record_snapshot(const std::optional<MetricsRow>& measured) {
 }
 
 void Trainer::keep_resume_state(Snapshot& s) {
+  mark_resumable(s);
+  if (resume_needs_optimizer()) s.optimizer = m_backend->optimizer_state();
+}
+
+void Trainer::mark_resumable(Snapshot& s) const {
   s.resumable = true;
   s.optimizer_step = m_optimizer_step;
   s.lr_scale = m_lr_scale;
+}
+
+bool Trainer::resume_needs_optimizer() const {
   // A state zeroed since (reset, a restart) is all zeros: empty arrays say so for free.
-  if (m_optimizer_step > 0 && optimizer_state_arrays(m_config.optimizer) > 0)
-    s.optimizer = m_backend->optimizer_state();
+  return m_optimizer_step > 0 && optimizer_state_arrays(m_config.optimizer) > 0;
 }
 
 Image Trainer::render_snapshot(size_t i, int32_t w, int32_t h, const RenderOptions& opts) {

@@ -8,9 +8,11 @@
 /// - Determinism: same seed, same config, same backend -> same parameters (bit-exact on the CPU),
 ///   and a checkpoint resumes exactly where it left off.
 /// - Timelapse: after each step the SnapshotPolicy is asked whether to keep the weights; if so the
-///   parameters are copied (one device read) with that step's metrics (measured when it was not a
-///   metrics step, without adding a history row) into a SnapshotStore under a byte cap. The
-///   untrained network is kept as step 0 at the first step(). Snapshots travel in checkpoints.
+///   parameters are copied (one device read; on a StepMetrics backend a copy nothing waits for,
+///   Backend::begin_parameter_copy, collected with the row's loss) with that step's metrics
+///   (measured when it was not a metrics step, without adding a history row) into a SnapshotStore
+///   under a byte cap. The untrained network is kept as step 0 at the first step(). Snapshots
+///   travel in checkpoints.
 /// - Divergence: every step's loss is checked on the backend (a flag the step sets, read with the
 ///   loss at the next metrics or snapshot step, so the step never waits for the device), and the
 ///   weights are checked before anything is saved (checkpoint()) or rendered (render()). On a
@@ -149,6 +151,7 @@ private:
     bool metrics = false; ///< a history row (otherwise a snapshot's metrics only)
     double seconds = 0;   ///< training time when the count was reached
     std::optional<Snapshot> snapshot; ///< the parameters at `count`, for a timelapse frame
+    int64_t copy_ticket = -1; ///< the frame's parameters, still on their way (begin_parameter_copy)
   };
 
   /// loss/PSNR/lr/time of the current network, without touching the history. Blocks.
@@ -163,6 +166,8 @@ private:
   /// The awaited row, once its sample arrived (always when `wait`); runs accept_row.
   std::optional<MetricsRow> finish_awaited(bool wait);
   void drop_pending_rows();
+  /// Puts the arrived parameter copy into r's frame; false while it is on its way (never with wait).
+  bool collect_frame(PendingRow& r, bool wait);
   /// A measured row: divergence check (and recovery), history, timelapse frame (`taken`, or the
   /// current parameters when `snap`), good state. The row when it is a metrics row and no
   /// recovery happened.
@@ -172,6 +177,9 @@ private:
   void record_snapshot(const std::optional<MetricsRow>& measured);
   /// Marks `s` resumable with the current optimizer state, update count and lr factor (one read).
   void keep_resume_state(Snapshot& s);
+  /// keep_resume_state without the optimizer state, which a frame needs when this is true.
+  void mark_resumable(Snapshot& s) const;
+  bool resume_needs_optimizer() const;
   /// Why `row` (just measured) shows a diverged run; empty when it does not.
   std::string divergence_reason(const MetricsRow& row) const;
   /// `row` is clearly worse than the untrained network (see k_worse_than_start_db).

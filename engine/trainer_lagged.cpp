@@ -42,10 +42,11 @@ std::optional<MetricsRow> Trainer::step_lagged() {
     m_due.metrics = metrics;
     m_due.seconds = elapsed_seconds();
     if (snap) {
-      // A frame's weights are those of its step: copied now (one device read, as without lag).
+      // A frame's weights are those of its step: a copy started now, which neither the host nor
+      // the next steps wait for; it joins the frame when the row's loss arrives (collect_frame).
       Snapshot frame;
-      frame.params = m_backend->parameters();
-      keep_resume_state(frame);
+      mark_resumable(frame);
+      m_due.copy_ticket = m_backend->begin_parameter_copy(resume_needs_optimizer());
       m_due.snapshot = std::move(frame);
     }
   }
@@ -55,6 +56,7 @@ std::optional<MetricsRow> Trainer::step_lagged() {
 
 std::optional<MetricsRow> Trainer::finish_awaited(bool wait) {
   if (m_awaited.count < 0) return std::nullopt;
+  if (!collect_frame(m_awaited, wait)) return std::nullopt; // its frame's weights are on their way
   if (wait) m_backend->synchronize();
   const std::optional<LossSample> sample = m_backend->poll_loss();
   if (!sample) {
@@ -86,17 +88,33 @@ std::vector<MetricsRow> Trainer::flush_metrics() {
   if (m_due.count >= 0 && m_due.count == m_step) {
     PendingRow due = std::move(m_due);
     m_due = {};
+    collect_frame(due, true);
     MetricsRow row = measure_row();
     row.seconds = due.seconds;
     if (auto r = accept_row(row, due.metrics, false, std::move(due.snapshot))) rows.push_back(*r);
   }
+  m_backend->drop_parameter_copy(m_due.copy_ticket);
   m_due = {};
   return rows;
 }
 
 void Trainer::drop_pending_rows() {
+  m_backend->drop_parameter_copy(m_due.copy_ticket);
+  m_backend->drop_parameter_copy(m_awaited.copy_ticket);
   m_due = {};
   m_awaited = {};
+}
+
+bool Trainer::collect_frame(PendingRow& r, bool wait) {
+  if (r.copy_ticket < 0) return true;
+  ParameterCopy copy;
+  if (!m_backend->finish_parameter_copy(r.copy_ticket, copy, wait)) return false;
+  r.copy_ticket = -1;
+  if (r.snapshot) {
+    r.snapshot->params = std::move(copy.params);
+    r.snapshot->optimizer = std::move(copy.optimizer);
+  }
+  return true;
 }
 
 } // namespace redraw

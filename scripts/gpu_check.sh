@@ -6,26 +6,36 @@
 #                                          binaries, the libraries they need and the test images
 #                                          into DIR (default .gpu-pack, git-ignored), then prints
 #                                          the device calls to make
-#   scripts/gpu_check.sh run PART...       there: PART is tests, bench, torch, accuracy, interop,
-#                                          sanitize, instant or all; each part ends in under 8 minutes
+#   scripts/gpu_check.sh run PART          there: one part per device call (see list)
+#   scripts/gpu_check.sh list [PART...]    anywhere: each part's steps and their timeouts, added up
+#                                          by walking the part without running anything
 #   scripts/gpu_check.sh report [DIR...]   here: one table from the results of every call
-#                                          (default: /work/.device/*/ and .gpu-results/)
+#                                          (default: $REDRAW_GPU_RESULTS, else .gpu-results/)
 #
-# `run` writes PART.json (machine-readable, with "status": ok | failed | skipped and the reason)
-# and PART.log into $OUT when set, else .gpu-results/. Library paths are set only for Redraw's own
-# processes (PyTorch keeps its own). cuBLAS is found in the machine's toolkit or PyTorch's wheels.
-# A part that finds no device writes "skipped" with the reason and exits 0; a part that fails
-# says which check failed and the script exits 1. Environment: REDRAW_GPU_PACK (the pack folder),
-# REDRAW_CUDA_ARCHS (the pack's architectures, default 90), REDRAW_GPU_BUILD (its build folder,
-# default build-gpu), REDRAW_GPU_STEPS (bench steps, default 200).
+# Parts: tests, sanitize, sanitize-parity, bench, accuracy, interop, torch, instant, instant-torch.
+# The timeouts inside one part add up to at most 480 s, so a part fits one device command (600 s,
+# unpacking included); `run` refuses parts whose timeouts add up to more (REDRAW_GPU_LONG=1 allows
+# it on a machine without that limit; `all` needs it).
+# `run` writes PART.json (machine-readable, "status": ok | failed | skipped | incomplete, the reason,
+# and the steps finished) and PART.log into $OUT when set, else .gpu-results/. PART.json is
+# rewritten before every step with what the finished steps measured, so a part killed at the
+# command's limit still leaves its JSON ("incomplete", naming the step it stopped in).
+# Library paths are set only for Redraw's own processes (PyTorch keeps its own). cuBLAS is found in
+# the machine's toolkit or PyTorch's wheels. A part that finds no device writes "skipped" with the
+# reason and exits 0; a part that fails says which check failed and the script exits 1.
+# Environment: REDRAW_GPU_PACK (the pack folder), REDRAW_CUDA_ARCHS (the pack's architectures,
+# default 90), REDRAW_GPU_BUILD (its build folder, default build-gpu), REDRAW_GPU_STEPS (bench
+# steps, default 200), REDRAW_GPU_RESULTS (report's folders, ':'-separated), REDRAW_CUBLAS_DIR
+# (cuBLAS 13's folder, when it is neither in /usr/local/cuda nor in PyTorch's wheels).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
 pack="${REDRAW_GPU_PACK:-.gpu-pack}"
+all_parts=(tests sanitize sanitize-parity bench accuracy interop torch instant instant-torch)
 [ -x /usr/local/cuda/bin/nvcc ] && export PATH="$PATH:/usr/local/cuda/bin"
 
 usage() {
-  sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -88,12 +98,9 @@ cmd_pack() {
   [ "$mib" -le 60 ] || { echo "gpu_check pack: the pack is over 60 MiB"; exit 1; }
   cat <<EOF
 
-Device calls (the run tool, carry ["$dir"]), one per line, each under 10 minutes:
-  bash scripts/gpu_check.sh run tests sanitize
-  bash scripts/gpu_check.sh run bench accuracy interop
-  bash scripts/gpu_check.sh run torch
-  bash scripts/gpu_check.sh run instant
-Then here:  bash scripts/gpu_check.sh report
+Device calls (the run tool, carry ["$dir"]), one part per call, each under 8 minutes:
+$(for p in "${all_parts[@]}"; do echo "  bash scripts/gpu_check.sh run $p"; done)
+Then here:  bash scripts/gpu_check.sh report DIR...   (the folders the calls' files came back to)
 EOF
 }
 
@@ -101,9 +108,21 @@ EOF
 results="${OUT:-$root/.gpu-results}"
 cublas_dir=""
 overall=0
+part_limit=480 # seconds: the timeouts inside one part add up to at most this
+dry_run=0      # 1: walk the parts, adding up their timeouts, running nothing (list)
+rx_env=()      # env ... : what Redraw's own processes run under (set_rx_env)
+
+# The part being run: its name, scratch folder, timeouts so far and steps finished.
+cur_part=""
+cur_tmp=""
+cur_spent=0
+cur_step=""
+cur_done=()
+cur_child="" # the step's timeout process, while it runs
 
 find_cublas() {
   local d
+  [ -n "${REDRAW_CUBLAS_DIR:-}" ] && { cublas_dir="$REDRAW_CUBLAS_DIR"; return 0; }
   for d in /usr/local/cuda/lib64 /usr/local/cuda/lib /usr/local/cuda/targets/x86_64-linux/lib; do
     [ -e "$d/libcublas.so.13" ] && { cublas_dir="$d"; return 0; }
   done
@@ -123,14 +142,17 @@ PY
 }
 
 # Redraw's own processes: the pack's libraries, cuBLAS, the packed test images.
-rx() {
-  env LD_LIBRARY_PATH="$root/$pack/lib${cublas_dir:+:$cublas_dir}" REDRAW_ASSETS="$root/assets" \
-    REDRAW_SAMPLE_DIR="$root/$pack/samples" REDRAW_TEST_ASSET_DIR="$root/assets" "$@"
+set_rx_env() {
+  rx_env=(env LD_LIBRARY_PATH="$root/$pack/lib${cublas_dir:+:$cublas_dir}${1:-}" REDRAW_ASSETS="$root/assets"
+    REDRAW_SAMPLE_DIR="$root/$pack/samples" REDRAW_TEST_ASSET_DIR="$root/assets")
 }
 
-# write_status PART STATUS REASON [EXTRA_JSON_FILE]: PART.json with the status merged into EXTRA.
-write_status() {
-  python3 - "$results/$1.json" "$1" "$2" "$3" "${4:-}" <<'PY'
+# write_json PART STATUS REASON: PART.json from the part's data so far ($cur_tmp/data.json, when
+# there), the status, the reason and the steps finished.
+write_json() {
+  [ "$dry_run" = 1 ] && return 0
+  local data="${cur_tmp:+$cur_tmp/data.json}"
+  python3 - "$results/$1.json" "$1" "$2" "$3" "${data:-}" "${cur_done[@]}" <<'PY'
 import json, os, sys
 out, part, status, reason, extra = sys.argv[1:6]
 data = {}
@@ -139,13 +161,65 @@ if extra and os.path.exists(extra):
         data = json.load(open(extra))
     except ValueError as e:
         status, reason = "failed", f"unreadable results ({e}); " + reason
-data.update({"part": part, "status": status, "reason": reason})
-json.dump(data, open(out, "w"), indent=2)
+data.update({"part": part, "status": status, "reason": reason, "steps_finished": sys.argv[6:]})
+tmp = out + ".tmp"
+json.dump(data, open(tmp, "w"), indent=2)
+os.replace(tmp, out)  # a reader (or a kill) never sees half a file
 PY
+}
+
+# write_status PART STATUS REASON: the part's final JSON and one line on stdout.
+write_status() {
+  [ "$dry_run" = 1 ] && return 0
+  write_json "$@"
   echo "gpu_check $1: $2${3:+ ($3)}"
   [ "$2" = failed ] && overall=1
   return 0
 }
+
+# Before each step: collect what the finished steps left (collect_PART, when the part has one)
+# and write PART.json as incomplete, naming the step; a kill during the step leaves exactly that.
+progress() {
+  cur_step="$1"
+  [ "$dry_run" = 1 ] && return 0
+  if declare -F "collect_$cur_part" >/dev/null; then "collect_$cur_part" || true; fi
+  write_json "$cur_part" incomplete "stopped during '$1' (killed at the device call's limit, or still running)"
+}
+
+# timed LABEL SECONDS CMD...: CMD under `timeout SECONDS`, after progress(LABEL); its exit code.
+# Refuses (125) a step that would take the part's timeouts past part_limit. In a dry run it only
+# counts, and prints the step on fd 3.
+timed() {
+  local label="$1" secs="$2"
+  shift 2
+  cur_spent=$((cur_spent + secs))
+  if [ "$cur_spent" -gt "$part_limit" ] && [ "${REDRAW_GPU_LONG:-0}" != 1 ]; then
+    echo "gpu_check $cur_part: '$label' takes the part's timeouts to $cur_spent s (limit $part_limit)" >&2
+    return 125
+  fi
+  if [ "$dry_run" = 1 ]; then
+    printf '  %-46s %4d s\n' "$label" "$secs" >&3
+    return 0
+  fi
+  progress "$label"
+  # In the background and waited for, so a signal's trap runs at once, not when the step ends.
+  timeout "$secs" "$@" &
+  cur_child=$!
+  wait "$cur_child"
+  local rc=$?
+  cur_child=""
+  cur_done+=("$label")
+  return $rc
+}
+
+# A signal (the device call's limit, Ctrl-C) ends the part in progress with its JSON saying so.
+on_signal() {
+  [ -n "$cur_child" ] && kill -TERM "$cur_child" 2>/dev/null
+  [ -n "$cur_part" ] && write_status "$cur_part" incomplete "killed by SIG$1 during '$cur_step'"
+  exit $((128 + $2))
+}
+trap 'on_signal TERM 15' TERM
+trap 'on_signal INT 2' INT
 
 device_ready() { # sets $why when no device
   why=""
@@ -155,28 +229,13 @@ device_ready() { # sets $why when no device
   return 0
 }
 
-part_tests() {
-  local log="$results/tests.log" tmp
-  tmp="$(mktemp -d)"
-  {
-    echo "== redraw_cuda_tests (CUDA against the CPU, op by op) =="
-    rx timeout 420 "$pack/bin/redraw_cuda_tests" --reporters=console --duration=true 2>&1
-    echo "rc $?"
-    echo "== redraw_tests: the registry and the module on a real device =="
-    rx timeout 60 "$pack/bin/redraw_tests" -tc='backend registry*,cuda module*' 2>&1
-    echo "rc $?"
-    echo "== redraw train/render/info on the GPU =="
-    rx "$pack/bin/redraw" info --backends 2>&1
-    rx timeout 60 "$pack/bin/redraw" train "$pack/samples/horse.png" --preset siren --size 128x128 --steps 300 \
-      --backend cuda --out "$tmp/run" 2>&1 | tail -4
-    echo "rc ${PIPESTATUS[0]}"
-    rx timeout 60 "$pack/bin/redraw" render "$tmp/run/model.redraw" --size 2048x2048 -o "$tmp/big.png" 2>&1 | tail -2
-    echo "rc ${PIPESTATUS[0]}"
-  } >"$log"
-  python3 - "$log" "$tmp/parsed.json" <<'PY'
+# ---- parts: each writes $cur_tmp/data.json (collect_PART) and ends with write_status ----------
+
+collect_tests() {
+  [ "$dry_run" = 1 ] && return 0
+  python3 - "$results/tests.log" "$cur_tmp/data.json" <<'PY'
 import json, re, sys
 log = open(sys.argv[1]).read()
-sections = log.split("== ")
 res = {"suites": []}
 for m in re.finditer(r"\[doctest\] test cases:\s*(\d+) \|\s*(\d+) passed \|\s*(\d+) failed \|\s*(\d+) skipped", log):
     res["suites"].append({"cases": int(m[1]), "passed": int(m[2]), "failed": int(m[3]), "skipped": int(m[4])})
@@ -185,46 +244,57 @@ res["failed_cases"] = re.findall(r"TEST CASE:\s+(.*)", log)
 res["skipped_device"] = "SKIPPED: no CUDA device" in log
 json.dump(res, open(sys.argv[2], "w"), indent=2)
 PY
+}
+
+part_tests() {
+  local log="$results/tests.log"
+  : >"$log"
+  {
+    echo "== redraw_cuda_tests (CUDA against the CPU, op by op) =="
+    timed "redraw_cuda_tests" 330 "${rx_env[@]}" "$pack/bin/redraw_cuda_tests" --reporters=console --duration=true 2>&1
+    echo "rc $?"
+    echo "== redraw_tests: the registry and the module on a real device =="
+    timed "redraw_tests (registry, module)" 40 "${rx_env[@]}" "$pack/bin/redraw_tests" -tc='backend registry*,cuda module*' 2>&1
+    echo "rc $?"
+    echo "== redraw train/render/info on the GPU =="
+    timed "redraw info" 20 "${rx_env[@]}" "$pack/bin/redraw" info --backends 2>&1
+    # No pipes after timed: a pipeline's stage runs in a subshell, which would lose its bookkeeping.
+    timed "redraw train siren 128x128" 50 "${rx_env[@]}" "$pack/bin/redraw" train "$pack/samples/horse.png" \
+      --preset siren --size 128x128 --steps 300 --backend cuda --out "$cur_tmp/run" >"$cur_tmp/out" 2>&1
+    echo "rc $?"
+    tail -4 "$cur_tmp/out"
+    timed "redraw render 2048x2048" 40 "${rx_env[@]}" "$pack/bin/redraw" render "$cur_tmp/run/model.redraw" \
+      --size 2048x2048 -o "$cur_tmp/big.png" >"$cur_tmp/out" 2>&1
+    echo "rc $?"
+    tail -2 "$cur_tmp/out"
+  } >>"$log"
+  collect_tests
+  [ "$dry_run" = 1 ] && return 0
   local verdict
   verdict="$(python3 -c "
-import json,sys; r=json.load(open('$tmp/parsed.json'))
+import json,sys; r=json.load(open('$cur_tmp/data.json'))
 bad=[c for c in r['return_codes'] if c!=0]
 if len(r['suites'])<2: print('failed: a test binary did not finish (see tests.log)')
 elif r['skipped_device']: print('failed: the CUDA tests skipped although a device is present')
 elif bad or any(s['failed'] for s in r['suites']): print('failed: '+'; '.join(r['failed_cases'][:5] or ['exit codes %s'%r['return_codes']]))
-else: print('ok: %d CUDA test cases passed'%sum(s['passed'] for s in r['suites']))")"
-  write_status tests "${verdict%%:*}" "${verdict#*: }" "$tmp/parsed.json"
+else: print('ok: %d CUDA test cases passed'%sum(s['passed'] for s in r['suites']))" 2>/dev/null || echo "failed: no results")"
+  write_status tests "${verdict%%:*}" "${verdict#*: }"
   grep -E "^\[doctest\] test cases|^rc " "$log"
-  rm -rf "$tmp"
 }
 
-part_bench() {
-  local log="$results/bench.log" steps="${REDRAW_GPU_STEPS:-200}" p failed=""
-  : >"$log"
-  for p in fp32 tf32 bf16; do
-    echo "== cuda_bench $p ==" >>"$log"
-    rx timeout 120 "$pack/bin/cuda_bench" --presets classic,siren,fourier --sizes 200,256,512 --steps "$steps" \
-      --precision "$p" --json "$results/bench_$p.tmp.json" >>"$log" 2>&1 || failed="$failed cuda_bench-$p"
-  done
-  # The CLI's own throughput on the same preset and size as the benchmark (metrics, snapshots and
-  # all): what a user sees, against what the step costs alone.
-  local tmp
-  tmp="$(mktemp -d)"
-  echo "== redraw train, siren 256x256, 3000 steps ==" >>"$log"
-  rx timeout 120 "$pack/bin/redraw" train "$pack/samples/camera.png" --preset siren --size 256x256 --steps 3000 \
-    --backend cuda --out "$tmp/run" >>"$log" 2>&1 || failed="$failed redraw-train"
-  python3 - "$results" "$tmp/run/metrics.csv" "$tmp/bench.json" <<'PY'
+collect_bench() {
+  [ "$dry_run" = 1 ] && return 0
+  python3 - "$cur_tmp" "$cur_tmp/run/metrics.csv" "$cur_tmp/data.json" <<'PY'
 import csv, glob, json, os, sys
-results, metrics, out = sys.argv[1:4]
+tmp, metrics, out = sys.argv[1:4]
 data = {"throughput": []}
-for f in sorted(glob.glob(os.path.join(results, "bench_*.tmp.json"))):
+for f in sorted(glob.glob(os.path.join(tmp, "bench_*.json"))):
     try:
         j = json.load(open(f))
     except ValueError:
         continue
     data["throughput"] += j.get("throughput", [])
     data.setdefault("device", j.get("device"))
-    os.remove(f)
 try:
     rows = list(csv.DictReader(open(metrics)))
     last, first = rows[-1], rows[0]
@@ -237,25 +307,32 @@ except (OSError, ValueError, KeyError, IndexError) as e:
     data["cli_train"] = {"error": str(e)}
 json.dump(data, open(out, "w"), indent=2)
 PY
-  if [ -n "$failed" ]; then write_status bench failed "did not finish:$failed (see bench.log)" "$tmp/bench.json"
-  else write_status bench ok "cuda_bench fp32/tf32/bf16 and redraw train" "$tmp/bench.json"; fi
-  grep -A12 "^preset" "$log" | grep -v "^--" | head -40
-  rm -rf "$tmp"
 }
 
-part_torch() {
-  local log="$results/torch.log" tmp
-  tmp="$(mktemp -d)"
-  # PyTorch runs with the machine's own libraries: no LD_LIBRARY_PATH from the pack.
-  {
-    PYTHONUNBUFFERED=1 timeout 300 python3 bench/torch_reference.py --presets classic,siren,fourier \
-      --sizes 200,256,512 --steps "${REDRAW_GPU_STEPS:-200}" --modes eager,compile --json "$tmp/fp32.json"
-    echo "rc $?"
-    PYTHONUNBUFFERED=1 timeout 120 python3 bench/torch_reference.py --presets classic,siren,fourier \
-      --sizes 200,256,512 --steps "${REDRAW_GPU_STEPS:-200}" --precision tf32 --modes eager --json "$tmp/tf32.json"
-    echo "rc $?"
-  } >"$log" 2>&1
-  python3 - "$tmp" "$tmp/torch.json" <<'PY'
+part_bench() {
+  local log="$results/bench.log" steps="${REDRAW_GPU_STEPS:-200}" p failed=""
+  : >"$log"
+  for p in fp32 tf32 bf16; do
+    echo "== cuda_bench $p ==" >>"$log"
+    timed "cuda_bench $p" 120 "${rx_env[@]}" "$pack/bin/cuda_bench" --presets classic,siren,fourier \
+      --sizes 200,256,512 --steps "$steps" --precision "$p" --json "$cur_tmp/bench_$p.json" >>"$log" 2>&1 ||
+      failed="$failed cuda_bench-$p"
+  done
+  # The CLI's own throughput on the same preset and size as the benchmark (metrics, snapshots and
+  # all): what a user sees, against what the step costs alone.
+  echo "== redraw train, siren 256x256, 3000 steps ==" >>"$log"
+  timed "redraw train siren 256x256" 120 "${rx_env[@]}" "$pack/bin/redraw" train "$pack/samples/camera.png" \
+    --preset siren --size 256x256 --steps 3000 --backend cuda --out "$cur_tmp/run" >>"$log" 2>&1 ||
+    failed="$failed redraw-train"
+  collect_bench
+  if [ -n "$failed" ]; then write_status bench failed "did not finish:$failed (see bench.log)"
+  else write_status bench ok "cuda_bench fp32/tf32/bf16 and redraw train"; fi
+  grep -A12 "^preset" "$log" | grep -v "^--" | head -40
+}
+
+collect_torch() {
+  [ "$dry_run" = 1 ] && return 0
+  python3 - "$cur_tmp" "$cur_tmp/data.json" <<'PY'
 import glob, json, os, sys
 rows = []
 for f in sorted(glob.glob(os.path.join(sys.argv[1], "*32.json"))):
@@ -265,27 +342,32 @@ for f in sorted(glob.glob(os.path.join(sys.argv[1], "*32.json"))):
         pass
 json.dump({"torch": rows}, open(sys.argv[2], "w"), indent=2)
 PY
-  if grep -q "SKIPPED" "$log"; then write_status torch skipped "$(grep -m1 SKIPPED "$log")" "$tmp/torch.json"
-  elif grep -q "^rc [^0]" "$log"; then write_status torch failed "the PyTorch reference did not finish (see torch.log)" "$tmp/torch.json"
-  else write_status torch ok "PyTorch eager, torch.compile and tf32 eager" "$tmp/torch.json"; fi
-  grep -E "^(preset|classic|siren|fourier)" "$log" | head -30
-  rm -rf "$tmp"
 }
 
-part_accuracy() {
-  local log="$results/accuracy.log" tmp failed=""
-  tmp="$(mktemp -d)"
+part_torch() {
+  local log="$results/torch.log"
+  : >"$log"
+  # PyTorch runs with the machine's own libraries: no LD_LIBRARY_PATH from the pack.
   {
-    echo "== every preset, 10 s limit =="
-    rx timeout 150 "$pack/bin/cuda_bench" --presets fourier,siren,classic --sizes 200 --steps 20 \
-      --accuracy "$pack/samples/horse.png" --time-limit 10 --json "$tmp/a10.json" || echo "FAILED: 10 s run"
-    echo "== classic as the original trained it (SGD, cosine over 800,000 steps), 60 s limit =="
-    rx timeout 150 "$pack/bin/cuda_bench" --presets classic --sizes 200 --steps 20 \
-      --accuracy "$pack/samples/horse.png" --time-limit 60 --accuracy-steps 800000 --json "$tmp/a60.json" ||
-      echo "FAILED: 60 s run"
-  } >"$log" 2>&1
-  grep -q "^FAILED" "$log" && failed=1
-  python3 - "$tmp/a10.json" "$tmp/a60.json" "$tmp/acc.json" <<'PY'
+    PYTHONUNBUFFERED=1 timed "PyTorch fp32 eager and compile" 300 python3 bench/torch_reference.py \
+      --presets classic,siren,fourier --sizes 200,256,512 --steps "${REDRAW_GPU_STEPS:-200}" --modes eager,compile \
+      --json "$cur_tmp/fp32.json"
+    echo "rc $?"
+    PYTHONUNBUFFERED=1 timed "PyTorch tf32 eager" 120 python3 bench/torch_reference.py \
+      --presets classic,siren,fourier --sizes 200,256,512 --steps "${REDRAW_GPU_STEPS:-200}" --precision tf32 \
+      --modes eager --json "$cur_tmp/tf32.json"
+    echo "rc $?"
+  } >>"$log" 2>&1
+  collect_torch
+  if grep -q "SKIPPED" "$log"; then write_status torch skipped "$(grep -m1 SKIPPED "$log")"
+  elif grep -q "^rc [^0]" "$log"; then write_status torch failed "the PyTorch reference did not finish (see torch.log)"
+  else write_status torch ok "PyTorch eager, torch.compile and tf32 eager"; fi
+  grep -E "^(preset|classic|siren|fourier)" "$log" | head -30
+}
+
+collect_accuracy() {
+  [ "$dry_run" = 1 ] && return 0
+  python3 - "$cur_tmp/a10.json" "$cur_tmp/a60.json" "$cur_tmp/data.json" <<'PY'
 import json, sys
 out = {"accuracy": []}
 for f, limit in ((sys.argv[1], 10), (sys.argv[2], 60)):
@@ -297,99 +379,118 @@ for f, limit in ((sys.argv[1], 10), (sys.argv[2], 60)):
         pass
 json.dump(out, open(sys.argv[3], "w"), indent=2)
 PY
-  if [ -n "$failed" ]; then write_status accuracy failed "a run did not finish (see accuracy.log)" "$tmp/acc.json"
-  else write_status accuracy ok "horse 200x200 binary to 99% of pixels" "$tmp/acc.json"; fi
+}
+
+part_accuracy() {
+  local log="$results/accuracy.log" failed=""
+  : >"$log"
+  {
+    echo "== every preset, 10 s limit =="
+    timed "every preset, 10 s limit" 150 "${rx_env[@]}" "$pack/bin/cuda_bench" --presets fourier,siren,classic \
+      --sizes 200 --steps 20 --accuracy "$pack/samples/horse.png" --time-limit 10 --json "$cur_tmp/a10.json" ||
+      echo "FAILED: 10 s run"
+    echo "== classic as the original trained it (SGD, cosine over 800,000 steps), 60 s limit =="
+    timed "classic as the original, 60 s limit" 150 "${rx_env[@]}" "$pack/bin/cuda_bench" --presets classic \
+      --sizes 200 --steps 20 --accuracy "$pack/samples/horse.png" --time-limit 60 --accuracy-steps 800000 \
+      --json "$cur_tmp/a60.json" || echo "FAILED: 60 s run"
+  } >>"$log" 2>&1
+  grep -q "^FAILED" "$log" && failed=1
+  collect_accuracy
+  if [ -n "$failed" ]; then write_status accuracy failed "a run did not finish (see accuracy.log)"
+  else write_status accuracy ok "horse 200x200 binary to 99% of pixels"; fi
   sed -n '/^accuracy/,$p' "$log" | grep -v "^==" | head -12
-  rm -rf "$tmp"
 }
 
 part_interop() {
-  local log="$results/interop.log" tmp rc
-  tmp="$(mktemp -d)"
+  local log="$results/interop.log" rc
   # OpenGL through EGL on the NVIDIA device: glvnd's libEGL (packed) finds the driver's vendor
   # library through its JSON file.
-  local vendor=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json extra=""
+  local vendor=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json extra="" d
   [ -f "$vendor" ] && export __EGL_VENDOR_LIBRARY_FILENAMES="$vendor"
   for d in /usr/local/nvidia/lib64 /usr/local/nvidia/lib; do [ -d "$d" ] && extra="$extra:$d"; done
-  env LD_LIBRARY_PATH="$root/$pack/lib${cublas_dir:+:$cublas_dir}$extra" REDRAW_ASSETS="$root/assets" \
-    timeout 300 "$pack/bin/redraw_interop_check" --size 1024 --frames 60 --image "$pack/samples/horse.png" \
-    --json "$tmp/interop.json" >"$log" 2>&1
+  local saved=("${rx_env[@]}")
+  set_rx_env "$extra"
+  timed "redraw_interop_check 1024x1024, 60 frames" 300 "${rx_env[@]}" "$pack/bin/redraw_interop_check" \
+    --size 1024 --frames 60 --image "$pack/samples/horse.png" --json "$cur_tmp/data.json" >"$log" 2>&1
   rc=$?
+  rx_env=("${saved[@]}")
   case $rc in
-  0) write_status interop ok "$(grep -m1 'per frame' "$log" | sed 's/^interop_check: //')" "$tmp/interop.json" ;;
-  77) write_status interop skipped "$(grep -m1 SKIPPED "$log")" "$tmp/interop.json" ;;
-  *) write_status interop failed "$(grep -m1 -E 'FAIL|error' "$log" || echo "exit $rc")" "$tmp/interop.json" ;;
+  0) write_status interop ok "$(grep -m1 'per frame' "$log" | sed 's/^interop_check: //')" ;;
+  77) write_status interop skipped "$(grep -m1 SKIPPED "$log")" ;;
+  *) write_status interop failed "$(grep -m1 -E 'FAIL|error' "$log" || echo "exit $rc")" ;;
   esac
   cat "$log"
-  rm -rf "$tmp"
 }
 
-part_sanitize() {
-  local log="$results/sanitize.log" tmp tool rc failed="" sanitizer
+# sanitize_with PART CASES SECONDS_MEMCHECK SECONDS_RACECHECK SECONDS_SYNCCHECK: redraw_cuda_tests
+# restricted to CASES under each compute-sanitizer tool; the JSON counts each tool's errors.
+sanitize_with() {
+  local part="$1" cases="$2" log="$results/$1.log" tool rc failed="" sanitizer secs
+  shift 2
   sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
-  [ -x "$sanitizer" ] || { write_status sanitize skipped "compute-sanitizer not found"; return; }
-  tmp="$(mktemp -d)"
+  if [ "$dry_run" != 1 ] && [ ! -x "$sanitizer" ]; then write_status "$part" skipped "compute-sanitizer not found"; return; fi
   : >"$log"
-  echo '{"tools": {}}' >"$tmp/s.json"
-  # The parity cases cover every kernel; the bf16 and 200-step runs repeat them and are left out
-  # to keep each tool within its time.
-  local cases='cuda parity: encode*,cuda parity: predict, every*,cuda parity: loss and gradients*,cuda parity: gradients over*,cuda parity: optimizer*,cuda parity: bound state*,cuda parity: rendering*,cuda: graph replay*,cuda: errors*'
+  echo '{"tools": {}}' >"$cur_tmp/data.json"
   for tool in memcheck racecheck synccheck; do
+    secs="$1"
+    shift
     echo "== $tool ==" >>"$log"
-    rx timeout 220 "$sanitizer" --tool "$tool" --error-exitcode 99 --print-limit 20 \
+    timed "$tool" "$secs" "${rx_env[@]}" "$sanitizer" --tool "$tool" --error-exitcode 99 --print-limit 20 \
       "$pack/bin/redraw_cuda_tests" -tc="$cases" >>"$log" 2>&1
     rc=$?
     echo "rc $rc" >>"$log"
-    python3 - "$tmp/s.json" "$tool" "$rc" "$log" <<'PY'
+    [ "$dry_run" = 1 ] && continue
+    python3 - "$cur_tmp/data.json" "$tool" "$rc" "$log" <<'PY'
 import json, re, sys
 f, tool, rc, log = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 j = json.load(open(f))
 text = open(log).read().split("== " + tool + " ==")[-1]
 m = re.search(r"ERROR SUMMARY: (\d+) error", text)
-j["tools"][tool] = {"exit": rc, "errors": int(m[1]) if m else None}
+cases = re.search(r"\[doctest\] test cases:\s*(\d+) \|\s*(\d+) passed \|\s*(\d+) failed", text)
+j["tools"][tool] = {"exit": rc, "errors": int(m[1]) if m else None, "timed_out": rc in (124, 137),
+                    "cases": int(cases[1]) if cases else None, "cases_failed": int(cases[3]) if cases else None}
 json.dump(j, open(f, "w"))
 PY
-    [ $rc -eq 0 ] || failed="$failed $tool(exit $rc)"
+    case $rc in
+    0) ;;
+    124 | 137) failed="$failed $tool(timed out after $secs s)" ;;
+    *) failed="$failed $tool(exit $rc)" ;;
+    esac
   done
-  if [ -n "$failed" ]; then write_status sanitize failed "reports or errors:$failed (see sanitize.log)" "$tmp/s.json"
-  else write_status sanitize ok "memcheck, racecheck and synccheck clean" "$tmp/s.json"; fi
-  grep -E "^== |ERROR SUMMARY|^rc " "$log"
-  rm -rf "$tmp"
+  if [ -n "$failed" ]; then write_status "$part" failed "reports or errors:$failed (see $part.log)"
+  else write_status "$part" ok "memcheck, racecheck and synccheck clean"; fi
+  grep -E "^== |ERROR SUMMARY|test cases:|^rc " "$log"
 }
 
-# The instant preset (hash grid + fused MLP): samples/s at batch 2^18 against the PyTorch hash grid,
-# and the time to 25/30/35 dB on a 512x512 photo against fourier and siren.
-part_instant() {
-  local log="$results/instant.log" tmp failed=""
-  tmp="$(mktemp -d)"
-  {
-    for p in auto fp32; do
-      echo "== cuda_bench instant $p =="
-      rx timeout 90 "$pack/bin/cuda_bench" --presets instant --sizes 512 --steps 200 --precision "$p" \
-        --json "$tmp/cuda-$p.json" || echo "FAILED: cuda_bench $p"
-    done
-    for p in fp32 fp16; do
-      echo "== PyTorch hash grid $p =="
-      PYTHONUNBUFFERED=1 timeout 150 python3 bench/torch_reference.py --presets instant --sizes 512 --steps 200 \
-        --precision "$p" --modes eager,compile --json "$tmp/torch-$p.json" || echo "PEER FAILED: torch $p"
-    done
-    for img in chelsea camera; do
-      echo "== time to PSNR, $img 512x512 =="
-      rx timeout 100 "$pack/bin/psnr_bench" --backend cuda --precision auto --image "$pack/samples/$img.png" \
-        --size 512x512 --presets instant,fourier,siren --time-limit 20 --measure-every 0.02 \
-        --json "$tmp/psnr-$img.json" || echo "FAILED: psnr_bench $img"
-    done
-  } >"$log" 2>&1
-  grep -q "^FAILED" "$log" && failed="$(grep '^FAILED' "$log" | tr '\n' ' ')"
-  python3 - "$tmp" "$tmp/instant.json" <<'PY'
+# The kernels of the instant preset, on small batches (tests/cuda/test_cuda_sanitize.cpp): the
+# fused fp16 MLP at every width, the hash grid's encode, grid encode and backward, and bound
+# steps with graph replay, rendering and snapshot copies.
+part_sanitize() {
+  sanitize_with sanitize 'cuda sanitize:*' 150 180 150
+}
+
+# The fp32 parity cases, which cover every cuBLAS-path kernel; the bf16 and 200-step runs repeat
+# them and are left out to keep each tool within its time.
+part_sanitize-parity() {
+  sanitize_with sanitize-parity 'cuda parity: encode*,cuda parity: predict, every*,cuda parity: loss and gradients*,cuda parity: gradients over*,cuda parity: optimizer*,cuda parity: bound state*,cuda parity: rendering*,cuda: graph replay*,cuda: errors*' 160 160 160
+}
+
+collect_instant() {
+  [ "$dry_run" = 1 ] && return 0
+  python3 - "$cur_tmp" "$cur_tmp/data.json" <<'PY'
 import glob, json, os, sys
 d, out = sys.argv[1:3]
 res = {"instant_cuda": [], "instant_torch": [], "instant_psnr": {}}
 for f in sorted(glob.glob(os.path.join(d, "cuda-*.json"))):
+    # cuda-PRECISION[-KERNEL].json: KERNEL names the kernel that differs from the defaults.
+    variant = os.path.basename(f)[5:-5].partition("-")[2] or "default kernels"
     try:
-        res["instant_cuda"] += json.load(open(f)).get("throughput", [])
+        rows = json.load(open(f)).get("throughput", [])
     except ValueError:
-        pass
+        continue
+    for r in rows:
+        r["hash_grid_kernels"] = variant
+    res["instant_cuda"] += rows
 for f in sorted(glob.glob(os.path.join(d, "torch-*.json"))):
     try:
         res["instant_torch"] += [r for r in json.load(open(f)) if "samples_per_s" in r]
@@ -402,31 +503,140 @@ for f in sorted(glob.glob(os.path.join(d, "psnr-*.json"))):
         pass
 json.dump(res, open(out, "w"), indent=2)
 PY
-  if [ -n "$failed" ]; then write_status instant failed "$failed(see instant.log)" "$tmp/instant.json"
-  else write_status instant ok "hash grid + fused MLP throughput and time to PSNR" "$tmp/instant.json"; fi
+}
+collect_instant-torch() { collect_instant; }
+
+# The instant preset (hash grid + fused MLP): samples/s at batch 2^18, and the time to 25/30/35 dB
+# on a 512x512 photo against fourier and siren. Its PyTorch peer is instant-torch (the next call).
+part_instant() {
+  local log="$results/instant.log" failed="" p img
+  : >"$log"
+  {
+    for p in auto fp32; do
+      echo "== cuda_bench instant $p =="
+      timed "cuda_bench instant $p" 70 "${rx_env[@]}" "$pack/bin/cuda_bench" --presets instant --sizes 512 \
+        --steps 200 --precision "$p" --json "$cur_tmp/cuda-$p.json" || echo "FAILED: cuda_bench $p"
+    done
+    # The other kernels (cuda/fused_mlp_rules.h, cuda/hash_grid_choice.h), one at a time against
+    # the defaults.
+    echo "== cuda_bench instant auto, fragment epilogue =="
+    REDRAW_FUSED_MLP_EPILOGUE=fragment timed "cuda_bench instant auto, fragment epilogue" 50 "${rx_env[@]}" \
+      "$pack/bin/cuda_bench" --presets instant --sizes 512 --steps 200 --precision auto \
+      --json "$cur_tmp/cuda-auto-fragment-epilogue.json" || echo "FAILED: cuda_bench fragment epilogue"
+    echo "== cuda_bench instant auto, per-level encode =="
+    REDRAW_HASH_GRID_ENCODE=per-level timed "cuda_bench instant auto, per-level encode" 50 "${rx_env[@]}" \
+      "$pack/bin/cuda_bench" --presets instant --sizes 512 --steps 200 --precision auto \
+      --json "$cur_tmp/cuda-auto-per-level.json" || echo "FAILED: cuda_bench per-level encode"
+    echo "== cuda_bench instant auto, warp-aggregated backward =="
+    REDRAW_HASH_GRID_BACKWARD=warp-aggregated timed "cuda_bench instant auto, warp-aggregated backward" 50 \
+      "${rx_env[@]}" "$pack/bin/cuda_bench" --presets instant --sizes 512 --steps 200 --precision auto \
+      --json "$cur_tmp/cuda-auto-warp-aggregated.json" || echo "FAILED: cuda_bench warp-aggregated backward"
+    for img in chelsea camera; do
+      echo "== time to PSNR, $img 512x512 =="
+      timed "time to PSNR, $img 512x512" 90 "${rx_env[@]}" "$pack/bin/psnr_bench" --backend cuda --precision auto \
+        --image "$pack/samples/$img.png" --size 512x512 --presets instant,fourier,siren --time-limit 20 \
+        --measure-every 0.02 --json "$cur_tmp/psnr-$img.json" || echo "FAILED: psnr_bench $img"
+    done
+  } >>"$log" 2>&1
+  grep -q "^FAILED" "$log" && failed="$(grep '^FAILED' "$log" | tr '\n' ' ')"
+  collect_instant
+  if [ -n "$failed" ]; then write_status instant failed "$failed(see instant.log)"
+  else write_status instant ok "hash grid + fused MLP throughput and time to PSNR"; fi
   grep -E "^(preset|instant|fourier|siren)|samples/s|dB" "$log" | head -30
-  rm -rf "$tmp"
+}
+
+# The pure-PyTorch hash grid on the same network and batch, fp32 and fp16, eager and compiled.
+part_instant-torch() {
+  local log="$results/instant-torch.log" p failed=""
+  : >"$log"
+  for p in fp32 fp16; do
+    echo "== PyTorch hash grid $p ==" >>"$log"
+    PYTHONUNBUFFERED=1 timed "PyTorch hash grid $p" 150 python3 bench/torch_reference.py --presets instant \
+      --sizes 512 --steps 200 --precision "$p" --modes eager,compile --json "$cur_tmp/torch-$p.json" >>"$log" 2>&1 ||
+      failed="$failed torch-$p"
+  done
+  collect_instant
+  if grep -q "SKIPPED" "$log"; then write_status instant-torch skipped "$(grep -m1 SKIPPED "$log")"
+  elif [ -n "$failed" ]; then write_status instant-torch failed "did not finish:$failed (see instant-torch.log)"
+  else write_status instant-torch ok "PyTorch hash grid fp32 and fp16, eager and compiled"; fi
+  grep -E "^(preset|instant)|samples/s" "$log" | head -20
+}
+
+# run_part PART: one part with fresh bookkeeping.
+run_part() {
+  cur_part="$1"
+  cur_tmp="$(mktemp -d)"
+  cur_spent=0
+  cur_step="(start)"
+  cur_done=()
+  "part_$1"
+  rm -rf "$cur_tmp"
+  cur_part=""
+  cur_tmp=""
+}
+
+known_part() {
+  local p
+  for p in "${all_parts[@]}"; do [ "$p" = "$1" ] && return 0; done
+  return 1
+}
+
+# Seconds of timeouts in PART, by walking it without running anything (its steps go to fd 3).
+part_seconds() {
+  local saved_results="$results" saved_env=("${rx_env[@]}")
+  dry_run=1
+  results="$(mktemp -d)"
+  set_rx_env
+  cur_part="$1"
+  cur_tmp="$(mktemp -d)"
+  cur_spent=0
+  cur_done=()
+  "part_$1" >/dev/null 2>&1
+  echo "$cur_spent"
+  rm -rf "$results" "$cur_tmp"
+  results="$saved_results"
+  rx_env=("${saved_env[@]}")
+  cur_part=""
+  cur_tmp=""
+  dry_run=0
+}
+
+cmd_list() {
+  local parts=("$@") part secs
+  [ ${#parts[@]} -gt 0 ] || parts=("${all_parts[@]}")
+  for part in "${parts[@]}"; do
+    known_part "$part" || { echo "gpu_check: unknown part '$part' (known: ${all_parts[*]})"; return 2; }
+    secs="$(part_seconds "$part" 3>/dev/null)"
+    echo "$part: $secs s of timeouts (limit $part_limit)"
+    part_seconds "$part" 3>&1 >/dev/null
+  done
 }
 
 cmd_run() {
   [ $# -gt 0 ] || usage
   mkdir -p "$results"
-  local parts=("$@")
-  [ "${parts[0]}" = all ] && parts=(tests sanitize bench accuracy interop torch instant)
-  local part why
+  local parts=("$@") part total=0
+  [ "${parts[0]}" = all ] && parts=("${all_parts[@]}")
+  for part in "${parts[@]}"; do
+    known_part "$part" || { echo "gpu_check: unknown part '$part' (known: ${all_parts[*]} all)"; return 2; }
+  done
   if ! device_ready; then
     for part in "${parts[@]}"; do write_status "$part" skipped "$why"; done
     echo "SKIPPED: $why"
     return 0
   fi
+  for part in "${parts[@]}"; do total=$((total + $(part_seconds "$part" 3>/dev/null))); done
+  if [ "$total" -gt "$part_limit" ] && [ "${REDRAW_GPU_LONG:-0}" != 1 ]; then
+    echo "gpu_check: ${parts[*]} take $total s of timeouts, over one call's $part_limit s: run one part per call" \
+      "(REDRAW_GPU_LONG=1 runs them anyway)"
+    return 2
+  fi
+  set_rx_env
   nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$results/device.txt"
   echo "cuBLAS from $cublas_dir; pack $(cat "$pack/REVISION" 2>/dev/null)"
   for part in "${parts[@]}"; do
     echo "==== $part ===="
-    case "$part" in
-    tests | bench | torch | accuracy | interop | sanitize | instant) "part_$part" ;;
-    *) echo "gpu_check: unknown part '$part' (known: tests bench torch accuracy interop sanitize instant all)"; overall=1 ;;
-    esac
+    run_part "$part"
   done
   return $overall
 }
@@ -436,6 +646,7 @@ pack) shift; cmd_pack "$@" ;;
 pack-from-build) shift; pack_from_build "$@" ;;
 unpack) shift; unpack "${1:-$pack}" ;;
 run) shift; cmd_run "$@" ;;
+list) shift; cmd_list "$@" ;;
 report) shift; python3 bench/gpu_report.py "$@" ;;
 *) usage ;;
 esac

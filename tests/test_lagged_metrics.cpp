@@ -6,6 +6,7 @@
 #include "test_support.h"
 
 #include "engine/cpu_backend.h"
+#include "engine/errors.h"
 #include "engine/trainer.h"
 
 #include <doctest/doctest.h>
@@ -18,8 +19,8 @@ using namespace redraw::test;
 
 namespace {
 
-/// The CPU backend behaving like the GPU: StepMetrics, and every recorded loss reaches the host
-/// only `delay` train steps later (or at synchronize()).
+/// The CPU backend behaving like the GPU: StepMetrics, and every recorded loss and every parameter
+/// copy reaches the host only `delay` train steps later (or at synchronize(), or when waited for).
 class LaggingBackend final : public CpuWrapperBackend {
 public:
   explicit LaggingBackend(int delay) : m_delay(delay) {}
@@ -27,12 +28,42 @@ public:
   bool supports(BackendFeature f) const override { return f == BackendFeature::StepMetrics || m_cpu.supports(f); }
   void synchronize() override {
     for (auto& q : m_queue) q.steps_left = 0;
+    for (auto& c : m_copies) c.steps_left = 0;
   }
   int recorded_with_mse = 0;
+  int copies_begun = 0, copies_waited = 0, copies_dropped = 0, parameter_reads = 0;
+  size_t copies_in_flight() const { return m_copies.size(); }
 
 protected:
+  void get_parameters_impl(std::vector<float>& out) override {
+    ++parameter_reads;
+    CpuWrapperBackend::get_parameters_impl(out);
+  }
+  int64_t begin_parameter_copy_impl(bool with_optimizer) override {
+    Copy c{next_ticket(), {}, m_delay};
+    c.value.params = m_cpu.parameters(); // the values at the call, as a device copy would take them
+    if (with_optimizer) c.value.optimizer = m_cpu.optimizer_state();
+    ++copies_begun;
+    m_copies.push_back(std::move(c));
+    return m_copies.back().ticket;
+  }
+  bool finish_parameter_copy_impl(int64_t ticket, ParameterCopy& out, bool wait) override {
+    for (auto it = m_copies.begin(); it != m_copies.end(); ++it) {
+      if (it->ticket != ticket) continue;
+      if (it->steps_left > 0 && !wait) return false;
+      if (it->steps_left > 0) ++copies_waited;
+      out = std::move(it->value);
+      m_copies.erase(it);
+      return true;
+    }
+    throw BackendError("no such copy");
+  }
+  void drop_parameter_copy_impl(int64_t ticket) override {
+    copies_dropped += int(std::erase_if(m_copies, [&](const Copy& c) { return c.ticket == ticket; }));
+  }
   void train_step_impl(const StepArgs& args) override {
     for (auto& q : m_queue) q.steps_left = std::max(0, q.steps_left - 1);
+    for (auto& c : m_copies) c.steps_left = std::max(0, c.steps_left - 1);
     double mse = std::numeric_limits<double>::quiet_NaN();
     if (args.record_mse) {
       mse = m_cpu.dataset_mse(); // the parameters this step starts from
@@ -60,8 +91,14 @@ private:
     LossSample sample;
     int steps_left = 0;
   };
+  struct Copy {
+    int64_t ticket = 0;
+    ParameterCopy value;
+    int steps_left = 0;
+  };
   int m_delay;
   std::deque<Queued> m_queue;
+  std::vector<Copy> m_copies;
 };
 
 struct Runs {
@@ -121,10 +158,65 @@ TEST_CASE("lagged metrics: the same weights, PSNR and frames as measuring synchr
       for (size_t i = 0; i < fa.size(); ++i) {
         CHECK(fb[i].metrics.step == fa[i].metrics.step);
         CHECK(fb[i].params == fa[i].params);
+        CHECK(fb[i].optimizer.first == fa[i].optimizer.first);
+        CHECK(fb[i].optimizer.second == fa[i].optimizer.second);
+        CHECK(fb[i].optimizer_step == fa[i].optimizer_step);
         CHECK(fb[i].metrics.psnr_db == fa[i].metrics.psnr_db);
       }
+      // Frames came through the backend's copies, none left behind.
+      CHECK(lb->copies_begun > 0);
+      CHECK(lb->copies_in_flight() == 0);
     }
   }
+}
+
+TEST_CASE("lagged metrics: timelapse frames are copied without waiting for the device") {
+  RunConfig cfg = small_config(OptimizerKind::Adam, 0);
+  cfg.training.steps = 40;
+  cfg.training.metrics_every = 4;
+  cfg.training.good_state_every = 1000; // no good-state reads either
+  auto lagging = std::make_unique<LaggingBackend>(1);
+  LaggingBackend* lb = lagging.get();
+  Trainer lag(std::move(lagging), cfg, Dataset{gradient_image(12, 10, 3)});
+  SnapshotPolicy every_four;
+  every_four.per_octave = 0;
+  every_four.every = 4;
+  lag.set_snapshot_policy(every_four);
+  (void)lag.step(); // the untrained network's frame and first row are taken at step 0, waiting
+  const int reads_before = lb->parameter_reads;
+  for (int i = 1; i < 36; ++i) (void)lag.step();
+  CHECK(lb->copies_begun >= 8);
+  CHECK(lb->copies_waited == 0);                   // each copy arrived while the steps went on
+  CHECK(lb->parameter_reads == reads_before);      // and no frame read the parameters synchronously
+  CHECK(lb->copies_in_flight() <= 2);
+  (void)lag.flush_metrics();
+  CHECK(lb->copies_in_flight() == 0);
+  // Every frame holds the weights of its step: replaying the run on the plain CPU backend.
+  Trainer sync(std::make_unique<CpuBackend>(), cfg, Dataset{gradient_image(12, 10, 3)});
+  sync.set_snapshot_policy(every_four);
+  for (int i = 0; i < 36; ++i) (void)sync.step();
+  REQUIRE(sync.snapshot_count() == lag.snapshot_count());
+  for (size_t i = 0; i < sync.snapshot_count(); ++i) {
+    CHECK(lag.snapshot(i).metrics.step == sync.snapshot(i).metrics.step);
+    CHECK(lag.snapshot(i).params == sync.snapshot(i).params);
+  }
+}
+
+TEST_CASE("lagged metrics: a frame whose row is dropped leaves no copy in flight") {
+  RunConfig cfg = small_config(OptimizerKind::Adam, 0);
+  cfg.training.steps = 60;
+  cfg.training.metrics_every = 5;
+  cfg.training.good_state_every = 10;
+  auto lagging = std::make_unique<LaggingBackend>(3);
+  LaggingBackend* lb = lagging.get();
+  Trainer lag(std::move(lagging), cfg, Dataset{gradient_image(12, 10, 1)});
+  lag.inject_nan_after_step(33); // the recovery drops the rows (and frames) in flight
+  while (lag.current_step() < 60) (void)lag.step();
+  (void)lag.flush_metrics();
+  REQUIRE(lag.take_new_recoveries().size() == 1);
+  CHECK(lb->copies_in_flight() == 0);
+  for (const auto& f : lag.snapshots().frames())
+    for (float v : f.params) REQUIRE(std::isfinite(v));
 }
 
 TEST_CASE("lagged metrics: a NaN found a step late still rolls back and the run ends finite") {

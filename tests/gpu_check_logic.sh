@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# scripts/gpu_check.sh's bookkeeping, on a machine without a GPU: a fake pack (stub binaries), a
+# fake nvidia-smi and compute-sanitizer stand in for the device. Checks that every part's timeouts
+# add up to at most 480 s (`list`), that `run` refuses parts that add up to more, that a finished
+# part's JSON says ok with its steps, that a part killed mid-step (SIGKILL, as at the device call's
+# limit, and SIGTERM) still leaves its JSON saying "incomplete" with the step it stopped in and what
+# the steps before it measured, and that the report reads it all.
+#   gpu_check_logic.sh SOURCE_DIR
+set -uo pipefail
+src="$1"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+check() {
+  local what="$1"; shift
+  if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fail=1; fi
+}
+jq_py() { # jq_py FILE EXPR: exit 0 when the Python expression on j (the JSON) is true
+  python3 -c "import json,sys; j=json.load(open('$1')); sys.exit(0 if ($2) else 1)"
+}
+cd "$src"
+
+# -- list: every part within one call --------------------------------------------------------
+list="$(bash scripts/gpu_check.sh list)"
+echo "$list" | grep -E '^[a-z-]+: '
+check "list names all 9 parts" test "$(echo "$list" | grep -cE '^[a-z-]+: [0-9]+ s of timeouts')" -eq 9
+check "no part's timeouts add up to more than 480 s" \
+  bash -c "! echo \"\$1\" | awk '/ s of timeouts/ { if (\$2 + 0 > 480) bad = 1 } END { exit !bad }'" _ "$list"
+check "the sanitize part runs memcheck, racecheck and synccheck" \
+  bash -c "bash scripts/gpu_check.sh list sanitize | grep -c -E '^  (memcheck|racecheck|synccheck) ' | grep -qx 3"
+
+# -- a fake device ---------------------------------------------------------------------------
+pack="$tmp/pack"
+mkdir -p "$pack/bin" "$pack/lib" "$pack/samples" "$tmp/path" "$tmp/cublas"
+echo fake >"$pack/REVISION"
+cat >"$tmp/path/nvidia-smi" <<'EOF'
+#!/bin/sh
+[ "$1" = -L ] && { echo "GPU 0: Fake GPU"; exit 0; }
+echo "Fake GPU, 81559 MiB, 999.0"
+EOF
+# Test binaries: a doctest summary; FAKE_HANG=NAME makes that one hang (killed by the test).
+cat >"$pack/bin/redraw_cuda_tests" <<'EOF'
+#!/bin/sh
+[ "${FAKE_HANG:-}" = redraw_cuda_tests ] && { echo "hanging"; sleep 20; }
+echo "[doctest] test cases: 30 | 30 passed | 0 failed | 0 skipped"
+EOF
+cat >"$pack/bin/redraw_tests" <<'EOF'
+#!/bin/sh
+[ "${FAKE_HANG:-}" = redraw_tests ] && { echo "hanging"; sleep 20; }
+echo "[doctest] test cases: 4 | 4 passed | 0 failed | 0 skipped"
+EOF
+cat >"$pack/bin/redraw" <<'EOF'
+#!/bin/sh
+echo "redraw $1 (fake)"
+EOF
+cat >"$tmp/path/compute-sanitizer" <<'EOF'
+#!/bin/sh
+echo "========= COMPUTE-SANITIZER"
+"$@" 2>&1 | sed 's/^/  /'
+echo "========= ERROR SUMMARY: 0 errors"
+EOF
+chmod +x "$tmp/path/"* "$pack/bin/"*
+export REDRAW_GPU_PACK="$pack" REDRAW_CUBLAS_DIR="$tmp/cublas" PATH="$tmp/path:$PATH"
+
+# -- a part that finishes --------------------------------------------------------------------
+OUT="$tmp/r1" bash scripts/gpu_check.sh run tests >"$tmp/r1.out" 2>&1
+check "a finished tests part exits 0" test $? -eq 0
+check "its JSON says ok with 5 steps finished" \
+  jq_py "$tmp/r1/tests.json" "j['status'] == 'ok' and len(j['steps_finished']) == 5 and len(j['suites']) == 2"
+OUT="$tmp/r1" bash scripts/gpu_check.sh run sanitize >"$tmp/r1s.out" 2>&1
+check "the sanitize part's JSON holds all three tools, clean" \
+  jq_py "$tmp/r1/sanitize.json" "j['status'] == 'ok' and sorted(j['tools']) == ['memcheck', 'racecheck', 'synccheck'] and all(t['errors'] == 0 for t in j['tools'].values())"
+
+# -- two parts in one call are refused -------------------------------------------------------
+OUT="$tmp/r2" bash scripts/gpu_check.sh run tests sanitize >"$tmp/r2.out" 2>&1
+rc=$?
+check "run tests sanitize (960 s of timeouts) is refused" test $rc -eq 2
+check "  and says why" grep -q "run one part per call" "$tmp/r2.out"
+check "  and runs nothing" test ! -e "$tmp/r2/tests.json"
+
+# -- a part killed mid-step ------------------------------------------------------------------
+# SIGKILL to the whole process group, as a device command's limit does: no trap can run.
+mkdir -p "$tmp/r3"
+FAKE_HANG=redraw_tests OUT="$tmp/r3" setsid bash scripts/gpu_check.sh run tests >"$tmp/r3.out" 2>&1 &
+pid=$!
+for _ in $(seq 50); do grep -q hanging "$tmp/r3/tests.log" 2>/dev/null && break; sleep 0.2; done
+kill -KILL -- -"$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+check "a part killed by SIGKILL leaves its JSON" test -f "$tmp/r3/tests.json"
+check "  saying incomplete, in the step it was in" \
+  jq_py "$tmp/r3/tests.json" "j['status'] == 'incomplete' and 'redraw_tests' in j['reason']"
+check "  with the step before it finished and measured" \
+  jq_py "$tmp/r3/tests.json" "j['steps_finished'] == ['redraw_cuda_tests'] and j['suites'][0]['passed'] == 30"
+
+# SIGTERM (the command's own timeout, Ctrl-C): the trap names the signal.
+mkdir -p "$tmp/r4"
+FAKE_HANG=redraw_cuda_tests OUT="$tmp/r4" setsid bash scripts/gpu_check.sh run tests >"$tmp/r4.out" 2>&1 &
+pid=$!
+for _ in $(seq 50); do grep -q hanging "$tmp/r4/tests.log" 2>/dev/null && break; sleep 0.2; done
+kill -TERM -- -"$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+check "a part ended by SIGTERM says so in its JSON" \
+  jq_py "$tmp/r4/tests.json" "j['status'] == 'incomplete' and 'SIGTERM' in j['reason'] and 'redraw_cuda_tests' in j['reason']"
+
+# -- the report reads every call's folder ----------------------------------------------------
+report="$(python3 bench/gpu_report.py "$tmp/r1" "$tmp/r3" 2>&1)"
+rc=$?
+echo "$report" | grep -E '^\| (tests|sanitize) '
+check "the report shows the killed part as incomplete, with what it finished" \
+  bash -c "grep -q '| tests | incomplete |.*finished: redraw_cuda_tests' <<<\"\$1\"" _ "$report"
+check "  and exits 1 for it" test $rc -eq 1
+check "  and takes no folder of the development machine by default" \
+  bash -c "! grep -n '/work/' bench/gpu_report.py scripts/gpu_check.sh"
+exit $fail

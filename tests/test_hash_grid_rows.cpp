@@ -1,0 +1,127 @@
+// The GPU's one-thread-per-sample hash-grid encoding, as shared host/device code
+// (engine/hash_grid_math.h: hash_grid_encode_sample and hash_grid_encode_row, which the CUDA kernel
+// runs with 16-byte stores), checked on the CPU against the CPU backend's level-by-level encoder
+// (bit for bit: the same sums in the same order) and a float64 evaluation; and the switch between
+// the GPU's kernels (cuda/hash_grid_choice.h).
+#include "cuda/hash_grid_choice.h"
+#include "engine/cpu_hash_grid.h"
+#include "engine/hash_grid_math.h"
+#include "engine/model_spec.h"
+#include "engine/rng_math.h"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+using namespace redraw;
+
+namespace {
+
+EncodingSpec grid(int32_t levels, int32_t features) {
+  EncodingSpec e;
+  e.kind = EncodingKind::HashGrid;
+  e.n_levels = levels;
+  e.n_features_per_level = features;
+  e.log2_hashmap_size = 10;
+  e.base_resolution = 4;
+  e.finest_resolution = 0; // per_level_scale 1.5: 4 .. 1750 cells per side over 16 levels
+  return e;
+}
+
+/// Rows the way the GPU kernel writes them: four outputs per store, then the remainder.
+template <int F>
+std::vector<float> encode_rows_grouped(const HashGridParams& g, const std::vector<float>& table,
+                                       const std::vector<float>& coords, int64_t n, std::vector<int>& writes) {
+  const int32_t width = g.n_levels * F;
+  std::vector<float> out(size_t(n) * size_t(width), NAN);
+  writes.assign(out.size(), 0);
+  auto load = [&](uint32_t entry, int f) { return table[size_t(entry) * F + size_t(f)]; };
+  for (int64_t i = 0; i < n; ++i) {
+    float* row = out.data() + i * width;
+    int* w = writes.data() + i * width;
+    hash_grid_encode_row<F, float>(
+        g, coords[size_t(2 * i)], coords[size_t(2 * i + 1)], load,
+        [&](int32_t k, float a, float b, float c, float d) {
+          CHECK(k % 4 == 0);
+          const float v[4] = {a, b, c, d};
+          for (int j = 0; j < 4; ++j) {
+            row[k + j] = v[j];
+            ++w[k + j];
+          }
+        },
+        [&](int32_t k, float v) {
+          CHECK(k >= (width & ~3));
+          row[k] = v;
+          ++w[k];
+        });
+  }
+  return out;
+}
+
+template <int F> void check_features(int32_t levels) {
+  CAPTURE(F);
+  CAPTURE(levels);
+  const EncodingSpec e = grid(levels, F);
+  const HashGridParams g = hash_grid_params(e);
+  const int64_t n = 333;
+  std::vector<float> coords(size_t(n) * 2), table(size_t(encoding_parameter_count(e)));
+  for (size_t i = 0; i < coords.size(); ++i) coords[i] = float(2 * random_unit(21, 1, i) - 1);
+  coords[0] = -1.0f; // the image's corners: the last cell of every level
+  coords[1] = 1.0f;
+  for (size_t i = 0; i < table.size(); ++i) table[i] = float(2 * random_unit(22, 2, i) - 1);
+  std::vector<int> writes;
+  const std::vector<float> got = encode_rows_grouped<F>(g, table, coords, n, writes);
+  for (int w : writes) REQUIRE(w == 1); // every output written exactly once
+
+  std::vector<float> want(got.size());
+  hash_grid_encode_rows(g, table.data(), coords.data(), n, want.data());
+  CHECK(got == want); // bit for bit: the CPU backend's level-major loop
+
+  // And within float rounding of the same math in float64: float positions carry N * 2^-24-sized
+  // errors into a level's fractions (N its cells per side), so up to 4 * N * 3e-7 for |table| <= 1
+  // (the bound of test_hash_grid.cpp's corner weights, over four corners); a wrong entry is O(1).
+  double worst = 0;
+  auto load64 = [&](uint32_t entry, int f) { return double(table[size_t(entry) * F + size_t(f)]); };
+  for (int64_t i = 0; i < n; ++i)
+    hash_grid_encode_sample<F, double>(g, double(coords[size_t(2 * i)]), double(coords[size_t(2 * i + 1)]), load64,
+                                       [&](int32_t k, double v) {
+                                         worst = std::max(worst, std::abs(v - double(got[size_t(i * levels * F + k)])));
+                                       });
+  CHECK(worst <= 1e-6 + 4 * 3e-7 * double(g.resolution[levels - 1]));
+}
+
+} // namespace
+
+TEST_CASE("hash grid rows: the per-sample encoder writes every output once, as the CPU backend computes it") {
+  // Row widths that are multiples of 4 and ones that leave a remainder of 1, 2 or 3.
+  for (int32_t levels : {16, 5, 3, 1}) {
+    check_features<1>(levels);
+    check_features<2>(levels);
+    check_features<4>(levels);
+    check_features<8>(levels);
+  }
+}
+
+TEST_CASE("hash grid kernels: the switch's names, defaults and errors") {
+  using namespace redraw::cuda;
+  const HashGridKernels d = parse_hash_grid_kernels(nullptr, nullptr);
+  CHECK(d.encode == HashGridEncodeKernel::PerSample);
+  CHECK(d.backward == HashGridBackwardKernel::Atomic);
+  const HashGridKernels k = parse_hash_grid_kernels("per-level", "warp-aggregated");
+  CHECK(k.encode == HashGridEncodeKernel::PerLevel);
+  CHECK(k.backward == HashGridBackwardKernel::WarpAggregated);
+  CHECK(std::string(hash_grid_encode_kernel_name(k.encode)) == "per-level");
+  CHECK(std::string(hash_grid_backward_kernel_name(k.backward)) == "warp-aggregated");
+  CHECK(parse_hash_grid_kernels("per-sample", "atomic").encode == HashGridEncodeKernel::PerSample);
+  CHECK(parse_hash_grid_kernels("", "").backward == HashGridBackwardKernel::Atomic);
+  CHECK_THROWS_WITH_AS(parse_hash_grid_kernels("fast", nullptr),
+                       "REDRAW_HASH_GRID_ENCODE: 'fast' not found (known: per-sample, per-level)", ConfigError);
+  CHECK_THROWS_AS(parse_hash_grid_kernels(nullptr, "sorted"), ConfigError);
+  CHECK(d.half_features);
+  CHECK_FALSE(parse_hash_grid_kernels(nullptr, nullptr, "fp32").half_features);
+  CHECK(parse_hash_grid_kernels(nullptr, nullptr, "fp16").half_features);
+  CHECK_THROWS_AS(parse_hash_grid_kernels(nullptr, nullptr, "bf16"), ConfigError);
+}
