@@ -3,8 +3,7 @@
 
 #include "engine/comparison.h"
 #include "engine/errors.h"
-#include "engine/model_check.h"
-#include "engine/path_problem.h"
+#include "engine/open_run.h"
 #include "engine/render_export.h"
 #include "engine/renderer.h"
 #include "engine/trainer.h"
@@ -354,53 +353,25 @@ void TrainingSession::do_load(const LoadRequest& req) {
   }
   try {
     auto run = std::make_unique<Run>();
-    RunConfig config = req.config;
-    std::optional<Checkpoint> ckpt;
-    std::string image = req.image;
-    if (!req.model.empty()) {
-      ckpt = open_model(req.model);
-      config = ckpt->config;
-      config.data.width = ckpt->image_width;
-      config.data.height = ckpt->image_height;
-      if (image.empty()) {
-        // Stored absolute by this redraw, relative by older ones: also looked for beside the model.
-        image = find_source_image(ckpt->source_image, req.model);
-        if (image.empty()) image = ckpt->source_image;
-      }
-    }
-    Dataset data;
-    std::error_code exists_ec; // a name too long or a link loop is "not there", never an exception
-    const bool image_found = !image.empty() && std::filesystem::exists(image, exists_ec);
-    if (image_found) {
-      data.image = prepare_training_image(image, config.data, {}, &run->image_width, &run->image_height);
-    } else if (ckpt) {
-      // The source image is gone: the model's own picture stands in, so it can still be viewed,
-      // exported and trained further.
-      auto backend = m_make_backend("cpu", nullptr, "");
-      ModelSpec m = config.model;
-      const auto fb = fourier_matrix(m.encoding, config.training.seed);
-      data.image = render_image(*backend, NetworkView{&m, ckpt->params, fb}, ckpt->image_width, ckpt->image_height);
-      report_notice("the model's source image (" + (image.empty() ? std::string("unknown") : image) +
-                    ") was not found; showing the model's own picture as the ground truth");
-    } else {
-      const std::string why = image.empty() ? std::string() : path_problem(image);
-      throw ImageError((image.empty() ? std::string("(no image)") : image) + ": " +
-                       (why.empty() ? std::string("file not found") : why));
-    }
-    std::string notice;
-    auto backend = m_make_backend(req.backend, &notice, req.backend == "cpu" ? std::string() : req.precision);
-    if (!notice.empty() && !m_backend_notice_shown) report_notice(notice);
+    OpenRunOptions options;
+    options.config = req.config;
+    options.backend = req.backend;
+    options.precision = req.backend == "cpu" ? std::string() : req.precision;
+    OpenedRun opened = open_run({req.image, req.model}, m_make_backend, options);
+    for (const auto& n : opened.notices)
+      report_notice(n);
+    if (!opened.backend_notice.empty() && !m_backend_notice_shown) report_notice(opened.backend_notice);
     m_backend_notice_shown = true;
-    run->trainer = std::make_unique<Trainer>(std::move(backend), config, std::move(data));
-    if (ckpt) run->trainer->restore(*ckpt);
+    run->trainer = std::move(opened.trainer);
     // The user's frame memory cap outlives the trainer (after restore, so a model's frames are
     // thinned to it too).
     RunTree tree;
     (void)tree.set_cap_bytes(*run->trainer, m_snapshot_cap > 0 ? m_snapshot_cap : k_default_snapshot_cap_bytes);
-    run->source = req.model.empty() ? image : req.model;
-    run->image = image_found ? image : std::string();
-    // What a save records as the source: the image's absolute path (or what the model said).
-    run->source_image = image_found ? absolute_path(image) : ckpt ? ckpt->source_image : image;
+    run->source = req.model.empty() ? req.image : req.model;
+    run->image = std::move(opened.image);
+    run->source_image = std::move(opened.source_image);
+    run->image_width = opened.image_width;
+    run->image_height = opened.image_height;
     run->device = run->trainer->backend().device_renderer();
     if (run->device && m_interop) {
       std::lock_guard lock(m_mutex);
