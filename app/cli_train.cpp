@@ -302,8 +302,7 @@ int run_train(const TrainCommand& o) {
           if (!o.quiet)
             progress.update(double(trainer.current_step()) / double(std::max<int64_t>(total, 1)), describe(*row, sps));
         }
-        if (o.checkpoint_every > 0 && trainer.current_step() % o.checkpoint_every == 0 &&
-            trainer.current_step() != last_saved) {
+        if (checkpoint_due(trainer.current_step(), o.checkpoint_every) && trainer.current_step() != last_saved) {
           if (save_checkpoint_retrying(trainer, spectrum, out_dir, opened.source_image)) {
             out.keep();
             last_saved = trainer.current_step();

@@ -320,17 +320,6 @@ TEST_CASE("ui: adjacent plot tick labels differ, on linear and log axes of any r
   CHECK(psnr.front().label == "22.0");
 }
 
-TEST_CASE("ui: a schedule edit needs no reset, a shape edit does") {
-  const RunConfig a = load_preset("siren");
-  RunConfig b = a;
-  b.schedule.lr_max = 0.5;
-  b.training.steps = 12345;
-  CHECK_FALSE(needs_reset(b, a));
-  b.model.hidden.push_back(32);
-  b.model.hidden_activations.push_back(Activation::Sine);
-  CHECK(needs_reset(b, a));
-}
-
 TEST_CASE("ui: settings and recent files round-trip through the XDG folders") {
   char tmpl[] = "/tmp/redraw_ui_settings_XXXXXX";
   REQUIRE(mkdtemp(tmpl) != nullptr);

@@ -72,23 +72,10 @@ void prepare_export_size(FileDialogState& d, int32_t w, int32_t h) {
   }
 }
 
-bool needs_reset(const RunConfig& edited, const RunConfig& running) {
-  nlohmann::json a = to_json(edited), b = to_json(running);
-  for (auto* j : {&a, &b}) {
-    j->erase("name");
-    j->erase("schedule");
-    (*j)["training"].erase("steps");
-    (*j)["training"].erase("metrics_every");
-    (*j)["data"].erase("width");
-    (*j)["data"].erase("height");
-  }
-  return a != b;
-}
-
 bool is_model_path(const std::string& path) { return has_extension(path, ".redraw"); }
 
 std::string preset_for_run(const EditState& edit, const RunConfig& running) {
-  if (edit.preset.empty() || needs_reset(running, edit.preset_config)) return {};
+  if (edit.preset.empty() || requires_new_trainer(running, edit.preset_config)) return {};
   return edit.preset;
 }
 

@@ -32,10 +32,8 @@ void load_preset_into(UiState& ui, const std::string& name_or_path);
 /// The export size File > Export opens with for a w x h picture: 4x the picture the first time;
 /// afterwards the size chosen last time, its height following the picture's aspect when locked.
 void prepare_export_size(FileDialogState& d, int32_t w, int32_t h);
-/// True when the edited config differs from the running one in anything but the schedule and steps.
-bool needs_reset(const RunConfig& edited, const RunConfig& running);
 /// The preset the controls name once `running` (a new trainer's config) is in the editor:
-/// `edit.preset` while `running` has that preset's shape, data, loss and optimizer (needs_reset
+/// `edit.preset` while `running` has that preset's shape, data, loss and optimizer (requires_new_trainer
 /// with `edit.preset_config`), "" (shown as "custom") otherwise, e.g. for a model made elsewhere.
 std::string preset_for_run(const EditState& edit, const RunConfig& running);
 /// True for a path ending in ".redraw", in any case.
