@@ -1,5 +1,5 @@
 #pragma once
-/// "Compare runs" (issue 16, item 3): a second run B made from run A's config with one change,
+/// "Compare runs": a second run B made from run A's config with one change,
 /// trained beside A on the same image and shown next to it.
 /// - config_with_change builds B's config: A's data spec (so both train on the same pixels) and
 ///   seed, with one thing changed (the whole preset, the hidden activation, omega_0 or lr_max).

@@ -1,5 +1,5 @@
 #pragma once
-/// Compare runs (issue 16 item 3): run B, made from run A's config with one change
+/// Compare runs: run B, made from run A's config with one change
 /// (engine/compare_runs.h), trains from step 0 on the same image beside A.
 /// - CompareSessions owns B's TrainingSession and texture; both sessions share one SliceTurns,
 ///   so on one device they train in alternating slices.
