@@ -55,6 +55,22 @@ private:
   uint64_t m_next_ticket = 0, m_serving = 0;
 };
 
+/// Holds the device for one training slice while it lives (`turns` null: the device is not shared).
+class SliceTurn {
+public:
+  explicit SliceTurn(SliceTurns* turns) : m_turns(turns) {
+    if (m_turns) m_turns->begin_slice();
+  }
+  ~SliceTurn() {
+    if (m_turns) m_turns->end_slice();
+  }
+  SliceTurn(const SliceTurn&) = delete;
+  SliceTurn& operator=(const SliceTurn&) = delete;
+
+private:
+  SliceTurns* m_turns;
+};
+
 /// The split view of a pane [x0, x0 + width): A is drawn left of `divider_x`, B right of it.
 struct SplitGeometry {
   float divider_x = 0;

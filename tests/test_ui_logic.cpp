@@ -231,7 +231,7 @@ TEST_CASE("ui: the preset combo says custom for a model of another shape; saved 
   CHECK(preset_for_run(ui.edit, load_preset("classic")).empty());
 
   // A new trainer (a model made with the classic preset) while "siren" was selected.
-  SessionTake take;
+  SessionSnapshot take;
   take.status.has_run = true;
   take.status.trainer_id = 7;
   take.status.config = load_preset("classic");

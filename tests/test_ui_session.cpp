@@ -49,7 +49,7 @@ struct Collected {
 template <class Pred> bool wait_for(TrainingSession& s, Collected& c, Pred done) {
   const auto start = std::chrono::steady_clock::now();
   while (std::chrono::steady_clock::now() - start < std::chrono::seconds(60)) {
-    SessionTake t = s.take();
+    SessionSnapshot t = s.take();
     if (t.history_replaced) c.rows.clear();
     c.rows.insert(c.rows.end(), t.rows.begin(), t.rows.end());
     c.status = t.status;

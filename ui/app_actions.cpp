@@ -291,7 +291,7 @@ void update_error_map(UiState& ui, const Image& shown) {
   v.error_dirty = false;
 }
 
-void absorb_run_rows(RunView& run, SessionTake& take) {
+void absorb_run_rows(RunView& run, SessionSnapshot& take) {
   if (take.history_replaced) {
     run.history.clear();
     run.plot_step.clear();
@@ -314,7 +314,7 @@ void absorb_run_rows(RunView& run, SessionTake& take) {
   if (run.status.running && run.status.steps_per_s > 0) run.last_steps_per_s = run.status.steps_per_s;
 }
 
-void absorb_run_preview(RunView& run, PreviewTexture* texture, SessionTake& take) {
+void absorb_run_preview(RunView& run, PreviewTexture* texture, SessionSnapshot& take) {
   if (!take.preview) return;
   run.reconstruction = std::move(take.preview);
   run.preview_step = take.preview_step;
@@ -326,7 +326,7 @@ void absorb_run_preview(RunView& run, PreviewTexture* texture, SessionTake& take
   }
 }
 
-void absorb_snapshot(UiState& ui, SessionTake&& take) {
+void absorb_snapshot(UiState& ui, SessionSnapshot&& take) {
   RunView& run = ui.run;
   for (auto& e : take.errors)
     ui.notify(std::move(e), true);

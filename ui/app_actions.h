@@ -14,12 +14,12 @@ bool apply_intent(UiState& ui, TrainingSession& session, const UiIntent& intent)
 void handle_shortcuts(UiState& ui);
 /// Takes the session's snapshot: history, status, messages, ground truth and host preview
 /// (uploaded into the host textures, error map recomputed). Device frames are uploaded by the caller.
-void absorb_snapshot(UiState& ui, SessionTake&& take);
+void absorb_snapshot(UiState& ui, SessionSnapshot&& take);
 /// The part of absorb_snapshot every run shares (run A, and run B when comparing): appends the new
 /// metrics rows to the history and plot columns (or replaces them) and takes the status.
-void absorb_run_rows(RunView& run, SessionTake& take);
+void absorb_run_rows(RunView& run, SessionSnapshot& take);
 /// Takes a new host preview into `run` and uploads it into `texture` (may be null).
-void absorb_run_preview(RunView& run, PreviewTexture* texture, SessionTake& take);
+void absorb_run_preview(RunView& run, PreviewTexture* texture, SessionSnapshot& take);
 /// Recomputes the error heat map of `shown` against the ground truth into the error texture, at
 /// the automatic scale (view.error_auto) or the manual gain; sets view.error_full_scale.
 void update_error_map(UiState& ui, const Image& shown);
