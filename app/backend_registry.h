@@ -25,7 +25,7 @@ bool cuda_available();
 /// The GPU module's preview interop (for the GUI), or null with the reason in `why`.
 std::shared_ptr<DeviceInterop> make_device_interop(std::string* why = nullptr);
 
-/// make_backend as a BackendFactory (engine/backend.h), for the GUI.
+/// make_backend as a BackendFactory (engine/backend.h), for open_run and the GUI.
 BackendFactory backend_factory();
 
 } // namespace redraw

@@ -8,6 +8,7 @@
 #include "engine/display_text.h"
 #include "engine/errors.h"
 #include "engine/model_check.h"
+#include "engine/open_run.h"
 #include "engine/preset_match.h"
 #include "engine/render_export.h"
 #include "engine/renderer.h"
@@ -63,12 +64,10 @@ int run_render(const RenderCommand& o) {
                           "picture. Resume from an earlier checkpoint or train again");
   check_writable_destination(o.out);
 
-  std::string notice;
-  auto backend = make_backend(o.backend, &notice, o.precision);
-  if (!notice.empty()) print_note(notice);
-  ModelSpec model = c.config.model;
-  const std::vector<float> fourier_b = fourier_matrix(model.encoding, c.config.training.seed);
-  const NetworkView view{&model, params, fourier_b};
+  const OpenedNetwork net = open_network(c, backend_factory(), o.backend, o.precision);
+  if (!net.backend_notice.empty()) print_note(net.backend_notice);
+  Backend& backend = *net.backend;
+  const NetworkView view = net.view(params);
 
   install_interrupt_handler();
   Progress progress("render");
@@ -80,13 +79,13 @@ int run_render(const RenderCommand& o) {
   if (!o.compare.empty()) {
     const Image original =
         comparison_original(load_image(o.compare, decode_limits(o.max_image_memory_mb)), c.config.data);
-    export_comparison_png(*backend, view, original, w, h, o.out, o.bit_depth, ro);
+    export_comparison_png(backend, view, original, w, h, o.out, o.bit_depth, ro);
     progress.finish();
     std::printf("compared %s (bicubic) with step %lld at %dx%d each (%dx%d, %d-bit) -> %s\n", o.compare.c_str(),
                 static_cast<long long>(step), w, h, 2 * w, h, o.bit_depth, o.out.c_str());
     return k_exit_ok;
   }
-  export_render_png(*backend, view, w, h, o.out, o.bit_depth, ro);
+  export_render_png(backend, view, w, h, o.out, o.bit_depth, ro);
   progress.finish();
   if (interrupted()) return interrupted_exit_code(); // the signal came after the last band
   std::printf("rendered step %lld at %dx%d (%d-bit) -> %s\n", static_cast<long long>(step), w, h, o.bit_depth,

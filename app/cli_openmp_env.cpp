@@ -2,7 +2,7 @@
 //
 // Why: libgomp's default lets a thread that waits at a barrier spin for about 300,000 iterations
 // (up to milliseconds) before it sleeps. Next to a busy process that spin takes the core the other
-// thread of the team needs, and two threads fell far below one (issue 15). A short spin (which
+// thread of the team needs, and two threads fell far below one. A short spin (which
 // still catches the quick hand-overs between a step's parallel regions) then a sleep costs the
 // neighbour little; engine/cpu_threads.h measures the rest.
 //

@@ -5,6 +5,7 @@
 #include "engine/checkpoint.h"
 #include "engine/errors.h"
 #include "engine/model_check.h"
+#include "engine/open_run.h"
 #include "engine/timelapse_export.h"
 
 #include <cstdio>
@@ -36,11 +37,8 @@ int run_timelapse(const TimelapseCommand& o) {
     print_note("GIF plays at most 50 frames per second; frames get 1/50 s each");
   check_timelapse_destination(o.out, format); // before any rendering
 
-  std::string notice;
-  auto backend = make_backend(o.backend, &notice, o.precision);
-  if (!notice.empty()) print_note(notice);
-  const ModelSpec model = c.config.model;
-  const std::vector<float> fourier_b = fourier_matrix(model.encoding, c.config.training.seed);
+  const OpenedNetwork net = open_network(c, backend_factory(), o.backend, o.precision);
+  if (!net.backend_notice.empty()) print_note(net.backend_notice);
 
   install_interrupt_handler();
   Progress progress("timelapse");
@@ -57,7 +55,7 @@ int run_timelapse(const TimelapseCommand& o) {
                            std::to_string(h));
     return !interrupted();
   };
-  export_timelapse(*backend, model, fourier_b, c.snapshots, o.out, opts);
+  export_timelapse(*net.backend, net.model, net.fourier_b, c.snapshots, o.out, opts);
   progress.finish();
   if (interrupted()) return interrupted_exit_code();
   std::printf("timelapse: %zu frames (steps %lld..%lld) at %dx%d, %g fps, %s -> %s\n", n,

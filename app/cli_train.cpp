@@ -4,8 +4,7 @@
 #include "engine/atomic_file.h"
 #include "engine/errors.h"
 #include "engine/folder_lock.h"
-#include "engine/model_check.h"
-#include "engine/path_problem.h"
+#include "engine/open_run.h"
 #include "engine/spectrum_history.h"
 #include "engine/preset_match.h"
 #include "engine/trainer.h"
@@ -202,15 +201,16 @@ int run_train(const TrainCommand& o) {
   std::optional<uint64_t> seed;
   if (!o.seed.empty()) seed = parse_seed(o.seed);
 
-  RunConfig config;
-  std::optional<Checkpoint> resume;
-  if (!o.resume.empty()) {
-    resume = open_model(o.resume);
+  OpenRunOptions options;
+  options.backend = o.backend;
+  options.precision = o.precision;
+  options.limits = decode_limits(o.max_image_memory_mb);
+  if (o.snapshot_cap_mb) options.snapshot_cap_bytes = size_t(*o.snapshot_cap_mb * double(1 << 20));
+  if (o.resume.empty()) options.config = build_config(o, size_w, size_h, seed);
+  options.adjust_config = [&](RunConfig& config, const Checkpoint* resume) {
+    if (!resume) return;
     if (!o.config.empty() || !o.preset.empty())
       print_note("--resume: the network comes from " + o.resume + "; --preset/--config are ignored");
-    config = resume->config;
-    config.data.width = resume->image_width;
-    config.data.height = resume->image_height;
     if (o.steps) {
       if (*o.steps < resume->step)
         throw UsageError("--steps " + std::to_string(*o.steps) + " is below the " + std::to_string(resume->step) +
@@ -222,26 +222,19 @@ int run_train(const TrainCommand& o) {
     if (resume->step >= config.training.steps)
       print_note(o.resume + " has already done " + std::to_string(resume->step) + " of " +
                  std::to_string(config.training.steps) + " steps; pass a larger --steps to continue");
-  } else {
-    config = build_config(o, size_w, size_h, seed);
-  }
-
-  ImageInfo image_info;
-  Image img;
+  };
+  OpenedRun opened;
   try {
-    img = prepare_training_image(o.image, config.data, decode_limits(o.max_image_memory_mb), nullptr, nullptr,
-                                 &image_info);
-  } catch (const ConfigError& e) { // the engine names no flags; here they are
+    opened = open_run({o.image, o.resume}, backend_factory(), options);
+  } catch (const TrainingSizeError& e) { // the engine names no flags; here they are
     throw ConfigError(std::string(e.what()) + " (--size or --max-side)");
   }
-  for (const std::string& n : image_info.notes)
+  for (const std::string& n : opened.image_info.notes)
     if (n.rfind("shrunk", 0) != 0) print_note(o.image + ": " + n);
-  std::string notice;
-  auto backend = make_backend(o.backend, &notice, o.precision);
-  if (!notice.empty()) print_note(notice);
-  Trainer trainer(std::move(backend), config, Dataset{std::move(img)});
-  if (o.snapshot_cap_mb) trainer.set_snapshot_cap_bytes(size_t(*o.snapshot_cap_mb * double(1 << 20)));
-  if (resume) trainer.restore(*resume);
+  if (!opened.backend_notice.empty()) print_note(opened.backend_notice);
+  for (const std::string& n : opened.notices) print_note(n);
+  Trainer& trainer = *opened.trainer;
+  const RunConfig& config = trainer.config();
   // Test hook for the fault tests: REDRAW_TEST_NAN_AT_STEP=N poisons one weight after step N.
   if (const char* v = std::getenv("REDRAW_TEST_NAN_AT_STEP")) trainer.inject_nan_after_step(std::atoll(v));
 
@@ -309,9 +302,8 @@ int run_train(const TrainCommand& o) {
           if (!o.quiet)
             progress.update(double(trainer.current_step()) / double(std::max<int64_t>(total, 1)), describe(*row, sps));
         }
-        if (o.checkpoint_every > 0 && trainer.current_step() % o.checkpoint_every == 0 &&
-            trainer.current_step() != last_saved) {
-          if (save_checkpoint_retrying(trainer, spectrum, out_dir, absolute_path(o.image))) {
+        if (checkpoint_due(trainer.current_step(), o.checkpoint_every) && trainer.current_step() != last_saved) {
+          if (save_checkpoint_retrying(trainer, spectrum, out_dir, opened.source_image)) {
             out.keep();
             last_saved = trainer.current_step();
           }
@@ -337,7 +329,7 @@ int run_train(const TrainCommand& o) {
   if (!o.quiet) progress.finish(describe(final_row, double(trainer.current_step() - start) / std::max(1e-9, wall)));
 
   try {
-    save_run(trainer, spectrum, out_dir, absolute_path(o.image)); // found again from any folder
+    save_run(trainer, spectrum, out_dir, opened.source_image); // found again from any folder
   } catch (const IoError& e) {
     throw IoError(std::string(e.what()) + " (the results were not saved; " +
                   (last_saved >= 0 ? "the checkpoint of step " + std::to_string(last_saved) + " is kept"

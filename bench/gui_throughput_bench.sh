@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Training throughput in the app against the same run headless (issue 15: the GUI >= 90% of
-# headless) and with the insight views open against none (issue 16: a view open >= 90% of the
+# Training throughput in the app against the same run headless (the floor: the GUI >= 90% of
+# headless) and with the insight views open against none (the floor: a view open >= 90% of the
 # same run without it). One run config, image and thread policy (the measured team, the default)
 # for every run:
 #   headless     `redraw train --time-limit SECONDS`
@@ -162,8 +162,8 @@ floor() { # floor LABEL RATIO_SPS RATIO_CPU
 for m in "${runs[@]}"; do
   read -r sps cps < <(rate_of "$m")
   case $m in
-    none) [ "$head_sps" = - ] || floor "GUI vs headless (issue 15)" "$(ratio "$sps" "$head_sps")" "$(ratio "$cps" "$head_cpu")" ;;
+    none) [ "$head_sps" = - ] || floor "GUI vs headless" "$(ratio "$sps" "$head_sps")" "$(ratio "$cps" "$head_cpu")" ;;
     spectrum | neuron_maps | both)
-      [ "$none_sps" = - ] || floor "$m vs no view (issue 16)" "$(ratio "$sps" "$none_sps")" "$(ratio "$cps" "$none_cpu")" ;;
+      [ "$none_sps" = - ] || floor "$m vs no view" "$(ratio "$sps" "$none_sps")" "$(ratio "$cps" "$none_cpu")" ;;
   esac
 done

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What the insight views cost the training (issue 16: throughput with a view open must stay
+# What the insight views cost the training (the floor: throughput with a view open must stay
 # >= 90% of the same run without it): bench/gui_throughput_bench.sh without its headless run
 # (no view, Spectrum, Neuron maps, both; see there for what each column means).
 #   bench/insight_bench.sh [BUILD_DIR] [ROUNDS] [SECONDS]

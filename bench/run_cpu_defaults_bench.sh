@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The CPU floors of issue 15, as one table each:
+# The CPU floors (defaults, classic, threads, the PyTorch peer), as one table each:
 #   1. horse 200x200 binary, time to 99% of pixels right (training time; measurements off the
 #      clock): `classic` under 60 s, the best preset under 10 s; every preset listed.
 #   2. threads: steps/s of classic-sgd at 128x128 (full batch) with 1 and 2 threads and the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The instant preset's benchmark (issue 13): training samples/s and time to 25/30/35 dB on a 512x512
+# The instant preset's benchmark: training samples/s and time to 25/30/35 dB on a 512x512
 # colour photo (chelsea.png from tests/data, resized to 512x512) and on camera.png (512x512 grey,
 # native size), for instant against fourier and siren; then, where a GPU is found, the same on
 # CUDA, the throughput at batch 2^18 beside the same-run PyTorch hash grid (bench/torch_reference.py)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# RSS soak (issue #14): trains on the CPU for SECONDS (default 3600) with checkpoints every 500
+# RSS soak: trains on the CPU for SECONDS (default 3600) with checkpoints every 500
 # steps and a 64 MiB timelapse cap, samples the process's resident memory every 10 s, and prints
 # the samples and the growth after the first minute. Memory should stay flat within the timelapse
 # cap. A benchmark, not a CI test.

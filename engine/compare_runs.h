@@ -1,5 +1,5 @@
 #pragma once
-/// "Compare runs" (issue 16, item 3): a second run B made from run A's config with one change,
+/// "Compare runs": a second run B made from run A's config with one change,
 /// trained beside A on the same image and shown next to it.
 /// - config_with_change builds B's config: A's data spec (so both train on the same pixels) and
 ///   seed, with one thing changed (the whole preset, the hidden activation, omega_0 or lr_max).
@@ -53,6 +53,22 @@ private:
   mutable std::mutex m_mutex;
   std::condition_variable m_cv;
   uint64_t m_next_ticket = 0, m_serving = 0;
+};
+
+/// Holds the device for one training slice while it lives (`turns` null: the device is not shared).
+class SliceTurn {
+public:
+  explicit SliceTurn(SliceTurns* turns) : m_turns(turns) {
+    if (m_turns) m_turns->begin_slice();
+  }
+  ~SliceTurn() {
+    if (m_turns) m_turns->end_slice();
+  }
+  SliceTurn(const SliceTurn&) = delete;
+  SliceTurn& operator=(const SliceTurn&) = delete;
+
+private:
+  SliceTurns* m_turns;
 };
 
 /// The split view of a pane [x0, x0 + width): A is drawn left of `divider_x`, B right of it.

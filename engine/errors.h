@@ -11,6 +11,8 @@ struct Error : std::runtime_error {
 };
 struct ImageError : Error { using Error::Error; };      ///< unreadable, corrupt or oversized image
 struct ConfigError : Error { using Error::Error; };     ///< bad or unknown config key or value
+/// The data spec gives this image a training size over the limits (open_run).
+struct TrainingSizeError : ConfigError { using ConfigError::ConfigError; };
 struct CheckpointError : Error { using Error::Error; }; ///< missing, corrupt or incompatible model file
 struct BackendError : Error { using Error::Error; };    ///< device missing, out of memory, kernel failure
 struct IoError : Error { using Error::Error; };         ///< a file could not be written (disk full, ...)

@@ -297,6 +297,47 @@ RunConfig load_run_config(const std::filesystem::path& file) {
   return parse_run_config(j, file.string());
 }
 
+namespace {
+bool same_encoding(const EncodingSpec& a, const EncodingSpec& b) {
+  if (a.kind != b.kind || a.levels != b.levels || a.features != b.features || a.sigma != b.sigma || a.seed != b.seed)
+    return false;
+  if (a.kind != EncodingKind::HashGrid) return true;
+  return a.n_levels == b.n_levels && a.n_features_per_level == b.n_features_per_level &&
+         a.log2_hashmap_size == b.log2_hashmap_size && a.base_resolution == b.base_resolution &&
+         a.per_level_scale == b.per_level_scale && a.finest_resolution == b.finest_resolution &&
+         a.interpolation == b.interpolation;
+}
+
+bool same_network(const ModelSpec& a, const ModelSpec& b) {
+  const auto scale = [](float s) { return s > 0 ? s : 0.0f; }; // 0 or less: the init's own bounds
+  return same_encoding(a.encoding, b.encoding) && a.hidden == b.hidden &&
+         a.hidden_activations == b.hidden_activations && a.output_activation == b.output_activation &&
+         a.init == b.init && a.omega_0 == b.omega_0 && scale(a.first_layer_scale) == scale(b.first_layer_scale);
+}
+
+bool same_training(const TrainingSpec& a, const TrainingSpec& b) {
+  const auto cpu_batch = [](int64_t n) { return n < 0 ? int64_t(-1) : n; }; // below 0: as batch_size
+  return a.batch_size == b.batch_size && cpu_batch(a.cpu_batch_size) == cpu_batch(b.cpu_batch_size) &&
+         a.seed == b.seed && a.max_recoveries == b.max_recoveries && a.recovery_lr_factor == b.recovery_lr_factor &&
+         a.good_state_every == b.good_state_every;
+}
+} // namespace
+
+bool requires_new_trainer(const RunConfig& a, const RunConfig& b) {
+  const LossParams &la = a.loss, &lb = b.loss;
+  const OptimizerSpec &oa = a.optimizer, &ob = b.optimizer;
+  const DataSpec &da = a.data, &db = b.data;
+  // One weight decay for both optimizers: parse_run_config sets adam's and sgd's from one key.
+  const bool same = same_network(a.model, b.model) && la.kind == lb.kind && la.huber_delta == lb.huber_delta &&
+                    la.bce_epsilon == lb.bce_epsilon && oa.kind == ob.kind && oa.adam.beta1 == ob.adam.beta1 &&
+                    oa.adam.beta2 == ob.adam.beta2 && oa.adam.epsilon == ob.adam.epsilon &&
+                    oa.adam.weight_decay == ob.adam.weight_decay && oa.sgd.momentum == ob.sgd.momentum &&
+                    oa.sgd.nesterov == ob.sgd.nesterov && same_training(a.training, b.training) &&
+                    da.color_mode == db.color_mode && da.threshold == db.threshold && da.max_side == db.max_side &&
+                    da.background == db.background;
+  return !same;
+}
+
 json to_json(const RunConfig& c) {
   const ModelSpec& m = c.model;
   json acts = json::array();

@@ -84,6 +84,15 @@ struct RunConfig {
 /// resolves it (resolve_color_mode in image.h).
 inline int32_t channels_of(ColorMode m) { return m == ColorMode::Rgb || m == ColorMode::Auto ? 3 : 1; }
 
+/// Whether running `b` where `a` runs needs a new Trainer: true when they differ in what a trainer
+/// is built from (the network and its encoding, loss, optimizer, seed, batch, divergence recovery,
+/// data). Not compared, because a running trainer takes them as they change or sets them itself:
+/// the name, the schedule, the step count, the metrics interval, the training size (a run's
+/// follows its image) and model.output_channels (the image's colour mode decides it). Fields that
+/// mean nothing for the kind chosen (the hash grid's for another encoding; a first-layer scale or
+/// CPU batch that is off) are not told apart. Symmetric.
+bool requires_new_trainer(const RunConfig& a, const RunConfig& b);
+
 /// Parses a config; `source` names the file in errors. Missing keys keep their defaults.
 RunConfig parse_run_config(const nlohmann::json& j, const std::string& source);
 /// Reads and parses a JSON config file (ConfigError on a missing file or bad JSON).

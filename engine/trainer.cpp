@@ -64,21 +64,28 @@ std::optional<MetricsRow> Trainer::step() {
   if (m_step_metrics) return step_lagged();
   measure_untrained();
   tick_clock();
-  const int64_t every = std::max<int64_t>(1, m_config.training.metrics_every);
-  const bool metrics = (m_step + 1) % every == 0 || m_step + 1 == m_config.training.steps || m_step == 0;
-  const bool snap = m_policy.should_snapshot(m_step + 1);
+  const StepPlan plan = next_step_plan();
+  const bool metrics = plan.measure, snap = plan.snapshot;
   StepArgs args;
+  args.record_loss = metrics || snap;
+  train_step_now(args);
+  if (!metrics && !snap) return std::nullopt;
+  // The only points where the step's device work is waited on (as before recovery existed).
+  return accept_row(measure_row(), metrics, snap, std::nullopt);
+}
+
+void Trainer::train_step_now(StepArgs args) {
   args.step = m_step;
   args.optimizer_step = m_optimizer_step;
   args.learning_rate = float(learning_rate_at(m_step));
-  args.record_loss = metrics || snap;
   m_backend->train_step(args);
   ++m_step;
   ++m_optimizer_step;
   inject_test_nan();
-  if (!metrics && !snap) return std::nullopt;
-  // The only points where the step's device work is waited on (as before recovery existed).
-  return accept_row(measure_row(), metrics, snap, std::nullopt);
+}
+
+StepPlan Trainer::next_step_plan() const {
+  return plan_step(m_step, m_config.training.steps, m_config.training.metrics_every, m_policy);
 }
 
 std::optional<MetricsRow> Trainer::accept_row(const MetricsRow& row, bool metrics, bool snap,

@@ -30,6 +30,7 @@
 #include "engine/metrics.h"
 #include "engine/renderer.h"
 #include "engine/schedule.h"
+#include "engine/step_plan.h"
 #include "engine/timelapse.h"
 
 #include <chrono>
@@ -161,6 +162,11 @@ private:
   void measure_untrained();
   /// The loss of the current weights over the whole image (a forward pass, in chunks). Blocks.
   double dataset_loss();
+  /// What follows the next step (a metrics row, a frame): the same plan for both step paths.
+  StepPlan next_step_plan() const;
+  /// Runs one step on the backend with `args`' recording flags (its step, update count and
+  /// learning rate filled in here), then counts it (and applies the NaN test hook).
+  void train_step_now(StepArgs args);
   /// step() on a StepMetrics backend: metrics ride on the next step, nothing waits.
   std::optional<MetricsRow> step_lagged();
   /// The awaited row, once its sample arrived (always when `wait`); runs accept_row.

@@ -19,24 +19,16 @@ std::optional<MetricsRow> Trainer::step_lagged() {
   if (m_due.count == m_step && m_awaited.count >= 0) out = finish_awaited(true);
 
   measure_untrained();
-  const int64_t every = std::max<int64_t>(1, m_config.training.metrics_every);
-  const bool metrics = (m_step + 1) % every == 0 || m_step + 1 == m_config.training.steps || m_step == 0;
-  const bool snap = m_policy.should_snapshot(m_step + 1);
+  const StepPlan plan = next_step_plan();
+  const bool metrics = plan.measure, snap = plan.snapshot;
 
   StepArgs args;
-  args.step = m_step;
-  args.optimizer_step = m_optimizer_step;
-  args.learning_rate = float(learning_rate_at(m_step));
-  const bool measuring = m_due.count == m_step;
-  if (measuring) {
+  if (m_due.count == m_step) { // this step measures the row due at its starting count
     args.record_loss = args.record_mse = true;
     m_awaited = std::move(m_due);
     m_due = {};
   }
-  m_backend->train_step(args);
-  ++m_step;
-  ++m_optimizer_step;
-  inject_test_nan();
+  train_step_now(args);
   if (metrics || snap) {
     m_due.count = m_step;
     m_due.metrics = metrics;

@@ -129,6 +129,11 @@ expect 0 "" -- "$redraw" train "$samples/horse.png" --resume "$work/seed/model.r
 expect 0 "" -- "$redraw" train "$samples/horse.png" --resume "$work/run/model.redraw" --steps 30 --out "$work/run2"
 check '[ "$(tail -1 "$work/run2/metrics.csv" | cut -d, -f1)" = "30" ]'
 check '[ "$(grep -c . "$work/run2/metrics.csv")" -gt "$(grep -c . "$work/run/metrics.csv")" ]'
+# --resume with the image gone opens the model as the GUI does (engine's open_run): the model's own
+# picture stands in as the ground truth, a note says so, and the saved model keeps its recorded source.
+expect 0 "showing the model's own picture as the ground truth" -- "$redraw" train "$work/gone.png" --resume "$work/run/model.redraw" --steps 25 --out "$work/run4"
+check '[ "$(tail -1 "$work/run4/metrics.csv" | cut -d, -f1)" = "25" ]'
+expect 0 "horse.png" -- "$redraw" info "$work/run4/model.redraw"
 # --time-limit stops early and still writes everything.
 expect 0 "" -- "$redraw" train "$samples/horse.png" --config "$cfg" --max-side 40 --steps 100000000 --time-limit 1 --out "$work/run3"
 check '[ -s "$work/run3/final.png" ]'

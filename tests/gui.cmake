@@ -95,7 +95,7 @@ add_test(NAME gui_time_limit
 set_tests_properties(gui_time_limit PROPERTIES TIMEOUT 300 RESOURCE_LOCK xvfb LABELS gui
   PASS_REGULAR_EXPRESSION "time limit: [1-9][0-9]* steps in [2-9]\\.[0-9]+ s of training")
 
-# The insight views (issue 16): the Spectrum and the Neuron maps windows, each opened through its
+# The insight views: the Spectrum and the Neuron maps windows, each opened through its
 # own settings.json, captured after 2 and 60 steps; the checker crops the areas named in the
 # FILE.insight.json sidecars (not blank, changed between the captures).
 add_executable(redraw_gui_insight_check ${CMAKE_CURRENT_LIST_DIR}/gui_insight_check.cpp)

@@ -1,4 +1,4 @@
-# Compare runs (issue 16 item 3): `redraw gui --test-script` under Xvfb opens Training > Compare
+# Compare runs: `redraw gui --test-script` under Xvfb opens Training > Compare
 # with the siren preset, trains both runs in turns, screenshots the side-by-side and split views,
 # saves both models and closes the comparison; the checker then crops run A's and run B's pictures
 # from the side-by-side screenshot (the sidecar's compare_a / compare_b) and requires two

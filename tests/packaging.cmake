@@ -1,4 +1,4 @@
-# Installing and packaging (issue #17), included by tests/CMakeLists.txt. Label "packaging":
+# Installing and packaging, included by tests/CMakeLists.txt. Label "packaging":
 #   ctest -L packaging     just these; each skips (exit 77) when a tool it needs is missing
 #                          (scripts/install_deps.sh installs them all).
 # - install_tree: cmake --install into a prefix that is then moved; the installed redraw runs

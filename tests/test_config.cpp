@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 using namespace redraw;
@@ -165,4 +166,116 @@ TEST_CASE("seeds are read as exact 64-bit integers, and out-of-range ones name t
   expect_config_error(json::parse(R"({"training": {"seed": 1.5}})"), "training.seed: 1.5");
   expect_config_error(json::parse(R"({"training": {"seed": "7"}})"), "training.seed: must be a whole number");
   expect_config_error(json::parse(R"({"model": {"encoding": {"seed": -3}}})"), "model.encoding.seed");
+}
+
+namespace {
+/// The rule as it was first written, in ui/: both configs as JSON, minus the keys a running
+/// trainer takes without a rebuild. An independent reference for the typed comparison.
+bool json_rule(const RunConfig& a, const RunConfig& b) {
+  json x = to_json(a), y = to_json(b);
+  for (json* j : {&x, &y}) {
+    j->erase("name");
+    j->erase("schedule");
+    (*j)["training"].erase("steps");
+    (*j)["training"].erase("metrics_every");
+    (*j)["data"].erase("width");
+    (*j)["data"].erase("height");
+  }
+  return x != y;
+}
+
+struct Edit {
+  const char* what;
+  void (*apply)(RunConfig&);
+  bool (*rebuilds)(const RunConfig& base); ///< whether this edit of `base` needs a new trainer
+};
+bool always(const RunConfig&) { return true; }
+bool never(const RunConfig&) { return false; }
+bool on_hash_grid(const RunConfig& c) { return c.model.encoding.kind == EncodingKind::HashGrid; }
+
+const Edit k_edits[] = {
+    // What a running trainer takes, or sets itself.
+    {"name", [](RunConfig& c) { c.name = "renamed"; }, never},
+    {"schedule.kind", [](RunConfig& c) { c.schedule.kind = ScheduleKind::WarmRestarts; }, never},
+    {"schedule.lr_max", [](RunConfig& c) { c.schedule.lr_max *= 3; }, never},
+    {"schedule.lr_min", [](RunConfig& c) { c.schedule.lr_min = 1e-9; }, never},
+    {"schedule.period", [](RunConfig& c) { c.schedule.period = 77; }, never},
+    {"schedule.period_mult", [](RunConfig& c) { c.schedule.period_mult = 2.5; }, never},
+    {"schedule.warmup_steps", [](RunConfig& c) { c.schedule.warmup_steps = 9; }, never},
+    {"training.steps", [](RunConfig& c) { c.training.steps = 12345; }, never},
+    {"training.metrics_every", [](RunConfig& c) { c.training.metrics_every = 3; }, never},
+    {"data.width", [](RunConfig& c) { c.data.width = 31; }, never},
+    {"data.height", [](RunConfig& c) { c.data.height = 17; }, never},
+    {"model.output_channels", [](RunConfig& c) { c.model.output_channels = 4 - c.model.output_channels; }, never},
+    {"cpu batch below 0", [](RunConfig& c) { c.training.cpu_batch_size = c.training.cpu_batch_size < 0 ? -7 : c.training.cpu_batch_size; }, never},
+    // Only meaningful for one encoding.
+    {"encoding.n_levels", [](RunConfig& c) { c.model.encoding.n_levels += 1; }, on_hash_grid},
+    {"encoding.n_features_per_level", [](RunConfig& c) { c.model.encoding.n_features_per_level = c.model.encoding.n_features_per_level == 4 ? 2 : 4; }, on_hash_grid},
+    {"encoding.log2_hashmap_size", [](RunConfig& c) { c.model.encoding.log2_hashmap_size += 1; }, on_hash_grid},
+    {"encoding.base_resolution", [](RunConfig& c) { c.model.encoding.base_resolution += 2; }, on_hash_grid},
+    {"encoding.per_level_scale", [](RunConfig& c) { c.model.encoding.per_level_scale += 0.25f; }, on_hash_grid},
+    {"encoding.finest_resolution", [](RunConfig& c) { c.model.encoding.finest_resolution += 64; }, on_hash_grid},
+    {"encoding.interpolation", [](RunConfig& c) { c.model.encoding.interpolation = c.model.encoding.interpolation == GridInterpolation::Linear ? GridInterpolation::Smoothstep : GridInterpolation::Linear; }, on_hash_grid},
+    // What a trainer is built from.
+    {"encoding.kind", [](RunConfig& c) { c.model.encoding.kind = c.model.encoding.kind == EncodingKind::Fourier ? EncodingKind::Positional : EncodingKind::Fourier; }, always},
+    {"encoding.levels", [](RunConfig& c) { c.model.encoding.levels += 1; }, always},
+    {"encoding.features", [](RunConfig& c) { c.model.encoding.features += 8; }, always},
+    {"encoding.sigma", [](RunConfig& c) { c.model.encoding.sigma = std::nextafter(c.model.encoding.sigma, 100.0f); }, always},
+    {"encoding.seed", [](RunConfig& c) { c.model.encoding.seed += 1; }, always},
+    {"model.hidden width", [](RunConfig& c) { c.model.hidden.back() += 1; }, always},
+    {"model.hidden layer", [](RunConfig& c) { c.model.hidden.push_back(8); c.model.hidden_activations.push_back(Activation::Tanh); }, always},
+    {"model.activation", [](RunConfig& c) { c.model.hidden_activations.front() = c.model.hidden_activations.front() == Activation::Relu ? Activation::Tanh : Activation::Relu; }, always},
+    {"model.output_activation", [](RunConfig& c) { c.model.output_activation = c.model.output_activation == Activation::Sigmoid ? Activation::Identity : Activation::Sigmoid; }, always},
+    {"model.init", [](RunConfig& c) { c.model.init = c.model.init == InitKind::He ? InitKind::Xavier : InitKind::He; }, always},
+    {"model.omega_0", [](RunConfig& c) { c.model.omega_0 += 1; }, always},
+    {"model.first_layer_scale", [](RunConfig& c) { c.model.first_layer_scale += 0.5f; }, always},
+    {"loss.kind", [](RunConfig& c) { c.loss.kind = c.loss.kind == LossKind::L1 ? LossKind::MSE : LossKind::L1; }, always},
+    {"loss.huber_delta", [](RunConfig& c) { c.loss.huber_delta *= 2; }, always},
+    {"loss.bce_epsilon", [](RunConfig& c) { c.loss.bce_epsilon *= 2; }, always},
+    {"optimizer.kind", [](RunConfig& c) { c.optimizer.kind = c.optimizer.kind == OptimizerKind::Adam ? OptimizerKind::Sgd : OptimizerKind::Adam; }, always},
+    {"adam.beta1", [](RunConfig& c) { c.optimizer.adam.beta1 = 0.8f; }, always},
+    {"adam.beta2", [](RunConfig& c) { c.optimizer.adam.beta2 = 0.98f; }, always},
+    {"adam.epsilon", [](RunConfig& c) { c.optimizer.adam.epsilon *= 10; }, always},
+    {"weight_decay", [](RunConfig& c) { c.optimizer.adam.weight_decay = c.optimizer.sgd.weight_decay = 0.125f; }, always},
+    {"sgd.momentum", [](RunConfig& c) { c.optimizer.sgd.momentum = 0.5f; }, always},
+    {"sgd.nesterov", [](RunConfig& c) { c.optimizer.sgd.nesterov = !c.optimizer.sgd.nesterov; }, always},
+    {"training.batch_size", [](RunConfig& c) { c.training.batch_size += 64; }, always},
+    {"training.cpu_batch_size", [](RunConfig& c) { c.training.cpu_batch_size = c.training.cpu_batch_size == 128 ? 256 : 128; }, always},
+    {"training.seed", [](RunConfig& c) { c.training.seed += 1; }, always},
+    {"training.max_recoveries", [](RunConfig& c) { c.training.max_recoveries += 1; }, always},
+    {"training.recovery_lr_factor", [](RunConfig& c) { c.training.recovery_lr_factor = 0.25; }, always},
+    {"training.good_state_every", [](RunConfig& c) { c.training.good_state_every += 1; }, always},
+    {"data.color_mode", [](RunConfig& c) { c.data.color_mode = c.data.color_mode == ColorMode::Rgb ? ColorMode::Gray : ColorMode::Rgb; }, always},
+    {"data.threshold", [](RunConfig& c) { c.data.threshold = 0.25f; }, always},
+    {"data.max_side", [](RunConfig& c) { c.data.max_side += 1; }, always},
+    {"data.background", [](RunConfig& c) { c.data.background[1] = 0.5f; }, always},
+};
+} // namespace
+
+TEST_CASE("requires_new_trainer: a schedule edit needs no new trainer, a shape edit does") {
+  const RunConfig a = load_preset("siren");
+  RunConfig b = a;
+  b.schedule.lr_max = 0.5;
+  b.training.steps = 12345;
+  CHECK_FALSE(requires_new_trainer(b, a));
+  b.model.hidden.push_back(32);
+  b.model.hidden_activations.push_back(Activation::Sine);
+  CHECK(requires_new_trainer(b, a));
+}
+
+TEST_CASE("requires_new_trainer: every field of every preset, against the JSON rule it replaced") {
+  for (const std::string& preset : preset_names()) {
+    const RunConfig base = load_preset(preset);
+    CHECK_FALSE(requires_new_trainer(base, base));
+    for (const Edit& e : k_edits) {
+      CAPTURE(preset);
+      CAPTURE(e.what);
+      RunConfig edited = base;
+      e.apply(edited);
+      const bool expected = e.rebuilds(base);
+      CHECK(requires_new_trainer(base, edited) == expected);
+      CHECK(requires_new_trainer(edited, base) == expected);
+      CHECK(json_rule(base, edited) == expected);
+    }
+  }
 }

@@ -97,7 +97,7 @@ TEST_CASE("insight: the session hands out a copy of the running network's parame
   const auto start = std::chrono::steady_clock::now();
   bool asked = false;
   while (!net && std::chrono::steady_clock::now() - start < std::chrono::seconds(60)) {
-    SessionTake t = session.take();
+    SessionSnapshot t = session.take();
     status = t.status;
     if (status.has_run && !asked) {
       session.request_network();

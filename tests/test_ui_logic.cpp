@@ -231,7 +231,7 @@ TEST_CASE("ui: the preset combo says custom for a model of another shape; saved 
   CHECK(preset_for_run(ui.edit, load_preset("classic")).empty());
 
   // A new trainer (a model made with the classic preset) while "siren" was selected.
-  SessionTake take;
+  SessionSnapshot take;
   take.status.has_run = true;
   take.status.trainer_id = 7;
   take.status.config = load_preset("classic");
@@ -318,17 +318,6 @@ TEST_CASE("ui: adjacent plot tick labels differ, on linear and log axes of any r
   CHECK(small.front().label.find("e-0") != std::string::npos);
   const auto psnr = axis_ticks(21.9, 23.3, false, 4);
   CHECK(psnr.front().label == "22.0");
-}
-
-TEST_CASE("ui: a schedule edit needs no reset, a shape edit does") {
-  const RunConfig a = load_preset("siren");
-  RunConfig b = a;
-  b.schedule.lr_max = 0.5;
-  b.training.steps = 12345;
-  CHECK_FALSE(needs_reset(b, a));
-  b.model.hidden.push_back(32);
-  b.model.hidden_activations.push_back(Activation::Sine);
-  CHECK(needs_reset(b, a));
 }
 
 TEST_CASE("ui: settings and recent files round-trip through the XDG folders") {

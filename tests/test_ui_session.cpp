@@ -14,6 +14,7 @@
 #include "engine/cpu_backend.h"
 #include "engine/image.h"
 #include "engine/model_check.h"
+#include "engine/open_run.h"
 #include "test_support.h"
 
 #include <algorithm>
@@ -48,7 +49,7 @@ struct Collected {
 template <class Pred> bool wait_for(TrainingSession& s, Collected& c, Pred done) {
   const auto start = std::chrono::steady_clock::now();
   while (std::chrono::steady_clock::now() - start < std::chrono::seconds(60)) {
-    SessionTake t = s.take();
+    SessionSnapshot t = s.take();
     if (t.history_replaced) c.rows.clear();
     c.rows.insert(c.rows.end(), t.rows.begin(), t.rows.end());
     c.status = t.status;
@@ -284,5 +285,36 @@ TEST_CASE("ui session: a model opened from another folder finds its image beside
   const std::string stored = load_checkpoint(b.path / "m2.redraw").source_image;
   CHECK(std::filesystem::path(stored).is_absolute());
   CHECK(std::filesystem::equivalent(stored, a.path / "img.png"));
+}
+TEST_CASE("ui session: a model whose image is gone opens as the command line opens it (open_run)") {
+  test::TempDir a;
+  std::filesystem::copy_file(default_image_path(), a.path / "img.png");
+  const RunConfig cfg = tiny_config();
+  {
+    Trainer t(std::make_unique<CpuBackend>(), cfg, Dataset{prepare_training_image(a.path / "img.png", cfg.data)});
+    t.run(3);
+    save_checkpoint(a.path / "m.redraw", t.checkpoint((a.path / "img.png").string()));
+  }
+  std::filesystem::remove(a.path / "img.png");
+  // What `redraw train gone.png --resume m.redraw --backend cpu` opens.
+  OpenRunOptions cli_options;
+  cli_options.backend = "cpu";
+  const OpenedRun cli =
+      open_run({(a.path / "gone.png").string(), (a.path / "m.redraw").string()}, backend_factory(), cli_options);
+  REQUIRE(cli.notices.size() == 1);
+  TrainingSession session(backend_factory());
+  Collected c;
+  LoadRequest req;
+  req.model = (a.path / "m.redraw").string();
+  req.backend = "cpu";
+  session.load(req);
+  REQUIRE(wait_for(session, c, [](const Collected& x) { return x.status.has_run && x.truth; }));
+  CHECK(c.errors.empty());
+  CHECK(c.status.image_path.empty());
+  REQUIRE(c.notices.size() == 1);
+  CHECK(c.notices[0].find("showing the model's own picture as the ground truth") != std::string::npos);
+  CHECK(test::max_abs_diff(*c.truth, cli.trainer->dataset().image) == 0.0);
+  CHECK(c.status.step == cli.trainer->current_step());
+  CHECK(c.status.step == 3);
 }
 #endif

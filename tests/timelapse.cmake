@@ -1,8 +1,8 @@
-# Timelapse and export command line (issue #5): included by tests/CMakeLists.txt.
+# Timelapse and export command line: included by tests/CMakeLists.txt.
 add_test(NAME cli_timelapse COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli_timelapse.sh $<TARGET_FILE:redraw>
          WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
 set_tests_properties(cli_timelapse PROPERTIES ENVIRONMENT "REDRAW_ASSETS=${CMAKE_SOURCE_DIR}/assets")
-# Fault tests (issue #14): kill -9, a full disk, an injected NaN, SIGINT/SIGTERM.
+# Fault tests: kill -9, a full disk, an injected NaN, SIGINT/SIGTERM.
 add_test(NAME fault_tests COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fault_tests.sh $<TARGET_FILE:redraw>
          WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
 set_tests_properties(fault_tests PROPERTIES ENVIRONMENT "REDRAW_ASSETS=${CMAKE_SOURCE_DIR}/assets" TIMEOUT 600)

@@ -72,23 +72,10 @@ void prepare_export_size(FileDialogState& d, int32_t w, int32_t h) {
   }
 }
 
-bool needs_reset(const RunConfig& edited, const RunConfig& running) {
-  nlohmann::json a = to_json(edited), b = to_json(running);
-  for (auto* j : {&a, &b}) {
-    j->erase("name");
-    j->erase("schedule");
-    (*j)["training"].erase("steps");
-    (*j)["training"].erase("metrics_every");
-    (*j)["data"].erase("width");
-    (*j)["data"].erase("height");
-  }
-  return a != b;
-}
-
 bool is_model_path(const std::string& path) { return has_extension(path, ".redraw"); }
 
 std::string preset_for_run(const EditState& edit, const RunConfig& running) {
-  if (edit.preset.empty() || needs_reset(running, edit.preset_config)) return {};
+  if (edit.preset.empty() || requires_new_trainer(running, edit.preset_config)) return {};
   return edit.preset;
 }
 
@@ -304,7 +291,7 @@ void update_error_map(UiState& ui, const Image& shown) {
   v.error_dirty = false;
 }
 
-void absorb_run_rows(RunView& run, SessionTake& take) {
+void absorb_run_rows(RunView& run, SessionSnapshot& take) {
   if (take.history_replaced) {
     run.history.clear();
     run.plot_step.clear();
@@ -327,7 +314,7 @@ void absorb_run_rows(RunView& run, SessionTake& take) {
   if (run.status.running && run.status.steps_per_s > 0) run.last_steps_per_s = run.status.steps_per_s;
 }
 
-void absorb_run_preview(RunView& run, PreviewTexture* texture, SessionTake& take) {
+void absorb_run_preview(RunView& run, PreviewTexture* texture, SessionSnapshot& take) {
   if (!take.preview) return;
   run.reconstruction = std::move(take.preview);
   run.preview_step = take.preview_step;
@@ -339,7 +326,7 @@ void absorb_run_preview(RunView& run, PreviewTexture* texture, SessionTake& take
   }
 }
 
-void absorb_snapshot(UiState& ui, SessionTake&& take) {
+void absorb_snapshot(UiState& ui, SessionSnapshot&& take) {
   RunView& run = ui.run;
   for (auto& e : take.errors)
     ui.notify(std::move(e), true);

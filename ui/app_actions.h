@@ -14,12 +14,12 @@ bool apply_intent(UiState& ui, TrainingSession& session, const UiIntent& intent)
 void handle_shortcuts(UiState& ui);
 /// Takes the session's snapshot: history, status, messages, ground truth and host preview
 /// (uploaded into the host textures, error map recomputed). Device frames are uploaded by the caller.
-void absorb_snapshot(UiState& ui, SessionTake&& take);
+void absorb_snapshot(UiState& ui, SessionSnapshot&& take);
 /// The part of absorb_snapshot every run shares (run A, and run B when comparing): appends the new
 /// metrics rows to the history and plot columns (or replaces them) and takes the status.
-void absorb_run_rows(RunView& run, SessionTake& take);
+void absorb_run_rows(RunView& run, SessionSnapshot& take);
 /// Takes a new host preview into `run` and uploads it into `texture` (may be null).
-void absorb_run_preview(RunView& run, PreviewTexture* texture, SessionTake& take);
+void absorb_run_preview(RunView& run, PreviewTexture* texture, SessionSnapshot& take);
 /// Recomputes the error heat map of `shown` against the ground truth into the error texture, at
 /// the automatic scale (view.error_auto) or the manual gain; sets view.error_full_scale.
 void update_error_map(UiState& ui, const Image& shown);
@@ -32,10 +32,8 @@ void load_preset_into(UiState& ui, const std::string& name_or_path);
 /// The export size File > Export opens with for a w x h picture: 4x the picture the first time;
 /// afterwards the size chosen last time, its height following the picture's aspect when locked.
 void prepare_export_size(FileDialogState& d, int32_t w, int32_t h);
-/// True when the edited config differs from the running one in anything but the schedule and steps.
-bool needs_reset(const RunConfig& edited, const RunConfig& running);
 /// The preset the controls name once `running` (a new trainer's config) is in the editor:
-/// `edit.preset` while `running` has that preset's shape, data, loss and optimizer (needs_reset
+/// `edit.preset` while `running` has that preset's shape, data, loss and optimizer (requires_new_trainer
 /// with `edit.preset_config`), "" (shown as "custom") otherwise, e.g. for a model made elsewhere.
 std::string preset_for_run(const EditState& edit, const RunConfig& running);
 /// True for a path ending in ".redraw", in any case.

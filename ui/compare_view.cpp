@@ -177,7 +177,7 @@ void finish_export(UiState& ui, CompareSessions& cs) {
 }
 
 /// Linked scrubbing: B's frame follows the step A's timelapse shows.
-void sync_linked_frame(UiState& ui, CompareSessions& cs, SessionTake& take) {
+void sync_linked_frame(UiState& ui, CompareSessions& cs, SessionSnapshot& take) {
   CompareState& c = ui.compare;
   if (take.frame) {
     c.frame = std::move(take.frame);
@@ -195,10 +195,10 @@ void sync_linked_frame(UiState& ui, CompareSessions& cs, SessionTake& take) {
 }
 } // namespace
 
-bool absorb_compare(UiState& ui, CompareSessions& cs, SessionTake& take_a) {
+bool absorb_compare(UiState& ui, CompareSessions& cs, SessionSnapshot& take_a) {
   if (take_a.picture) cs.export_a = std::move(take_a.picture);
   if (!cs.b) return false;
-  SessionTake take = cs.b->take();
+  SessionSnapshot take = cs.b->take();
   const bool news = take.preview || !take.rows.empty() || !take.errors.empty() || !take.notices.empty() ||
                     take.status.running != ui.compare.run.status.running;
   for (auto& e : take.errors)
@@ -222,7 +222,7 @@ void close_compare(UiState& ui, CompareSessions& cs) {
     }
     cs.b->set_running(false);
     if (!cs.b->flush(60.0)) ui.notify("compare: run B's copy did not finish in time", true);
-    SessionTake last = cs.b->take();
+    SessionSnapshot last = cs.b->take();
     for (auto& n : last.notices)
       ui.notify("B: " + n, false);
     for (auto& e : last.errors)

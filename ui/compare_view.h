@@ -1,5 +1,5 @@
 #pragma once
-/// Compare runs (issue 16 item 3): run B, made from run A's config with one change
+/// Compare runs: run B, made from run A's config with one change
 /// (engine/compare_runs.h), trains from step 0 on the same image beside A.
 /// - CompareSessions owns B's TrainingSession and texture; both sessions share one SliceTurns,
 ///   so on one device they train in alternating slices.
@@ -40,7 +40,7 @@ bool apply_compare_intent(UiState& ui, TrainingSession& a, CompareSessions& cs, 
 /// Each frame: folds B's snapshot into ui.compare.run and B's texture; finishes a pending export
 /// once both pictures arrived. `take_a` is A's snapshot of this frame (its export picture).
 /// Takes run B's news into ui.compare; true when B brought something to show (a frame is due).
-bool absorb_compare(UiState& ui, CompareSessions& cs, SessionTake& take_a);
+bool absorb_compare(UiState& ui, CompareSessions& cs, SessionSnapshot& take_a);
 /// Ends the comparison (keeping A); waits for B's copy to be written. Also at quit.
 void close_compare(UiState& ui, CompareSessions& cs);
 /// Training > Compare with...: the one change that makes run B; and the "which run goes on" popup.

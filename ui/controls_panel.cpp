@@ -359,7 +359,7 @@ void draw_summary(UiState& ui) {
                       "cores in tf32 / bf16 (fp32 storage and accumulation; compute capability 8.0+).\n"
                       "The CPU always computes in fp32. Takes effect with Apply & reset.");
   const bool backend_changed = st.has_run && ui.settings.backend != "auto" && ui.settings.backend != st.backend;
-  const bool dirty = st.has_run && (needs_reset(ui.edit.config, st.config) || backend_changed);
+  const bool dirty = st.has_run && (requires_new_trainer(ui.edit.config, st.config) || backend_changed);
   ImGui::PushStyleColor(ImGuiCol_Button,
                         dirty ? ImVec4(0.60f, 0.42f, 0.10f, 1) : ImGui::GetStyleColorVec4(ImGuiCol_Button));
   ImGui::BeginDisabled(!st.has_run && ui.last_image.empty());

@@ -236,24 +236,20 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, Compar
   FrameEvents ev;        // what the pacing rule sees (ui/frame_pacing.h)
   double wait_s = 0;     // until the next look, as the rule said last time
   const TrainingSession* paced_b = nullptr; // the compare run B last told the preview gap
+  SessionSnapshot take;                     // what run A published, taken each turn of the loop
   while (!glfwWindowShouldClose(window)) {
     glfwWaitEventsTimeout(wait_s); // returns at once on input
     if (signals.caught()) break;   // run_gui autosaves, then exits
     ui.now = glfwGetTime();
     const auto frame_start = std::chrono::steady_clock::now();
 
-    SessionTake take = session.take();
+    take.take_from(session.mailbox());
     const bool compare_news = absorb_compare(ui, compare, take);
     for (const SessionProfile& p : take.profiles)
       perf_add_profile(ui.perf, p);
     if (take.network) ui.insight.network = std::move(take.network);
     const bool new_rows = !take.rows.empty();
-    const bool fresh = take.preview || take.device_preview || take.ground_truth ||
-                       !take.errors.empty() || !take.notices.empty() || !take.saved_models.empty() ||
-                       !take.failed_saves.empty() || take.snapshots_changed || take.frame ||
-                       take.history_replaced || take.run_id != ui.run.run_id ||
-                       take.status.running != ui.run.status.running || take.status.busy != ui.run.status.busy ||
-                       take.status.trainer_id != ui.run.status.trainer_id;
+    const bool fresh = take.has_news();
     absorb_snapshot(ui, std::move(take));
     const int64_t shown_before = ui.run.shown_step;
     upload_device_frame(ui, session);

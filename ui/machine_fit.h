@@ -1,5 +1,5 @@
 #pragma once
-/// Fitting a run to the machine (issue 15), as plain functions the panel and the tests share:
+/// Fitting a run to the machine, as plain functions the panel and the tests share:
 /// - first_launch_preset(): what a first launch (no settings yet) starts with: `instant`, whose
 ///   CPU batch is fixed (training.batch_cpu), so a recognisable picture forms within seconds on a
 ///   2-core CPU as on a GPU.

@@ -1,4 +1,4 @@
-// The machine's part of the controls (issue 15): the CPU thread count, and the hint that offers a
+// The machine's part of the controls: the CPU thread count, and the hint that offers a
 // smaller training size when a run's ETA is long. Drawn by controls_panel.cpp.
 #include "ui/machine_fit.h"
 #include "ui/panels.h"

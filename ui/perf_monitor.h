@@ -8,7 +8,7 @@
 ///   averaged over the bin; preview rendering; steps/s; GUI frame time (mean and worst); the
 ///   process's resident memory and the device memory the backend reports.
 /// - Plain data and pure functions, no ImGui: tests fold samples and check the sums.
-#include "ui/training_session.h"
+#include "ui/session_snapshot.h"
 
 #include <cstdint>
 #include <deque>

@@ -4,9 +4,9 @@
 ///   previews, saves and exports. The GUI thread only posts commands and takes snapshots.
 /// - Commands run in order on the training thread. A command that fails (unreadable image, bad
 ///   model file, out of memory) reports an error message and leaves the current run as it was.
-/// - Snapshot: the thread publishes into a back slot under a mutex (new metrics rows, status, the
-///   newest preview); take() moves them into the GUI's copy. Neither side holds the lock for
-///   longer than a few swaps, so 30+ fps holds while the CPU trains.
+/// - Snapshot: the thread posts typed updates (new metrics rows, status, the newest preview) into
+///   its SessionMailbox; the GUI takes them once per frame (SessionSnapshot::take_from). Neither
+///   side holds a lock for longer than a few moves, so 30+ fps holds while the CPU trains.
 /// - Previews: every `preview_every` steps (and at most ~30 per second, or as set_min_preview_interval
 ///   says, plus on pause and at the end) the network is rendered at the training size. On a GPU
 ///   backend (one with a DeviceRenderer) the frame goes into a DeviceFrameRing for the GUI's GL
@@ -23,6 +23,7 @@
 #include "engine/run_config.h"
 #include "engine/run_tree.h"
 #include "engine/timelapse_export.h"
+#include "ui/session_mailbox.h"
 
 #include <atomic>
 #include <condition_variable>
@@ -37,76 +38,16 @@
 
 namespace redraw {
 
-/// Scalars the status bar and panels show.
-struct SessionStatus {
-  bool has_run = false; ///< a trainer exists
-  bool running = false;
-  bool busy = false; ///< loading, saving or exporting
-  std::string busy_what;
-  double busy_progress = 0; ///< 0..1 for exports
-  uint64_t trainer_id = 0;  ///< changes when a new trainer is built (load, Apply & reset)
-  std::string image_path;   ///< image the run trains on ("" when a model's picture stands in)
-  std::string source_path;  ///< image or model the run was opened from
-  std::string backend;      ///< "cpu" / "cuda"
-  std::string device;
-  int64_t step = 0, total_steps = 0;
-  int64_t stop_at_step = -1; ///< pauses when reaching this step (-1: at total_steps)
-  double elapsed_s = 0;
-  double steps_per_s = 0;
-  int64_t parameter_count = 0;
-  RunConfig config; ///< the running config (the shape the trainer was built with)
-  int32_t width = 0, height = 0;
-  int32_t image_width = 0, image_height = 0; ///< the image file's own size (0: unknown, e.g. a model alone)
-  /// Training, a branch, a reset or a schedule change since the run was loaded or last saved to a
-  /// model file (an untrained run at step 0 with no branches has nothing to lose).
-  bool unsaved = false;
-  std::string model_path;     ///< the .redraw this run was loaded from or last saved to ("" = none)
-  std::vector<RunLine> lines; ///< the run tree (one line until "Resume training from here")
-};
-
-/// The training thread's time between two publishes (the performance panel, ui/perf_monitor.h).
-struct SessionProfile {
-  double wall_s = 0;    ///< training-thread wall time this sample covers
-  int64_t steps = 0;    ///< Trainer::step() calls in it
-  double step_s = 0;    ///< wall time inside Trainer::step() (metrics and snapshots included)
-  double preview_s = 0; ///< rendering previews
-  StepProfile backend;  ///< the backend's own split (zero counts when it has none)
-};
-
-/// What the GUI takes from the session each frame.
-struct SessionTake {
-  uint64_t run_id = 0;           ///< changes when a new run or reset starts
-  bool history_replaced = false; ///< `rows` is the whole history, not an append
-  std::vector<MetricsRow> rows;
-  SessionStatus status;
-  std::shared_ptr<const Image> ground_truth; ///< set when a new run starts
-  std::shared_ptr<const Image> preview;      ///< host preview, when a new one is ready
-  int64_t preview_step = -1;
-  bool device_preview = false; ///< a new frame waits in the DeviceFrameRing
-  // Timelapse.
-  bool snapshots_changed = false;    ///< `snapshots` is the new list of frames
-  std::vector<MetricsRow> snapshots; ///< one row per kept frame, oldest first
-  std::vector<uint8_t> snapshot_resumable; ///< per frame: Snapshot::resumable
-  size_t snapshot_bytes = 0, snapshot_cap_bytes = 0;
-  std::shared_ptr<const Image> frame; ///< a requested timelapse frame at the training size
-  int64_t frame_step = -1;
-  std::vector<std::string> errors, notices;
-  std::vector<std::string> saved_models; ///< paths save_model() wrote successfully, oldest first
-  std::vector<SessionProfile> profiles;  ///< one per publish while a run exists, oldest first
-  std::vector<std::string> failed_saves; ///< paths save_model() could not write (the error is in `errors`)
-  std::shared_ptr<const NetworkSnapshot> network; ///< parameters asked for with request_network()
-  std::shared_ptr<const Image> picture;           ///< render_picture()'s image, when it is ready
-};
-
 /// A new run: from an image (config applies), or from a model (its config applies).
 struct LoadRequest {
   std::string image; ///< image to train on (may be empty when `model` is set)
   std::string model; ///< .redraw model to resume (optional)
   RunConfig config;  ///< for image loads
   std::string backend = "auto";
-  std::string precision;     ///< fp32 | tf32 | bf16 for a CUDA backend; ignored for "cpu"
-  bool keep_weights = false; ///< (reserved) rebuild from the current weights
+  std::string precision; ///< fp32 | tf32 | bf16 for a CUDA backend; ignored for "cpu"
 };
+
+struct LiveRun;
 
 class TrainingSession {
 public:
@@ -147,7 +88,7 @@ public:
   void export_image(const std::string& path, int32_t w, int32_t h, int bit_depth, int64_t snapshot_step = -1);
   /// The original upscaled bicubically beside the network's redraw (2w x h).
   void export_comparison(const std::string& path, int32_t w, int32_t h, int bit_depth);
-  /// Renders the current network at w x h into SessionTake::picture (the compare export); an
+  /// Renders the current network at w x h into SessionSnapshot::picture (the compare export); an
   /// error message when it fails.
   void render_picture(int32_t w, int32_t h);
   /// Every timelapse frame as GIF, MP4 or PNG frames (by the destination); progress is set here.
@@ -172,18 +113,19 @@ public:
   /// Asks for a host copy of the current picture (for the error map on the CUDA path).
   void request_host_preview();
   /// Asks for a copy of the running network's parameters (the neuron maps; one device read on a
-  /// GPU); it arrives as SessionTake::network.
+  /// GPU); it arrives as SessionSnapshot::network.
   void request_network();
 
-  /// Takes what was published since the last call. GUI thread.
-  SessionTake take();
+  /// Where the training thread publishes; the GUI takes from it (SessionSnapshot::take_from).
+  SessionMailbox& mailbox() { return m_mailbox; }
+  /// A snapshot of what was published since the last take (one-off reads: tests, closing run B).
+  SessionSnapshot take();
   /// Device preview frames (a GPU backend with interop); null otherwise.
   std::shared_ptr<DeviceFrameRing> device_frames() const;
   /// Lets the training thread publish device frames (the GUI sets it when interop works).
   void enable_device_preview(bool on);
 
 private:
-  struct Run;
   using Command = std::function<void()>;
   void post(Command c);
   void thread_main();
@@ -192,26 +134,29 @@ private:
   void make_preview(bool force);
   /// Moves the metrics rows a GPU run measures a step late into the snapshot (pause, end, one step).
   void settle_metrics();
-  /// After a branch or a line switch (training thread): the new line's history replaces the
-  /// published one, with a new run id, and the preview is due again.
-  void publish_replaced_history();
+  /// After a reset, a branch or a line switch (training thread): the run changed; its history
+  /// replaces the published one, with a new run id, and its preview and frames are posted.
+  void show_new_line();
   void publish_status();
+  /// The frame memory cap every trainer of this session gets.
+  size_t snapshot_cap() const { return m_snapshot_cap > 0 ? m_snapshot_cap : k_default_snapshot_cap_bytes; }
   void report_error(const std::string& what);
   void report_notice(const std::string& what);
   void serve_frame_request();
-  void publish_snapshots(bool force);
   /// Reports the trainer's new recoveries from divergence and republishes the rolled-back history.
   void report_recoveries();
   /// Runs an export with busy/progress/cancel reporting; `work` gets the progress callback.
   void run_export(const std::string& what, const std::string& path,
                   const std::function<void(const std::function<bool(double)>&)>& work);
+  /// Writes the model (save, autosave, kept copy); recoveries it needed are reported.
+  void write_model(const std::string& path, bool make_folder);
 
+  SessionMailbox m_mailbox;
   // Shared with the GUI thread, under m_mutex.
   mutable std::mutex m_mutex;
   std::condition_variable m_cv;
   std::deque<Command> m_commands;
   bool m_quit = false;
-  SessionTake m_back;
   std::shared_ptr<DeviceFrameRing> m_frames;
   bool m_device_preview_enabled = false;
   int64_t m_requested_frame = -1;
@@ -223,7 +168,7 @@ private:
   std::shared_ptr<SliceTurns> m_turns;
 
   // Training thread only.
-  std::unique_ptr<Run> m_run;
+  std::unique_ptr<LiveRun> m_run;
   bool m_running = false;
   int32_t m_preview_every = 10;
   double m_min_preview_interval = 1.0 / 30.0;
@@ -231,11 +176,8 @@ private:
   uint64_t m_run_id = 0;
   uint64_t m_trainer_id = 0;
   bool m_host_preview_wanted = false;
-  size_t m_published_frames = 0, m_published_thinned = 0, m_published_bytes = 0;
-  int64_t m_published_newest = -1;
   bool m_backend_notice_shown = false; ///< "using the CPU backend" is said once per session
   size_t m_snapshot_cap = 0;           ///< set_snapshot_cap's bytes; 0 = the Trainer's default
-  RunTree m_tree;                      ///< the current run's lines (branches)
   uint64_t m_change = 0;               ///< bumped by anything that changes the run (steps, branch, reset...)
   uint64_t m_saved_change = 0;         ///< m_change when the run was loaded or last saved
   std::string m_model_path;            ///< SessionStatus::model_path

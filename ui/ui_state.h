@@ -13,7 +13,7 @@
 #include "ui/markdown_blocks.h"
 #include "ui/perf_monitor.h"
 #include "ui/preview_texture.h"
-#include "ui/training_session.h"
+#include "ui/session_snapshot.h"
 #include "ui/ui_scale.h"
 
 #include <cstdint>

@@ -1,0 +1,226 @@
+#include "ui/live_run.h"
+
+#include "engine/comparison.h"
+#include "engine/errors.h"
+#include "engine/render_export.h"
+#include "engine/renderer.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <new>
+
+namespace redraw {
+
+LiveRun::LiveRun(OpenedRun opened, std::string source_path)
+    : trainer(std::move(opened.trainer)), source(std::move(source_path)), image(std::move(opened.image)),
+      source_image(std::move(opened.source_image)), image_width(opened.image_width),
+      image_height(opened.image_height), device(trainer->backend().device_renderer()) {}
+
+void LiveRun::restart_rows() {
+  pending_rows.clear();
+  last_preview_step = -1;
+}
+
+void LiveRun::step() {
+  const auto start = Clock::now();
+  if (auto row = trainer->step()) pending_rows.push_back(*row);
+  profile.step_s += seconds_since(start);
+  ++profile.steps;
+}
+
+std::vector<std::string> LiveRun::branch(int64_t step, bool& trains_on) {
+  Trainer& t = *trainer;
+  const int64_t left_at = t.current_step();
+  RunTree::BranchResult r = tree.branch(t, t.snapshots().index_at_step(step));
+  const std::string from = std::to_string(t.current_step());
+  const std::string kept = "; the line up to step " + std::to_string(left_at) + " is kept in the run tree";
+  const std::string optimizer = r.exact ? " with its optimizer state (an exact continuation)"
+                                        : "; the optimizer restarts from zero (this frame's optimizer state "
+                                          "was not kept)";
+  trains_on = t.current_step() < t.total_steps();
+  r.notices.push_back(trains_on ? "training continues from step " + from + optimizer + kept
+                                : "branched at step " + from + optimizer + kept + "; raise Steps to train it");
+  return std::move(r.notices);
+}
+
+std::vector<std::string> LiveRun::recovery_notices() {
+  std::vector<std::string> out;
+  for (const RecoveryEvent& e : trainer->take_new_recoveries()) {
+    char b[96];
+    std::snprintf(b, sizeof b, "; learning rate x%g from now on (recovery %d of %d)", e.lr_scale, e.attempt,
+                  trainer->config().training.max_recoveries);
+    out.push_back("training diverged at step " + std::to_string(e.step) + " (" + e.reason + "): went back to step " +
+                  std::to_string(e.rolled_back_to) + b);
+  }
+  if (!out.empty()) restart_rows();
+  return out;
+}
+
+std::shared_ptr<const Image> LiveRun::frame_at(int64_t step, int64_t& frame_step) {
+  Trainer& t = *trainer;
+  const size_t i = t.snapshots().index_at_step(step);
+  frame_step = t.snapshot(i).metrics.step;
+  return std::make_shared<Image>(t.render_snapshot(i, t.dataset().image.width, t.dataset().image.height));
+}
+
+SessionStatus LiveRun::status(bool running) {
+  Trainer& t = *trainer;
+  SessionStatus s;
+  s.has_run = true;
+  s.running = running;
+  s.image_path = image;
+  s.source_path = source;
+  s.backend = t.backend().name();
+  s.device = t.backend().device_description();
+  s.step = t.current_step();
+  s.total_steps = t.total_steps();
+  s.elapsed_s = t.elapsed_seconds();
+  s.parameter_count = t.backend().parameter_count();
+  s.config = t.config();
+  s.width = t.dataset().image.width;
+  s.height = t.dataset().image.height;
+  s.image_width = image_width;
+  s.image_height = image_height;
+  auto& win = m_rate_window;
+  const double now = t.elapsed_seconds(); // training time: a stop (SIGSTOP) is no time
+  win.emplace_back(now, s.step);
+  while (win.size() > 2 && now - win.front().first > 2.0)
+    win.pop_front();
+  if (running && win.size() >= 2 && win.back().first > win.front().first)
+    s.steps_per_s = double(win.back().second - win.front().second) / (win.back().first - win.front().first);
+  if (!running) win.clear();
+  return s;
+}
+
+SessionProfile LiveRun::take_profile() {
+  SessionProfile out = profile;
+  out.wall_s = seconds_since(m_profile_since);
+  out.backend = trainer->backend().take_step_profile();
+  profile = SessionProfile{};
+  m_profile_since = Clock::now();
+  return out;
+}
+
+bool LiveRun::preview(SessionMailbox& box, DeviceFrameRing* ring, bool host) {
+  Trainer& t = *trainer;
+  const int64_t step = t.current_step();
+  const int32_t w = t.dataset().image.width, h = t.dataset().image.height;
+  const auto start = Clock::now();
+  bool device_done = false, device_ok = true;
+  if (ring && device) {
+    try {
+      void* dst = ring->begin_write(w, h);
+      device->render_rgba8_device(w, h, dst);
+      ring->end_write(step);
+      device_done = true;
+      box.device_preview(step);
+    } catch (const std::exception& e) {
+      box.error(std::string("GPU preview failed, using host previews: ") + e.what());
+      device_ok = false;
+    }
+  }
+  // The host copy: always on the CPU; on the GPU only when asked for (paused, finished, or the
+  // error map and pixel tooltip need it).
+  if (!device_done || host) box.preview(std::make_shared<Image>(t.render(w, h)), step);
+  last_preview = Clock::now();
+  last_preview_step = step;
+  profile.preview_s += std::chrono::duration<double>(last_preview - start).count();
+  return device_ok;
+}
+
+void LiveRun::post_frames(SessionMailbox& box, bool force) {
+  const SnapshotStore& store = trainer->snapshots();
+  const int64_t newest = store.empty() ? -1 : store.frames().back().metrics.step;
+  // The bytes change too when frames lose their optimizer state (Snapshot::resumable).
+  if (!force && store.size() == m_posted_frames && store.thinned() == m_posted_thinned &&
+      newest == m_posted_newest && store.bytes() == m_posted_bytes)
+    return;
+  std::vector<MetricsRow> rows;
+  std::vector<uint8_t> resumable;
+  rows.reserve(store.size());
+  for (const Snapshot& s : store.frames()) {
+    rows.push_back(s.metrics);
+    resumable.push_back(s.resumable ? 1 : 0);
+  }
+  m_posted_frames = store.size();
+  m_posted_thinned = store.thinned();
+  m_posted_bytes = store.bytes();
+  m_posted_newest = newest;
+  box.frames(std::move(rows), std::move(resumable), store.bytes(), store.cap_bytes());
+}
+
+std::shared_ptr<const NetworkSnapshot> LiveRun::network() {
+  auto net = std::make_shared<NetworkSnapshot>();
+  net->model = trainer->config().model;
+  net->params = trainer->parameters();
+  net->fourier_b = trainer->fourier_b();
+  net->step = trainer->current_step();
+  return net;
+}
+
+void LiveRun::write_model(const std::string& path, bool make_folder) {
+  if (make_folder) {
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+  }
+  save_checkpoint(path, trainer->checkpoint(source_image));
+}
+
+void LiveRun::run_export(SessionMailbox& box, const std::string& what, const std::string& path,
+                         const std::function<void(const std::function<bool(double)>&)>& work,
+                         const std::function<bool()>& go_on) {
+  box.busy(what);
+  try {
+    work([&](double f) {
+      box.progress(f);
+      return go_on();
+    });
+    box.notice(what + " done: " + path);
+  } catch (const CancelledError&) {
+    box.notice(what + " cancelled; nothing was written");
+  } catch (const std::bad_alloc&) {
+    box.error(what + ": out of memory; nothing was written");
+  } catch (const std::exception& e) {
+    box.error(what + ": " + e.what());
+  }
+  box.idle();
+}
+
+std::string LiveRun::export_image_what(int32_t w, int32_t h, int64_t snapshot_step) const {
+  std::string what = "export " + std::to_string(w) + "x" + std::to_string(h);
+  if (snapshot_step >= 0 && trainer->snapshot_count() > 0)
+    what += " (step " + std::to_string(trainer->snapshot(trainer->snapshots().index_at_step(snapshot_step)).metrics.step) +
+            ")";
+  return what;
+}
+
+void LiveRun::export_image(const std::string& path, int32_t w, int32_t h, int bit_depth, int64_t snapshot_step,
+                           const std::function<bool(double)>& progress) {
+  Trainer& t = *trainer;
+  const std::vector<float> params = snapshot_step >= 0 && t.snapshot_count() > 0
+                                        ? t.snapshot(t.snapshots().index_at_step(snapshot_step)).params
+                                        : t.parameters();
+  RenderOptions opts;
+  opts.progress = progress;
+  export_render_png(t.backend(), NetworkView{&t.config().model, params, t.fourier_b()}, w, h, path, bit_depth, opts);
+}
+
+void LiveRun::export_comparison(const std::string& path, int32_t w, int32_t h, int bit_depth,
+                                const std::function<bool(double)>& progress) {
+  Trainer& t = *trainer;
+  const Image original = comparison_original(load_image(image), t.config().data);
+  const std::vector<float> params = t.parameters();
+  RenderOptions opts;
+  opts.progress = progress;
+  export_comparison_png(t.backend(), NetworkView{&t.config().model, params, t.fourier_b()}, original, w, h, path,
+                        bit_depth, opts);
+}
+
+void LiveRun::export_timelapse(const std::string& path, TimelapseOptions opts,
+                               const std::function<bool(double)>& progress) {
+  Trainer& t = *trainer;
+  opts.progress = progress;
+  redraw::export_timelapse(t.backend(), t.config().model, t.fourier_b(), t.snapshots().frames(), path, opts);
+}
+
+} // namespace redraw

@@ -1,0 +1,101 @@
+#pragma once
+/// One loaded run of a TrainingSession, used by the session's training thread only: the Trainer,
+/// what it was opened from, and the bookkeeping behind what the session publishes about it.
+/// - Rows measured since the last publish wait in `pending_rows`.
+/// - preview() renders the current picture into the device frame ring and/or a host image;
+///   post_frames() posts the timelapse's frame list when it changed; status() and take_profile()
+///   are this run's part of each publish.
+/// - write_model() and the export_*() write it to files.
+#include "engine/device_interop.h"
+#include "engine/open_run.h"
+#include "engine/run_tree.h"
+#include "engine/timelapse_export.h"
+#include "engine/trainer.h"
+#include "ui/session_mailbox.h"
+
+#include <chrono>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace redraw {
+
+using Clock = std::chrono::steady_clock;
+
+/// Seconds from `t` to now.
+inline double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+struct LiveRun {
+  /// Takes over an opened run; `source` is the image or model it was opened from.
+  LiveRun(OpenedRun opened, std::string source);
+
+  std::unique_ptr<Trainer> trainer;
+  std::string source;
+  std::string image;        ///< "" when the model's own picture stands in
+  std::string source_image; ///< what a saved model records as its source (absolute when known)
+  int32_t image_width = 0, image_height = 0; ///< the image file's own size (0: not read)
+  DeviceRenderer* device = nullptr;          ///< the backend's device renderer, when it has one
+  std::vector<MetricsRow> pending_rows;      ///< measured since the last publish
+  Clock::time_point last_preview = Clock::now() - std::chrono::seconds(10);
+  int64_t last_preview_step = -1;
+  SessionProfile profile; ///< the training thread's time since the last publish (steps, previews)
+  RunTree tree;           ///< the run's lines (branches)
+
+  /// One Trainer::step(), its row kept for the next publish and its time in the profile.
+  void step();
+  /// "Resume training from here" at the frame at or before `step` (see RunTree::branch); the
+  /// notices say what was kept and whether the optimizer state came back. `trains_on`: the branch
+  /// has steps left to train.
+  std::vector<std::string> branch(int64_t step, bool& trains_on);
+  /// One notice per recovery from divergence since the last call; when there are any, the rows
+  /// sent so far no longer hold (restart_rows).
+  std::vector<std::string> recovery_notices();
+  /// The timelapse frame at or before `step`, rendered at the training size; `frame_step` is its step.
+  std::shared_ptr<const Image> frame_at(int64_t step, int64_t& frame_step);
+
+  /// The rows sent so far no longer hold (a reset, a rollback, a branch): nothing pending, and
+  /// the next preview is due whatever the step.
+  void restart_rows();
+  /// This run's part of the status (the session adds its own fields): what it trains, where it
+  /// stands, and steps/s over the last ~2 s of training time while `running`.
+  SessionStatus status(bool running);
+  /// The profile since the last call, with the backend's own split; starts the next.
+  SessionProfile take_profile();
+  /// Renders the current picture at the training size into `ring` (when given) and as a host
+  /// image when `host`, or when the ring's frame failed; posts what it made to `box`. Returns
+  /// false when the ring's frame failed (the error is posted; the caller stops using the ring).
+  bool preview(SessionMailbox& box, DeviceFrameRing* ring, bool host);
+  /// Posts the timelapse's frame list when it changed since the last post, or when `force`.
+  void post_frames(SessionMailbox& box, bool force);
+  /// A copy of the running network's parameters (one device read on a GPU).
+  std::shared_ptr<const NetworkSnapshot> network();
+  /// Writes the model to `path`, its folder created first when `make_folder`.
+  void write_model(const std::string& path, bool make_folder);
+
+  // ---- exports: `what` names them for the status bar; `progress` may cancel (CancelledError) --
+  /// Runs `work` as an export to `path`: busy and progress in `box` (`go_on` false cancels it),
+  /// then a notice (done, cancelled) or an error (failed; nothing was written).
+  void run_export(SessionMailbox& box, const std::string& what, const std::string& path,
+                  const std::function<void(const std::function<bool(double)>&)>& work,
+                  const std::function<bool()>& go_on);
+  /// The network, or the timelapse frame at or before `snapshot_step` (>= 0), as a w x h PNG.
+  void export_image(const std::string& path, int32_t w, int32_t h, int bit_depth, int64_t snapshot_step,
+                    const std::function<bool(double)>& progress);
+  std::string export_image_what(int32_t w, int32_t h, int64_t snapshot_step) const;
+  /// The original upscaled bicubically beside the network's redraw (2w x h).
+  void export_comparison(const std::string& path, int32_t w, int32_t h, int bit_depth,
+                         const std::function<bool(double)>& progress);
+  /// Every timelapse frame as GIF, MP4 or PNG frames (by the destination).
+  void export_timelapse(const std::string& path, TimelapseOptions opts, const std::function<bool(double)>& progress);
+
+private:
+  std::deque<std::pair<double, int64_t>> m_rate_window; ///< (training seconds, step) for steps/s
+  Clock::time_point m_profile_since = Clock::now();
+  size_t m_posted_frames = 0, m_posted_thinned = 0, m_posted_bytes = 0; ///< the frame list last posted
+  int64_t m_posted_newest = -1;
+};
+
+} // namespace redraw
