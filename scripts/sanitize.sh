@@ -6,8 +6,8 @@
 #     tests/lsan_gui.supp, which suppresses the leaks of the GL driver (Mesa) only, and with
 #     tests/dlclose_noop.c preloaded so the driver is still loaded (and nameable) when LSan reports;
 #  3. runs each libFuzzer target in tests/fuzz for REDRAW_FUZZ_SECONDS (default 60) from its seed
-#     corpus in tests/fuzz/corpus; a crash, leak, timeout or sanitizer report fails the stage and
-#     leaves the input in build-asan/fuzz-artifacts/.
+#     corpus in tests/fuzz/corpus, one target per core at a time; a crash, leak, timeout or
+#     sanitizer report fails the stage and leaves the input in build-asan/fuzz-artifacts/.
 # Usage: scripts/sanitize.sh [ctest args...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,21 +37,36 @@ echo "sanitize: ctest under ASan + UBSan"
 
 seconds="${REDRAW_FUZZ_SECONDS:-60}"
 mkdir -p build-asan/fuzz-artifacts
-status=0
-for target in image checkpoint config render gui_open; do
+# Each target is one single-threaded process, so they run side by side, one per core: every
+# target still gets its full time (libFuzzer's -max_total_time is wall time) in less total time.
+fuzz_one() {
+  local target="$1" work
   work="$(mktemp -d)" # new corpus entries go here, never into the source tree
+  build-asan/bin/fuzz_$target -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+    -print_final_stats=1 -artifact_prefix="build-asan/fuzz-artifacts/$target-" \
+    "$work" "tests/fuzz/corpus/$target" >"build-asan/fuzz-$target.log" 2>&1
+  local rc=$?
+  rm -rf "$work"
+  return $rc
+}
+targets=(image checkpoint config render gui_open)
+jobs_max="$(nproc)"
+declare -A pid_of=()
+for target in "${targets[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n || true; done
   echo "sanitize: fuzz_$target for ${seconds}s"
-  if ! build-asan/bin/fuzz_$target -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
-      -print_final_stats=1 -artifact_prefix="build-asan/fuzz-artifacts/$target-" \
-      "$work" "tests/fuzz/corpus/$target" >"build-asan/fuzz-$target.log" 2>&1; then
+  fuzz_one "$target" &
+  pid_of[$target]=$!
+done
+status=0
+for target in "${targets[@]}"; do
+  if ! wait "${pid_of[$target]}"; then
     echo "FAIL: fuzz_$target (see build-asan/fuzz-$target.log and build-asan/fuzz-artifacts/)"
     tail -40 "build-asan/fuzz-$target.log"
     status=1
   else
-    grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "build-asan/fuzz-$target.log" | tr '\n' ' '
-    echo
+    echo "fuzz_$target: $(grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "build-asan/fuzz-$target.log" | tr '\n' ' ')"
   fi
-  rm -rf "$work"
 done
 [ "$status" -eq 0 ] && echo "sanitize: fuzzing clean"
 exit "$status"
