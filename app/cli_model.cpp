@@ -30,7 +30,7 @@ std::string fingerprint_hex(std::span<const float> params) {
   return buf;
 }
 /// The parameters of snapshot K (0-based; -1 = the last), or the final weights when K is absent.
-const std::vector<float>& pick_params(const Checkpoint& c, const std::optional<int64_t>& k, const std::string& file,
+std::vector<float> pick_params(const Checkpoint& c, const std::optional<int64_t>& k, const std::string& file,
                                       int64_t& step) {
   step = c.step;
   if (!k) return c.params;
@@ -40,8 +40,16 @@ const std::vector<float>& pick_params(const Checkpoint& c, const std::optional<i
   if (i < 0 || i >= n)
     throw UsageError("--snapshot: " + std::to_string(*k) + " is out of range (" + file + " has " + std::to_string(n) +
                      " snapshots, 0.." + std::to_string(n - 1) + ")");
-  step = c.snapshots[size_t(i)].metrics.step;
-  return c.snapshots[size_t(i)].params;
+  const Snapshot& s = c.snapshots[size_t(i)];
+  step = s.metrics.step;
+  if (!has_weights(s)) {
+    std::string keys;
+    for (size_t j = 0; j < c.snapshots.size(); ++j)
+      if (has_weights(c.snapshots[j])) keys += (keys.empty() ? "" : ", ") + std::to_string(j);
+    throw UsageError("--snapshot: frame " + std::to_string(i) + " (step " + std::to_string(step) + ") of " + file +
+                     " is a picture only; the frames with weights are " + (keys.empty() ? "none" : keys));
+  }
+  return frame_weights(s);
 }
 } // namespace
 

@@ -29,7 +29,7 @@ int run_timelapse(const TimelapseCommand& o) {
   if (c.snapshots.empty())
     throw CheckpointError(o.model + ": has no timelapse snapshots (it was saved without them; train it again)");
   for (const auto& s : c.snapshots)
-    if (count_nonfinite(s.params) > 0)
+    if (count_nonfinite(frame_weights(s)) > 0)
       throw CheckpointError(o.model + ": the snapshot of step " + std::to_string(s.metrics.step) +
                             " has non-finite weights (the run that wrote it diverged)");
   const int32_t w = size_w > 0 ? size_w : c.image_width, h = size_w > 0 ? size_h : c.image_height;

@@ -3,9 +3,11 @@
 #include "engine/atomic_file.h"
 #include "engine/path_problem.h"
 #include "engine/errors.h"
+#include "engine/checkpoint_codec.h"
+#include "engine/half_float.h"
+#include "engine/timelapse.h"
 
 #include <nlohmann/json.hpp>
-#include <zlib.h>
 
 #include <bit>
 #include <cmath>
@@ -19,94 +21,9 @@ static_assert(std::endian::native == std::endian::little, "the .redraw format is
 namespace {
 constexpr char k_magic[8] = {'R', 'D', 'R', 'W', 'M', 'O', 'D', 'L'};
 constexpr uint64_t k_max_checkpoint_bytes = uint64_t(8) << 30;
-constexpr size_t k_row_bytes = 8 + 4 * 8;
-
-class Writer {
-public:
-  std::vector<uint8_t> bytes;
-  template <class T> void put(const T& v) {
-    const auto* p = reinterpret_cast<const uint8_t*>(&v);
-    bytes.insert(bytes.end(), p, p + sizeof(T));
-  }
-  void put_floats(const std::vector<float>& v) {
-    put<uint64_t>(v.size());
-    if (v.empty()) return;
-    const auto* p = reinterpret_cast<const uint8_t*>(v.data());
-    bytes.insert(bytes.end(), p, p + v.size() * sizeof(float));
-  }
-  void put_row(const MetricsRow& r) {
-    put(r.step);
-    put(r.loss);
-    put(r.psnr_db);
-    put(r.lr);
-    put(r.seconds);
-  }
-  size_t begin_chunk(const char tag[4]) {
-    bytes.insert(bytes.end(), tag, tag + 4);
-    put<uint64_t>(0);
-    return bytes.size();
-  }
-  void end_chunk(size_t start) {
-    const uint64_t len = bytes.size() - start;
-    std::memcpy(bytes.data() + start - 8, &len, 8);
-  }
-};
-
-/// Bounds-checked reader over untrusted bytes: every length is checked against what remains
-/// before anything is allocated from it.
-class Reader {
-public:
-  Reader(const uint8_t* p, size_t n, std::string name, std::string where) : m_p(p), m_n(n), m_name(std::move(name)), m_where(std::move(where)) {}
-  [[noreturn]] void fail(const std::string& what) const {
-    throw CheckpointError(m_name + ": " + m_where + ": " + what);
-  }
-  size_t remaining() const { return m_n - m_off; }
-  template <class T> T get() {
-    if (remaining() < sizeof(T)) fail("unexpected end of data");
-    T v;
-    std::memcpy(&v, m_p + m_off, sizeof(T));
-    m_off += sizeof(T);
-    return v;
-  }
-  std::vector<float> get_floats() {
-    const uint64_t count = get<uint64_t>();
-    if (count > remaining() / sizeof(float)) fail("array of " + std::to_string(count) + " floats runs past the end");
-    std::vector<float> v(static_cast<size_t>(count));
-    if (count > 0) std::memcpy(v.data(), m_p + m_off, size_t(count) * sizeof(float)); // (never memcpy to null)
-    m_off += size_t(count) * sizeof(float);
-    return v;
-  }
-  MetricsRow get_row() {
-    MetricsRow r;
-    r.step = get<int64_t>();
-    r.loss = get<double>();
-    r.psnr_db = get<double>();
-    r.lr = get<double>();
-    r.seconds = get<double>();
-    return r;
-  }
-  uint64_t get_count(size_t min_item_bytes, const char* what) {
-    const uint64_t count = get<uint64_t>();
-    if (count > remaining() / min_item_bytes) fail(std::string(what) + " count " + std::to_string(count) + " runs past the end");
-    return count;
-  }
-
-private:
-  const uint8_t* m_p;
-  size_t m_n, m_off = 0;
-  std::string m_name, m_where;
-};
-
-uint32_t crc_of(const uint8_t* p, size_t n) {
-  uLong crc = crc32(0L, Z_NULL, 0);
-  while (n > 0) {
-    const uInt part = uInt(std::min<size_t>(n, size_t(1) << 30));
-    crc = crc32(crc, p, part);
-    p += part;
-    n -= part;
-  }
-  return uint32_t(crc);
-}
+using Writer = ByteWriter;
+using Reader = ByteReader;
+uint32_t crc_of(const uint8_t* p, size_t n) { return checkpoint_crc(p, n); }
 } // namespace
 
 int64_t count_nonfinite(std::span<const float> v) {
@@ -130,20 +47,29 @@ uint64_t parameter_fingerprint(std::span<const float> params) {
 
 int64_t count_nonfinite(const Checkpoint& c) {
   int64_t n = count_nonfinite(c.params) + count_nonfinite(c.optimizer.first) + count_nonfinite(c.optimizer.second);
-  for (const auto& s : c.snapshots) n += count_nonfinite(s.params);
+  for (const auto& s : c.snapshots) n += count_nonfinite(frame_weights(s));
   return n;
 }
 
-std::vector<uint8_t> serialize_checkpoint(const Checkpoint& c) {
-  // A model with non-finite numbers renders black and cannot resume: it is never written.
-  if (const int64_t bad = count_nonfinite(c); bad > 0)
-    throw CheckpointError("refusing to save a model with " + std::to_string(bad) +
-                          " non-finite weights or optimizer values (the run diverged)");
-  Writer w;
-  w.bytes.assign(k_magic, k_magic + 8); // (insert into the empty vector trips a GCC 12 false -Wstringop-overflow)
-  w.put<uint32_t>(k_checkpoint_version);
-  w.put<uint32_t>(6);
+bool has_weights(const Snapshot& s) { return !s.params.empty() || !s.half_params.empty(); }
 
+size_t frame_weight_count(const Snapshot& s) { return s.params.empty() ? s.half_params.size() : s.params.size(); }
+
+std::vector<float> frame_weights(const Snapshot& s) { return s.params.empty() ? from_half(s.half_params) : s.params; }
+
+FrameKind frame_kind(const Snapshot& s) {
+  if (s.resumable && !s.params.empty()) return FrameKind::Resumable;
+  return has_weights(s) ? FrameKind::Weights : FrameKind::Picture;
+}
+
+namespace {
+template <class T> std::vector<uint8_t> bytes_of(const std::vector<T>& v) {
+  ByteWriter w;
+  w.put_raw(v.data(), v.size() * sizeof(T));
+  return std::move(w.bytes);
+}
+
+std::vector<uint8_t> meta_bytes(const Checkpoint& c) {
   nlohmann::json meta = {{"config", to_json(c.config)},
                          {"step", c.step},
                          {"optimizer_step", c.optimizer_step >= 0 ? c.optimizer_step : c.step},
@@ -156,33 +82,11 @@ std::vector<uint8_t> serialize_checkpoint(const Checkpoint& c) {
                          {"source_image", c.source_image},
                          {"output_channels", c.config.model.output_channels},
                          {"writer", std::string("redraw ") + REDRAW_VERSION}};
-  const std::string meta_text = meta.dump();
-  size_t s = w.begin_chunk("META");
-  w.bytes.insert(w.bytes.end(), meta_text.begin(), meta_text.end());
-  w.end_chunk(s);
+  const std::string text = meta.dump();
+  return {text.begin(), text.end()};
+}
 
-  s = w.begin_chunk("PARM");
-  w.put_floats(c.params);
-  w.end_chunk(s);
-
-  s = w.begin_chunk("OPTM");
-  w.put_floats(c.optimizer.first);
-  w.put_floats(c.optimizer.second);
-  w.end_chunk(s);
-
-  s = w.begin_chunk("HIST");
-  w.put<uint64_t>(c.history.size());
-  for (const auto& r : c.history) w.put_row(r);
-  w.end_chunk(s);
-
-  s = w.begin_chunk("SNAP");
-  w.put<uint64_t>(c.snapshots.size());
-  for (const auto& snap : c.snapshots) {
-    w.put_row(snap.metrics);
-    w.put_floats(snap.params);
-  }
-  w.end_chunk(s);
-
+std::vector<uint8_t> recovery_bytes(const Checkpoint& c) {
   nlohmann::json events = nlohmann::json::array();
   for (const auto& e : c.recoveries)
     events.push_back({{"step", e.step},
@@ -191,13 +95,221 @@ std::vector<uint8_t> serialize_checkpoint(const Checkpoint& c) {
                       {"seconds", e.seconds},
                       {"attempt", e.attempt},
                       {"reason", e.reason}});
-  const std::string events_text = events.dump();
-  s = w.begin_chunk("RCOV");
-  w.bytes.insert(w.bytes.end(), events_text.begin(), events_text.end());
-  w.end_chunk(s);
+  const std::string text = events.dump();
+  return {text.begin(), text.end()};
+}
 
-  w.put<uint32_t>(crc_of(w.bytes.data(), w.bytes.size()));
-  return std::move(w.bytes);
+void read_meta(const Reader& r, const uint8_t* body, size_t len, Checkpoint& c) {
+  const std::string& name = r.name();
+  try {
+    const nlohmann::json meta = nlohmann::json::parse(body, body + len);
+    c.config = parse_run_config(meta.at("config"), name);
+    c.step = meta.at("step").get<int64_t>();
+    c.optimizer_step = meta.value("optimizer_step", c.step); // files written before it: the same
+    c.seconds = meta.at("seconds").get<double>();
+    c.lr_scale = meta.value("lr_scale", 1.0); // files written before recovery existed: 1
+    if (meta.contains("initial_psnr_db") && meta["initial_psnr_db"].is_number())
+      c.initial_psnr_db = meta["initial_psnr_db"].get<double>();
+    c.image_width = meta.at("image_width").get<int32_t>();
+    c.image_height = meta.at("image_height").get<int32_t>();
+    c.source_image = meta.value("source_image", std::string());
+    // The network's outputs: 1 or 3, and what a fixed colour mode says (files written before
+    // the colour mode could be auto have no key: the mode tells).
+    const int32_t mode_channels = channels_of(c.config.data.color_mode);
+    const int32_t channels = meta.value("output_channels", mode_channels);
+    const bool auto_mode = c.config.data.color_mode == ColorMode::Auto;
+    if ((channels != 1 && channels != 3) || (!auto_mode && channels != mode_channels))
+      r.fail("output_channels " + std::to_string(channels) + " does not fit colour mode " +
+             color_mode_name(c.config.data.color_mode));
+    c.config.model.output_channels = channels;
+  } catch (const ConfigError& e) {
+    throw CheckpointError(std::string("bad config inside the model: ") + e.what());
+  } catch (const CheckpointError&) {
+    throw;
+  } catch (const std::exception& e) {
+    r.fail(std::string("bad metadata: ") + e.what());
+  }
+  if (!(c.lr_scale > 0 && c.lr_scale <= 1)) r.fail("lr_scale must be in (0, 1]");
+  if (c.step < 0 || c.optimizer_step < 0 || c.optimizer_step > c.step || c.image_width < 1 || c.image_height < 1 ||
+      c.image_width > 65536 || c.image_height > 65536)
+    r.fail("impossible step, optimizer step or image size in metadata");
+}
+
+void read_recoveries(const Reader& r, const uint8_t* body, size_t len, Checkpoint& c) {
+  try {
+    const nlohmann::json events = nlohmann::json::parse(body, body + len);
+    for (const auto& e : events.get_ref<const nlohmann::json::array_t&>()) {
+      RecoveryEvent ev;
+      ev.step = e.at("step").get<int64_t>();
+      ev.rolled_back_to = e.at("rolled_back_to").get<int64_t>();
+      ev.lr_scale = e.at("lr_scale").get<double>();
+      ev.seconds = e.at("seconds").get<double>();
+      ev.attempt = e.at("attempt").get<int32_t>();
+      ev.reason = e.at("reason").get<std::string>();
+      c.recoveries.push_back(std::move(ev));
+    }
+  } catch (const std::exception& e) {
+    r.fail(std::string("bad recovery list: ") + e.what());
+  }
+}
+
+// FRAM flags: what a frame keeps in the file.
+constexpr uint8_t k_frame_half = 1, k_frame_exact = 2, k_frame_picture = 4;
+constexpr size_t k_frame_record_bytes = k_checkpoint_row_bytes + 4 + 8;
+
+/// The format-3 frame chunks: FRAM (records), FPIC (pictures, each as its difference from the
+/// previous picture of the same size, which compresses), FWGT (fp16 keyframes), FXCT (exact ones).
+void add_frames(ChunkFileWriter& out, const std::vector<Snapshot>& frames) {
+  const std::vector<bool> keep = file_keyframes(frames); // true for every frame without a picture
+  ByteWriter rec, pic, half, exact;
+  size_t written = 0;
+  for (const Snapshot& s : frames) written += s.picture.empty() && !has_weights(s) ? 0 : 1;
+  rec.put<uint64_t>(written);
+  const FramePicture* previous = nullptr;
+  for (size_t i = 0; i < frames.size(); ++i) {
+    const Snapshot& s = frames[i];
+    if (s.picture.empty() && !has_weights(s)) continue; // nothing to show
+    uint8_t flags = s.picture.empty() ? 0 : k_frame_picture;
+    if (keep[i] && has_weights(s)) {
+      // Step 0 keeps exact weights (an exact branch: its optimizer state is zeros), as does a
+      // frame whose weights fp16 cannot hold.
+      const std::vector<float> w = s.params.empty() ? std::vector<float>() : s.params;
+      if (!w.empty() && (s.metrics.step == 0 || !fits_half(w))) {
+        flags |= k_frame_exact;
+        exact.put_raw(w.data(), w.size() * 4);
+      } else {
+        flags |= k_frame_half;
+        const std::vector<uint16_t> h = s.params.empty() ? s.half_params : to_half(s.params);
+        half.put_raw(h.data(), h.size() * 2);
+      }
+    }
+    rec.put_row(s.metrics);
+    rec.put<uint8_t>(flags);
+    rec.put<uint8_t>(uint8_t(s.picture.channels));
+    rec.put<uint16_t>(0);
+    rec.put<int32_t>(s.picture.width);
+    rec.put<int32_t>(s.picture.height);
+    if (flags & k_frame_picture) {
+      const bool delta = previous && previous->width == s.picture.width && previous->height == s.picture.height &&
+                         previous->channels == s.picture.channels;
+      for (size_t k = 0; k < s.picture.pixels.size(); ++k)
+        pic.put<uint8_t>(uint8_t(s.picture.pixels[k] - (delta ? previous->pixels[k] : 0)));
+      previous = &s.picture;
+    }
+  }
+  out.add("FRAM", rec.bytes, 1);
+  out.add("FPIC", pic.bytes, 1);
+  out.add("FWGT", half.bytes, 2);
+  out.add("FXCT", exact.bytes, 4);
+}
+
+/// Rebuilds the frames from the format-3 chunks; `count` is the model's parameter count.
+std::vector<Snapshot> read_frames(const std::string& name, const std::vector<uint8_t>& rec_bytes,
+                                  const std::vector<uint8_t>& pic_bytes, const std::vector<uint8_t>& half_bytes,
+                                  const std::vector<uint8_t>& exact_bytes, int64_t count) {
+  Reader rec(rec_bytes.data(), rec_bytes.size(), name, "chunk FRAM");
+  Reader pic(pic_bytes.data(), pic_bytes.size(), name, "chunk FPIC");
+  Reader half(half_bytes.data(), half_bytes.size(), name, "chunk FWGT");
+  Reader exact(exact_bytes.data(), exact_bytes.size(), name, "chunk FXCT");
+  const uint64_t n = rec.get_count(k_frame_record_bytes, "frame");
+  std::vector<Snapshot> frames;
+  frames.reserve(size_t(n));
+  const Snapshot* previous = nullptr;
+  for (uint64_t i = 0; i < n; ++i) {
+    Snapshot s;
+    s.metrics = rec.get_row();
+    const auto flags = rec.get<uint8_t>();
+    const auto channels = rec.get<uint8_t>();
+    (void)rec.get<uint16_t>();
+    const auto w = rec.get<int32_t>(), h = rec.get<int32_t>();
+    const std::string frame = "frame " + std::to_string(i);
+    if (flags & ~(k_frame_half | k_frame_exact | k_frame_picture) || (flags & k_frame_half && flags & k_frame_exact))
+      rec.fail(frame + ": unknown flags " + std::to_string(flags));
+    if (flags & k_frame_picture) {
+      if ((channels != 1 && channels != 3) || w < 1 || h < 1 || w > 65536 || h > 65536)
+        rec.fail(frame + ": impossible picture size " + std::to_string(w) + "x" + std::to_string(h));
+      const uint64_t bytes = uint64_t(w) * uint64_t(h) * channels;
+      if (bytes > pic.remaining()) pic.fail(frame + ": picture runs past the end");
+      s.picture = {w, h, channels, std::vector<uint8_t>(pic.here(), pic.here() + bytes)};
+      pic.skip(bytes);
+      const FramePicture* before = previous ? &previous->picture : nullptr;
+      if (before && before->width == w && before->height == h && before->channels == channels)
+        for (size_t k = 0; k < s.picture.pixels.size(); ++k) s.picture.pixels[k] += before->pixels[k];
+    }
+    if (flags & k_frame_half) {
+      if (uint64_t(count) > half.remaining() / 2) half.fail(frame + ": weights run past the end");
+      s.half_params.resize(size_t(count));
+      std::memcpy(s.half_params.data(), half.here(), size_t(count) * 2);
+      half.skip(uint64_t(count) * 2);
+    } else if (flags & k_frame_exact) {
+      if (uint64_t(count) > exact.remaining() / 4) exact.fail(frame + ": weights run past the end");
+      s.params.resize(size_t(count));
+      std::memcpy(s.params.data(), exact.here(), size_t(count) * 4);
+      exact.skip(uint64_t(count) * 4);
+    }
+    if (!(flags & (k_frame_half | k_frame_exact | k_frame_picture))) rec.fail(frame + ": keeps neither picture nor weights");
+    s.resumable = s.metrics.step == 0 && !s.params.empty(); // the untrained network's optimizer state is all zeros
+    frames.push_back(std::move(s));
+    if (frames.back().picture.pixels.size() > 0) previous = &frames.back();
+  }
+  // (frames reserved n, so the pointer above stays valid)
+  for (const Reader* r : {&pic, &half, &exact})
+    if (r->remaining() != 0) r->fail(std::to_string(r->remaining()) + " bytes left over after the last frame");
+  return frames;
+}
+
+/// Format 2 (and 1): every chunk stored as is, frames as exact fp32 weights (frames without
+/// weights cannot be written in it and are left out).
+std::vector<uint8_t> serialize_v2(const Checkpoint& c, uint32_t version) {
+  ChunkFileWriter out(k_magic, version, false);
+  out.add("META", meta_bytes(c));
+  ByteWriter w;
+  w.put_array(c.params);
+  out.add("PARM", w.bytes);
+  w.bytes.clear();
+  w.put_array(c.optimizer.first);
+  w.put_array(c.optimizer.second);
+  out.add("OPTM", w.bytes);
+  w.bytes.clear();
+  w.put<uint64_t>(c.history.size());
+  for (const auto& r : c.history) w.put_row(r);
+  out.add("HIST", w.bytes);
+  w.bytes.clear();
+  size_t n = 0;
+  for (const auto& s : c.snapshots) n += has_weights(s) ? 1 : 0;
+  w.put<uint64_t>(n);
+  for (const auto& s : c.snapshots)
+    if (has_weights(s)) {
+      w.put_row(s.metrics);
+      w.put_array(frame_weights(s));
+    }
+  out.add("SNAP", w.bytes);
+  out.add("RCOV", recovery_bytes(c));
+  return out.finish();
+}
+} // namespace
+
+std::vector<uint8_t> serialize_checkpoint(const Checkpoint& c, uint32_t version) {
+  // A model with non-finite numbers renders black and cannot resume: it is never written.
+  if (const int64_t bad = count_nonfinite(c); bad > 0)
+    throw CheckpointError("refusing to save a model with " + std::to_string(bad) +
+                          " non-finite weights or optimizer values (the run diverged)");
+  if (version == 0 || version > k_checkpoint_version) throw CheckpointError("cannot write format version " + std::to_string(version));
+  if (version < 3) return serialize_v2(c, version);
+  ChunkFileWriter out(k_magic, version, true);
+  out.add("META", meta_bytes(c));
+  out.add("PARM", bytes_of(c.params), 4);
+  ByteWriter w;
+  w.put_array(c.optimizer.first);
+  w.put_array(c.optimizer.second);
+  out.add("OPTM", w.bytes, 4);
+  w.bytes.clear();
+  w.put<uint64_t>(c.history.size());
+  for (const auto& r : c.history) w.put_row(r);
+  out.add("HIST", w.bytes, 8);
+  add_frames(out, c.snapshots);
+  out.add("RCOV", recovery_bytes(c));
+  return out.finish();
 }
 
 Checkpoint deserialize_checkpoint(const uint8_t* data, size_t size, const std::string& name) {
@@ -216,94 +328,62 @@ Checkpoint deserialize_checkpoint(const uint8_t* data, size_t size, const std::s
                           " is not supported (this redraw reads up to " + std::to_string(k_checkpoint_version) +
                           "); it was written by a newer redraw");
 
-  Reader top(data + 12, size - 16, name, "header");
-  const uint32_t chunks = top.get<uint32_t>();
   Checkpoint c;
-  bool have_meta = false, have_params = false;
-  for (uint32_t i = 0; i < chunks; ++i) {
-    char tag[5] = {};
-    for (char& ch : std::span(tag, 4)) ch = char(top.get<uint8_t>());
-    const uint64_t len = top.get<uint64_t>();
-    if (len > top.remaining()) top.fail(std::string("chunk ") + tag + " runs past the end of the file");
-    const uint8_t* body = data + 12 + (size - 16 - top.remaining());
-    for (uint64_t k = 0; k < len; ++k) (void)top.get<uint8_t>(); // skip: bounds already checked
-    Reader r(body, size_t(len), name, std::string("chunk ") + tag);
-    const std::string t(tag);
+  bool have_meta = false, have_params = false, have_frames = false;
+  std::vector<uint8_t> fram, fpic, fwgt, fxct;
+  for_each_chunk(data + 12, size - 16, name, version >= 3, k_max_checkpoint_bytes, [&](ChunkView& chunk) {
+    const std::string& t = chunk.tag;
+    const uint8_t* body = chunk.body.data();
+    const size_t len = chunk.body.size();
+    Reader r(body, len, name, "chunk " + t);
     if (t == "META") {
-      nlohmann::json meta;
-      try {
-        meta = nlohmann::json::parse(body, body + len);
-        c.config = parse_run_config(meta.at("config"), name);
-        c.step = meta.at("step").get<int64_t>();
-        c.optimizer_step = meta.value("optimizer_step", c.step); // files written before it: the same
-        c.seconds = meta.at("seconds").get<double>();
-        c.lr_scale = meta.value("lr_scale", 1.0); // files written before recovery existed: 1
-        if (meta.contains("initial_psnr_db") && meta["initial_psnr_db"].is_number())
-          c.initial_psnr_db = meta["initial_psnr_db"].get<double>();
-        c.image_width = meta.at("image_width").get<int32_t>();
-        c.image_height = meta.at("image_height").get<int32_t>();
-        c.source_image = meta.value("source_image", std::string());
-        // The network's outputs: 1 or 3, and what a fixed colour mode says (files written before
-        // the colour mode could be auto have no key: the mode tells).
-        const int32_t mode_channels = channels_of(c.config.data.color_mode);
-        const int32_t channels = meta.value("output_channels", mode_channels);
-        const bool auto_mode = c.config.data.color_mode == ColorMode::Auto;
-        if ((channels != 1 && channels != 3) || (!auto_mode && channels != mode_channels))
-          r.fail("output_channels " + std::to_string(channels) + " does not fit colour mode " +
-                 color_mode_name(c.config.data.color_mode));
-        c.config.model.output_channels = channels;
-      } catch (const ConfigError& e) {
-        throw CheckpointError(std::string("bad config inside the model: ") + e.what());
-      } catch (const std::exception& e) {
-        r.fail(std::string("bad metadata: ") + e.what());
-      }
-      if (!(c.lr_scale > 0 && c.lr_scale <= 1)) r.fail("lr_scale must be in (0, 1]");
-      if (c.step < 0 || c.optimizer_step < 0 || c.optimizer_step > c.step || c.image_width < 1 || c.image_height < 1 || c.image_width > 65536 || c.image_height > 65536)
-        r.fail("impossible step, optimizer step or image size in metadata");
+      read_meta(r, body, len, c);
       have_meta = true;
     } else if (t == "PARM") {
-      c.params = r.get_floats();
+      if (version >= 3) {
+        if (len % 4 != 0) r.fail("not a whole number of floats");
+        c.params.resize(len / 4);
+        if (len > 0) std::memcpy(c.params.data(), body, len);
+      } else {
+        c.params = r.get_array<float>("weights");
+      }
       have_params = true;
     } else if (t == "OPTM") {
-      c.optimizer.first = r.get_floats();
-      c.optimizer.second = r.get_floats();
+      c.optimizer.first = r.get_array<float>("optimizer state");
+      c.optimizer.second = r.get_array<float>("optimizer state");
     } else if (t == "HIST") {
-      const uint64_t n = r.get_count(k_row_bytes, "history row");
+      const uint64_t n = r.get_count(k_checkpoint_row_bytes, "history row");
       c.history.reserve(size_t(n));
       for (uint64_t k = 0; k < n; ++k) c.history.push_back(r.get_row());
-    } else if (t == "SNAP") {
-      const uint64_t n = r.get_count(k_row_bytes + 8, "snapshot");
+    } else if (t == "SNAP" && version < 3) {
+      const uint64_t n = r.get_count(k_checkpoint_row_bytes + 8, "snapshot");
       c.snapshots.reserve(size_t(n));
       for (uint64_t k = 0; k < n; ++k) {
         Snapshot s;
         s.metrics = r.get_row();
-        s.params = r.get_floats();
+        s.params = r.get_array<float>("snapshot weights");
         s.resumable = s.metrics.step == 0; // the untrained network's optimizer state is all zeros
         c.snapshots.push_back(std::move(s));
       }
+    } else if (t == "FRAM" && version >= 3) {
+      fram = std::move(chunk.body);
+      have_frames = true;
+    } else if (t == "FPIC" && version >= 3) {
+      fpic = std::move(chunk.body);
+    } else if (t == "FWGT" && version >= 3) {
+      fwgt = std::move(chunk.body);
+    } else if (t == "FXCT" && version >= 3) {
+      fxct = std::move(chunk.body);
     } else if (t == "RCOV") {
-      try {
-        const nlohmann::json events = nlohmann::json::parse(body, body + len);
-        for (const auto& e : events.get_ref<const nlohmann::json::array_t&>()) {
-          RecoveryEvent ev;
-          ev.step = e.at("step").get<int64_t>();
-          ev.rolled_back_to = e.at("rolled_back_to").get<int64_t>();
-          ev.lr_scale = e.at("lr_scale").get<double>();
-          ev.seconds = e.at("seconds").get<double>();
-          ev.attempt = e.at("attempt").get<int32_t>();
-          ev.reason = e.at("reason").get<std::string>();
-          c.recoveries.push_back(std::move(ev));
-        }
-      } catch (const std::exception& e) {
-        r.fail(std::string("bad recovery list: ") + e.what());
-      }
+      read_recoveries(r, body, len, c);
     } // unknown chunks are skipped
-  }
+  });
   if (!have_meta) throw CheckpointError(name + ": no META chunk (config)");
   if (!have_params) throw CheckpointError(name + ": no PARM chunk (weights)");
   const int64_t count = parameter_count(c.config.model);
   if (int64_t(c.params.size()) != count)
     throw CheckpointError(name + ": has " + std::to_string(c.params.size()) + " weights but its config needs " + std::to_string(count));
+  if (have_frames) c.snapshots = read_frames(name, fram, fpic, fwgt, fxct, count);
   const int arrays = optimizer_state_arrays(c.config.optimizer);
   const auto opt_ok = [&](const std::vector<float>& v, int needed) {
     return v.empty() || (arrays >= needed && int64_t(v.size()) == count);
@@ -311,7 +391,8 @@ Checkpoint deserialize_checkpoint(const uint8_t* data, size_t size, const std::s
   if (!opt_ok(c.optimizer.first, 1) || !opt_ok(c.optimizer.second, 2))
     throw CheckpointError(name + ": optimizer state does not match the model's parameter count");
   for (const auto& s : c.snapshots)
-    if (int64_t(s.params.size()) != count) throw CheckpointError(name + ": a timelapse snapshot has the wrong number of weights");
+    if (has_weights(s) && int64_t(frame_weight_count(s)) != count)
+      throw CheckpointError(name + ": a timelapse snapshot has the wrong number of weights");
   return c;
 }
 

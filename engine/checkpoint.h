@@ -4,7 +4,9 @@
 /// { char tag[4], u64 byte length, bytes }, then a CRC-32 (zlib) of every byte before it.
 /// Chunks: META (JSON: config, step, optimizer_step (optional), seconds, image size, source), PARM (f32 parameters),
 /// OPTM (f32 optimizer state arrays), HIST (metrics rows), SNAP (timelapse frames), RCOV (JSON list of
-/// the recoveries from divergence; absent in files written before it).
+/// the recoveries from divergence; absent in files written before it). From format 3 the frames
+/// are FRAM (per frame: metrics, what it keeps, picture size), FPIC (the pictures) and FWGT (the
+/// keyframes' weights), and every chunk body is packed (checkpoint_codec.h; docs/model-file.md).
 /// Unknown chunks are skipped, so older readers open newer files of the same major version.
 /// Writes are atomic (temp file, fsync, rename); any defect on load throws CheckpointError
 /// naming the file and the problem, before anything is allocated from an untrusted size.
@@ -23,22 +25,47 @@
 namespace redraw {
 
 /// Format versions: 1 (the first); 2 adds the HashGrid encoding, whose config keys a version-1
-/// reader would refuse and whose table leads PARM. Files of every older version are read.
-constexpr uint32_t k_checkpoint_version = 2;
+/// reader would refuse and whose table leads PARM; 3 packs the chunks (zstd) and stores frames as
+/// pictures with fp16 keyframes. Files of every older version are read.
+constexpr uint32_t k_checkpoint_version = 3;
 
-/// One timelapse frame: the parameters at a step, with that step's metrics.
+/// A timelapse frame's picture: 8-bit samples, row-major, `channels` (1 or 3) per pixel.
+struct FramePicture {
+  int32_t width = 0, height = 0, channels = 0;
+  std::vector<uint8_t> pixels;
+  bool empty() const { return pixels.empty(); }
+};
+
+/// What a frame keeps, from least to most: a picture only, weights (a keyframe: it renders at any
+/// size and can be branched from with a fresh optimizer), or an exact continuation.
+enum class FrameKind : uint8_t { Picture = 0, Weights = 1, Resumable = 2 };
+
+/// One timelapse frame: a step's metrics, its picture, and its weights when it is a keyframe.
+/// - Weights are exact (`params`, fp32) or rounded to fp16 (`half_params`) when memory or the
+///   file is short; at most one of the two is set. A frame with neither is a picture only.
 /// - In memory a frame may also hold what an exact continuation from it needs (the optimizer's
-///   state, its update count and the recoveries' learning-rate factor): `resumable`. A .redraw
-///   file stores parameters and metrics only, so frames read from a file are not resumable
-///   (except step 0, whose optimizer state is all zeros).
+///   state, its update count and the recoveries' learning-rate factor): `resumable`, which
+///   requires exact `params`. A .redraw file stores no frame's optimizer state, so frames read
+///   from a file are not resumable (except step 0's, whose optimizer state is all zeros, when
+///   its exact weights were stored).
 struct Snapshot {
   MetricsRow metrics;
-  std::vector<float> params;
+  std::vector<float> params;         ///< exact weights; empty when not kept
+  std::vector<uint16_t> half_params; ///< fp16 weights (half_float.h) when `params` is empty; may be empty too
+  FramePicture picture;              ///< at most k_frame_picture_side on its longer side; may be empty (old files)
   bool resumable = false;     ///< `optimizer`, `optimizer_step` and `lr_scale` are this step's
   OptimizerState optimizer{}; ///< empty arrays stand for zeros (the untrained network's state)
   int64_t optimizer_step = 0;
   double lr_scale = 1;
 };
+
+/// True when the frame keeps weights (exact or fp16).
+bool has_weights(const Snapshot& s);
+/// The frame's weights as fp32 (fp16 ones widened); empty for a picture-only frame.
+std::vector<float> frame_weights(const Snapshot& s);
+FrameKind frame_kind(const Snapshot& s);
+/// The frame's weight count (either precision).
+size_t frame_weight_count(const Snapshot& s);
 
 struct Checkpoint {
   RunConfig config;
@@ -66,7 +93,9 @@ uint64_t parameter_fingerprint(std::span<const float> params);
 
 void save_checkpoint(const std::filesystem::path& file, const Checkpoint& ckpt);
 Checkpoint load_checkpoint(const std::filesystem::path& file);
-std::vector<uint8_t> serialize_checkpoint(const Checkpoint& ckpt);
+/// The file's bytes in format `version` (older formats for tests and tools: they store every
+/// frame's weights in fp32 and leave picture-only frames out).
+std::vector<uint8_t> serialize_checkpoint(const Checkpoint& ckpt, uint32_t version = k_checkpoint_version);
 Checkpoint deserialize_checkpoint(const uint8_t* data, size_t size, const std::string& name);
 
 } // namespace redraw

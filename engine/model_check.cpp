@@ -140,7 +140,7 @@ std::vector<ModelIssue> check_model(const Checkpoint& c) {
     if (s.metrics.step <= previous)
       out.push_back({field, "step " + std::to_string(s.metrics.step) + " is not after the snapshot before"});
     check_seconds(s.metrics.seconds, field + ".seconds", out);
-    check_values(s.params, k_max_model_weight, field + ".params", out);
+    check_values(frame_weights(s), k_max_model_weight, field + ".params", out);
     previous = s.metrics.step;
     if (out.size() > 32) break;
   }

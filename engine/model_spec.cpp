@@ -66,6 +66,19 @@ GridInterpolation parse_interpolation(const std::string& n) {
   return lookup_name("Interpolation", n, k_interpolations);
 }
 
+int32_t auto_log2_hashmap_size(int64_t pixels) {
+  const int32_t nearest = int32_t(std::lround(std::log2(double(std::max<int64_t>(pixels, 1)))));
+  return std::clamp(nearest, k_auto_log2_hashmap_min, k_auto_log2_hashmap_max);
+}
+
+void size_hash_grid_to_image(EncodingSpec& e, int32_t w, int32_t h) {
+  if (e.kind != EncodingKind::HashGrid || w < 1 || h < 1) return;
+  if (e.auto_table_size) e.log2_hashmap_size = auto_log2_hashmap_size(int64_t(w) * h);
+  // One cell per pixel along the longer side at the finest level.
+  if (e.auto_finest_resolution)
+    e.finest_resolution = std::clamp<int32_t>(std::max(w, h), e.base_resolution, int32_t(k_max_grid_resolution));
+}
+
 double hash_grid_per_level_scale(const EncodingSpec& e) {
   if (e.finest_resolution > 0 && e.n_levels > 1)
     return std::exp2(std::log2(double(e.finest_resolution) / double(e.base_resolution)) / double(e.n_levels - 1));

@@ -32,6 +32,11 @@ struct EncodingSpec {
   float per_level_scale = 1.5f;  ///< N_l = N_0 * per_level_scale^l (used when finest_resolution is 0)
   int32_t finest_resolution = 0; ///< > 0: per_level_scale is derived so that N_{L-1} is this
   GridInterpolation interpolation = GridInterpolation::Linear;
+  /// Sized to the image (size_hash_grid_to_image): the table follows the pixel count, the finest
+  /// resolution the longer side. The fields above then hold the last sizes resolved (or the
+  /// defaults before any image); a saved model records the resolved values.
+  bool auto_table_size = false;
+  bool auto_finest_resolution = false;
 
   /// A 512x512 image has 2^18 pixels: a table of 2^17 entries per level indexes every level up
   /// to 361 cells per side densely and keeps the finer, hashed levels' collisions moderate.
@@ -75,6 +80,13 @@ int64_t encoding_parameter_count(const EncodingSpec& enc);
 /// The per-level scale a HashGrid uses: derived from finest_resolution when that is set
 /// (exp2(log2(finest / base) / (L - 1))), per_level_scale otherwise.
 double hash_grid_per_level_scale(const EncodingSpec& enc);
+/// Bounds of an image-sized table: 2^12 .. 2^22 entries per level.
+constexpr int32_t k_auto_log2_hashmap_min = 12, k_auto_log2_hashmap_max = 22;
+/// The table size an image of `pixels` pixels gets: the power of two nearest the pixel count
+/// (in log2), within [k_auto_log2_hashmap_min, k_auto_log2_hashmap_max].
+int32_t auto_log2_hashmap_size(int64_t pixels);
+/// Resolves the auto-sized fields of a HashGrid spec for a w x h training image; others untouched.
+void size_hash_grid_to_image(EncodingSpec& enc, int32_t w, int32_t h);
 /// Resolved levels (resolutions, dense or hashed, table offsets) of a HashGrid spec. ConfigError
 /// naming the field when the spec is invalid.
 HashGridParams hash_grid_params(const EncodingSpec& enc);

@@ -142,10 +142,30 @@ void read_model(Reader r, ModelSpec& m) {
     e.seed("seed", m.encoding.seed);
     e.number("n_levels", m.encoding.n_levels, 1, k_hash_grid_max_levels);
     e.number("n_features_per_level", m.encoding.n_features_per_level, 1, 8);
-    e.number("log2_hashmap_size", m.encoding.log2_hashmap_size, 10, 24);
+    // "auto": sized to the image (size_hash_grid_to_image); a saved model lists in
+    // "sized_to_image" the fields it resolved, with their values beside them.
+    const auto auto_or_number = [&e](const char* key, int32_t& value, bool& is_auto, double lo, double hi) {
+      if (e.has(key) && e.at(key).is_string()) {
+        if (e.at(key).get<std::string>() != "auto") e.fail(key, "must be a number or \"auto\"");
+        is_auto = true;
+      } else {
+        e.number(key, value, lo, hi);
+        if (e.has(key)) is_auto = false;
+      }
+    };
+    auto_or_number("log2_hashmap_size", m.encoding.log2_hashmap_size, m.encoding.auto_table_size, 10, 24);
     e.number("base_resolution", m.encoding.base_resolution, 2, 1 << 20);
     e.number("per_level_scale", m.encoding.per_level_scale, 1, 16);
-    e.number("finest_resolution", m.encoding.finest_resolution, 0, 1 << 20);
+    auto_or_number("finest_resolution", m.encoding.finest_resolution, m.encoding.auto_finest_resolution, 0, 1 << 20);
+    if (e.has("sized_to_image")) {
+      const json& list = e.at("sized_to_image");
+      if (!list.is_array()) e.fail("sized_to_image", "must be a list of field names");
+      for (const json& f : list) {
+        if (f == "log2_hashmap_size") m.encoding.auto_table_size = true;
+        else if (f == "finest_resolution") m.encoding.auto_finest_resolution = true;
+        else e.fail("sized_to_image", "names log2_hashmap_size or finest_resolution, not " + f.dump());
+      }
+    }
     e.named("interpolation", m.encoding.interpolation, parse_interpolation);
   }
   if (r.has("hidden")) {
@@ -302,10 +322,13 @@ bool same_encoding(const EncodingSpec& a, const EncodingSpec& b) {
   if (a.kind != b.kind || a.levels != b.levels || a.features != b.features || a.sigma != b.sigma || a.seed != b.seed)
     return false;
   if (a.kind != EncodingKind::HashGrid) return true;
-  return a.n_levels == b.n_levels && a.n_features_per_level == b.n_features_per_level &&
-         a.log2_hashmap_size == b.log2_hashmap_size && a.base_resolution == b.base_resolution &&
-         a.per_level_scale == b.per_level_scale && a.finest_resolution == b.finest_resolution &&
-         a.interpolation == b.interpolation;
+  // An auto-sized field's value is the image's business (size_hash_grid_to_image), not a choice.
+  const bool same_table = a.auto_table_size || a.log2_hashmap_size == b.log2_hashmap_size;
+  const bool same_finest = a.auto_finest_resolution || a.finest_resolution == b.finest_resolution;
+  return a.n_levels == b.n_levels && a.n_features_per_level == b.n_features_per_level && same_table &&
+         a.base_resolution == b.base_resolution && a.per_level_scale == b.per_level_scale && same_finest &&
+         a.interpolation == b.interpolation && a.auto_table_size == b.auto_table_size &&
+         a.auto_finest_resolution == b.auto_finest_resolution;
 }
 
 bool same_network(const ModelSpec& a, const ModelSpec& b) {
@@ -356,6 +379,10 @@ json to_json(const RunConfig& c) {
     encoding["per_level_scale"] = float_json(m.encoding.per_level_scale);
     encoding["finest_resolution"] = m.encoding.finest_resolution;
     encoding["interpolation"] = interpolation_name(m.encoding.interpolation);
+    json sized = json::array();
+    if (m.encoding.auto_table_size) sized.push_back("log2_hashmap_size");
+    if (m.encoding.auto_finest_resolution) sized.push_back("finest_resolution");
+    if (!sized.empty()) encoding["sized_to_image"] = sized;
   }
   json model = {{"encoding", encoding},
                 {"hidden", m.hidden},

@@ -1,5 +1,7 @@
 #include "engine/timelapse.h"
 
+#include "engine/half_float.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -27,7 +29,8 @@ SnapshotPolicy SnapshotPolicy::for_run(int64_t total_steps, int64_t metrics_ever
 }
 
 size_t snapshot_bytes(const Snapshot& s) {
-  return sizeof(Snapshot) + (s.params.size() + s.optimizer.first.size() + s.optimizer.second.size()) * sizeof(float);
+  return sizeof(Snapshot) + (s.params.size() + s.optimizer.first.size() + s.optimizer.second.size()) * sizeof(float) +
+         s.half_params.size() * sizeof(uint16_t) + s.picture.pixels.size();
 }
 
 size_t optimizer_bytes(const Snapshot& s) {
@@ -39,40 +42,105 @@ void drop_optimizer_state(Snapshot& s) {
   s.optimizer = OptimizerState{};
 }
 
-size_t strip_optimizer_states(std::vector<Snapshot>& frames, size_t& total, size_t cap_bytes) {
-  size_t stripped = 0;
-  std::vector<size_t> holders; // frames whose optimizer state costs memory, the newest frame aside
-  for (size_t i = 0; i + 1 < frames.size(); ++i)
-    if (optimizer_bytes(frames[i]) > 0) holders.push_back(i);
-  while (total > cap_bytes && !holders.empty()) {
-    // Strip the holder whose neighbouring holders (or the ends of the timeline) are closest in
-    // log(1 + step): the frames that keep their state stay evenly spread. Ties go to the older.
-    size_t best = 0;
-    double best_gap = INFINITY;
-    for (size_t k = 0; k < holders.size(); ++k) {
-      const int64_t before = k > 0 ? frames[holders[k - 1]].metrics.step : frames.front().metrics.step;
-      const int64_t after = k + 1 < holders.size() ? frames[holders[k + 1]].metrics.step : frames.back().metrics.step;
-      const double gap = std::log1p(double(after)) - std::log1p(double(before));
-      if (gap < best_gap) {
-        best_gap = gap;
-        best = k;
-      }
-    }
-    Snapshot& s = frames[holders[best]];
-    total -= optimizer_bytes(s);
-    drop_optimizer_state(s);
-    holders.erase(holders.begin() + std::ptrdiff_t(best));
-    ++stripped;
+void make_keyframe(Snapshot& s) {
+  drop_optimizer_state(s);
+  if (s.params.empty() || !fits_half(s.params)) return;
+  s.half_params = to_half(s.params);
+  s.params = {};
+}
+
+void frame_picture_size(int32_t w, int32_t h, int32_t& pw, int32_t& ph) {
+  const int32_t side = std::max(w, h);
+  if (side <= k_frame_picture_side) {
+    pw = w, ph = h;
+    return;
   }
-  return stripped;
+  pw = std::max<int32_t>(1, int32_t((int64_t(w) * k_frame_picture_side + side / 2) / side));
+  ph = std::max<int32_t>(1, int32_t((int64_t(h) * k_frame_picture_side + side / 2) / side));
+}
+
+FramePicture to_frame_picture(const Image& image) {
+  FramePicture p{image.width, image.height, image.channels, std::vector<uint8_t>(image.pixels.size())};
+  for (size_t i = 0; i < image.pixels.size(); ++i)
+    p.pixels[i] = uint8_t(std::lround(std::clamp(image.pixels[i], 0.0f, 1.0f) * 255.0f));
+  return p;
+}
+
+Image from_frame_picture(const FramePicture& picture) {
+  Image im{picture.width, picture.height, picture.channels, std::vector<float>(picture.pixels.size())};
+  for (size_t i = 0; i < picture.pixels.size(); ++i) im.pixels[i] = float(picture.pixels[i]) / 255.0f;
+  return im;
+}
+
+namespace {
+/// Of `holders` (ascending frame indices), the position of the one whose neighbouring holders
+/// (or the ends of the timeline) are closest in log(1 + step): taking it keeps the rest evenly
+/// spread. Ties go to the older. `ends` false: the first and last holders are never chosen.
+size_t closest_holder(const std::vector<Snapshot>& frames, const std::vector<size_t>& holders, bool ends) {
+  size_t best = 0;
+  double best_gap = INFINITY;
+  const size_t lo = ends ? 0 : 1, hi = ends ? holders.size() : holders.size() - 1;
+  for (size_t k = lo; k < hi; ++k) {
+    const int64_t before = k > 0 ? frames[holders[k - 1]].metrics.step : frames.front().metrics.step;
+    const int64_t after = k + 1 < holders.size() ? frames[holders[k + 1]].metrics.step : frames.back().metrics.step;
+    const double gap = std::log1p(double(after)) - std::log1p(double(before));
+    if (gap < best_gap) {
+      best_gap = gap;
+      best = k;
+    }
+  }
+  return best;
+}
+
+/// Applies `shrink` to holders (frames from `first` on for which `holds` is true, the newest
+/// frame aside), one at a time evenly in log step, until `total` fits `cap_bytes`.
+template <class Holds, class Shrink>
+void thin_stage(std::vector<Snapshot>& frames, size_t& total, size_t cap_bytes, size_t first, Holds holds,
+                Shrink shrink) {
+  std::vector<size_t> holders;
+  for (size_t i = first; i + 1 < frames.size(); ++i)
+    if (holds(frames[i])) holders.push_back(i);
+  while (total > cap_bytes && !holders.empty()) {
+    const size_t k = closest_holder(frames, holders, true);
+    Snapshot& s = frames[holders[k]];
+    total -= snapshot_bytes(s);
+    shrink(s);
+    total += snapshot_bytes(s);
+    holders.erase(holders.begin() + std::ptrdiff_t(k));
+  }
+}
+} // namespace
+
+std::vector<bool> file_keyframes(const std::vector<Snapshot>& frames, size_t keyframes) {
+  std::vector<bool> keep(frames.size(), false);
+  std::vector<size_t> holders;
+  for (size_t i = 0; i < frames.size(); ++i) {
+    if (!has_weights(frames[i])) continue;
+    if (frames[i].picture.empty()) keep[i] = true; // nothing else to show: its weights stay
+    else holders.push_back(i);
+  }
+  while (holders.size() > std::max<size_t>(keyframes, 2)) {
+    const size_t k = closest_holder(frames, holders, false);
+    holders.erase(holders.begin() + std::ptrdiff_t(k));
+  }
+  for (const size_t i : holders) keep[i] = true;
+  return keep;
 }
 
 size_t thin_snapshots(std::vector<Snapshot>& frames, size_t cap_bytes) {
   size_t total = 0;
   for (const auto& f : frames)
     total += snapshot_bytes(f);
-  // First the optimizer states (exact branching from those frames is lost), then whole frames.
-  strip_optimizer_states(frames, total, cap_bytes);
+  // (1) exact state -> fp16 keyframes: exact branching from those frames is lost.
+  thin_stage(frames, total, cap_bytes, 0,
+             [](const Snapshot& s) { return optimizer_bytes(s) > 0 || !s.params.empty(); }, make_keyframe);
+  // (2) keyframes with a picture -> pictures only; the first frame keeps its weights.
+  thin_stage(frames, total, cap_bytes, 1, [](const Snapshot& s) { return has_weights(s) && !s.picture.empty(); },
+             [](Snapshot& s) {
+               s.params = {};
+               s.half_params = {};
+             });
+  // (3) whole frames.
   size_t dropped = 0;
   while (total > cap_bytes && frames.size() > 2) {
     // Drop the interior frame whose removal leaves the smallest gap in log(1 + step): the

@@ -3,15 +3,21 @@
 /// - SnapshotPolicy: dense early, when the picture changes fast, sparse later. A step is a
 ///   snapshot step when it is on a geometric ladder (per_octave steps per doubling, rounded:
 ///   1, 2, 3, 4, 6, 8, 11, 16, 23, 32, ... for 2 per octave) or a multiple of `every`.
+/// - Every frame keeps a small picture (FramePicture, at most k_frame_picture_side on its longer
+///   side), which is what scrubbing shows; a frame arrives with its exact weights and optimizer
+///   state too (an exact continuation).
 /// - SnapshotStore: frames in increasing step order under a byte cap (256 MiB by default). When a
-///   new frame would go over the cap, the frames' optimizer states go first (Snapshot::resumable:
-///   Adam's moments are twice the parameters), thinned evenly in log(1 + step) and never the
-///   newest frame's; then older frames are thinned evenly in log(1 + step): the interior frame
-///   whose neighbours are closest together is dropped, again and again. The first and the newest
+///   new frame would go over the cap, memory is given back in three stages, each thinned evenly
+///   in log(1 + step) (the candidate whose neighbouring candidates are closest together goes
+///   first) and never touching the newest frame: (1) frames lose their optimizer state and their
+///   weights are rounded to fp16 (a keyframe: it still renders at any size and can be branched
+///   from, with a fresh optimizer); (2) keyframes with a picture lose their weights, the first
+///   frame's aside (a picture only); (3) interior frames are dropped. The first and the newest
 ///   frames are never dropped, so a store always keeps at least those two (and may exceed a cap
 ///   smaller than two frames).
 /// - Threading: neither type is locked; the Trainer's thread owns the store.
 #include "engine/checkpoint.h"
+#include "engine/image.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -21,6 +27,11 @@
 namespace redraw {
 
 constexpr size_t k_default_snapshot_cap_bytes = size_t(256) << 20; ///< 256 MiB
+/// Longest side of a frame's picture (smaller images keep their size).
+constexpr int32_t k_frame_picture_side = 256;
+/// Frames a saved model keeps weights for (fp16; step 0 exact), spread evenly in log step; the
+/// others keep their picture. Frames without a picture (read from older files) keep their weights.
+constexpr size_t k_file_keyframes = 12;
 
 struct SnapshotPolicy {
   bool enabled = true;
@@ -36,12 +47,22 @@ struct SnapshotPolicy {
   static SnapshotPolicy for_run(int64_t total_steps, int64_t metrics_every, int64_t regular_frames = 200);
 };
 
-/// Bytes a snapshot holds in memory (its parameters, optimizer state and metrics).
+/// Bytes a snapshot holds in memory (its weights, optimizer state, picture and metrics).
 size_t snapshot_bytes(const Snapshot& s);
+/// The size of a frame's picture for a w x h image: the image's, shrunk to k_frame_picture_side.
+void frame_picture_size(int32_t w, int32_t h, int32_t& pw, int32_t& ph);
+/// An 8-bit frame picture of `image` (values in [0, 1], rounded).
+FramePicture to_frame_picture(const Image& image);
+/// The picture as a float image (for drawing and exporting a picture-only frame).
+Image from_frame_picture(const FramePicture& picture);
+/// Which frames a saved model keeps weights for (see k_file_keyframes); one flag per frame.
+std::vector<bool> file_keyframes(const std::vector<Snapshot>& frames, size_t keyframes = k_file_keyframes);
 /// Bytes of a snapshot's optimizer state alone.
 size_t optimizer_bytes(const Snapshot& s);
 /// Forgets a frame's optimizer state: branching from it then restarts the optimizer.
 void drop_optimizer_state(Snapshot& s);
+/// Forgets the optimizer state and rounds exact weights to fp16 (kept exact when fp16 cannot hold them).
+void make_keyframe(Snapshot& s);
 
 class SnapshotStore {
 public:
@@ -77,9 +98,8 @@ private:
   size_t m_thinned = 0;
 };
 
-/// Thins `frames` (sorted by step) in place until their snapshot_bytes fit in cap_bytes: first
-/// their optimizer states (all but the newest frame's, evenly in log step), then frames, keeping
-/// the first and the last; returns how many frames were dropped. Exposed for tests and tools.
+/// Thins `frames` (sorted by step) in place until their snapshot_bytes fit in cap_bytes, in the
+/// three stages above; returns how many frames were dropped. Exposed for tests and tools.
 size_t thin_snapshots(std::vector<Snapshot>& frames, size_t cap_bytes);
 
 } // namespace redraw

@@ -1,5 +1,8 @@
 #include "engine/timelapse_export.h"
 
+#include "engine/resample.h"
+#include "engine/timelapse.h"
+
 #include "engine/atomic_file.h"
 #include "engine/path_problem.h"
 #include "engine/errors.h"
@@ -160,8 +163,13 @@ void check_timelapse_destination(const std::filesystem::path& out, TimelapseForm
 
 Image render_timelapse_frame(Backend& backend, const ModelSpec& model, std::span<const float> fourier_b,
                              const Snapshot& frame, int32_t w, int32_t h, bool overlay, const RenderOptions& opts) {
-  const NetworkView view{&model, frame.params, fourier_b};
-  Image img = render_image(backend, view, w, h, opts);
+  Image img;
+  if (has_weights(frame)) {
+    const std::vector<float> weights = frame_weights(frame);
+    img = render_image(backend, NetworkView{&model, weights, fourier_b}, w, h, opts);
+  } else { // a picture only: resampled, in the network's channels
+    img = resample(from_frame_picture(frame.picture), w, h, ResampleFilter::Mitchell);
+  }
   if (overlay) draw_frame_label(img, frame.metrics);
   return img;
 }
@@ -217,7 +225,8 @@ void export_timelapse(Backend& backend, const ModelSpec& model, std::span<const 
   if (!(opts.fps > 0) || opts.fps > 1000) throw ConfigError("timelapse: the frame rate must be in (0, 1000]");
   const int64_t count = parameter_count(model);
   for (const auto& f : frames)
-    if (int64_t(f.params.size()) != count)
+    if ((has_weights(f) && int64_t(frame_weight_count(f)) != count) ||
+        (!has_weights(f) && f.picture.channels != model.output_channels))
       throw ConfigError("timelapse: a snapshot does not match the network's shape");
 
   const TimelapseFormat format = opts.format ? *opts.format : timelapse_format_for(out);

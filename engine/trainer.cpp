@@ -3,6 +3,7 @@
 #include "engine/errors.h"
 #include "engine/stop_signals.h"
 #include "engine/loss_math.h"
+#include "engine/resample.h"
 
 #include <cmath>
 #include <cstdio>
@@ -102,6 +103,7 @@ std::optional<MetricsRow> Trainer::accept_row(const MetricsRow& row, bool metric
   }
   if (taken) {
     taken->metrics = row;
+    attach_picture(*taken);
     m_snapshots.add(std::move(*taken));
   } else if (snap) {
     record_snapshot(row);
@@ -246,7 +248,15 @@ void Trainer::record_snapshot(const std::optional<MetricsRow>& measured) {
   s.metrics = measured ? *measured : measure_row();
   s.params = m_backend->parameters();
   keep_resume_state(s);
+  attach_picture(s);
   m_snapshots.add(std::move(s));
+}
+
+void Trainer::attach_picture(Snapshot& s) {
+  int32_t w = 0, h = 0;
+  frame_picture_size(m_data.image.width, m_data.image.height, w, h);
+  const NetworkView view{&m_config.model, s.params, m_fourier_b};
+  s.picture = to_frame_picture(render_image(*m_backend, view, w, h));
 }
 
 void Trainer::keep_resume_state(Snapshot& s) {
@@ -267,15 +277,22 @@ bool Trainer::resume_needs_optimizer() const {
 
 Image Trainer::render_snapshot(size_t i, int32_t w, int32_t h, const RenderOptions& opts) {
   const Snapshot& s = snapshot(i);
-  const NetworkView view{&m_config.model, s.params, m_fourier_b};
+  if (!has_weights(s)) // a picture only: its picture, enlarged (or shrunk) smoothly
+    return resample(from_frame_picture(s.picture), w, h, ResampleFilter::Mitchell);
+  const std::vector<float> weights = frame_weights(s);
+  const NetworkView view{&m_config.model, weights, m_fourier_b};
   return render_image(*m_backend, view, w, h, opts);
 }
 
 bool Trainer::branch_from_snapshot(size_t i) {
   const Snapshot s = snapshot(i); // a copy: the truncation below changes the store
+  if (!has_weights(s))
+    throw ConfigError("the frame at step " + std::to_string(s.metrics.step) +
+                      " is a picture only (its weights were not kept): branch from a keyframe");
+  const std::vector<float> weights = frame_weights(s);
   drop_pending_rows();
   m_backend->synchronize();
-  m_backend->set_parameters(s.params);
+  m_backend->set_parameters(weights);
   OptimizerState state = s.resumable ? s.optimizer : OptimizerState{};
   const size_t count = size_t(m_backend->parameter_count());
   const int arrays = optimizer_state_arrays(m_config.optimizer);
@@ -299,7 +316,7 @@ bool Trainer::branch_from_snapshot(size_t i) {
   while (!m_recoveries.empty() && m_recoveries.back().step > m_step) m_recoveries.pop_back();
   m_recoveries_taken = std::min(m_recoveries_taken, m_recoveries.size());
   m_lr_scale = s.resumable ? s.lr_scale : m_recoveries.empty() ? 1.0 : m_recoveries.back().lr_scale;
-  keep_good_state(s.params, std::move(state));
+  keep_good_state(weights, std::move(state));
   return s.resumable;
 }
 
@@ -446,9 +463,9 @@ void Trainer::restore(const Checkpoint& ckpt) {
     throw CheckpointError("the model holds " + std::to_string(bad) +
                          " non-finite weights (the run that wrote it diverged); it cannot be resumed");
   for (const auto& s : ckpt.snapshots)
-    if (s.params.size() != ckpt.params.size())
-      throw CheckpointError("a timelapse snapshot has " + std::to_string(s.params.size()) + " weights; the model has " +
-                            std::to_string(ckpt.params.size()));
+    if (has_weights(s) && frame_weight_count(s) != ckpt.params.size())
+      throw CheckpointError("a timelapse snapshot has " + std::to_string(frame_weight_count(s)) +
+                            " weights; the model has " + std::to_string(ckpt.params.size()));
   m_backend->set_parameters(ckpt.params);
   const size_t count = size_t(m_backend->parameter_count());
   OptimizerState st = ckpt.optimizer;

@@ -105,7 +105,8 @@ public:
   size_t snapshot_count() const { return m_snapshots.size(); }
   /// Frame i (0 <= i < snapshot_count(); std::out_of_range otherwise): its metrics and parameters.
   const Snapshot& snapshot(size_t i) const { return m_snapshots.frames().at(i); }
-  /// Renders frame i at w x h (same arithmetic as render() had at that step).
+  /// Renders frame i at w x h from its weights (fp16 ones widened: within rounding of what
+  /// render() drew at that step); a picture-only frame's picture is resampled instead.
   Image render_snapshot(size_t i, int32_t w, int32_t h, const RenderOptions& opts = {});
   /// Memory cap for the frames in bytes (default 256 MiB); lowering it thins at once.
   void set_snapshot_cap_bytes(size_t bytes) { m_snapshots.set_cap_bytes(bytes); }
@@ -121,7 +122,8 @@ public:
   /// A resumable frame (Snapshot::resumable) also brings back the optimizer state, its update
   /// count and the learning-rate factor, so the branch continues exactly as the run did from
   /// there (bit for bit on the CPU); otherwise the optimizer state starts from zero. Returns
-  /// whether the optimizer state was restored. std::out_of_range for a bad index.
+  /// whether the optimizer state was restored. std::out_of_range for a bad index; ConfigError for
+  /// a picture-only frame (no weights to train on).
   bool branch_from_snapshot(size_t i);
 
   /// Stops the training clock (the GUI calls it on pause; run() calls it when it returns). The
@@ -183,6 +185,8 @@ private:
   void record_snapshot(const std::optional<MetricsRow>& measured);
   /// Marks `s` resumable with the current optimizer state, update count and lr factor (one read).
   void keep_resume_state(Snapshot& s);
+  /// Renders the frame's picture from its exact weights (frame_picture_size of the training size).
+  void attach_picture(Snapshot& s);
   /// keep_resume_state without the optimizer state, which a frame needs when this is true.
   void mark_resumable(Snapshot& s) const;
   bool resume_needs_optimizer() const;

@@ -58,7 +58,7 @@ TEST_CASE("session mailbox: a take hands over what arrived and keeps the latest 
   CHECK(snap.preview_step == 10);
   CHECK(snap.snapshots_changed);
   CHECK(steps(snap.snapshots) == std::vector<int64_t>{0});
-  CHECK(snap.snapshot_resumable == std::vector<uint8_t>{1});
+  CHECK(snap.snapshot_kinds == std::vector<uint8_t>{1});
   CHECK(snap.frame);
   CHECK(snap.errors == std::vector<std::string>{"bad"});
   CHECK(snap.notices == std::vector<std::string>{"note"});

@@ -357,7 +357,7 @@ void absorb_snapshot(UiState& ui, SessionSnapshot&& take) {
   }
   if (take.snapshots_changed) {
     tl.frames = std::move(take.snapshots);
-    tl.resumable = std::move(take.snapshot_resumable);
+    tl.kinds = std::move(take.snapshot_kinds);
     if (tl.frames.empty()) tl.active = tl.playing = false;
     if (!tl.active) tl.index = std::max(0, int32_t(tl.frames.size()) - 1);
     tl.index = std::clamp(tl.index, 0, std::max(0, int32_t(tl.frames.size()) - 1));

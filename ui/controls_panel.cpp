@@ -155,16 +155,34 @@ void draw_hash_grid(UiState& ui, EncodingSpec& e) {
       if (ImGui::Selectable(std::to_string(f).c_str(), f == e.n_features_per_level)) e.n_features_per_level = f;
     ImGui::EndCombo();
   }
-  ImGui::SliderInt("log2 table size", &e.log2_hashmap_size, 10, 24);
+  // Auto sizes follow the training image (the run's size; the defaults until an image is open).
+  const int32_t tw = ui.run.status.width, th = ui.run.status.height;
+  if (tw > 0) size_hash_grid_to_image(e, tw, th);
+  ImGui::Checkbox("auto##table", &e.auto_table_size);
+  ImGui::SameLine();
+  if (e.auto_table_size) {
+    const std::string pixels = tw > 0 ? format_count(int64_t(tw) * th) + " pixels" : "the image's pixels";
+    ImGui::TextDisabled("table: auto: 2^%d for %s", e.log2_hashmap_size, pixels.c_str());
+  } else {
+    ImGui::SliderInt("log2 table size", &e.log2_hashmap_size, 10, 24);
+  }
   help_marker("At most 2^this entries per level. Coarse levels whose grid fits are stored densely;\n"
-              "finer levels share their entries through a spatial hash. Bigger tables suit bigger images.");
+              "finer levels share their entries through a spatial hash. Bigger tables suit bigger images:\n"
+              "auto picks the power of two nearest the pixel count (2^12 .. 2^22).");
   ImGui::InputInt("base resolution", &e.base_resolution, 1, 8);
   check_field(ui, "base resolution", e.base_resolution, 2, 1 << 20);
-  bool from_finest = e.finest_resolution > 0;
-  if (ImGui::Checkbox("scale from the finest resolution", &from_finest))
+  bool from_finest = e.finest_resolution > 0 || e.auto_finest_resolution;
+  if (ImGui::Checkbox("scale from the finest resolution", &from_finest)) {
     e.finest_resolution = from_finest ? std::max(e.base_resolution, 2048) : 0;
+    if (!from_finest) e.auto_finest_resolution = false;
+  }
   if (from_finest) {
-    ImGui::InputInt("finest resolution", &e.finest_resolution, 16, 256);
+    ImGui::Checkbox("auto##finest", &e.auto_finest_resolution);
+    ImGui::SameLine();
+    if (e.auto_finest_resolution)
+      ImGui::TextDisabled("finest: auto: %d, the image's longer side", e.finest_resolution);
+    else
+      ImGui::InputInt("finest resolution", &e.finest_resolution, 16, 256);
     check_field(ui, "finest resolution", e.finest_resolution, e.base_resolution, 1 << 20);
     ImGui::TextDisabled("per-level scale %.4f", hash_grid_per_level_scale(e));
   } else {

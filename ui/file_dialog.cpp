@@ -95,6 +95,8 @@ void draw_export_options(UiState& ui) {
     std::snprintf(label, sizeof label, "the frame on screen (step %lld)",
                   static_cast<long long>(ui.timelapse.shown_step));
     ImGui::Checkbox(label, &d.export_scrubbed_frame);
+    if (d.export_scrubbed_frame && ui.timelapse.shown_is_picture())
+      ImGui::TextDisabled("this frame is a picture only (its weights were not kept): scrub to a keyframe to export it");
   }
   if (d.export_kind == 0 || d.export_kind == 1) { // pictures: PNG, 16-bit TIFF or float OpenEXR by extension
     const std::string ext = lower_extension(d.path);

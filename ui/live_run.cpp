@@ -136,17 +136,17 @@ void LiveRun::post_frames(SessionMailbox& box, bool force) {
       newest == m_posted_newest && store.bytes() == m_posted_bytes)
     return;
   std::vector<MetricsRow> rows;
-  std::vector<uint8_t> resumable;
+  std::vector<uint8_t> kinds;
   rows.reserve(store.size());
   for (const Snapshot& s : store.frames()) {
     rows.push_back(s.metrics);
-    resumable.push_back(s.resumable ? 1 : 0);
+    kinds.push_back(uint8_t(frame_kind(s)));
   }
   m_posted_frames = store.size();
   m_posted_thinned = store.thinned();
   m_posted_bytes = store.bytes();
   m_posted_newest = newest;
-  box.frames(std::move(rows), std::move(resumable), store.bytes(), store.cap_bytes());
+  box.frames(std::move(rows), std::move(kinds), store.bytes(), store.cap_bytes());
 }
 
 std::shared_ptr<const NetworkSnapshot> LiveRun::network() {
@@ -198,8 +198,9 @@ void LiveRun::export_image(const std::string& path, int32_t w, int32_t h, int bi
                            const std::function<bool(double)>& progress) {
   Trainer& t = *trainer;
   const std::vector<float> params = snapshot_step >= 0 && t.snapshot_count() > 0
-                                        ? t.snapshot(t.snapshots().index_at_step(snapshot_step)).params
+                                        ? frame_weights(t.snapshot(t.snapshots().index_at_step(snapshot_step)))
                                         : t.parameters();
+  if (params.empty()) throw ConfigError("this frame is a picture only (its weights were not kept): export a keyframe");
   RenderOptions opts;
   opts.progress = progress;
   export_render_png(t.backend(), NetworkView{&t.config().model, params, t.fourier_b()}, w, h, path, bit_depth, opts);

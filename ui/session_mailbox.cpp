@@ -47,11 +47,11 @@ void SessionMailbox::device_preview(int64_t step) {
   m_back.preview_step = step;
 }
 
-void SessionMailbox::frames(std::vector<MetricsRow> rows, std::vector<uint8_t> resumable, size_t bytes,
+void SessionMailbox::frames(std::vector<MetricsRow> rows, std::vector<uint8_t> kinds, size_t bytes,
                             size_t cap_bytes) {
   std::lock_guard lock(m_mutex);
   m_back.snapshots = std::move(rows);
-  m_back.snapshot_resumable = std::move(resumable);
+  m_back.snapshot_kinds = std::move(kinds);
   m_back.snapshots_changed = true;
   m_back.snapshot_bytes = bytes;
   m_back.snapshot_cap_bytes = cap_bytes;

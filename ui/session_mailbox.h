@@ -25,8 +25,8 @@ public:
   void preview(std::shared_ptr<const Image> image, int64_t step);
   /// A frame for `step` was written into the DeviceFrameRing.
   void device_preview(int64_t step);
-  /// The timelapse's frame list changed: one row and one resumable flag per frame.
-  void frames(std::vector<MetricsRow> rows, std::vector<uint8_t> resumable, size_t bytes, size_t cap_bytes);
+  /// The timelapse's frame list changed: one row and one FrameKind per frame.
+  void frames(std::vector<MetricsRow> rows, std::vector<uint8_t> kinds, size_t bytes, size_t cap_bytes);
   void frame(std::shared_ptr<const Image> image, int64_t step);
   void network(std::shared_ptr<const NetworkSnapshot> net);
   void picture(std::shared_ptr<const Image> image);

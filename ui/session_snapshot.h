@@ -74,7 +74,7 @@ struct SessionSnapshot {
   bool device_preview = false;               ///< a new frame waits in the DeviceFrameRing
   bool snapshots_changed = false;            ///< `snapshots` is the new list of frames
   std::vector<MetricsRow> snapshots;         ///< one row per kept frame, oldest first
-  std::vector<uint8_t> snapshot_resumable;   ///< per frame: Snapshot::resumable
+  std::vector<uint8_t> snapshot_kinds;       ///< per frame: its FrameKind
   std::shared_ptr<const Image> frame;        ///< a requested timelapse frame at the training size
   std::vector<std::string> errors, notices;
   std::vector<std::string> saved_models; ///< paths a save wrote successfully, oldest first

@@ -9,6 +9,12 @@
 
 namespace redraw {
 
+bool TimelapseState::shown_is_picture() const {
+  for (size_t i = 0; i < frames.size(); ++i)
+    if (frames[i].step == shown_step) return kind(i) == 0;
+  return false;
+}
+
 namespace {
 /// The run tree: a button naming the current line, and a popup listing every line (indented
 /// under the line it branched from); choosing one switches to it.
@@ -125,8 +131,16 @@ void draw_timelapse(UiState& ui) {
     ImGui::TextUnformatted(info);
   else
     ImGui::TextDisabled("%s", info);
+  const uint8_t kind = tl.kind(size_t(tl.index));
+  const char* keeps = kind == 0   ? "a picture only: its weights were not kept (memory cap, or a model file)"
+                      : kind == 1 ? "a keyframe: its weights (fp16) render at any size"
+                                  : "its exact weights and optimizer state";
+  if (tl.active && kind == 0) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("(picture only)");
+  }
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("%s\n%d frames, %s of %s", full, n, format_bytes(tl.bytes).c_str(),
+    ImGui::SetTooltip("%s\nThis frame keeps %s.\n%d frames, %s of %s", full, keeps, n, format_bytes(tl.bytes).c_str(),
                       format_bytes(tl.cap_bytes).c_str());
 
   ImGui::BeginDisabled(!tl.active);
@@ -135,15 +149,18 @@ void draw_timelapse(UiState& ui) {
     ui.view.error_dirty = true;
   }
   ImGui::SameLine();
+  ImGui::BeginDisabled(kind == 0);
   if (ImGui::Button("Resume training from here")) ui.push(IntentKind::BranchFromFrame, {}, f.step);
-  const bool exact = size_t(tl.index) < tl.resumable.size() && tl.resumable[size_t(tl.index)] != 0;
+  ImGui::EndDisabled();
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
     ImGui::SetTooltip("Trains on from step %lld as a new branch. The line you leave stays in the run tree\n"
                       "(its frames, curves and weights), so you can switch back to it.\n%s",
                       static_cast<long long>(f.step),
-                      exact ? "This frame kept its optimizer state: an exact continuation."
-                            : "This frame did not keep its optimizer state (memory cap, or a model file):\n"
-                              "the optimizer restarts from zero.");
+                      kind == 2   ? "This frame kept its optimizer state: an exact continuation."
+                      : kind == 1 ? "This frame did not keep its optimizer state (memory cap, or a model file):\n"
+                                    "the optimizer restarts from zero, from its fp16 weights."
+                                  : "This frame is a picture only (its weights were not kept):\n"
+                                    "branch from a keyframe instead.");
   ImGui::EndDisabled();
   ImGui::SameLine();
   draw_run_tree(ui);

@@ -95,7 +95,7 @@ struct FileDialogState {
 /// The timelapse scrubber (timelapse_panel.cpp) and the frames it has seen.
 struct TimelapseState {
   std::vector<MetricsRow> frames; ///< one per kept snapshot, oldest first
-  std::vector<uint8_t> resumable; ///< per frame: it keeps its optimizer state (an exact branch)
+  std::vector<uint8_t> kinds; ///< per frame: its FrameKind (picture only, weights, or an exact branch)
   bool tree_open_requested = false; ///< open the run-tree popup next frame
   size_t bytes = 0, cap_bytes = 0;
   bool active = false; ///< the canvas shows frame `index` instead of the live picture
@@ -110,6 +110,10 @@ struct TimelapseState {
   std::vector<std::pair<int64_t, std::shared_ptr<const Image>>> cache;
   size_t cache_bytes = 0;
   int64_t wanted_step() const { return frames.empty() ? -1 : frames[size_t(index)].step; }
+  /// What frame i keeps (FrameKind as a number: 0 picture only, 1 weights, 2 an exact branch).
+  uint8_t kind(size_t i) const { return i < kinds.size() ? kinds[i] : uint8_t(2); }
+  /// The shown frame is a picture only: no weights to branch from or to export at another size.
+  bool shown_is_picture() const;
 };
 
 /// Zoom and pan of the canvas, shared by all three views so they stay aligned.

@@ -1,0 +1,163 @@
+#include "engine/checkpoint_codec.h"
+
+#include <zlib.h>
+#include <zstd.h>
+
+#include <algorithm>
+#include <memory>
+
+namespace redraw {
+
+void ByteWriter::put_row(const MetricsRow& r) {
+  put(r.step);
+  put(r.loss);
+  put(r.psnr_db);
+  put(r.lr);
+  put(r.seconds);
+}
+
+void ByteReader::fail(const std::string& what) const { throw CheckpointError(m_name + ": " + m_where + ": " + what); }
+
+MetricsRow ByteReader::get_row() {
+  MetricsRow r;
+  r.step = get<int64_t>();
+  r.loss = get<double>();
+  r.psnr_db = get<double>();
+  r.lr = get<double>();
+  r.seconds = get<double>();
+  return r;
+}
+
+uint64_t ByteReader::get_count(size_t min_item_bytes, const char* what) {
+  const uint64_t count = get<uint64_t>();
+  if (count > remaining() / min_item_bytes)
+    fail(std::string(what) + " count " + std::to_string(count) + " runs past the end");
+  return count;
+}
+
+uint32_t checkpoint_crc(const uint8_t* p, size_t n) {
+  uLong crc = crc32(0L, Z_NULL, 0);
+  while (n > 0) {
+    const uInt part = uInt(std::min<size_t>(n, size_t(1) << 30));
+    crc = crc32(crc, p, part);
+    p += part;
+    n -= part;
+  }
+  return uint32_t(crc);
+}
+
+namespace {
+constexpr size_t k_pack_header = 1 + 1 + 2 + 8;
+
+/// Byte b of element i goes to plane b: the exponent bytes of floats line up and compress.
+std::vector<uint8_t> regroup(const std::vector<uint8_t>& raw, size_t width) {
+  if (width <= 1 || raw.size() % width != 0) return raw;
+  const size_t n = raw.size() / width;
+  std::vector<uint8_t> out(raw.size());
+  for (size_t i = 0; i < n; ++i)
+    for (size_t b = 0; b < width; ++b) out[b * n + i] = raw[i * width + b];
+  return out;
+}
+
+std::vector<uint8_t> ungroup(const std::vector<uint8_t>& planes, size_t width) {
+  if (width <= 1 || planes.size() % width != 0) return planes;
+  const size_t n = planes.size() / width;
+  std::vector<uint8_t> out(planes.size());
+  for (size_t i = 0; i < n; ++i)
+    for (size_t b = 0; b < width; ++b) out[i * width + b] = planes[b * n + i];
+  return out;
+}
+
+struct DctxFree {
+  void operator()(ZSTD_DCtx* c) const { ZSTD_freeDCtx(c); }
+};
+} // namespace
+
+std::vector<uint8_t> pack_chunk(const std::vector<uint8_t>& raw, int width, int level) {
+  if (width != 1 && width != 2 && width != 4 && width != 8) width = 1;
+  if (raw.size() % size_t(width) != 0) width = 1;
+  std::vector<uint8_t> out(k_pack_header);
+  const uint64_t raw_len = raw.size();
+  std::memcpy(out.data() + 4, &raw_len, 8);
+  out[1] = uint8_t(width);
+  if (raw.size() >= 64) {
+    const std::vector<uint8_t> grouped = regroup(raw, size_t(width));
+    std::vector<uint8_t> packed(ZSTD_compressBound(grouped.size()));
+    const size_t n = ZSTD_compress(packed.data(), packed.size(), grouped.data(), grouped.size(), level);
+    if (!ZSTD_isError(n) && n < raw.size()) {
+      out[0] = uint8_t(ChunkCodec::Zstd);
+      out.insert(out.end(), packed.begin(), packed.begin() + std::ptrdiff_t(n));
+      return out;
+    }
+  }
+  out[0] = uint8_t(ChunkCodec::Stored);
+  out[1] = 1;
+  out.insert(out.end(), raw.begin(), raw.end());
+  return out;
+}
+
+std::vector<uint8_t> unpack_chunk(const ByteReader& where, const uint8_t* body, size_t size, uint64_t max_bytes) {
+  ByteReader r = where;
+  const auto codec = r.get<uint8_t>();
+  const auto width = r.get<uint8_t>();
+  const auto zero = r.get<uint16_t>();
+  const auto raw_len = r.get<uint64_t>();
+  if (zero != 0 || (width != 1 && width != 2 && width != 4 && width != 8))
+    r.fail("bad packing header (element width " + std::to_string(width) + ")");
+  if (raw_len > max_bytes) r.fail("unpacked length " + std::to_string(raw_len) + " is over the model limit");
+  if (raw_len % width != 0) r.fail("unpacked length is not a whole number of elements");
+  const uint8_t* payload = body + k_pack_header;
+  const size_t payload_len = size - k_pack_header;
+  if (codec == uint8_t(ChunkCodec::Stored)) {
+    if (payload_len != raw_len) r.fail("stored length does not match the chunk's size");
+    return std::vector<uint8_t>(payload, payload + payload_len);
+  }
+  if (codec != uint8_t(ChunkCodec::Zstd)) r.fail("unknown packing codec " + std::to_string(codec));
+  std::unique_ptr<ZSTD_DCtx, DctxFree> ctx(ZSTD_createDCtx());
+  if (!ctx) r.fail("out of memory for the decompressor");
+  // Grow the output only as bytes really come out: a lying length never allocates by itself.
+  std::vector<uint8_t> out;
+  ZSTD_inBuffer in{payload, payload_len, 0};
+  size_t ret = 1;
+  while (ret != 0) {
+    const size_t have = out.size();
+    const size_t want = size_t(std::min<uint64_t>(raw_len + 1 - have, std::max<uint64_t>(have, 1 << 16)));
+    out.resize(have + want);
+    ZSTD_outBuffer o{out.data() + have, want, 0};
+    ret = ZSTD_decompressStream(ctx.get(), &o, &in);
+    if (ZSTD_isError(ret)) r.fail(std::string("corrupt compressed data (") + ZSTD_getErrorName(ret) + ")");
+    out.resize(have + o.pos);
+    if (out.size() > raw_len) r.fail("compressed data is longer than its stated length");
+    if (ret != 0 && in.pos == in.size && o.pos < want) r.fail("compressed data ends early");
+  }
+  if (in.pos != in.size) r.fail("bytes after the end of the compressed data");
+  if (out.size() != raw_len) r.fail("compressed data is shorter than its stated length");
+  return ungroup(out, width);
+}
+
+ChunkFileWriter::ChunkFileWriter(const char magic[8], uint32_t version, bool packed) : m_packed(packed) {
+  m_bytes.resize(16); // magic, version, chunk count (set by finish()); inserts trip GCC 12's -Warray-bounds
+  std::memcpy(m_bytes.data(), magic, 8);
+  std::memcpy(m_bytes.data() + 8, &version, 4);
+}
+
+void ChunkFileWriter::add(const char tag[4], const std::vector<uint8_t>& raw, int width) {
+  m_bytes.insert(m_bytes.end(), tag, tag + 4);
+  const std::vector<uint8_t> packed = m_packed ? pack_chunk(raw, width) : std::vector<uint8_t>();
+  const std::vector<uint8_t>& body = m_packed ? packed : raw;
+  const uint64_t len = body.size();
+  const auto* l = reinterpret_cast<const uint8_t*>(&len);
+  m_bytes.insert(m_bytes.end(), l, l + 8);
+  m_bytes.insert(m_bytes.end(), body.begin(), body.end());
+  ++m_chunks;
+}
+
+std::vector<uint8_t> ChunkFileWriter::finish() {
+  std::memcpy(m_bytes.data() + 12, &m_chunks, 4);
+  const uint32_t crc = checkpoint_crc(m_bytes.data(), m_bytes.size());
+  const auto* c = reinterpret_cast<const uint8_t*>(&crc);
+  m_bytes.insert(m_bytes.end(), c, c + 4);
+  return std::move(m_bytes);
+}
+
+} // namespace redraw

@@ -1,0 +1,142 @@
+#pragma once
+/// The byte level of the .redraw model file: a little-endian writer, a bounds-checked reader over
+/// untrusted bytes, the file's CRC-32, and chunk bodies packed with zstd.
+/// - A file is "RDRWMODL", u32 version, u32 chunk count, chunks of { char tag[4], u64 byte length,
+///   body }, then a CRC-32 (zlib) of every byte before it. checkpoint.cpp says what the chunks hold.
+/// - From version 3 every chunk body is packed: { u8 codec (0 stored, 1 zstd), u8 element width
+///   (1, 2, 4 or 8: the bytes of an element are regrouped by significance before compressing,
+///   which makes floats compress), u16 0, u64 unpacked length, payload }.
+/// - Reading never allocates from an untrusted size before checking it against what is left (or,
+///   for an unpacked length, growing only as the decompressor really produces bytes), and every
+///   defect throws CheckpointError naming the file and the place.
+#include "engine/errors.h"
+#include "engine/metrics.h"
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace redraw {
+
+/// Bytes of one metrics row in the file (i64 step, four f64).
+constexpr size_t k_checkpoint_row_bytes = 8 + 4 * 8;
+
+/// Appends little-endian values to `bytes`.
+class ByteWriter {
+public:
+  std::vector<uint8_t> bytes;
+  template <class T> void put(const T& v) {
+    const auto* p = reinterpret_cast<const uint8_t*>(&v);
+    bytes.insert(bytes.end(), p, p + sizeof(T));
+  }
+  /// u64 count, then the elements' bytes.
+  template <class T> void put_array(const std::vector<T>& v) {
+    put<uint64_t>(v.size());
+    put_raw(v.data(), v.size() * sizeof(T));
+  }
+  void put_raw(const void* p, size_t n) {
+    if (n == 0) return;
+    const auto* b = static_cast<const uint8_t*>(p);
+    bytes.insert(bytes.end(), b, b + n);
+  }
+  void put_row(const MetricsRow& r);
+};
+
+/// Reads values from untrusted bytes; every length is checked against what remains first.
+class ByteReader {
+public:
+  ByteReader(const uint8_t* p, size_t n, std::string name, std::string where)
+      : m_p(p), m_n(n), m_name(std::move(name)), m_where(std::move(where)) {}
+  [[noreturn]] void fail(const std::string& what) const;
+  size_t remaining() const { return m_n - m_off; }
+  size_t offset() const { return m_off; }
+  const uint8_t* here() const { return m_p + m_off; }
+  template <class T> T get() {
+    if (remaining() < sizeof(T)) fail("unexpected end of data");
+    T v;
+    std::memcpy(&v, m_p + m_off, sizeof(T));
+    m_off += sizeof(T);
+    return v;
+  }
+  /// A u64 count, then that many elements.
+  template <class T> std::vector<T> get_array(const char* what = "array") {
+    const uint64_t count = get<uint64_t>();
+    if (count > remaining() / sizeof(T))
+      fail(std::string(what) + " of " + std::to_string(count) + " elements runs past the end");
+    std::vector<T> v(static_cast<size_t>(count));
+    if (count > 0) std::memcpy(v.data(), m_p + m_off, size_t(count) * sizeof(T)); // (never memcpy to null)
+    m_off += size_t(count) * sizeof(T);
+    return v;
+  }
+  /// Skips n bytes (checked).
+  void skip(uint64_t n) {
+    if (n > remaining()) fail("unexpected end of data");
+    m_off += size_t(n);
+  }
+  MetricsRow get_row();
+  /// A u64 count of items of at least `min_item_bytes` each, checked against what remains.
+  uint64_t get_count(size_t min_item_bytes, const char* what);
+  const std::string& name() const { return m_name; }
+
+private:
+  const uint8_t* m_p;
+  size_t m_n, m_off = 0;
+  std::string m_name, m_where;
+};
+
+/// CRC-32 (zlib's polynomial) of n bytes.
+uint32_t checkpoint_crc(const uint8_t* p, size_t n);
+
+/// How a chunk body is packed (format 3 on).
+enum class ChunkCodec : uint8_t { Stored = 0, Zstd = 1 };
+
+/// Packs `raw` as a chunk body: zstd at `level` with elements of `width` bytes regrouped, or stored
+/// when that is not smaller.
+std::vector<uint8_t> pack_chunk(const std::vector<uint8_t>& raw, int width, int level = 9);
+/// Unpacks a chunk body; `r` names the file and chunk in errors. `max_bytes` bounds the unpacked length.
+std::vector<uint8_t> unpack_chunk(const ByteReader& r, const uint8_t* body, size_t size, uint64_t max_bytes);
+
+/// Builds a file: magic, version, chunk table, CRC. Chunks are packed when `packed`.
+class ChunkFileWriter {
+public:
+  ChunkFileWriter(const char magic[8], uint32_t version, bool packed);
+  /// Adds a chunk whose unpacked body is `raw` (elements of `width` bytes, for packing).
+  void add(const char tag[4], const std::vector<uint8_t>& raw, int width = 1);
+  /// The finished file: header, chunks and the CRC.
+  std::vector<uint8_t> finish();
+
+private:
+  std::vector<uint8_t> m_bytes;
+  uint32_t m_chunks = 0;
+  bool m_packed;
+};
+
+/// One chunk of a file read by for_each_chunk: its tag and unpacked body.
+struct ChunkView {
+  std::string tag;
+  std::vector<uint8_t> body;
+};
+
+/// Walks the chunk table after the 12-byte header and the u32 count (`data`/`size` exclude the
+/// trailing CRC), unpacking bodies when `packed`; calls `visit` per chunk in file order.
+template <class Visit>
+void for_each_chunk(const uint8_t* data, size_t size, const std::string& name, bool packed, uint64_t max_bytes,
+                    Visit&& visit) {
+  ByteReader top(data, size, name, "header");
+  const uint32_t chunks = top.get<uint32_t>();
+  for (uint32_t i = 0; i < chunks; ++i) {
+    char tag[5] = {};
+    for (int k = 0; k < 4; ++k) tag[k] = char(top.get<uint8_t>());
+    const uint64_t len = top.get<uint64_t>();
+    if (len > top.remaining()) top.fail(std::string("chunk ") + tag + " runs past the end of the file");
+    const uint8_t* body = top.here();
+    top.skip(len);
+    ByteReader where(body, size_t(len), name, std::string("chunk ") + tag);
+    ChunkView c{tag, packed ? unpack_chunk(where, body, size_t(len), max_bytes)
+                            : std::vector<uint8_t>(body, body + len)};
+    visit(c);
+  }
+}
+
+} // namespace redraw
