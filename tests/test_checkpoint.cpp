@@ -144,7 +144,7 @@ TEST_CASE("an auto colour model keeps its output channels, and a mismatch is ref
   // A file whose stored channel count contradicts its fixed colour mode is refused, naming both.
   cfg.data.color_mode = ColorMode::Gray;
   Trainer t = test::small_trainer(cfg, test::gradient_image(8, 6, 1));
-  auto bytes = serialize_checkpoint(t.checkpoint());
+  auto bytes = serialize_checkpoint(t.checkpoint(), 2); // format 2: META stored as text
   const std::string key = "\"output_channels\":1";
   auto it = std::search(bytes.begin(), bytes.end(), key.begin(), key.end());
   REQUIRE(it != bytes.end());

@@ -211,10 +211,20 @@ const Edit k_edits[] = {
     // Only meaningful for one encoding.
     {"encoding.n_levels", [](RunConfig& c) { c.model.encoding.n_levels += 1; }, on_hash_grid},
     {"encoding.n_features_per_level", [](RunConfig& c) { c.model.encoding.n_features_per_level = c.model.encoding.n_features_per_level == 4 ? 2 : 4; }, on_hash_grid},
-    {"encoding.log2_hashmap_size", [](RunConfig& c) { c.model.encoding.log2_hashmap_size += 1; }, on_hash_grid},
+    {"encoding.log2_hashmap_size",
+     [](RunConfig& c) {
+       c.model.encoding.log2_hashmap_size += 1;
+       c.model.encoding.auto_table_size = false; // an auto size is the image's, not an edit
+     },
+     on_hash_grid},
     {"encoding.base_resolution", [](RunConfig& c) { c.model.encoding.base_resolution += 2; }, on_hash_grid},
     {"encoding.per_level_scale", [](RunConfig& c) { c.model.encoding.per_level_scale += 0.25f; }, on_hash_grid},
-    {"encoding.finest_resolution", [](RunConfig& c) { c.model.encoding.finest_resolution += 64; }, on_hash_grid},
+    {"encoding.finest_resolution",
+     [](RunConfig& c) {
+       c.model.encoding.finest_resolution += 64;
+       c.model.encoding.auto_finest_resolution = false;
+     },
+     on_hash_grid},
     {"encoding.interpolation", [](RunConfig& c) { c.model.encoding.interpolation = c.model.encoding.interpolation == GridInterpolation::Linear ? GridInterpolation::Smoothstep : GridInterpolation::Linear; }, on_hash_grid},
     // What a trainer is built from.
     {"encoding.kind", [](RunConfig& c) { c.model.encoding.kind = c.model.encoding.kind == EncodingKind::Fourier ? EncodingKind::Positional : EncodingKind::Fourier; }, always},

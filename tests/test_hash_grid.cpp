@@ -387,7 +387,7 @@ TEST_CASE("hash grid: the instant preset") {
   CHECK(parameter_count(m) - encoding_parameter_count(m.encoding) == 6467);
 }
 
-TEST_CASE("hash grid: checkpoints round-trip (format 2) and format 1 files still load") {
+TEST_CASE("hash grid: checkpoints round-trip (format 3) and format 1 and 2 files still load") {
   redraw::test::TempDir dir;
   const Image img = redraw::test::gradient_image(24, 20, 3);
   Trainer t = redraw::test::small_trainer(grid_config(256), img);
@@ -396,7 +396,7 @@ TEST_CASE("hash grid: checkpoints round-trip (format 2) and format 1 files still
   const auto bytes = serialize_checkpoint(ck);
   uint32_t version = 0;
   std::memcpy(&version, bytes.data() + 8, 4);
-  CHECK(version == 2u);
+  CHECK(version == 3u);
   save_checkpoint(dir.path / "m.redraw", ck);
   const Checkpoint back = load_checkpoint(dir.path / "m.redraw");
   CHECK(back.params == ck.params);
@@ -412,7 +412,11 @@ TEST_CASE("hash grid: checkpoints round-trip (format 2) and format 1 files still
   // A file written by the format-1 writer (no hash grid, version field 1) still loads.
   Trainer plain = redraw::test::small_trainer(redraw::test::small_config(OptimizerKind::Adam, 0), img);
   plain.run(3);
-  auto old = serialize_checkpoint(plain.checkpoint());
+  auto old = serialize_checkpoint(plain.checkpoint(), 1);
+  const auto v2 = serialize_checkpoint(ck, 2);
+  const Checkpoint back2 = deserialize_checkpoint(v2.data(), v2.size(), "v2.redraw");
+  CHECK(back2.params == ck.params);
+  CHECK(back2.snapshots.size() == ck.snapshots.size()); // every frame of a trained run has weights
   const uint32_t one = 1;
   std::memcpy(old.data() + 8, &one, 4);
   const uint32_t crc = uint32_t(crc32(crc32(0L, Z_NULL, 0), old.data(), uInt(old.size() - 4)));
@@ -425,10 +429,15 @@ TEST_CASE("hash grid: the timelapse keeps to its cap with large parameter vector
   RunConfig c = grid_config(128);
   c.model.encoding.log2_hashmap_size = 14; // ~150k parameters, 0.6 MB a frame
   Trainer t = redraw::test::small_trainer(c, redraw::test::gradient_image(16, 16, 3));
-  const size_t frame = snapshot_bytes(Snapshot{MetricsRow{}, t.parameters()});
+  const size_t frame = snapshot_bytes(Snapshot{MetricsRow{}, t.parameters(), {}, {}});
   t.set_snapshot_cap_bytes(5 * frame);
   t.run(30);
   CHECK(t.snapshots().bytes() <= 5 * frame);
-  CHECK(t.snapshot_count() >= 2);
-  CHECK(t.snapshots().thinned() > 0);
+  // Every frame of the 30 steps fits as a picture; a few keep (fp16) weights.
+  CHECK(t.snapshot_count() == size_t(std::count_if(
+      t.snapshots().frames().begin(), t.snapshots().frames().end(),
+      [&](const Snapshot& s) { return t.snapshot_policy().should_snapshot(s.metrics.step); })));
+  CHECK(t.snapshots().thinned() == 0);
+  CHECK(frame_kind(t.snapshots().frames().front()) != FrameKind::Picture);
+  CHECK(frame_kind(t.snapshots().frames()[1]) == FrameKind::Picture);
 }

@@ -5,6 +5,7 @@
 #include "engine/checkpoint.h"
 #include "engine/cpu_backend.h"
 #include "engine/errors.h"
+#include "engine/half_float.h"
 #include "engine/timelapse.h"
 
 #include <doctest/doctest.h>
@@ -16,11 +17,19 @@
 using namespace redraw;
 
 namespace {
+/// PSNR of `a` against `b` (values in [0, 1]) in float64: the reference for rounded weights.
+double psnr_db(const std::vector<float>& a, const std::vector<float>& b) {
+  REQUIRE(a.size() == b.size());
+  double se = 0;
+  for (size_t i = 0; i < a.size(); ++i) se += (double(a[i]) - double(b[i])) * (double(a[i]) - double(b[i]));
+  return se == 0 ? INFINITY : 10 * std::log10(double(a.size()) / se);
+}
+
 Snapshot frame_at(int64_t step, size_t params) {
   Snapshot s;
   s.metrics.step = step;
   s.metrics.psnr_db = double(step);
-  s.params.assign(params, float(step));
+  s.half_params.assign(params, float_to_half(float(step))); // a keyframe: only frames are dropped
   return s;
 }
 
@@ -136,8 +145,15 @@ TEST_CASE("a snapshot re-rendered equals what was rendered at that step during t
   Trainer u = test::small_trainer(tiny_config(), test::gradient_image(12, 10, 3));
   u.restore(c);
   REQUIRE(u.snapshot_count() == shown.size());
-  for (size_t i = 0; i < u.snapshot_count(); ++i)
-    CHECK(u.render_snapshot(i, 24, 20).pixels == shown.at(u.snapshot(i).metrics.step));
+  // A file keeps pictures, fp16 keyframes and step 0's exact weights: step 0 renders the same, a
+  // keyframe within fp16 rounding, and a picture is the exact render at its size in 8 bits.
+  for (size_t i = 0; i < u.snapshot_count(); ++i) {
+    const Snapshot& s = u.snapshot(i);
+    const std::vector<float>& exact = shown.at(s.metrics.step);
+    if (!s.params.empty()) CHECK(u.render_snapshot(i, 24, 20).pixels == exact);
+    if (!s.half_params.empty()) CHECK(psnr_db(u.render_snapshot(i, 24, 20).pixels, exact) > 50);
+    if (!has_weights(s)) CHECK(s.picture.pixels == to_frame_picture(t.render_snapshot(i, 12, 10)).pixels);
+  }
   u.reset();
   CHECK(u.snapshot_count() == 0);
   CHECK_THROWS_AS((void)u.snapshot(0), std::out_of_range);
@@ -169,49 +185,59 @@ TEST_CASE("the snapshot cap holds during training") {
   SnapshotPolicy every;
   every.every = 1;
   t.set_snapshot_policy(every);
-  const size_t frame = snapshot_bytes(Snapshot{{}, t.parameters()});
+  const size_t frame = snapshot_bytes(Snapshot{{}, t.parameters(), {}, {}});
   t.set_snapshot_cap_bytes(frame * 7);
   t.run(60);
-  // The optimizer states go first (Adam's are twice the parameters): only the newest frame keeps
-  // its state, so the cap holds 5 frames: 4 plain ones and the newest at 3 frames' weight
-  // (5 * sizeof(Snapshot) + 28 P floats <= 7 frames' bytes; a 6th would need 32 P).
-  CHECK(t.snapshot_count() == 5);
+  // Seven exact frames' worth: the newest keeps its exact state (3 frames' weight with Adam's
+  // moments), the rest are thinned to fp16 keyframes and then to 8x8 pictures (which with a
+  // network this small cost about a fifth of an exact frame, the Snapshot itself included).
+  const size_t n = t.snapshot_count();
+  CHECK(n > 20);
   CHECK(t.snapshots().bytes() <= t.snapshot_cap_bytes());
   CHECK(t.snapshot(0).metrics.step == 0);
-  CHECK(t.snapshot(4).metrics.step == 60);
-  CHECK(t.snapshot(4).params == t.parameters());
-  CHECK(t.snapshot(4).resumable);
-  CHECK(t.snapshot(0).resumable); // step 0: zero state, free to keep
-  for (size_t i = 1; i < 4; ++i)
-    CHECK_FALSE(t.snapshot(i).resumable);
+  CHECK(has_weights(t.snapshot(0))); // the first frame keeps weights
+  CHECK(t.snapshot(n - 1).metrics.step == 60);
+  CHECK(t.snapshot(n - 1).params == t.parameters());
+  CHECK(frame_kind(t.snapshot(n - 1)) == FrameKind::Resumable);
+  size_t pictures = 0;
+  for (size_t i = 0; i < n; ++i) {
+    CHECK(t.snapshot(i).picture.width == 8);
+    pictures += frame_kind(t.snapshot(i)) == FrameKind::Picture;
+  }
+  CHECK(pictures >= n - 4);
 }
 
 TEST_CASE("optimizer states are thinned before frames, evenly in log step, never the newest") {
   std::vector<Snapshot> frames;
   for (int64_t step : {0, 1, 2, 4, 8, 16, 32, 64, 128}) {
     Snapshot s = frame_at(step, 100);
+    s.params = frame_weights(s); // exact weights
+    s.half_params.clear();
     s.resumable = step > 0;
     if (step > 0) s.optimizer.first.assign(100, 1.0f), s.optimizer.second.assign(100, 2.0f);
     frames.push_back(std::move(s));
   }
-  size_t all = 0, plain = 0;
-  for (const auto& f : frames)
-    all += snapshot_bytes(f), plain += sizeof(Snapshot) + 400;
-  // Room for every frame and four optimizer states.
-  const size_t cap = plain + 4 * 800;
-  REQUIRE(all > cap);
+  size_t all = 0;
+  for (const auto& f : frames) all += snapshot_bytes(f);
+  // An exact frame with its optimizer state costs 400 + 800 bytes, an fp16 keyframe 200: each
+  // frame made a keyframe gives back 1000 bytes (step 0's, without optimizer state, 200).
+  // Room for all but 3000 bytes: step 0 goes first (closest neighbours in log step), then three.
+  const size_t cap = all - 3000;
   CHECK(thin_snapshots(frames, cap) == 0);
   CHECK(frames.size() == 9);
   size_t held = 0;
   for (const auto& f : frames)
     held += f.resumable && !f.optimizer.first.empty();
-  CHECK(held == 4);
+  CHECK(held == 5);
   CHECK(frames.back().resumable);
   CHECK(frames.front().resumable == false); // it never had one here
-  for (const auto& f : frames)
+  for (const auto& f : frames) {
     CHECK(f.resumable == !f.optimizer.first.empty());
-  // Nothing left to strip but the newest's: frames go next.
-  CHECK(thin_snapshots(frames, plain) > 0);
+    CHECK(f.resumable == !f.params.empty()); // the others are fp16 keyframes
+    CHECK(f.resumable == f.half_params.empty());
+  }
+  // Without pictures no frame can become a picture only: frames go next; the newest stays exact.
+  CHECK(thin_snapshots(frames, 4 * sizeof(Snapshot)) > 0);
   CHECK(frames.back().resumable);
 }
 
@@ -296,9 +322,10 @@ TEST_CASE("a branch from a frame without its optimizer state restarts Adam's bia
   const Dataset& d = t.dataset();
   std::vector<float> coords(size_t(d.size()) * 2);
   for (int64_t k = 0; k < d.size(); ++k) d.coordinate(k, coords[size_t(2 * k)], coords[size_t(2 * k + 1)]);
-  std::vector<float> grads(s.params.size());
+  const std::vector<float> weights = frame_weights(s); // fp16 from the file, widened
+  std::vector<float> grads(weights.size());
   CpuBackend reference;
-  (void)reference.loss_and_gradients(t.config().model, t.config().loss, s.params, t.fourier_b(), coords.data(),
+  (void)reference.loss_and_gradients(t.config().model, t.config().loss, weights, t.fourier_b(), coords.data(),
                                      d.targets(), d.size(), grads);
   const double lr = t.learning_rate_at(400);
   REQUIRE(lr > 0);
@@ -309,7 +336,7 @@ TEST_CASE("a branch from a frame without its optimizer state restarts Adam's bia
   for (size_t k = 0; k < grads.size(); ++k) {
     const double g = grads[k];
     const double want = -lr * g / (std::abs(g) + eps);
-    worst = std::max(worst, std::abs((double(after[k]) - double(s.params[k])) - want));
+    worst = std::max(worst, std::abs((double(after[k]) - double(weights[k])) - want));
   }
   CHECK(worst <= 1e-3 * lr);
 
@@ -332,7 +359,7 @@ TEST_CASE("restore refuses snapshots that do not fit the model") {
   Trainer t = test::small_trainer(tiny_config(), test::gradient_image(8, 8, 1));
   t.run(5);
   Checkpoint c = t.checkpoint();
-  c.snapshots.push_back(Snapshot{{}, std::vector<float>(3, 0.0f)});
+  c.snapshots.push_back(Snapshot{{}, std::vector<float>(3, 0.0f), {}, {}});
   Trainer u = test::small_trainer(tiny_config(), test::gradient_image(8, 8, 1));
   const auto before = u.parameters();
   CHECK_THROWS_AS(u.restore(c), CheckpointError);
