@@ -1,0 +1,189 @@
+// engine/checkpoint (format 3) and engine/checkpoint_codec: a format-2 file written by an older
+// redraw still loads and renders as that build rendered it; fp16 keyframes render within 50 dB of
+// the exact weights; a damaged packed file is an error, never a crash; the hash grid sized to the
+// image is recorded in the model.
+#include "test_support.h"
+
+#include "engine/checkpoint.h"
+#include "engine/checkpoint_codec.h"
+#include "engine/cpu_backend.h"
+#include "engine/errors.h"
+#include "engine/half_float.h"
+#include "engine/image.h"
+#include "engine/open_run.h"
+#include "engine/renderer.h"
+#include "engine/timelapse.h"
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstring>
+
+using namespace redraw;
+
+namespace {
+/// PSNR in float64 of `a` against `b` (values in [0, 1]).
+double psnr_db(const std::vector<float>& a, const std::vector<float>& b) {
+  REQUIRE(a.size() == b.size());
+  double se = 0;
+  for (size_t i = 0; i < a.size(); ++i) se += (double(a[i]) - double(b[i])) * (double(a[i]) - double(b[i]));
+  return se == 0 ? INFINITY : 10 * std::log10(double(a.size()) / se);
+}
+
+/// Largest difference between a render and an 8-bit PNG, in 8-bit steps.
+double max_steps_off(const Image& render, const Image& png) {
+  REQUIRE(render.pixels.size() == png.pixels.size());
+  double worst = 0;
+  for (size_t i = 0; i < render.pixels.size(); ++i)
+    worst = std::max(worst, std::abs(double(render.pixels[i]) - double(png.pixels[i])) * 255.0);
+  return worst;
+}
+
+Image render_cpu(const Checkpoint& c, const std::vector<float>& params, int32_t w, int32_t h) {
+  CpuBackend cpu;
+  return render_image(cpu, NetworkView{&c.config.model, params, {}}, w, h);
+}
+
+BackendFactory cpu_factory() {
+  return [](const std::string&, std::string*, const std::string&) {
+    return std::unique_ptr<Backend>(std::make_unique<CpuBackend>());
+  };
+}
+
+void reseal(std::vector<uint8_t>& bytes) {
+  const uint32_t crc = checkpoint_crc(bytes.data(), bytes.size() - 4);
+  std::memcpy(bytes.data() + bytes.size() - 4, &crc, 4);
+}
+} // namespace
+
+TEST_CASE("model file: a format-2 file from an older redraw loads and renders as that build rendered it") {
+  const auto file = test::sample("model_v2_hashgrid.redraw");
+  const Checkpoint c = load_checkpoint(file);
+  // What that build's `info` printed.
+  CHECK(c.params.size() == 261);
+  CHECK(parameter_fingerprint(c.params) == 0x83a741970b211e9aull);
+  CHECK(c.step == 12);
+  REQUIRE(c.snapshots.size() == 9);
+  CHECK(c.snapshots.front().resumable);
+  for (const Snapshot& s : c.snapshots) CHECK(s.params.size() == 261);
+  // Its renders of the final weights and of frame 3, within one 8-bit step (rounding).
+  CHECK(max_steps_off(render_cpu(c, c.params, 24, 20), load_image(test::sample("model_v2_hashgrid_final.png"))) <= 1.0);
+  CHECK(max_steps_off(render_cpu(c, c.snapshots[3].params, 24, 20),
+                      load_image(test::sample("model_v2_hashgrid_snap3.png"))) <= 1.0);
+  // Saved again in format 3 (without pictures: every frame keeps weights), the final weights stay exact.
+  const auto v3 = serialize_checkpoint(c);
+  const Checkpoint back = deserialize_checkpoint(v3.data(), v3.size(), "v3");
+  CHECK(back.params == c.params);
+  CHECK(back.optimizer.first == c.optimizer.first);
+  REQUIRE(back.snapshots.size() == 9);
+  CHECK(back.snapshots.front().params == c.snapshots.front().params); // step 0 exact
+  for (size_t i = 1; i < 9; ++i) CHECK(back.snapshots[i].half_params == to_half(c.snapshots[i].params));
+}
+
+TEST_CASE("fp16 conversions: exact where fp16 is, round to nearest even, against float64") {
+  for (const float v : {0.0f, 1.0f, -2.5f, 65504.0f, 6.103515625e-05f, 5.9604644775390625e-08f})
+    CHECK(half_to_float(float_to_half(v)) == v);
+  // Every fp16 value round-trips, and every float rounds to its nearest fp16 (float64 reference).
+  for (uint32_t h = 0; h < 0x7c00u; ++h) {
+    const float f = half_to_float(uint16_t(h));
+    REQUIRE(float_to_half(f) == h);
+    if (h + 1 < 0x7c00u) {
+      const double mid = (double(f) + double(half_to_float(uint16_t(h + 1)))) / 2;
+      const float above = std::nextafter(float(mid), 1.0f), below = std::nextafter(float(mid), 0.0f);
+      if (double(above) > mid) REQUIRE(float_to_half(above) == h + 1);
+      if (double(below) < mid && double(below) > double(f)) REQUIRE(float_to_half(below) == h);
+      if (float(mid) == mid) REQUIRE(float_to_half(float(mid)) == ((h & 1u) ? h + 1 : h)); // ties to even
+    }
+  }
+  CHECK(float_to_half(65520.0f) == 0x7c00u); // beyond the range: infinity (fits_half says so first)
+  CHECK_FALSE(fits_half(std::vector<float>{70000.0f}));
+}
+
+TEST_CASE("model file: an instant-style keyframe renders within 50 dB of the exact weights") {
+  RunConfig cfg = load_preset("instant");
+  cfg.data.max_side = 96;
+  cfg.training.steps = 60;
+  cfg.training.batch_size = 4096;
+  cfg.training.cpu_batch_size = 4096;
+  RunSource src{test::sample("horse.png").string(), ""};
+  OpenRunOptions opts;
+  opts.config = cfg;
+  OpenedRun run = open_run(src, cpu_factory(), opts);
+  Trainer& t = *run.trainer;
+  t.run(60);
+  const Checkpoint c = t.checkpoint("horse.png");
+  const auto bytes = serialize_checkpoint(c);
+  const Checkpoint back = deserialize_checkpoint(bytes.data(), bytes.size(), "mem");
+  REQUIRE(back.params == c.params); // the final weights stay exact
+  int keyframes = 0;
+  for (size_t i = 0; i < back.snapshots.size(); ++i) {
+    const Snapshot& s = back.snapshots[i];
+    if (s.half_params.empty()) continue;
+    ++keyframes;
+    CAPTURE(s.metrics.step);
+    const Image exact = render_cpu(c, c.snapshots[i].params, 96, 80);
+    CHECK(psnr_db(render_cpu(c, frame_weights(s), 96, 80).pixels, exact.pixels) >= 50);
+  }
+  CHECK(keyframes >= 3);
+}
+
+TEST_CASE("model file: a damaged packed file is a clear error, never a crash") {
+  Trainer t = test::small_trainer(test::small_config(OptimizerKind::Adam, 0), test::gradient_image(10, 8, 3));
+  t.run(8);
+  const auto good = serialize_checkpoint(t.checkpoint("x.png"));
+  (void)deserialize_checkpoint(good.data(), good.size(), "good");
+  int refused = 0;
+  for (size_t at = 16; at + 4 < good.size(); at += 3) {
+    std::vector<uint8_t> bad = good;
+    bad[at] ^= 0x5a;
+    reseal(bad);
+    try {
+      (void)deserialize_checkpoint(bad.data(), bad.size(), "bad.redraw");
+    } catch (const CheckpointError& e) {
+      const std::string what = e.what(); // names the file, or the config field inside the model
+      CHECK((what.rfind("bad.redraw", 0) == 0 || what.rfind("bad config inside the model", 0) == 0));
+      ++refused;
+    }
+  }
+  CHECK(refused > 0);
+  // A packed length that lies is refused before anything that size is allocated.
+  std::vector<uint8_t> lie = good;
+  const uint64_t huge = uint64_t(1) << 40;
+  std::memcpy(lie.data() + 16 + 12 + 4, &huge, 8); // META's unpacked length
+  reseal(lie);
+  CHECK_THROWS_WITH_AS(deserialize_checkpoint(lie.data(), lie.size(), "lie.redraw"), doctest::Contains("over the model limit"),
+                       CheckpointError);
+}
+
+TEST_CASE("hash grid sized to the image: the table follows the pixel count, the finest level the longer side") {
+  CHECK(auto_log2_hashmap_size(400 * 328) == 17); // 131,200 pixels: 2^17
+  CHECK(auto_log2_hashmap_size(512 * 512) == 18);
+  CHECK(auto_log2_hashmap_size(300 * 300) == 16); // 90,000: log2 16.46 -> 2^16
+  CHECK(auto_log2_hashmap_size(16) == k_auto_log2_hashmap_min);
+  CHECK(auto_log2_hashmap_size(int64_t(1) << 26) == k_auto_log2_hashmap_max);
+  RunConfig cfg = load_preset("instant");
+  CHECK(cfg.model.encoding.auto_table_size);
+  CHECK(cfg.model.encoding.auto_finest_resolution);
+  cfg.data.max_side = 512; // the drawing at its own 400x328
+  cfg.training.steps = 2;
+  cfg.training.cpu_batch_size = 1024;
+  OpenRunOptions opts;
+  opts.config = cfg;
+  OpenedRun run = open_run(RunSource{test::sample("horse.png").string(), ""}, cpu_factory(), opts);
+  const EncodingSpec& e = run.trainer->config().model.encoding;
+  CHECK(e.log2_hashmap_size == 17);
+  CHECK(e.finest_resolution == 400);
+  run.trainer->run(2);
+  // The model records the resolved sizes, so it reloads as the same network on any image.
+  test::TempDir dir;
+  save_checkpoint(dir.path / "m.redraw", run.trainer->checkpoint("horse.png"));
+  const Checkpoint back = load_checkpoint(dir.path / "m.redraw");
+  CHECK(back.config.model.encoding.log2_hashmap_size == 17);
+  CHECK(back.config.model.encoding.finest_resolution == 400);
+  CHECK(back.config.model.encoding.auto_table_size);
+  CHECK(back.params.size() == size_t(parameter_count(run.trainer->config().model)));
+  // A user's own value wins over auto.
+  const nlohmann::json j = {{"model", {{"encoding", {{"otype", "HashGrid"}, {"log2_hashmap_size", 15}}}}}};
+  CHECK_FALSE(parse_run_config(j, "cfg").model.encoding.auto_table_size);
+}
