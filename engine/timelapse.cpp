@@ -24,7 +24,7 @@ SnapshotPolicy SnapshotPolicy::for_run(int64_t total_steps, int64_t metrics_ever
   SnapshotPolicy p;
   const int64_t m = std::max<int64_t>(1, metrics_every);
   const int64_t raw = std::max<int64_t>(1, total_steps / std::max<int64_t>(1, regular_frames));
-  p.every = std::max<int64_t>(m, (raw + m - 1) / m * m);
+  p.every = raw >= m ? raw / m * m : raw;
   return p;
 }
 

@@ -31,7 +31,7 @@ constexpr size_t k_default_snapshot_cap_bytes = size_t(256) << 20; ///< 256 MiB
 constexpr int32_t k_frame_picture_side = 256;
 /// Frames a saved model keeps weights for (fp16; step 0 exact), spread evenly in log step; the
 /// others keep their picture. Frames without a picture (read from older files) keep their weights.
-constexpr size_t k_file_keyframes = 12;
+constexpr size_t k_file_keyframes = 8;
 
 struct SnapshotPolicy {
   bool enabled = true;
@@ -43,7 +43,8 @@ struct SnapshotPolicy {
   bool should_snapshot(int64_t step) const;
 
   /// A policy for a run of `total_steps` that aims at about `regular_frames` regular frames, with
-  /// `every` a multiple of metrics_every so most snapshots reuse the step's measured metrics.
+  /// `every` a multiple of metrics_every when it is at least that (the snapshots then reuse the
+  /// step's measured metrics); frames are pictures and cheap, so the count wins over the reuse.
   static SnapshotPolicy for_run(int64_t total_steps, int64_t metrics_every, int64_t regular_frames = 200);
 };
 

@@ -67,7 +67,8 @@ TEST_CASE("the snapshot policy is dense early and regular later") {
   const SnapshotPolicy r = SnapshotPolicy::for_run(20000, 10);
   CHECK(r.every == 100);
   CHECK(SnapshotPolicy::for_run(2000, 7).every % 7 == 0);
-  CHECK(SnapshotPolicy::for_run(50, 10).every == 10);
+  CHECK(SnapshotPolicy::for_run(50, 10).every == 1); // a short run keeps every step
+  CHECK(SnapshotPolicy::for_run(2000, 50).every == 10); // 200 regular frames, beside the ladder
 }
 
 TEST_CASE("thinning keeps the first and the newest frames and stays under the cap") {
