@@ -342,6 +342,7 @@ void Trainer::run(int64_t n, const std::function<bool()>& should_stop) {
     if (should_stop && should_stop()) break;
     step();
   }
+  (void)flush_metrics(); // rows the GPU measured inside its last steps join the history now
   pause_clock();
 }
 

@@ -50,7 +50,8 @@ public:
   void reset();
   /// Runs one step. Returns the metrics row if this step was a metrics step.
   std::optional<MetricsRow> step();
-  /// Runs up to n steps, stopping early when should_stop() returns true (checked each step).
+  /// Runs up to n steps, stopping early when should_stop() returns true (checked each step); on
+  /// return the history holds every row up to the current step (the GPU's late rows settled).
   void run(int64_t n, const std::function<bool()>& should_stop = {});
   /// Measures loss and PSNR now (blocks), appends to the history and returns the row.
   MetricsRow measure();
