@@ -529,10 +529,10 @@ part_instant() {
     REDRAW_FUSED_MLP_EPILOGUE=fragment timed "cuda_bench instant auto, fragment epilogue" 50 "${rx_env[@]}" \
       "$pack/bin/cuda_bench" --presets instant --sizes 512 --steps 200 --precision auto \
       --json "$cur_tmp/cuda-auto-fragment-epilogue.json" || echo "FAILED: cuda_bench fragment epilogue"
-    echo "== cuda_bench instant auto, per-level encode =="
-    REDRAW_HASH_GRID_ENCODE=per-level timed "cuda_bench instant auto, per-level encode" 50 "${rx_env[@]}" \
+    echo "== cuda_bench instant auto, atomic backward =="
+    REDRAW_HASH_GRID_BACKWARD=atomic timed "cuda_bench instant auto, atomic backward" 50 "${rx_env[@]}" \
       "$pack/bin/cuda_bench" --presets instant --sizes 512 --steps 200 --precision auto \
-      --json "$cur_tmp/cuda-auto-per-level.json" || echo "FAILED: cuda_bench per-level encode"
+      --json "$cur_tmp/cuda-auto-atomic-backward.json" || echo "FAILED: cuda_bench atomic backward"
     echo "== cuda_bench instant auto, warp-aggregated backward =="
     REDRAW_HASH_GRID_BACKWARD=warp-aggregated timed "cuda_bench instant auto, warp-aggregated backward" 50 \
       "${rx_env[@]}" "$pack/bin/cuda_bench" --presets instant --sizes 512 --steps 200 --precision auto \
