@@ -10,10 +10,14 @@ namespace redraw {
 namespace {
 constexpr uint64_t k_stream_metric_sample = 5; ///< beside RandomStream's ids (rng_math.h)
 
+/// Where cell i of `cells` over [0, n) begins: i * n / cells rounded to nearest, so the cells'
+/// uneven sizes (9 and 10 pixels, say) do not shift the sample's mean by half a pixel.
+int64_t cell_start(int64_t i, int64_t cells, int64_t n) { return (2 * i * n + cells) / (2 * cells); }
+
 /// Cell i of `cells` over [0, n): its first index and its length (at least 1 when cells <= n).
 void cell_range(int64_t i, int64_t cells, int64_t n, int64_t& lo, int64_t& len) {
-  lo = i * n / cells;
-  len = (i + 1) * n / cells - lo;
+  lo = cell_start(i, cells, n);
+  len = cell_start(i + 1, cells, n) - lo;
 }
 } // namespace
 

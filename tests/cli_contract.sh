@@ -103,7 +103,8 @@ check '[ ! -e "$work/x" ]' # nor did a backend that could not start
 # --- a real run ---
 expect 0 "" -- "$redraw" train "$samples/horse.png" --config "$cfg" --max-side 40 --steps 20 --out "$work/run" --checkpoint-every 10
 check '[ -s "$work/run/final.png" ] && [ -s "$work/run/model.redraw" ] && [ -s "$work/run/metrics.csv" ]'
-check '[ "$(head -1 "$work/run/metrics.csv")" = "step,loss,psnr_db,lr,seconds,event" ]'
+check '[ "$(head -1 "$work/run/metrics.csv")" = "step,loss,psnr_db,psnr_from,lr,seconds,event" ]'
+check '[ "$(tail -1 "$work/run/metrics.csv" | cut -d, -f4)" = "exact" ]'
 check '[ "$(tail -1 "$work/run/metrics.csv" | cut -d, -f1)" = "20" ]'
 # spectrum.csv: the error's band powers, of the same step as the rest of the set
 check '[ "$(head -1 "$work/run/spectrum.csv" | cut -d, -f1-3)" = "step,mse,f0.0078" ]'
