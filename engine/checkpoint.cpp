@@ -1,6 +1,7 @@
 #include "engine/checkpoint.h"
 
 #include "engine/atomic_file.h"
+#include "engine/curves_chunk.h"
 #include "engine/path_problem.h"
 #include "engine/errors.h"
 
@@ -142,7 +143,7 @@ std::vector<uint8_t> serialize_checkpoint(const Checkpoint& c) {
   Writer w;
   w.bytes.assign(k_magic, k_magic + 8); // (insert into the empty vector trips a GCC 12 false -Wstringop-overflow)
   w.put<uint32_t>(k_checkpoint_version);
-  w.put<uint32_t>(6);
+  w.put<uint32_t>(7);
 
   nlohmann::json meta = {{"config", to_json(c.config)},
                          {"step", c.step},
@@ -196,6 +197,11 @@ std::vector<uint8_t> serialize_checkpoint(const Checkpoint& c) {
   w.bytes.insert(w.bytes.end(), events_text.begin(), events_text.end());
   w.end_chunk(s);
 
+  const std::vector<uint8_t> curves = encode_curves_chunk(c.history, c.loss_trace);
+  s = w.begin_chunk("CURV");
+  w.bytes.insert(w.bytes.end(), curves.begin(), curves.end());
+  w.end_chunk(s);
+
   w.put<uint32_t>(crc_of(w.bytes.data(), w.bytes.size()));
   return std::move(w.bytes);
 }
@@ -220,6 +226,7 @@ Checkpoint deserialize_checkpoint(const uint8_t* data, size_t size, const std::s
   const uint32_t chunks = top.get<uint32_t>();
   Checkpoint c;
   bool have_meta = false, have_params = false;
+  std::span<const uint8_t> curves; // read after the loop: it marks HIST rows
   for (uint32_t i = 0; i < chunks; ++i) {
     char tag[5] = {};
     for (char& ch : std::span(tag, 4)) ch = char(top.get<uint8_t>());
@@ -297,8 +304,11 @@ Checkpoint deserialize_checkpoint(const uint8_t* data, size_t size, const std::s
       } catch (const std::exception& e) {
         r.fail(std::string("bad recovery list: ") + e.what());
       }
+    } else if (t == "CURV") {
+      curves = {body, size_t(len)};
     } // unknown chunks are skipped
   }
+  if (!curves.empty()) decode_curves_chunk(curves.data(), curves.size(), name, c.history, c.loss_trace);
   if (!have_meta) throw CheckpointError(name + ": no META chunk (config)");
   if (!have_params) throw CheckpointError(name + ": no PARM chunk (weights)");
   const int64_t count = parameter_count(c.config.model);
