@@ -12,7 +12,8 @@ struct TrainCommand {
   std::string preset; ///< empty with no config = the default preset
   std::string config; ///< JSON config file
   std::string size;   ///< "WxH"
-  std::optional<int32_t> max_side;
+  std::optional<int32_t> max_side; ///< 0: the image's own size
+  bool full = false;               ///< --full: train at the image's own size (--max-side 0)
   std::optional<int64_t> steps;
   std::optional<double> time_limit;
   std::string backend = "auto";

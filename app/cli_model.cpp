@@ -133,6 +133,8 @@ int run_info(const InfoCommand& o) {
                         {"snapshots", c.snapshots.size()},
                         {"last_psnr_db", std::isfinite(psnr) ? nlohmann::json(psnr) : nlohmann::json(nullptr)},
                         {"exact_fit", std::isinf(psnr) && psnr > 0},
+                        {"last_psnr_from", c.history.empty() ? nlohmann::json(nullptr)
+                                                             : nlohmann::json(psnr_source(c.history.back()))},
                         {"nonfinite_values", nonfinite},
                         {"problems", problems},
                         {"lr_scale", c.lr_scale},
@@ -160,7 +162,8 @@ int run_info(const InfoCommand& o) {
     std::printf("last PSNR:   exact fit (MSE 0, loss %.4g at step %lld)\n", c.history.back().loss,
                 static_cast<long long>(c.history.back().step));
   else
-    std::printf("last PSNR:   %.2f dB (loss %.4g at step %lld)\n", psnr, c.history.back().loss,
+    std::printf("last PSNR:   %.2f dB, %s (loss %.4g at step %lld)\n", psnr,
+                c.history.back().psnr_exact ? "exact over every pixel" : "sampled", c.history.back().loss,
                 static_cast<long long>(c.history.back().step));
   std::printf("snapshots:   %zu\n", c.snapshots.size());
   if (!c.recoveries.empty())

@@ -27,13 +27,13 @@ namespace {
 /// went back to (its loss, PSNR and lr empty, its `event` column saying what happened).
 std::string metrics_csv(const std::vector<MetricsRow>& rows, const std::vector<RecoveryEvent>& events) {
   std::ostringstream s;
-  s << "step,loss,psnr_db,lr,seconds,event\n";
+  s << "step,loss,psnr_db,psnr_from,lr,seconds,event\n";
   char b[320];
   size_t next_event = 0;
   const auto flush_events = [&](int64_t before_step) {
     for (; next_event < events.size() && events[next_event].rolled_back_to < before_step; ++next_event) {
       const RecoveryEvent& e = events[next_event];
-      std::snprintf(b, sizeof b, "%lld,,,,%.4f,\"diverged (%s); back to step %lld; lr x%g from now on; recovery %d\"\n",
+      std::snprintf(b, sizeof b, "%lld,,,,,%.4f,\"diverged (%s); back to step %lld; lr x%g from now on; recovery %d\"\n",
                     static_cast<long long>(e.step), e.seconds, e.reason.c_str(),
                     static_cast<long long>(e.rolled_back_to), e.lr_scale, e.attempt);
       s << b;
@@ -41,8 +41,8 @@ std::string metrics_csv(const std::vector<MetricsRow>& rows, const std::vector<R
   };
   for (const auto& r : rows) {
     flush_events(r.step);
-    std::snprintf(b, sizeof b, "%lld,%.9g,%.6f,%.9g,%.4f,\n", static_cast<long long>(r.step), r.loss, r.psnr_db, r.lr,
-                  r.seconds);
+    std::snprintf(b, sizeof b, "%lld,%.9g,%.6f,%s,%.9g,%.4f,\n", static_cast<long long>(r.step), r.loss, r.psnr_db,
+                  psnr_source(r), r.lr, r.seconds);
     s << b;
   }
   flush_events(std::numeric_limits<int64_t>::max());
@@ -57,12 +57,15 @@ std::span<const uint8_t> bytes_of(const std::string& s) { return {reinterpret_ca
 /// are complete are they renamed into place, the model last. A failure (full disk) leaves the
 /// earlier set untouched.
 void save_run(Trainer& t, SpectrumHistory& spectrum, const std::filesystem::path& dir, const std::string& source) {
+  // The saved step's row holds the exact PSNR over every pixel (the rows before it were sampled).
+  if (t.history().empty() || t.history().back().step != t.current_step() || !t.history().back().psnr_exact)
+    (void)t.measure();
   const Checkpoint ckpt = t.checkpoint(source); // weights checked finite (recovered first if not)
   const std::vector<uint8_t> model = serialize_checkpoint(ckpt);
   const Image rendered = t.render(t.dataset().image.width, t.dataset().image.height);
   const std::vector<uint8_t> picture = encode_png(rendered);
   const std::string csv = metrics_csv(t.history(), t.recoveries());
-  spectrum.record(t.current_step(), t.dataset().image, rendered);
+  spectrum.record(t);
   const std::string spectrum_rows = spectrum.csv();
   AtomicFileWriter png(dir / "final.png"), metrics(dir / "metrics.csv"), bands(dir / "spectrum.csv"),
       weights(dir / "model.redraw");
@@ -112,8 +115,9 @@ std::string psnr_text(double db) {
 
 std::string describe(const MetricsRow& r, double steps_per_s) {
   char b[160];
+  // "~": estimated on the metrics sample; the final line's PSNR is exact.
   std::snprintf(b, sizeof b, "step %lld  loss %.4g  PSNR %s  lr %.3g  %.1f steps/s", static_cast<long long>(r.step),
-                r.loss, psnr_text(r.psnr_db).c_str(), r.lr, steps_per_s);
+                r.loss, ((r.psnr_exact ? "" : "~") + psnr_text(r.psnr_db)).c_str(), r.lr, steps_per_s);
   return b;
 }
 
@@ -172,9 +176,10 @@ RunConfig build_config(const TrainCommand& o, int32_t size_w, int32_t size_h, st
   if (size_w > 0) {
     c.data.width = size_w;
     c.data.height = size_h;
-  } else if (o.max_side) {
-    if (*o.max_side < 1) throw UsageError("--max-side: must be at least 1");
-    c.data.max_side = *o.max_side;
+  } else if (o.max_side || o.full) {
+    const int32_t side = o.full ? 0 : *o.max_side;
+    if (side < 0) throw UsageError("--max-side: must be at least 1, or 0 for full resolution");
+    c.data.max_side = side; // 0: the image's own size (still within the training-size limits)
     c.data.width = c.data.height = 0;
   }
   if (o.steps) {
@@ -217,7 +222,7 @@ int run_train(const TrainCommand& o) {
                          " steps " + o.resume + " has done; give at least that many (or leave --steps out)");
       config.training.steps = *o.steps;
     }
-    if (!o.size.empty() || o.max_side || seed || !o.color.empty())
+    if (!o.size.empty() || o.max_side || o.full || seed || !o.color.empty())
       print_note("--resume keeps the model's training size, seed and colour mode");
     if (resume->step >= config.training.steps)
       print_note(o.resume + " has already done " + std::to_string(resume->step) + " of " +
@@ -269,6 +274,8 @@ int run_train(const TrainCommand& o) {
                  static_cast<long long>(parameter_count(trainer.config().model)), trainer.backend().name().c_str(),
                  trainer.backend().device_description().c_str());
 
+  // A time limit is a budget the schedule anneals to (engine/schedule.h, docs/training.md).
+  if (o.time_limit) trainer.set_time_budget(*o.time_limit);
   install_interrupt_handler();
   Progress progress("train");
   const auto t0 = std::chrono::steady_clock::now();

@@ -102,9 +102,15 @@ int main(int argc, char** argv) {
   auto* config_opt = train_cmd->add_option("--config", train.config, "Run config JSON file");
   preset_opt->excludes(config_opt);
   auto* size_opt = train_cmd->add_option("--size", train.size, "Training size WxH");
-  train_cmd->add_option("--max-side", train.max_side, "Longest training side, aspect kept")->excludes(size_opt);
+  auto* max_side_opt =
+      train_cmd->add_option("--max-side", train.max_side, "Longest training side, aspect kept (0: full resolution)")
+          ->excludes(size_opt);
+  train_cmd->add_flag("--full", train.full, "Train at full resolution (--max-side 0)")
+      ->excludes(size_opt)
+      ->excludes(max_side_opt);
   train_cmd->add_option("--steps", train.steps, "Total steps");
-  train_cmd->add_option("--time-limit", train.time_limit, "Stop after this many seconds");
+  train_cmd->add_option("--time-limit", train.time_limit,
+                        "Stop after this many seconds of training; the schedule anneals to this deadline");
   train_cmd->add_option("--backend", train.backend, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
   train_cmd
       ->add_option("--precision", train.precision,

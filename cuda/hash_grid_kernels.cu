@@ -106,6 +106,40 @@ __global__ void backward_kernel(HashGridParams g, const float* __restrict__ coor
   }
 }
 
+/// backward_kernel with one thread per sample looping over the levels: the sample's coordinates
+/// are read once and its gradient row front to back.
+template <int F>
+__global__ void backward_per_sample_kernel(HashGridParams g, const float* __restrict__ coords,
+                                           const float* __restrict__ d_out, int64_t n, float* __restrict__ table_grad) {
+  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const float x = coords[2 * i], y = coords[2 * i + 1];
+  const float* row = d_out + i * (g.n_levels * F);
+  for (int32_t l = 0; l < g.n_levels; ++l) {
+    uint32_t e[4];
+    float w[4];
+    hash_grid_corners<float>(g, l, x, y, e, w);
+    float d[F];
+#pragma unroll
+    for (int f = 0; f < F; ++f) d[f] = row[l * F + f];
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    constexpr bool pairs = F == 2; // one 8-byte atomic per corner
+#else
+    constexpr bool pairs = false;
+#endif
+    if constexpr (pairs) {
+      float2* t2 = reinterpret_cast<float2*>(table_grad);
+#pragma unroll
+      for (int c = 0; c < 4; ++c) atomicAdd(t2 + e[c], make_float2(w[c] * d[0], w[c] * d[1]));
+    } else {
+#pragma unroll
+      for (int c = 0; c < 4; ++c)
+#pragma unroll
+        for (int f = 0; f < F; ++f) atomicAdd(table_grad + size_t(e[c]) * F + f, w[c] * d[f]);
+    }
+  }
+}
+
 /// One sample's row (L*F floats at `row`), level after level (hash_grid_encode_row). With Vec4
 /// (the row 16-byte aligned: its start and L*F both multiples of 4 floats) every four outputs
 /// leave as one 16-byte store.
@@ -302,8 +336,13 @@ void hash_grid_encode_grid(cudaStream_t stream, const HashGridParams& g, const f
 void hash_grid_backward(cudaStream_t stream, const HashGridParams& g, const float* coords, const float* d_out,
                         int64_t n, float* table_grad) {
   if (n == 0) return;
-  if (hash_grid_kernels().backward == HashGridBackwardKernel::WarpAggregated)
+  const HashGridBackwardKernel kernel = hash_grid_kernels().backward;
+  if (kernel == HashGridBackwardKernel::WarpAggregated)
     backward_aggregated_kernel<<<level_grid(g, n), k_threads, 0, stream>>>(g, coords, d_out, n, table_grad);
+  else if (kernel == HashGridBackwardKernel::PerSample)
+    with_features(g, nullptr, [&]<int F, bool>() {
+      backward_per_sample_kernel<F><<<blocks_for(n), k_threads, 0, stream>>>(g, coords, d_out, n, table_grad);
+    });
   else
     backward_kernel<<<level_grid(g, n), k_threads, 0, stream>>>(g, coords, d_out, n, table_grad);
   CUDA_CHECK_LAUNCH();

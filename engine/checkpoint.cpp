@@ -1,6 +1,7 @@
 #include "engine/checkpoint.h"
 
 #include "engine/atomic_file.h"
+#include "engine/curves_chunk.h"
 #include "engine/path_problem.h"
 #include "engine/errors.h"
 #include "engine/checkpoint_codec.h"
@@ -285,6 +286,7 @@ std::vector<uint8_t> serialize_v2(const Checkpoint& c, uint32_t version) {
     }
   out.add("SNAP", w.bytes);
   out.add("RCOV", recovery_bytes(c));
+  out.add("CURV", encode_curves_chunk(c.history, c.loss_trace));
   return out.finish();
 }
 } // namespace
@@ -309,6 +311,7 @@ std::vector<uint8_t> serialize_checkpoint(const Checkpoint& c, uint32_t version)
   out.add("HIST", w.bytes, 8);
   add_frames(out, c.snapshots);
   out.add("RCOV", recovery_bytes(c));
+  out.add("CURV", encode_curves_chunk(c.history, c.loss_trace));
   return out.finish();
 }
 
@@ -330,7 +333,7 @@ Checkpoint deserialize_checkpoint(const uint8_t* data, size_t size, const std::s
 
   Checkpoint c;
   bool have_meta = false, have_params = false, have_frames = false;
-  std::vector<uint8_t> fram, fpic, fwgt, fxct;
+  std::vector<uint8_t> fram, fpic, fwgt, fxct, curves;
   for_each_chunk(data + 12, size - 16, name, version >= 3, k_max_checkpoint_bytes, [&](ChunkView& chunk) {
     const std::string& t = chunk.tag;
     const uint8_t* body = chunk.body.data();
@@ -376,8 +379,11 @@ Checkpoint deserialize_checkpoint(const uint8_t* data, size_t size, const std::s
       fxct = std::move(chunk.body);
     } else if (t == "RCOV") {
       read_recoveries(r, body, len, c);
+    } else if (t == "CURV") {
+      curves = std::move(chunk.body); // read after the loop: it marks HIST rows
     } // unknown chunks are skipped
   });
+  if (!curves.empty()) decode_curves_chunk(curves.data(), curves.size(), name, c.history, c.loss_trace);
   if (!have_meta) throw CheckpointError(name + ": no META chunk (config)");
   if (!have_params) throw CheckpointError(name + ": no PARM chunk (weights)");
   const int64_t count = parameter_count(c.config.model);

@@ -14,6 +14,7 @@
 /// (CheckpointError). One written by an older redraw may still hold them: load_checkpoint reads it
 /// (so `info` can say so), and count_nonfinite tells the callers that must refuse it.
 #include "engine/backend.h"
+#include "engine/loss_trace.h"
 #include "engine/metrics.h"
 #include "engine/run_config.h"
 
@@ -79,6 +80,7 @@ struct Checkpoint {
   std::vector<float> params;
   OptimizerState optimizer;
   std::vector<MetricsRow> history;
+  LossTrace loss_trace; ///< every step's loss where the backend reported it (CURV chunk)
   std::vector<Snapshot> snapshots;
   std::vector<RecoveryEvent> recoveries;
 };

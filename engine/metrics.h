@@ -9,10 +9,16 @@ namespace redraw {
 struct MetricsRow {
   int64_t step = 0;   ///< steps completed when measured
   double loss = 0;    ///< training loss of the step that ended here
-  double psnr_db = 0; ///< PSNR of the clamped reconstruction over the whole training image (+inf: exact fit)
+  double psnr_db = 0; ///< PSNR of the clamped reconstruction (+inf: exact fit), see psnr_exact
   double lr = 0;      ///< learning rate used by that step
   double seconds = 0; ///< training wall time so far, across resumes
+  /// psnr_db is over every pixel of the training image (true), or estimated from the run's fixed
+  /// pixel sample (false: engine/pixel_sample.h; "sampled" in metrics.csv).
+  bool psnr_exact = false;
 };
+
+/// "exact" or "sampled": how a row's PSNR was measured (metrics.csv's psnr_from column).
+inline const char* psnr_source(const MetricsRow& r) { return r.psnr_exact ? "exact" : "sampled"; }
 
 /// A divergence the trainer recovered from: it went back to its last good state and lowered the
 /// learning rate (Trainer, "Divergence" in trainer.h).

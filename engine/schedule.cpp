@@ -76,4 +76,12 @@ std::unique_ptr<Schedule> make_schedule(const ScheduleSpec& s, int64_t total_ste
   return base;
 }
 
+int64_t budget_schedule_step(int64_t step, int64_t total_steps, int64_t start_step, double seconds_used,
+                             double budget_seconds) {
+  if (!(budget_seconds > 0) || total_steps <= start_step) return step;
+  const double fraction = std::clamp(seconds_used / budget_seconds, 0.0, 1.0);
+  const int64_t by_time = start_step + int64_t(std::floor(double(total_steps - start_step) * fraction));
+  return std::max(step, by_time);
+}
+
 } // namespace redraw

@@ -59,6 +59,16 @@ private:
   std::unique_ptr<Schedule> m_nested;
 };
 
+/// The step a schedule is read at when the run has a time budget: the schedule's position is the
+/// larger of the step fraction and the time fraction, so a run stopped by its deadline still
+/// anneals to lr_min by then instead of stopping mid-cycle. The budget began at step `start_step`
+/// (0 for a fresh run, the resume's step otherwise) and `seconds_used` of its `budget_seconds`
+/// have passed: the position is max(step, start_step + (total_steps - start_step) * time
+/// fraction), the fraction clamped to [0, 1] and rounded down. A budget of 0 or less, or a run
+/// already past total_steps, reads the schedule at `step`.
+int64_t budget_schedule_step(int64_t step, int64_t total_steps, int64_t start_step, double seconds_used,
+                             double budget_seconds);
+
 /// Builds the schedule a config describes; period 0 means `total_steps` (minus warm-up).
 std::unique_ptr<Schedule> make_schedule(const ScheduleSpec& spec, int64_t total_steps);
 

@@ -1,6 +1,7 @@
 #include "engine/spectrum.h"
 
 #include "engine/errors.h"
+#include "engine/image.h"
 
 #include <kiss_fft.h>
 
@@ -251,6 +252,22 @@ std::string spectrum_csv(const std::vector<SpectrumRow>& rows, int32_t bands) {
     s << '\n';
   }
   return s.str();
+}
+
+void spectrum_view_size(int32_t w, int32_t h, int32_t& view_w, int32_t& view_h) {
+  view_w = w;
+  view_h = h;
+  const int32_t side = std::max(w, h);
+  if (side <= k_spectrum_view_side) return;
+  const double scale = double(k_spectrum_view_side) / double(side);
+  view_w = std::max(1, int32_t(std::lround(w * scale)));
+  view_h = std::max(1, int32_t(std::lround(h * scale)));
+}
+
+Image spectrum_view(const Image& img) {
+  int32_t w = 0, h = 0;
+  spectrum_view_size(img.width, img.height, w, h);
+  return w == img.width && h == img.height ? img : resize_area(img, w, h);
 }
 
 } // namespace redraw

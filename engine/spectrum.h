@@ -28,6 +28,14 @@ struct SpectrumRow {
   std::vector<double> band_power; ///< one per band; they sum to the MSE (Parseval)
 };
 
+/// The spectrum of a large picture is taken on a view of it: resampled (area filter) so its
+/// longer side is at most this, so a spectrum costs the same for any image size.
+constexpr int32_t k_spectrum_view_side = 512;
+/// The view's size for a w x h picture (w x h itself when both sides fit).
+void spectrum_view_size(int32_t w, int32_t h, int32_t& view_w, int32_t& view_h);
+/// The picture at its view size (a copy when it already fits).
+Image spectrum_view(const Image& img);
+
 class SpectrumAnalyzer {
 public:
   /// Plans the transforms for width x height images. ConfigError for a size < 1 or bands < 1.

@@ -12,7 +12,10 @@ int64_t SpectrumHistory::cadence(int64_t metrics_every, int64_t total_steps) {
 
 void SpectrumHistory::record(Trainer& trainer) {
   const Image& target = trainer.dataset().image;
-  record(trainer.current_step(), target, trainer.render(target.width, target.height));
+  int32_t w = 0, h = 0;
+  spectrum_view_size(target.width, target.height, w, h);
+  if (m_view_target.width != w || m_view_target.height != h) m_view_target = spectrum_view(target);
+  record(trainer.current_step(), m_view_target, trainer.render(w, h));
 }
 
 void SpectrumHistory::record(int64_t step, const Image& target, const Image& picture) {

@@ -32,6 +32,8 @@ Trainer::Trainer(std::unique_ptr<Backend> backend, RunConfig config, Dataset dat
   m_fourier_b = fourier_matrix(m_config.model.encoding, m_config.training.seed);
   m_schedule = make_schedule(m_config.schedule, m_config.training.steps);
   m_policy = SnapshotPolicy::for_run(m_config.training.steps, m_config.training.metrics_every);
+  m_trace_losses = !m_step_metrics;
+  prepare_metric_sample();
   reset();
 }
 
@@ -49,6 +51,8 @@ void Trainer::reset() {
   m_seconds_before = 0;
   m_clock_start.reset();
   m_history.clear();
+  m_loss_trace.clear();
+  m_last_lr_step = -1;
   m_snapshots.clear();
   m_last_loss = std::numeric_limits<double>::quiet_NaN();
   m_last_loss_step = -1;
@@ -68,8 +72,9 @@ std::optional<MetricsRow> Trainer::step() {
   const StepPlan plan = next_step_plan();
   const bool metrics = plan.measure, snap = plan.snapshot;
   StepArgs args;
-  args.record_loss = metrics || snap;
+  args.record_loss = metrics || snap || m_trace_losses;
   train_step_now(args);
+  if (m_trace_losses) take_step_loss();
   if (!metrics && !snap) return std::nullopt;
   // The only points where the step's device work is waited on (as before recovery existed).
   return accept_row(measure_row(), metrics, snap, std::nullopt);
@@ -78,9 +83,11 @@ std::optional<MetricsRow> Trainer::step() {
 void Trainer::train_step_now(StepArgs args) {
   args.step = m_step;
   args.optimizer_step = m_optimizer_step;
-  args.learning_rate = float(learning_rate_at(m_step));
+  args.learning_rate = float(learning_rate_at(schedule_step()));
   m_backend->train_step(args);
   ++m_step;
+  m_last_lr = args.learning_rate;
+  m_last_lr_step = m_step;
   ++m_optimizer_step;
   inject_test_nan();
 }
@@ -168,10 +175,12 @@ void Trainer::recover(const std::string& reason) {
   (void)m_backend->poll_loss();
   m_nonfinite_seen = false;
   m_step = m_good.step;
+  m_last_lr_step = -1;
   m_optimizer_step = m_good.optimizer_step;
   m_last_loss = m_good.loss;
   m_last_loss_step = std::isnan(m_good.loss) ? -1 : m_step;
   while (!m_history.empty() && m_history.back().step > m_step) m_history.pop_back();
+  m_loss_trace.truncate_after(m_step);
   m_snapshots.truncate_after(m_step);
   const int32_t limit = m_config.training.max_recoveries;
   if (int32_t(m_recoveries.size()) >= limit)
@@ -222,25 +231,6 @@ void Trainer::measure_untrained() {
   MetricsRow row = measure_row(); // the loss of the untrained network over the whole image
   if (std::isnan(m_initial_psnr)) m_initial_psnr = row.psnr_db;
   if (frame) record_snapshot(row);
-}
-
-double Trainer::dataset_loss() {
-  const int64_t n = m_data.size();
-  const int32_t C = m_data.channels();
-  const std::vector<float> params = m_backend->parameters();
-  constexpr int64_t k_rows = int64_t(1) << 16;
-  std::vector<float> coords(size_t(std::min(n, k_rows)) * 2), pred(size_t(std::min(n, k_rows)) * size_t(C));
-  double sum = 0;
-  for (int64_t r0 = 0; r0 < n; r0 += k_rows) {
-    const int64_t rows = std::min(k_rows, n - r0);
-    for (int64_t i = 0; i < rows; ++i)
-      m_data.coordinate(r0 + i, coords[size_t(2 * i)], coords[size_t(2 * i + 1)]);
-    m_backend->predict(m_config.model, params, m_fourier_b, coords.data(), rows, pred.data());
-    const float* t = m_data.targets() + r0 * C;
-    for (int64_t e = 0; e < rows * C; ++e)
-      sum += double(loss_value<float>(m_config.loss, pred[size_t(e)], t[e]));
-  }
-  return sum / (double(n) * C);
 }
 
 void Trainer::record_snapshot(const std::optional<MetricsRow>& measured) {
@@ -302,6 +292,7 @@ bool Trainer::branch_from_snapshot(size_t i) {
   (void)m_backend->poll_loss();
   m_nonfinite_seen = false;
   m_step = s.metrics.step;
+  m_last_lr_step = -1;
   // A frame without its optimizer state restarts Adam from zero moments, so its bias correction
   // must restart too: with the old count (1 - beta^t close to 1) the first updates of the branch
   // would be many times the learning rate.
@@ -309,6 +300,7 @@ bool Trainer::branch_from_snapshot(size_t i) {
   m_seconds_before = s.metrics.seconds;
   m_clock_start.reset();
   while (!m_history.empty() && m_history.back().step > m_step) m_history.pop_back();
+  m_loss_trace.truncate_after(m_step);
   m_snapshots.truncate_after(m_step);
   m_last_loss = s.metrics.loss;
   m_last_loss_step = std::isnan(s.metrics.loss) ? -1 : m_step;
@@ -323,7 +315,7 @@ bool Trainer::branch_from_snapshot(size_t i) {
 MetricsRow Trainer::measure() {
   (void)flush_metrics();
   ensure_finite();
-  MetricsRow row = measure_row();
+  MetricsRow row = measure_row(true);
   if (!m_history.empty() && m_history.back().step == row.step) {
     m_history.back() = row;
   } else {
@@ -332,33 +324,12 @@ MetricsRow Trainer::measure() {
   return row;
 }
 
-MetricsRow Trainer::measure_row() {
-  m_backend->synchronize();
-  if (auto sample = m_backend->poll_loss()) {
-    m_last_loss = sample->loss;
-    m_last_loss_step = sample->step + 1;
-    m_nonfinite_seen = m_nonfinite_seen || sample->nonfinite;
-  }
-  // No step has reported a loss at this count (the untrained network, or a run stopped between
-  // metrics steps): the loss of the current weights over the whole image, not an older step's.
-  if (m_last_loss_step != m_step) {
-    m_last_loss = dataset_loss();
-    m_last_loss_step = m_step;
-  }
-  MetricsRow row;
-  row.step = m_step;
-  row.loss = m_last_loss;
-  row.psnr_db = psnr_from_mse(m_backend->dataset_mse());
-  row.lr = learning_rate_at(std::max<int64_t>(0, m_step - 1));
-  row.seconds = elapsed_seconds();
-  return row;
-}
-
 void Trainer::run(int64_t n, const std::function<bool()>& should_stop) {
   for (int64_t i = 0; i < n; ++i) {
     if (should_stop && should_stop()) break;
     step();
   }
+  (void)flush_metrics(); // rows the GPU measured inside its last steps join the history now
   pause_clock();
 }
 
@@ -432,6 +403,7 @@ Checkpoint Trainer::checkpoint(const std::string& source_image) {
   c.params = m_backend->parameters();
   c.optimizer = m_backend->optimizer_state();
   c.history = m_history;
+  c.loss_trace = m_loss_trace;
   c.snapshots = m_snapshots.frames();
   c.lr_scale = m_lr_scale;
   c.recoveries = m_recoveries;
@@ -481,6 +453,9 @@ void Trainer::restore(const Checkpoint& ckpt) {
   m_seconds_before = ckpt.seconds;
   m_clock_start.reset();
   m_history = ckpt.history;
+  m_loss_trace = ckpt.loss_trace;
+  m_loss_trace.truncate_after(m_step);
+  m_last_lr_step = -1;
   m_snapshots.assign(ckpt.snapshots);
   m_last_loss = m_history.empty() ? std::numeric_limits<double>::quiet_NaN() : m_history.back().loss;
   m_last_loss_step = m_history.empty() || std::isnan(m_last_loss) ? -1 : m_history.back().step;

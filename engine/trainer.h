@@ -3,8 +3,15 @@
 /// and the metrics history. The CLI and the GUI drive the same Trainer.
 /// - Threading: a Trainer is used from one thread (the GUI's training thread); it is not locked.
 ///   Readers on other threads get copies through the GUI's double-buffered snapshot.
-/// - Metrics: every training.metrics_every steps the step's loss is recorded and the PSNR of the
-///   whole training image is measured; that is the only point where the device is waited on.
+/// - Metrics: every training.metrics_every steps the step's loss is recorded and the PSNR is
+///   estimated on the run's fixed pixel sample (engine/pixel_sample.h; an image of at most
+///   k_metric_sample_pixels is measured whole, exactly), so a row costs the same at any image
+///   size; that is the only point where the device is waited on. measure() and checkpoint()'s
+///   callers get the exact PSNR over every pixel (MetricsRow::psnr_exact says which a row holds).
+///   On a backend that reports each step's loss without waiting (the CPU), every step's loss is
+///   kept too (loss_trace()).
+/// - Time budget: set_time_budget() reads the schedule at budget_schedule_step() (schedule.h), so
+///   a run stopped by its deadline has annealed by then.
 /// - Determinism: same seed, same config, same backend -> same parameters (bit-exact on the CPU),
 ///   and a checkpoint resumes exactly where it left off.
 /// - Timelapse: after each step the SnapshotPolicy is asked whether to keep the weights; if so the
@@ -27,6 +34,7 @@
 #include "engine/backend.h"
 #include "engine/checkpoint.h"
 #include "engine/dataset.h"
+#include "engine/loss_trace.h"
 #include "engine/metrics.h"
 #include "engine/renderer.h"
 #include "engine/schedule.h"
@@ -37,6 +45,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <utility>
 
 namespace redraw {
 
@@ -50,15 +59,26 @@ public:
   void reset();
   /// Runs one step. Returns the metrics row if this step was a metrics step.
   std::optional<MetricsRow> step();
-  /// Runs up to n steps, stopping early when should_stop() returns true (checked each step).
+  /// Runs up to n steps, stopping early when should_stop() returns true (checked each step); on
+  /// return the history holds every row up to the current step (the GPU's late rows settled).
   void run(int64_t n, const std::function<bool()>& should_stop = {});
-  /// Measures loss and PSNR now (blocks), appends to the history and returns the row.
+  /// Measures loss and the exact PSNR over every pixel now (blocks), appends to the history and
+  /// returns the row.
   MetricsRow measure();
 
   int64_t current_step() const { return m_step; }
   int64_t total_steps() const { return m_config.training.steps; }
   /// The learning rate step `step` uses: the schedule's, times the recoveries' lr_scale().
   double learning_rate_at(int64_t step) const { return m_schedule->learning_rate(step) * m_lr_scale; }
+  /// Anneals the schedule to a deadline `seconds` of training time from now (see
+  /// budget_schedule_step in schedule.h); 0 or less removes the budget.
+  void set_time_budget(double seconds);
+  double time_budget() const { return m_budget_seconds; }
+  /// The step the schedule is read at for the next step: the step count, or further on under a
+  /// time budget.
+  int64_t schedule_step() const;
+  /// The loss of every step on a backend that reports it without waiting (empty otherwise).
+  const LossTrace& loss_trace() const { return m_loss_trace; }
 
   // ---- divergence recovery --------------------------------------------------------------
   /// Every recovery of this run so far (across resumes), oldest first.
@@ -153,12 +173,24 @@ private:
     int64_t count = -1; ///< the row's step; -1: none
     bool metrics = false; ///< a history row (otherwise a snapshot's metrics only)
     double seconds = 0;   ///< training time when the count was reached
+    double lr = 0;        ///< the learning rate of the step that reached it
     std::optional<Snapshot> snapshot; ///< the parameters at `count`, for a timelapse frame
     int64_t copy_ticket = -1; ///< the frame's parameters, still on their way (begin_parameter_copy)
   };
 
-  /// loss/PSNR/lr/time of the current network, without touching the history. Blocks.
-  MetricsRow measure_row();
+  /// loss/PSNR/lr/time of the current network, without touching the history. Blocks. The PSNR
+  /// (and the loss when no step reported it) over every pixel when `exact` or when the sample is
+  /// the whole image, else on the sample.
+  MetricsRow measure_row(bool exact = false);
+  /// Mean loss and clamped MSE of the current weights on the metrics sample (a forward pass over
+  /// it, summed in float64 in sample order: the same bits at any thread count). Blocks.
+  std::pair<double, double> sample_error();
+  /// Fills the metrics sample's coordinates and targets from the dataset (once, at construction).
+  void prepare_metric_sample();
+  /// Polls the loss the last step reported and keeps it in the loss trace.
+  void take_step_loss();
+  /// The learning rate the last step used (learning_rate_at(step - 1) when not known).
+  double last_step_lr() const;
   /// At step 0, before the clock starts: the untrained network's PSNR and its timelapse frame
   /// (with the loss of the untrained network, never NaN).
   void measure_untrained();
@@ -214,6 +246,16 @@ private:
   double m_last_interval = 0;      ///< seconds between the two steps before it
   uint64_t m_continues_seen = 0;   ///< continue_signals() at the last step
   std::vector<MetricsRow> m_history;
+  LossTrace m_loss_trace;
+  bool m_trace_losses = false;         ///< the backend reports every step's loss without waiting
+  std::vector<float> m_sample_coords;  ///< the metrics sample: coordinates (n x 2) ...
+  std::vector<float> m_sample_targets; ///< ... and targets (n x channels)
+  bool m_sample_whole = false;         ///< the sample is every pixel: rows measure exactly
+  double m_budget_seconds = 0;         ///< the time budget (0: none)
+  double m_budget_start_seconds = 0;   ///< training time when it was set
+  int64_t m_budget_start_step = 0;     ///< step count when it was set
+  double m_last_lr = 0;                ///< the learning rate of the step that reached m_last_lr_step
+  int64_t m_last_lr_step = -1;
   double m_last_loss = 0;
   int64_t m_last_loss_step = -1; ///< the step count m_last_loss belongs to (-1: none)
   bool m_nonfinite_seen = false; ///< the backend's divergence flag arrived set

@@ -33,6 +33,7 @@ std::optional<MetricsRow> Trainer::step_lagged() {
     m_due.count = m_step;
     m_due.metrics = metrics;
     m_due.seconds = elapsed_seconds();
+    m_due.lr = m_last_lr;
     if (snap) {
       // A frame's weights are those of its step: a copy started now, which neither the host nor
       // the next steps wait for; it joins the frame when the row's loss arrives (collect_frame).
@@ -69,7 +70,8 @@ std::optional<MetricsRow> Trainer::finish_awaited(bool wait) {
   // current network's error, a step later than the row's count.
   if (std::isnan(mse) && std::isfinite(sample->loss) && !sample->nonfinite) mse = m_backend->dataset_mse();
   row.psnr_db = psnr_from_mse(mse);
-  row.lr = learning_rate_at(std::max<int64_t>(0, pending.count - 1));
+  row.psnr_exact = true; // the backend measured every pixel
+  row.lr = pending.lr;
   row.seconds = pending.seconds;
   return accept_row(row, pending.metrics, false, std::move(pending.snapshot));
 }

@@ -12,7 +12,8 @@
 #   scripts/gpu_check.sh report [DIR...]   here: one table from the results of every call
 #                                          (default: $REDRAW_GPU_RESULTS, else .gpu-results/)
 #
-# Parts: tests, sanitize, sanitize-parity, bench, accuracy, interop, torch, instant, instant-torch.
+# Parts: tests, sanitize, sanitize-parity, bench, accuracy, interop, torch, instant, instant-torch,
+# profile (Nsight Compute's limiters for the kernels of instant's training step).
 # The timeouts inside one part add up to at most 480 s, so a part fits one device command (600 s,
 # unpacking included); `run` refuses parts whose timeouts add up to more (REDRAW_GPU_LONG=1 allows
 # it on a machine without that limit; `all` needs it).
@@ -31,7 +32,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
 pack="${REDRAW_GPU_PACK:-.gpu-pack}"
-all_parts=(tests sanitize sanitize-parity bench accuracy interop torch instant instant-torch)
+all_parts=(tests sanitize sanitize-parity bench accuracy interop torch instant instant-torch profile)
 [ -x /usr/local/cuda/bin/nvcc ] && export PATH="$PATH:/usr/local/cuda/bin"
 
 usage() {
@@ -67,6 +68,7 @@ pack_from_build() {
   git rev-parse HEAD >"$dir/REVISION" 2>/dev/null || echo unknown >"$dir/REVISION"
   rm -rf "$out"
   mkdir -p "$out"
+  out="$(cd "$out" && pwd)" # absolute: the tar below runs inside the staging folder
   (cd "$dir" && find . -type f | sort >"$out/MANIFEST" && XZ_OPT="-6 -T2" tar -cJf "$out/pack.tar.xz" .) || missing=1
   cp "$dir/REVISION" "$out/"
   rm -rf "$dir"
@@ -240,7 +242,11 @@ res = {"suites": []}
 for m in re.finditer(r"\[doctest\] test cases:\s*(\d+) \|\s*(\d+) passed \|\s*(\d+) failed \|\s*(\d+) skipped", log):
     res["suites"].append({"cases": int(m[1]), "passed": int(m[2]), "failed": int(m[3]), "skipped": int(m[4])})
 res["return_codes"] = [int(x) for x in re.findall(r"^rc (\d+)$", log, re.M)]
-res["failed_cases"] = re.findall(r"TEST CASE:\s+(.*)", log)
+# doctest prints a block per case between rules of '='; --duration=true prints one for every case,
+# so a case failed only where its block holds an error.
+res["failed_cases"] = [m[1] for block in re.split(r"^={20,}$", log, flags=re.M)
+                       if re.search(r"\b(ERROR|FATAL ERROR|THREW)\b", block)
+                       for m in [re.search(r"TEST CASE:\s+(.*)", block)] if m]
 res["skipped_device"] = "SKIPPED: no CUDA device" in log
 json.dump(res, open(sys.argv[2], "w"), indent=2)
 PY
@@ -523,10 +529,10 @@ part_instant() {
     REDRAW_FUSED_MLP_EPILOGUE=fragment timed "cuda_bench instant auto, fragment epilogue" 50 "${rx_env[@]}" \
       "$pack/bin/cuda_bench" --presets instant --sizes 512 --steps 200 --precision auto \
       --json "$cur_tmp/cuda-auto-fragment-epilogue.json" || echo "FAILED: cuda_bench fragment epilogue"
-    echo "== cuda_bench instant auto, per-level encode =="
-    REDRAW_HASH_GRID_ENCODE=per-level timed "cuda_bench instant auto, per-level encode" 50 "${rx_env[@]}" \
+    echo "== cuda_bench instant auto, atomic backward =="
+    REDRAW_HASH_GRID_BACKWARD=atomic timed "cuda_bench instant auto, atomic backward" 50 "${rx_env[@]}" \
       "$pack/bin/cuda_bench" --presets instant --sizes 512 --steps 200 --precision auto \
-      --json "$cur_tmp/cuda-auto-per-level.json" || echo "FAILED: cuda_bench per-level encode"
+      --json "$cur_tmp/cuda-auto-atomic-backward.json" || echo "FAILED: cuda_bench atomic backward"
     echo "== cuda_bench instant auto, warp-aggregated backward =="
     REDRAW_HASH_GRID_BACKWARD=warp-aggregated timed "cuda_bench instant auto, warp-aggregated backward" 50 \
       "${rx_env[@]}" "$pack/bin/cuda_bench" --presets instant --sizes 512 --steps 200 --precision auto \
@@ -560,6 +566,26 @@ part_instant-torch() {
   elif [ -n "$failed" ]; then write_status instant-torch failed "did not finish:$failed (see instant-torch.log)"
   else write_status instant-torch ok "PyTorch hash grid fp32 and fp16, eager and compiled"; fi
   grep -E "^(preset|instant)|samples/s" "$log" | head -20
+}
+
+# Nsight Compute on instant's training step: every kernel of a few steps (the graph's nodes one by
+# one), with what limits each (throughput against the peaks, memory traffic, occupancy). The
+# profiled program gets Redraw's library path through a shell that ncu follows; ncu keeps its own.
+part_profile() {
+  local log="$results/profile.log" ncu rc
+  ncu="$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)"
+  if [ "$dry_run" != 1 ] && [ ! -x "$ncu" ]; then write_status profile skipped "ncu not found"; return; fi
+  local lib="${rx_env[1]#LD_LIBRARY_PATH=}"
+  timed "ncu: the kernels of instant's step" 300 "$ncu" --target-processes all --graph-profiling node \
+    --launch-skip 60 --launch-count 24 --section SpeedOfLight --section MemoryWorkloadAnalysis \
+    --section ComputeWorkloadAnalysis --section Occupancy --section LaunchStats \
+    bash -c 'export LD_LIBRARY_PATH="$1"; shift; exec "$@"' sh "$lib" "$pack/bin/cuda_bench" --presets instant \
+    --sizes 512 --steps 20 --precision auto >"$log" 2>&1
+  rc=$?
+  [ "$dry_run" = 1 ] && return 0
+  grep -E '^  [a-zA-Z_].*\(([0-9]+, ){2}[0-9]+\)x\(|Duration|Memory Throughput|Compute \(SM\) Throughput|Achieved Occupancy' "$log" | head -150
+  if [ $rc -eq 0 ]; then write_status profile ok "$(grep -c 'Duration' "$log") kernels profiled (profile.log)"
+  else write_status profile failed "ncu exit $rc (see profile.log)"; fi
 }
 
 # run_part PART: one part with fresh bookkeeping.

@@ -103,8 +103,17 @@ check '[ ! -e "$work/x" ]' # nor did a backend that could not start
 # --- a real run ---
 expect 0 "" -- "$redraw" train "$samples/horse.png" --config "$cfg" --max-side 40 --steps 20 --out "$work/run" --checkpoint-every 10
 check '[ -s "$work/run/final.png" ] && [ -s "$work/run/model.redraw" ] && [ -s "$work/run/metrics.csv" ]'
-check '[ "$(head -1 "$work/run/metrics.csv")" = "step,loss,psnr_db,lr,seconds,event" ]'
+check '[ "$(head -1 "$work/run/metrics.csv")" = "step,loss,psnr_db,psnr_from,lr,seconds,event" ]'
+check '[ "$(tail -1 "$work/run/metrics.csv" | cut -d, -f4)" = "exact" ]'
 check '[ "$(tail -1 "$work/run/metrics.csv" | cut -d, -f1)" = "20" ]'
+# full resolution: --full and --max-side 0 train at the file's own size (horse.png is 400x328);
+# its 131,200 pixels are more than the metrics sample, so the rows are sampled and the saved one exact
+expect 0 "" -- "$redraw" train "$samples/horse.png" --config "$cfg" --full --steps 10 --out "$work/full"
+check '[ "$(python3 -c "import struct,sys; print(*struct.unpack(\">II\", open(sys.argv[1],\"rb\").read(24)[16:24]), sep=\"x\")" "$work/full/final.png")" = 400x328 ]'
+check '[ "$(sed -n 3p "$work/full/metrics.csv" | cut -d, -f4)" = "sampled" ] && [ "$(tail -1 "$work/full/metrics.csv" | cut -d, -f4)" = "exact" ]'
+expect 0 "" -- "$redraw" train "$samples/horse.png" --config "$cfg" --max-side 0 --steps 1 --out "$work/full0"
+expect 2 "--max-side" -- "$redraw" train "$samples/horse.png" --max-side -1 --out "$work/x"
+expect 2 "" -- "$redraw" train "$samples/horse.png" --full --max-side 64 --out "$work/x"
 # spectrum.csv: the error's band powers, of the same step as the rest of the set
 check '[ "$(head -1 "$work/run/spectrum.csv" | cut -d, -f1-3)" = "step,mse,f0.0078" ]'
 check '[ "$(tail -1 "$work/run/spectrum.csv" | cut -d, -f1)" = "20" ]'

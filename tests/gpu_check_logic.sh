@@ -23,7 +23,7 @@ cd "$src"
 # -- list: every part within one call --------------------------------------------------------
 list="$(bash scripts/gpu_check.sh list)"
 echo "$list" | grep -E '^[a-z-]+: '
-check "list names all 9 parts" test "$(echo "$list" | grep -cE '^[a-z-]+: [0-9]+ s of timeouts')" -eq 9
+check "list names all 10 parts" test "$(echo "$list" | grep -cE '^[a-z-]+: [0-9]+ s of timeouts')" -eq 10
 check "no part's timeouts add up to more than 480 s" \
   bash -c "! echo \"\$1\" | awk '/ s of timeouts/ { if (\$2 + 0 > 480) bad = 1 } END { exit !bad }'" _ "$list"
 check "the sanitize part runs memcheck, racecheck and synccheck" \

@@ -1,8 +1,9 @@
 // When the window draws (ui/frame_pacing.h): only when something changed, capped while training,
-// at full rate while the user interacts, a heartbeat otherwise.
-#include "ui/frame_pacing.h"
-
+// at full rate while the user interacts, a heartbeat otherwise. Built when the GUI is (REDRAW_TEST_UI).
 #include <doctest/doctest.h>
+
+#if REDRAW_TEST_UI
+#include "ui/frame_pacing.h"
 
 using namespace redraw;
 
@@ -150,3 +151,4 @@ TEST_CASE("frame pacing: on software GL, slow frames are spaced so drawing takes
   e.last_input = 10.25; // ...unless the user is at it: input is never held back
   CHECK(decide_frame(sw, e).draw);
 }
+#endif

@@ -307,10 +307,17 @@ void draw_training(UiState& ui) {
     check_field(ui, "batch on the CPU", cpu_batch, 0, 1 << 26, cpu_edited, cpu_active);
     if (cpu_edited) c.training.cpu_batch_size = cpu_batch;
   }
-  ImGui::InputInt("training size", &c.data.max_side, 16, 64);
+  bool full = c.data.max_side == 0; // max_side 0: the image's own size
+  if (ImGui::Checkbox("Full resolution", &full)) c.data.max_side = full ? 0 : 512;
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("The image is resized so its longest side is this many pixels (8..4096) for training.");
-  check_field(ui, "training size", c.data.max_side, 8, 4096);
+    ImGui::SetTooltip("Train on every pixel of the image at its own size. A minibatch preset (instant) costs the same "
+                      "per step at any size; a full-batch one grows with the image.");
+  if (!full) {
+    ImGui::InputInt("training size", &c.data.max_side, 16, 64);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("The image is resized so its longest side is this many pixels (8..4096) for training.");
+    check_field(ui, "training size", c.data.max_side, 8, 4096);
+  }
   c.data.width = c.data.height = 0;
   enum_combo("colour", c.data.color_mode, 4, color_mode_name);
   if (c.data.color_mode == ColorMode::Binary) ImGui::SliderFloat("threshold", &c.data.threshold, 0.0f, 1.0f, "%.2f");

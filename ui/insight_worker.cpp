@@ -123,10 +123,12 @@ SpectrumResult InsightWorker::run_spectrum(const SpectrumJob& job) {
   r.step = job.step;
   r.run_id = job.run_id;
   try {
-    const Image& t = *job.truth;
-    const Image& p = *job.recon;
-    if (t.width != p.width || t.height != p.height || t.channels != p.channels)
+    if (job.truth->width != job.recon->width || job.truth->height != job.recon->height ||
+        job.truth->channels != job.recon->channels)
       throw ConfigError("the preview and the target differ in size");
+    // A large picture is analysed on its view (at most k_spectrum_view_side a side).
+    const Image t = spectrum_view(*job.truth);
+    const Image p = spectrum_view(*job.recon);
     if (!m_analyzer || m_analyzer->width() != t.width || m_analyzer->height() != t.height)
       m_analyzer = std::make_unique<SpectrumAnalyzer>(t.width, t.height);
     Image err = p;

@@ -54,7 +54,7 @@ _redraw() {
   "") opts="--help --version" ;;
   gui) opts="--help --model --preset --backend --precision --autostart --time-limit --about --screenshot --screenshot-after-steps
              --ui-scale --perf --test-resize --test-script" ;;
-  train) opts="--help --preset --config --size --max-side --steps --time-limit --backend --precision --seed --color
+  train) opts="--help --preset --config --size --max-side --full --steps --time-limit --backend --precision --seed --color
                --out --checkpoint-every --resume --quiet --snapshot-cap-mb --max-image-memory --threads" ;;
   render) opts="--help --size --output -o --snapshot --bit-depth --backend --precision --compare --max-image-memory
                 --threads" ;;

@@ -54,6 +54,8 @@ const HashGridKernels k_all[] = {
     {HashGridEncodeKernel::PerLevel, HashGridBackwardKernel::Atomic, false},
     {HashGridEncodeKernel::PerSample, HashGridBackwardKernel::WarpAggregated, false},
     {HashGridEncodeKernel::PerLevel, HashGridBackwardKernel::WarpAggregated, true},
+    {HashGridEncodeKernel::PerSample, HashGridBackwardKernel::PerSample, true},
+    {HashGridEncodeKernel::PerLevel, HashGridBackwardKernel::PerSample, false},
 };
 
 } // namespace
