@@ -54,7 +54,7 @@ done
 check '[ "$(wc -c <"$work/err")" -lt 2000 ]'
 
 # chunks duplicated or reordered still describe one model: read, or refused with a clear error
-mutate dupsnap dup SNAP && mutate reversed reverse
+mutate dupsnap dup FRAM && mutate reversed reverse
 "$redraw" info "$work/dupsnap.redraw" >/dev/null 2>&1; check '[ $? -le 1 ]'
 "$redraw" render "$work/reversed.redraw" -o "$work/reversed.png" >/dev/null 2>&1; check '[ $? = 0 ] && [ -s "$work/reversed.png" ]'
 
