@@ -17,6 +17,7 @@
 #include "engine/errors.h"
 #include "engine/run_config.h"
 
+#include <cstdlib>
 #include "ui/gui_app.h" // plain declarations; run_gui exists only when REDRAW_HAVE_GUI
 
 #include <CLI/CLI.hpp>
@@ -38,6 +39,7 @@ int open_gui(const GuiOptions* opts_in) {
   opts.make_backend = backend_factory();
   opts.about_version = version_text();
   opts.about_licences = licences_text();
+  opts.testing.print_stats = std::getenv("REDRAW_GUI_STATS") != nullptr; // one line a second on stderr
   if (opts.backend != "cpu") opts.interop = make_device_interop(); // null without a usable GPU
   return run_gui(opts);
 #else
@@ -75,21 +77,21 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "fp32", "tf32", "bf16"}));
   gui_cmd->add_flag("--autostart", gui.autostart, "Start training at once");
   gui_cmd
-      ->add_option("--time-limit", gui.time_limit,
+      ->add_option("--time-limit", gui.testing.time_limit,
                    "After this many seconds of training: print the steps done and quit (benchmarks)")
       ->check(CLI::PositiveNumber);
   gui_cmd->add_flag("--about", gui.show_about, "Open the About box (version and licences) at start");
-  gui_cmd->add_option("--screenshot", gui.screenshot, "Write the window as PNG, then exit");
-  gui_cmd->add_option("--screenshot-after-steps", gui.screenshot_after_steps, "Steps to train before the screenshot")
+  gui_cmd->add_option("--screenshot", gui.testing.screenshot, "Write the window as PNG, then exit");
+  gui_cmd->add_option("--screenshot-after-steps", gui.testing.screenshot_after_steps, "Steps to train before the screenshot")
       ->check(CLI::NonNegativeNumber);
   gui_cmd->add_option("--ui-scale", gui.ui_scale, "UI scale for this session, times the monitor's (0.5 to 4)")
       ->check(CLI::Range(0.5f, 4.0f));
   gui_cmd->add_flag("--perf", gui.show_perf, "Open the performance panel at start");
-  gui_cmd->add_option("--test-resize", gui.test_resize,
+  gui_cmd->add_option("--test-resize", gui.testing.test_resize,
                       "With --screenshot: shrink the window to WxH and back first (a layout test)");
   gui_cmd
-      ->add_option("--test-script", gui.test_script,
-                   "Test hook: drive the window from a script of keys, drops and checks (see ui/test_script.h); "
+      ->add_option("--test-script", gui.testing.test_script,
+                   "Test hook: drive the window from a script of keys, drops and checks (see ui/testing/test_script.h); "
                    "exit 0 when it passes")
       ->group("Test hooks");
 

@@ -49,7 +49,7 @@ add_test(NAME gui_screenshot_check
 set_tests_properties(gui_screenshot_check PROPERTIES FIXTURES_REQUIRED gui_screenshots)
 
 # The window shrunk to 200x150 and back restores the panels, and settings saved while tiny keep
-# a sensible layout (ui/window_test_hook.h); look at gui_test/shrink.png and shrink-tiny.png.
+# a sensible layout (ui/testing/window_test_hook.h); look at gui_test/shrink.png and shrink-tiny.png.
 add_test(NAME gui_shrink_restore
          COMMAND ${REDRAW_XVFB_RUN} -a -s "-screen 0 1600x1000x24"
                  $<TARGET_FILE:redraw> gui ${CMAKE_SOURCE_DIR}/assets/default.png

@@ -1,5 +1,5 @@
 # GUI tests for "never lose work" and honest branching: `redraw gui --test-script`
-# (ui/test_script.h) under Xvfb drives the unsaved-run prompt on Ctrl+O, a drop and Ctrl+Q, a
+# (ui/testing/test_script.h) under Xvfb drives the unsaved-run prompt on Ctrl+O, a drop and Ctrl+Q, a
 # branch that keeps the abandoned line, and the canvas following live training after a scrub.
 # Screenshots land in build/gui_test/lose_nothing/.
 if(NOT REDRAW_GUI OR NOT REDRAW_XVFB_RUN)

@@ -9,8 +9,8 @@ report() { # report DESCRIPTION MATCHES
   if [ -n "$2" ]; then echo "FAIL: $1"; echo "$2"; fail=1; else echo "ok: $1"; fi
 }
 report "ui/ includes nothing from cuda/ or app/" \
-  "$(grep -nE '^\s*#\s*include\s*[<"](cuda|app)/' ui/*.h ui/*.cpp 2>/dev/null)"
-report "ui/ has no CUDA build conditionals" "$(grep -nE 'REDRAW_HAVE_CUDA|__CUDACC__' ui/*.h ui/*.cpp ui/*.cmake 2>/dev/null)"
+  "$(grep -nE '^\s*#\s*include\s*[<"](cuda|app)/' ui/*.h ui/*.cpp ui/testing/* 2>/dev/null)"
+report "ui/ has no CUDA build conditionals" "$(grep -nE 'REDRAW_HAVE_CUDA|__CUDACC__' ui/*.h ui/*.cpp ui/testing/* ui/*.cmake 2>/dev/null)"
 report "ui/ does not link the CUDA backend" "$(grep -nE 'redraw_cuda|redraw_backends|CUDA::' ui/*.cmake 2>/dev/null)"
 report "engine/ includes no GL, ImGui, GLFW, CUDA, ui/, app/ or cuda/ header" \
   "$(grep -nE '^\s*#\s*include\s*[<"](GL/|GLFW/|glad/|imgui|cuda|cublas|ui/|app/)' engine/*.h engine/*.cpp 2>/dev/null)"

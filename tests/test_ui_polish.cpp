@@ -9,7 +9,7 @@
 #include "ui/perf_monitor.h"
 #include "ui/settings_store.h"
 #include "ui/ui_scale.h"
-#include "ui/window_test_hook.h"
+#include "ui/testing/window_test_hook.h"
 
 #include <GLFW/glfw3.h>
 #include <imgui.h>

@@ -8,12 +8,10 @@
 #include "ui/confirm_prompt.h"
 #include "ui/insight_views.h"
 #include "ui/panels.h"
-#include "ui/screenshot.h"
 #include "ui/settings_store.h"
-#include "ui/test_script.h"
+#include "ui/testing/frame_hooks.h"
 #include "ui/training_session.h"
 #include "ui/ui_scale.h"
-#include "ui/window_test_hook.h"
 
 #include "engine/cpu_threads.h"
 #include "engine/run_config.h"
@@ -158,225 +156,141 @@ void upload_device_frame(UiState& ui, TrainingSession& session) {
   frames->end_read();
 }
 
-/// The screenshot mode's exit test: the picture of step >= N has been on screen for two frames.
-bool screenshot_ready(const UiState& ui, int64_t after_steps) {
-  const SessionStatus& st = ui.run.status;
-  if (!st.has_run || st.busy) return false;
-  const int64_t target = std::min(after_steps, st.total_steps);
-  return ui.run.shown_step >= target && st.step >= target && ui.run.frames_since_preview >= 2 &&
-         insight_ready(ui, target);
-}
-
-/// Compare runs: where run A's and run B's pictures are (x, y, w, h), and B's step.
-std::string compare_sidecar_json(const UiState& ui) {
-  const float* a = ui.compare.rect_a;
-  const float* b = ui.compare.rect_b;
-  char buf[256];
-  std::snprintf(buf, sizeof buf, R"({"compare_a": [%g, %g, %g, %g], "compare_b": [%g, %g, %g, %g], "compare_step": %lld})",
-                double(a[0]), double(a[1]), double(a[2]), double(a[3]), double(b[0]), double(b[1]), double(b[2]),
-                double(b[3]), static_cast<long long>(ui.compare.run.shown_step));
-  return buf;
-}
-
-/// What a screenshot's JSON sidecar says about the window (both screenshot hooks).
-ScreenshotInfo screenshot_info(const UiState& ui) {
-  ScreenshotInfo info;
-  std::copy(ui.recon_rect, ui.recon_rect + 4, info.recon_rect);
-  info.step = ui.run.shown_step;
-  info.psnr_db = ui.run.history.empty() ? 0 : ui.run.history.back().psnr_db;
-  info.fps = ui.fps;
-  info.frame_ms = ui.frame_ms;
-  info.steps_per_s = ui.run.last_steps_per_s;
-  if (ui.compare.open) info.extra_json = compare_sidecar_json(ui);
-  return info;
-}
-
-/// The test script's screenshot (after this frame is drawn); false when it could not be written.
-bool script_screenshot(TestScript& script, const UiState& ui, int fw, int fh) {
-  const ScreenshotInfo info = screenshot_info(ui);
-  const std::string err = write_screenshot(script.screenshot, fw, fh, info);
-  if (!err.empty()) script.failure = "screenshot " + script.screenshot + ": " + err;
-  script.screenshot.clear();
-  return err.empty();
-}
-
-/// --time-limit: pauses the run once it has trained `limit` seconds, then (once the pause is
-/// published, with the step and the clock of the same moment) prints what it did; true: quit.
-bool time_limit_reached(const UiState& ui, TrainingSession& session, double limit, bool& asked) {
-  const SessionStatus& st = ui.run.status;
-  if (!asked && st.running && st.elapsed_s >= limit) {
-    session.set_running(false);
-    asked = true;
-  }
-  if (!asked || st.running) return false;
-  std::printf("time limit: %lld steps in %.3f s of training (%.2f steps/s)\n", static_cast<long long>(st.step),
-              st.elapsed_s, st.elapsed_s > 0 ? double(st.step) / st.elapsed_s : 0.0);
-  std::fflush(stdout);
-  return true;
-}
-
-int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, CompareSessions& compare,
-               const GuiOptions& opts, const AutosaveSession* autosave, TestScript* script,
-               const TerminationSignals& signals) {
-  const double start = glfwGetTime();
-  const bool scripted = !opts.screenshot.empty() || script;
-  std::string title;
-  double last_autosave = start;
-  constexpr double k_screenshot_timeout_s = 600;
+/// Housekeeping each turn besides drawing: GPU previews and the preview cadence the session is told.
+struct LoopState {
   int32_t sent_preview_every = -1;
-  bool time_limit_asked = false;
-  double sent_preview_gap = ui.pacing.watch_seconds; // what set_min_preview_interval was last told
-  ResizeTest resize_test;
-  if (!opts.test_resize.empty() && !parse_window_size(opts.test_resize, resize_test.tiny_w, resize_test.tiny_h)) {
-    std::fprintf(stderr, "error: --test-resize: expected WxH, got '%s'\n", opts.test_resize.c_str());
-    return 1;
+  double sent_preview_gap = 0;              ///< what set_min_preview_interval was last told
+  double last_host_request = 0;
+  double last_autosave = 0;
+  const TrainingSession* paced_b = nullptr; ///< the compare run B last told the preview gap
+  std::string title;
+};
+
+/// Takes what the runs published: run A's snapshot, run B's, the insight views' and the
+/// timelapse's news; tells the pacing rule what changed.
+void take_news(UiState& ui, TrainingSession& session, CompareSessions& compare, SessionSnapshot& take, FrameEvents& ev) {
+  take.take_from(session.mailbox());
+  const bool compare_news = absorb_compare(ui, compare, take);
+  for (const SessionProfile& p : take.profiles)
+    perf_add_profile(ui.perf, p);
+  if (take.network) ui.insight.network = std::move(take.network);
+  const bool new_rows = !take.rows.empty();
+  const bool fresh = take.has_news();
+  absorb_snapshot(ui, std::move(take));
+  const int64_t shown_before = ui.run.shown_step;
+  upload_device_frame(ui, session);
+  const bool insight_news = update_insight(ui, session);
+  const int64_t timelapse_before = ui.timelapse.shown_step;
+  sync_timelapse(ui, session);
+  ev.changed = ev.changed || fresh || compare_news || ui.run.shown_step != shown_before ||
+               ui.timelapse.shown_step != timelapse_before;
+  ev.minor_change = ev.minor_change || new_rows || insight_news;
+}
+
+/// What the session should know about the screen: the preview cadence and gap (no faster than
+/// frames show them), and, for GPU previews, a host copy about once a second while the error
+/// map or the pixel tooltip needs host pixels.
+void tell_session(UiState& ui, TrainingSession& session, CompareSessions& compare, LoopState& st, double frame_s) {
+  const bool device_path = ui.recon_texture && std::string_view(ui.recon_texture->kind()) == "cuda-gl";
+  const bool error_shown = ui.view.mode == CanvasMode::SideBySide || ui.view.mode == CanvasMode::Error;
+  if (device_path && error_shown && ui.run.status.running && ui.now - st.last_host_request > 1.0) {
+    session.request_host_preview();
+    st.last_host_request = ui.now;
   }
-  double last_stats = start, last_host_request = start;
-  const bool print_stats = std::getenv("REDRAW_GUI_STATS") != nullptr; // one line a second on stderr
-  FrameEvents ev;        // what the pacing rule sees (ui/frame_pacing.h)
-  double wait_s = 0;     // until the next look, as the rule said last time
-  const TrainingSession* paced_b = nullptr; // the compare run B last told the preview gap
-  SessionSnapshot take;                     // what run A published, taken each turn of the loop
+  if (ui.settings.preview_every != st.sent_preview_every) {
+    st.sent_preview_every = ui.settings.preview_every;
+    session.set_preview_every(st.sent_preview_every);
+  }
+  if (const double gap = watch_gap(ui.pacing, frame_s); std::abs(gap - st.sent_preview_gap) > 0.2 * gap) {
+    st.sent_preview_gap = gap;
+    session.set_min_preview_interval(gap);
+  }
+  if (compare.b && compare.b.get() != st.paced_b) { // a new run B: the same preview gap as A
+    compare.b->set_min_preview_interval(st.sent_preview_gap);
+    st.paced_b = compare.b.get();
+  }
+}
+
+/// ImGui's frame: new frame, the main window, render into the back buffer.
+void draw_frame(GLFWwindow* window, UiState& ui) {
+  update_ui_scale(ui);
+  const std::vector<int> held = hold_quick_taps(ui);
+  ImGui_ImplOpenGL3_NewFrame();
+  ImGui_ImplGlfw_NewFrame();
+  // A scripted run has no user: no pointer hovering (and tooltips) wherever the display left it.
+  if (ui.scripted) ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+  ImGui::NewFrame();
+  ui.fps = ImGui::GetIO().Framerate;
+  close_menus_on_escape();
+  handle_shortcuts(ui);
+  draw_main_window(ui);
+  ImGui::Render();
+  release_held(window, held);
+  int fw = 0, fh = 0;
+  glfwGetFramebufferSize(window, &fw, &fh);
+  glViewport(0, 0, fw, fh);
+  const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+  glClearColor(bg.x, bg.y, bg.z, 1.0f);
+  glClear(GL_COLOR_BUFFER_BIT);
+  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+}
+
+/// The autosave (the session skips it when nothing changed since the last one), and run B's
+/// beside it (NAME-B.redraw): a crash loses neither run's training.
+void autosave_due(UiState& ui, TrainingSession& session, CompareSessions& compare, const AutosaveSession* autosave,
+                  LoopState& st) {
+  if (!autosave || ui.settings.autosave_minutes <= 0 || ui.now - st.last_autosave < 60.0 * ui.settings.autosave_minutes)
+    return;
+  st.last_autosave = ui.now;
+  session.autosave(autosave->model_path().string());
+  if (compare.b) compare.b->autosave(b_model_path(autosave->model_path().string()));
+}
+
+/// The window's loop: take the runs' news, decide whether to draw (ui/frame_pacing.h: a frame
+/// only when something changed, at most 10 a second while training on software GL, 30 on
+/// hardware, 60 while the user interacts), draw, swap, apply the frame's intents. Tests and
+/// benchmarks act through `hooks` (ui/testing/frame_hooks.h).
+int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, CompareSessions& compare,
+               const AutosaveSession* autosave, FrameHooks& hooks, const TerminationSignals& signals) {
+  LoopState st;
+  st.last_autosave = st.last_host_request = glfwGetTime();
+  st.sent_preview_gap = ui.pacing.watch_seconds;
+  FrameEvents ev;    // what the pacing rule sees
+  double wait_s = 0; // until the next look, as the rule said last time
+  SessionSnapshot take;
   while (!glfwWindowShouldClose(window)) {
     glfwWaitEventsTimeout(wait_s); // returns at once on input
     if (signals.caught()) break;   // run_gui autosaves, then exits
     ui.now = glfwGetTime();
     const auto frame_start = std::chrono::steady_clock::now();
+    take_news(ui, session, compare, take, ev);
+    tell_session(ui, session, compare, st, ui.frame_ms * 1e-3);
+    if (const auto code = hooks.after_news(ui, session)) return *code;
 
-    take.take_from(session.mailbox());
-    const bool compare_news = absorb_compare(ui, compare, take);
-    for (const SessionProfile& p : take.profiles)
-      perf_add_profile(ui.perf, p);
-    if (take.network) ui.insight.network = std::move(take.network);
-    const bool new_rows = !take.rows.empty();
-    const bool fresh = take.has_news();
-    absorb_snapshot(ui, std::move(take));
-    const int64_t shown_before = ui.run.shown_step;
-    upload_device_frame(ui, session);
-    const bool insight_news = update_insight(ui, session);
-    const int64_t timelapse_before = ui.timelapse.shown_step;
-    sync_timelapse(ui, session);
-    // GPU previews skip the host; the error map and pixel tooltip still need host pixels, about
-    // once a second while they are on screen.
-    const bool device_path = ui.recon_texture && std::string_view(ui.recon_texture->kind()) == "cuda-gl";
-    const bool error_shown = ui.view.mode == CanvasMode::SideBySide || ui.view.mode == CanvasMode::Error;
-    if (device_path && error_shown && ui.run.status.running && ui.now - last_host_request > 1.0) {
-      session.request_host_preview();
-      last_host_request = ui.now;
-    }
-    if (ui.settings.preview_every != sent_preview_every) {
-      sent_preview_every = ui.settings.preview_every;
-      session.set_preview_every(sent_preview_every);
-    }
-    if (opts.time_limit > 0 && time_limit_reached(ui, session, opts.time_limit, time_limit_asked)) return 0;
-
-    // Frame pacing (ui/frame_pacing.h): a frame only when something changed, at most 10 a second
-    // while training on software GL (30 on hardware), 60 while the user interacts.
     ev.now = ui.now;
     ev.last_input = ui.last_input;
     ev.item_active = ImGui::IsAnyItemActive();
-    ev.changed = ev.changed || fresh || compare_news || ui.run.shown_step != shown_before || ui.timelapse.shown_step != timelapse_before;
-    ev.minor_change = ev.minor_change || new_rows || insight_news;
     ev.animating = ui.timelapse.playing || ui.run.status.busy;
     ev.training = ui.run.status.running || ui.run.status.busy || ui.compare.run.status.running;
-    ev.forced = (scripted && !(script && script->paced)) || !ui.intents.empty();
+    ev.forced = hooks.forces_frames() || !ui.intents.empty();
     ev.frame_seconds = ui.frame_ms * 1e-3;
-    // The session's previews no faster than frames show them (slow software frames: fewer).
-    if (const double gap = watch_gap(ui.pacing, ev.frame_seconds); std::abs(gap - sent_preview_gap) > 0.2 * gap) {
-      sent_preview_gap = gap;
-      session.set_min_preview_interval(gap);
-    }
-    if (compare.b && compare.b.get() != paced_b) { // a new run B: the same preview gap as A
-      compare.b->set_min_preview_interval(sent_preview_gap);
-      paced_b = compare.b.get();
-    }
     const FrameDecision decision = decide_frame(ui.pacing, ev);
     wait_s = decision.wait_seconds;
     if (!decision.draw) continue;
     ev.last_frame = ui.now;
     ev.changed = ev.minor_change = false;
     ++ui.run.frames_since_preview;
-    if (const std::string t = window_title(ui); t != title) {
-      title = t;
-      glfwSetWindowTitle(window, title.c_str());
+    if (const std::string t = window_title(ui); t != st.title) {
+      st.title = t;
+      glfwSetWindowTitle(window, st.title.c_str());
     }
-    if (script) {
-      try {
-        run_test_script(*script, ui);
-      } catch (const std::exception& e) {
-        script->failure = std::string("test script: ") + e.what();
-      }
-      if (script->expecting_quit && ui.now - script->wait_started > 30)
-        script->failure = "test script: the window did not close (expect_quit)";
-      if (!script->failure.empty()) {
-        std::fprintf(stderr, "error: %s\n", script->failure.c_str());
-        return 1;
-      }
-      if (script->finished) return 0;
-    }
-
-    update_ui_scale(ui);
-    const std::vector<int> held = hold_quick_taps(ui);
-    ImGui_ImplOpenGL3_NewFrame();
-    ImGui_ImplGlfw_NewFrame();
-    // A scripted screenshot has no user: no pointer hovering (and tooltips) wherever Xvfb left it.
-    if (ui.scripted) ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
-    ImGui::NewFrame();
-    ui.fps = ImGui::GetIO().Framerate;
-    close_menus_on_escape();
-    handle_shortcuts(ui);
-    draw_main_window(ui);
-    ImGui::Render();
-    release_held(window, held);
+    if (const auto code = hooks.before_draw(ui)) return *code;
+    draw_frame(window, ui);
     int fw = 0, fh = 0;
     glfwGetFramebufferSize(window, &fw, &fh);
-    glViewport(0, 0, fw, fh);
-    const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
-    glClearColor(bg.x, bg.y, bg.z, 1.0f);
-    glClear(GL_COLOR_BUFFER_BIT);
-    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-    if (script && !script->screenshot.empty() && !script_screenshot(*script, ui, fw, fh)) {
-      std::fprintf(stderr, "error: %s\n", script->failure.c_str());
-      return 1;
-    }
-
-    if (!opts.screenshot.empty()) {
-      const bool ready = screenshot_ready(ui, opts.screenshot_after_steps) &&
-                         step_resize_test(resize_test, window, ui, opts.screenshot, fw, fh);
-      const bool failed =
-          !ui.run.status.has_run && !ui.run.status.busy && ui.now - start > 2.0 &&
-          std::any_of(ui.message_log.begin(), ui.message_log.end(), [](const UiMessage& m) { return m.error; });
-      const bool timed_out = ui.now - start > k_screenshot_timeout_s;
-      if (ready || failed || timed_out) {
-        ScreenshotInfo info = screenshot_info(ui);
-        info.font_px = ImGui::GetFontSize();
-        info.ui_scale = ui.scale.applied;
-        const LayoutProbe& l = ui.layout;
-        const float layout[8] = {l.controls_w, l.plots_h,  l.canvas_w, l.canvas_h,
-                                 l.status_y,   l.status_h, l.window_w, l.window_h};
-        std::copy(layout, layout + 8, info.layout);
-        info.extra_json = resize_test_json(resize_test);
-        std::string err = write_screenshot(opts.screenshot, fw, fh, info);
-        if (err.empty() && (ui.settings.show_spectrum || ui.settings.show_neuron_maps))
-          err = write_insight_sidecar(ui, opts.screenshot);
-        if (!err.empty()) std::fprintf(stderr, "error: %s (%s)\n", err.c_str(), opts.screenshot.c_str());
-        for (const auto& m : ui.message_log)
-          if (m.error) std::fprintf(stderr, "error: %s\n", m.text.c_str());
-        if (timed_out && !ready)
-          std::fprintf(stderr, "error: screenshot: timed out waiting for step %lld\n",
-                       static_cast<long long>(opts.screenshot_after_steps));
-        return (err.empty() && ready) ? 0 : 1;
-      }
-    }
+    if (const auto code = hooks.after_render(window, ui, fw, fh)) return *code;
     glfwSwapBuffers(window);
-
-    // The autosave: the session skips it when nothing changed since the last one.
-    if (autosave && ui.settings.autosave_minutes > 0 && ui.now - last_autosave >= 60.0 * ui.settings.autosave_minutes) {
-      last_autosave = ui.now;
-      session.autosave(autosave->model_path().string());
-      // Run B of a comparison beside it (NAME-B.redraw): a crash loses neither run's training.
-      if (compare.b) compare.b->autosave(b_model_path(autosave->model_path().string()));
-    }
+    autosave_due(ui, session, compare, autosave, st);
 
     std::vector<UiIntent> intents;
     intents.swap(ui.intents);
@@ -388,21 +302,9 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, Compar
     ui.frame_ms = ui.frame_ms == 0 ? spent * 1e3 : 0.9 * ui.frame_ms + 0.1 * spent * 1e3;
     perf_add_frame(ui.perf, spent * 1e3);
     if (perf_due(ui.perf, ui.now)) perf_tick(ui.perf, ui.now, host_resident_bytes());
-    if (print_stats && ui.now - last_stats >= 1.0) {
-      last_stats = ui.now;
-      std::fprintf(stderr, "gui: %.1f fps, %.1f ms/frame, step %lld, %.2f steps/s\n", double(ui.fps), ui.frame_ms,
-                   static_cast<long long>(ui.run.status.step), ui.run.status.steps_per_s);
-    }
+    hooks.end_of_turn(ui);
   }
-  const bool quit_expected =
-      script &&
-      (script->expecting_quit || (script->next < script->lines.size() && script->lines[script->next] == "expect_quit"));
-  if (script && !quit_expected) {
-    std::fprintf(stderr, "error: test script: the window closed at line %zu of %zu\n", script->next + 1,
-                 script->lines.size());
-    return 1;
-  }
-  return 0;
+  return hooks.on_close();
 }
 
 } // namespace
@@ -418,14 +320,14 @@ int run_gui(const GuiOptions& opts) {
   // The CPU backend's measured team also tries leaving this thread (and the GL driver's work) a
   // core, on machines with 3 or more (engine/cpu_threads.h).
   set_cpu_reserved_threads(1);
-  ui.scripted = !opts.screenshot.empty() || !opts.test_script.empty();
-  std::unique_ptr<TestScript> script;
-  if (!opts.test_script.empty()) {
-    script = std::make_unique<TestScript>();
-    if (const std::string err = load_test_script(opts.test_script, *script); !err.empty()) {
-      std::fprintf(stderr, "error: %s\n", err.c_str());
-      return 1;
-    }
+  const TestOptions& test = opts.testing;
+  ui.scripted = test.scripted();
+  std::string hook_error;
+  const std::unique_ptr<FrameHooks> hooks = make_frame_hooks(test, &hook_error);
+  if (!hooks) {
+    std::fprintf(stderr, "error: %s\n", hook_error.c_str());
+    glfwTerminate();
+    return 1;
   }
   ui.about.version = opts.about_version;
   ui.about.licences = parse_markdown_blocks(opts.about_licences);
@@ -473,7 +375,7 @@ int run_gui(const GuiOptions& opts) {
 
   const char* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
   ui.pacing = frame_pacing_for(renderer ? renderer : "");
-  if (std::getenv("REDRAW_GUI_STATS"))
+  if (test.print_stats)
     std::fprintf(stderr, "gui: OpenGL %s on %s (%s GL: %.0f fps while watching)\n",
                  reinterpret_cast<const char*>(glGetString(GL_VERSION)), renderer ? renderer : "?",
                  ui.pacing.software_renderer ? "software" : "hardware", 1.0 / ui.pacing.watch_seconds);
@@ -484,7 +386,7 @@ int run_gui(const GuiOptions& opts) {
   if (has_config) std::filesystem::create_directories(config_folder(), ec);
   const std::string ini = imgui_ini_path().string(); // must outlive the context
   // A scripted screenshot neither reads nor writes the user's window layout.
-  ImGui::GetIO().IniFilename = opts.screenshot.empty() && has_config ? ini.c_str() : nullptr;
+  ImGui::GetIO().IniFilename = !test.screenshot_run() && has_config ? ini.c_str() : nullptr;
   if (const std::string notice = user_folder_notice(); !notice.empty()) {
     std::fprintf(stderr, "note: %s\n", notice.c_str());
     ui.notify(notice, autosave_folder().empty());
@@ -499,8 +401,8 @@ int run_gui(const GuiOptions& opts) {
   std::unique_ptr<AutosaveSession> autosave;
   // A test script runs with autosave (its tests point XDG_DATA_HOME at a test folder) but is
   // offered no crashed session.
-  if (opts.screenshot.empty()) {
-    if (!script) ui.crashed = find_crashed_sessions();
+  if (!test.screenshot_run()) {
+    if (test.test_script.empty()) ui.crashed = find_crashed_sessions();
     autosave = std::make_unique<AutosaveSession>();
     if (!autosave->ok()) {
       if (!autosave_folder().empty()) ui.notify("autosave is off: cannot write " + autosave_folder().string(), true);
@@ -541,11 +443,11 @@ int run_gui(const GuiOptions& opts) {
     LoadRequest req = initial_load_request(opts, ui);                    // `redraw MODEL.redraw` opens the model
     ui.last_image = req.image;
     session.load(std::move(req));
-    if (!opts.screenshot.empty()) session.set_stop_at(opts.screenshot_after_steps);
-    if (opts.autostart || !opts.screenshot.empty()) session.set_running(true);
+    if (test.screenshot_run()) session.set_stop_at(test.screenshot_after_steps);
+    if (opts.autostart || test.screenshot_run()) session.set_running(true);
 
     const TerminationSignals signals([] { glfwPostEmptyEvent(); });
-    code = frame_loop(window, ui, session, compare, opts, autosave.get(), script.get(), signals);
+    code = frame_loop(window, ui, session, compare, autosave.get(), *hooks, signals);
     const int signal = signals.caught();
     close_compare(ui, compare); // B's unsaved work is kept as a copy
     if (autosave) { // B's autosave served while it ran; the copy above holds its unsaved work
@@ -570,7 +472,7 @@ int run_gui(const GuiOptions& opts) {
 
   int window_w = 0, window_h = 0;
   glfwGetWindowSize(window, &window_w, &window_h);
-  if (opts.screenshot.empty()) {
+  if (!test.screenshot_run()) {
     if (has_config) ImGui::SaveIniSettingsToDisk(ini.c_str());
     if (const std::string err = save_settings(settings_for_save(ui.settings, window_w, window_h)); !err.empty())
       std::fprintf(stderr, "warning: settings not saved: %s\n", err.c_str());

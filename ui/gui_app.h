@@ -8,6 +8,7 @@
 ///   app (bad image, bad model file, out of memory) are shown in the window, never thrown out.
 #include "engine/backend.h"
 #include "engine/device_interop.h"
+#include "ui/testing/frame_hooks.h"
 
 #include <cstdint>
 #include <memory>
@@ -22,17 +23,10 @@ struct GuiOptions {
   std::string backend = "auto";       ///< auto | cpu | cuda
   std::string precision;              ///< fp32 | tf32 | bf16 on the GPU; empty = the remembered one
   bool autostart = false;             ///< start training as soon as the window opens
-  double time_limit = 0;              ///< > 0: after this many seconds of training (the Trainer's clock),
-                                      ///< pause, print "time limit: N steps in T s of training (R steps/s)"
-                                      ///< on stdout and quit (benchmarks: bench/gui_throughput_bench.sh)
   bool show_about = false;            ///< open Help > About at start (a screenshot of it, for one)
-  std::string screenshot;             ///< write the framebuffer here as PNG, then exit; FILE.json
-                                      ///< beside it says where the reconstruction is drawn (x, y, w, h)
-  int64_t screenshot_after_steps = 0; ///< ... once training has done at least this many steps
-  std::string test_resize;            ///< with --screenshot: "WxH", shrink and restore first (window_test_hook.h)
   float ui_scale = 0;                 ///< UI scale for this session (times the monitor's); 0 = the setting
   bool show_perf = false;             ///< open the performance panel at start
-  std::string test_script;            ///< test hook: scripted input (ui/test_script.h); exit 0 when it passes
+  TestOptions testing;                ///< test and benchmark switches (ui/testing/frame_hooks.h)
   BackendFactory make_backend;        ///< required: builds each run's backend (app/ passes its registry)
   std::shared_ptr<DeviceInterop> interop; ///< the GPU module's preview path, or null (host previews)
   std::string about_version;              ///< Help > About: version, build and backends (app/ fills it)

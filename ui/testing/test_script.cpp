@@ -1,4 +1,4 @@
-#include "ui/test_script.h"
+#include "ui/testing/test_script.h"
 
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>

@@ -1,6 +1,6 @@
-#include "ui/window_test_hook.h"
+#include "ui/testing/window_test_hook.h"
 
-#include "ui/screenshot.h"
+#include "ui/testing/screenshot.h"
 #include "ui/settings_store.h"
 
 #define GLFW_INCLUDE_NONE

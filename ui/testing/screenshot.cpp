@@ -1,4 +1,4 @@
-#include "ui/screenshot.h"
+#include "ui/testing/screenshot.h"
 
 #include "engine/atomic_file.h"
 #include "engine/image.h"
