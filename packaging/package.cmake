@@ -3,7 +3,7 @@
 #   cuBLAS is no Debian package: its folder is a private search folder, so dpkg-shlibdeps finds
 #   the file, finds no package for it and adds nothing (CPack passes --ignore-missing-info). The
 #   GPU stays optional at run time: the module loads when a driver and cuBLAS are there, and
-#   otherwise redraw says why and trains on the CPU. tests/packaging_check.sh checks that Depends
+#   otherwise redraw says why and trains on the CPU. tests/project/package_check.sh checks that Depends
 #   names no CUDA package and covers every library redraw and the module load.
 # - The package installs under /usr whatever prefix was configured; the module goes to
 #   /usr/<libdir>/redraw, which redraw finds relative to itself (REDRAW_MODULE_RELDIR).

@@ -3,8 +3,8 @@
 #  1. builds build-asan/ with clang, AddressSanitizer + UndefinedBehaviorSanitizer
 #     (-fno-sanitize-recover=all: the first report fails), CUDA off, GUI on, the fuzz targets on;
 #  2. runs every ctest test there. Any sanitizer report fails its test. The GUI tests run with
-#     tests/lsan_gui.supp, which suppresses the leaks of the GL driver (Mesa) only, and with
-#     tests/dlclose_noop.c preloaded so the driver is still loaded (and nameable) when LSan reports;
+#     tests/gui/lsan_gui.supp, which suppresses the leaks of the GL driver (Mesa) only, and with
+#     tests/gui/dlclose_noop.c preloaded so the driver is still loaded (and nameable) when LSan reports;
 #  3. runs each libFuzzer target in tests/fuzz for REDRAW_FUZZ_SECONDS (default 60) from its seed
 #     corpus in tests/fuzz/corpus, one target per core at a time; a crash, leak, timeout or
 #     sanitizer report fails the stage and leaves the input in build-asan/fuzz-artifacts/.
@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 root="$(pwd)"
 bash scripts/install_deps.sh
 mkdir -p build-asan
-cc -shared -fPIC -O1 tests/dlclose_noop.c -o build-asan/libdlclose_noop.so
+cc -shared -fPIC -O1 tests/gui/dlclose_noop.c -o build-asan/libdlclose_noop.so
 flags="-O1 -g -Wno-pass-failed -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all -fsanitize=fuzzer-no-link"
 CC=clang CXX=clang++ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DREDRAW_CUDA=OFF -DREDRAW_GUI=ON \
   -DREDRAW_FUZZ=ON -DREDRAW_TEST_LD_PRELOAD="$root/build-asan/libdlclose_noop.so" -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" \
@@ -27,7 +27,7 @@ cmake --build build-asan -j"$(nproc)" --target redraw redraw_tests redraw_gui_sc
 
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-export LSAN_OPTIONS="suppressions=$root/tests/lsan_gui.supp:print_suppressions=0"
+export LSAN_OPTIONS="suppressions=$root/tests/gui/lsan_gui.supp:print_suppressions=0"
 export ASAN_SYMBOLIZER_PATH="$(command -v llvm-symbolizer || command -v llvm-symbolizer-14 || true)"
 echo "sanitize: ctest under ASan + UBSan"
 # The install and package checks run in the first stage; an installed, instrumented GUI would

@@ -1,6 +1,6 @@
 #pragma once
 /// Numbers the controls panel shows about an edited config, without building a trainer.
-/// Pure functions on engine types; no GL, no ImGui (unit-tested in tests/test_ui_config_summary.cpp).
+/// Pure functions on engine types; no GL, no ImGui (unit-tested in tests/ui/test_ui_logic.cpp).
 #include "engine/run_config.h"
 
 #include <cstdint>

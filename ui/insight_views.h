@@ -47,7 +47,7 @@ Image neuron_page_image(const NeuronMaps& maps, const std::vector<int32_t>& orde
 /// The screenshot mode's wait: every open insight view shows step >= `step`.
 bool insight_ready(const UiState& ui, int64_t step);
 /// Writes FILE.insight.json beside a screenshot: the open views' rectangles (framebuffer
-/// pixels) and steps, for tests/gui_insight_check.cpp. Returns "" or the error.
+/// pixels) and steps, for tests/gui/gui_insight_check.cpp. Returns "" or the error.
 std::string write_insight_sidecar(const UiState& ui, const std::string& screenshot);
 /// Stores the last ImGui item's rectangle in framebuffer pixels.
 void store_item_rect(float out[4]);

@@ -5,7 +5,7 @@ if(NOT REDRAW_GUI)
   return()
 endif()
 
-# tests/test_ui_*.cpp join redraw_tests; they test ui/ logic and the training thread, no window.
+# tests/ui/test_ui_*.cpp join redraw_tests; they test ui/ logic and the training thread, no window.
 target_link_libraries(redraw_tests PRIVATE redraw_ui)
 target_compile_definitions(redraw_tests PRIVATE REDRAW_TEST_UI=1)
 
@@ -19,7 +19,7 @@ target_compile_options(redraw_gui_layout_check PRIVATE ${REDRAW_WARNINGS})
 find_program(REDRAW_XVFB_RUN xvfb-run)
 set(_gui_dir ${CMAKE_BINARY_DIR}/gui_test)
 set(_gui_env "XDG_CONFIG_HOME=${_gui_dir}/config" "XDG_DATA_HOME=${_gui_dir}/data" "REDRAW_ASSETS=${CMAKE_SOURCE_DIR}/assets")
-# The sanitizer build preloads tests/dlclose_noop.c here (see scripts/sanitize.sh).
+# The sanitizer build preloads tests/gui/dlclose_noop.c here (see scripts/sanitize.sh).
 set(REDRAW_TEST_LD_PRELOAD "" CACHE STRING "A library to preload into the GUI smoke tests")
 set(REDRAW_TEST_LD_PRELOAD_ENV)
 if(REDRAW_TEST_LD_PRELOAD)

@@ -88,7 +88,7 @@ TEST_CASE("insight: the session hands out a copy of the running network's parame
   TrainingSession session(backend_factory());
   LoadRequest req;
   req.image = default_image_path().string();
-  req.config = load_run_config(std::filesystem::path(REDRAW_TEST_ASSET_DIR) / "../tests/gui_tiny.json");
+  req.config = load_run_config(std::filesystem::path(REDRAW_TEST_ASSET_DIR) / "../tests/gui/gui_tiny.json");
   req.config.data.max_side = 24;
   req.backend = "cpu";
   session.load(req);

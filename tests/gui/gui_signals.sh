@@ -6,20 +6,7 @@ set -u
 redraw="$1"
 assets="$2"
 preset="$3"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-failures=0
-ok() { echo "ok: $*"; }
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-check() { if eval "$1"; then ok "$1"; else fail "$1"; fi; }
-wait_for() {
-  local deadline=$((SECONDS + $1))
-  while [ "$SECONDS" -lt "$deadline" ]; do
-    eval "$2" && return 0
-    sleep 0.1
-  done
-  return 1
-}
+. "$(dirname "$0")/../lib.sh"
 for sig in TERM HUP; do
   d="$work/$sig"
   mkdir -p "$d"
@@ -47,5 +34,4 @@ for sig in TERM HUP; do
   check "[ -n '$step' ] && [ '${step:-0}' -ge 20 ]  # the run was autosaved at step ${step:-none}"
   check "[ -e '$lock' ] && grep -q 'autosaved to' '$d/log'  # kept for the restore offer"
 done
-echo "$failures failure(s)"
-[ "$failures" = 0 ]
+finish gui_signals

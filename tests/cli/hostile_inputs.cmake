@@ -1,6 +1,6 @@
 # Inputs from elsewhere: crafted model files, extreme aspect ratios, two writers on one folder,
 # signals and missing homes. Shell tests, each one command over the built redraw.
-add_test(NAME hostile_models COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/hostile_models.sh $<TARGET_FILE:redraw>)
+add_test(NAME hostile_models COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/hostile_models.sh $<TARGET_FILE:redraw>)
 set_tests_properties(hostile_models PROPERTIES ENVIRONMENT "REDRAW_ASSETS=${CMAKE_SOURCE_DIR}/assets" TIMEOUT 300)
 
 # The GUI's open path against crafted models, a 1x5000 run scrubbed, and very long text
@@ -8,7 +8,7 @@ set_tests_properties(hostile_models PROPERTIES ENVIRONMENT "REDRAW_ASSETS=${CMAK
 if(REDRAW_GUI AND REDRAW_XVFB_RUN)
   add_test(NAME gui_hostile
            COMMAND ${CMAKE_COMMAND} -E env "REDRAW_ASSETS=${CMAKE_SOURCE_DIR}/assets" ${REDRAW_TEST_LD_PRELOAD_ENV}
-                   bash ${CMAKE_CURRENT_SOURCE_DIR}/gui_hostile.sh $<TARGET_FILE:redraw> ${CMAKE_BINARY_DIR}/gui_test/hostile)
+                   bash ${CMAKE_CURRENT_LIST_DIR}/../gui/gui_hostile.sh $<TARGET_FILE:redraw> ${CMAKE_BINARY_DIR}/gui_test/hostile)
   set_tests_properties(gui_hostile PROPERTIES TIMEOUT 600 RESOURCE_LOCK xvfb)
 endif()
 
@@ -20,18 +20,18 @@ if(REDRAW_GUI AND REDRAW_XVFB_RUN)
 endif()
 add_test(NAME aspect_ratios
          COMMAND ${CMAKE_COMMAND} -E env "REDRAW_ASSETS=${CMAKE_SOURCE_DIR}/assets" ${REDRAW_TEST_LD_PRELOAD_ENV}
-                 bash ${CMAKE_CURRENT_SOURCE_DIR}/aspect_ratios.sh $<TARGET_FILE:redraw> ${_aspect_gui_dir})
+                 bash ${CMAKE_CURRENT_LIST_DIR}/aspect_ratios.sh $<TARGET_FILE:redraw> ${_aspect_gui_dir})
 set_tests_properties(aspect_ratios PROPERTIES TIMEOUT 900 RESOURCE_LOCK xvfb)
 
 # Two trainers on one --out: the second is refused naming the first; a kill -9 lock is stale.
-add_test(NAME one_writer COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/one_writer.sh $<TARGET_FILE:redraw>)
+add_test(NAME one_writer COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/one_writer.sh $<TARGET_FILE:redraw>)
 set_tests_properties(one_writer PROPERTIES ENVIRONMENT "REDRAW_ASSETS=${CMAKE_SOURCE_DIR}/assets" TIMEOUT 300)
 
 # SIGTERM and SIGHUP to a training GUI: autosaved before exit, offered at the next launch.
 if(REDRAW_GUI AND REDRAW_XVFB_RUN)
   add_test(NAME gui_signals
            COMMAND ${CMAKE_COMMAND} -E env "REDRAW_ASSETS=${CMAKE_SOURCE_DIR}/assets" ${REDRAW_TEST_LD_PRELOAD_ENV}
-                   bash ${CMAKE_CURRENT_SOURCE_DIR}/gui_signals.sh $<TARGET_FILE:redraw> ${CMAKE_SOURCE_DIR}/assets
-                   ${CMAKE_CURRENT_SOURCE_DIR}/gui_tiny.json)
+                   bash ${CMAKE_CURRENT_LIST_DIR}/../gui/gui_signals.sh $<TARGET_FILE:redraw> ${CMAKE_SOURCE_DIR}/assets
+                   ${CMAKE_CURRENT_LIST_DIR}/../gui/gui_tiny.json)
   set_tests_properties(gui_signals PROPERTIES TIMEOUT 400 RESOURCE_LOCK xvfb)
 endif()

@@ -3,26 +3,7 @@
 # file or option at fault, and the files `train` writes. Usage: cli_contract.sh path/to/redraw
 set -u
 redraw="$1"
-samples="$(cd "$(dirname "$0")/data" && pwd)"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-failures=0
-
-# expect CODE NEEDLE -- command...: runs it, checks the exit code and that stderr contains NEEDLE.
-expect() {
-  local code="$1" needle="$2"
-  shift 3
-  "$@" >"$work/out" 2>"$work/err"
-  local got=$?
-  if [ "$got" != "$code" ]; then
-    echo "FAIL: exit $got (wanted $code): $*"; cat "$work/err"; failures=$((failures + 1)); return
-  fi
-  if [ -n "$needle" ] && ! grep -qF -- "$needle" "$work/err" "$work/out"; then
-    echo "FAIL: output lacks '$needle': $*"; cat "$work/err"; failures=$((failures + 1)); return
-  fi
-  echo "ok: $code $*"
-}
-check() { if eval "$1"; then echo "ok: $1"; else echo "FAIL: $1"; failures=$((failures + 1)); fi; }
+. "$(dirname "$0")/../lib.sh"
 
 cfg="$work/tiny.json"
 cat >"$cfg" <<'JSON'
@@ -184,5 +165,4 @@ check '[ ! -e "$work/div/model.redraw" ]'
 
 expect 0 "cpu:" -- "$redraw" info --backends
 
-echo "cli_contract: $failures failure(s)"
-[ "$failures" -eq 0 ]
+finish cli_contract

@@ -29,7 +29,7 @@ using namespace redraw;
 
 namespace {
 RunConfig tiny_config() {
-  RunConfig c = load_run_config(std::filesystem::path(REDRAW_TEST_ASSET_DIR) / "../tests/gui_tiny.json");
+  RunConfig c = load_run_config(std::filesystem::path(REDRAW_TEST_ASSET_DIR) / "../tests/gui/gui_tiny.json");
   c.data.max_side = 32;
   c.training.steps = 60;
   return c;

@@ -8,13 +8,13 @@
 #   dpkg -r when run as root.
 # - completions: the bash and zsh completions know every option.
 add_test(NAME install_tree
-         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/install_check.sh ${CMAKE_BINARY_DIR} ${PROJECT_VERSION}
-                 ${REDRAW_CUDA} ${REDRAW_GUI} ${CMAKE_CURRENT_SOURCE_DIR}/gui_tiny.json)
+         COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/install_check.sh ${CMAKE_BINARY_DIR} ${PROJECT_VERSION}
+                 ${REDRAW_CUDA} ${REDRAW_GUI} ${CMAKE_CURRENT_LIST_DIR}/../gui/gui_tiny.json)
 # COST: the two longest tests of the suite start first, beside the unit tests, not at the end.
 set_tests_properties(install_tree PROPERTIES LABELS packaging SKIP_RETURN_CODE 77 TIMEOUT 300
                      RESOURCE_LOCK xvfb COST 200)
-add_test(NAME package_deb COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/package_check.sh ${CMAKE_BINARY_DIR})
+add_test(NAME package_deb COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/package_check.sh ${CMAKE_BINARY_DIR})
 set_tests_properties(package_deb PROPERTIES LABELS packaging SKIP_RETURN_CODE 77 TIMEOUT 600 COST 1000)
 add_test(NAME completions
-         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/completions_check.sh $<TARGET_FILE:redraw> ${CMAKE_SOURCE_DIR})
+         COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/completions_check.sh $<TARGET_FILE:redraw> ${CMAKE_SOURCE_DIR})
 set_tests_properties(completions PROPERTIES LABELS packaging)

@@ -8,20 +8,13 @@
 set -u
 redraw="$1"
 gui_out="${2:-}"
-here="$(cd "$(dirname "$0")" && pwd)"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-failures=0
-ok() { echo "ok: $*"; }
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-check() { if eval "$1"; then ok "$1"; else fail "$1"; fi; }
-png_size() { python3 -c 'import struct,sys; b=open(sys.argv[1],"rb").read(24); print("%dx%d" % struct.unpack(">II", b[16:24]))' "$1" 2>/dev/null; }
+. "$(dirname "$0")/../lib.sh"
 cat >"$work/tiny.json" <<'JSON'
 {"model": {"hidden": [16, 16], "activation": "Tanh", "output_activation": "Sigmoid"},
  "training": {"steps": 8, "metrics_every": 2}, "data": {"color_mode": "gray"}}
 JSON
 for size in 1x5000 5000x1 1x1; do
-  mkdir -p "$work/$size" && python3 "$here/make_png.py" "$work/$size/img.png" "${size%x*}" "${size#*x}"
+  mkdir -p "$work/$size" && make_png "$work/$size/img.png" "${size%x*}" "${size#*x}"
 done
 for size in ${REDRAW_ASPECT_CLI_SIZES-1x5000 5000x1 1x1}; do
   w="${size%x*}" h="${size#*x}"
@@ -83,5 +76,4 @@ EOF2
     check "[ $? = 0 ]  # the GUI trains, scrubs and saves $size with the spectrum and neuron maps open"
   done
 fi
-echo "$failures failure(s)"
-[ "$failures" = 0 ]
+finish aspect_ratios

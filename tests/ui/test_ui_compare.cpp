@@ -61,7 +61,7 @@ TEST_CASE("compare: the split view and the curves against time are remembered in
 TEST_CASE("compare: two sessions sharing one device both train, and each renders its own picture") {
   auto turns = std::make_shared<SliceTurns>();
   TrainingSession a(backend_factory(), nullptr, turns), b(backend_factory(), nullptr, turns);
-  RunConfig ca = load_run_config(std::filesystem::path(REDRAW_TEST_ASSET_DIR) / "../tests/gui_tiny.json");
+  RunConfig ca = load_run_config(std::filesystem::path(REDRAW_TEST_ASSET_DIR) / "../tests/gui/gui_tiny.json");
   ca.data.max_side = 32;
   ca.training.steps = 100000;
   CompareChange change;

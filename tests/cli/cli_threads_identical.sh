@@ -4,12 +4,11 @@
 # for siren (sgemm layers, full batch, several chunks) and instant (hash grid, thin layers,
 # minibatches), under this CPU's own OpenBLAS kernels and under the Haswell kernels most AVX2
 # machines get.
-#   tests/cli_threads_identical.sh REDRAW_BINARY
+#   tests/cli/cli_threads_identical.sh REDRAW_BINARY
 set -euo pipefail
 redraw="$1"
-image="$(cd "$(dirname "$0")/data" && pwd)/horse.png"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "$0")/../lib.sh"
+image="$samples/horse.png"
 cores=("")
 grep -qw avx2 /proc/cpuinfo && cores+=(Haswell)
 status=0

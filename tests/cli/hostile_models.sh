@@ -4,20 +4,14 @@
 # printed metadata is escaped. Usage: hostile_models.sh path/to/redraw
 set -u
 redraw="$1"
-here="$(cd "$(dirname "$0")" && pwd)"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-failures=0
-ok() { echo "ok: $*"; }
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-check() { if eval "$1"; then ok "$1"; else fail "$1"; fi; }
-mutate() { python3 "$here/model_mutate.py" "$base" "$work/$1.redraw" "${@:2}"; }
+. "$(dirname "$0")/../lib.sh"
+mutate() { model_mutate "$base" "$work/$1.redraw" "${@:2}"; }
 cfg="$work/tiny.json"
 cat >"$cfg" <<'JSON'
 {"model": {"hidden": [16, 16], "activation": "Tanh", "output_activation": "Sigmoid"},
  "training": {"steps": 6, "metrics_every": 2}, "data": {"color_mode": "gray"}}
 JSON
-python3 "$here/make_png.py" "$work/img.png" 24 16
+make_png "$work/img.png" 24 16
 "$redraw" train "$work/img.png" --config "$cfg" --out "$work/run" >/dev/null 2>&1 || fail "training the base model"
 base="$work/run/model.redraw"
 
@@ -70,5 +64,4 @@ check '! grep -q "$(printf "\033")" "$work/info.out" && grep -qF "/tmp/\\x1b[2Jx
 "$redraw" info --json "$work/escname.redraw" | python3 -c 'import json,sys; json.load(sys.stdin)'
 check '[ $? = 0 ]'
 
-echo "$failures failure(s)"
-[ "$failures" = 0 ]
+finish hostile_models

@@ -4,31 +4,12 @@
 # and taken over. Usage: one_writer.sh path/to/redraw
 set -u
 redraw="$1"
-here="$(cd "$(dirname "$0")" && pwd)"
-work="$(mktemp -d)"
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-failures=0
-ok() { echo "ok: $*"; }
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-check() { if eval "$1"; then ok "$1"; else fail "$1"; fi; }
-wait_for() {
-  local deadline=$((SECONDS + $1))
-  while [ "$SECONDS" -lt "$deadline" ]; do
-    eval "$2" && return 0
-    sleep 0.05
-  done
-  return 1
-}
+. "$(dirname "$0")/../lib.sh"
 cat >"$work/long.json" <<'JSON'
 {"model": {"hidden": [16, 16], "activation": "Tanh", "output_activation": "Sigmoid"},
  "training": {"steps": 100000000, "metrics_every": 50}, "data": {"color_mode": "gray"}}
 JSON
-python3 "$here/make_png.py" "$work/img.png" 32 24
+make_png "$work/img.png" 32 24
 out="$work/out"
 "$redraw" train "$work/img.png" --config "$work/long.json" --out "$out" --quiet >/dev/null 2>"$work/first.err" &
 first=$!
@@ -52,5 +33,4 @@ wait "$third" 2>/dev/null
 check '[ -e "$out/.redraw-lock" ]'
 "$redraw" train "$work/img.png" --config "$work/long.json" --steps 5 --out "$out" >/dev/null 2>"$work/fourth.err"
 check "[ \$? = 0 ] && [ ! -e '$out/.redraw-lock' ]  # a stale lock is taken over"
-echo "$failures failure(s)"
-[ "$failures" = 0 ]
+finish one_writer

@@ -1,5 +1,5 @@
 // Where Redraw finds its data and module: REDRAW_ASSETS first, then the installed folders
-// relative to the executable, then the source tree (tests/install_check.sh covers a real install).
+// relative to the executable, then the source tree (tests/project/install_check.sh covers a real install).
 #include "engine/install_paths.h"
 #include "engine/run_config.h"
 #include "test_support.h"

@@ -11,7 +11,7 @@ set(OUT ${_cmp_dir})
 set(WORK ${_cmp_dir}/work)
 configure_file(${CMAKE_CURRENT_LIST_DIR}/gui_scripts/compare_runs.txt ${_cmp_dir}/compare_runs.txt @ONLY)
 set(_cmp_env)
-if(REDRAW_TEST_LD_PRELOAD) # the sanitizer build (see tests/gui.cmake)
+if(REDRAW_TEST_LD_PRELOAD) # the sanitizer build (see tests/gui/gui.cmake)
   list(APPEND _cmp_env "LD_PRELOAD=${REDRAW_TEST_LD_PRELOAD}")
 endif()
 add_test(NAME gui_compare_runs

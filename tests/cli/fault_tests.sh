@@ -4,28 +4,8 @@
 # Usage: fault_tests.sh path/to/redraw
 set -u
 redraw="$1"
-samples="$(cd "$(dirname "$0")/data" && pwd)"
-work="$(mktemp -d)"
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-failures=0
-ok() { echo "ok: $*"; }
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-check() { if eval "$1"; then ok "$1"; else fail "$1"; fi; }
+. "$(dirname "$0")/../lib.sh"
 temps_in() { find "$1" -maxdepth 1 -name '.redraw-*.tmp*' 2>/dev/null | wc -l; }
-# wait_for SECONDS CONDITION: polls CONDITION every 0.05 s; false when it never held.
-wait_for() {
-  local deadline=$((SECONDS + $1))
-  while [ "$SECONDS" -lt "$deadline" ]; do
-    eval "$2" && return 0
-    sleep 0.05
-  done
-  return 1
-}
 model_step() { "$redraw" info --json "$1" 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["step"])'; }
 last_printed_step() { grep -o 'step [0-9]*' "$1" | tail -1 | cut -d' ' -f2; }
 
@@ -124,7 +104,7 @@ check '[ $? = 0 ] && grep -q "training diverged at step [789] " "$work/sparse.er
 check '"$redraw" info "$work/sparse/model.redraw" >/dev/null 2>&1'
 
 # a model with NaN weights written elsewhere: info says it is damaged, render and resume refuse it
-python3 "$samples/../model_mutate.py" "$work/nan/model.redraw" "$work/damaged.redraw" param 0 nan
+model_mutate "$work/nan/model.redraw" "$work/damaged.redraw" param 0 nan
 "$redraw" info "$work/damaged.redraw" >"$work/info.out" 2>"$work/info.err"
 check '[ $? = 1 ] && grep -q "DAMAGED" "$work/info.out" && grep -q "^error: .*not finite" "$work/info.err"'
 "$redraw" render "$work/damaged.redraw" -o "$work/damaged.png" >/dev/null 2>"$work/err"
@@ -179,5 +159,4 @@ for sig in INT TERM; do
   fi
 done
 
-echo "fault_tests: $failures failure(s)"
-[ "$failures" -eq 0 ]
+finish fault_tests

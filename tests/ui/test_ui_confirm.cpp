@@ -1,7 +1,7 @@
 /// The unsaved-run prompt's logic (ui/confirm_prompt.h), without a window: which actions ask,
 /// what Save / Discard / Cancel do to the held action, where Save writes, the discarded copies
 /// kept, and the window title's mark. The prompt on screen is tested under Xvfb
-/// (tests/gui_lose_nothing.cmake).
+/// (tests/gui/gui_lose_nothing.cmake).
 #include <doctest/doctest.h>
 
 #if REDRAW_TEST_UI

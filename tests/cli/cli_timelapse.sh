@@ -5,27 +5,7 @@
 # Usage: cli_timelapse.sh path/to/redraw
 set -u
 redraw="$1"
-samples="$(cd "$(dirname "$0")/data" && pwd)"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-failures=0
-
-expect() { # expect CODE NEEDLE -- command...
-  local code="$1" needle="$2"
-  shift 3
-  "$@" >"$work/out" 2>"$work/err"
-  local got=$?
-  if [ "$got" != "$code" ]; then
-    echo "FAIL: exit $got (wanted $code): $*"; cat "$work/err"; failures=$((failures + 1)); return
-  fi
-  if [ -n "$needle" ] && ! grep -qF -- "$needle" "$work/err" "$work/out"; then
-    echo "FAIL: output lacks '$needle': $*"; cat "$work/err"; failures=$((failures + 1)); return
-  fi
-  echo "ok: $code $*"
-}
-check() { if eval "$1"; then echo "ok: $1"; else echo "FAIL: $1"; failures=$((failures + 1)); fi; }
-# png_size FILE -> "WxH" from the IHDR chunk
-png_size() { python3 -c 'import struct,sys; b=open(sys.argv[1],"rb").read(24); print("%dx%d" % struct.unpack(">II", b[16:24]))' "$1"; }
+. "$(dirname "$0")/../lib.sh"
 # gif_info FILE -> "WxH FRAMES" (frames = image descriptors, counted by walking the blocks)
 gif_info() {
   python3 - "$1" <<'PY'

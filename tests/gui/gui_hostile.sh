@@ -6,7 +6,7 @@
 set -u
 redraw="$1"
 out="$2"
-here="$(cd "$(dirname "$0")" && pwd)"
+. "$(dirname "$0")/../lib.sh"
 rm -rf "$out" && mkdir -p "$out"
 work="$out/work"
 mkdir -p "$work"
@@ -15,14 +15,14 @@ cat >"$work/tiny.json" <<'JSON'
 {"model": {"hidden": [16, 16], "activation": "Tanh", "output_activation": "Sigmoid"},
  "training": {"steps": 6, "metrics_every": 2}, "data": {"color_mode": "gray"}}
 JSON
-python3 "$here/make_png.py" "$work/tall.png" 1 5000
+make_png "$work/tall.png" 1 5000
 "$redraw" train "$work/tall.png" --config "$work/tiny.json" --size 1x5000 --out "$work/tall" >/dev/null 2>&1 ||
   { echo "FAIL: training the 1x5000 model"; exit 1; }
 m="$work/tall/model.redraw"
-python3 "$here/model_mutate.py" "$m" "$work/huge.redraw" param 0 3e38
-python3 "$here/model_mutate.py" "$m" "$work/longsource.redraw" meta-long source_image 200000
-python3 "$here/model_mutate.py" "$m" "$work/longok1.redraw" meta-long source_image 4096
-python3 "$here/model_mutate.py" "$work/longok1.redraw" "$work/longok.redraw" meta config.name \
+model_mutate "$m" "$work/huge.redraw" param 0 3e38
+model_mutate "$m" "$work/longsource.redraw" meta-long source_image 200000
+model_mutate "$m" "$work/longok1.redraw" meta-long source_image 4096
+model_mutate "$work/longok1.redraw" "$work/longok.redraw" meta config.name \
   "\"$(python3 -c 'print("\\u00e9\\u20ac" * 800 + "\\u001b[31m")')\""
 long_path="$work/$(head -c 200000 /dev/zero | tr '\0' 'p').png"
 cat >"$work/script.txt" <<EOF2

@@ -1,0 +1,51 @@
+# Shared by the shell tests, sourced after `set -u` as `. "$(dirname "$0")/../lib.sh"`:
+# - tests_dir (this folder), samples (tests/data), and the tools beside them: make_png.py (a test
+#   pattern PNG of any size) and model_mutate.py (a .redraw with one change in meaning);
+# - work: a fresh temporary folder, removed at exit after every process in `pids` is killed;
+# - ok / fail / check CONDITION (eval'd; counted in `failures`), finish NAME (prints the count and
+#   returns non-zero when anything failed);
+# - expect CODE NEEDLE -- COMMAND...: runs it, checks the exit code and that its output has NEEDLE;
+# - wait_for SECONDS CONDITION: polls a state with a deadline, never a fixed sleep;
+# - png_size FILE: "WxH" from the PNG header.
+tests_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+samples="$tests_dir/data"
+make_png() { python3 "$tests_dir/make_png.py" "$@"; }
+model_mutate() { python3 "$tests_dir/model_mutate.py" "$@"; }
+lib_tmp="$(mktemp -d)"
+work="$lib_tmp" # a script may point `work` elsewhere; the temporary folder still goes
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+  rm -rf "$lib_tmp"
+}
+trap cleanup EXIT
+failures=0
+ok() { echo "ok: $*"; }
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+check() { if eval "$1"; then ok "$1"; else fail "$1"; fi; }
+finish() {
+  echo "${1:+$1: }$failures failure(s)"
+  [ "$failures" -eq 0 ]
+}
+expect() {
+  local code="$1" needle="$2"
+  shift 3
+  "$@" >"$work/out" 2>"$work/err"
+  local got=$?
+  if [ "$got" != "$code" ]; then
+    fail "exit $got (wanted $code): $*"; cat "$work/err"; return
+  fi
+  if [ -n "$needle" ] && ! grep -qF -- "$needle" "$work/err" "$work/out"; then
+    fail "output lacks '$needle': $*"; cat "$work/err"; return
+  fi
+  ok "$code $*"
+}
+wait_for() {
+  local deadline=$((SECONDS + $1))
+  while [ "$SECONDS" -lt "$deadline" ]; do
+    eval "$2" && return 0
+    sleep 0.05
+  done
+  return 1
+}
+png_size() { python3 -c 'import struct,sys; b=open(sys.argv[1],"rb").read(24); print("%dx%d" % struct.unpack(">II", b[16:24]))' "$1" 2>/dev/null; }
