@@ -2,8 +2,8 @@
 # - tests_dir (this folder), samples (tests/data), and the tools beside them: make_png.py (a test
 #   pattern PNG of any size) and model_mutate.py (a .redraw with one change in meaning);
 # - work: a fresh temporary folder, removed at exit after every process in `pids` is killed;
-# - ok / fail / check CONDITION (eval'd; counted in `failures`), finish NAME (prints the count and
-#   returns non-zero when anything failed);
+# - ok / fail / check CONDITION (eval'd) / check_run DESCRIPTION COMMAND... (counted in `failures`),
+#   skip, finish NAME (prints the count and returns non-zero when anything failed);
 # - expect CODE NEEDLE -- COMMAND...: runs it, checks the exit code and that its output has NEEDLE;
 # - wait_for SECONDS CONDITION: polls a state with a deadline, never a fixed sleep;
 # - png_size FILE: "WxH" from the PNG header.
@@ -23,6 +23,11 @@ failures=0
 ok() { echo "ok: $*"; }
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 check() { if eval "$1"; then ok "$1"; else fail "$1"; fi; }
+check_run() { # check_run DESCRIPTION COMMAND...: the command's status decides
+  local what="$1"; shift
+  if "$@"; then ok "$what"; else fail "$what"; fi
+}
+skip() { echo "SKIP: $*"; }
 finish() {
   echo "${1:+$1: }$failures failure(s)"
   [ "$failures" -eq 0 ]

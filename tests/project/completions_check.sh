@@ -8,11 +8,7 @@ redraw="$(realpath "$1")"
 src="$(realpath "$2")"
 bash_file="$src/packaging/completions/redraw.bash"
 zsh_file="$src/packaging/completions/_redraw"
-fail=0
-check() { # check DESCRIPTION COMMAND...
-  local what="$1"; shift
-  if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fail=1; fi
-}
+. "$(dirname "$0")/../lib.sh"
 
 # ---- every option of every command is in both files ----
 for cmd in "" gui train render timelapse info; do
@@ -22,15 +18,13 @@ for cmd in "" gui train render timelapse info; do
     for o in $opts; do
       grep -qE -- "(^|[^a-z-])$o([^a-z0-9-]|\$)" "$file" || missing="$missing $o"
     done
-    check "$(basename "$file") knows every option of 'redraw${cmd:+ $cmd}'${missing:+ (missing:$missing)}" \
+    check_run "$(basename "$file") knows every option of 'redraw${cmd:+ $cmd}'${missing:+ (missing:$missing)}" \
       test -z "$missing"
   done
 done
 
 # ---- bash: what a Tab gives ----
 if [ -f /usr/share/bash-completion/bash_completion ]; then
-  work="$(mktemp -d)"
-  trap 'rm -rf "$work"' EXIT
   touch "$work/photo.png" "$work/notes.txt" "$work/run.redraw"
   # complete WORD...: COMPREPLY for a command line ending in the last word, sorted, on one line.
   results="$(cd "$work" && PATH="$(dirname "$redraw"):$PATH" REDRAW_ASSETS="$src/assets" bash --norc -c '
@@ -52,22 +46,22 @@ if [ -f /usr/share/bash-completion/bash_completion ]; then
   ' _ "$bash_file" 2>&1)"
   echo "$results"
   line() { sed -n "${1}p" <<<"$results"; }
-  check "'redraw t<Tab>' gives timelapse and train" test "$(line 1)" = "timelapse train "
-  check "'redraw train --pre<Tab>' gives --precision and --preset" test "$(line 2)" = "--precision --preset "
-  check "'--backend <Tab>' gives auto cpu cuda" test "$(line 3)" = "auto cpu cuda "
+  check_run "'redraw t<Tab>' gives timelapse and train" test "$(line 1)" = "timelapse train "
+  check_run "'redraw train --pre<Tab>' gives --precision and --preset" test "$(line 2)" = "--precision --preset "
+  check_run "'--backend <Tab>' gives auto cpu cuda" test "$(line 3)" = "auto cpu cuda "
   presets="$(ls "$src/assets/presets" | sed -n 's/\.json$//p' | sort | tr '\n' ' ')"
-  check "'train x.png --preset <Tab>' gives the presets ($presets)" test "$(line 4)" = "$presets"
-  check "'redraw train <Tab>' offers images, not other files" test "$(line 5)" = "photo.png "
-  check "'redraw render <Tab>' offers models" test "$(line 6)" = "run.redraw "
-  check "'--bit-depth <Tab>' gives 16 8" test "$(line 7)" = "16 8 "
+  check_run "'train x.png --preset <Tab>' gives the presets ($presets)" test "$(line 4)" = "$presets"
+  check_run "'redraw train <Tab>' offers images, not other files" test "$(line 5)" = "photo.png "
+  check_run "'redraw render <Tab>' offers models" test "$(line 6)" = "run.redraw "
+  check_run "'--bit-depth <Tab>' gives 16 8" test "$(line 7)" = "16 8 "
 else
   echo "SKIP: bash-completion not installed (apt-get install bash-completion)"
 fi
 
 # ---- zsh: at least it parses ----
 if command -v zsh >/dev/null; then
-  check "zsh -n _redraw" zsh -n "$zsh_file"
+  check_run "zsh -n _redraw" zsh -n "$zsh_file"
 else
   echo "SKIP: zsh not installed; _redraw not parsed"
 fi
-exit $fail
+finish completions_check

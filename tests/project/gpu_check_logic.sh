@@ -8,13 +8,8 @@
 #   gpu_check_logic.sh SOURCE_DIR
 set -uo pipefail
 src="$1"
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-check() {
-  local what="$1"; shift
-  if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fail=1; fi
-}
+tmp="$work"
+. "$(dirname "$0")/../lib.sh"
 jq_py() { # jq_py FILE EXPR: exit 0 when the Python expression on j (the JSON) is true
   python3 -c "import json,sys; j=json.load(open('$1')); sys.exit(0 if ($2) else 1)"
 }
@@ -23,10 +18,10 @@ cd "$src"
 # -- list: every part within one call --------------------------------------------------------
 list="$(bash scripts/gpu_check.sh list)"
 echo "$list" | grep -E '^[a-z-]+: '
-check "list names all 10 parts" test "$(echo "$list" | grep -cE '^[a-z-]+: [0-9]+ s of timeouts')" -eq 10
-check "no part's timeouts add up to more than 480 s" \
+check_run "list names all 10 parts" test "$(echo "$list" | grep -cE '^[a-z-]+: [0-9]+ s of timeouts')" -eq 10
+check_run "no part's timeouts add up to more than 480 s" \
   bash -c "! echo \"\$1\" | awk '/ s of timeouts/ { if (\$2 + 0 > 480) bad = 1 } END { exit !bad }'" _ "$list"
-check "the sanitize part runs memcheck, racecheck and synccheck" \
+check_run "the sanitize part runs memcheck, racecheck and synccheck" \
   bash -c "bash scripts/gpu_check.sh list sanitize | grep -c -E '^  (memcheck|racecheck|synccheck) ' | grep -qx 3"
 
 # -- a fake device ---------------------------------------------------------------------------
@@ -64,19 +59,19 @@ export REDRAW_GPU_PACK="$pack" REDRAW_CUBLAS_DIR="$tmp/cublas" PATH="$tmp/path:$
 
 # -- a part that finishes --------------------------------------------------------------------
 OUT="$tmp/r1" bash scripts/gpu_check.sh run tests >"$tmp/r1.out" 2>&1
-check "a finished tests part exits 0" test $? -eq 0
-check "its JSON says ok with 5 steps finished" \
+check_run "a finished tests part exits 0" test $? -eq 0
+check_run "its JSON says ok with 5 steps finished" \
   jq_py "$tmp/r1/tests.json" "j['status'] == 'ok' and len(j['steps_finished']) == 5 and len(j['suites']) == 2"
 OUT="$tmp/r1" bash scripts/gpu_check.sh run sanitize >"$tmp/r1s.out" 2>&1
-check "the sanitize part's JSON holds all three tools, clean" \
+check_run "the sanitize part's JSON holds all three tools, clean" \
   jq_py "$tmp/r1/sanitize.json" "j['status'] == 'ok' and sorted(j['tools']) == ['memcheck', 'racecheck', 'synccheck'] and all(t['errors'] == 0 for t in j['tools'].values())"
 
 # -- two parts in one call are refused -------------------------------------------------------
 OUT="$tmp/r2" bash scripts/gpu_check.sh run tests sanitize >"$tmp/r2.out" 2>&1
 rc=$?
-check "run tests sanitize (960 s of timeouts) is refused" test $rc -eq 2
-check "  and says why" grep -q "run one part per call" "$tmp/r2.out"
-check "  and runs nothing" test ! -e "$tmp/r2/tests.json"
+check_run "run tests sanitize (960 s of timeouts) is refused" test $rc -eq 2
+check_run "  and says why" grep -q "run one part per call" "$tmp/r2.out"
+check_run "  and runs nothing" test ! -e "$tmp/r2/tests.json"
 
 # -- a part killed mid-step ------------------------------------------------------------------
 # SIGKILL to the whole process group, as a device command's limit does: no trap can run.
@@ -86,10 +81,10 @@ pid=$!
 for _ in $(seq 50); do grep -q hanging "$tmp/r3/tests.log" 2>/dev/null && break; sleep 0.2; done
 kill -KILL -- -"$pid" 2>/dev/null
 wait "$pid" 2>/dev/null
-check "a part killed by SIGKILL leaves its JSON" test -f "$tmp/r3/tests.json"
-check "  saying incomplete, in the step it was in" \
+check_run "a part killed by SIGKILL leaves its JSON" test -f "$tmp/r3/tests.json"
+check_run "  saying incomplete, in the step it was in" \
   jq_py "$tmp/r3/tests.json" "j['status'] == 'incomplete' and 'redraw_tests' in j['reason']"
-check "  with the step before it finished and measured" \
+check_run "  with the step before it finished and measured" \
   jq_py "$tmp/r3/tests.json" "j['steps_finished'] == ['redraw_cuda_tests'] and j['suites'][0]['passed'] == 30"
 
 # SIGTERM (the command's own timeout, Ctrl-C): the trap names the signal.
@@ -99,16 +94,16 @@ pid=$!
 for _ in $(seq 50); do grep -q hanging "$tmp/r4/tests.log" 2>/dev/null && break; sleep 0.2; done
 kill -TERM -- -"$pid" 2>/dev/null
 wait "$pid" 2>/dev/null
-check "a part ended by SIGTERM says so in its JSON" \
+check_run "a part ended by SIGTERM says so in its JSON" \
   jq_py "$tmp/r4/tests.json" "j['status'] == 'incomplete' and 'SIGTERM' in j['reason'] and 'redraw_cuda_tests' in j['reason']"
 
 # -- the report reads every call's folder ----------------------------------------------------
 report="$(python3 bench/gpu_report.py "$tmp/r1" "$tmp/r3" 2>&1)"
 rc=$?
 echo "$report" | grep -E '^\| (tests|sanitize) '
-check "the report shows the killed part as incomplete, with what it finished" \
+check_run "the report shows the killed part as incomplete, with what it finished" \
   bash -c "grep -q '| tests | incomplete |.*finished: redraw_cuda_tests' <<<\"\$1\"" _ "$report"
-check "  and exits 1 for it" test $rc -eq 1
-check "  and takes no folder of the development machine by default" \
+check_run "  and exits 1 for it" test $rc -eq 1
+check_run "  and takes no folder of the development machine by default" \
   bash -c "! grep -n '/work/' bench/gpu_report.py scripts/gpu_check.sh"
-exit $fail
+finish gpu_check_logic

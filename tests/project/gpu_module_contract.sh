@@ -6,27 +6,22 @@
 set -uo pipefail
 redraw="$1"
 cuda_built="${2:-OFF}"
-fail=0
-check() { # check DESCRIPTION COMMAND...
-  local what="$1"; shift
-  if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fail=1; fi
-}
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib.sh"
+tmp="$work"
 
 # 1. No CUDA library among the executable's own dependencies.
 needed="$(readelf -d "$redraw" | awk '/NEEDED/ {print $NF}' | tr -d '[]')"
 echo "NEEDED: $(echo $needed)"
-check "redraw needs no CUDA library (libcuda, libcudart, libcublas)" \
+check_run "redraw needs no CUDA library (libcuda, libcudart, libcublas)" \
   bash -c "! grep -Eq '^lib(cuda|cudart|cublas|cublasLt|nvrtc)' <<<\"$needed\""
 
 # 2. The module, when built, is beside the executable and exports only its entry point.
 module="$(dirname "$redraw")/libredraw_cuda.so"
 if [ "$cuda_built" = ON ] || [ "$cuda_built" = 1 ]; then
-  check "libredraw_cuda.so is built beside redraw" test -f "$module"
+  check_run "libredraw_cuda.so is built beside redraw" test -f "$module"
   if [ -f "$module" ]; then
     exported="$(nm -D --defined-only "$module" | awk '$2 ~ /^[TDBRW]$/ {print $3}' | grep -v '^_' | sort -u)"
-    check "the module exports only redraw_device_plugin_v1 (got: $(echo $exported))" \
+    check_run "the module exports only redraw_device_plugin_v1 (got: $(echo $exported))" \
       test "$exported" = "redraw_device_plugin_v1"
   fi
 fi
@@ -37,23 +32,23 @@ img="$REDRAW_ASSETS/default.png"
 out="$(env -u LD_LIBRARY_PATH "$tmp/redraw" train "$img" --preset siren --size 16x16 --steps 3 --backend auto \
        --out "$tmp/run" 2>&1)"; rc=$?
 echo "$out" | tail -3
-check "without the module, train --backend auto exits 0" test "$rc" -eq 0
-check "... and says in one line why it uses the CPU" grep -q "using the CPU backend" <<<"$out"
-check "... and wrote the model" test -f "$tmp/run/model.redraw"
+check_run "without the module, train --backend auto exits 0" test "$rc" -eq 0
+check_run "... and says in one line why it uses the CPU" grep -q "using the CPU backend" <<<"$out"
+check_run "... and wrote the model" test -f "$tmp/run/model.redraw"
 out="$(env -u LD_LIBRARY_PATH "$tmp/redraw" train "$img" --size 16x16 --steps 3 --backend cuda --out "$tmp/run2" 2>&1)"; rc=$?
 echo "$out" | tail -2
-check "without the module, --backend cuda exits 1" test "$rc" -eq 1
-check "... with an error naming why the GPU is unavailable" grep -q "^error: .*GPU is unavailable" <<<"$out"
+check_run "without the module, --backend cuda exits 1" test "$rc" -eq 1
+check_run "... with an error naming why the GPU is unavailable" grep -q "^error: .*GPU is unavailable" <<<"$out"
 
 # 4. The module switched off from the environment.
 out="$(REDRAW_CUDA_PLUGIN=off "$redraw" info --backends 2>&1)"; rc=$?
 echo "$out"
-check "REDRAW_CUDA_PLUGIN=off: info --backends exits 0" test "$rc" -eq 0
+check_run "REDRAW_CUDA_PLUGIN=off: info --backends exits 0" test "$rc" -eq 0
 if [ "$cuda_built" = ON ] || [ "$cuda_built" = 1 ]; then
-  check "... and says the GPU is switched off" grep -q "switched off" <<<"$out"
+  check_run "... and says the GPU is switched off" grep -q "switched off" <<<"$out"
 fi
 out="$(REDRAW_CUDA_PLUGIN=/nonexistent/libredraw_cuda.so "$redraw" train "$img" --size 16x16 --steps 2 \
        --out "$tmp/run3" 2>&1)"; rc=$?
-check "a REDRAW_CUDA_PLUGIN path that does not exist falls back to the CPU (exit 0)" test "$rc" -eq 0
-check "... naming the path" grep -q "/nonexistent/libredraw_cuda.so" <<<"$out"
-exit $fail
+check_run "a REDRAW_CUDA_PLUGIN path that does not exist falls back to the CPU (exit 0)" test "$rc" -eq 0
+check_run "... naming the path" grep -q "/nonexistent/libredraw_cuda.so" <<<"$out"
+finish gpu_module_contract

@@ -7,36 +7,31 @@
 set -uo pipefail
 src="$1"
 build="$2"
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-check() {
-  local what="$1"; shift
-  if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fail=1; fi
-}
+tmp="$work"
+. "$(dirname "$0")/../lib.sh"
 cd "$src"
 bash scripts/gpu_check.sh pack-from-build "$build" "$tmp/pack"
-check "every binary of the device calls was packed" test $? -eq 0
+check_run "every binary of the device calls was packed" test $? -eq 0
 mib=$(du -sm "$tmp/pack" | cut -f1)
-check "the pack is $mib MiB as it travels (limit 60)" test "$mib" -le 60
+check_run "the pack is $mib MiB as it travels (limit 60)" test "$mib" -le 60
 bash scripts/gpu_check.sh unpack "$tmp/pack"
-check "it unpacks" test -x "$tmp/pack/bin/redraw"
+check_run "it unpacks" test -x "$tmp/pack/bin/redraw"
 unresolved="$(for b in "$tmp"/pack/bin/*; do LD_LIBRARY_PATH="$tmp/pack/lib" ldd "$b" | grep 'not found'; done |
   awk '{print $1}' | sort -u)"
 echo "unresolved without a GPU machine: $(echo $unresolved)"
-check "only the driver and cuBLAS are left to the GPU machine" \
+check_run "only the driver and cuBLAS are left to the GPU machine" \
   bash -c "! grep -Evq '^(libcuda\.so|libcublas\.so|libcublasLt\.so)' <<<\"$unresolved\" || [ -z \"$unresolved\" ]"
-check "the test images travel with the pack" test -f "$tmp/pack/samples/horse.png"
+check_run "the test images travel with the pack" test -f "$tmp/pack/samples/horse.png"
 out="$(REDRAW_GPU_PACK="$tmp/pack" OUT="$tmp/results" PATH="/usr/bin:/bin" bash scripts/gpu_check.sh run all 2>&1)"
 rc=$?
 echo "$out" | tail -3
-check "run all without a device exits 0" test $rc -eq 0
+check_run "run all without a device exits 0" test $rc -eq 0
 for part in tests sanitize sanitize-parity bench accuracy interop torch instant instant-torch; do
-  check "$part.json says skipped, with a reason" python3 -c "
+  check_run "$part.json says skipped, with a reason" python3 -c "
 import json,sys; j=json.load(open('$tmp/results/$part.json'))
 sys.exit(0 if j['status']=='skipped' and j['reason'] else 1)"
 done
 out="$(bash scripts/gpu_check.sh run nonsense 2>&1)"
-check "an unknown command is a usage error" bash -c "bash scripts/gpu_check.sh frobnicate >/dev/null 2>&1; test \$? -eq 2"
-check "the report of skipped parts lists every part" bash -c "python3 bench/gpu_report.py '$tmp/results' | grep -c skipped | grep -q 9"
-exit $fail
+check_run "an unknown command is a usage error" bash -c "bash scripts/gpu_check.sh frobnicate >/dev/null 2>&1; test \$? -eq 2"
+check_run "the report of skipped parts lists every part" bash -c "python3 bench/gpu_report.py '$tmp/results' | grep -c skipped | grep -q 9"
+finish gpu_pack_contract

@@ -19,21 +19,14 @@ if [ -n "$missing" ]; then
   echo "SKIP: not installed:$missing (scripts/install_deps.sh installs them)"
   exit 77
 fi
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-fail=0
-check() { # check DESCRIPTION COMMAND...
-  local what="$1"; shift
-  if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fail=1; fi
-}
-skip() { echo "SKIP: $*"; }
+. "$(dirname "$0")/../lib.sh"
 on() { [ "$1" = ON ] || [ "$1" = 1 ] || [ "$1" = TRUE ]; }
 # png_size FILE -> "WxH" from the IHDR chunk
 png_size() { python3 -c 'import struct,sys; b=open(sys.argv[1],"rb").read(24); print("%dx%d" % struct.unpack(">II", b[16:24]))' "$1"; }
 
 # ---- install, then move the prefix: nothing may point back at the build ----
 cmake --install "$build" --prefix "$work/stage" >"$work/install.log" 2>&1
-check "cmake --install into a prefix" test $? -eq 0 -a -x "$work/stage/bin/redraw"
+check_run "cmake --install into a prefix" test $? -eq 0 -a -x "$work/stage/bin/redraw"
 mv "$work/stage" "$work/moved"
 prefix="$work/moved"
 redraw="$prefix/bin/redraw"
@@ -43,52 +36,52 @@ export XDG_CONFIG_HOME="$work/config" XDG_DATA_HOME="$work/data"
 
 out="$("$redraw" --version 2>&1)"; rc=$?
 echo "$out"
-check "--version exits 0" test $rc -eq 0
-check "... and starts with 'redraw $version'" grep -q "^redraw $version\b" <<<"$out"
-check "... finds the data installed beside it ($prefix/share/redraw)" \
+check_run "--version exits 0" test $rc -eq 0
+check_run "... and starts with 'redraw $version'" grep -q "^redraw $version\b" <<<"$out"
+check_run "... finds the data installed beside it ($prefix/share/redraw)" \
   grep -qxF "data: $prefix/share/redraw (installed)" <<<"$out"
 if on "$cuda_built"; then
   module="$(find "$prefix" -name libredraw_cuda.so)"
-  check "the CUDA module is installed under <libdir>/redraw" test -n "$module" -a "$(basename "$(dirname "$module")")" = redraw
-  check "... and --version finds it there" grep -qxF "cuda module: $module" <<<"$out"
+  check_run "the CUDA module is installed under <libdir>/redraw" test -n "$module" -a "$(basename "$(dirname "$module")")" = redraw
+  check_run "... and --version finds it there" grep -qxF "cuda module: $module" <<<"$out"
   runpath="$(readelf -d "$module" | sed -n 's/.*R\(UN\)\{0,1\}PATH.*\[\(.*\)\]$/\2/p')"
-  check "... with no RUNPATH but \$ORIGIN (got: ${runpath:-none}; Debian policy)" \
+  check_run "... with no RUNPATH but \$ORIGIN (got: ${runpath:-none}; Debian policy)" \
     test -z "$runpath" -o "$runpath" = '$ORIGIN'
-  check "... named in --version's backends" grep -q "cuda (run-time module" <<<"$out"
+  check_run "... named in --version's backends" grep -q "cuda (run-time module" <<<"$out"
   # Load it (no driver needed for that) from the test binary: it must link and find cuBLAS
   # without a RUNPATH into the toolkit; then again with the library cache hidden, when a mount
   # namespace may be made, so that only the loader's own search finds cuBLAS.
   load_module() { env REDRAW_TEST_INSTALLED_MODULE="$module" "$build/bin/redraw_tests" \
     -tc="cuda module: an installed module*" 2>&1; }
   out="$(load_module)"; rc=$?
-  check "the installed module loads and finds cuBLAS" test $rc -eq 0
+  check_run "the installed module loads and finds cuBLAS" test $rc -eq 0
   [ $rc -eq 0 ] || echo "$out" | tail -5
   if [ "$(id -u)" -eq 0 ] && unshare -m true 2>/dev/null; then
     out="$(export -f load_module; module="$module" build="$build" \
            unshare -m bash -c 'mount --bind /dev/null /etc/ld.so.cache && load_module')"; rc=$?
-    check "... and without the library cache, through the loader's search of the CUDA folders" test $rc -eq 0
+    check_run "... and without the library cache, through the loader's search of the CUDA folders" test $rc -eq 0
     [ $rc -eq 0 ] || echo "$out" | tail -5
   else
     skip "cannot hide the library cache here (needs root and a mount namespace)"
   fi
 else
-  check "--version says CUDA is not compiled in" grep -q "cuda not compiled in" <<<"$out"
+  check_run "--version says CUDA is not compiled in" grep -q "cuda not compiled in" <<<"$out"
 fi
-check "redraw has no RUNPATH into the build tree" bash -c "! readelf -d '$redraw' | grep -qE 'RUNPATH|RPATH'"
+check_run "redraw has no RUNPATH into the build tree" bash -c "! readelf -d '$redraw' | grep -qE 'RUNPATH|RPATH'"
 
 out="$("$redraw" info --backends 2>&1)"; rc=$?
 echo "$out"
-check "info --backends exits 0 and lists the CPU" test $rc -eq 0 -a -n "$(grep '^cpu: ' <<<"$out")"
+check_run "info --backends exits 0 and lists the CPU" test $rc -eq 0 -a -n "$(grep '^cpu: ' <<<"$out")"
 
 out="$("$redraw" train "$prefix/share/redraw/default.png" --preset siren --size 24x20 --steps 5 --backend cpu \
        --out "$work/run" --quiet 2>&1)"; rc=$?
 echo "$out" | tail -3
-check "train --preset siren from the installed presets exits 0" test $rc -eq 0
-check "... and writes model.redraw, final.png and metrics.csv" \
+check_run "train --preset siren from the installed presets exits 0" test $rc -eq 0
+check_run "... and writes model.redraw, final.png and metrics.csv" \
   test -f "$work/run/model.redraw" -a -f "$work/run/final.png" -a -f "$work/run/metrics.csv"
 out="$("$redraw" train "$prefix/share/redraw/default.png" --preset nosuch --steps 1 --out "$work/x" 2>&1)"
 presets_known="$(ls "$prefix/share/redraw/presets" | sed -n 's/\.json$//p' | sort | paste -sd, - | sed 's/,/, /g')"
-check "an unknown preset lists the installed ones ($presets_known)" \
+check_run "an unknown preset lists the installed ones ($presets_known)" \
   grep -q "known: $presets_known" <<<"$out"
 
 # ---- the window, from the installed path: the bundled image, the About box ----
@@ -102,38 +95,38 @@ else
     --screenshot "$work/about.png" --screenshot-after-steps 2 >"$work/gui.log" 2>&1
   rc=$?
   tail -3 "$work/gui.log"
-  check "the installed app opens on the bundled image and writes a screenshot (exit $rc)" \
+  check_run "the installed app opens on the bundled image and writes a screenshot (exit $rc)" \
     test $rc -eq 0 -a -f "$work/about.png"
-  [ -f "$work/about.png" ] && check "... of the whole window (1280x800, got $(png_size "$work/about.png"))" \
+  [ -f "$work/about.png" ] && check_run "... of the whole window (1280x800, got $(png_size "$work/about.png"))" \
     test "$(png_size "$work/about.png")" = 1280x800
   mkdir -p "$build/install_test" && cp "$work/about.png" "$build/install_test/" 2>/dev/null # to look at
 fi
 
 # ---- desktop integration files (only with the desktop app) ----
 if ! on "$gui_built"; then
-  check "no desktop entry without the desktop app" test ! -e "$prefix/share/applications/redraw.desktop"
+  check_run "no desktop entry without the desktop app" test ! -e "$prefix/share/applications/redraw.desktop"
 else
   desktop="$prefix/share/applications/redraw.desktop"
-  check "desktop-file-validate redraw.desktop" desktop-file-validate "$desktop"
-  check "... which passes files to redraw (Exec=redraw %f) and declares application/x-redraw" \
+  check_run "desktop-file-validate redraw.desktop" desktop-file-validate "$desktop"
+  check_run "... which passes files to redraw (Exec=redraw %f) and declares application/x-redraw" \
     bash -c "grep -qx 'Exec=redraw %f' '$desktop' && grep -q '^MimeType=application/x-redraw;' '$desktop'"
   metainfo="$(ls "$prefix"/share/metainfo/*.metainfo.xml)"
-  check "appstreamcli validate --no-net $(basename "$metainfo")" appstreamcli validate --no-net "$metainfo"
-  check "... with a screenshot and the desktop entry as its launchable" \
+  check_run "appstreamcli validate --no-net $(basename "$metainfo")" appstreamcli validate --no-net "$metainfo"
+  check_run "... with a screenshot and the desktop entry as its launchable" \
     bash -c "grep -q '<screenshot type=\"default\">' '$metainfo' && grep -q '>redraw.desktop</launchable>' '$metainfo'"
   mime="$prefix/share/mime/packages/redraw.xml"
-  check "xmllint: the MIME file is well-formed" xmllint --noout "$mime"
+  check_run "xmllint: the MIME file is well-formed" xmllint --noout "$mime"
   mkdir -p "$work/mime/packages" && cp "$mime" "$work/mime/packages/"
   update-mime-database "$work/mime" >/dev/null 2>&1
-  check "update-mime-database reads it: *.redraw is application/x-redraw" \
+  check_run "update-mime-database reads it: *.redraw is application/x-redraw" \
     grep -qE '^[0-9]+:application/x-redraw:\*\.redraw$' "$work/mime/globs2"
-  check "... and so is a file starting with RDRWMODL" grep -qa "RDRWMODL" "$work/mime/magic"
-  check "the scalable icon is installed" test -f "$prefix/share/icons/hicolor/scalable/apps/redraw.svg"
-  xmllint --noout "$prefix/share/icons/hicolor/scalable/apps/redraw.svg" || fail=1
+  check_run "... and so is a file starting with RDRWMODL" grep -qa "RDRWMODL" "$work/mime/magic"
+  check_run "the scalable icon is installed" test -f "$prefix/share/icons/hicolor/scalable/apps/redraw.svg"
+  xmllint --noout "$prefix/share/icons/hicolor/scalable/apps/redraw.svg" || failures=$((failures + 1))
   for size in 16 22 24 32 48 64 128 256 512; do
     png="$prefix/share/icons/hicolor/${size}x${size}/apps/redraw.png"
     got="$([ -f "$png" ] && png_size "$png")"
-    check "icon ${size}x${size} is a ${size}x${size} PNG (got ${got:-none})" test "$got" = "${size}x${size}"
+    check_run "icon ${size}x${size} is a ${size}x${size} PNG (got ${got:-none})" test "$got" = "${size}x${size}"
   done
 fi
 
@@ -141,11 +134,11 @@ fi
 man_page="$prefix/share/man/man1/redraw.1.gz"
 if [ -f "$man_page" ] && command -v man >/dev/null; then
   warnings="$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$man_page" 2>&1 >/dev/null)"
-  check "the man page formats without warnings${warnings:+: $warnings}" test -z "$warnings"
-  check "... and covers every command" bash -c "zcat '$man_page' | grep -c '^\.SS \"redraw ' | grep -qx 5"
+  check_run "the man page formats without warnings${warnings:+: $warnings}" test -z "$warnings"
+  check_run "... and covers every command" bash -c "zcat '$man_page' | grep -c '^\.SS \"redraw ' | grep -qx 5"
 else
   skip "no man page (help2man was not found at build time) or no man to format it"
 fi
-check "the bash completion is installed and parses" bash -n "$prefix/share/bash-completion/completions/redraw"
-check "the zsh completion is installed" test -f "$(find "$prefix/share/zsh" -name _redraw)"
-exit $fail
+check_run "the bash completion is installed and parses" bash -n "$prefix/share/bash-completion/completions/redraw"
+check_run "the zsh completion is installed" test -f "$(find "$prefix/share/zsh" -name _redraw)"
+finish install_check

@@ -15,20 +15,13 @@ if [ -n "$missing" ]; then
   echo "SKIP: not installed:$missing (scripts/install_deps.sh installs them)"
   exit 77
 fi
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-fail=0
-check() { # check DESCRIPTION COMMAND...
-  local what="$1"; shift
-  if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fail=1; fi
-}
-skip() { echo "SKIP: $*"; }
+. "$(dirname "$0")/../lib.sh"
 
 # ---- build the package (into the scratch folder, so the build tree gets no stray .deb) ----
 (cd "$build" && cpack -G DEB -B "$work/cpack") >"$work/cpack.log" 2>&1
 rc=$?
 deb="$(ls "$work"/cpack/redraw_*.deb 2>/dev/null | head -1)"
-check "cpack -G DEB builds redraw_*.deb" test $rc -eq 0 -a -n "$deb"
+check_run "cpack -G DEB builds redraw_*.deb" test $rc -eq 0 -a -n "$deb"
 if [ -z "$deb" ]; then
   tail -20 "$work/cpack.log"
   exit 1
@@ -39,14 +32,14 @@ depends="$(dpkg-deb -f "$deb" Depends)"
 # ---- lintian ----
 lintian --allow-root "$deb" >"$work/lintian.log" 2>&1
 cat "$work/lintian.log"
-check "lintian reports no error" bash -c "! grep -q '^E: ' '$work/lintian.log'"
+check_run "lintian reports no error" bash -c "! grep -q '^E: ' '$work/lintian.log'"
 
 # ---- Depends ----
-check "Depends names no CUDA, cuBLAS or NVIDIA package" bash -c "! grep -qiE 'cuda|cublas|nvidia' <<<'$depends'"
+check_run "Depends names no CUDA, cuBLAS or NVIDIA package" bash -c "! grep -qiE 'cuda|cublas|nvidia' <<<'$depends'"
 
 dpkg-deb -x "$deb" "$work/root"
 elves="$(find "$work/root" -type f -exec sh -c 'head -c4 "$1" | grep -q "ELF" && echo "$1"' _ {} \;)"
-check "the package holds redraw$(grep -q libredraw_cuda <<<"$elves" && echo ' and the CUDA module')" \
+check_run "the package holds redraw$(grep -q libredraw_cuda <<<"$elves" && echo ' and the CUDA module')" \
   test -n "$(grep '/usr/bin/redraw$' <<<"$elves")"
 
 # Every library ldd resolves for the package's ELF files must belong to a package in the closure of
@@ -113,7 +106,7 @@ for p in problems:
     print("uncovered: " + p)
 PY
 cat "$work/coverage.log"
-check "Depends covers every library that redraw and the module load" \
+check_run "Depends covers every library that redraw and the module load" \
   test -s "$work/coverage.log" -a -z "$(grep '^uncovered' "$work/coverage.log")"
 
 # ---- dpkg -i, run, dpkg -r ----
@@ -133,17 +126,17 @@ else
     sleep 10
   done
   installed_ok=$(dpkg-query -W -f='${Status}' redraw 2>/dev/null | grep -c "install ok installed")
-  check "dpkg -i installs the package" test "$installed_ok" -eq 1
+  check_run "dpkg -i installs the package" test "$installed_ok" -eq 1
   [ "$installed_ok" -eq 1 ] || tail -5 "$work/dpkg.log"
   out="$(cd / && env -u REDRAW_ASSETS /usr/bin/redraw --version 2>&1)"; rc=$?
   echo "$out"
-  check "the installed /usr/bin/redraw --version exits 0" test $rc -eq 0
-  check "... and uses /usr/share/redraw" grep -qxF "data: /usr/share/redraw (installed)" <<<"$out"
+  check_run "the installed /usr/bin/redraw --version exits 0" test $rc -eq 0
+  check_run "... and uses /usr/share/redraw" grep -qxF "data: /usr/share/redraw (installed)" <<<"$out"
   # --purge is -r and then forgetting the package, so no "config-files" record stays behind.
   dpkg --force-unsafe-io --no-triggers --purge redraw >"$work/dpkg-r.log" 2>&1
-  check "dpkg -r (--purge) removes it without a trace, and /usr/bin/redraw with it" \
+  check_run "dpkg -r (--purge) removes it without a trace, and /usr/bin/redraw with it" \
     test -z "$(dpkg-query -W -f='${Status}' redraw 2>/dev/null | grep -v 'not-installed')" -a ! -e /usr/bin/redraw
   dpkg --triggers-only --pending >"$work/dpkg-t.log" 2>&1
-  check "the triggers it set off (desktop, icon, MIME, man databases) run cleanly" test $? -eq 0
+  check_run "the triggers it set off (desktop, icon, MIME, man databases) run cleanly" test $? -eq 0
 fi
-exit $fail
+finish package_check
