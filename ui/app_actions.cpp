@@ -95,30 +95,29 @@ LoadRequest initial_load_request(const GuiOptions& opts, const UiState& ui) {
 }
 
 UiIntent export_intent(const FileDialogState& d, const TimelapseState& tl) {
-  UiIntent in{IntentKind::ExportImage, d.path, d.export_width, d.export_height};
-  in.bit_depth = d.export_bit_depth;
-  if (d.export_kind == 1) {
-    in.kind = IntentKind::ExportComparison;
-  } else if (d.export_kind == 3) {
-    in.kind = IntentKind::ExportCompare;
-  } else if (d.export_kind == 2) {
-    in.kind = IntentKind::ExportTimelapse;
-    in.c = d.timelapse_fps;
-    in.d = d.timelapse_overlay ? 1 : 0;
+  switch (d.export_kind) {
+  case 1:
+    return {intent::ExportComparison{d.path, d.export_width, d.export_height, d.export_bit_depth}};
+  case 3:
+    return {intent::ExportCompare{d.path, d.export_width, d.export_height}};
+  case 2: {
     // GIF and MP4 are 8-bit; the choice shows (and counts) for PNG frames, a folder ending in '/'.
-    if (d.path.empty() || d.path.back() != '/') in.bit_depth = 8;
-  } else {
-    in.d = d.export_scrubbed_frame && tl.active ? tl.shown_step : -1;
+    const bool png_frames = !d.path.empty() && d.path.back() == '/';
+    return {intent::ExportTimelapse{d.path, d.export_width, d.export_height, d.timelapse_fps, d.timelapse_overlay,
+                                    png_frames ? d.export_bit_depth : 8}};
   }
-  return in;
+  default:
+    return {intent::ExportImage{d.path, d.export_width, d.export_height, d.export_bit_depth,
+                                d.export_scrubbed_frame && tl.active ? tl.shown_step : -1}};
+  }
 }
 
-TimelapseOptions timelapse_options(const UiIntent& in) {
+TimelapseOptions timelapse_options(const intent::ExportTimelapse& in) {
   TimelapseOptions o;
-  o.width = int32_t(in.a);
-  o.height = int32_t(in.b);
-  o.fps = double(in.c);
-  o.overlay = in.d != 0;
+  o.width = in.width;
+  o.height = in.height;
+  o.fps = double(in.fps);
+  o.overlay = in.overlay;
   o.bit_depth = in.bit_depth;
   return o;
 }
@@ -138,35 +137,35 @@ void load_preset_into(UiState& ui, const std::string& name_or_path) {
   }
 }
 
-bool apply_intent(UiState& ui, TrainingSession& session, const UiIntent& in) {
-  const SessionStatus& st = ui.run.status;
-  if (needs_confirmation(ui, in)) { // an unsaved run: Save / Discard / Cancel first
-    ask_confirmation(ui, in);
-    return true;
-  }
-  switch (in.kind) {
-  case IntentKind::ToggleRun:
+namespace {
+/// The run's own intents: training, files, exports, the timelapse and the view.
+struct RunIntents {
+  UiState& ui;
+  TrainingSession& session;
+  const SessionStatus& st;
+
+  bool operator()(const intent::ToggleRun&) const {
     if (!st.has_run) {
       ui.notify("open an image first (Ctrl+O, or drop one on the window)", true);
     } else {
       session.set_running(!st.running);
-      if (!st.running) { // training again: the canvas follows it, not the scrubbed frame
-        ui.timelapse.active = ui.timelapse.playing = false;
-        ui.view.error_dirty = true;
-      }
+      if (!st.running) leave_timelapse(); // training again: the canvas follows it, not the scrubbed frame
     }
-    break;
-  case IntentKind::StepOnce:
+    return true;
+  }
+  bool operator()(const intent::StepOnce&) const {
     session.step_once();
-    break;
-  case IntentKind::Reset:
+    return true;
+  }
+  bool operator()(const intent::Reset&) const {
     session.reset();
-    break;
-  case IntentKind::ApplyReset: {
+    return true;
+  }
+  bool operator()(const intent::ApplyReset&) const {
     const std::string image = !st.image_path.empty() ? st.image_path : st.has_run ? std::string() : ui.last_image;
     if (image.empty()) {
       ui.notify("Apply & reset needs the training image; open it again (Ctrl+O)", true);
-      break;
+      return true;
     }
     LoadRequest req;
     req.image = image;
@@ -174,101 +173,122 @@ bool apply_intent(UiState& ui, TrainingSession& session, const UiIntent& in) {
     req.backend = ui.settings.backend;
     req.precision = ui.settings.precision;
     session.load(std::move(req));
-    break;
+    return true;
   }
-  case IntentKind::StopAt:
-    session.set_stop_at(in.a);
-    break;
-  case IntentKind::ApplySchedule:
+  bool operator()(const intent::StopAt& in) const {
+    session.set_stop_at(in.step);
+    return true;
+  }
+  bool operator()(const intent::ApplySchedule&) const {
     if (st.has_run) session.set_schedule(ui.edit.config.schedule, ui.edit.config.training.steps);
-    break;
-  case IntentKind::LoadPreset:
-    load_preset_into(ui, in.text);
+    return true;
+  }
+  bool operator()(const intent::LoadPreset& in) const {
+    load_preset_into(ui, in.name);
     // A run that has not started yet follows the preset at once; otherwise "Apply & reset" does.
-    if (st.has_run && st.step == 0 && !st.running && !st.image_path.empty())
-      apply_intent(ui, session, UiIntent{IntentKind::ApplyReset, {}});
-    break;
-  case IntentKind::OpenPath: {
+    if (st.has_run && st.step == 0 && !st.running && !st.image_path.empty()) (*this)(intent::ApplyReset{});
+    return true;
+  }
+  bool operator()(const intent::OpenPath& in) const {
     LoadRequest req;
-    if (is_model_path(in.text))
-      req.model = in.text;
-    else {
-      req.image = in.text;
+    if (is_model_path(in.path)) {
+      req.model = in.path;
+    } else {
+      req.image = in.path;
       req.config = ui.edit.config;
-      ui.last_image = in.text;
+      ui.last_image = in.path;
     }
     req.backend = ui.settings.backend;
     req.precision = ui.settings.precision;
     session.load(std::move(req)); // remembered in the recent files once it has loaded
-
-    break;
+    return true;
   }
-  case IntentKind::SaveModel: {
-    std::string path = in.text;
-    if (!is_model_path(path)) path += ".redraw";
-    session.save_model(path); // remembered in the recent files once it is written
-    break;
+  bool operator()(const intent::SaveModel& in) const {
+    session.save_model(model_path_for(in.path)); // remembered in the recent files once it is written
+    return true;
   }
-  case IntentKind::ExportImage:
-    session.export_image(in.text, int32_t(in.a), int32_t(in.b), in.bit_depth, in.d);
-    break;
-  case IntentKind::ExportComparison:
-    session.export_comparison(in.text, int32_t(in.a), int32_t(in.b), in.bit_depth);
-    break;
-  case IntentKind::ExportTimelapse:
-    session.export_timelapse(in.text, timelapse_options(in));
-    break;
-  case IntentKind::CancelExport:
+  bool operator()(const intent::ExportImage& in) const {
+    session.export_image(in.path, in.width, in.height, in.bit_depth, in.frame);
+    return true;
+  }
+  bool operator()(const intent::ExportComparison& in) const {
+    session.export_comparison(in.path, in.width, in.height, in.bit_depth);
+    return true;
+  }
+  bool operator()(const intent::ExportTimelapse& in) const {
+    session.export_timelapse(in.path, timelapse_options(in));
+    return true;
+  }
+  bool operator()(const intent::CancelExport&) const {
     session.cancel_export();
-    break;
-  case IntentKind::BranchFromFrame:
-    session.branch_from(in.a);
-    ui.timelapse.active = false;
-    ui.timelapse.playing = false;
-    break;
-  case IntentKind::SwitchLine:
-    session.switch_line(int32_t(in.a));
-    ui.timelapse.active = false;
-    ui.timelapse.playing = false;
-    break;
-  case IntentKind::KeepDiscarded:
-    session.keep_copy(in.text);
-    break;
-  case IntentKind::SetSnapshotCap:
-    session.set_snapshot_cap(size_t(in.a));
-    break;
-  case IntentKind::ShowDialog:
-    if (FileDialogPurpose(in.a) == FileDialogPurpose::Open) ui.confirm.dialog_confirmed = in.confirmed;
-    open_dialog(ui, FileDialogPurpose(in.a));
-    break;
-  case IntentKind::FitView:
-    ui.view.fit_requested = true;
-    break;
-  case IntentKind::OpenCompare: // ui/compare_view.cpp
-  case IntentKind::CloseCompare:
-  case IntentKind::ExportCompare:
-    break;
-  case IntentKind::Quit:
-    return false;
+    return true;
   }
-  return true;
+  bool operator()(const intent::BranchFromFrame& in) const {
+    session.branch_from(in.step);
+    leave_timelapse();
+    return true;
+  }
+  bool operator()(const intent::SwitchLine& in) const {
+    session.switch_line(in.line);
+    leave_timelapse();
+    return true;
+  }
+  bool operator()(const intent::KeepDiscarded& in) const {
+    session.keep_copy(in.path);
+    return true;
+  }
+  bool operator()(const intent::SetSnapshotCap& in) const {
+    session.set_snapshot_cap(in.bytes);
+    return true;
+  }
+  bool operator()(const intent::FitView&) const {
+    ui.view.fit_requested = true;
+    return true;
+  }
+  bool operator()(const intent::Quit&) const { return false; }
+  // Run B's intents belong to compare_view.cpp.
+  bool operator()(const intent::OpenCompare&) const { return true; }
+  bool operator()(const intent::CloseCompare&) const { return true; }
+  bool operator()(const intent::ExportCompare&) const { return true; }
+  bool operator()(const intent::ShowDialog&) const { return true; } // needs `confirmed`: see apply_intent
+
+  void leave_timelapse() const {
+    ui.timelapse.active = ui.timelapse.playing = false;
+    ui.view.error_dirty = true;
+  }
+};
+} // namespace
+
+std::string model_path_for(const std::string& path) { return is_model_path(path) ? path : path + ".redraw"; }
+
+bool apply_intent(UiState& ui, TrainingSession& session, const UiIntent& in) {
+  if (needs_confirmation(ui, in)) { // an unsaved run: Save / Discard / Cancel first
+    ask_confirmation(ui, in);
+    return true;
+  }
+  if (const auto* d = in.get<intent::ShowDialog>()) {
+    if (d->purpose == FileDialogPurpose::Open) ui.confirm.dialog_confirmed = in.confirmed;
+    open_dialog(ui, d->purpose);
+    return true;
+  }
+  return std::visit(RunIntents{ui, session, ui.run.status}, in.what);
 }
 
 void handle_shortcuts(UiState& ui) {
   const ImGuiIO& io = ImGui::GetIO();
   if (io.WantTextInput || ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId)) return;
   if (io.KeyCtrl) {
-    if (ImGui::IsKeyPressed(GLFW_KEY_O, false)) ui.push(IntentKind::ShowDialog, {}, int64_t(FileDialogPurpose::Open));
+    if (ImGui::IsKeyPressed(GLFW_KEY_O, false)) ui.push(intent::ShowDialog{FileDialogPurpose::Open});
     if (ImGui::IsKeyPressed(GLFW_KEY_S, false))
-      ui.push(IntentKind::ShowDialog, {}, int64_t(FileDialogPurpose::SaveModel));
-    if (ImGui::IsKeyPressed(GLFW_KEY_E, false)) ui.push(IntentKind::ShowDialog, {}, int64_t(FileDialogPurpose::Export));
-    if (ImGui::IsKeyPressed(GLFW_KEY_Q, false)) ui.push(IntentKind::Quit);
+      ui.push(intent::ShowDialog{FileDialogPurpose::SaveModel});
+    if (ImGui::IsKeyPressed(GLFW_KEY_E, false)) ui.push(intent::ShowDialog{FileDialogPurpose::Export});
+    if (ImGui::IsKeyPressed(GLFW_KEY_Q, false)) ui.push(intent::Quit{});
     return;
   }
-  if (ImGui::IsKeyPressed(GLFW_KEY_SPACE, false)) ui.push(IntentKind::ToggleRun);
-  if (ImGui::IsKeyPressed(GLFW_KEY_R, false)) ui.push(IntentKind::Reset);
-  if (ImGui::IsKeyPressed(GLFW_KEY_F, false)) ui.push(IntentKind::FitView);
-  if (ImGui::IsKeyPressed(GLFW_KEY_PERIOD, true)) ui.push(IntentKind::StepOnce);
+  if (ImGui::IsKeyPressed(GLFW_KEY_SPACE, false)) ui.push(intent::ToggleRun{});
+  if (ImGui::IsKeyPressed(GLFW_KEY_R, false)) ui.push(intent::Reset{});
+  if (ImGui::IsKeyPressed(GLFW_KEY_F, false)) ui.push(intent::FitView{});
+  if (ImGui::IsKeyPressed(GLFW_KEY_PERIOD, true)) ui.push(intent::StepOnce{});
   if (ImGui::IsKeyPressed(GLFW_KEY_F1, false)) ui.help_open = !ui.help_open;
   if (ImGui::IsKeyPressed(GLFW_KEY_P, false)) ui.settings.show_perf = !ui.settings.show_perf;
   if (ImGui::IsKeyPressed(GLFW_KEY_S, false)) ui.settings.show_spectrum = !ui.settings.show_spectrum;

@@ -43,9 +43,11 @@ bool is_model_path(const std::string& path);
 /// edited config and the remembered backend and precision.
 LoadRequest initial_load_request(const GuiOptions& opts, const UiState& ui);
 /// The intent File > Export's button sends for the dialog's choices (ExportImage, -Comparison
-/// or -Timelapse; bit depth in UiIntent::bit_depth).
+/// -Timelapse or ExportCompare, from the dialog's kind).
 UiIntent export_intent(const FileDialogState& dialog, const TimelapseState& timelapse);
 /// An ExportTimelapse intent's options (size, fps, overlay, bit depth for PNG frames).
-TimelapseOptions timelapse_options(const UiIntent& intent);
+TimelapseOptions timelapse_options(const intent::ExportTimelapse& in);
+/// `path`, with ".redraw" added unless it names a model already.
+std::string model_path_for(const std::string& path);
 
 } // namespace redraw

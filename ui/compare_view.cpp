@@ -22,35 +22,35 @@ std::string b_model_path(const std::string& a_path) {
   return (p.parent_path() / (p.stem().string() + "-B" + ext)).string();
 }
 
-CompareChange compare_change_from(const UiIntent& in) {
+CompareChange compare_change_from(const intent::OpenCompare& in) {
   CompareChange c;
-  c.kind = CompareChangeKind(in.a);
+  c.kind = in.change;
   try {
     switch (c.kind) {
     case CompareChangeKind::Preset:
-      c.preset_name = in.text;
-      c.preset = load_preset(in.text);
+      c.preset_name = in.value;
+      c.preset = load_preset(in.value);
       break;
     case CompareChangeKind::Activation:
-      c.activation = parse_activation(in.text);
+      c.activation = parse_activation(in.value);
       break;
     case CompareChangeKind::Omega0:
-      c.omega_0 = std::stof(in.text);
+      c.omega_0 = std::stof(in.value);
       break;
     case CompareChangeKind::LrMax:
-      c.lr_max = std::stod(in.text);
+      c.lr_max = std::stod(in.value);
       break;
     default:
-      throw ConfigError("unknown change " + std::to_string(in.a));
+      throw ConfigError("unknown change " + std::to_string(int32_t(in.change)));
     }
   } catch (const std::logic_error&) { // stof / stod
-    throw ConfigError("'" + in.text + "' is not a number");
+    throw ConfigError("'" + in.value + "' is not a number");
   }
   return c;
 }
 
 namespace {
-void open_compare(UiState& ui, CompareSessions& cs, const UiIntent& in) {
+void open_compare(UiState& ui, CompareSessions& cs, const intent::OpenCompare& in) {
   const SessionStatus& st = ui.run.status;
   if (!st.has_run) return ui.notify("compare: no run to compare with", true);
   if (cs.b) close_compare(ui, cs);
@@ -102,62 +102,46 @@ void keep_b(UiState& ui, CompareSessions& cs) {
   }
   ui.compare.run.status.unsaved = false; // the copy holds it: closing makes no second one
   close_compare(ui, cs);
-  ui.push(IntentKind::OpenPath, path);
+  ui.push(intent::OpenPath{path});
 }
 
 /// B follows what A was asked to do; `a_was_running` is A's state before the intent.
 void follow_a(UiState& ui, CompareSessions& cs, const UiIntent& in, bool a_was_running) {
-  switch (in.kind) {
-  case IntentKind::ToggleRun:
+  if (in.is<intent::ToggleRun>()) {
     cs.b->set_running(!a_was_running);
-    break;
-  case IntentKind::StepOnce:
+  } else if (in.is<intent::StepOnce>()) {
     cs.b->step_once();
-    break;
-  case IntentKind::Reset:
+  } else if (in.is<intent::Reset>()) {
     cs.b->reset();
-    break;
-  case IntentKind::SaveModel: {
-    std::string path = in.text;
-    if (!is_model_path(path)) path += ".redraw";
-    cs.b->save_model(b_model_path(path));
-    break;
-  }
-  case IntentKind::OpenPath:
-  case IntentKind::ApplyReset:
-  case IntentKind::Quit:
+  } else if (const auto* save = in.get<intent::SaveModel>()) {
+    cs.b->save_model(b_model_path(model_path_for(save->path)));
+  } else if (in.is<intent::OpenPath>() || in.is<intent::ApplyReset>() || in.is<intent::Quit>()) {
     close_compare(ui, cs); // a new run for A ends the comparison
-    break;
-  default:
-    break;
   }
 }
 } // namespace
 
 bool apply_compare_intent(UiState& ui, TrainingSession& a, CompareSessions& cs, const UiIntent& in) {
-  switch (in.kind) {
-  case IntentKind::OpenCompare:
-    open_compare(ui, cs, in);
-    return true;
-  case IntentKind::CloseCompare:
-    if (in.a == 1 && cs.b)
+  if (const auto* open = in.get<intent::OpenCompare>()) {
+    open_compare(ui, cs, *open);
+  } else if (const auto* close = in.get<intent::CloseCompare>()) {
+    if (close->keep_b && cs.b)
       keep_b(ui, cs);
     else
       close_compare(ui, cs);
-    return true;
-  case IntentKind::ExportCompare:
+  } else if (const auto* ex = in.get<intent::ExportCompare>()) {
     if (!cs.b) return true;
-    cs.export_path = in.text;
+    cs.export_path = ex->path;
     cs.export_a.reset();
     cs.export_b.reset();
-    a.render_picture(int32_t(in.a), int32_t(in.b));
-    cs.b->render_picture(int32_t(in.a), int32_t(in.b));
-    return true;
-  default:
+    a.render_picture(ex->width, ex->height);
+    cs.b->render_picture(ex->width, ex->height);
+  } else {
     // A guarded action waiting for the Save / Discard / Cancel answer comes back confirmed.
     if (cs.b && !needs_confirmation(ui, in)) follow_a(ui, cs, in, ui.run.status.running);
     return false;
   }
+  return true;
 }
 
 namespace {
@@ -257,12 +241,12 @@ void draw_close_popup(UiState& ui) {
   ImGui::TextUnformatted("Which run goes on?");
   ImGui::TextDisabled("The other one's unsaved training is kept as a copy in the autosave folder.");
   if (ImGui::Button(("Keep " + c.label_a).c_str())) {
-    ui.push(IntentKind::CloseCompare, {}, 0);
+    ui.push(intent::CloseCompare{false});
     ImGui::CloseCurrentPopup();
   }
   ImGui::SameLine();
   if (ImGui::Button(("Keep " + c.label_b).c_str())) {
-    ui.push(IntentKind::CloseCompare, {}, 1);
+    ui.push(intent::CloseCompare{true});
     ImGui::CloseCurrentPopup();
   }
   ImGui::SameLine();
@@ -313,7 +297,7 @@ void draw_compare_dialog(UiState& ui) {
     break;
   }
   if (ImGui::Button("Compare") && !value.empty()) {
-    ui.push(IntentKind::OpenCompare, value, c.change_kind);
+    ui.push(intent::OpenCompare{CompareChangeKind(c.change_kind), value});
     ImGui::CloseCurrentPopup();
   }
   ImGui::SameLine();

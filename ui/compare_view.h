@@ -31,9 +31,9 @@ struct CompareSessions {
 
 /// Where run B's model goes when A is saved to `a_path`: "dir/name.redraw" -> "dir/name-B.redraw".
 std::string b_model_path(const std::string& a_path);
-/// The change an OpenCompare intent asks for (a = kind, text = value); ConfigError when the text
-/// is no valid value for the kind. A preset is loaded here (load_preset).
-CompareChange compare_change_from(const UiIntent& in);
+/// The change an OpenCompare intent asks for; ConfigError when the value is no valid value for
+/// the kind. A preset is loaded here (load_preset).
+CompareChange compare_change_from(const intent::OpenCompare& in);
 /// Handles OpenCompare, CloseCompare and ExportCompare, and makes B follow A's run intents. Returns
 /// true when the intent was a compare one (nothing more to do).
 bool apply_compare_intent(UiState& ui, TrainingSession& a, CompareSessions& cs, const UiIntent& in);

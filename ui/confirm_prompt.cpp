@@ -19,35 +19,18 @@ namespace {
 constexpr const char* k_title = "Unsaved training";
 
 bool guarded(const UiIntent& in) {
-  switch (in.kind) {
-  case IntentKind::OpenPath:
-  case IntentKind::Quit:
-  case IntentKind::Reset:
-  case IntentKind::ApplyReset:
-    return true;
-  case IntentKind::ShowDialog:
-    return FileDialogPurpose(in.a) == FileDialogPurpose::Open;
-  default:
-    return false;
-  }
+  if (const auto* d = in.get<intent::ShowDialog>()) return d->purpose == FileDialogPurpose::Open;
+  return in.is<intent::OpenPath>() || in.is<intent::Quit>() || in.is<intent::Reset>() || in.is<intent::ApplyReset>();
 }
 
 /// What the held action does, for the prompt's question.
 std::string action_text(const UiIntent& in) {
-  switch (in.kind) {
-  case IntentKind::OpenPath:
-    return "Open " + fs::path(in.text).filename().string();
-  case IntentKind::ShowDialog:
-    return "Open another image or model";
-  case IntentKind::Quit:
-    return "Quit Redraw";
-  case IntentKind::Reset:
-    return "Reset the network";
-  case IntentKind::ApplyReset:
-    return "Apply the new settings and reset";
-  default:
-    return "Continue";
-  }
+  if (const auto* o = in.get<intent::OpenPath>()) return "Open " + fs::path(o->path).filename().string();
+  if (in.is<intent::ShowDialog>()) return "Open another image or model";
+  if (in.is<intent::Quit>()) return "Quit Redraw";
+  if (in.is<intent::Reset>()) return "Reset the network";
+  if (in.is<intent::ApplyReset>()) return "Apply the new settings and reset";
+  return "Continue";
 }
 
 bool inside(const fs::path& file, const std::string& folder) {
@@ -82,7 +65,7 @@ bool needs_confirmation(const UiState& ui, const UiIntent& in) {
   const SessionStatus& st = ui.run.status;
   if (!st.has_run || !st.unsaved) return false;
   // An open chosen in a dialog that was opened after the prompt was answered is confirmed.
-  if (in.kind == IntentKind::OpenPath && in.a == 1) return false;
+  if (const auto* o = in.get<intent::OpenPath>(); o && o->from_answered_dialog) return false;
   return true;
 }
 
@@ -144,13 +127,13 @@ void confirm_save(UiState& ui) {
   ConfirmState& c = ui.confirm;
   if (!c.holding) return;
   c.save_path = save_destination(ui);
-  ui.push(IntentKind::SaveModel, c.save_path); // the action follows once the save is reported
+  ui.push(intent::SaveModel{c.save_path}); // the action follows once the save is reported
 }
 
 void confirm_discard(UiState& ui) {
   ConfirmState& c = ui.confirm;
   if (!c.holding) return;
-  if (const std::string keep = discard_copy_path(c); !keep.empty()) ui.push(IntentKind::KeepDiscarded, keep);
+  if (const std::string keep = discard_copy_path(c); !keep.empty()) ui.push(intent::KeepDiscarded{keep});
   release(ui, true);
 }
 

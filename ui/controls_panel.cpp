@@ -69,14 +69,14 @@ void draw_run_buttons(UiState& ui) {
   const float w = (ImGui::GetContentRegionAvail().x - 2 * ImGui::GetStyle().ItemSpacing.x) / 3;
   ImGui::BeginDisabled(!st.has_run);
   ImGui::PushStyleColor(ImGuiCol_Button, st.running ? ImVec4(0.55f, 0.35f, 0.10f, 1) : ImVec4(0.15f, 0.45f, 0.25f, 1));
-  if (ImGui::Button(st.running ? "Pause (Space)" : "Train (Space)", ImVec2(w, 0))) ui.push(IntentKind::ToggleRun);
+  if (ImGui::Button(st.running ? "Pause (Space)" : "Train (Space)", ImVec2(w, 0))) ui.push(intent::ToggleRun{});
   ImGui::PopStyleColor();
   ImGui::SameLine();
   ImGui::BeginDisabled(st.running);
-  if (ImGui::Button("Step (.)", ImVec2(w, 0))) ui.push(IntentKind::StepOnce);
+  if (ImGui::Button("Step (.)", ImVec2(w, 0))) ui.push(intent::StepOnce{});
   ImGui::EndDisabled();
   ImGui::SameLine();
-  if (ImGui::Button("Reset (R)", ImVec2(w, 0))) ui.push(IntentKind::Reset);
+  if (ImGui::Button("Reset (R)", ImVec2(w, 0))) ui.push(intent::Reset{});
   ImGui::EndDisabled();
   ImGui::SetNextItemWidth(ui_px(110));
   ImGui::InputInt("preview every N steps", &ui.settings.preview_every, 1, 10);
@@ -87,7 +87,7 @@ void draw_preset(UiState& ui) {
   const std::string current = ui.edit.preset.empty() ? std::string("custom") : ui.edit.preset;
   if (ImGui::BeginCombo("preset", widget_text(current, 60).c_str())) {
     for (const auto& name : ui.preset_names)
-      if (ImGui::Selectable(name.c_str(), name == ui.edit.preset)) ui.push(IntentKind::LoadPreset, name);
+      if (ImGui::Selectable(name.c_str(), name == ui.edit.preset)) ui.push(intent::LoadPreset{name});
     ImGui::EndCombo();
   }
 }
@@ -272,7 +272,7 @@ void draw_schedule(UiState& ui) {
   changed |= input_i64(ui, "steps", c.training.steps, 1, int64_t(1e12), 100);
   if (s.lr_min > s.lr_max) s.lr_min = s.lr_max;
   // Schedule changes reach a running trainer at once (Trainer::set_schedule).
-  if (changed) ui.push(IntentKind::ApplySchedule);
+  if (changed) ui.push(intent::ApplySchedule{});
 
   const std::vector<float> lr = sample_schedule(s, c.training.steps, 240);
   std::vector<float> xs(lr.size());
@@ -389,7 +389,7 @@ void draw_summary(UiState& ui) {
                         dirty ? ImVec4(0.60f, 0.42f, 0.10f, 1) : ImGui::GetStyleColorVec4(ImGuiCol_Button));
   ImGui::BeginDisabled(!st.has_run && ui.last_image.empty());
   if (ImGui::Button(dirty ? "Apply & reset: the network or data changed" : "Apply & reset", ImVec2(-1, 0)))
-    ui.push(IntentKind::ApplyReset);
+    ui.push(intent::ApplyReset{});
   ImGui::EndDisabled();
   ImGui::PopStyleColor();
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))

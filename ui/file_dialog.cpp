@@ -176,10 +176,10 @@ void accept(UiState& ui) {
   switch (d.purpose) {
   case FileDialogPurpose::Open:
     // a = 1: the dialog was opened after the unsaved-run prompt was answered (confirm_prompt.h).
-    ui.push(IntentKind::OpenPath, d.path, ui.confirm.dialog_confirmed ? 1 : 0);
+    ui.push(intent::OpenPath{d.path, ui.confirm.dialog_confirmed});
     break;
   case FileDialogPurpose::SaveModel:
-    ui.push(IntentKind::SaveModel, d.path);
+    ui.push(intent::SaveModel{d.path});
     break;
   case FileDialogPurpose::Export:
     ui.intents.push_back(export_intent(d, ui.timelapse));

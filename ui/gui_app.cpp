@@ -43,12 +43,12 @@ void on_close(GLFWwindow* window) {
   auto* ui = static_cast<UiState*>(glfwGetWindowUserPointer(window));
   if (!ui) return;
   glfwSetWindowShouldClose(window, GLFW_FALSE);
-  ui->push(IntentKind::Quit);
+  ui->push(intent::Quit{});
 }
 
 void on_drop(GLFWwindow* window, int count, const char** paths) {
   auto* ui = static_cast<UiState*>(glfwGetWindowUserPointer(window));
-  if (ui && count > 0) ui->push(IntentKind::OpenPath, paths[0]);
+  if (ui && count > 0) ui->push(intent::OpenPath{paths[0]});
 }
 
 /// The monitor's content scale the UI itself must apply: GLFW's, less the part the platform already

@@ -64,7 +64,7 @@ void draw_eta_hint(UiState& ui) {
   if (ImGui::Button(label)) {
     ui.edit.config.data.max_side = s;
     ui.edit.config.data.width = ui.edit.config.data.height = 0;
-    ui.push(IntentKind::ApplyReset);
+    ui.push(intent::ApplyReset{});
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Sets the training size to %d and starts the run again", s);
   ImGui::SameLine();

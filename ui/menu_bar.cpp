@@ -32,38 +32,38 @@ void draw_menu_bar(UiState& ui) {
   const SessionStatus& st = ui.run.status;
   if (ImGui::BeginMenu("File")) {
     if (ImGui::MenuItem("Open image or model...", "Ctrl+O"))
-      ui.push(IntentKind::ShowDialog, {}, int64_t(FileDialogPurpose::Open));
+      ui.push(intent::ShowDialog{FileDialogPurpose::Open});
     if (ImGui::BeginMenu("Open recent", !ui.settings.recent.empty())) {
       for (const auto& r : ui.settings.recent)
-        if (ImGui::MenuItem((widget_text(r, 120, true) + "##" + r).c_str())) ui.push(IntentKind::OpenPath, r);
+        if (ImGui::MenuItem((widget_text(r, 120, true) + "##" + r).c_str())) ui.push(intent::OpenPath{r});
       ImGui::EndMenu();
     }
     ImGui::Separator();
     if (ImGui::MenuItem("Save model...", "Ctrl+S", false, st.has_run))
-      ui.push(IntentKind::ShowDialog, {}, int64_t(FileDialogPurpose::SaveModel));
+      ui.push(intent::ShowDialog{FileDialogPurpose::SaveModel});
     if (ImGui::MenuItem("Export...", "Ctrl+E", false, st.has_run))
-      ui.push(IntentKind::ShowDialog, {}, int64_t(FileDialogPurpose::Export));
+      ui.push(intent::ShowDialog{FileDialogPurpose::Export});
     if (ImGui::MenuItem("Export curves as CSV", nullptr, false, !ui.run.history.empty())) {
       const std::string path = insight_export_path(ui, "_metrics.csv");
       const std::string err = export_curves_csv(ui, path);
       ui.notify(err.empty() ? "saved " + path : "curves export: " + err, !err.empty());
     }
     ImGui::Separator();
-    if (ImGui::MenuItem("Quit", "Ctrl+Q")) ui.push(IntentKind::Quit);
+    if (ImGui::MenuItem("Quit", "Ctrl+Q")) ui.push(intent::Quit{});
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("Training")) {
-    if (ImGui::MenuItem(st.running ? "Pause" : "Train", "Space", false, st.has_run)) ui.push(IntentKind::ToggleRun);
-    if (ImGui::MenuItem("Step", ".", false, st.has_run && !st.running)) ui.push(IntentKind::StepOnce);
-    if (ImGui::MenuItem("Reset", "R", false, st.has_run)) ui.push(IntentKind::Reset);
-    if (ImGui::MenuItem("Apply & reset", nullptr, false, st.has_run)) ui.push(IntentKind::ApplyReset);
+    if (ImGui::MenuItem(st.running ? "Pause" : "Train", "Space", false, st.has_run)) ui.push(intent::ToggleRun{});
+    if (ImGui::MenuItem("Step", ".", false, st.has_run && !st.running)) ui.push(intent::StepOnce{});
+    if (ImGui::MenuItem("Reset", "R", false, st.has_run)) ui.push(intent::Reset{});
+    if (ImGui::MenuItem("Apply & reset", nullptr, false, st.has_run)) ui.push(intent::ApplyReset{});
     ImGui::Separator();
     if (ImGui::MenuItem("Compare with...", "C", false, st.has_run)) ui.compare.dialog_requested = true;
     if (ImGui::MenuItem("Close compare", nullptr, false, ui.compare.open)) ui.compare.close_requested = true;
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("View")) {
-    if (ImGui::MenuItem("Fit to window", "F")) ui.push(IntentKind::FitView);
+    if (ImGui::MenuItem("Fit to window", "F")) ui.push(intent::FitView{});
     if (ImGui::MenuItem("Actual size (1:1)")) {
       ui.view.zoom = 1.0f;
       ui.view.fit_requested = false;

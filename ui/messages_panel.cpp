@@ -71,7 +71,7 @@ void draw_restore_offer(UiState& ui) {
     if (model.empty())
       ui.notify("the autosave could not be found any more", true);
     else
-      ui.push(IntentKind::OpenPath, model.string());
+      ui.push(intent::OpenPath{model.string()});
     ui.crashed.erase(ui.crashed.begin());
     ImGui::CloseCurrentPopup();
   }

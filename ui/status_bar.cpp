@@ -73,7 +73,7 @@ void draw_status_bar(UiState& ui) {
       ImGui::SameLine();
       ImGui::ProgressBar(float(st.busy_progress), ImVec2(ui_px(160), ImGui::GetTextLineHeight()));
       ImGui::SameLine();
-      if (ImGui::SmallButton("Cancel")) ui.push(IntentKind::CancelExport);
+      if (ImGui::SmallButton("Cancel")) ui.push(intent::CancelExport{});
     }
     separator();
   }

@@ -10,6 +10,7 @@
 #include "ui/autosave.h"
 #include "ui/frame_pacing.h"
 #include "ui/insight_state.h"
+#include "ui/intents.h"
 #include "ui/markdown_blocks.h"
 #include "ui/perf_monitor.h"
 #include "ui/preview_texture.h"
@@ -26,54 +27,15 @@ namespace redraw {
 /// What the canvas shows: the three views side by side, or one of them full size.
 enum class CanvasMode : int32_t { SideBySide = 0, GroundTruth, Reconstruction, Error };
 
-/// Something a panel or key asks the app to do after this frame.
-enum class IntentKind : int32_t {
-  ToggleRun,        ///< Space: start, pause or resume
-  StepOnce,         ///< one training step while paused
-  Reset,            ///< R: re-initialise the network, keep the shape
-  ApplyReset,       ///< build a trainer from the edited config (shape changes)
-  ApplySchedule,    ///< push the edited schedule and step count to the running trainer
-  LoadPreset,       ///< text = preset name, into the edited config
-  OpenPath,         ///< text = image or .redraw file
-  SaveModel,        ///< text = destination .redraw
-  ExportImage,      ///< text = destination .png, a = width, b = height, d = snapshot step or -1; bit_depth
-  ExportComparison, ///< text = destination .png, a = width, b = height (of each half); bit_depth
-  ExportTimelapse,  ///< text = .gif / .mp4 / folder, a = width, b = height, c = fps, d = overlay (0/1);
-                    ///< bit_depth (PNG frames only)
-  CancelExport,
-  BranchFromFrame, ///< a = step: "resume training from here"
-  SwitchLine,      ///< a = run-tree line id
-  KeepDiscarded,   ///< text = where to keep a copy of the run about to be discarded
-  SetSnapshotCap,  ///< a = bytes
-  ShowDialog,      ///< a = FileDialogPurpose
-  FitView,         ///< F
-  OpenCompare,     ///< a = CompareChangeKind, text = the preset, activation or number: run B beside A
-  CloseCompare,    ///< a = 0: back to run A alone (B's unsaved work is kept as a copy); a = 1: keep B
-                   ///< (A opens B's model; A's unsaved work goes through the Save / Discard prompt)
-  ExportCompare,   ///< text = destination .png, a = width, b = height (of each run's picture)
-  StopAt,          ///< a = step: training pauses by itself when it reaches this step (-1: no stop)
-  Quit,
-};
-
-struct UiIntent {
-  IntentKind kind;
-  std::string text;
-  int64_t a = 0, b = 0, c = 0, d = 0;
-  int32_t bit_depth = 8; ///< exports: 8 or 16 bits per channel (PNG)
-  bool confirmed = false; ///< the Save / Discard / Cancel prompt was answered (confirm_prompt.h)
-};
-
 /// The Save / Discard / Cancel prompt before an action drops an unsaved run (confirm_prompt.h).
 struct ConfirmState {
   bool open_requested = false;            ///< open the popup next frame
   bool holding = false;                   ///< `pending` waits for an answer or for its save
-  UiIntent pending{IntentKind::Quit, {}}; ///< the action asked for
+  UiIntent pending{intent::Quit{}};       ///< the action asked for
   std::string save_path;                  ///< Save was answered: the action waits for this save
   std::string keep_folder;                ///< where Discard keeps a copy ("" = autosave off)
   bool dialog_confirmed = false;          ///< the Open dialog was opened after an answered prompt
 };
-
-enum class FileDialogPurpose : int32_t { Open = 0, SaveModel, Export };
 
 /// The File > Open / Save / Export dialog: a path field and a simple folder browser.
 struct FileDialogState {
@@ -278,9 +240,7 @@ struct UiState {
   // Canvas layout of the last frame, in framebuffer pixels (for the screenshot sidecar).
   float recon_rect[4] = {0, 0, 0, 0}; ///< x, y, w, h of the reconstruction pane's image
 
-  void push(IntentKind k, std::string text = {}, int64_t a = 0, int64_t b = 0, int64_t c = 0, int64_t d = 0) {
-    intents.push_back(UiIntent{k, std::move(text), a, b, c, d});
-  }
+  template <class T> void push(T&& what) { intents.push_back(UiIntent{Intent(std::forward<T>(what))}); }
   void notify(std::string text, bool is_error = false) {
     message_log.push_back(UiMessage{is_error, text, now});
     if (message_log.size() > 500) message_log.erase(message_log.begin());

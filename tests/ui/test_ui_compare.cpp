@@ -26,20 +26,20 @@ TEST_CASE("compare: run B is saved beside A as NAME-B with A's extension") {
 }
 
 TEST_CASE("compare: the dialog's intent becomes the change it names, and bad values are refused") {
-  UiIntent in{IntentKind::OpenCompare, "siren", int64_t(CompareChangeKind::Preset)};
+  intent::OpenCompare in{CompareChangeKind::Preset, "siren"};
   CompareChange c = compare_change_from(in);
   REQUIRE(c.preset.has_value());
   CHECK(c.preset->model.hidden_activations.front() == Activation::Sine);
   CHECK(c.preset_name == "siren");
-  in = UiIntent{IntentKind::OpenCompare, "Tanh", int64_t(CompareChangeKind::Activation)};
+  in = intent::OpenCompare{CompareChangeKind::Activation, "Tanh"};
   CHECK(compare_change_from(in).activation == Activation::Tanh);
-  in = UiIntent{IntentKind::OpenCompare, "60", int64_t(CompareChangeKind::Omega0)};
+  in = intent::OpenCompare{CompareChangeKind::Omega0, "60"};
   CHECK(compare_change_from(in).omega_0 == 60.0f);
-  in = UiIntent{IntentKind::OpenCompare, "0.01", int64_t(CompareChangeKind::LrMax)};
+  in = intent::OpenCompare{CompareChangeKind::LrMax, "0.01"};
   CHECK(compare_change_from(in).lr_max == doctest::Approx(0.01));
-  in = UiIntent{IntentKind::OpenCompare, "fast", int64_t(CompareChangeKind::LrMax)};
+  in = intent::OpenCompare{CompareChangeKind::LrMax, "fast"};
   CHECK_THROWS_AS(compare_change_from(in), ConfigError);
-  in = UiIntent{IntentKind::OpenCompare, "no-such-preset", int64_t(CompareChangeKind::Preset)};
+  in = intent::OpenCompare{CompareChangeKind::Preset, "no-such-preset"};
   CHECK_THROWS_AS(compare_change_from(in), ConfigError);
 }
 

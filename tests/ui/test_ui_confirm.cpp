@@ -27,19 +27,19 @@ UiState unsaved_run(const std::string& source) {
 
 TEST_CASE("ui confirm: Open, Quit, Reset and Apply & reset ask on an unsaved run; nothing else does") {
   UiState ui = unsaved_run("/pics/horse.png");
-  CHECK(needs_confirmation(ui, UiIntent{IntentKind::OpenPath, "/pics/cat.png"}));
-  CHECK(needs_confirmation(ui, UiIntent{IntentKind::Quit, {}}));
-  CHECK(needs_confirmation(ui, UiIntent{IntentKind::Reset, {}}));
-  CHECK(needs_confirmation(ui, UiIntent{IntentKind::ApplyReset, {}}));
-  CHECK(needs_confirmation(ui, UiIntent{IntentKind::ShowDialog, {}, int64_t(FileDialogPurpose::Open)}));
-  CHECK_FALSE(needs_confirmation(ui, UiIntent{IntentKind::ShowDialog, {}, int64_t(FileDialogPurpose::SaveModel)}));
-  CHECK_FALSE(needs_confirmation(ui, UiIntent{IntentKind::ToggleRun, {}}));
-  CHECK_FALSE(needs_confirmation(ui, UiIntent{IntentKind::OpenPath, "/pics/cat.png", 1})); // from an answered dialog
-  UiIntent answered{IntentKind::Quit, {}};
+  CHECK(needs_confirmation(ui, UiIntent{intent::OpenPath{"/pics/cat.png"}}));
+  CHECK(needs_confirmation(ui, UiIntent{intent::Quit{}}));
+  CHECK(needs_confirmation(ui, UiIntent{intent::Reset{}}));
+  CHECK(needs_confirmation(ui, UiIntent{intent::ApplyReset{}}));
+  CHECK(needs_confirmation(ui, UiIntent{intent::ShowDialog{FileDialogPurpose::Open}}));
+  CHECK_FALSE(needs_confirmation(ui, UiIntent{intent::ShowDialog{FileDialogPurpose::SaveModel}}));
+  CHECK_FALSE(needs_confirmation(ui, UiIntent{intent::ToggleRun{}}));
+  CHECK_FALSE(needs_confirmation(ui, UiIntent{intent::OpenPath{"/pics/cat.png", true}})); // from an answered dialog
+  UiIntent answered{intent::Quit{}};
   answered.confirmed = true;
   CHECK_FALSE(needs_confirmation(ui, answered));
   ui.run.status.unsaved = false;
-  CHECK_FALSE(needs_confirmation(ui, UiIntent{IntentKind::Quit, {}}));
+  CHECK_FALSE(needs_confirmation(ui, UiIntent{intent::Quit{}}));
 }
 
 TEST_CASE("ui confirm: Cancel drops the held action, Discard releases it with a kept copy, Save waits for its save") {
@@ -49,29 +49,29 @@ TEST_CASE("ui confirm: Cancel drops the held action, Discard releases it with a 
   ui.confirm.keep_folder = (dir.path / "autosave").string();
   std::filesystem::create_directories(ui.confirm.keep_folder);
 
-  ask_confirmation(ui, UiIntent{IntentKind::OpenPath, "/pics/cat.png"});
+  ask_confirmation(ui, UiIntent{intent::OpenPath{"/pics/cat.png"}});
   CHECK(ui.confirm.holding);
-  ask_confirmation(ui, UiIntent{IntentKind::Quit, {}}); // one question at a time
-  CHECK(ui.confirm.pending.kind == IntentKind::OpenPath);
+  ask_confirmation(ui, UiIntent{intent::Quit{}}); // one question at a time
+  CHECK(ui.confirm.pending.is<intent::OpenPath>());
   confirm_cancel(ui);
   CHECK_FALSE(ui.confirm.holding);
   CHECK(ui.intents.empty());
 
-  ask_confirmation(ui, UiIntent{IntentKind::OpenPath, "/pics/cat.png"});
+  ask_confirmation(ui, UiIntent{intent::OpenPath{"/pics/cat.png"}});
   confirm_discard(ui);
   REQUIRE(ui.intents.size() == 2);
-  CHECK(ui.intents[0].kind == IntentKind::KeepDiscarded);
-  CHECK(ui.intents[0].text.find("/autosave/discarded-") != std::string::npos);
-  CHECK(ui.intents[1].kind == IntentKind::OpenPath);
+  REQUIRE(ui.intents[0].is<intent::KeepDiscarded>());
+  CHECK(ui.intents[0].get<intent::KeepDiscarded>()->path.find("/autosave/discarded-") != std::string::npos);
+  CHECK(ui.intents[1].is<intent::OpenPath>());
   CHECK(ui.intents[1].confirmed);
   CHECK_FALSE(ui.confirm.holding);
   ui.intents.clear();
 
-  ask_confirmation(ui, UiIntent{IntentKind::Quit, {}});
+  ask_confirmation(ui, UiIntent{intent::Quit{}});
   confirm_save(ui);
   REQUIRE(ui.intents.size() == 1);
-  CHECK(ui.intents[0].kind == IntentKind::SaveModel);
-  CHECK(ui.intents[0].text == (dir.path / "horse.redraw").string());
+  REQUIRE(ui.intents[0].is<intent::SaveModel>());
+  CHECK(ui.intents[0].get<intent::SaveModel>()->path == (dir.path / "horse.redraw").string());
   ui.intents.clear();
   confirm_after_saves(ui, {"/elsewhere.redraw"}, {});
   CHECK(ui.intents.empty()); // not its save
@@ -80,12 +80,12 @@ TEST_CASE("ui confirm: Cancel drops the held action, Discard releases it with a 
   CHECK_FALSE(ui.confirm.holding);
   CHECK(ui.messages.back().text.find("not done") != std::string::npos);
 
-  ask_confirmation(ui, UiIntent{IntentKind::Quit, {}});
+  ask_confirmation(ui, UiIntent{intent::Quit{}});
   confirm_save(ui);
   ui.intents.clear();
   confirm_after_saves(ui, {(dir.path / "horse.redraw").string()}, {});
   REQUIRE(ui.intents.size() == 1);
-  CHECK(ui.intents[0].kind == IntentKind::Quit);
+  CHECK(ui.intents[0].is<intent::Quit>());
   CHECK(ui.intents[0].confirmed);
 }
 

@@ -197,23 +197,23 @@ TEST_CASE("ui: the export dialog's bit depth reaches a PNG-frames timelapse") {
   d.timelapse_overlay = false;
   d.path = "/tmp/frames/";
   UiIntent in = export_intent(d, tl);
-  CHECK(in.kind == IntentKind::ExportTimelapse);
-  const TimelapseOptions o = timelapse_options(in);
+  REQUIRE(in.is<intent::ExportTimelapse>());
+  const TimelapseOptions o = timelapse_options(*in.get<intent::ExportTimelapse>());
   CHECK(o.bit_depth == 16);
   CHECK(o.width == 640);
   CHECK(o.height == 480);
   CHECK(o.fps == doctest::Approx(24));
   CHECK_FALSE(o.overlay);
   d.path = "/tmp/lapse.gif"; // GIF is 8-bit whatever the radio button said
-  CHECK(timelapse_options(export_intent(d, tl)).bit_depth == 8);
+  CHECK(timelapse_options(*export_intent(d, tl).get<intent::ExportTimelapse>()).bit_depth == 8);
   d.export_kind = 0;
   d.path = "/tmp/x.png";
   in = export_intent(d, tl);
-  CHECK(in.kind == IntentKind::ExportImage);
-  CHECK(in.bit_depth == 16);
-  CHECK(in.d == -1);
+  REQUIRE(in.is<intent::ExportImage>());
+  CHECK(in.get<intent::ExportImage>()->bit_depth == 16);
+  CHECK(in.get<intent::ExportImage>()->frame == -1);
   d.export_kind = 1;
-  CHECK(export_intent(d, tl).kind == IntentKind::ExportComparison);
+  CHECK(export_intent(d, tl).is<intent::ExportComparison>());
 }
 
 TEST_CASE("ui: the preset combo says custom for a model of another shape; saved models become recent") {

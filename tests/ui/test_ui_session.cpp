@@ -190,7 +190,7 @@ TEST_CASE("ui session: the frame memory cap outlives new runs, and saves report 
   const std::filesystem::path dir = tmpl;
   const size_t errors_before = c.errors.size();
   UiState ui; // File > Save model: nothing becomes a recent file before the save succeeds
-  REQUIRE(apply_intent(ui, session, UiIntent{IntentKind::SaveModel, (dir / "missing/folder/m.redraw").string()}));
+  REQUIRE(apply_intent(ui, session, UiIntent{intent::SaveModel{(dir / "missing/folder/m.redraw").string()}}));
   CHECK(ui.settings.recent.empty());
   REQUIRE(wait_for(session, c, [&](const Collected& x) { return x.errors.size() > errors_before; }));
   CHECK(c.saved.empty());

@@ -209,7 +209,7 @@ void run_test_script(TestScript& s, UiState& ui) {
       ++s.next;
       return; // one key press per frame
     } else if (cmd == "drop") {
-      ui.push(IntentKind::OpenPath, arg);
+      ui.push(intent::OpenPath{arg});
     } else if (cmd == "scrub") {
       TimelapseState& tl = ui.timelapse;
       if (tl.frames.empty()) return fail("no timelapse frames");
@@ -222,11 +222,11 @@ void run_test_script(TestScript& s, UiState& ui) {
       tl.playing = false;
     } else if (cmd == "resume_here") {
       if (!ui.timelapse.active) return fail("no frame is scrubbed");
-      ui.push(IntentKind::BranchFromFrame, {}, ui.timelapse.wanted_step());
+      ui.push(intent::BranchFromFrame{ui.timelapse.wanted_step()});
     } else if (cmd == "stop_at") { // stop_at STEP: training pauses by itself at STEP
-      ui.push(IntentKind::StopAt, {}, std::stoll(arg));
+      ui.push(intent::StopAt{std::stoll(arg)});
     } else if (cmd == "switch_line") {
-      ui.push(IntentKind::SwitchLine, {}, std::stoll(arg));
+      ui.push(intent::SwitchLine{int32_t(std::stoll(arg))});
     } else if (cmd == "exec") {
       if (const int rc = std::system(arg.c_str()); rc != 0) return fail("exited with " + std::to_string(rc));
     } else if (cmd == "compare") { // compare KIND VALUE: KIND is preset, activation, omega_0 or lr_max
@@ -237,18 +237,18 @@ void run_test_script(TestScript& s, UiState& ui) {
       while (i < 4 && kind != kinds[i])
         ++i;
       if (i == 4 || value.empty()) return fail("expected compare preset|activation|omega_0|lr_max VALUE");
-      ui.push(IntentKind::OpenCompare, value, i);
+      ui.push(intent::OpenCompare{CompareChangeKind(i), value});
     } else if (cmd == "save") { // what File > Save model does with PATH
-      ui.push(IntentKind::SaveModel, arg);
+      ui.push(intent::SaveModel{arg});
     } else if (cmd == "export_compare") { // export_compare PATH W H: File > Export, Runs A | B
       std::istringstream in(arg);
       std::string path;
       int64_t w = 0, h = 0;
       if (!(in >> path >> w >> h)) return fail("expected export_compare PATH W H");
-      ui.push(IntentKind::ExportCompare, path, w, h);
+      ui.push(intent::ExportCompare{path, int32_t(w), int32_t(h)});
     } else if (cmd == "close_compare") { // close_compare [a|b]: the run that goes on (a by default)
       if (!arg.empty() && arg != "a" && arg != "b") return fail("expected close_compare a|b");
-      ui.push(IntentKind::CloseCompare, {}, arg == "b" ? 1 : 0);
+      ui.push(intent::CloseCompare{arg == "b"});
     } else if (cmd == "open_run_tree") {
       ui.timelapse.tree_open_requested = true;
     } else if (cmd == "frames") {
