@@ -112,6 +112,8 @@ public:
   // ---- bound training state -------------------------------------------------------------
   /// Allocates every buffer for this shape and uploads the dataset. Parameters are zero until
   /// set_parameters(). Throws ConfigError (bad setup) or BackendError (e.g. out of memory).
+  /// `data` must outlive the binding: the CPU backend reads its pixels in place (no copy of a
+  /// large image) and makes each pixel's coordinate when it needs it.
   void configure(const TrainSetup& setup, const Dataset& data);
   bool configured() const { return m_configured; }
   const TrainSetup& setup() const { return m_setup; }

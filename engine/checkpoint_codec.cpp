@@ -143,7 +143,10 @@ ChunkFileWriter::ChunkFileWriter(const char magic[8], uint32_t version, bool pac
 
 void ChunkFileWriter::add(const char tag[4], const std::vector<uint8_t>& raw, int width) {
   m_bytes.insert(m_bytes.end(), tag, tag + 4);
-  const std::vector<uint8_t> packed = m_packed ? pack_chunk(raw, width) : std::vector<uint8_t>();
+  // Large chunks (the weights and optimizer state of a big hash grid) at a fast level: level 9
+  // costs seconds per hundred megabytes at the end of every save, for a few percent of size.
+  const int level = raw.size() > k_fast_pack_bytes ? 3 : 9;
+  const std::vector<uint8_t> packed = m_packed ? pack_chunk(raw, width, level) : std::vector<uint8_t>();
   const std::vector<uint8_t>& body = m_packed ? packed : raw;
   const uint64_t len = body.size();
   const auto* l = reinterpret_cast<const uint8_t*>(&len);

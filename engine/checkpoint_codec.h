@@ -88,6 +88,8 @@ private:
 /// CRC-32 (zlib's polynomial) of n bytes.
 uint32_t checkpoint_crc(const uint8_t* p, size_t n);
 
+/// Chunks larger than this are packed at zstd level 3, smaller ones at 9.
+constexpr size_t k_fast_pack_bytes = size_t(16) << 20;
 /// How a chunk body is packed (format 3 on).
 enum class ChunkCodec : uint8_t { Stored = 0, Zstd = 1 };
 

@@ -2,6 +2,7 @@
 
 #include "engine/cpu_hash_grid.h"
 #include "engine/cpu_kernels.h"
+#include "engine/cpu_passes.h"
 #include "engine/cpu_threads.h"
 #include "engine/errors.h"
 
@@ -16,307 +17,7 @@
 
 namespace redraw {
 
-namespace {
-
-/// Rows per block of every reduction. Fixed, so sums do not depend on the thread count.
-constexpr int64_t k_block_rows = 512;
-/// A full-batch run keeps the encoded dataset when it fits in this many bytes.
-constexpr int64_t k_max_cached_encoding_bytes = int64_t(512) << 20;
-
-int64_t blocks_of(int64_t rows) { return (rows + k_block_rows - 1) / k_block_rows; }
-
-/// Everything a pass needs to know about one network.
-struct NetView {
-  const ModelSpec* model = nullptr;
-  const std::vector<DenseLayer>* layers = nullptr;
-  const float* params = nullptr;
-  const float* fourier_b = nullptr;
-  const HashGridParams* grid = nullptr; ///< HashGrid: its levels; the table is params[0, ...)
-};
-
-/// The grid of a HashGrid model, or nothing.
-std::optional<HashGridParams> grid_of(const ModelSpec& m) {
-  if (m.encoding.kind != EncodingKind::HashGrid) return std::nullopt;
-  return hash_grid_params(m.encoding);
-}
-
-/// Contiguous slice [begin, end) of n items for thread t of nt (aligned to `align`).
-inline void thread_slice(int64_t n, int t, int nt, int64_t align, int64_t& begin, int64_t& end) {
-  const int64_t units = (n + align - 1) / align;
-  begin = std::min(n, units * t / nt * align);
-  end = std::min(n, units * (t + 1) / nt * align);
-}
-
-void encode_rows(const EncodingParams& e, const float* b, const float* coords, int64_t n, float* out) {
-  const int32_t w = encoding_width(e);
-  if (e.kind == EncodingKind::Identity) {
-    std::memcpy(out, coords, size_t(n) * 2 * sizeof(float));
-    return;
-  }
-  if (e.kind == EncodingKind::Fourier) {
-    const CpuKernels& k = cpu_kernels();
-#pragma omp parallel
-    {
-      int64_t r0 = 0, r1 = 0;
-      thread_slice(n, omp_get_thread_num(), omp_get_num_threads(), 1, r0, r1);
-      if (r1 > r0) k.fourier_encode(b, e.features, coords, r0, r1, out);
-    }
-    return;
-  }
-#pragma omp parallel for schedule(static)
-  for (int64_t i = 0; i < n; ++i) {
-    const float x = coords[2 * i], y = coords[2 * i + 1];
-    float* o = out + i * w;
-    for (int32_t j = 0; j < w; ++j) o[j] = encoding_value<float>(e, b, x, y, j);
-  }
-}
-
-/// The network's input for n coordinates: its encoding (the hash grid reads the table in params).
-void encode_input(const NetView& net, const float* coords, int64_t n, float* out) {
-  if (net.grid)
-    hash_grid_encode_rows(*net.grid, net.params, coords, n, out);
-  else
-    encode_rows(net.model->encoding.params(), net.fourier_b, coords, n, out);
-}
-
-/// Rows per tile of the forward and input-gradient products. Every product is cut into these
-/// tiles whatever the team size: OpenBLAS kernels (Haswell's among them) round a row differently
-/// depending on where it falls in the call's M split, so a split that followed the thread count
-/// would change the bits with the load. As big as a weight-gradient slot: smaller tiles cost more
-/// in OpenBLAS's per-call packing of the weights than they gain (classic: 6% at 128 rows).
-constexpr int64_t k_tile_rows = 512;
-
-int64_t tiles_of(int64_t rows) { return (rows + k_tile_rows - 1) / k_tile_rows; }
-
-/// The tiles [first, last) of rows that thread t of nt owns: contiguous, and the same in every
-/// pass over the same rows, so a thread only ever reads rows it wrote itself.
-inline void own_tiles(int64_t rows, int t, int nt, int64_t& first, int64_t& last) {
-  thread_slice(tiles_of(rows), t, nt, 1, first, last);
-}
-
-/// Forward pass of `rows` encoded inputs; the outputs are ws.y.back(). Each thread multiplies its
-/// own tiles (single-threaded sgemm, one call per tile) and applies bias + activation to each tile
-/// while it is in cache.
-void forward_rows(const NetView& net, CpuWorkspace& ws, const float* input, int64_t rows) {
-  const auto& layers = *net.layers;
-  const float omega = net.model->omega_0;
-  const CpuKernels& kern = cpu_kernels();
-#pragma omp parallel
-  {
-    int64_t tile0 = 0, tile1 = 0;
-    own_tiles(rows, omp_get_thread_num(), omp_get_num_threads(), tile0, tile1);
-    const float* x = input;
-    for (size_t l = 0; l < layers.size(); ++l) {
-      const DenseLayer& L = layers[l];
-      float* z = ws.z[l].data();
-      float* y = ws.y[l].data();
-      for (int64_t tile = tile0; tile < tile1; ++tile) {
-        const int64_t r0 = tile * k_tile_rows, r1 = std::min(rows, r0 + k_tile_rows);
-        if (is_thin_layer(L.in, L.out))
-          kern.thin_forward(x, net.params + L.weight_offset, z, r0, r1, L.in, L.out);
-        else
-          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(r1 - r0), L.out, L.in, 1.0f, x + r0 * L.in, L.in,
-                      net.params + L.weight_offset, L.in, 0.0f, z + r0 * L.out, L.out);
-        kern.bias_activate(L.activation, z, y, net.params + L.bias_offset, r0, r1, L.out, omega);
-      }
-      x = y; // each thread only ever reads its own rows: no barrier needed between layers
-    }
-  }
-}
-
-/// Loss of the forward pass just run, and its gradient accumulated (beta = 0 on the first chunk):
-/// biases and a hash grid's table into grads, dense weights into ws.slots (reduce_weight_slots()
-/// adds them into grads after the last chunk). inv_count = 1 / (samples in the whole batch *
-/// channels). Returns the chunk's loss sum. coords: the chunk's coordinates (the hash grid's
-/// backward pass needs them).
-double backward_rows(const NetView& net, CpuWorkspace& ws, const float* coords, const float* input,
-                     const float* targets, int64_t rows, const LossParams& loss, float inv_count, float* grads,
-                     bool first_chunk, std::vector<float>& scratch) {
-  const auto& layers = *net.layers;
-  const float omega = net.model->omega_0;
-  const int32_t C = layers.back().out;
-  const float* pred = ws.y.back().data();
-  const CpuKernels& kern = cpu_kernels();
-  const int64_t nb = blocks_of(rows);
-  const int64_t nslots = (rows + ws.slot_rows - 1) / ws.slot_rows;
-  ws.partial.assign(size_t(nb), 0.0);
-  int32_t widest = 1;
-  for (const auto& L : layers) widest = std::max(widest, L.out);
-  scratch.resize(size_t(std::max(1, omp_get_max_threads())) * size_t(widest)); // one row per thread
-  float* bufs[2] = {ws.grad_a.data(), ws.grad_b.data()};
-
-#pragma omp parallel
-  {
-    const int t = omp_get_thread_num(), nt = omp_get_num_threads();
-#pragma omp for schedule(static)
-    for (int64_t blk = 0; blk < nb; ++blk) {
-      double sum = 0;
-      const int64_t e1 = std::min(rows, (blk + 1) * k_block_rows) * C;
-      float* g = bufs[0];
-      for (int64_t e = blk * k_block_rows * C; e < e1; ++e) {
-        sum += double(loss_value<float>(loss, pred[e], targets[e]));
-        g[e] = loss_gradient<float>(loss, pred[e], targets[e]) * inv_count;
-      }
-      ws.partial[size_t(blk)] = sum;
-    }
-    int64_t tile0 = 0, tile1 = 0;
-    own_tiles(rows, t, nt, tile0, tile1);
-    int cur = 0;
-    for (size_t li = layers.size(); li-- > 0;) {
-      const DenseLayer& L = layers[li];
-      float* g = bufs[cur];
-      // dZ = dY * act'(z): each thread its own tiles (which it also produced in the step before).
-      for (int64_t tile = tile0; tile < tile1; ++tile) {
-        const int64_t r0 = tile * k_tile_rows, r1 = std::min(rows, r0 + k_tile_rows);
-        kern.activation_backward(L.activation, g, ws.z[li].data(), ws.y[li].data(), r0 * L.out, r1 * L.out, omega);
-      }
-      // The layer's one synchronisation point: below, every thread reads all rows of dZ and X.
-      // (Each sync costs a scheduler wake-up when the machine is busy: they are kept few.)
-#pragma omp barrier
-      // Bias gradient, each thread its own columns: per column, fixed 512-row blocks each summed
-      // in row order, the blocks added in order (thread-count independent).
-      {
-        int64_t c0 = 0, c1 = 0;
-        thread_slice(L.out, t, nt, 1, c0, c1);
-        float* acc = scratch.data() + size_t(t) * size_t(widest);
-        float* db = grads + L.bias_offset;
-        if (first_chunk) std::fill(db + c0, db + c1, 0.0f);
-        for (int64_t blk = 0; blk < nb && c1 > c0; ++blk) {
-          std::fill(acc + c0, acc + c1, 0.0f);
-          const int64_t e1 = std::min(rows, (blk + 1) * k_block_rows);
-          for (int64_t r = blk * k_block_rows; r < e1; ++r) {
-            const float* row = g + r * L.out;
-#pragma omp simd
-            for (int64_t j = c0; j < c1; ++j)
-              acc[j] += row[j];
-          }
-          for (int64_t j = c0; j < c1; ++j)
-            db[j] += acc[j];
-        }
-      }
-      // Weight gradient dW = dZ^T X: one partial per slot of rows (whichever thread takes it),
-      // accumulated over the chunks; reduce_weight_slots() adds the slots in order.
-      const float* x = li == 0 ? input : ws.y[li - 1].data();
-      const float beta = first_chunk ? 0.0f : 1.0f;
-#pragma omp for schedule(static) nowait
-      for (int64_t slot = 0; slot < nslots; ++slot) {
-        const int64_t s0 = slot * ws.slot_rows, s1 = std::min(rows, s0 + ws.slot_rows);
-        float* part = ws.slots.data() + slot * ws.slot_floats + ws.slot_offset[li];
-        if (is_thin_layer(L.in, L.out))
-          kern.thin_weight_grad(g + s0 * L.out, x + s0 * L.in, part, s1 - s0, L.in, L.out, 0,
-                                L.out <= k_thin_width ? L.in : L.out, !first_chunk);
-        else
-          cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, L.out, L.in, int(s1 - s0), 1.0f, g + s0 * L.out, L.out,
-                      x + s0 * L.in, L.in, beta, part, L.in);
-      }
-      // Input gradient for the layer below (or the hash grid): each thread its own tiles.
-      for (int64_t tile = tile0; (li > 0 || net.grid) && tile < tile1; ++tile) {
-        const int64_t r0 = tile * k_tile_rows, r1 = std::min(rows, r0 + k_tile_rows);
-        if (is_thin_layer(L.in, L.out))
-          kern.thin_input_grad(g, net.params + L.weight_offset, bufs[1 - cur], r0, r1, L.in, L.out);
-        else
-          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(r1 - r0), L.in, L.out, 1.0f, g + r0 * L.out,
-                      L.out, net.params + L.weight_offset, L.in, 0.0f, bufs[1 - cur] + r0 * L.in, L.in);
-      }
-      // No barrier here: the next layer's barrier comes before anything reads another thread's
-      // rows or writes what this layer's weight gradient reads.
-      cur = 1 - cur;
-    }
-  }
-  // The last product wrote dLoss/dEncoding into the buffer the loop would use next.
-  if (net.grid) hash_grid_backward_rows(*net.grid, coords, bufs[layers.size() % 2], rows, grads, !first_chunk);
-  double loss_sum = 0;
-  for (double p : ws.partial) loss_sum += p;
-  return loss_sum;
-}
-
-/// grads' dense weights = the sum of the slots' partials from backward_rows(), slot by slot in
-/// order. `rows`: the rows of the first (largest) chunk of the batch, which touched every slot used.
-void reduce_weight_slots(const std::vector<DenseLayer>& layers, const CpuWorkspace& ws, int64_t rows, float* grads) {
-  const int64_t used = (rows + ws.slot_rows - 1) / ws.slot_rows;
-#pragma omp parallel
-  for (size_t li = 0; li < layers.size(); ++li) {
-    const DenseLayer& L = layers[li];
-    const float* part = ws.slots.data() + ws.slot_offset[li];
-    float* dw = grads + L.weight_offset;
-#pragma omp for schedule(static) nowait
-    for (int64_t e = 0; e < int64_t(L.in) * L.out; ++e) {
-      float v = part[e];
-      for (int64_t slot = 1; slot < used; ++slot)
-        v += part[slot * ws.slot_floats + e];
-      dw[e] = v;
-    }
-  }
-}
-
-void optimizer_all(const OptimizerSpec& opt, float* params, const float* grads, float* first, float* second,
-                   int64_t n, float lr, int64_t step) {
-  if (opt.kind == OptimizerKind::Adam) {
-    const AdamParams a = opt.adam;
-    const float bias1 = float(1.0 - std::pow(double(a.beta1), double(step + 1)));
-    const float bias2 = float(1.0 - std::pow(double(a.beta2), double(step + 1)));
-#pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < n; ++i) adam_update(a, lr, bias1, bias2, params[i], grads[i], first[i], second[i]);
-  } else {
-    const SgdParams s = opt.sgd;
-    float dummy = 0;
-#pragma omp parallel for schedule(static) firstprivate(dummy)
-    for (int64_t i = 0; i < n; ++i) sgd_update(s, lr, params[i], grads[i], first ? first[i] : dummy);
-  }
-}
-
-/// One optimizer update of the whole array; weight decay spares the first `no_decay` parameters
-/// (a hash grid's table: decay would pull rarely seen entries to zero).
-void optimizer_ranges(const OptimizerSpec& opt, float* params, const float* grads, float* first, float* second,
-                      int64_t n, float lr, int64_t step, int64_t no_decay) {
-  if (no_decay > 0 && (opt.adam.weight_decay != 0.0f || opt.sgd.weight_decay != 0.0f)) {
-    OptimizerSpec plain = opt;
-    plain.adam.weight_decay = plain.sgd.weight_decay = 0.0f;
-    optimizer_all(plain, params, grads, first, second, no_decay, lr, step);
-    optimizer_all(opt, params + no_decay, grads + no_decay, first ? first + no_decay : nullptr,
-                  second ? second + no_decay : nullptr, n - no_decay, lr, step);
-    return;
-  }
-  optimizer_all(opt, params, grads, first, second, n, lr, step);
-}
-
-template <class T> void resize_checked(std::vector<T>& v, int64_t n, const char* what) {
-  try {
-    v.resize(size_t(n));
-  } catch (const std::bad_alloc&) {
-    throw BackendError(std::string("cpu backend: out of memory allocating ") + what + " (" +
-                       std::to_string(n * int64_t(sizeof(T)) >> 20) + " MiB)");
-  }
-}
-
-} // namespace
-
-void CpuWorkspace::reserve(const std::vector<DenseLayer>& layers, int32_t encoding_width, int64_t n) {
-  rows = n;
-  int32_t widest = encoding_width;
-  z.resize(layers.size());
-  y.resize(layers.size());
-  for (size_t l = 0; l < layers.size(); ++l) {
-    resize_checked(z[l], n * layers[l].out, "activations");
-    resize_checked(y[l], n * layers[l].out, "activations");
-    widest = std::max({widest, layers[l].in, layers[l].out});
-  }
-  resize_checked(input, n * encoding_width, "encoded inputs");
-  resize_checked(grad_a, n * widest, "gradients");
-  resize_checked(grad_b, n * widest, "gradients");
-  slot_offset.assign(layers.size(), 0);
-  slot_floats = 0;
-  for (size_t l = 0; l < layers.size(); ++l) {
-    slot_offset[l] = slot_floats;
-    slot_floats += int64_t(layers[l].in) * layers[l].out;
-  }
-  // k_slot_rows per slot, or more when that many slots would not fit in k_max_slot_bytes (wide
-  // networks): the count follows the network and the chunk, never the team.
-  const int64_t fit = std::max<int64_t>(1, k_max_slot_bytes / (std::max<int64_t>(1, slot_floats) * 4));
-  const int64_t count = std::min((n + k_slot_rows - 1) / k_slot_rows, fit);
-  slot_rows = std::max(k_slot_rows, (n + count - 1) / count);
-  resize_checked(slots, slot_floats * ((n + slot_rows - 1) / slot_rows), "weight-gradient slots");
-}
+using namespace cpu;
 
 /// The bound training state.
 struct CpuBackend::State {
@@ -324,7 +25,9 @@ struct CpuBackend::State {
   std::vector<DenseLayer> layers;
   int32_t encoding_width = 0;
   int64_t n = 0;
-  std::vector<float> coords, targets;     ///< whole dataset
+  const float* targets = nullptr;         ///< the dataset's pixels, read in place (Backend::configure)
+  int32_t width = 0, height = 0;          ///< the dataset's grid: sample i is pixel (i % width, i / width)
+  std::vector<float> chunk_coords;        ///< one chunk's coordinates, made when needed
   std::vector<float> encoded;             ///< whole dataset encoded (full batch, when it fits)
   std::vector<float> fourier_b;
   std::vector<float> params, grads, first, second;
@@ -340,6 +43,17 @@ struct CpuBackend::State {
   TeamSizer sizer{cpu_core_count(), threads_setting, cpu_reserved_threads()}; ///< the team size, measured or fixed
 
   NetView view() const { return {&setup.model, &layers, params.data(), fourier_b.data(), grid ? &*grid : nullptr}; }
+  /// Sample i's coordinate, as Dataset::coordinate makes it.
+  void coordinate(int64_t i, float& x, float& y) const {
+    x = pixel_centre<float>(i % width, width);
+    y = pixel_centre<float>(i / width, height);
+  }
+  /// The coordinates of samples [r0, r0 + rows) into chunk_coords.
+  const float* chunk(int64_t r0, int64_t rows) {
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < rows; ++i) coordinate(r0 + i, chunk_coords[size_t(2 * i)], chunk_coords[size_t(2 * i + 1)]);
+    return chunk_coords.data();
+  }
   int64_t batch() const { return setup.batch_size > 0 ? setup.batch_size : n; }
 };
 
@@ -381,9 +95,9 @@ void CpuBackend::configure_impl(const TrainSetup& setup, const Dataset& data) {
   s->encoding_width = setup.model.encoding.width();
   s->n = data.size();
   const int32_t C = data.channels();
-  resize_checked(s->coords, s->n * 2, "coordinates");
-  for (int64_t i = 0; i < s->n; ++i) data.coordinate(i, s->coords[size_t(2 * i)], s->coords[size_t(2 * i + 1)]);
-  s->targets.assign(data.targets(), data.targets() + s->n * C);
+  s->targets = data.targets();
+  s->width = data.image.width;
+  s->height = data.image.height;
   s->fourier_b = fourier_matrix(setup.model.encoding, setup.seed);
   s->grid = grid_of(setup.model);
   s->table_floats = encoding_parameter_count(setup.model.encoding);
@@ -401,9 +115,15 @@ void CpuBackend::configure_impl(const TrainSetup& setup, const Dataset& data) {
   // to matter): full batch, or the dataset for dataset_mse. A hash grid's encoding changes every step.
   if (!s->grid && s->n * s->encoding_width * int64_t(sizeof(float)) <= k_max_cached_encoding_bytes) {
     resize_checked(s->encoded, s->n * s->encoding_width, "encoded dataset");
-    encode_rows(setup.model.encoding.params(), s->fourier_b.data(), s->coords.data(), s->n, s->encoded.data());
+    resize_checked(s->chunk_coords, std::min(k_chunk_rows, s->n) * 2, "coordinates");
+    for (int64_t r0 = 0; r0 < s->n; r0 += k_chunk_rows) {
+      const int64_t rows = std::min(k_chunk_rows, s->n - r0);
+      encode_rows(setup.model.encoding.params(), s->fourier_b.data(), s->chunk(r0, rows), rows,
+                  s->encoded.data() + r0 * s->encoding_width);
+    }
   }
   s->ws.reserve(s->layers, s->encoding_width, std::min(k_chunk_rows, std::max(s->batch(), s->n)));
+  resize_checked(s->chunk_coords, s->ws.rows * 2, "coordinates");
   m_state = std::move(s);
 }
 
@@ -443,8 +163,8 @@ void CpuBackend::train_step_impl(const StepArgs& args) {
   const NetView net = s.view();
   const int32_t C = s.layers.back().out;
   const int64_t total = s.batch();
-  const float* coords = s.coords.data();
-  const float* targets = s.targets.data();
+  const float* coords = nullptr; // a minibatch's; full batch makes each chunk's
+  const float* targets = s.targets;
   const bool minibatch = s.setup.batch_size > 0;
   if (minibatch) {
     const uint64_t seed = s.setup.seed;
@@ -452,8 +172,7 @@ void CpuBackend::train_step_impl(const StepArgs& args) {
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < total; ++i) {
       const uint32_t k = minibatch_index(seed, args.step, i, n);
-      s.batch_coords[size_t(2 * i)] = s.coords[size_t(2 * k)];
-      s.batch_coords[size_t(2 * i + 1)] = s.coords[size_t(2 * k + 1)];
+      s.coordinate(k, s.batch_coords[size_t(2 * i)], s.batch_coords[size_t(2 * i + 1)]);
       for (int32_t c = 0; c < C; ++c) s.batch_targets[size_t(i * C + c)] = s.targets[size_t(k) * C + c];
     }
     coords = s.batch_coords.data();
@@ -463,16 +182,19 @@ void CpuBackend::train_step_impl(const StepArgs& args) {
   double loss_sum = 0;
   for (int64_t r0 = 0; r0 < total; r0 += s.ws.rows) {
     const int64_t rows = std::min(s.ws.rows, total - r0);
+    const bool cached = !minibatch && !s.encoded.empty();
+    // The hash grid's backward needs the coordinates too; a cached encoding needs none.
+    const float* chunk_coords = minibatch ? coords + 2 * r0 : cached && !net.grid ? nullptr : s.chunk(r0, rows);
     const float* input;
-    if (!minibatch && !s.encoded.empty()) {
+    if (cached) {
       input = s.encoded.data() + r0 * s.encoding_width;
     } else {
-      encode_input(net, coords + 2 * r0, rows, s.ws.input.data());
+      encode_input(net, chunk_coords, rows, s.ws.input.data());
       input = s.ws.input.data();
     }
     forward_rows(net, s.ws, input, rows);
     s.profile.forward_s += lap(mark); // with the gather and encoding before it
-    loss_sum += backward_rows(net, s.ws, coords + 2 * r0, input, targets + r0 * C, rows, s.setup.loss, inv_count,
+    loss_sum += backward_rows(net, s.ws, chunk_coords, input, targets + r0 * C, rows, s.setup.loss, inv_count,
                               s.grads.data(), r0 == 0, s.scratch);
     s.profile.backward_s += lap(mark);
   }
@@ -524,12 +246,12 @@ double CpuBackend::dataset_mse_impl() {
     if (!s.encoded.empty()) {
       input = s.encoded.data() + r0 * s.encoding_width;
     } else {
-      encode_input(net, s.coords.data() + 2 * r0, rows, s.ws.input.data());
+      encode_input(net, s.chunk(r0, rows), rows, s.ws.input.data());
       input = s.ws.input.data();
     }
     forward_rows(net, s.ws, input, rows);
     const float* pred = s.ws.y.back().data();
-    const float* t = s.targets.data() + r0 * C;
+    const float* t = s.targets + r0 * C;
     const int64_t nb = blocks_of(rows);
     s.ws.partial.assign(size_t(nb), 0.0);
 #pragma omp parallel for schedule(static)

@@ -80,8 +80,13 @@ int64_t encoding_parameter_count(const EncodingSpec& enc);
 /// The per-level scale a HashGrid uses: derived from finest_resolution when that is set
 /// (exp2(log2(finest / base) / (L - 1))), per_level_scale otherwise.
 double hash_grid_per_level_scale(const EncodingSpec& enc);
-/// Bounds of an image-sized table: 2^12 .. 2^22 entries per level.
-constexpr int32_t k_auto_log2_hashmap_min = 12, k_auto_log2_hashmap_max = 22;
+/// Bounds of an image-sized table: 2^12 .. 2^19 entries per level. The top bounds memory and the
+/// step's cost: every step updates every table entry (Adam), and the weights, gradients and two
+/// moments are four copies of the table. At 2^19 a 16-level grid holds at most ~8 M weights
+/// (128 MB with its optimizer) whatever the photo: a 24-megapixel one then trains within a
+/// gigabyte, and at nearly the rate of a 512 px one (bench/full_res_bench.sh). Set
+/// log2_hashmap_size to go beyond it.
+constexpr int32_t k_auto_log2_hashmap_min = 12, k_auto_log2_hashmap_max = 19;
 /// The table size an image of `pixels` pixels gets: the power of two nearest the pixel count
 /// (in log2), within [k_auto_log2_hashmap_min, k_auto_log2_hashmap_max].
 int32_t auto_log2_hashmap_size(int64_t pixels);

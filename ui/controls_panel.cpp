@@ -168,7 +168,7 @@ void draw_hash_grid(UiState& ui, EncodingSpec& e) {
   }
   help_marker("At most 2^this entries per level. Coarse levels whose grid fits are stored densely;\n"
               "finer levels share their entries through a spatial hash. Bigger tables suit bigger images:\n"
-              "auto picks the power of two nearest the pixel count (2^12 .. 2^22).");
+              "auto picks the power of two nearest the pixel count (2^12 .. 2^19, which bounds memory and step time).");
   ImGui::InputInt("base resolution", &e.base_resolution, 1, 8);
   check_field(ui, "base resolution", e.base_resolution, 2, 1 << 20);
   bool from_finest = e.finest_resolution > 0 || e.auto_finest_resolution;

@@ -1,0 +1,76 @@
+#pragma once
+/// The CPU backend's passes over rows of samples (engine/cpu_backend.cpp binds them to a
+/// training state): encoding, the forward pass in fixed row tiles, the backward pass with
+/// weight-gradient slots, the slots' reduction in a fixed order, and the optimizer update. The
+/// shapes of every piece of work are fixed whatever the thread count, so results are the same
+/// bits on any team size (see k_tile_rows in cpu_passes.cpp).
+#include "engine/cpu_backend.h"
+#include "engine/errors.h"
+#include "engine/model_spec.h"
+
+#include <cstdint>
+#include <new>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace redraw::cpu {
+
+/// Rows per block of every reduction. Fixed, so sums do not depend on the thread count.
+constexpr int64_t k_block_rows = 512;
+/// A full-batch run keeps the encoded dataset when it fits in this many bytes.
+constexpr int64_t k_max_cached_encoding_bytes = int64_t(512) << 20;
+
+inline int64_t blocks_of(int64_t rows) { return (rows + k_block_rows - 1) / k_block_rows; }
+
+/// Everything a pass needs to know about one network.
+struct NetView {
+  const ModelSpec* model = nullptr;
+  const std::vector<DenseLayer>* layers = nullptr;
+  const float* params = nullptr;
+  const float* fourier_b = nullptr;
+  const HashGridParams* grid = nullptr; ///< HashGrid: its levels; the table is params[0, ...)
+};
+
+/// The grid of a HashGrid model, or nothing.
+inline std::optional<HashGridParams> grid_of(const ModelSpec& m) {
+  if (m.encoding.kind != EncodingKind::HashGrid) return std::nullopt;
+  return hash_grid_params(m.encoding);
+}
+
+
+/// Encodes n coordinates (identity or Fourier features) into out (n x width).
+void encode_rows(const EncodingParams& e, const float* b, const float* coords, int64_t n, float* out);
+/// The network's input for n coordinates: its encoding (the hash grid reads the table in params).
+void encode_input(const NetView& net, const float* coords, int64_t n, float* out);
+/// Forward pass of `rows` encoded inputs; the outputs are ws.y.back().
+void forward_rows(const NetView& net, CpuWorkspace& ws, const float* input, int64_t rows);
+/// Loss of the forward pass just run, and its gradient accumulated (beta = 0 on the first chunk):
+/// biases and a hash grid's table into grads, dense weights into ws.slots (reduce_weight_slots()
+/// adds them into grads after the last chunk). inv_count = 1 / (samples in the whole batch *
+/// channels). Returns the chunk's loss sum. coords: the chunk's coordinates (the hash grid's
+/// backward pass needs them; null otherwise).
+double backward_rows(const NetView& net, CpuWorkspace& ws, const float* coords, const float* input,
+                     const float* targets, int64_t rows, const LossParams& loss, float inv_count, float* grads,
+                     bool first_chunk, std::vector<float>& scratch);
+/// grads' dense weights = the sum of the slots' partials from backward_rows(), slot by slot in
+/// order. `rows`: the rows of the first (largest) chunk of the batch, which touched every slot used.
+void reduce_weight_slots(const std::vector<DenseLayer>& layers, const CpuWorkspace& ws, int64_t rows, float* grads);
+/// One optimizer update of n parameters (Adam or SGD, with the spec's weight decay on all of them).
+void optimizer_all(const OptimizerSpec& opt, float* params, const float* grads, float* first, float* second,
+                   int64_t n, float lr, int64_t step);
+/// One optimizer update of the whole array; weight decay spares the first `no_decay` parameters
+/// (a hash grid's table: decay would pull rarely seen entries to zero).
+void optimizer_ranges(const OptimizerSpec& opt, float* params, const float* grads, float* first, float* second,
+                      int64_t n, float lr, int64_t step, int64_t no_decay);
+
+template <class T> void resize_checked(std::vector<T>& v, int64_t n, const char* what) {
+  try {
+    v.resize(size_t(n));
+  } catch (const std::bad_alloc&) {
+    throw BackendError(std::string("cpu backend: out of memory allocating ") + what + " (" +
+                       std::to_string(n * int64_t(sizeof(T)) >> 20) + " MiB)");
+  }
+}
+
+} // namespace redraw::cpu
