@@ -62,8 +62,7 @@ void save_run(Trainer& t, SpectrumHistory& spectrum, const std::filesystem::path
     (void)t.measure();
   const Checkpoint ckpt = t.checkpoint(source); // weights checked finite (recovered first if not)
   const std::vector<uint8_t> model = serialize_checkpoint(ckpt);
-  const Image rendered = t.render(t.dataset().image.width, t.dataset().image.height);
-  const std::vector<uint8_t> picture = encode_png(rendered);
+  const std::vector<uint8_t> picture = t.render_png(t.dataset().image.width, t.dataset().image.height);
   const std::string csv = metrics_csv(t.history(), t.recoveries());
   spectrum.record(t);
   const std::string spectrum_rows = spectrum.csv();

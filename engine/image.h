@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -111,6 +112,11 @@ Image prepare_training_image(const std::filesystem::path& file, const DataSpec& 
 void write_png(const std::filesystem::path& file, const Image& img, int bit_depth = 8);
 /// Encodes to PNG in memory (8 or 16 bit).
 std::vector<uint8_t> encode_png(const Image& img, int bit_depth = 8);
+/// Encodes a w x h PNG in memory from rows made band by band, so the picture is never whole as
+/// floats: `produce(write)` calls write(values, rows) for consecutive bands of width * channels
+/// floats per row (clamped to [0, 1]) until the height is covered. The same bytes as encode_png.
+std::vector<uint8_t> encode_png_rows(int32_t w, int32_t h, int32_t channels, int bit_depth,
+                                     const std::function<void(const std::function<void(const float*, int32_t)>&)>& produce);
 
 /// Writes a PNG row band by row band, so a 16384 x 16384 export never holds the whole image.
 /// The file appears atomically at commit(); if the writer is destroyed first (error, cancel), no

@@ -389,6 +389,20 @@ Image Trainer::render(int32_t w, int32_t h, const RenderOptions& opts) {
   return render_image(*m_backend, view, w, h, opts);
 }
 
+std::vector<uint8_t> Trainer::render_png(int32_t w, int32_t h) {
+  std::vector<float> params = m_backend->parameters();
+  if (count_nonfinite(params) > 0) {
+    ensure_finite();
+    params = m_backend->parameters();
+  }
+  const NetworkView view{&m_config.model, params, m_fourier_b};
+  return encode_png_rows(w, h, m_data.channels(), 8, [&](const auto& write) {
+    render_tiles(*m_backend, view, w, h, RenderOptions{}, [&](int32_t y0, int32_t y1, const float* values) {
+      write(values, y1 - y0);
+    });
+  });
+}
+
 Checkpoint Trainer::checkpoint(const std::string& source_image) {
   (void)flush_metrics(); // the history it saves is complete up to the current step
   ensure_finite();

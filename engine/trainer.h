@@ -109,6 +109,9 @@ public:
   std::vector<float> parameters() { return m_backend->parameters(); }
   /// Renders the current network at w x h (after ensure_finite(): never a diverged network).
   Image render(int32_t w, int32_t h, const RenderOptions& opts = {});
+  /// The same picture as an 8-bit PNG in memory, rendered and encoded band by band (a full
+  /// resolution photo's final.png never exists as floats).
+  std::vector<uint8_t> render_png(int32_t w, int32_t h);
 
   /// Everything needed to resume; source_image is stored as given. Its weights are finite: a
   /// diverged state is recovered first (ensure_finite), DivergedError when that is not possible.

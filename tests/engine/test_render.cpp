@@ -86,3 +86,20 @@ TEST_CASE("PSNR of a constant network against a closed form") {
   mse /= double(img.pixels.size());
   CHECK(t.measure().psnr_db == doctest::Approx(10.0 * std::log10(1.0 / mse)).epsilon(1e-6));
 }
+
+TEST_CASE("a PNG made band by band has the bytes of the whole picture's PNG") {
+  const Image img = test::gradient_image(31, 17, 3);
+  const size_t row = size_t(31) * 3;
+  const std::vector<uint8_t> banded = encode_png_rows(31, 17, 3, 8, [&](const auto& write) {
+    write(img.pixels.data(), 5);
+    write(img.pixels.data() + 5 * row, 12);
+  });
+  CHECK(banded == encode_png(img));
+  // Fewer rows than the height is an error, never a short file.
+  CHECK_THROWS_AS(encode_png_rows(31, 17, 3, 8, [&](const auto& write) { write(img.pixels.data(), 5); }), IoError);
+  // The trainer's final picture: rendered in bands (700 x 400 is two of them) into the same PNG.
+  RunConfig cfg = test::small_config(OptimizerKind::Adam, 0);
+  Trainer t = test::small_trainer(cfg, test::gradient_image(10, 10, 3));
+  t.run(5);
+  for (auto [w, h] : {std::pair{37, 29}, std::pair{700, 400}}) CHECK(t.render_png(w, h) == encode_png(t.render(w, h)));
+}
