@@ -8,8 +8,8 @@
 #   gpu_check_logic.sh SOURCE_DIR
 set -uo pipefail
 src="$1"
-tmp="$work"
 . "$(dirname "$0")/../lib.sh"
+tmp="$work"
 jq_py() { # jq_py FILE EXPR: exit 0 when the Python expression on j (the JSON) is true
   python3 -c "import json,sys; j=json.load(open('$1')); sys.exit(0 if ($2) else 1)"
 }

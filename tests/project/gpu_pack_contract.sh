@@ -7,8 +7,8 @@
 set -uo pipefail
 src="$1"
 build="$2"
-tmp="$work"
 . "$(dirname "$0")/../lib.sh"
+tmp="$work"
 cd "$src"
 bash scripts/gpu_check.sh pack-from-build "$build" "$tmp/pack"
 check_run "every binary of the device calls was packed" test $? -eq 0
