@@ -74,6 +74,8 @@ public:
   /// budget_schedule_step in schedule.h); 0 or less removes the budget.
   void set_time_budget(double seconds);
   double time_budget() const { return m_budget_seconds; }
+  /// Training seconds left of the time budget (<= 0 once it is spent); +infinity without one.
+  double time_budget_left() const;
   /// The step the schedule is read at for the next step: the step count, or further on under a
   /// time budget.
   int64_t schedule_step() const;

@@ -6,6 +6,7 @@
 #include "engine/pixel_sample.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace redraw {
 
@@ -104,6 +105,11 @@ void Trainer::set_time_budget(double seconds) {
   m_budget_seconds = seconds > 0 ? seconds : 0;
   m_budget_start_seconds = elapsed_seconds();
   m_budget_start_step = m_step;
+}
+
+double Trainer::time_budget_left() const {
+  if (m_budget_seconds <= 0) return std::numeric_limits<double>::infinity();
+  return m_budget_seconds - (elapsed_seconds() - m_budget_start_seconds);
 }
 
 int64_t Trainer::schedule_step() const {

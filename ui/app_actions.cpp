@@ -179,6 +179,10 @@ struct RunIntents {
     session.set_stop_at(in.step);
     return true;
   }
+  bool operator()(const intent::SetTimeBudget& in) const {
+    session.set_time_budget(in.seconds);
+    return true;
+  }
   bool operator()(const intent::ApplySchedule&) const {
     if (st.has_run) session.set_schedule(ui.edit.config.schedule, ui.edit.config.training.steps);
     return true;
@@ -319,6 +323,14 @@ void absorb_run_rows(RunView& run, SessionSnapshot& take) {
     run.plot_psnr.clear();
     run.plot_lr.clear();
     run.plot_seconds.clear();
+    run.plot_exact.clear();
+    run.loss_trace = LossTrace{};
+  }
+  if (take.loss_replaced) {
+    run.loss_trace = std::move(take.loss);
+  } else {
+    for (size_t i = 0; i < take.loss.loss.size(); ++i)
+      run.loss_trace.record(take.loss.first_count + int64_t(i), take.loss.loss[i]);
   }
   run.run_id = take.run_id;
   for (const MetricsRow& r : take.rows) {
@@ -329,9 +341,14 @@ void absorb_run_rows(RunView& run, SessionSnapshot& take) {
     run.plot_psnr.push_back(float(r.psnr_db));
     run.plot_lr.push_back(float(r.lr));
     run.plot_seconds.push_back(float(r.seconds));
+    run.plot_exact.push_back(r.psnr_exact ? 1 : 0);
   }
   run.status = std::move(take.status);
   if (run.status.running && run.status.steps_per_s > 0) run.last_steps_per_s = run.status.steps_per_s;
+}
+
+double edit_time_budget(const EditState& edit) {
+  return edit.time_budget_on ? std::clamp(edit.time_budget_s, 1.0, 1e7) : 0.0;
 }
 
 void absorb_run_preview(RunView& run, PreviewTexture* texture, SessionSnapshot& take) {

@@ -18,6 +18,9 @@ void absorb_snapshot(UiState& ui, SessionSnapshot&& take);
 /// The part of absorb_snapshot every run shares (run A, and run B when comparing): appends the new
 /// metrics rows to the history and plot columns (or replaces them) and takes the status.
 void absorb_run_rows(RunView& run, SessionSnapshot& take);
+/// The time budget the edited controls ask for, in seconds: 0 when off, else time_budget_s
+/// within 1..1e7.
+double edit_time_budget(const EditState& edit);
 /// Takes a new host preview into `run` and uploads it into `texture` (may be null).
 void absorb_run_preview(RunView& run, PreviewTexture* texture, SessionSnapshot& take);
 /// Recomputes the error heat map of `shown` against the ground truth into the error texture, at

@@ -250,6 +250,25 @@ void draw_loss_optimizer(UiState& ui) {
   }
 }
 
+/// The time budget: off, or the training seconds the schedule anneals to. It reaches the session
+/// when toggled or when the seconds field is left after an edit (each counts from then).
+void draw_time_budget(UiState& ui) {
+  EditState& e = ui.edit;
+  bool apply = ImGui::Checkbox("time budget", &e.time_budget_on);
+  if (e.time_budget_on) {
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ui_px(110));
+    ImGui::InputDouble("##budget_seconds", &e.time_budget_s, 10, 60, "%.0f s");
+    apply |= ImGui::IsItemDeactivatedAfterEdit();
+    check_field(ui, "time budget", e.time_budget_s, 1.0, 1e7);
+  }
+  help_marker("As redraw train --time-limit: the learning rate is annealed to lr_min over this much training "
+              "time (or over the steps, when they run out first), and training pauses when it is spent. It "
+              "counts from when it is set, and from the start of each run opened, reset or branched "
+              "afterwards. Off: the schedule follows the steps.");
+  if (apply) ui.push(intent::SetTimeBudget{edit_time_budget(e)});
+}
+
 void draw_schedule(UiState& ui) {
   RunConfig& c = ui.edit.config;
   ScheduleSpec& s = c.schedule;
@@ -273,6 +292,7 @@ void draw_schedule(UiState& ui) {
   if (s.lr_min > s.lr_max) s.lr_min = s.lr_max;
   // Schedule changes reach a running trainer at once (Trainer::set_schedule).
   if (changed) ui.push(intent::ApplySchedule{});
+  draw_time_budget(ui);
 
   const std::vector<float> lr = sample_schedule(s, c.training.steps, 240);
   std::vector<float> xs(lr.size());

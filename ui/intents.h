@@ -79,6 +79,9 @@ struct ExportCompare { ///< both runs' pictures side by side
 struct StopAt { ///< training pauses by itself at this step (-1: no stop)
   int64_t step = -1;
 };
+struct SetTimeBudget { ///< training seconds the schedule anneals to (0: none)
+  double seconds = 0;
+};
 struct Quit {};
 } // namespace intent
 
@@ -87,7 +90,8 @@ using Intent = std::variant<intent::ToggleRun, intent::StepOnce, intent::Reset, 
                             intent::ExportImage, intent::ExportComparison, intent::ExportTimelapse,
                             intent::CancelExport, intent::BranchFromFrame, intent::SwitchLine, intent::KeepDiscarded,
                             intent::SetSnapshotCap, intent::ShowDialog, intent::FitView, intent::OpenCompare,
-                            intent::CloseCompare, intent::ExportCompare, intent::StopAt, intent::Quit>;
+                            intent::CloseCompare, intent::ExportCompare, intent::StopAt, intent::SetTimeBudget,
+                            intent::Quit>;
 
 struct UiIntent {
   Intent what;

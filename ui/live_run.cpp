@@ -19,6 +19,21 @@ LiveRun::LiveRun(OpenedRun opened, std::string source_path)
 void LiveRun::restart_rows() {
   pending_rows.clear();
   last_preview_step = -1;
+  m_posted_loss_end = -1;
+}
+
+void LiveRun::post_loss_trace(SessionMailbox& box) {
+  const LossTrace& t = trainer->loss_trace();
+  const int64_t end = t.end_count();
+  if (m_posted_loss_end < 0 || m_posted_loss_end > end || m_posted_loss_end < t.first_count) {
+    box.loss_trace(t, true);
+  } else if (end > m_posted_loss_end) {
+    LossTrace part;
+    part.first_count = m_posted_loss_end;
+    part.loss.assign(t.loss.begin() + (m_posted_loss_end - t.first_count), t.loss.end());
+    box.loss_trace(std::move(part), false);
+  }
+  m_posted_loss_end = end;
 }
 
 void LiveRun::step() {

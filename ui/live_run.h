@@ -68,6 +68,11 @@ struct LiveRun {
   /// image when `host`, or when the ring's frame failed; posts what it made to `box`. Returns
   /// false when the ring's frame failed (the error is posted; the caller stops using the ring).
   bool preview(SessionMailbox& box, DeviceFrameRing* ring, bool host);
+  /// Posts the per-step losses recorded since the last post (the whole trace after restart_rows()
+  /// or resend_loss_trace()).
+  void post_loss_trace(SessionMailbox& box);
+  /// The next post_loss_trace() sends the whole trace (after a recovery rewrote its end).
+  void resend_loss_trace() { m_posted_loss_end = -1; }
   /// Posts the timelapse's frame list when it changed since the last post, or when `force`.
   void post_frames(SessionMailbox& box, bool force);
   /// A copy of the running network's parameters (one device read on a GPU).
@@ -96,6 +101,7 @@ private:
   Clock::time_point m_profile_since = Clock::now();
   size_t m_posted_frames = 0, m_posted_thinned = 0, m_posted_bytes = 0; ///< the frame list last posted
   int64_t m_posted_newest = -1;
+  int64_t m_posted_loss_end = -1; ///< the loss trace's end_count() last posted (-1: post it whole)
 };
 
 } // namespace redraw

@@ -1,5 +1,7 @@
 #include "ui/plot_widgets.h"
 
+#include "ui/curve_thinning.h"
+
 #include <algorithm>
 #include <cfloat>
 #include <cstdio>
@@ -149,6 +151,12 @@ bool draw_line_plot(const char* id, ImVec2 size, std::span<const PlotSeries> ser
         xr.add(s.x[i]);
         yr.add(ty(s.y[i]));
       }
+  for (const PlotTrace& t : opts.traces)
+    for (size_t i = 0; i < t.y.size(); ++i)
+      if (usable(t.y[i])) {
+        xr.add(t.x0 + double(i));
+        yr.add(ty(t.y[i]));
+      }
   if (std::isfinite(opts.y_min)) yr.lo = ty(opts.y_min);
   if (std::isfinite(opts.y_max)) yr.hi = ty(opts.y_max);
   if (!xr.valid() || !yr.valid() || a1.x - a0.x < 10 || a1.y - a0.y < 10) {
@@ -197,6 +205,39 @@ bool draw_line_plot(const char* id, ImVec2 size, std::span<const PlotSeries> ser
   dl->AddRect(a0, a1, IM_COL32(90, 92, 100, 255));
 
   dl->PushClipRect(a0, a1, true);
+  const int32_t columns = std::max(1, int32_t(a1.x - a0.x));
+  for (const PlotTrace& t : opts.traces) {
+    const double first = std::max(0.0, std::ceil(xr.lo - t.x0)), last = std::min(double(t.y.size()) - 1, std::floor(xr.hi - t.x0));
+    if (last - first + 1 <= double(columns)) { // fewer steps than pixel columns: a line through each
+      ImVec2 prev;
+      bool have = false;
+      for (double d = first; d <= last; ++d) {
+        const float v = t.y[size_t(d)];
+        if (!usable(v)) {
+          have = false;
+          continue;
+        }
+        const ImVec2 p(sx(t.x0 + d), sy(ty(v)));
+        if (have) dl->AddLine(prev, p, t.color, 1.0f);
+        prev = p;
+        have = true;
+      }
+      continue;
+    }
+    // Many steps a column: a stroke from each column's smallest to its largest loss, reaching to
+    // the previous column's range so the shade has no gaps.
+    const std::vector<ColumnRange> cols = thin_min_max(t.y, t.x0, xr.lo, xr.hi, columns, opts.log_y);
+    for (size_t c = 0; c < cols.size(); ++c) {
+      if (cols[c].empty()) continue;
+      float lo = cols[c].lo, hi = cols[c].hi;
+      if (c > 0 && !cols[c - 1].empty()) {
+        lo = std::min(lo, cols[c - 1].hi);
+        hi = std::max(hi, cols[c - 1].lo);
+      }
+      const float px = a0.x + float(c) + 0.5f, y_lo = sy(ty(lo)), y_hi = sy(ty(hi));
+      dl->AddLine(ImVec2(px, y_lo + 0.5f), ImVec2(px, y_hi - 0.5f), t.color, 1.0f);
+    }
+  }
   for (const auto& s : series) {
     const size_t n = std::min(s.x.size(), s.y.size());
     const size_t stride = std::max<size_t>(1, n / size_t(std::max(1.0f, (a1.x - a0.x) * 2)));
@@ -213,6 +254,13 @@ bool draw_line_plot(const char* id, ImVec2 size, std::span<const PlotSeries> ser
       have = true;
     }
     if (n == 1 && have) dl->AddCircleFilled(prev, 2.5f, s.color);
+    if (s.draw_marks)
+      for (size_t i = 0; i < n && i < s.marked.size(); ++i)
+        if (s.marked[i] && usable(s.y[i])) {
+          const ImVec2 p(sx(s.x[i]), sy(ty(s.y[i])));
+          dl->AddCircleFilled(p, 3.0f, IM_COL32(255, 255, 255, 230));
+          dl->AddCircle(p, 3.0f, s.color);
+        }
   }
   if (std::isfinite(opts.marker_x) && opts.marker_x >= xr.lo && opts.marker_x <= xr.hi)
     dl->AddLine(ImVec2(sx(opts.marker_x), a0.y), ImVec2(sx(opts.marker_x), a1.y), IM_COL32(255, 210, 80, 200), 1.0f);
@@ -232,7 +280,9 @@ bool draw_line_plot(const char* id, ImVec2 size, std::span<const PlotSeries> ser
         dl->AddCircle(ImVec2(sx(s.x[i]), sy(ty(s.y[i]))), 4.0f, IM_COL32(255, 255, 255, 220));
         char val[48];
         format_number(val, sizeof val, "%.4g", s.y[i]);
-        ImGui::SetTooltip("%s = %.*f\n%s = %s", opts.x_label, opts.x_decimals, double(s.x[i]), opts.title, val);
+        const char* note = i < s.marked.size() ? (s.marked[i] ? opts.marked_note : opts.unmarked_note) : nullptr;
+        ImGui::SetTooltip("%s = %.*f\n%s = %s%s%s", opts.x_label, opts.x_decimals, double(s.x[i]), opts.title, val,
+                          note ? ", " : "", note ? note : "");
       }
     }
   }

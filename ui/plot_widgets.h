@@ -16,6 +16,17 @@ struct PlotSeries {
   std::span<const float> x, y; ///< same length; non-finite y (or <= 0 on a log axis) are skipped
   ImU32 color = IM_COL32(90, 170, 255, 255);
   const char* label = nullptr; ///< named in the legend (top right) when set
+  /// Per point, nonzero where it is marked (e.g. an exact PSNR among sampled ones); may be empty.
+  std::span<const uint8_t> marked = {};
+  bool draw_marks = false; ///< a dot on each marked point
+};
+
+/// A curve with one value per x step (a per-step loss trace), drawn thinned: per pixel column a
+/// stroke from the smallest to the largest value in it (ui/curve_thinning.h), under the series.
+struct PlotTrace {
+  std::span<const float> y; ///< value i at x = x0 + i
+  double x0 = 1;
+  ImU32 color = IM_COL32(90, 170, 255, 110);
 };
 
 struct PlotOptions {
@@ -25,6 +36,11 @@ struct PlotOptions {
   bool log_y = false;
   float marker_x = NAN;           ///< vertical line at this x (e.g. the current step)
   float y_min = NAN, y_max = NAN; ///< fixed y range; NaN = from the data
+  std::span<const PlotTrace> traces = {}; ///< drawn thinned under the series; their range counts
+  /// The hover read-out's note for a marked and an unmarked point of the first series (when it
+  /// has marks), e.g. "exact" and "sampled".
+  const char* marked_note = nullptr;
+  const char* unmarked_note = nullptr;
 };
 
 /// Draws one plot filling `size` (ImGui item). Returns true while hovered.

@@ -35,6 +35,17 @@ void SessionMailbox::publish(SessionStatus status, uint64_t run_id, std::vector<
     m_back.rows.push_back(r);
 }
 
+void SessionMailbox::loss_trace(LossTrace part, bool whole) {
+  std::lock_guard lock(m_mutex);
+  if (whole || (m_back.loss.empty() && !m_back.loss_replaced)) {
+    m_back.loss = std::move(part);
+    m_back.loss_replaced = m_back.loss_replaced || whole;
+    return;
+  }
+  for (size_t i = 0; i < part.loss.size(); ++i) // record() keeps the steps in order
+    m_back.loss.record(part.first_count + int64_t(i), part.loss[i]);
+}
+
 void SessionMailbox::preview(std::shared_ptr<const Image> image, int64_t step) {
   std::lock_guard lock(m_mutex);
   m_back.preview = std::move(image);

@@ -22,6 +22,8 @@ public:
   /// the training thread's time since then. The busy fields of the status stay as set by busy().
   void publish(SessionStatus status, uint64_t run_id, std::vector<MetricsRow> rows,
                const SessionProfile* profile);
+  /// Per-step losses: `part` continues what was posted before, or is the whole trace (`whole`).
+  void loss_trace(LossTrace part, bool whole);
   void preview(std::shared_ptr<const Image> image, int64_t step);
   /// A frame for `step` was written into the DeviceFrameRing.
   void device_preview(int64_t step);

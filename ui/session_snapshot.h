@@ -7,6 +7,7 @@
 /// - Adding a field: declare it here, fill it in SessionMailbox, read it in the GUI.
 #include "engine/backend.h"
 #include "engine/image.h"
+#include "engine/loss_trace.h"
 #include "engine/metrics.h"
 #include "engine/neuron_maps.h"
 #include "engine/run_config.h"
@@ -69,6 +70,10 @@ struct SessionSnapshot {
   // ---- arrived since the last take ---------------------------------------------------------
   bool history_replaced = false; ///< `rows` is the whole history, not an append
   std::vector<MetricsRow> rows;
+  /// Per-step losses since the last take (appended to the GUI's copy), or the whole trace when
+  /// `loss_replaced` (a new line, a recovery).
+  LossTrace loss;
+  bool loss_replaced = false;
   std::shared_ptr<const Image> ground_truth; ///< set when a new run starts
   std::shared_ptr<const Image> preview;      ///< host preview, when a new one is ready
   bool device_preview = false;               ///< a new frame waits in the DeviceFrameRing

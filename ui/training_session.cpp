@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <future>
 #include <new>
 
@@ -47,6 +48,10 @@ void TrainingSession::set_running(bool run) {
     if (run && !m_run) return;
     if (run && m_run->trainer->current_step() >= m_run->trainer->total_steps()) {
       report_notice("training is at its last step; raise Steps to continue");
+      return;
+    }
+    if (run && time_budget_spent()) {
+      report_notice("the time budget is spent; raise it or turn it off to train further");
       return;
     }
     if (run && m_stop_at >= 0 && m_run->trainer->current_step() >= m_stop_at) m_stop_at = -1;
@@ -114,6 +119,16 @@ void TrainingSession::set_min_preview_interval(double seconds) {
 void TrainingSession::set_stop_at(int64_t step) {
   post([this, step] { m_stop_at = step; });
 }
+void TrainingSession::set_time_budget(double seconds) {
+  post([this, seconds] {
+    m_time_budget = seconds > 0 ? seconds : 0;
+    if (m_run) apply_time_budget();
+  });
+}
+void TrainingSession::apply_time_budget() { m_run->trainer->set_time_budget(m_time_budget); }
+bool TrainingSession::time_budget_spent() const {
+  return m_run && m_time_budget > 0 && m_run->trainer->time_budget_left() <= 0;
+}
 void TrainingSession::request_host_preview() {
   post([this] { m_host_preview_wanted = true; });
 }
@@ -144,7 +159,10 @@ void TrainingSession::report_recoveries() {
   for (const auto& n : notices)
     report_notice(n);
   // The history after the good state was dropped: the plots take the whole history again.
-  if (!notices.empty()) m_mailbox.replace_history(m_run->trainer->history());
+  if (!notices.empty()) {
+    m_mailbox.replace_history(m_run->trainer->history());
+    m_run->resend_loss_trace();
+  }
 }
 
 void TrainingSession::request_frame(int64_t step) {
@@ -157,6 +175,7 @@ void TrainingSession::request_frame(int64_t step) {
 
 void TrainingSession::show_new_line() {
   ++m_change;
+  apply_time_budget();
   m_run->restart_rows();
   m_mailbox.new_history(m_run->trainer->history(), ++m_run_id);
   make_preview(true);
@@ -281,6 +300,7 @@ void TrainingSession::do_load(const LoadRequest& req) {
     m_saved_change = ++m_change; // a run just opened has nothing unsaved
     m_model_path = req.model;
     ++m_trainer_id;
+    apply_time_budget();
     m_mailbox.new_history(m_run->trainer->history(), ++m_run_id,
                           std::make_shared<Image>(m_run->trainer->dataset().image));
     make_preview(true);
@@ -318,6 +338,7 @@ void TrainingSession::publish_status() {
   std::vector<MetricsRow> rows;
   if (m_run) {
     m_run->post_frames(m_mailbox, false);
+    m_run->post_loss_trace(m_mailbox);
     s = m_run->status(m_running);
     s.trainer_id = m_trainer_id;
     s.stop_at_step = m_stop_at;
@@ -343,6 +364,17 @@ void TrainingSession::train_slice() {
       const int64_t step = t.current_step();
       if (step % m_preview_every == 0 && seconds_since(m_run->last_preview) >= m_min_preview_interval)
         make_preview(false);
+      if (time_budget_spent()) {
+        m_running = false;
+        settle_metrics();
+        t.pause_clock();
+        make_preview(true);
+        char what[160];
+        std::snprintf(what, sizeof what, "time budget of %g s spent at step %lld; training paused", m_time_budget,
+                      static_cast<long long>(t.current_step()));
+        report_notice(what);
+        return;
+      }
       if (seconds_since(start) >= k_slice_seconds) break;
       std::lock_guard lock(m_mutex);
       if (!m_commands.empty() || m_quit || m_requested_frame >= 0) break;

@@ -74,6 +74,11 @@ public:
   void set_min_preview_interval(double seconds);
   /// Pause when this step is reached (the screenshot mode); -1 clears.
   void set_stop_at(int64_t step);
+  /// A time budget in training seconds (0: none), as `redraw train --time-limit`: the schedule is
+  /// annealed to it (Trainer::set_time_budget) and training pauses when it is spent. Counts from
+  /// now for the current run, and from the start of each run opened, reset, branched or switched
+  /// to afterwards.
+  void set_time_budget(double seconds);
   void save_model(const std::string& path);
   /// Saves the running model to `path` quietly (no notice on success; an error is reported once
   /// until a save works again). Skipped when nothing changed since the last autosave there.
@@ -137,6 +142,10 @@ private:
   /// After a reset, a branch or a line switch (training thread): the run changed; its history
   /// replaces the published one, with a new run id, and its preview and frames are posted.
   void show_new_line();
+  /// Gives the current trainer the session's time budget, counting from now.
+  void apply_time_budget();
+  /// Whether the current run's time budget is spent.
+  bool time_budget_spent() const;
   void publish_status();
   /// The frame memory cap every trainer of this session gets.
   size_t snapshot_cap() const { return m_snapshot_cap > 0 ? m_snapshot_cap : k_default_snapshot_cap_bytes; }
@@ -173,6 +182,7 @@ private:
   int32_t m_preview_every = 10;
   double m_min_preview_interval = 1.0 / 30.0;
   int64_t m_stop_at = -1;
+  double m_time_budget = 0; ///< set_time_budget's seconds (0: none)
   uint64_t m_run_id = 0;
   uint64_t m_trainer_id = 0;
   bool m_host_preview_wanted = false;

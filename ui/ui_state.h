@@ -98,6 +98,8 @@ struct EditState {
   int32_t train_side = 256; ///< longest side of the training image
   bool full_batch = true;
   int32_t batch_size = 16384;
+  bool time_budget_on = false;  ///< the controls' time budget (edit_time_budget in app_actions.h)
+  double time_budget_s = 300;
   int32_t selected_layer = 0;
   float footer_height = 0; ///< the controls' pinned summary, as measured last frame (pixels)
 };
@@ -167,6 +169,8 @@ struct RunView {
   // Plot columns, appended as rows arrive.
   std::vector<float> plot_step, plot_loss, plot_psnr, plot_lr;
   std::vector<float> plot_seconds; ///< training wall time of each row (the curves against time)
+  std::vector<uint8_t> plot_exact; ///< per row: 1 when its PSNR was measured over every pixel
+  LossTrace loss_trace;            ///< every step's loss, where the backend keeps it (shaded under the rows)
   int32_t frames_since_preview = 0;
   double last_steps_per_s = 0; ///< the rate while it last trained (shown when paused)
 };

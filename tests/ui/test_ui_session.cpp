@@ -317,4 +317,56 @@ TEST_CASE("ui session: a model whose image is gone opens as the command line ope
   CHECK(c.status.step == cli.trainer->current_step());
   CHECK(c.status.step == 3);
 }
+
+TEST_CASE("ui session: a time budget anneals the schedule to its deadline, then pauses training") {
+  TrainingSession session(backend_factory());
+  Collected c;
+  LoadRequest req;
+  req.image = default_image_path().string();
+  req.config = tiny_config();
+  req.config.training.steps = 1000000; // far more than the budget allows
+  req.backend = "cpu";
+  session.set_time_budget(0.6); // kept by the session: the run opened next gets it
+  session.load(req);
+  REQUIRE(wait_for(session, c, [](const Collected& x) { return x.status.has_run && x.preview; }));
+  session.set_running(true);
+  auto spent = [](const Collected& x) {
+    return !x.status.running &&
+           std::any_of(x.notices.begin(), x.notices.end(), [](const std::string& n) { return n.find("time budget") != std::string::npos; });
+  };
+  REQUIRE(wait_for(session, c, [&](const Collected& x) { return x.status.step > 0 && spent(x); }));
+  CHECK(c.status.step < c.status.total_steps);
+  CHECK(c.status.elapsed_s >= 0.6);
+  REQUIRE(!c.rows.empty());
+  // Without the budget step ~1000 of a million would still use about lr_max (1e-2); under it the
+  // cosine has run (almost) to lr_min (1e-4) by the last row.
+  const double lr_max = req.config.schedule.lr_max;
+  CHECK(c.rows.back().lr < 0.05 * lr_max);
+  // Spent: training pauses again at once.
+  const size_t notices = c.notices.size();
+  const int64_t step = c.status.step;
+  session.set_running(true);
+  REQUIRE(wait_for(session, c, [&](const Collected& x) { return x.notices.size() > notices && !x.status.running; }));
+  CHECK(c.status.step == step);
+  // Off: the run trains on, the schedule back on its steps.
+  session.set_time_budget(0);
+  session.set_running(true);
+  REQUIRE(wait_for(session, c, [&](const Collected& x) { return x.status.step > step + 20; }));
+  session.set_running(false);
+  REQUIRE(wait_for(session, c, [](const Collected& x) { return !x.status.running; }));
+  CHECK(c.rows.back().lr > 0.5 * lr_max);
+}
+
+TEST_CASE("ui: the edited time budget is off, or its seconds within 1..1e7") {
+  EditState e;
+  CHECK(edit_time_budget(e) == 0); // off by default
+  e.time_budget_on = true;
+  e.time_budget_s = 90;
+  CHECK(edit_time_budget(e) == 90);
+  e.time_budget_s = 0.01;
+  CHECK(edit_time_budget(e) == 1);
+  e.time_budget_s = 1e9;
+  CHECK(edit_time_budget(e) == 1e7);
+}
+
 #endif
