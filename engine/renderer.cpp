@@ -7,6 +7,19 @@
 
 namespace redraw {
 
+void window_coordinates(const RenderWindow& win, int32_t w, int32_t h, int32_t y0, int32_t y1, float* out) {
+  // Image pixel u maps to 2 u / n - 1 (pixel_centre: pixel i's centre is u = i + 0.5).
+  const double sx = (win.x1 - win.x0) / double(w), sy = (win.y1 - win.y0) / double(h);
+  for (int32_t y = y0; y < y1; ++y) {
+    const auto cy = float(2.0 * (win.y0 + (double(y) + 0.5) * sy) / double(win.image_h) - 1.0);
+    float* row = out + size_t(y - y0) * size_t(w) * 2;
+    for (int32_t x = 0; x < w; ++x) {
+      row[2 * x] = float(2.0 * (win.x0 + (double(x) + 0.5) * sx) / double(win.image_w) - 1.0);
+      row[2 * x + 1] = cy;
+    }
+  }
+}
+
 void render_tiles(Backend& backend, const NetworkView& net, int32_t w, int32_t h, const RenderOptions& opts,
                   const std::function<void(int32_t, int32_t, const float*)>& on_rows) {
   if (!net.model) throw ConfigError("render: no network");
@@ -21,7 +34,8 @@ void render_tiles(Backend& backend, const NetworkView& net, int32_t w, int32_t h
   for (int32_t y0 = 0; y0 < h; y0 += band) {
     const int32_t y1 = std::min(h, y0 + band);
     const int64_t n = int64_t(y1 - y0) * w;
-    grid_coordinates(w, h, y0, y1, coords.data());
+    if (opts.window.whole()) grid_coordinates(w, h, y0, y1, coords.data());
+    else window_coordinates(opts.window, w, h, y0, y1, coords.data());
     backend.predict(*net.model, net.params, net.fourier_b, coords.data(), n, values.data());
     on_rows(y0, y1, values.data());
     if (opts.progress && !opts.progress(double(y1) / double(h))) throw CancelledError("render cancelled");

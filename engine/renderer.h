@@ -13,10 +13,23 @@ namespace redraw {
 
 constexpr int32_t k_max_render_side = 65536;
 
+/// A part of the picture to render instead of the whole: the rectangle [x0, x1] x [y0, y1] in the
+/// pixels of an image_w x image_h picture (the training image), sampled w x h times at the centres
+/// of equal cells. The whole picture at w x h is {0, 0, w, h, w, h}.
+struct RenderWindow {
+  double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+  int32_t image_w = 0, image_h = 0; ///< 0: no window, the whole picture
+  bool whole() const { return image_w <= 0 || image_h <= 0; }
+};
+
 struct RenderOptions {
   int64_t max_tile_pixels = int64_t(1) << 18;
   std::function<bool(double)> progress; ///< may be empty
+  RenderWindow window;                  ///< a part of the picture (the app's sharp zoom)
 };
+
+/// Network coordinates of rows [y0, y1) of a w x h sampling of `win` (x, y pairs, row-major).
+void window_coordinates(const RenderWindow& win, int32_t w, int32_t h, int32_t y0, int32_t y1, float* out);
 
 /// The network a render needs: shape, parameters and Fourier matrix.
 struct NetworkView {

@@ -80,6 +80,14 @@ void draw_toolbar(UiState& ui) {
   }
   ImGui::SameLine();
   ImGui::Text("%.0f%%", v.zoom * 100.0f);
+  if (!ui.compare.open && (v.mode == CanvasMode::SideBySide || v.mode == CanvasMode::Reconstruction)) {
+    same_line_if_fits(check_width("sharp zoom"), 20);
+    ImGui::Checkbox("sharp zoom", &ui.zoom.enabled);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("Zoomed past the training size, the network draws the visible part again at the screen's\n"
+                        "resolution once the view stands still: what it learnt between the pixels.\n"
+                        "Off: the training-size preview, enlarged.");
+  }
   if (!ui.compare.open && (v.mode == CanvasMode::SideBySide || v.mode == CanvasMode::Error)) {
     const float gain_w = 100;
     same_line_if_fits(check_width("auto error scale") + (v.error_auto ? 0 : spacing + gain_w), 20);
@@ -278,12 +286,20 @@ void draw_canvas(UiState& ui) {
   if (hovered && !ui.compare.dragging_divider)
     ImGui::SetMouseCursor(active ? ImGuiMouseCursor_ResizeAll : ImGuiMouseCursor_Arrow);
 
+  ZoomRegion wanted; // the live reconstruction's view, when zoomed past its texels
+  const ImVec2 fb = io.DisplayFramebufferScale;
   for (int i = 0; i < count; ++i) {
     const Pane& p = panes[i];
     const ImVec2 c = pane_center(i);
     const ImVec2 a(c.x - v.center_x * v.zoom, c.y - v.center_y * v.zoom);
     const ImVec2 b(a.x + iw * v.zoom, a.y + ih * v.zoom);
     const char* caption = p.caption;
+    if (p.recon && !frame && !ui.compare.open && zoomed_past_texels(v.zoom, fb.x))
+      wanted = zoom_region(v.center_x, v.center_y, v.zoom, p.min.x, p.min.y, p.max.x, p.max.y, fb.x, fb.y,
+                           truth->width, truth->height, k_zoom_max_samples);
+    const bool sharp = p.recon && !frame && !ui.compare.open && ui.zoom.enabled && !wanted.empty() &&
+                       ui.zoom.shown.same_view(wanted) && ui.zoom_texture && !ui.zoom_texture->empty();
+    if (sharp) caption = "reconstruction, drawn at screen resolution";
     if (p.texture == ui.error_texture) {
       // The scale matters more than the long caption: "error" alone when both do not fit, then
       // a compact legend, and no legend only when even that does not fit.
@@ -306,6 +322,10 @@ void draw_canvas(UiState& ui) {
       draw_split(ui, dl, p, a, b);
     } else if (p.texture && !p.texture->empty()) {
       dl->AddImage(p.texture->imgui_id(), a, b);
+      if (sharp) {
+        const ZoomRegion& z = ui.zoom.shown;
+        dl->AddImage(ui.zoom_texture->imgui_id(), ImVec2(z.screen_x0, z.screen_y0), ImVec2(z.screen_x1, z.screen_y1));
+      }
     } else {
       const char* msg = "waiting for the first preview";
       const ImVec2 ts = ImGui::CalcTextSize(msg);
@@ -323,6 +343,9 @@ void draw_canvas(UiState& ui) {
       visible_rect(a, b, p.min, p.max, i == 0 ? ui.compare.rect_a : ui.compare.rect_b);
     }
   }
+
+  if (!wanted.same_view(ui.zoom.wanted)) ui.zoom.wanted_since = ui.now;
+  ui.zoom.wanted = wanted;
 
   // Pixel tooltip: the same pixel in every view.
   if (hovered && !active && hovered_pane >= 0 && !ui.scripted) {

@@ -176,13 +176,15 @@ void take_news(UiState& ui, TrainingSession& session, CompareSessions& compare, 
   if (take.network) ui.insight.network = std::move(take.network);
   const bool new_rows = !take.rows.empty();
   const bool fresh = take.has_news();
+  const bool zoom_news = absorb_zoom(ui, take);
   absorb_snapshot(ui, std::move(take));
+  update_zoom(ui, session);
   const int64_t shown_before = ui.run.shown_step;
   upload_device_frame(ui, session);
   const bool insight_news = update_insight(ui, session);
   const int64_t timelapse_before = ui.timelapse.shown_step;
   sync_timelapse(ui, session);
-  ev.changed = ev.changed || fresh || compare_news || ui.run.shown_step != shown_before ||
+  ev.changed = ev.changed || fresh || zoom_news || compare_news || ui.run.shown_step != shown_before ||
                ui.timelapse.shown_step != timelapse_before;
   ev.minor_change = ev.minor_change || new_rows || insight_news;
 }
@@ -422,6 +424,7 @@ int run_gui(const GuiOptions& opts) {
     auto truth = make_host_texture();
     auto error = make_host_texture();
     auto frame = make_host_texture();
+    auto zoom = make_host_texture();
     std::unique_ptr<PreviewTexture> recon;
     if (ui.settings.backend != "cpu") {
       std::string why;
@@ -433,6 +436,7 @@ int run_gui(const GuiOptions& opts) {
     ui.recon_texture = recon.get();
     ui.error_texture = error.get();
     ui.frame_texture = frame.get();
+    ui.zoom_texture = zoom.get();
     InsightResources insight; // the Spectrum and Neuron maps windows' worker and textures
     ui.insight.res = &insight;
     ui.preset_names = preset_names();

@@ -84,6 +84,13 @@ void SessionMailbox::picture(std::shared_ptr<const Image> image) {
   m_back.picture = std::move(image);
 }
 
+void SessionMailbox::zoom(std::shared_ptr<const Image> image, uint64_t generation, int64_t step) {
+  std::lock_guard lock(m_mutex);
+  m_back.zoom = std::move(image);
+  m_back.zoom_generation = generation;
+  m_back.zoom_step = step;
+}
+
 void SessionMailbox::error(std::string what) {
   std::lock_guard lock(m_mutex);
   m_back.errors.push_back(std::move(what));
@@ -140,7 +147,7 @@ void SessionSnapshot::take_from(SessionMailbox& box) {
   *this = box.take();
   m_seen = {run_id, status.trainer_id, status.running, status.busy};
   m_news = preview || device_preview || ground_truth || !errors.empty() || !notices.empty() ||
-           !saved_models.empty() || !failed_saves.empty() || snapshots_changed || frame || history_replaced ||
+           !saved_models.empty() || !failed_saves.empty() || snapshots_changed || frame || history_replaced || zoom ||
            m_seen != before;
 }
 

@@ -32,6 +32,7 @@ public:
   void frame(std::shared_ptr<const Image> image, int64_t step);
   void network(std::shared_ptr<const NetworkSnapshot> net);
   void picture(std::shared_ptr<const Image> image);
+  void zoom(std::shared_ptr<const Image> image, uint64_t generation, int64_t step);
   void error(std::string what);
   void notice(std::string what);
   void saved(std::string path);

@@ -87,6 +87,9 @@ struct SessionSnapshot {
   std::vector<SessionProfile> profiles;  ///< one per publish while a run exists, oldest first
   std::shared_ptr<const NetworkSnapshot> network; ///< parameters asked for with request_network()
   std::shared_ptr<const Image> picture;           ///< render_picture()'s image, when it is ready
+  std::shared_ptr<const Image> zoom;              ///< render_window()'s image, when it is ready
+  uint64_t zoom_generation = 0;                   ///< the request it answers
+  int64_t zoom_step = -1;                         ///< the step of the weights it shows
 
   /// Replaces this with what `box` holds since the last take (GUI thread).
   void take_from(SessionMailbox& box);

@@ -235,6 +235,24 @@ void TrainingSession::render_picture(int32_t w, int32_t h) {
   });
 }
 
+void TrainingSession::render_window(const RenderWindow& window, int32_t w, int32_t h, uint64_t generation) {
+  m_zoom_generation = generation;
+  if (generation == 0) return;
+  post([this, window, w, h, generation] {
+    if (!m_run || m_zoom_generation != generation) return;
+    try {
+      RenderOptions opts;
+      opts.window = window;
+      opts.max_tile_pixels = int64_t(1) << 16; // small bands: a newer request cancels soon
+      opts.progress = [this, generation](double) { return m_zoom_generation == generation; };
+      auto image = std::make_shared<Image>(m_run->trainer->render(w, h, opts));
+      m_mailbox.zoom(std::move(image), generation, m_run->trainer->current_step());
+    } catch (const std::exception&) {
+      // cancelled by a newer view, or the weights cannot be drawn: the enlarged preview stays
+    }
+  });
+}
+
 void TrainingSession::set_snapshot_cap(size_t bytes) {
   post([this, bytes] {
     m_snapshot_cap = bytes;

@@ -18,6 +18,7 @@
 #include "engine/compare_runs.h"
 #include "engine/device_interop.h"
 #include "engine/image.h"
+#include "engine/renderer.h"
 #include "engine/metrics.h"
 #include "engine/neuron_maps.h"
 #include "engine/run_config.h"
@@ -96,6 +97,10 @@ public:
   /// Renders the current network at w x h into SessionSnapshot::picture (the compare export); an
   /// error message when it fails.
   void render_picture(int32_t w, int32_t h);
+  /// Renders `window` of the current network at w x h (the sharp zoom) into the mailbox's `zoom`
+  /// with `generation`. A newer request cancels one still rendering; render_window(…, 0) only
+  /// cancels. Failures are silent: the enlarged preview stays.
+  void render_window(const RenderWindow& window, int32_t w, int32_t h, uint64_t generation);
   /// Every timelapse frame as GIF, MP4 or PNG frames (by the destination); progress is set here.
   void export_timelapse(const std::string& path, TimelapseOptions opts);
   /// Cancels a running export (any thread); it removes what it wrote.
@@ -170,6 +175,7 @@ private:
   bool m_device_preview_enabled = false;
   int64_t m_requested_frame = -1;
   std::atomic<bool> m_cancel{false};
+  std::atomic<uint64_t> m_zoom_generation{0}; ///< the newest render_window request
 
   // Set once before the thread starts.
   BackendFactory m_make_backend;

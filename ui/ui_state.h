@@ -15,6 +15,7 @@
 #include "ui/perf_monitor.h"
 #include "ui/preview_texture.h"
 #include "ui/session_snapshot.h"
+#include "ui/zoom_view.h"
 #include "ui/ui_scale.h"
 
 #include <cstdint>
@@ -207,6 +208,7 @@ struct UiState {
   CompareState compare;
   EditState edit;
   CanvasView view;
+  ZoomViewState zoom; ///< the sharp zoom (ui/zoom_view.h)
   FileDialogState dialog;
   AboutState about;
   ConfirmState confirm;
@@ -231,6 +233,7 @@ struct UiState {
   PreviewTexture* recon_texture = nullptr;
   PreviewTexture* error_texture = nullptr;
   PreviewTexture* frame_texture = nullptr; ///< the timelapse frame being scrubbed
+  PreviewTexture* zoom_texture = nullptr;  ///< the sharp zoom's render (ui/zoom_view.h)
 
   // Frame timing.
   FramePacing pacing; ///< set once at startup from GL_RENDERER (see frame_pacing.h for the rule)

@@ -103,3 +103,43 @@ TEST_CASE("a PNG made band by band has the bytes of the whole picture's PNG") {
   t.run(5);
   for (auto [w, h] : {std::pair{37, 29}, std::pair{700, 400}}) CHECK(t.render_png(w, h) == encode_png(t.render(w, h)));
 }
+
+TEST_CASE("a window of the picture: each sample is the float64 network at its cell's centre") {
+  RunConfig cfg = test::small_config(OptimizerKind::Adam, 0);
+  cfg.model.encoding.kind = EncodingKind::Fourier;
+  cfg.model.encoding.features = 8;
+  cfg.model.encoding.sigma = 2;
+  Trainer t = test::small_trainer(cfg, test::gradient_image(12, 8, 3));
+  t.run(10);
+  const test::ReferenceMlp ref(t.config().model, t.parameters(), t.fourier_b());
+  // Image pixels x 2.5..5.5, y 1..4 of the 12 x 8 picture on a 7 x 5 grid: sample (i, j) sits at
+  // image (2.5 + (i + 0.5) * 3 / 7, 1 + (j + 0.5) * 3 / 5), network 2 u / 12 - 1 and 2 v / 8 - 1.
+  RenderOptions opts;
+  opts.window = RenderWindow{2.5, 1, 5.5, 4, 12, 8};
+  opts.max_tile_pixels = 9; // bands of one row
+  const Image a = t.render(7, 5, opts);
+  REQUIRE(a.width == 7);
+  REQUIRE(a.height == 5);
+  double worst = 0;
+  for (int32_t j = 0; j < 5; ++j)
+    for (int32_t i = 0; i < 7; ++i) {
+      const double u = 2.5 + (i + 0.5) * 3.0 / 7, v = 1 + (j + 0.5) * 3.0 / 5;
+      const auto want = ref.forward(2 * u / 12 - 1, 2 * v / 8 - 1);
+      for (int32_t c = 0; c < 3; ++c)
+        worst = std::max(worst, std::abs(double(a.at(i, j, c)) - std::clamp(want[size_t(c)], 0.0, 1.0)));
+    }
+  CHECK(worst <= 1e-5);
+  // The whole picture as a window is the plain render, and the top-left quarter at 2 samples a
+  // pixel is the render at twice the size, cropped.
+  RenderOptions whole;
+  whole.window = RenderWindow{0, 0, 12, 8, 12, 8};
+  CHECK(test::max_abs_diff(t.render(12, 8, whole), t.render(12, 8)) <= 1e-6);
+  RenderOptions quarter;
+  quarter.window = RenderWindow{0, 0, 6, 4, 12, 8};
+  const Image q = t.render(12, 8, quarter), big = t.render(24, 16);
+  double crop = 0;
+  for (int32_t j = 0; j < 8; ++j)
+    for (int32_t i = 0; i < 12; ++i)
+      for (int32_t c = 0; c < 3; ++c) crop = std::max(crop, double(std::abs(q.at(i, j, c) - big.at(i, j, c))));
+  CHECK(crop <= 1e-6);
+}

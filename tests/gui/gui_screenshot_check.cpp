@@ -5,6 +5,8 @@
 /// Usage: redraw_gui_screenshot_check EARLY.png LATE.png. Exit 0 on success, 1 with a message.
 /// Compare runs: redraw_gui_screenshot_check --compare SHOT.png checks that run A's and run B's
 /// pictures (the sidecar's "compare_a" and "compare_b" rectangles) are both not blank and differ.
+/// Sharp zoom: redraw_gui_screenshot_check --zoom BLOCK TEXELS.png SHARP.png checks that the same
+/// view zoomed BLOCK times is blocky as enlarged texels and has detail inside them when sharp.
 #include "engine/image.h"
 
 #include <nlohmann/json.hpp>
@@ -88,9 +90,70 @@ int check_compare(const std::string& png) {
   if (diff < 0.005) ok = (std::fprintf(stderr, "error: runs A and B show the same picture\n"), false);
   return ok ? 0 : 1;
 }
+/// The share of the luminance's variance that lies inside the cells of a `block`-pixel grid
+/// (the rest lies between the cells' means), for the grid offset that makes it least: 0 for a
+/// picture enlarged from texels block times (every cell one colour), above for a picture with
+/// detail inside the texels.
+double within_block_share(const Capture& c, int block) {
+  double sum = 0, sq = 0;
+  for (int y = 0; y < c.h; ++y)
+    for (int x = 0; x < c.w; ++x) {
+      const double v = luma(c, x, y);
+      sum += v;
+      sq += v * v;
+    }
+  const double n = double(c.w) * c.h, total = sq - sum * sum / n;
+  if (!(total > 0)) return 0;
+  double least = 1;
+  for (int oy = 0; oy < block; ++oy)
+    for (int ox = 0; ox < block; ++ox) {
+      double within = 0;
+      for (int by = oy - block; by < c.h; by += block)
+        for (int bx = ox - block; bx < c.w; bx += block) {
+          double s = 0, q = 0, k = 0;
+          for (int y = std::max(0, by); y < std::min(c.h, by + block); ++y)
+            for (int x = std::max(0, bx); x < std::min(c.w, bx + block); ++x) {
+              const double v = luma(c, x, y);
+              s += v;
+              q += v * v;
+              ++k;
+            }
+          if (k > 0) within += q - s * s / k;
+        }
+      least = std::min(least, within / total);
+    }
+  return least;
+}
+
+/// The sharp zoom: the same view zoomed `block` times, as enlarged texels and as drawn at screen
+/// resolution: both show the picture, the first is blocky, the second has detail inside the texels.
+int check_zoom(int block, const std::string& texels_png, const std::string& sharp_png) {
+  const Capture t = load(texels_png), s = load(sharp_png);
+  bool ok = true;
+  if (!not_blank(t, "texels") || !not_blank(s, "sharp")) ok = (std::fprintf(stderr, "error: a zoomed picture is blank\n"), false);
+  const double wt = within_block_share(t, block), ws = within_block_share(s, block);
+  std::printf("variance inside %dx%d cells: texels %.3f, sharp %.3f\n", block, block, wt, ws);
+  // Edges carry the variance inside the cells; flat regions carry most of it between them (a
+  // binary drawing enlarged 12x: ~0 against ~0.03 sharp).
+  if (!(wt < 0.005)) ok = (std::fprintf(stderr, "error: the texel view is not blocky (is it already sharp?)\n"), false);
+  if (!(ws > 0.01 && ws > 5 * wt))
+    ok = (std::fprintf(stderr, "error: the sharp zoom shows no detail inside the texels\n"), false);
+  const double diff = mean_diff(t, s);
+  std::printf("mean |sharp - texels| = %.4f\n", diff);
+  if (diff > 0.1) ok = (std::fprintf(stderr, "error: the sharp zoom shows another picture\n"), false);
+  return ok ? 0 : 1;
+}
 } // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 5 && std::string(argv[1]) == "--zoom") {
+    try {
+      return check_zoom(std::stoi(argv[2]), argv[3], argv[4]);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "error: %s\n", e.what());
+      return 1;
+    }
+  }
   if (argc == 3 && std::string(argv[1]) == "--compare") {
     try {
       return check_compare(argv[2]);

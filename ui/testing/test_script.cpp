@@ -124,6 +124,8 @@ bool test_condition(const UiState& ui, const std::string& cond, std::string& err
   if (cond == "comparing") return ui.compare.open;
   if (cond == "not_comparing") return !ui.compare.open;
   if (cond == "compare_differs") return compare_differs(ui);
+  if (cond == "sharp") return ui.zoom.sharp();
+  if (cond == "not_sharp") return !ui.zoom.sharp();
   if (cond.rfind("source_has ", 0) == 0) return st.source_path.find(cond.substr(11)) != std::string::npos;
   if (cond.rfind("message_has ", 0) == 0)
     return std::any_of(ui.message_log.begin(), ui.message_log.end(),
@@ -249,6 +251,24 @@ void run_test_script(TestScript& s, UiState& ui) {
     } else if (cmd == "close_compare") { // close_compare [a|b]: the run that goes on (a by default)
       if (!arg.empty() && arg != "a" && arg != "b") return fail("expected close_compare a|b");
       ui.push(intent::CloseCompare{arg == "b"});
+    } else if (cmd == "sharp_zoom") { // sharp_zoom on|off: the toolbar's checkbox
+      if (arg != "on" && arg != "off") return fail("expected sharp_zoom on|off");
+      ui.zoom.enabled = arg == "on";
+    } else if (cmd == "view") { // view MODE ZOOM CX CY: MODE is side, truth, recon or error
+      std::istringstream in(arg);
+      std::string mode;
+      float zoom = 0, cx = 0, cy = 0;
+      if (!(in >> mode >> zoom >> cx >> cy) || !(zoom > 0)) return fail("expected view side|truth|recon|error ZOOM CX CY");
+      const char* modes[] = {"side", "truth", "recon", "error"};
+      int32_t m = 0;
+      while (m < 4 && mode != modes[m])
+        ++m;
+      if (m == 4) return fail("unknown view mode");
+      ui.view.mode = CanvasMode(m);
+      ui.view.zoom = zoom;
+      ui.view.center_x = cx;
+      ui.view.center_y = cy;
+      ui.view.fit_requested = false;
     } else if (cmd == "open_run_tree") {
       ui.timelapse.tree_open_requested = true;
     } else if (cmd == "frames") {
