@@ -105,5 +105,5 @@ check_run "the report shows the killed part as incomplete, with what it finished
   bash -c "grep -q '| tests | incomplete |.*finished: redraw_cuda_tests' <<<\"\$1\"" _ "$report"
 check_run "  and exits 1 for it" test $rc -eq 1
 check_run "  and takes no folder of the development machine by default" \
-  bash -c "! grep -n '/work/' bench/gpu_report.py scripts/gpu_check.sh"
+  bash -c "! grep -n '/work/' bench/gpu_report.py scripts/gpu_check.sh scripts/gpu_check_parts.sh"
 finish gpu_check_logic
