@@ -56,6 +56,11 @@ std::vector<float> Backend::parameters() {
   return out;
 }
 
+void Backend::parameters_into(std::vector<float>& out) {
+  require_configured("parameters");
+  get_parameters_impl(out);
+}
+
 void Backend::set_optimizer_state(const OptimizerState& s) {
   require_configured("set_optimizer_state");
   const int arrays = optimizer_state_arrays(m_setup.optimizer);

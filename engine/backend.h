@@ -123,6 +123,8 @@ public:
   /// Uploads parameters; also clears the divergence flag (LossSample::nonfinite).
   void set_parameters(std::span<const float> params);
   std::vector<float> parameters();
+  /// The same into `out`, reusing its memory (no fresh pages for a large network each time).
+  void parameters_into(std::vector<float>& out);
   void set_optimizer_state(const OptimizerState& state);
   OptimizerState optimizer_state();
 

@@ -27,6 +27,9 @@
 namespace redraw {
 
 constexpr size_t k_default_snapshot_cap_bytes = size_t(256) << 20; ///< 256 MiB
+/// An exact frame (weights and optimizer state) larger than this makes the frames between
+/// powers of two pictures only (Trainer::big_frames): an eighth of the default cap.
+constexpr size_t k_large_frame_bytes = k_default_snapshot_cap_bytes / 8;
 /// Longest side of a frame's picture (smaller images keep their size).
 constexpr int32_t k_frame_picture_side = 256;
 /// Frames a saved model keeps weights for (fp16; step 0 exact), spread evenly in log step; the

@@ -110,7 +110,8 @@ std::optional<MetricsRow> Trainer::accept_row(const MetricsRow& row, bool metric
   }
   if (taken) {
     taken->metrics = row;
-    attach_picture(*taken);
+    if (!taken->params.empty()) attach_picture(*taken); // a picture-only frame came drawn
+    if (big_frames() && row.step > 0) make_keyframe(*taken);
     m_snapshots.add(std::move(*taken));
   } else if (snap) {
     record_snapshot(row);
@@ -234,12 +235,43 @@ void Trainer::measure_untrained() {
 }
 
 void Trainer::record_snapshot(const std::optional<MetricsRow>& measured) {
+  const MetricsRow row = measured ? *measured : measure_row();
+  if (!frame_keeps_weights(m_step)) {
+    Snapshot s = live_picture_frame();
+    s.metrics = row;
+    m_snapshots.add(std::move(s));
+    return;
+  }
   Snapshot s;
-  s.metrics = measured ? *measured : measure_row();
+  s.metrics = row;
   s.params = m_backend->parameters();
-  keep_resume_state(s);
-  attach_picture(s);
+  if (big_frames() && m_step > 0) {
+    attach_picture(s);
+    make_keyframe(s);
+  } else {
+    keep_resume_state(s);
+    attach_picture(s);
+  }
   m_snapshots.add(std::move(s));
+}
+
+bool Trainer::big_frames() const {
+  const auto arrays = size_t(1 + optimizer_state_arrays(m_config.optimizer));
+  return size_t(m_backend->parameter_count()) * sizeof(float) * arrays > m_large_frame_bytes;
+}
+
+bool Trainer::frame_keeps_weights(int64_t step) const {
+  return step <= 0 || (step & (step - 1)) == 0 || !big_frames();
+}
+
+Snapshot Trainer::live_picture_frame() {
+  m_backend->parameters_into(m_frame_params);
+  Snapshot s;
+  int32_t w = 0, h = 0;
+  frame_picture_size(m_data.image.width, m_data.image.height, w, h);
+  const NetworkView view{&m_config.model, m_frame_params, m_fourier_b};
+  s.picture = to_frame_picture(render_image(*m_backend, view, w, h));
+  return s;
 }
 
 void Trainer::attach_picture(Snapshot& s) {

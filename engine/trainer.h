@@ -135,6 +135,8 @@ public:
   Image render_snapshot(size_t i, int32_t w, int32_t h, const RenderOptions& opts = {});
   /// Memory cap for the frames in bytes (default 256 MiB); lowering it thins at once.
   void set_snapshot_cap_bytes(size_t bytes) { m_snapshots.set_cap_bytes(bytes); }
+  /// The exact frame size above which frames between powers of two are pictures only (tests).
+  void set_large_frame_bytes(size_t bytes) { m_large_frame_bytes = bytes; }
   size_t snapshot_cap_bytes() const { return m_snapshots.cap_bytes(); }
   /// Which steps are kept from the next step on (default: SnapshotPolicy::for_run of the config).
   void set_snapshot_policy(const SnapshotPolicy& policy) {
@@ -227,6 +229,16 @@ private:
   /// keep_resume_state without the optimizer state, which a frame needs when this is true.
   void mark_resumable(Snapshot& s) const;
   bool resume_needs_optimizer() const;
+  /// Whether an exact frame (weights and optimizer state) would take more than 1/8 of the default
+  /// frame cap (k_large_frame_bytes; set_large_frame_bytes in tests): a hash table sized to a photo (7.5 M weights at 24 MP, 90 MB with Adam's state). Then
+  /// a frame keeps weights (fp16, a keyframe) only at steps 0 and powers of two, and the frames
+  /// between are pictures only, drawn from one reused copy of the live weights: frames cost about
+  /// what they cost a small model, and the cap holds the keyframes.
+  bool big_frames() const;
+  /// Whether the frame of `step` keeps weights (see big_frames).
+  bool frame_keeps_weights(int64_t step) const;
+  /// A picture-only frame of the live network (big_frames).
+  Snapshot live_picture_frame();
   /// Why `row` (just measured) shows a diverged run; empty when it does not.
   std::string divergence_reason(const MetricsRow& row) const;
   /// `row` is clearly worse than the untrained network (see k_worse_than_start_db).
@@ -276,6 +288,8 @@ private:
   SnapshotPolicy m_policy;
   bool m_policy_custom = false; ///< set_snapshot_policy was called: set_total_steps keeps it
   SnapshotStore m_snapshots;
+  std::vector<float> m_frame_params; ///< live_picture_frame's reused copy of the weights
+  size_t m_large_frame_bytes = k_large_frame_bytes;
 };
 
 /// How far below the untrained network's PSNR a run may fall before it counts as diverged.

@@ -37,10 +37,14 @@ std::optional<MetricsRow> Trainer::step_lagged() {
     if (snap) {
       // A frame's weights are those of its step: a copy started now, which neither the host nor
       // the next steps wait for; it joins the frame when the row's loss arrives (collect_frame).
-      Snapshot frame;
-      mark_resumable(frame);
-      m_due.copy_ticket = m_backend->begin_parameter_copy(resume_needs_optimizer());
-      m_due.snapshot = std::move(frame);
+      if (!frame_keeps_weights(m_step)) { // a large network's picture-only frame, drawn now
+        m_due.snapshot = live_picture_frame();
+      } else {
+        Snapshot frame;
+        mark_resumable(frame);
+        m_due.copy_ticket = m_backend->begin_parameter_copy(resume_needs_optimizer() && !big_frames());
+        m_due.snapshot = std::move(frame);
+      }
     }
   }
   if (!out && m_awaited.count >= 0) out = finish_awaited(false);

@@ -366,3 +366,50 @@ TEST_CASE("restore refuses snapshots that do not fit the model") {
   CHECK_THROWS_AS(u.restore(c), CheckpointError);
   CHECK(u.parameters() == before); // nothing half-restored
 }
+
+TEST_CASE("a network too large for exact frames keeps fp16 keyframes at powers of two and pictures between") {
+  Trainer t = test::small_trainer(tiny_config(), test::gradient_image(12, 10, 3));
+  const auto params = size_t(t.parameters().size());
+  // Adam: weights and two moments; an exact frame over the bound counts as large.
+  t.set_large_frame_bytes(params * sizeof(float) * 3 - 1);
+  SnapshotPolicy every;
+  every.per_octave = 0;
+  every.every = 1;
+  t.set_snapshot_policy(every);
+  std::map<int64_t, std::vector<uint8_t>> pictures;
+  std::map<int64_t, std::vector<float>> renders;
+  while (t.current_step() < 40) {
+    t.step();
+    pictures[t.current_step()] = to_frame_picture(t.render(12, 10)).pixels;
+    renders[t.current_step()] = t.render(24, 20).pixels;
+  }
+  (void)t.flush_metrics();
+  REQUIRE(t.snapshot_count() == 41); // step 0 and every step after
+  size_t keyframes = 0;
+  for (size_t i = 0; i < t.snapshot_count(); ++i) {
+    const Snapshot& s = t.snapshot(i);
+    const int64_t step = s.metrics.step;
+    CHECK(s.optimizer.first.empty());
+    if (step == 0) {
+      CHECK(s.params.size() == params); // the untrained network stays exact
+    } else if ((step & (step - 1)) == 0) {
+      ++keyframes;
+      CHECK(s.params.empty());
+      CHECK(s.half_params.size() == params);
+      CHECK_FALSE(s.resumable);
+      CHECK(psnr_db(t.render_snapshot(i, 24, 20).pixels, renders.at(step)) > 50);
+    } else {
+      CHECK_FALSE(has_weights(s)); // a picture, drawn from the weights of its own step
+    }
+    if (step > 0) CHECK(s.picture.pixels == pictures.at(step));
+  }
+  CHECK(keyframes == 6); // 1, 2, 4, 8, 16, 32
+  // Below the bound the same run keeps exact, resumable frames.
+  Trainer u = test::small_trainer(tiny_config(), test::gradient_image(12, 10, 3));
+  u.set_snapshot_policy(every);
+  u.run(5);
+  (void)u.flush_metrics();
+  REQUIRE(u.snapshot_count() == 6);
+  CHECK(u.snapshot(3).params.size() == params);
+  CHECK(u.snapshot(3).resumable);
+}
