@@ -15,6 +15,8 @@
 ///   frame's aside (a picture only); (3) interior frames are dropped. The first and the newest
 ///   frames are never dropped, so a store always keeps at least those two (and may exceed a cap
 ///   smaller than two frames).
+/// - A network whose exact frame is over k_large_frame_bytes keeps fp16 weights only at steps 0
+///   and powers of two; its other frames arrive as pictures only (Trainer::big_frames).
 /// - Threading: neither type is locked; the Trainer's thread owns the store.
 #include "engine/checkpoint.h"
 #include "engine/image.h"
