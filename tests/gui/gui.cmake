@@ -27,6 +27,20 @@ if(REDRAW_TEST_LD_PRELOAD)
   set(REDRAW_TEST_LD_PRELOAD_ENV "LD_PRELOAD=${REDRAW_TEST_LD_PRELOAD}")
 endif()
 
+# redraw_gui_script_test(NAME SCRIPT WORK PRESET): `redraw gui` on the bundled drawing under Xvfb,
+# driven by the test script SCRIPT (ui/testing/test_script.h) with PRESET on the CPU, in a fresh
+# folder WORK (its own config and data folders).
+function(redraw_gui_script_test name script work preset)
+  add_test(NAME ${name}
+           COMMAND ${CMAKE_COMMAND} -E env "XDG_CONFIG_HOME=${work}/config" "XDG_DATA_HOME=${work}/data"
+                   "REDRAW_ASSETS=${CMAKE_SOURCE_DIR}/assets" ${REDRAW_TEST_LD_PRELOAD_ENV}
+                   sh -c "rm -rf '${work}' && mkdir -p '${work}' && cd '${work}' && exec \"$0\" \"$@\""
+                   ${REDRAW_XVFB_RUN} -a -s "-screen 0 1600x1000x24"
+                   $<TARGET_FILE:redraw> gui ${CMAKE_SOURCE_DIR}/assets/default.png --preset ${preset}
+                   --backend cpu --test-script ${script})
+  set_tests_properties(${name} PROPERTIES TIMEOUT 400 RESOURCE_LOCK xvfb LABELS gui)
+endfunction()
+
 if(NOT REDRAW_XVFB_RUN)
   # Visible as "Skipped" in ctest's summary, never a silent pass.
   add_test(NAME gui_screenshot COMMAND ${CMAKE_COMMAND} -E echo "SKIP: xvfb-run not found (apt-get install xvfb xauth)")
@@ -78,14 +92,8 @@ set_tests_properties(gui_ui_scale_check PROPERTIES FIXTURES_REQUIRED gui_ui_scal
 # the window draws few frames while training untouched and still answers a key within a second;
 # `--autostart --time-limit` trains, draws under the same pacing and quits with the steps done.
 set(_paced_dir ${_gui_dir}/paced)
-add_test(NAME gui_paced_responsive
-         COMMAND ${CMAKE_COMMAND} -E env "XDG_CONFIG_HOME=${_paced_dir}/config" "XDG_DATA_HOME=${_paced_dir}/data"
-                 "REDRAW_ASSETS=${CMAKE_SOURCE_DIR}/assets" ${REDRAW_TEST_LD_PRELOAD_ENV}
-                 ${REDRAW_XVFB_RUN} -a -s "-screen 0 1600x1000x24"
-                 $<TARGET_FILE:redraw> gui ${CMAKE_SOURCE_DIR}/assets/default.png
-                 --preset ${CMAKE_CURRENT_LIST_DIR}/gui_long.json --backend cpu
-                 --test-script ${CMAKE_CURRENT_LIST_DIR}/gui_scripts/paced_responsive.txt)
-set_tests_properties(gui_paced_responsive PROPERTIES TIMEOUT 300 RESOURCE_LOCK xvfb LABELS gui)
+redraw_gui_script_test(gui_paced_responsive ${CMAKE_CURRENT_LIST_DIR}/gui_scripts/paced_responsive.txt
+                       ${_gui_dir}/paced_script ${CMAKE_CURRENT_LIST_DIR}/gui_long.json)
 add_test(NAME gui_time_limit
          COMMAND ${CMAKE_COMMAND} -E env "XDG_CONFIG_HOME=${_paced_dir}/config" "XDG_DATA_HOME=${_paced_dir}/data"
                  "REDRAW_ASSETS=${CMAKE_SOURCE_DIR}/assets" ${REDRAW_TEST_LD_PRELOAD_ENV}

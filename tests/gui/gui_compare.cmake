@@ -10,20 +10,8 @@ set(_cmp_dir ${CMAKE_BINARY_DIR}/gui_test/compare)
 set(OUT ${_cmp_dir})
 set(WORK ${_cmp_dir}/work)
 configure_file(${CMAKE_CURRENT_LIST_DIR}/gui_scripts/compare_runs.txt ${_cmp_dir}/compare_runs.txt @ONLY)
-set(_cmp_env)
-if(REDRAW_TEST_LD_PRELOAD) # the sanitizer build (see tests/gui/gui.cmake)
-  list(APPEND _cmp_env "LD_PRELOAD=${REDRAW_TEST_LD_PRELOAD}")
-endif()
-add_test(NAME gui_compare_runs
-         COMMAND ${CMAKE_COMMAND} -E env "XDG_CONFIG_HOME=${WORK}/config" "XDG_DATA_HOME=${WORK}/data"
-                 "REDRAW_ASSETS=${CMAKE_SOURCE_DIR}/assets" ${_cmp_env}
-                 sh -c "rm -rf '${WORK}' && mkdir -p '${WORK}' && cd '${WORK}' && exec \"$0\" \"$@\""
-                 ${REDRAW_XVFB_RUN} -a -s "-screen 0 1600x1000x24"
-                 $<TARGET_FILE:redraw> gui ${CMAKE_SOURCE_DIR}/assets/default.png
-                 --preset ${CMAKE_CURRENT_LIST_DIR}/gui_compare.json --backend cpu
-                 --test-script ${_cmp_dir}/compare_runs.txt)
-set_tests_properties(gui_compare_runs PROPERTIES TIMEOUT 400 RESOURCE_LOCK xvfb LABELS gui
-                     FIXTURES_SETUP gui_compare_shots)
+redraw_gui_script_test(gui_compare_runs ${_cmp_dir}/compare_runs.txt ${WORK} ${CMAKE_CURRENT_LIST_DIR}/gui_compare.json)
+set_tests_properties(gui_compare_runs PROPERTIES FIXTURES_SETUP gui_compare_shots)
 add_test(NAME gui_compare_runs_check
          COMMAND redraw_gui_screenshot_check --compare ${_cmp_dir}/compare_side.png)
 set_tests_properties(gui_compare_runs_check PROPERTIES FIXTURES_REQUIRED gui_compare_shots)

@@ -22,21 +22,10 @@ if(X11_FOUND)
 endif()
 set(IMAGE ${CMAKE_SOURCE_DIR}/assets/default.png)
 set(OUT ${_ln_dir})
-set(_ln_env)
-if(REDRAW_TEST_LD_PRELOAD) # the sanitizer build (see tests/gui/gui.cmake)
-  list(APPEND _ln_env "LD_PRELOAD=${REDRAW_TEST_LD_PRELOAD}")
-endif()
 foreach(_script ${_ln_scripts})
   set(WORK ${_ln_dir}/${_script})
   # @CLOSE_REQUEST@ holds a generator expression: file(GENERATE) resolves it.
   configure_file(${CMAKE_CURRENT_LIST_DIR}/gui_scripts/${_script}.txt ${_ln_dir}/${_script}.txt.in @ONLY)
   file(GENERATE OUTPUT ${_ln_dir}/${_script}.txt INPUT ${_ln_dir}/${_script}.txt.in)
-  add_test(NAME gui_${_script}
-           COMMAND ${CMAKE_COMMAND} -E env "XDG_CONFIG_HOME=${WORK}/config" "XDG_DATA_HOME=${WORK}/data"
-                   "REDRAW_ASSETS=${CMAKE_SOURCE_DIR}/assets" ${_ln_env}
-                   sh -c "rm -rf '${WORK}' && mkdir -p '${WORK}' && cd '${WORK}' && exec \"$0\" \"$@\""
-                   ${REDRAW_XVFB_RUN} -a -s "-screen 0 1600x1000x24"
-                   $<TARGET_FILE:redraw> gui ${IMAGE} --preset ${CMAKE_CURRENT_LIST_DIR}/gui_tiny.json
-                   --backend cpu --test-script ${_ln_dir}/${_script}.txt)
-  set_tests_properties(gui_${_script} PROPERTIES TIMEOUT 400 RESOURCE_LOCK xvfb LABELS gui)
+  redraw_gui_script_test(gui_${_script} ${_ln_dir}/${_script}.txt ${WORK} ${CMAKE_CURRENT_LIST_DIR}/gui_tiny.json)
 endforeach()

@@ -9,20 +9,8 @@ set(_zoom_dir ${CMAKE_BINARY_DIR}/gui_test/zoom)
 set(OUT ${_zoom_dir})
 set(WORK ${_zoom_dir}/work)
 configure_file(${CMAKE_CURRENT_LIST_DIR}/gui_scripts/sharp_zoom.txt ${_zoom_dir}/sharp_zoom.txt @ONLY)
-set(_zoom_env)
-if(REDRAW_TEST_LD_PRELOAD) # the sanitizer build (see tests/gui/gui.cmake)
-  list(APPEND _zoom_env "LD_PRELOAD=${REDRAW_TEST_LD_PRELOAD}")
-endif()
-add_test(NAME gui_sharp_zoom
-         COMMAND ${CMAKE_COMMAND} -E env "XDG_CONFIG_HOME=${WORK}/config" "XDG_DATA_HOME=${WORK}/data"
-                 "REDRAW_ASSETS=${CMAKE_SOURCE_DIR}/assets" ${_zoom_env}
-                 sh -c "rm -rf '${WORK}' && mkdir -p '${WORK}' && cd '${WORK}' && exec \"$0\" \"$@\""
-                 ${REDRAW_XVFB_RUN} -a -s "-screen 0 1600x1000x24"
-                 $<TARGET_FILE:redraw> gui ${CMAKE_SOURCE_DIR}/assets/default.png
-                 --preset ${CMAKE_CURRENT_LIST_DIR}/gui_tiny.json --backend cpu
-                 --test-script ${_zoom_dir}/sharp_zoom.txt)
-set_tests_properties(gui_sharp_zoom PROPERTIES TIMEOUT 400 RESOURCE_LOCK xvfb LABELS gui
-                     FIXTURES_SETUP gui_zoom_shots)
+redraw_gui_script_test(gui_sharp_zoom ${_zoom_dir}/sharp_zoom.txt ${WORK} ${CMAKE_CURRENT_LIST_DIR}/gui_tiny.json)
+set_tests_properties(gui_sharp_zoom PROPERTIES FIXTURES_SETUP gui_zoom_shots)
 add_test(NAME gui_sharp_zoom_check
          COMMAND redraw_gui_screenshot_check --zoom 12 ${_zoom_dir}/zoom_texels.png ${_zoom_dir}/zoom_sharp.png)
 set_tests_properties(gui_sharp_zoom_check PROPERTIES FIXTURES_REQUIRED gui_zoom_shots)
