@@ -31,8 +31,23 @@ bool is_image_path(const std::string& file) {
 
 int run_image_info(const std::string& file, bool json) {
   // The whole decode, not just the header: the notes (clamped HDR, bad CRCs, ...) come from it.
-  ImageInfo info;
-  load_image(file, {}, {}, &info);
+  // A picture over the default decode budget is described from its header alone, with a note.
+  ImageInfo info = probe_image_file(file);
+  const uint64_t sample_bytes = uint64_t(std::max(info.bits, 8) / 8);
+  const uint64_t need = uint64_t(info.width) * uint64_t(info.height) * uint64_t(std::max(info.channels, 1)) *
+                        (sample_bytes + sizeof(float));
+  if (need <= k_default_image_memory_bytes) {
+    info = ImageInfo{};
+    load_image(file, {}, {}, &info);
+  } else {
+    char note[200];
+    std::snprintf(note, sizeof note,
+                  "not decoded: its pixels need about %llu MiB, over the default image memory budget of %llu MiB "
+                  "(train's --max-image-memory raises it)",
+                  static_cast<unsigned long long>(need >> 20),
+                  static_cast<unsigned long long>(k_default_image_memory_bytes >> 20));
+    info.notes.emplace_back(note);
+  }
   if (json) {
     const nlohmann::json j = {{"image", file},           {"format", info.format},
                               {"width", info.width},     {"height", info.height},

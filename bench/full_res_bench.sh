@@ -6,35 +6,52 @@
 # time outside training (decode, set-up, metrics outside the clock, saving), peak resident memory,
 # the reported PSNR, and the full run's steps/s as a share of the small run's.
 #   bench/full_res_bench.sh [--preset instant] [--seconds 60] [--side 512] [--size 6000x4000]
-#                           [--sample chelsea] [--keep DIR]
+#                           [--sample chelsea] [--photo FILE] [--backend auto|cpu|cuda] [--steps N] [--keep DIR]
+# --photo trains on FILE as it is (no tiling; --size, when given, is then FILE's size). REDRAW_BUILD_DIR names the
+# folder whose bin/ holds redraw (a GPU pack's, say). The GPU floor (100 MP at 80% of 1 MP):
+# (--steps: the schedule's length, so that a fast device runs to the time limit):
+#   bench/full_res_bench.sh --backend cuda --size 8192x8192 --side 1024 --steps 1000000
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${REDRAW_BUILD_DIR:-$root/build}"
-preset=instant seconds=60 side=512 size=6000x4000 sample=chelsea keep=""
+preset=instant seconds=60 side=512 size=6000x4000 sample=chelsea keep="" photo="" backend=auto size_given=0 steps_arg=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --preset) preset="$2"; shift 2 ;;
     --seconds) seconds="$2"; shift 2 ;;
     --side) side="$2"; shift 2 ;;
-    --size) size="$2"; shift 2 ;;
+    --size) size="$2"; size_given=1; shift 2 ;;
     --sample) sample="$2"; shift 2 ;;
     --keep) keep="$2"; shift 2 ;;
-    *) echo "usage: $0 [--preset P] [--seconds S] [--side N] [--size WxH] [--sample NAME] [--keep DIR]" >&2; exit 2 ;;
+    --photo) photo="$2"; shift 2 ;;
+    --backend) backend="$2"; shift 2 ;;
+    --steps) steps_arg=(--steps "$2"); shift 2 ;;
+    *) echo "usage: $0 [--preset P] [--seconds S] [--side N] [--size WxH] [--sample NAME] [--photo FILE] [--backend B] [--keep DIR]" >&2; exit 2 ;;
   esac
 done
-for t in redraw decode_bench; do
+tools=(redraw)
+[ -n "$photo" ] || tools+=(decode_bench)
+for t in "${tools[@]}"; do
   [ -x "$build/bin/$t" ] || cmake --build "$build" --target "$t" >/dev/null
 done
 export REDRAW_ASSETS="${REDRAW_ASSETS:-$root/assets}"
 work="${keep:-$(mktemp -d)}"
 mkdir -p "$work"
 [ -n "$keep" ] || trap 'rm -rf "$work"' EXIT
+if [ -n "$photo" ] && [ "$size_given" = 0 ]; then
+  size="$("$build/bin/redraw" info "$photo" 2>/dev/null | sed -n 's/^size: *\([0-9]\+\)x\([0-9]\+\).*/\1x\2/p' | head -1 || true)"
+  [ -n "$size" ] || { echo "full_res_bench: cannot read the size of $photo (redraw info)"; exit 1; }
+elif [ -z "$photo" ]; then
+  w="${size%x*}" h="${size#*x}"
+  photo="$work/$sample-${w}x$h.jpg"
+  [ -f "$photo" ] || "$build/bin/decode_bench" make "${REDRAW_SAMPLE_DIR:-$root/tests/data}/$sample.png" "$photo" "$w" "$h"
+fi
 w="${size%x*}" h="${size#*x}"
-photo="$work/$sample-${w}x$h.jpg"
-[ -f "$photo" ] || "$build/bin/decode_bench" make "${REDRAW_SAMPLE_DIR:-$root/tests/data}/$sample.png" "$photo" "$w" "$h"
+# A photo's floats over the default decode budget (1 GiB) get the budget they need, plus a half.
+budget=$(awk -v w="$w" -v h="$h" 'BEGIN { m = w * h * 3 * 4 / 1048576 * 1.5; print (m > 1024 ? int(m) : 1024) }')
 long=$((w > h ? w : h))
 
-echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); $preset on $(basename "$photo"), --time-limit $seconds"
+echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); $preset on $(basename "$photo") (${w}x$h), --backend $backend, --time-limit $seconds"
 echo
 echo "| training size | steps | train s | steps/s | wall s | outside training s | peak RSS MiB | PSNR dB |"
 echo "|---|---|---|---|---|---|---|---|"
@@ -42,13 +59,17 @@ declare -A rate
 for s in "$side" "$long"; do
   out="$work/run-$s"
   rm -rf "$out"
-  /usr/bin/time -f "%e %M" -o "$work/time-$s" "$build/bin/redraw" train "$photo" --preset "$preset" --max-side "$s" \
-    --time-limit "$seconds" --out "$out" --quiet >"$work/log-$s" 2>&1 ||
+  # GNU time gives the peak RSS; where it is missing (a bare GPU machine) bash's clock, RSS 0.
+  if [ -x /usr/bin/time ]; then timer=(/usr/bin/time -f "%e %M" -o "$work/time-$s")
+  else timer=(); t0=$(date +%s.%N); fi
+  "${timer[@]}" "$build/bin/redraw" train "$photo" --preset "$preset" --max-side "$s" --backend "$backend" "${steps_arg[@]}" \
+    --max-image-memory "$budget" --time-limit "$seconds" --out "$out" --quiet >"$work/log-$s" 2>&1 ||
     { echo "train at --max-side $s failed:"; tail -5 "$work/log-$s"; exit 1; }
   # train's summary: "done: N steps, PSNR X dB, Ys -> ..." ("stopped:" at the time limit)
   summary="$(sed -n 's/^\(done\|stopped\): \([0-9]*\) steps, PSNR \([-0-9.inf]*\) dB, \([0-9.]*\)s.*/\2 \3 \4/p' "$work/log-$s" | tail -1)"
   [ -n "$summary" ] || { echo "no summary line from train at --max-side $s:"; tail -5 "$work/log-$s"; exit 1; }
   read -r steps psnr train_s <<<"$summary"
+  if [ ${#timer[@]} -eq 0 ]; then echo "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }') 0" >"$work/time-$s"; fi
   read -r wall kib <"$work/time-$s"
   rate[$s]=$(awk -v n="$steps" -v t="$train_s" 'BEGIN { printf "%.3f", (t > 0 ? n / t : 0) }')
   awk -v s="$s" -v n="$steps" -v t="$train_s" -v r="${rate[$s]}" -v wl="$wall" -v k="$kib" -v p="$psnr" \

@@ -36,6 +36,7 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MAX_GRID_RESOLUTION = 1 << 20  # engine/model_spec.cpp, k_max_grid_resolution
 
 
 def load_preset(name):
@@ -159,12 +160,18 @@ def main():
             return lambda z: torch.sin(omega * z)
         raise ValueError(f"activation {name}")
 
-    def hash_grid(p, g):
-        """The levels, a trainable table (+-1e-4) and the encode function of a HashGrid preset."""
+    def hash_grid(p, g, w, h):
+        """The levels, a trainable table (+-1e-4) and the encode function of a HashGrid preset.
+        "auto" sizes resolve for the w x h image as size_hash_grid_to_image does (engine/model_spec)."""
         L, F, log2 = p["n_levels"], p["n_features_per_level"], p["log2_hashmap_size"]
         base = p["base_resolution"]
-        if p["finest_resolution"] and L > 1:
-            scale = 2.0 ** (math.log2(p["finest_resolution"] / base) / (L - 1))
+        if log2 == "auto":  # the table's entries per level: the pixel count's nearest power of two
+            log2 = min(max(round(math.log2(max(w * h, 1))), 12), 19)
+        finest = p["finest_resolution"]
+        if finest == "auto":  # one cell per pixel along the longer side
+            finest = min(max(max(w, h), base), MAX_GRID_RESOLUTION)
+        if finest and L > 1:
+            scale = 2.0 ** (math.log2(finest / base) / (L - 1))
         else:
             scale = float(p["per_level_scale"])
         T = 1 << log2
@@ -207,7 +214,7 @@ def main():
     def build(p, w, h):
         g = torch.Generator(device="cpu").manual_seed(int(p["seed"]))
         enc = p["encoding"].lower()
-        grid = hash_grid(p, g) if enc == "hashgrid" else None
+        grid = hash_grid(p, g, w, h) if enc == "hashgrid" else None
         in_w = grid[2] if grid else {"identity": 2, "positional": 2 + 4 * p["levels"], "fourier": 2 * p["features"]}[enc]
         widths = [in_w] + list(p["hidden"]) + [p["channels"]]
         params = []

@@ -1,4 +1,5 @@
 #include "cuda/cuda_backend_impl.cuh"
+#include "engine/pixel_sample.h"
 
 #include <chrono>
 
@@ -204,6 +205,26 @@ void CudaBackend::configure_impl(const TrainSetup& setup, const Dataset& data) {
   s->coords.upload(coords.data(), coords.size());
   s->targets = DeviceBuffer<float>(pool, st, size_t(s->n) * s->channels, "dataset targets");
   s->targets.upload(data.targets(), s->targets.size());
+  s->metric_n = s->n;
+  if (s->minibatch) {
+    // The Trainer's metric sample: a recorded step measures these pixels, not all of them.
+    const PixelSample sample =
+        stratified_pixel_sample(data.image.width, data.image.height, k_metric_sample_pixels, 0);
+    if (!sample.whole) {
+      const size_t k = sample.indices.size();
+      std::vector<float> mc(2 * k), mt(k * size_t(s->channels));
+      for (size_t i = 0; i < k; ++i) {
+        const int64_t p = sample.indices[i];
+        data.coordinate(p, mc[2 * i], mc[2 * i + 1]);
+        std::copy_n(data.targets() + p * s->channels, s->channels, mt.begin() + std::ptrdiff_t(i * size_t(s->channels)));
+      }
+      s->metric_n = int64_t(k);
+      s->metric_coords = DeviceBuffer<float>(pool, st, mc.size(), "metric sample coordinates");
+      s->metric_coords.upload(mc.data(), mc.size());
+      s->metric_targets = DeviceBuffer<float>(pool, st, mt.size(), "metric sample targets");
+      s->metric_targets.upload(mt.data(), mt.size());
+    }
+  }
   const std::vector<float> fb = fourier_matrix(setup.model.encoding, setup.seed);
   s->fourier_b = DeviceBuffer<float>(pool, st, std::max<size_t>(fb.size(), 1), "Fourier matrix");
   s->fourier_b.upload(fb.data(), fb.size());
@@ -304,7 +325,7 @@ void CudaBackend::train_step_impl(const StepArgs& args) {
   // A minibatch step sees only its samples: the dataset's error of the starting point is measured
   // by a forward pass enqueued before the step (no wait; it arrives with the loss).
   const bool measure_error = args.record_mse && s.minibatch && args.record_loss;
-  if (measure_error) m->enqueue_dataset_error(m->ctx(), s.loss_sum.data() + 2);
+  if (measure_error) m->enqueue_metric_error(m->ctx(), s.loss_sum.data() + 2);
   set_step_params(m->stream, s.step_params.data(), make_step_params(s.setup.optimizer.adam, args.learning_rate, args.step, args.bias_step()));
   m->launch_step();
   if (!args.record_loss) return;
@@ -353,7 +374,12 @@ std::optional<LossSample> CudaBackend::poll_loss_impl() {
   (void)cudaGetLastError();
   const LossAndFlag v = newest->value.value();
   LossSample sample{newest->step, double(v.sum) / (double(s.batch) * s.channels), nonfinite};
-  if (newest->has_error) sample.mse = double(v.error) / (double(s.n) * s.channels);
+  if (newest->has_error) {
+    // A minibatch step measured the metric sample; a full-batch step's own pass, every pixel.
+    const bool sampled = s.minibatch && s.metric_n < s.n;
+    sample.mse = double(v.error) / (double(sampled ? s.metric_n : s.n) * s.channels);
+    sample.mse_sampled = sampled;
+  }
   return sample;
 }
 

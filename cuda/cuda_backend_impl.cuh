@@ -118,6 +118,10 @@ struct BoundState {
   int64_t table_floats = 0;
   DeviceBuffer<float> batch_coords; ///< HashGrid minibatch: the chunk's coordinates (backward needs them)
   DeviceBuffer<float> enc_grad;     ///< HashGrid: dLoss/dEncoding of a chunk
+  /// A minibatch run's metric sample (engine/pixel_sample.h), when the image has more pixels:
+  /// its coordinates and targets. metric_n == n: the whole dataset is measured.
+  int64_t metric_n = 0;
+  DeviceBuffer<float> metric_coords, metric_targets;
 };
 
 } // namespace cuda
@@ -240,6 +244,30 @@ struct CudaBackend::Impl {
     if (s.enc.kind == EncodingKind::Identity) return s.coords.data() + r0 * 2;
     cuda::encode(c.stream, s.enc, s.fourier_b.data(), s.coords.data() + r0 * 2, rows, s.ws.input());
     return s.ws.input();
+  }
+
+  /// Enqueues the clamped squared error of the current parameters over the metric sample (the
+  /// whole dataset when it is not smaller) into *out (device memory); no wait.
+  void enqueue_metric_error(const CudaContext& c, float* out) {
+    BoundState& s = *bound;
+    if (s.metric_n == s.n) return enqueue_dataset_error(c, out);
+    int64_t offset = 0;
+    for (int64_t r0 = 0; r0 < s.metric_n; r0 += s.chunk_rows) {
+      const int64_t rows = std::min(s.chunk_rows, s.metric_n - r0);
+      const float* xy = s.metric_coords.data() + r0 * 2;
+      const float* input = xy;
+      if (s.grid) {
+        input = encode_grid_input(c, s.ws, *s.grid, s.params.data(), xy, rows);
+      } else if (s.enc.kind != EncodingKind::Identity) {
+        cuda::encode(c.stream, s.enc, s.fourier_b.data(), xy, rows, s.ws.input());
+        input = s.ws.input();
+      }
+      mlp_forward(c, s.ws, s.params.data(), input, rows);
+      clamped_squared_error(c.stream, s.ws.output(), s.metric_targets.data() + r0 * s.channels, rows * s.channels,
+                            s.mse_partial.data() + offset);
+      offset += loss_partial_count(rows * s.channels);
+    }
+    reduce_sum(c.stream, s.mse_partial.data(), offset, out);
   }
 
   /// Enqueues the clamped squared error of the current parameters over the whole dataset into

@@ -27,8 +27,10 @@
 
 namespace redraw {
 
-/// StepMetrics: a recorded step also measures the clamped MSE over the whole dataset of the
-/// parameters it started from (StepArgs::record_mse, LossSample::mse), with no wait.
+/// StepMetrics: a recorded step also measures the clamped MSE of the parameters it started from
+/// (StepArgs::record_mse, LossSample::mse), with no wait: over the whole dataset, or over its fixed
+/// metric sample when the image has more pixels than that (a minibatch step's cost then never
+/// grows with the image).
 /// StepProfile: take_step_profile() splits the step time into phases (StepProfile below).
 enum class BackendFeature : int32_t {
   Training = 0,
@@ -83,9 +85,12 @@ struct LossSample {
   /// step sets this flag on the device when its loss is not finite; it travels with the loss, so
   /// checking it costs no extra wait.
   bool nonfinite = false;
-  /// Clamped MSE over the whole dataset of the parameters step `step` started from (what
-  /// dataset_mse() returned after step - 1), when the backend measured it; NaN otherwise.
+  /// Clamped MSE of the parameters step `step` started from, when the backend measured it; NaN
+  /// otherwise. Over the whole dataset (what dataset_mse() returned after step - 1), or, when
+  /// mse_sampled, over the dataset's fixed metric sample (engine/pixel_sample.h: the pixels
+  /// stratified_pixel_sample(width, height, k_metric_sample_pixels, 0) picks, as the Trainer's rows).
   double mse = std::numeric_limits<double>::quiet_NaN();
+  bool mse_sampled = false;
 };
 
 /// Optimizer state in the flat parameter layout: Adam's m and v, or SGD's velocity in `first`.
@@ -115,6 +120,8 @@ public:
   /// `data` must outlive the binding: the CPU backend reads its pixels in place (no copy of a
   /// large image) and makes each pixel's coordinate when it needs it.
   void configure(const TrainSetup& setup, const Dataset& data);
+  /// A temporary dataset would be gone before the first step reads it: refused at compile time.
+  void configure(const TrainSetup& setup, Dataset&& data) = delete;
   bool configured() const { return m_configured; }
   const TrainSetup& setup() const { return m_setup; }
   int64_t parameter_count() const { return m_parameter_count; }

@@ -70,11 +70,14 @@ std::optional<MetricsRow> Trainer::finish_awaited(bool wait) {
   row.step = pending.count;
   row.loss = sample->loss;
   double mse = sample->mse;
+  row.psnr_exact = !sample->mse_sampled; // every pixel, or the run's metric sample
   // A backend that could not measure this step (it never should) still gets an honest row: the
   // current network's error, a step later than the row's count.
-  if (std::isnan(mse) && std::isfinite(sample->loss) && !sample->nonfinite) mse = m_backend->dataset_mse();
+  if (std::isnan(mse) && std::isfinite(sample->loss) && !sample->nonfinite) {
+    mse = m_backend->dataset_mse();
+    row.psnr_exact = true;
+  }
   row.psnr_db = psnr_from_mse(mse);
-  row.psnr_exact = true; // the backend measured every pixel
   row.lr = pending.lr;
   row.seconds = pending.seconds;
   return accept_row(row, pending.metrics, false, std::move(pending.snapshot));

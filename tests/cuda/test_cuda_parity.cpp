@@ -24,6 +24,7 @@
 #include "cuda/cuda_backend.h"
 #include "engine/cpu_backend.h"
 #include "engine/errors.h"
+#include "engine/pixel_sample.h"
 #include "engine/renderer.h"
 #include "engine/rng_math.h"
 #include "engine/trainer.h"
@@ -361,8 +362,9 @@ TEST_CASE("cuda parity: bound state round trips, poll_loss and dataset_mse") {
   TrainSetup setup{c.model, c.loss, c.optimizer, 0, c.training.seed};
   auto gpu = fp32_backend();
   CpuBackend cpu;
-  gpu->configure(setup, Dataset{img});
-  cpu.configure(setup, Dataset{img});
+  const Dataset data{img}; // the CPU backend reads its pixels in place: it must outlive the binding
+  gpu->configure(setup, data);
+  cpu.configure(setup, data);
   const auto params = initial_parameters(c.model, 9);
   gpu->set_parameters(params);
   cpu.set_parameters(params);
@@ -405,8 +407,9 @@ TEST_CASE("cuda parity: a recorded step brings the dataset's error of its starti
     TrainSetup setup{c.model, c.loss, c.optimizer, batch, c.training.seed};
     auto gpu = fp32_backend();
     CpuBackend cpu;
-    gpu->configure(setup, Dataset{img});
-    cpu.configure(setup, Dataset{img});
+    const Dataset data{img}; // the CPU backend reads its pixels in place: it must outlive the binding
+    gpu->configure(setup, data);
+    cpu.configure(setup, data);
     REQUIRE(gpu->supports(BackendFeature::StepMetrics));
     const auto params = initial_parameters(c.model, 5);
     gpu->set_parameters(params);
@@ -432,6 +435,54 @@ TEST_CASE("cuda parity: a recorded step brings the dataset's error of its starti
   }
 }
 
+TEST_CASE("cuda parity: a minibatch step on an image over the metric sample measures those pixels, not all") {
+  REDRAW_REQUIRE_CUDA_DEVICE();
+  // 300 x 260 = 78,000 pixels: more than k_metric_sample_pixels, so a recorded step measures the
+  // Trainer's fixed sample. Reference: the CPU's forward pass over the same pixels, in float64.
+  for (const EncodingKind enc : {EncodingKind::Identity, EncodingKind::Positional}) {
+    CAPTURE(int(enc));
+    RunConfig c = redraw::test::small_config(OptimizerKind::Adam, 4096);
+    c.model.output_channels = 3;
+    c.model.encoding = encoding_of(enc);
+    const Image img = redraw::test::gradient_image(300, 260, 3);
+    const Dataset data{img};
+    TrainSetup setup{c.model, c.loss, c.optimizer, 4096, c.training.seed};
+    auto gpu = fp32_backend();
+    gpu->configure(setup, data);
+    const auto params = initial_parameters(c.model, 11);
+    gpu->set_parameters(params);
+    const PixelSample sample = stratified_pixel_sample(img.width, img.height, k_metric_sample_pixels, 0);
+    REQUIRE_FALSE(sample.whole);
+    const size_t k = sample.indices.size();
+    std::vector<float> xy(2 * k), pred(3 * k);
+    for (size_t i = 0; i < k; ++i) data.coordinate(sample.indices[i], xy[2 * i], xy[2 * i + 1]);
+    CpuBackend cpu;
+    cpu.predict(c.model, params, fourier_matrix(c.model.encoding, c.training.seed), xy.data(), int64_t(k), pred.data());
+    double se = 0;
+    for (size_t i = 0; i < k; ++i)
+      for (int ch = 0; ch < 3; ++ch) {
+        const double d = std::clamp(double(pred[3 * i + size_t(ch)]), 0.0, 1.0) -
+                         double(img.pixels[size_t(sample.indices[i]) * 3 + size_t(ch)]);
+        se += d * d;
+      }
+    const double expected = se / double(3 * k);
+    StepArgs args;
+    args.step = 0;
+    args.learning_rate = 1e-2f;
+    args.record_loss = args.record_mse = true;
+    gpu->train_step(args);
+    gpu->synchronize();
+    const auto got = gpu->poll_loss();
+    REQUIRE(got.has_value());
+    CHECK(got->mse_sampled);
+    CHECK(std::abs(got->mse - expected) <= 1e-4 * expected);
+    // dataset_mse() still reads every pixel, and differs from the sample's estimate.
+    const double exact = gpu->dataset_mse();
+    CHECK(exact > 0);
+    CHECK(exact != got->mse);
+  }
+}
+
 TEST_CASE("cuda parity: rendering (float tiles and the RGBA8 device image)") {
   REDRAW_REQUIRE_CUDA_DEVICE();
   for (int32_t channels : {1, 3}) {
@@ -441,7 +492,8 @@ TEST_CASE("cuda parity: rendering (float tiles and the RGBA8 device image)") {
     const Image img = redraw::test::gradient_image(20, 10, channels);
     TrainSetup setup{c.model, c.loss, c.optimizer, 0, c.training.seed};
     auto gpu = fp32_backend();
-    gpu->configure(setup, Dataset{img});
+    const Dataset data{img}; // the CPU backend reads its pixels in place: it must outlive the binding
+    gpu->configure(setup, data);
     const auto params = initial_parameters(c.model, 77);
     gpu->set_parameters(params);
     const auto fb = fourier_matrix(c.model.encoding, c.training.seed);
@@ -478,7 +530,8 @@ TEST_CASE("cuda: errors are BackendErrors, never crashes") {
   // Configured, then asked for sizes outside [1, k_max_render_side]: ConfigError, nothing written.
   RunConfig c = redraw::test::small_config(OptimizerKind::Adam, 0);
   const Image img = redraw::test::gradient_image(8, 8, c.model.output_channels);
-  gpu->configure(TrainSetup{c.model, c.loss, c.optimizer, 0, c.training.seed}, Dataset{img});
+  const Dataset data{img}; // the CPU backend reads its pixels in place: it must outlive the binding
+  gpu->configure(TrainSetup{c.model, c.loss, c.optimizer, 0, c.training.seed}, data);
   gpu->set_parameters(initial_parameters(c.model, 5));
   CHECK_THROWS_AS(gpu->render_rgba8(0, 4), ConfigError);
   CHECK_THROWS_AS(gpu->render_rgba8(4, -1), ConfigError);

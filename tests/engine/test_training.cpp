@@ -91,6 +91,7 @@ TEST_CASE("a dataset whose channels do not match the model is refused") {
   TrainSetup setup;
   setup.model = cfg.model;
   setup.model.output_channels = 3;
-  CHECK_THROWS_AS(cpu.configure(setup, Dataset{test::gradient_image(4, 4, 1)}), ConfigError);
+  const Dataset gray{test::gradient_image(4, 4, 1)};
+  CHECK_THROWS_AS(cpu.configure(setup, gray), ConfigError);
   CHECK_THROWS_AS(cpu.train_step(StepArgs{}), BackendError);
 }
