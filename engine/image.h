@@ -31,7 +31,7 @@ namespace redraw {
 constexpr int32_t k_max_image_side = 65536;              ///< refused above this, before decoding
 constexpr int64_t k_max_image_pixels = int64_t(1) << 28; ///< 268 Mpixel
 constexpr int32_t k_max_train_side = 16384;              ///< training size limit per side
-constexpr int64_t k_max_train_pixels = int64_t(1) << 26; ///< 67 Mpixel training images
+constexpr int64_t k_max_train_pixels = int64_t(1) << 27; ///< 134 Mpixel training images (a 100 MP photo at full size)
 
 /// Default memory budget for decoding one image: 1 GiB (a 8192 x 8192 RGB photo fits; a 16384 x
 /// 16384 RGBA one does not). The CLI's --max-image-memory raises it.
