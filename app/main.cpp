@@ -22,6 +22,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -47,6 +48,20 @@ int open_gui(const GuiOptions* opts_in) {
   print_error("this build of redraw has no desktop app (configured with -DREDRAW_GUI=OFF); use `redraw train IMAGE`");
   return k_exit_failure;
 #endif
+}
+
+/// A number above (or, with zero_ok, at least) zero. CLI11's PositiveNumber answers 0 with "Value
+/// 0 not in range 0.000000 to 1.79769e+308"; this says what the option needs.
+CLI::Validator number_above_zero(bool zero_ok) {
+  return CLI::Validator(
+      [zero_ok](std::string& text) -> std::string {
+        double v = 0;
+        const bool number = CLI::detail::lexical_cast(text, v) && std::isfinite(v);
+        if (number && (v > 0 || (zero_ok && v == 0))) return {};
+        return std::string(zero_ok ? "must be zero or a positive number" : "must be a positive number") + ", not '" +
+               text + "'";
+      },
+      zero_ok ? "NUMBER >= 0" : "NUMBER > 0");
 }
 
 } // namespace
@@ -79,11 +94,11 @@ int main(int argc, char** argv) {
   gui_cmd
       ->add_option("--time-limit", gui.testing.time_limit,
                    "After this many seconds of training: print the steps done and quit (benchmarks)")
-      ->check(CLI::PositiveNumber);
+      ->check(number_above_zero(false));
   gui_cmd->add_flag("--about", gui.show_about, "Open the About box (version and licences) at start");
   gui_cmd->add_option("--screenshot", gui.testing.screenshot, "Write the window as PNG, then exit");
   gui_cmd->add_option("--screenshot-after-steps", gui.testing.screenshot_after_steps, "Steps to train before the screenshot")
-      ->check(CLI::NonNegativeNumber);
+      ->check(number_above_zero(true));
   gui_cmd->add_option("--ui-scale", gui.ui_scale, "UI scale for this session, times the monitor's (0.5 to 4)")
       ->check(CLI::Range(0.5f, 4.0f));
   gui_cmd->add_flag("--perf", gui.show_perf, "Open the performance panel at start");
@@ -128,7 +143,7 @@ int main(int argc, char** argv) {
   train_cmd
       ->add_option("--snapshot-cap-mb", train.snapshot_cap_mb,
                    "Memory cap of the timelapse snapshots in MiB (default 256)")
-      ->check(CLI::PositiveNumber);
+      ->check(number_above_zero(false));
   train_cmd->add_option("--max-image-memory", train.max_image_memory_mb,
                         "Memory budget in MiB for decoding the image (default 1024)");
 

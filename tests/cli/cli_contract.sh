@@ -26,6 +26,9 @@ expect 2 "error: 'frob' is neither a command (gui, train, render, timelapse, inf
 expect 2 "--seed" -- "$redraw" train "$samples/horse.png" --config "$cfg" --seed -1 --out "$work/x"
 expect 2 "--seed" -- "$redraw" train "$samples/horse.png" --config "$cfg" --seed 18446744073709551616 --out "$work/x"
 expect 2 "--seed" -- "$redraw" train "$samples/horse.png" --config "$cfg" --seed 1e6 --out "$work/x"
+# number options say what they need (not CLI11's "Value 0 not in range 0.000000 to 1.79769e+308")
+expect 2 "--snapshot-cap-mb: must be a positive number, not '0'" -- "$redraw" train "$samples/horse.png" --config "$cfg" --snapshot-cap-mb 0 --out "$work/x"
+expect 2 "--time-limit: must be a positive number, not 'soon'" -- "$redraw" gui --time-limit soon
 # --size limits are usage errors found before any file is read (the inputs here do not exist)
 expect 2 "--size" -- "$redraw" train "$work/missing.png" --config "$cfg" --size 99999x99999 --out "$work/x"
 expect 2 "--size" -- "$redraw" train "$work/missing.png" --config "$cfg" --size 16385x16 --out "$work/x"
