@@ -12,6 +12,7 @@
 #include <Iex.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cmath>
 #include <cstring>
 #include <exception>
@@ -184,7 +185,12 @@ Image decode_exr(const uint8_t* data, size_t size, const std::string& name, cons
     // OpenEXR's own RGBA (4 halves per pixel), then our floats.
     check_decode_size(name, uint64_t(std::max<int64_t>(w, 0)), uint64_t(std::max<int64_t>(h, 0)), 4, 2, limits);
     Imf::Array2D<Imf::Rgba> px(h, w);
-    file.setFrameBuffer(&px[0][0] - dw.min.x - dw.min.y * w, 1, size_t(w));
+    // OpenEXR addresses pixel (x, y) as base + x + y * w, so base lies before the array when the
+    // data window does not start at the origin (far before it for a crafted window). Computed in
+    // integers: a pointer that far out of its array is undefined behaviour in C++.
+    const uintptr_t origin = reinterpret_cast<uintptr_t>(&px[0][0]);
+    const uintptr_t offset = (uintptr_t(int64_t(dw.min.x)) + uintptr_t(int64_t(dw.min.y)) * uintptr_t(w)) * sizeof(Imf::Rgba);
+    file.setFrameBuffer(reinterpret_cast<Imf::Rgba*>(origin - offset), 1, size_t(w));
     file.readPixels(dw.min.y, dw.max.y);
     const int c = info.channels;
     img.width = int32_t(w);
