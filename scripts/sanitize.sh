@@ -5,7 +5,7 @@
 #  2. runs every ctest test there. Any sanitizer report fails its test. The GUI tests run with
 #     tests/gui/lsan_gui.supp, which suppresses the leaks of the GL driver (Mesa) only, and with
 #     tests/gui/dlclose_noop.c preloaded so the driver is still loaded (and nameable) when LSan reports;
-#  3. runs each libFuzzer target in tests/fuzz for REDRAW_FUZZ_SECONDS (default 45) from its seed
+#  3. runs each libFuzzer target in tests/fuzz for REDRAW_FUZZ_SECONDS (default 35) from its seed
 #     corpus in tests/fuzz/corpus, one target per core at a time; a crash, leak, timeout or
 #     sanitizer report fails the stage and leaves the input in build-asan/fuzz-artifacts/.
 # Usage: scripts/sanitize.sh [ctest args...]
@@ -34,11 +34,11 @@ echo "sanitize: ctest under ASan + UBSan"
 # report the GL driver's leaks without the suppression set-up of the build tree's GUI tests.
 # The kernel-family reruns (label kernels) belong to the first stage.
 # Left to the first stage as well: shell-only tests (label scripts: nothing instrumented runs) and
-# the long PSNR floor (the same training code runs here in the shorter training tests).
+# the long fits (the PSNR floor, the per-format fit: the same code runs here in shorter tests).
 (cd build-asan && ctest --output-on-failure -j"$(nproc)" -LE "packaging|kernels|scripts" \
-  -E "^end to end: a SIREN learns the cameraman" "$@")
+  -E "^end to end: a SIREN learns the cameraman|^formats: a short SIREN fit" "$@")
 
-seconds="${REDRAW_FUZZ_SECONDS:-45}"
+seconds="${REDRAW_FUZZ_SECONDS:-35}"
 mkdir -p build-asan/fuzz-artifacts
 # Each target is one single-threaded process, so they run side by side, one per core: every
 # target still gets its full time (libFuzzer's -max_total_time is wall time) in less total time.
