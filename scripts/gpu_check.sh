@@ -69,7 +69,7 @@ pack_from_build() {
   rm -rf "$out"
   mkdir -p "$out"
   out="$(cd "$out" && pwd)" # absolute: the tar below runs inside the staging folder
-  (cd "$dir" && find . -type f | sort >"$out/MANIFEST" && XZ_OPT="-6 -T2" tar -cJf "$out/pack.tar.xz" .) || missing=1
+  (cd "$dir" && find . -type f | sort >"$out/MANIFEST" && XZ_OPT="-3 -T2" tar -cJf "$out/pack.tar.xz" .) || missing=1
   cp "$dir/REVISION" "$out/"
   rm -rf "$dir"
   return $missing

@@ -21,6 +21,7 @@ target_link_libraries(redraw_glad PUBLIC ${CMAKE_DL_LIBS})
 file(GLOB REDRAW_UI_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/ui/*.cpp ${CMAKE_SOURCE_DIR}/ui/testing/*.cpp)
 add_library(redraw_ui STATIC ${REDRAW_UI_SOURCES})
 target_compile_options(redraw_ui PRIVATE ${REDRAW_WARNINGS})
+redraw_precompile(redraw_ui <imgui.h>)
 # Debian ships imgui's backends under <imgui>/backends; pkg-config names only the top folder.
 foreach(_dir ${IMGUI_INCLUDE_DIRS})
   if(EXISTS ${_dir}/backends/imgui_impl_glfw.h)
