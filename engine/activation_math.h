@@ -7,6 +7,7 @@
 namespace redraw {
 
 enum class Activation : int32_t { Identity = 0, Relu, LeakyRelu, Tanh, Sigmoid, Softplus, Sine };
+constexpr int32_t k_activation_count = int32_t(Activation::Sine) + 1;
 
 constexpr float k_leaky_relu_slope = 0.01f;
 constexpr float k_softplus_linear_above = 20.0f; ///< softplus(z) == z to float precision beyond this

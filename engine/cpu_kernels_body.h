@@ -26,6 +26,7 @@ float log1pf(float) noexcept;
 #include "engine/cpu_kernels.h"
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 namespace redraw {
@@ -33,67 +34,47 @@ namespace redraw {
 namespace {
 
 /// The activation a compile-time constant, so the inner loop is branch-free and vectorisable.
-template <Activation A>
-REDRAW_KERNEL_TARGET void bias_activate_t(float* z, float* y, const float* b, int64_t r0, int64_t r1, int32_t out,
-                                          float omega) {
-  for (int64_t r = r0; r < r1; ++r) {
-    float* zr = z + r * out;
-    float* yr = y + r * out;
+template <Activation A> struct BiasActivate {
+  static REDRAW_KERNEL_TARGET void run(float* z, float* y, const float* b, int64_t r0, int64_t r1, int32_t out,
+                                       float omega) {
+    for (int64_t r = r0; r < r1; ++r) {
+      float* zr = z + r * out;
+      float* yr = y + r * out;
 #pragma omp simd
-    for (int32_t j = 0; j < out; ++j) {
-      const float v = zr[j] + b[j];
-      zr[j] = v;
-      yr[j] = activate<float>(A, v, omega);
+      for (int32_t j = 0; j < out; ++j) {
+        const float v = zr[j] + b[j];
+        zr[j] = v;
+        yr[j] = activate<float>(A, v, omega);
+      }
     }
   }
-}
+};
 
-template <Activation A>
-REDRAW_KERNEL_TARGET void activation_backward_t(float* g, const float* z, const float* y, int64_t e0, int64_t e1,
-                                                float omega) {
+template <Activation A> struct ActivationBackward {
+  static REDRAW_KERNEL_TARGET void run(float* g, const float* z, const float* y, int64_t e0, int64_t e1, float omega) {
 #pragma omp simd
-  for (int64_t e = e0; e < e1; ++e)
-    g[e] *= activate_derivative<float>(A, z[e], y[e], omega);
+    for (int64_t e = e0; e < e1; ++e)
+      g[e] *= activate_derivative<float>(A, z[e], y[e], omega);
+  }
+};
+
+/// K<a>::run(args...): one instantiation per activation, picked from a table by the enum's value.
+template <template <Activation> class K, size_t... I, class... Args>
+REDRAW_KERNEL_TARGET void run_for_activation(std::index_sequence<I...>, Activation a, Args... args) {
+  using Fn = void (*)(Args...);
+  static constexpr Fn table[] = {&K<Activation(I)>::run...};
+  table[int32_t(a)](args...);
 }
+constexpr auto k_each_activation = std::make_index_sequence<k_activation_count>{};
 
 REDRAW_KERNEL_TARGET void bias_activate(Activation a, float* z, float* y, const float* b, int64_t r0, int64_t r1,
                                         int32_t out, float omega) {
-  switch (a) {
-  case Activation::Identity:
-    return bias_activate_t<Activation::Identity>(z, y, b, r0, r1, out, omega);
-  case Activation::Relu:
-    return bias_activate_t<Activation::Relu>(z, y, b, r0, r1, out, omega);
-  case Activation::LeakyRelu:
-    return bias_activate_t<Activation::LeakyRelu>(z, y, b, r0, r1, out, omega);
-  case Activation::Tanh:
-    return bias_activate_t<Activation::Tanh>(z, y, b, r0, r1, out, omega);
-  case Activation::Sigmoid:
-    return bias_activate_t<Activation::Sigmoid>(z, y, b, r0, r1, out, omega);
-  case Activation::Softplus:
-    return bias_activate_t<Activation::Softplus>(z, y, b, r0, r1, out, omega);
-  case Activation::Sine:
-    return bias_activate_t<Activation::Sine>(z, y, b, r0, r1, out, omega);
-  }
+  run_for_activation<BiasActivate>(k_each_activation, a, z, y, b, r0, r1, out, omega);
 }
 
 REDRAW_KERNEL_TARGET void activation_backward(Activation a, float* g, const float* z, const float* y, int64_t e0,
                                               int64_t e1, float omega) {
-  switch (a) {
-  case Activation::Identity:
-    return activation_backward_t<Activation::Identity>(g, z, y, e0, e1, omega);
-  case Activation::Relu:
-    return activation_backward_t<Activation::Relu>(g, z, y, e0, e1, omega);
-  case Activation::LeakyRelu:
-    return activation_backward_t<Activation::LeakyRelu>(g, z, y, e0, e1, omega);
-  case Activation::Tanh:
-    return activation_backward_t<Activation::Tanh>(g, z, y, e0, e1, omega);
-  case Activation::Sigmoid:
-    return activation_backward_t<Activation::Sigmoid>(g, z, y, e0, e1, omega);
-  case Activation::Softplus:
-    return activation_backward_t<Activation::Softplus>(g, z, y, e0, e1, omega);
-  case Activation::Sine:
-    return activation_backward_t<Activation::Sine>(g, z, y, e0, e1, omega);
-  }
+  run_for_activation<ActivationBackward>(k_each_activation, a, g, z, y, e0, e1, omega);
 }
 
 /// encoding_value's Fourier case, a row at a time: the phase in the same order of operations.
@@ -154,8 +135,8 @@ REDRAW_KERNEL_TARGET void thin_forward(const float* x, const float* w, float* z,
   }
 }
 
-REDRAW_KERNEL_TARGET void thin_input_grad(const float* g, const float* w, float* dx, int64_t r0, int64_t r1,
-                                          int32_t in, int32_t out) {
+REDRAW_KERNEL_TARGET void thin_input_grad(const float* g, const float* w, float* dx, int64_t r0, int64_t r1, int32_t in,
+                                          int32_t out) {
   if (out <= k_thin_width) { // dx row = a few rows of W, weighted
     for (int64_t r = r0; r < r1; ++r) {
       const float* gr = g + r * out;
