@@ -25,10 +25,10 @@ struct CpuBackend::State {
   std::vector<DenseLayer> layers;
   int32_t encoding_width = 0;
   int64_t n = 0;
-  const float* targets = nullptr;         ///< the dataset's pixels, read in place (Backend::configure)
-  int32_t width = 0, height = 0;          ///< the dataset's grid: sample i is pixel (i % width, i / width)
-  std::vector<float> chunk_coords;        ///< one chunk's coordinates, made when needed
-  std::vector<float> encoded;             ///< whole dataset encoded (full batch, when it fits)
+  const float* targets = nullptr;  ///< the dataset's pixels, read in place (Backend::configure)
+  int32_t width = 0, height = 0;   ///< the dataset's grid: sample i is pixel (i % width, i / width)
+  std::vector<float> chunk_coords; ///< one chunk's coordinates, made when needed
+  std::vector<float> encoded;      ///< whole dataset encoded (full batch, when it fits)
   std::vector<float> fourier_b;
   std::vector<float> params, grads, first, second;
   std::vector<float> batch_coords, batch_targets; ///< minibatch gather buffers
@@ -51,7 +51,8 @@ struct CpuBackend::State {
   /// The coordinates of samples [r0, r0 + rows) into chunk_coords.
   const float* chunk(int64_t r0, int64_t rows) {
 #pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < rows; ++i) coordinate(r0 + i, chunk_coords[size_t(2 * i)], chunk_coords[size_t(2 * i + 1)]);
+    for (int64_t i = 0; i < rows; ++i)
+      coordinate(r0 + i, chunk_coords[size_t(2 * i)], chunk_coords[size_t(2 * i + 1)]);
     return chunk_coords.data();
   }
   int64_t batch() const { return setup.batch_size > 0 ? setup.batch_size : n; }
@@ -173,7 +174,8 @@ void CpuBackend::train_step_impl(const StepArgs& args) {
     for (int64_t i = 0; i < total; ++i) {
       const uint32_t k = minibatch_index(seed, args.step, i, n);
       s.coordinate(k, s.batch_coords[size_t(2 * i)], s.batch_coords[size_t(2 * i + 1)]);
-      for (int32_t c = 0; c < C; ++c) s.batch_targets[size_t(i * C + c)] = s.targets[size_t(k) * C + c];
+      for (int32_t c = 0; c < C; ++c)
+        s.batch_targets[size_t(i * C + c)] = s.targets[size_t(k) * C + c];
     }
     coords = s.batch_coords.data();
     targets = s.batch_targets.data();
@@ -264,25 +266,49 @@ double CpuBackend::dataset_mse_impl() {
       }
       s.ws.partial[size_t(blk)] = acc;
     }
-    for (double p : s.ws.partial) sum += p;
+    for (double p : s.ws.partial)
+      sum += p;
   }
   return sum / (double(s.n) * C);
 }
 
-void CpuBackend::predict_impl(const ModelSpec& model, std::span<const float> params, std::span<const float> fourier_b,
-                              const float* coords, int64_t n, float* out) {
-  omp_set_num_threads(team_size());
-  const auto layers = dense_layers(model);
-  const auto grid = grid_of(model);
-  const NetView net{&model, &layers, params.data(), fourier_b.data(), grid ? &*grid : nullptr};
+namespace {
+
+/// What the stateless ops share: a view of the network with the given parameters and a workspace
+/// of at most `chunk` rows, which runs the coordinates forward a chunk at a time.
+struct ChunkedPass {
+  std::vector<DenseLayer> layers;
+  std::optional<HashGridParams> grid;
+  NetView net;
   CpuWorkspace ws;
-  ws.reserve(layers, model.encoding.width(), std::min(n, k_chunk_rows));
-  const int32_t C = layers.back().out;
-  for (int64_t r0 = 0; r0 < n; r0 += ws.rows) {
+  int32_t channels;
+
+  ChunkedPass(const ModelSpec& model, std::span<const float> params, std::span<const float> fourier_b, int64_t n,
+              int64_t chunk)
+      : layers(dense_layers(model)),
+        grid(grid_of(model)), net{&model, &layers, params.data(), fourier_b.data(), grid ? &*grid : nullptr},
+        channels(layers.back().out) {
+    ws.reserve(layers, model.encoding.width(), std::min(n, chunk));
+  }
+  /// Encodes and runs forward rows [r0, r0 + rows) of the n coordinates; returns rows.
+  int64_t forward(const float* coords, int64_t r0, int64_t n) {
     const int64_t rows = std::min(ws.rows, n - r0);
     encode_input(net, coords + 2 * r0, rows, ws.input.data());
     forward_rows(net, ws, ws.input.data(), rows);
-    std::memcpy(out + r0 * C, ws.y.back().data(), size_t(rows * C) * sizeof(float));
+    return rows;
+  }
+};
+
+} // namespace
+
+void CpuBackend::predict_impl(const ModelSpec& model, std::span<const float> params, std::span<const float> fourier_b,
+                              const float* coords, int64_t n, float* out) {
+  omp_set_num_threads(team_size());
+  ChunkedPass pass(model, params, fourier_b, n, k_chunk_rows);
+  const int32_t C = pass.channels;
+  for (int64_t r0 = 0; r0 < n; r0 += pass.ws.rows) {
+    const int64_t rows = pass.forward(coords, r0, n);
+    std::memcpy(out + r0 * C, pass.ws.y.back().data(), size_t(rows * C) * sizeof(float));
   }
 }
 
@@ -291,23 +317,17 @@ double CpuBackend::loss_and_gradients_impl(const ModelSpec& model, const LossPar
                                            const float* coords, const float* targets, int64_t n,
                                            std::span<float> grads) {
   omp_set_num_threads(team_size());
-  const auto layers = dense_layers(model);
-  const auto grid = grid_of(model);
-  const NetView net{&model, &layers, params.data(), fourier_b.data(), grid ? &*grid : nullptr};
-  CpuWorkspace ws;
-  ws.reserve(layers, model.encoding.width(), std::min(n, k_chunk_rows));
-  const int32_t C = layers.back().out;
+  ChunkedPass pass(model, params, fourier_b, n, k_chunk_rows);
+  const int32_t C = pass.channels;
   const float inv_count = float(1.0 / (double(n) * C));
   std::vector<float> scratch;
   double sum = 0;
-  for (int64_t r0 = 0; r0 < n; r0 += ws.rows) {
-    const int64_t rows = std::min(ws.rows, n - r0);
-    encode_input(net, coords + 2 * r0, rows, ws.input.data());
-    forward_rows(net, ws, ws.input.data(), rows);
-    sum += backward_rows(net, ws, coords + 2 * r0, ws.input.data(), targets + r0 * C, rows, loss, inv_count,
-                         grads.data(), r0 == 0, scratch);
+  for (int64_t r0 = 0; r0 < n; r0 += pass.ws.rows) {
+    const int64_t rows = pass.forward(coords, r0, n);
+    sum += backward_rows(pass.net, pass.ws, coords + 2 * r0, pass.ws.input.data(), targets + r0 * C, rows, loss,
+                         inv_count, grads.data(), r0 == 0, scratch);
   }
-  reduce_weight_slots(layers, ws, std::min(ws.rows, n), grads.data());
+  reduce_weight_slots(pass.layers, pass.ws, std::min(pass.ws.rows, n), grads.data());
   return sum / (double(n) * C);
 }
 
