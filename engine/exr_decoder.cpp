@@ -5,15 +5,15 @@
 #include "engine/errors.h"
 #include "engine/image_decoders.h"
 
+#include <Iex.h>
 #include <ImfArray.h>
 #include <ImfHeader.h>
 #include <ImfIO.h>
 #include <ImfRgbaFile.h>
-#include <Iex.h>
 
 #include <algorithm>
-#include <cstdint>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <exception>
 #include <mutex>
@@ -39,7 +39,8 @@ public:
 
 private:
   const uint8_t* take(int n) {
-    if (n < 0 || m_pos > m_size || uint64_t(n) > m_size - m_pos) throw Iex::InputExc("the file ends before the image does");
+    if (n < 0 || m_pos > m_size || uint64_t(n) > m_size - m_pos)
+      throw Iex::InputExc("the file ends before the image does");
     const uint8_t* p = m_data + m_pos;
     m_pos += uint64_t(n);
     return p;
@@ -83,11 +84,11 @@ void check_exr_header(const uint8_t* data, size_t size, const std::string& name)
   // OpenEXR reads a value of a known fixed-size type by its type, whatever size the file gives: a
   // different size would leave this walk and OpenEXR's at different places.
   static const std::pair<const char*, uint32_t> k_fixed[] = {
-      {"box2i", 16}, {"box2f", 16}, {"int", 4},        {"float", 4},         {"double", 8},
-      {"v2i", 8},    {"v2f", 8},    {"v2d", 16},       {"v3i", 12},          {"v3f", 12},
-      {"v3d", 24},   {"m33f", 36},  {"m33d", 72},      {"m44f", 64},         {"m44d", 128},
-      {"compression", 1}, {"lineOrder", 1}, {"envmap", 1}, {"deepImageState", 1}, {"chromaticities", 32},
-      {"timecode", 8}, {"keycode", 28}, {"rational", 8}, {"tiledesc", 9}};
+      {"box2i", 16},      {"box2f", 16},    {"int", 4},      {"float", 4},          {"double", 8},
+      {"v2i", 8},         {"v2f", 8},       {"v2d", 16},     {"v3i", 12},           {"v3f", 12},
+      {"v3d", 24},        {"m33f", 36},     {"m33d", 72},    {"m44f", 64},          {"m44d", 128},
+      {"compression", 1}, {"lineOrder", 1}, {"envmap", 1},   {"deepImageState", 1}, {"chromaticities", 32},
+      {"timecode", 8},    {"keycode", 28},  {"rational", 8}, {"tiledesc", 9}};
   const auto text = [&]() { // a nul-terminated name; returns its length
     size_t n = 0;
     while (pos + n < size && data[pos + n] != 0) {
@@ -125,8 +126,8 @@ void check_exr_header(const uint8_t* data, size_t size, const std::string& name)
         if (n < 8) bad("a preview of the wrong size");
         const uint64_t pw = uint32_t(data[pos]) | (uint32_t(data[pos + 1]) << 8) | (uint32_t(data[pos + 2]) << 16) |
                             (uint32_t(data[pos + 3]) << 24);
-        const uint64_t ph = uint32_t(data[pos + 4]) | (uint32_t(data[pos + 5]) << 8) |
-                            (uint32_t(data[pos + 6]) << 16) | (uint32_t(data[pos + 7]) << 24);
+        const uint64_t ph = uint32_t(data[pos + 4]) | (uint32_t(data[pos + 5]) << 8) | (uint32_t(data[pos + 6]) << 16) |
+                            (uint32_t(data[pos + 7]) << 24);
         if (pw * ph * 4 + 8 != n) bad("a preview of the wrong size");
       }
       pos += n;
@@ -157,29 +158,36 @@ bool is_exr(const uint8_t* data, size_t size) {
   return size >= 4 && data[0] == 0x76 && data[1] == 0x2f && data[2] == 0x31 && data[3] == 0x01;
 }
 
-ImageInfo probe_exr(const uint8_t* data, size_t size, const std::string& name) {
-  ImageInfo info;
+namespace {
+
+/// Opens the OpenEXR in memory (its header checked against the limits first), fills info and
+/// hands the file to read(); whatever fails becomes an ImageError that names the file.
+template <class Read>
+void with_exr_file(const uint8_t* data, size_t size, const std::string& name, ImageInfo& info, Read&& read) {
   try {
     limit_exr_headers();
     check_exr_header(data, size, name);
     MemoryStream stream(data, size);
     Imf::RgbaInputFile file(stream, 1);
     fill_info(file, info);
+    read(file);
   } catch (...) {
     rethrow_as_image_error(name);
   }
+}
+
+} // namespace
+
+ImageInfo probe_exr(const uint8_t* data, size_t size, const std::string& name) {
+  ImageInfo info;
+  with_exr_file(data, size, name, info, [](Imf::RgbaInputFile&) {});
   return info;
 }
 
 Image decode_exr(const uint8_t* data, size_t size, const std::string& name, const DecodeLimits& limits,
                  ImageInfo& info) {
   Image img;
-  try {
-    limit_exr_headers();
-    check_exr_header(data, size, name);
-    MemoryStream stream(data, size);
-    Imf::RgbaInputFile file(stream, 1);
-    fill_info(file, info);
+  with_exr_file(data, size, name, info, [&](Imf::RgbaInputFile& file) {
     const Imath::Box2i dw = file.dataWindow();
     const int64_t w = int64_t(dw.max.x) - dw.min.x + 1, h = int64_t(dw.max.y) - dw.min.y + 1;
     // OpenEXR's own RGBA (4 halves per pixel), then our floats.
@@ -189,7 +197,8 @@ Image decode_exr(const uint8_t* data, size_t size, const std::string& name, cons
     // data window does not start at the origin (far before it for a crafted window). Computed in
     // integers: a pointer that far out of its array is undefined behaviour in C++.
     const uintptr_t origin = reinterpret_cast<uintptr_t>(&px[0][0]);
-    const uintptr_t offset = (uintptr_t(int64_t(dw.min.x)) + uintptr_t(int64_t(dw.min.y)) * uintptr_t(w)) * sizeof(Imf::Rgba);
+    const uintptr_t offset =
+        (uintptr_t(int64_t(dw.min.x)) + uintptr_t(int64_t(dw.min.y)) * uintptr_t(w)) * sizeof(Imf::Rgba);
     file.setFrameBuffer(reinterpret_cast<Imf::Rgba*>(origin - offset), 1, size_t(w));
     file.readPixels(dw.min.y, dw.max.y);
     const int c = info.channels;
@@ -218,9 +227,7 @@ Image decode_exr(const uint8_t* data, size_t size, const std::string& name, cons
       }
     info.notes.push_back(clamped ? "HDR: the sRGB curve applied, values outside [0, 1] clamped"
                                  : "HDR: the sRGB curve applied, nothing clamped");
-  } catch (...) {
-    rethrow_as_image_error(name);
-  }
+  });
   return img;
 }
 

@@ -13,6 +13,7 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <utility>
 
 namespace redraw::detail {
 
@@ -52,8 +53,8 @@ void ensure_vips() {
       return;
     }
     // Warnings become notes on the decode, never lines on stderr.
-    g_log_set_handler("VIPS", GLogLevelFlags(G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO),
-                      on_vips_log, nullptr);
+    g_log_set_handler("VIPS", GLogLevelFlags(G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO), on_vips_log,
+                      nullptr);
     vips_cache_set_max(0); // nothing kept between decodes
     vips_block_untrusted_set(TRUE);
     vips_operation_block_set("VipsForeignLoad", TRUE);
@@ -69,6 +70,7 @@ struct VipsRef {
   explicit VipsRef(VipsImage* image) : p(image) {}
   VipsRef(const VipsRef&) = delete;
   VipsRef& operator=(const VipsRef&) = delete;
+  VipsRef(VipsRef&& o) noexcept : p(std::exchange(o.p, nullptr)) {}
   ~VipsRef() {
     if (p) g_object_unref(p);
   }
@@ -121,8 +123,8 @@ VipsImage* open_buffer(const uint8_t* data, size_t size, int shrink) {
   if (shrink > 1)
     return vips_image_new_from_buffer(data, size, "", "access", VIPS_ACCESS_SEQUENTIAL, "fail_on",
                                       VIPS_FAIL_ON_TRUNCATED, "shrink", shrink, nullptr);
-  return vips_image_new_from_buffer(data, size, "", "access", VIPS_ACCESS_SEQUENTIAL, "fail_on",
-                                    VIPS_FAIL_ON_TRUNCATED, nullptr);
+  return vips_image_new_from_buffer(data, size, "", "access", VIPS_ACCESS_SEQUENTIAL, "fail_on", VIPS_FAIL_ON_TRUNCATED,
+                                    nullptr);
 }
 
 /// The ICC profile's description tag ('desc', a v2 textDescriptionType or a v4 multiLocalizedUnicode).
@@ -153,7 +155,8 @@ std::string icc_description(VipsImage* image) {
     } else if (std::memcmp(p + off, "mluc", 4) == 0 && len >= 28) { // first record, UTF-16BE
       const size_t n = be32(off + 20), o = be32(off + 24);
       for (size_t i = 0; i + 1 < n && off + o + i + 1 < size && off + o + i + 1 < off + len; i += 2)
-        if (p[off + o + i] == 0 && p[off + o + i + 1] >= 32 && p[off + o + i + 1] < 127) out += char(p[off + o + i + 1]);
+        if (p[off + o + i] == 0 && p[off + o + i + 1] >= 32 && p[off + o + i + 1] < 127)
+          out += char(p[off + o + i + 1]);
     }
     return out.substr(0, 80);
   }
@@ -163,8 +166,8 @@ std::string icc_description(VipsImage* image) {
 void fill_info(VipsImage* h, const char* loader, ImageInfo& info) {
   info.format = format_of(loader, h);
   int orientation = 1;
-  if (vips_image_get_typeof(h, VIPS_META_ORIENTATION) && vips_image_get_int(h, VIPS_META_ORIENTATION, &orientation) == 0 &&
-      orientation >= 1 && orientation <= 8)
+  if (vips_image_get_typeof(h, VIPS_META_ORIENTATION) &&
+      vips_image_get_int(h, VIPS_META_ORIENTATION, &orientation) == 0 && orientation >= 1 && orientation <= 8)
     info.orientation = orientation;
   vips_error_clear();
   const int w = vips_image_get_width(h), hh = vips_image_get_height(h);
@@ -172,10 +175,10 @@ void fill_info(VipsImage* h, const char* loader, ImageInfo& info) {
   info.height = info.orientation >= 5 ? w : hh;
   info.channels = vips_image_get_bands(h);
   const VipsBandFormat f = vips_image_get_format(h);
-  info.bits = f == VIPS_FORMAT_USHORT || f == VIPS_FORMAT_SHORT ? 16
+  info.bits = f == VIPS_FORMAT_USHORT || f == VIPS_FORMAT_SHORT                         ? 16
               : f == VIPS_FORMAT_FLOAT || f == VIPS_FORMAT_UINT || f == VIPS_FORMAT_INT ? 32
-              : f == VIPS_FORMAT_DOUBLE ? 64
-                                        : 8;
+              : f == VIPS_FORMAT_DOUBLE                                                 ? 64
+                                                                                        : 8;
   const VipsInterpretation in = vips_image_get_interpretation(h);
   const bool icc = vips_image_get_typeof(h, VIPS_META_ICC_NAME) != 0;
   if (in == VIPS_INTERPRETATION_CMYK)
@@ -209,15 +212,16 @@ bool vips_recognises(const uint8_t* data, size_t size) {
   return loader && !format_of(loader, nullptr).empty();
 }
 
-ImageInfo probe_vips(const uint8_t* data, size_t size, const std::string& name) {
-  ensure_vips();
-  std::lock_guard lock(vips_state().decode_mutex);
+namespace {
+
+/// With the decode mutex held: clears libvips' error and the last file's warnings, finds the loader
+/// for the bytes and opens the image's header (no pixel decoded yet), whose facts go to info.
+VipsRef open_header(const uint8_t* data, size_t size, const std::string& name, ImageInfo& info) {
   vips_error_clear();
   {
     std::lock_guard log(vips_state().log_mutex);
     vips_state().warnings.clear();
   }
-  ImageInfo info;
   const char* loader = vips_foreign_find_load_buffer(data, size);
   if (!loader || format_of(loader, nullptr).empty()) {
     vips_error_clear();
@@ -226,6 +230,16 @@ ImageInfo probe_vips(const uint8_t* data, size_t size, const std::string& name) 
   VipsRef head(open_buffer(data, size, 1));
   if (!head.p) fail(name, format_of(loader, nullptr));
   fill_info(head.p, loader, info);
+  return head;
+}
+
+} // namespace
+
+ImageInfo probe_vips(const uint8_t* data, size_t size, const std::string& name) {
+  ensure_vips();
+  std::lock_guard lock(vips_state().decode_mutex);
+  ImageInfo info;
+  open_header(data, size, name, info);
   return info;
 }
 
@@ -234,19 +248,7 @@ Image decode_vips(const uint8_t* data, size_t size, const std::string& name, con
   ensure_vips();
   VipsState& state = vips_state();
   std::lock_guard lock(state.decode_mutex);
-  vips_error_clear();
-  {
-    std::lock_guard log(state.log_mutex);
-    state.warnings.clear();
-  }
-  const char* loader = vips_foreign_find_load_buffer(data, size);
-  if (!loader || format_of(loader, nullptr).empty()) {
-    vips_error_clear();
-    throw ImageError(name + ": not a readable image (unknown format)");
-  }
-  VipsRef head(open_buffer(data, size, 1));
-  if (!head.p) fail(name, format_of(loader, nullptr));
-  fill_info(head.p, loader, info);
+  const VipsRef head = open_header(data, size, name, info);
   const int stored_w = vips_image_get_width(head.p), stored_h = vips_image_get_height(head.p);
   // The header's sides and pixel count first; the memory budget below, once the size after any
   // shrink-on-load is known, and still before a single pixel is decoded.
@@ -285,8 +287,9 @@ Image decode_vips(const uint8_t* data, size_t size, const std::string& name, con
                                 interp == VIPS_INTERPRETATION_CMYK ? "cmyk" : "srgb", "intent", VIPS_INTENT_RELATIVE,
                                 "depth", wide ? 16 : 8, nullptr);
     });
-    info.notes.push_back(interp == VIPS_INTERPRETATION_CMYK ? "CMYK converted to sRGB"
-                                                             : "colours converted from the embedded ICC profile to sRGB");
+    info.notes.push_back(interp == VIPS_INTERPRETATION_CMYK
+                             ? "CMYK converted to sRGB"
+                             : "colours converted from the embedded ICC profile to sRGB");
   } else if (interp == VIPS_INTERPRETATION_LAB || interp == VIPS_INTERPRETATION_XYZ ||
              interp == VIPS_INTERPRETATION_LABS || interp == VIPS_INTERPRETATION_LCH) {
     step([&](VipsImage** out) { return vips_colourspace(cur, out, VIPS_INTERPRETATION_sRGB, nullptr); });
@@ -357,9 +360,9 @@ Image decode_vips(const uint8_t* data, size_t size, const std::string& name, con
       }
     }
   }
-  if (hdr) info.notes.push_back(clamped ? "HDR: values outside [0, 1] were clamped" : "HDR: float samples, none clamped");
-  if (info.orientation != 1)
-    info.notes.push_back("EXIF orientation " + std::to_string(info.orientation) + " applied");
+  if (hdr)
+    info.notes.push_back(clamped ? "HDR: values outside [0, 1] were clamped" : "HDR: float samples, none clamped");
+  if (info.orientation != 1) info.notes.push_back("EXIF orientation " + std::to_string(info.orientation) + " applied");
   if (info.pages > 1) info.notes.push_back("first of " + std::to_string(info.pages) + " pages or frames");
   if (info.shrink > 1) info.notes.push_back("shrunk 1/" + std::to_string(info.shrink) + " on load");
   std::lock_guard log(state.log_mutex);
