@@ -58,15 +58,25 @@ template <class T> REDRAW_HD inline void grid_cell(T x, uint32_t n, uint32_t& ce
   frac = p - c;
 }
 
+/// The cell of level l that holds (x, y), and the position inside it (grid_cell on each axis).
+template <class T> struct GridCell {
+  uint32_t cx, cy;
+  T fx, fy;
+};
+template <class T> REDRAW_HD inline GridCell<T> grid_cell_at(const HashGridParams& g, int32_t l, T x, T y) {
+  GridCell<T> c;
+  grid_cell(x, g.resolution[l], c.cx, c.fx);
+  grid_cell(y, g.resolution[l], c.cy, c.fy);
+  return c;
+}
+
 /// The four corners of the cell holding (x, y) at level l: table entries (00, 10, 01, 11, with the
 /// first digit x) and their interpolation weights, which sum to 1.
 template <class T>
 REDRAW_HD inline void hash_grid_corners(const HashGridParams& g, int32_t l, T x, T y, uint32_t entry[4], T weight[4]) {
-  const uint32_t n = g.resolution[l];
-  uint32_t cx, cy;
-  T fx, fy;
-  grid_cell(x, n, cx, fx);
-  grid_cell(y, n, cy, fy);
+  const GridCell<T> cell = grid_cell_at(g, l, x, y);
+  const uint32_t cx = cell.cx, cy = cell.cy;
+  T fx = cell.fx, fy = cell.fy;
   if (g.interpolation == GridInterpolation::Smoothstep) {
     fx = grid_smoothstep(fx);
     fy = grid_smoothstep(fy);
@@ -85,11 +95,8 @@ REDRAW_HD inline void hash_grid_corners(const HashGridParams& g, int32_t l, T x,
 /// smooth, with kinks on cell edges).
 template <class T>
 REDRAW_HD inline void hash_grid_weight_derivatives(const HashGridParams& g, int32_t l, T x, T y, T d_dx[4], T d_dy[4]) {
-  const uint32_t n = g.resolution[l];
-  uint32_t cx, cy;
-  T fx, fy;
-  grid_cell(x, n, cx, fx);
-  grid_cell(y, n, cy, fy);
+  const GridCell<T> cell = grid_cell_at(g, l, x, y);
+  const T fx = cell.fx, fy = cell.fy;
   T sx = fx, sy = fy, dsx = T(1), dsy = T(1);
   if (g.interpolation == GridInterpolation::Smoothstep) {
     sx = grid_smoothstep(fx);
@@ -97,7 +104,7 @@ REDRAW_HD inline void hash_grid_weight_derivatives(const HashGridParams& g, int3
     dsx = grid_smoothstep_derivative(fx);
     dsy = grid_smoothstep_derivative(fy);
   }
-  const T dp = T(0.5) * T(n); // dp/dx
+  const T dp = T(0.5) * T(g.resolution[l]); // dp/dx
   dsx *= dp;
   dsy *= dp;
   d_dx[0] = -dsx * (T(1) - sy);
