@@ -49,23 +49,22 @@ uint32_t checkpoint_crc(const uint8_t* p, size_t n) {
 namespace {
 constexpr size_t k_pack_header = 1 + 1 + 2 + 8;
 
-/// Byte b of element i goes to plane b: the exponent bytes of floats line up and compress.
-std::vector<uint8_t> regroup(const std::vector<uint8_t>& raw, size_t width) {
-  if (width <= 1 || raw.size() % width != 0) return raw;
-  const size_t n = raw.size() / width;
-  std::vector<uint8_t> out(raw.size());
-  for (size_t i = 0; i < n; ++i)
-    for (size_t b = 0; b < width; ++b) out[b * n + i] = raw[i * width + b];
+/// The bytes as a rows x cols matrix, transposed (a cols x rows matrix). With rows elements of
+/// cols bytes, byte b of element i goes to plane b: the exponent bytes of floats line up and
+/// compress; the transpose with rows and cols swapped puts them back.
+std::vector<uint8_t> transpose_bytes(const std::vector<uint8_t>& in, size_t rows, size_t cols) {
+  std::vector<uint8_t> out(in.size());
+  for (size_t i = 0; i < rows; ++i)
+    for (size_t b = 0; b < cols; ++b)
+      out[b * rows + i] = in[i * cols + b];
   return out;
 }
-
+bool regroups(size_t bytes, size_t width) { return width > 1 && bytes % width == 0; }
+std::vector<uint8_t> regroup(const std::vector<uint8_t>& raw, size_t width) {
+  return regroups(raw.size(), width) ? transpose_bytes(raw, raw.size() / width, width) : raw;
+}
 std::vector<uint8_t> ungroup(const std::vector<uint8_t>& planes, size_t width) {
-  if (width <= 1 || planes.size() % width != 0) return planes;
-  const size_t n = planes.size() / width;
-  std::vector<uint8_t> out(planes.size());
-  for (size_t i = 0; i < n; ++i)
-    for (size_t b = 0; b < width; ++b) out[i * width + b] = planes[b * n + i];
-  return out;
+  return regroups(planes.size(), width) ? transpose_bytes(planes, width, planes.size() / width) : planes;
 }
 
 struct DctxFree {
