@@ -407,21 +407,10 @@ void save_checkpoint(const std::filesystem::path& file, const Checkpoint& c) {
 }
 
 Checkpoint load_checkpoint(const std::filesystem::path& file) {
-  std::error_code ec;
-  const auto status = std::filesystem::status(file, ec);
-  if (ec || !std::filesystem::exists(status)) {
-    const std::string why = path_problem(file);
-    throw CheckpointError(file.string() + ": " + (why.empty() ? std::string("no such file") : why));
-  }
-  if (std::filesystem::is_directory(status)) throw CheckpointError(file.string() + ": is a directory, not a model file");
-  const auto size = std::filesystem::file_size(file, ec);
-  if (ec) throw CheckpointError(file.string() + ": cannot read (" + ec.message() + ")");
-  if (size > k_max_checkpoint_bytes) throw CheckpointError(file.string() + ": " + std::to_string(size >> 20) + " MiB is over the 8 GiB model limit");
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw CheckpointError(file.string() + ": cannot open for reading");
-  std::vector<uint8_t> bytes(size);
-  in.read(reinterpret_cast<char*>(bytes.data()), std::streamsize(size));
-  if (!in) throw CheckpointError(file.string() + ": read error");
+  std::vector<uint8_t> bytes;
+  if (const std::string why = read_user_file(file, k_max_checkpoint_bytes, "a model file", "8 GiB model", bytes);
+      !why.empty())
+    throw CheckpointError(why);
   return deserialize_checkpoint(bytes.data(), bytes.size(), file.string());
 }
 

@@ -418,22 +418,9 @@ const std::vector<std::string>& image_mime_types() {
 
 namespace {
 std::vector<uint8_t> read_image_file(const std::filesystem::path& file) {
-  std::error_code ec;
-  const auto status = std::filesystem::status(file, ec);
-  if (ec || !std::filesystem::exists(status)) {
-    const std::string why = path_problem(file);
-    throw ImageError(file.string() + ": " + (why.empty() ? std::string("no such file") : why));
-  }
-  if (std::filesystem::is_directory(status)) throw ImageError(file.string() + ": is a directory, not an image");
-  const auto size = std::filesystem::file_size(file, ec);
-  if (ec) throw ImageError(file.string() + ": cannot read (" + ec.message() + ")");
-  if (size > k_max_image_file_bytes)
-    throw ImageError(file.string() + ": the file is " + std::to_string(size >> 20) + " MiB, over the 2 GiB limit");
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw ImageError(file.string() + ": cannot open for reading");
-  std::vector<uint8_t> bytes(size);
-  in.read(reinterpret_cast<char*>(bytes.data()), std::streamsize(size));
-  if (!in) throw ImageError(file.string() + ": read error");
+  std::vector<uint8_t> bytes;
+  if (const std::string why = read_user_file(file, k_max_image_file_bytes, "an image", "2 GiB", bytes); !why.empty())
+    throw ImageError(why);
   return bytes;
 }
 } // namespace

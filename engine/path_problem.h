@@ -1,8 +1,10 @@
 #pragma once
 /// Why a path cannot be reached, in words that name the real cause: "no such file", "a symbolic
 /// link loop", "<part> is a file, not a folder", "the name is too long", "permission denied".
+#include <cstdint>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace redraw {
 
@@ -12,5 +14,11 @@ std::string path_problem(const std::filesystem::path& path);
 std::string absolute_path(const std::string& path);
 /// For a file about to be created: "" when its folder exists and is a folder; else why not.
 std::string folder_problem(const std::filesystem::path& file);
+
+/// Reads the whole of a file the user named into `out`. "" on success; else the reason, with the
+/// file's name first: it cannot be reached (path_problem), is a folder ("is a directory, not
+/// <what>"), is over max_bytes ("the file is N MiB, over the <limit> limit"), or cannot be read.
+std::string read_user_file(const std::filesystem::path& file, uint64_t max_bytes, const char* what, const char* limit,
+                           std::vector<uint8_t>& out);
 
 } // namespace redraw
