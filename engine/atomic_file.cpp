@@ -1,8 +1,8 @@
 #include "engine/atomic_file.h"
 
+#include "engine/errors.h"
 #include "engine/folder_lock.h"
 #include "engine/path_problem.h"
-#include "engine/errors.h"
 
 #include <atomic>
 #include <cerrno>
@@ -144,6 +144,10 @@ void write_file_atomic(const std::filesystem::path& target, std::span<const uint
   AtomicFileWriter w(target);
   w.write(bytes);
   w.commit();
+}
+
+void write_text_atomic(const std::filesystem::path& target, std::string_view text) {
+  write_file_atomic(target, std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
 }
 
 void commit_together(std::span<AtomicFileWriter* const> writers) {

@@ -11,9 +11,11 @@
 ///   writing any of them renames none (see commit_together).
 #include <cstdint>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <span>
 #include <string>
+#include <string_view>
 
 namespace redraw {
 
@@ -44,6 +46,19 @@ private:
 
 /// Writes `bytes` to `target` atomically.
 void write_file_atomic(const std::filesystem::path& target, std::span<const uint8_t> bytes);
+/// Writes `text` to `target` atomically.
+void write_text_atomic(const std::filesystem::path& target, std::string_view text);
+
+/// Runs write() and returns what it threw as a message, or "" when it succeeded: for writes whose
+/// failure is told to the user (exports, settings) rather than thrown on.
+template <class Write> std::string write_error(Write&& write) {
+  try {
+    write();
+    return {};
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+}
 
 /// finish()es every writer first (any IoError there leaves every target untouched), then
 /// commits them in the given order. Put the file that marks a set complete (the model) last.

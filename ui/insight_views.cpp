@@ -19,7 +19,7 @@
 namespace redraw {
 namespace {
 
-constexpr double k_duty = 9.0;              ///< idle time after a job, as a multiple of its duration
+constexpr double k_duty = 9.0; ///< idle time after a job, as a multiple of its duration
 /// While the run trains, the views refresh at most every 2 s (each refresh is a job and a texture
 /// upload, and on two cores a neuron-map job stalls the trainer's whole team); paused, they catch
 /// up at once.
@@ -305,14 +305,7 @@ std::string write_insight_sidecar(const UiState& ui, const std::string& screensh
     j["neuron_grid"] = rect(ui.insight.neurons.grid_rect);
     j["neuron_step"] = ui.insight.neurons.maps_step;
   }
-  try {
-    const std::string text = j.dump(2) + "\n";
-    write_file_atomic(screenshot + ".insight.json",
-                      std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
-    return {};
-  } catch (const std::exception& e) {
-    return e.what();
-  }
+  return write_error([&] { write_text_atomic(screenshot + ".insight.json", j.dump(2) + "\n"); });
 }
 
 void store_item_rect(float out[4]) {
@@ -335,7 +328,7 @@ std::string insight_export_path(const UiState& ui, const char* suffix) {
 std::string export_spectrum_png(const UiState& ui, const std::string& path) {
   const SpectrumViewState& s = ui.insight.spectrum;
   if (s.truth_rgba.empty()) return "no spectrum yet";
-  try {
+  return write_error([&] {
     // [target | reconstruction | error], 4-pixel dark gaps; the heat map beside it as *_bands.png.
     const int32_t w = s.width, h = s.height, gap = 4;
     Image out;
@@ -366,15 +359,12 @@ std::string export_spectrum_png(const UiState& ui, const std::string& path) {
             tall.at(x, y, c) = heat.at(x, y / scale, c);
       write_png(beside(path, "_bands.png"), tall);
     }
-    return {};
-  } catch (const std::exception& e) {
-    return e.what();
-  }
+  });
 }
 
 std::string export_curves_csv(const UiState& ui, const std::string& path) {
   if (ui.run.history.empty()) return "no curves yet";
-  try {
+  return write_error([&] {
     std::string csv = "step,loss,psnr_db,lr,seconds\n";
     char line[160];
     for (const MetricsRow& r : ui.run.history) {
@@ -382,29 +372,20 @@ std::string export_curves_csv(const UiState& ui, const std::string& path) {
                     r.lr, r.seconds);
       csv += line;
     }
-    write_file_atomic(path, std::span(reinterpret_cast<const uint8_t*>(csv.data()), csv.size()));
-    return {};
-  } catch (const std::exception& e) {
-    return e.what();
-  }
+    write_text_atomic(path, csv);
+  });
 }
 
 std::string export_spectrum_csv(const UiState& ui, const std::string& path) {
   const SpectrumViewState& s = ui.insight.spectrum;
   if (s.history.empty()) return "no spectrum yet";
-  try {
-    const std::string csv = spectrum_csv(s.history, int32_t(s.bins.size()));
-    write_file_atomic(path, std::span(reinterpret_cast<const uint8_t*>(csv.data()), csv.size()));
-    return {};
-  } catch (const std::exception& e) {
-    return e.what();
-  }
+  return write_error([&] { write_text_atomic(path, spectrum_csv(s.history, int32_t(s.bins.size()))); });
 }
 
 std::string export_neuron_png(const UiState& ui, const std::string& path) {
   const NeuronMapViewState& n = ui.insight.neurons;
   if (!n.maps) return "no neuron maps yet";
-  try {
+  return write_error([&] {
     int32_t cols = 0, rows = 0;
     const Image page = neuron_page_image(*n.maps, n.order, n.page, n.per_page, n.shared_scale, cols, rows);
     // 4x nearest-neighbour, so each thumbnail is readable.
@@ -419,10 +400,7 @@ std::string export_neuron_png(const UiState& ui, const std::string& path) {
         for (int32_t c = 0; c < 3; ++c)
           big.at(x, y, c) = page.at(x / k, y / k, c);
     write_png(path, big);
-    return {};
-  } catch (const std::exception& e) {
-    return e.what();
-  }
+  });
 }
 
 } // namespace redraw

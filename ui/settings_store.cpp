@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <tuple>
+#include <utility>
 #include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -29,7 +31,8 @@ std::string passwd_home() {
 
 fs::path folder_for(const char* var, const char* under_home, const char* leaf) {
   const std::string pw = std::getenv("HOME") ? std::string() : passwd_home();
-  return user_folder(std::getenv(var), std::getenv("HOME"), pw.empty() ? nullptr : pw.c_str(), "/tmp", under_home, leaf);
+  return user_folder(std::getenv(var), std::getenv("HOME"), pw.empty() ? nullptr : pw.c_str(), "/tmp", under_home,
+                     leaf);
 }
 
 json read_json(const fs::path& file) {
@@ -52,17 +55,26 @@ template <class T> void get(const json& j, const char* key, T& out) {
   }
 }
 
+/// Every field settings.json keeps, once: its key and its member (load_settings reads them, each
+/// alone, so a field of the wrong type keeps its default; save_settings writes them all).
+const auto k_setting_fields = std::make_tuple(
+    std::pair{"preset", &Settings::preset}, std::pair{"backend", &Settings::backend},
+    std::pair{"precision", &Settings::precision}, std::pair{"preview_every", &Settings::preview_every},
+    std::pair{"window_width", &Settings::window_width}, std::pair{"window_height", &Settings::window_height},
+    std::pair{"controls_width", &Settings::controls_width}, std::pair{"plots_height", &Settings::plots_height},
+    std::pair{"ui_scale", &Settings::ui_scale}, std::pair{"show_perf", &Settings::show_perf},
+    std::pair{"last_folder", &Settings::last_folder}, std::pair{"snapshot_cap_mb", &Settings::snapshot_cap_mb},
+    std::pair{"autosave_minutes", &Settings::autosave_minutes}, std::pair{"show_spectrum", &Settings::show_spectrum},
+    std::pair{"show_neuron_maps", &Settings::show_neuron_maps}, std::pair{"cpu_threads", &Settings::cpu_threads},
+    std::pair{"compare_split", &Settings::compare_split}, std::pair{"plots_seconds", &Settings::plots_seconds});
+
 std::string write_json(const fs::path& file, const json& j) {
   if (!file.is_absolute()) return "no folder for settings (HOME is not set)";
-  try {
+  return write_error([&] {
     std::error_code ec;
     fs::create_directories(file.parent_path(), ec);
-    const std::string text = j.dump(2) + "\n";
-    write_file_atomic(file, std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
-    return {};
-  } catch (const std::exception& e) {
-    return e.what();
-  }
+    write_text_atomic(file, j.dump(2) + "\n");
+  });
 }
 } // namespace
 
@@ -107,27 +119,10 @@ Settings load_settings() {
   Settings s;
   const json j = read_json(config_folder() / "settings.json");
   if (!j.is_object() || !j.contains("preset")) s.preset = first_launch_preset(); // a picture in seconds, CPU or GPU
-  get(j, "preset", s.preset);
-  get(j, "backend", s.backend);
-  get(j, "precision", s.precision);
+  std::apply([&](const auto&... field) { (get(j, field.first, s.*field.second), ...); }, k_setting_fields);
   if (s.precision != "auto" && s.precision != "fp32" && s.precision != "tf32" && s.precision != "bf16")
     s.precision = "auto";
-  get(j, "preview_every", s.preview_every);
-  get(j, "window_width", s.window_width);
-  get(j, "window_height", s.window_height);
-  get(j, "controls_width", s.controls_width);
-  get(j, "plots_height", s.plots_height);
-  get(j, "ui_scale", s.ui_scale);
-  get(j, "show_perf", s.show_perf);
-  get(j, "last_folder", s.last_folder);
-  get(j, "snapshot_cap_mb", s.snapshot_cap_mb);
-  get(j, "autosave_minutes", s.autosave_minutes);
-  get(j, "show_spectrum", s.show_spectrum);
-  get(j, "show_neuron_maps", s.show_neuron_maps);
-  get(j, "cpu_threads", s.cpu_threads);
   s.cpu_threads = std::clamp(s.cpu_threads, 0, k_max_cpu_threads);
-  get(j, "compare_split", s.compare_split);
-  get(j, "plots_seconds", s.plots_seconds);
   s.autosave_minutes = std::clamp(s.autosave_minutes, 0, 24 * 60);
   s.snapshot_cap_mb = std::clamp(s.snapshot_cap_mb, 1, 65536);
   s.preview_every = std::clamp(s.preview_every, 1, 100000);
@@ -139,24 +134,8 @@ Settings load_settings() {
 }
 
 std::string save_settings(const Settings& s) {
-  const json j = {{"preset", s.preset},
-                  {"backend", s.backend},
-                  {"precision", s.precision},
-                  {"preview_every", s.preview_every},
-                  {"window_width", s.window_width},
-                  {"window_height", s.window_height},
-                  {"controls_width", s.controls_width},
-                  {"plots_height", s.plots_height},
-                  {"ui_scale", s.ui_scale},
-                  {"show_perf", s.show_perf},
-                  {"last_folder", s.last_folder},
-                  {"snapshot_cap_mb", s.snapshot_cap_mb},
-                  {"autosave_minutes", s.autosave_minutes},
-                  {"show_spectrum", s.show_spectrum},
-                  {"show_neuron_maps", s.show_neuron_maps},
-                  {"cpu_threads", s.cpu_threads},
-                  {"compare_split", s.compare_split},
-                  {"plots_seconds", s.plots_seconds}};
+  json j = json::object();
+  std::apply([&](const auto&... field) { ((j[field.first] = s.*field.second), ...); }, k_setting_fields);
   std::string err = write_json(config_folder() / "settings.json", j);
   const std::string err2 = write_json(data_folder() / "recent.json", json{{"recent", s.recent}});
   return err.empty() ? err2 : err;

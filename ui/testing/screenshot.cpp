@@ -56,8 +56,7 @@ std::string write_screenshot(const std::string& file, int32_t w, int32_t h, cons
       for (const auto& [key, value] : extra.items())
         j[key] = value;
     }
-    const std::string text = j.dump(2) + "\n";
-    write_file_atomic(file + ".json", std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+    write_text_atomic(file + ".json", j.dump(2) + "\n");
   } catch (const std::exception& e) {
     return std::string("screenshot: ") + e.what();
   }
