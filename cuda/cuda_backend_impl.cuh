@@ -6,7 +6,6 @@
 #include "cuda/cuda_check.h"
 #include "cuda/device_buffer.h"
 #include "cuda/encoding_kernels.cuh"
-#include "cuda/hash_grid_kernels.cuh"
 #include "cuda/loss_kernels.cuh"
 #include "cuda/matmul.h"
 #include "cuda/memory_plan.h"

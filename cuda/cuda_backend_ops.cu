@@ -17,7 +17,8 @@ CudaStepProfile CudaBackend::profile_steps(const StepArgs& args, int64_t steps) 
   prof.steps = std::max<int64_t>(steps, 1);
   int64_t step = args.step;
   auto write_block = [&] {
-    set_step_params(m->stream, s.step_params.data(), make_step_params(s.setup.optimizer.adam, args.learning_rate, step, step));
+    set_step_params(m->stream, s.step_params.data(),
+                    make_step_params(s.setup.optimizer.adam, args.learning_rate, step, step));
     ++step;
   };
   cudaEvent_t a = nullptr, b = nullptr;
@@ -66,7 +67,8 @@ CudaStepProfile CudaBackend::profile_steps(const StepArgs& args, int64_t steps) 
     synchronize();
     prof.kernel_ms_per_step = timer.kernel_ms() / double(timed);
     prof.per_op_ms = timer.per_op_ms();
-    for (auto& [name, ms] : prof.per_op_ms) ms /= double(timed);
+    for (auto& [name, ms] : prof.per_op_ms)
+      ms /= double(timed);
   } catch (...) {
     (void)cudaEventDestroy(a);
     (void)cudaEventDestroy(b);
@@ -79,26 +81,31 @@ CudaStepProfile CudaBackend::profile_steps(const StepArgs& args, int64_t steps) 
 
 // ---- stateless ops ---------------------------------------------------------------------------
 
-void CudaBackend::predict_impl(const ModelSpec& model, std::span<const float> params, std::span<const float> fourier_b,
-                               const float* coords, int64_t n, float* out) {
-  CUDA_CHECK(cudaSetDevice(m->device));
-  const CudaContext c = m->ctx();
-  const DevicePool& pool = *m->pool;
-  const int32_t C = model.output_channels;
-  const int64_t rows = std::min(n, k_stateless_rows);
+namespace {
+
+/// What the stateless ops share: the parameters and the Fourier matrix on the device, a chunk of
+/// at most k_stateless_rows coordinates and the workspace for it. Memory stays bounded by one
+/// chunk for any n; the next chunk's upload waits in stream order.
+struct ChunkedPass {
+  CudaContext c;
+  int64_t rows;
   MlpWorkspace ws;
-  ws.allocate(c, model, rows, false);
-  DeviceBuffer<float> p(pool, c.stream, params.size(), "parameters");
-  p.upload(params.data(), params.size());
-  DeviceBuffer<float> fb(pool, c.stream, std::max<size_t>(fourier_b.size(), 1), "Fourier matrix");
-  fb.upload(fourier_b.data(), fourier_b.size());
-  DeviceBuffer<float> xy(pool, c.stream, size_t(rows) * 2, "coordinates");
-  const EncodingParams enc = model.encoding.params();
+  DeviceBuffer<float> p, fb, xy;
+  EncodingParams enc;
   std::optional<HashGridParams> grid;
-  if (enc.kind == EncodingKind::HashGrid) grid = hash_grid_params(model.encoding);
-  // Memory stays bounded by one chunk for any n; the next chunk's upload waits in stream order.
-  for (int64_t r0 = 0; r0 < n; r0 += rows) {
-    const int64_t k = std::min(rows, n - r0);
+
+  ChunkedPass(const CudaContext& ctx, const DevicePool& pool, const ModelSpec& model, std::span<const float> params,
+              std::span<const float> fourier_b, int64_t n, const LossParams* loss)
+      : c(ctx), rows(std::min(n, k_stateless_rows)), p(pool, c.stream, params.size(), "parameters"),
+        fb(pool, c.stream, std::max<size_t>(fourier_b.size(), 1), "Fourier matrix"),
+        xy(pool, c.stream, size_t(rows) * 2, "coordinates"), enc(model.encoding.params()) {
+    ws.allocate(c, model, rows, loss != nullptr, loss);
+    p.upload(params.data(), params.size());
+    fb.upload(fourier_b.data(), fourier_b.size());
+    if (enc.kind == EncodingKind::HashGrid) grid = hash_grid_params(model.encoding);
+  }
+  /// Uploads and encodes coordinates [r0, r0 + k), runs them forward and returns the network's input.
+  const float* forward(const float* coords, int64_t r0, int64_t k) {
     xy.upload(coords + 2 * r0, size_t(k) * 2);
     const float* input = ws.input();
     if (grid)
@@ -106,8 +113,22 @@ void CudaBackend::predict_impl(const ModelSpec& model, std::span<const float> pa
     else
       cuda::encode(c.stream, enc, fb.data(), xy.data(), k, ws.input());
     mlp_forward(c, ws, p.data(), input, k);
-    CUDA_CHECK(cudaMemcpyAsync(out + r0 * C, ws.output(), size_t(k * C) * sizeof(float), cudaMemcpyDeviceToHost,
-                               c.stream));
+    return input;
+  }
+};
+
+} // namespace
+
+void CudaBackend::predict_impl(const ModelSpec& model, std::span<const float> params, std::span<const float> fourier_b,
+                               const float* coords, int64_t n, float* out) {
+  CUDA_CHECK(cudaSetDevice(m->device));
+  ChunkedPass pass(m->ctx(), *m->pool, model, params, fourier_b, n, nullptr);
+  const int32_t C = model.output_channels;
+  for (int64_t r0 = 0; r0 < n; r0 += pass.rows) {
+    const int64_t k = std::min(pass.rows, n - r0);
+    pass.forward(coords, r0, k);
+    CUDA_CHECK(cudaMemcpyAsync(out + r0 * C, pass.ws.output(), size_t(k * C) * sizeof(float), cudaMemcpyDeviceToHost,
+                               pass.c.stream));
   }
   synchronize();
 }
@@ -117,50 +138,35 @@ double CudaBackend::loss_and_gradients_impl(const ModelSpec& model, const LossPa
                                             const float* coords, const float* targets, int64_t n,
                                             std::span<float> grads) {
   CUDA_CHECK(cudaSetDevice(m->device));
-  const CudaContext c = m->ctx();
   const DevicePool& pool = *m->pool;
+  ChunkedPass pass(m->ctx(), pool, model, params, fourier_b, n, &loss);
+  const cudaStream_t stream = pass.c.stream;
   const int32_t C = model.output_channels;
-  const int64_t rows = std::min(n, k_stateless_rows);
-  MlpWorkspace ws;
-  ws.allocate(c, model, rows, true, &loss);
-  DeviceBuffer<float> p(pool, c.stream, params.size(), "parameters");
-  p.upload(params.data(), params.size());
-  DeviceBuffer<float> g(pool, c.stream, grads.size(), "gradients");
-  DeviceBuffer<float> fb(pool, c.stream, std::max<size_t>(fourier_b.size(), 1), "Fourier matrix");
-  fb.upload(fourier_b.data(), fourier_b.size());
-  DeviceBuffer<float> xy(pool, c.stream, size_t(rows) * 2, "coordinates");
-  DeviceBuffer<float> t(pool, c.stream, size_t(n) * C, "targets");
+  const int64_t rows = pass.rows;
+  DeviceBuffer<float> g(pool, stream, grads.size(), "gradients");
+  DeviceBuffer<float> t(pool, stream, size_t(n) * C, "targets");
   t.upload(targets, size_t(n) * C);
   int64_t partials = 0;
-  for (int64_t r0 = 0; r0 < n; r0 += rows) partials += loss_partial_count(std::min(rows, n - r0) * C);
-  DeviceBuffer<float> partial(pool, c.stream, size_t(partials), "loss partial sums");
-  DeviceBuffer<float> sum(pool, c.stream, 1, "loss");
-  const EncodingParams enc = model.encoding.params();
-  std::optional<HashGridParams> grid;
+  for (int64_t r0 = 0; r0 < n; r0 += rows)
+    partials += loss_partial_count(std::min(rows, n - r0) * C);
+  DeviceBuffer<float> partial(pool, stream, size_t(partials), "loss partial sums");
+  DeviceBuffer<float> sum(pool, stream, 1, "loss");
   DeviceBuffer<float> enc_grad;
-  if (enc.kind == EncodingKind::HashGrid) {
-    grid = hash_grid_params(model.encoding);
-    enc_grad = DeviceBuffer<float>(pool, c.stream, size_t(rows) * size_t(model.encoding.width()), "encoding gradients");
-    CUDA_CHECK(
-        cudaMemsetAsync(g.data(), 0, size_t(encoding_parameter_count(model.encoding)) * sizeof(float), c.stream));
+  if (pass.grid) {
+    enc_grad = DeviceBuffer<float>(pool, stream, size_t(rows) * size_t(model.encoding.width()), "encoding gradients");
+    CUDA_CHECK(cudaMemsetAsync(g.data(), 0, size_t(encoding_parameter_count(model.encoding)) * sizeof(float), stream));
   }
   const float inv_count = float(1.0 / (double(n) * C));
   int64_t offset = 0;
   for (int64_t r0 = 0; r0 < n; r0 += rows) {
     const int64_t k = std::min(rows, n - r0);
-    xy.upload(coords + 2 * r0, size_t(k) * 2);
-    const float* input = ws.input();
-    if (grid)
-      input = encode_grid_input(c, ws, *grid, p.data(), xy.data(), k);
-    else
-      cuda::encode(c.stream, enc, fb.data(), xy.data(), k, ws.input());
-    mlp_forward(c, ws, p.data(), input, k);
-    mlp_backward(c, ws, p.data(), input, t.data() + r0 * C, k, loss, inv_count, partial.data() + offset, g.data(),
-                 r0 > 0, grid ? enc_grad.data() : nullptr);
-    if (grid) hash_grid_backward(c.stream, *grid, xy.data(), enc_grad.data(), k, g.data());
+    const float* input = pass.forward(coords, r0, k);
+    mlp_backward(pass.c, pass.ws, pass.p.data(), input, t.data() + r0 * C, k, loss, inv_count, partial.data() + offset,
+                 g.data(), r0 > 0, pass.grid ? enc_grad.data() : nullptr);
+    if (pass.grid) hash_grid_backward(stream, *pass.grid, pass.xy.data(), enc_grad.data(), k, g.data());
     offset += loss_partial_count(k * C);
   }
-  reduce_sum(c.stream, partial.data(), offset, sum.data());
+  reduce_sum(stream, partial.data(), offset, sum.data());
   g.download(grads.data(), grads.size());
   float loss_sum = 0;
   sum.download(&loss_sum, 1);
@@ -168,8 +174,8 @@ double CudaBackend::loss_and_gradients_impl(const ModelSpec& model, const LossPa
   return double(loss_sum) / (double(n) * C);
 }
 
-void CudaBackend::optimizer_update_impl(const OptimizerSpec& opt, std::span<float> params,
-                                        std::span<const float> grads, OptimizerState& state, float lr, int64_t step) {
+void CudaBackend::optimizer_update_impl(const OptimizerSpec& opt, std::span<float> params, std::span<const float> grads,
+                                        OptimizerState& state, float lr, int64_t step) {
   CUDA_CHECK(cudaSetDevice(m->device));
   const DevicePool& pool = *m->pool;
   cudaStream_t st = m->stream;
@@ -190,8 +196,8 @@ void CudaBackend::optimizer_update_impl(const OptimizerSpec& opt, std::span<floa
   DeviceBuffer<DeviceStepParams> block(pool, st, 1, "step parameters");
   set_step_params(st, block.data(), make_step_params(opt.adam, lr, step, step));
   cuda::optimizer_update(st, opt.kind == OptimizerKind::Adam, opt.adam, opt.sgd, p.data(), g.data(),
-                   first.empty() ? nullptr : first.data(), second.empty() ? nullptr : second.data(), int64_t(n),
-                   block.data());
+                         first.empty() ? nullptr : first.data(), second.empty() ? nullptr : second.data(), int64_t(n),
+                         block.data());
   p.download(params.data(), n);
   if (arrays >= 1) first.download(state.first.data(), n);
   if (arrays >= 2) second.download(state.second.data(), n);

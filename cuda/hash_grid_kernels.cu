@@ -1,5 +1,5 @@
 #include "cuda/cuda_check.h"
-#include "cuda/hash_grid_kernels.cuh"
+#include "cuda/encoding_kernels.cuh"
 #include "engine/rng_math.h"
 
 #include <cuda_fp16.h>

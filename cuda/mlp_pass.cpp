@@ -1,7 +1,7 @@
 #include "cuda/mlp_pass.h"
 
 #include "cuda/activation_kernels.cuh"
-#include "cuda/hash_grid_kernels.cuh"
+#include "cuda/encoding_kernels.cuh"
 #include "cuda/loss_kernels.cuh"
 #include "cuda/matmul.h"
 #include "engine/errors.h"
