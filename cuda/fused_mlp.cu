@@ -19,81 +19,12 @@ using namespace fused_mlp_detail;
 
 namespace {
 
-template <int Width>
-__global__ void __launch_bounds__(Tile<Width>::threads)
-    fused_forward_kernel(FusedMlpDesc d, const __half* __restrict__ weights, const float* __restrict__ params,
-                         const float* __restrict__ input, const __half* __restrict__ input_half, int64_t rows,
-                         int64_t cap, float* __restrict__ output, __half* __restrict__ acts) {
-  using T = Tile<Width>;
-  const int64_t tile0 = int64_t(blockIdx.x) * T::rows;
-  if (tile0 >= rows) return;
-  extern __shared__ __align__(128) unsigned char smem[];
-  const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
-  __half* strip = reinterpret_cast<__half*>(smem) + warp * 16 * T::lda;
-  __half* wsm = reinterpret_cast<__half*>(smem + T::act_bytes);
-  float* stage = reinterpret_cast<float*>(smem + T::act_bytes + T::weight_bytes) + warp * 16 * T::ld_stage;
-  const int64_t row0 = tile0 + warp * 16;
-
-  if (input_half) {
-    // fp16 inputs already padded to in_pad (rows x in_pad; the encoder wrote them, in the layer-0
-    // activations when those are kept): 16 bytes at a time, zeros past the last row.
-    const int per_row = d.in_pad / 8;
-    for (int v = lane; v < 16 * per_row; v += 32) {
-      const int r = v / per_row, c = (v - r * per_row) * 8;
-      const int64_t row = row0 + r;
-      *reinterpret_cast<uint4*>(strip + r * T::lda + c) =
-          row < rows ? *reinterpret_cast<const uint4*>(input_half + row * d.in_pad + c) : make_uint4(0, 0, 0, 0);
-    }
-  } else {
-    // The strip's inputs, fp32 -> fp16, zero-padded to in_pad and past the last row.
-    for (int e = lane; e < 16 * d.in_pad; e += 32) {
-      const int r = e / d.in_pad, c = e - r * d.in_pad;
-      const int64_t row = row0 + r;
-      const __half h = __float2half(row < rows && c < d.in ? input[row * d.in + c] : 0.0f);
-      strip[r * T::lda + c] = h;
-      if (acts && row < rows) acts[row * d.in_pad + c] = h;
-    }
-  }
-
-  for (int l = 0; l <= d.hidden; ++l) {
-    const bool last = l == d.hidden;
-    __syncthreads(); // every warp is done with the previous layer's weights
-    stage_weights(weights + d.packed_offset[l], d.packed_rows[l], d.packed_cols[l], wsm, T::ldw);
-    __syncthreads();
-    AccFragment acc[T::blocks_n];
-    const int n_blocks = d.packed_rows[l] / 16;
-    warp_product<Width, true>(strip, wsm, d.packed_cols[l] / 16, n_blocks, acc);
-    __syncwarp(); // the strip is read; it now receives this layer's output
-    const float* bias = params + d.bias_offset[l];
-#pragma unroll
-    for (int nb = 0; nb < T::blocks_n; ++nb) {
-      if (nb >= n_blocks) continue;
-      wmma::store_matrix_sync(stage, acc[nb], T::ld_stage, wmma::mem_row_major);
-      __syncwarp();
-      for (int e = lane; e < 256; e += 32) {
-        const int r = e / 16, c = nb * 16 + (e & 15);
-        const int64_t row = row0 + r;
-        const float z = stage[r * T::ld_stage + (e & 15)];
-        if (!last) {
-          const __half h = __float2half(activate<float>(d.act[l], z + bias[c], 30.0f));
-          strip[r * T::lda + c] = h;
-          if (acts && row < rows) acts[activation_offset(d, cap, l + 1) + row * Width + c] = h;
-        } else if (c < d.out && row < rows) {
-          output[row * d.out + c] = activate<float>(d.act[l], z + bias[c], 30.0f);
-        }
-      }
-      __syncwarp();
-    }
-  }
-}
-
 /// The warp's first S * 16 inputs into its strips (fp16, zero-padded to in_pad and past the last
 /// row); from fp32 inputs (also kept in acts, when given) or from fp16 rows already in place.
-template <int Width>
+template <class T>
 __device__ inline void load_input_strips(const FusedMlpDesc& d, const float* __restrict__ input,
                                          const __half* __restrict__ input_half, int64_t rows, int64_t row0, int lane,
                                          __half* strips, __half* __restrict__ acts) {
-  using T = Tile2<Width>;
   constexpr int R = T::strips * 16;
   if (input_half) {
     const int per_row = d.in_pad / 8;
@@ -114,68 +45,89 @@ __device__ inline void load_input_strips(const FusedMlpDesc& d, const float* __r
   }
 }
 
-template <int Width>
-__global__ void __launch_bounds__(Tile2<Width>::threads)
-    fused_forward_fragment_kernel(FusedMlpDesc d, const __half* __restrict__ weights, const float* __restrict__ params,
-                                  const float* __restrict__ input, const __half* __restrict__ input_half, int64_t rows,
-                                  int64_t cap, float* __restrict__ output, __half* __restrict__ acts) {
-  using T = Tile2<Width>;
+/// The forward pass of one tile of rows through every layer, T = Tile<Width> (staged epilogue) or
+/// Tile2<Width> (fragment epilogue).
+template <class T>
+__global__ void __launch_bounds__(T::threads)
+    fused_forward_kernel(FusedMlpDesc d, const __half* __restrict__ weights, const float* __restrict__ params,
+                         const float* __restrict__ input, const __half* __restrict__ input_half, int64_t rows,
+                         int64_t cap, float* __restrict__ output, __half* __restrict__ acts) {
+  constexpr int Width = T::width;
   const int64_t tile0 = int64_t(blockIdx.x) * T::rows;
   if (tile0 >= rows) return;
-  extern __shared__ __align__(128) unsigned char smem[];
-  const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
-  __half* strips = reinterpret_cast<__half*>(smem) + warp * T::strips * 16 * T::lda;
-  __half* wsm = reinterpret_cast<__half*>(smem + T::act_bytes);
-  float* bias_tile = reinterpret_cast<float*>(smem + T::act_bytes + T::weight_bytes);
-  float* stage = reinterpret_cast<float*>(smem + T::act_bytes + T::weight_bytes + T::bias_bytes) + warp * 16 * T::ld_stage;
-  const int64_t row0 = tile0 + warp * T::strips * 16;
-  load_input_strips<Width>(d, input, input_half, rows, row0, lane, strips, acts);
-
-  for (int l = 0; l <= d.hidden; ++l) {
-    const bool last = l == d.hidden;
-    const int out_cols = d.packed_rows[l]; // Width, or 16 for the output layer
-    __syncthreads(); // every warp is done with the previous layer's weights and bias
-    stage_weights(weights + d.packed_offset[l], d.packed_rows[l], d.packed_cols[l], wsm, T::ldw);
-    for (int e = int(threadIdx.x); e < 16 * out_cols; e += int(blockDim.x)) {
-      const int c = e % out_cols;
-      bias_tile[(e / out_cols) * Width + c] = c < d.real_out[l] ? params[d.bias_offset[l] + c] : 0.0f;
-    }
-    __syncthreads();
-    const int n_blocks = out_cols / 16;
-    AccFragment acc[T::strips][T::blocks_n];
-#pragma unroll
-    for (int s = 0; s < T::strips; ++s)
-#pragma unroll
-      for (int nb = 0; nb < T::blocks_n; ++nb)
-        if (nb < n_blocks) wmma::load_matrix_sync(acc[s][nb], bias_tile + nb * 16, Width, wmma::mem_row_major);
-    warp_product_strips<Width, true>(strips, wsm, d.packed_cols[l] / 16, n_blocks, acc);
-    __syncwarp(); // the strips are read; they now receive this layer's outputs
-    const Activation act = d.act[l];
-#pragma unroll
-    for (int s = 0; s < T::strips; ++s) {
-#pragma unroll
-      for (int nb = 0; nb < T::blocks_n; ++nb) {
-        if (nb >= n_blocks) continue;
-        for (int i = 0; i < acc[s][nb].num_elements; ++i) acc[s][nb].x[i] = activate<float>(act, acc[s][nb].x[i], 30.0f);
-        wmma::store_matrix_sync(stage, acc[s][nb], T::ld_stage, wmma::mem_row_major);
-        __syncwarp();
-        const int r = lane >> 1, c = nb * 16 + (lane & 1) * 8;
-        const int64_t row = row0 + s * 16 + r;
-        if (!last) {
-          float v[8];
-          read_stage(stage, T::ld_stage, lane, v);
-          const uint4 h = pack_halves(v);
-          *reinterpret_cast<uint4*>(strips + (s * 16 + r) * T::lda + c) = h;
-          if (acts && row < rows) *reinterpret_cast<uint4*>(acts + activation_offset(d, cap, l + 1) + row * Width + c) = h;
-        } else {
-          for (int e = lane; e < 256; e += 32) {
-            const int rr = e / 16, cc = e & 15;
-            const int64_t orow = row0 + s * 16 + rr;
-            if (cc < d.out && orow < rows) output[orow * d.out + cc] = stage[rr * T::ld_stage + cc];
-          }
-        }
-        __syncwarp();
+  [[maybe_unused]] const auto [lane, strips, wsm, bias_tile, stage, row0] = warp_share<T>(tile0);
+  load_input_strips<T>(d, input, input_half, rows, row0, lane, strips, acts);
+  if constexpr (T::fragment) {
+    for (int l = 0; l <= d.hidden; ++l) {
+      const bool last = l == d.hidden;
+      const int out_cols = d.packed_rows[l]; // Width, or 16 for the output layer
+      __syncthreads();                       // every warp is done with the previous layer's weights and bias
+      stage_weights(weights + d.packed_offset[l], d.packed_rows[l], d.packed_cols[l], wsm, T::ldw);
+      for (int e = int(threadIdx.x); e < 16 * out_cols; e += int(blockDim.x)) {
+        const int c = e % out_cols;
+        bias_tile[(e / out_cols) * Width + c] = c < d.real_out[l] ? params[d.bias_offset[l] + c] : 0.0f;
       }
+      __syncthreads();
+      const int n_blocks = out_cols / 16;
+      AccFragment acc[T::strips][T::blocks_n];
+#pragma unroll
+      for (int s = 0; s < T::strips; ++s)
+#pragma unroll
+        for (int nb = 0; nb < T::blocks_n; ++nb)
+          if (nb < n_blocks) wmma::load_matrix_sync(acc[s][nb], bias_tile + nb * 16, Width, wmma::mem_row_major);
+      warp_product_strips<T, true>(strips, wsm, d.packed_cols[l] / 16, n_blocks, acc);
+      __syncwarp(); // the strips are read; they now receive this layer's outputs
+      const Activation act = d.act[l];
+#pragma unroll
+      for (int s = 0; s < T::strips; ++s) {
+#pragma unroll
+        for (int nb = 0; nb < T::blocks_n; ++nb) {
+          if (nb >= n_blocks) continue;
+          for (int i = 0; i < acc[s][nb].num_elements; ++i)
+            acc[s][nb].x[i] = activate<float>(act, acc[s][nb].x[i], 30.0f);
+          wmma::store_matrix_sync(stage, acc[s][nb], T::ld_stage, wmma::mem_row_major);
+          __syncwarp();
+          const int r = lane >> 1, c = nb * 16 + (lane & 1) * 8;
+          const int64_t row = row0 + s * 16 + r;
+          if (!last) {
+            float v[8];
+            read_stage(stage, T::ld_stage, lane, v);
+            const uint4 h = pack_halves(v);
+            *reinterpret_cast<uint4*>(strips + (s * 16 + r) * T::lda + c) = h;
+            if (acts && row < rows)
+              *reinterpret_cast<uint4*>(acts + activation_offset(d, cap, l + 1) + row * Width + c) = h;
+          } else {
+            for (int e = lane; e < 256; e += 32) {
+              const int rr = e / 16, cc = e & 15;
+              const int64_t orow = row0 + s * 16 + rr;
+              if (cc < d.out && orow < rows) output[orow * d.out + cc] = stage[rr * T::ld_stage + cc];
+            }
+          }
+          __syncwarp();
+        }
+      }
+    }
+  } else {
+    for (int l = 0; l <= d.hidden; ++l) {
+      const bool last = l == d.hidden;
+      __syncthreads(); // every warp is done with the previous layer's weights
+      stage_weights(weights + d.packed_offset[l], d.packed_rows[l], d.packed_cols[l], wsm, T::ldw);
+      __syncthreads();
+      AccFragment acc[T::blocks_n];
+      const int n_blocks = d.packed_rows[l] / 16;
+      warp_product<Width, true>(strips, wsm, d.packed_cols[l] / 16, n_blocks, acc);
+      __syncwarp(); // the strip is read; it now receives this layer's output
+      const float* bias = params + d.bias_offset[l];
+      staged_epilogue<T>(stage, acc, n_blocks, lane, [&](int r, int c, float z) {
+        const int64_t row = row0 + r;
+        if (!last) {
+          const __half h = __float2half(activate<float>(d.act[l], z + bias[c], 30.0f));
+          strips[r * T::lda + c] = h;
+          if (acts && row < rows) acts[activation_offset(d, cap, l + 1) + row * Width + c] = h;
+        } else if (c < d.out && row < rows) {
+          output[row * d.out + c] = activate<float>(d.act[l], z + bias[c], 30.0f);
+        }
+      });
     }
   }
 }
@@ -227,7 +179,8 @@ FusedMlpDesc describe(const ModelSpec& model) {
 
 template <int Width> void set_shared_limit() {
   const int bytes = int(Tile<Width>::smem);
-  CUDA_CHECK(cudaFuncSetAttribute(fused_forward_kernel<Width>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  CUDA_CHECK(
+      cudaFuncSetAttribute(fused_forward_kernel<Tile<Width>>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
   set_backward_shared_limit<Width>();
 }
 
@@ -240,7 +193,7 @@ template <int Width> bool set_fragment_shared_limit() {
   const int bytes = int(Tile2<Width>::smem);
   if (bytes > optin) return false;
   CUDA_CHECK(
-      cudaFuncSetAttribute(fused_forward_fragment_kernel<Width>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+      cudaFuncSetAttribute(fused_forward_kernel<Tile2<Width>>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
   set_backward_fragment_shared_limit<Width>();
   return true;
 }
@@ -255,7 +208,8 @@ FusedEpilogue fused_epilogue() {
   if (g_epilogue.load() < 0)
     std::call_once(g_epilogue_once, [] {
       int32_t unset = -1;
-      g_epilogue.compare_exchange_strong(unset, int32_t(parse_fused_epilogue(std::getenv("REDRAW_FUSED_MLP_EPILOGUE"))));
+      g_epilogue.compare_exchange_strong(unset,
+                                         int32_t(parse_fused_epilogue(std::getenv("REDRAW_FUSED_MLP_EPILOGUE"))));
     });
   return FusedEpilogue(g_epilogue.load());
 }
@@ -325,18 +279,9 @@ void FusedMlp::forward(cudaStream_t stream, const float* params, const float* in
   __half* acts = keep_activations ? reinterpret_cast<__half*>(m_activations.data()) : nullptr;
   const __half* input_half = input ? nullptr : reinterpret_cast<const __half*>(half_input());
   const bool fragment = m_fragment_ok && fused_epilogue() == FusedEpilogue::Fragment;
-  with_width(d.width, [&]<int W>() {
-    if (fragment) {
-      using T = Tile2<W>;
-      const unsigned blocks = unsigned((rows + T::rows - 1) / T::rows);
-      fused_forward_fragment_kernel<W>
-          <<<blocks, T::threads, T::smem, stream>>>(d, w, params, input, input_half, rows, m_rows, output, acts);
-    } else {
-      using T = Tile<W>;
-      const unsigned blocks = unsigned((rows + T::rows - 1) / T::rows);
-      fused_forward_kernel<W>
-          <<<blocks, T::threads, T::smem, stream>>>(d, w, params, input, input_half, rows, m_rows, output, acts);
-    }
+  with_tile(d.width, fragment, [&]<class T>() {
+    fused_forward_kernel<T><<<tile_blocks<T>(rows), T::threads, T::smem, stream>>>(d, w, params, input, input_half,
+                                                                                   rows, m_rows, output, acts);
   });
   CUDA_CHECK_LAUNCH();
 }

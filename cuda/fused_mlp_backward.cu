@@ -15,37 +15,22 @@ using namespace fused_mlp_detail;
 
 namespace {
 
-template <int Width>
-__global__ void __launch_bounds__(Tile<Width>::threads)
+/// The backward pass of one tile of rows, T = Tile<Width> (staged epilogue) or Tile2<Width>
+/// (fragment epilogue): dZ of every layer, and the input gradient when input_grad is given.
+template <class T>
+__global__ void __launch_bounds__(T::threads)
     fused_backward_kernel(FusedMlpDesc d, const __half* __restrict__ weights, const float* __restrict__ g_out,
                           const float* __restrict__ y_out, float grad_scale, float input_scale, int64_t rows,
                           int64_t cap, const __half* __restrict__ acts, __half* __restrict__ dz,
                           float* __restrict__ input_grad) {
-  using T = Tile<Width>;
+  constexpr int Width = T::width;
   const int64_t tile0 = int64_t(blockIdx.x) * T::rows;
   if (tile0 >= rows) return;
-  extern __shared__ __align__(128) unsigned char smem[];
-  const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
-  __half* strip = reinterpret_cast<__half*>(smem) + warp * 16 * T::lda;
-  __half* wsm = reinterpret_cast<__half*>(smem + T::act_bytes);
-  float* stage = reinterpret_cast<float*>(smem + T::act_bytes + T::weight_bytes) + warp * 16 * T::ld_stage;
-  const int64_t row0 = tile0 + warp * 16;
+  [[maybe_unused]] const auto [lane, strips, wsm, bias_tile, stage, row0] = warp_share<T>(tile0);
 
-  // dLoss/dZ of the output layer, unscaled to O(1), into the strip's first 16 columns.
-  __half* dz_out = dz + dz_offset(d, cap, d.hidden);
-  for (int e = lane; e < 256; e += 32) {
-    const int r = e / 16, c = e & 15;
-    const int64_t row = row0 + r;
-    float v = 0.0f;
-    if (row < rows && c < d.out) {
-      const float y = y_out[row * d.out + c];
-      v = g_out[row * d.out + c] * grad_scale * activate_derivative<float>(d.act[d.hidden], y, y, 30.0f);
-    }
-    const __half h = __float2half(v);
-    strip[r * T::lda + c] = h;
-    if (row < rows) dz_out[row * k_fused_out_pad + c] = h;
-  }
-
+  // dLoss/dZ of the output layer, unscaled to O(1), into the strips' first 16 columns.
+  seed_output_dz(d, g_out, y_out, grad_scale, row0, rows, T::strips * 16, lane, strips, T::lda,
+                 dz + dz_offset(d, cap, d.hidden));
   // Layer src = l + 1 takes dZ_src back to dY_l = dZ_src W_src, then dZ_l = dY_l * act'(y_l);
   // l = -1 is the input gradient.
   for (int l = d.hidden - 1; l >= -1; --l) {
@@ -54,115 +39,67 @@ __global__ void __launch_bounds__(Tile<Width>::threads)
     __syncthreads();
     stage_weights(weights + d.packed_offset[src], d.packed_rows[src], d.packed_cols[src], wsm, T::ldw);
     __syncthreads();
-    AccFragment acc[T::blocks_n];
     const int n_blocks = d.packed_cols[src] / 16;
-    warp_product<Width, false>(strip, wsm, d.packed_rows[src] / 16, n_blocks, acc);
-    __syncwarp();
     const __half* y_l = l >= 0 ? acts + activation_offset(d, cap, l + 1) : nullptr;
     __half* dz_l = l >= 0 ? dz + dz_offset(d, cap, l) : nullptr;
+    if constexpr (T::fragment) {
+      AccFragment acc[T::strips][T::blocks_n];
 #pragma unroll
-    for (int nb = 0; nb < T::blocks_n; ++nb) {
-      if (nb >= n_blocks) continue;
-      wmma::store_matrix_sync(stage, acc[nb], T::ld_stage, wmma::mem_row_major);
+      for (int s = 0; s < T::strips; ++s)
+#pragma unroll
+        for (int nb = 0; nb < T::blocks_n; ++nb)
+          wmma::fill_fragment(acc[s][nb], 0.0f);
+      warp_product_strips<T, false>(strips, wsm, d.packed_rows[src] / 16, n_blocks, acc);
       __syncwarp();
-      for (int e = lane; e < 256; e += 32) {
-        const int r = e / 16, c = nb * 16 + (e & 15);
+      const Activation act = l >= 0 ? d.act[l] : Activation::Identity;
+#pragma unroll
+      for (int s = 0; s < T::strips; ++s) {
+#pragma unroll
+        for (int nb = 0; nb < T::blocks_n; ++nb) {
+          if (nb >= n_blocks) continue;
+          wmma::store_matrix_sync(stage, acc[s][nb], T::ld_stage, wmma::mem_row_major);
+          __syncwarp();
+          if (l >= 0) {
+            const int r = lane >> 1, c = nb * 16 + (lane & 1) * 8;
+            const int64_t row = row0 + s * 16 + r;
+            float g[8];
+            read_stage(stage, T::ld_stage, lane, g);
+            uint4 yv = make_uint4(0, 0, 0, 0);
+            if (row < rows) yv = *reinterpret_cast<const uint4*>(y_l + row * Width + c);
+            const __half* y = reinterpret_cast<const __half*>(&yv);
+#pragma unroll
+            for (int j = 0; j < 8; ++j) {
+              const float yf = __half2float(y[j]);
+              g[j] = row < rows ? g[j] * activate_derivative<float>(act, yf, yf, 30.0f) : 0.0f;
+            }
+            const uint4 h = pack_halves(g);
+            *reinterpret_cast<uint4*>(strips + (s * 16 + r) * T::lda + c) = h;
+            if (row < rows) *reinterpret_cast<uint4*>(dz_l + row * Width + c) = h;
+          } else {
+            for (int e = lane; e < 256; e += 32) {
+              const int r = e / 16, c = nb * 16 + (e & 15);
+              const int64_t row = row0 + s * 16 + r;
+              if (row < rows && c < d.in) input_grad[row * d.in + c] = stage[r * T::ld_stage + (e & 15)] * input_scale;
+            }
+          }
+          __syncwarp();
+        }
+      }
+    } else {
+      AccFragment acc[T::blocks_n];
+      warp_product<Width, false>(strips, wsm, d.packed_rows[src] / 16, n_blocks, acc);
+      __syncwarp();
+      staged_epilogue<T>(stage, acc, n_blocks, lane, [&](int r, int c, float g) {
         const int64_t row = row0 + r;
-        const float g = stage[r * T::ld_stage + (e & 15)];
         if (l >= 0) {
           const float y = row < rows ? __half2float(y_l[row * Width + c]) : 0.0f;
           const __half h = __float2half(row < rows ? g * activate_derivative<float>(d.act[l], y, y, 30.0f) : 0.0f);
-          strip[r * T::lda + c] = h;
+          strips[r * T::lda + c] = h;
           if (row < rows) dz_l[row * Width + c] = h;
         } else if (row < rows && c < d.in) {
           input_grad[row * d.in + c] = g * input_scale;
         }
-      }
-      __syncwarp();
-    }
-  }
-}
-
-template <int Width>
-__global__ void __launch_bounds__(Tile2<Width>::threads)
-    fused_backward_fragment_kernel(FusedMlpDesc d, const __half* __restrict__ weights, const float* __restrict__ g_out,
-                                   const float* __restrict__ y_out, float grad_scale, float input_scale, int64_t rows,
-                                   int64_t cap, const __half* __restrict__ acts, __half* __restrict__ dz,
-                                   float* __restrict__ input_grad) {
-  using T = Tile2<Width>;
-  const int64_t tile0 = int64_t(blockIdx.x) * T::rows;
-  if (tile0 >= rows) return;
-  extern __shared__ __align__(128) unsigned char smem[];
-  const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
-  __half* strips = reinterpret_cast<__half*>(smem) + warp * T::strips * 16 * T::lda;
-  __half* wsm = reinterpret_cast<__half*>(smem + T::act_bytes);
-  float* stage = reinterpret_cast<float*>(smem + T::act_bytes + T::weight_bytes + T::bias_bytes) + warp * 16 * T::ld_stage;
-  const int64_t row0 = tile0 + warp * T::strips * 16;
-
-  // dLoss/dZ of the output layer, unscaled to O(1), into the strips' first 16 columns.
-  __half* dz_out = dz + dz_offset(d, cap, d.hidden);
-  for (int e = lane; e < T::strips * 256; e += 32) {
-    const int r = e / 16, c = e & 15;
-    const int64_t row = row0 + r;
-    float v = 0.0f;
-    if (row < rows && c < d.out) {
-      const float y = y_out[row * d.out + c];
-      v = g_out[row * d.out + c] * grad_scale * activate_derivative<float>(d.act[d.hidden], y, y, 30.0f);
-    }
-    const __half h = __float2half(v);
-    strips[r * T::lda + c] = h;
-    if (row < rows) dz_out[row * k_fused_out_pad + c] = h;
-  }
-
-  for (int l = d.hidden - 1; l >= -1; --l) {
-    if (l < 0 && !input_grad) break;
-    const int src = l + 1;
-    __syncthreads();
-    stage_weights(weights + d.packed_offset[src], d.packed_rows[src], d.packed_cols[src], wsm, T::ldw);
-    __syncthreads();
-    const int n_blocks = d.packed_cols[src] / 16;
-    AccFragment acc[T::strips][T::blocks_n];
-#pragma unroll
-    for (int s = 0; s < T::strips; ++s)
-#pragma unroll
-      for (int nb = 0; nb < T::blocks_n; ++nb) wmma::fill_fragment(acc[s][nb], 0.0f);
-    warp_product_strips<Width, false>(strips, wsm, d.packed_rows[src] / 16, n_blocks, acc);
-    __syncwarp();
-    const __half* y_l = l >= 0 ? acts + activation_offset(d, cap, l + 1) : nullptr;
-    __half* dz_l = l >= 0 ? dz + dz_offset(d, cap, l) : nullptr;
-    const Activation act = l >= 0 ? d.act[l] : Activation::Identity;
-#pragma unroll
-    for (int s = 0; s < T::strips; ++s) {
-#pragma unroll
-      for (int nb = 0; nb < T::blocks_n; ++nb) {
-        if (nb >= n_blocks) continue;
-        wmma::store_matrix_sync(stage, acc[s][nb], T::ld_stage, wmma::mem_row_major);
-        __syncwarp();
-        if (l >= 0) {
-          const int r = lane >> 1, c = nb * 16 + (lane & 1) * 8;
-          const int64_t row = row0 + s * 16 + r;
-          float g[8];
-          read_stage(stage, T::ld_stage, lane, g);
-          uint4 yv = make_uint4(0, 0, 0, 0);
-          if (row < rows) yv = *reinterpret_cast<const uint4*>(y_l + row * Width + c);
-          const __half* y = reinterpret_cast<const __half*>(&yv);
-#pragma unroll
-          for (int j = 0; j < 8; ++j) {
-            const float yf = __half2float(y[j]);
-            g[j] = row < rows ? g[j] * activate_derivative<float>(act, yf, yf, 30.0f) : 0.0f;
-          }
-          const uint4 h = pack_halves(g);
-          *reinterpret_cast<uint4*>(strips + (s * 16 + r) * T::lda + c) = h;
-          if (row < rows) *reinterpret_cast<uint4*>(dz_l + row * Width + c) = h;
-        } else {
-          for (int e = lane; e < 256; e += 32) {
-            const int r = e / 16, c = nb * 16 + (e & 15);
-            const int64_t row = row0 + s * 16 + r;
-            if (row < rows && c < d.in) input_grad[row * d.in + c] = stage[r * T::ld_stage + (e & 15)] * input_scale;
-          }
-        }
-        __syncwarp();
-      }
+      });
     }
   }
 }
@@ -179,12 +116,12 @@ void gemm_half(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int
 namespace fused_mlp_detail {
 
 template <int Width> void set_backward_shared_limit() {
-  CUDA_CHECK(cudaFuncSetAttribute(fused_backward_kernel<Width>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+  CUDA_CHECK(cudaFuncSetAttribute(fused_backward_kernel<Tile<Width>>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   int(Tile<Width>::smem)));
 }
 
 template <int Width> void set_backward_fragment_shared_limit() {
-  CUDA_CHECK(cudaFuncSetAttribute(fused_backward_fragment_kernel<Width>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+  CUDA_CHECK(cudaFuncSetAttribute(fused_backward_kernel<Tile2<Width>>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   int(Tile2<Width>::smem)));
 }
 
@@ -211,18 +148,9 @@ void FusedMlp::backward(cudaStream_t stream, cublasHandle_t blas, const float* g
   auto* dz = reinterpret_cast<__half*>(m_dz.data());
   const float grad_scale = 1.0f / inv_count;
   const bool fragment = m_fragment_ok && fused_epilogue() == FusedEpilogue::Fragment;
-  with_width(d.width, [&]<int W>() {
-    if (fragment) {
-      using T = Tile2<W>;
-      const unsigned blocks = unsigned((rows + T::rows - 1) / T::rows);
-      fused_backward_fragment_kernel<W><<<blocks, T::threads, T::smem, stream>>>(
-          d, w, g_out, y_out, grad_scale, inv_count, rows, m_rows, acts, dz, input_grad);
-    } else {
-      using T = Tile<W>;
-      const unsigned blocks = unsigned((rows + T::rows - 1) / T::rows);
-      fused_backward_kernel<W><<<blocks, T::threads, T::smem, stream>>>(d, w, g_out, y_out, grad_scale, inv_count,
-                                                                        rows, m_rows, acts, dz, input_grad);
-    }
+  with_tile(d.width, fragment, [&]<class T>() {
+    fused_backward_kernel<T><<<tile_blocks<T>(rows), T::threads, T::smem, stream>>>(
+        d, w, g_out, y_out, grad_scale, inv_count, rows, m_rows, acts, dz, input_grad);
   });
   CUDA_CHECK_LAUNCH();
   // dW_l (out x in, row-major) = inv_count * dZ_l^T X_l: column-major dW^T (in x out) = X^T dZ.
