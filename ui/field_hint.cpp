@@ -31,18 +31,6 @@ std::string number(double v) {
 void record_hint(UiState& ui, const char* label, std::string text);
 void show_hint(UiState& ui, const char* label, bool active);
 
-template <class T> bool check_impl(UiState& ui, const char* label, T& v, T lo, T hi, bool edited, bool active) {
-  const T typed = v;
-  const bool out = !(typed >= lo && typed <= hi); // NaN is out too
-  if (out) v = std::isnan(double(typed)) ? lo : std::clamp(typed, lo, hi);
-  if (edited)
-    record_hint(ui, label,
-                out ? clamp_hint_text(shown_name(label), double(typed), double(lo), double(hi), double(v))
-                    : std::string());
-  show_hint(ui, label, active);
-  return out;
-}
-
 void record_hint(UiState& ui, const char* label, std::string text) {
   FieldHint* h = find_hint(ui, label);
   if (text.empty()) {
@@ -87,29 +75,17 @@ void set_field_hint(UiState& ui, const char* label, std::string text) {
 
 void draw_field_hint(UiState& ui, const char* label, bool active) { show_hint(ui, label, active); }
 
-bool check_field(UiState& ui, const char* label, double& v, double lo, double hi) {
-  return check_impl(ui, label, v, lo, hi, ImGui::IsItemEdited(), ImGui::IsItemActive());
+namespace field_hint_detail {
+
+bool report_check(UiState& ui, const char* label, bool out, double typed, double lo, double hi, double value,
+                  bool edited, bool active) {
+  if (edited) record_hint(ui, label, out ? clamp_hint_text(shown_name(label), typed, lo, hi, value) : std::string());
+  show_hint(ui, label, active);
+  return out;
 }
-bool check_field(UiState& ui, const char* label, double& v, double lo, double hi, bool edited, bool active) {
-  return check_impl(ui, label, v, lo, hi, edited, active);
-}
-bool check_field(UiState& ui, const char* label, float& v, float lo, float hi) {
-  return check_impl(ui, label, v, lo, hi, ImGui::IsItemEdited(), ImGui::IsItemActive());
-}
-bool check_field(UiState& ui, const char* label, float& v, float lo, float hi, bool edited, bool active) {
-  return check_impl(ui, label, v, lo, hi, edited, active);
-}
-bool check_field(UiState& ui, const char* label, int32_t& v, int32_t lo, int32_t hi) {
-  return check_impl(ui, label, v, lo, hi, ImGui::IsItemEdited(), ImGui::IsItemActive());
-}
-bool check_field(UiState& ui, const char* label, int32_t& v, int32_t lo, int32_t hi, bool edited, bool active) {
-  return check_impl(ui, label, v, lo, hi, edited, active);
-}
-bool check_field(UiState& ui, const char* label, int64_t& v, int64_t lo, int64_t hi) {
-  return check_impl(ui, label, v, lo, hi, ImGui::IsItemEdited(), ImGui::IsItemActive());
-}
-bool check_field(UiState& ui, const char* label, int64_t& v, int64_t lo, int64_t hi, bool edited, bool active) {
-  return check_impl(ui, label, v, lo, hi, edited, active);
-}
+bool last_item_edited() { return ImGui::IsItemEdited(); }
+bool last_item_active() { return ImGui::IsItemActive(); }
+
+} // namespace field_hint_detail
 
 } // namespace redraw
