@@ -2,7 +2,6 @@
 
 #include <glad/gl.h>
 
-
 #include <chrono>
 #include <cstdint>
 
@@ -51,7 +50,8 @@ void upload_rgba(const uint8_t* rgba_or_pbo_offset, int32_t w, int32_t h) {
   glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, rgba_or_pbo_offset);
 }
 
-class HostTexture final : public PreviewTexture {
+/// Host memory -> GL; also the base of the device path, which adds upload_device().
+class HostTexture : public PreviewTexture {
 public:
   void upload_host(const uint8_t* rgba, int32_t w, int32_t h) override {
     const auto t0 = std::chrono::steady_clock::now();
@@ -65,25 +65,19 @@ public:
   const char* kind() const override { return "host"; }
   double last_upload_ms() const override { return m_last_ms; }
 
-private:
+protected:
   GlTexture m_tex;
   double m_last_ms = 0;
 };
 
 /// GPU -> GL: a pixel-unpack buffer registered with the device once per size. Each update copies
 /// the device frame into it (DeviceGlBuffer) and fills the texture from the bound PBO.
-class DeviceTexture final : public PreviewTexture {
+class DeviceTexture final : public HostTexture {
 public:
   explicit DeviceTexture(DeviceInterop* interop) : m_device(interop) { glGenBuffers(1, &m_pbo); }
   ~DeviceTexture() override {
     m_interop.reset(); // unregister before the buffer goes away
     if (m_pbo) glDeleteBuffers(1, &m_pbo);
-  }
-  void upload_host(const uint8_t* rgba, int32_t w, int32_t h) override {
-    const auto t0 = std::chrono::steady_clock::now();
-    m_tex.bind_sized(w, h);
-    upload_rgba(rgba, w, h);
-    m_last_ms = ms_since(t0);
   }
   bool upload_device(const void* rgba_device, int32_t w, int32_t h) override {
     const auto t0 = std::chrono::steady_clock::now();
@@ -105,18 +99,12 @@ public:
     m_last_ms = ms_since(t0);
     return true;
   }
-  void* imgui_id() const override { return reinterpret_cast<void*>(uintptr_t(m_tex.id())); }
-  int32_t width() const override { return m_tex.width(); }
-  int32_t height() const override { return m_tex.height(); }
   const char* kind() const override { return "cuda-gl"; }
-  double last_upload_ms() const override { return m_last_ms; }
 
 private:
-  GlTexture m_tex;
   DeviceInterop* m_device;
   GLuint m_pbo = 0;
   std::unique_ptr<DeviceGlBuffer> m_interop;
-  double m_last_ms = 0;
 };
 
 } // namespace
