@@ -13,9 +13,20 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <initializer_list>
 
 namespace redraw {
 namespace {
+
+/// A combo of fixed text choices for a string setting; `width`: the widget's, without its label.
+void choice_combo(const char* label, std::string& value, std::initializer_list<const char*> choices, float width) {
+  ImGui::SetNextItemWidth(std::max(60.0f, width));
+  if (ImGui::BeginCombo(label, value.c_str())) {
+    for (const char* c : choices)
+      if (ImGui::Selectable(c, value == c)) value = c;
+    ImGui::EndCombo();
+  }
+}
 
 template <class E> bool enum_combo(const char* label, E& value, int count, const char* (*name)(E)) {
   bool changed = false;
@@ -381,22 +392,10 @@ void draw_summary(UiState& ui) {
   // Backend and precision side by side, each half the row.
   const float half = (ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ItemSpacing.x) * 0.5f;
   const float label_w = ImGui::CalcTextSize("precision").x + ImGui::GetStyle().ItemInnerSpacing.x;
-  const char* backends[] = {"auto", "cpu", "cuda"};
-  ImGui::SetNextItemWidth(std::max(60.0f, half - label_w));
-  if (ImGui::BeginCombo("backend", ui.settings.backend.c_str())) {
-    for (const char* b : backends)
-      if (ImGui::Selectable(b, ui.settings.backend == b)) ui.settings.backend = b;
-    ImGui::EndCombo();
-  }
+  choice_combo("backend", ui.settings.backend, {"auto", "cpu", "cuda"}, half - label_w);
   ImGui::SameLine();
-  const char* precisions[] = {"auto", "fp32", "tf32", "bf16"};
   ImGui::BeginDisabled(ui.settings.backend == "cpu");
-  ImGui::SetNextItemWidth(std::max(60.0f, half - label_w));
-  if (ImGui::BeginCombo("precision", ui.settings.precision.c_str())) {
-    for (const char* p : precisions)
-      if (ImGui::Selectable(p, ui.settings.precision == p)) ui.settings.precision = p;
-    ImGui::EndCombo();
-  }
+  choice_combo("precision", ui.settings.precision, {"auto", "fp32", "tf32", "bf16"}, half - label_w);
   ImGui::EndDisabled();
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
     ImGui::SetTooltip("Matrix products on the GPU. auto: narrow networks (hidden layers all 16..128 wide)\n"
