@@ -1,4 +1,5 @@
 #include "ui/panels.h"
+#include "ui/tool_window.h"
 #include "ui/ui_scale.h"
 
 #include <imgui.h>
@@ -76,14 +77,10 @@ constexpr View k_views[] = {
 } // namespace
 
 void draw_help(UiState& ui) {
-  if (!ui.help_open) return;
   const ImGuiViewport* vp = ImGui::GetMainViewport();
-  ImGui::SetNextWindowSize(ImVec2(ui_px(640), ui_px(620)), ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowPos(vp->GetCenter(), ImGuiCond_FirstUseEver, ImVec2(0.5f, 0.5f));
-  if (!ImGui::Begin("Help", &ui.help_open, ImGuiWindowFlags_NoCollapse)) {
-    ImGui::End();
+  if (!begin_tool_window("Help", &ui.help_open, {vp->GetCenter(), ImVec2(ui_px(640), ui_px(620)), ImVec2(0.5f, 0.5f)},
+                         ImGuiWindowFlags_NoCollapse))
     return;
-  }
   ImGui::TextUnformatted("Redraw trains a small neural network to redraw a picture, and shows it learning.");
   ImGui::Spacing();
   ImGui::TextColored(ImVec4(0.6f, 0.8f, 1.0f, 1), "Keys");

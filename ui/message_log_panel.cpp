@@ -1,5 +1,6 @@
-#include "ui/panels.h"
 #include "ui/bounded_text.h"
+#include "ui/panels.h"
+#include "ui/tool_window.h"
 #include "ui/ui_scale.h"
 
 #include <imgui.h>
@@ -10,14 +11,11 @@
 namespace redraw {
 
 void draw_message_log(UiState& ui) {
-  if (!ui.message_log_open) return;
   const ImGuiViewport* vp = ImGui::GetMainViewport();
-  ImGui::SetNextWindowSize(ImVec2(ui_px(560), ui_px(320)), ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowPos(vp->GetCenter(), ImGuiCond_FirstUseEver, ImVec2(0.5f, 0.5f));
-  if (!ImGui::Begin("Messages", &ui.message_log_open, ImGuiWindowFlags_NoCollapse)) {
-    ImGui::End();
+  if (!begin_tool_window("Messages", &ui.message_log_open,
+                         {vp->GetCenter(), ImVec2(ui_px(560), ui_px(320)), ImVec2(0.5f, 0.5f)},
+                         ImGuiWindowFlags_NoCollapse))
     return;
-  }
   if (ImGui::SmallButton("Clear")) ui.message_log.clear();
   ImGui::SameLine();
   ImGui::TextDisabled("%zu this session, newest first", ui.message_log.size());

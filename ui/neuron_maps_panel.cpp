@@ -1,6 +1,7 @@
-#include "ui/insight_views.h"
 #include "ui/bounded_text.h"
+#include "ui/insight_views.h"
 #include "ui/panels.h"
+#include "ui/tool_window.h"
 
 #include <imgui.h>
 
@@ -69,7 +70,8 @@ void draw_neuron_grid(UiState& ui, PreviewTexture* atlas, ImVec2 size) {
   if (cx < 0 || cx >= n.atlas_cols || cy < 0 || k >= std::min(m.units, (n.page + 1) * n.per_page)) return;
   const int32_t u = n.order[size_t(k)];
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  const ImVec2 c0(p0.x + float(cx * (m.width + k_neuron_gap)) * scale, p0.y + float(cy * (m.height + k_neuron_gap)) * scale);
+  const ImVec2 c0(p0.x + float(cx * (m.width + k_neuron_gap)) * scale,
+                  p0.y + float(cy * (m.height + k_neuron_gap)) * scale);
   dl->AddRect(c0, ImVec2(c0.x + float(m.width) * scale, c0.y + float(m.height) * scale), IM_COL32(255, 255, 255, 200));
   ImGui::SetTooltip("unit %d\nrange [%.4g, %.4g]\nvariance %.4g\nclick to enlarge", u, double(m.lo[size_t(u)]),
                     double(m.hi[size_t(u)]), m.variance[size_t(u)]);
@@ -102,15 +104,11 @@ void draw_enlarged(UiState& ui, PreviewTexture* atlas, float side) {
 } // namespace
 
 void draw_neuron_maps(UiState& ui) {
-  if (!ui.settings.show_neuron_maps) return;
   const ImGuiViewport* vp = ImGui::GetMainViewport();
-  ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x * 0.3f, vp->WorkPos.y + 70), ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSize(ImVec2(std::min(820.0f, vp->WorkSize.x * 0.65f), std::min(720.0f, vp->WorkSize.y * 0.85f)),
-                           ImGuiCond_FirstUseEver);
-  if (!ImGui::Begin("Neuron maps", &ui.settings.show_neuron_maps)) {
-    ImGui::End();
-    return;
-  }
+  const WindowPlacement first{
+      ImVec2(vp->WorkPos.x + vp->WorkSize.x * 0.3f, vp->WorkPos.y + 70),
+      ImVec2(std::min(820.0f, vp->WorkSize.x * 0.65f), std::min(720.0f, vp->WorkSize.y * 0.85f))};
+  if (!begin_tool_window("Neuron maps", &ui.settings.show_neuron_maps, first)) return;
   NeuronMapViewState& n = ui.insight.neurons;
   InsightResources* res = ui.insight.res;
   const SessionStatus& st = ui.run.status;

@@ -1,5 +1,6 @@
 #include "ui/panels.h"
 #include "ui/plot_widgets.h"
+#include "ui/tool_window.h"
 #include "ui/ui_scale.h"
 
 #include <imgui.h>
@@ -105,19 +106,12 @@ void draw_field_timeline(const char* id, const PerfState& p, float PerfBin::*fie
 } // namespace
 
 void draw_perf_panel(UiState& ui) {
-  if (!ui.settings.show_perf) return;
   const ImGuiViewport* vp = ImGui::GetMainViewport();
-  ImGui::SetNextWindowSize(
-      ImVec2(std::min(ui_px(520), vp->WorkSize.x * 0.5f), std::min(ui_px(640), vp->WorkSize.y * 0.8f)),
-      ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowPos(
+  const WindowPlacement first{
       ImVec2(vp->WorkPos.x + vp->WorkSize.x - std::min(ui_px(540), vp->WorkSize.x * 0.5f + ui_px(20)),
              vp->WorkPos.y + ui_px(40)),
-      ImGuiCond_FirstUseEver);
-  if (!ImGui::Begin("Performance", &ui.settings.show_perf, ImGuiWindowFlags_NoCollapse)) {
-    ImGui::End();
-    return;
-  }
+      ImVec2(std::min(ui_px(520), vp->WorkSize.x * 0.5f), std::min(ui_px(640), vp->WorkSize.y * 0.8f))};
+  if (!begin_tool_window("Performance", &ui.settings.show_perf, first, ImGuiWindowFlags_NoCollapse)) return;
   const PerfState& p = ui.perf;
   const SessionStatus& st = ui.run.status;
   const double average = st.elapsed_s > 0 ? double(st.step) / st.elapsed_s : 0;

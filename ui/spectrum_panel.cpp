@@ -1,6 +1,7 @@
 #include "ui/image_views.h"
 #include "ui/insight_views.h"
 #include "ui/panels.h"
+#include "ui/tool_window.h"
 
 #include <imgui.h>
 
@@ -89,15 +90,11 @@ void draw_heat_map(UiState& ui, PreviewTexture* tex, ImVec2 size) {
 } // namespace
 
 void draw_spectrum(UiState& ui) {
-  if (!ui.settings.show_spectrum) return;
   const ImGuiViewport* vp = ImGui::GetMainViewport();
-  ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x * 0.25f, vp->WorkPos.y + 40), ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSize(ImVec2(std::min(960.0f, vp->WorkSize.x * 0.72f), std::min(640.0f, vp->WorkSize.y * 0.8f)),
-                           ImGuiCond_FirstUseEver);
-  if (!ImGui::Begin("Spectrum", &ui.settings.show_spectrum)) {
-    ImGui::End();
-    return;
-  }
+  const WindowPlacement first{
+      ImVec2(vp->WorkPos.x + vp->WorkSize.x * 0.25f, vp->WorkPos.y + 40),
+      ImVec2(std::min(960.0f, vp->WorkSize.x * 0.72f), std::min(640.0f, vp->WorkSize.y * 0.8f))};
+  if (!begin_tool_window("Spectrum", &ui.settings.show_spectrum, first)) return;
   SpectrumViewState& s = ui.insight.spectrum;
   InsightResources* res = ui.insight.res;
   const float gap = ImGui::GetStyle().ItemSpacing.x;
