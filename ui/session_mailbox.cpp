@@ -58,8 +58,7 @@ void SessionMailbox::device_preview(int64_t step) {
   m_back.preview_step = step;
 }
 
-void SessionMailbox::frames(std::vector<MetricsRow> rows, std::vector<uint8_t> kinds, size_t bytes,
-                            size_t cap_bytes) {
+void SessionMailbox::frames(std::vector<MetricsRow> rows, std::vector<uint8_t> kinds, size_t bytes, size_t cap_bytes) {
   std::lock_guard lock(m_mutex);
   m_back.snapshots = std::move(rows);
   m_back.snapshot_kinds = std::move(kinds);
@@ -91,25 +90,15 @@ void SessionMailbox::zoom(std::shared_ptr<const Image> image, uint64_t generatio
   m_back.zoom_step = step;
 }
 
-void SessionMailbox::error(std::string what) {
+void SessionMailbox::append(std::vector<std::string> SessionSnapshot::*list, std::string text) {
   std::lock_guard lock(m_mutex);
-  m_back.errors.push_back(std::move(what));
+  (m_back.*list).push_back(std::move(text));
 }
 
-void SessionMailbox::notice(std::string what) {
-  std::lock_guard lock(m_mutex);
-  m_back.notices.push_back(std::move(what));
-}
-
-void SessionMailbox::saved(std::string path) {
-  std::lock_guard lock(m_mutex);
-  m_back.saved_models.push_back(std::move(path));
-}
-
-void SessionMailbox::save_failed(std::string path) {
-  std::lock_guard lock(m_mutex);
-  m_back.failed_saves.push_back(std::move(path));
-}
+void SessionMailbox::error(std::string what) { append(&SessionSnapshot::errors, std::move(what)); }
+void SessionMailbox::notice(std::string what) { append(&SessionSnapshot::notices, std::move(what)); }
+void SessionMailbox::saved(std::string path) { append(&SessionSnapshot::saved_models, std::move(path)); }
+void SessionMailbox::save_failed(std::string path) { append(&SessionSnapshot::failed_saves, std::move(path)); }
 
 void SessionMailbox::busy(std::string what) {
   std::lock_guard lock(m_mutex);
@@ -146,9 +135,8 @@ void SessionSnapshot::take_from(SessionMailbox& box) {
   const Seen before = m_seen;
   *this = box.take();
   m_seen = {run_id, status.trainer_id, status.running, status.busy};
-  m_news = preview || device_preview || ground_truth || !errors.empty() || !notices.empty() ||
-           !saved_models.empty() || !failed_saves.empty() || snapshots_changed || frame || history_replaced || zoom ||
-           m_seen != before;
+  m_news = preview || device_preview || ground_truth || !errors.empty() || !notices.empty() || !saved_models.empty() ||
+           !failed_saves.empty() || snapshots_changed || frame || history_replaced || zoom || m_seen != before;
 }
 
 } // namespace redraw

@@ -20,8 +20,7 @@ public:
   void replace_history(std::vector<MetricsRow> history);
   /// The status of this publish, the rows measured since the last one and, while a run exists,
   /// the training thread's time since then. The busy fields of the status stay as set by busy().
-  void publish(SessionStatus status, uint64_t run_id, std::vector<MetricsRow> rows,
-               const SessionProfile* profile);
+  void publish(SessionStatus status, uint64_t run_id, std::vector<MetricsRow> rows, const SessionProfile* profile);
   /// Per-step losses: `part` continues what was posted before, or is the whole trace (`whole`).
   void loss_trace(LossTrace part, bool whole);
   void preview(std::shared_ptr<const Image> image, int64_t step);
@@ -47,6 +46,9 @@ public:
   SessionSnapshot take();
 
 private:
+  /// Appends `text` to one of the back buffer's lists of messages or paths.
+  void append(std::vector<std::string> SessionSnapshot::*list, std::string text);
+
   std::mutex m_mutex;
   SessionSnapshot m_back;
 };
