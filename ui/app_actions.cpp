@@ -144,28 +144,21 @@ struct RunIntents {
   TrainingSession& session;
   const SessionStatus& st;
 
-  bool operator()(const intent::ToggleRun&) const {
+  void operator()(const intent::ToggleRun&) const {
     if (!st.has_run) {
       ui.notify("open an image first (Ctrl+O, or drop one on the window)", true);
     } else {
       session.set_running(!st.running);
       if (!st.running) leave_timelapse(); // training again: the canvas follows it, not the scrubbed frame
     }
-    return true;
   }
-  bool operator()(const intent::StepOnce&) const {
-    session.step_once();
-    return true;
-  }
-  bool operator()(const intent::Reset&) const {
-    session.reset();
-    return true;
-  }
-  bool operator()(const intent::ApplyReset&) const {
+  void operator()(const intent::StepOnce&) const { session.step_once(); }
+  void operator()(const intent::Reset&) const { session.reset(); }
+  void operator()(const intent::ApplyReset&) const {
     const std::string image = !st.image_path.empty() ? st.image_path : st.has_run ? std::string() : ui.last_image;
     if (image.empty()) {
       ui.notify("Apply & reset needs the training image; open it again (Ctrl+O)", true);
-      return true;
+      return;
     }
     LoadRequest req;
     req.image = image;
@@ -173,27 +166,18 @@ struct RunIntents {
     req.backend = ui.settings.backend;
     req.precision = ui.settings.precision;
     session.load(std::move(req));
-    return true;
   }
-  bool operator()(const intent::StopAt& in) const {
-    session.set_stop_at(in.step);
-    return true;
-  }
-  bool operator()(const intent::SetTimeBudget& in) const {
-    session.set_time_budget(in.seconds);
-    return true;
-  }
-  bool operator()(const intent::ApplySchedule&) const {
+  void operator()(const intent::StopAt& in) const { session.set_stop_at(in.step); }
+  void operator()(const intent::SetTimeBudget& in) const { session.set_time_budget(in.seconds); }
+  void operator()(const intent::ApplySchedule&) const {
     if (st.has_run) session.set_schedule(ui.edit.config.schedule, ui.edit.config.training.steps);
-    return true;
   }
-  bool operator()(const intent::LoadPreset& in) const {
+  void operator()(const intent::LoadPreset& in) const {
     load_preset_into(ui, in.name);
     // A run that has not started yet follows the preset at once; otherwise "Apply & reset" does.
     if (st.has_run && st.step == 0 && !st.running && !st.image_path.empty()) (*this)(intent::ApplyReset{});
-    return true;
   }
-  bool operator()(const intent::OpenPath& in) const {
+  void operator()(const intent::OpenPath& in) const {
     LoadRequest req;
     if (is_model_path(in.path)) {
       req.model = in.path;
@@ -205,56 +189,35 @@ struct RunIntents {
     req.backend = ui.settings.backend;
     req.precision = ui.settings.precision;
     session.load(std::move(req)); // remembered in the recent files once it has loaded
-    return true;
   }
-  bool operator()(const intent::SaveModel& in) const {
+  void operator()(const intent::SaveModel& in) const {
     session.save_model(model_path_for(in.path)); // remembered in the recent files once it is written
-    return true;
   }
-  bool operator()(const intent::ExportImage& in) const {
+  void operator()(const intent::ExportImage& in) const {
     session.export_image(in.path, in.width, in.height, in.bit_depth, in.frame);
-    return true;
   }
-  bool operator()(const intent::ExportComparison& in) const {
+  void operator()(const intent::ExportComparison& in) const {
     session.export_comparison(in.path, in.width, in.height, in.bit_depth);
-    return true;
   }
-  bool operator()(const intent::ExportTimelapse& in) const {
-    session.export_timelapse(in.path, timelapse_options(in));
-    return true;
-  }
-  bool operator()(const intent::CancelExport&) const {
-    session.cancel_export();
-    return true;
-  }
-  bool operator()(const intent::BranchFromFrame& in) const {
+  void operator()(const intent::ExportTimelapse& in) const { session.export_timelapse(in.path, timelapse_options(in)); }
+  void operator()(const intent::CancelExport&) const { session.cancel_export(); }
+  void operator()(const intent::BranchFromFrame& in) const {
     session.branch_from(in.step);
     leave_timelapse();
-    return true;
   }
-  bool operator()(const intent::SwitchLine& in) const {
+  void operator()(const intent::SwitchLine& in) const {
     session.switch_line(in.line);
     leave_timelapse();
-    return true;
   }
-  bool operator()(const intent::KeepDiscarded& in) const {
-    session.keep_copy(in.path);
-    return true;
-  }
-  bool operator()(const intent::SetSnapshotCap& in) const {
-    session.set_snapshot_cap(in.bytes);
-    return true;
-  }
-  bool operator()(const intent::FitView&) const {
-    ui.view.fit_requested = true;
-    return true;
-  }
-  bool operator()(const intent::Quit&) const { return false; }
+  void operator()(const intent::KeepDiscarded& in) const { session.keep_copy(in.path); }
+  void operator()(const intent::SetSnapshotCap& in) const { session.set_snapshot_cap(in.bytes); }
+  void operator()(const intent::FitView&) const { ui.view.fit_requested = true; }
+  void operator()(const intent::Quit&) const {} // apply_intent answers it
   // Run B's intents belong to compare_view.cpp.
-  bool operator()(const intent::OpenCompare&) const { return true; }
-  bool operator()(const intent::CloseCompare&) const { return true; }
-  bool operator()(const intent::ExportCompare&) const { return true; }
-  bool operator()(const intent::ShowDialog&) const { return true; } // needs `confirmed`: see apply_intent
+  void operator()(const intent::OpenCompare&) const {}
+  void operator()(const intent::CloseCompare&) const {}
+  void operator()(const intent::ExportCompare&) const {}
+  void operator()(const intent::ShowDialog&) const {} // needs `confirmed`: see apply_intent
 
   void leave_timelapse() const {
     ui.timelapse.active = ui.timelapse.playing = false;
@@ -275,7 +238,9 @@ bool apply_intent(UiState& ui, TrainingSession& session, const UiIntent& in) {
     open_dialog(ui, d->purpose);
     return true;
   }
-  return std::visit(RunIntents{ui, session, ui.run.status}, in.what);
+  if (in.get<intent::Quit>()) return false;
+  std::visit(RunIntents{ui, session, ui.run.status}, in.what);
+  return true;
 }
 
 void handle_shortcuts(UiState& ui) {
@@ -283,8 +248,7 @@ void handle_shortcuts(UiState& ui) {
   if (io.WantTextInput || ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId)) return;
   if (io.KeyCtrl) {
     if (ImGui::IsKeyPressed(GLFW_KEY_O, false)) ui.push(intent::ShowDialog{FileDialogPurpose::Open});
-    if (ImGui::IsKeyPressed(GLFW_KEY_S, false))
-      ui.push(intent::ShowDialog{FileDialogPurpose::SaveModel});
+    if (ImGui::IsKeyPressed(GLFW_KEY_S, false)) ui.push(intent::ShowDialog{FileDialogPurpose::SaveModel});
     if (ImGui::IsKeyPressed(GLFW_KEY_E, false)) ui.push(intent::ShowDialog{FileDialogPurpose::Export});
     if (ImGui::IsKeyPressed(GLFW_KEY_Q, false)) ui.push(intent::Quit{});
     return;
@@ -356,8 +320,7 @@ void absorb_run_preview(RunView& run, PreviewTexture* texture, SessionSnapshot& 
   run.reconstruction = std::move(take.preview);
   run.preview_step = take.preview_step;
   if (texture && !take.device_preview) {
-    texture->upload_host(to_rgba8(*run.reconstruction).data(), run.reconstruction->width,
-                         run.reconstruction->height);
+    texture->upload_host(to_rgba8(*run.reconstruction).data(), run.reconstruction->width, run.reconstruction->height);
     run.shown_step = take.preview_step;
     run.frames_since_preview = 0;
   }
