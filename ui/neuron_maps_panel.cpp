@@ -104,11 +104,9 @@ void draw_enlarged(UiState& ui, PreviewTexture* atlas, float side) {
 } // namespace
 
 void draw_neuron_maps(UiState& ui) {
-  const ImGuiViewport* vp = ImGui::GetMainViewport();
-  const WindowPlacement first{
-      ImVec2(vp->WorkPos.x + vp->WorkSize.x * 0.3f, vp->WorkPos.y + 70),
-      ImVec2(std::min(820.0f, vp->WorkSize.x * 0.65f), std::min(720.0f, vp->WorkSize.y * 0.85f))};
-  if (!begin_tool_window("Neuron maps", &ui.settings.show_neuron_maps, first)) return;
+  if (!begin_tool_window("Neuron maps", &ui.settings.show_neuron_maps,
+                         work_area_placement(0.3f, 70, ImVec2(820, 720), ImVec2(0.65f, 0.85f))))
+    return;
   NeuronMapViewState& n = ui.insight.neurons;
   InsightResources* res = ui.insight.res;
   const SessionStatus& st = ui.run.status;

@@ -90,11 +90,9 @@ void draw_heat_map(UiState& ui, PreviewTexture* tex, ImVec2 size) {
 } // namespace
 
 void draw_spectrum(UiState& ui) {
-  const ImGuiViewport* vp = ImGui::GetMainViewport();
-  const WindowPlacement first{
-      ImVec2(vp->WorkPos.x + vp->WorkSize.x * 0.25f, vp->WorkPos.y + 40),
-      ImVec2(std::min(960.0f, vp->WorkSize.x * 0.72f), std::min(640.0f, vp->WorkSize.y * 0.8f))};
-  if (!begin_tool_window("Spectrum", &ui.settings.show_spectrum, first)) return;
+  if (!begin_tool_window("Spectrum", &ui.settings.show_spectrum,
+                         work_area_placement(0.25f, 40, ImVec2(960, 640), ImVec2(0.72f, 0.8f))))
+    return;
   SpectrumViewState& s = ui.insight.spectrum;
   InsightResources* res = ui.insight.res;
   const float gap = ImGui::GetStyle().ItemSpacing.x;
