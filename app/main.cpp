@@ -17,8 +17,8 @@
 #include "engine/errors.h"
 #include "engine/run_config.h"
 
-#include <cstdlib>
 #include "ui/gui_app.h" // plain declarations; run_gui exists only when REDRAW_HAVE_GUI
+#include <cstdlib>
 
 #include <CLI/CLI.hpp>
 
@@ -41,7 +41,7 @@ int open_gui(const GuiOptions* opts_in) {
   opts.about_version = version_text();
   opts.about_licences = licences_text();
   opts.testing.print_stats = std::getenv("REDRAW_GUI_STATS") != nullptr; // one line a second on stderr
-  if (opts.backend != "cpu") opts.interop = make_device_interop(); // null without a usable GPU
+  if (opts.backend != "cpu") opts.interop = make_device_interop();       // null without a usable GPU
   return run_gui(opts);
 #else
   (void)opts_in;
@@ -97,7 +97,9 @@ int main(int argc, char** argv) {
       ->check(number_above_zero(false));
   gui_cmd->add_flag("--about", gui.show_about, "Open the About box (version and licences) at start");
   gui_cmd->add_option("--screenshot", gui.testing.screenshot, "Write the window as PNG, then exit");
-  gui_cmd->add_option("--screenshot-after-steps", gui.testing.screenshot_after_steps, "Steps to train before the screenshot")
+  gui_cmd
+      ->add_option("--screenshot-after-steps", gui.testing.screenshot_after_steps,
+                   "Steps to train before the screenshot")
       ->check(number_above_zero(true));
   gui_cmd->add_option("--ui-scale", gui.ui_scale, "UI scale for this session, times the monitor's (0.5 to 4)")
       ->check(CLI::Range(0.5f, 4.0f));
@@ -105,15 +107,27 @@ int main(int argc, char** argv) {
   gui_cmd->add_option("--test-resize", gui.testing.test_resize,
                       "With --screenshot: shrink the window to WxH and back first (a layout test)");
   gui_cmd
-      ->add_option("--test-script", gui.testing.test_script,
-                   "Test hook: drive the window from a script of keys, drops and checks (see ui/testing/test_script.h); "
-                   "exit 0 when it passes")
+      ->add_option(
+          "--test-script", gui.testing.test_script,
+          "Test hook: drive the window from a script of keys, drops and checks (see ui/testing/test_script.h); "
+          "exit 0 when it passes")
       ->group("Test hooks");
+
+  // Options that several commands take alike.
+  const auto image_memory_option = [](CLI::App* cmd, std::optional<double>& megabytes, const std::string& what) {
+    cmd->add_option("--max-image-memory", megabytes, "Memory budget in MiB for decoding " + what + " (default 1024)");
+  };
+  const auto model_options = [](CLI::App* cmd, std::string& model, std::string& size, const std::string& what) {
+    cmd->add_option("model", model, ".redraw model")->required();
+    cmd->add_option("--size", size, what + " WxH (default: the training size)");
+  };
 
   // ---- train ----
   TrainCommand train;
   auto* train_cmd = app.add_subcommand("train", "Train headless on an image");
-  train_cmd->add_option("image", train.image, "Image file (PNG, JPEG, WebP, TIFF, HEIC, AVIF, OpenEXR, GIF, BMP, TGA, PNM)")->required();
+  train_cmd
+      ->add_option("image", train.image, "Image file (PNG, JPEG, WebP, TIFF, HEIC, AVIF, OpenEXR, GIF, BMP, TGA, PNM)")
+      ->required();
   auto* preset_opt =
       train_cmd->add_option("--preset", train.preset, "Preset name (classic, classic-sgd, siren, fourier, instant)");
   auto* config_opt = train_cmd->add_option("--config", train.config, "Run config JSON file");
@@ -128,11 +142,6 @@ int main(int argc, char** argv) {
   train_cmd->add_option("--steps", train.steps, "Total steps");
   train_cmd->add_option("--time-limit", train.time_limit,
                         "Stop after this many seconds of training; the schedule anneals to this deadline");
-  train_cmd->add_option("--backend", train.backend, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
-  train_cmd
-      ->add_option("--precision", train.precision,
-                   "GPU matrix products: auto (default: fused fp16 for narrow nets, else fp32), fp32, tf32 or bf16")
-      ->check(CLI::IsMember({"auto", "fp32", "tf32", "bf16"}));
   train_cmd->add_option("--seed", train.seed, "Random seed, 0..18446744073709551615");
   train_cmd->add_option("--color", train.color, "Colour mode: auto (gray for a grey image), rgb, gray or binary")
       ->check(CLI::IsMember({"rgb", "gray", "binary", "auto"}));
@@ -144,43 +153,39 @@ int main(int argc, char** argv) {
       ->add_option("--snapshot-cap-mb", train.snapshot_cap_mb,
                    "Memory cap of the timelapse snapshots in MiB (default 256)")
       ->check(number_above_zero(false));
-  train_cmd->add_option("--max-image-memory", train.max_image_memory_mb,
-                        "Memory budget in MiB for decoding the image (default 1024)");
+  image_memory_option(train_cmd, train.max_image_memory_mb, "the image");
 
   // ---- render ----
   RenderCommand render;
   auto* render_cmd = app.add_subcommand("render", "Render a model at any size");
-  render_cmd->add_option("model", render.model, ".redraw model")->required();
-  render_cmd->add_option("--size", render.size, "Output size WxH (default: the training size)");
-  render_cmd->add_option("-o,--output", render.out, "Output .png (8/16-bit), .tif (16-bit) or .exr (32-bit float)")->required();
+  model_options(render_cmd, render.model, render.size, "Output size");
+  render_cmd->add_option("-o,--output", render.out, "Output .png (8/16-bit), .tif (16-bit) or .exr (32-bit float)")
+      ->required();
   render_cmd->add_option("--snapshot", render.snapshot, "Timelapse snapshot index (0-based, -1 = last)");
   render_cmd->add_option("--bit-depth", render.bit_depth, "8 or 16")->check(CLI::IsMember({8, 16}));
-  render_cmd->add_option("--backend", render.backend, "auto, cpu or cuda")
-      ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
-  render_cmd
-      ->add_option("--precision", render.precision,
-                   "GPU matrix products: auto (default: fused fp16 for narrow nets, else fp32), fp32, tf32 or bf16")
-      ->check(CLI::IsMember({"auto", "fp32", "tf32", "bf16"}));
   render_cmd->add_option("--compare", render.compare,
                          "Original image: write it upscaled bicubically beside the render (output is 2W x H)");
-  render_cmd->add_option("--max-image-memory", render.max_image_memory_mb,
-                         "Memory budget in MiB for decoding the --compare image (default 1024)");
+  image_memory_option(render_cmd, render.max_image_memory_mb, "the --compare image");
 
   // ---- timelapse ----
   TimelapseCommand lapse;
   auto* lapse_cmd = app.add_subcommand("timelapse", "Export the training timelapse (GIF, MP4 or PNG frames)");
-  lapse_cmd->add_option("model", lapse.model, ".redraw model")->required();
-  lapse_cmd->add_option("--size", lapse.size, "Frame size WxH (default: the training size)");
+  model_options(lapse_cmd, lapse.model, lapse.size, "Frame size");
   lapse_cmd->add_option("--fps", lapse.fps, "Frames per second")->check(CLI::Range(0.1, 120.0));
   lapse_cmd->add_option("-o,--output", lapse.out, "OUT.gif, OUT.mp4 or a folder DIR/ for PNG frames")->required();
   lapse_cmd->add_flag("--overlay", lapse.overlay, "Draw the step and PSNR on each frame");
-  lapse_cmd->add_option("--backend", lapse.backend, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
-  lapse_cmd
-      ->add_option("--precision", lapse.precision,
-                   "GPU matrix products: auto (default: fused fp16 for narrow nets, else fp32), fp32, tf32 or bf16")
-      ->check(CLI::IsMember({"auto", "fp32", "tf32", "bf16"}));
 
-  // --threads: the CPU backend's team, for every command that trains or renders on the CPU.
+  // --backend, --precision and --threads (the CPU backend's team), alike for every command that
+  // trains or renders.
+  const auto device_options = [](CLI::App* cmd, std::string& backend, std::string& precision) {
+    cmd->add_option("--backend", backend, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+    cmd->add_option("--precision", precision,
+                    "GPU matrix products: auto (default: fused fp16 for narrow nets, else fp32), fp32, tf32 or bf16")
+        ->check(CLI::IsMember({"auto", "fp32", "tf32", "bf16"}));
+  };
+  device_options(train_cmd, train.backend, train.precision);
+  device_options(render_cmd, render.backend, render.precision);
+  device_options(lapse_cmd, lapse.backend, lapse.precision);
   int threads = 0;
   for (auto* cmd : {train_cmd, render_cmd, lapse_cmd})
     cmd->add_option("--threads", threads, "CPU threads (default 0: measured, all cores or fewer when that is faster)")
