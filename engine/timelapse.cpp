@@ -59,6 +59,14 @@ void frame_picture_size(int32_t w, int32_t h, int32_t& pw, int32_t& ph) {
   ph = std::max<int32_t>(1, int32_t((int64_t(h) * k_frame_picture_side + side / 2) / side));
 }
 
+void fit_within(int32_t w, int32_t h, int32_t max_w, int32_t max_h, int32_t& fw, int32_t& fh) {
+  double scale = 1.0;
+  if (max_w > 0 && w > max_w) scale = std::min(scale, double(max_w) / w);
+  if (max_h > 0 && h > max_h) scale = std::min(scale, double(max_h) / h);
+  fw = scale < 1.0 ? std::max<int32_t>(1, int32_t(std::lround(w * scale))) : w;
+  fh = scale < 1.0 ? std::max<int32_t>(1, int32_t(std::lround(h * scale))) : h;
+}
+
 FramePicture to_frame_picture(const Image& image) {
   FramePicture p{image.width, image.height, image.channels, std::vector<uint8_t>(image.pixels.size())};
   for (size_t i = 0; i < image.pixels.size(); ++i)

@@ -57,6 +57,9 @@ struct SnapshotPolicy {
 size_t snapshot_bytes(const Snapshot& s);
 /// The size of a frame's picture for a w x h image: the image's, shrunk to k_frame_picture_side.
 void frame_picture_size(int32_t w, int32_t h, int32_t& pw, int32_t& ph);
+/// w x h scaled down, aspect kept, to fit within max_w x max_h (never up; at least 1 x 1); a limit
+/// of 0 or less is no limit on that axis.
+void fit_within(int32_t w, int32_t h, int32_t max_w, int32_t max_h, int32_t& fw, int32_t& fh);
 /// An 8-bit frame picture of `image` (values in [0, 1], rounded).
 FramePicture to_frame_picture(const Image& image);
 /// The picture as a float image (for drawing and exporting a picture-only frame).

@@ -5,6 +5,8 @@
 #include "ui/image_views.h"
 #include "ui/settings_store.h"
 
+#include "engine/resample.h"
+
 #define GLFW_INCLUDE_NONE // glad is the GL loader; GLFW must not pull in <GL/gl.h>
 #include <GLFW/glfw3.h>
 #include <imgui.h>
@@ -268,13 +270,13 @@ void handle_shortcuts(UiState& ui) {
 
 void update_error_map(UiState& ui, const Image& shown) {
   CanvasView& v = ui.view;
-  if (!ui.error_texture || !ui.run.ground_truth) return;
-  const Image& truth = *ui.run.ground_truth;
-  const float full = v.error_auto ? auto_error_full_scale(shown, truth) : 1.0f / std::max(1e-3f, v.error_gain);
-  if (full <= 0) return; // sizes differ: a frame of another run
-  const auto rgba = error_heat_map(shown, truth, 1.0f / full);
+  const Image* truth = truth_for(ui.run, shown);
+  if (!ui.error_texture || !truth) return; // no truth, or a frame of another run
+  const float full = v.error_auto ? auto_error_full_scale(shown, *truth) : 1.0f / std::max(1e-3f, v.error_gain);
+  if (full <= 0) return;
+  const auto rgba = error_heat_map(shown, *truth, 1.0f / full);
   if (rgba.empty()) return;
-  ui.error_texture->upload_host(rgba.data(), truth.width, truth.height);
+  ui.error_texture->upload_host(rgba.data(), truth->width, truth->height);
   v.error_full_scale = full;
   v.error_dirty = false;
 }
@@ -315,10 +317,19 @@ double edit_time_budget(const EditState& edit) {
   return edit.time_budget_on ? std::clamp(edit.time_budget_s, 1.0, 1e7) : 0.0;
 }
 
+const Image* truth_for(const RunView& run, const Image& shown) {
+  for (const Image* t : {run.ground_truth.get(), run.truth_shown.get()})
+    if (t && t->width == shown.width && t->height == shown.height) return t;
+  return nullptr;
+}
+
 void absorb_run_preview(RunView& run, PreviewTexture* texture, SessionSnapshot& take) {
   if (!take.preview) return;
   run.reconstruction = std::move(take.preview);
   run.preview_step = take.preview_step;
+  const Image& r = *run.reconstruction;
+  if (run.ground_truth && !truth_for(run, r)) // a preview fit to the screen: the truth at its size, once
+    run.truth_shown = std::make_shared<Image>(resample(*run.ground_truth, r.width, r.height, ResampleFilter::Box));
   if (texture && !take.device_preview) {
     texture->upload_host(to_rgba8(*run.reconstruction).data(), run.reconstruction->width, run.reconstruction->height);
     run.shown_step = take.preview_step;
@@ -378,6 +389,7 @@ void absorb_snapshot(UiState& ui, SessionSnapshot&& take) {
   bool error_needed = ui.view.error_dirty;
   if (take.ground_truth) {
     run.ground_truth = std::move(take.ground_truth);
+    run.truth_shown.reset();
     if (ui.truth_texture)
       ui.truth_texture->upload_host(to_rgba8(*run.ground_truth).data(), run.ground_truth->width,
                                     run.ground_truth->height);

@@ -1,6 +1,7 @@
 #include "engine/compare_runs.h"
 #include "ui/image_views.h"
 #include "ui/panels.h"
+#include "ui/app_actions.h"
 
 #include <imgui.h>
 
@@ -294,7 +295,9 @@ void draw_canvas(UiState& ui) {
     const ImVec2 a(c.x - v.center_x * v.zoom, c.y - v.center_y * v.zoom);
     const ImVec2 b(a.x + iw * v.zoom, a.y + ih * v.zoom);
     const char* caption = p.caption;
-    if (p.recon && !frame && !ui.compare.open && zoomed_past_texels(v.zoom, fb.x))
+    // Zoom per texel of the texture shown (a preview may be smaller than the training grid).
+    const float texel_zoom = p.texture && p.texture->width() > 0 ? v.zoom * iw / float(p.texture->width()) : v.zoom;
+    if (p.recon && !frame && !ui.compare.open && zoomed_past_texels(texel_zoom, fb.x))
       wanted = zoom_region(v.center_x, v.center_y, v.zoom, p.min.x, p.min.y, p.max.x, p.max.y, fb.x, fb.y,
                            truth->width, truth->height, k_zoom_max_samples);
     const bool sharp = p.recon && !frame && !ui.compare.open && ui.zoom.enabled && !wanted.empty() &&
@@ -355,14 +358,18 @@ void draw_canvas(UiState& ui) {
     if (x >= 0 && y >= 0 && x < truth->width && y < truth->height) {
       char t[96], r[96];
       pixel_text(t, sizeof t, truth, x, y);
+      // The picture shown may be smaller than the training grid (a screen-sized preview, a
+      // timelapse frame): its pixel under the pointer, against the truth at its size.
       const Image* shown = frame ? ui.timelapse.frame.get() : run.reconstruction.get();
-      pixel_text(r, sizeof r, shown, x, y);
+      const int32_t sx = shown ? int32_t(int64_t(x) * shown->width / truth->width) : x;
+      const int32_t sy = shown ? int32_t(int64_t(y) * shown->height / truth->height) : y;
+      pixel_text(r, sizeof r, shown, sx, sy);
       float err = -1;
-      if (const Image* rec = shown; rec && rec->width == truth->width && rec->height == truth->height) {
+      if (const Image* at_size = shown ? truth_for(run, *shown) : nullptr) {
         err = 0;
-        for (int32_t k = 0; k < truth->channels; ++k)
-          err += std::abs(rec->at(x, y, k) - truth->at(x, y, k));
-        err /= float(truth->channels);
+        for (int32_t k = 0; k < at_size->channels; ++k)
+          err += std::abs(shown->at(sx, sy, k) - at_size->at(sx, sy, k));
+        err /= float(at_size->channels);
       }
       if (err >= 0)
         ImGui::SetTooltip("pixel (%d, %d)\ntruth          %s\nreconstruction %s\n|error|        %.4f", x, y, t, r, err);

@@ -157,8 +157,13 @@ void upload_device_frame(UiState& ui, TrainingSession& session) {
 }
 
 /// Housekeeping each turn besides drawing: GPU previews and the preview cadence the session is told.
+/// Previews are no larger than the window's framebuffer (TrainingSession::set_preview_limit), in
+/// steps of 256 pixels so that resizing the window does not re-render on every frame of a drag.
+int32_t preview_limit(float framebuffer_px) { return (std::max(0, int32_t(framebuffer_px)) / 256 + 1) * 256; }
+
 struct LoopState {
   int32_t sent_preview_every = -1;
+  int32_t sent_preview_w = -1, sent_preview_h = -1; ///< what set_preview_limit was last told
   double sent_preview_gap = 0;              ///< what set_min_preview_interval was last told
   double last_host_request = 0;
   double last_autosave = 0;
@@ -203,12 +208,21 @@ void tell_session(UiState& ui, TrainingSession& session, CompareSessions& compar
     st.sent_preview_every = ui.settings.preview_every;
     session.set_preview_every(st.sent_preview_every);
   }
+  const ImVec2 fb = ImGui::GetIO().DisplaySize, scale = ImGui::GetIO().DisplayFramebufferScale;
+  const int32_t max_w = preview_limit(fb.x * scale.x), max_h = preview_limit(fb.y * scale.y);
+  if (max_w != st.sent_preview_w || max_h != st.sent_preview_h) {
+    st.sent_preview_w = max_w;
+    st.sent_preview_h = max_h;
+    session.set_preview_limit(max_w, max_h);
+    if (compare.b) compare.b->set_preview_limit(max_w, max_h);
+  }
   if (const double gap = watch_gap(ui.pacing, frame_s); std::abs(gap - st.sent_preview_gap) > 0.2 * gap) {
     st.sent_preview_gap = gap;
     session.set_min_preview_interval(gap);
   }
   if (compare.b && compare.b.get() != st.paced_b) { // a new run B: the same preview gap as A
     compare.b->set_min_preview_interval(st.sent_preview_gap);
+    compare.b->set_preview_limit(st.sent_preview_w, st.sent_preview_h);
     st.paced_b = compare.b.get();
   }
 }
@@ -444,6 +458,9 @@ int run_gui(const GuiOptions& opts) {
     load_preset_into(ui, opts.preset.empty() ? ui.settings.preset : opts.preset);
     session.set_snapshot_cap(size_t(ui.settings.snapshot_cap_mb) << 20); // kept for every run
     session.set_min_preview_interval(ui.pacing.watch_seconds);          // no faster than frames show them
+    int fb_w = 0, fb_h = 0;
+    glfwGetFramebufferSize(window, &fb_w, &fb_h);
+    session.set_preview_limit(preview_limit(float(fb_w)), preview_limit(float(fb_h))); // before the first preview
     LoadRequest req = initial_load_request(opts, ui);                    // `redraw MODEL.redraw` opens the model
     ui.last_image = req.image;
     session.load(std::move(req));

@@ -1,6 +1,7 @@
 #include "ui/insight_views.h"
 
 #include "engine/atomic_file.h"
+#include "ui/app_actions.h"
 #include "ui/image_views.h"
 #include "ui/training_session.h"
 
@@ -120,11 +121,11 @@ bool update_spectrum(UiState& ui, TrainingSession& session, InsightResources& re
     s.last_host_request = ui.now;
   }
   const auto& recon = ui.run.reconstruction;
-  const auto& truth = ui.run.ground_truth;
-  if (recon && truth && ui.run.preview_step != s.submitted_step && ui.now >= s.next_submit &&
-      !res.worker.spectrum_pending() && recon->width == truth->width && recon->height == truth->height) {
+  const Image* truth = recon ? truth_for(ui.run, *recon) : nullptr;
+  if (truth && ui.run.preview_step != s.submitted_step && ui.now >= s.next_submit && !res.worker.spectrum_pending()) {
     s.submitted_step = ui.run.preview_step;
-    res.worker.submit(SpectrumJob{truth, recon, ui.run.preview_step, s.run_id});
+    const auto& owner = truth == ui.run.ground_truth.get() ? ui.run.ground_truth : ui.run.truth_shown;
+    res.worker.submit(SpectrumJob{owner, recon, ui.run.preview_step, s.run_id});
   }
   if (s.heat_dirty && ui.settings.show_spectrum) rebuild_heat(s, res.spectrum_heat.get());
   return news;

@@ -4,6 +4,7 @@
 #include "engine/errors.h"
 #include "engine/render_export.h"
 #include "engine/renderer.h"
+#include "engine/timelapse.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -13,8 +14,8 @@ namespace redraw {
 
 LiveRun::LiveRun(OpenedRun opened, std::string source_path)
     : trainer(std::move(opened.trainer)), source(std::move(source_path)), image(std::move(opened.image)),
-      source_image(std::move(opened.source_image)), image_width(opened.image_width),
-      image_height(opened.image_height), device(trainer->backend().device_renderer()) {}
+      source_image(std::move(opened.source_image)), image_width(opened.image_width), image_height(opened.image_height),
+      device(trainer->backend().device_renderer()) {}
 
 void LiveRun::restart_rows() {
   pending_rows.clear();
@@ -71,11 +72,70 @@ std::vector<std::string> LiveRun::recovery_notices() {
   return out;
 }
 
-std::shared_ptr<const Image> LiveRun::frame_at(int64_t step, int64_t& frame_step) {
+std::string load_failure_text(const std::string& source, bool kept) {
+  const std::string keeps = kept ? "; the current run is kept" : "";
+  try {
+    throw;
+  } catch (const std::bad_alloc&) {
+    return "out of memory while loading " + source + "; the current run is kept";
+  } catch (const ImageError& e) {
+    return std::string("cannot open the image: ") + e.what() + keeps;
+  } catch (const CheckpointError& e) {
+    return std::string("cannot open the model: ") + e.what() + keeps;
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "cannot open " + source + keeps;
+  }
+}
+
+bool LiveRun::settle_metrics(SessionMailbox& box) {
+  bool ok = true;
+  try {
+    for (const auto& row : trainer->flush_metrics())
+      pending_rows.push_back(row);
+  } catch (const DivergedError& e) {
+    ok = false;
+    box.error(std::string("training stopped: ") + e.what());
+  }
+  post_recoveries(box);
+  return ok;
+}
+
+void LiveRun::post_recoveries(SessionMailbox& box) {
+  const std::vector<std::string> notices = recovery_notices();
+  for (const auto& n : notices)
+    box.notice(n);
+  if (!notices.empty()) {
+    box.replace_history(trainer->history());
+    resend_loss_trace();
+  }
+}
+
+void LiveRun::post_frame(SessionMailbox& box, int64_t step, int32_t max_w, int32_t max_h) {
   Trainer& t = *trainer;
-  const size_t i = t.snapshots().index_at_step(step);
-  frame_step = t.snapshot(i).metrics.step;
-  return std::make_shared<Image>(t.render_snapshot(i, t.dataset().image.width, t.dataset().image.height));
+  if (t.snapshot_count() == 0) return;
+  try {
+    const size_t i = t.snapshots().index_at_step(step);
+    int32_t w = 0, h = 0;
+    fit_within(t.dataset().image.width, t.dataset().image.height, max_w, max_h, w, h);
+    box.frame(std::make_shared<Image>(t.render_snapshot(i, w, h)), t.snapshot(i).metrics.step);
+  } catch (const std::exception& e) {
+    box.error(std::string("timelapse frame: ") + e.what());
+  }
+}
+
+void LiveRun::post_window(SessionMailbox& box, const RenderWindow& window, int32_t w, int32_t h, uint64_t generation,
+                          const std::function<bool()>& current) {
+  try {
+    RenderOptions opts;
+    opts.window = window;
+    opts.max_tile_pixels = int64_t(1) << 16; // small bands: a newer request cancels soon
+    opts.progress = [&current](double) { return current(); };
+    box.zoom(std::make_shared<Image>(trainer->render(w, h, opts)), generation, trainer->current_step());
+  } catch (const std::exception&) {
+    // cancelled by a newer view, or the weights cannot be drawn: the enlarged preview stays
+  }
 }
 
 SessionStatus LiveRun::status(bool running) {
@@ -116,7 +176,7 @@ SessionProfile LiveRun::take_profile() {
   return out;
 }
 
-bool LiveRun::preview(SessionMailbox& box, DeviceFrameRing* ring, bool host) {
+bool LiveRun::preview(SessionMailbox& box, DeviceFrameRing* ring, bool host, int32_t max_w, int32_t max_h) {
   Trainer& t = *trainer;
   const int64_t step = t.current_step();
   const int32_t w = t.dataset().image.width, h = t.dataset().image.height;
@@ -136,7 +196,11 @@ bool LiveRun::preview(SessionMailbox& box, DeviceFrameRing* ring, bool host) {
   }
   // The host copy: always on the CPU; on the GPU only when asked for (paused, finished, or the
   // error map and pixel tooltip need it).
-  if (!device_done || host) box.preview(std::make_shared<Image>(t.render(w, h)), step);
+  if (!device_done || host) {
+    int32_t pw = w, ph = h;
+    fit_within(w, h, max_w, max_h, pw, ph);
+    box.preview(std::make_shared<Image>(t.render(pw, ph)), step);
+  }
   last_preview = Clock::now();
   last_preview_step = step;
   profile.preview_s += std::chrono::duration<double>(last_preview - start).count();
@@ -147,8 +211,8 @@ void LiveRun::post_frames(SessionMailbox& box, bool force) {
   const SnapshotStore& store = trainer->snapshots();
   const int64_t newest = store.empty() ? -1 : store.frames().back().metrics.step;
   // The bytes change too when frames lose their optimizer state (Snapshot::resumable).
-  if (!force && store.size() == m_posted_frames && store.thinned() == m_posted_thinned &&
-      newest == m_posted_newest && store.bytes() == m_posted_bytes)
+  if (!force && store.size() == m_posted_frames && store.thinned() == m_posted_thinned && newest == m_posted_newest &&
+      store.bytes() == m_posted_bytes)
     return;
   std::vector<MetricsRow> rows;
   std::vector<uint8_t> kinds;
@@ -204,8 +268,8 @@ void LiveRun::run_export(SessionMailbox& box, const std::string& what, const std
 std::string LiveRun::export_image_what(int32_t w, int32_t h, int64_t snapshot_step) const {
   std::string what = "export " + std::to_string(w) + "x" + std::to_string(h);
   if (snapshot_step >= 0 && trainer->snapshot_count() > 0)
-    what += " (step " + std::to_string(trainer->snapshot(trainer->snapshots().index_at_step(snapshot_step)).metrics.step) +
-            ")";
+    what += " (step " +
+            std::to_string(trainer->snapshot(trainer->snapshots().index_at_step(snapshot_step)).metrics.step) + ")";
   return what;
 }
 

@@ -28,14 +28,18 @@ using Clock = std::chrono::steady_clock;
 /// Seconds from `t` to now.
 inline double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
+/// What the user reads when opening `source` failed with the exception being handled (call it in
+/// a catch block); `kept`: a run is open and stays open.
+std::string load_failure_text(const std::string& source, bool kept);
+
 struct LiveRun {
   /// Takes over an opened run; `source` is the image or model it was opened from.
   LiveRun(OpenedRun opened, std::string source);
 
   std::unique_ptr<Trainer> trainer;
   std::string source;
-  std::string image;        ///< "" when the model's own picture stands in
-  std::string source_image; ///< what a saved model records as its source (absolute when known)
+  std::string image;                         ///< "" when the model's own picture stands in
+  std::string source_image;                  ///< what a saved model records as its source (absolute when known)
   int32_t image_width = 0, image_height = 0; ///< the image file's own size (0: not read)
   DeviceRenderer* device = nullptr;          ///< the backend's device renderer, when it has one
   std::vector<MetricsRow> pending_rows;      ///< measured since the last publish
@@ -53,8 +57,20 @@ struct LiveRun {
   /// One notice per recovery from divergence since the last call; when there are any, the rows
   /// sent so far no longer hold (restart_rows).
   std::vector<std::string> recovery_notices();
-  /// The timelapse frame at or before `step`, rendered at the training size; `frame_step` is its step.
-  std::shared_ptr<const Image> frame_at(int64_t step, int64_t& frame_step);
+  /// Takes the rows still measuring (Trainer::flush_metrics) into pending_rows and posts the
+  /// recoveries; false when training diverged for good (the error is posted).
+  bool settle_metrics(SessionMailbox& box);
+  /// Posts one notice per recovery from divergence since the last call and, when there are any,
+  /// the history again (the rows after the good state were dropped).
+  void post_recoveries(SessionMailbox& box);
+  /// Posts the timelapse frame at or before `step`, rendered at the training size fit within
+  /// max_w x max_h (fit_within), or the error that kept it from being drawn.
+  void post_frame(SessionMailbox& box, int64_t step, int32_t max_w, int32_t max_h);
+  /// Posts the network's picture of `window` at w x h (the zoomed canvas), rendered in small
+  /// bands while current() holds; a newer request or weights that cannot be drawn post nothing
+  /// (the enlarged preview stays).
+  void post_window(SessionMailbox& box, const RenderWindow& window, int32_t w, int32_t h, uint64_t generation,
+                   const std::function<bool()>& current);
 
   /// The rows sent so far no longer hold (a reset, a rollback, a branch): nothing pending, and
   /// the next preview is due whatever the step.
@@ -65,9 +81,10 @@ struct LiveRun {
   /// The profile since the last call, with the backend's own split; starts the next.
   SessionProfile take_profile();
   /// Renders the current picture at the training size into `ring` (when given) and as a host
-  /// image when `host`, or when the ring's frame failed; posts what it made to `box`. Returns
-  /// false when the ring's frame failed (the error is posted; the caller stops using the ring).
-  bool preview(SessionMailbox& box, DeviceFrameRing* ring, bool host);
+  /// image when `host`, or when the ring's frame failed, fit within max_w x max_h (fit_within);
+  /// posts what it made to `box`. Returns false when the ring's frame failed (the error is
+  /// posted; the caller stops using the ring).
+  bool preview(SessionMailbox& box, DeviceFrameRing* ring, bool host, int32_t max_w = 0, int32_t max_h = 0);
   /// Posts the per-step losses recorded since the last post (the whole trace after restart_rows()
   /// or resend_loss_trace()).
   void post_loss_trace(SessionMailbox& box);

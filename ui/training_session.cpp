@@ -40,6 +40,17 @@ void TrainingSession::post(Command c) {
 
 // ---- commands ---------------------------------------------------------------------------------
 
+void TrainingSession::post_to_run(std::string what, Command c, std::string no_run) {
+  post([this, what = std::move(what), c = std::move(c), no_run = std::move(no_run)] {
+    if (!m_run) return no_run.empty() ? void() : report_error(no_run);
+    try {
+      c();
+    } catch (const std::exception& e) {
+      report_error(what + ": " + e.what());
+    }
+  });
+}
+
 void TrainingSession::load(LoadRequest req) {
   post([this, req = std::move(req)] { do_load(req); });
 }
@@ -56,22 +67,17 @@ void TrainingSession::set_running(bool run) {
     }
     if (run && m_stop_at >= 0 && m_run->trainer->current_step() >= m_stop_at) m_stop_at = -1;
     m_running = run;
-    if (!run && m_run) {
-      settle_metrics();
-      m_run->trainer->pause_clock();
-      make_preview(true);
-    }
+    if (!run && m_run) pause_run();
   });
 }
 void TrainingSession::settle_metrics() {
-  if (!m_run) return;
-  try {
-    for (const auto& row : m_run->trainer->flush_metrics()) m_run->pending_rows.push_back(row);
-  } catch (const DivergedError& e) {
-    m_running = false;
-    report_error(std::string("training stopped: ") + e.what());
-  }
-  report_recoveries();
+  if (m_run && !m_run->settle_metrics(m_mailbox)) m_running = false;
+}
+void TrainingSession::pause_run() {
+  m_running = false;
+  settle_metrics();
+  m_run->trainer->pause_clock();
+  make_preview(true);
 }
 void TrainingSession::step_once() {
   post([this] {
@@ -82,10 +88,7 @@ void TrainingSession::step_once() {
     } catch (const DivergedError& e) {
       report_error(std::string("training stopped: ") + e.what());
     }
-    settle_metrics();
-    report_recoveries();
-    m_run->trainer->pause_clock();
-    make_preview(true);
+    pause_run();
   });
 }
 void TrainingSession::reset() {
@@ -99,15 +102,10 @@ void TrainingSession::reset() {
   });
 }
 void TrainingSession::set_schedule(const ScheduleSpec& spec, int64_t total_steps) {
-  post([this, spec, total_steps] {
-    if (!m_run) return;
-    try {
-      m_run->trainer->set_total_steps(total_steps);
-      m_run->trainer->set_schedule(spec);
-      ++m_change;
-    } catch (const std::exception& e) {
-      report_error(std::string("schedule: ") + e.what());
-    }
+  post_to_run("schedule", [this, spec, total_steps] {
+    m_run->trainer->set_total_steps(total_steps);
+    m_run->trainer->set_schedule(spec);
+    ++m_change;
   });
 }
 void TrainingSession::set_preview_every(int32_t n) {
@@ -128,6 +126,13 @@ void TrainingSession::set_time_budget(double seconds) {
 void TrainingSession::apply_time_budget() { m_run->trainer->set_time_budget(m_time_budget); }
 bool TrainingSession::time_budget_spent() const {
   return m_run && m_time_budget > 0 && m_run->trainer->time_budget_left() <= 0;
+}
+void TrainingSession::set_preview_limit(int32_t max_w, int32_t max_h) {
+  post([this, max_w, max_h] {
+    m_preview_max_w = max_w;
+    m_preview_max_h = max_h;
+    m_host_preview_wanted = true;
+  });
 }
 void TrainingSession::request_host_preview() {
   post([this] { m_host_preview_wanted = true; });
@@ -154,15 +159,7 @@ bool TrainingSession::flush(double timeout_s) {
 }
 
 void TrainingSession::report_recoveries() {
-  if (!m_run) return;
-  const std::vector<std::string> notices = m_run->recovery_notices();
-  for (const auto& n : notices)
-    report_notice(n);
-  // The history after the good state was dropped: the plots take the whole history again.
-  if (!notices.empty()) {
-    m_mailbox.replace_history(m_run->trainer->history());
-    m_run->resend_loss_trace();
-  }
+  if (m_run) m_run->post_recoveries(m_mailbox);
 }
 
 void TrainingSession::request_frame(int64_t step) {
@@ -183,73 +180,50 @@ void TrainingSession::show_new_line() {
 }
 
 void TrainingSession::branch_from(int64_t step) {
-  post([this, step] {
-    if (!m_run || m_run->trainer->snapshot_count() == 0) return;
-    try {
-      settle_metrics(); // the line being left keeps every row it measured
-      m_run->trainer->pause_clock();
-      bool trains_on = false;
-      const std::vector<std::string> notices = m_run->branch(step, trains_on);
-      show_new_line();
-      if (trains_on) {
-        m_running = true;
-        if (m_stop_at >= 0 && m_run->trainer->current_step() >= m_stop_at) m_stop_at = -1;
-      }
-      for (const auto& n : notices)
-        report_notice(n);
-    } catch (const std::exception& e) {
-      report_error(std::string("resume from here: ") + e.what());
+  post_to_run("resume from here", [this, step] {
+    if (m_run->trainer->snapshot_count() == 0) return;
+    settle_metrics(); // the line being left keeps every row it measured
+    m_run->trainer->pause_clock();
+    bool trains_on = false;
+    const std::vector<std::string> notices = m_run->branch(step, trains_on);
+    show_new_line();
+    if (trains_on) {
+      m_running = true;
+      if (m_stop_at >= 0 && m_run->trainer->current_step() >= m_stop_at) m_stop_at = -1;
     }
+    for (const auto& n : notices)
+      report_notice(n);
   });
 }
 
 void TrainingSession::switch_line(int32_t id) {
-  post([this, id] {
-    if (!m_run) return;
+  post_to_run("switch line", [this, id] {
     Trainer& t = *m_run->trainer;
-    try {
-      settle_metrics();
-      t.pause_clock();
-      std::vector<std::string> notices;
-      if (!m_run->tree.switch_to(t, id, notices)) return;
-      m_running = false;
-      show_new_line();
-      for (const auto& n : notices)
-        report_notice(n);
-      report_notice("switched to the run-tree line at step " + std::to_string(t.current_step()) +
-                    "; Space trains it further");
-    } catch (const std::exception& e) {
-      report_error(std::string("switch line: ") + e.what());
-    }
+    settle_metrics();
+    t.pause_clock();
+    std::vector<std::string> notices;
+    if (!m_run->tree.switch_to(t, id, notices)) return;
+    m_running = false;
+    show_new_line();
+    for (const auto& n : notices)
+      report_notice(n);
+    report_notice("switched to the run-tree line at step " + std::to_string(t.current_step()) +
+                  "; Space trains it further");
   });
 }
 
 void TrainingSession::render_picture(int32_t w, int32_t h) {
-  post([this, w, h] {
-    if (!m_run) return report_error("compare export: no run");
-    try {
-      m_mailbox.picture(std::make_shared<Image>(m_run->trainer->render(w, h)));
-    } catch (const std::exception& e) {
-      report_error(std::string("compare export: ") + e.what());
-    }
-  });
+  post_to_run(
+      "compare export", [this, w, h] { m_mailbox.picture(std::make_shared<Image>(m_run->trainer->render(w, h))); },
+      "compare export: no run");
 }
 
 void TrainingSession::render_window(const RenderWindow& window, int32_t w, int32_t h, uint64_t generation) {
   m_zoom_generation = generation;
   if (generation == 0) return;
   post([this, window, w, h, generation] {
-    if (!m_run || m_zoom_generation != generation) return;
-    try {
-      RenderOptions opts;
-      opts.window = window;
-      opts.max_tile_pixels = int64_t(1) << 16; // small bands: a newer request cancels soon
-      opts.progress = [this, generation](double) { return m_zoom_generation == generation; };
-      auto image = std::make_shared<Image>(m_run->trainer->render(w, h, opts));
-      m_mailbox.zoom(std::move(image), generation, m_run->trainer->current_step());
-    } catch (const std::exception&) {
-      // cancelled by a newer view, or the weights cannot be drawn: the enlarged preview stays
-    }
+    const auto current = [this, generation] { return m_zoom_generation == generation; };
+    if (m_run && current()) m_run->post_window(m_mailbox, window, w, h, generation, current);
   });
 }
 
@@ -270,14 +244,7 @@ void TrainingSession::serve_frame_request() {
     step = m_requested_frame;
     m_requested_frame = -1;
   }
-  if (step < 0 || !m_run || m_run->trainer->snapshot_count() == 0) return;
-  try {
-    int64_t frame_step = -1;
-    auto image = m_run->frame_at(step, frame_step);
-    m_mailbox.frame(std::move(image), frame_step);
-  } catch (const std::exception& e) {
-    report_error(std::string("timelapse frame: ") + e.what());
-  }
+  if (step >= 0 && m_run) m_run->post_frame(m_mailbox, step, m_preview_max_w, m_preview_max_h);
 }
 
 // ---- the training thread ----------------------------------------------------------------------
@@ -323,15 +290,8 @@ void TrainingSession::do_load(const LoadRequest& req) {
                           std::make_shared<Image>(m_run->trainer->dataset().image));
     make_preview(true);
     m_run->post_frames(m_mailbox, true);
-  } catch (const std::bad_alloc&) {
-    report_error("out of memory while loading " + (req.model.empty() ? req.image : req.model) +
-                 "; the current run is kept");
-  } catch (const ImageError& e) {
-    report_error(std::string("cannot open the image: ") + e.what() + (m_run ? "; the current run is kept" : ""));
-  } catch (const CheckpointError& e) {
-    report_error(std::string("cannot open the model: ") + e.what() + (m_run ? "; the current run is kept" : ""));
-  } catch (const std::exception& e) {
-    report_error(e.what());
+  } catch (...) {
+    report_error(load_failure_text(req.model.empty() ? req.image : req.model, m_run != nullptr));
   }
   m_mailbox.idle();
 }
@@ -343,7 +303,7 @@ void TrainingSession::make_preview(bool force) {
     std::lock_guard lock(m_mutex);
     if (m_device_preview_enabled) ring = m_frames;
   }
-  if (!m_run->preview(m_mailbox, ring.get(), force || m_host_preview_wanted)) {
+  if (!m_run->preview(m_mailbox, ring.get(), force || m_host_preview_wanted, m_preview_max_w, m_preview_max_h)) {
     std::lock_guard lock(m_mutex);
     m_device_preview_enabled = false;
   }
@@ -383,10 +343,7 @@ void TrainingSession::train_slice() {
       if (step % m_preview_every == 0 && seconds_since(m_run->last_preview) >= m_min_preview_interval)
         make_preview(false);
       if (time_budget_spent()) {
-        m_running = false;
-        settle_metrics();
-        t.pause_clock();
-        make_preview(true);
+        pause_run();
         char what[160];
         std::snprintf(what, sizeof what, "time budget of %g s spent at step %lld; training paused", m_time_budget,
                       static_cast<long long>(t.current_step()));
@@ -398,10 +355,7 @@ void TrainingSession::train_slice() {
       if (!m_commands.empty() || m_quit || m_requested_frame >= 0) break;
     }
     if (t.current_step() >= end) {
-      m_running = false;
-      settle_metrics();
-      t.pause_clock();
-      if (t.current_step() != m_run->last_preview_step) make_preview(true);
+      pause_run();
       if (end == t.total_steps()) report_notice("training finished at step " + std::to_string(end));
     }
   } catch (const DivergedError& e) {

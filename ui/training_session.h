@@ -18,9 +18,9 @@
 #include "engine/compare_runs.h"
 #include "engine/device_interop.h"
 #include "engine/image.h"
-#include "engine/renderer.h"
 #include "engine/metrics.h"
 #include "engine/neuron_maps.h"
+#include "engine/renderer.h"
 #include "engine/run_config.h"
 #include "engine/run_tree.h"
 #include "engine/timelapse_export.h"
@@ -70,6 +70,9 @@ public:
   /// Applies a schedule and step count mid-run (Trainer::set_schedule / set_total_steps).
   void set_schedule(const ScheduleSpec& spec, int64_t total_steps);
   void set_preview_every(int32_t n);
+  /// Host previews are rendered no larger than max_w x max_h (the screen's pixels: a preview is
+  /// only shown, so a full-resolution run does not render megapixels nobody sees); 0: no limit.
+  void set_preview_limit(int32_t max_w, int32_t max_h);
   /// Previews while training come at least this many seconds apart (default 1/30; the GUI passes
   /// its frame interval, 1/10 on software GL: a preview nobody can see costs the trainer a render).
   void set_min_preview_interval(double seconds);
@@ -138,6 +141,9 @@ public:
 private:
   using Command = std::function<void()>;
   void post(Command c);
+  /// Posts a command on the run: skipped without a run (`no_run`, when given, is reported then);
+  /// what it throws is reported as "<what>: <message>", and the run goes on.
+  void post_to_run(std::string what, Command c, std::string no_run = {});
   void thread_main();
   void do_load(const LoadRequest& req);
   void train_slice();
@@ -159,6 +165,8 @@ private:
   void serve_frame_request();
   /// Reports the trainer's new recoveries from divergence and republishes the rolled-back history.
   void report_recoveries();
+  /// Training stops: the rows still measuring are settled, the clock paused, a preview made.
+  void pause_run();
   /// Runs an export with busy/progress/cancel reporting; `work` gets the progress callback.
   void run_export(const std::string& what, const std::string& path,
                   const std::function<void(const std::function<bool(double)>&)>& work);
@@ -192,14 +200,15 @@ private:
   uint64_t m_run_id = 0;
   uint64_t m_trainer_id = 0;
   bool m_host_preview_wanted = false;
-  bool m_backend_notice_shown = false; ///< "using the CPU backend" is said once per session
-  size_t m_snapshot_cap = 0;           ///< set_snapshot_cap's bytes; 0 = the Trainer's default
-  uint64_t m_change = 0;               ///< bumped by anything that changes the run (steps, branch, reset...)
-  uint64_t m_saved_change = 0;         ///< m_change when the run was loaded or last saved
-  std::string m_model_path;            ///< SessionStatus::model_path
-  uint64_t m_autosaved_trainer = 0;    ///< trainer id and step of the last autosave (skip if unchanged)
+  int32_t m_preview_max_w = 0, m_preview_max_h = 0; ///< set_preview_limit (training thread)
+  bool m_backend_notice_shown = false;              ///< "using the CPU backend" is said once per session
+  size_t m_snapshot_cap = 0;                        ///< set_snapshot_cap's bytes; 0 = the Trainer's default
+  uint64_t m_change = 0;            ///< bumped by anything that changes the run (steps, branch, reset...)
+  uint64_t m_saved_change = 0;      ///< m_change when the run was loaded or last saved
+  std::string m_model_path;         ///< SessionStatus::model_path
+  uint64_t m_autosaved_trainer = 0; ///< trainer id and step of the last autosave (skip if unchanged)
   int64_t m_autosaved_step = -1;
-  bool m_autosave_failed = false;      ///< the last autosave failed (said once)
+  bool m_autosave_failed = false; ///< the last autosave failed (said once)
 
   std::thread m_thread; // last: starts after every member above exists
 };

@@ -1,6 +1,6 @@
 // The session's commands that write files: models (save, autosave, a kept copy) and exports.
-#include "ui/training_session.h"
 #include "ui/live_run.h"
+#include "ui/training_session.h"
 
 #include <string>
 
@@ -40,14 +40,9 @@ void TrainingSession::autosave(const std::string& path) {
 }
 
 void TrainingSession::keep_copy(const std::string& path) {
-  post([this, path] {
-    if (!m_run) return;
-    try {
-      write_model(path, true);
-      report_notice("the discarded run is kept in " + path);
-    } catch (const std::exception& e) {
-      report_error(std::string("could not keep a copy of the discarded run: ") + e.what());
-    }
+  post_to_run("could not keep a copy of the discarded run", [this, path] {
+    write_model(path, true);
+    report_notice("the discarded run is kept in " + path);
   });
 }
 

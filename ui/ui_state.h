@@ -163,6 +163,9 @@ struct RunView {
   std::vector<MetricsRow> history;
   std::shared_ptr<const Image> ground_truth;
   std::shared_ptr<const Image> reconstruction; ///< host copy of the latest preview (may lag on CUDA)
+  /// The ground truth at the host preview's size, when the preview is smaller than the training
+  /// size (previews fit the screen: TrainingSession::set_preview_limit); see truth_for().
+  std::shared_ptr<const Image> truth_shown;
   int64_t preview_step = -1;
   int64_t shown_step = -1; ///< step of the picture in recon_texture
   uint64_t run_id = 0;

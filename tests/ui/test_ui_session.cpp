@@ -15,6 +15,8 @@
 #include "engine/image.h"
 #include "engine/model_check.h"
 #include "engine/open_run.h"
+#include "engine/resample.h"
+#include "engine/timelapse.h"
 #include "test_support.h"
 
 #include <algorithm>
@@ -370,6 +372,50 @@ TEST_CASE("ui: the edited time budget is off, or its seconds within 1..1e7") {
   CHECK(edit_time_budget(e) == 1);
   e.time_budget_s = 1e9;
   CHECK(edit_time_budget(e) == 1e7);
+}
+
+TEST_CASE("ui session: previews fit the preview limit; the truth at their size serves the error map and tooltip") {
+  // fit_within: aspect kept, never enlarged, 0 is no limit on that axis.
+  int32_t w = 0, h = 0;
+  fit_within(6000, 4000, 1536, 1024, w, h);
+  CHECK((w == 1536 && h == 1024));
+  fit_within(6000, 4000, 1000, 0, w, h);
+  CHECK((w == 1000 && h == 667));
+  fit_within(300, 200, 1536, 1024, w, h);
+  CHECK((w == 300 && h == 200));
+
+  TrainingSession session(backend_factory());
+  session.set_preview_limit(16, 16); // before the load: its first preview already fits
+  Collected c;
+  LoadRequest req;
+  req.image = default_image_path().string();
+  req.config = tiny_config(); // 32 pixels on the longer side
+  req.backend = "cpu";
+  session.load(req);
+  REQUIRE(wait_for(session, c, [](const Collected& x) { return x.status.has_run && x.truth && x.preview; }));
+  CHECK(c.truth->width == 32);
+  CHECK(c.preview->width == 16);
+  CHECK(c.preview->height == (c.truth->height + 1) / 2);
+
+  // The GUI's side: the truth resampled once to the preview's size, found by size.
+  RunView run;
+  run.ground_truth = c.truth;
+  SessionSnapshot take;
+  take.preview = c.preview;
+  absorb_run_preview(run, nullptr, take);
+  REQUIRE(run.truth_shown);
+  CHECK(truth_for(run, *c.preview) == run.truth_shown.get());
+  CHECK(truth_for(run, *c.truth) == c.truth.get());
+  const Image box = resample(*c.truth, c.preview->width, c.preview->height, ResampleFilter::Box);
+  CHECK(run.truth_shown->pixels == box.pixels);
+  Image other = *c.preview;
+  other.width = 5; // a timelapse frame of another size: no truth for it
+  CHECK(truth_for(run, other) == nullptr);
+
+  // Lifting the limit: the next preview is at the training size again.
+  session.set_preview_limit(0, 0);
+  c.preview.reset();
+  REQUIRE(wait_for(session, c, [](const Collected& x) { return x.preview && x.preview->width == 32; }));
 }
 
 #endif
