@@ -8,15 +8,8 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${REDRAW_BUILD_DIR:-$root/build}"
 side=512 repeats=3 size=6000x4000 keep=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --side) side="$2"; shift 2 ;;
-    --repeats) repeats="$2"; shift 2 ;;
-    --size) size="$2"; shift 2 ;;
-    --keep) keep="$2"; shift 2 ;;
-    *) echo "usage: $0 [--side N] [--repeats N] [--size WxH] [--keep DIR]" >&2; exit 2 ;;
-  esac
-done
+source "$root/bench/bench_options.sh"
+bench_options "side repeats size keep" "" "$@"
 if [ ! -x "$build/bin/decode_bench" ]; then cmake --build "$build" --target decode_bench >/dev/null; fi
 bench="$build/bin/decode_bench"
 work="${keep:-$(mktemp -d)}"

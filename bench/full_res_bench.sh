@@ -7,6 +7,10 @@
 # the reported PSNR, and the full run's steps/s as a share of the small run's.
 #   bench/full_res_bench.sh [--preset instant] [--seconds 60] [--side 512] [--size 6000x4000]
 #                           [--sample chelsea] [--photo FILE] [--backend auto|cpu|cuda] [--steps N] [--keep DIR]
+#                           [--quality]
+# --quality: both runs' final.png against the photo by an independent tool (bench/independent_psnr.py:
+# Pillow and numpy; the small run's picture upscaled bicubically to the photo's size), and by how
+# many dB full resolution wins (the floor: at least 1 dB, 5 minutes each: --seconds 300).
 # --photo trains on FILE as it is (no tiling; --size, when given, is then FILE's size). REDRAW_BUILD_DIR names the
 # folder whose bin/ holds redraw (a GPU pack's, say). The GPU floor (100 MP at 80% of 1 MP):
 # (--steps: the schedule's length, so that a fast device runs to the time limit):
@@ -14,21 +18,18 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${REDRAW_BUILD_DIR:-$root/build}"
-preset=instant seconds=60 side=512 size=6000x4000 sample=chelsea keep="" photo="" backend=auto size_given=0 steps_arg=()
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --preset) preset="$2"; shift 2 ;;
-    --seconds) seconds="$2"; shift 2 ;;
-    --side) side="$2"; shift 2 ;;
-    --size) size="$2"; size_given=1; shift 2 ;;
-    --sample) sample="$2"; shift 2 ;;
-    --keep) keep="$2"; shift 2 ;;
-    --photo) photo="$2"; shift 2 ;;
-    --backend) backend="$2"; shift 2 ;;
-    --steps) steps_arg=(--steps "$2"); shift 2 ;;
-    *) echo "usage: $0 [--preset P] [--seconds S] [--side N] [--size WxH] [--sample NAME] [--photo FILE] [--backend B] [--keep DIR]" >&2; exit 2 ;;
-  esac
-done
+preset=instant seconds=60 side=512 size="" sample=chelsea keep="" photo="" backend=auto steps="" quality=0
+source "$root/bench/bench_options.sh"
+bench_options "preset seconds side size sample photo backend steps keep" "quality" "$@"
+size_given=0
+[ -n "$size" ] && size_given=1
+size="${size:-6000x4000}"
+steps_arg=()
+[ -n "$steps" ] && steps_arg=(--steps "$steps")
+if [ "$quality" = 1 ] && ! /usr/bin/python3 -c "import PIL, numpy" 2>/dev/null; then
+  echo "full_res_bench: --quality needs Pillow and numpy; installing python3-pil python3-numpy"
+  $([ "$(id -u)" = 0 ] || echo sudo) apt-get install -y -q python3-pil python3-numpy >/dev/null
+fi
 tools=(redraw)
 [ -n "$photo" ] || tools+=(decode_bench)
 for t in "${tools[@]}"; do
@@ -78,3 +79,10 @@ done
 echo
 awk -v a="${rate[$long]}" -v b="${rate[$side]}" -v l="$long" -v s="$side" \
   'BEGIN { printf "steps/s at %s as a share of %s: %.2f\n", l, s, (b > 0 ? a / b : 0) }'
+if [ "$quality" = 1 ]; then
+  echo
+  echo "Against the photo, by Pillow and numpy (the $side px picture upscaled bicubically to ${w}x$h):"
+  /usr/bin/python3 "$root/bench/independent_psnr.py" "$photo" "$work/run-$long/final.png" "$work/run-$side/final.png" |
+    tee "$work/quality"
+  awk '{ p[NR] = $(NF-1) } END { printf "full resolution wins by %.2f dB (floor 1 dB)\n", p[1] - p[2] }' "$work/quality"
+fi
