@@ -1,7 +1,9 @@
 #pragma once
-/// Small fixtures shared by the engine tests: tiny configs, synthetic images, temp folders.
+/// Small fixtures shared by the engine tests: tiny configs, temp folders, a forwarding backend
+/// (synthetic images and the other helpers the benchmarks share are in tool_support.h).
 #include "engine/cpu_backend.h"
 #include "engine/trainer.h"
+#include "tool_support.h"
 
 #include <algorithm>
 #include <cmath>
@@ -87,20 +89,6 @@ inline RunConfig small_config(OptimizerKind opt, int64_t batch) {
   c.training.seed = 42;
   c.training.metrics_every = 5;
   return c;
-}
-
-/// A smooth test image: a diagonal gradient with a bump.
-inline Image gradient_image(int32_t w, int32_t h, int32_t channels) {
-  Image img;
-  img.width = w;
-  img.height = h;
-  img.channels = channels;
-  img.pixels.resize(size_t(w) * h * channels);
-  for (int32_t y = 0; y < h; ++y)
-    for (int32_t x = 0; x < w; ++x)
-      for (int32_t c = 0; c < channels; ++c)
-        img.at(x, y, c) = float(0.5 + 0.4 * std::sin(3.0 * x / w + 2.0 * y / h + c));
-  return img;
 }
 
 inline Trainer small_trainer(const RunConfig& cfg, const Image& img) {
