@@ -2,6 +2,7 @@
 /// Small fixtures shared by the engine tests: tiny configs, temp folders, a forwarding backend
 /// (synthetic images and the other helpers the benchmarks share are in tool_support.h).
 #include "engine/cpu_backend.h"
+#include "engine/rng_math.h"
 #include "engine/trainer.h"
 #include "tool_support.h"
 
@@ -89,6 +90,28 @@ inline RunConfig small_config(OptimizerKind opt, int64_t batch) {
   c.training.seed = 42;
   c.training.metrics_every = 5;
   return c;
+}
+
+/// A hash-grid encoding: `levels` levels of `features` features, at most 2^log2_size entries per
+/// level, `base` cells per side on the coarsest level and `finest` on the finest (0: the default
+/// per-level scale of 1.5).
+inline EncodingSpec hash_grid_spec(int32_t levels, int32_t features, int32_t log2_size, int32_t base,
+                                   int32_t finest = 0) {
+  EncodingSpec e;
+  e.kind = EncodingKind::HashGrid;
+  e.n_levels = levels;
+  e.n_features_per_level = features;
+  e.log2_hashmap_size = log2_size;
+  e.base_resolution = base;
+  e.finest_resolution = finest;
+  return e;
+}
+
+/// `n` values drawn evenly from [lo, hi) by random_unit(seed, stream, i).
+inline std::vector<float> uniform_values(size_t n, uint64_t seed, uint64_t stream, float lo, float hi) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = lo + (hi - lo) * float(random_unit(seed, stream, i));
+  return v;
 }
 
 inline Trainer small_trainer(const RunConfig& cfg, const Image& img) {

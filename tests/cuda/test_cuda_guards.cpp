@@ -21,6 +21,7 @@
 #include <cmath>
 
 using namespace redraw;
+using redraw::test::worst_level_difference;
 
 namespace {
 
@@ -53,16 +54,6 @@ struct Device {
   }
   cuda::CudaContext ctx(bool fused) const { return {stream, blas, pool.get(), nullptr, CUBLAS_COMPUTE_32F, fused}; }
 };
-
-int worst_level_difference(const std::vector<uint8_t>& rgba, const Image& want) {
-  int worst = 0;
-  for (size_t px = 0; px < size_t(want.width) * size_t(want.height); ++px)
-    for (int k = 0; k < want.channels; ++k) {
-      const int v = int(std::clamp(want.pixels[px * size_t(want.channels) + size_t(k)], 0.0f, 1.0f) * 255.0f + 0.5f);
-      worst = std::max(worst, std::abs(int(rgba[px * 4 + size_t(k)]) - v));
-    }
-  return worst;
-}
 
 } // namespace
 
