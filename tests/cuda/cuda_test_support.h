@@ -24,12 +24,14 @@
 #include "cuda/hash_grid_choice.h"
 #include "engine/backend.h"
 #include "engine/image.h"
+#include "engine/run_config.h"
 #include "reference_mlp.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <memory>
 #include <vector>
 
 namespace redraw::test {
@@ -58,14 +60,44 @@ inline ModelSpec mlp_on(const EncodingSpec& enc, int32_t width, int32_t layers, 
   return m;
 }
 
-/// The normalised error of `gpu`'s MSE gradients against `cpu`'s on one batch of `n` samples.
-inline double gradient_error(Backend& gpu, Backend& cpu, const ModelSpec& m, const std::vector<float>& params,
-                             const std::vector<float>& coords, const std::vector<float>& targets, int64_t n) {
-  std::vector<float> g_cpu(params.size()), g_gpu(params.size());
+/// Both backends' MSE loss and gradients on one batch.
+struct LossAndGradients {
+  double l_cpu = 0, l_gpu = 0;
+  std::vector<float> g_cpu, g_gpu;
+  /// The GPU's gradients against the CPU's (normalised_error).
+  double gradient_error() const { return normalised_error(g_gpu, g_cpu); }
+};
+
+/// Runs loss_and_gradients on `gpu` and `cpu` for `n` samples. The GPU's gradients start at 99, so
+/// one it leaves unwritten shows.
+inline LossAndGradients mse_on_both(Backend& gpu, Backend& cpu, const ModelSpec& m, const std::vector<float>& params,
+                                    const std::vector<float>& coords, const std::vector<float>& targets, int64_t n) {
+  LossAndGradients r;
+  r.g_cpu.resize(params.size());
+  r.g_gpu.assign(params.size(), 99.0f);
   const LossParams mse{};
-  cpu.loss_and_gradients(m, mse, params, {}, coords.data(), targets.data(), n, g_cpu);
-  gpu.loss_and_gradients(m, mse, params, {}, coords.data(), targets.data(), n, g_gpu);
-  return normalised_error(g_gpu, g_cpu);
+  r.l_cpu = cpu.loss_and_gradients(m, mse, params, {}, coords.data(), targets.data(), n, r.g_cpu);
+  r.l_gpu = gpu.loss_and_gradients(m, mse, params, {}, coords.data(), targets.data(), n, r.g_gpu);
+  return r;
+}
+
+/// A CUDA backend on device 0 at precision `p`.
+inline std::unique_ptr<CudaBackend> cuda_backend(CudaPrecision p) {
+  auto b = std::make_unique<CudaBackend>(0);
+  b->set_precision(p);
+  return b;
+}
+
+/// The instant preset made small: a table of at most 2^log2_table entries per level, the same
+/// `batch` on both backends, `steps` steps with a metrics row every `metrics_every`.
+inline RunConfig small_instant(int32_t log2_table, int64_t batch, int64_t steps, int64_t metrics_every) {
+  RunConfig c = load_preset("instant");
+  c.model.encoding.log2_hashmap_size = log2_table;
+  c.training.batch_size = batch;
+  c.training.cpu_batch_size = -1; // the same batch on both backends
+  c.training.steps = steps;
+  c.training.metrics_every = metrics_every;
+  return c;
 }
 
 /// The most 8-bit levels by which an RGBA8 device render differs from `want` (clamped, rounded).

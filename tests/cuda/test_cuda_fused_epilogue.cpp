@@ -87,17 +87,10 @@ TEST_CASE("cuda fused epilogues: predict and gradients at every width match the 
 TEST_CASE("cuda fused epilogues: a 100-step instant run with the fragment epilogue trains like the CPU") {
   REDRAW_REQUIRE_CUDA_DEVICE();
   EpilogueScope scope(FusedEpilogue::Fragment);
-  RunConfig c = load_preset("instant");
-  c.model.encoding.log2_hashmap_size = 14;
-  c.training.batch_size = 4096;
-  c.training.cpu_batch_size = -1;
-  c.training.steps = 100;
-  c.training.metrics_every = 25;
+  const RunConfig c = test::small_instant(14, 4096, 100, 25);
   const Image img = redraw::test::gradient_image(96, 64, 3);
   Trainer cpu(std::make_unique<CpuBackend>(), c, Dataset{img});
-  auto b = std::make_unique<CudaBackend>(0);
-  b->set_precision(CudaPrecision::Auto);
-  Trainer gpu(std::move(b), c, Dataset{img});
+  Trainer gpu(test::cuda_backend(CudaPrecision::Auto), c, Dataset{img});
   cpu.run(100);
   gpu.run(100);
   REQUIRE(cpu.history().size() == gpu.history().size());

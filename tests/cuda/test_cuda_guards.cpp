@@ -25,15 +25,7 @@ using redraw::test::worst_level_difference;
 
 namespace {
 
-RunConfig small_instant() {
-  RunConfig c = load_preset("instant");
-  c.model.encoding.log2_hashmap_size = 12;
-  c.training.batch_size = 1024;
-  c.training.cpu_batch_size = -1; // the same batch on both backends
-  c.training.steps = 40;
-  c.training.metrics_every = 10;
-  return c;
-}
+RunConfig small_instant() { return test::small_instant(12, 1024, 40, 10); }
 
 /// A stream, a cuBLAS handle and the device's pool for calling the passes directly.
 struct Device {
@@ -91,8 +83,7 @@ TEST_CASE("cuda guards: after set_precision a large render uses the new precisio
   REDRAW_REQUIRE_CUDA_DEVICE();
   const RunConfig c = small_instant();
   const Image img = redraw::test::gradient_image(64, 64, 3); // chunks of 1024 rows: 160x160 renders in tiles
-  auto b = std::make_unique<CudaBackend>(0);
-  b->set_precision(CudaPrecision::Auto);
+  auto b = test::cuda_backend(CudaPrecision::Auto);
   CudaBackend* gpu = b.get();
   Trainer t(std::move(b), c, Dataset{img});
   t.run(20);
@@ -116,8 +107,7 @@ TEST_CASE("cuda guards: BCE with a linear output trains in fp32 on cuBLAS, as th
   c.loss.kind = LossKind::BCE;
   c.model.output_activation = Activation::Identity;
   const Image img = redraw::test::gradient_image(48, 48, 3);
-  auto b = std::make_unique<CudaBackend>(0);
-  b->set_precision(CudaPrecision::Auto);
+  auto b = test::cuda_backend(CudaPrecision::Auto);
   CudaBackend* gpu = b.get();
   CHECK_FALSE(gpu->uses_fused_mlp(c.model, &c.loss));
   CHECK(gpu->uses_fused_mlp(c.model)); // the shape alone would run fused

@@ -24,7 +24,7 @@ using namespace redraw;
 using namespace redraw::cuda;
 using redraw::test::normalised_error;
 
-using redraw::test::gradient_error;
+using redraw::test::mse_on_both;
 using redraw::test::KernelScope;
 
 namespace {
@@ -72,7 +72,7 @@ TEST_CASE("cuda hash grid kernels: every encode and backward kernel matches the 
         std::vector<float> params = initial_parameters(m, 3);
         std::copy(table.begin(), table.end(), params.begin());
         const auto targets = uniform(size_t(n) * 3, 4, 0.0f, 1.0f);
-        CHECK(gradient_error(gpu, cpu, m, params, coords, targets, n) <= 1e-4);
+        CHECK(mse_on_both(gpu, cpu, m, params, coords, targets, n).gradient_error() <= 1e-4);
       }
     }
   }
@@ -113,26 +113,18 @@ TEST_CASE("cuda hash grid kernels: fp16 features written by the encoder give the
 
 TEST_CASE("cuda hash grid kernels: renders agree across the encoders, and a fused instant run trains with each") {
   REDRAW_REQUIRE_CUDA_DEVICE();
-  RunConfig c = load_preset("instant");
-  c.model.encoding.log2_hashmap_size = 12;
-  c.training.batch_size = 2048;
-  c.training.cpu_batch_size = -1;
-  c.training.steps = 60;
-  c.training.metrics_every = 20;
+  const RunConfig c = test::small_instant(12, 2048, 60, 20);
   const Image img = redraw::test::gradient_image(48, 40, 3);
   std::vector<double> psnr;
   for (const HashGridKernels& k : k_all) {
     KernelScope scope(k);
-    auto b = std::make_unique<CudaBackend>(0);
-    b->set_precision(CudaPrecision::Auto);
-    Trainer t(std::move(b), c, Dataset{img});
+    Trainer t(test::cuda_backend(CudaPrecision::Auto), c, Dataset{img});
     t.run(60);
     psnr.push_back(t.history().back().psnr_db);
   }
   for (size_t i = 1; i < psnr.size(); ++i) CHECK(std::abs(psnr[i] - psnr[0]) <= 0.5); // atomics' order, no more
   // One network drawn by each encoder (render_grid on pixel centres, below and above the chunk).
-  auto b = std::make_unique<CudaBackend>(0);
-  b->set_precision(CudaPrecision::Auto);
+  auto b = test::cuda_backend(CudaPrecision::Auto);
   CudaBackend* gpu = b.get();
   Trainer t(std::move(b), c, Dataset{img});
   t.run(20);

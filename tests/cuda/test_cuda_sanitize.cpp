@@ -27,7 +27,7 @@ using namespace redraw;
 using redraw::test::normalised_error;
 
 using redraw::test::EpilogueScope;
-using redraw::test::gradient_error;
+using redraw::test::mse_on_both;
 using redraw::test::KernelScope;
 using redraw::test::uniform_values;
 using redraw::test::worst_level_difference;
@@ -77,12 +77,9 @@ TEST_CASE("cuda sanitize: fused MLP forward and backward at every width and epil
     cpu.predict(m, params, {}, coords.data(), n, want.data());
     gpu.predict(m, params, {}, coords.data(), n, got.data());
     CHECK(normalised_error(got, want) <= 2e-2);
-    std::vector<float> g_cpu(params.size()), g_gpu(params.size());
-    const LossParams mse{};
-    const double l_cpu = cpu.loss_and_gradients(m, mse, params, {}, coords.data(), targets.data(), n, g_cpu);
-    const double l_gpu = gpu.loss_and_gradients(m, mse, params, {}, coords.data(), targets.data(), n, g_gpu);
-    CHECK(l_gpu == doctest::Approx(l_cpu).epsilon(3e-2));
-    CHECK(normalised_error(g_gpu, g_cpu) <= 6e-2);
+    const auto both = mse_on_both(gpu, cpu, m, params, coords, targets, n);
+    CHECK(both.l_gpu == doctest::Approx(both.l_cpu).epsilon(3e-2));
+    CHECK(both.gradient_error() <= 6e-2);
   }
 }
 
@@ -104,7 +101,7 @@ TEST_CASE("cuda sanitize: hash grid encode and backward with 1, 2 and 4 features
     const ModelSpec m = model_of(e, 32, 1, Activation::Sigmoid, 3);
     const auto params = params_of(m, 9);
     const auto targets = uniform_values(size_t(n) * 3, 10, 46, 0.0f, 1.0f);
-    CHECK(gradient_error(gpu, cpu, m, params, coords, targets, n) <= 1e-4);
+    CHECK(mse_on_both(gpu, cpu, m, params, coords, targets, n).gradient_error() <= 1e-4);
   }
 }
 
@@ -122,23 +119,17 @@ TEST_CASE("cuda sanitize: the alternative hash-grid kernels (per-level encode, w
     const int64_t n = 333; // the last warp only partly filled
     const auto coords = uniform_values(size_t(n) * 2, 12, 47, -1.0f, 1.0f);
     const auto targets = uniform_values(size_t(n) * 3, 13, 48, 0.0f, 1.0f);
-    CHECK(gradient_error(gpu, cpu, m, params, coords, targets, n) <= 1e-4);
+    CHECK(mse_on_both(gpu, cpu, m, params, coords, targets, n).gradient_error() <= 1e-4);
   }
 }
 
 TEST_CASE("cuda sanitize: bound instant steps (eager, captured, replayed), renders and timelapse frames") {
   REDRAW_REQUIRE_CUDA_DEVICE();
-  RunConfig c = load_preset("instant");
-  c.model.encoding.log2_hashmap_size = 10;
-  c.training.batch_size = 777;
-  c.training.cpu_batch_size = -1;
-  c.training.steps = 6;
-  c.training.metrics_every = 2;
+  const RunConfig c = test::small_instant(10, 777, 6, 2);
   const Image img = redraw::test::gradient_image(40, 30, 3);
   for (CudaPrecision p : {CudaPrecision::Auto, CudaPrecision::Fp32}) {
     CAPTURE(cuda_precision_name(p));
-    auto b = std::make_unique<CudaBackend>(0);
-    b->set_precision(p);
+    auto b = test::cuda_backend(p);
     CudaBackend* gpu = b.get();
     Trainer t(std::move(b), c, Dataset{img});
     SnapshotPolicy every_two;
