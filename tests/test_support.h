@@ -3,8 +3,11 @@
 /// (synthetic images and the other helpers the benchmarks share are in tool_support.h).
 #include "engine/cpu_backend.h"
 #include "engine/rng_math.h"
+#include "engine/run_config.h"
 #include "engine/trainer.h"
 #include "tool_support.h"
+
+#include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cmath>
@@ -112,6 +115,46 @@ inline std::vector<float> uniform_values(size_t n, uint64_t seed, uint64_t strea
   std::vector<float> v(n);
   for (size_t i = 0; i < n; ++i) v[i] = lo + (hi - lo) * float(random_unit(seed, stream, i));
   return v;
+}
+
+/// small_config (Adam) with two Tanh layers of 16: `steps` steps, a metrics row every `metrics_every`.
+inline RunConfig tanh16_config(int64_t batch, int64_t steps, int64_t metrics_every) {
+  RunConfig c = small_config(OptimizerKind::Adam, batch);
+  c.model.hidden = {16, 16};
+  c.model.hidden_activations = {Activation::Tanh, Activation::Tanh};
+  c.training.steps = steps;
+  c.training.metrics_every = metrics_every;
+  return c;
+}
+
+/// A SIREN preset with two sine layers of `width`, at a constant learning rate of 1e-3.
+inline RunConfig siren_config(int32_t width) {
+  RunConfig c = load_preset("siren");
+  c.model.hidden = {width, width};
+  c.model.hidden_activations = {Activation::Sine, Activation::Sine};
+  c.schedule.kind = ScheduleKind::Constant;
+  c.schedule.lr_max = 1e-3;
+  return c;
+}
+
+/// small_config on plain SGD with ReLU layers, a linear output and a learning rate of 1e6: it
+/// diverges at its first step.
+inline RunConfig diverging_config() {
+  RunConfig c = small_config(OptimizerKind::Sgd, 0);
+  c.model.output_activation = Activation::Identity;
+  c.model.hidden_activations = {Activation::Relu, Activation::Relu};
+  c.optimizer.sgd.momentum = 0.0f;
+  c.schedule.lr_max = 1e6;
+  return c;
+}
+
+/// The PSNR of `a` against `b` (values in [0, 1]) in float64; infinity when they are equal. The
+/// reference for rounded weights and frames.
+inline double psnr_f64(const std::vector<float>& a, const std::vector<float>& b) {
+  REQUIRE(a.size() == b.size());
+  double se = 0;
+  for (size_t i = 0; i < a.size(); ++i) se += (double(a[i]) - double(b[i])) * (double(a[i]) - double(b[i]));
+  return se == 0 ? INFINITY : 10 * std::log10(double(a.size()) / se);
 }
 
 inline Trainer small_trainer(const RunConfig& cfg, const Image& img) {

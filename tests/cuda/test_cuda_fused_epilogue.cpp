@@ -50,8 +50,8 @@ TEST_CASE("cuda fused epilogues: predict and gradients at every width match the 
                        Case{64, 2, Activation::Relu, Activation::Identity, 1},
                        Case{128, 2, Activation::Relu, Activation::Sigmoid, 3}}) {
     CAPTURE(k.width);
-    const ModelSpec m =
-        test::mlp_on(test::hash_grid_spec(k.width == 16 ? 8 : 16, 2, 12, 8), k.width, k.layers, k.act, k.out, k.channels);
+    const EncodingSpec grid = test::hash_grid_spec(k.width == 16 ? 8 : 16, 2, 12, 8);
+    const ModelSpec m = test::mlp_on(grid, k.width, k.layers, k.act, k.out, k.channels);
     REQUIRE(gpu.uses_fused_mlp(m));
     std::vector<float> params = initial_parameters(m, 7);
     const auto table = uniform(size_t(encoding_parameter_count(m.encoding)), 8, -0.5f, 0.5f);
