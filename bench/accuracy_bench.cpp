@@ -11,6 +11,7 @@
 #include "engine/image.h"
 #include "engine/metrics.h"
 #include "engine/trainer.h"
+#include "tests/tool_support.h"
 
 #include <chrono>
 #include <cstdio>
@@ -19,11 +20,8 @@
 #include <string>
 
 using namespace redraw;
-using clock_type = std::chrono::steady_clock;
 
 namespace {
-
-double seconds_since(clock_type::time_point t) { return std::chrono::duration<double>(clock_type::now() - t).count(); }
 
 /// Fraction of values on the same side of 0.5 as the target's, and the PSNR (clamped to [0, 1]).
 void score(Trainer& t, double& accuracy, double& psnr) {
@@ -50,54 +48,38 @@ int main(int argc, char** argv) {
   int64_t check_every = 25, steps = 0;
   int threads = 0;
   bool quiet = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto next = [&]() -> const char* {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "accuracy_bench: %s needs a value\n", a.c_str());
-        std::exit(2);
-      }
-      return argv[++i];
-    };
-    if (a == "--image")
-      image = next();
-    else if (a == "--preset")
-      preset = next();
-    else if (a == "--config")
-      config = next();
-    else if (a == "--size") {
-      const std::string v = next();
-      if (v.find('x') != std::string::npos) {
-        width = std::atoi(v.c_str());
-        height = std::atoi(v.c_str() + v.find('x') + 1);
-      } else {
-        size = std::atoi(v.c_str());
-      }
-    } else if (a == "--color")
-      color = next();
-    else if (a == "--target")
-      target = std::atof(next());
-    else if (a == "--psnr")
-      target_psnr = std::atof(next());
-    else if (a == "--time-limit")
-      time_limit = std::atof(next());
-    else if (a == "--check-every")
-      check_every = std::atoll(next());
-    else if (a == "--threads")
-      threads = std::atoi(next());
-    else if (a == "--steps")
-      steps = std::atoll(next());
-    else if (a == "--lr")
-      lr = std::atof(next());
-    else if (a == "--quiet")
-      quiet = true;
-    else {
-      std::fprintf(stderr,
-                   "usage: accuracy_bench --image FILE [--preset NAME | --config FILE] [--size N] [--color MODE]\n"
-                   "       [--target 0.99] [--psnr DB] [--time-limit 60] [--check-every 25] [--threads N]\n"
-                   "       [--steps N] [--lr X] [--quiet]\n");
-      return 2;
-    }
+  try {
+    test::ArgTable()
+        .value("--image", image)
+        .value("--preset", preset)
+        .value("--config", config)
+        .option("--size",
+                [&](const std::string& v) {
+                  if (v.find('x') != std::string::npos) {
+                    width = std::atoi(v.c_str());
+                    height = std::atoi(v.c_str() + v.find('x') + 1);
+                  } else {
+                    size = std::atoi(v.c_str());
+                  }
+                })
+        .value("--color", color)
+        .value("--target", target)
+        .value("--psnr", target_psnr)
+        .value("--time-limit", time_limit)
+        .value("--check-every", check_every)
+        .value("--threads", threads)
+        .value("--steps", steps)
+        .value("--lr", lr)
+        .set("--quiet", quiet)
+        .parse(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr,
+                 "accuracy_bench: %s\n"
+                 "usage: accuracy_bench --image FILE [--preset NAME | --config FILE] [--size N] [--color MODE]\n"
+                 "       [--target 0.99] [--psnr DB] [--time-limit 60] [--check-every 25] [--threads N]\n"
+                 "       [--steps N] [--lr X] [--quiet]\n",
+                 e.what());
+    return 2;
   }
   if (image.empty()) {
     std::fprintf(stderr, "accuracy_bench: --image is required\n");
@@ -130,7 +112,7 @@ int main(int argc, char** argv) {
     int64_t step = 0;
     auto reached = [&] { return target_psnr > 0 ? psnr >= target_psnr : accuracy >= target; };
     while (!reached() && train_s < time_limit) {
-      const auto t0 = clock_type::now();
+      const auto t0 = std::chrono::steady_clock::now();
       for (int64_t i = 0; i < check_every; ++i, ++step) {
         StepArgs s;
         s.step = step;
@@ -138,7 +120,7 @@ int main(int argc, char** argv) {
         b->train_step(s);
       }
       b->synchronize();
-      train_s += seconds_since(t0);
+      train_s += test::seconds_since(t0);
       score(trainer, accuracy, psnr);
       if (!quiet)
         std::fprintf(stderr, "  step %6lld  %6.2f s  %.4f right  %.2f dB\n", static_cast<long long>(step), train_s,

@@ -9,6 +9,7 @@
 #include "engine/cpu_backend.h"
 #include "engine/cpu_threads.h"
 #include "engine/trainer.h"
+#include "tests/tool_support.h"
 
 #include <cblas.h>
 
@@ -20,11 +21,10 @@
 #include <vector>
 
 using namespace redraw;
+using redraw::test::seconds_since;
 using clock_type = std::chrono::steady_clock;
 
 namespace {
-
-double seconds_since(clock_type::time_point t) { return std::chrono::duration<double>(clock_type::now() - t).count(); }
 
 /// CPU seconds this process has used (all threads).
 double process_cpu_seconds() {

@@ -14,6 +14,7 @@
 #include "engine/image.h"
 #include "engine/run_config.h"
 #include "engine/trainer.h"
+#include "tests/tool_support.h"
 
 #if REDRAW_HAVE_CUDA
 #include "cuda/cuda_backend.h"
@@ -27,7 +28,6 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -35,81 +35,47 @@ using namespace redraw;
 
 namespace {
 
-struct Options {
-  std::vector<std::string> presets = {"classic", "siren", "fourier"};
+struct Options : test::BenchOptions {
+  Options() {
+    presets = {"classic", "siren", "fourier"};
+    precision = "auto"; // auto: the fused fp16 MLP for narrow nets (instant), fp32 cuBLAS otherwise
+    time_limit = 10.0;
+  }
   std::vector<int32_t> sizes; ///< empty: each preset's reference size, then 512
   int64_t steps = 200;
-  std::string precision = "auto"; ///< auto: the fused fp16 MLP for narrow nets (instant), fp32 cuBLAS otherwise
-  std::string json_file;
   std::string accuracy_image;
   double target = 0.99;
-  double time_limit = 10.0;
   int64_t accuracy_steps = 0; ///< overrides training.steps (the cosine period) in accuracy runs
 };
 
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, ',');)
-    if (!item.empty()) out.push_back(item);
-  return out;
+[[noreturn]] void usage() {
+  std::printf("usage: cuda_bench [--presets a,b] [--sizes 200,256] [--steps N] [--precision auto|fp32|tf32|bf16]\n"
+              "                  [--json FILE] [--accuracy IMAGE [--target 0.99] [--time-limit 10]\n"
+              "                  [--accuracy-steps N]]\n");
+  std::exit(0);
 }
 
 Options parse(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto next = [&]() -> std::string {
-      if (i + 1 >= argc) throw ConfigError(a + ": needs a value");
-      return argv[++i];
-    };
-    if (a == "--presets") o.presets = split(next());
-    else if (a == "--sizes") {
-      o.sizes.clear();
-      for (const auto& s : split(next())) o.sizes.push_back(std::stoi(s));
-    } else if (a == "--steps") o.steps = std::stoll(next());
-    else if (a == "--precision") o.precision = next();
-    else if (a == "--json") o.json_file = next();
-    else if (a == "--accuracy") o.accuracy_image = next();
-    else if (a == "--target") o.target = std::stod(next());
-    else if (a == "--time-limit") o.time_limit = std::stod(next());
-    else if (a == "--accuracy-steps") o.accuracy_steps = std::stoll(next());
-    else if (a == "--help" || a == "-h") {
-      std::printf("usage: cuda_bench [--presets a,b] [--sizes 200,256] [--steps N] [--precision auto|fp32|tf32|bf16]\n"
-                  "                  [--json FILE] [--accuracy IMAGE [--target 0.99] [--time-limit 10]\n"
-                  "                  [--accuracy-steps N]]\n");
-      std::exit(0);
-    } else
-      throw ConfigError("unknown argument '" + a + "'");
-  }
+  o.table()
+      .list("--sizes", o.sizes)
+      .value("--steps", o.steps)
+      .value("--accuracy", o.accuracy_image)
+      .value("--target", o.target)
+      .value("--accuracy-steps", o.accuracy_steps)
+      .flag("--help", usage)
+      .flag("-h", usage)
+      .parse(argc, argv);
   return o;
 }
 
 [[maybe_unused]] int32_t reference_size(const std::string& preset) { return preset == "classic" ? 200 : 256; }
-
-/// A deterministic test pattern (timing does not depend on the picture).
-[[maybe_unused]] Image pattern(int32_t w, int32_t h, int32_t channels) {
-  Image img;
-  img.width = w;
-  img.height = h;
-  img.channels = channels;
-  img.pixels.resize(size_t(w) * h * channels);
-  for (int32_t y = 0; y < h; ++y)
-    for (int32_t x = 0; x < w; ++x)
-      for (int32_t c = 0; c < channels; ++c)
-        img.at(x, y, c) = float(0.5 + 0.45 * std::sin(17.0 * x / w + 11.0 * y / h + c) * std::cos(5.0 * x * y / (w * h)));
-  return img;
-}
 
 } // namespace
 
 #if REDRAW_HAVE_CUDA
 
 namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 /// The step's matrix products in cuBLAS's column-major terms (as cuda/matmul.cpp issues them).
 std::vector<GemmShape> step_shapes(const ModelSpec& model, int64_t rows) {
@@ -130,7 +96,7 @@ nlohmann::json bench_one(const std::string& preset, int32_t size, const Options&
   auto backend = std::make_unique<CudaBackend>(0);
   backend->set_precision(parse_cuda_precision(o.precision));
   CudaBackend* cb = backend.get();
-  Trainer trainer(std::move(backend), cfg, Dataset{pattern(size, size, channels)});
+  Trainer trainer(std::move(backend), cfg, Dataset{test::busy_pattern(size, size, channels)});
   const int64_t batch = cfg.training.batch_size > 0 ? cfg.training.batch_size : int64_t(size) * size;
 
   // Wall clock over o.steps steps (host enqueue + device, one synchronize at the end).
@@ -141,7 +107,7 @@ nlohmann::json bench_one(const std::string& preset, int32_t size, const Options&
   const auto t0 = std::chrono::steady_clock::now();
   for (int64_t i = 0; i < o.steps; ++i, ++args.step) cb->train_step(args);
   cb->synchronize();
-  const double wall = seconds_since(t0);
+  const double wall = test::seconds_since(t0);
   const CudaStepProfile prof = cb->profile_steps(args, o.steps);
 
   const auto shapes = step_shapes(trainer.config().model, std::min<int64_t>(batch, int64_t(1) << 18));
@@ -209,7 +175,7 @@ nlohmann::json accuracy_one(const std::string& preset, const Options& o) {
       cb->train_step(a);
     }
     cb->synchronize();
-    train_s += seconds_since(t0);
+    train_s += test::seconds_since(t0);
     accuracy = pixel_accuracy(trainer);
   }
   nlohmann::json r;

@@ -16,13 +16,13 @@
 #include "engine/image.h"
 #include "engine/run_config.h"
 #include "engine/trainer.h"
+#include "tests/tool_support.h"
 
 #include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <cstdio>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -30,61 +30,32 @@ using namespace redraw;
 
 namespace {
 
-struct Options {
+struct Options : test::BenchOptions {
+  Options() {
+    presets = {"instant", "fourier", "siren"};
+    time_limit = 120;
+  }
   std::string image = std::string(REDRAW_ASSET_DIR) + "/../tests/data/chelsea.png";
   int32_t width = 512, height = 512;
-  std::vector<std::string> presets = {"instant", "fourier", "siren"};
   std::string backend = "cpu";
-  std::string precision;
   std::vector<double> targets = {25, 30, 35};
-  double time_limit = 120;
   double measure_every = 0.25;
   int64_t rerun_steps = 0;
-  std::string json_file;
 };
-
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, ',');)
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
 
 Options parse(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto next = [&]() -> std::string {
-      if (i + 1 >= argc) throw ConfigError(a + ": needs a value");
-      return argv[++i];
-    };
-    if (a == "--image")
-      o.image = next();
-    else if (a == "--size") {
-      const std::string v = next();
-      if (std::sscanf(v.c_str(), "%dx%d", &o.width, &o.height) != 2) throw ConfigError("--size: WxH");
-    } else if (a == "--presets")
-      o.presets = split(next());
-    else if (a == "--backend")
-      o.backend = next();
-    else if (a == "--precision")
-      o.precision = next();
-    else if (a == "--targets") {
-      o.targets.clear();
-      for (const auto& t : split(next()))
-        o.targets.push_back(std::stod(t));
-    } else if (a == "--time-limit")
-      o.time_limit = std::stod(next());
-    else if (a == "--measure-every")
-      o.measure_every = std::stod(next());
-    else if (a == "--rerun-check")
-      o.rerun_steps = std::stoll(next());
-    else if (a == "--json")
-      o.json_file = next();
-    else
-      throw ConfigError("unknown argument '" + a + "' (see the comment at the top of bench/psnr_bench.cpp)");
-  }
+  o.table()
+      .value("--image", o.image)
+      .option("--size",
+              [&](const std::string& v) {
+                if (std::sscanf(v.c_str(), "%dx%d", &o.width, &o.height) != 2) throw ConfigError("--size: WxH");
+              })
+      .value("--backend", o.backend)
+      .list("--targets", o.targets)
+      .value("--measure-every", o.measure_every)
+      .value("--rerun-check", o.rerun_steps)
+      .parse(argc, argv, " (see the comment at the top of bench/psnr_bench.cpp)");
   return o;
 }
 

@@ -6,7 +6,11 @@
 #   skip, finish NAME (prints the count and returns non-zero when anything failed);
 # - expect CODE NEEDLE -- COMMAND...: runs it, checks the exit code and that its output has NEEDLE;
 # - wait_for SECONDS CONDITION: polls a state with a deadline, never a fixed sleep;
-# - png_size FILE: "WxH" from the PNG header.
+# - png_size FILE: "WxH" from the PNG header;
+# - tiny_config FILE STEPS METRICS_EVERY [adam] [DATA]: the small network the shell tests train
+#   (16-16 Tanh, sigmoid output, gray); `adam` adds Adam on a cosine schedule from 0.01 to 0.0001,
+#   DATA replaces the "data" object;
+# - require_tools TOOL...: exits 77 (a skip to ctest), naming the tools that are not installed.
 tests_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 samples="$tests_dir/data"
 make_png() { python3 "$tests_dir/make_png.py" "$@"; }
@@ -54,3 +58,23 @@ wait_for() {
   return 1
 }
 png_size() { python3 -c 'import struct,sys; b=open(sys.argv[1],"rb").read(24); print("%dx%d" % struct.unpack(">II", b[16:24]))' "$1" 2>/dev/null; }
+tiny_config() {
+  local optimizer="" data='{"color_mode": "gray"}'
+  if [ "${4:-}" = adam ]; then
+    optimizer='
+ "optimizer": {"otype": "Adam"}, "schedule": {"otype": "Cosine", "lr_max": 0.01, "lr_min": 0.0001},'
+  fi
+  if [ -n "${5:-}" ]; then data="$5"; fi
+  printf '%s\n' '{"model": {"hidden": [16, 16], "activation": "Tanh", "output_activation": "Sigmoid"},'"$optimizer" \
+    " \"training\": {\"steps\": $2, \"metrics_every\": $3}, \"data\": $data}" >"$1"
+}
+require_tools() {
+  local missing="" tool
+  for tool in "$@"; do
+    command -v "$tool" >/dev/null || missing="$missing $tool"
+  done
+  if [ -n "$missing" ]; then
+    echo "SKIP: not installed:$missing (scripts/install_deps.sh installs them)"
+    exit 77
+  fi
+}

@@ -35,30 +35,27 @@ struct ReferenceMlp {
         a[size_t(j)] = encoding_value<double>(e, fourier_b, x, y, j);
       return a;
     }
+    for_each_grid_term(x, y, [&](size_t k, size_t t, double w) { a[k] += w * params[t]; });
+    return a;
+  }
+
+  /// Calls term(k, t, w) for each level, feature and cell corner of (x, y): encoding output k takes
+  /// w times table value t.
+  template <class Term> void for_each_grid_term(double x, double y, Term&& term) const {
     const int32_t F = grid.n_features;
     for (int32_t l = 0; l < grid.n_levels; ++l) {
       uint32_t entry[4];
       double w[4];
       hash_grid_corners<double>(grid, l, x, y, entry, w);
       for (int32_t f = 0; f < F; ++f)
-        for (int c = 0; c < 4; ++c)
-          a[size_t(l * F + f)] += w[c] * params[size_t(entry[c]) * size_t(F) + size_t(f)];
+        for (int c = 0; c < 4; ++c) term(size_t(l * F + f), size_t(entry[c]) * size_t(F) + size_t(f), w[c]);
     }
-    return a;
   }
 
   /// Adds the table gradient of one sample, given d = dLoss/dEncoding, to g.
   void encoding_backward(double x, double y, const std::vector<double>& d, std::vector<double>& g) const {
     if (!has_grid) return;
-    const int32_t F = grid.n_features;
-    for (int32_t l = 0; l < grid.n_levels; ++l) {
-      uint32_t entry[4];
-      double w[4];
-      hash_grid_corners<double>(grid, l, x, y, entry, w);
-      for (int32_t f = 0; f < F; ++f)
-        for (int c = 0; c < 4; ++c)
-          g[size_t(entry[c]) * size_t(F) + size_t(f)] += w[c] * d[size_t(l * F + f)];
-    }
+    for_each_grid_term(x, y, [&](size_t k, size_t t, double w) { g[t] += w * d[k]; });
   }
 
   /// Output of one sample; fills zs / ys (per layer) when given.
@@ -91,6 +88,23 @@ struct ReferenceMlp {
       for (size_t c = 0; c < C; ++c) sum += loss_value<double>(lp, out[c], double(targets[s * C + c]));
     }
     return sum / double(n * C);
+  }
+
+  /// The gradient of loss() by central differences of step h over every parameter (table
+  /// included); the parameters end as they began.
+  std::vector<double> central_differences(const LossParams& lp, const std::vector<float>& coords,
+                                          const std::vector<float>& targets, double h = 1e-6) {
+    std::vector<double> g(params.size());
+    for (size_t i = 0; i < g.size(); ++i) {
+      const double keep = params[i];
+      params[i] = keep + h;
+      const double up = loss(lp, coords, targets);
+      params[i] = keep - h;
+      const double down = loss(lp, coords, targets);
+      params[i] = keep;
+      g[i] = (up - down) / (2 * h);
+    }
+    return g;
   }
 
   /// Analytic gradient of loss() by backpropagation in double.

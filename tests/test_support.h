@@ -1,7 +1,13 @@
 #pragma once
-/// Small fixtures shared by the engine tests: tiny configs, synthetic images, temp folders.
+/// Small fixtures shared by the engine tests: tiny configs, temp folders, a forwarding backend
+/// (synthetic images and the other helpers the benchmarks share are in tool_support.h).
 #include "engine/cpu_backend.h"
+#include "engine/rng_math.h"
+#include "engine/run_config.h"
 #include "engine/trainer.h"
+#include "tool_support.h"
+
+#include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cmath>
@@ -89,18 +95,66 @@ inline RunConfig small_config(OptimizerKind opt, int64_t batch) {
   return c;
 }
 
-/// A smooth test image: a diagonal gradient with a bump.
-inline Image gradient_image(int32_t w, int32_t h, int32_t channels) {
-  Image img;
-  img.width = w;
-  img.height = h;
-  img.channels = channels;
-  img.pixels.resize(size_t(w) * h * channels);
-  for (int32_t y = 0; y < h; ++y)
-    for (int32_t x = 0; x < w; ++x)
-      for (int32_t c = 0; c < channels; ++c)
-        img.at(x, y, c) = float(0.5 + 0.4 * std::sin(3.0 * x / w + 2.0 * y / h + c));
-  return img;
+/// A hash-grid encoding: `levels` levels of `features` features, at most 2^log2_size entries per
+/// level, `base` cells per side on the coarsest level and `finest` on the finest (0: the default
+/// per-level scale of 1.5).
+inline EncodingSpec hash_grid_spec(int32_t levels, int32_t features, int32_t log2_size, int32_t base,
+                                   int32_t finest = 0) {
+  EncodingSpec e;
+  e.kind = EncodingKind::HashGrid;
+  e.n_levels = levels;
+  e.n_features_per_level = features;
+  e.log2_hashmap_size = log2_size;
+  e.base_resolution = base;
+  e.finest_resolution = finest;
+  return e;
+}
+
+/// `n` values drawn evenly from [lo, hi) by random_unit(seed, stream, i).
+inline std::vector<float> uniform_values(size_t n, uint64_t seed, uint64_t stream, float lo, float hi) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = lo + (hi - lo) * float(random_unit(seed, stream, i));
+  return v;
+}
+
+/// small_config (Adam) with two Tanh layers of 16: `steps` steps, a metrics row every `metrics_every`.
+inline RunConfig tanh16_config(int64_t batch, int64_t steps, int64_t metrics_every) {
+  RunConfig c = small_config(OptimizerKind::Adam, batch);
+  c.model.hidden = {16, 16};
+  c.model.hidden_activations = {Activation::Tanh, Activation::Tanh};
+  c.training.steps = steps;
+  c.training.metrics_every = metrics_every;
+  return c;
+}
+
+/// A SIREN preset with two sine layers of `width`, at a constant learning rate of 1e-3.
+inline RunConfig siren_config(int32_t width) {
+  RunConfig c = load_preset("siren");
+  c.model.hidden = {width, width};
+  c.model.hidden_activations = {Activation::Sine, Activation::Sine};
+  c.schedule.kind = ScheduleKind::Constant;
+  c.schedule.lr_max = 1e-3;
+  return c;
+}
+
+/// small_config on plain SGD with ReLU layers, a linear output and a learning rate of 1e6: it
+/// diverges at its first step.
+inline RunConfig diverging_config() {
+  RunConfig c = small_config(OptimizerKind::Sgd, 0);
+  c.model.output_activation = Activation::Identity;
+  c.model.hidden_activations = {Activation::Relu, Activation::Relu};
+  c.optimizer.sgd.momentum = 0.0f;
+  c.schedule.lr_max = 1e6;
+  return c;
+}
+
+/// The PSNR of `a` against `b` (values in [0, 1]) in float64; infinity when they are equal. The
+/// reference for rounded weights and frames.
+inline double psnr_f64(const std::vector<float>& a, const std::vector<float>& b) {
+  REQUIRE(a.size() == b.size());
+  double se = 0;
+  for (size_t i = 0; i < a.size(); ++i) se += (double(a[i]) - double(b[i])) * (double(a[i]) - double(b[i]));
+  return se == 0 ? INFINITY : 10 * std::log10(double(a.size()) / se);
 }
 
 inline Trainer small_trainer(const RunConfig& cfg, const Image& img) {

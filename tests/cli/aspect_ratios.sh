@@ -9,10 +9,7 @@ set -u
 redraw="$1"
 gui_out="${2:-}"
 . "$(dirname "$0")/../lib.sh"
-cat >"$work/tiny.json" <<'JSON'
-{"model": {"hidden": [16, 16], "activation": "Tanh", "output_activation": "Sigmoid"},
- "training": {"steps": 8, "metrics_every": 2}, "data": {"color_mode": "gray"}}
-JSON
+tiny_config "$work/tiny.json" 8 2
 for size in 1x5000 5000x1 1x1; do
   mkdir -p "$work/$size" && make_png "$work/$size/img.png" "${size%x*}" "${size#*x}"
 done

@@ -6,11 +6,7 @@ redraw="$1"
 . "$(dirname "$0")/../lib.sh"
 
 cfg="$work/tiny.json"
-cat >"$cfg" <<'JSON'
-{"model": {"hidden": [16, 16], "activation": "Tanh", "output_activation": "Sigmoid"},
- "optimizer": {"otype": "Adam"}, "schedule": {"otype": "Cosine", "lr_max": 0.01, "lr_min": 0.0001},
- "training": {"steps": 30, "metrics_every": 5}, "data": {"color_mode": "gray"}}
-JSON
+tiny_config "$cfg" 30 5 adam
 
 # --- usage errors: exit 2 ---
 expect 2 "error:" -- "$redraw" train

@@ -34,11 +34,7 @@ PY
 }
 
 cfg="$work/tiny.json"
-cat >"$cfg" <<'JSON'
-{"model": {"hidden": [16, 16], "activation": "Tanh", "output_activation": "Sigmoid"},
- "optimizer": {"otype": "Adam"}, "schedule": {"otype": "Cosine", "lr_max": 0.01, "lr_min": 0.0001},
- "training": {"steps": 60, "metrics_every": 5}, "data": {"color_mode": "rgb", "max_side": 32}}
-JSON
+tiny_config "$cfg" 60 5 adam '{"color_mode": "rgb", "max_side": 32}'
 
 expect 0 "done" -- "$redraw" train "$samples/chelsea.png" --config "$cfg" --out "$work/run" --quiet --snapshot-cap-mb 64
 model="$work/run/model.redraw"

@@ -10,11 +10,7 @@ model_step() { "$redraw" info --json "$1" 2>/dev/null | python3 -c 'import json,
 last_printed_step() { grep -o 'step [0-9]*' "$1" | tail -1 | cut -d' ' -f2; }
 
 cfg="$work/tiny.json"
-cat >"$cfg" <<'JSON'
-{"model": {"hidden": [16, 16], "activation": "Tanh", "output_activation": "Sigmoid"},
- "optimizer": {"otype": "Adam"}, "schedule": {"otype": "Cosine", "lr_max": 0.01, "lr_min": 0.0001},
- "training": {"steps": 100000000, "metrics_every": 5}, "data": {"color_mode": "gray"}}
-JSON
+tiny_config "$cfg" 100000000 5 adam
 export REDRAW_PROGRESS_SECONDS=0 # a progress line at every metrics step (stderr is no terminal here)
 
 # --- kill -9 during training: the model reopens and at most one checkpoint interval is lost ---
@@ -116,6 +112,24 @@ check '[ $? = 1 ] && grep -q "not finite" "$work/err" && [ ! -e "$work/damaged-r
 check '[ $? = 2 ] && grep -q "below the 40 steps" "$work/err" && [ "$(model_step "$work/nan/model.redraw")" = 40 ]'
 
 # --- SIGINT / SIGTERM: 130 / 143 for train, render and timelapse alike ---
+# interrupt_export COMMAND SIZE DIR FILE: `redraw COMMAND` of the full model at SIZE into DIR/FILE,
+# sent $sig once its temporary file shows: exit code $want, no FILE and no temporary file left.
+interrupt_export() {
+  local command="$1" size="$2" dir="$3" file="$4"
+  "$redraw" "$command" "$work/full/model.redraw" --size "$size" -o "$dir/$file" >/dev/null 2>&1 &
+  mkdir -p "$dir"
+  pid=$!
+  pids+=("$pid")
+  if wait_for 60 '[ "$(temps_in "$dir")" -gt 0 ]'; then
+    sleep 0.3
+    kill -"$sig" "$pid"
+    wait "$pid"
+    code=$?
+    check '[ "$code" = "$want" ] && [ ! -e "$dir/$file" ] && [ "$(temps_in "$dir")" = 0 ]'
+  else
+    fail "$command never started"
+  fi
+}
 for sig in INT TERM; do
   want=130; [ "$sig" = TERM ] && want=143
   out="$work/sig$sig"
@@ -131,32 +145,8 @@ for sig in INT TERM; do
   else
     fail "train never started"
   fi
-  "$redraw" render "$work/full/model.redraw" --size 16000x16000 -o "$work/render/big.png" >/dev/null 2>&1 &
-  mkdir -p "$work/render"
-  pid=$!
-  pids+=("$pid")
-  if wait_for 60 '[ "$(temps_in "$work/render")" -gt 0 ]'; then
-    sleep 0.3
-    kill -"$sig" "$pid"
-    wait "$pid"
-    code=$?
-    check '[ "$code" = "$want" ] && [ ! -e "$work/render/big.png" ] && [ "$(temps_in "$work/render")" = 0 ]'
-  else
-    fail "render never started"
-  fi
-  "$redraw" timelapse "$work/full/model.redraw" --size 3000x3000 -o "$work/lapse/t.gif" >/dev/null 2>&1 &
-  mkdir -p "$work/lapse"
-  pid=$!
-  pids+=("$pid")
-  if wait_for 60 '[ "$(temps_in "$work/lapse")" -gt 0 ]'; then
-    sleep 0.3
-    kill -"$sig" "$pid"
-    wait "$pid"
-    code=$?
-    check '[ "$code" = "$want" ] && [ ! -e "$work/lapse/t.gif" ] && [ "$(temps_in "$work/lapse")" = 0 ]'
-  else
-    fail "timelapse never started"
-  fi
+  interrupt_export render 16000x16000 "$work/render" big.png
+  interrupt_export timelapse 3000x3000 "$work/lapse" t.gif
 done
 
 finish fault_tests

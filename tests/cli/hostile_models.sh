@@ -7,10 +7,7 @@ redraw="$1"
 . "$(dirname "$0")/../lib.sh"
 mutate() { model_mutate "$base" "$work/$1.redraw" "${@:2}"; }
 cfg="$work/tiny.json"
-cat >"$cfg" <<'JSON'
-{"model": {"hidden": [16, 16], "activation": "Tanh", "output_activation": "Sigmoid"},
- "training": {"steps": 6, "metrics_every": 2}, "data": {"color_mode": "gray"}}
-JSON
+tiny_config "$cfg" 6 2
 make_png "$work/img.png" 24 16
 "$redraw" train "$work/img.png" --config "$cfg" --out "$work/run" >/dev/null 2>&1 || fail "training the base model"
 base="$work/run/model.redraw"

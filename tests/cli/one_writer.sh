@@ -5,10 +5,7 @@
 set -u
 redraw="$1"
 . "$(dirname "$0")/../lib.sh"
-cat >"$work/long.json" <<'JSON'
-{"model": {"hidden": [16, 16], "activation": "Tanh", "output_activation": "Sigmoid"},
- "training": {"steps": 100000000, "metrics_every": 50}, "data": {"color_mode": "gray"}}
-JSON
+tiny_config "$work/long.json" 100000000 50
 make_png "$work/img.png" 32 24
 out="$work/out"
 "$redraw" train "$work/img.png" --config "$work/long.json" --out "$out" --quiet >/dev/null 2>"$work/first.err" &

@@ -20,6 +20,7 @@
 #include "engine/image.h"
 #include "engine/run_config.h"
 #include "engine/trainer.h"
+#include "tests/tool_support.h"
 
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
@@ -166,18 +167,12 @@ std::string open_egl(EGLDisplay& display, std::string& device_note, bool& names_
 
 Options parse(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto next = [&]() -> std::string {
-      if (i + 1 >= argc) throw ConfigError(a + ": needs a value");
-      return argv[++i];
-    };
-    if (a == "--size") o.size = std::stoi(next());
-    else if (a == "--frames") o.frames = std::stoi(next());
-    else if (a == "--image") o.image = next();
-    else if (a == "--json") o.json = next();
-    else throw ConfigError("unknown option " + a + " (known: --size, --frames, --image, --json)");
-  }
+  test::ArgTable()
+      .value("--size", o.size)
+      .value("--frames", o.frames)
+      .value("--image", o.image)
+      .value("--json", o.json)
+      .parse(argc, argv, " (known: --size, --frames, --image, --json)");
   if (o.size < 16 || o.size > 8192) throw ConfigError("--size: 16..8192");
   if (o.frames < 1) throw ConfigError("--frames: at least 1");
   return o;

@@ -25,18 +25,12 @@ using namespace redraw;
 using namespace redraw::cuda;
 using redraw::test::normalised_error;
 
+using redraw::test::EpilogueScope;
+
 namespace {
 
-struct EpilogueScope {
-  FusedEpilogue saved = fused_epilogue();
-  explicit EpilogueScope(FusedEpilogue e) { set_fused_epilogue(e); }
-  ~EpilogueScope() { set_fused_epilogue(saved); }
-};
-
 std::vector<float> uniform(size_t n, uint64_t seed, float lo, float hi) {
-  std::vector<float> v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = lo + (hi - lo) * float(random_unit(seed, 61, i));
-  return v;
+  return test::uniform_values(n, seed, 61, lo, hi);
 }
 
 } // namespace
@@ -56,17 +50,8 @@ TEST_CASE("cuda fused epilogues: predict and gradients at every width match the 
                        Case{64, 2, Activation::Relu, Activation::Identity, 1},
                        Case{128, 2, Activation::Relu, Activation::Sigmoid, 3}}) {
     CAPTURE(k.width);
-    ModelSpec m;
-    m.encoding.kind = EncodingKind::HashGrid;
-    m.encoding.n_levels = k.width == 16 ? 8 : 16;
-    m.encoding.n_features_per_level = 2;
-    m.encoding.log2_hashmap_size = 12;
-    m.encoding.base_resolution = 8;
-    m.hidden.assign(size_t(k.layers), k.width);
-    m.hidden_activations.assign(size_t(k.layers), k.act);
-    m.output_activation = k.out;
-    m.output_channels = k.channels;
-    m.init = InitKind::He;
+    const EncodingSpec grid = test::hash_grid_spec(k.width == 16 ? 8 : 16, 2, 12, 8);
+    const ModelSpec m = test::mlp_on(grid, k.width, k.layers, k.act, k.out, k.channels);
     REQUIRE(gpu.uses_fused_mlp(m));
     std::vector<float> params = initial_parameters(m, 7);
     const auto table = uniform(size_t(encoding_parameter_count(m.encoding)), 8, -0.5f, 0.5f);
@@ -102,17 +87,10 @@ TEST_CASE("cuda fused epilogues: predict and gradients at every width match the 
 TEST_CASE("cuda fused epilogues: a 100-step instant run with the fragment epilogue trains like the CPU") {
   REDRAW_REQUIRE_CUDA_DEVICE();
   EpilogueScope scope(FusedEpilogue::Fragment);
-  RunConfig c = load_preset("instant");
-  c.model.encoding.log2_hashmap_size = 14;
-  c.training.batch_size = 4096;
-  c.training.cpu_batch_size = -1;
-  c.training.steps = 100;
-  c.training.metrics_every = 25;
+  const RunConfig c = test::small_instant(14, 4096, 100, 25);
   const Image img = redraw::test::gradient_image(96, 64, 3);
   Trainer cpu(std::make_unique<CpuBackend>(), c, Dataset{img});
-  auto b = std::make_unique<CudaBackend>(0);
-  b->set_precision(CudaPrecision::Auto);
-  Trainer gpu(std::move(b), c, Dataset{img});
+  Trainer gpu(test::cuda_backend(CudaPrecision::Auto), c, Dataset{img});
   cpu.run(100);
   gpu.run(100);
   REQUIRE(cpu.history().size() == gpu.history().size());

@@ -21,18 +21,11 @@
 #include <cmath>
 
 using namespace redraw;
+using redraw::test::worst_level_difference;
 
 namespace {
 
-RunConfig small_instant() {
-  RunConfig c = load_preset("instant");
-  c.model.encoding.log2_hashmap_size = 12;
-  c.training.batch_size = 1024;
-  c.training.cpu_batch_size = -1; // the same batch on both backends
-  c.training.steps = 40;
-  c.training.metrics_every = 10;
-  return c;
-}
+RunConfig small_instant() { return test::small_instant(12, 1024, 40, 10); }
 
 /// A stream, a cuBLAS handle and the device's pool for calling the passes directly.
 struct Device {
@@ -53,16 +46,6 @@ struct Device {
   }
   cuda::CudaContext ctx(bool fused) const { return {stream, blas, pool.get(), nullptr, CUBLAS_COMPUTE_32F, fused}; }
 };
-
-int worst_level_difference(const std::vector<uint8_t>& rgba, const Image& want) {
-  int worst = 0;
-  for (size_t px = 0; px < size_t(want.width) * size_t(want.height); ++px)
-    for (int k = 0; k < want.channels; ++k) {
-      const int v = int(std::clamp(want.pixels[px * size_t(want.channels) + size_t(k)], 0.0f, 1.0f) * 255.0f + 0.5f);
-      worst = std::max(worst, std::abs(int(rgba[px * 4 + size_t(k)]) - v));
-    }
-  return worst;
-}
 
 } // namespace
 
@@ -100,8 +83,7 @@ TEST_CASE("cuda guards: after set_precision a large render uses the new precisio
   REDRAW_REQUIRE_CUDA_DEVICE();
   const RunConfig c = small_instant();
   const Image img = redraw::test::gradient_image(64, 64, 3); // chunks of 1024 rows: 160x160 renders in tiles
-  auto b = std::make_unique<CudaBackend>(0);
-  b->set_precision(CudaPrecision::Auto);
+  auto b = test::cuda_backend(CudaPrecision::Auto);
   CudaBackend* gpu = b.get();
   Trainer t(std::move(b), c, Dataset{img});
   t.run(20);
@@ -125,8 +107,7 @@ TEST_CASE("cuda guards: BCE with a linear output trains in fp32 on cuBLAS, as th
   c.loss.kind = LossKind::BCE;
   c.model.output_activation = Activation::Identity;
   const Image img = redraw::test::gradient_image(48, 48, 3);
-  auto b = std::make_unique<CudaBackend>(0);
-  b->set_precision(CudaPrecision::Auto);
+  auto b = test::cuda_backend(CudaPrecision::Auto);
   CudaBackend* gpu = b.get();
   CHECK_FALSE(gpu->uses_fused_mlp(c.model, &c.loss));
   CHECK(gpu->uses_fused_mlp(c.model)); // the shape alone would run fused

@@ -81,27 +81,13 @@ Net make_net(const EncodingSpec& enc, std::vector<int32_t> hidden, Activation ac
   return n;
 }
 
-std::unique_ptr<CudaBackend> backend(CudaPrecision p) {
-  auto b = std::make_unique<CudaBackend>(0);
-  b->set_precision(p);
-  return b;
-}
-
-RunConfig instant_like(int64_t batch) {
-  RunConfig c = load_preset("instant");
-  c.model.encoding.log2_hashmap_size = 14;
-  c.training.batch_size = batch;
-  c.training.cpu_batch_size = -1; // the same batch on both backends
-  c.training.steps = 100;
-  c.training.metrics_every = 25;
-  return c;
-}
+RunConfig instant_like(int64_t batch) { return test::small_instant(14, batch, 100, 25); }
 
 } // namespace
 
 TEST_CASE("cuda hash grid: encode matches the CPU (linear, smoothstep, 1/2/4 features, dense and hashed levels)") {
   REDRAW_REQUIRE_CUDA_DEVICE();
-  auto gpu = backend(CudaPrecision::Fp32);
+  auto gpu = test::cuda_backend(CudaPrecision::Fp32);
   CpuBackend cpu;
   const int64_t n = 5000;
   const auto coords = coords_of(n, 3);
@@ -122,7 +108,7 @@ TEST_CASE("cuda hash grid: encode matches the CPU (linear, smoothstep, 1/2/4 fea
 
 TEST_CASE("cuda hash grid: fp32 loss and gradients (table included) match the CPU, over several chunks") {
   REDRAW_REQUIRE_CUDA_DEVICE();
-  auto gpu = backend(CudaPrecision::Fp32);
+  auto gpu = test::cuda_backend(CudaPrecision::Fp32);
   CpuBackend cpu;
   for (int32_t channels : {1, 3}) {
     const Net net = make_net(grid(8, 2, 12, GridInterpolation::Linear), {32, 32}, Activation::Relu, Activation::Sigmoid,
@@ -131,20 +117,15 @@ TEST_CASE("cuda hash grid: fp32 loss and gradients (table included) match the CP
     const int64_t n = 70000; // more than one stateless chunk (2^16)
     const auto coords = coords_of(n, 6);
     const auto targets = targets_of(n * channels, 7);
-    std::vector<float> g_cpu(net.params.size()), g_gpu(net.params.size(), 99.0f);
-    const LossParams mse{};
-    const double l_cpu =
-        cpu.loss_and_gradients(net.model, mse, net.params, {}, coords.data(), targets.data(), n, g_cpu);
-    const double l_gpu =
-        gpu->loss_and_gradients(net.model, mse, net.params, {}, coords.data(), targets.data(), n, g_gpu);
-    CHECK(l_gpu == doctest::Approx(l_cpu).epsilon(1e-5));
-    CHECK(normalised_error(g_gpu, g_cpu) <= 1e-4);
+    const auto both = test::mse_on_both(*gpu, cpu, net.model, net.params, coords, targets, n);
+    CHECK(both.l_gpu == doctest::Approx(both.l_cpu).epsilon(1e-5));
+    CHECK(both.gradient_error() <= 1e-4);
   }
 }
 
 TEST_CASE("cuda fused MLP: predict and gradients match the CPU within fp16 rounding") {
   REDRAW_REQUIRE_CUDA_DEVICE();
-  auto gpu = backend(CudaPrecision::Auto);
+  auto gpu = test::cuda_backend(CudaPrecision::Auto);
   CpuBackend cpu;
   struct Case {
     EncodingSpec enc;
@@ -175,18 +156,13 @@ TEST_CASE("cuda fused MLP: predict and gradients match the CPU within fp16 round
     cpu.predict(net.model, net.params, {}, coords.data(), n, want.data());
     gpu->predict(net.model, net.params, {}, coords.data(), n, got.data());
     CHECK(normalised_error(got, want) <= 1e-2);
-    std::vector<float> g_cpu(net.params.size()), g_gpu(net.params.size());
-    const LossParams mse{};
-    const double l_cpu =
-        cpu.loss_and_gradients(net.model, mse, net.params, {}, coords.data(), targets.data(), n, g_cpu);
-    const double l_gpu =
-        gpu->loss_and_gradients(net.model, mse, net.params, {}, coords.data(), targets.data(), n, g_gpu);
-    CHECK(l_gpu == doctest::Approx(l_cpu).epsilon(2e-2));
-    CHECK(normalised_error(g_gpu, g_cpu) <= 3e-2);
+    const auto both = test::mse_on_both(*gpu, cpu, net.model, net.params, coords, targets, n);
+    CHECK(both.l_gpu == doctest::Approx(both.l_cpu).epsilon(2e-2));
+    CHECK(both.gradient_error() <= 3e-2);
     // The MLP part alone (the table's gradients are far larger and would hide an MLP error).
     const size_t table = size_t(encoding_parameter_count(k.enc));
-    const std::vector<float> m_cpu(g_cpu.begin() + std::ptrdiff_t(table), g_cpu.end());
-    const std::vector<float> m_gpu(g_gpu.begin() + std::ptrdiff_t(table), g_gpu.end());
+    const std::vector<float> m_cpu(both.g_cpu.begin() + std::ptrdiff_t(table), both.g_cpu.end());
+    const std::vector<float> m_gpu(both.g_gpu.begin() + std::ptrdiff_t(table), both.g_gpu.end());
     CHECK(normalised_error(m_gpu, m_cpu) <= 3e-2);
   }
   // Shapes the fused kernels do not cover go to cuBLAS.
@@ -205,7 +181,7 @@ TEST_CASE("cuda hash grid: 100-step training runs match the CPU (fp32 and fused)
   for (CudaPrecision p : {CudaPrecision::Fp32, CudaPrecision::Auto}) {
     const RunConfig c = instant_like(4096);
     Trainer cpu(std::make_unique<CpuBackend>(), c, Dataset{img});
-    Trainer gpu(backend(p), c, Dataset{img});
+    Trainer gpu(test::cuda_backend(p), c, Dataset{img});
     cpu.run(100);
     gpu.run(100);
     const auto& hc = cpu.history();
@@ -223,21 +199,14 @@ TEST_CASE("cuda hash grid: 100-step training runs match the CPU (fp32 and fused)
     CpuBackend reference;
     const NetworkView view{&gpu.config().model, params, {}};
     const Image want = render_image(reference, view, 131, 77);
-    const auto rgba = cuda->render_rgba8(131, 77);
-    int worst = 0;
-    for (size_t px = 0; px < size_t(131) * 77; ++px)
-      for (int k = 0; k < 3; ++k) {
-        const int v = int(std::clamp(want.pixels[px * 3 + size_t(k)], 0.0f, 1.0f) * 255.0f + 0.5f);
-        worst = std::max(worst, std::abs(int(rgba[px * 4 + size_t(k)]) - v));
-      }
-    CHECK(worst <= (p == CudaPrecision::Fp32 ? 1 : 4));
+    CHECK(test::worst_level_difference(cuda->render_rgba8(131, 77), want) <= (p == CudaPrecision::Fp32 ? 1 : 4));
   }
   // One step with a batch of two device chunks (2^18 + 40,000 samples): the table gradient is
   // cleared once and accumulates over both.
   RunConfig big = instant_like(300000);
   big.schedule.kind = ScheduleKind::Constant;
   Trainer cpu(std::make_unique<CpuBackend>(), big, Dataset{img});
-  Trainer gpu(backend(CudaPrecision::Fp32), big, Dataset{img});
+  Trainer gpu(test::cuda_backend(CudaPrecision::Fp32), big, Dataset{img});
   cpu.step();
   gpu.step();
   CHECK(normalised_error(gpu.parameters(), cpu.parameters()) <= 1e-4);
@@ -250,7 +219,7 @@ TEST_CASE("cuda hash grid: weight decay spares the table on the GPU as on the CP
   c.optimizer.adam.weight_decay = 0.1f;
   const Image img = redraw::test::gradient_image(32, 32, 3);
   Trainer cpu(std::make_unique<CpuBackend>(), c, Dataset{img});
-  Trainer gpu(backend(CudaPrecision::Fp32), c, Dataset{img});
+  Trainer gpu(test::cuda_backend(CudaPrecision::Fp32), c, Dataset{img});
   cpu.run(3);
   gpu.run(3);
   CHECK(normalised_error(gpu.parameters(), cpu.parameters()) <= 1e-3);

@@ -24,29 +24,15 @@ using namespace redraw;
 using namespace redraw::cuda;
 using redraw::test::normalised_error;
 
+using redraw::test::mse_on_both;
+using redraw::test::KernelScope;
+
 namespace {
 
-/// Sets the kernels for one scope and restores the previous ones.
-struct KernelScope {
-  HashGridKernels saved = hash_grid_kernels();
-  explicit KernelScope(const HashGridKernels& k) { set_hash_grid_kernels(k); }
-  ~KernelScope() { set_hash_grid_kernels(saved); }
-};
-
-EncodingSpec grid(int32_t levels, int32_t features) {
-  EncodingSpec e;
-  e.kind = EncodingKind::HashGrid;
-  e.n_levels = levels;
-  e.n_features_per_level = features;
-  e.log2_hashmap_size = 12;
-  e.base_resolution = 8;
-  return e;
-}
+EncodingSpec grid(int32_t levels, int32_t features) { return test::hash_grid_spec(levels, features, 12, 8); }
 
 std::vector<float> uniform(size_t n, uint64_t seed, float lo, float hi) {
-  std::vector<float> v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = lo + (hi - lo) * float(random_unit(seed, 51, i));
-  return v;
+  return test::uniform_values(n, seed, 51, lo, hi);
 }
 
 const HashGridKernels k_all[] = {
@@ -82,21 +68,11 @@ TEST_CASE("cuda hash grid kernels: every encode and backward kernel matches the 
         gpu.encode(e, table, coords.data(), n, got.data());
         CHECK(normalised_error(got, want) <= 1e-5);
 
-        ModelSpec m;
-        m.encoding = e;
-        m.hidden = {64};
-        m.hidden_activations = {Activation::Relu};
-        m.output_activation = Activation::Sigmoid;
-        m.output_channels = 3;
-        m.init = InitKind::He;
+        const ModelSpec m = test::mlp_on(e, 64, 1, Activation::Relu, Activation::Sigmoid, 3);
         std::vector<float> params = initial_parameters(m, 3);
         std::copy(table.begin(), table.end(), params.begin());
         const auto targets = uniform(size_t(n) * 3, 4, 0.0f, 1.0f);
-        std::vector<float> g_cpu(params.size()), g_gpu(params.size());
-        const LossParams mse{};
-        cpu.loss_and_gradients(m, mse, params, {}, coords.data(), targets.data(), n, g_cpu);
-        gpu.loss_and_gradients(m, mse, params, {}, coords.data(), targets.data(), n, g_gpu);
-        CHECK(normalised_error(g_gpu, g_cpu) <= 1e-4);
+        CHECK(mse_on_both(gpu, cpu, m, params, coords, targets, n).gradient_error() <= 1e-4);
       }
     }
   }
@@ -109,13 +85,7 @@ TEST_CASE("cuda hash grid kernels: fp16 features written by the encoder give the
   CpuBackend cpu;
   for (int32_t levels : {16, 5}) { // 32 features (no padding), 10 (padded to 16)
     CAPTURE(levels);
-    ModelSpec m;
-    m.encoding = grid(levels, 2);
-    m.hidden = {64, 64};
-    m.hidden_activations.assign(2, Activation::Relu);
-    m.output_activation = Activation::Sigmoid;
-    m.output_channels = 3;
-    m.init = InitKind::He;
+    const ModelSpec m = test::mlp_on(grid(levels, 2), 64, 2, Activation::Relu, Activation::Sigmoid, 3);
     REQUIRE(gpu.uses_fused_mlp(m));
     std::vector<float> params = initial_parameters(m, 5);
     const auto table = uniform(size_t(encoding_parameter_count(m.encoding)), 6, -0.5f, 0.5f);
@@ -143,26 +113,18 @@ TEST_CASE("cuda hash grid kernels: fp16 features written by the encoder give the
 
 TEST_CASE("cuda hash grid kernels: renders agree across the encoders, and a fused instant run trains with each") {
   REDRAW_REQUIRE_CUDA_DEVICE();
-  RunConfig c = load_preset("instant");
-  c.model.encoding.log2_hashmap_size = 12;
-  c.training.batch_size = 2048;
-  c.training.cpu_batch_size = -1;
-  c.training.steps = 60;
-  c.training.metrics_every = 20;
+  const RunConfig c = test::small_instant(12, 2048, 60, 20);
   const Image img = redraw::test::gradient_image(48, 40, 3);
   std::vector<double> psnr;
   for (const HashGridKernels& k : k_all) {
     KernelScope scope(k);
-    auto b = std::make_unique<CudaBackend>(0);
-    b->set_precision(CudaPrecision::Auto);
-    Trainer t(std::move(b), c, Dataset{img});
+    Trainer t(test::cuda_backend(CudaPrecision::Auto), c, Dataset{img});
     t.run(60);
     psnr.push_back(t.history().back().psnr_db);
   }
   for (size_t i = 1; i < psnr.size(); ++i) CHECK(std::abs(psnr[i] - psnr[0]) <= 0.5); // atomics' order, no more
   // One network drawn by each encoder (render_grid on pixel centres, below and above the chunk).
-  auto b = std::make_unique<CudaBackend>(0);
-  b->set_precision(CudaPrecision::Auto);
+  auto b = test::cuda_backend(CudaPrecision::Auto);
   CudaBackend* gpu = b.get();
   Trainer t(std::move(b), c, Dataset{img});
   t.run(20);

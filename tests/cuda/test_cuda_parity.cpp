@@ -45,6 +45,13 @@ const Activation k_activations[] = {Activation::Identity, Activation::Relu,    A
                                     Activation::Tanh,     Activation::Sigmoid, Activation::Softplus,
                                     Activation::Sine};
 const LossKind k_losses[] = {LossKind::MSE, LossKind::L1, LossKind::Huber, LossKind::BCE};
+const EncodingKind k_encodings[] = {EncodingKind::Identity, EncodingKind::Positional, EncodingKind::Fourier};
+
+/// Calls `check(act, enc)` for every hidden activation with every encoding of k_encodings.
+template <class F> void for_each_activation_and_encoding(F&& check) {
+  for (Activation act : k_activations)
+    for (EncodingKind enc : k_encodings) check(act, enc);
+}
 
 EncodingSpec encoding_of(EncodingKind k) {
   EncodingSpec e;
@@ -94,21 +101,32 @@ bool high_frequency(Activation act, EncodingKind enc) {
   return act == Activation::Sine || enc != EncodingKind::Identity;
 }
 
-std::unique_ptr<CudaBackend> fp32_backend() {
-  auto b = std::make_unique<CudaBackend>(0);
-  b->set_precision(CudaPrecision::Fp32);
-  return b;
+std::unique_ptr<CudaBackend> fp32_backend() { return test::cuda_backend(CudaPrecision::Fp32); }
+
+/// Whether the device runs tf32 and bf16 (compute capability 8.0 or newer); when it does not,
+/// a SKIPPED message that `needs` begins ("bf16 needs").
+bool runs_tf32(const CudaBackend& gpu, const char* needs) {
+  if (gpu.supports(BackendFeature::Tf32)) return true;
+  MESSAGE("SKIPPED: " << needs << " compute capability 8.0 or newer");
+  return false;
 }
+
+/// The fp32 CUDA backend, the CPU backend it is checked against, and n random coordinates.
+struct OpParity {
+  std::unique_ptr<CudaBackend> gpu = fp32_backend();
+  CpuBackend cpu;
+  int64_t n;
+  std::vector<float> coords;
+  OpParity(int64_t samples, uint64_t seed) : n(samples), coords(random_coords(samples, seed)) {}
+};
 
 } // namespace
 
 TEST_CASE("cuda parity: encode (identity, positional, Fourier)") {
   REDRAW_REQUIRE_CUDA_DEVICE();
-  auto gpu = fp32_backend();
-  CpuBackend cpu;
-  const int64_t n = 1000;
-  const auto coords = random_coords(n, 3);
-  for (EncodingKind k : {EncodingKind::Identity, EncodingKind::Positional, EncodingKind::Fourier}) {
+  OpParity p(1000, 3);
+  auto& [gpu, cpu, n, coords] = p;
+  for (EncodingKind k : k_encodings) {
     EncodingSpec e = encoding_of(k);
     if (k == EncodingKind::Fourier) e.features = 256, e.sigma = 10.0f;
     const auto b = fourier_matrix(e, 5);
@@ -123,31 +141,26 @@ TEST_CASE("cuda parity: encode (identity, positional, Fourier)") {
 
 TEST_CASE("cuda parity: predict, every activation and encoding, 1 and 3 channels") {
   REDRAW_REQUIRE_CUDA_DEVICE();
-  auto gpu = fp32_backend();
-  CpuBackend cpu;
-  const int64_t n = 777;
-  const auto coords = random_coords(n, 17);
-  for (Activation act : k_activations)
-    for (EncodingKind enc : {EncodingKind::Identity, EncodingKind::Positional, EncodingKind::Fourier})
-      for (int32_t channels : {1, 3}) {
-        const Activation out = channels == 1 ? Activation::Sigmoid : Activation::Identity;
-        const Net net = make_net(act, enc, out, channels, 21);
-        std::vector<float> a(size_t(n) * channels), r(a.size());
-        gpu->predict(net.model, net.params, net.fourier_b, coords.data(), n, a.data());
-        cpu.predict(net.model, net.params, net.fourier_b, coords.data(), n, r.data());
-        const double err = normalised_error(a, r);
-        INFO(activation_name(act) << " / " << encoding_name(enc) << " / " << channels << " channels: error " << err);
-        CHECK(err <= (high_frequency(act, enc) ? 2e-5 : 1e-5));
-      }
+  OpParity p(777, 17);
+  auto& [gpu, cpu, n, coords] = p;
+  for_each_activation_and_encoding([&](Activation act, EncodingKind enc) {
+    for (int32_t channels : {1, 3}) {
+      const Activation out = channels == 1 ? Activation::Sigmoid : Activation::Identity;
+      const Net net = make_net(act, enc, out, channels, 21);
+      std::vector<float> a(size_t(n) * channels), r(a.size());
+      gpu->predict(net.model, net.params, net.fourier_b, coords.data(), n, a.data());
+      cpu.predict(net.model, net.params, net.fourier_b, coords.data(), n, r.data());
+      const double err = normalised_error(a, r);
+      INFO(activation_name(act) << " / " << encoding_name(enc) << " / " << channels << " channels: error " << err);
+      CHECK(err <= (high_frequency(act, enc) ? 2e-5 : 1e-5));
+    }
+  });
 }
 
 TEST_CASE("cuda parity: predict in tf32 and bf16 stays close") {
   REDRAW_REQUIRE_CUDA_DEVICE();
   auto gpu = fp32_backend();
-  if (!gpu->supports(BackendFeature::Tf32)) {
-    MESSAGE("SKIPPED: tf32 and bf16 need compute capability 8.0 or newer");
-    return;
-  }
+  if (!runs_tf32(*gpu, "tf32 and bf16 need")) return;
   CpuBackend cpu;
   const int64_t n = 500;
   const auto coords = random_coords(n, 4);
@@ -166,10 +179,7 @@ TEST_CASE("cuda parity: predict in tf32 and bf16 stays close") {
 TEST_CASE("cuda: a bf16 training run still learns") {
   REDRAW_REQUIRE_CUDA_DEVICE();
   auto gpu = fp32_backend();
-  if (!gpu->supports(BackendFeature::Tf32)) {
-    MESSAGE("SKIPPED: bf16 needs compute capability 8.0 or newer");
-    return;
-  }
+  if (!runs_tf32(*gpu, "bf16 needs")) return;
   gpu->set_precision(CudaPrecision::Bf16);
   RunConfig c = redraw::test::small_config(OptimizerKind::Adam, 0);
   c.training.steps = 200;
@@ -182,39 +192,35 @@ TEST_CASE("cuda: a bf16 training run still learns") {
 
 TEST_CASE("cuda parity: loss and gradients, every activation, encoding and loss") {
   REDRAW_REQUIRE_CUDA_DEVICE();
-  auto gpu = fp32_backend();
-  CpuBackend cpu;
-  const int64_t n = 300;
-  const auto coords = random_coords(n, 31);
-  for (Activation act : k_activations)
-    for (EncodingKind enc : {EncodingKind::Identity, EncodingKind::Positional, EncodingKind::Fourier})
-      for (LossKind lk : k_losses) {
-        // BCE needs predictions in (0, 1); the other losses also run with 3 linear outputs.
-        const int32_t channels = lk == LossKind::BCE ? 1 : 3;
-        const Activation out = lk == LossKind::BCE ? Activation::Sigmoid : Activation::Identity;
-        const Net net = make_net(act, enc, out, channels, 41);
-        const auto targets = random_targets(n * channels, 43);
-        LossParams lp;
-        lp.kind = lk;
-        std::vector<float> ga(net.params.size()), gr(net.params.size());
-        const double la =
-            gpu->loss_and_gradients(net.model, lp, net.params, net.fourier_b, coords.data(), targets.data(), n, ga);
-        const double lr =
-            cpu.loss_and_gradients(net.model, lp, net.params, net.fourier_b, coords.data(), targets.data(), n, gr);
-        const double gerr = normalised_error(ga, gr);
-        INFO(activation_name(act) << " / " << encoding_name(enc) << " / " << loss_name(lk) << ": loss " << la << " vs "
-                                  << lr << ", gradient error " << gerr);
-        CHECK(std::abs(la - lr) <= 1e-5 * std::abs(lr));
-        CHECK(gerr <= (high_frequency(act, enc) ? 5e-5 : 1e-5));
-      }
+  OpParity p(300, 31);
+  auto& [gpu, cpu, n, coords] = p;
+  for_each_activation_and_encoding([&](Activation act, EncodingKind enc) {
+    for (LossKind lk : k_losses) {
+      // BCE needs predictions in (0, 1); the other losses also run with 3 linear outputs.
+      const int32_t channels = lk == LossKind::BCE ? 1 : 3;
+      const Activation out = lk == LossKind::BCE ? Activation::Sigmoid : Activation::Identity;
+      const Net net = make_net(act, enc, out, channels, 41);
+      const auto targets = random_targets(n * channels, 43);
+      LossParams lp;
+      lp.kind = lk;
+      std::vector<float> ga(net.params.size()), gr(net.params.size());
+      const double la =
+          gpu->loss_and_gradients(net.model, lp, net.params, net.fourier_b, coords.data(), targets.data(), n, ga);
+      const double lr =
+          cpu.loss_and_gradients(net.model, lp, net.params, net.fourier_b, coords.data(), targets.data(), n, gr);
+      const double gerr = normalised_error(ga, gr);
+      INFO(activation_name(act) << " / " << encoding_name(enc) << " / " << loss_name(lk) << ": loss " << la << " vs "
+                                << lr << ", gradient error " << gerr);
+      CHECK(std::abs(la - lr) <= 1e-5 * std::abs(lr));
+      CHECK(gerr <= (high_frequency(act, enc) ? 5e-5 : 1e-5));
+    }
+  });
 }
 
 TEST_CASE("cuda parity: gradients over several chunks accumulate like one pass") {
   REDRAW_REQUIRE_CUDA_DEVICE();
-  auto gpu = fp32_backend();
-  CpuBackend cpu;
-  const int64_t n = 70000; // more than one stateless chunk (65536 rows)
-  const auto coords = random_coords(n, 51);
+  OpParity p(70000, 51); // more than one stateless chunk (65536 rows)
+  auto& [gpu, cpu, n, coords] = p;
   const Net net = make_net(Activation::Tanh, EncodingKind::Identity, Activation::Sigmoid, 1, 52);
   const auto targets = random_targets(n, 53);
   LossParams lp;

@@ -26,34 +26,18 @@
 using namespace redraw;
 using redraw::test::normalised_error;
 
+using redraw::test::EpilogueScope;
+using redraw::test::mse_on_both;
+using redraw::test::KernelScope;
+using redraw::test::uniform_values;
+using redraw::test::worst_level_difference;
+
 namespace {
 
-EncodingSpec small_grid(int32_t levels, int32_t features) {
-  EncodingSpec e;
-  e.kind = EncodingKind::HashGrid;
-  e.n_levels = levels;
-  e.n_features_per_level = features;
-  e.log2_hashmap_size = 10;
-  e.base_resolution = 4;
-  e.finest_resolution = 256;
-  return e;
-}
-
-std::vector<float> uniform(size_t n, uint64_t seed, uint64_t stream, float lo, float hi) {
-  std::vector<float> v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = lo + (hi - lo) * float(random_unit(seed, stream, i));
-  return v;
-}
+EncodingSpec small_grid(int32_t levels, int32_t features) { return test::hash_grid_spec(levels, features, 10, 4, 256); }
 
 ModelSpec model_of(const EncodingSpec& enc, int32_t width, int32_t layers, Activation out, int32_t channels) {
-  ModelSpec m;
-  m.encoding = enc;
-  m.hidden.assign(size_t(layers), width);
-  m.hidden_activations.assign(size_t(layers), Activation::Relu);
-  m.output_activation = out;
-  m.output_channels = channels;
-  m.init = InitKind::He;
-  return m;
+  return test::mlp_on(enc, width, layers, Activation::Relu, out, channels);
 }
 
 std::vector<float> params_of(const ModelSpec& m, uint64_t seed) {
@@ -61,16 +45,6 @@ std::vector<float> params_of(const ModelSpec& m, uint64_t seed) {
   const int64_t table = encoding_parameter_count(m.encoding);
   for (int64_t i = 0; i < table; ++i) p[size_t(i)] = float(2 * random_unit(seed, 41, uint64_t(i)) - 1) * 0.5f;
   return p;
-}
-
-int worst_level_difference(const std::vector<uint8_t>& rgba, const Image& want) {
-  int worst = 0;
-  for (size_t px = 0; px < size_t(want.width) * size_t(want.height); ++px)
-    for (int k = 0; k < want.channels; ++k) {
-      const int v = int(std::clamp(want.pixels[px * size_t(want.channels) + size_t(k)], 0.0f, 1.0f) * 255.0f + 0.5f);
-      worst = std::max(worst, std::abs(int(rgba[px * 4 + size_t(k)]) - v));
-    }
-  return worst;
 }
 
 } // namespace
@@ -84,34 +58,29 @@ TEST_CASE("cuda sanitize: fused MLP forward and backward at every width and epil
     int32_t width, layers, channels;
     Activation out;
   };
-  const cuda::FusedEpilogue saved = cuda::fused_epilogue();
   const Case cases[] = {Case{16, 1, 3, Activation::Sigmoid}, Case{32, 2, 3, Activation::Sigmoid},
                         Case{64, 3, 1, Activation::Identity}, Case{128, 2, 3, Activation::Sigmoid}};
   const cuda::FusedEpilogue epilogues[] = {cuda::FusedEpilogue::Staged, cuda::FusedEpilogue::Fragment};
   for (int i = 0; i < 8; ++i) {
     const Case k = cases[i / 2];
     const cuda::FusedEpilogue epilogue = epilogues[i % 2];
-    cuda::set_fused_epilogue(epilogue);
+    EpilogueScope scope(epilogue);
     CAPTURE(k.width);
     CAPTURE(cuda::fused_epilogue_name(epilogue));
     const ModelSpec m = model_of(small_grid(k.width == 16 ? 8 : 16, 2), k.width, k.layers, k.out, k.channels);
     REQUIRE(gpu.uses_fused_mlp(m));
     const auto params = params_of(m, 3);
     const int64_t n = 300; // not a multiple of any tile's rows
-    const auto coords = uniform(size_t(n) * 2, 5, 42, -1.0f, 1.0f);
-    const auto targets = uniform(size_t(n) * size_t(k.channels), 6, 43, 0.0f, 1.0f);
+    const auto coords = uniform_values(size_t(n) * 2, 5, 42, -1.0f, 1.0f);
+    const auto targets = uniform_values(size_t(n) * size_t(k.channels), 6, 43, 0.0f, 1.0f);
     std::vector<float> want(size_t(n) * size_t(k.channels)), got(want.size());
     cpu.predict(m, params, {}, coords.data(), n, want.data());
     gpu.predict(m, params, {}, coords.data(), n, got.data());
     CHECK(normalised_error(got, want) <= 2e-2);
-    std::vector<float> g_cpu(params.size()), g_gpu(params.size());
-    const LossParams mse{};
-    const double l_cpu = cpu.loss_and_gradients(m, mse, params, {}, coords.data(), targets.data(), n, g_cpu);
-    const double l_gpu = gpu.loss_and_gradients(m, mse, params, {}, coords.data(), targets.data(), n, g_gpu);
-    CHECK(l_gpu == doctest::Approx(l_cpu).epsilon(3e-2));
-    CHECK(normalised_error(g_gpu, g_cpu) <= 6e-2);
+    const auto both = mse_on_both(gpu, cpu, m, params, coords, targets, n);
+    CHECK(both.l_gpu == doctest::Approx(both.l_cpu).epsilon(3e-2));
+    CHECK(both.gradient_error() <= 6e-2);
   }
-  cuda::set_fused_epilogue(saved);
 }
 
 TEST_CASE("cuda sanitize: hash grid encode and backward with 1, 2 and 4 features") {
@@ -123,28 +92,23 @@ TEST_CASE("cuda sanitize: hash grid encode and backward with 1, 2 and 4 features
     CAPTURE(f);
     const EncodingSpec e = small_grid(6, f);
     const int64_t n = 777;
-    const auto coords = uniform(size_t(n) * 2, 7, 44, -1.0f, 1.0f);
-    const auto table = uniform(size_t(encoding_parameter_count(e)), 8, 45, -1.0f, 1.0f);
+    const auto coords = uniform_values(size_t(n) * 2, 7, 44, -1.0f, 1.0f);
+    const auto table = uniform_values(size_t(encoding_parameter_count(e)), 8, 45, -1.0f, 1.0f);
     std::vector<float> want(size_t(n) * size_t(e.width())), got(want.size());
     cpu.encode(e, table, coords.data(), n, want.data());
     gpu.encode(e, table, coords.data(), n, got.data());
     CHECK(normalised_error(got, want) <= 1e-5);
     const ModelSpec m = model_of(e, 32, 1, Activation::Sigmoid, 3);
     const auto params = params_of(m, 9);
-    const auto targets = uniform(size_t(n) * 3, 10, 46, 0.0f, 1.0f);
-    std::vector<float> g_cpu(params.size()), g_gpu(params.size());
-    const LossParams mse{};
-    cpu.loss_and_gradients(m, mse, params, {}, coords.data(), targets.data(), n, g_cpu);
-    gpu.loss_and_gradients(m, mse, params, {}, coords.data(), targets.data(), n, g_gpu);
-    CHECK(normalised_error(g_gpu, g_cpu) <= 1e-4);
+    const auto targets = uniform_values(size_t(n) * 3, 10, 46, 0.0f, 1.0f);
+    CHECK(mse_on_both(gpu, cpu, m, params, coords, targets, n).gradient_error() <= 1e-4);
   }
 }
 
 TEST_CASE("cuda sanitize: the alternative hash-grid kernels (per-level encode, warp-aggregated backward)") {
   REDRAW_REQUIRE_CUDA_DEVICE();
   using namespace redraw::cuda;
-  const HashGridKernels saved = hash_grid_kernels();
-  set_hash_grid_kernels({HashGridEncodeKernel::PerLevel, HashGridBackwardKernel::WarpAggregated});
+  KernelScope scope({HashGridEncodeKernel::PerLevel, HashGridBackwardKernel::WarpAggregated});
   CudaBackend gpu(0);
   gpu.set_precision(CudaPrecision::Fp32);
   CpuBackend cpu;
@@ -153,30 +117,19 @@ TEST_CASE("cuda sanitize: the alternative hash-grid kernels (per-level encode, w
     const ModelSpec m = model_of(small_grid(5, f), 32, 1, Activation::Sigmoid, 3);
     const auto params = params_of(m, 11);
     const int64_t n = 333; // the last warp only partly filled
-    const auto coords = uniform(size_t(n) * 2, 12, 47, -1.0f, 1.0f);
-    const auto targets = uniform(size_t(n) * 3, 13, 48, 0.0f, 1.0f);
-    std::vector<float> g_cpu(params.size()), g_gpu(params.size());
-    const LossParams mse{};
-    cpu.loss_and_gradients(m, mse, params, {}, coords.data(), targets.data(), n, g_cpu);
-    gpu.loss_and_gradients(m, mse, params, {}, coords.data(), targets.data(), n, g_gpu);
-    CHECK(normalised_error(g_gpu, g_cpu) <= 1e-4);
+    const auto coords = uniform_values(size_t(n) * 2, 12, 47, -1.0f, 1.0f);
+    const auto targets = uniform_values(size_t(n) * 3, 13, 48, 0.0f, 1.0f);
+    CHECK(mse_on_both(gpu, cpu, m, params, coords, targets, n).gradient_error() <= 1e-4);
   }
-  set_hash_grid_kernels(saved);
 }
 
 TEST_CASE("cuda sanitize: bound instant steps (eager, captured, replayed), renders and timelapse frames") {
   REDRAW_REQUIRE_CUDA_DEVICE();
-  RunConfig c = load_preset("instant");
-  c.model.encoding.log2_hashmap_size = 10;
-  c.training.batch_size = 777;
-  c.training.cpu_batch_size = -1;
-  c.training.steps = 6;
-  c.training.metrics_every = 2;
+  const RunConfig c = test::small_instant(10, 777, 6, 2);
   const Image img = redraw::test::gradient_image(40, 30, 3);
   for (CudaPrecision p : {CudaPrecision::Auto, CudaPrecision::Fp32}) {
     CAPTURE(cuda_precision_name(p));
-    auto b = std::make_unique<CudaBackend>(0);
-    b->set_precision(p);
+    auto b = test::cuda_backend(p);
     CudaBackend* gpu = b.get();
     Trainer t(std::move(b), c, Dataset{img});
     SnapshotPolicy every_two;

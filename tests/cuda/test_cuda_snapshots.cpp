@@ -40,9 +40,7 @@ TEST_CASE("cuda snapshots: a copy holds the values at its call, whatever the ste
     c.model.encoding.log2_hashmap_size = std::min(c.model.encoding.log2_hashmap_size, 12);
     c.training.batch_size = p == CudaPrecision::Auto ? 1024 : 0;
     c.training.cpu_batch_size = -1;
-    auto backend = std::make_unique<CudaBackend>(0);
-    backend->set_precision(p);
-    Trainer t(std::move(backend), c, Dataset{redraw::test::gradient_image(32, 24, 3)});
+    Trainer t(test::cuda_backend(p), c, Dataset{redraw::test::gradient_image(32, 24, 3)});
     t.run(3); // past the eager step and the capture: later steps replay the graph
     Backend& b = t.backend();
     StepArgs args;
@@ -84,9 +82,7 @@ TEST_CASE("cuda snapshots: a copy holds the values at its call, whatever the ste
 TEST_CASE("cuda snapshots: a GPU run's timelapse frames are the weights of their steps") {
   REDRAW_REQUIRE_CUDA_DEVICE();
   RunConfig c = small_siren();
-  auto backend = std::make_unique<CudaBackend>(0);
-  backend->set_precision(CudaPrecision::Fp32);
-  Trainer t(std::move(backend), c, Dataset{redraw::test::gradient_image(32, 24, 3)});
+  Trainer t(test::cuda_backend(CudaPrecision::Fp32), c, Dataset{redraw::test::gradient_image(32, 24, 3)});
   SnapshotPolicy every_five;
   every_five.per_octave = 0;
   every_five.every = 5;

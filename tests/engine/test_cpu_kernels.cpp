@@ -303,6 +303,15 @@ TEST_CASE("TeamSizer: measures every candidate, keeps the fastest, prefers a sma
   SUBCASE("a smaller team picked once is checked again soon; confirmed, it is measured less often") {
     TeamSizer t(2);
     const int probe_len = 2 * TeamSizer::k_probe_steps;
+    // Steps of 1 s until `sizer` probes again (or leaves `team`, or 10000 steps pass).
+    const auto steps_until_probe = [](TeamSizer& sizer, int team) {
+      int steps = 0;
+      while (sizer.team() == team && !sizer.probing() && steps < 10000) {
+        sizer.record(1.0);
+        ++steps;
+      }
+      return steps;
+    };
     // One burst during the first probe: two threads look slow, one thread wins.
     for (int i = 0; i < probe_len; ++i)
       t.record(t.team() == 2 ? 3.0 : 1.0);
@@ -310,12 +319,7 @@ TEST_CASE("TeamSizer: measures every candidate, keeps the fastest, prefers a sma
     REQUIRE(t.team() == 1);
     // The burst is over (two threads twice as fast): the recheck comes after k_recheck_factor
     // probes' worth of steps, not k_exploit_factor.
-    int steps_on_one = 0;
-    while (t.team() == 1 && !t.probing() && steps_on_one < 10000) {
-      t.record(1.0);
-      ++steps_on_one;
-    }
-    CHECK(steps_on_one == TeamSizer::k_recheck_factor * probe_len);
+    CHECK(steps_until_probe(t, 1) == TeamSizer::k_recheck_factor * probe_len);
     for (int i = 0; i < probe_len; ++i)
       t.record(t.team() == 2 ? 0.5 : 1.0);
     CHECK(t.team() == 2);
@@ -323,21 +327,12 @@ TEST_CASE("TeamSizer: measures every candidate, keeps the fastest, prefers a sma
     TeamSizer busy(2);
     for (int i = 0; i < probe_len; ++i)
       busy.record(busy.team() == 2 ? 3.0 : 1.0);
-    int until_probe = 0;
-    while (!busy.probing() && until_probe < 10000) {
-      busy.record(1.0);
-      ++until_probe;
-    }
-    CHECK(until_probe == TeamSizer::k_recheck_factor * probe_len);
+    REQUIRE(busy.team() == 1);
+    CHECK(steps_until_probe(busy, 1) == TeamSizer::k_recheck_factor * probe_len);
     for (int i = 0; i < probe_len; ++i)
       busy.record(busy.team() == 2 ? 3.0 : 1.0);
     REQUIRE(busy.team() == 1);
-    until_probe = 0;
-    while (!busy.probing() && until_probe < 10000) {
-      busy.record(1.0);
-      ++until_probe;
-    }
-    CHECK(until_probe == 2 * TeamSizer::k_exploit_factor * probe_len); // backoff 2
+    CHECK(steps_until_probe(busy, 1) == 2 * TeamSizer::k_exploit_factor * probe_len); // backoff 2
   }
 }
 

@@ -16,6 +16,13 @@
 using namespace redraw;
 
 namespace {
+/// A binary PGM: `header`, then the bytes `samples`, decoded.
+Image decode_pgm(const std::string& header, std::initializer_list<uint8_t> samples) {
+  std::vector<uint8_t> b(header.begin(), header.end());
+  b.insert(b.end(), samples);
+  return decode_image(b.data(), b.size(), "t.pgm");
+}
+
 std::string decode_error(const std::vector<uint8_t>& bytes, const DecodeLimits& limits = {}) {
   try {
     decode_image(bytes.data(), bytes.size(), "t", limits);
@@ -160,10 +167,7 @@ TEST_CASE("stb_image's internal checks are errors, not aborts") {
     CHECK(std::string(e.what()).find("n >= 0") != std::string::npos);
   }
   // The decoder that runs is that build: a 2x1 binary PNM decodes through it.
-  const std::string pgm = "P5\n2 1\n255\n";
-  std::vector<uint8_t> b(pgm.begin(), pgm.end());
-  b.insert(b.end(), {0, 255});
-  const Image img = decode_image(b.data(), b.size(), "t.pgm");
+  const Image img = decode_pgm("P5\n2 1\n255\n", {0, 255});
   REQUIRE(img.width == 2);
   CHECK(img.pixels[0] == 0.0f);
   CHECK(img.pixels[1] == 1.0f);
@@ -182,10 +186,7 @@ TEST_CASE("a PNM header number out of range is refused before stb reads it") {
         std::string::npos);
   CHECK(decode_error(pnm("P5\n2 2\n65536\n")).find("maximum value is over 65535") != std::string::npos);
   // In range (leading zeros and comments included), the picture decodes.
-  const std::string ok = "P5 #c\n0002 1\n255\n";
-  std::vector<uint8_t> b(ok.begin(), ok.end());
-  b.insert(b.end(), {255, 0});
-  const Image img = decode_image(b.data(), b.size(), "t.pgm");
+  const Image img = decode_pgm("P5 #c\n0002 1\n255\n", {255, 0});
   CHECK(img.width == 2);
   CHECK(img.pixels[0] == 1.0f);
 }

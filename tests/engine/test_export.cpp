@@ -21,14 +21,7 @@ namespace fs = std::filesystem;
 using test::ScopedEnv;
 
 namespace {
-RunConfig tiny_config(int64_t steps = 40) {
-  RunConfig cfg = test::small_config(OptimizerKind::Adam, 0);
-  cfg.model.hidden = {16, 16};
-  cfg.model.hidden_activations = {Activation::Tanh, Activation::Tanh};
-  cfg.training.steps = steps;
-  cfg.training.metrics_every = 10;
-  return cfg;
-}
+RunConfig tiny_config(int64_t steps = 40) { return test::tanh16_config(0, steps, 10); }
 
 struct Trained {
   Trainer trainer;

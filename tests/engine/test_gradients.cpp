@@ -50,18 +50,7 @@ Problem make_problem(Activation act, Activation out_act, EncodingSpec enc, int32
 /// Central differences of the reference loss in double.
 std::vector<double> fd_gradient(const Problem& p, const LossParams& lp) {
   ReferenceMlp ref(p.model, p.params, p.fourier_b);
-  std::vector<double> g(ref.params.size());
-  const double h = 1e-6;
-  for (size_t i = 0; i < g.size(); ++i) {
-    const double keep = ref.params[i];
-    ref.params[i] = keep + h;
-    const double up = ref.loss(lp, p.coords, p.targets);
-    ref.params[i] = keep - h;
-    const double down = ref.loss(lp, p.coords, p.targets);
-    ref.params[i] = keep;
-    g[i] = (up - down) / (2 * h);
-  }
-  return g;
+  return ref.central_differences(lp, p.coords, p.targets);
 }
 
 /// Checks reference backprop against FD, then the CPU backend against the reference.

@@ -8,6 +8,7 @@
 #include "engine/hash_grid_math.h"
 #include "engine/model_spec.h"
 #include "engine/rng_math.h"
+#include "test_support.h"
 
 #include <doctest/doctest.h>
 
@@ -20,16 +21,8 @@ using namespace redraw;
 
 namespace {
 
-EncodingSpec grid(int32_t levels, int32_t features) {
-  EncodingSpec e;
-  e.kind = EncodingKind::HashGrid;
-  e.n_levels = levels;
-  e.n_features_per_level = features;
-  e.log2_hashmap_size = 10;
-  e.base_resolution = 4;
-  e.finest_resolution = 0; // per_level_scale 1.5: 4 .. 1750 cells per side over 16 levels
-  return e;
-}
+// per_level_scale 1.5: 4 .. 1750 cells per side over 16 levels
+EncodingSpec grid(int32_t levels, int32_t features) { return test::hash_grid_spec(levels, features, 10, 4); }
 
 /// Rows the way the GPU kernel writes them: four outputs per store, then the remainder.
 template <int F>

@@ -153,11 +153,8 @@ void check_pixels(const Image& img, int w, int h, int channels, const std::vecto
 } // namespace
 
 TEST_CASE("auto colour mode: grey images train in grey, anything with colour in RGB") {
-  Image raw;
-  raw.width = 2;
-  raw.height = 1;
-  raw.channels = 4;
-  raw.pixels = {0.3f, 0.3f, 0.3f, 1.0f, 0.8f, 0.8f, 0.8f, 0.5f}; // grey, half-transparent grey
+  // grey, half-transparent grey
+  Image raw{2, 1, 4, {0.3f, 0.3f, 0.3f, 1.0f, 0.8f, 0.8f, 0.8f, 0.5f}};
   CHECK(resolve_color_mode(raw, ColorMode::Auto, {1, 1, 1}) == ColorMode::Gray);
   // A coloured background tints the transparent pixel: that is colour.
   CHECK(resolve_color_mode(raw, ColorMode::Auto, {1, 0, 0}) == ColorMode::Rgb);
@@ -249,11 +246,7 @@ TEST_CASE("JPEG, BMP, TGA and GIF (first frame) load") {
 }
 
 TEST_CASE("alpha is composited onto the background; colour modes convert") {
-  Image raw;
-  raw.width = 2;
-  raw.height = 1;
-  raw.channels = 4;
-  raw.pixels = {1, 0, 0, 0.5f, 0, 0, 1, 0};
+  Image raw{2, 1, 4, {1, 0, 0, 0.5f, 0, 0, 1, 0}};
   const Image rgb = convert_color(raw, ColorMode::Rgb, 0.5f, {0, 1, 0});
   CHECK(rgb.pixels == std::vector<float>{0.5f, 0.5f, 0.0f, 0.0f, 1.0f, 0.0f});
   const Image gray = convert_color(raw, ColorMode::Gray, 0.5f, {1, 1, 1});
@@ -262,20 +255,12 @@ TEST_CASE("alpha is composited onto the background; colour modes convert") {
   CHECK(gray.pixels[1] == doctest::Approx(1.0));
   const Image bin = convert_color(raw, ColorMode::Binary, 0.7f, {1, 1, 1});
   CHECK(bin.pixels == std::vector<float>{0.0f, 1.0f});
-  Image ga;
-  ga.width = 1;
-  ga.height = 1;
-  ga.channels = 2;
-  ga.pixels = {0.2f, 0.25f};
+  Image ga{1, 1, 2, {0.2f, 0.25f}};
   CHECK(convert_color(ga, ColorMode::Gray, 0.5f, {1, 1, 1}).pixels[0] == doctest::Approx(0.2 * 0.25 + 0.75));
 }
 
 TEST_CASE("area resize averages blocks exactly; training size keeps the aspect") {
-  Image img;
-  img.width = 4;
-  img.height = 2;
-  img.channels = 1;
-  img.pixels = {0, 1, 2, 3, 4, 5, 6, 7};
+  Image img{4, 2, 1, {0, 1, 2, 3, 4, 5, 6, 7}};
   for (float& v : img.pixels)
     v /= 8.0f;
   const Image half = resize_area(img, 2, 1);

@@ -53,6 +53,16 @@ void vips_write(const Image& img, const std::string& file, bool sixteen = false,
   if (rc != 0) FAIL("libvips could not write " << file << ": " << vips_error_buffer());
 }
 
+/// Saves `img` through libvips' own CMYK profile as a JPEG `file` ("x.jpg[Q=95]").
+void write_cmyk_jpeg(const Image& img, const std::string& file) {
+  VipsImage* rgb = to_vips(img);
+  VipsImage* cmyk = nullptr;
+  REQUIRE(vips_icc_export(rgb, &cmyk, "output_profile", "cmyk", nullptr) == 0);
+  REQUIRE(vips_image_write_to_file(cmyk, file.c_str(), nullptr) == 0);
+  g_object_unref(cmyk);
+  g_object_unref(rgb);
+}
+
 /// The sample photo at a small size, so every codec gets real texture.
 Image photo(int32_t w = 96, int32_t h = 64) { return resize_area(load_image(test::sample("chelsea.png")), w, h); }
 
@@ -142,12 +152,7 @@ TEST_CASE("formats: WebP and TIFF 8 and 16 bit and HEIC and AVIF and CMYK JPEG l
     }
   }
   // CMYK: libvips' own CMYK profile out and back; the picture must come back in sRGB.
-  VipsImage* rgb = to_vips(src);
-  VipsImage* cmyk = nullptr;
-  REQUIRE(vips_icc_export(rgb, &cmyk, "output_profile", "cmyk", nullptr) == 0);
-  REQUIRE(vips_image_write_to_file(cmyk, (d + "/cmyk.jpg[Q=98]").c_str(), nullptr) == 0);
-  g_object_unref(cmyk);
-  g_object_unref(rgb);
+  write_cmyk_jpeg(src, d + "/cmyk.jpg[Q=98]");
   ImageInfo info;
   const Image back = load_image(d + "/cmyk.jpg", {}, {}, &info);
   CHECK(info.colour.find("CMYK") != std::string::npos);
@@ -309,14 +314,7 @@ TEST_CASE("formats: a short SIREN fit from each format is within 1 dB of the sam
       for (int c = 0; c < 3; ++c)
         turned.at(x, y, c) = src.at(src.width - 1 - y, x, c);
   vips_write(turned, d + "/o6.jpg[Q=95]", false, [](VipsImage* v) { vips_image_set_int(v, "orientation", 6); });
-  {
-    VipsImage* rgb = to_vips(src);
-    VipsImage* cmyk = nullptr;
-    REQUIRE(vips_icc_export(rgb, &cmyk, "output_profile", "cmyk", nullptr) == 0);
-    REQUIRE(vips_image_write_to_file(cmyk, (d + "/cmyk.jpg[Q=95]").c_str(), nullptr) == 0);
-    g_object_unref(cmyk);
-    g_object_unref(rgb);
-  }
+  write_cmyk_jpeg(src, d + "/cmyk.jpg[Q=95]");
   {
     std::vector<Imf::Rgba> px(size_t(src.width) * size_t(src.height));
     const auto lin = [](float v) { return v <= 0.04045f ? v / 12.92f : std::pow((v + 0.055f) / 1.055f, 2.4f); };
@@ -326,11 +324,7 @@ TEST_CASE("formats: a short SIREN fit from each format is within 1 dB of the sam
     out.setFrameBuffer(px.data(), 1, size_t(src.width));
     out.writePixels(src.height);
   }
-  RunConfig cfg = load_preset("siren");
-  cfg.model.hidden = {32, 32};
-  cfg.model.hidden_activations = {Activation::Sine, Activation::Sine};
-  cfg.schedule.kind = ScheduleKind::Constant;
-  cfg.schedule.lr_max = 1e-3;
+  RunConfig cfg = test::siren_config(32);
   cfg.training.seed = 3;
   cfg.data.color_mode = ColorMode::Rgb;
   cfg.data.max_side = 64; // the size follows the picture as shown: a sideways decode would be 40 x 64

@@ -67,14 +67,7 @@ Image busy_image() {
   return img;
 }
 
-RunConfig minibatch_config() {
-  RunConfig cfg = test::small_config(OptimizerKind::Adam, 1024);
-  cfg.model.hidden = {16, 16};
-  cfg.model.hidden_activations = {Activation::Tanh, Activation::Tanh};
-  cfg.training.metrics_every = 10;
-  cfg.training.steps = 40;
-  return cfg;
-}
+RunConfig minibatch_config() { return test::tanh16_config(1024, 40, 10); }
 
 /// The clamped MSE of the trainer's network over `indices` (all pixels when empty), in float64
 /// from the backend's predictions: the reference the rows are checked against.

@@ -23,13 +23,6 @@
 using namespace redraw;
 
 namespace {
-/// PSNR in float64 of `a` against `b` (values in [0, 1]).
-double psnr_db(const std::vector<float>& a, const std::vector<float>& b) {
-  REQUIRE(a.size() == b.size());
-  double se = 0;
-  for (size_t i = 0; i < a.size(); ++i) se += (double(a[i]) - double(b[i])) * (double(a[i]) - double(b[i]));
-  return se == 0 ? INFINITY : 10 * std::log10(double(a.size()) / se);
-}
 
 /// Largest difference between a render and an 8-bit PNG, in 8-bit steps.
 double max_steps_off(const Image& render, const Image& png) {
@@ -123,7 +116,7 @@ TEST_CASE("model file: an instant-style keyframe renders within 50 dB of the exa
     ++keyframes;
     CAPTURE(s.metrics.step);
     const Image exact = render_cpu(c, c.snapshots[i].params, 96, 80);
-    CHECK(psnr_db(render_cpu(c, frame_weights(s), 96, 80).pixels, exact.pixels) >= 50);
+    CHECK(test::psnr_f64(render_cpu(c, frame_weights(s), 96, 80).pixels, exact.pixels) >= 50);
   }
   CHECK(keyframes >= 3);
 }

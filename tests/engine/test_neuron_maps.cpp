@@ -3,6 +3,7 @@
 #include "engine/hd_common.h"
 #include "engine/neuron_maps.h"
 #include "reference_mlp.h"
+#include "test_support.h"
 
 #include <doctest/doctest.h>
 
@@ -14,15 +15,13 @@ namespace {
 
 ModelSpec model_with(EncodingKind enc, Activation act) {
   ModelSpec m;
+  // The grid's settings, used when `enc` is HashGrid: 3, 36, 432 cells, the last level hashed.
+  m.encoding = test::hash_grid_spec(3, 2, 10, 3);
+  m.encoding.per_level_scale = 12.0f;
   m.encoding.kind = enc;
   m.encoding.levels = 3;
   m.encoding.features = 6;
   m.encoding.sigma = 2.0f;
-  m.encoding.n_levels = 3;
-  m.encoding.n_features_per_level = 2;
-  m.encoding.log2_hashmap_size = 10;
-  m.encoding.base_resolution = 3;
-  m.encoding.per_level_scale = 12.0f; // 3, 36, 432 cells: the last level hashed
   m.hidden = {7, 5};
   m.hidden_activations = {act, act};
   m.output_activation = Activation::Sigmoid;

@@ -53,11 +53,7 @@ TEST_CASE("an injected NaN is found at the next loss read and rolled back and th
 }
 
 TEST_CASE("a configurable factor brings a far too high learning rate down until the run trains") {
-  RunConfig cfg = test::small_config(OptimizerKind::Sgd, 0);
-  cfg.model.output_activation = Activation::Identity;
-  cfg.model.hidden_activations = {Activation::Relu, Activation::Relu};
-  cfg.optimizer.sgd.momentum = 0.0f;
-  cfg.schedule.lr_max = 1e6;
+  RunConfig cfg = test::diverging_config();
   cfg.training.recovery_lr_factor = 1e-3;
   cfg.training.max_recoveries = 4;
   Trainer t = test::small_trainer(cfg, test::gradient_image(8, 8, 1));

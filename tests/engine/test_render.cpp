@@ -12,12 +12,19 @@
 
 using namespace redraw;
 
-TEST_CASE("tiled rendering equals untiled rendering") {
+namespace {
+/// small_config with 8 Fourier features (sigma 2), on a w x h gradient in colour.
+Trainer fourier_trainer(int32_t w, int32_t h) {
   RunConfig cfg = test::small_config(OptimizerKind::Adam, 0);
   cfg.model.encoding.kind = EncodingKind::Fourier;
   cfg.model.encoding.features = 8;
   cfg.model.encoding.sigma = 2;
-  Trainer t = test::small_trainer(cfg, test::gradient_image(10, 10, 3));
+  return test::small_trainer(cfg, test::gradient_image(w, h, 3));
+}
+} // namespace
+
+TEST_CASE("tiled rendering equals untiled rendering") {
+  Trainer t = fourier_trainer(10, 10);
   t.run(10);
   RenderOptions tiny;
   tiny.max_tile_pixels = 37; // bands of one row, less than a row
@@ -105,11 +112,7 @@ TEST_CASE("a PNG made band by band has the bytes of the whole picture's PNG") {
 }
 
 TEST_CASE("a window of the picture: each sample is the float64 network at its cell's centre") {
-  RunConfig cfg = test::small_config(OptimizerKind::Adam, 0);
-  cfg.model.encoding.kind = EncodingKind::Fourier;
-  cfg.model.encoding.features = 8;
-  cfg.model.encoding.sigma = 2;
-  Trainer t = test::small_trainer(cfg, test::gradient_image(12, 8, 3));
+  Trainer t = fourier_trainer(12, 8);
   t.run(10);
   const test::ReferenceMlp ref(t.config().model, t.parameters(), t.fourier_b());
   // Image pixels x 2.5..5.5, y 1..4 of the 12 x 8 picture on a 7 x 5 grid: sample (i, j) sits at

@@ -9,14 +9,7 @@
 using namespace redraw;
 
 namespace {
-RunConfig tree_config() {
-  RunConfig cfg = test::small_config(OptimizerKind::Adam, 0);
-  cfg.model.hidden = {16, 16};
-  cfg.model.hidden_activations = {Activation::Tanh, Activation::Tanh};
-  cfg.training.steps = 200;
-  cfg.training.metrics_every = 10;
-  return cfg;
-}
+RunConfig tree_config() { return test::tanh16_config(0, 200, 10); }
 } // namespace
 
 TEST_CASE("a branch keeps the abandoned line, and switching back brings back its weights, curves and frames") {

@@ -17,13 +17,6 @@
 using namespace redraw;
 
 namespace {
-/// PSNR of `a` against `b` (values in [0, 1]) in float64: the reference for rounded weights.
-double psnr_db(const std::vector<float>& a, const std::vector<float>& b) {
-  REQUIRE(a.size() == b.size());
-  double se = 0;
-  for (size_t i = 0; i < a.size(); ++i) se += (double(a[i]) - double(b[i])) * (double(a[i]) - double(b[i]));
-  return se == 0 ? INFINITY : 10 * std::log10(double(a.size()) / se);
-}
 
 Snapshot frame_at(int64_t step, size_t params) {
   Snapshot s;
@@ -33,14 +26,7 @@ Snapshot frame_at(int64_t step, size_t params) {
   return s;
 }
 
-RunConfig tiny_config() {
-  RunConfig cfg = test::small_config(OptimizerKind::Adam, 0);
-  cfg.model.hidden = {16, 16};
-  cfg.model.hidden_activations = {Activation::Tanh, Activation::Tanh};
-  cfg.training.steps = 60;
-  cfg.training.metrics_every = 10;
-  return cfg;
-}
+RunConfig tiny_config() { return test::tanh16_config(0, 60, 10); }
 } // namespace
 
 TEST_CASE("the snapshot policy is dense early and regular later") {
@@ -152,7 +138,7 @@ TEST_CASE("a snapshot re-rendered equals what was rendered at that step during t
     const Snapshot& s = u.snapshot(i);
     const std::vector<float>& exact = shown.at(s.metrics.step);
     if (!s.params.empty()) CHECK(u.render_snapshot(i, 24, 20).pixels == exact);
-    if (!s.half_params.empty()) CHECK(psnr_db(u.render_snapshot(i, 24, 20).pixels, exact) > 50);
+    if (!s.half_params.empty()) CHECK(test::psnr_f64(u.render_snapshot(i, 24, 20).pixels, exact) > 50);
     if (!has_weights(s)) CHECK(s.picture.pixels == to_frame_picture(t.render_snapshot(i, 12, 10)).pixels);
   }
   u.reset();
@@ -397,7 +383,7 @@ TEST_CASE("a network too large for exact frames keeps fp16 keyframes at powers o
       CHECK(s.params.empty());
       CHECK(s.half_params.size() == params);
       CHECK_FALSE(s.resumable);
-      CHECK(psnr_db(t.render_snapshot(i, 24, 20).pixels, renders.at(step)) > 50);
+      CHECK(test::psnr_f64(t.render_snapshot(i, 24, 20).pixels, renders.at(step)) > 50);
     } else {
       CHECK_FALSE(has_weights(s)); // a picture, drawn from the weights of its own step
     }

@@ -11,11 +11,7 @@ using namespace redraw;
 
 TEST_CASE("end to end: a SIREN learns the cameraman to a PSNR floor") {
   // cameraman at 64x64 in gray, 2 sine layers of 64, Adam 1e-3, 300 full-batch steps.
-  RunConfig cfg = load_preset("siren");
-  cfg.model.hidden = {64, 64};
-  cfg.model.hidden_activations = {Activation::Sine, Activation::Sine};
-  cfg.schedule.kind = ScheduleKind::Constant;
-  cfg.schedule.lr_max = 1e-3;
+  RunConfig cfg = test::siren_config(64);
   cfg.training.steps = 300;
   cfg.training.metrics_every = 50;
   cfg.data.color_mode = ColorMode::Gray;
@@ -71,12 +67,7 @@ TEST_CASE("metrics rows follow metrics_every and the schedule") {
 }
 
 TEST_CASE("a run that keeps diverging stops with DivergedError after its recoveries on finite weights") {
-  RunConfig cfg = test::small_config(OptimizerKind::Sgd, 0);
-  cfg.model.output_activation = Activation::Identity;
-  cfg.model.hidden_activations = {Activation::Relu, Activation::Relu};
-  cfg.optimizer.sgd.momentum = 0.0f;
-  cfg.schedule.lr_max = 1e6;
-  Trainer t = test::small_trainer(cfg, test::gradient_image(8, 8, 1));
+  Trainer t = test::small_trainer(test::diverging_config(), test::gradient_image(8, 8, 1));
   CHECK_THROWS_AS(t.run(50), DivergedError);
   CHECK(t.recoveries().size() == 3);
   CHECK(t.lr_scale() == doctest::Approx(0.125));

@@ -7,13 +7,9 @@
 #include <cstdlib>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const std::vector<uint8_t> bytes = redraw::fuzz::with_valid_crc(data, size);
-  redraw::Checkpoint c;
-  try {
-    c = redraw::deserialize_checkpoint(bytes.data(), bytes.size(), "fuzz");
-  } catch (const redraw::CheckpointError&) {
-    return 0;
-  }
+  const std::optional<redraw::Checkpoint> read = redraw::fuzz::read_checkpoint(data, size);
+  if (!read) return 0;
+  const redraw::Checkpoint& c = *read;
   if (redraw::count_nonfinite(c) > 0) return 0; // readable, but never written again
   try {
     const std::vector<uint8_t> again = redraw::serialize_checkpoint(c);

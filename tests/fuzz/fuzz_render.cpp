@@ -9,13 +9,9 @@
 #include <cstdlib>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const std::vector<uint8_t> bytes = redraw::fuzz::with_valid_crc(data, size);
-  redraw::Checkpoint c;
-  try {
-    c = redraw::deserialize_checkpoint(bytes.data(), bytes.size(), "fuzz");
-  } catch (const redraw::CheckpointError&) {
-    return 0;
-  }
+  const std::optional<redraw::Checkpoint> read = redraw::fuzz::read_checkpoint(data, size);
+  if (!read) return 0;
+  const redraw::Checkpoint& c = *read;
   if (redraw::parameter_count(c.config.model) > 200000 || c.config.model.encoding.width() > 512) return 0;
   if (redraw::count_nonfinite(c.params) > 0) return 0; // `redraw render` refuses these before rendering
   static redraw::CpuBackend backend;

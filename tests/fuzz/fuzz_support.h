@@ -1,10 +1,14 @@
 #pragma once
 /// Shared by the checkpoint fuzz targets: the fuzzer's bytes become a .redraw file whose CRC-32 is
 /// right, so the mutations reach the chunk parser instead of stopping at the checksum.
+#include "engine/checkpoint.h"
+#include "engine/errors.h"
+
 #include <zlib.h>
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 namespace redraw::fuzz {
@@ -15,6 +19,16 @@ inline std::vector<uint8_t> with_valid_crc(const uint8_t* data, size_t size) {
   const uint32_t crc = uint32_t(crc32(crc32(0L, Z_NULL, 0), bytes.data(), uInt(bytes.size() - 4)));
   std::memcpy(bytes.data() + bytes.size() - 4, &crc, 4);
   return bytes;
+}
+
+/// The model in the fuzzer's bytes (CRC fixed up), or nothing when the reader refuses them.
+inline std::optional<Checkpoint> read_checkpoint(const uint8_t* data, size_t size) {
+  const std::vector<uint8_t> bytes = with_valid_crc(data, size);
+  try {
+    return deserialize_checkpoint(bytes.data(), bytes.size(), "fuzz");
+  } catch (const CheckpointError&) {
+    return std::nullopt;
+  }
 }
 
 } // namespace redraw::fuzz

@@ -41,6 +41,19 @@ function(redraw_gui_script_test name script work preset)
   set_tests_properties(${name} PROPERTIES TIMEOUT 400 RESOURCE_LOCK xvfb LABELS gui)
 endfunction()
 
+# redraw_gui_checked_script(NAME FOLDER SCRIPT PRESET CHECK...): gui_scripts/SCRIPT.txt with @OUT@
+# (build/gui_test/FOLDER, where its screenshots land) and @WORK@ (OUT/work) filled in, run as the
+# test NAME (redraw_gui_script_test); then NAME_check runs redraw_gui_screenshot_check CHECK...
+function(redraw_gui_checked_script name folder script preset)
+  set(OUT ${CMAKE_BINARY_DIR}/gui_test/${folder})
+  set(WORK ${OUT}/work)
+  configure_file(${CMAKE_CURRENT_FUNCTION_LIST_DIR}/gui_scripts/${script}.txt ${OUT}/${script}.txt @ONLY)
+  redraw_gui_script_test(${name} ${OUT}/${script}.txt ${WORK} ${preset})
+  set_tests_properties(${name} PROPERTIES FIXTURES_SETUP ${name}_shots)
+  add_test(NAME ${name}_check COMMAND redraw_gui_screenshot_check ${ARGN})
+  set_tests_properties(${name}_check PROPERTIES FIXTURES_REQUIRED ${name}_shots)
+endfunction()
+
 if(NOT REDRAW_XVFB_RUN)
   # Visible as "Skipped" in ctest's summary, never a silent pass.
   add_test(NAME gui_screenshot COMMAND ${CMAKE_COMMAND} -E echo "SKIP: xvfb-run not found (apt-get install xvfb xauth)")

@@ -11,10 +11,7 @@ rm -rf "$out" && mkdir -p "$out"
 work="$out/work"
 mkdir -p "$work"
 export XDG_CONFIG_HOME="$work/config" XDG_DATA_HOME="$work/data"
-cat >"$work/tiny.json" <<'JSON'
-{"model": {"hidden": [16, 16], "activation": "Tanh", "output_activation": "Sigmoid"},
- "training": {"steps": 6, "metrics_every": 2}, "data": {"color_mode": "gray"}}
-JSON
+tiny_config "$work/tiny.json" 6 2
 make_png "$work/tall.png" 1 5000
 "$redraw" train "$work/tall.png" --config "$work/tiny.json" --size 1x5000 --out "$work/tall" >/dev/null 2>&1 ||
   { echo "FAIL: training the 1x5000 model"; exit 1; }

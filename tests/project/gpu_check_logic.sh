@@ -74,13 +74,19 @@ check_run "  and says why" grep -q "run one part per call" "$tmp/r2.out"
 check_run "  and runs nothing" test ! -e "$tmp/r2/tests.json"
 
 # -- a part killed mid-step ------------------------------------------------------------------
+# interrupt_tests_part SIGNAL STEP DIR: the tests part into DIR with STEP hanging; once it hangs,
+# SIGNAL goes to the part's whole process group.
+interrupt_tests_part() {
+  local signal="$1" step="$2" dir="$3" pid
+  mkdir -p "$dir"
+  FAKE_HANG="$step" OUT="$dir" setsid bash scripts/gpu_check.sh run tests >"$dir.out" 2>&1 &
+  pid=$!
+  for _ in $(seq 50); do grep -q hanging "$dir/tests.log" 2>/dev/null && break; sleep 0.2; done
+  kill -"$signal" -- -"$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null
+}
 # SIGKILL to the whole process group, as a device command's limit does: no trap can run.
-mkdir -p "$tmp/r3"
-FAKE_HANG=redraw_tests OUT="$tmp/r3" setsid bash scripts/gpu_check.sh run tests >"$tmp/r3.out" 2>&1 &
-pid=$!
-for _ in $(seq 50); do grep -q hanging "$tmp/r3/tests.log" 2>/dev/null && break; sleep 0.2; done
-kill -KILL -- -"$pid" 2>/dev/null
-wait "$pid" 2>/dev/null
+interrupt_tests_part KILL redraw_tests "$tmp/r3"
 check_run "a part killed by SIGKILL leaves its JSON" test -f "$tmp/r3/tests.json"
 check_run "  saying incomplete, in the step it was in" \
   jq_py "$tmp/r3/tests.json" "j['status'] == 'incomplete' and 'redraw_tests' in j['reason']"
@@ -88,12 +94,7 @@ check_run "  with the step before it finished and measured" \
   jq_py "$tmp/r3/tests.json" "j['steps_finished'] == ['redraw_cuda_tests'] and j['suites'][0]['passed'] == 30"
 
 # SIGTERM (the command's own timeout, Ctrl-C): the trap names the signal.
-mkdir -p "$tmp/r4"
-FAKE_HANG=redraw_cuda_tests OUT="$tmp/r4" setsid bash scripts/gpu_check.sh run tests >"$tmp/r4.out" 2>&1 &
-pid=$!
-for _ in $(seq 50); do grep -q hanging "$tmp/r4/tests.log" 2>/dev/null && break; sleep 0.2; done
-kill -TERM -- -"$pid" 2>/dev/null
-wait "$pid" 2>/dev/null
+interrupt_tests_part TERM redraw_cuda_tests "$tmp/r4"
 check_run "a part ended by SIGTERM says so in its JSON" \
   jq_py "$tmp/r4/tests.json" "j['status'] == 'incomplete' and 'SIGTERM' in j['reason'] and 'redraw_cuda_tests' in j['reason']"
 

@@ -11,18 +11,9 @@ version="$2"
 cuda_built="$3"
 gui_built="$4"
 gui_config="${5:+$(realpath "$5")}"
-missing=""
-for tool in cmake readelf python3 desktop-file-validate appstreamcli xmllint update-mime-database; do
-  command -v "$tool" >/dev/null || missing="$missing $tool"
-done
-if [ -n "$missing" ]; then
-  echo "SKIP: not installed:$missing (scripts/install_deps.sh installs them)"
-  exit 77
-fi
 . "$(dirname "$0")/../lib.sh"
+require_tools cmake readelf python3 desktop-file-validate appstreamcli xmllint update-mime-database
 on() { [ "$1" = ON ] || [ "$1" = 1 ] || [ "$1" = TRUE ]; }
-# png_size FILE -> "WxH" from the IHDR chunk
-png_size() { python3 -c 'import struct,sys; b=open(sys.argv[1],"rb").read(24); print("%dx%d" % struct.unpack(">II", b[16:24]))' "$1"; }
 
 # ---- install, then move the prefix: nothing may point back at the build ----
 cmake --install "$build" --prefix "$work/stage" >"$work/install.log" 2>&1

@@ -7,15 +7,8 @@
 #   package_check.sh BUILD_DIR
 set -uo pipefail
 build="$(realpath "$1")"
-missing=""
-for tool in cpack dpkg-deb dpkg-shlibdeps file lintian python3 ldd; do
-  command -v "$tool" >/dev/null || missing="$missing $tool"
-done
-if [ -n "$missing" ]; then
-  echo "SKIP: not installed:$missing (scripts/install_deps.sh installs them)"
-  exit 77
-fi
 . "$(dirname "$0")/../lib.sh"
+require_tools cpack dpkg-deb dpkg-shlibdeps file lintian python3 ldd
 
 # ---- build the package (into the scratch folder, so the build tree gets no stray .deb) ----
 (cd "$build" && cpack -G DEB -B "$work/cpack") >"$work/cpack.log" 2>&1

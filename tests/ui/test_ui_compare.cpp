@@ -4,7 +4,7 @@
 #include <doctest/doctest.h>
 
 #if REDRAW_TEST_UI
-#include "test_support.h"
+#include "ui_test_support.h"
 
 #include "ui/compare_view.h"
 #include "ui/settings_store.h"
@@ -44,18 +44,7 @@ TEST_CASE("compare: the dialog's intent becomes the change it names, and bad val
 }
 
 TEST_CASE("compare: the split view and the curves against time are remembered in settings.json") {
-  test::TempDir dir;
-  test::ScopedEnv env("XDG_CONFIG_HOME", dir.path.string());
-  test::ScopedEnv data("XDG_DATA_HOME", dir.path.string());
-  Settings s = load_settings();
-  CHECK(!s.compare_split);
-  CHECK(!s.plots_seconds);
-  s.compare_split = true;
-  s.plots_seconds = true;
-  CHECK(save_settings(s).empty());
-  const Settings back = load_settings();
-  CHECK(back.compare_split);
-  CHECK(back.plots_seconds);
+  test::check_flags_remembered({&Settings::compare_split, &Settings::plots_seconds});
 }
 
 TEST_CASE("compare: two sessions sharing one device both train, and each renders its own picture") {

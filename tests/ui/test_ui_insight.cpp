@@ -10,7 +10,7 @@
 #include "ui/training_session.h"
 
 #include "app/backend_registry.h"
-#include "test_support.h"
+#include "ui_test_support.h"
 
 #include <chrono>
 #include <thread>
@@ -139,17 +139,6 @@ TEST_CASE("insight: exports write the spectrum history, the curves and the neuro
 }
 
 TEST_CASE("insight: the open views are remembered in settings.json") {
-  test::TempDir dir;
-  test::ScopedEnv env("XDG_CONFIG_HOME", dir.path.string());
-  test::ScopedEnv data("XDG_DATA_HOME", dir.path.string());
-  Settings s = load_settings();
-  CHECK(!s.show_spectrum);
-  CHECK(!s.show_neuron_maps);
-  s.show_spectrum = true;
-  s.show_neuron_maps = true;
-  CHECK(save_settings(s).empty());
-  const Settings back = load_settings();
-  CHECK(back.show_spectrum);
-  CHECK(back.show_neuron_maps);
+  test::check_flags_remembered({&Settings::show_spectrum, &Settings::show_neuron_maps});
 }
 #endif

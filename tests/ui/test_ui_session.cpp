@@ -37,6 +37,15 @@ RunConfig tiny_config() {
   return c;
 }
 
+/// A load of the default image with tiny_config() on the CPU.
+LoadRequest tiny_request() {
+  LoadRequest req;
+  req.image = default_image_path().string();
+  req.config = tiny_config();
+  req.backend = "cpu";
+  return req;
+}
+
 /// Takes snapshots until `done` holds for the accumulated state (or 60 s pass).
 struct Collected {
   std::vector<MetricsRow> rows;
@@ -73,10 +82,7 @@ template <class Pred> bool wait_for(TrainingSession& s, Collected& c, Pred done)
 TEST_CASE("ui session: train, preview, save, reset, branch, and errors that keep the run") {
   TrainingSession session(backend_factory());
   Collected c;
-  LoadRequest req;
-  req.image = default_image_path().string();
-  req.config = tiny_config();
-  req.backend = "cpu";
+  const LoadRequest req = tiny_request();
   session.load(req);
   REQUIRE(wait_for(session, c, [](const Collected& x) { return x.status.has_run && x.truth && x.preview; }));
   CHECK(c.truth->width == 32);
@@ -168,10 +174,7 @@ TEST_CASE("ui session: train, preview, save, reset, branch, and errors that keep
 TEST_CASE("ui session: the frame memory cap outlives new runs, and saves report where they wrote") {
   TrainingSession session(backend_factory());
   Collected c;
-  LoadRequest req;
-  req.image = default_image_path().string();
-  req.config = tiny_config();
-  req.backend = "cpu";
+  const LoadRequest req = tiny_request();
   session.load(req);
   REQUIRE(wait_for(session, c, [](const Collected& x) { return x.status.has_run; }));
   const uint64_t first = c.status.trainer_id;
@@ -210,10 +213,8 @@ TEST_CASE("ui autosave: a crashed session's autosave is found and offered once a
     AutosaveSession clean(dir);
     REQUIRE(clean.ok());
     TrainingSession session(backend_factory());
-    LoadRequest req;
+    LoadRequest req = tiny_request();
     req.image = (std::filesystem::path(REDRAW_TEST_ASSET_DIR) / "default.png").string();
-    req.config = tiny_config();
-    req.backend = "cpu";
     session.load(req);
     session.step_once();
     session.autosave(clean.model_path().string());
@@ -323,11 +324,8 @@ TEST_CASE("ui session: a model whose image is gone opens as the command line ope
 TEST_CASE("ui session: a time budget anneals the schedule to its deadline, then pauses training") {
   TrainingSession session(backend_factory());
   Collected c;
-  LoadRequest req;
-  req.image = default_image_path().string();
-  req.config = tiny_config();
+  LoadRequest req = tiny_request();
   req.config.training.steps = 1000000; // far more than the budget allows
-  req.backend = "cpu";
   req.config.training.metrics_every = 1; // a row every step
   session.set_time_budget(1.5); // kept by the session: the run opened next gets it
   session.load(req);
