@@ -67,9 +67,12 @@ for s in "$side" "$long"; do
     --max-image-memory "$budget" --time-limit "$seconds" --out "$out" --quiet >"$work/log-$s" 2>&1 ||
     { echo "train at --max-side $s failed:"; tail -5 "$work/log-$s"; exit 1; }
   # train's summary: "done: N steps, PSNR X dB, Ys -> ..." ("stopped:" at the time limit)
-  summary="$(sed -n 's/^\(done\|stopped\): \([0-9]*\) steps, PSNR \([-0-9.inf]*\) dB, \([0-9.]*\)s.*/\2 \3 \4/p' "$work/log-$s" | tail -1)"
+  # (the time as "12.3s", "4m05s" or "1h02m")
+  summary="$(sed -n 's/^\(done\|stopped\): \([0-9]*\) steps, PSNR \([-0-9.inf]*\) dB, \([0-9.hms]*\) ->.*/\2 \3 \4/p' "$work/log-$s" | tail -1)"
   [ -n "$summary" ] || { echo "no summary line from train at --max-side $s:"; tail -5 "$work/log-$s"; exit 1; }
-  read -r steps psnr train_s <<<"$summary"
+  read -r steps psnr duration <<<"$summary"
+  train_s="$(awk -v t="$duration" 'BEGIN { n = ""; for (i = 1; i <= length(t); ++i) { c = substr(t, i, 1)
+    if (c ~ /[0-9.]/) n = n c; else { s += n * (c == "h" ? 3600 : c == "m" ? 60 : 1); n = "" } } print s }')"
   if [ ${#timer[@]} -eq 0 ]; then echo "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }') 0" >"$work/time-$s"; fi
   read -r wall kib <"$work/time-$s"
   rate[$s]=$(awk -v n="$steps" -v t="$train_s" 'BEGIN { printf "%.3f", (t > 0 ? n / t : 0) }')
