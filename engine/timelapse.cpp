@@ -29,8 +29,10 @@ SnapshotPolicy SnapshotPolicy::for_run(int64_t total_steps, int64_t metrics_ever
 }
 
 size_t snapshot_bytes(const Snapshot& s) {
-  return sizeof(Snapshot) + (s.params.size() + s.optimizer.first.size() + s.optimizer.second.size()) * sizeof(float) +
-         s.half_params.size() * sizeof(uint16_t) + s.picture.pixels.size();
+  // What the buffers hold allocated (capacity), so a buffer emptied but kept is counted.
+  return sizeof(Snapshot) +
+         (s.params.capacity() + s.optimizer.first.capacity() + s.optimizer.second.capacity()) * sizeof(float) +
+         s.half_params.capacity() * sizeof(uint16_t) + s.picture.pixels.capacity();
 }
 
 size_t optimizer_bytes(const Snapshot& s) {
@@ -46,7 +48,8 @@ void make_keyframe(Snapshot& s) {
   drop_optimizer_state(s);
   if (s.params.empty() || !fits_half(s.params)) return;
   s.half_params = to_half(s.params);
-  s.params = {};
+  // A fresh vector, not `= {}`: that assigns an empty list and keeps the fp32 buffer allocated.
+  s.params = std::vector<float>();
 }
 
 void frame_picture_size(int32_t w, int32_t h, int32_t& pw, int32_t& ph) {
@@ -145,8 +148,8 @@ size_t thin_snapshots(std::vector<Snapshot>& frames, size_t cap_bytes) {
   // (2) keyframes with a picture -> pictures only; the first frame keeps its weights.
   thin_stage(frames, total, cap_bytes, 1, [](const Snapshot& s) { return has_weights(s) && !s.picture.empty(); },
              [](Snapshot& s) {
-               s.params = {};
-               s.half_params = {};
+               s.params = std::vector<float>();
+               s.half_params = std::vector<uint16_t>();
              });
   // (3) whole frames.
   size_t dropped = 0;

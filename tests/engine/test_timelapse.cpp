@@ -399,3 +399,18 @@ TEST_CASE("a network too large for exact frames keeps fp16 keyframes at powers o
   CHECK(u.snapshot(3).params.size() == params);
   CHECK(u.snapshot(3).resumable);
 }
+
+TEST_CASE("timelapse memory: a keyframe frees its fp32 weights, and a frame's bytes count what it holds allocated") {
+  Snapshot s;
+  s.params.assign(1000, 0.25f);
+  s.optimizer.first.assign(1000, 0.0f);
+  make_keyframe(s);
+  CHECK(s.params.capacity() == 0); // freed, not only emptied
+  CHECK(s.optimizer.first.capacity() == 0);
+  CHECK(s.half_params.size() == 1000);
+  CHECK(snapshot_bytes(s) == sizeof(Snapshot) + 1000 * sizeof(uint16_t));
+  // A buffer emptied but kept still costs memory, and the cap must see it.
+  Snapshot kept;
+  kept.params.reserve(5000);
+  CHECK(snapshot_bytes(kept) >= sizeof(Snapshot) + 5000 * sizeof(float));
+}
