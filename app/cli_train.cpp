@@ -60,8 +60,8 @@ void save_run(Trainer& t, SpectrumHistory& spectrum, const std::filesystem::path
   // The saved step's row holds the exact PSNR over every pixel (the rows before it were sampled).
   if (t.history().empty() || t.history().back().step != t.current_step() || !t.history().back().psnr_exact)
     (void)t.measure();
-  const Checkpoint ckpt = t.checkpoint(source); // weights checked finite (recovered first if not)
-  const std::vector<uint8_t> model = serialize_checkpoint(ckpt);
+  std::vector<uint8_t> model; // weights checked finite (recovered first if not)
+  t.with_checkpoint(source, [&](const Checkpoint& ckpt) { model = serialize_checkpoint(ckpt); });
   const std::vector<uint8_t> picture = t.render_png(t.dataset().image.width, t.dataset().image.height);
   const std::string csv = metrics_csv(t.history(), t.recoveries());
   spectrum.record(t);

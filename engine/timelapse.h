@@ -93,6 +93,10 @@ public:
   size_t thinned() const { return m_thinned; } ///< frames dropped to stay under the cap, ever
 
   const std::vector<Snapshot>& frames() const { return m_frames; }
+  /// Lends the frames out (the store is empty until give_back(), which must follow on the same
+  /// thread with the same frames): a save reads them without a copy of the whole timelapse.
+  std::vector<Snapshot> lend() { return std::move(m_frames); }
+  void give_back(std::vector<Snapshot>&& frames) { m_frames = std::move(frames); }
   size_t size() const { return m_frames.size(); }
   bool empty() const { return m_frames.empty(); }
   const Snapshot& operator[](size_t i) const { return m_frames[i]; }

@@ -436,6 +436,12 @@ std::vector<uint8_t> Trainer::render_png(int32_t w, int32_t h) {
 }
 
 Checkpoint Trainer::checkpoint(const std::string& source_image) {
+  Checkpoint c = checkpoint_without_frames(source_image);
+  c.snapshots = m_snapshots.frames();
+  return c;
+}
+
+Checkpoint Trainer::checkpoint_without_frames(const std::string& source_image) {
   (void)flush_metrics(); // the history it saves is complete up to the current step
   ensure_finite();
   Checkpoint c;
@@ -450,7 +456,6 @@ Checkpoint Trainer::checkpoint(const std::string& source_image) {
   c.optimizer = m_backend->optimizer_state();
   c.history = m_history;
   c.loss_trace = m_loss_trace;
-  c.snapshots = m_snapshots.frames();
   c.lr_scale = m_lr_scale;
   c.recoveries = m_recoveries;
   c.initial_psnr_db = m_initial_psnr;

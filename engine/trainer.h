@@ -118,6 +118,18 @@ public:
   /// Everything needed to resume; source_image is stored as given. Its weights are finite: a
   /// diverged state is recovered first (ensure_finite), DivergedError when that is not possible.
   Checkpoint checkpoint(const std::string& source_image = {});
+  /// checkpoint() handed to use(const Checkpoint&) with the timelapse's frames lent, not copied
+  /// (the frames can hold hundreds of MB); they come back after, also when use() throws.
+  template <class Use> void with_checkpoint(const std::string& source_image, Use&& use) {
+    Checkpoint c = checkpoint_without_frames(source_image);
+    c.snapshots = m_snapshots.lend();
+    struct GiveBack {
+      SnapshotStore& store;
+      Checkpoint& c;
+      ~GiveBack() { store.give_back(std::move(c.snapshots)); }
+    } give_back{m_snapshots, c};
+    use(std::as_const(c));
+  }
   /// Restores parameters, optimizer state, step, time and history. The checkpoint's config
   /// must have the same model shape as this trainer's (CheckpointError otherwise).
   void restore(const Checkpoint& ckpt);
@@ -167,6 +179,8 @@ public:
   std::vector<MetricsRow> flush_metrics();
 
 private:
+  /// checkpoint() without the timelapse's frames.
+  Checkpoint checkpoint_without_frames(const std::string& source_image);
   /// A copy of a state whose loss and weights were finite, to go back to after a divergence.
   struct GoodState {
     int64_t step = 0, optimizer_step = 0;

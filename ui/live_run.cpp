@@ -242,7 +242,7 @@ void LiveRun::write_model(const std::string& path, bool make_folder) {
     std::error_code ec;
     std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
   }
-  save_checkpoint(path, trainer->checkpoint(source_image));
+  trainer->with_checkpoint(source_image, [&](const Checkpoint& c) { save_checkpoint(path, c); });
 }
 
 void LiveRun::run_export(SessionMailbox& box, const std::string& what, const std::string& path,
