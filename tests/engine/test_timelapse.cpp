@@ -414,3 +414,24 @@ TEST_CASE("timelapse memory: a keyframe frees its fp32 weights, and a frame's by
   kept.params.reserve(5000);
   CHECK(snapshot_bytes(kept) >= sizeof(Snapshot) + 5000 * sizeof(float));
 }
+
+TEST_CASE("timelapse memory: a save borrows the frames and gives them back, also when it fails") {
+  const RunConfig c = redraw::test::small_config(OptimizerKind::Adam, 16);
+  Trainer t = redraw::test::small_trainer(c, redraw::test::gradient_image(16, 16, 1));
+  for (int i = 0; i < 20; ++i)
+    t.step();
+  const size_t frames = t.snapshot_count(), bytes = t.snapshots().bytes();
+  REQUIRE(frames >= 2);
+  size_t seen = 0;
+  t.with_checkpoint("src.png", [&](const Checkpoint& ckpt) {
+    seen = ckpt.snapshots.size();
+    CHECK(ckpt.source_image == "src.png");
+    CHECK(t.snapshot_count() == 0); // lent, not copied
+  });
+  CHECK(seen == frames);
+  CHECK(t.snapshot_count() == frames);
+  CHECK_THROWS_AS(t.with_checkpoint("", [](const Checkpoint&) { throw IoError("disk full"); }), IoError);
+  CHECK(t.snapshot_count() == frames);
+  CHECK(t.snapshots().bytes() == bytes);
+  CHECK(t.checkpoint().snapshots.size() == frames); // the copying form still copies
+}
