@@ -60,18 +60,17 @@ void save_run(Trainer& t, SpectrumHistory& spectrum, const std::filesystem::path
   // The saved step's row holds the exact PSNR over every pixel (the rows before it were sampled).
   if (t.history().empty() || t.history().back().step != t.current_step() || !t.history().back().psnr_exact)
     (void)t.measure();
-  std::vector<uint8_t> model; // weights checked finite (recovered first if not)
-  t.with_checkpoint(source, [&](const Checkpoint& ckpt) { model = serialize_checkpoint(ckpt); });
+  AtomicFileWriter weights(dir / "model.redraw");
+  // Written chunk by chunk; the weights are checked finite (recovered first if not).
+  t.with_checkpoint(source, [&](const Checkpoint& ckpt) { write_checkpoint(weights, ckpt); });
   const std::vector<uint8_t> picture = t.render_png(t.dataset().image.width, t.dataset().image.height);
   const std::string csv = metrics_csv(t.history(), t.recoveries());
   spectrum.record(t);
   const std::string spectrum_rows = spectrum.csv();
-  AtomicFileWriter png(dir / "final.png"), metrics(dir / "metrics.csv"), bands(dir / "spectrum.csv"),
-      weights(dir / "model.redraw");
+  AtomicFileWriter png(dir / "final.png"), metrics(dir / "metrics.csv"), bands(dir / "spectrum.csv");
   png.write(picture);
   metrics.write(bytes_of(csv));
   bands.write(bytes_of(spectrum_rows));
-  weights.write(model);
   AtomicFileWriter* const set[] = {&png, &metrics, &bands, &weights};
   commit_together(set);
 }

@@ -261,7 +261,7 @@ std::vector<Snapshot> read_frames(const std::string& name, const std::vector<uin
 
 /// Format 2 (and 1): every chunk stored as is, frames as exact fp32 weights (frames without
 /// weights cannot be written in it and are left out).
-std::vector<uint8_t> serialize_v2(const Checkpoint& c, uint32_t version) {
+ChunkFileWriter chunks_v2(const Checkpoint& c, uint32_t version) {
   ChunkFileWriter out(k_magic, version, false);
   out.add("META", meta_bytes(c));
   ByteWriter w;
@@ -287,17 +287,17 @@ std::vector<uint8_t> serialize_v2(const Checkpoint& c, uint32_t version) {
   out.add("SNAP", w.bytes);
   out.add("RCOV", recovery_bytes(c));
   out.add("CURV", encode_curves_chunk(c.history, c.loss_trace));
-  return out.finish();
+  return out;
 }
-} // namespace
 
-std::vector<uint8_t> serialize_checkpoint(const Checkpoint& c, uint32_t version) {
+/// The chunks of `c` in format `version`, ready to be finished or written.
+ChunkFileWriter checkpoint_chunks(const Checkpoint& c, uint32_t version) {
   // A model with non-finite numbers renders black and cannot resume: it is never written.
   if (const int64_t bad = count_nonfinite(c); bad > 0)
     throw CheckpointError("refusing to save a model with " + std::to_string(bad) +
                           " non-finite weights or optimizer values (the run diverged)");
   if (version == 0 || version > k_checkpoint_version) throw CheckpointError("cannot write format version " + std::to_string(version));
-  if (version < 3) return serialize_v2(c, version);
+  if (version < 3) return chunks_v2(c, version);
   ChunkFileWriter out(k_magic, version, true);
   out.add("META", meta_bytes(c));
   out.add("PARM", bytes_of(c.params), 4);
@@ -305,14 +305,23 @@ std::vector<uint8_t> serialize_checkpoint(const Checkpoint& c, uint32_t version)
   w.put_array(c.optimizer.first);
   w.put_array(c.optimizer.second);
   out.add("OPTM", w.bytes, 4);
-  w.bytes.clear();
+  w.bytes = std::vector<uint8_t>(); // freed: the optimizer state is as large as the weights twice
   w.put<uint64_t>(c.history.size());
   for (const auto& r : c.history) w.put_row(r);
   out.add("HIST", w.bytes, 8);
   add_frames(out, c.snapshots);
   out.add("RCOV", recovery_bytes(c));
   out.add("CURV", encode_curves_chunk(c.history, c.loss_trace));
-  return out.finish();
+  return out;
+}
+} // namespace
+
+std::vector<uint8_t> serialize_checkpoint(const Checkpoint& c, uint32_t version) {
+  return checkpoint_chunks(c, version).finish();
+}
+
+void write_checkpoint(AtomicFileWriter& out, const Checkpoint& c) {
+  checkpoint_chunks(c, k_checkpoint_version).write_to(out);
 }
 
 Checkpoint deserialize_checkpoint(const uint8_t* data, size_t size, const std::string& name) {
@@ -403,7 +412,9 @@ Checkpoint deserialize_checkpoint(const uint8_t* data, size_t size, const std::s
 }
 
 void save_checkpoint(const std::filesystem::path& file, const Checkpoint& c) {
-  write_file_atomic(file, serialize_checkpoint(c));
+  AtomicFileWriter out(file);
+  write_checkpoint(out, c);
+  out.commit();
 }
 
 Checkpoint load_checkpoint(const std::filesystem::path& file) {

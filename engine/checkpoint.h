@@ -25,6 +25,8 @@
 
 namespace redraw {
 
+class AtomicFileWriter;
+
 /// Format versions: 1 (the first); 2 adds the HashGrid encoding, whose config keys a version-1
 /// reader would refuse and whose table leads PARM; 3 packs the chunks (zstd) and stores frames as
 /// pictures with fp16 keyframes. Files of every older version are read.
@@ -98,6 +100,9 @@ Checkpoint load_checkpoint(const std::filesystem::path& file);
 /// The file's bytes in format `version` (older formats for tests and tools: they store every
 /// frame's weights in fp32 and leave picture-only frames out).
 std::vector<uint8_t> serialize_checkpoint(const Checkpoint& ckpt, uint32_t version = k_checkpoint_version);
+/// The same file (the current version) written to `out` chunk by chunk: saving holds the packed
+/// chunks, not a second copy of the whole file. The caller commits `out`.
+void write_checkpoint(AtomicFileWriter& out, const Checkpoint& ckpt);
 Checkpoint deserialize_checkpoint(const uint8_t* data, size_t size, const std::string& name);
 
 } // namespace redraw

@@ -1,4 +1,5 @@
 #include "engine/checkpoint_codec.h"
+#include "engine/atomic_file.h"
 
 #include <zlib.h>
 #include <zstd.h>
@@ -35,16 +36,18 @@ uint64_t ByteReader::get_count(size_t min_item_bytes, const char* what) {
   return count;
 }
 
-uint32_t checkpoint_crc(const uint8_t* p, size_t n) {
-  uLong crc = crc32(0L, Z_NULL, 0);
+uint32_t checkpoint_crc_update(uint32_t crc, const uint8_t* p, size_t n) {
+  uLong c = crc;
   while (n > 0) {
     const uInt part = uInt(std::min<size_t>(n, size_t(1) << 30));
-    crc = crc32(crc, p, part);
+    c = crc32(c, p, part);
     p += part;
     n -= part;
   }
-  return uint32_t(crc);
+  return uint32_t(c);
 }
+
+uint32_t checkpoint_crc(const uint8_t* p, size_t n) { return checkpoint_crc_update(uint32_t(crc32(0L, Z_NULL, 0)), p, n); }
 
 namespace {
 constexpr size_t k_pack_header = 1 + 1 + 2 + 8;
@@ -135,31 +138,50 @@ std::vector<uint8_t> unpack_chunk(const ByteReader& where, const uint8_t* body, 
 }
 
 ChunkFileWriter::ChunkFileWriter(const char magic[8], uint32_t version, bool packed) : m_packed(packed) {
-  m_bytes.resize(16); // magic, version, chunk count (set by finish()); inserts trip GCC 12's -Warray-bounds
-  std::memcpy(m_bytes.data(), magic, 8);
-  std::memcpy(m_bytes.data() + 8, &version, 4);
+  std::memcpy(m_header, magic, 8);
+  std::memcpy(m_header + 8, &version, 4);
 }
 
 void ChunkFileWriter::add(const char tag[4], const std::vector<uint8_t>& raw, int width) {
-  m_bytes.insert(m_bytes.end(), tag, tag + 4);
   // Large chunks (the weights and optimizer state of a big hash grid) at a fast level: level 9
   // costs seconds per hundred megabytes at the end of every save, for a few percent of size.
   const int level = raw.size() > k_fast_pack_bytes ? 3 : 9;
-  const std::vector<uint8_t> packed = m_packed ? pack_chunk(raw, width, level) : std::vector<uint8_t>();
-  const std::vector<uint8_t>& body = m_packed ? packed : raw;
+  std::vector<uint8_t> body = m_packed ? pack_chunk(raw, width, level) : raw;
   const uint64_t len = body.size();
-  const auto* l = reinterpret_cast<const uint8_t*>(&len);
-  m_bytes.insert(m_bytes.end(), l, l + 8);
-  m_bytes.insert(m_bytes.end(), body.begin(), body.end());
+  std::vector<uint8_t> head(12);
+  std::memcpy(head.data(), tag, 4);
+  std::memcpy(head.data() + 4, &len, 8);
+  m_parts.push_back(std::move(head));
+  m_parts.push_back(std::move(body));
   ++m_chunks;
 }
 
+template <class F> void ChunkFileWriter::each_part(F&& f) {
+  std::memcpy(m_header + 12, &m_chunks, 4);
+  f(m_header, sizeof m_header);
+  for (const std::vector<uint8_t>& p : m_parts)
+    f(p.data(), p.size());
+}
+
 std::vector<uint8_t> ChunkFileWriter::finish() {
-  std::memcpy(m_bytes.data() + 12, &m_chunks, 4);
-  const uint32_t crc = checkpoint_crc(m_bytes.data(), m_bytes.size());
+  size_t total = 4;
+  each_part([&](const uint8_t*, size_t n) { total += n; });
+  std::vector<uint8_t> out;
+  out.reserve(total);
+  each_part([&](const uint8_t* p, size_t n) { out.insert(out.end(), p, p + n); });
+  const uint32_t crc = checkpoint_crc(out.data(), out.size());
   const auto* c = reinterpret_cast<const uint8_t*>(&crc);
-  m_bytes.insert(m_bytes.end(), c, c + 4);
-  return std::move(m_bytes);
+  out.insert(out.end(), c, c + 4);
+  return out;
+}
+
+void ChunkFileWriter::write_to(AtomicFileWriter& out) {
+  uint32_t crc = checkpoint_crc(nullptr, 0);
+  each_part([&](const uint8_t* p, size_t n) {
+    crc = checkpoint_crc_update(crc, p, n);
+    out.write(p, n);
+  });
+  out.write(&crc, 4);
 }
 
 } // namespace redraw

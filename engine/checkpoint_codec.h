@@ -19,6 +19,8 @@
 
 namespace redraw {
 
+class AtomicFileWriter;
+
 /// Bytes of one metrics row in the file (i64 step, four f64).
 constexpr size_t k_checkpoint_row_bytes = 8 + 4 * 8;
 
@@ -87,6 +89,8 @@ private:
 
 /// CRC-32 (zlib's polynomial) of n bytes.
 uint32_t checkpoint_crc(const uint8_t* p, size_t n);
+/// The same CRC continued over n more bytes (checkpoint_crc(a + b) == checkpoint_crc_update(checkpoint_crc(a), b)).
+uint32_t checkpoint_crc_update(uint32_t crc, const uint8_t* p, size_t n);
 
 /// Chunks larger than this are packed at zstd level 3, smaller ones at 9.
 constexpr size_t k_fast_pack_bytes = size_t(16) << 20;
@@ -107,9 +111,16 @@ public:
   void add(const char tag[4], const std::vector<uint8_t>& raw, int width = 1);
   /// The finished file: header, chunks and the CRC.
   std::vector<uint8_t> finish();
+  /// The same file written to `out` part by part, without a copy of the whole file in memory.
+  void write_to(AtomicFileWriter& out);
 
 private:
-  std::vector<uint8_t> m_bytes;
+  /// f(bytes) for each part of the file in order: the header (with the chunk count), each chunk's
+  /// tag and length, its body; the CRC is the caller's.
+  template <class F> void each_part(F&& f);
+
+  uint8_t m_header[16] = {};                ///< magic, version, chunk count
+  std::vector<std::vector<uint8_t>> m_parts; ///< per chunk: tag + u64 length, then the body
   uint32_t m_chunks = 0;
   bool m_packed;
 };

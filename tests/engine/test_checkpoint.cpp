@@ -1,6 +1,7 @@
 // The .redraw format: bit-exact round trip, resume equivalence, and every kind of damage.
 #include "test_support.h"
 
+#include "engine/atomic_file.h"
 #include "engine/checkpoint.h"
 #include "engine/cpu_backend.h"
 #include "engine/errors.h"
@@ -15,7 +16,10 @@
 #include "engine/half_float.h"
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <unistd.h>
 
 using namespace redraw;
 
@@ -39,6 +43,25 @@ TEST_CASE("checkpoint round trip is bit-exact") {
   // A frame without a picture keeps its weights, rounded to fp16 (step 0's stay exact).
   CHECK(back.snapshots.back().half_params == to_half(c.params));
   CHECK(to_json(back.config) == to_json(c.config));
+}
+
+TEST_CASE("a model written chunk by chunk is the same file as the one serialized whole, CRC included") {
+  Trainer t = test::small_trainer(test::small_config(OptimizerKind::Adam, 0), test::gradient_image(12, 9, 3));
+  t.run(7);
+  const Checkpoint c = t.checkpoint("img.png");
+  const auto whole = serialize_checkpoint(c);
+  const auto dir = std::filesystem::temp_directory_path() / ("redraw_stream_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  {
+    AtomicFileWriter out(dir / "m.redraw");
+    write_checkpoint(out, c);
+    out.commit();
+  }
+  std::ifstream in(dir / "m.redraw", std::ios::binary);
+  const std::vector<uint8_t> streamed((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(streamed == whole);
+  CHECK(load_checkpoint(dir / "m.redraw").params == c.params);
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("resume: 100 steps equal 50 steps, save, load, 50 steps (bit-exact)") {
