@@ -270,7 +270,7 @@ void handle_shortcuts(UiState& ui) {
 
 void update_error_map(UiState& ui, const Image& shown) {
   CanvasView& v = ui.view;
-  const Image* truth = truth_for(ui.run, shown);
+  const Image* truth = ui.run.truth_for(shown);
   if (!ui.error_texture || !truth) return; // no truth, or a frame of another run
   const float full = v.error_auto ? auto_error_full_scale(shown, *truth) : 1.0f / std::max(1e-3f, v.error_gain);
   if (full <= 0) return;
@@ -317,18 +317,12 @@ double edit_time_budget(const EditState& edit) {
   return edit.time_budget_on ? std::clamp(edit.time_budget_s, 1.0, 1e7) : 0.0;
 }
 
-const Image* truth_for(const RunView& run, const Image& shown) {
-  for (const Image* t : {run.ground_truth.get(), run.truth_shown.get()})
-    if (t && t->width == shown.width && t->height == shown.height) return t;
-  return nullptr;
-}
-
 void absorb_run_preview(RunView& run, PreviewTexture* texture, SessionSnapshot& take) {
   if (!take.preview) return;
   run.reconstruction = std::move(take.preview);
   run.preview_step = take.preview_step;
   const Image& r = *run.reconstruction;
-  if (run.ground_truth && !truth_for(run, r)) // a preview fit to the screen: the truth at its size, once
+  if (run.ground_truth && !run.truth_for(r)) // a preview fit to the screen: the truth at its size, once
     run.truth_shown = std::make_shared<Image>(resample(*run.ground_truth, r.width, r.height, ResampleFilter::Box));
   if (texture && !take.device_preview) {
     texture->upload_host(to_rgba8(*run.reconstruction).data(), run.reconstruction->width, run.reconstruction->height);

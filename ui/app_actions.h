@@ -23,9 +23,6 @@ void absorb_run_rows(RunView& run, SessionSnapshot& take);
 double edit_time_budget(const EditState& edit);
 /// Takes a new host preview into `run` and uploads it into `texture` (may be null).
 void absorb_run_preview(RunView& run, PreviewTexture* texture, SessionSnapshot& take);
-/// The run's ground truth at the size of `shown` (the training size, or the screen-sized preview's
-/// truth_shown), or null when neither matches (a timelapse frame's smaller picture).
-const Image* truth_for(const RunView& run, const Image& shown);
 /// Recomputes the error heat map of `shown` against the ground truth into the error texture, at
 /// the automatic scale (view.error_auto) or the manual gain; sets view.error_full_scale.
 void update_error_map(UiState& ui, const Image& shown);

@@ -1,7 +1,6 @@
 #include "engine/compare_runs.h"
 #include "ui/image_views.h"
 #include "ui/panels.h"
-#include "ui/app_actions.h"
 
 #include <imgui.h>
 
@@ -365,7 +364,7 @@ void draw_canvas(UiState& ui) {
       const int32_t sy = shown ? int32_t(int64_t(y) * shown->height / truth->height) : y;
       pixel_text(r, sizeof r, shown, sx, sy);
       float err = -1;
-      if (const Image* at_size = shown ? truth_for(run, *shown) : nullptr) {
+      if (const Image* at_size = shown ? run.truth_for(*shown) : nullptr) {
         err = 0;
         for (int32_t k = 0; k < at_size->channels; ++k)
           err += std::abs(shown->at(sx, sy, k) - at_size->at(sx, sy, k));

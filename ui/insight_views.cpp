@@ -1,7 +1,6 @@
 #include "ui/insight_views.h"
 
 #include "engine/atomic_file.h"
-#include "ui/app_actions.h"
 #include "ui/image_views.h"
 #include "ui/training_session.h"
 
@@ -121,7 +120,7 @@ bool update_spectrum(UiState& ui, TrainingSession& session, InsightResources& re
     s.last_host_request = ui.now;
   }
   const auto& recon = ui.run.reconstruction;
-  const Image* truth = recon ? truth_for(ui.run, *recon) : nullptr;
+  const Image* truth = recon ? ui.run.truth_for(*recon) : nullptr;
   if (truth && ui.run.preview_step != s.submitted_step && ui.now >= s.next_submit && !res.worker.spectrum_pending()) {
     s.submitted_step = ui.run.preview_step;
     const auto& owner = truth == ui.run.ground_truth.get() ? ui.run.ground_truth : ui.run.truth_shown;

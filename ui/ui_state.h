@@ -166,6 +166,13 @@ struct RunView {
   /// The ground truth at the host preview's size, when the preview is smaller than the training
   /// size (previews fit the screen: TrainingSession::set_preview_limit); see truth_for().
   std::shared_ptr<const Image> truth_shown;
+  /// The ground truth at the size of `shown` (the training size, or the screen-sized preview's
+  /// truth_shown), or null when neither matches (a timelapse frame's smaller picture).
+  const Image* truth_for(const Image& shown) const {
+    for (const Image* t : {ground_truth.get(), truth_shown.get()})
+      if (t && t->width == shown.width && t->height == shown.height) return t;
+    return nullptr;
+  }
   int64_t preview_step = -1;
   int64_t shown_step = -1; ///< step of the picture in recon_texture
   uint64_t run_id = 0;

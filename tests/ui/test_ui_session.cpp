@@ -402,13 +402,13 @@ TEST_CASE("ui session: previews fit the preview limit; the truth at their size s
   take.preview = c.preview;
   absorb_run_preview(run, nullptr, take);
   REQUIRE(run.truth_shown);
-  CHECK(truth_for(run, *c.preview) == run.truth_shown.get());
-  CHECK(truth_for(run, *c.truth) == c.truth.get());
+  CHECK(run.truth_for(*c.preview) == run.truth_shown.get());
+  CHECK(run.truth_for(*c.truth) == c.truth.get());
   const Image box = resample(*c.truth, c.preview->width, c.preview->height, ResampleFilter::Box);
   CHECK(run.truth_shown->pixels == box.pixels);
   Image other = *c.preview;
   other.width = 5; // a timelapse frame of another size: no truth for it
-  CHECK(truth_for(run, other) == nullptr);
+  CHECK(run.truth_for(other) == nullptr);
 
   // Lifting the limit: the next preview is at the training size again.
   session.set_preview_limit(0, 0);
