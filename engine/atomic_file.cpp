@@ -109,6 +109,13 @@ void AtomicFileWriter::write(const void* data, size_t bytes) {
   if (bytes && std::fwrite(data, 1, bytes, m_file) != bytes) fail(std::string("write failed: ") + std::strerror(errno));
 }
 
+void AtomicFileWriter::write_at(uint64_t offset, const void* data, size_t bytes) {
+  if (!m_file || m_finished) fail("write after close");
+  if (std::fflush(m_file) != 0) fail(std::string("write failed: ") + std::strerror(errno));
+  if (bytes && ::pwrite(::fileno(m_file), data, bytes, off_t(offset)) != ssize_t(bytes))
+    fail(std::string("write failed: ") + std::strerror(errno));
+}
+
 void AtomicFileWriter::finish() {
   if (m_finished) return;
   if (!m_file) fail("finish after close");

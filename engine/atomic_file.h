@@ -29,6 +29,9 @@ public:
 
   void write(const void* data, size_t bytes); ///< IoError on a short write (e.g. disk full)
   void write(std::span<const uint8_t> bytes) { write(bytes.data(), bytes.size()); }
+  /// Overwrites `bytes` at `offset` of what was written so far (a header field known only at the
+  /// end); later writes still append. IoError on failure.
+  void write_at(uint64_t offset, const void* data, size_t bytes);
   /// Flushes, fsyncs and closes the temp file without renaming it. IoError on failure.
   void finish();
   /// finish() if not done yet, then renames onto the target and (sync_folder) fsyncs the folder so

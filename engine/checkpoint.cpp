@@ -261,8 +261,8 @@ std::vector<Snapshot> read_frames(const std::string& name, const std::vector<uin
 
 /// Format 2 (and 1): every chunk stored as is, frames as exact fp32 weights (frames without
 /// weights cannot be written in it and are left out).
-ChunkFileWriter chunks_v2(const Checkpoint& c, uint32_t version) {
-  ChunkFileWriter out(k_magic, version, false);
+ChunkFileWriter chunks_v2(const Checkpoint& c, uint32_t version, AtomicFileWriter* sink) {
+  ChunkFileWriter out(k_magic, version, false, sink);
   out.add("META", meta_bytes(c));
   ByteWriter w;
   w.put_array(c.params);
@@ -290,15 +290,15 @@ ChunkFileWriter chunks_v2(const Checkpoint& c, uint32_t version) {
   return out;
 }
 
-/// The chunks of `c` in format `version`, ready to be finished or written.
-ChunkFileWriter checkpoint_chunks(const Checkpoint& c, uint32_t version) {
+/// The chunks of `c` in format `version`: kept for finish(), or written to `sink` as they come.
+ChunkFileWriter checkpoint_chunks(const Checkpoint& c, uint32_t version, AtomicFileWriter* sink = nullptr) {
   // A model with non-finite numbers renders black and cannot resume: it is never written.
   if (const int64_t bad = count_nonfinite(c); bad > 0)
     throw CheckpointError("refusing to save a model with " + std::to_string(bad) +
                           " non-finite weights or optimizer values (the run diverged)");
   if (version == 0 || version > k_checkpoint_version) throw CheckpointError("cannot write format version " + std::to_string(version));
-  if (version < 3) return chunks_v2(c, version);
-  ChunkFileWriter out(k_magic, version, true);
+  if (version < 3) return chunks_v2(c, version, sink);
+  ChunkFileWriter out(k_magic, version, true, sink);
   out.add("META", meta_bytes(c));
   out.add("PARM", bytes_of(c.params), 4);
   ByteWriter w;
@@ -321,7 +321,7 @@ std::vector<uint8_t> serialize_checkpoint(const Checkpoint& c, uint32_t version)
 }
 
 void write_checkpoint(AtomicFileWriter& out, const Checkpoint& c) {
-  checkpoint_chunks(c, k_checkpoint_version).write_to(out);
+  checkpoint_chunks(c, k_checkpoint_version, &out).finish_sink();
 }
 
 Checkpoint deserialize_checkpoint(const uint8_t* data, size_t size, const std::string& name) {

@@ -47,7 +47,9 @@ uint32_t checkpoint_crc_update(uint32_t crc, const uint8_t* p, size_t n) {
   return uint32_t(c);
 }
 
-uint32_t checkpoint_crc(const uint8_t* p, size_t n) { return checkpoint_crc_update(uint32_t(crc32(0L, Z_NULL, 0)), p, n); }
+uint32_t checkpoint_crc(const uint8_t* p, size_t n) {
+  return checkpoint_crc_update(uint32_t(crc32(0L, Z_NULL, 0)), p, n);
+}
 
 namespace {
 constexpr size_t k_pack_header = 1 + 1 + 2 + 8;
@@ -137,51 +139,60 @@ std::vector<uint8_t> unpack_chunk(const ByteReader& where, const uint8_t* body, 
   return ungroup(out, width);
 }
 
-ChunkFileWriter::ChunkFileWriter(const char magic[8], uint32_t version, bool packed) : m_packed(packed) {
+ChunkFileWriter::ChunkFileWriter(const char magic[8], uint32_t version, bool packed, AtomicFileWriter* sink)
+    : m_sink(sink), m_packed(packed) {
   std::memcpy(m_header, magic, 8);
   std::memcpy(m_header + 8, &version, 4);
+  if (m_sink) m_sink->write(m_header, sizeof m_header); // the count is patched by finish_sink()
+}
+
+void ChunkFileWriter::put(const uint8_t* p, size_t n) {
+  if (!m_sink) {
+    m_parts.emplace_back(p, p + n);
+    return;
+  }
+  m_body_crc = checkpoint_crc_update(m_body_crc, p, n);
+  m_body_bytes += n;
+  m_sink->write(p, n);
 }
 
 void ChunkFileWriter::add(const char tag[4], const std::vector<uint8_t>& raw, int width) {
   // Large chunks (the weights and optimizer state of a big hash grid) at a fast level: level 9
   // costs seconds per hundred megabytes at the end of every save, for a few percent of size.
   const int level = raw.size() > k_fast_pack_bytes ? 3 : 9;
-  std::vector<uint8_t> body = m_packed ? pack_chunk(raw, width, level) : raw;
+  const std::vector<uint8_t> packed = m_packed ? pack_chunk(raw, width, level) : std::vector<uint8_t>();
+  const std::vector<uint8_t>& body = m_packed ? packed : raw;
   const uint64_t len = body.size();
-  std::vector<uint8_t> head(12);
-  std::memcpy(head.data(), tag, 4);
-  std::memcpy(head.data() + 4, &len, 8);
-  m_parts.push_back(std::move(head));
-  m_parts.push_back(std::move(body));
+  uint8_t head[12];
+  std::memcpy(head, tag, 4);
+  std::memcpy(head + 4, &len, 8);
+  put(head, sizeof head);
+  put(body.data(), body.size());
   ++m_chunks;
 }
 
-template <class F> void ChunkFileWriter::each_part(F&& f) {
-  std::memcpy(m_header + 12, &m_chunks, 4);
-  f(m_header, sizeof m_header);
-  for (const std::vector<uint8_t>& p : m_parts)
-    f(p.data(), p.size());
-}
-
 std::vector<uint8_t> ChunkFileWriter::finish() {
-  size_t total = 4;
-  each_part([&](const uint8_t*, size_t n) { total += n; });
-  std::vector<uint8_t> out;
+  std::memcpy(m_header + 12, &m_chunks, 4);
+  size_t total = sizeof m_header + 4;
+  for (const std::vector<uint8_t>& p : m_parts)
+    total += p.size();
+  std::vector<uint8_t> out(m_header, m_header + sizeof m_header);
   out.reserve(total);
-  each_part([&](const uint8_t* p, size_t n) { out.insert(out.end(), p, p + n); });
+  for (const std::vector<uint8_t>& p : m_parts)
+    out.insert(out.end(), p.begin(), p.end());
   const uint32_t crc = checkpoint_crc(out.data(), out.size());
   const auto* c = reinterpret_cast<const uint8_t*>(&crc);
   out.insert(out.end(), c, c + 4);
   return out;
 }
 
-void ChunkFileWriter::write_to(AtomicFileWriter& out) {
-  uint32_t crc = checkpoint_crc(nullptr, 0);
-  each_part([&](const uint8_t* p, size_t n) {
-    crc = checkpoint_crc_update(crc, p, n);
-    out.write(p, n);
-  });
-  out.write(&crc, 4);
+void ChunkFileWriter::finish_sink() {
+  std::memcpy(m_header + 12, &m_chunks, 4);
+  m_sink->write_at(12, m_header + 12, 4);
+  // The CRC of header + body from the two parts' CRCs (zlib's crc32_combine).
+  const uint32_t crc =
+      uint32_t(crc32_combine(checkpoint_crc(m_header, sizeof m_header), m_body_crc, z_off_t(m_body_bytes)));
+  m_sink->write(&crc, 4);
 }
 
 } // namespace redraw

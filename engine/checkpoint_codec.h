@@ -106,21 +106,24 @@ std::vector<uint8_t> unpack_chunk(const ByteReader& r, const uint8_t* body, size
 /// Builds a file: magic, version, chunk table, CRC. Chunks are packed when `packed`.
 class ChunkFileWriter {
 public:
-  ChunkFileWriter(const char magic[8], uint32_t version, bool packed);
+  /// With a `sink`, each chunk goes to it as it is added (a save holds one chunk, not the file);
+  /// without, the chunks are kept for finish().
+  ChunkFileWriter(const char magic[8], uint32_t version, bool packed, AtomicFileWriter* sink = nullptr);
   /// Adds a chunk whose unpacked body is `raw` (elements of `width` bytes, for packing).
   void add(const char tag[4], const std::vector<uint8_t>& raw, int width = 1);
-  /// The finished file: header, chunks and the CRC.
+  /// The finished file: header, chunks and the CRC (without a sink).
   std::vector<uint8_t> finish();
-  /// The same file written to `out` part by part, without a copy of the whole file in memory.
-  void write_to(AtomicFileWriter& out);
+  /// Ends the file in the sink: the chunk count patched into the header, then the CRC.
+  void finish_sink();
 
 private:
-  /// f(bytes) for each part of the file in order: the header (with the chunk count), each chunk's
-  /// tag and length, its body; the CRC is the caller's.
-  template <class F> void each_part(F&& f);
+  void put(const uint8_t* p, size_t n); ///< kept, or written to the sink with the CRC continued
 
-  uint8_t m_header[16] = {};                ///< magic, version, chunk count
-  std::vector<std::vector<uint8_t>> m_parts; ///< per chunk: tag + u64 length, then the body
+  uint8_t m_header[16] = {};                 ///< magic, version, chunk count
+  std::vector<std::vector<uint8_t>> m_parts; ///< without a sink: per chunk, tag + u64 length, then the body
+  AtomicFileWriter* m_sink = nullptr;
+  uint32_t m_body_crc = 0; ///< with a sink: the CRC of what follows the header
+  uint64_t m_body_bytes = 0;
   uint32_t m_chunks = 0;
   bool m_packed;
 };
@@ -140,14 +143,15 @@ void for_each_chunk(const uint8_t* data, size_t size, const std::string& name, b
   const uint32_t chunks = top.get<uint32_t>();
   for (uint32_t i = 0; i < chunks; ++i) {
     char tag[5] = {};
-    for (int k = 0; k < 4; ++k) tag[k] = char(top.get<uint8_t>());
+    for (int k = 0; k < 4; ++k)
+      tag[k] = char(top.get<uint8_t>());
     const uint64_t len = top.get<uint64_t>();
     if (len > top.remaining()) top.fail(std::string("chunk ") + tag + " runs past the end of the file");
     const uint8_t* body = top.here();
     top.skip(len);
     ByteReader where(body, size_t(len), name, std::string("chunk ") + tag);
-    ChunkView c{tag, packed ? unpack_chunk(where, body, size_t(len), max_bytes)
-                            : std::vector<uint8_t>(body, body + len)};
+    ChunkView c{tag,
+                packed ? unpack_chunk(where, body, size_t(len), max_bytes) : std::vector<uint8_t>(body, body + len)};
     visit(c);
   }
 }
