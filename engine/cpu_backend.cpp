@@ -275,7 +275,7 @@ double CpuBackend::dataset_mse_impl() {
 namespace {
 
 /// What the stateless ops share: a view of the network with the given parameters and a workspace
-/// of at most `chunk` rows, which runs the coordinates forward a chunk at a time.
+/// of at most k_chunk_rows rows, which runs the coordinates forward a chunk at a time.
 struct ChunkedPass {
   std::vector<DenseLayer> layers;
   std::optional<HashGridParams> grid;
@@ -283,12 +283,11 @@ struct ChunkedPass {
   CpuWorkspace ws;
   int32_t channels;
 
-  ChunkedPass(const ModelSpec& model, std::span<const float> params, std::span<const float> fourier_b, int64_t n,
-              int64_t chunk)
+  ChunkedPass(const ModelSpec& model, std::span<const float> params, std::span<const float> fourier_b, int64_t n)
       : layers(dense_layers(model)),
         grid(grid_of(model)), net{&model, &layers, params.data(), fourier_b.data(), grid ? &*grid : nullptr},
         channels(layers.back().out) {
-    ws.reserve(layers, model.encoding.width(), std::min(n, chunk));
+    ws.reserve(layers, model.encoding.width(), std::min(n, CpuBackend::k_chunk_rows));
   }
   /// Encodes and runs forward rows [r0, r0 + rows) of the n coordinates; returns rows.
   int64_t forward(const float* coords, int64_t r0, int64_t n) {
@@ -304,7 +303,7 @@ struct ChunkedPass {
 void CpuBackend::predict_impl(const ModelSpec& model, std::span<const float> params, std::span<const float> fourier_b,
                               const float* coords, int64_t n, float* out) {
   omp_set_num_threads(team_size());
-  ChunkedPass pass(model, params, fourier_b, n, k_chunk_rows);
+  ChunkedPass pass(model, params, fourier_b, n);
   const int32_t C = pass.channels;
   for (int64_t r0 = 0; r0 < n; r0 += pass.ws.rows) {
     const int64_t rows = pass.forward(coords, r0, n);
@@ -317,7 +316,7 @@ double CpuBackend::loss_and_gradients_impl(const ModelSpec& model, const LossPar
                                            const float* coords, const float* targets, int64_t n,
                                            std::span<float> grads) {
   omp_set_num_threads(team_size());
-  ChunkedPass pass(model, params, fourier_b, n, k_chunk_rows);
+  ChunkedPass pass(model, params, fourier_b, n);
   const int32_t C = pass.channels;
   const float inv_count = float(1.0 / (double(n) * C));
   std::vector<float> scratch;

@@ -52,22 +52,23 @@ void make_keyframe(Snapshot& s) {
   s.params = std::vector<float>();
 }
 
-void frame_picture_size(int32_t w, int32_t h, int32_t& pw, int32_t& ph) {
-  const int32_t side = std::max(w, h);
-  if (side <= k_frame_picture_side) {
-    pw = w, ph = h;
-    return;
+void fit_within(int32_t w, int32_t h, int32_t max_w, int32_t max_h, int32_t& fw, int32_t& fh) {
+  fw = w, fh = h;
+  const bool over_w = max_w > 0 && w > max_w, over_h = max_h > 0 && h > max_h;
+  if (!over_w && !over_h) return;
+  // The axis with the smaller scale sets it (max_w / w <= max_h / h, in integers); the other
+  // side is rounded to the nearest pixel.
+  if (over_w && (!over_h || int64_t(max_w) * h <= int64_t(max_h) * w)) {
+    fw = max_w;
+    fh = std::max<int32_t>(1, int32_t((int64_t(h) * max_w + w / 2) / w));
+  } else {
+    fh = max_h;
+    fw = std::max<int32_t>(1, int32_t((int64_t(w) * max_h + h / 2) / h));
   }
-  pw = std::max<int32_t>(1, int32_t((int64_t(w) * k_frame_picture_side + side / 2) / side));
-  ph = std::max<int32_t>(1, int32_t((int64_t(h) * k_frame_picture_side + side / 2) / side));
 }
 
-void fit_within(int32_t w, int32_t h, int32_t max_w, int32_t max_h, int32_t& fw, int32_t& fh) {
-  double scale = 1.0;
-  if (max_w > 0 && w > max_w) scale = std::min(scale, double(max_w) / w);
-  if (max_h > 0 && h > max_h) scale = std::min(scale, double(max_h) / h);
-  fw = scale < 1.0 ? std::max<int32_t>(1, int32_t(std::lround(w * scale))) : w;
-  fh = scale < 1.0 ? std::max<int32_t>(1, int32_t(std::lround(h * scale))) : h;
+void frame_picture_size(int32_t w, int32_t h, int32_t& pw, int32_t& ph) {
+  fit_within(w, h, k_frame_picture_side, k_frame_picture_side, pw, ph);
 }
 
 FramePicture to_frame_picture(const Image& image) {

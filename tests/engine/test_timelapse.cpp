@@ -53,7 +53,7 @@ TEST_CASE("the snapshot policy is dense early and regular later") {
   const SnapshotPolicy r = SnapshotPolicy::for_run(20000, 10);
   CHECK(r.every == 100);
   CHECK(SnapshotPolicy::for_run(2000, 7).every % 7 == 0);
-  CHECK(SnapshotPolicy::for_run(50, 10).every == 1); // a short run keeps every step
+  CHECK(SnapshotPolicy::for_run(50, 10).every == 1);    // a short run keeps every step
   CHECK(SnapshotPolicy::for_run(2000, 50).every == 10); // 200 regular frames, beside the ladder
 }
 
@@ -205,7 +205,8 @@ TEST_CASE("optimizer states are thinned before frames, evenly in log step, never
     frames.push_back(std::move(s));
   }
   size_t all = 0;
-  for (const auto& f : frames) all += snapshot_bytes(f);
+  for (const auto& f : frames)
+    all += snapshot_bytes(f);
   // An exact frame with its optimizer state costs 400 + 800 bytes, an fp16 keyframe 200: each
   // frame made a keyframe gives back 1000 bytes (step 0's, without optimizer state, 200).
   // Room for all but 3000 bytes: step 0 goes first (closest neighbours in log step), then three.
@@ -308,7 +309,8 @@ TEST_CASE("a branch from a frame without its optimizer state restarts Adam's bia
   CHECK_FALSE(t.branch_from_snapshot(i));
   const Dataset& d = t.dataset();
   std::vector<float> coords(size_t(d.size()) * 2);
-  for (int64_t k = 0; k < d.size(); ++k) d.coordinate(k, coords[size_t(2 * k)], coords[size_t(2 * k + 1)]);
+  for (int64_t k = 0; k < d.size(); ++k)
+    d.coordinate(k, coords[size_t(2 * k)], coords[size_t(2 * k + 1)]);
   const std::vector<float> weights = frame_weights(s); // fp16 from the file, widened
   std::vector<float> grads(weights.size());
   CpuBackend reference;
@@ -434,4 +436,23 @@ TEST_CASE("timelapse memory: a save borrows the frames and gives them back, also
   CHECK(t.snapshot_count() == frames);
   CHECK(t.snapshots().bytes() == bytes);
   CHECK(t.checkpoint().snapshots.size() == frames); // the copying form still copies
+}
+
+TEST_CASE(
+    "frame pictures: frame_picture_size is fit_within the frame side, the longer side scaled, the other rounded") {
+  for (int32_t w = 1; w <= 2000; w += 7)
+    for (int32_t h = 1; h <= 2000; h += 13) {
+      int32_t pw = 0, ph = 0;
+      frame_picture_size(w, h, pw, ph);
+      const int32_t side = std::max(w, h);
+      // Closed form: nothing changes up to the side; above it the longer side becomes the side.
+      const int32_t ew = side <= k_frame_picture_side
+                             ? w
+                             : int32_t(std::max<int64_t>(1, (int64_t(w) * k_frame_picture_side + side / 2) / side));
+      const int32_t eh = side <= k_frame_picture_side
+                             ? h
+                             : int32_t(std::max<int64_t>(1, (int64_t(h) * k_frame_picture_side + side / 2) / side));
+      REQUIRE(pw == ew);
+      REQUIRE(ph == eh);
+    }
 }
