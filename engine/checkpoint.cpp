@@ -405,9 +405,13 @@ Checkpoint deserialize_checkpoint(const uint8_t* data, size_t size, const std::s
   };
   if (!opt_ok(c.optimizer.first, 1) || !opt_ok(c.optimizer.second, 2))
     throw CheckpointError(name + ": optimizer state does not match the model's parameter count");
-  for (const auto& s : c.snapshots)
+  for (const auto& s : c.snapshots) {
+    if (s.picture.empty() && !has_weights(s))
+      throw CheckpointError(name + ": a timelapse frame (step " + std::to_string(s.metrics.step) +
+                            ") keeps neither a picture nor weights");
     if (has_weights(s) && int64_t(frame_weight_count(s)) != count)
       throw CheckpointError(name + ": a timelapse snapshot has the wrong number of weights");
+  }
   return c;
 }
 

@@ -3,6 +3,7 @@
 
 #include "engine/atomic_file.h"
 #include "engine/checkpoint.h"
+#include "engine/checkpoint_codec.h"
 #include "engine/cpu_backend.h"
 #include "engine/errors.h"
 #include "engine/trainer.h"
@@ -181,6 +182,39 @@ TEST_CASE("an auto colour model keeps its output channels, and a mismatch is ref
   } catch (const CheckpointError& e) {
     CHECK(std::string(e.what()).find("odd.redraw") != std::string::npos);
     CHECK(std::string(e.what()).find("output_channels 3 does not fit colour mode gray") != std::string::npos);
+  }
+}
+
+TEST_CASE("a format-2 frame with no weights is refused, not loaded as an empty frame") {
+  // Found by fuzz_checkpoint: such a frame loaded, then vanished on the next save.
+  Trainer t = test::small_trainer(test::small_config(OptimizerKind::Adam, 0), test::gradient_image(8, 8, 1));
+  t.run(2);
+  Checkpoint c = t.checkpoint();
+  c.snapshots = {Snapshot{t.history().back(), c.params, {}, {}}};
+  std::vector<uint8_t> bytes = serialize_checkpoint(c, 2);
+  // The SNAP chunk: tag, u64 body length, then u64 frame count, the row, u64 weight count, weights.
+  const std::string tag = "SNAP";
+  const auto at = std::search(bytes.begin(), bytes.end(), tag.begin(), tag.end());
+  REQUIRE(at != bytes.end());
+  const size_t chunk = size_t(at - bytes.begin());
+  const size_t weights = chunk + 12 + 8 + k_checkpoint_row_bytes; // where the weight count is
+  uint64_t body = 0, count = 0;
+  std::memcpy(&body, &bytes[chunk + 4], 8);
+  std::memcpy(&count, &bytes[weights], 8);
+  REQUIRE(count == c.params.size());
+  body -= count * 4;
+  count = 0;
+  std::memcpy(&bytes[chunk + 4], &body, 8);
+  std::memcpy(&bytes[weights], &count, 8);
+  bytes.erase(bytes.begin() + long(weights + 8), bytes.begin() + long(weights + 8 + c.params.size() * 4));
+  const uint32_t crc = uint32_t(crc32(crc32(0L, Z_NULL, 0), bytes.data(), uInt(bytes.size() - 4)));
+  std::memcpy(bytes.data() + bytes.size() - 4, &crc, 4);
+  try {
+    (void)deserialize_checkpoint(bytes.data(), bytes.size(), "empty-frame.redraw");
+    FAIL("no error");
+  } catch (const CheckpointError& e) {
+    CHECK(std::string(e.what()).find("empty-frame.redraw") != std::string::npos);
+    CHECK(std::string(e.what()).find("keeps neither a picture nor weights") != std::string::npos);
   }
 }
 
