@@ -64,12 +64,6 @@ FrameKind frame_kind(const Snapshot& s) {
 }
 
 namespace {
-template <class T> std::vector<uint8_t> bytes_of(const std::vector<T>& v) {
-  ByteWriter w;
-  w.put_raw(v.data(), v.size() * sizeof(T));
-  return std::move(w.bytes);
-}
-
 std::vector<uint8_t> meta_bytes(const Checkpoint& c) {
   nlohmann::json meta = {{"config", to_json(c.config)},
                          {"step", c.step},
@@ -158,50 +152,76 @@ void read_recoveries(const Reader& r, const uint8_t* body, size_t len, Checkpoin
 constexpr uint8_t k_frame_half = 1, k_frame_exact = 2, k_frame_picture = 4;
 constexpr size_t k_frame_record_bytes = k_checkpoint_row_bytes + 4 + 8;
 
+/// The bytes of a float or fp16 array, as a chunk piece.
+template <class T> ChunkPiece piece_of(const std::vector<T>& v) {
+  return {reinterpret_cast<const uint8_t*>(v.data()), v.size() * sizeof(T)};
+}
+
 /// The format-3 frame chunks: FRAM (records), FPIC (pictures, each as its difference from the
 /// previous picture of the same size, which compresses), FWGT (fp16 keyframes), FXCT (exact ones).
+/// The pictures and weights stream from the frames into the file: none is copied whole.
 void add_frames(ChunkFileWriter& out, const std::vector<Snapshot>& frames) {
   const std::vector<bool> keep = file_keyframes(frames); // true for every frame without a picture
-  ByteWriter rec, pic, half, exact;
-  size_t written = 0;
-  for (const Snapshot& s : frames) written += s.picture.empty() && !has_weights(s) ? 0 : 1;
-  rec.put<uint64_t>(written);
-  const FramePicture* previous = nullptr;
+  std::vector<uint8_t> flags_of(frames.size(), 0);
+  ByteWriter rec;
+  uint64_t written = 0, pic_bytes = 0, half_count = 0, exact_count = 0;
   for (size_t i = 0; i < frames.size(); ++i) {
     const Snapshot& s = frames[i];
     if (s.picture.empty() && !has_weights(s)) continue; // nothing to show
     uint8_t flags = s.picture.empty() ? 0 : k_frame_picture;
+    pic_bytes += s.picture.pixels.size();
     if (keep[i] && has_weights(s)) {
       // Step 0 keeps exact weights (an exact branch: its optimizer state is zeros), as does a
       // frame whose weights fp16 cannot hold.
-      const std::vector<float> w = s.params.empty() ? std::vector<float>() : s.params;
-      if (!w.empty() && (s.metrics.step == 0 || !fits_half(w))) {
-        flags |= k_frame_exact;
-        exact.put_raw(w.data(), w.size() * 4);
-      } else {
-        flags |= k_frame_half;
-        const std::vector<uint16_t> h = s.params.empty() ? s.half_params : to_half(s.params);
-        half.put_raw(h.data(), h.size() * 2);
-      }
+      const bool exact = !s.params.empty() && (s.metrics.step == 0 || !fits_half(s.params));
+      flags |= exact ? k_frame_exact : k_frame_half;
+      (exact ? exact_count : half_count) += frame_weight_count(s);
     }
+    flags_of[i] = flags;
+    ++written;
+  }
+  rec.put<uint64_t>(written);
+  for (size_t i = 0; i < frames.size(); ++i) {
+    const Snapshot& s = frames[i];
+    if (flags_of[i] == 0) continue;
     rec.put_row(s.metrics);
-    rec.put<uint8_t>(flags);
+    rec.put<uint8_t>(flags_of[i]);
     rec.put<uint8_t>(uint8_t(s.picture.channels));
     rec.put<uint16_t>(0);
     rec.put<int32_t>(s.picture.width);
     rec.put<int32_t>(s.picture.height);
-    if (flags & k_frame_picture) {
-      const bool delta = previous && previous->width == s.picture.width && previous->height == s.picture.height &&
-                         previous->channels == s.picture.channels;
-      for (size_t k = 0; k < s.picture.pixels.size(); ++k)
-        pic.put<uint8_t>(uint8_t(s.picture.pixels[k] - (delta ? previous->pixels[k] : 0)));
-      previous = &s.picture;
-    }
   }
   out.add("FRAM", rec.bytes, 1);
-  out.add("FPIC", pic.bytes, 1);
-  out.add("FWGT", half.bytes, 2);
-  out.add("FXCT", exact.bytes, 4);
+  out.add("FPIC", pic_bytes, [&](const auto& visit) {
+    std::vector<uint8_t> delta;
+    const FramePicture* previous = nullptr;
+    for (size_t i = 0; i < frames.size(); ++i) {
+      if (!(flags_of[i] & k_frame_picture)) continue;
+      const FramePicture& p = frames[i].picture;
+      const bool same = previous && previous->width == p.width && previous->height == p.height &&
+                        previous->channels == p.channels;
+      delta.resize(p.pixels.size());
+      for (size_t k = 0; k < delta.size(); ++k) delta[k] = uint8_t(p.pixels[k] - (same ? previous->pixels[k] : 0));
+      visit(ChunkPiece(delta));
+      previous = &p;
+    }
+  });
+  out.add("FWGT", half_count * 2, [&](const auto& visit) {
+    for (size_t i = 0; i < frames.size(); ++i) {
+      if (!(flags_of[i] & k_frame_half)) continue;
+      const Snapshot& s = frames[i];
+      if (s.params.empty()) {
+        visit(piece_of(s.half_params));
+      } else {
+        const std::vector<uint16_t> h = to_half(s.params);
+        visit(piece_of(h));
+      }
+    }
+  }, 2);
+  out.add("FXCT", exact_count * 4, [&](const auto& visit) {
+    for (size_t i = 0; i < frames.size(); ++i)
+      if (flags_of[i] & k_frame_exact) visit(piece_of(frames[i].params));
+  }, 4);
 }
 
 /// Rebuilds the frames from the format-3 chunks; `count` is the model's parameter count.
@@ -300,12 +320,16 @@ ChunkFileWriter checkpoint_chunks(const Checkpoint& c, uint32_t version, AtomicF
   if (version < 3) return chunks_v2(c, version, sink);
   ChunkFileWriter out(k_magic, version, true, sink);
   out.add("META", meta_bytes(c));
-  out.add("PARM", bytes_of(c.params), 4);
+  out.add("PARM", c.params.size() * 4, [&](const auto& visit) { visit(piece_of(c.params)); }, 4);
+  // Each optimizer array as a u64 count, then its floats (ByteWriter::put_array's layout).
+  const uint64_t first = c.optimizer.first.size(), second = c.optimizer.second.size();
+  out.add("OPTM", 16 + (first + second) * 4, [&](const auto& visit) {
+    visit(ChunkPiece(reinterpret_cast<const uint8_t*>(&first), 8));
+    visit(piece_of(c.optimizer.first));
+    visit(ChunkPiece(reinterpret_cast<const uint8_t*>(&second), 8));
+    visit(piece_of(c.optimizer.second));
+  }, 4);
   ByteWriter w;
-  w.put_array(c.optimizer.first);
-  w.put_array(c.optimizer.second);
-  out.add("OPTM", w.bytes, 4);
-  w.bytes = std::vector<uint8_t>(); // freed: the optimizer state is as large as the weights twice
   w.put<uint64_t>(c.history.size());
   for (const auto& r : c.history) w.put_row(r);
   out.add("HIST", w.bytes, 8);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <stdexcept>
 
 namespace redraw {
 
@@ -65,9 +66,6 @@ std::vector<uint8_t> transpose_bytes(const std::vector<uint8_t>& in, size_t rows
   return out;
 }
 bool regroups(size_t bytes, size_t width) { return width > 1 && bytes % width == 0; }
-std::vector<uint8_t> regroup(const std::vector<uint8_t>& raw, size_t width) {
-  return regroups(raw.size(), width) ? transpose_bytes(raw, raw.size() / width, width) : raw;
-}
 std::vector<uint8_t> ungroup(const std::vector<uint8_t>& planes, size_t width) {
   return regroups(planes.size(), width) ? transpose_bytes(planes, width, planes.size() / width) : planes;
 }
@@ -75,30 +73,10 @@ std::vector<uint8_t> ungroup(const std::vector<uint8_t>& planes, size_t width) {
 struct DctxFree {
   void operator()(ZSTD_DCtx* c) const { ZSTD_freeDCtx(c); }
 };
+struct CctxFree {
+  void operator()(ZSTD_CCtx* c) const { ZSTD_freeCCtx(c); }
+};
 } // namespace
-
-std::vector<uint8_t> pack_chunk(const std::vector<uint8_t>& raw, int width, int level) {
-  if (width != 1 && width != 2 && width != 4 && width != 8) width = 1;
-  if (raw.size() % size_t(width) != 0) width = 1;
-  std::vector<uint8_t> out(k_pack_header);
-  const uint64_t raw_len = raw.size();
-  std::memcpy(out.data() + 4, &raw_len, 8);
-  out[1] = uint8_t(width);
-  if (raw.size() >= 64) {
-    const std::vector<uint8_t> grouped = regroup(raw, size_t(width));
-    std::vector<uint8_t> packed(ZSTD_compressBound(grouped.size()));
-    const size_t n = ZSTD_compress(packed.data(), packed.size(), grouped.data(), grouped.size(), level);
-    if (!ZSTD_isError(n) && n < raw.size()) {
-      out[0] = uint8_t(ChunkCodec::Zstd);
-      out.insert(out.end(), packed.begin(), packed.begin() + std::ptrdiff_t(n));
-      return out;
-    }
-  }
-  out[0] = uint8_t(ChunkCodec::Stored);
-  out[1] = 1;
-  out.insert(out.end(), raw.begin(), raw.end());
-  return out;
-}
 
 std::vector<uint8_t> unpack_chunk(const ByteReader& where, const uint8_t* body, size_t size, uint64_t max_bytes) {
   ByteReader r = where;
@@ -146,29 +124,118 @@ ChunkFileWriter::ChunkFileWriter(const char magic[8], uint32_t version, bool pac
   if (m_sink) m_sink->write(m_header, sizeof m_header); // the count is patched by finish_sink()
 }
 
-void ChunkFileWriter::put(const uint8_t* p, size_t n) {
+void ChunkFileWriter::begin_chunk(const char tag[4]) {
+  std::memcpy(m_head, tag, 4);
+  std::memset(m_head + 4, 0, 8); // the length, patched by end_chunk()
+  if (m_sink) {
+    m_sink->write(m_head, sizeof m_head);
+    m_chunk_crc = checkpoint_crc(nullptr, 0);
+  } else {
+    m_parts.emplace_back(m_head, m_head + sizeof m_head);
+  }
+  m_chunk_bytes = 0;
+}
+
+void ChunkFileWriter::chunk_bytes(const uint8_t* p, size_t n) {
+  if (n == 0) return;
+  m_chunk_bytes += n;
   if (!m_sink) {
-    m_parts.emplace_back(p, p + n);
+    m_parts.back().insert(m_parts.back().end(), p, p + n);
     return;
   }
-  m_body_crc = checkpoint_crc_update(m_body_crc, p, n);
-  m_body_bytes += n;
+  m_chunk_crc = checkpoint_crc_update(m_chunk_crc, p, n);
   m_sink->write(p, n);
 }
 
+void ChunkFileWriter::end_chunk() {
+  const uint64_t len = m_chunk_bytes;
+  std::memcpy(m_head + 4, &len, 8);
+  ++m_chunks;
+  if (!m_sink) {
+    std::memcpy(m_parts.back().data(), m_head, sizeof m_head);
+    return;
+  }
+  m_sink->write_at(sizeof m_header + m_body_bytes, m_head, sizeof m_head);
+  // The CRC runs over the head as patched, then the body (zlib's crc32_combine joins them).
+  m_body_crc = checkpoint_crc_update(m_body_crc, m_head, sizeof m_head);
+  m_body_crc = uint32_t(crc32_combine(m_body_crc, m_chunk_crc, z_off_t(len)));
+  m_body_bytes += sizeof m_head + len;
+}
+
 void ChunkFileWriter::add(const char tag[4], const std::vector<uint8_t>& raw, int width) {
+  add(tag, raw.size(), [&](const auto& visit) { visit(ChunkPiece(raw)); }, width);
+}
+
+void ChunkFileWriter::add(const char tag[4], uint64_t raw_bytes, const ChunkSource& source, int width) {
+  begin_chunk(tag);
+  if (m_packed) {
+    pack(raw_bytes, source, width);
+  } else {
+    source([&](ChunkPiece p) { chunk_bytes(p.data(), p.size()); });
+  }
+  end_chunk();
+}
+
+void ChunkFileWriter::pack(uint64_t raw_bytes, const ChunkSource& source, int width) {
+  if ((width != 1 && width != 2 && width != 4 && width != 8) || !regroups(raw_bytes, size_t(width))) width = 1;
+  uint8_t head[k_pack_header] = {};
+  std::memcpy(head + 4, &raw_bytes, 8);
+  const bool small = raw_bytes < 64; // stored: a compressed frame would not be smaller
+  head[0] = uint8_t(small ? ChunkCodec::Stored : ChunkCodec::Zstd);
+  head[1] = uint8_t(small ? 1 : width);
+  chunk_bytes(head, sizeof head);
+  uint64_t given = 0;
+  if (small) {
+    source([&](ChunkPiece p) {
+      chunk_bytes(p.data(), p.size());
+      given += p.size();
+    });
+    if (given != raw_bytes) throw std::logic_error("ChunkFileWriter: a chunk's source gave the wrong number of bytes");
+    return;
+  }
   // Large chunks (the weights and optimizer state of a big hash grid) at a fast level: level 9
   // costs seconds per hundred megabytes at the end of every save, for a few percent of size.
-  const int level = raw.size() > k_fast_pack_bytes ? 3 : 9;
-  const std::vector<uint8_t> packed = m_packed ? pack_chunk(raw, width, level) : std::vector<uint8_t>();
-  const std::vector<uint8_t>& body = m_packed ? packed : raw;
-  const uint64_t len = body.size();
-  uint8_t head[12];
-  std::memcpy(head, tag, 4);
-  std::memcpy(head + 4, &len, 8);
-  put(head, sizeof head);
-  put(body.data(), body.size());
-  ++m_chunks;
+  const int level = raw_bytes > k_fast_pack_bytes ? 3 : 9;
+  std::unique_ptr<ZSTD_CCtx, CctxFree> ctx(ZSTD_createCCtx());
+  if (!ctx || ZSTD_isError(ZSTD_CCtx_setParameter(ctx.get(), ZSTD_c_compressionLevel, level)) ||
+      ZSTD_isError(ZSTD_CCtx_setPledgedSrcSize(ctx.get(), raw_bytes)))
+    throw std::bad_alloc();
+  std::vector<uint8_t> in_buf(size_t(1) << 20), out_buf(ZSTD_CStreamOutSize());
+  size_t filled = 0;
+  const auto compress = [&](ZSTD_EndDirective mode) {
+    ZSTD_inBuffer in{in_buf.data(), filled, 0};
+    size_t left = 1;
+    while (mode == ZSTD_e_end ? left != 0 : in.pos < in.size) {
+      ZSTD_outBuffer out{out_buf.data(), out_buf.size(), 0};
+      left = ZSTD_compressStream2(ctx.get(), &out, &in, mode);
+      if (ZSTD_isError(left)) throw std::runtime_error(std::string("zstd: ") + ZSTD_getErrorName(left));
+      chunk_bytes(out_buf.data(), out.pos);
+    }
+    filled = 0;
+  };
+  // Byte b of each element is plane b: the planes one after another, each gathered from the pieces
+  // (an element may span two pieces: a byte's plane is its offset in the chunk modulo the width).
+  for (int plane = 0; plane < width; ++plane) {
+    given = 0;
+    source([&](ChunkPiece p) {
+      size_t k = size_t((uint64_t(plane) + uint64_t(width) - given % uint64_t(width)) % uint64_t(width));
+      given += p.size();
+      while (k < p.size()) {
+        const size_t room = in_buf.size() - filled;
+        const size_t take = std::min(room, (p.size() - k + size_t(width) - 1) / size_t(width));
+        if (width == 1) {
+          std::memcpy(in_buf.data() + filled, p.data() + k, take);
+        } else {
+          for (size_t j = 0; j < take; ++j) in_buf[filled + j] = p[k + j * size_t(width)];
+        }
+        filled += take;
+        k += take * size_t(width);
+        if (filled == in_buf.size()) compress(ZSTD_e_continue);
+      }
+    });
+    if (given != raw_bytes) throw std::logic_error("ChunkFileWriter: a chunk's source gave the wrong number of bytes");
+  }
+  compress(ZSTD_e_end);
 }
 
 std::vector<uint8_t> ChunkFileWriter::finish() {

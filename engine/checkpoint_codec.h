@@ -14,6 +14,8 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -97,19 +99,26 @@ constexpr size_t k_fast_pack_bytes = size_t(16) << 20;
 /// How a chunk body is packed (format 3 on).
 enum class ChunkCodec : uint8_t { Stored = 0, Zstd = 1 };
 
-/// Packs `raw` as a chunk body: zstd at `level` with elements of `width` bytes regrouped, or stored
-/// when that is not smaller.
-std::vector<uint8_t> pack_chunk(const std::vector<uint8_t>& raw, int width, int level = 9);
 /// Unpacks a chunk body; `r` names the file and chunk in errors. `max_bytes` bounds the unpacked length.
 std::vector<uint8_t> unpack_chunk(const ByteReader& r, const uint8_t* body, size_t size, uint64_t max_bytes);
 
-/// Builds a file: magic, version, chunk table, CRC. Chunks are packed when `packed`.
+/// A chunk's unpacked bytes, piece by piece: the source calls `visit` on each piece in order. It
+/// is called once per byte plane when packing regroups (`width` times), and must give the same
+/// bytes every time, so pieces can be made on the fly (a picture's difference, weights rounded to
+/// fp16) or point at the caller's arrays: a chunk is never held whole, unpacked or packed.
+using ChunkPiece = std::span<const uint8_t>;
+using ChunkSource = std::function<void(const std::function<void(ChunkPiece)>& visit)>;
+
+/// Builds a file: magic, version, chunk table, CRC. Chunks are packed when `packed`: those of 64
+/// bytes or more through zstd (level 9, or 3 past k_fast_pack_bytes), regrouped by `width`.
 class ChunkFileWriter {
 public:
-  /// With a `sink`, each chunk goes to it as it is added (a save holds one chunk, not the file);
-  /// without, the chunks are kept for finish().
+  /// With a `sink`, each chunk goes to it as it is packed (a save holds a compressor's buffers,
+  /// not a chunk); without, the chunks are kept for finish().
   ChunkFileWriter(const char magic[8], uint32_t version, bool packed, AtomicFileWriter* sink = nullptr);
-  /// Adds a chunk whose unpacked body is `raw` (elements of `width` bytes, for packing).
+  /// Adds a chunk of `raw_bytes` unpacked bytes given by `source` (elements of `width` bytes).
+  void add(const char tag[4], uint64_t raw_bytes, const ChunkSource& source, int width = 1);
+  /// Adds a chunk whose unpacked body is `raw`.
   void add(const char tag[4], const std::vector<uint8_t>& raw, int width = 1);
   /// The finished file: header, chunks and the CRC (without a sink).
   std::vector<uint8_t> finish();
@@ -117,13 +126,19 @@ public:
   void finish_sink();
 
 private:
-  void put(const uint8_t* p, size_t n); ///< kept, or written to the sink with the CRC continued
+  void begin_chunk(const char tag[4]);
+  void chunk_bytes(const uint8_t* p, size_t n); ///< kept, or written to the sink
+  void end_chunk();                              ///< patches the chunk's length in
+  void pack(uint64_t raw_bytes, const ChunkSource& source, int width);
 
   uint8_t m_header[16] = {};                 ///< magic, version, chunk count
+  uint8_t m_head[12] = {};                   ///< the open chunk's tag and length
   std::vector<std::vector<uint8_t>> m_parts; ///< without a sink: per chunk, tag + u64 length, then the body
   AtomicFileWriter* m_sink = nullptr;
   uint32_t m_body_crc = 0; ///< with a sink: the CRC of what follows the header
   uint64_t m_body_bytes = 0;
+  uint32_t m_chunk_crc = 0; ///< with a sink: the CRC of the open chunk's body so far
+  uint64_t m_chunk_bytes = 0;
   uint32_t m_chunks = 0;
   bool m_packed;
 };

@@ -180,3 +180,40 @@ TEST_CASE("hash grid sized to the image: the table follows the pixel count, the 
   const nlohmann::json j = {{"model", {{"encoding", {{"otype", "HashGrid"}, {"log2_hashmap_size", 15}}}}}};
   CHECK_FALSE(parse_run_config(j, "cfg").model.encoding.auto_table_size);
 }
+
+TEST_CASE("chunk packing: pieces of any size pack as the whole would, and unpack to the same bytes") {
+  // Floats whose planes differ (a ramp), cut at odd places so elements straddle pieces.
+  std::vector<uint8_t> raw(40'003 * 4);
+  for (size_t i = 0; i < raw.size() / 4; ++i) {
+    const float v = 0.001f * float(i) - 7.0f;
+    std::memcpy(&raw[i * 4], &v, 4);
+  }
+  auto file_of = [&](const std::vector<size_t>& cuts, int width) {
+    ChunkFileWriter out("TESTFILE", 3, true);
+    out.add("DATA", raw.size(), [&](const auto& visit) {
+      size_t at = 0;
+      for (size_t cut : cuts) {
+        visit(ChunkPiece(raw.data() + at, cut - at));
+        at = cut;
+      }
+      visit(ChunkPiece(raw.data() + at, raw.size() - at));
+    }, width);
+    return out.finish();
+  };
+  for (int width : {1, 2, 4, 8}) {
+    CAPTURE(width);
+    const std::vector<uint8_t> whole = file_of({}, width);
+    CHECK(file_of({1, 7, 8, 1000, 65'537, 131'073}, width) == whole);
+    CHECK(file_of({3, 3, 4, 160'000}, width) == whole); // an empty piece too
+    std::vector<uint8_t> back;
+    for_each_chunk(whole.data() + 12, whole.size() - 16, "t", true, raw.size(), [&](ChunkView& c) {
+      CHECK(c.tag == "DATA");
+      back = std::move(c.body);
+    });
+    CHECK(back == raw);
+    if (width == 4) CHECK(whole.size() < raw.size() / 2); // the regrouped ramp compresses
+  }
+  // A source that gives fewer bytes than it said is a programming error, caught before the file ends.
+  ChunkFileWriter out("TESTFILE", 3, true);
+  CHECK_THROWS_AS(out.add("DATA", 100, [&](const auto& visit) { visit(ChunkPiece(raw.data(), 99)); }, 1), std::logic_error);
+}
