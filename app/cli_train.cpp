@@ -63,12 +63,13 @@ void save_run(Trainer& t, SpectrumHistory& spectrum, const std::filesystem::path
   AtomicFileWriter weights(dir / "model.redraw");
   // Written chunk by chunk; the weights are checked finite (recovered first if not).
   t.with_checkpoint(source, [&](const Checkpoint& ckpt) { write_checkpoint(weights, ckpt); });
-  const std::vector<uint8_t> picture = t.render_png(t.dataset().image.width, t.dataset().image.height);
+  AtomicFileWriter png(dir / "final.png"), metrics(dir / "metrics.csv"), bands(dir / "spectrum.csv");
+  // Encoded into its temp file band by band: a 24 MP picture's PNG is never held in memory.
+  t.render_png(t.dataset().image.width, t.dataset().image.height,
+               [&](const uint8_t* d, size_t n) { png.write(d, n); });
   const std::string csv = metrics_csv(t.history(), t.recoveries());
   spectrum.record(t);
   const std::string spectrum_rows = spectrum.csv();
-  AtomicFileWriter png(dir / "final.png"), metrics(dir / "metrics.csv"), bands(dir / "spectrum.csv");
-  png.write(picture);
   metrics.write(bytes_of(csv));
   bands.write(bytes_of(spectrum_rows));
   AtomicFileWriter* const set[] = {&png, &metrics, &bands, &weights};

@@ -5,7 +5,10 @@
 /// (default: full batch); --no-sgemm: training only (the sgemm columns print 0).
 /// Prints one table row per preset: steps/s, samples/s, the step's dense GFLOP/s (6 flops per
 /// weight per sample: forward, input gradient, weight gradient), the sgemm-only GFLOP/s for the
-/// same shapes, and their ratio (how close the step gets to its matrix products alone).
+/// same shapes, their ratio (how close the step gets to its matrix products alone), and the
+/// step's phases in ms (StepProfile: gather and forward, backward, optimizer update). A hash
+/// grid is sized to the N x N image as a run sizes it (entries per level and finest level), so
+/// `--size 4899 --preset instant --preset-batch` is a 24-megapixel run's step.
 #include "engine/cpu_backend.h"
 #include "engine/cpu_threads.h"
 #include "engine/trainer.h"
@@ -107,11 +110,14 @@ int main(int argc, char** argv) {
   std::printf("CPU backend: %s; training size %dx%d, %s, >= %.0f s per measurement\n\n",
               probe.device_description().c_str(), size, size, preset_batch ? "each preset's CPU batch" : "full batch",
               seconds);
-  std::printf("| preset  | params  | steps/s | samples/s  | step GFLOP/s | sgemm GFLOP/s (same shapes) | step / sgemm | CPU ms/step |\n");
-  std::printf("|---------|---------|---------|------------|--------------|-----------------------------|--------------|-------------|\n");
+  std::printf("| preset  | params  | steps/s | samples/s  | step GFLOP/s | sgemm GFLOP/s (same shapes) | step / sgemm | CPU ms/step "
+              "| forward ms | backward ms | update ms |\n");
+  std::printf("|---------|---------|---------|------------|--------------|-----------------------------|--------------|-------------"
+              "|------------|-------------|-----------|\n");
   for (const auto& name : presets) {
     RunConfig cfg = load_preset(name);
     cfg.data.width = cfg.data.height = size;
+    size_hash_grid_to_image(cfg.model.encoding, size, size); // as open_run does
     cfg.training.batch_size = preset_batch ? cfg.training.batch_for("cpu") : 0;
     cfg.training.cpu_batch_size = -1;
     cfg.training.metrics_every = int64_t(1) << 40; // no PSNR pass inside the timing
@@ -121,6 +127,7 @@ int main(int argc, char** argv) {
     t.step(); // warm-up (first step also records metrics)
     t.step();
     int64_t steps = 0;
+    (void)t.backend().take_step_profile();
     const auto t0 = clock_type::now();
     const double cpu0 = process_cpu_seconds();
     do {
@@ -128,6 +135,8 @@ int main(int argc, char** argv) {
       ++steps;
     } while (seconds_since(t0) < seconds);
     const double elapsed = seconds_since(t0);
+    const StepProfile phases = t.backend().take_step_profile();
+    const auto ms = [&](double s) { return phases.steps > 0 ? 1e3 * s / double(phases.steps) : 0.0; };
     const double cpu_per_step = (process_cpu_seconds() - cpu0) / double(steps);
     const int64_t batch = t.config().training.batch_size;
     const int64_t per_step = batch > 0 ? std::min<int64_t>(batch, t.dataset().size()) : t.dataset().size();
@@ -135,9 +144,10 @@ int main(int argc, char** argv) {
     const double sps = double(steps) / elapsed;
     const double gflops = double(step_flops_per_sample(t.config().model)) * samples * sps / 1e9;
     const double gemm = sgemm ? sgemm_rate(t.config().model, per_step, seconds) : 0.0;
-    std::printf("| %-7s | %7lld | %7.2f | %10.0f | %12.1f | %27.1f | %11.0f%% | %11.2f |\n", name.c_str(),
-                static_cast<long long>(parameter_count(t.config().model)), sps, sps * samples, gflops, gemm,
-                gemm > 0 ? 100.0 * gflops / gemm : 0.0, 1e3 * cpu_per_step);
+    std::printf("| %-7s | %7lld | %7.2f | %10.0f | %12.1f | %27.1f | %11.0f%% | %11.2f | %10.2f | %11.2f | %9.2f |\n",
+                name.c_str(), static_cast<long long>(parameter_count(t.config().model)), sps, sps * samples, gflops,
+                gemm, gemm > 0 ? 100.0 * gflops / gemm : 0.0, 1e3 * cpu_per_step, ms(phases.forward_s),
+                ms(phases.backward_s), ms(phases.update_s));
     std::fflush(stdout);
   }
   return 0;

@@ -250,12 +250,17 @@ std::vector<uint8_t> encode_png(const Image& img, int bit_depth) {
   return out;
 }
 
-std::vector<uint8_t> encode_png_rows(int32_t w, int32_t h, int32_t channels, int bit_depth,
-                                     const std::function<void(const std::function<void(const float*, int32_t)>&)>& produce) {
-  std::vector<uint8_t> out;
-  PngEncoder enc([&](const uint8_t* d, size_t n) { out.insert(out.end(), d, d + n); }, w, h, channels, bit_depth);
+void encode_png_rows(const ByteSink& sink, int32_t w, int32_t h, int32_t channels, int bit_depth,
+                     const PngRowSource& produce) {
+  PngEncoder enc(sink, w, h, channels, bit_depth);
   produce([&](const float* values, int32_t rows) { enc.write_rows(values, rows); });
   enc.finish();
+}
+
+std::vector<uint8_t> encode_png_rows(int32_t w, int32_t h, int32_t channels, int bit_depth, const PngRowSource& produce) {
+  std::vector<uint8_t> out;
+  encode_png_rows([&](const uint8_t* d, size_t n) { out.insert(out.end(), d, d + n); }, w, h, channels, bit_depth,
+                  produce);
   return out;
 }
 

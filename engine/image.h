@@ -115,8 +115,12 @@ std::vector<uint8_t> encode_png(const Image& img, int bit_depth = 8);
 /// Encodes a w x h PNG in memory from rows made band by band, so the picture is never whole as
 /// floats: `produce(write)` calls write(values, rows) for consecutive bands of width * channels
 /// floats per row (clamped to [0, 1]) until the height is covered. The same bytes as encode_png.
-std::vector<uint8_t> encode_png_rows(int32_t w, int32_t h, int32_t channels, int bit_depth,
-                                     const std::function<void(const std::function<void(const float*, int32_t)>&)>& produce);
+using PngRowSource = std::function<void(const std::function<void(const float*, int32_t)>&)>;
+using ByteSink = std::function<void(const uint8_t*, size_t)>;
+std::vector<uint8_t> encode_png_rows(int32_t w, int32_t h, int32_t channels, int bit_depth, const PngRowSource& produce);
+/// The same, the PNG's bytes handed to `sink` as they come (never held whole).
+void encode_png_rows(const ByteSink& sink, int32_t w, int32_t h, int32_t channels, int bit_depth,
+                     const PngRowSource& produce);
 
 /// Writes a PNG row band by row band, so a 16384 x 16384 export never holds the whole image.
 /// The file appears atomically at commit(); if the writer is destroyed first (error, cancel), no

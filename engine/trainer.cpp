@@ -422,13 +422,19 @@ Image Trainer::render(int32_t w, int32_t h, const RenderOptions& opts) {
 }
 
 std::vector<uint8_t> Trainer::render_png(int32_t w, int32_t h) {
+  std::vector<uint8_t> out;
+  render_png(w, h, [&](const uint8_t* d, size_t n) { out.insert(out.end(), d, d + n); });
+  return out;
+}
+
+void Trainer::render_png(int32_t w, int32_t h, const ByteSink& sink) {
   std::vector<float> params = m_backend->parameters();
   if (count_nonfinite(params) > 0) {
     ensure_finite();
     params = m_backend->parameters();
   }
   const NetworkView view{&m_config.model, params, m_fourier_b};
-  return encode_png_rows(w, h, m_data.channels(), 8, [&](const auto& write) {
+  encode_png_rows(sink, w, h, m_data.channels(), 8, [&](const auto& write) {
     render_tiles(*m_backend, view, w, h, RenderOptions{}, [&](int32_t y0, int32_t y1, const float* values) {
       write(values, y1 - y0);
     });

@@ -114,6 +114,8 @@ public:
   /// The same picture as an 8-bit PNG in memory, rendered and encoded band by band (a full
   /// resolution photo's final.png never exists as floats).
   std::vector<uint8_t> render_png(int32_t w, int32_t h);
+  /// The same PNG, its bytes handed to `sink` as they are encoded (final.png straight to its file).
+  void render_png(int32_t w, int32_t h, const ByteSink& sink);
 
   /// Everything needed to resume; source_image is stored as given. Its weights are finite: a
   /// diverged state is recovered first (ensure_finite), DivergedError when that is not possible.
