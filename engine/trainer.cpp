@@ -411,12 +411,17 @@ void Trainer::set_total_steps(int64_t steps) {
   if (!m_policy_custom) m_policy = SnapshotPolicy::for_run(steps, m_config.training.metrics_every);
 }
 
-Image Trainer::render(int32_t w, int32_t h, const RenderOptions& opts) {
+std::vector<float> Trainer::finite_parameters() {
   std::vector<float> params = m_backend->parameters();
   if (count_nonfinite(params) > 0) {
     ensure_finite();
     params = m_backend->parameters();
   }
+  return params;
+}
+
+Image Trainer::render(int32_t w, int32_t h, const RenderOptions& opts) {
+  const std::vector<float> params = finite_parameters();
   const NetworkView view{&m_config.model, params, m_fourier_b};
   return render_image(*m_backend, view, w, h, opts);
 }
@@ -428,11 +433,7 @@ std::vector<uint8_t> Trainer::render_png(int32_t w, int32_t h) {
 }
 
 void Trainer::render_png(int32_t w, int32_t h, const ByteSink& sink) {
-  std::vector<float> params = m_backend->parameters();
-  if (count_nonfinite(params) > 0) {
-    ensure_finite();
-    params = m_backend->parameters();
-  }
+  const std::vector<float> params = finite_parameters();
   const NetworkView view{&m_config.model, params, m_fourier_b};
   encode_png_rows(sink, w, h, m_data.channels(), 8, [&](const auto& write) {
     render_tiles(*m_backend, view, w, h, RenderOptions{}, [&](int32_t y0, int32_t y1, const float* values) {

@@ -24,6 +24,22 @@
 
 using namespace redraw;
 
+namespace {
+/// Re-seals the CRC-32 (zlib's, over all but the last 4 bytes) of edited model bytes, so that the
+/// edit, not the checksum, is what the reader refuses, and checks the error names `name` and `needle`.
+void expect_refused(std::vector<uint8_t> bytes, const std::string& name, const std::string& needle) {
+  const uint32_t crc = uint32_t(crc32(crc32(0L, Z_NULL, 0), bytes.data(), uInt(bytes.size() - 4)));
+  std::memcpy(bytes.data() + bytes.size() - 4, &crc, 4);
+  try {
+    (void)deserialize_checkpoint(bytes.data(), bytes.size(), name);
+    FAIL("no error");
+  } catch (const CheckpointError& e) {
+    CHECK(std::string(e.what()).find(name) != std::string::npos);
+    CHECK(std::string(e.what()).find(needle) != std::string::npos);
+  }
+}
+} // namespace
+
 TEST_CASE("checkpoint round trip is bit-exact") {
   Trainer t = test::small_trainer(test::small_config(OptimizerKind::Adam, 0), test::gradient_image(12, 9, 3));
   t.run(7);
@@ -173,16 +189,7 @@ TEST_CASE("an auto colour model keeps its output channels, and a mismatch is ref
   auto it = std::search(bytes.begin(), bytes.end(), key.begin(), key.end());
   REQUIRE(it != bytes.end());
   *(it + long(key.size()) - 1) = '3';
-  // Re-seal the CRC-32 (zlib's, over all but the last 4 bytes) so the META check is what refuses it.
-  const uint32_t crc = uint32_t(crc32(crc32(0L, Z_NULL, 0), bytes.data(), uInt(bytes.size() - 4)));
-  std::memcpy(bytes.data() + bytes.size() - 4, &crc, 4);
-  try {
-    (void)deserialize_checkpoint(bytes.data(), bytes.size(), "odd.redraw");
-    FAIL("no error");
-  } catch (const CheckpointError& e) {
-    CHECK(std::string(e.what()).find("odd.redraw") != std::string::npos);
-    CHECK(std::string(e.what()).find("output_channels 3 does not fit colour mode gray") != std::string::npos);
-  }
+  expect_refused(bytes, "odd.redraw", "output_channels 3 does not fit colour mode gray");
 }
 
 TEST_CASE("a format-2 frame with no weights is refused, not loaded as an empty frame") {
@@ -207,15 +214,7 @@ TEST_CASE("a format-2 frame with no weights is refused, not loaded as an empty f
   std::memcpy(&bytes[chunk + 4], &body, 8);
   std::memcpy(&bytes[weights], &count, 8);
   bytes.erase(bytes.begin() + long(weights + 8), bytes.begin() + long(weights + 8 + c.params.size() * 4));
-  const uint32_t crc = uint32_t(crc32(crc32(0L, Z_NULL, 0), bytes.data(), uInt(bytes.size() - 4)));
-  std::memcpy(bytes.data() + bytes.size() - 4, &crc, 4);
-  try {
-    (void)deserialize_checkpoint(bytes.data(), bytes.size(), "empty-frame.redraw");
-    FAIL("no error");
-  } catch (const CheckpointError& e) {
-    CHECK(std::string(e.what()).find("empty-frame.redraw") != std::string::npos);
-    CHECK(std::string(e.what()).find("keeps neither a picture nor weights") != std::string::npos);
-  }
+  expect_refused(bytes, "empty-frame.redraw", "keeps neither a picture nor weights");
 }
 
 TEST_CASE("a checkpoint for another network shape is refused on restore") {
