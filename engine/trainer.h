@@ -306,7 +306,7 @@ private:
   SnapshotPolicy m_policy;
   bool m_policy_custom = false; ///< set_snapshot_policy was called: set_total_steps keeps it
   SnapshotStore m_snapshots;
-  std::vector<float> m_frame_params; ///< live_picture_frame's reused copy of the weights
+  std::vector<float> m_frame_params; ///< a reused copy of the weights (picture frames, the metrics sample)
   size_t m_large_frame_bytes = k_large_frame_bytes;
 };
 
