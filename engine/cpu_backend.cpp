@@ -38,6 +38,7 @@ struct CpuBackend::State {
   std::optional<HashGridParams> grid;
   int64_t table_floats = 0;
   bool nonfinite = false; ///< a step since the last sample had a non-finite loss
+  bool table_grads_clean = true; ///< the table's gradients are all zero (the last update cleared them)
   StepProfile profile;    ///< phase times since the last take_step_profile()
   int threads_setting = cpu_threads_setting();
   TeamSizer sizer{cpu_core_count(), threads_setting, cpu_reserved_threads()}; ///< the team size, measured or fixed
@@ -161,7 +162,9 @@ void CpuBackend::train_step_impl(const StepArgs& args) {
   }
   omp_set_num_threads(s.sizer.team()); // this thread's regions; the GUI trains on its own thread
   const auto started = std::chrono::steady_clock::now();
-  const NetView net = s.view();
+  NetView net = s.view();
+  net.table_grads_zeroed = s.table_grads_clean; // else (a step cut short) the first chunk clears them
+  s.table_grads_clean = false;
   const int32_t C = s.layers.back().out;
   const int64_t total = s.batch();
   const float* coords = nullptr; // a minibatch's; full batch makes each chunk's
@@ -204,6 +207,7 @@ void CpuBackend::train_step_impl(const StepArgs& args) {
   optimizer_ranges(s.setup.optimizer, s.params.data(), s.grads.data(), s.first.empty() ? nullptr : s.first.data(),
                    s.second.empty() ? nullptr : s.second.data(), int64_t(s.params.size()), args.learning_rate,
                    args.bias_step(), s.table_floats);
+  s.table_grads_clean = true;
   s.profile.update_s += lap(mark);
   s.profile.step_s += std::chrono::duration<double>(mark - t_start).count();
   ++s.profile.steps;

@@ -197,7 +197,9 @@ double backward_rows(const NetView& net, CpuWorkspace& ws, const float* coords, 
     }
   }
   // The last product wrote dLoss/dEncoding into the buffer the loop would use next.
-  if (net.grid) hash_grid_backward_rows(*net.grid, coords, bufs[layers.size() % 2], rows, grads, !first_chunk);
+  if (net.grid)
+    hash_grid_backward_rows(*net.grid, coords, bufs[layers.size() % 2], rows, grads,
+                            !first_chunk || net.table_grads_zeroed);
   double loss_sum = 0;
   for (double p : ws.partial) loss_sum += p;
   return loss_sum;
@@ -222,35 +224,47 @@ void reduce_weight_slots(const std::vector<DenseLayer>& layers, const CpuWorkspa
   }
 }
 
-void optimizer_all(const OptimizerSpec& opt, float* params, const float* grads, float* first, float* second,
-                   int64_t n, float lr, int64_t step) {
+namespace {
+/// One optimizer update of n parameters; with Clear, each gradient is zeroed once read (in the
+/// same sweep: a separate clear would be a second pass over memory).
+template <bool Clear, class Grad>
+void optimizer_pass(const OptimizerSpec& opt, float* params, Grad* grads, float* first, float* second, int64_t n,
+                    float lr, int64_t step) {
   if (opt.kind == OptimizerKind::Adam) {
     const AdamParams a = opt.adam;
     const float bias1 = float(1.0 - std::pow(double(a.beta1), double(step + 1)));
     const float bias2 = float(1.0 - std::pow(double(a.beta2), double(step + 1)));
 #pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < n; ++i) adam_update(a, lr, bias1, bias2, params[i], grads[i], first[i], second[i]);
+    for (int64_t i = 0; i < n; ++i) {
+      adam_update(a, lr, bias1, bias2, params[i], grads[i], first[i], second[i]);
+      if constexpr (Clear) grads[i] = 0.0f;
+    }
   } else {
     const SgdParams s = opt.sgd;
     float dummy = 0;
 #pragma omp parallel for schedule(static) firstprivate(dummy)
-    for (int64_t i = 0; i < n; ++i) sgd_update(s, lr, params[i], grads[i], first ? first[i] : dummy);
+    for (int64_t i = 0; i < n; ++i) {
+      sgd_update(s, lr, params[i], grads[i], first ? first[i] : dummy);
+      if constexpr (Clear) grads[i] = 0.0f;
+    }
   }
 }
+} // namespace
 
-/// One optimizer update of the whole array; weight decay spares the first `no_decay` parameters
-/// (a hash grid's table: decay would pull rarely seen entries to zero).
-void optimizer_ranges(const OptimizerSpec& opt, float* params, const float* grads, float* first, float* second,
-                      int64_t n, float lr, int64_t step, int64_t no_decay) {
-  if (no_decay > 0 && (opt.adam.weight_decay != 0.0f || opt.sgd.weight_decay != 0.0f)) {
-    OptimizerSpec plain = opt;
-    plain.adam.weight_decay = plain.sgd.weight_decay = 0.0f;
-    optimizer_all(plain, params, grads, first, second, no_decay, lr, step);
-    optimizer_all(opt, params + no_decay, grads + no_decay, first ? first + no_decay : nullptr,
-                  second ? second + no_decay : nullptr, n - no_decay, lr, step);
-    return;
-  }
-  optimizer_all(opt, params, grads, first, second, n, lr, step);
+void optimizer_all(const OptimizerSpec& opt, float* params, const float* grads, float* first, float* second,
+                   int64_t n, float lr, int64_t step) {
+  optimizer_pass<false>(opt, params, grads, first, second, n, lr, step);
+}
+
+void optimizer_ranges(const OptimizerSpec& opt, float* params, float* grads, float* first, float* second, int64_t n,
+                      float lr, int64_t step, int64_t table) {
+  // The table without weight decay (it would pull rarely seen entries to zero), its gradients
+  // cleared for the next step's backward to add into.
+  OptimizerSpec plain = opt;
+  plain.adam.weight_decay = plain.sgd.weight_decay = 0.0f;
+  optimizer_pass<true>(plain, params, grads, first, second, table, lr, step);
+  optimizer_pass<false>(opt, params + table, grads + table, first ? first + table : nullptr,
+                        second ? second + table : nullptr, n - table, lr, step);
 }
 
 } // namespace cpu

@@ -30,6 +30,7 @@ struct NetView {
   const float* params = nullptr;
   const float* fourier_b = nullptr;
   const HashGridParams* grid = nullptr; ///< HashGrid: its levels; the table is params[0, ...)
+  bool table_grads_zeroed = false; ///< the table's gradients are zero before the step: backward adds
 };
 
 /// The grid of a HashGrid model, or nothing.
@@ -59,10 +60,12 @@ void reduce_weight_slots(const std::vector<DenseLayer>& layers, const CpuWorkspa
 /// One optimizer update of n parameters (Adam or SGD, with the spec's weight decay on all of them).
 void optimizer_all(const OptimizerSpec& opt, float* params, const float* grads, float* first, float* second,
                    int64_t n, float lr, int64_t step);
-/// One optimizer update of the whole array; weight decay spares the first `no_decay` parameters
-/// (a hash grid's table: decay would pull rarely seen entries to zero).
-void optimizer_ranges(const OptimizerSpec& opt, float* params, const float* grads, float* first, float* second,
-                      int64_t n, float lr, int64_t step, int64_t no_decay);
+/// One optimizer update of the whole array. The first `table` parameters (a hash grid's table)
+/// take no weight decay (it would pull rarely seen entries to zero) and have their gradients
+/// zeroed in the same sweep, ready for a backward pass that adds into them
+/// (NetView::table_grads_zeroed).
+void optimizer_ranges(const OptimizerSpec& opt, float* params, float* grads, float* first, float* second, int64_t n,
+                      float lr, int64_t step, int64_t table);
 
 template <class T> void resize_checked(std::vector<T>& v, int64_t n, const char* what) {
   try {
