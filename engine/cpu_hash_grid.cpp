@@ -6,15 +6,39 @@
 namespace redraw {
 
 namespace {
+/// Rows ahead whose table entries are fetched while the current row is computed: a fine level's
+/// lookups are cache misses scattered over the table, and the prefetches let several be in flight.
+constexpr int64_t k_prefetch_rows = 8;
+
+/// The corners of rows [r0, r1) at level l, each computed once and its entries prefetched
+/// k_prefetch_rows rows before `use(i, entries, weights)` reads them, in row order.
+template <int F, bool ForWrite, class Use>
+void level_rows_prefetched(const HashGridParams& g, int32_t l, const float* coords, int64_t r0, int64_t r1,
+                           const float* table, Use&& use) {
+  uint32_t ring_e[k_prefetch_rows][4];
+  float ring_w[k_prefetch_rows][4];
+  const auto fetch = [&](int64_t i) {
+    uint32_t* e = ring_e[i % k_prefetch_rows];
+    hash_grid_corners<float>(g, l, coords[2 * i], coords[2 * i + 1], e, ring_w[i % k_prefetch_rows]);
+    for (int c = 0; c < 4; ++c) __builtin_prefetch(table + size_t(e[c]) * F, ForWrite ? 1 : 0);
+  };
+  for (int64_t i = r0; i < std::min(r1, r0 + k_prefetch_rows); ++i) fetch(i);
+  for (int64_t i = r0; i < r1; ++i) {
+    uint32_t e[4];
+    float w[4];
+    std::copy_n(ring_e[i % k_prefetch_rows], 4, e);
+    std::copy_n(ring_w[i % k_prefetch_rows], 4, w);
+    if (i + k_prefetch_rows < r1) fetch(i + k_prefetch_rows); // into the slot just read
+    use(i, e, w);
+  }
+}
+
 /// One level's outputs for rows [r0, r1), with F a compile-time constant. Level by level over a
 /// block of rows keeps one level's table (up to 2^17 entries x F floats) in cache at a time.
 template <int F>
 void encode_level_rows(const HashGridParams& g, int32_t l, const float* table, const float* coords, int64_t r0,
                        int64_t r1, int32_t width, float* out) {
-  for (int64_t i = r0; i < r1; ++i) {
-    uint32_t e[4];
-    float w[4];
-    hash_grid_corners<float>(g, l, coords[2 * i], coords[2 * i + 1], e, w);
+  level_rows_prefetched<F, false>(g, l, coords, r0, r1, table, [&](int64_t i, const uint32_t* e, const float* w) {
     float* o = out + i * width + l * F;
     for (int f = 0; f < F; ++f) {
       float v = 0.0f;
@@ -22,7 +46,7 @@ void encode_level_rows(const HashGridParams& g, int32_t l, const float* table, c
         v += w[c] * table[size_t(e[c]) * F + size_t(f)];
       o[f] = v;
     }
-  }
+  });
 }
 
 template <int F>
@@ -40,15 +64,12 @@ void encode_all(const HashGridParams& g, const float* table, const float* coords
 template <int F>
 void backward_level(const HashGridParams& g, int32_t l, const float* coords, const float* d_out, int64_t n,
                     int32_t width, float* table_grad) {
-  for (int64_t i = 0; i < n; ++i) {
+  level_rows_prefetched<F, true>(g, l, coords, 0, n, table_grad, [&](int64_t i, const uint32_t* e, const float* w) {
     const float* d = d_out + i * width + l * F;
-    uint32_t e[4];
-    float w[4];
-    hash_grid_corners<float>(g, l, coords[2 * i], coords[2 * i + 1], e, w);
     for (int c = 0; c < 4; ++c)
       for (int f = 0; f < F; ++f)
         table_grad[size_t(e[c]) * F + size_t(f)] += w[c] * d[f];
-  }
+  });
 }
 
 template <int F>
