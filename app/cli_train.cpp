@@ -346,6 +346,11 @@ int run_train(const TrainCommand& o) {
   std::printf("%s: %lld steps, PSNR %s, %s -> %s\n", stopped ? "stopped" : "done",
               static_cast<long long>(trainer.current_step()), psnr_text(final_row.psnr_db).c_str(),
               format_seconds(trainer.elapsed_seconds()).c_str(), (out_dir / "final.png").string().c_str());
+  if (trainer.metric_rows() > 0) { // what the sampled rows cost (the floor: at most 5% of the training time)
+    const double share = 100.0 * trainer.metric_row_seconds() / std::max(1e-9, wall);
+    std::printf("metrics rows: %lld sampled, %.2f s, %.1f%% of the training time\n",
+                static_cast<long long>(trainer.metric_rows()), trainer.metric_row_seconds(), share);
+  }
   if (!trainer.recoveries().empty())
     print_note(std::to_string(trainer.recoveries().size()) + " recovered divergence(s) in this run; the learning rate is x" +
                format_number(trainer.lr_scale()) + " (see the event column of metrics.csv)");

@@ -4,7 +4,8 @@
 # preset, once at --max-side SIDE and once at full resolution, each for the same --time-limit.
 # Prints per run: steps, training seconds and steps/s (from train's summary), wall time and the
 # time outside training (decode, set-up, metrics outside the clock, saving), peak resident memory,
-# the reported PSNR, and the full run's steps/s as a share of the small run's.
+# the reported PSNR, the share of the training time its sampled metrics rows took, and the full
+# run's steps/s as a share of the small run's.
 #   bench/full_res_bench.sh [--preset instant] [--seconds 60] [--side 512] [--size 6000x4000]
 #                           [--sample chelsea] [--photo FILE] [--backend auto|cpu|cuda] [--steps N] [--keep DIR]
 #                           [--quality]
@@ -54,8 +55,8 @@ long=$((w > h ? w : h))
 
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); $preset on $(basename "$photo") (${w}x$h), --backend $backend, --time-limit $seconds"
 echo
-echo "| training size | steps | train s | steps/s | wall s | outside training s | peak RSS MiB | PSNR dB |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| training size | steps | train s | steps/s | wall s | outside training s | peak RSS MiB | PSNR dB | metrics rows % |"
+echo "|---|---|---|---|---|---|---|---|---|"
 declare -A rate
 for s in "$side" "$long"; do
   out="$work/run-$s"
@@ -76,8 +77,10 @@ for s in "$side" "$long"; do
   if [ ${#timer[@]} -eq 0 ]; then echo "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }') 0" >"$work/time-$s"; fi
   read -r wall kib <"$work/time-$s"
   rate[$s]=$(awk -v n="$steps" -v t="$train_s" 'BEGIN { printf "%.3f", (t > 0 ? n / t : 0) }')
-  awk -v s="$s" -v n="$steps" -v t="$train_s" -v r="${rate[$s]}" -v wl="$wall" -v k="$kib" -v p="$psnr" \
-    'BEGIN { printf "| %s | %d | %.1f | %s | %.1f | %.1f | %.0f | %s |\n", s, n, t, r, wl, wl - t, k / 1024, p }'
+  # train's "metrics rows: N sampled, S s, P% of the training time" (none when every row was exact)
+  share="$(sed -n 's/^metrics rows: .*, \([0-9.]*\)% of the training time$/\1/p' "$work/log-$s" | tail -1)"
+  awk -v s="$s" -v n="$steps" -v t="$train_s" -v r="${rate[$s]}" -v wl="$wall" -v k="$kib" -v p="$psnr" -v m="${share:--}" \
+    'BEGIN { printf "| %s | %d | %.1f | %s | %.1f | %.1f | %.0f | %s | %s |\n", s, n, t, r, wl, wl - t, k / 1024, p, m }'
 done
 echo
 awk -v a="${rate[$long]}" -v b="${rate[$side]}" -v l="$long" -v s="$side" \

@@ -96,6 +96,9 @@ public:
   /// Test hook: after step `step` completes, one weight is set to NaN (-1: never).
   void inject_nan_after_step(int64_t step) { m_inject_nan_at = step; }
   double elapsed_seconds() const; ///< training time, across resumes
+  /// Wall time of this session's sampled metrics rows (part of the training time) and their count.
+  double metric_row_seconds() const { return m_metric_row_seconds; }
+  int64_t metric_rows() const { return m_metric_rows; }
   const std::vector<MetricsRow>& history() const { return m_history; }
   const RunConfig& config() const { return m_config; }
   const Dataset& dataset() const { return m_data; }
@@ -306,6 +309,8 @@ private:
   SnapshotPolicy m_policy;
   bool m_policy_custom = false; ///< set_snapshot_policy was called: set_total_steps keeps it
   SnapshotStore m_snapshots;
+  double m_metric_row_seconds = 0; ///< sampled rows' wall time (metric_row_seconds())
+  int64_t m_metric_rows = 0;
   std::vector<float> m_frame_params; ///< a reused copy of the weights (picture frames, the metrics sample)
   size_t m_large_frame_bytes = k_large_frame_bytes;
 };

@@ -2,10 +2,13 @@
 // over every pixel, the loss of every step, and the schedule's position under a time budget.
 #include "engine/trainer.h"
 
+#include <chrono>
+
 #include "engine/loss_math.h"
 #include "engine/pixel_sample.h"
 
 #include <algorithm>
+#include <chrono>
 #include <limits>
 
 namespace redraw {
@@ -72,7 +75,12 @@ MetricsRow Trainer::measure_row(bool exact) {
   }
   exact = exact || m_sample_whole;
   std::optional<std::pair<double, double>> sampled;
-  if (!exact) sampled = sample_error();
+  if (!exact) {
+    const auto t0 = std::chrono::steady_clock::now();
+    sampled = sample_error();
+    m_metric_row_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ++m_metric_rows;
+  }
   // No step has reported a loss at this count (the untrained network, or a run stopped between
   // metrics steps): the loss of the current weights, not an older step's.
   if (m_last_loss_step != m_step) {

@@ -89,6 +89,8 @@ check '[ "$(tail -1 "$work/run/metrics.csv" | cut -d, -f1)" = "20" ]'
 # full resolution: --full and --max-side 0 train at the file's own size (horse.png is 400x328);
 # its 131,200 pixels are more than the metrics sample, so the rows are sampled and the saved one exact
 expect 0 "" -- "$redraw" train "$samples/horse.png" --config "$cfg" --full --steps 10 --out "$work/full"
+# ...and train says what the sampled rows cost: a count, seconds and a share of the training time
+check 'grep -qE "^metrics rows: [1-9][0-9]* sampled, [0-9.]+ s, [0-9.]+% of the training time$" "$work/out"'
 check '[ "$(python3 -c "import struct,sys; print(*struct.unpack(\">II\", open(sys.argv[1],\"rb\").read(24)[16:24]), sep=\"x\")" "$work/full/final.png")" = 400x328 ]'
 check '[ "$(sed -n 3p "$work/full/metrics.csv" | cut -d, -f4)" = "sampled" ] && [ "$(tail -1 "$work/full/metrics.csv" | cut -d, -f4)" = "exact" ]'
 expect 0 "" -- "$redraw" train "$samples/horse.png" --config "$cfg" --max-side 0 --steps 1 --out "$work/full0"
