@@ -1,5 +1,7 @@
 #pragma once
 /// The CPU backend's hash-grid passes (engine/hash_grid_math.h), on every core with OpenMP.
+/// - Both compute a level's corners a few rows ahead and prefetch their table entries: a fine
+///   level's lookups are cache misses scattered over the table, and this keeps several in flight.
 /// - Forward: rows are split among threads; each output is a plain function of the table.
 /// - Backward: levels are split among threads, and each level's entries receive their rows'
 ///   contributions in row order, whatever the thread count. Every table gradient is therefore the
