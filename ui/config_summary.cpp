@@ -10,7 +10,8 @@
 
 namespace redraw {
 
-ConfigSummary summarize_config(const RunConfig& config, int32_t w, int32_t h, int32_t channels) {
+ConfigSummary summarize_config(const RunConfig& config, int32_t w, int32_t h, int32_t channels,
+                               const std::string& backend) {
   ConfigSummary s;
   ModelSpec m = config.model;
   m.output_channels = channels;
@@ -27,9 +28,8 @@ ConfigSummary summarize_config(const RunConfig& config, int32_t w, int32_t h, in
   s.table_parameters = encoding_parameter_count(m.encoding);
   s.table_bytes = uint64_t(s.table_parameters) * sizeof(float);
   s.samples = int64_t(w) * h;
-  s.batch = config.training.batch_size > 0
-                ? std::min<int64_t>(config.training.batch_size, std::max<int64_t>(s.samples, 1))
-                : s.samples;
+  const int64_t batch = config.training.batch_for(backend);
+  s.batch = batch > 0 ? std::min<int64_t>(batch, std::max<int64_t>(s.samples, 1)) : s.samples;
   const int arrays = optimizer_state_arrays(config.optimizer);
   s.parameter_bytes = uint64_t(s.parameters) * sizeof(float) * uint64_t(2 + arrays);
   s.table_state_bytes = s.table_bytes * uint64_t(2 + arrays);

@@ -26,7 +26,9 @@ struct ConfigSummary {
 };
 
 /// Summary for `config` trained on a w x h image with `channels` output channels.
-ConfigSummary summarize_config(const RunConfig& config, int32_t w, int32_t h, int32_t channels);
+/// `backend` ("cpu" or "cuda") picks the batch (training.batch_for: the CPU's minibatch is smaller).
+ConfigSummary summarize_config(const RunConfig& config, int32_t w, int32_t h, int32_t channels,
+                               const std::string& backend = "cpu");
 
 /// n learning rates of the config's schedule, evenly spread over [0, total_steps).
 std::vector<float> sample_schedule(const ScheduleSpec& spec, int64_t total_steps, int32_t n);

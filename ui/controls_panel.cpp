@@ -367,7 +367,9 @@ void draw_summary(UiState& ui) {
   const int32_t channels = mode == ColorMode::Auto && st.has_run && st.config.data.color_mode == ColorMode::Auto
                                ? st.config.model.output_channels
                                : channels_of(mode);
-  const ConfigSummary s = summarize_config(ui.edit.config, w, h, channels);
+  // The batch of the backend that trains: the chosen one, else the running run's (auto), else the CPU's.
+  const std::string backend = ui.settings.backend != "auto" ? ui.settings.backend : st.has_run ? st.backend : "cpu";
+  const ConfigSummary s = summarize_config(ui.edit.config, w, h, channels, backend);
   if (!s.valid) {
     ImGui::PushTextWrapPos(0);
     bounded_text_colored(ImVec4(1, 0.4f, 0.4f, 1), "invalid network: " + s.problem);

@@ -30,6 +30,11 @@ TEST_CASE("ui: the instant preset's summary counts its hash table") {
   CHECK(s.table_bytes == uint64_t(s.table_parameters) * 4);
   CHECK(s.table_state_bytes == s.table_bytes * 4); // + gradients, m and v
   CHECK(s.total_bytes() >= s.table_state_bytes);
+  // The batch is the backend's: 2^14 pixels a step on the CPU, 2^18 (here the whole 512 x 512) on the GPU.
+  CHECK(s.batch == c.training.batch_for("cpu"));
+  CHECK(s.batch == 16384);
+  CHECK(summarize_config(c, 512, 512, 3, "cuda").batch == 512 * 512);
+  CHECK(summarize_config(c, 512, 512, 3, "cuda").gflop_per_step == doctest::Approx(s.gflop_per_step * 16));
 }
 
 TEST_CASE("ui: the classic-sgd preset's summary counts 99,457 parameters and Adam's state") {
