@@ -16,7 +16,7 @@ __global__ void adam_kernel(AdamParams a, float* __restrict__ params, const floa
   if (i >= n) return;
   const DeviceStepParams s = *step;
   float p = params[i], mi = m[i], vi = v[i];
-  adam_update(a, s.lr, s.bias1, s.bias2, p, grads[i], mi, vi);
+  adam_update(a, adam_step(s.lr, s.bias1, s.bias2), p, grads[i], mi, vi);
   params[i] = p;
   m[i] = mi;
   v[i] = vi;

@@ -1,5 +1,6 @@
 #include "engine/backend.h"
 
+#include "engine/checkpoint.h"
 #include "engine/errors.h"
 
 #include <string>
@@ -36,6 +37,8 @@ void Backend::configure(const TrainSetup& setup, const Dataset& data) {
   if (data.size() >= (int64_t(1) << 32)) throw ConfigError("dataset: over 2^32 pixels");
   m_configured = false;
   m_copies.clear();
+  m_bound_copy = std::vector<float>();
+  m_bound_fourier.clear();
   configure_impl(setup, data);
   m_setup = setup;
   m_parameter_count = redraw::parameter_count(setup.model);
@@ -122,6 +125,35 @@ void Backend::train_step(const StepArgs& args) {
 double Backend::dataset_mse() {
   require_configured("dataset_mse");
   return dataset_mse_impl();
+}
+
+bool Backend::copy_state_if_finite(std::vector<float>& params, OptimizerState& optimizer) {
+  require_configured("copy_state_if_finite");
+  return copy_state_if_finite_impl(params, optimizer);
+}
+
+bool Backend::copy_state_if_finite_impl(std::vector<float>& params, OptimizerState& optimizer) {
+  std::vector<float> p;
+  OptimizerState o;
+  get_parameters_impl(p);
+  get_optimizer_state_impl(o);
+  if (count_nonfinite(p) + count_nonfinite(o.first) + count_nonfinite(o.second) > 0) return false;
+  params = std::move(p);
+  optimizer = std::move(o);
+  return true;
+}
+
+void Backend::predict_bound(const float* coords, int64_t n, float* out) {
+  require_configured("predict_bound");
+  if (n < 0) throw BackendError("predict_bound: negative sample count");
+  if (n == 0) return;
+  predict_bound_impl(coords, n, out);
+}
+
+void Backend::predict_bound_impl(const float* coords, int64_t n, float* out) {
+  get_parameters_impl(m_bound_copy);
+  if (m_bound_fourier.empty()) m_bound_fourier = fourier_matrix(m_setup.model.encoding, m_setup.seed);
+  predict_impl(m_setup.model, m_bound_copy, m_bound_fourier, coords, n, out);
 }
 
 void Backend::predict(const ModelSpec& model, std::span<const float> params, std::span<const float> fourier_b,

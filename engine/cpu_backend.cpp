@@ -304,6 +304,37 @@ struct ChunkedPass {
 
 } // namespace
 
+bool CpuBackend::copy_state_if_finite_impl(std::vector<float>& params, OptimizerState& optimizer) {
+  const State& s = *m_state;
+  for (const std::vector<float>* v : {&s.params, &s.first, &s.second}) {
+    const float* p = v->data();
+    const int64_t n = int64_t(v->size());
+    int64_t bad = 0;
+#pragma omp parallel for schedule(static) reduction(+ : bad)
+    for (int64_t i = 0; i < n; ++i) bad += std::isfinite(p[i]) ? 0 : 1;
+    if (bad > 0) return false;
+  }
+  params = s.params; // assignments reuse the buffers' memory
+  optimizer.first = s.first;
+  optimizer.second = s.second;
+  return true;
+}
+
+void CpuBackend::predict_bound_impl(const float* coords, int64_t n, float* out) {
+  // The training workspace and weights in place: between steps the workspace holds nothing the
+  // next step needs (it recomputes every activation), and no copy of a large table is made.
+  State& s = *m_state;
+  omp_set_num_threads(team_size());
+  const NetView net = s.view();
+  const int32_t C = s.layers.back().out;
+  for (int64_t r0 = 0; r0 < n; r0 += s.ws.rows) {
+    const int64_t rows = std::min(s.ws.rows, n - r0);
+    encode_input(net, coords + 2 * r0, rows, s.ws.input.data());
+    forward_rows(net, s.ws, s.ws.input.data(), rows);
+    std::memcpy(out + r0 * C, s.ws.y.back().data(), size_t(rows * C) * sizeof(float));
+  }
+}
+
 void CpuBackend::predict_impl(const ModelSpec& model, std::span<const float> params, std::span<const float> fourier_b,
                               const float* coords, int64_t n, float* out) {
   omp_set_num_threads(team_size());

@@ -234,9 +234,13 @@ void optimizer_pass(const OptimizerSpec& opt, float* params, Grad* grads, float*
     const AdamParams a = opt.adam;
     const float bias1 = float(1.0 - std::pow(double(a.beta1), double(step + 1)));
     const float bias2 = float(1.0 - std::pow(double(a.beta2), double(step + 1)));
+    // Two plain floats into the parallel region: a captured struct (loaded as one aggregate per
+    // weight) kept GCC from vectorizing the loop.
+    const AdamStep scalars = adam_step(lr, bias1, bias2);
+    const float step_size = scalars.step_size, inv_sqrt_bias2 = scalars.inv_sqrt_bias2;
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < n; ++i) {
-      adam_update(a, lr, bias1, bias2, params[i], grads[i], first[i], second[i]);
+      adam_update(a, AdamStep{step_size, inv_sqrt_bias2}, params[i], grads[i], first[i], second[i]);
       if constexpr (Clear) grads[i] = 0.0f;
     }
   } else {

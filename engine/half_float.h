@@ -61,9 +61,22 @@ inline bool fits_half(std::span<const float> v) {
   return true;
 }
 
+/// float_to_half with a branch-free path for results that are normal fp16 numbers (nearly every
+/// weight), the same bits: the exponent rebiased by subtracting 112 << 23, then round to nearest
+/// even by adding 0xfff plus the kept mantissa's last bit before the shift (a carry out of the
+/// mantissa steps the exponent, as rounding up should). Keyframing a 7-million-weight network
+/// took 40 ms with float_to_half's branches.
+inline uint16_t float_to_half_fast(float f) {
+  uint32_t x = 0;
+  std::memcpy(&x, &f, 4);
+  const uint32_t abs = x & 0x7fffffffu;
+  if (abs - 0x38800000u >= 0x477ff000u - 0x38800000u) return float_to_half(f); // subnormal, zero, inf, nan, overflow
+  return uint16_t(((x >> 16) & 0x8000u) | ((abs - 0x37fff001u + ((abs >> 13) & 1u)) >> 13));
+}
+
 inline std::vector<uint16_t> to_half(std::span<const float> v) {
   std::vector<uint16_t> out(v.size());
-  for (size_t i = 0; i < v.size(); ++i) out[i] = float_to_half(v[i]);
+  for (size_t i = 0; i < v.size(); ++i) out[i] = float_to_half_fast(v[i]);
   return out;
 }
 

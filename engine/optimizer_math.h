@@ -13,16 +13,25 @@ struct SgdParams {
   bool nesterov = false;
 };
 
-/// Adam with bias correction. step is 1-based (the first update has step = 1).
-/// bias1 = 1 - beta1^step and bias2 = 1 - beta2^step are computed once per step by the caller.
-REDRAW_HD inline void adam_update(const AdamParams& a, float lr, float bias1, float bias2, float& param,
-                                  float grad, float& m, float& v) {
+/// Adam with bias correction. step is 1-based (the first update has step = 1); the caller computes
+/// bias1 = 1 - beta1^step and bias2 = 1 - beta2^step once per step, and from them AdamStep.
+/// PyTorch's arrangement: both corrections folded into two scalars a step, so a weight costs one
+/// division and one square root (m / bias1 and v / bias2 per weight made the CPU's sweep
+/// compute-bound instead of memory-bound).
+struct AdamStep {
+  float step_size = 0.0f;      ///< lr / bias1
+  float inv_sqrt_bias2 = 1.0f; ///< 1 / sqrt(bias2)
+};
+REDRAW_HD inline AdamStep adam_step(float lr, float bias1, float bias2) {
+  return AdamStep{lr / bias1, 1.0f / rd_sqrt(bias2)};
+}
+/// p -= (lr / bias1) * m / (sqrt(v) / sqrt(bias2) + epsilon), the same update as
+/// lr * m_hat / (sqrt(v_hat) + epsilon) up to rounding.
+REDRAW_HD inline void adam_update(const AdamParams& a, AdamStep s, float& param, float grad, float& m, float& v) {
   const float g = grad + a.weight_decay * param;
   m = a.beta1 * m + (1.0f - a.beta1) * g;
   v = a.beta2 * v + (1.0f - a.beta2) * g * g;
-  const float m_hat = m / bias1;
-  const float v_hat = v / bias2;
-  param -= lr * m_hat / (rd_sqrt(v_hat) + a.epsilon);
+  param -= s.step_size * m / (rd_sqrt(v) * s.inv_sqrt_bias2 + a.epsilon);
 }
 
 /// SGD with (optionally Nesterov) momentum, PyTorch's convention: v = mu * v + g; p -= lr * v.

@@ -36,7 +36,8 @@ void render_tiles(Backend& backend, const NetworkView& net, int32_t w, int32_t h
     const int64_t n = int64_t(y1 - y0) * w;
     if (opts.window.whole()) grid_coordinates(w, h, y0, y1, coords.data());
     else window_coordinates(opts.window, w, h, y0, y1, coords.data());
-    backend.predict(*net.model, net.params, net.fourier_b, coords.data(), n, values.data());
+    if (net.bound) backend.predict_bound(coords.data(), n, values.data());
+    else backend.predict(*net.model, net.params, net.fourier_b, coords.data(), n, values.data());
     on_rows(y0, y1, values.data());
     if (opts.progress && !opts.progress(double(y1) / double(h))) throw CancelledError("render cancelled");
   }

@@ -36,6 +36,9 @@ struct NetworkView {
   const ModelSpec* model = nullptr;
   std::span<const float> params;
   std::span<const float> fourier_b;
+  /// The backend's bound network instead of params and fourier_b (Backend::predict_bound: the
+  /// training weights where they are, no copy); model must be the bound model.
+  bool bound = false;
 };
 
 /// Calls on_rows(y0, y1, values) for consecutive bands; values is (y1 - y0) * w * channels floats,

@@ -160,10 +160,9 @@ void Trainer::keep_good_state(std::vector<float> params, OptimizerState optimize
 
 void Trainer::maybe_keep_good_state() {
   if (m_step - m_good.step < std::max<int64_t>(1, m_config.training.good_state_every)) return;
-  std::vector<float> params = m_backend->parameters();
-  OptimizerState opt = m_backend->optimizer_state();
-  if (count_nonfinite(params) + count_nonfinite(opt.first) + count_nonfinite(opt.second) > 0) return;
-  keep_good_state(std::move(params), std::move(opt));
+  // Into the kept state's own buffers; a non-finite state leaves the good one as it was.
+  if (!m_backend->copy_state_if_finite(m_good.params, m_good.optimizer)) return;
+  keep_good_state(std::move(m_good.params), std::move(m_good.optimizer)); // the same buffers, restamped
 }
 
 void Trainer::recover(const std::string& reason) {
@@ -265,11 +264,11 @@ bool Trainer::frame_keeps_weights(int64_t step) const {
 }
 
 Snapshot Trainer::live_picture_frame() {
-  m_backend->parameters_into(m_frame_params);
   Snapshot s;
   int32_t w = 0, h = 0;
   frame_picture_size(m_data.image.width, m_data.image.height, w, h);
-  const NetworkView view{&m_config.model, m_frame_params, m_fourier_b};
+  NetworkView view{&m_config.model, {}, {}};
+  view.bound = true; // drawn from the training weights in place
   s.picture = to_frame_picture(render_image(*m_backend, view, w, h));
   return s;
 }

@@ -311,7 +311,7 @@ private:
   SnapshotStore m_snapshots;
   double m_metric_row_seconds = 0; ///< sampled rows' wall time (metric_row_seconds())
   int64_t m_metric_rows = 0;
-  std::vector<float> m_frame_params; ///< a reused copy of the weights (picture frames, the metrics sample)
+  std::vector<float> m_sample_pred;  ///< the metrics sample's prediction, reused
   size_t m_large_frame_bytes = k_large_frame_bytes;
 };
 

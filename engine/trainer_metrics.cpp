@@ -33,9 +33,9 @@ void Trainer::prepare_metric_sample() {
 std::pair<double, double> Trainer::sample_error() {
   const int64_t n = int64_t(m_sample_coords.size() / 2);
   const int32_t C = m_data.channels();
-  std::vector<float> pred(size_t(n) * size_t(C));
-  m_backend->parameters_into(m_frame_params); // a reused buffer: no fresh pages every row
-  m_backend->predict(m_config.model, m_frame_params, m_fourier_b, m_sample_coords.data(), n, pred.data());
+  std::vector<float>& pred = m_sample_pred; // reused: no fresh pages every row
+  pred.resize(size_t(n) * size_t(C));
+  m_backend->predict_bound(m_sample_coords.data(), n, pred.data());
   double loss = 0, se = 0;
   for (size_t e = 0; e < pred.size(); ++e) {
     const float t = m_sample_targets[e];

@@ -75,21 +75,33 @@ TEST_CASE("model file: a format-2 file from an older redraw loads and renders as
 }
 
 TEST_CASE("fp16 conversions: exact where fp16 is, round to nearest even, against float64") {
-  for (const float v : {0.0f, 1.0f, -2.5f, 65504.0f, 6.103515625e-05f, 5.9604644775390625e-08f})
-    CHECK(half_to_float(float_to_half(v)) == v);
-  // Every fp16 value round-trips, and every float rounds to its nearest fp16 (float64 reference).
-  for (uint32_t h = 0; h < 0x7c00u; ++h) {
-    const float f = half_to_float(uint16_t(h));
-    REQUIRE(float_to_half(f) == h);
-    if (h + 1 < 0x7c00u) {
-      const double mid = (double(f) + double(half_to_float(uint16_t(h + 1)))) / 2;
-      const float above = std::nextafter(float(mid), 1.0f), below = std::nextafter(float(mid), 0.0f);
-      if (double(above) > mid) REQUIRE(float_to_half(above) == h + 1);
-      if (double(below) < mid && double(below) > double(f)) REQUIRE(float_to_half(below) == h);
-      if (float(mid) == mid) REQUIRE(float_to_half(float(mid)) == ((h & 1u) ? h + 1 : h)); // ties to even
+  // float_to_half_fast (to_half's) must give float_to_half's bits; both against float64 here.
+  for (uint16_t (*to)(float) : {&float_to_half, &float_to_half_fast}) {
+    for (const float v : {0.0f, 1.0f, -2.5f, 65504.0f, 6.103515625e-05f, 5.9604644775390625e-08f})
+      CHECK(half_to_float(to(v)) == v);
+    // Every fp16 value round-trips, and every float rounds to its nearest fp16 (float64 reference).
+    for (uint32_t h = 0; h < 0x7c00u; ++h) {
+      const float f = half_to_float(uint16_t(h));
+      REQUIRE(to(f) == h);
+      REQUIRE(to(-f) == (h | 0x8000u));
+      if (h + 1 < 0x7c00u) {
+        const double mid = (double(f) + double(half_to_float(uint16_t(h + 1)))) / 2;
+        const float above = std::nextafter(float(mid), 1.0f), below = std::nextafter(float(mid), 0.0f);
+        if (double(above) > mid) REQUIRE(to(above) == h + 1);
+        if (double(below) < mid && double(below) > double(f)) REQUIRE(to(below) == h);
+        if (float(mid) == mid) REQUIRE(to(float(mid)) == ((h & 1u) ? h + 1 : h)); // ties to even
+      }
     }
+    CHECK(to(65520.0f) == 0x7c00u); // beyond the range: infinity (fits_half says so first)
+    CHECK(to(-1e30f) == 0xfc00u);
   }
-  CHECK(float_to_half(65520.0f) == 0x7c00u); // beyond the range: infinity (fits_half says so first)
+  // The two agree on a stride through every float bit pattern (nan, inf, subnormals included).
+  for (uint64_t u = 0; u < (uint64_t(1) << 32); u += 65521) {
+    float f = 0;
+    const auto bits = uint32_t(u);
+    std::memcpy(&f, &bits, 4);
+    REQUIRE(float_to_half_fast(f) == float_to_half(f));
+  }
   CHECK_FALSE(fits_half(std::vector<float>{70000.0f}));
 }
 
