@@ -39,6 +39,16 @@ struct CpuBackend::State {
   int64_t table_floats = 0;
   bool nonfinite = false; ///< a step since the last sample had a non-finite loss
   bool table_grads_clean = true; ///< the table's gradients are all zero (the last update cleared them)
+  /// A minibatch step on a hash grid leaves its table's optimizer update for the next step to
+  /// apply level by level, each level just before that step encodes it (train_step_impl): the
+  /// update streams the level's entries through the cache and the lookups then find them there.
+  /// Everything else that reads or writes the bound state applies it first (settle()).
+  struct DeferredTableUpdate {
+    bool pending = false;
+    float lr = 0;
+    int64_t bias_step = 0;
+  } deferred;
+  std::vector<float> batch_encoded; ///< a hash-grid minibatch's encoding (batch x encoding width)
   StepProfile profile;    ///< phase times since the last take_step_profile()
   int threads_setting = cpu_threads_setting();
   TeamSizer sizer{cpu_core_count(), threads_setting, cpu_reserved_threads()}; ///< the team size, measured or fixed
@@ -57,6 +67,18 @@ struct CpuBackend::State {
     return chunk_coords.data();
   }
   int64_t batch() const { return setup.batch_size > 0 ? setup.batch_size : n; }
+  /// The deferred table update's parameters [begin, end) (the update of a level's range).
+  void apply_deferred(int64_t begin, int64_t end) {
+    optimizer_table_range(setup.optimizer, params.data(), grads.data(), first.empty() ? nullptr : first.data(),
+                          second.empty() ? nullptr : second.data(), begin, end, deferred.lr, deferred.bias_step);
+  }
+  /// Applies a deferred table update now: the state is then exactly the last step's.
+  void settle() {
+    if (!deferred.pending) return;
+    apply_deferred(0, table_floats);
+    deferred.pending = false;
+    table_grads_clean = true;
+  }
 };
 
 CpuBackend::CpuBackend() {
@@ -112,6 +134,7 @@ void CpuBackend::configure_impl(const TrainSetup& setup, const Dataset& data) {
   if (setup.batch_size > 0) {
     resize_checked(s->batch_coords, setup.batch_size * 2, "minibatch");
     resize_checked(s->batch_targets, setup.batch_size * C, "minibatch");
+    if (s->grid) resize_checked(s->batch_encoded, setup.batch_size * s->encoding_width, "encoded minibatch");
   }
   // Keep the encoded dataset when every step encodes the same coordinates (and it is big enough
   // to matter): full batch, or the dataset for dataset_mse. A hash grid's encoding changes every step.
@@ -130,17 +153,23 @@ void CpuBackend::configure_impl(const TrainSetup& setup, const Dataset& data) {
 }
 
 void CpuBackend::set_parameters_impl(std::span<const float> p) {
+  m_state->settle(); // the optimizer state must hold the last step's update, whatever the weights become
   std::copy(p.begin(), p.end(), m_state->params.begin());
   m_state->nonfinite = false;
 }
-void CpuBackend::get_parameters_impl(std::vector<float>& out) { out = m_state->params; }
+void CpuBackend::get_parameters_impl(std::vector<float>& out) {
+  m_state->settle();
+  out = m_state->params;
+}
 
 void CpuBackend::set_optimizer_state_impl(const OptimizerState& st) {
+  m_state->settle();
   if (!m_state->first.empty()) std::copy(st.first.begin(), st.first.end(), m_state->first.begin());
   if (!m_state->second.empty()) std::copy(st.second.begin(), st.second.end(), m_state->second.begin());
 }
 
 void CpuBackend::get_optimizer_state_impl(OptimizerState& out) {
+  m_state->settle();
   out.first = m_state->first;
   out.second = m_state->second;
 }
@@ -163,13 +192,15 @@ void CpuBackend::train_step_impl(const StepArgs& args) {
   omp_set_num_threads(s.sizer.team()); // this thread's regions; the GUI trains on its own thread
   const auto started = std::chrono::steady_clock::now();
   NetView net = s.view();
-  net.table_grads_zeroed = s.table_grads_clean; // else (a step cut short) the first chunk clears them
-  s.table_grads_clean = false;
   const int32_t C = s.layers.back().out;
   const int64_t total = s.batch();
   const float* coords = nullptr; // a minibatch's; full batch makes each chunk's
   const float* targets = s.targets;
   const bool minibatch = s.setup.batch_size > 0;
+  // A hash-grid minibatch is encoded whole before the chunks, level by level, and its table's
+  // update waits for the next step's encoding (State::deferred).
+  const bool defer = minibatch && net.grid;
+  if (!defer) s.settle();
   if (minibatch) {
     const uint64_t seed = s.setup.seed;
     const uint32_t n = uint32_t(s.n);
@@ -183,6 +214,26 @@ void CpuBackend::train_step_impl(const StepArgs& args) {
     coords = s.batch_coords.data();
     targets = s.batch_targets.data();
   }
+  if (defer) {
+    double update_s = 0;
+    for (int32_t l = 0; l < net.grid->n_levels; ++l) {
+      if (s.deferred.pending) {
+        const auto t0 = PhaseClock::now();
+        const int64_t F = net.grid->n_features;
+        s.apply_deferred(int64_t(net.grid->offset[l]) * F, int64_t(net.grid->offset[l + 1]) * F);
+        update_s += std::chrono::duration<double>(PhaseClock::now() - t0).count();
+      }
+      hash_grid_encode_level(*net.grid, l, s.params.data(), coords, total, s.batch_encoded.data());
+    }
+    if (s.deferred.pending) {
+      s.deferred.pending = false;
+      s.table_grads_clean = true;
+    }
+    s.profile.update_s += update_s; // the last step's, counted where it ran
+    s.profile.forward_s -= update_s;
+  }
+  net.table_grads_zeroed = s.table_grads_clean; // else (a step cut short) the first chunk clears them
+  s.table_grads_clean = false;
   const float inv_count = float(1.0 / (double(total) * C));
   double loss_sum = 0;
   for (int64_t r0 = 0; r0 < total; r0 += s.ws.rows) {
@@ -191,7 +242,9 @@ void CpuBackend::train_step_impl(const StepArgs& args) {
     // The hash grid's backward needs the coordinates too; a cached encoding needs none.
     const float* chunk_coords = minibatch ? coords + 2 * r0 : cached && !net.grid ? nullptr : s.chunk(r0, rows);
     const float* input;
-    if (cached) {
+    if (defer) {
+      input = s.batch_encoded.data() + r0 * s.encoding_width;
+    } else if (cached) {
       input = s.encoded.data() + r0 * s.encoding_width;
     } else {
       encode_input(net, chunk_coords, rows, s.ws.input.data());
@@ -204,10 +257,18 @@ void CpuBackend::train_step_impl(const StepArgs& args) {
     s.profile.backward_s += lap(mark);
   }
   reduce_weight_slots(s.layers, s.ws, std::min(s.ws.rows, total), s.grads.data());
-  optimizer_ranges(s.setup.optimizer, s.params.data(), s.grads.data(), s.first.empty() ? nullptr : s.first.data(),
-                   s.second.empty() ? nullptr : s.second.data(), int64_t(s.params.size()), args.learning_rate,
-                   args.bias_step(), s.table_floats);
-  s.table_grads_clean = true;
+  float* first = s.first.empty() ? nullptr : s.first.data();
+  float* second = s.second.empty() ? nullptr : s.second.data();
+  const int64_t count = int64_t(s.params.size()), table = s.table_floats;
+  if (defer) {
+    optimizer_all(s.setup.optimizer, s.params.data() + table, s.grads.data() + table, first ? first + table : nullptr,
+                  second ? second + table : nullptr, count - table, args.learning_rate, args.bias_step());
+    s.deferred = {true, args.learning_rate, args.bias_step()};
+  } else {
+    optimizer_ranges(s.setup.optimizer, s.params.data(), s.grads.data(), first, second, count, args.learning_rate,
+                     args.bias_step(), table);
+    s.table_grads_clean = true;
+  }
   s.profile.update_s += lap(mark);
   s.profile.step_s += std::chrono::duration<double>(mark - t_start).count();
   ++s.profile.steps;
@@ -243,6 +304,7 @@ double CpuBackend::dataset_mse_impl() {
     }
   } timed{s.profile, t_start};
   omp_set_num_threads(team_size());
+  s.settle();
   const NetView net = s.view();
   const int32_t C = s.layers.back().out;
   double sum = 0;
@@ -305,6 +367,7 @@ struct ChunkedPass {
 } // namespace
 
 bool CpuBackend::copy_state_if_finite_impl(std::vector<float>& params, OptimizerState& optimizer) {
+  m_state->settle();
   const State& s = *m_state;
   for (const std::vector<float>* v : {&s.params, &s.first, &s.second}) {
     const float* p = v->data();
@@ -325,6 +388,7 @@ void CpuBackend::predict_bound_impl(const float* coords, int64_t n, float* out) 
   // next step needs (it recomputes every activation), and no copy of a large table is made.
   State& s = *m_state;
   omp_set_num_threads(team_size());
+  s.settle();
   const NetView net = s.view();
   const int32_t C = s.layers.back().out;
   for (int64_t r0 = 0; r0 < n; r0 += s.ws.rows) {

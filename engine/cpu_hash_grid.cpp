@@ -62,6 +62,17 @@ void encode_all(const HashGridParams& g, const float* table, const float* coords
 }
 
 template <int F>
+void encode_level(const HashGridParams& g, int32_t l, const float* table, const float* coords, int64_t n, float* out) {
+  constexpr int64_t k_block = 512;
+  const int32_t width = g.n_levels * F;
+#pragma omp parallel for schedule(static)
+  for (int64_t blk = 0; blk < (n + k_block - 1) / k_block; ++blk) {
+    const int64_t r0 = blk * k_block;
+    encode_level_rows<F>(g, l, table, coords, r0, std::min(n, r0 + k_block), width, out);
+  }
+}
+
+template <int F>
 void backward_level(const HashGridParams& g, int32_t l, const float* coords, const float* d_out, int64_t n,
                     int32_t width, float* table_grad) {
   level_rows_prefetched<F, true>(g, l, coords, 0, n, table_grad, [&](int64_t i, const uint32_t* e, const float* w) {
@@ -100,6 +111,24 @@ void hash_grid_encode_rows(const HashGridParams& g, const float* table, const fl
     return;
   default:
     encode_all<8>(g, table, coords, n, out);
+    return;
+  }
+}
+
+void hash_grid_encode_level(const HashGridParams& g, int32_t l, const float* table, const float* coords, int64_t n,
+                            float* out) {
+  switch (g.n_features) {
+  case 1:
+    encode_level<1>(g, l, table, coords, n, out);
+    return;
+  case 2:
+    encode_level<2>(g, l, table, coords, n, out);
+    return;
+  case 4:
+    encode_level<4>(g, l, table, coords, n, out);
+    return;
+  default:
+    encode_level<8>(g, l, table, coords, n, out);
     return;
   }
 }

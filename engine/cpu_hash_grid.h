@@ -17,6 +17,12 @@ namespace redraw {
 /// out (n x L*F) = the encoding of coords (n x 2) with `table` (hash_grid_entries x F floats).
 void hash_grid_encode_rows(const HashGridParams& g, const float* table, const float* coords, int64_t n, float* out);
 
+/// Level l's columns of out (n x L*F) for all n rows; the other columns are left as they are. The
+/// CPU backend encodes a minibatch level by level, each level right after its table's deferred
+/// optimizer update, while that level's entries are still in cache.
+void hash_grid_encode_level(const HashGridParams& g, int32_t l, const float* table, const float* coords, int64_t n,
+                            float* out);
+
 /// table_grad (entries x F) += the gradient of the encoding given d_out = dLoss/dEncoding
 /// (n x L*F); `table_grad` is cleared first unless `accumulate`.
 void hash_grid_backward_rows(const HashGridParams& g, const float* coords, const float* d_out, int64_t n,

@@ -260,13 +260,19 @@ void optimizer_all(const OptimizerSpec& opt, float* params, const float* grads, 
   optimizer_pass<false>(opt, params, grads, first, second, n, lr, step);
 }
 
-void optimizer_ranges(const OptimizerSpec& opt, float* params, float* grads, float* first, float* second, int64_t n,
-                      float lr, int64_t step, int64_t table) {
-  // The table without weight decay (it would pull rarely seen entries to zero), its gradients
-  // cleared for the next step's backward to add into.
+void optimizer_table_range(const OptimizerSpec& opt, float* params, float* grads, float* first, float* second,
+                           int64_t begin, int64_t end, float lr, int64_t step) {
+  // Without weight decay (it would pull rarely seen entries to zero), the gradients cleared for
+  // the next step's backward to add into.
   OptimizerSpec plain = opt;
   plain.adam.weight_decay = plain.sgd.weight_decay = 0.0f;
-  optimizer_pass<true>(plain, params, grads, first, second, table, lr, step);
+  optimizer_pass<true>(plain, params + begin, grads + begin, first ? first + begin : nullptr,
+                       second ? second + begin : nullptr, end - begin, lr, step);
+}
+
+void optimizer_ranges(const OptimizerSpec& opt, float* params, float* grads, float* first, float* second, int64_t n,
+                      float lr, int64_t step, int64_t table) {
+  optimizer_table_range(opt, params, grads, first, second, 0, table, lr, step);
   optimizer_pass<false>(opt, params + table, grads + table, first ? first + table : nullptr,
                         second ? second + table : nullptr, n - table, lr, step);
 }

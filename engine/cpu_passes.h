@@ -66,6 +66,10 @@ void optimizer_all(const OptimizerSpec& opt, float* params, const float* grads, 
 /// (NetView::table_grads_zeroed).
 void optimizer_ranges(const OptimizerSpec& opt, float* params, float* grads, float* first, float* second, int64_t n,
                       float lr, int64_t step, int64_t table);
+/// optimizer_ranges' update of table parameters [begin, end) alone (no weight decay, gradients
+/// zeroed as read); first and second may be null (plain SGD).
+void optimizer_table_range(const OptimizerSpec& opt, float* params, float* grads, float* first, float* second,
+                           int64_t begin, int64_t end, float lr, int64_t step);
 
 template <class T> void resize_checked(std::vector<T>& v, int64_t n, const char* what) {
   try {
