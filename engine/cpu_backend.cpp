@@ -75,6 +75,7 @@ struct CpuBackend::State {
   /// Applies a deferred table update now: the state is then exactly the last step's.
   void settle() {
     if (!deferred.pending) return;
+    omp_set_num_threads(sizer.team()); // the calling thread's regions (it may not be the one that trains)
     apply_deferred(0, table_floats);
     deferred.pending = false;
     table_grads_clean = true;
@@ -150,6 +151,14 @@ void CpuBackend::configure_impl(const TrainSetup& setup, const Dataset& data) {
   s->ws.reserve(s->layers, s->encoding_width, std::min(k_chunk_rows, std::max(s->batch(), s->n)));
   resize_checked(s->chunk_coords, s->ws.rows * 2, "coordinates");
   m_state = std::move(s);
+}
+
+void CpuBackend::synchronize() {
+  if (!m_state) return;
+  const auto t0 = std::chrono::steady_clock::now();
+  const bool pending = m_state->deferred.pending;
+  m_state->settle();
+  if (pending) m_state->profile.update_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 void CpuBackend::set_parameters_impl(std::span<const float> p) {

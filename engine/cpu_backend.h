@@ -44,6 +44,8 @@ public:
   std::string name() const override { return "cpu"; }
   std::string device_description() const override;
   bool supports(BackendFeature f) const override;
+  /// Applies a table update the last step left for the next one (the step's work, done now).
+  void synchronize() override;
   /// Forward, backward, update and metrics wall time of the steps since the last call.
   StepProfile take_step_profile() override;
 
