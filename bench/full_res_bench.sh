@@ -8,7 +8,9 @@
 # run's steps/s as a share of the small run's.
 #   bench/full_res_bench.sh [--preset instant] [--seconds 60] [--side 512] [--size 6000x4000]
 #                           [--sample chelsea] [--photo FILE] [--backend auto|cpu|cuda] [--steps N] [--keep DIR]
-#                           [--quality]
+#                           [--quality] [--rounds N]
+# --rounds N: the two runs take turns N times (a shared machine's slow spells then fall on both);
+# the share is taken over all rounds' steps and training seconds.
 # --quality: both runs' final.png against the photo by an independent tool (bench/independent_psnr.py:
 # Pillow and numpy; the small run's picture upscaled bicubically to the photo's size), and by how
 # many dB full resolution wins (the floor: at least 1 dB, 5 minutes each: --seconds 300).
@@ -19,9 +21,10 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${REDRAW_BUILD_DIR:-$root/build}"
-preset=instant seconds=60 side=512 size="" sample=chelsea keep="" photo="" backend=auto steps="" quality=0
+preset=instant seconds=60 side=512 size="" sample=chelsea keep="" photo="" backend=auto steps="" quality=0 rounds=1
 source "$root/bench/bench_options.sh"
-bench_options "preset seconds side size sample photo backend steps keep" "quality" "$@"
+bench_options "preset seconds side size sample photo backend steps keep rounds" "quality" "$@"
+[[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "full_res_bench: --rounds must be a positive whole number"; exit 2; }
 size_given=0
 [ -n "$size" ] && size_given=1
 size="${size:-6000x4000}"
@@ -57,7 +60,11 @@ echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); $p
 echo
 echo "| training size | steps | train s | steps/s | wall s | outside training s | peak RSS MiB | PSNR dB | metrics rows % |"
 echo "|---|---|---|---|---|---|---|---|---|"
-declare -A rate
+declare -A rate all_steps all_seconds
+all_steps[$side]=0 all_steps[$long]=0 all_seconds[$side]=0 all_seconds[$long]=0
+# --rounds N: the two sizes take turns N times, so a slow spell of a shared machine falls on both
+# (the share is then the ratio of each size's steps over its training seconds in all rounds).
+for round in $(seq 1 "$rounds"); do
 for s in "$side" "$long"; do
   out="$work/run-$s"
   rm -rf "$out"
@@ -77,14 +84,21 @@ for s in "$side" "$long"; do
   if [ ${#timer[@]} -eq 0 ]; then echo "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }') 0" >"$work/time-$s"; fi
   read -r wall kib <"$work/time-$s"
   rate[$s]=$(awk -v n="$steps" -v t="$train_s" 'BEGIN { printf "%.3f", (t > 0 ? n / t : 0) }')
+  all_steps[$s]=$((all_steps[$s] + steps))
+  all_seconds[$s]=$(awk -v a="${all_seconds[$s]}" -v t="$train_s" 'BEGIN { print a + t }')
+  label="$s"
+  [ "$rounds" = 1 ] || label="$s (round $round)"
   # train's "metrics rows: N sampled, S s, P% of the training time" (none when every row was exact)
   share="$(sed -n 's/^metrics rows: .*, \([0-9.]*\)% of the training time$/\1/p' "$work/log-$s" | tail -1)"
-  awk -v s="$s" -v n="$steps" -v t="$train_s" -v r="${rate[$s]}" -v wl="$wall" -v k="$kib" -v p="$psnr" -v m="${share:--}" \
+  awk -v s="$label" -v n="$steps" -v t="$train_s" -v r="${rate[$s]}" -v wl="$wall" -v k="$kib" -v p="$psnr" -v m="${share:--}" \
     'BEGIN { printf "| %s | %d | %.1f | %s | %.1f | %.1f | %.0f | %s | %s |\n", s, n, t, r, wl, wl - t, k / 1024, p, m }'
 done
+done
 echo
-awk -v a="${rate[$long]}" -v b="${rate[$side]}" -v l="$long" -v s="$side" \
-  'BEGIN { printf "steps/s at %s as a share of %s: %.2f\n", l, s, (b > 0 ? a / b : 0) }'
+awk -v na="${all_steps[$long]}" -v ta="${all_seconds[$long]}" -v nb="${all_steps[$side]}" -v tb="${all_seconds[$side]}" \
+  -v l="$long" -v s="$side" -v r="$rounds" 'BEGIN { a = (ta > 0 ? na / ta : 0); b = (tb > 0 ? nb / tb : 0)
+    printf "steps/s at %s as a share of %s: %.2f (%.2f / %.2f%s)\n", l, s, (b > 0 ? a / b : 0), a, b,
+           (r > 1 ? ", all " r " rounds" : "") }'
 if [ "$quality" = 1 ]; then
   echo
   echo "Against the photo, by Pillow and numpy (the $side px picture upscaled bicubically to ${w}x$h):"
