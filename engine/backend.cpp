@@ -38,6 +38,7 @@ void Backend::configure(const TrainSetup& setup, const Dataset& data) {
   m_configured = false;
   m_copies.clear();
   m_bound_copy = std::vector<float>();
+  m_bound_copy_version = -1;
   m_bound_fourier.clear();
   configure_impl(setup, data);
   m_setup = setup;
@@ -49,6 +50,7 @@ void Backend::configure(const TrainSetup& setup, const Dataset& data) {
 void Backend::set_parameters(std::span<const float> params) {
   require_configured("set_parameters");
   check_size("set_parameters", params.size(), m_parameter_count);
+  ++m_bound_version;
   set_parameters_impl(params);
 }
 
@@ -119,6 +121,7 @@ void Backend::drop_parameter_copy_impl(int64_t ticket) {
 void Backend::train_step(const StepArgs& args) {
   require_configured("train_step");
   if (args.step < 0) throw BackendError("train_step: negative step index");
+  ++m_bound_version;
   train_step_impl(args);
 }
 
@@ -143,6 +146,21 @@ bool Backend::copy_state_if_finite_impl(std::vector<float>& params, OptimizerSta
   return true;
 }
 
+bool Backend::parameters_finite() {
+  require_configured("parameters_finite");
+  return parameters_finite_impl();
+}
+
+const std::vector<float>& Backend::bound_copy() {
+  if (m_bound_copy_version != m_bound_version) { // one copy while the weights stay as they are
+    get_parameters_impl(m_bound_copy);
+    m_bound_copy_version = m_bound_version;
+  }
+  return m_bound_copy;
+}
+
+bool Backend::parameters_finite_impl() { return count_nonfinite(bound_copy()) == 0; }
+
 void Backend::predict_bound(const float* coords, int64_t n, float* out) {
   require_configured("predict_bound");
   if (n < 0) throw BackendError("predict_bound: negative sample count");
@@ -151,9 +169,9 @@ void Backend::predict_bound(const float* coords, int64_t n, float* out) {
 }
 
 void Backend::predict_bound_impl(const float* coords, int64_t n, float* out) {
-  get_parameters_impl(m_bound_copy);
+  const std::vector<float>& params = bound_copy();
   if (m_bound_fourier.empty()) m_bound_fourier = fourier_matrix(m_setup.model.encoding, m_setup.seed);
-  predict_impl(m_setup.model, m_bound_copy, m_bound_fourier, coords, n, out);
+  predict_impl(m_setup.model, params, m_bound_fourier, coords, n, out);
 }
 
 void Backend::predict(const ModelSpec& model, std::span<const float> params, std::span<const float> fourier_b,

@@ -138,6 +138,8 @@ public:
   /// `optimizer` (reusing their memory: a 24-megapixel run's good state is 87 MB) and returns
   /// true; otherwise returns false and leaves both as they were.
   bool copy_state_if_finite(std::vector<float>& params, OptimizerState& optimizer);
+  /// True when every bound parameter is finite (the CPU backend looks in place).
+  bool parameters_finite();
 
   /// Starts copying the bound parameters (and, when with_optimizer, the optimizer state) as they
   /// are after every step enqueued so far, and returns its ticket. A GPU backend copies on a
@@ -194,6 +196,8 @@ protected:
   virtual double dataset_mse_impl() = 0;
   /// Default: fresh copies, checked, then moved into place. The CPU backend checks in place.
   virtual bool copy_state_if_finite_impl(std::vector<float>& params, OptimizerState& optimizer);
+  /// Default: a copy into the reused buffer predict_bound_impl uses, counted.
+  virtual bool parameters_finite_impl();
   /// Default: the bound weights copied into a reused buffer, then predict_impl.
   virtual void predict_bound_impl(const float* coords, int64_t n, float* out);
 
@@ -222,7 +226,11 @@ private:
   int64_t m_dataset_size = 0;
   int64_t m_next_ticket = 1;
   std::vector<std::pair<int64_t, ParameterCopy>> m_copies; ///< the default copies, by ticket
-  std::vector<float> m_bound_copy, m_bound_fourier;        ///< the default predict_bound_impl's
+  /// The default predict_bound_impl's copy of the bound weights, made again only after a step or
+  /// set_parameters (a render calls it once per band).
+  const std::vector<float>& bound_copy();
+  std::vector<float> m_bound_copy, m_bound_fourier;
+  int64_t m_bound_version = 0, m_bound_copy_version = -1;
 };
 
 /// Makes a backend by name ("auto", "cpu", "cuda"), with a one-line notice when "auto" falls back

@@ -375,17 +375,29 @@ struct ChunkedPass {
 
 } // namespace
 
+namespace {
+bool all_finite(const std::vector<float>& v) {
+  const float* p = v.data();
+  const int64_t n = int64_t(v.size());
+  int64_t bad = 0;
+#pragma omp parallel for schedule(static) reduction(+ : bad)
+  for (int64_t i = 0; i < n; ++i) bad += std::isfinite(p[i]) ? 0 : 1;
+  return bad == 0;
+}
+} // namespace
+
+bool CpuBackend::parameters_finite_impl() {
+  omp_set_num_threads(team_size());
+  m_state->settle();
+  return all_finite(m_state->params);
+}
+
 bool CpuBackend::copy_state_if_finite_impl(std::vector<float>& params, OptimizerState& optimizer) {
+  omp_set_num_threads(team_size());
   m_state->settle();
   const State& s = *m_state;
-  for (const std::vector<float>* v : {&s.params, &s.first, &s.second}) {
-    const float* p = v->data();
-    const int64_t n = int64_t(v->size());
-    int64_t bad = 0;
-#pragma omp parallel for schedule(static) reduction(+ : bad)
-    for (int64_t i = 0; i < n; ++i) bad += std::isfinite(p[i]) ? 0 : 1;
-    if (bad > 0) return false;
-  }
+  for (const std::vector<float>* v : {&s.params, &s.first, &s.second})
+    if (!all_finite(*v)) return false;
   params = s.params; // assignments reuse the buffers' memory
   optimizer.first = s.first;
   optimizer.second = s.second;

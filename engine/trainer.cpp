@@ -410,19 +410,15 @@ void Trainer::set_total_steps(int64_t steps) {
   if (!m_policy_custom) m_policy = SnapshotPolicy::for_run(steps, m_config.training.metrics_every);
 }
 
-std::vector<float> Trainer::finite_parameters() {
-  std::vector<float> params = m_backend->parameters();
-  if (count_nonfinite(params) > 0) {
-    ensure_finite();
-    params = m_backend->parameters();
-  }
-  return params;
+NetworkView Trainer::finite_live_view() {
+  if (!m_backend->parameters_finite()) ensure_finite(); // back to the last good state
+  NetworkView view{&m_config.model, {}, {}};
+  view.bound = true; // the training weights where they are: no copy of a photo-sized table
+  return view;
 }
 
 Image Trainer::render(int32_t w, int32_t h, const RenderOptions& opts) {
-  const std::vector<float> params = finite_parameters();
-  const NetworkView view{&m_config.model, params, m_fourier_b};
-  return render_image(*m_backend, view, w, h, opts);
+  return render_image(*m_backend, finite_live_view(), w, h, opts);
 }
 
 std::vector<uint8_t> Trainer::render_png(int32_t w, int32_t h) {
@@ -432,8 +428,7 @@ std::vector<uint8_t> Trainer::render_png(int32_t w, int32_t h) {
 }
 
 void Trainer::render_png(int32_t w, int32_t h, const ByteSink& sink) {
-  const std::vector<float> params = finite_parameters();
-  const NetworkView view{&m_config.model, params, m_fourier_b};
+  const NetworkView view = finite_live_view();
   encode_png_rows(sink, w, h, m_data.channels(), 8, [&](const auto& write) {
     render_tiles(*m_backend, view, w, h, RenderOptions{}, [&](int32_t y0, int32_t y1, const float* values) {
       write(values, y1 - y0);

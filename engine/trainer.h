@@ -112,8 +112,9 @@ public:
   void set_total_steps(int64_t steps);
 
   std::vector<float> parameters() { return m_backend->parameters(); }
-  /// The weights after ensure_finite() (a diverged network recovers first).
-  std::vector<float> finite_parameters();
+  /// The live network (NetworkView::bound) after ensure_finite() when a weight is not finite (a
+  /// diverged network recovers first). Valid until the next step.
+  NetworkView finite_live_view();
   /// Renders the current network at w x h (after ensure_finite(): never a diverged network).
   Image render(int32_t w, int32_t h, const RenderOptions& opts = {});
   /// The same picture as an 8-bit PNG in memory, rendered and encoded band by band (a full
