@@ -54,10 +54,13 @@ inline float half_to_float(uint16_t h) {
   return f;
 }
 
-/// True when every value is finite and within fp16's range (|v| <= 65504).
+/// True when x is finite and within fp16's range (|x| <= 65504).
+inline bool in_half_range(float x) { return x >= -65504.0f && x <= 65504.0f; }
+
+/// True when every value is in_half_range.
 inline bool fits_half(std::span<const float> v) {
   for (const float x : v)
-    if (!(x >= -65504.0f && x <= 65504.0f)) return false;
+    if (!in_half_range(x)) return false;
   return true;
 }
 

@@ -46,8 +46,18 @@ void drop_optimizer_state(Snapshot& s) {
 
 void make_keyframe(Snapshot& s) {
   drop_optimizer_state(s);
-  if (s.params.empty() || !fits_half(s.params)) return;
-  s.half_params = to_half(s.params);
+  if (s.params.empty()) return;
+  // On every core: a photo-sized table is 7 M weights, and keyframes come at every power of two.
+  const float* p = s.params.data();
+  const auto n = int64_t(s.params.size());
+  int64_t outside = 0;
+#pragma omp parallel for schedule(static) reduction(+ : outside)
+  for (int64_t i = 0; i < n; ++i) outside += in_half_range(p[i]) ? 0 : 1;
+  if (outside > 0) return;
+  s.half_params.resize(size_t(n));
+  uint16_t* h = s.half_params.data();
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < n; ++i) h[i] = float_to_half_fast(p[i]);
   // A fresh vector, not `= {}`: that assigns an empty list and keeps the fp32 buffer allocated.
   s.params = std::vector<float>();
 }

@@ -57,6 +57,28 @@ TEST_CASE("the snapshot policy is dense early and regular later") {
   CHECK(SnapshotPolicy::for_run(2000, 50).every == 10); // 200 regular frames, beside the ladder
 }
 
+TEST_CASE("make_keyframe rounds the weights to fp16 and drops the optimizer state, unless a weight is out of range") {
+  std::vector<float> w(100003);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = std::sin(float(i)) * (i % 7 == 0 ? 3e-6f : 40.0f); // subnormals too
+  Snapshot s;
+  s.params = w;
+  s.optimizer.first.assign(w.size(), 1.0f);
+  make_keyframe(s);
+  CHECK(s.params.empty());
+  CHECK(s.optimizer.first.empty());
+  REQUIRE(s.half_params.size() == w.size());
+  for (size_t i = 0; i < w.size(); ++i) REQUIRE(s.half_params[i] == float_to_half(w[i]));
+  for (const float bad : {70000.0f, -1e30f, std::nanf(""), INFINITY}) {
+    CAPTURE(bad);
+    Snapshot e;
+    e.params = w;
+    e.params[w.size() / 2] = bad;
+    make_keyframe(e);
+    CHECK(e.half_params.empty()); // kept exact: fp16 cannot hold it
+    CHECK(e.params.size() == w.size());
+  }
+}
+
 TEST_CASE("thinning keeps the first and the newest frames and stays under the cap") {
   const size_t params = 1000;
   const size_t frame_bytes = snapshot_bytes(frame_at(0, params));
