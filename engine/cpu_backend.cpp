@@ -77,8 +77,28 @@ struct CpuBackend::State {
     if (!deferred.pending) return;
     omp_set_num_threads(sizer.team()); // the calling thread's regions (it may not be the one that trains)
     apply_deferred(0, table_floats);
+    settled();
+  }
+  /// The deferred update has reached every level (it cleared the table's gradients as it went).
+  void settled() {
     deferred.pending = false;
     table_grads_clean = true;
+  }
+  /// A minibatch's n coordinates encoded into batch_encoded level by level, a deferred update
+  /// applied to each level just before it; returns the seconds the update took.
+  double encode_levels_settling(const float* coords, int64_t n) {
+    const HashGridParams& g = *grid;
+    double update_s = 0;
+    for (int32_t l = 0; l < g.n_levels; ++l) {
+      if (deferred.pending) {
+        const auto t0 = std::chrono::steady_clock::now();
+        apply_deferred(int64_t(g.offset[l]) * g.n_features, int64_t(g.offset[l + 1]) * g.n_features);
+        update_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      }
+      hash_grid_encode_level(g, l, params.data(), coords, n, batch_encoded.data());
+    }
+    if (deferred.pending) settled(); // every level has had it
+    return update_s;
   }
 };
 
@@ -224,20 +244,7 @@ void CpuBackend::train_step_impl(const StepArgs& args) {
     targets = s.batch_targets.data();
   }
   if (defer) {
-    double update_s = 0;
-    for (int32_t l = 0; l < net.grid->n_levels; ++l) {
-      if (s.deferred.pending) {
-        const auto t0 = PhaseClock::now();
-        const int64_t F = net.grid->n_features;
-        s.apply_deferred(int64_t(net.grid->offset[l]) * F, int64_t(net.grid->offset[l + 1]) * F);
-        update_s += std::chrono::duration<double>(PhaseClock::now() - t0).count();
-      }
-      hash_grid_encode_level(*net.grid, l, s.params.data(), coords, total, s.batch_encoded.data());
-    }
-    if (s.deferred.pending) {
-      s.deferred.pending = false;
-      s.table_grads_clean = true;
-    }
+    const double update_s = s.encode_levels_settling(coords, total);
     s.profile.update_s += update_s; // the last step's, counted where it ran
     s.profile.forward_s -= update_s;
   }
@@ -349,6 +356,23 @@ double CpuBackend::dataset_mse_impl() {
 
 namespace {
 
+/// Encodes and runs forward rows [r0, r0 + rows) of the n coordinates in `ws`; returns rows.
+int64_t forward_chunk(const NetView& net, CpuWorkspace& ws, const float* coords, int64_t r0, int64_t n) {
+  const int64_t rows = std::min(ws.rows, n - r0);
+  encode_input(net, coords + 2 * r0, rows, ws.input.data());
+  forward_rows(net, ws, ws.input.data(), rows);
+  return rows;
+}
+
+/// out (n x channels) = the network's outputs at the n coordinates, a chunk of ws at a time.
+void predict_chunks(const NetView& net, CpuWorkspace& ws, const float* coords, int64_t n, float* out) {
+  const int32_t C = net.layers->back().out;
+  for (int64_t r0 = 0; r0 < n; r0 += ws.rows) {
+    const int64_t rows = forward_chunk(net, ws, coords, r0, n);
+    std::memcpy(out + r0 * C, ws.y.back().data(), size_t(rows * C) * sizeof(float));
+  }
+}
+
 /// What the stateless ops share: a view of the network with the given parameters and a workspace
 /// of at most k_chunk_rows rows, which runs the coordinates forward a chunk at a time.
 struct ChunkedPass {
@@ -365,17 +389,9 @@ struct ChunkedPass {
     ws.reserve(layers, model.encoding.width(), std::min(n, CpuBackend::k_chunk_rows));
   }
   /// Encodes and runs forward rows [r0, r0 + rows) of the n coordinates; returns rows.
-  int64_t forward(const float* coords, int64_t r0, int64_t n) {
-    const int64_t rows = std::min(ws.rows, n - r0);
-    encode_input(net, coords + 2 * r0, rows, ws.input.data());
-    forward_rows(net, ws, ws.input.data(), rows);
-    return rows;
-  }
+  int64_t forward(const float* coords, int64_t r0, int64_t n) { return forward_chunk(net, ws, coords, r0, n); }
 };
 
-} // namespace
-
-namespace {
 bool all_finite(const std::vector<float>& v) {
   const float* p = v.data();
   const int64_t n = int64_t(v.size());
@@ -410,25 +426,14 @@ void CpuBackend::predict_bound_impl(const float* coords, int64_t n, float* out) 
   State& s = *m_state;
   omp_set_num_threads(team_size());
   s.settle();
-  const NetView net = s.view();
-  const int32_t C = s.layers.back().out;
-  for (int64_t r0 = 0; r0 < n; r0 += s.ws.rows) {
-    const int64_t rows = std::min(s.ws.rows, n - r0);
-    encode_input(net, coords + 2 * r0, rows, s.ws.input.data());
-    forward_rows(net, s.ws, s.ws.input.data(), rows);
-    std::memcpy(out + r0 * C, s.ws.y.back().data(), size_t(rows * C) * sizeof(float));
-  }
+  predict_chunks(s.view(), s.ws, coords, n, out);
 }
 
 void CpuBackend::predict_impl(const ModelSpec& model, std::span<const float> params, std::span<const float> fourier_b,
                               const float* coords, int64_t n, float* out) {
   omp_set_num_threads(team_size());
   ChunkedPass pass(model, params, fourier_b, n);
-  const int32_t C = pass.channels;
-  for (int64_t r0 = 0; r0 < n; r0 += pass.ws.rows) {
-    const int64_t rows = pass.forward(coords, r0, n);
-    std::memcpy(out + r0 * C, pass.ws.y.back().data(), size_t(rows * C) * sizeof(float));
-  }
+  predict_chunks(pass.net, pass.ws, coords, n, out);
 }
 
 double CpuBackend::loss_and_gradients_impl(const ModelSpec& model, const LossParams& loss,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <type_traits>
 
 namespace redraw {
 
@@ -98,57 +99,40 @@ void backward_all(const HashGridParams& g, const float* coords, const float* d_o
 }
 } // namespace
 
-void hash_grid_encode_rows(const HashGridParams& g, const float* table, const float* coords, int64_t n, float* out) {
-  switch (g.n_features) {
+namespace {
+/// Calls fn(std::integral_constant<int, F>) for the grid's features per level (1, 2, 4 or 8), so
+/// each pass is compiled for a constant F.
+template <class Fn> void with_features(int32_t n_features, Fn&& fn) {
+  switch (n_features) {
   case 1:
-    encode_all<1>(g, table, coords, n, out);
+    fn(std::integral_constant<int, 1>{});
     return;
   case 2:
-    encode_all<2>(g, table, coords, n, out);
+    fn(std::integral_constant<int, 2>{});
     return;
   case 4:
-    encode_all<4>(g, table, coords, n, out);
+    fn(std::integral_constant<int, 4>{});
     return;
   default:
-    encode_all<8>(g, table, coords, n, out);
+    fn(std::integral_constant<int, 8>{});
     return;
   }
+}
+} // namespace
+
+void hash_grid_encode_rows(const HashGridParams& g, const float* table, const float* coords, int64_t n, float* out) {
+  with_features(g.n_features, [&](auto f) { encode_all<decltype(f)::value>(g, table, coords, n, out); });
 }
 
 void hash_grid_encode_level(const HashGridParams& g, int32_t l, const float* table, const float* coords, int64_t n,
                             float* out) {
-  switch (g.n_features) {
-  case 1:
-    encode_level<1>(g, l, table, coords, n, out);
-    return;
-  case 2:
-    encode_level<2>(g, l, table, coords, n, out);
-    return;
-  case 4:
-    encode_level<4>(g, l, table, coords, n, out);
-    return;
-  default:
-    encode_level<8>(g, l, table, coords, n, out);
-    return;
-  }
+  with_features(g.n_features, [&](auto f) { encode_level<decltype(f)::value>(g, l, table, coords, n, out); });
 }
 
 void hash_grid_backward_rows(const HashGridParams& g, const float* coords, const float* d_out, int64_t n,
                              float* table_grad, bool accumulate) {
-  switch (g.n_features) {
-  case 1:
-    backward_all<1>(g, coords, d_out, n, table_grad, accumulate);
-    return;
-  case 2:
-    backward_all<2>(g, coords, d_out, n, table_grad, accumulate);
-    return;
-  case 4:
-    backward_all<4>(g, coords, d_out, n, table_grad, accumulate);
-    return;
-  default:
-    backward_all<8>(g, coords, d_out, n, table_grad, accumulate);
-    return;
-  }
+  with_features(g.n_features,
+                [&](auto f) { backward_all<decltype(f)::value>(g, coords, d_out, n, table_grad, accumulate); });
 }
 
 } // namespace redraw
