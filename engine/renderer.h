@@ -41,6 +41,13 @@ struct NetworkView {
   bool bound = false;
 };
 
+/// The backend's bound network, with `model` its shape (NetworkView::bound).
+inline NetworkView bound_network(const ModelSpec& model) {
+  NetworkView v{&model, {}, {}};
+  v.bound = true;
+  return v;
+}
+
 /// Calls on_rows(y0, y1, values) for consecutive bands; values is (y1 - y0) * w * channels floats,
 /// unclamped network outputs. Throws ConfigError for a size outside [1, k_max_render_side].
 void render_tiles(Backend& backend, const NetworkView& net, int32_t w, int32_t h, const RenderOptions& opts,

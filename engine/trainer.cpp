@@ -267,9 +267,7 @@ Snapshot Trainer::live_picture_frame() {
   Snapshot s;
   int32_t w = 0, h = 0;
   frame_picture_size(m_data.image.width, m_data.image.height, w, h);
-  NetworkView view{&m_config.model, {}, {}};
-  view.bound = true; // drawn from the training weights in place
-  s.picture = to_frame_picture(render_image(*m_backend, view, w, h));
+  s.picture = to_frame_picture(render_image(*m_backend, bound_network(m_config.model), w, h)); // weights in place
   return s;
 }
 
@@ -412,9 +410,7 @@ void Trainer::set_total_steps(int64_t steps) {
 
 NetworkView Trainer::finite_live_view() {
   if (!m_backend->parameters_finite()) ensure_finite(); // back to the last good state
-  NetworkView view{&m_config.model, {}, {}};
-  view.bound = true; // the training weights where they are: no copy of a photo-sized table
-  return view;
+  return bound_network(m_config.model); // the training weights where they are: no copy of a photo-sized table
 }
 
 Image Trainer::render(int32_t w, int32_t h, const RenderOptions& opts) {
