@@ -203,6 +203,12 @@ void CpuBackend::get_optimizer_state_impl(OptimizerState& out) {
   out.second = m_state->second;
 }
 
+namespace {
+/// Samples ahead whose target pixel a minibatch gather prefetches (a 24 MP image's pixels are
+/// scattered over 288 MB: each one a cache and TLB miss without it).
+constexpr int64_t k_gather_ahead = 16;
+} // namespace
+
 void CpuBackend::train_step_impl(const StepArgs& args) {
   State& s = *m_state;
   using PhaseClock = std::chrono::steady_clock;
@@ -235,6 +241,11 @@ void CpuBackend::train_step_impl(const StepArgs& args) {
     const uint32_t n = uint32_t(s.n);
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < total; ++i) {
+      if (i + k_gather_ahead < total) { // its pixel fetched ahead: a large image's are cache misses
+        const float* t = s.targets + size_t(minibatch_index(seed, args.step, i + k_gather_ahead, n)) * C;
+        __builtin_prefetch(t);
+        __builtin_prefetch(t + C - 1);
+      }
       const uint32_t k = minibatch_index(seed, args.step, i, n);
       s.coordinate(k, s.batch_coords[size_t(2 * i)], s.batch_coords[size_t(2 * i + 1)]);
       for (int32_t c = 0; c < C; ++c)
