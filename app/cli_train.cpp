@@ -56,17 +56,18 @@ std::span<const uint8_t> bytes_of(const std::string& s) { return {reinterpret_ca
 /// model.redraw, all of the same step. Each is written to a temp file first; only when all four
 /// are complete are they renamed into place, the model last. A failure (full disk) leaves the
 /// earlier set untouched.
-void save_run(Trainer& t, SpectrumHistory& spectrum, const std::filesystem::path& dir, const std::string& source) {
-  // The saved step's row holds the exact PSNR over every pixel (the rows before it were sampled).
-  if (t.history().empty() || t.history().back().step != t.current_step() || !t.history().back().psnr_exact)
-    (void)t.measure();
+MetricsRow save_run(Trainer& t, SpectrumHistory& spectrum, const std::filesystem::path& dir, const std::string& source) {
+  AtomicFileWriter png(dir / "final.png"), metrics(dir / "metrics.csv"), bands(dir / "spectrum.csv");
+  // Encoded into its temp file band by band: a 24 MP picture's PNG is never held in memory. The
+  // saved step's row holds the exact PSNR over every pixel (the rows before it were sampled),
+  // measured from final.png's own predictions when the history lacks it: one pass, not two.
+  const auto to_png = [&](const uint8_t* d, size_t n) { png.write(d, n); };
+  const bool exact = !t.history().empty() && t.history().back().step == t.current_step() && t.history().back().psnr_exact;
+  if (exact) t.render_png(t.dataset().image.width, t.dataset().image.height, to_png);
+  const MetricsRow row = exact ? t.history().back() : t.render_png_measured(to_png);
   AtomicFileWriter weights(dir / "model.redraw");
   // Written chunk by chunk; the weights are checked finite (recovered first if not).
   t.with_checkpoint(source, [&](const Checkpoint& ckpt) { write_checkpoint(weights, ckpt); });
-  AtomicFileWriter png(dir / "final.png"), metrics(dir / "metrics.csv"), bands(dir / "spectrum.csv");
-  // Encoded into its temp file band by band: a 24 MP picture's PNG is never held in memory.
-  t.render_png(t.dataset().image.width, t.dataset().image.height,
-               [&](const uint8_t* d, size_t n) { png.write(d, n); });
   const std::string csv = metrics_csv(t.history(), t.recoveries());
   spectrum.record(t);
   const std::string spectrum_rows = spectrum.csv();
@@ -74,6 +75,7 @@ void save_run(Trainer& t, SpectrumHistory& spectrum, const std::filesystem::path
   bands.write(bytes_of(spectrum_rows));
   AtomicFileWriter* const set[] = {&png, &metrics, &bands, &weights};
   commit_together(set);
+  return row;
 }
 
 /// A checkpoint during the run: tried three times; when it still fails the run goes on (and
@@ -330,18 +332,18 @@ int run_train(const TrainCommand& o) {
                                  : std::string("Nothing was written.")));
     return k_exit_failure;
   }
-  const MetricsRow final_row = trainer.measure();
   const double wall = trained_seconds();
-  if (!o.quiet) progress.finish(describe(final_row, double(trainer.current_step() - start) / std::max(1e-9, wall)));
-
+  MetricsRow final_row;
   try {
-    save_run(trainer, spectrum, out_dir, opened.source_image); // found again from any folder
+    final_row = save_run(trainer, spectrum, out_dir, opened.source_image); // found again from any folder
   } catch (const IoError& e) {
+    if (!o.quiet) progress.finish();
     throw IoError(std::string(e.what()) + " (the results were not saved; " +
                   (last_saved >= 0 ? "the checkpoint of step " + std::to_string(last_saved) + " is kept"
                                    : "earlier files in " + out_dir.string() + " are unchanged") +
                   ")");
   }
+  if (!o.quiet) progress.finish(describe(final_row, double(trainer.current_step() - start) / std::max(1e-9, wall)));
   out.keep();
   std::printf("%s: %lld steps, PSNR %s, %s -> %s\n", stopped ? "stopped" : "done",
               static_cast<long long>(trainer.current_step()), psnr_text(final_row.psnr_db).c_str(),

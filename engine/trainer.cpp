@@ -344,13 +344,17 @@ bool Trainer::branch_from_snapshot(size_t i) {
 MetricsRow Trainer::measure() {
   (void)flush_metrics();
   ensure_finite();
-  MetricsRow row = measure_row(true);
+  const MetricsRow row = measure_row(true);
+  record_measured(row);
+  return row;
+}
+
+void Trainer::record_measured(const MetricsRow& row) {
   if (!m_history.empty() && m_history.back().step == row.step) {
     m_history.back() = row;
   } else {
     m_history.push_back(row);
   }
-  return row;
 }
 
 void Trainer::run(int64_t n, const std::function<bool()>& should_stop) {
@@ -430,6 +434,31 @@ void Trainer::render_png(int32_t w, int32_t h, const ByteSink& sink) {
       write(values, y1 - y0);
     });
   });
+}
+
+MetricsRow Trainer::render_png_measured(const ByteSink& sink) {
+  (void)flush_metrics();
+  const NetworkView view = finite_live_view();
+  const int32_t w = m_data.image.width, h = m_data.image.height, C = m_data.channels();
+  // Summed in float64 in pixel order, band by band: the same bits at any thread count.
+  double loss = 0, se = 0;
+  encode_png_rows(sink, w, h, C, 8, [&](const auto& write) {
+    render_tiles(*m_backend, view, w, h, RenderOptions{}, [&](int32_t y0, int32_t y1, const float* values) {
+      const float* t = m_data.targets() + int64_t(y0) * w * C;
+      const int64_t count = int64_t(y1 - y0) * w * C;
+      for (int64_t e = 0; e < count; ++e) {
+        loss += double(loss_value<float>(m_config.loss, values[e], t[e]));
+        const double d = double(rd_clamp(values[e], 0.0f, 1.0f)) - double(t[e]);
+        se += d * d;
+      }
+      write(values, y1 - y0);
+    });
+  });
+  const double count = double(std::max<int64_t>(int64_t(w) * h * C, 1));
+  const WholeImageError whole{loss / count, se / count};
+  const MetricsRow row = measure_row(true, &whole);
+  record_measured(row);
+  return row;
 }
 
 Checkpoint Trainer::checkpoint(const std::string& source_image) {

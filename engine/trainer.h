@@ -122,6 +122,10 @@ public:
   std::vector<uint8_t> render_png(int32_t w, int32_t h);
   /// The same PNG, its bytes handed to `sink` as they are encoded (final.png straight to its file).
   void render_png(int32_t w, int32_t h, const ByteSink& sink);
+  /// The PNG at the training size into `sink`, and the exact row of the current step measured
+  /// from the same predictions (every pixel against the image, as measure() does): one pass over
+  /// a photo instead of two. The row joins the history as measure()'s does, and is returned.
+  MetricsRow render_png_measured(const ByteSink& sink);
 
   /// Everything needed to resume; source_image is stored as given. Its weights are finite: a
   /// diverged state is recovered first (ensure_finite), DivergedError when that is not possible.
@@ -210,7 +214,15 @@ private:
   /// loss/PSNR/lr/time of the current network, without touching the history. Blocks. The PSNR
   /// (and the loss when no step reported it) over every pixel when `exact` or when the sample is
   /// the whole image, else on the sample.
-  MetricsRow measure_row(bool exact = false);
+  MetricsRow measure_row(bool exact = false) { return measure_row(exact, nullptr); }
+  /// The whole image's mean loss and clamped MSE, measured elsewhere (render_png_measured).
+  struct WholeImageError {
+    double loss = 0, mse = 0;
+  };
+  /// measure_row with the whole image's error given: an exact row that runs no pass of its own.
+  MetricsRow measure_row(bool exact, const WholeImageError* given);
+  /// A measured row into the history (replacing one of the same step) after the GPU's late rows.
+  void record_measured(const MetricsRow& row);
   /// Mean loss and clamped MSE of the current weights on the metrics sample (a forward pass over
   /// it, summed in float64 in sample order: the same bits at any thread count). Blocks.
   std::pair<double, double> sample_error();

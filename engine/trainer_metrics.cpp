@@ -66,14 +66,14 @@ double Trainer::dataset_loss() {
   return sum / (double(n) * C);
 }
 
-MetricsRow Trainer::measure_row(bool exact) {
+MetricsRow Trainer::measure_row(bool exact, const WholeImageError* given) {
   m_backend->synchronize();
   if (auto sample = m_backend->poll_loss()) {
     m_last_loss = sample->loss;
     m_last_loss_step = sample->step + 1;
     m_nonfinite_seen = m_nonfinite_seen || sample->nonfinite;
   }
-  exact = exact || m_sample_whole;
+  exact = exact || m_sample_whole || given;
   std::optional<std::pair<double, double>> sampled;
   if (!exact) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -84,13 +84,13 @@ MetricsRow Trainer::measure_row(bool exact) {
   // No step has reported a loss at this count (the untrained network, or a run stopped between
   // metrics steps): the loss of the current weights, not an older step's.
   if (m_last_loss_step != m_step) {
-    m_last_loss = exact ? dataset_loss() : sampled->first;
+    m_last_loss = given ? given->loss : exact ? dataset_loss() : sampled->first;
     m_last_loss_step = m_step;
   }
   MetricsRow row;
   row.step = m_step;
   row.loss = m_last_loss;
-  row.psnr_db = psnr_from_mse(exact ? m_backend->dataset_mse() : sampled->second);
+  row.psnr_db = psnr_from_mse(given ? given->mse : exact ? m_backend->dataset_mse() : sampled->second);
   row.psnr_exact = exact;
   row.lr = last_step_lr();
   row.seconds = elapsed_seconds();

@@ -6,6 +6,7 @@
 #include "engine/dataset.h"
 
 #include "engine/errors.h"
+#include "engine/loss_math.h"
 #include "engine/renderer.h"
 
 #include <doctest/doctest.h>
@@ -109,6 +110,58 @@ TEST_CASE("a PNG made band by band has the bytes of the whole picture's PNG") {
   Trainer t = test::small_trainer(cfg, test::gradient_image(10, 10, 3));
   t.run(5);
   for (auto [w, h] : {std::pair{37, 29}, std::pair{700, 400}}) CHECK(t.render_png(w, h) == encode_png(t.render(w, h)));
+}
+
+TEST_CASE("final.png and the exact row from one pass: the same picture, the row of a float64 reference") {
+  // 600 x 500 is three render bands; a minibatch run's rows before it are sampled.
+  const Image img = test::gradient_image(600, 500, 3);
+  RunConfig cfg = test::small_config(OptimizerKind::Adam, 4096);
+  Trainer t = test::small_trainer(cfg, img);
+  // The untrained network: no step has reported a loss, so the row's loss is the whole image's.
+  const auto measured_png = [&] {
+    std::vector<uint8_t> bytes;
+    const MetricsRow row = t.render_png_measured([&](const uint8_t* d, size_t n) { bytes.insert(bytes.end(), d, d + n); });
+    return std::pair{bytes, row};
+  };
+  const auto reference = [&] { // clamped MSE and the loss of the raw outputs, in float64 from predict
+    const int64_t n = t.dataset().size();
+    const float* target = t.dataset().targets();
+    std::vector<float> coords(size_t(n) * 2), pred(size_t(n) * size_t(t.dataset().channels()));
+    for (int64_t i = 0; i < n; ++i)
+      t.dataset().coordinate(i, coords[size_t(2 * i)], coords[size_t(2 * i + 1)]);
+    const std::vector<float> params = t.backend().parameters();
+    t.backend().predict(t.config().model, params, t.fourier_b(), coords.data(), n, pred.data());
+    double se = 0, loss = 0;
+    for (size_t e = 0; e < pred.size(); ++e) {
+      const double d = std::clamp(double(pred[e]), 0.0, 1.0) - double(target[e]);
+      se += d * d;
+      loss += double(loss_value<float>(cfg.loss, pred[e], target[e]));
+    }
+    return std::pair{10.0 * std::log10(1.0 / (se / double(pred.size()))), loss / double(pred.size())};
+  };
+  {
+    const auto [bytes, row] = measured_png();
+    const auto [psnr, loss] = reference();
+    CHECK(bytes == t.render_png(600, 500));
+    CHECK(row.psnr_exact);
+    CHECK(row.step == 0);
+    CHECK(row.psnr_db == doctest::Approx(psnr).epsilon(1e-6));
+    CHECK(row.loss == doctest::Approx(loss).epsilon(1e-6));
+    REQUIRE(!t.history().empty());
+    CHECK(t.history().back().step == 0);
+    CHECK(t.history().back().psnr_db == row.psnr_db);
+  }
+  t.run(30);
+  REQUIRE(!t.history().back().psnr_exact); // the sampled rows of a minibatch run
+  const auto [bytes, row] = measured_png();
+  const auto [psnr, loss] = reference();
+  CHECK(bytes == t.render_png(600, 500));
+  CHECK(row.step == 30);
+  CHECK(row.psnr_exact);
+  CHECK(row.psnr_db == doctest::Approx(psnr).epsilon(1e-6));
+  CHECK(row.psnr_db == doctest::Approx(t.measure().psnr_db).epsilon(1e-6)); // the backend's own pass
+  CHECK(t.history().back().step == 30);
+  CHECK(t.history().back().psnr_exact);
 }
 
 TEST_CASE("a window of the picture: each sample is the float64 network at its cell's centre") {
