@@ -146,9 +146,9 @@ bool Backend::copy_state_if_finite_impl(std::vector<float>& params, OptimizerSta
   return true;
 }
 
-bool Backend::parameters_finite() {
+bool Backend::parameters_finite(bool with_optimizer) {
   require_configured("parameters_finite");
-  return parameters_finite_impl();
+  return parameters_finite_impl(with_optimizer);
 }
 
 const std::vector<float>& Backend::bound_copy() {
@@ -159,7 +159,13 @@ const std::vector<float>& Backend::bound_copy() {
   return m_bound_copy;
 }
 
-bool Backend::parameters_finite_impl() { return count_nonfinite(bound_copy()) == 0; }
+bool Backend::parameters_finite_impl(bool with_optimizer) {
+  if (count_nonfinite(bound_copy()) != 0) return false;
+  if (!with_optimizer) return true;
+  OptimizerState o;
+  get_optimizer_state_impl(o);
+  return count_nonfinite(o.first) + count_nonfinite(o.second) == 0;
+}
 
 void Backend::predict_bound(const float* coords, int64_t n, float* out) {
   require_configured("predict_bound");

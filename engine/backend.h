@@ -138,8 +138,9 @@ public:
   /// `optimizer` (reusing their memory: a 24-megapixel run's good state is 87 MB) and returns
   /// true; otherwise returns false and leaves both as they were.
   bool copy_state_if_finite(std::vector<float>& params, OptimizerState& optimizer);
-  /// True when every bound parameter is finite (the CPU backend looks in place).
-  bool parameters_finite();
+  /// True when every bound parameter is finite (the CPU backend looks in place), and with
+  /// with_optimizer every value of the optimizer's state too.
+  bool parameters_finite(bool with_optimizer = false);
 
   /// Starts copying the bound parameters (and, when with_optimizer, the optimizer state) as they
   /// are after every step enqueued so far, and returns its ticket. A GPU backend copies on a
@@ -197,7 +198,7 @@ protected:
   /// Default: fresh copies, checked, then moved into place. The CPU backend checks in place.
   virtual bool copy_state_if_finite_impl(std::vector<float>& params, OptimizerState& optimizer);
   /// Default: a copy into the reused buffer predict_bound_impl uses, counted.
-  virtual bool parameters_finite_impl();
+  virtual bool parameters_finite_impl(bool with_optimizer);
   /// Default: the bound weights copied into a reused buffer, then predict_impl.
   virtual void predict_bound_impl(const float* coords, int64_t n, float* out);
 

@@ -413,10 +413,11 @@ bool all_finite(const std::vector<float>& v) {
 }
 } // namespace
 
-bool CpuBackend::parameters_finite_impl() {
+bool CpuBackend::parameters_finite_impl(bool with_optimizer) {
   omp_set_num_threads(team_size());
   m_state->settle();
-  return all_finite(m_state->params);
+  const State& s = *m_state;
+  return all_finite(s.params) && (!with_optimizer || (all_finite(s.first) && all_finite(s.second)));
 }
 
 bool CpuBackend::copy_state_if_finite_impl(std::vector<float>& params, OptimizerState& optimizer) {

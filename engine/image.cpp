@@ -68,19 +68,17 @@ ColorMode resolve_color_mode(const Image& raw, ColorMode mode, const std::array<
   return ColorMode::Gray;
 }
 
-Image convert_color(const Image& raw, ColorMode mode, float threshold, const std::array<float, 3>& bg) {
-  if (raw.channels < 1 || raw.channels > 4) throw ImageError("convert: unsupported channel count");
-  mode = resolve_color_mode(raw, mode, bg);
-  Image out;
-  out.width = raw.width;
-  out.height = raw.height;
-  out.channels = channels_of(mode);
+namespace {
+/// raw's pixels in `mode` (resolved) into out, pixel by pixel in order. out may be raw's own
+/// buffer when the mode has no more channels than raw: pixel i is read whole before it is
+/// written at i * out_channels <= i * raw.channels, behind every pixel still to be read.
+void convert_pixels(const Image& raw, ColorMode mode, float threshold, const std::array<float, 3>& bg,
+                    int32_t out_channels, float* out) {
   const int64_t n = raw.pixel_count();
-  out.pixels.resize(size_t(n) * out.channels);
   for (int64_t i = 0; i < n; ++i) {
     float rgb[3];
     composited_rgb(raw, i, bg, rgb);
-    float* o = out.pixels.data() + i * out.channels;
+    float* o = out + i * out_channels;
     if (mode == ColorMode::Rgb) {
       o[0] = rgb[0], o[1] = rgb[1], o[2] = rgb[2];
     } else {
@@ -88,7 +86,39 @@ Image convert_color(const Image& raw, ColorMode mode, float threshold, const std
       o[0] = mode == ColorMode::Binary ? (g >= threshold ? 1.0f : 0.0f) : g;
     }
   }
+}
+} // namespace
+
+Image convert_color(const Image& raw, ColorMode mode, float threshold, const std::array<float, 3>& bg) {
+  if (raw.channels < 1 || raw.channels > 4) throw ImageError("convert: unsupported channel count");
+  mode = resolve_color_mode(raw, mode, bg);
+  Image out;
+  out.width = raw.width;
+  out.height = raw.height;
+  out.channels = channels_of(mode);
+  out.pixels.resize(size_t(raw.pixel_count()) * out.channels);
+  convert_pixels(raw, mode, threshold, bg, out.channels, out.pixels.data());
   return out;
+}
+
+Image convert_color(Image&& raw, ColorMode mode, float threshold, const std::array<float, 3>& bg) {
+  if (raw.channels < 1 || raw.channels > 4) throw ImageError("convert: unsupported channel count");
+  mode = resolve_color_mode(raw, mode, bg);
+  const int32_t channels = channels_of(mode);
+  if (channels > raw.channels) return convert_color(static_cast<const Image&>(raw), mode, threshold, bg);
+  // In place: a photo's floats are never held twice.
+  convert_pixels(raw, mode, threshold, bg, channels, raw.pixels.data());
+  raw.channels = channels;
+  raw.pixels.resize(size_t(raw.pixel_count()) * size_t(channels));
+  // Gray from colour gives two thirds back (a copy of the smaller buffer); RGB from RGBA keeps its
+  // quarter, which a copy would briefly cost twice over.
+  if (raw.pixels.size() <= raw.pixels.capacity() / 2) raw.pixels.shrink_to_fit();
+  return std::move(raw);
+}
+
+Image resize_area(Image&& src, int32_t width, int32_t height) {
+  if (src.width == width && src.height == height) return std::move(src); // full resolution: no copy
+  return resize_area(static_cast<const Image&>(src), width, height);
 }
 
 Image resize_area(const Image& src, int32_t width, int32_t height) {
@@ -128,7 +158,7 @@ Image prepare_training_image(const std::filesystem::path& file, const DataSpec& 
   int32_t w = 0, h = 0;
   training_size(spec, head.width, head.height, w, h);
   ImageInfo decoded;
-  const Image raw = load_image(file, limits, DecodeOptions{w, h}, &decoded);
+  Image raw = load_image(file, limits, DecodeOptions{w, h}, &decoded);
   if (decoded.shrink == 1 && (raw.width != head.width || raw.height != head.height))
     training_size(spec, raw.width, raw.height, w, h); // the header and the pixels disagree: trust the pixels
   if (native_w) *native_w = decoded.width;
@@ -136,12 +166,13 @@ Image prepare_training_image(const std::filesystem::path& file, const DataSpec& 
   if (info) *info = decoded;
   if (spec.color_mode == ColorMode::Binary) {
     // Threshold after resizing, so thin strokes survive as grey before becoming black or white.
-    Image gray = resize_area(convert_color(raw, ColorMode::Gray, spec.threshold, spec.background), w, h);
+    Image gray = resize_area(convert_color(std::move(raw), ColorMode::Gray, spec.threshold, spec.background), w, h);
     for (float& v : gray.pixels)
       v = v >= spec.threshold ? 1.0f : 0.0f;
     return gray;
   }
-  return resize_area(convert_color(raw, spec.color_mode, spec.threshold, spec.background), w, h);
+  // Converted in place and, at full resolution, moved: the photo's floats exist once.
+  return resize_area(convert_color(std::move(raw), spec.color_mode, spec.threshold, spec.background), w, h);
 }
 
 namespace {

@@ -94,8 +94,12 @@ ColorMode resolve_color_mode(const Image& raw, ColorMode mode, const std::array<
 /// Composites alpha onto `background` and converts to the colour mode (1 or 3 channels out; Auto
 /// is resolved first).
 Image convert_color(const Image& raw, ColorMode mode, float threshold, const std::array<float, 3>& background);
+/// The same, in raw's own buffer when the mode has no more channels than raw (else a new one).
+Image convert_color(Image&& raw, ColorMode mode, float threshold, const std::array<float, 3>& background);
 /// Area (box) filter resize; for upscaling it falls back to a smooth filter.
 Image resize_area(const Image& src, int32_t width, int32_t height);
+/// The same; at src's own size, src itself (moved, not copied).
+Image resize_area(Image&& src, int32_t width, int32_t height);
 /// Bicubic (Catmull-Rom) resize, for the side-by-side "original upscaled" comparison.
 Image resize_bicubic(const Image& src, int32_t width, int32_t height);
 

@@ -214,6 +214,9 @@ bool Trainer::ensure_finite() {
     m_last_loss_step = sample->step + 1;
     m_nonfinite_seen = m_nonfinite_seen || sample->nonfinite;
   }
+  // Looked at in place first (the CPU backend copies nothing): the copies below only count what
+  // went wrong, for the message.
+  if (!m_nonfinite_seen && m_backend->parameters_finite(true)) return false;
   const std::vector<float> params = m_backend->parameters();
   const OptimizerState opt = m_backend->optimizer_state();
   const int64_t bad = count_nonfinite(params) + count_nonfinite(opt.first) + count_nonfinite(opt.second);

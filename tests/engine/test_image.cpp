@@ -259,6 +259,37 @@ TEST_CASE("alpha is composited onto the background; colour modes convert") {
   CHECK(convert_color(ga, ColorMode::Gray, 0.5f, {1, 1, 1}).pixels[0] == doctest::Approx(0.2 * 0.25 + 0.75));
 }
 
+TEST_CASE("a conversion in the image's own buffer gives the copying conversion's pixels, for every channel count") {
+  // Pixels with varied colour and alpha: each output pixel is written over the raw ones already read.
+  for (int32_t channels = 1; channels <= 4; ++channels) {
+    Image raw{37, 11, channels, {}};
+    raw.pixels.resize(size_t(37 * 11 * channels));
+    for (size_t e = 0; e < raw.pixels.size(); ++e) raw.pixels[e] = float((e * 7919) % 1000) / 999.0f;
+    for (ColorMode mode : {ColorMode::Auto, ColorMode::Rgb, ColorMode::Gray, ColorMode::Binary}) {
+      CAPTURE(channels);
+      CAPTURE(int(mode));
+      const Image copied = convert_color(raw, mode, 0.4f, {0.1f, 0.9f, 0.3f});
+      Image moved_from = raw;
+      const float* buffer = moved_from.pixels.data();
+      const Image in_place = convert_color(std::move(moved_from), mode, 0.4f, {0.1f, 0.9f, 0.3f});
+      CHECK(in_place.width == copied.width);
+      CHECK(in_place.height == copied.height);
+      CHECK(in_place.channels == copied.channels);
+      CHECK(in_place.pixels == copied.pixels);
+      // RGB from RGB or RGBA stays in the photo's buffer (no second copy of a photo's floats).
+      if (copied.channels == 3 && channels >= 3) CHECK(in_place.pixels.data() == buffer);
+    }
+  }
+  // At its own size an area resize hands the image over; at another size it resamples a copy.
+  Image img = test::gradient_image(20, 10, 3);
+  const Image expected = img;
+  const float* buffer = img.pixels.data();
+  const Image same = resize_area(std::move(img), 20, 10);
+  CHECK(same.pixels.data() == buffer);
+  CHECK(same.pixels == expected.pixels);
+  CHECK(resize_area(Image(expected), 10, 5).pixels == resize_area(expected, 10, 5).pixels);
+}
+
 TEST_CASE("area resize averages blocks exactly; training size keeps the aspect") {
   Image img{4, 2, 1, {0, 1, 2, 3, 4, 5, 6, 7}};
   for (float& v : img.pixels)

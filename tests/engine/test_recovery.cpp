@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <limits>
 
 using namespace redraw;
 
@@ -85,6 +86,24 @@ TEST_CASE("weights are checked before a checkpoint or a render: never NaN out ev
     REQUIRE(std::isfinite(v));
   CHECK(t.recoveries().size() == 2);
   CHECK(t.lr_scale() == doctest::Approx(0.25));
+}
+
+TEST_CASE("a non-finite optimizer moment behind finite weights is found where it is, and recovered") {
+  RunConfig cfg = recovery_config();
+  cfg.training.metrics_every = 1000;
+  Trainer t = test::small_trainer(cfg, test::gradient_image(12, 10, 3));
+  t.run(4);
+  CHECK(t.backend().parameters_finite(true));
+  CHECK_FALSE(t.ensure_finite()); // nothing to recover
+  OptimizerState st = t.backend().optimizer_state();
+  REQUIRE(!st.second.empty());
+  st.second[st.second.size() / 2] = std::numeric_limits<float>::infinity();
+  t.backend().set_optimizer_state(st);
+  CHECK(t.backend().parameters_finite()); // the weights alone are finite
+  CHECK_FALSE(t.backend().parameters_finite(true));
+  CHECK(t.ensure_finite()); // recovered to the last good state
+  CHECK(t.recoveries().size() == 1);
+  CHECK(t.backend().parameters_finite(true));
 }
 
 TEST_CASE("max_recoveries 0 turns recovery off: the first divergence stops the run") {
