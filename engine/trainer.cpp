@@ -430,10 +430,14 @@ std::vector<uint8_t> Trainer::render_png(int32_t w, int32_t h) {
   return out;
 }
 
-void Trainer::render_png(int32_t w, int32_t h, const ByteSink& sink) {
+void Trainer::render_png(int32_t w, int32_t h, const ByteSink& sink) { render_png_bands(w, h, sink, {}); }
+
+void Trainer::render_png_bands(int32_t w, int32_t h, const ByteSink& sink,
+                               const std::function<void(int32_t, int32_t, const float*)>& band) {
   const NetworkView view = finite_live_view();
   encode_png_rows(sink, w, h, m_data.channels(), 8, [&](const auto& write) {
     render_tiles(*m_backend, view, w, h, RenderOptions{}, [&](int32_t y0, int32_t y1, const float* values) {
+      if (band) band(y0, y1, values);
       write(values, y1 - y0);
     });
   });
@@ -441,24 +445,14 @@ void Trainer::render_png(int32_t w, int32_t h, const ByteSink& sink) {
 
 MetricsRow Trainer::render_png_measured(const ByteSink& sink) {
   (void)flush_metrics();
-  const NetworkView view = finite_live_view();
   const int32_t w = m_data.image.width, h = m_data.image.height, C = m_data.channels();
   // Summed in float64 in pixel order, band by band: the same bits at any thread count.
-  double loss = 0, se = 0;
-  encode_png_rows(sink, w, h, C, 8, [&](const auto& write) {
-    render_tiles(*m_backend, view, w, h, RenderOptions{}, [&](int32_t y0, int32_t y1, const float* values) {
-      const float* t = m_data.targets() + int64_t(y0) * w * C;
-      const int64_t count = int64_t(y1 - y0) * w * C;
-      for (int64_t e = 0; e < count; ++e) {
-        loss += double(loss_value<float>(m_config.loss, values[e], t[e]));
-        const double d = double(rd_clamp(values[e], 0.0f, 1.0f)) - double(t[e]);
-        se += d * d;
-      }
-      write(values, y1 - y0);
-    });
+  ErrorSums sums;
+  render_png_bands(w, h, sink, [&](int32_t y0, int32_t y1, const float* values) {
+    sums.add(m_config.loss, values, m_data.targets() + int64_t(y0) * w * C, int64_t(y1 - y0) * w * C);
   });
   const double count = double(std::max<int64_t>(int64_t(w) * h * C, 1));
-  const WholeImageError whole{loss / count, se / count};
+  const WholeImageError whole{sums.loss / count, sums.se / count};
   const MetricsRow row = measure_row(true, &whole);
   record_measured(row);
   return row;

@@ -223,6 +223,14 @@ private:
   MetricsRow measure_row(bool exact, const WholeImageError* given);
   /// A measured row into the history (replacing one of the same step) after the GPU's late rows.
   void record_measured(const MetricsRow& row);
+  /// Loss and clamped squared error of predictions against targets, summed in float64 in order.
+  struct ErrorSums {
+    double loss = 0, se = 0;
+    void add(const LossParams& p, const float* pred, const float* target, int64_t n);
+  };
+  /// render_png, each band's values shown to `band` (when set) before they are encoded.
+  void render_png_bands(int32_t w, int32_t h, const ByteSink& sink,
+                        const std::function<void(int32_t y0, int32_t y1, const float* values)>& band);
   /// Mean loss and clamped MSE of the current weights on the metrics sample (a forward pass over
   /// it, summed in float64 in sample order: the same bits at any thread count). Blocks.
   std::pair<double, double> sample_error();

@@ -36,15 +36,18 @@ std::pair<double, double> Trainer::sample_error() {
   std::vector<float>& pred = m_sample_pred; // reused: no fresh pages every row
   pred.resize(size_t(n) * size_t(C));
   m_backend->predict_bound(m_sample_coords.data(), n, pred.data());
-  double loss = 0, se = 0;
-  for (size_t e = 0; e < pred.size(); ++e) {
-    const float t = m_sample_targets[e];
-    loss += double(loss_value<float>(m_config.loss, pred[e], t));
-    const double d = double(rd_clamp(pred[e], 0.0f, 1.0f)) - double(t);
+  ErrorSums sums;
+  sums.add(m_config.loss, pred.data(), m_sample_targets.data(), int64_t(pred.size()));
+  const double count = double(std::max<size_t>(pred.size(), 1));
+  return {sums.loss / count, sums.se / count};
+}
+
+void Trainer::ErrorSums::add(const LossParams& p, const float* pred, const float* target, int64_t n) {
+  for (int64_t e = 0; e < n; ++e) {
+    loss += double(loss_value<float>(p, pred[e], target[e]));
+    const double d = double(rd_clamp(pred[e], 0.0f, 1.0f)) - double(target[e]);
     se += d * d;
   }
-  const double count = double(std::max<size_t>(pred.size(), 1));
-  return {loss / count, se / count};
 }
 
 double Trainer::dataset_loss() {
