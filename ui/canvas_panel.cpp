@@ -192,6 +192,17 @@ void draw_canvas(UiState& ui) {
                              ImGuiButtonFlags_MouseButtonRight);
   const bool hovered = ImGui::IsItemHovered(), active = ImGui::IsItemActive();
 
+  // The panes' size is known before any picture: previews are rendered to fit it, the first one
+  // of a load included (tell_session). Only the ground truth alone shows no preview.
+  const float gap = 8, caption_h = ImGui::GetTextLineHeightWithSpacing();
+  const int count = ui.compare.open ? (ui.compare.split ? 1 : 2) : v.mode == CanvasMode::SideBySide ? 3 : 1;
+  const float pane_w = (avail.x - gap * float(count - 1)) / float(count), pane_h = avail.y - caption_h;
+  if (ui.compare.open || v.mode != CanvasMode::GroundTruth) {
+    const ImVec2 fb = ImGui::GetIO().DisplayFramebufferScale;
+    ui.preview_pane[0] = std::max(1, int32_t(std::ceil(pane_w * fb.x)));
+    ui.preview_pane[1] = std::max(1, int32_t(std::ceil(pane_h * fb.y)));
+  }
+
   const Image* truth = run.ground_truth.get();
   if (!truth || !ui.truth_texture || ui.truth_texture->empty()) {
     const char* msg = run.status.busy ? "Loading..." : "Drop an image here, or File > Open (Ctrl+O)";
@@ -214,7 +225,6 @@ void draw_canvas(UiState& ui) {
   all[1].step = frame ? ui.timelapse.shown_step : run.shown_step;
   all[1].recon = true;
   Pane panes[3];
-  int count = 0;
   if (ui.compare.open) {
     const CompareState& cmp = ui.compare;
     all[1].caption = cmp.label_a.c_str();
@@ -228,27 +238,20 @@ void draw_canvas(UiState& ui) {
     }
     panes[0] = all[1];
     panes[1] = b;
-    count = cmp.split ? 1 : 2;
   } else switch (v.mode) {
   case CanvasMode::SideBySide:
-    count = 3;
     std::copy(all, all + 3, panes);
     break;
   case CanvasMode::GroundTruth:
-    count = 1;
     panes[0] = all[0];
     break;
   case CanvasMode::Reconstruction:
-    count = 1;
     panes[0] = all[1];
     break;
   case CanvasMode::Error:
-    count = 1;
     panes[0] = all[2];
     break;
   }
-  const float gap = 8, caption_h = ImGui::GetTextLineHeightWithSpacing();
-  const float pane_w = (avail.x - gap * float(count - 1)) / float(count), pane_h = avail.y - caption_h;
   for (int i = 0; i < count; ++i) {
     panes[i].min = ImVec2(origin.x + float(i) * (pane_w + gap), origin.y + caption_h);
     panes[i].max = ImVec2(panes[i].min.x + pane_w, panes[i].min.y + pane_h);

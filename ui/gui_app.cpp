@@ -157,8 +157,9 @@ void upload_device_frame(UiState& ui, TrainingSession& session) {
 }
 
 /// Housekeeping each turn besides drawing: GPU previews and the preview cadence the session is told.
-/// Previews are no larger than the window's framebuffer (TrainingSession::set_preview_limit), in
-/// steps of 256 pixels so that resizing the window does not re-render on every frame of a drag.
+/// Previews are no larger than the pane that shows them (TrainingSession::set_preview_limit; the
+/// window's framebuffer before the canvas is laid out), in steps of 256 pixels so that resizing
+/// the window or a panel does not re-render on every frame of a drag.
 int32_t preview_limit(float framebuffer_px) { return (std::max(0, int32_t(framebuffer_px)) / 256 + 1) * 256; }
 
 struct LoopState {
@@ -209,7 +210,9 @@ void tell_session(UiState& ui, TrainingSession& session, CompareSessions& compar
     session.set_preview_every(st.sent_preview_every);
   }
   const ImVec2 fb = ImGui::GetIO().DisplaySize, scale = ImGui::GetIO().DisplayFramebufferScale;
-  const int32_t max_w = preview_limit(fb.x * scale.x), max_h = preview_limit(fb.y * scale.y);
+  const bool laid_out = ui.preview_pane[0] > 0 && ui.preview_pane[1] > 0;
+  const int32_t max_w = preview_limit(laid_out ? float(ui.preview_pane[0]) : fb.x * scale.x);
+  const int32_t max_h = preview_limit(laid_out ? float(ui.preview_pane[1]) : fb.y * scale.y);
   if (max_w != st.sent_preview_w || max_h != st.sent_preview_h) {
     st.sent_preview_w = max_w;
     st.sent_preview_h = max_h;

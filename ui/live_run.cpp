@@ -179,13 +179,16 @@ SessionProfile LiveRun::take_profile() {
 bool LiveRun::preview(SessionMailbox& box, DeviceFrameRing* ring, bool host, int32_t max_w, int32_t max_h) {
   Trainer& t = *trainer;
   const int64_t step = t.current_step();
-  const int32_t w = t.dataset().image.width, h = t.dataset().image.height;
+  // At the size shown, never more than the training grid: on the GPU too, a 100-megapixel run
+  // would otherwise draw 100 megapixels for a pane of a few hundred thousand.
+  int32_t pw = 0, ph = 0;
+  fit_within(t.dataset().image.width, t.dataset().image.height, max_w, max_h, pw, ph);
   const auto start = Clock::now();
   bool device_done = false, device_ok = true;
   if (ring && device) {
     try {
-      void* dst = ring->begin_write(w, h);
-      device->render_rgba8_device(w, h, dst);
+      void* dst = ring->begin_write(pw, ph);
+      device->render_rgba8_device(pw, ph, dst);
       ring->end_write(step);
       device_done = true;
       box.device_preview(step);
@@ -196,11 +199,7 @@ bool LiveRun::preview(SessionMailbox& box, DeviceFrameRing* ring, bool host, int
   }
   // The host copy: always on the CPU; on the GPU only when asked for (paused, finished, or the
   // error map and pixel tooltip need it).
-  if (!device_done || host) {
-    int32_t pw = w, ph = h;
-    fit_within(w, h, max_w, max_h, pw, ph);
-    box.preview(std::make_shared<Image>(t.render(pw, ph)), step);
-  }
+  if (!device_done || host) box.preview(std::make_shared<Image>(t.render(pw, ph)), step);
   last_preview = Clock::now();
   last_preview_step = step;
   profile.preview_s += std::chrono::duration<double>(last_preview - start).count();

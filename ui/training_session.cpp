@@ -128,10 +128,10 @@ bool TrainingSession::time_budget_spent() const {
   return m_run && m_time_budget > 0 && m_run->trainer->time_budget_left() <= 0;
 }
 void TrainingSession::set_preview_limit(int32_t max_w, int32_t max_h) {
-  post([this, max_w, max_h] {
-    m_preview_max_w = max_w;
-    m_preview_max_h = max_h;
-    m_host_preview_wanted = true;
+  m_preview_max_w = max_w;
+  m_preview_max_h = max_h;
+  post([this, max_w, max_h] { // a new preview at the new size (none when the last one had it)
+    if (max_w != m_preview_made_w || max_h != m_preview_made_h) m_host_preview_wanted = true;
   });
 }
 void TrainingSession::request_host_preview() {
@@ -244,7 +244,7 @@ void TrainingSession::serve_frame_request() {
     step = m_requested_frame;
     m_requested_frame = -1;
   }
-  if (step >= 0 && m_run) m_run->post_frame(m_mailbox, step, m_preview_max_w, m_preview_max_h);
+  if (step >= 0 && m_run) m_run->post_frame(m_mailbox, step, m_preview_max_w.load(), m_preview_max_h.load());
 }
 
 // ---- the training thread ----------------------------------------------------------------------
@@ -303,7 +303,9 @@ void TrainingSession::make_preview(bool force) {
     std::lock_guard lock(m_mutex);
     if (m_device_preview_enabled) ring = m_frames;
   }
-  if (!m_run->preview(m_mailbox, ring.get(), force || m_host_preview_wanted, m_preview_max_w, m_preview_max_h)) {
+  m_preview_made_w = m_preview_max_w;
+  m_preview_made_h = m_preview_max_h;
+  if (!m_run->preview(m_mailbox, ring.get(), force || m_host_preview_wanted, m_preview_made_w, m_preview_made_h)) {
     std::lock_guard lock(m_mutex);
     m_device_preview_enabled = false;
   }

@@ -70,8 +70,9 @@ public:
   /// Applies a schedule and step count mid-run (Trainer::set_schedule / set_total_steps).
   void set_schedule(const ScheduleSpec& spec, int64_t total_steps);
   void set_preview_every(int32_t n);
-  /// Host previews are rendered no larger than max_w x max_h (the screen's pixels: a preview is
-  /// only shown, so a full-resolution run does not render megapixels nobody sees); 0: no limit.
+  /// Previews are rendered no larger than max_w x max_h (the pane that shows them, in the
+  /// screen's pixels: a preview is only shown, so a full-resolution run does not render
+  /// megapixels nobody sees); 0: no limit. Takes effect at once, even while a load runs.
   void set_preview_limit(int32_t max_w, int32_t max_h);
   /// Previews while training come at least this many seconds apart (default 1/30; the GUI passes
   /// its frame interval, 1/10 on software GL: a preview nobody can see costs the trainer a render).
@@ -200,7 +201,10 @@ private:
   uint64_t m_run_id = 0;
   uint64_t m_trainer_id = 0;
   bool m_host_preview_wanted = false;
-  int32_t m_preview_max_w = 0, m_preview_max_h = 0; ///< set_preview_limit (training thread)
+  /// set_preview_limit's size, set at once (not queued): a load in progress renders its first
+  /// preview at the size the screen asked for meanwhile.
+  std::atomic<int32_t> m_preview_max_w{0}, m_preview_max_h{0};
+  int32_t m_preview_made_w = -1, m_preview_made_h = -1; ///< the limit of the last preview (training thread)
   bool m_backend_notice_shown = false;              ///< "using the CPU backend" is said once per session
   size_t m_snapshot_cap = 0;                        ///< set_snapshot_cap's bytes; 0 = the Trainer's default
   uint64_t m_change = 0;            ///< bumped by anything that changes the run (steps, branch, reset...)

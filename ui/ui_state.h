@@ -256,6 +256,9 @@ struct UiState {
 
   // Canvas layout of the last frame, in framebuffer pixels (for the screenshot sidecar).
   float recon_rect[4] = {0, 0, 0, 0}; ///< x, y, w, h of the reconstruction pane's image
+  /// The pane the live picture (or the error map made from it) is drawn in, framebuffer pixels:
+  /// previews are rendered no larger (tell_session). 0 until a canvas showing it is laid out.
+  int32_t preview_pane[2] = {0, 0};
 
   template <class T> void push(T&& what) { intents.push_back(UiIntent{Intent(std::forward<T>(what))}); }
   void notify(std::string text, bool is_error = false) {

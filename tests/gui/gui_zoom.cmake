@@ -8,3 +8,10 @@ endif()
 set(_zoom_dir ${CMAKE_BINARY_DIR}/gui_test/zoom)
 redraw_gui_checked_script(gui_sharp_zoom zoom sharp_zoom ${CMAKE_CURRENT_LIST_DIR}/gui_tiny.json
                           --zoom 12 ${_zoom_dir}/zoom_texels.png ${_zoom_dir}/zoom_sharp.png)
+
+# Previews at the size shown: a 1600x1000 picture trained at full resolution gets previews that fit
+# the pane showing it (side by side, then the reconstruction alone), never its 1.6 megapixels.
+set(_pane_dir ${CMAKE_BINARY_DIR}/gui_test/preview_pane)
+configure_file(${CMAKE_CURRENT_LIST_DIR}/gui_scripts/preview_pane.txt ${_pane_dir}/preview_pane.txt @ONLY)
+redraw_gui_script_test(gui_preview_pane ${_pane_dir}/preview_pane.txt ${_pane_dir}/work
+                       ${CMAKE_CURRENT_LIST_DIR}/gui_full.json)

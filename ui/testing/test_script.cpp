@@ -147,6 +147,9 @@ bool test_condition(const UiState& ui, const std::string& cond, std::string& err
   if (!known) r = compare(cond, "frames", int64_t(ui.timelapse.frames.size()), known, error);
   const int64_t newest_frame = ui.timelapse.frames.empty() ? -1 : ui.timelapse.frames.back().step;
   if (!known) r = compare(cond, "frame_last", newest_frame, known, error);
+  const Image* preview = ui.run.reconstruction.get();
+  if (!known) r = compare(cond, "preview_w", preview ? int64_t(preview->width) : -1, known, error);
+  if (!known) r = compare(cond, "truth_w", ui.run.ground_truth ? int64_t(ui.run.ground_truth->width) : -1, known, error);
   if (!known) {
     r = compare(cond, "shown", ui.run.shown_step, known, error);
     r = r && !ui.timelapse.active;
