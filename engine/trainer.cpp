@@ -14,7 +14,8 @@ namespace redraw {
 double psnr_from_mse(double mse) { return psnr_db(mse); }
 
 Trainer::Trainer(std::unique_ptr<Backend> backend, RunConfig config, Dataset data)
-    : m_backend(std::move(backend)), m_config(std::move(config)), m_data(std::move(data)) {
+    : m_backend(std::move(backend)), m_config(std::move(config)),
+      m_data_owner(std::make_shared<const Dataset>(std::move(data))), m_data(*m_data_owner) {
   if (!m_backend) throw BackendError("trainer: no backend");
   m_config.model.output_channels = m_data.channels();
   // Keep the stored config consistent with the data; Auto stays Auto (it resolves the same way

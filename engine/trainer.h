@@ -102,6 +102,9 @@ public:
   const std::vector<MetricsRow>& history() const { return m_history; }
   const RunConfig& config() const { return m_config; }
   const Dataset& dataset() const { return m_data; }
+  /// The same dataset, for a reader that may outlive the Trainer (the GUI's ground truth): a
+  /// full-resolution photo's floats are then held once, not copied.
+  std::shared_ptr<const Dataset> shared_dataset() const { return m_data_owner; }
   Backend& backend() { return *m_backend; }
   const std::vector<float>& fourier_b() const { return m_fourier_b; }
 
@@ -294,7 +297,8 @@ private:
 
   std::unique_ptr<Backend> m_backend;
   RunConfig m_config;
-  Dataset m_data;
+  std::shared_ptr<const Dataset> m_data_owner; ///< shared_dataset(); never null, never changed
+  const Dataset& m_data;                       ///< *m_data_owner
   std::unique_ptr<Schedule> m_schedule;
   std::vector<float> m_fourier_b;
   int64_t m_step = 0;

@@ -286,8 +286,9 @@ void TrainingSession::do_load(const LoadRequest& req) {
     m_model_path = req.model;
     ++m_trainer_id;
     apply_time_budget();
+    const std::shared_ptr<const Dataset> data = m_run->trainer->shared_dataset();
     m_mailbox.new_history(m_run->trainer->history(), ++m_run_id,
-                          std::make_shared<Image>(m_run->trainer->dataset().image));
+                          std::shared_ptr<const Image>(data, &data->image)); // the trainer's floats, shared
     make_preview(true);
     m_run->post_frames(m_mailbox, true);
   } catch (...) {

@@ -86,3 +86,21 @@ TEST_CASE("a dataset whose channels do not match the model is refused") {
   CHECK_THROWS_AS(cpu.configure(setup, gray), ConfigError);
   CHECK_THROWS_AS(cpu.train_step(StepArgs{}), BackendError);
 }
+
+TEST_CASE("the trainer's dataset is shared, not copied, and outlives the trainer for its readers") {
+  const RunConfig cfg = test::small_config(OptimizerKind::Adam, 10);
+  const Image img = test::gradient_image(24, 16, 3);
+  std::shared_ptr<const Dataset> shared;
+  {
+    Trainer t = test::small_trainer(cfg, img);
+    shared = t.shared_dataset();
+    REQUIRE(shared);
+    // The very floats the backend trains on (the GUI's ground truth reads them, no second copy).
+    CHECK(&shared->image == &t.dataset().image);
+    CHECK(shared->targets() == t.dataset().targets());
+    t.run(3);
+  }
+  // The trainer is gone; the reader's reference still holds the image as it was given.
+  CHECK(shared->image.width == 24);
+  CHECK(shared->image.pixels == img.pixels);
+}
