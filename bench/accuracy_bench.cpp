@@ -11,6 +11,7 @@
 #include "engine/image.h"
 #include "engine/metrics.h"
 #include "engine/trainer.h"
+#include "tests/cli_options.h"
 #include "tests/tool_support.h"
 
 #include <chrono>
@@ -48,39 +49,41 @@ int main(int argc, char** argv) {
   int64_t check_every = 25, steps = 0;
   int threads = 0;
   bool quiet = false;
-  try {
-    test::ArgTable()
-        .value("--image", image)
-        .value("--preset", preset)
-        .value("--config", config)
-        .option("--size",
-                [&](const std::string& v) {
-                  if (v.find('x') != std::string::npos) {
-                    width = std::atoi(v.c_str());
-                    height = std::atoi(v.c_str() + v.find('x') + 1);
-                  } else {
-                    size = std::atoi(v.c_str());
-                  }
-                })
-        .value("--color", color)
-        .value("--target", target)
-        .value("--psnr", target_psnr)
-        .value("--time-limit", time_limit)
-        .value("--check-every", check_every)
-        .value("--threads", threads)
-        .value("--steps", steps)
-        .value("--lr", lr)
-        .set("--quiet", quiet)
-        .parse(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr,
-                 "accuracy_bench: %s\n"
-                 "usage: accuracy_bench --image FILE [--preset NAME | --config FILE] [--size N] [--color MODE]\n"
-                 "       [--target 0.99] [--psnr DB] [--time-limit 60] [--check-every 25] [--threads N]\n"
-                 "       [--steps N] [--lr X] [--quiet]\n",
-                 e.what());
-    return 2;
-  }
+  CLI::App app{"Time to a picture on the CPU: one preset or config on one image, to --target pixels right, --psnr "
+               "or --time-limit",
+               "accuracy_bench"};
+  app.add_option("--image", image, "The picture trained on")->required();
+  app.add_option("--preset", preset, "A preset")->capture_default_str();
+  app.add_option("--config", config, "A run config file (instead of --preset)");
+  app.add_option_function<std::string>(
+      "--size",
+      [&](const std::string& v) {
+        const size_t x = v.find('x');
+        try {
+          if (x != std::string::npos) {
+            width = std::stoi(v.substr(0, x));
+            height = std::stoi(v.substr(x + 1));
+          } else {
+            size = std::stoi(v);
+          }
+        } catch (const std::exception&) {
+          throw CLI::ValidationError("--size", "expected N or WxH, got '" + v + "'");
+        }
+        if (size < 1 || width < 0 || height < 0 || (x != std::string::npos && (width < 1 || height < 1)))
+          throw CLI::ValidationError("--size", "expected positive sizes, got '" + v + "'");
+      },
+      "Longest side N, or the exact size WxH (default 200)");
+  app.add_option("--color", color, "Colour mode: auto, rgb, gray or binary");
+  app.add_option("--target", target, "Share of pixels on the right side of 0.5 to reach (above 1: never)")
+      ->capture_default_str();
+  app.add_option("--psnr", target_psnr, "Or a PSNR to reach, in dB");
+  app.add_option("--time-limit", time_limit, "Training seconds at most")->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--check-every", check_every, "Steps between measurements")->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--threads", threads, "Fixed CPU team size (0: measured)")->check(CLI::Range(0, 1024));
+  app.add_option("--steps", steps, "The schedule's length (0: the preset's)")->check(CLI::NonNegativeNumber);
+  app.add_option("--lr", lr, "lr_max (0: the preset's)")->check(CLI::NonNegativeNumber);
+  app.add_flag("--quiet", quiet, "No progress on stderr");
+  test::parse_or_exit(app, argc, argv);
   if (image.empty()) {
     std::fprintf(stderr, "accuracy_bench: --image is required\n");
     return 2;

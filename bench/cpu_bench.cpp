@@ -14,11 +14,12 @@
 #include "engine/trainer.h"
 #include "tests/tool_support.h"
 
+#include <CLI/CLI.hpp>
+
 #include <cblas.h>
 
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <ctime>
 #include <string>
 #include <vector>
@@ -89,22 +90,24 @@ int64_t step_flops_per_sample(const ModelSpec& model) {
 } // namespace
 
 int main(int argc, char** argv) {
-  int32_t size = 128;
+  int32_t size = 128, threads = 0;
   double seconds = 3.0;
   std::vector<std::string> presets;
-  bool preset_batch = false, sgemm = true;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--size") && i + 1 < argc) size = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--seconds") && i + 1 < argc) seconds = std::atof(argv[++i]);
-    else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) set_cpu_threads(std::atoi(argv[++i]));
-    else if (!std::strcmp(argv[i], "--preset-batch")) preset_batch = true;
-    else if (!std::strcmp(argv[i], "--no-sgemm")) sgemm = false;
-    else if (!std::strcmp(argv[i], "--preset") && i + 1 < argc) presets.push_back(argv[++i]);
-    else {
-      std::fprintf(stderr, "usage: cpu_bench [--size N] [--seconds S] [--threads T] [--preset-batch] [--no-sgemm] [--preset NAME]...\n");
-      return 2;
-    }
+  bool preset_batch = false, no_sgemm = false;
+  CLI::App cli{"The CPU backend's training step per preset, against OpenBLAS's sgemm on the same shapes", "cpu_bench"};
+  cli.add_option("--size", size, "Training size (a square of the default image)")->check(CLI::Range(1, 16384));
+  cli.add_option("--seconds", seconds, "Least time per measurement")->check(CLI::PositiveNumber);
+  cli.add_option("--threads", threads, "Fixed team size (0: measured)")->check(CLI::Range(0, 1024));
+  cli.add_flag("--preset-batch", preset_batch, "Each preset's CPU minibatch instead of the full batch");
+  cli.add_flag("--no-sgemm", no_sgemm, "Skip the sgemm reference");
+  cli.add_option("--preset", presets, "A preset to time (repeatable; default classic, siren, fourier)");
+  try {
+    cli.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return cli.exit(e);
   }
+  set_cpu_threads(threads);
+  const bool sgemm = !no_sgemm;
   if (presets.empty()) presets = {"classic", "siren", "fourier"};
   CpuBackend probe;
   std::printf("CPU backend: %s; training size %dx%d, %s, >= %.0f s per measurement\n\n",

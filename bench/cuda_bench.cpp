@@ -14,6 +14,7 @@
 #include "engine/image.h"
 #include "engine/run_config.h"
 #include "engine/trainer.h"
+#include "tests/cli_options.h"
 #include "tests/tool_support.h"
 
 #if REDRAW_HAVE_CUDA
@@ -48,24 +49,21 @@ struct Options : test::BenchOptions {
   int64_t accuracy_steps = 0; ///< overrides training.steps (the cosine period) in accuracy runs
 };
 
-[[noreturn]] void usage() {
-  std::printf("usage: cuda_bench [--presets a,b] [--sizes 200,256] [--steps N] [--precision auto|fp32|tf32|bf16]\n"
-              "                  [--json FILE] [--accuracy IMAGE [--target 0.99] [--time-limit 10]\n"
-              "                  [--accuracy-steps N]]\n");
-  std::exit(0);
-}
-
 Options parse(int argc, char** argv) {
   Options o;
-  o.table()
-      .list("--sizes", o.sizes)
-      .value("--steps", o.steps)
-      .value("--accuracy", o.accuracy_image)
-      .value("--target", o.target)
-      .value("--accuracy-steps", o.accuracy_steps)
-      .flag("--help", usage)
-      .flag("-h", usage)
-      .parse(argc, argv);
+  CLI::App app{"The CUDA backend's steps per preset against cuBLAS on the same shapes, and optionally the time to "
+               "an accuracy",
+               "cuda_bench"};
+  o.add_to(app);
+  app.add_option("--sizes", o.sizes, "Training sizes, comma-separated (default: each preset's reference size, 512)")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 16384));
+  app.add_option("--steps", o.steps, "Steps timed per size")->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--accuracy", o.accuracy_image, "Also train on this image to --target pixels right");
+  app.add_option("--target", o.target, "Share of pixels right for --accuracy (above 1: never)")->capture_default_str();
+  app.add_option("--accuracy-steps", o.accuracy_steps, "The schedule's length in accuracy runs (0: the preset's)")
+      ->check(CLI::NonNegativeNumber);
+  test::parse_or_exit(app, argc, argv);
   return o;
 }
 

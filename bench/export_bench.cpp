@@ -33,12 +33,12 @@
 #include "engine/renderer.h"
 #include "engine/trainer.h"
 
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -64,15 +64,6 @@ bool reset_peak() {
   return bool(f);
 }
 
-std::vector<int32_t> parse_list(const std::string& s) {
-  std::vector<int32_t> v;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ','))
-    v.push_back(std::stoi(item));
-  return v;
-}
-
 } // namespace
 
 int main(int argc, char** argv) {
@@ -82,26 +73,18 @@ int main(int argc, char** argv) {
   std::string backend_name = "cpu";
   std::string out =
       (std::filesystem::temp_directory_path() / ("redraw-export-bench-" + std::to_string(getpid()) + ".png")).string();
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    const bool has_value = i + 1 < argc;
-    if (a == "--size" && has_value)
-      sizes.push_back(std::stoi(argv[++i]));
-    else if (a == "--hidden" && has_value)
-      hidden = parse_list(argv[++i]);
-    else if (a == "--train-steps" && has_value)
-      train_steps = std::stoll(argv[++i]);
-    else if (a == "--tile-pixels" && has_value)
-      tile_pixels = std::stoll(argv[++i]);
-    else if (a == "--out" && has_value)
-      out = argv[++i];
-    else if (a == "--backend" && has_value)
-      backend_name = argv[++i];
-    else {
-      std::fprintf(stderr, "usage: export_bench [--size N]... [--hidden a,b,...] [--train-steps S] [--tile-pixels P] "
-                           "[--out FILE] [--backend cpu|cuda|auto]\n");
-      return 2;
-    }
+  CLI::App cli{"Streamed PNG export at large sizes: time and peak memory per size", "export_bench"};
+  cli.add_option("--size", sizes, "Export side (repeatable; default 1024, 4096, 16384)")
+      ->check(CLI::Range(1, 1 << 20));
+  cli.add_option("--hidden", hidden, "Hidden layer widths, comma-separated")->delimiter(',')->check(CLI::Range(1, 4096));
+  cli.add_option("--train-steps", train_steps, "Steps trained before exporting")->check(CLI::NonNegativeNumber);
+  cli.add_option("--tile-pixels", tile_pixels, "Pixels per rendered band")->check(CLI::PositiveNumber);
+  cli.add_option("--out", out, "The PNG written (default: a temp file)");
+  cli.add_option("--backend", backend_name, "cpu, cuda or auto")->check(CLI::IsMember({"cpu", "cuda", "auto"}));
+  try {
+    cli.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return cli.exit(e);
   }
   if (sizes.empty()) sizes = {1024, 4096, 16384};
 

@@ -16,6 +16,7 @@
 #include "engine/image.h"
 #include "engine/run_config.h"
 #include "engine/trainer.h"
+#include "tests/cli_options.h"
 #include "tests/tool_support.h"
 
 #include <nlohmann/json.hpp>
@@ -45,17 +46,23 @@ struct Options : test::BenchOptions {
 
 Options parse(int argc, char** argv) {
   Options o;
-  o.table()
-      .value("--image", o.image)
-      .option("--size",
-              [&](const std::string& v) {
-                if (std::sscanf(v.c_str(), "%dx%d", &o.width, &o.height) != 2) throw ConfigError("--size: WxH");
-              })
-      .value("--backend", o.backend)
-      .list("--targets", o.targets)
-      .value("--measure-every", o.measure_every)
-      .value("--rerun-check", o.rerun_steps)
-      .parse(argc, argv, " (see the comment at the top of bench/psnr_bench.cpp)");
+  CLI::App app{"Time to a PSNR per preset (see the comment at the top of bench/psnr_bench.cpp)", "psnr_bench"};
+  o.add_to(app);
+  app.add_option("--image", o.image, "The picture trained on")->capture_default_str();
+  app.add_option_function<std::string>(
+         "--size",
+         [&](const std::string& v) {
+           if (std::sscanf(v.c_str(), "%dx%d", &o.width, &o.height) != 2 || o.width < 1 || o.height < 1)
+             throw CLI::ValidationError("--size", "expected WxH, got '" + v + "'");
+         },
+         "Training size WxH (default 512x512)");
+  app.add_option("--backend", o.backend, "cpu, cuda or auto")->check(CLI::IsMember({"cpu", "cuda", "auto"}));
+  app.add_option("--targets", o.targets, "PSNR targets in dB, comma-separated")->delimiter(',');
+  app.add_option("--measure-every", o.measure_every, "Seconds of training between measurements")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--rerun-check", o.rerun_steps, "Steps of a second run that must repeat the first")
+      ->check(CLI::NonNegativeNumber);
+  test::parse_or_exit(app, argc, argv);
   return o;
 }
 

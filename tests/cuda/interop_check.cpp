@@ -20,6 +20,7 @@
 #include "engine/image.h"
 #include "engine/run_config.h"
 #include "engine/trainer.h"
+#include "tests/cli_options.h"
 #include "tests/tool_support.h"
 
 #include <EGL/egl.h>
@@ -167,14 +168,13 @@ std::string open_egl(EGLDisplay& display, std::string& device_note, bool& names_
 
 Options parse(int argc, char** argv) {
   Options o;
-  test::ArgTable()
-      .value("--size", o.size)
-      .value("--frames", o.frames)
-      .value("--image", o.image)
-      .value("--json", o.json)
-      .parse(argc, argv, " (known: --size, --frames, --image, --json)");
-  if (o.size < 16 || o.size > 8192) throw ConfigError("--size: 16..8192");
-  if (o.frames < 1) throw ConfigError("--frames: at least 1");
+  CLI::App app{"CUDA-OpenGL interop on a headless EGL context: frames written by the GPU, read back by GL",
+               "interop_check"};
+  app.add_option("--size", o.size, "Frame side in pixels")->check(CLI::Range(16, 8192))->capture_default_str();
+  app.add_option("--frames", o.frames, "Frames to pass through the ring")->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--image", o.image, "Train on this image instead of the bundled one");
+  app.add_option("--json", o.json, "Also write the results to this JSON file");
+  test::parse_or_exit(app, argc, argv);
   return o;
 }
 
