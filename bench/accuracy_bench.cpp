@@ -11,6 +11,7 @@
 #include "engine/image.h"
 #include "engine/metrics.h"
 #include "engine/trainer.h"
+#include "app/cli_common.h"
 #include "tests/cli_options.h"
 #include "tests/tool_support.h"
 
@@ -57,19 +58,16 @@ int main(int argc, char** argv) {
   app.add_option_function<std::string>(
       "--size",
       [&](const std::string& v) {
-        const size_t x = v.find('x');
         try {
-          if (x != std::string::npos) {
-            width = std::stoi(v.substr(0, x));
-            height = std::stoi(v.substr(x + 1));
-          } else {
-            size = std::stoi(v);
-          }
-        } catch (const std::exception&) {
-          throw CLI::ValidationError("--size", "expected N or WxH, got '" + v + "'");
+          if (v.find_first_of("xX") != std::string::npos)
+            cli::parse_size(v, "--size", {k_max_train_side, k_max_train_pixels}, width, height);
+          else if ((size = std::stoi(v)) < 1)
+            throw cli::UsageError("--size: '" + v + "' must be at least 1");
+        } catch (const cli::UsageError& e) {
+          throw CLI::ValidationError(e.what());
+        } catch (const std::exception&) { // stoi
+          throw CLI::ValidationError("--size: '" + v + "' is not a side N or a size WxH");
         }
-        if (size < 1 || width < 0 || height < 0 || (x != std::string::npos && (width < 1 || height < 1)))
-          throw CLI::ValidationError("--size", "expected positive sizes, got '" + v + "'");
       },
       "Longest side N, or the exact size WxH (default 200)");
   app.add_option("--color", color, "Colour mode: auto, rgb, gray or binary");

@@ -16,6 +16,7 @@
 #include "engine/image.h"
 #include "engine/run_config.h"
 #include "engine/trainer.h"
+#include "app/cli_common.h"
 #include "tests/cli_options.h"
 #include "tests/tool_support.h"
 
@@ -52,8 +53,11 @@ Options parse(int argc, char** argv) {
   app.add_option_function<std::string>(
          "--size",
          [&](const std::string& v) {
-           if (std::sscanf(v.c_str(), "%dx%d", &o.width, &o.height) != 2 || o.width < 1 || o.height < 1)
-             throw CLI::ValidationError("--size", "expected WxH, got '" + v + "'");
+           try {
+             cli::parse_size(v, "--size", {k_max_train_side, k_max_train_pixels}, o.width, o.height);
+           } catch (const cli::UsageError& e) {
+             throw CLI::ValidationError(e.what());
+           }
          },
          "Training size WxH (default 512x512)");
   app.add_option("--backend", o.backend, "cpu, cuda or auto")->check(CLI::IsMember({"cpu", "cuda", "auto"}));
