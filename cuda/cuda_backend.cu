@@ -209,7 +209,7 @@ void CudaBackend::configure_impl(const TrainSetup& setup, const Dataset& data) {
   if (s->minibatch) {
     // The Trainer's metric sample: a recorded step measures these pixels, not all of them.
     const PixelSample sample =
-        stratified_pixel_sample(data.image.width, data.image.height, k_metric_sample_pixels, 0);
+        stratified_pixel_sample(data.image.width, data.image.height, setup.metric_sample_pixels, 0);
     if (!sample.whole) {
       const size_t k = sample.indices.size();
       std::vector<float> mc(2 * k), mt(k * size_t(s->channels));

@@ -13,6 +13,7 @@
 /// - Threading: a backend is used by one thread at a time (the trainer's thread).
 #include "engine/dataset.h"
 #include "engine/device_interop.h"
+#include "engine/pixel_sample.h"
 #include "engine/run_config.h"
 
 #include <cstdint>
@@ -64,6 +65,9 @@ struct TrainSetup {
   OptimizerSpec optimizer;
   int64_t batch_size = 0; ///< 0 = full batch
   uint64_t seed = 1;      ///< minibatch RNG and Fourier matrix
+  /// Pixels in the fixed metric sample a minibatch run's rows measure (engine/pixel_sample.h:
+  /// metric_sample_pixels(batch_size), which the Trainer sets).
+  int64_t metric_sample_pixels = k_metric_sample_pixels;
 };
 
 struct StepArgs {
@@ -88,7 +92,7 @@ struct LossSample {
   /// Clamped MSE of the parameters step `step` started from, when the backend measured it; NaN
   /// otherwise. Over the whole dataset (what dataset_mse() returned after step - 1), or, when
   /// mse_sampled, over the dataset's fixed metric sample (engine/pixel_sample.h: the pixels
-  /// stratified_pixel_sample(width, height, k_metric_sample_pixels, 0) picks, as the Trainer's rows).
+  /// stratified_pixel_sample(width, height, TrainSetup::metric_sample_pixels, 0) picks, as the Trainer's rows).
   double mse = std::numeric_limits<double>::quiet_NaN();
   bool mse_sampled = false;
 };

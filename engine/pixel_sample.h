@@ -12,10 +12,22 @@
 
 namespace redraw {
 
-/// How many pixels a metrics row reads at most: one CPU minibatch, so that a row every 10 steps
-/// costs about a twentieth of their time (2^16 took a tenth); the PSNR estimate's standard error
-/// is then about 0.1 dB for a photo.
+/// How many pixels a metrics row reads at most: one CPU minibatch of `instant`, so that a row every
+/// 10 steps costs about a twentieth of their time (2^16 took a tenth); the PSNR estimate's
+/// standard error is then about 0.1 dB for a photo.
 constexpr int64_t k_metric_sample_pixels = int64_t(1) << 14;
+/// The fewest pixels a run's sample has (unless the image is smaller): a standard error of about
+/// 0.3 dB for a photo.
+constexpr int64_t k_metric_sample_min_pixels = int64_t(1) << 10;
+
+/// The sample of a run whose steps train on `batch` pixels (0: every pixel every step).
+/// - A row is one forward pass over the sample; a step is a forward and a backward pass over the
+///   batch, about three forward passes. So a row every 10 steps over 1.5 x batch pixels costs
+///   1.5 / (1.5 + 30) = 4.8% of the training time: `classic`'s 2048-pixel minibatches get 3,072
+///   pixels, where the full 2^14 took 21% (22.6% measured on a 300 x 451 photo).
+/// - Within [k_metric_sample_min_pixels, k_metric_sample_pixels]; a full-batch run gets the most.
+/// - Fixed for a run (the batch is), and the same on every backend that trains with that batch.
+int64_t metric_sample_pixels(int64_t batch);
 
 struct PixelSample {
   std::vector<int64_t> indices; ///< row-major pixel indices (y * width + x), ascending

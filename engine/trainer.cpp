@@ -28,6 +28,8 @@ Trainer::Trainer(std::unique_ptr<Backend> backend, RunConfig config, Dataset dat
   setup.optimizer = m_config.optimizer;
   setup.batch_size = m_config.training.batch_for(m_backend->name());
   setup.seed = m_config.training.seed;
+  setup.metric_sample_pixels = metric_sample_pixels(setup.batch_size);
+  m_sample_pixels = setup.metric_sample_pixels;
   m_backend->configure(setup, m_data);
   m_step_metrics = m_backend->supports(BackendFeature::StepMetrics);
   m_fourier_b = fourier_matrix(m_config.model.encoding, m_config.training.seed);

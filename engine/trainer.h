@@ -4,9 +4,9 @@
 /// - Threading: a Trainer is used from one thread (the GUI's training thread); it is not locked.
 ///   Readers on other threads get copies through the GUI's double-buffered snapshot.
 /// - Metrics: every training.metrics_every steps the step's loss is recorded and the PSNR is
-///   estimated on the run's fixed pixel sample (engine/pixel_sample.h; an image of at most
-///   k_metric_sample_pixels is measured whole, exactly), so a row costs the same at any image
-///   size; that is the only point where the device is waited on. measure() and checkpoint()'s
+///   estimated on the run's fixed pixel sample (engine/pixel_sample.h: metric_sample_pixels(batch)
+///   pixels, at most 2^14, fewer for small minibatches; an image no larger than the sample is
+///   measured whole, exactly), so a row costs the same at any image size; that is the only point where the device is waited on. measure() and checkpoint()'s
 ///   callers get the exact PSNR over every pixel (MetricsRow::psnr_exact says which a row holds).
 ///   On a backend that reports each step's loss without waiting (the CPU), every step's loss is
 ///   kept too (loss_trace()).
@@ -311,6 +311,7 @@ private:
   std::vector<MetricsRow> m_history;
   LossTrace m_loss_trace;
   bool m_trace_losses = false;         ///< the backend reports every step's loss without waiting
+  int64_t m_sample_pixels = k_metric_sample_pixels; ///< the sample's size: metric_sample_pixels(batch)
   std::vector<float> m_sample_coords;  ///< the metrics sample: coordinates (n x 2) ...
   std::vector<float> m_sample_targets; ///< ... and targets (n x channels)
   bool m_sample_whole = false;         ///< the sample is every pixel: rows measure exactly

@@ -17,7 +17,7 @@ void Trainer::prepare_metric_sample() {
   const Image& img = m_data.image;
   const int32_t C = m_data.channels();
   // A fixed seed, not the run's: runs of different seeds are measured on the same pixels.
-  const PixelSample sample = stratified_pixel_sample(img.width, img.height, k_metric_sample_pixels, 0);
+  const PixelSample sample = stratified_pixel_sample(img.width, img.height, m_sample_pixels, 0);
   m_sample_whole = sample.whole;
   if (m_sample_whole) return; // rows measure every pixel through the backend
   const size_t n = sample.indices.size();

@@ -443,8 +443,8 @@ TEST_CASE("cuda parity: a recorded step brings the dataset's error of its starti
 
 TEST_CASE("cuda parity: a minibatch step on an image over the metric sample measures those pixels, not all") {
   REDRAW_REQUIRE_CUDA_DEVICE();
-  // 300 x 260 = 78,000 pixels: more than k_metric_sample_pixels, so a recorded step measures the
-  // Trainer's fixed sample. Reference: the CPU's forward pass over the same pixels, in float64.
+  // 300 x 260 = 78,000 pixels: more than the metric sample of a 4096-pixel batch (6,144, as the
+  // Trainer sets it), so a recorded step measures that fixed sample. Reference: the CPU's forward pass over the same pixels, in float64.
   for (const EncodingKind enc : {EncodingKind::Identity, EncodingKind::Positional}) {
     CAPTURE(int(enc));
     RunConfig c = redraw::test::small_config(OptimizerKind::Adam, 4096);
@@ -453,11 +453,13 @@ TEST_CASE("cuda parity: a minibatch step on an image over the metric sample meas
     const Image img = redraw::test::gradient_image(300, 260, 3);
     const Dataset data{img};
     TrainSetup setup{c.model, c.loss, c.optimizer, 4096, c.training.seed};
+    setup.metric_sample_pixels = metric_sample_pixels(setup.batch_size);
+    REQUIRE(setup.metric_sample_pixels == 6144);
     auto gpu = fp32_backend();
     gpu->configure(setup, data);
     const auto params = initial_parameters(c.model, 11);
     gpu->set_parameters(params);
-    const PixelSample sample = stratified_pixel_sample(img.width, img.height, k_metric_sample_pixels, 0);
+    const PixelSample sample = stratified_pixel_sample(img.width, img.height, setup.metric_sample_pixels, 0);
     REQUIRE_FALSE(sample.whole);
     const size_t k = sample.indices.size();
     std::vector<float> xy(2 * k), pred(3 * k);

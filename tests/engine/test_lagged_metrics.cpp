@@ -44,7 +44,7 @@ protected:
     m_fourier_b = fourier_matrix(setup.model.encoding, setup.seed);
     m_sample_xy.clear();
     m_sample_targets.clear();
-    const PixelSample sample = stratified_pixel_sample(data.image.width, data.image.height, k_metric_sample_pixels, 0);
+    const PixelSample sample = stratified_pixel_sample(data.image.width, data.image.height, setup.metric_sample_pixels, 0);
     if (setup.batch_size <= 0 || sample.whole) return;
     const int32_t C = data.channels();
     for (const int64_t p : sample.indices) {

@@ -35,6 +35,21 @@ TEST_CASE("pixel sample: a small image is taken whole, a large one one pixel per
   CHECK(blocks.size() == size_t(60 * 40));
 }
 
+TEST_CASE("pixel sample: a run's sample follows its batch, 1.5 batches within 2^10 .. 2^14") {
+  // A row (one forward pass over the sample) every 10 steps (each about three forward passes over
+  // the batch) then costs 1.5 / 31.5 of the training time.
+  CHECK(metric_sample_pixels(0) == k_metric_sample_pixels); // full batch: rows are cheap beside a step
+  CHECK(metric_sample_pixels(2048) == 3072);                // classic
+  CHECK(metric_sample_pixels(1024) == 1536);
+  CHECK(metric_sample_pixels(16384) == k_metric_sample_pixels); // instant on the CPU
+  CHECK(metric_sample_pixels(int64_t(1) << 18) == k_metric_sample_pixels); // instant on the GPU
+  CHECK(metric_sample_pixels(256) == k_metric_sample_min_pixels);
+  CHECK(metric_sample_pixels(1) == k_metric_sample_min_pixels);
+  // 1.5 batches all the way between the bounds.
+  for (int64_t b = k_metric_sample_min_pixels; b * 3 / 2 <= k_metric_sample_pixels; b += 333)
+    CHECK(metric_sample_pixels(b) == b + b / 2);
+}
+
 TEST_CASE("pixel sample: the same pixels for the same size, others for another seed") {
   const PixelSample a = stratified_pixel_sample(1021, 683, 4096, 0), b = stratified_pixel_sample(1021, 683, 4096, 0);
   CHECK(a.indices == b.indices);
@@ -98,7 +113,9 @@ TEST_CASE("metrics rows: sampled while training, exact from measure(), both agai
   const MetricsRow& row = t.history().back();
   CHECK(row.step == 20);
   CHECK_FALSE(row.psnr_exact);
-  const PixelSample s = stratified_pixel_sample(img.width, img.height, k_metric_sample_pixels, 0);
+  // The run's sample: 1.5 of its 1024-pixel batches.
+  const PixelSample s = stratified_pixel_sample(img.width, img.height, 1536, 0);
+  CHECK(double(s.indices.size()) == doctest::Approx(1536.0).epsilon(0.03));
   CHECK(row.psnr_db == doctest::Approx(psnr_from_mse(reference_mse(t, s.indices))).epsilon(1e-9));
   const MetricsRow exact = t.measure();
   CHECK(exact.psnr_exact);
@@ -110,7 +127,8 @@ TEST_CASE("metrics rows: sampled while training, exact from measure(), both agai
 }
 
 TEST_CASE("metrics rows: a picture no larger than the sample is measured exactly, as before") {
-  Trainer t = test::small_trainer(minibatch_config(), test::gradient_image(64, 48, 3));
+  // 36 x 32 = 1,152 pixels, within the 1,536-pixel sample of a 1024-pixel batch.
+  Trainer t = test::small_trainer(minibatch_config(), test::gradient_image(36, 32, 3));
   t.run(10);
   for (const MetricsRow& r : t.history()) CHECK(r.psnr_exact);
   CHECK(t.history().back().psnr_db == doctest::Approx(psnr_from_mse(reference_mse(t, {}))).epsilon(1e-6));
