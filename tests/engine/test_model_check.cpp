@@ -19,7 +19,10 @@ Checkpoint sane_model() {
   t.run(6);
   Checkpoint c = t.checkpoint("/somewhere/img.png");
   c.snapshots.clear();
-  c.snapshots.push_back(Snapshot{t.history().front(), c.params});
+  Snapshot first;
+  first.metrics = t.history().front();
+  first.params = c.params;
+  c.snapshots.push_back(first);
   return c;
 }
 
