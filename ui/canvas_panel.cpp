@@ -289,7 +289,9 @@ void draw_canvas(UiState& ui) {
   if (hovered && !ui.compare.dragging_divider)
     ImGui::SetMouseCursor(active ? ImGuiMouseCursor_ResizeAll : ImGuiMouseCursor_Arrow);
 
-  ZoomRegion wanted; // the live reconstruction's view, when zoomed past its texels
+  ZoomRegion wanted; // the reconstruction's (or the scrubbed frame's) view, when zoomed past its texels
+  // A scrubbed frame is drawn sharp from its own weights; a picture-only frame has none.
+  const bool frame_sharpens = !frame || !ui.timelapse.shown_is_picture();
   const ImVec2 fb = io.DisplayFramebufferScale;
   for (int i = 0; i < count; ++i) {
     const Pane& p = panes[i];
@@ -299,12 +301,16 @@ void draw_canvas(UiState& ui) {
     const char* caption = p.caption;
     // Zoom per texel of the texture shown (a preview may be smaller than the training grid).
     const float texel_zoom = p.texture && p.texture->width() > 0 ? v.zoom * iw / float(p.texture->width()) : v.zoom;
-    if (p.recon && !frame && !ui.compare.open && zoomed_past_texels(texel_zoom, fb.x))
+    if (p.recon && frame_sharpens && !ui.compare.open && zoomed_past_texels(texel_zoom, fb.x)) {
       wanted = zoom_region(v.center_x, v.center_y, v.zoom, p.min.x, p.min.y, p.max.x, p.max.y, fb.x, fb.y,
                            truth->width, truth->height, k_zoom_max_samples);
-    const bool sharp = p.recon && !frame && !ui.compare.open && ui.zoom.enabled && !wanted.empty() &&
+      wanted.frame_step = frame ? ui.timelapse.shown_step : -1;
+    }
+    const bool sharp = p.recon && frame_sharpens && !ui.compare.open && ui.zoom.enabled && !wanted.empty() &&
                        ui.zoom.shown.same_view(wanted) && ui.zoom_texture && !ui.zoom_texture->empty();
-    if (sharp) caption = "reconstruction, drawn at screen resolution";
+    if (sharp) caption = frame ? "timelapse frame, drawn at screen resolution" : "reconstruction, drawn at screen resolution";
+    else if (p.recon && frame && !frame_sharpens && zoomed_past_texels(texel_zoom, fb.x))
+      caption = "timelapse frame: a picture only, enlarged";
     if (p.texture == ui.error_texture) {
       // The scale matters more than the long caption: "error" alone when both do not fit, then
       // a compact legend, and no legend only when even that does not fit.

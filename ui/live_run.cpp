@@ -126,12 +126,21 @@ void LiveRun::post_frame(SessionMailbox& box, int64_t step, int32_t max_w, int32
 }
 
 void LiveRun::post_window(SessionMailbox& box, const RenderWindow& window, int32_t w, int32_t h, uint64_t generation,
-                          const std::function<bool()>& current) {
+                          const std::function<bool()>& current, int64_t frame_step) {
   try {
     RenderOptions opts;
     opts.window = window;
     opts.max_tile_pixels = int64_t(1) << 16; // small bands: a newer request cancels soon
     opts.progress = [&current](double) { return current(); };
+    if (frame_step >= 0) {
+      Trainer& t = *trainer;
+      if (t.snapshot_count() == 0) return;
+      const size_t i = t.snapshots().index_at_step(frame_step);
+      // Thinned away since it was shown, or a picture only: nothing sharper to draw.
+      if (t.snapshot(i).metrics.step != frame_step || !has_weights(t.snapshot(i))) return;
+      box.zoom(std::make_shared<Image>(t.render_snapshot(i, w, h, opts)), generation, frame_step);
+      return;
+    }
     box.zoom(std::make_shared<Image>(trainer->render(w, h, opts)), generation, trainer->current_step());
   } catch (const std::exception&) {
     // cancelled by a newer view, or the weights cannot be drawn: the enlarged preview stays

@@ -67,10 +67,11 @@ struct LiveRun {
   /// max_w x max_h (fit_within), or the error that kept it from being drawn.
   void post_frame(SessionMailbox& box, int64_t step, int32_t max_w, int32_t max_h);
   /// Posts the network's picture of `window` at w x h (the zoomed canvas), rendered in small
-  /// bands while current() holds; a newer request or weights that cannot be drawn post nothing
-  /// (the enlarged preview stays).
+  /// bands while current() holds: the current weights, or with frame_step >= 0 the weights of the
+  /// timelapse frame of exactly that step. A newer request, weights that cannot be drawn, or a
+  /// frame that is gone or a picture only post nothing (the enlarged picture stays).
   void post_window(SessionMailbox& box, const RenderWindow& window, int32_t w, int32_t h, uint64_t generation,
-                   const std::function<bool()>& current);
+                   const std::function<bool()>& current, int64_t frame_step = -1);
 
   /// The rows sent so far no longer hold (a reset, a rollback, a branch): nothing pending, and
   /// the next preview is due whatever the step.

@@ -218,12 +218,13 @@ void TrainingSession::render_picture(int32_t w, int32_t h) {
       "compare export: no run");
 }
 
-void TrainingSession::render_window(const RenderWindow& window, int32_t w, int32_t h, uint64_t generation) {
+void TrainingSession::render_window(const RenderWindow& window, int32_t w, int32_t h, uint64_t generation,
+                                    int64_t frame_step) {
   m_zoom_generation = generation;
   if (generation == 0) return;
-  post([this, window, w, h, generation] {
+  post([this, window, w, h, generation, frame_step] {
     const auto current = [this, generation] { return m_zoom_generation == generation; };
-    if (m_run && current()) m_run->post_window(m_mailbox, window, w, h, generation, current);
+    if (m_run && current()) m_run->post_window(m_mailbox, window, w, h, generation, current, frame_step);
   });
 }
 

@@ -101,10 +101,11 @@ public:
   /// Renders the current network at w x h into SessionSnapshot::picture (the compare export); an
   /// error message when it fails.
   void render_picture(int32_t w, int32_t h);
-  /// Renders `window` of the current network at w x h (the sharp zoom) into the mailbox's `zoom`
-  /// with `generation`. A newer request cancels one still rendering; render_window(…, 0) only
-  /// cancels. Failures are silent: the enlarged preview stays.
-  void render_window(const RenderWindow& window, int32_t w, int32_t h, uint64_t generation);
+  /// Renders `window` of the current network (or, with frame_step >= 0, of the timelapse frame of
+  /// that step from its weights) at w x h (the sharp zoom) into the mailbox's `zoom` with
+  /// `generation`. A newer request cancels one still rendering; render_window(…, 0) only cancels.
+  /// Failures are silent: the enlarged preview stays.
+  void render_window(const RenderWindow& window, int32_t w, int32_t h, uint64_t generation, int64_t frame_step = -1);
   /// Every timelapse frame as GIF, MP4 or PNG frames (by the destination); progress is set here.
   void export_timelapse(const std::string& path, TimelapseOptions opts);
   /// Cancels a running export (any thread); it removes what it wrote.

@@ -19,7 +19,7 @@ bool ZoomRegion::same_view(const ZoomRegion& o) const {
   return width == o.width && height == o.height && window.x0 == o.window.x0 && window.y0 == o.window.y0 &&
          window.x1 == o.window.x1 && window.y1 == o.window.y1 && window.image_w == o.window.image_w &&
          window.image_h == o.window.image_h && screen_x0 == o.screen_x0 && screen_y0 == o.screen_y0 &&
-         screen_x1 == o.screen_x1 && screen_y1 == o.screen_y1;
+         screen_x1 == o.screen_x1 && screen_y1 == o.screen_y1 && frame_step == o.frame_step;
 }
 
 bool zoomed_past_texels(float zoom, float fb_scale) { return double(zoom) * double(fb_scale) > 1.0 + 1e-6; }
@@ -86,7 +86,7 @@ void update_zoom(UiState& ui, TrainingSession& session) {
   if (z.generation != 0 && z.requested.same_view(z.wanted)) return; // on its way
   if (ui.now - z.wanted_since < k_still_seconds) return;             // still moving
   bool ask = !z.shown.same_view(z.wanted);
-  if (!ask && ui.run.shown_step > z.shown_step) { // the network moved on: refresh now and then
+  if (!ask && z.wanted.frame_step < 0 && ui.run.shown_step > z.shown_step) { // the network moved on: refresh now and then
     const double gap = std::max(k_refresh_seconds, z.render_s / k_refresh_share);
     ask = ui.now - z.finished_at >= gap;
   }
@@ -94,7 +94,7 @@ void update_zoom(UiState& ui, TrainingSession& session) {
   z.generation = ++z.last_generation;
   z.requested = z.wanted;
   z.requested_at = ui.now;
-  session.render_window(z.wanted.window, z.wanted.width, z.wanted.height, z.generation);
+  session.render_window(z.wanted.window, z.wanted.width, z.wanted.height, z.generation, z.wanted.frame_step);
 }
 
 } // namespace redraw

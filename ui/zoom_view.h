@@ -2,6 +2,8 @@
 /// The sharp zoom: zoomed past the training size, the live reconstruction's visible part is drawn
 /// again by the network at the screen's resolution (one sample per framebuffer pixel), so the
 /// user sees what the network has learnt between the training pixels instead of enlarged texels.
+/// A scrubbed timelapse frame that keeps weights (exact or fp16) is drawn the same way from its
+/// own weights; a picture-only frame stays its enlarged picture.
 /// - The canvas computes the region on screen every frame (zoom_region, pure maths, tested by
 ///   hand in tests/ui/test_ui_zoom.cpp) and draws the render over the preview while it shows
 ///   exactly that view.
@@ -28,6 +30,7 @@ struct ZoomRegion {
   RenderWindow window;                                     ///< image pixels shown
   int32_t width = 0, height = 0;                           ///< samples (framebuffer pixels, capped)
   float screen_x0 = 0, screen_y0 = 0, screen_x1 = 0, screen_y1 = 0; ///< where it is drawn (ImGui units)
+  int64_t frame_step = -1; ///< the scrubbed timelapse frame drawn (its step); -1: the live network
   bool empty() const { return width <= 0 || height <= 0; }
   bool same_view(const ZoomRegion& o) const;
 };
@@ -47,7 +50,7 @@ ZoomRegion zoom_region(float center_x, float center_y, float zoom, float pane_x0
 /// The GUI's side of the sharp zoom (in UiState).
 struct ZoomViewState {
   bool enabled = true;       ///< the toolbar's "sharp zoom"
-  ZoomRegion wanted;         ///< the live reconstruction's view past the texels this frame (or empty)
+  ZoomRegion wanted;         ///< the reconstruction's (or scrubbed frame's) view past the texels (or empty)
   double wanted_since = 0;   ///< when `wanted` last changed
   ZoomRegion requested;      ///< the view of the render asked for last
   uint64_t generation = 0;   ///< of that request (0: none in flight)

@@ -120,6 +120,8 @@ bool test_condition(const UiState& ui, const std::string& cond, std::string& err
   if (cond == "unsaved") return st.unsaved;
   if (cond == "saved") return st.has_run && !st.unsaved;
   if (cond == "scrubbed") return ui.timelapse.active;
+  if (cond == "frame_shown") // the scrubbed frame's picture has arrived
+    return ui.timelapse.active && ui.timelapse.frame && ui.timelapse.shown_step == ui.timelapse.wanted_step();
   if (cond == "live") return !ui.timelapse.active;
   if (cond == "comparing") return ui.compare.open;
   if (cond == "not_comparing") return !ui.compare.open;
@@ -147,6 +149,8 @@ bool test_condition(const UiState& ui, const std::string& cond, std::string& err
   if (!known) r = compare(cond, "frames", int64_t(ui.timelapse.frames.size()), known, error);
   const int64_t newest_frame = ui.timelapse.frames.empty() ? -1 : ui.timelapse.frames.back().step;
   if (!known) r = compare(cond, "frame_last", newest_frame, known, error);
+  // The step of the weights the sharp zoom drew, as the training thread reported it.
+  if (!known) r = compare(cond, "zoom_step", ui.zoom.shown_step, known, error);
   const Image* preview = ui.run.reconstruction.get();
   if (!known) r = compare(cond, "preview_w", preview ? int64_t(preview->width) : -1, known, error);
   if (!known) r = compare(cond, "truth_w", ui.run.ground_truth ? int64_t(ui.run.ground_truth->width) : -1, known, error);

@@ -28,7 +28,8 @@
 ///   wait_within S COND  wait until COND holds, failing after S seconds
 ///   expect_fps_at_most N  fail when more than N frames were drawn in the last second
 /// Conditions: has_run (a run is loaded and its picture shown), prompt, no_prompt, running, paused, unsaved, saved,
-/// scrubbed, live, step>=N, step<=N, lines==N, shown>=N (the canvas shows the live picture of step N or later),
+/// scrubbed, live, frame_shown (the scrubbed frame's picture has arrived), sharp, not_sharp (the
+/// sharp zoom's render is drawn), zoom_step<=N (the step of the weights that render drew), step>=N, step<=N, lines==N, shown>=N (the canvas shows the live picture of step N or later),
 /// history_last>=N, history_last<=N (the curves' last step), frames>=N, frame_last>=N (the
 /// timelapse), preview_w>=N (the width of the live run's host preview; -1 before one),
 /// truth_w>=N (the training image's width), source_has TEXT, message_has TEXT (a message of this session holds TEXT), file_exists PATH, discarded_copies>=N (ConfirmState::keep_folder),
