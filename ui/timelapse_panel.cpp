@@ -112,7 +112,10 @@ void draw_timelapse(UiState& ui) {
     std::snprintf(brief, sizeof brief, "live");
   }
   const float spacing = ImGui::GetStyle().ItemSpacing.x, min_slider = 120;
-  const float room = ImGui::GetContentRegionAvail().x - min_slider - label_w - 2 * spacing;
+  const uint8_t kind = tl.kind(size_t(tl.index));
+  const char* picture_note = "(picture only)"; // after the numbers, for a scrubbed picture-only frame
+  const float note_w = tl.active && kind == 0 ? ImGui::CalcTextSize(picture_note).x + spacing : 0.0f;
+  const float room = ImGui::GetContentRegionAvail().x - min_slider - label_w - 2 * spacing - note_w;
   const char* info = brief;
   for (const char* candidate : {full, medium})
     if (ImGui::CalcTextSize(candidate).x <= room) {
@@ -121,7 +124,7 @@ void draw_timelapse(UiState& ui) {
     }
   // The slider keeps room for the longest form, so it does not jump as the numbers change.
   const float info_w = std::max(ImGui::CalcTextSize(info).x, std::min(room, 330.0f));
-  ImGui::SetNextItemWidth(std::max(min_slider, ImGui::GetContentRegionAvail().x - info_w - label_w - 2 * spacing));
+  ImGui::SetNextItemWidth(std::max(min_slider, ImGui::GetContentRegionAvail().x - info_w - label_w - 2 * spacing - note_w));
   int32_t index = tl.index;
   if (ImGui::SliderInt("##frame", &index, 0, n - 1, "")) go(index);
   ImGui::SameLine();
@@ -131,13 +134,12 @@ void draw_timelapse(UiState& ui) {
     ImGui::TextUnformatted(info);
   else
     ImGui::TextDisabled("%s", info);
-  const uint8_t kind = tl.kind(size_t(tl.index));
   const char* keeps = kind == 0   ? "a picture only: its weights were not kept (memory cap, or a model file)"
                       : kind == 1 ? "a keyframe: its weights (fp16) render at any size"
                                   : "its exact weights and optimizer state";
-  if (tl.active && kind == 0) {
+  if (note_w > 0) {
     ImGui::SameLine();
-    ImGui::TextDisabled("(picture only)");
+    ImGui::TextDisabled("%s", picture_note);
   }
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("%s\nThis frame keeps %s.\n%d frames, %s of %s", full, keeps, n, format_bytes(tl.bytes).c_str(),
