@@ -2,6 +2,7 @@
 #include "ui/bounded_text.h"
 #include "ui/config_summary.h"
 #include "ui/field_hint.h"
+#include "ui/frame_pacing.h"
 #include "ui/panels.h"
 #include "ui/plot_widgets.h"
 #include "ui/ui_scale.h"
@@ -91,6 +92,11 @@ void draw_run_buttons(UiState& ui) {
   ImGui::EndDisabled();
   ImGui::SetNextItemWidth(ui_px(110));
   ImGui::InputInt("preview every N steps", &ui.settings.preview_every, 1, 10);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("While training, the live picture is drawn every N steps, no faster than the screen\n"
+                      "shows it, and spaced so that drawing it takes at most %.0f%% of the training time\n"
+                      "(on the CPU a picture costs a few training steps).",
+                      100 * k_preview_share);
   check_field(ui, "preview every N steps", ui.settings.preview_every, 1, 100000);
 }
 

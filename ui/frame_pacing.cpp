@@ -21,6 +21,11 @@ double watch_gap(const FramePacing& p, double frame_seconds) {
   return std::min(p.heartbeat_seconds, std::max(p.watch_seconds, frame_seconds / p.draw_share));
 }
 
+double preview_cost_gap(double render_seconds, double share) {
+  if (!(render_seconds > 0) || !(share > 0) || share >= 1) return 0;
+  return render_seconds * (1 - share) / share;
+}
+
 FrameDecision decide_frame(const FramePacing& p, const FrameEvents& e) {
   constexpr double k_slack = 1e-3; // a wake-up this early still counts as on time
   const double since = e.now - e.last_frame;

@@ -63,6 +63,15 @@ struct FrameDecision {
 /// software GL when frames are slow (frame_seconds / draw_share). The session's previews follow it.
 double watch_gap(const FramePacing& p, double frame_seconds);
 
+/// Previews take at most this share of the training thread's time: on the CPU a preview is a
+/// forward pass over the picture's pixels (400 x 328: about three `instant` steps), so one every
+/// 10 steps took about a quarter of the training time.
+constexpr double k_preview_share = 0.15;
+
+/// The least time from the end of a preview that took `render_seconds` to the start of the next,
+/// so that previews take at most `share` of the time: render_seconds * (1 - share) / share.
+double preview_cost_gap(double render_seconds, double share = k_preview_share);
+
 /// The rule in the header comment, for one wake-up.
 FrameDecision decide_frame(const FramePacing& p, const FrameEvents& e);
 

@@ -114,6 +114,12 @@ void TrainingSession::set_preview_every(int32_t n) {
 void TrainingSession::set_min_preview_interval(double seconds) {
   post([this, seconds] { m_min_preview_interval = std::clamp(seconds, 0.0, 10.0); });
 }
+void TrainingSession::set_preview_share(double share) {
+  post([this, share] {
+    m_preview_share = share;
+    m_preview_cost_gap = 0;
+  });
+}
 void TrainingSession::set_stop_at(int64_t step) {
   post([this, step] { m_stop_at = step; });
 }
@@ -307,7 +313,11 @@ void TrainingSession::make_preview(bool force) {
   }
   m_preview_made_w = m_preview_max_w;
   m_preview_made_h = m_preview_max_h;
-  if (!m_run->preview(m_mailbox, ring.get(), force || m_host_preview_wanted, m_preview_made_w, m_preview_made_h)) {
+  const auto start = Clock::now();
+  const bool device_ok =
+      m_run->preview(m_mailbox, ring.get(), force || m_host_preview_wanted, m_preview_made_w, m_preview_made_h);
+  m_preview_cost_gap = preview_cost_gap(seconds_since(start), m_preview_share);
+  if (!device_ok) {
     std::lock_guard lock(m_mutex);
     m_device_preview_enabled = false;
   }
@@ -344,7 +354,9 @@ void TrainingSession::train_slice() {
       m_run->step();
       report_recoveries();
       const int64_t step = t.current_step();
-      if (step % m_preview_every == 0 && seconds_since(m_run->last_preview) >= m_min_preview_interval)
+      // Every preview_every steps, no faster than frames show them, and within the previews' share.
+      if (step % m_preview_every == 0 &&
+          seconds_since(m_run->last_preview) >= std::max(m_min_preview_interval, m_preview_cost_gap))
         make_preview(false);
       if (time_budget_spent()) {
         pause_run();

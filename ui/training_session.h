@@ -8,7 +8,8 @@
 ///   its SessionMailbox; the GUI takes them once per frame (SessionSnapshot::take_from). Neither
 ///   side holds a lock for longer than a few moves, so 30+ fps holds while the CPU trains.
 /// - Previews: every `preview_every` steps (and at most ~30 per second, or as set_min_preview_interval
-///   says, plus on pause and at the end) the network is rendered at the training size. On a GPU
+///   says, and no more than k_preview_share of the time by their own cost: preview_cost_gap; plus
+///   on pause and at the end) the network is rendered at the size of the pane that shows it. On a GPU
 ///   backend (one with a DeviceRenderer) the frame goes into a DeviceFrameRing for the GUI's GL
 ///   interop; a host copy follows only when asked for.
 /// - Backends come from the BackendFactory and the device frames from the DeviceInterop that
@@ -24,6 +25,7 @@
 #include "engine/run_config.h"
 #include "engine/run_tree.h"
 #include "engine/timelapse_export.h"
+#include "ui/frame_pacing.h"
 #include "ui/session_mailbox.h"
 
 #include <atomic>
@@ -77,6 +79,9 @@ public:
   /// Previews while training come at least this many seconds apart (default 1/30; the GUI passes
   /// its frame interval, 1/10 on software GL: a preview nobody can see costs the trainer a render).
   void set_min_preview_interval(double seconds);
+  /// The share of the training thread's time previews may take while training (default
+  /// k_preview_share; 1 or more: no limit from their cost).
+  void set_preview_share(double share);
   /// Pause when this step is reached (the screenshot mode); -1 clears.
   void set_stop_at(int64_t step);
   /// A time budget in training seconds (0: none), as `redraw train --time-limit`: the schedule is
@@ -197,6 +202,8 @@ private:
   bool m_running = false;
   int32_t m_preview_every = 10;
   double m_min_preview_interval = 1.0 / 30.0;
+  double m_preview_share = k_preview_share;
+  double m_preview_cost_gap = 0; ///< the least gap after the last preview for its cost (preview_cost_gap)
   int64_t m_stop_at = -1;
   double m_time_budget = 0; ///< set_time_budget's seconds (0: none)
   uint64_t m_run_id = 0;

@@ -152,3 +152,33 @@ TEST_CASE("frame pacing: on software GL, slow frames are spaced so drawing takes
   CHECK(decide_frame(sw, e).draw);
 }
 #endif
+
+TEST_CASE("preview budget: the gap a preview's cost asks for keeps previews within their share of the time") {
+  // Closed form: a 40 ms preview at 15% asks for 40 * 0.85 / 0.15 = 226.7 ms before the next one.
+  CHECK(preview_cost_gap(0.040) == doctest::Approx(0.040 * 0.85 / 0.15));
+  CHECK(preview_cost_gap(0.040, 0.5) == doctest::Approx(0.040));
+  CHECK(preview_cost_gap(0.0) == 0.0);
+  CHECK(preview_cost_gap(0.040, 0.0) == 0.0); // no share given: no limit from the cost
+  CHECK(preview_cost_gap(0.040, 1.0) == 0.0);
+  // The training thread's loop, simulated: 12 ms steps, a preview due every 10 steps when the
+  // gap since the last one allows it. Whatever the preview costs, previews take at most the share
+  // (the first one aside), and a cheap one (a GPU's) is not held back: one every 10 steps.
+  for (const double render : {0.002, 0.040, 0.400}) {
+    CAPTURE(render);
+    double now = 0, preview_time = 0, last_end = -1e9, gap = 0;
+    int previews = 0;
+    for (int step = 1; step <= 20000; ++step) {
+      now += 0.012;
+      if (step % 10 == 0 && now - last_end >= gap) {
+        now += render;
+        preview_time += render;
+        last_end = now;
+        gap = preview_cost_gap(render);
+        ++previews;
+      }
+    }
+    CHECK(preview_time / now <= k_preview_share + render / now);
+    if (render == 0.002) CHECK(previews == 2000);
+    else CHECK(preview_time / now >= 0.8 * k_preview_share); // the share is used, not wasted
+  }
+}
