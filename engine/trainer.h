@@ -6,10 +6,10 @@
 /// - Metrics: every training.metrics_every steps the step's loss is recorded and the PSNR is
 ///   estimated on the run's fixed pixel sample (engine/pixel_sample.h: metric_sample_pixels(batch)
 ///   pixels, at most 2^14, fewer for small minibatches; an image no larger than the sample is
-///   measured whole, exactly), so a row costs the same at any image size; that is the only point where the device is waited on. measure() and checkpoint()'s
-///   callers get the exact PSNR over every pixel (MetricsRow::psnr_exact says which a row holds).
-///   On a backend that reports each step's loss without waiting (the CPU), every step's loss is
-///   kept too (loss_trace()).
+///   measured whole, exactly), so a row costs the same at any image size; that is the only point
+///   where the device is waited on. measure() and checkpoint()'s callers get the exact PSNR over
+///   every pixel (MetricsRow::psnr_exact says which a row holds). On a backend that reports each
+///   step's loss without waiting (the CPU), every step's loss is kept too (loss_trace()).
 /// - Time budget: set_time_budget() reads the schedule at budget_schedule_step() (schedule.h), so
 ///   a run stopped by its deadline has annealed by then.
 /// - Determinism: same seed, same config, same backend -> same parameters (bit-exact on the CPU),
