@@ -23,7 +23,8 @@ void cell_range(int64_t i, int64_t cells, int64_t n, int64_t& lo, int64_t& len) 
 
 int64_t metric_sample_pixels(int64_t batch) {
   if (batch <= 0) return k_metric_sample_pixels;
-  return std::clamp(batch + batch / 2, k_metric_sample_min_pixels, k_metric_sample_pixels);
+  const int64_t b = std::min(batch, k_metric_sample_pixels); // no overflow for an absurd batch
+  return std::clamp(b + b / 2, k_metric_sample_min_pixels, k_metric_sample_pixels);
 }
 
 PixelSample stratified_pixel_sample(int32_t width, int32_t height, int64_t count, uint64_t seed) {

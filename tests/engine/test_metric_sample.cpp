@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <set>
 
 using namespace redraw;
@@ -43,6 +44,7 @@ TEST_CASE("pixel sample: a run's sample follows its batch, 1.5 batches within 2^
   CHECK(metric_sample_pixels(1024) == 1536);
   CHECK(metric_sample_pixels(16384) == k_metric_sample_pixels); // instant on the CPU
   CHECK(metric_sample_pixels(int64_t(1) << 18) == k_metric_sample_pixels); // instant on the GPU
+  CHECK(metric_sample_pixels(std::numeric_limits<int64_t>::max()) == k_metric_sample_pixels);
   CHECK(metric_sample_pixels(256) == k_metric_sample_min_pixels);
   CHECK(metric_sample_pixels(1) == k_metric_sample_min_pixels);
   // 1.5 batches all the way between the bounds.
