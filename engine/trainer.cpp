@@ -250,13 +250,13 @@ void Trainer::record_snapshot(const std::optional<MetricsRow>& measured) {
   Snapshot s;
   s.metrics = row;
   s.params = m_backend->parameters();
-  if (big_frames() && m_step > 0) {
-    attach_picture(s);
+  // The frame's weights are the live ones: its picture is drawn from the backend's weights in
+  // place (the same chunks, so the same bits), without a workspace of its own each frame.
+  s.picture = live_picture();
+  if (big_frames() && m_step > 0)
     make_keyframe(s);
-  } else {
+  else
     keep_resume_state(s);
-    attach_picture(s);
-  }
   m_snapshots.add(std::move(s));
 }
 
@@ -271,10 +271,14 @@ bool Trainer::frame_keeps_weights(int64_t step) const {
 
 Snapshot Trainer::live_picture_frame() {
   Snapshot s;
+  s.picture = live_picture();
+  return s;
+}
+
+FramePicture Trainer::live_picture() {
   int32_t w = 0, h = 0;
   frame_picture_size(m_data.image.width, m_data.image.height, w, h);
-  s.picture = to_frame_picture(render_image(*m_backend, bound_network(m_config.model), w, h)); // weights in place
-  return s;
+  return to_frame_picture(render_image(*m_backend, bound_network(m_config.model), w, h)); // weights in place
 }
 
 void Trainer::attach_picture(Snapshot& s) {

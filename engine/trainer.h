@@ -284,6 +284,8 @@ private:
   bool frame_keeps_weights(int64_t step) const;
   /// A picture-only frame of the live network (big_frames).
   Snapshot live_picture_frame();
+  /// A frame's picture of the live network, drawn from the backend's weights in place.
+  FramePicture live_picture();
   /// Why `row` (just measured) shows a diverged run; empty when it does not.
   std::string divergence_reason(const MetricsRow& row) const;
   /// `row` is clearly worse than the untrained network (see k_worse_than_start_db).
