@@ -61,25 +61,35 @@ TEST_CASE("zoom_region: the visible rect, its image pixels and the samples (by h
   CHECK_FALSE(zoomed_past_texels(0.5f, 1.0f));
 }
 
-TEST_CASE("ui session: a window render is the network drawn at twice the size, cropped; a newer request cancels") {
-  test::TempDir dir;
+namespace {
+/// Loads a 12 x 8 gradient, trained at its size on the CPU, into `session`.
+void load_gradient(TrainingSession& session, const test::TempDir& dir) {
   write_png(dir.path / "src.png", test::gradient_image(12, 8, 3));
-  TrainingSession session(backend_factory());
   LoadRequest req;
   req.image = (dir.path / "src.png").string();
   req.config = test::small_config(OptimizerKind::Adam, 0);
   req.config.data.max_side = 12;
   req.backend = "cpu";
   session.load(req);
-  auto wait = [&](auto done) {
-    const auto start = std::chrono::steady_clock::now();
-    while (std::chrono::steady_clock::now() - start < std::chrono::seconds(60)) {
-      SessionSnapshot t = session.take();
-      if (done(t)) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    return false;
-  };
+}
+
+/// Takes the session's snapshots until done(snapshot) holds; false after 60 s.
+template <class Done> bool take_until(TrainingSession& session, Done done) {
+  const auto start = std::chrono::steady_clock::now();
+  while (std::chrono::steady_clock::now() - start < std::chrono::seconds(60)) {
+    SessionSnapshot t = session.take();
+    if (done(t)) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return false;
+}
+} // namespace
+
+TEST_CASE("ui session: a window render is the network drawn at twice the size, cropped; a newer request cancels") {
+  test::TempDir dir;
+  TrainingSession session(backend_factory());
+  load_gradient(session, dir);
+  auto wait = [&](auto done) { return take_until(session, done); };
   REQUIRE(wait([](const SessionSnapshot& t) { return t.status.has_run && !t.status.busy; }));
   // The top-left quarter (image 0..6 x 0..4) on a 12 x 8 grid: two samples a pixel.
   const RenderWindow quarter{0, 0, 6, 4, 12, 8};
@@ -114,32 +124,22 @@ TEST_CASE("ui session: a window render is the network drawn at twice the size, c
 
 TEST_CASE("ui session: a window render of a timelapse frame draws that frame's weights; a frame not kept draws nothing") {
   test::TempDir dir;
-  write_png(dir.path / "src.png", test::gradient_image(12, 8, 3));
   TrainingSession session(backend_factory());
-  LoadRequest req;
-  req.image = (dir.path / "src.png").string();
-  req.config = test::small_config(OptimizerKind::Adam, 0);
-  req.config.data.max_side = 12;
-  req.backend = "cpu";
-  session.load(req);
+  load_gradient(session, dir);
   std::vector<MetricsRow> frames;
   std::shared_ptr<const Image> got;
   uint64_t generation = 0;
   int64_t got_step = -1;
-  auto wait = [&](auto done) {
-    const auto start = std::chrono::steady_clock::now();
-    while (std::chrono::steady_clock::now() - start < std::chrono::seconds(60)) {
-      SessionSnapshot t = session.take();
+  auto wait = [&](auto done) { // every snapshot's frame list and window render are kept
+    return take_until(session, [&](SessionSnapshot& t) {
       if (t.snapshots_changed) frames = t.snapshots;
       if (t.zoom) {
         got = t.zoom;
         generation = t.zoom_generation;
         got_step = t.zoom_step;
       }
-      if (done(t)) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    return false;
+      return done(t);
+    });
   };
   REQUIRE(wait([](const SessionSnapshot& t) { return t.status.has_run && !t.status.busy; }));
   for (int i = 0; i < 12; ++i) session.step_once();
