@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -28,6 +29,7 @@ struct VipsState {
   std::mutex log_mutex;
   std::vector<std::string> warnings; ///< what libvips logged during the current decode
   std::string init_error;
+  bool shut_down = false; ///< vips_shutdown has run (at exit); guarded by decode_mutex
 };
 
 VipsState& vips_state() {
@@ -43,6 +45,17 @@ void on_vips_log(const gchar*, GLogLevelFlags, const gchar* message, gpointer) {
     s.warnings.push_back(m);
 }
 
+/// At exit: libvips' idle worker threads are joined now, while every other exit handler still
+/// waits. Left alone, each one ends on its own 15 s after its last task (libvips 8.14's threadset),
+/// which can fall inside LeakSanitizer's exit-time stop of every thread: a thread exiting there
+/// crashes LSan's tracer. Registered after vips_init, so it runs before the handlers registered
+/// earlier (LSan's among them); the lock waits for a decode still under way on another thread.
+void shut_vips_down() {
+  std::lock_guard lock(vips_state().decode_mutex);
+  vips_shutdown();
+  vips_state().shut_down = true;
+}
+
 void ensure_vips() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -52,6 +65,7 @@ void ensure_vips() {
       vips_error_clear();
       return;
     }
+    std::atexit(shut_vips_down);
     // Warnings become notes on the decode, never lines on stderr.
     g_log_set_handler("VIPS", GLogLevelFlags(G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO), on_vips_log,
                       nullptr);
@@ -62,6 +76,14 @@ void ensure_vips() {
       vips_operation_block_set(loader, FALSE);
   });
   if (!vips_state().init_error.empty()) throw ImageError("libvips failed to start: " + vips_state().init_error);
+}
+
+/// libvips started and its decode mutex held: every call into libvips goes through here.
+[[nodiscard]] std::unique_lock<std::mutex> lock_vips() {
+  ensure_vips();
+  std::unique_lock lock(vips_state().decode_mutex);
+  if (vips_state().shut_down) throw ImageError("libvips has shut down: the program is exiting");
+  return lock;
 }
 
 struct VipsRef {
@@ -205,8 +227,7 @@ int jpeg_shrink(int w, int h, int need_w, int need_h) {
 } // namespace
 
 bool vips_recognises(const uint8_t* data, size_t size) {
-  ensure_vips();
-  std::lock_guard lock(vips_state().decode_mutex);
+  const auto lock = lock_vips();
   const char* loader = vips_foreign_find_load_buffer(data, size);
   vips_error_clear();
   return loader && !format_of(loader, nullptr).empty();
@@ -236,8 +257,7 @@ VipsRef open_header(const uint8_t* data, size_t size, const std::string& name, I
 } // namespace
 
 ImageInfo probe_vips(const uint8_t* data, size_t size, const std::string& name) {
-  ensure_vips();
-  std::lock_guard lock(vips_state().decode_mutex);
+  const auto lock = lock_vips();
   ImageInfo info;
   open_header(data, size, name, info);
   return info;
@@ -245,9 +265,8 @@ ImageInfo probe_vips(const uint8_t* data, size_t size, const std::string& name) 
 
 Image decode_vips(const uint8_t* data, size_t size, const std::string& name, const DecodeLimits& limits,
                   const DecodeOptions& options, ImageInfo& info) {
-  ensure_vips();
+  const auto lock = lock_vips();
   VipsState& state = vips_state();
-  std::lock_guard lock(state.decode_mutex);
   const VipsRef head = open_header(data, size, name, info);
   const int stored_w = vips_image_get_width(head.p), stored_h = vips_image_get_height(head.p);
   // The header's sides and pixel count first; the memory budget below, once the size after any

@@ -24,7 +24,7 @@ CC=clang CXX=clang++ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo 
   -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" >/dev/null
 # Only what the tests and fuzzers run (the benchmarks are not built here).
 cmake --build build-asan -j"$(nproc)" --target redraw redraw_tests redraw_gui_screenshot_check redraw_gui_layout_check \
-  redraw_gui_insight_check redraw_x11_close_request \
+  redraw_gui_insight_check redraw_x11_close_request redraw_decoder_exit_check \
   fuzz_image fuzz_checkpoint fuzz_config fuzz_render fuzz_gui_open
 
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1"
