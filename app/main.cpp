@@ -24,6 +24,9 @@
 
 #include <cmath>
 #include <csignal>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -71,6 +74,13 @@ int main(int argc, char** argv) {
   // A file-size limit (ulimit -f) must make a write fail with EFBIG, which is reported, rather than
   // kill the process half-way through a save.
   std::signal(SIGXFSZ, SIG_IGN);
+#if defined(__GLIBC__)
+  // Buffers of 16 MiB and more (a photo's pixels, a large table's weights and their copies) get
+  // their own mapping, given back to the system when freed. glibc's default threshold rises to
+  // the size of the first such buffer freed, after which a freed copy of a 30 MB table stays
+  // inside the heap: about 70 MB of a 24 MP run's resident memory that nothing used.
+  mallopt(M_MMAP_THRESHOLD, 16 << 20);
+#endif
   CLI::App app{"Redraw: watch a neural network learn an image", "redraw"};
   app.require_subcommand(0, 1);
   app.set_version_flag("--version", [] {

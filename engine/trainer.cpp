@@ -41,7 +41,8 @@ Trainer::Trainer(std::unique_ptr<Backend> backend, RunConfig config, Dataset dat
 }
 
 void Trainer::reset() {
-  m_backend->set_parameters(initial_parameters(m_config.model, m_config.training.seed));
+  std::vector<float> initial = initial_parameters(m_config.model, m_config.training.seed);
+  m_backend->set_parameters(initial);
   OptimizerState zero;
   const size_t count = size_t(m_backend->parameter_count());
   const int arrays = optimizer_state_arrays(m_config.optimizer);
@@ -65,7 +66,8 @@ void Trainer::reset() {
   m_recoveries.clear();
   m_recoveries_taken = 0;
   drop_pending_rows();
-  keep_good_state(m_backend->parameters(), m_backend->optimizer_state());
+  // The state just set is the first good state: its own arrays, not a second copy read back.
+  keep_good_state(std::move(initial), std::move(zero));
 }
 
 std::optional<MetricsRow> Trainer::step() {
@@ -471,7 +473,7 @@ Checkpoint Trainer::checkpoint(const std::string& source_image) {
   return c;
 }
 
-Checkpoint Trainer::checkpoint_without_frames(const std::string& source_image) {
+Checkpoint Trainer::checkpoint_without_frames(const std::string& source_image, bool with_state) {
   (void)flush_metrics(); // the history it saves is complete up to the current step
   ensure_finite();
   Checkpoint c;
@@ -482,14 +484,34 @@ Checkpoint Trainer::checkpoint_without_frames(const std::string& source_image) {
   c.step = m_step;
   c.optimizer_step = m_optimizer_step;
   c.seconds = elapsed_seconds();
-  c.params = m_backend->parameters();
-  c.optimizer = m_backend->optimizer_state();
+  if (with_state) {
+    c.params = m_backend->parameters();
+    c.optimizer = m_backend->optimizer_state();
+  }
   c.history = m_history;
   c.loss_trace = m_loss_trace;
   c.lr_scale = m_lr_scale;
   c.recoveries = m_recoveries;
   c.initial_psnr_db = m_initial_psnr;
   return c;
+}
+
+bool Trainer::lend_state(Checkpoint& c) {
+  const bool qualifies = !m_history.empty() && !worse_than_start(m_history.back());
+  if (qualifies && m_backend->copy_state_if_finite(m_good.params, m_good.optimizer)) {
+    keep_good_state(std::move(m_good.params), std::move(m_good.optimizer)); // restamped at this step
+    c.params = std::move(m_good.params);
+    c.optimizer = std::move(m_good.optimizer);
+    return true;
+  }
+  c.params = m_backend->parameters();
+  c.optimizer = m_backend->optimizer_state();
+  return false;
+}
+
+void Trainer::take_back_state(Checkpoint& c) {
+  m_good.params = std::move(c.params);
+  m_good.optimizer = std::move(c.optimizer);
 }
 
 void Trainer::restore(const Checkpoint& ckpt) {

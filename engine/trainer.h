@@ -135,14 +135,23 @@ public:
   Checkpoint checkpoint(const std::string& source_image = {});
   /// checkpoint() handed to use(const Checkpoint&) with the timelapse's frames lent, not copied
   /// (the frames can hold hundreds of MB); they come back after, also when use() throws.
+  /// The weights and Adam's moments are lent too when they can be: the current state becomes the
+  /// good state (the divergence recovery's rollback point, refreshed in its own buffers) and those
+  /// buffers go to the checkpoint, so a save holds no second copy of the model and its optimizer.
   template <class Use> void with_checkpoint(const std::string& source_image, Use&& use) {
-    Checkpoint c = checkpoint_without_frames(source_image);
-    c.snapshots = m_snapshots.lend();
+    Checkpoint c = checkpoint_without_frames(source_image, false);
     struct GiveBack {
-      SnapshotStore& store;
+      Trainer& t;
       Checkpoint& c;
-      ~GiveBack() { store.give_back(std::move(c.snapshots)); }
-    } give_back{m_snapshots, c};
+      bool frames_lent = false, state_lent = false;
+      ~GiveBack() {
+        if (frames_lent) t.m_snapshots.give_back(std::move(c.snapshots));
+        if (state_lent) t.take_back_state(c);
+      }
+    } give_back{*this, c};
+    c.snapshots = m_snapshots.lend();
+    give_back.frames_lent = true;
+    give_back.state_lent = lend_state(c);
     use(std::as_const(c));
   }
   /// Restores parameters, optimizer state, step, time and history. The checkpoint's config
@@ -194,8 +203,15 @@ public:
   std::vector<MetricsRow> flush_metrics();
 
 private:
-  /// checkpoint() without the timelapse's frames.
-  Checkpoint checkpoint_without_frames(const std::string& source_image);
+  /// checkpoint() without the timelapse's frames, and without the weights and optimizer state
+  /// unless with_state.
+  Checkpoint checkpoint_without_frames(const std::string& source_image, bool with_state = true);
+  /// c's weights and optimizer state from the current state. When the current state qualifies as
+  /// the good state (finite, and the last row not worse than the start), the good state is
+  /// refreshed to it in its own buffers, which are moved into c: returns true, and
+  /// take_back_state(c) must return them before training goes on. Otherwise c gets copies.
+  bool lend_state(Checkpoint& c);
+  void take_back_state(Checkpoint& c);
   /// A copy of a state whose loss and weights were finite, to go back to after a divergence.
   struct GoodState {
     int64_t step = 0, optimizer_step = 0;

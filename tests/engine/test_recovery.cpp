@@ -198,3 +198,33 @@ TEST_CASE("Adam at a far too high learning rate is flagged: finite garbage count
   run_to(ok, 400);
   CHECK(ok.recoveries().empty());
 }
+
+TEST_CASE("a save lends the weights and moments through the good state: the same bytes as a copy, and the "
+          "rollback point moves to the saved step") {
+  Trainer t = test::small_trainer(recovery_config(), test::gradient_image(12, 10, 3));
+  run_to(t, 23); // the good state was kept at step 20
+  const Checkpoint copied = t.checkpoint();
+  bool seen = false;
+  t.with_checkpoint("src.png", [&](const Checkpoint& c) {
+    seen = true;
+    CHECK(c.step == 23);
+    CHECK(c.params == copied.params);
+    CHECK(c.optimizer.first == copied.optimizer.first);
+    CHECK(c.optimizer.second == copied.optimizer.second);
+  });
+  REQUIRE(seen);
+  // A failed save gives them back too.
+  CHECK_THROWS_AS(t.with_checkpoint("", [](const Checkpoint&) { throw IoError("disk full"); }), IoError);
+  // The buffers came back as the good state of step 23: a divergence now rolls back there (not to
+  // step 20), to exactly the saved weights, and the run finishes finite.
+  t.inject_nan_after_step(27);
+  while (t.recoveries().empty() && t.current_step() < 40)
+    t.step();
+  REQUIRE(t.recoveries().size() == 1);
+  CHECK(t.recoveries().front().rolled_back_to == 23);
+  CHECK(t.current_step() == 23);
+  CHECK(t.parameters() == copied.params);
+  run_to(t, 60);
+  CHECK(count_nonfinite(t.parameters()) == 0);
+  CHECK(all_finite(t.history()));
+}
