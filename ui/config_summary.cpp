@@ -32,13 +32,15 @@ ConfigSummary summarize_config(const RunConfig& config, int32_t w, int32_t h, in
   s.batch = batch > 0 ? std::min<int64_t>(batch, std::max<int64_t>(s.samples, 1)) : s.samples;
   const int arrays = optimizer_state_arrays(config.optimizer);
   s.parameter_bytes = uint64_t(s.parameters) * sizeof(float) * uint64_t(2 + arrays);
+  s.recovery_bytes = uint64_t(s.parameters) * sizeof(float) * uint64_t(1 + arrays);
   s.table_state_bytes = s.table_bytes * uint64_t(2 + arrays);
   int64_t per_sample = m.encoding.width();
   for (int32_t width : m.hidden)
     per_sample += 2 * int64_t(width);                                    // pre- and post-activation
   per_sample += 2 * int64_t(channels) + 2 * int64_t(max_layer_width(m)); // output + gradient ping-pong
   s.activation_bytes = uint64_t(s.batch) * uint64_t(per_sample) * sizeof(float);
-  s.dataset_bytes = uint64_t(s.samples) * uint64_t(2 + channels) * sizeof(float);
+  const int64_t floats_per_sample = int64_t(channels) + (backend == "cuda" ? 2 : 0);
+  s.dataset_bytes = uint64_t(s.samples) * uint64_t(floats_per_sample) * sizeof(float);
   s.gflop_per_step = 6.0 * double(forward_macs_per_sample(m)) * double(s.batch) * 1e-9; // fwd 2, bwd 4
   return s;
 }

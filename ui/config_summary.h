@@ -19,9 +19,13 @@ struct ConfigSummary {
   int64_t samples = 0;           ///< pixels in the training image
   int64_t batch = 0;             ///< samples per step
   uint64_t parameter_bytes = 0;  ///< parameters, gradients and optimizer state
+  uint64_t recovery_bytes = 0;   ///< the divergence recovery's rollback point: parameters and optimizer state
   uint64_t activation_bytes = 0; ///< forward/backward activations for one batch (whole batch at once, as on the GPU)
-  uint64_t dataset_bytes = 0;    ///< coordinates and targets
-  uint64_t total_bytes() const { return parameter_bytes + activation_bytes + dataset_bytes; }
+  /// The targets, and on the GPU the coordinates too (the CPU makes a pixel's coordinate when it
+  /// needs it, and reads the image's floats in place).
+  uint64_t dataset_bytes = 0;
+  /// Everything a run holds but its timelapse frames (which have a memory cap of their own).
+  uint64_t total_bytes() const { return parameter_bytes + recovery_bytes + activation_bytes + dataset_bytes; }
   double gflop_per_step = 0; ///< forward + backward, dense layers only
 };
 

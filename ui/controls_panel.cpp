@@ -385,10 +385,13 @@ void draw_summary(UiState& ui) {
     ImGui::SameLine(0, ui_px(16));
     ImGui::Text("memory (est.): %s", format_bytes(s.total_bytes()).c_str());
     if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("parameters + gradients + optimizer state: %s\nactivations for a batch of %lld: %s\n"
-                        "dataset (%dx%d): %s",
-                        format_bytes(s.parameter_bytes).c_str(), static_cast<long long>(s.batch),
-                        format_bytes(s.activation_bytes).c_str(), w, h, format_bytes(s.dataset_bytes).c_str());
+      ImGui::SetTooltip("parameters + gradients + optimizer state: %s\n"
+                        "their last good copy (rolled back to if training diverges): %s\n"
+                        "activations for a batch of %lld: %s\ndataset (%dx%d): %s\n"
+                        "and the timelapse frames, up to the frame memory cap",
+                        format_bytes(s.parameter_bytes).c_str(), format_bytes(s.recovery_bytes).c_str(),
+                        static_cast<long long>(s.batch), format_bytes(s.activation_bytes).c_str(), w, h,
+                        format_bytes(s.dataset_bytes).c_str());
     ImGui::TextDisabled("%.2f GFLOP per step (%dx%d, batch %lld)", s.gflop_per_step, w, h,
                         static_cast<long long>(s.batch));
     if (s.table_parameters > 0)

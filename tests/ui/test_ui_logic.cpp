@@ -30,6 +30,12 @@ TEST_CASE("ui: the instant preset's summary counts its hash table") {
   CHECK(s.table_bytes == uint64_t(s.table_parameters) * 4);
   CHECK(s.table_state_bytes == s.table_bytes * 4); // + gradients, m and v
   CHECK(s.total_bytes() >= s.table_state_bytes);
+  // Closed forms: the rollback point holds the parameters and both moments; the CPU keeps the
+  // targets only (3 floats a pixel), the GPU the coordinates too.
+  CHECK(s.recovery_bytes == uint64_t(s.parameters) * 4 * 3);
+  CHECK(s.dataset_bytes == uint64_t(512) * 512 * 3 * 4);
+  CHECK(summarize_config(c, 512, 512, 3, "cuda").dataset_bytes == uint64_t(512) * 512 * 5 * 4);
+  CHECK(s.total_bytes() == s.parameter_bytes + s.recovery_bytes + s.activation_bytes + s.dataset_bytes);
   // The batch is the backend's: 2^14 pixels a step on the CPU, 2^18 (here the whole 512 x 512) on the GPU.
   CHECK(s.batch == c.training.batch_for("cpu"));
   CHECK(s.batch == 16384);
@@ -45,6 +51,7 @@ TEST_CASE("ui: the classic-sgd preset's summary counts 99,457 parameters and Ada
   CHECK(s.samples == 40000);
   CHECK(s.batch == 40000);
   CHECK(s.parameter_bytes == uint64_t(99457) * 4 * 2); // SGD without momentum: params + grads
+  CHECK(s.recovery_bytes == uint64_t(99457) * 4);      // and a copy of the params to roll back to
   c.optimizer.kind = OptimizerKind::Adam;
   s = summarize_config(c, 200, 200, 1);
   CHECK(s.parameter_bytes == uint64_t(99457) * 4 * 4); // + m and v
