@@ -165,9 +165,14 @@ void Trainer::keep_good_state(std::vector<float> params, OptimizerState optimize
 
 void Trainer::maybe_keep_good_state() {
   if (m_step - m_good.step < std::max<int64_t>(1, m_config.training.good_state_every)) return;
+  (void)refresh_good_state();
+}
+
+bool Trainer::refresh_good_state() {
   // Into the kept state's own buffers; a non-finite state leaves the good one as it was.
-  if (!m_backend->copy_state_if_finite(m_good.params, m_good.optimizer)) return;
+  if (!m_backend->copy_state_if_finite(m_good.params, m_good.optimizer)) return false;
   keep_good_state(std::move(m_good.params), std::move(m_good.optimizer)); // the same buffers, restamped
+  return true;
 }
 
 void Trainer::recover(const std::string& reason) {
@@ -468,12 +473,13 @@ MetricsRow Trainer::render_png_measured(const ByteSink& sink) {
 }
 
 Checkpoint Trainer::checkpoint(const std::string& source_image) {
-  Checkpoint c = checkpoint_without_frames(source_image);
+  Checkpoint c = checkpoint_base(source_image);
+  copy_state(c);
   c.snapshots = m_snapshots.frames();
   return c;
 }
 
-Checkpoint Trainer::checkpoint_without_frames(const std::string& source_image, bool with_state) {
+Checkpoint Trainer::checkpoint_base(const std::string& source_image) {
   (void)flush_metrics(); // the history it saves is complete up to the current step
   ensure_finite();
   Checkpoint c;
@@ -484,10 +490,6 @@ Checkpoint Trainer::checkpoint_without_frames(const std::string& source_image, b
   c.step = m_step;
   c.optimizer_step = m_optimizer_step;
   c.seconds = elapsed_seconds();
-  if (with_state) {
-    c.params = m_backend->parameters();
-    c.optimizer = m_backend->optimizer_state();
-  }
   c.history = m_history;
   c.loss_trace = m_loss_trace;
   c.lr_scale = m_lr_scale;
@@ -496,17 +498,20 @@ Checkpoint Trainer::checkpoint_without_frames(const std::string& source_image, b
   return c;
 }
 
-bool Trainer::lend_state(Checkpoint& c) {
-  const bool qualifies = !m_history.empty() && !worse_than_start(m_history.back());
-  if (qualifies && m_backend->copy_state_if_finite(m_good.params, m_good.optimizer)) {
-    keep_good_state(std::move(m_good.params), std::move(m_good.optimizer)); // restamped at this step
-    c.params = std::move(m_good.params);
-    c.optimizer = std::move(m_good.optimizer);
-    return true;
-  }
+void Trainer::copy_state(Checkpoint& c) {
   c.params = m_backend->parameters();
   c.optimizer = m_backend->optimizer_state();
-  return false;
+}
+
+bool Trainer::lend_state(Checkpoint& c) {
+  const bool qualifies = !m_history.empty() && !worse_than_start(m_history.back());
+  if (!qualifies || !refresh_good_state()) {
+    copy_state(c);
+    return false;
+  }
+  c.params = std::move(m_good.params);
+  c.optimizer = std::move(m_good.optimizer);
+  return true;
 }
 
 void Trainer::take_back_state(Checkpoint& c) {

@@ -139,7 +139,7 @@ public:
   /// good state (the divergence recovery's rollback point, refreshed in its own buffers) and those
   /// buffers go to the checkpoint, so a save holds no second copy of the model and its optimizer.
   template <class Use> void with_checkpoint(const std::string& source_image, Use&& use) {
-    Checkpoint c = checkpoint_without_frames(source_image, false);
+    Checkpoint c = checkpoint_base(source_image);
     struct GiveBack {
       Trainer& t;
       Checkpoint& c;
@@ -203,9 +203,10 @@ public:
   std::vector<MetricsRow> flush_metrics();
 
 private:
-  /// checkpoint() without the timelapse's frames, and without the weights and optimizer state
-  /// unless with_state.
-  Checkpoint checkpoint_without_frames(const std::string& source_image, bool with_state = true);
+  /// checkpoint() without the timelapse's frames, the weights and the optimizer state.
+  Checkpoint checkpoint_base(const std::string& source_image);
+  /// c's weights and optimizer state copied from the backend.
+  void copy_state(Checkpoint& c);
   /// c's weights and optimizer state from the current state. When the current state qualifies as
   /// the good state (finite, and the last row not worse than the start), the good state is
   /// refreshed to it in its own buffers, which are moved into c: returns true, and
@@ -312,6 +313,8 @@ private:
   void keep_good_state(std::vector<float> params, OptimizerState optimizer);
   /// Keeps the current state when good_state_every steps have passed and its weights are finite.
   void maybe_keep_good_state();
+  /// The good state refreshed to the current one in its own buffers, when that is finite.
+  bool refresh_good_state();
 
   std::unique_ptr<Backend> m_backend;
   RunConfig m_config;
