@@ -211,6 +211,19 @@ void check_pnm_header(const uint8_t* data, size_t size, const std::string& name)
   }
 }
 
+[[noreturn]] void unknown_format(const std::string& name) {
+  throw ImageError(name + ": not a readable image (unknown format; Redraw reads PNG, JPEG, WebP, TIFF, HEIC, AVIF, "
+                          "OpenEXR, GIF, BMP, TGA and PNM)");
+}
+
+/// stb's refusal of a file it could not read: a format it does not know (an icon, say) gets the
+/// list of formats Redraw reads, anything else stb's own reason.
+[[noreturn]] void stb_refused(const std::string& name) {
+  const char* why = stbi_failure_reason();
+  if (!why || std::string_view(why) == "unknown image type") unknown_format(name);
+  throw ImageError(name + ": not a readable image (" + why + ")");
+}
+
 /// f() (stb_image calls) with an internal check of stb that fails (stb_internal_check_failed)
 /// reported as a corrupt file of that name. (What stb allocated before the check is not freed.)
 template <class F> auto stb_checked(const std::string& name, F f) {
@@ -225,8 +238,7 @@ ImageInfo probe_stb(const uint8_t* data, size_t size, const std::string& name) {
   check_pnm_header(data, size, name);
   int w = 0, h = 0, comp = 0;
   if (!stb_checked(name, [&] { return stbi_info_from_memory(data, int(size), &w, &h, &comp); })) {
-    const char* why = stbi_failure_reason();
-    throw ImageError(name + ": not a readable image (" + (why ? why : "unknown format") + ")");
+    stb_refused(name);
   }
   ImageInfo info;
   info.format = stb_format(data, size);
@@ -242,8 +254,7 @@ Image decode_with_stb(const uint8_t* data, size_t size, const std::string& name,
   check_pnm_header(data, size, name);
   int w = 0, h = 0, comp = 0;
   if (!stb_checked(name, [&] { return stbi_info_from_memory(data, int(size), &w, &h, &comp); })) {
-    const char* why = stbi_failure_reason();
-    throw ImageError(name + ": not a readable image (" + (why ? why : "unknown format") + ")");
+    stb_refused(name);
   }
   if (comp < 1 || comp > 4) throw ImageError(name + ": unsupported channel count " + std::to_string(comp));
   const bool wide = stb_checked(name, [&] { return stbi_is_16_bit_from_memory(data, int(size)) != 0; }); // 16-bit PNM
@@ -338,10 +349,6 @@ uint16_t le16(const uint8_t* p) { return uint16_t(p[0] | (p[1] << 8)); }
 
 bool is_gif(const uint8_t* data, size_t size) { return starts_with(data, size, "GIF87a") || starts_with(data, size, "GIF89a"); }
 
-[[noreturn]] void unknown_format(const std::string& name) {
-  throw ImageError(name + ": not a readable image (unknown format; Redraw reads PNG, JPEG, WebP, TIFF, HEIC, AVIF, "
-                          "OpenEXR, GIF, BMP, TGA and PNM)");
-}
 
 void check_file_size(size_t size, const std::string& name) {
   if (size == 0) throw ImageError(name + ": the file is empty");

@@ -274,6 +274,11 @@ TEST_CASE("formats: loaders Redraw does not enable are refused") {
     const std::string e = error_of([&] { decode_image(reinterpret_cast<const uint8_t*>(s.data()), s.size(), "x"); });
     CHECK(e.find("not a readable image") != std::string::npos);
   }
+  // A Windows icon (a format no enabled loader knows): the error lists what Redraw reads instead
+  // of a decoder's "unknown image type".
+  const uint8_t ico[] = {0, 0, 1, 0, 1, 0, 16, 16, 0, 0, 1, 0, 32, 0, 0x68, 4, 0, 0, 22, 0, 0, 0};
+  const std::string e = error_of([&] { decode_image(ico, sizeof ico, "app.ico"); });
+  CHECK(e.find("app.ico: not a readable image (unknown format; Redraw reads PNG, JPEG") == 0);
 }
 
 TEST_CASE("formats: the memory budget refuses a WebP from its header before decoding") {
