@@ -117,8 +117,10 @@ std::string psnr_text(double db) {
 std::string describe(const MetricsRow& r, double steps_per_s) {
   char b[160];
   // "~": estimated on the metrics sample; the final line's PSNR is exact.
+  std::string psnr = psnr_text(r.psnr_db);
+  if (!r.psnr_exact) psnr.insert(psnr.begin(), '~');
   std::snprintf(b, sizeof b, "step %lld  loss %.4g  PSNR %s  lr %.3g  %.1f steps/s", static_cast<long long>(r.step),
-                r.loss, ((r.psnr_exact ? "" : "~") + psnr_text(r.psnr_db)).c_str(), r.lr, steps_per_s);
+                r.loss, psnr.c_str(), r.lr, steps_per_s);
   return b;
 }
 
