@@ -325,7 +325,7 @@ void absorb_run_preview(RunView& run, PreviewTexture* texture, SessionSnapshot& 
   if (run.ground_truth && !run.truth_for(r)) // a preview fit to the screen: the truth at its size, once
     run.truth_shown = std::make_shared<Image>(resample(*run.ground_truth, r.width, r.height, ResampleFilter::Box));
   if (texture && !take.device_preview) {
-    texture->upload_host(to_rgba8(*run.reconstruction).data(), run.reconstruction->width, run.reconstruction->height);
+    texture->upload_image(*run.reconstruction);
     run.shown_step = take.preview_step;
     run.frames_since_preview = 0;
   }
@@ -385,8 +385,7 @@ void absorb_snapshot(UiState& ui, SessionSnapshot&& take) {
     run.ground_truth = std::move(take.ground_truth);
     run.truth_shown.reset();
     if (ui.truth_texture)
-      ui.truth_texture->upload_host(to_rgba8(*run.ground_truth).data(), run.ground_truth->width,
-                                    run.ground_truth->height);
+      ui.truth_texture->upload_image(*run.ground_truth); // a band of rows at a time: no whole RGBA8 copy
     run.reconstruction.reset();
     error_needed = true;
   }
@@ -426,7 +425,7 @@ void sync_timelapse(UiState& ui, TrainingSession& session) {
     if (step == want) {
       tl.frame = img;
       tl.shown_step = step;
-      if (ui.frame_texture) ui.frame_texture->upload_host(to_rgba8(*img).data(), img->width, img->height);
+      if (ui.frame_texture) ui.frame_texture->upload_image(*img);
       ui.view.error_dirty = true;
       update_error_map(ui, *img);
       return;

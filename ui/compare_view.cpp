@@ -166,7 +166,7 @@ void sync_linked_frame(UiState& ui, CompareSessions& cs, SessionSnapshot& take) 
   if (take.frame) {
     c.frame = std::move(take.frame);
     c.frame_step = take.frame_step;
-    if (cs.frame_texture_b) cs.frame_texture_b->upload_host(to_rgba8(*c.frame).data(), c.frame->width, c.frame->height);
+    if (cs.frame_texture_b) cs.frame_texture_b->upload_image(*c.frame);
   }
   if (!ui.timelapse.active || ui.timelapse.frames.empty()) {
     c.frame_requested = -1;

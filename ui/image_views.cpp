@@ -9,17 +9,21 @@ namespace {
 uint8_t to_byte(float v) { return v > 0 ? uint8_t(std::lround(std::min(v, 1.0f) * 255.0f)) : 0; }
 } // namespace
 
-std::vector<uint8_t> to_rgba8(const Image& img) {
-  const size_t n = size_t(img.pixel_count());
-  std::vector<uint8_t> out(n * 4);
+void to_rgba8_rows(const Image& img, int32_t y0, int32_t rows, uint8_t* out) {
+  const size_t first = size_t(y0) * size_t(img.width), n = size_t(rows) * size_t(img.width);
   const int32_t c = img.channels;
   for (size_t i = 0; i < n; ++i) {
-    const float* p = img.pixels.data() + i * size_t(c);
+    const float* p = img.pixels.data() + (first + i) * size_t(c);
     out[i * 4 + 0] = to_byte(p[0]);
     out[i * 4 + 1] = to_byte(c >= 3 ? p[1] : p[0]);
     out[i * 4 + 2] = to_byte(c >= 3 ? p[2] : p[0]);
     out[i * 4 + 3] = 255;
   }
+}
+
+std::vector<uint8_t> to_rgba8(const Image& img) {
+  std::vector<uint8_t> out(size_t(img.pixel_count()) * 4);
+  to_rgba8_rows(img, 0, img.height, out.data());
   return out;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 /// Turns engine images into the RGBA8 pictures the canvas shows. Pure functions, no GL.
-/// - to_rgba8: 1-channel grey or 3-channel RGB floats in [0, 1] -> RGBA8, row 0 at the top.
+/// - to_rgba8: 1-channel grey or 3-channel RGB floats in [0, 1] -> RGBA8, row 0 at the top;
+///   to_rgba8_rows the same for a band of rows, so a large picture converts a band at a time.
 /// - error_heat_map: per-pixel mean |prediction - truth| over channels, times `gain`, through a
 ///   perceptual dark-to-bright colour map (black, purple, orange, pale yellow). The canvas picks
 ///   the gain from auto_error_full_scale unless the user sets it by hand.
@@ -13,6 +14,8 @@
 namespace redraw {
 
 std::vector<uint8_t> to_rgba8(const Image& img);
+/// Rows [y0, y0 + rows) of to_rgba8(img) into out (rows * width * 4 bytes).
+void to_rgba8_rows(const Image& img, int32_t y0, int32_t rows, uint8_t* out);
 /// Both images must have the same size and channel count (an empty vector otherwise).
 std::vector<uint8_t> error_heat_map(const Image& prediction, const Image& truth, float gain);
 /// The heat-map colour of a value in [0, 1] (clamped).

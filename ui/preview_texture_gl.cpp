@@ -1,7 +1,10 @@
 #include "ui/preview_texture.h"
 
+#include "ui/image_views.h"
+
 #include <glad/gl.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 
@@ -44,11 +47,14 @@ private:
   int32_t m_w = 0, m_h = 0;
 };
 
-void upload_rgba(const uint8_t* rgba_or_pbo_offset, int32_t w, int32_t h) {
+/// Rows [y0, y0 + rows) of the bound w-wide texture from RGBA8 pixels (or a bound PBO's offset).
+void upload_rgba_rows(const uint8_t* rgba_or_pbo_offset, int32_t w, int32_t y0, int32_t rows) {
   glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
   glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
-  glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, rgba_or_pbo_offset);
+  glTexSubImage2D(GL_TEXTURE_2D, 0, 0, y0, w, rows, GL_RGBA, GL_UNSIGNED_BYTE, rgba_or_pbo_offset);
 }
+
+void upload_rgba(const uint8_t* rgba_or_pbo_offset, int32_t w, int32_t h) { upload_rgba_rows(rgba_or_pbo_offset, w, 0, h); }
 
 /// Host memory -> GL; also the base of the device path, which adds upload_device().
 class HostTexture : public PreviewTexture {
@@ -58,6 +64,27 @@ public:
     m_tex.bind_sized(w, h);
     upload_rgba(rgba, w, h);
     m_last_ms = ms_since(t0);
+  }
+  void upload_image(const Image& img) override {
+    if (img.width < 1 || img.height < 1) return;
+    const auto t0 = std::chrono::steady_clock::now();
+    m_tex.bind_sized(img.width, img.height);
+    const int32_t band = upload_band_rows(img.width);
+    std::vector<uint8_t> rgba(size_t(std::min(band, img.height)) * size_t(img.width) * 4);
+    for (int32_t y0 = 0; y0 < img.height; y0 += band) {
+      const int32_t rows = std::min(band, img.height - y0);
+      to_rgba8_rows(img, y0, rows, rgba.data());
+      upload_rgba_rows(rgba.data(), img.width, y0, rows);
+    }
+    m_last_ms = ms_since(t0);
+  }
+  bool read_rgba(std::vector<uint8_t>& out) const override {
+    out.assign(size_t(m_tex.width()) * size_t(m_tex.height()) * 4, 0);
+    if (out.empty()) return false;
+    glBindTexture(GL_TEXTURE_2D, m_tex.id());
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glGetTexImage(GL_TEXTURE_2D, 0, GL_RGBA, GL_UNSIGNED_BYTE, out.data());
+    return glGetError() == GL_NO_ERROR;
   }
   void* imgui_id() const override { return reinterpret_cast<void*>(uintptr_t(m_tex.id())); }
   int32_t width() const override { return m_tex.width(); }
@@ -108,6 +135,12 @@ private:
 };
 
 } // namespace
+
+void PreviewTexture::upload_image(const Image& img) { upload_host(to_rgba8(img).data(), img.width, img.height); }
+
+int32_t upload_band_rows(int32_t width) {
+  return int32_t(std::max<int64_t>(1, k_upload_band_bytes / (std::max<int64_t>(1, width) * 4)));
+}
 
 std::unique_ptr<PreviewTexture> make_host_texture() { return std::make_unique<HostTexture>(); }
 

@@ -66,7 +66,7 @@ bool absorb_zoom(UiState& ui, SessionSnapshot& take) {
   }
   if (!take.zoom || take.zoom_generation != z.generation || z.generation == 0) return false;
   const Image& img = *take.zoom;
-  if (ui.zoom_texture) ui.zoom_texture->upload_host(to_rgba8(img).data(), img.width, img.height);
+  if (ui.zoom_texture) ui.zoom_texture->upload_image(img);
   z.shown = z.requested;
   z.shown_step = take.zoom_step;
   z.render_s = ui.now - z.requested_at;

@@ -1,5 +1,7 @@
 #include "ui/testing/test_script.h"
 
+#include "ui/image_views.h"
+
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
 
@@ -109,6 +111,17 @@ std::string load_test_script(const std::string& path, TestScript& out) {
   return {};
 }
 
+/// The ground truth's texture, read back from GL, holds exactly to_rgba8 of the training image.
+bool truth_texels_match(const UiState& ui, std::string& error) {
+  if (!ui.truth_texture || !ui.run.ground_truth) return false;
+  std::vector<uint8_t> texels;
+  if (!ui.truth_texture->read_rgba(texels)) {
+    error = "the ground truth's texture cannot be read back";
+    return false;
+  }
+  return texels == to_rgba8(*ui.run.ground_truth);
+}
+
 bool test_condition(const UiState& ui, const std::string& cond, std::string& error) {
   const SessionStatus& st = ui.run.status;
   const bool prompt = ui.confirm.holding && ui.confirm.save_path.empty();
@@ -126,6 +139,7 @@ bool test_condition(const UiState& ui, const std::string& cond, std::string& err
   if (cond == "comparing") return ui.compare.open;
   if (cond == "not_comparing") return !ui.compare.open;
   if (cond == "compare_differs") return compare_differs(ui);
+  if (cond == "truth_texels") return truth_texels_match(ui, error);
   if (cond == "sharp") return ui.zoom.sharp();
   if (cond == "not_sharp") return !ui.zoom.sharp();
   if (cond.rfind("source_has ", 0) == 0) return st.source_path.find(cond.substr(11)) != std::string::npos;

@@ -32,7 +32,8 @@
 /// sharp zoom's render is drawn), zoom_step<=N (the step of the weights that render drew), step>=N, step<=N, lines==N, shown>=N (the canvas shows the live picture of step N or later),
 /// history_last>=N, history_last<=N (the curves' last step), frames>=N, frame_last>=N (the
 /// timelapse), preview_w>=N (the width of the live run's host preview; -1 before one),
-/// truth_w>=N (the training image's width), source_has TEXT, message_has TEXT (a message of this session holds TEXT), file_exists PATH, discarded_copies>=N (ConfirmState::keep_folder),
+/// truth_w>=N (the training image's width), truth_texels (the ground truth's GL texture, read
+/// back, holds exactly the training image as RGBA8), source_has TEXT, message_has TEXT (a message of this session holds TEXT), file_exists PATH, discarded_copies>=N (ConfirmState::keep_folder),
 /// comparing, not_comparing, compare_step>=N, compare_shown>=N (run B), compare_frame<=N (B's
 /// timelapse frame on screen while A's is scrubbed; -1 when none), compare_differs (A's and
 /// B's pictures differ and neither is blank).
