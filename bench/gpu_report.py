@@ -16,7 +16,8 @@ import json
 import os
 import sys
 
-PARTS = ("tests", "sanitize", "sanitize-parity", "bench", "accuracy", "interop", "torch", "instant", "instant-torch")
+PARTS = ("tests", "sanitize", "sanitize-parity", "bench", "accuracy", "interop", "torch", "instant", "instant-torch",
+         "profile", "fullres")
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -121,6 +122,13 @@ def main(argv):
             hits = ", ".join(f"{h['target_db']} dB {h['seconds']:.2f} s" for h in r.get("time_to_psnr", [])
                              if h.get("seconds") is not None)
             print(f"{img} {r['preset']}: {hits or 'no target reached'}")
+    full = parts.get("fullres", {}).get("fullres", {})
+    if full.get("rows"):
+        print("\n| full resolution, instant | round | steps/s | outside training s | PSNR dB |\n|---|---|---|---|---|")
+        for r in full["rows"]:
+            print(f"| {r['side']} px | {r['round']} | {r['steps_per_s']:.1f} | {r['outside_s']:.1f} | {r['psnr_db']} |")
+        if "share" in full:
+            print(f"share of the {full['small_side']} px rate: {full['share']:.2f} (floor {full['floor']:.2f})")
     return 1 if failed else 0
 
 

@@ -13,7 +13,9 @@
 #                                          (default: $REDRAW_GPU_RESULTS, else .gpu-results/)
 #
 # Parts: tests, sanitize, sanitize-parity, bench, accuracy, interop, torch, instant, instant-torch,
-# profile (Nsight Compute's limiters for the kernels of instant's training step).
+# profile (Nsight Compute's limiters for the kernels of instant's training step), fullres (100 MP at
+# full resolution against 1 MP). A lease is short (15 minutes of device time, the start included):
+# run tests first, then fullres, then the rest in the order listed.
 # The timeouts inside one part add up to at most 480 s, so a part fits one device command (600 s,
 # unpacking included); `run` refuses parts whose timeouts add up to more (REDRAW_GPU_LONG=1 allows
 # it on a machine without that limit; `all` needs it).
@@ -32,16 +34,17 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
 pack="${REDRAW_GPU_PACK:-.gpu-pack}"
-all_parts=(tests sanitize sanitize-parity bench accuracy interop torch instant instant-torch profile)
+case "$pack" in /*) pack_abs="$pack" ;; *) pack_abs="$root/$pack" ;; esac
+all_parts=(tests sanitize sanitize-parity bench accuracy interop torch instant instant-torch profile fullres)
 [ -x /usr/local/cuda/bin/nvcc ] && export PATH="$PATH:/usr/local/cuda/bin"
 
 usage() {
-  sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
 # ---- pack (build machine) ------------------------------------------------------------------
-pack_binaries=(redraw libredraw_cuda.so redraw_tests redraw_cuda_tests cuda_bench psnr_bench redraw_interop_check)
+pack_binaries=(redraw libredraw_cuda.so redraw_tests redraw_cuda_tests cuda_bench psnr_bench redraw_interop_check decode_bench)
 
 # Copies the binaries of BUILD_DIR/bin and their shared-library closure into DIR/pack.tar.xz
 # (what travels to the GPU machine; `run` unpacks it there). Libraries the GPU machine provides
@@ -92,7 +95,7 @@ cmd_pack() {
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DREDRAW_GUI=OFF -DREDRAW_CUDA=ON \
     -DCMAKE_CUDA_ARCHITECTURES="$archs" >"$build.log" 2>&1 || { tail -20 "$build.log"; exit 1; }
   cmake --build "$build" -j"$(nproc)" --target redraw redraw_cuda_module redraw_tests redraw_cuda_tests \
-    cuda_bench psnr_bench redraw_interop_check >>"$build.log" 2>&1 || { grep -E "error" "$build.log" | head -20; exit 1; }
+    cuda_bench psnr_bench redraw_interop_check decode_bench >>"$build.log" 2>&1 || { grep -E "error" "$build.log" | head -20; exit 1; }
   pack_from_build "$build" "$dir" || exit 1
   local mib
   mib=$(du -sm "$dir" | cut -f1)
@@ -145,8 +148,8 @@ PY
 
 # Redraw's own processes: the pack's libraries, cuBLAS, the packed test images.
 set_rx_env() {
-  rx_env=(env LD_LIBRARY_PATH="$root/$pack/lib${cublas_dir:+:$cublas_dir}${1:-}" REDRAW_ASSETS="$root/assets"
-    REDRAW_SAMPLE_DIR="$root/$pack/samples" REDRAW_TEST_ASSET_DIR="$root/assets")
+  rx_env=(env LD_LIBRARY_PATH="$pack_abs/lib${cublas_dir:+:$cublas_dir}${1:-}" REDRAW_ASSETS="$root/assets"
+    REDRAW_SAMPLE_DIR="$pack_abs/samples" REDRAW_TEST_ASSET_DIR="$root/assets")
 }
 
 # write_json PART STATUS REASON: PART.json from the part's data so far ($cur_tmp/data.json, when

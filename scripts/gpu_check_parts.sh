@@ -358,3 +358,46 @@ part_profile() {
   if [ $rc -eq 0 ]; then write_status profile ok "$(grep -c 'Duration' "$log") kernels profiled (profile.log)"
   else write_status profile failed "ncu exit $rc (see profile.log)"; fi
 }
+
+# Full resolution on the GPU (issue 26's floor: a 100-megapixel image at full resolution trains
+# `instant` at >= 80% of its steps/s at 1 megapixel): bench/full_res_bench.sh on chelsea tiled at
+# its native scale into a 10000x10000 JPEG (decode_bench, from the pack), --max-side 1000 against
+# full resolution, 30 s each, the two sizes in turns twice (a slow spell then falls on both).
+collect_fullres() {
+  [ "$dry_run" = 1 ] && return 0
+  python3 - "$results/fullres.log" "$cur_tmp/data.json" <<'PY'
+import json, re, sys
+log = open(sys.argv[1]).read()
+rows = []
+for m in re.finditer(r"^\| (\d+)(?: \(round (\d+)\))? \| (\d+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \| (-?[\d.]+) \| (\d+) \| ([^|]*) \| ([^|]*) \|$", log, re.M):
+    rows.append({"side": int(m[1]), "round": int(m[2] or 1), "steps": int(m[3]), "train_s": float(m[4]),
+                 "steps_per_s": float(m[5]), "wall_s": float(m[6]), "outside_s": float(m[7]),
+                 "peak_rss_mib": int(m[8]), "psnr_db": m[9].strip(), "metrics_rows_pct": m[10].strip()})
+share = re.search(r"^steps/s at (\d+) as a share of (\d+): ([\d.]+)", log, re.M)
+res = {"fullres": {"rows": rows, "floor": 0.80}}
+if share:
+    res["fullres"].update({"full_side": int(share[1]), "small_side": int(share[2]), "share": float(share[3])})
+json.dump(res, open(sys.argv[2], "w"), indent=2)
+PY
+}
+
+part_fullres() {
+  local log="$results/fullres.log" rc
+  : >"$log"
+  # full_res_bench finds redraw and decode_bench in the pack's bin/ and chelsea in its samples.
+  REDRAW_BUILD_DIR="$pack_abs" timed "full resolution: 10000x10000 against 1000, instant, 2 x 2 x 30 s" 420 \
+    "${rx_env[@]}" bash bench/full_res_bench.sh --backend cuda --size 10000x10000 --side 1000 --steps 1000000 \
+    --seconds 30 --rounds 2 --keep "$cur_tmp/fullres" >>"$log" 2>&1
+  rc=$?
+  collect_fullres
+  [ "$dry_run" = 1 ] && return 0
+  cat "$log"
+  local verdict
+  verdict="$(python3 -c "
+import json; r=json.load(open('$cur_tmp/data.json'))['fullres']
+if 'share' not in r: print('failed: the bench gave no share (exit $rc; see fullres.log)')
+elif r['share'] >= r['floor']: print('ok: 100 MP at %.2f of 1 MP steps/s (floor %.2f)' % (r['share'], r['floor']))
+else: print('failed: 100 MP at %.2f of 1 MP steps/s, under the floor %.2f' % (r['share'], r['floor']))" 2>/dev/null ||
+    echo "failed: no results (exit $rc)")"
+  write_status fullres "${verdict%%:*}" "${verdict#*: }"
+}

@@ -18,7 +18,7 @@ cd "$src"
 # -- list: every part within one call --------------------------------------------------------
 list="$(bash scripts/gpu_check.sh list)"
 echo "$list" | grep -E '^[a-z-]+: '
-check_run "list names all 10 parts" test "$(echo "$list" | grep -cE '^[a-z-]+: [0-9]+ s of timeouts')" -eq 10
+check_run "list names all 11 parts" test "$(echo "$list" | grep -cE '^[a-z-]+: [0-9]+ s of timeouts')" -eq 11
 check_run "no part's timeouts add up to more than 480 s" \
   bash -c "! echo \"\$1\" | awk '/ s of timeouts/ { if (\$2 + 0 > 480) bad = 1 } END { exit !bad }'" _ "$list"
 check_run "the sanitize part runs memcheck, racecheck and synccheck" \
@@ -44,9 +44,19 @@ cat >"$pack/bin/redraw_tests" <<'EOF'
 [ "${FAKE_HANG:-}" = redraw_tests ] && { echo "hanging"; sleep 20; }
 echo "[doctest] test cases: 4 | 4 passed | 0 failed | 0 skipped"
 EOF
+# redraw train prints train's summary: 300 steps at --max-side 1000, FAKE_FULL_STEPS (default 270)
+# at any other size, in the 30 s of the fullres part's runs.
 cat >"$pack/bin/redraw" <<'EOF'
 #!/bin/sh
-echo "redraw $1 (fake)"
+[ "$1" = train ] || { echo "redraw $1 (fake)"; exit 0; }
+steps=${FAKE_FULL_STEPS:-270}
+while [ $# -gt 0 ]; do [ "$1" = --max-side ] && [ "$2" = 1000 ] && steps=300; shift; done
+echo "stopped: $steps steps, PSNR 30.00 dB, 30.0s -> final.png"
+echo "metrics rows: 30 sampled, 0.30 s, 1.0% of the training time"
+EOF
+cat >"$pack/bin/decode_bench" <<'EOF'
+#!/bin/sh
+[ "$1" = make ] && : >"$3"
 EOF
 cat >"$tmp/path/compute-sanitizer" <<'EOF'
 #!/bin/sh
@@ -65,6 +75,18 @@ check_run "its JSON says ok with 5 steps finished" \
 OUT="$tmp/r1" bash scripts/gpu_check.sh run sanitize >"$tmp/r1s.out" 2>&1
 check_run "the sanitize part's JSON holds all three tools, clean" \
   jq_py "$tmp/r1/sanitize.json" "j['status'] == 'ok' and sorted(j['tools']) == ['memcheck', 'racecheck', 'synccheck'] and all(t['errors'] == 0 for t in j['tools'].values())"
+
+# -- the full-resolution floor: the bench's table and share in the JSON, the floor judged ----------
+OUT="$tmp/r5" bash scripts/gpu_check.sh run fullres >"$tmp/r5.out" 2>&1
+check_run "a fullres part at 0.90 of the 1 MP rate says ok" \
+  jq_py "$tmp/r5/fullres.json" "j['status'] == 'ok' and j['fullres']['share'] == 0.9 and len(j['fullres']['rows']) == 4"
+check_run "  with both sizes in both rounds" \
+  jq_py "$tmp/r5/fullres.json" "sorted((r['side'], r['round']) for r in j['fullres']['rows']) == [(1000, 1), (1000, 2), (10000, 1), (10000, 2)]"
+FAKE_FULL_STEPS=200 OUT="$tmp/r6" bash scripts/gpu_check.sh run fullres >"$tmp/r6.out" 2>&1
+check_run "a fullres part at 0.67 fails, naming the floor" \
+  jq_py "$tmp/r6/fullres.json" "j['status'] == 'failed' and '0.67' in j['reason'] and '0.80' in j['reason']"
+check_run "  and the report prints its table" \
+  bash -c "python3 bench/gpu_report.py '$tmp/r6' | grep -q '^| 10000 px | 2 | 6.7 |'"
 
 # -- two parts in one call are refused -------------------------------------------------------
 OUT="$tmp/r2" bash scripts/gpu_check.sh run tests sanitize >"$tmp/r2.out" 2>&1

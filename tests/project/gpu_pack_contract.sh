@@ -26,12 +26,12 @@ out="$(REDRAW_GPU_PACK="$tmp/pack" OUT="$tmp/results" PATH="/usr/bin:/bin" bash 
 rc=$?
 echo "$out" | tail -3
 check_run "run all without a device exits 0" test $rc -eq 0
-for part in tests sanitize sanitize-parity bench accuracy interop torch instant instant-torch; do
+for part in tests sanitize sanitize-parity bench accuracy interop torch instant instant-torch profile fullres; do
   check_run "$part.json says skipped, with a reason" python3 -c "
 import json,sys; j=json.load(open('$tmp/results/$part.json'))
 sys.exit(0 if j['status']=='skipped' and j['reason'] else 1)"
 done
 out="$(bash scripts/gpu_check.sh run nonsense 2>&1)"
 check_run "an unknown command is a usage error" bash -c "bash scripts/gpu_check.sh frobnicate >/dev/null 2>&1; test \$? -eq 2"
-check_run "the report of skipped parts lists every part" bash -c "python3 bench/gpu_report.py '$tmp/results' | grep -c skipped | grep -q 9"
+check_run "the report of skipped parts lists every part" bash -c "python3 bench/gpu_report.py '$tmp/results' | grep -c skipped | grep -qx 11"
 finish gpu_pack_contract
