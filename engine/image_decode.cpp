@@ -349,7 +349,6 @@ uint16_t le16(const uint8_t* p) { return uint16_t(p[0] | (p[1] << 8)); }
 
 bool is_gif(const uint8_t* data, size_t size) { return starts_with(data, size, "GIF87a") || starts_with(data, size, "GIF89a"); }
 
-
 void check_file_size(size_t size, const std::string& name) {
   if (size == 0) throw ImageError(name + ": the file is empty");
   if (size > size_t(std::numeric_limits<int>::max())) throw ImageError(name + ": the file is too large to decode");

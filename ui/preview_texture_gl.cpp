@@ -81,9 +81,10 @@ public:
   bool read_rgba(std::vector<uint8_t>& out) const override {
     out.assign(size_t(m_tex.width()) * size_t(m_tex.height()) * 4, 0);
     if (out.empty()) return false;
+    for (int i = 0; i < 16 && glGetError() != GL_NO_ERROR; ++i)
+      continue; // errors left by earlier calls (a bounded drain: without a context it never ends)
     glBindTexture(GL_TEXTURE_2D, m_tex.id());
-    glPixelStorei(GL_PACK_ALIGNMENT, 1);
-    glGetTexImage(GL_TEXTURE_2D, 0, GL_RGBA, GL_UNSIGNED_BYTE, out.data());
+    glGetTexImage(GL_TEXTURE_2D, 0, GL_RGBA, GL_UNSIGNED_BYTE, out.data()); // RGBA8 rows: 4-byte aligned
     return glGetError() == GL_NO_ERROR;
   }
   void* imgui_id() const override { return reinterpret_cast<void*>(uintptr_t(m_tex.id())); }
