@@ -1,7 +1,10 @@
 #include "engine/cpu_hash_grid.h"
 
+#include "engine/cpu_kernels.h"
+
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 #include <type_traits>
 
 namespace redraw {
@@ -34,11 +37,10 @@ void level_rows_prefetched(const HashGridParams& g, int32_t l, const float* coor
   }
 }
 
-/// One level's outputs for rows [r0, r1), with F a compile-time constant. Level by level over a
-/// block of rows keeps one level's table (up to 2^17 entries x F floats) in cache at a time.
+/// One level's outputs for rows [r0, r1), with F a compile-time constant, one row at a time.
 template <int F>
-void encode_level_rows(const HashGridParams& g, int32_t l, const float* table, const float* coords, int64_t r0,
-                       int64_t r1, int32_t width, float* out) {
+void encode_level_rows_one_by_one(const HashGridParams& g, int32_t l, const float* table, const float* coords,
+                                  int64_t r0, int64_t r1, int32_t width, float* out) {
   level_rows_prefetched<F, false>(g, l, coords, r0, r1, table, [&](int64_t i, const uint32_t* e, const float* w) {
     float* o = out + i * width + l * F;
     for (int f = 0; f < F; ++f) {
@@ -48,6 +50,17 @@ void encode_level_rows(const HashGridParams& g, int32_t l, const float* table, c
       o[f] = v;
     }
   });
+}
+
+/// One level's outputs for rows [r0, r1): eight rows at a time where the CPU has AVX2, the rest
+/// (and every row elsewhere) one by one. Level by level over a block of rows keeps one level's
+/// table (up to 2^17 entries x F floats) in cache at a time.
+template <int F>
+void encode_level_rows(const HashGridParams& g, int32_t l, const float* table, const float* coords, int64_t r0,
+                       int64_t r1, int32_t width, float* out) {
+  if (hash_grid_detail::encode_uses_avx2())
+    r0 = hash_grid_detail::encode_level_rows_avx2(g, l, table, coords, r0, r1, width, out);
+  encode_level_rows_one_by_one<F>(g, l, table, coords, r0, r1, width, out);
 }
 
 template <int F>
@@ -119,6 +132,19 @@ template <class Fn> void with_features(int32_t n_features, Fn&& fn) {
   }
 }
 } // namespace
+
+namespace hash_grid_detail {
+void encode_level_rows_scalar(const HashGridParams& g, int32_t l, const float* table, const float* coords,
+                              int64_t r0, int64_t r1, int32_t width, float* out) {
+  with_features(g.n_features,
+                [&](auto f) { encode_level_rows_one_by_one<decltype(f)::value>(g, l, table, coords, r0, r1, width, out); });
+}
+
+bool encode_uses_avx2() {
+  static const bool use = avx2_available() && std::strcmp(cpu_kernels().isa, "sse2") != 0;
+  return use;
+}
+} // namespace hash_grid_detail
 
 void hash_grid_encode_rows(const HashGridParams& g, const float* table, const float* coords, int64_t n, float* out) {
   with_features(g.n_features, [&](auto f) { encode_all<decltype(f)::value>(g, table, coords, n, out); });

@@ -2,7 +2,8 @@
 /// The CPU backend's hash-grid passes (engine/hash_grid_math.h), on every core with OpenMP.
 /// - Both compute a level's corners a few rows ahead and prefetch their table entries: a fine
 ///   level's lookups are cache misses scattered over the table, and this keeps several in flight.
-/// - Forward: rows are split among threads; each output is a plain function of the table.
+/// - Forward: rows are split among threads; each output is a plain function of the table. Where
+///   the CPU has AVX2, eight rows go at a time (cpu_hash_grid_avx2.cpp), with the same bits.
 /// - Backward: levels are split among threads, and each level's entries receive their rows'
 ///   contributions in row order, whatever the thread count. Every table gradient is therefore the
 ///   same sum in the same order on every run: the same seed gives bit-identical tables, without
@@ -27,5 +28,20 @@ void hash_grid_encode_level(const HashGridParams& g, int32_t l, const float* tab
 /// (n x L*F); `table_grad` is cleared first unless `accumulate`.
 void hash_grid_backward_rows(const HashGridParams& g, const float* coords, const float* d_out, int64_t n,
                              float* table_grad, bool accumulate);
+
+namespace hash_grid_detail {
+/// Level l's columns of rows [r0, r1) of out, eight rows at a time with AVX2 (the same bits as the
+/// scalar pass below for every finite coordinate); returns the first row it left undone (fewer
+/// than eight remain). Call only where avx2_available().
+int64_t encode_level_rows_avx2(const HashGridParams& g, int32_t l, const float* table, const float* coords,
+                               int64_t r0, int64_t r1, int32_t width, float* out);
+bool avx2_available();
+/// The scalar pass (hash_grid_corners and hash_grid_encode_level's arithmetic, entries prefetched
+/// a few rows ahead), for rows [r0, r1).
+void encode_level_rows_scalar(const HashGridParams& g, int32_t l, const float* table, const float* coords,
+                              int64_t r0, int64_t r1, int32_t width, float* out);
+/// Whether the passes above use the AVX2 form: the CPU has it and REDRAW_SIMD does not say sse2.
+bool encode_uses_avx2();
+} // namespace hash_grid_detail
 
 } // namespace redraw

@@ -14,6 +14,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -119,4 +121,56 @@ TEST_CASE("hash grid kernels: the switch's names, defaults and errors") {
   CHECK_FALSE(parse_hash_grid_kernels(nullptr, nullptr, "fp32").half_features);
   CHECK(parse_hash_grid_kernels(nullptr, nullptr, "fp16").half_features);
   CHECK_THROWS_AS(parse_hash_grid_kernels(nullptr, nullptr, "bf16"), ConfigError);
+}
+
+TEST_CASE("hash grid rows: the AVX2 encoder gives the scalar encoder's bits, at every level, width and tail") {
+  if (!hash_grid_detail::avx2_available()) {
+    MESSAGE("SKIPPED: this CPU has no AVX2 (the scalar encoder runs everywhere)");
+    return;
+  }
+  for (const GridInterpolation interp : {GridInterpolation::Linear, GridInterpolation::Smoothstep})
+    for (const int32_t features : {1, 2, 4, 8}) {
+      // 16 levels of 4 .. ~1750 cells per side over a 2^10 table: dense and hashed levels.
+      EncodingSpec e = grid(16, features);
+      e.interpolation = interp;
+      const HashGridParams g = hash_grid_params(e);
+      CAPTURE(features);
+      CAPTURE(int(interp));
+      const int64_t n = 203; // 25 groups of eight and a tail of three
+      std::vector<float> coords(size_t(n) * 2), table(size_t(encoding_parameter_count(e)));
+      for (size_t i = 0; i < coords.size(); ++i) coords[i] = float(2 * random_unit(31, 1, i) - 1);
+      // The edges: the corners of the square, and points on cell boundaries of the finest level
+      // (where floor and the last-cell clamp decide the cell).
+      const float edges[] = {-1.0f, 1.0f, 0.0f, -0.5f, 0.5f, 1.0f - 1e-7f, -1.0f + 1e-7f, 2.0f / 1750.0f - 1.0f};
+      for (size_t i = 0; i < std::size(edges); ++i) {
+        coords[2 * i] = edges[i];
+        coords[2 * i + 17] = edges[std::size(edges) - 1 - i];
+      }
+      for (size_t i = 0; i < table.size(); ++i) table[i] = float(2 * random_unit(32, 2, i) - 1);
+      // Negative zeros in the four corners of level 0's first cell, which (-1, -1) reads: each
+      // product is -0, and the sum must start from +0 as the scalar one does.
+      std::fill_n(table.begin(), 8 * features, -0.0f);
+      const int32_t width = g.n_levels * features;
+      std::vector<float> simd(size_t(n) * size_t(width), NAN), scalar(simd.size(), NAN);
+      for (int32_t l = 0; l < g.n_levels; ++l) {
+        for (int64_t r0 : {int64_t(0), int64_t(5)}) { // aligned and unaligned starts
+          const int64_t done =
+              hash_grid_detail::encode_level_rows_avx2(g, l, table.data(), coords.data(), r0, n, width, simd.data());
+          CHECK((n - done) < 8);
+          CHECK((done - r0) % 8 == 0);
+          hash_grid_detail::encode_level_rows_scalar(g, l, table.data(), coords.data(), done, n, width, simd.data());
+          hash_grid_detail::encode_level_rows_scalar(g, l, table.data(), coords.data(), r0, n, width, scalar.data());
+          for (int64_t i = r0; i < n; ++i)
+            for (int32_t f = 0; f < features; ++f) {
+              const size_t k = size_t(i * width + l * features + f);
+              if (std::memcmp(&simd[k], &scalar[k], sizeof(float)) != 0) {
+                CAPTURE(l);
+                CAPTURE(i);
+                CAPTURE(f);
+                FAIL_CHECK("AVX2 " << simd[k] << " against scalar " << scalar[k]);
+              }
+            }
+        }
+      }
+    }
 }
