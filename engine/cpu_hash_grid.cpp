@@ -58,7 +58,7 @@ void encode_level_rows_one_by_one(const HashGridParams& g, int32_t l, const floa
 template <int F>
 void encode_level_rows(const HashGridParams& g, int32_t l, const float* table, const float* coords, int64_t r0,
                        int64_t r1, int32_t width, float* out) {
-  if (hash_grid_detail::encode_uses_avx2())
+  if (hash_grid_detail::passes_use_avx2())
     r0 = hash_grid_detail::encode_level_rows_avx2(g, l, table, coords, r0, r1, width, out);
   encode_level_rows_one_by_one<F>(g, l, table, coords, r0, r1, width, out);
 }
@@ -86,15 +86,26 @@ void encode_level(const HashGridParams& g, int32_t l, const float* table, const 
   }
 }
 
+/// Level l's additions into table_grad for rows [r0, r1), one row at a time.
 template <int F>
-void backward_level(const HashGridParams& g, int32_t l, const float* coords, const float* d_out, int64_t n,
-                    int32_t width, float* table_grad) {
-  level_rows_prefetched<F, true>(g, l, coords, 0, n, table_grad, [&](int64_t i, const uint32_t* e, const float* w) {
+void backward_level_rows_one_by_one(const HashGridParams& g, int32_t l, const float* coords, const float* d_out,
+                                    int64_t r0, int64_t r1, int32_t width, float* table_grad) {
+  level_rows_prefetched<F, true>(g, l, coords, r0, r1, table_grad, [&](int64_t i, const uint32_t* e, const float* w) {
     const float* d = d_out + i * width + l * F;
     for (int c = 0; c < 4; ++c)
       for (int f = 0; f < F; ++f)
         table_grad[size_t(e[c]) * F + size_t(f)] += w[c] * d[f];
   });
+}
+
+/// Level l's additions for all n rows, in row order: eight rows at a time where the CPU has AVX2.
+template <int F>
+void backward_level(const HashGridParams& g, int32_t l, const float* coords, const float* d_out, int64_t n,
+                    int32_t width, float* table_grad) {
+  int64_t r0 = 0;
+  if (hash_grid_detail::passes_use_avx2())
+    r0 = hash_grid_detail::backward_level_rows_avx2(g, l, coords, d_out, 0, n, width, table_grad);
+  backward_level_rows_one_by_one<F>(g, l, coords, d_out, r0, n, width, table_grad);
 }
 
 template <int F>
@@ -140,7 +151,14 @@ void encode_level_rows_scalar(const HashGridParams& g, int32_t l, const float* t
                 [&](auto f) { encode_level_rows_one_by_one<decltype(f)::value>(g, l, table, coords, r0, r1, width, out); });
 }
 
-bool encode_uses_avx2() {
+void backward_level_rows_scalar(const HashGridParams& g, int32_t l, const float* coords, const float* d_out,
+                                int64_t r0, int64_t r1, int32_t width, float* table_grad) {
+  with_features(g.n_features, [&](auto f) {
+    backward_level_rows_one_by_one<decltype(f)::value>(g, l, coords, d_out, r0, r1, width, table_grad);
+  });
+}
+
+bool passes_use_avx2() {
   static const bool use = avx2_available() && std::strcmp(cpu_kernels().isa, "sse2") != 0;
   return use;
 }

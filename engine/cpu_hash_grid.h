@@ -35,13 +35,21 @@ namespace hash_grid_detail {
 /// than eight remain). Call only where avx2_available().
 int64_t encode_level_rows_avx2(const HashGridParams& g, int32_t l, const float* table, const float* coords,
                                int64_t r0, int64_t r1, int32_t width, float* out);
+/// The backward pass's additions into level l's entries for rows [r0, r1), eight rows at a time
+/// (the corners and products as vectors, the additions in the scalar pass's order); returns the
+/// first row it left undone. Call only where avx2_available().
+int64_t backward_level_rows_avx2(const HashGridParams& g, int32_t l, const float* coords, const float* d_out,
+                                 int64_t r0, int64_t r1, int32_t width, float* table_grad);
 bool avx2_available();
 /// The scalar pass (hash_grid_corners and hash_grid_encode_level's arithmetic, entries prefetched
 /// a few rows ahead), for rows [r0, r1).
 void encode_level_rows_scalar(const HashGridParams& g, int32_t l, const float* table, const float* coords,
                               int64_t r0, int64_t r1, int32_t width, float* out);
+/// The scalar backward pass's additions for rows [r0, r1) of level l.
+void backward_level_rows_scalar(const HashGridParams& g, int32_t l, const float* coords, const float* d_out,
+                                int64_t r0, int64_t r1, int32_t width, float* table_grad);
 /// Whether the passes above use the AVX2 form: the CPU has it and REDRAW_SIMD does not say sse2.
-bool encode_uses_avx2();
+bool passes_use_avx2();
 } // namespace hash_grid_detail
 
 } // namespace redraw

@@ -1,4 +1,5 @@
-// The hash grid's encoding of a level, eight rows at a time with AVX2 (engine/cpu_hash_grid.h).
+// The hash grid's encoding of a level, and its backward pass, eight rows at a time with AVX2
+// (engine/cpu_hash_grid.h).
 // Built for the x86-64 baseline like the rest of the engine: only the function marked
 // target("avx2") uses AVX2, and it is called only where the CPU has it. It computes what
 // hash_grid_corners and hash_grid_encode_level compute for one row, lane by lane, with the same
@@ -141,7 +142,63 @@ __attribute__((target("avx2"))) void encode_rows(const HashGridParams& g, int32_
   }
 }
 
+template <int F>
+__attribute__((target("avx2"))) void backward_rows(const HashGridParams& g, int32_t l, const float* coords,
+                                                   const float* d_out, int64_t r0, int64_t r1, int32_t width,
+                                                   float* table_grad) {
+  const LevelConstants k = level_constants(g, l);
+  const int64_t groups = (r1 - r0) / k_lanes;
+  Corners8 next = groups > 0 ? corners8(k, coords, r0) : Corners8{};
+  if (groups > 0) prefetch8<F>(next, table_grad);
+  for (int64_t gi = 0; gi < groups; ++gi) {
+    const Corners8 c = next;
+    const int64_t r = r0 + gi * k_lanes;
+    if (gi + 1 < groups) {
+      next = corners8(k, coords, r + k_lanes);
+      prefetch8<F>(next, table_grad);
+    }
+    // The products weight x dLoss/dEncoding as vectors; the additions into the table one at a
+    // time, in the scalar pass's order (row, corner, feature): rows may share an entry.
+    alignas(32) float d[F][k_lanes];
+    for (int lane = 0; lane < k_lanes; ++lane)
+      for (int f = 0; f < F; ++f)
+        d[f][lane] = d_out[(r + lane) * width + l * F + f];
+    alignas(32) float product[4][F][k_lanes];
+    alignas(32) uint32_t e[4][k_lanes];
+    for (int j = 0; j < 4; ++j) {
+      _mm256_store_si256(reinterpret_cast<__m256i*>(e[j]), c.entries[j]);
+      for (int f = 0; f < F; ++f)
+        _mm256_store_ps(product[j][f], _mm256_mul_ps(c.weights[j], _mm256_load_ps(d[f])));
+    }
+    for (int lane = 0; lane < k_lanes; ++lane)
+      for (int j = 0; j < 4; ++j) {
+        float* t = table_grad + size_t(e[j][lane]) * F;
+        for (int f = 0; f < F; ++f)
+          t[f] += product[j][f][lane];
+      }
+  }
+}
+
 } // namespace
+
+int64_t backward_level_rows_avx2(const HashGridParams& g, int32_t l, const float* coords, const float* d_out,
+                                 int64_t r0, int64_t r1, int32_t width, float* table_grad) {
+  switch (g.n_features) {
+  case 1:
+    backward_rows<1>(g, l, coords, d_out, r0, r1, width, table_grad);
+    break;
+  case 2:
+    backward_rows<2>(g, l, coords, d_out, r0, r1, width, table_grad);
+    break;
+  case 4:
+    backward_rows<4>(g, l, coords, d_out, r0, r1, width, table_grad);
+    break;
+  default:
+    backward_rows<8>(g, l, coords, d_out, r0, r1, width, table_grad);
+    break;
+  }
+  return r0 + (r1 - r0) / k_lanes * k_lanes;
+}
 
 int64_t encode_level_rows_avx2(const HashGridParams& g, int32_t l, const float* table, const float* coords,
                                int64_t r0, int64_t r1, int32_t width, float* out) {

@@ -1,8 +1,8 @@
 // The GPU's one-thread-per-sample hash-grid encoding, as shared host/device code
 // (engine/hash_grid_math.h: hash_grid_encode_sample and hash_grid_encode_row, which the CUDA kernel
 // runs with 16-byte stores), checked on the CPU against the CPU backend's level-by-level encoder
-// (bit for bit: the same sums in the same order) and a float64 evaluation; and the switch between
-// the GPU's kernels (cuda/hash_grid_choice.h).
+// (bit for bit: the same sums in the same order) and a float64 evaluation; the CPU's AVX2 passes
+// against its scalar ones; and the switch between the GPU's kernels (cuda/hash_grid_choice.h).
 #include "cuda/hash_grid_choice.h"
 #include "engine/cpu_hash_grid.h"
 #include "engine/hash_grid_math.h"
@@ -172,5 +172,45 @@ TEST_CASE("hash grid rows: the AVX2 encoder gives the scalar encoder's bits, at 
             }
         }
       }
+    }
+}
+
+TEST_CASE("hash grid rows: the AVX2 backward pass adds the scalar pass's products in its order, bit for bit") {
+  if (!hash_grid_detail::avx2_available()) {
+    MESSAGE("SKIPPED: this CPU has no AVX2 (the scalar backward pass runs everywhere)");
+    return;
+  }
+  for (const GridInterpolation interp : {GridInterpolation::Linear, GridInterpolation::Smoothstep})
+    for (const int32_t features : {1, 2, 4, 8}) {
+      EncodingSpec e = grid(16, features);
+      e.interpolation = interp;
+      const HashGridParams g = hash_grid_params(e);
+      CAPTURE(features);
+      CAPTURE(int(interp));
+      const int64_t n = 333; // 41 groups of eight and a tail of five
+      const int32_t width = g.n_levels * features;
+      std::vector<float> coords(size_t(n) * 2), d_out(size_t(n) * size_t(width));
+      for (size_t i = 0; i < coords.size(); ++i) coords[i] = float(2 * random_unit(41, 1, i) - 1);
+      // Many rows in one cell of every level (rows of a group share entries: the order of the
+      // additions into an entry decides its rounding).
+      for (int64_t i = 0; i < 24; ++i) {
+        coords[size_t(2 * i)] = 0.1f + 1e-6f * float(i);
+        coords[size_t(2 * i + 1)] = -0.3f;
+      }
+      coords[0] = -1.0f;
+      coords[1] = 1.0f;
+      for (size_t i = 0; i < d_out.size(); ++i) d_out[i] = float(2 * random_unit(42, 2, i) - 1) * 1e-3f;
+      std::vector<float> start(size_t(encoding_parameter_count(e)));
+      for (size_t i = 0; i < start.size(); ++i) start[i] = float(random_unit(43, 3, i)) * 1e-2f;
+      std::vector<float> simd = start, scalar = start;
+      for (int32_t l = 0; l < g.n_levels; ++l) {
+        const int64_t done = hash_grid_detail::backward_level_rows_avx2(g, l, coords.data(), d_out.data(), 0, n, width,
+                                                                        simd.data());
+        CHECK(n - done == 5);
+        hash_grid_detail::backward_level_rows_scalar(g, l, coords.data(), d_out.data(), done, n, width, simd.data());
+        hash_grid_detail::backward_level_rows_scalar(g, l, coords.data(), d_out.data(), 0, n, width, scalar.data());
+      }
+      CHECK(simd != start);
+      CHECK(std::memcmp(simd.data(), scalar.data(), simd.size() * sizeof(float)) == 0);
     }
 }
