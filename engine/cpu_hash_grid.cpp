@@ -58,7 +58,7 @@ void encode_level_rows_one_by_one(const HashGridParams& g, int32_t l, const floa
 template <int F>
 void encode_level_rows(const HashGridParams& g, int32_t l, const float* table, const float* coords, int64_t r0,
                        int64_t r1, int32_t width, float* out) {
-  if (hash_grid_detail::passes_use_avx2())
+  if (hash_grid_detail::passes_use_avx2(g))
     r0 = hash_grid_detail::encode_level_rows_avx2(g, l, table, coords, r0, r1, width, out);
   encode_level_rows_one_by_one<F>(g, l, table, coords, r0, r1, width, out);
 }
@@ -103,7 +103,7 @@ template <int F>
 void backward_level(const HashGridParams& g, int32_t l, const float* coords, const float* d_out, int64_t n,
                     int32_t width, float* table_grad) {
   int64_t r0 = 0;
-  if (hash_grid_detail::passes_use_avx2())
+  if (hash_grid_detail::passes_use_avx2(g))
     r0 = hash_grid_detail::backward_level_rows_avx2(g, l, coords, d_out, 0, n, width, table_grad);
   backward_level_rows_one_by_one<F>(g, l, coords, d_out, r0, n, width, table_grad);
 }
@@ -158,9 +158,10 @@ void backward_level_rows_scalar(const HashGridParams& g, int32_t l, const float*
   });
 }
 
-bool passes_use_avx2() {
+bool passes_use_avx2(const HashGridParams& g) {
   static const bool use = avx2_available() && std::strcmp(cpu_kernels().isa, "sse2") != 0;
-  return use;
+  // The gathers index the table with 32-bit signed offsets.
+  return use && uint64_t(hash_grid_entries(g)) * uint64_t(g.n_features) < (uint64_t(1) << 31);
 }
 } // namespace hash_grid_detail
 

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <iterator>
 #include <string>
@@ -136,6 +137,9 @@ TEST_CASE("hash grid rows: the AVX2 encoder gives the scalar encoder's bits, at 
       const HashGridParams g = hash_grid_params(e);
       CAPTURE(features);
       CAPTURE(int(interp));
+      // The backend's passes take this form here, unless REDRAW_SIMD asks for the scalar ones.
+      const char* simd_env = std::getenv("REDRAW_SIMD");
+      CHECK(hash_grid_detail::passes_use_avx2(g) == !(simd_env && std::string(simd_env) == "sse2"));
       const int64_t n = 203; // 25 groups of eight and a tail of three
       std::vector<float> coords(size_t(n) * 2), table(size_t(encoding_parameter_count(e)));
       for (size_t i = 0; i < coords.size(); ++i) coords[i] = float(2 * random_unit(31, 1, i) - 1);
