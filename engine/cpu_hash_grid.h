@@ -3,13 +3,13 @@
 /// - Both compute a level's corners a few rows ahead and prefetch their table entries: a fine
 ///   level's lookups are cache misses scattered over the table, and this keeps several in flight.
 /// - Forward: rows are split among threads; each output is a plain function of the table.
-/// - Where the CPU has AVX2, both passes take eight rows at a time (cpu_hash_grid_avx2.cpp), with
-///   the same bits: the backward's additions still go one at a time, in row order.
 /// - Backward: levels are split among threads, and each level's entries receive their rows'
 ///   contributions in row order, whatever the thread count. Every table gradient is therefore the
 ///   same sum in the same order on every run: the same seed gives bit-identical tables, without
 ///   atomics and without a partial table per thread (which at 16 levels x 2^17 x 2 floats would be
 ///   16 MiB per thread to clear and add up every step).
+/// - Where the CPU has AVX2, both passes take eight rows at a time (cpu_hash_grid_avx2.cpp), with
+///   the same bits: the backward's additions still go one at a time, in row order.
 #include "engine/hash_grid_math.h"
 
 #include <cstdint>
