@@ -16,6 +16,7 @@
 #include "engine/cpu_threads.h"
 #include "engine/errors.h"
 #include "engine/run_config.h"
+#include "engine/thread_settle.h"
 
 #include "ui/gui_app.h" // plain declarations; run_gui exists only when REDRAW_HAVE_GUI
 #include <cstdlib>
@@ -45,7 +46,11 @@ int open_gui(const GuiOptions* opts_in) {
   opts.about_licences = licences_text();
   opts.testing.print_stats = std::getenv("REDRAW_GUI_STATS") != nullptr; // one line a second on stderr
   if (opts.backend != "cpu") opts.interop = make_device_interop();       // null without a usable GPU
-  return run_gui(opts);
+  const int code = run_gui(opts);
+  // The sessions' threads are joined, but OpenMP's workers of each end on their own: let them go
+  // before exit (LeakSanitizer's exit-time check crashes when a thread ends meanwhile).
+  wait_for_thread_count_to_settle();
+  return code;
 #else
   (void)opts_in;
   print_error("this build of redraw has no desktop app (configured with -DREDRAW_GUI=OFF); use `redraw train IMAGE`");
