@@ -24,9 +24,11 @@ void level_rows_prefetched(const HashGridParams& g, int32_t l, const float* coor
   const auto fetch = [&](int64_t i) {
     uint32_t* e = ring_e[i % k_prefetch_rows];
     hash_grid_corners<float>(g, l, coords[2 * i], coords[2 * i + 1], e, ring_w[i % k_prefetch_rows]);
-    for (int c = 0; c < 4; ++c) __builtin_prefetch(table + size_t(e[c]) * F, ForWrite ? 1 : 0);
+    for (int c = 0; c < 4; ++c)
+      __builtin_prefetch(table + size_t(e[c]) * F, ForWrite ? 1 : 0);
   };
-  for (int64_t i = r0; i < std::min(r1, r0 + k_prefetch_rows); ++i) fetch(i);
+  for (int64_t i = r0; i < std::min(r1, r0 + k_prefetch_rows); ++i)
+    fetch(i);
   for (int64_t i = r0; i < r1; ++i) {
     uint32_t e[4];
     float w[4];
@@ -123,37 +125,17 @@ void backward_all(const HashGridParams& g, const float* coords, const float* d_o
 }
 } // namespace
 
-namespace {
-/// Calls fn(std::integral_constant<int, F>) for the grid's features per level (1, 2, 4 or 8), so
-/// each pass is compiled for a constant F.
-template <class Fn> void with_features(int32_t n_features, Fn&& fn) {
-  switch (n_features) {
-  case 1:
-    fn(std::integral_constant<int, 1>{});
-    return;
-  case 2:
-    fn(std::integral_constant<int, 2>{});
-    return;
-  case 4:
-    fn(std::integral_constant<int, 4>{});
-    return;
-  default:
-    fn(std::integral_constant<int, 8>{});
-    return;
-  }
-}
-} // namespace
-
 namespace hash_grid_detail {
-void encode_level_rows_scalar(const HashGridParams& g, int32_t l, const float* table, const float* coords,
-                              int64_t r0, int64_t r1, int32_t width, float* out) {
-  with_features(g.n_features,
-                [&](auto f) { encode_level_rows_one_by_one<decltype(f)::value>(g, l, table, coords, r0, r1, width, out); });
+void encode_level_rows_scalar(const HashGridParams& g, int32_t l, const float* table, const float* coords, int64_t r0,
+                              int64_t r1, int32_t width, float* out) {
+  hash_grid_detail::with_features(g.n_features, [&](auto f) {
+    encode_level_rows_one_by_one<decltype(f)::value>(g, l, table, coords, r0, r1, width, out);
+  });
 }
 
-void backward_level_rows_scalar(const HashGridParams& g, int32_t l, const float* coords, const float* d_out,
-                                int64_t r0, int64_t r1, int32_t width, float* table_grad) {
-  with_features(g.n_features, [&](auto f) {
+void backward_level_rows_scalar(const HashGridParams& g, int32_t l, const float* coords, const float* d_out, int64_t r0,
+                                int64_t r1, int32_t width, float* table_grad) {
+  hash_grid_detail::with_features(g.n_features, [&](auto f) {
     backward_level_rows_one_by_one<decltype(f)::value>(g, l, coords, d_out, r0, r1, width, table_grad);
   });
 }
@@ -166,18 +148,20 @@ bool passes_use_avx2(const HashGridParams& g) {
 } // namespace hash_grid_detail
 
 void hash_grid_encode_rows(const HashGridParams& g, const float* table, const float* coords, int64_t n, float* out) {
-  with_features(g.n_features, [&](auto f) { encode_all<decltype(f)::value>(g, table, coords, n, out); });
+  hash_grid_detail::with_features(g.n_features,
+                                  [&](auto f) { encode_all<decltype(f)::value>(g, table, coords, n, out); });
 }
 
 void hash_grid_encode_level(const HashGridParams& g, int32_t l, const float* table, const float* coords, int64_t n,
                             float* out) {
-  with_features(g.n_features, [&](auto f) { encode_level<decltype(f)::value>(g, l, table, coords, n, out); });
+  hash_grid_detail::with_features(g.n_features,
+                                  [&](auto f) { encode_level<decltype(f)::value>(g, l, table, coords, n, out); });
 }
 
 void hash_grid_backward_rows(const HashGridParams& g, const float* coords, const float* d_out, int64_t n,
                              float* table_grad, bool accumulate) {
-  with_features(g.n_features,
-                [&](auto f) { backward_all<decltype(f)::value>(g, coords, d_out, n, table_grad, accumulate); });
+  hash_grid_detail::with_features(
+      g.n_features, [&](auto f) { backward_all<decltype(f)::value>(g, coords, d_out, n, table_grad, accumulate); });
 }
 
 } // namespace redraw

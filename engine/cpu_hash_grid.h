@@ -13,6 +13,7 @@
 #include "engine/hash_grid_math.h"
 
 #include <cstdint>
+#include <type_traits>
 
 namespace redraw {
 
@@ -31,11 +32,30 @@ void hash_grid_backward_rows(const HashGridParams& g, const float* coords, const
                              float* table_grad, bool accumulate);
 
 namespace hash_grid_detail {
+/// Calls fn(std::integral_constant<int, F>) for the grid's features per level (1, 2, 4 or 8), so
+/// each pass is compiled for a constant F.
+template <class Fn> void with_features(int32_t n_features, Fn&& fn) {
+  switch (n_features) {
+  case 1:
+    fn(std::integral_constant<int, 1>{});
+    return;
+  case 2:
+    fn(std::integral_constant<int, 2>{});
+    return;
+  case 4:
+    fn(std::integral_constant<int, 4>{});
+    return;
+  default:
+    fn(std::integral_constant<int, 8>{});
+    return;
+  }
+}
+
 /// Level l's columns of rows [r0, r1) of out, eight rows at a time with AVX2 (the same bits as the
 /// scalar pass below for every finite coordinate); returns the first row it left undone (fewer
 /// than eight remain). Call only where avx2_available().
-int64_t encode_level_rows_avx2(const HashGridParams& g, int32_t l, const float* table, const float* coords,
-                               int64_t r0, int64_t r1, int32_t width, float* out);
+int64_t encode_level_rows_avx2(const HashGridParams& g, int32_t l, const float* table, const float* coords, int64_t r0,
+                               int64_t r1, int32_t width, float* out);
 /// The backward pass's additions into level l's entries for rows [r0, r1), eight rows at a time
 /// (the corners and products as vectors, the additions in the scalar pass's order); returns the
 /// first row it left undone. Call only where avx2_available().
@@ -44,11 +64,11 @@ int64_t backward_level_rows_avx2(const HashGridParams& g, int32_t l, const float
 bool avx2_available();
 /// The scalar pass (hash_grid_corners and hash_grid_encode_level's arithmetic, entries prefetched
 /// a few rows ahead), for rows [r0, r1).
-void encode_level_rows_scalar(const HashGridParams& g, int32_t l, const float* table, const float* coords,
-                              int64_t r0, int64_t r1, int32_t width, float* out);
+void encode_level_rows_scalar(const HashGridParams& g, int32_t l, const float* table, const float* coords, int64_t r0,
+                              int64_t r1, int32_t width, float* out);
 /// The scalar backward pass's additions for rows [r0, r1) of level l.
-void backward_level_rows_scalar(const HashGridParams& g, int32_t l, const float* coords, const float* d_out,
-                                int64_t r0, int64_t r1, int32_t width, float* table_grad);
+void backward_level_rows_scalar(const HashGridParams& g, int32_t l, const float* coords, const float* d_out, int64_t r0,
+                                int64_t r1, int32_t width, float* table_grad);
 /// Whether the passes above use the AVX2 form for grid g: the CPU has it, REDRAW_SIMD does not say
 /// sse2, and the table's floats fit the gathers' 32-bit offsets.
 bool passes_use_avx2(const HashGridParams& g);

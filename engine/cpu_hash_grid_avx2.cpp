@@ -97,8 +97,7 @@ __attribute__((target("avx2"))) inline Corners8 corners8(const LevelConstants& k
   return c;
 }
 
-template <int F>
-__attribute__((target("avx2"))) inline void prefetch8(const Corners8& c, const float* table) {
+template <int F> __attribute__((target("avx2"))) inline void prefetch8(const Corners8& c, const float* table) {
   alignas(32) uint32_t e[4][k_lanes];
   for (int j = 0; j < 4; ++j)
     _mm256_store_si256(reinterpret_cast<__m256i*>(e[j]), c.entries[j]);
@@ -183,39 +182,15 @@ __attribute__((target("avx2"))) void backward_rows(const HashGridParams& g, int3
 
 int64_t backward_level_rows_avx2(const HashGridParams& g, int32_t l, const float* coords, const float* d_out,
                                  int64_t r0, int64_t r1, int32_t width, float* table_grad) {
-  switch (g.n_features) {
-  case 1:
-    backward_rows<1>(g, l, coords, d_out, r0, r1, width, table_grad);
-    break;
-  case 2:
-    backward_rows<2>(g, l, coords, d_out, r0, r1, width, table_grad);
-    break;
-  case 4:
-    backward_rows<4>(g, l, coords, d_out, r0, r1, width, table_grad);
-    break;
-  default:
-    backward_rows<8>(g, l, coords, d_out, r0, r1, width, table_grad);
-    break;
-  }
+  with_features(g.n_features,
+                [&](auto f) { backward_rows<decltype(f)::value>(g, l, coords, d_out, r0, r1, width, table_grad); });
   return r0 + (r1 - r0) / k_lanes * k_lanes;
 }
 
-int64_t encode_level_rows_avx2(const HashGridParams& g, int32_t l, const float* table, const float* coords,
-                               int64_t r0, int64_t r1, int32_t width, float* out) {
-  switch (g.n_features) {
-  case 1:
-    encode_rows<1>(g, l, table, coords, r0, r1, width, out);
-    break;
-  case 2:
-    encode_rows<2>(g, l, table, coords, r0, r1, width, out);
-    break;
-  case 4:
-    encode_rows<4>(g, l, table, coords, r0, r1, width, out);
-    break;
-  default:
-    encode_rows<8>(g, l, table, coords, r0, r1, width, out);
-    break;
-  }
+int64_t encode_level_rows_avx2(const HashGridParams& g, int32_t l, const float* table, const float* coords, int64_t r0,
+                               int64_t r1, int32_t width, float* out) {
+  with_features(g.n_features,
+                [&](auto f) { encode_rows<decltype(f)::value>(g, l, table, coords, r0, r1, width, out); });
   return r0 + (r1 - r0) / k_lanes * k_lanes;
 }
 

@@ -359,7 +359,7 @@ part_profile() {
   else write_status profile failed "ncu exit $rc (see profile.log)"; fi
 }
 
-# Full resolution on the GPU (issue 26's floor: a 100-megapixel image at full resolution trains
+# Full resolution on the GPU (the floor: a 100-megapixel image at full resolution trains
 # `instant` at >= 80% of its steps/s at 1 megapixel): bench/full_res_bench.sh on chelsea tiled at
 # its native scale into a 10000x10000 JPEG (decode_bench, from the pack), --max-side 1000 against
 # full resolution, 30 s each, the two sizes in turns twice (a slow spell then falls on both).

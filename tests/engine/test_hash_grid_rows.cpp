@@ -64,13 +64,16 @@ template <int F> void check_features(int32_t levels) {
   const HashGridParams g = hash_grid_params(e);
   const int64_t n = 333;
   std::vector<float> coords(size_t(n) * 2), table(size_t(encoding_parameter_count(e)));
-  for (size_t i = 0; i < coords.size(); ++i) coords[i] = float(2 * random_unit(21, 1, i) - 1);
+  for (size_t i = 0; i < coords.size(); ++i)
+    coords[i] = float(2 * random_unit(21, 1, i) - 1);
   coords[0] = -1.0f; // the image's corners: the last cell of every level
   coords[1] = 1.0f;
-  for (size_t i = 0; i < table.size(); ++i) table[i] = float(2 * random_unit(22, 2, i) - 1);
+  for (size_t i = 0; i < table.size(); ++i)
+    table[i] = float(2 * random_unit(22, 2, i) - 1);
   std::vector<int> writes;
   const std::vector<float> got = encode_rows_grouped<F>(g, table, coords, n, writes);
-  for (int w : writes) REQUIRE(w == 1); // every output written exactly once
+  for (int w : writes)
+    REQUIRE(w == 1); // every output written exactly once
 
   std::vector<float> want(got.size());
   hash_grid_encode_rows(g, table.data(), coords.data(), n, want.data());
@@ -82,10 +85,9 @@ template <int F> void check_features(int32_t levels) {
   double worst = 0;
   auto load64 = [&](uint32_t entry, int f) { return double(table[size_t(entry) * F + size_t(f)]); };
   for (int64_t i = 0; i < n; ++i)
-    hash_grid_encode_sample<F, double>(g, double(coords[size_t(2 * i)]), double(coords[size_t(2 * i + 1)]), load64,
-                                       [&](int32_t k, double v) {
-                                         worst = std::max(worst, std::abs(v - double(got[size_t(i * levels * F + k)])));
-                                       });
+    hash_grid_encode_sample<F, double>(
+        g, double(coords[size_t(2 * i)]), double(coords[size_t(2 * i + 1)]), load64,
+        [&](int32_t k, double v) { worst = std::max(worst, std::abs(v - double(got[size_t(i * levels * F + k)]))); });
   CHECK(worst <= 1e-6 + 4 * 3e-7 * double(g.resolution[levels - 1]));
 }
 
@@ -124,97 +126,104 @@ TEST_CASE("hash grid kernels: the switch's names, defaults and errors") {
   CHECK_THROWS_AS(parse_hash_grid_kernels(nullptr, nullptr, "bf16"), ConfigError);
 }
 
-TEST_CASE("hash grid rows: the AVX2 encoder gives the scalar encoder's bits, at every level, width and tail") {
+namespace {
+/// fn(e, g, features) for 16-level grids of 4 .. ~1750 cells per side over a 2^10 table (dense and
+/// hashed levels), 1, 2, 4 and 8 features, linear and smoothstep; a visible skip without AVX2.
+template <class Fn> void for_each_avx2_grid(Fn&& fn) {
   if (!hash_grid_detail::avx2_available()) {
-    MESSAGE("SKIPPED: this CPU has no AVX2 (the scalar encoder runs everywhere)");
+    MESSAGE("SKIPPED: this CPU has no AVX2 (the scalar passes run everywhere)");
     return;
   }
   for (const GridInterpolation interp : {GridInterpolation::Linear, GridInterpolation::Smoothstep})
     for (const int32_t features : {1, 2, 4, 8}) {
-      // 16 levels of 4 .. ~1750 cells per side over a 2^10 table: dense and hashed levels.
       EncodingSpec e = grid(16, features);
       e.interpolation = interp;
-      const HashGridParams g = hash_grid_params(e);
       CAPTURE(features);
       CAPTURE(int(interp));
-      // The backend's passes take this form here, unless REDRAW_SIMD asks for the scalar ones.
-      const char* simd_env = std::getenv("REDRAW_SIMD");
-      CHECK(hash_grid_detail::passes_use_avx2(g) == !(simd_env && std::string(simd_env) == "sse2"));
-      const int64_t n = 203; // 25 groups of eight and a tail of three
-      std::vector<float> coords(size_t(n) * 2), table(size_t(encoding_parameter_count(e)));
-      for (size_t i = 0; i < coords.size(); ++i) coords[i] = float(2 * random_unit(31, 1, i) - 1);
-      // The edges: the corners of the square, and points on cell boundaries of the finest level
-      // (where floor and the last-cell clamp decide the cell).
-      const float edges[] = {-1.0f, 1.0f, 0.0f, -0.5f, 0.5f, 1.0f - 1e-7f, -1.0f + 1e-7f, 2.0f / 1750.0f - 1.0f};
-      for (size_t i = 0; i < std::size(edges); ++i) {
-        coords[2 * i] = edges[i];
-        coords[2 * i + 17] = edges[std::size(edges) - 1 - i];
-      }
-      for (size_t i = 0; i < table.size(); ++i) table[i] = float(2 * random_unit(32, 2, i) - 1);
-      // Negative zeros in the four corners of level 0's first cell, which (-1, -1) reads: each
-      // product is -0, and the sum must start from +0 as the scalar one does.
-      std::fill_n(table.begin(), 8 * features, -0.0f);
-      const int32_t width = g.n_levels * features;
-      std::vector<float> simd(size_t(n) * size_t(width), NAN), scalar(simd.size(), NAN);
-      for (int32_t l = 0; l < g.n_levels; ++l) {
-        for (int64_t r0 : {int64_t(0), int64_t(5)}) { // aligned and unaligned starts
-          const int64_t done =
-              hash_grid_detail::encode_level_rows_avx2(g, l, table.data(), coords.data(), r0, n, width, simd.data());
-          CHECK((n - done) < 8);
-          CHECK((done - r0) % 8 == 0);
-          hash_grid_detail::encode_level_rows_scalar(g, l, table.data(), coords.data(), done, n, width, simd.data());
-          hash_grid_detail::encode_level_rows_scalar(g, l, table.data(), coords.data(), r0, n, width, scalar.data());
-          for (int64_t i = r0; i < n; ++i)
-            for (int32_t f = 0; f < features; ++f) {
-              const size_t k = size_t(i * width + l * features + f);
-              if (std::memcmp(&simd[k], &scalar[k], sizeof(float)) != 0) {
-                CAPTURE(l);
-                CAPTURE(i);
-                CAPTURE(f);
-                FAIL_CHECK("AVX2 " << simd[k] << " against scalar " << scalar[k]);
-              }
-            }
-        }
-      }
+      fn(e, hash_grid_params(e), features);
     }
 }
 
-TEST_CASE("hash grid rows: the AVX2 backward pass adds the scalar pass's products in its order, bit for bit") {
-  if (!hash_grid_detail::avx2_available()) {
-    MESSAGE("SKIPPED: this CPU has no AVX2 (the scalar backward pass runs everywhere)");
-    return;
-  }
-  for (const GridInterpolation interp : {GridInterpolation::Linear, GridInterpolation::Smoothstep})
-    for (const int32_t features : {1, 2, 4, 8}) {
-      EncodingSpec e = grid(16, features);
-      e.interpolation = interp;
-      const HashGridParams g = hash_grid_params(e);
-      CAPTURE(features);
-      CAPTURE(int(interp));
-      const int64_t n = 333; // 41 groups of eight and a tail of five
-      const int32_t width = g.n_levels * features;
-      std::vector<float> coords(size_t(n) * 2), d_out(size_t(n) * size_t(width));
-      for (size_t i = 0; i < coords.size(); ++i) coords[i] = float(2 * random_unit(41, 1, i) - 1);
-      // Many rows in one cell of every level (rows of a group share entries: the order of the
-      // additions into an entry decides its rounding).
-      for (int64_t i = 0; i < 24; ++i) {
-        coords[size_t(2 * i)] = 0.1f + 1e-6f * float(i);
-        coords[size_t(2 * i + 1)] = -0.3f;
-      }
-      coords[0] = -1.0f;
-      coords[1] = 1.0f;
-      for (size_t i = 0; i < d_out.size(); ++i) d_out[i] = float(2 * random_unit(42, 2, i) - 1) * 1e-3f;
-      std::vector<float> start(size_t(encoding_parameter_count(e)));
-      for (size_t i = 0; i < start.size(); ++i) start[i] = float(random_unit(43, 3, i)) * 1e-2f;
-      std::vector<float> simd = start, scalar = start;
-      for (int32_t l = 0; l < g.n_levels; ++l) {
-        const int64_t done = hash_grid_detail::backward_level_rows_avx2(g, l, coords.data(), d_out.data(), 0, n, width,
-                                                                        simd.data());
-        CHECK(n - done == 5);
-        hash_grid_detail::backward_level_rows_scalar(g, l, coords.data(), d_out.data(), done, n, width, simd.data());
-        hash_grid_detail::backward_level_rows_scalar(g, l, coords.data(), d_out.data(), 0, n, width, scalar.data());
-      }
-      CHECK(simd != start);
-      CHECK(std::memcmp(simd.data(), scalar.data(), simd.size() * sizeof(float)) == 0);
+/// n random coordinates in [-1, 1)^2, interleaved.
+std::vector<float> random_coords(int64_t n, uint64_t seed) {
+  std::vector<float> coords(size_t(n) * 2);
+  for (size_t i = 0; i < coords.size(); ++i)
+    coords[i] = float(2 * random_unit(seed, 1, i) - 1);
+  return coords;
+}
+} // namespace
+
+TEST_CASE("hash grid rows: the AVX2 encoder gives the scalar encoder's bits, at every level, width and tail") {
+  for_each_avx2_grid([](const EncodingSpec& e, const HashGridParams& g, int32_t features) {
+    // The backend's passes take this form here, unless REDRAW_SIMD asks for the scalar ones.
+    const char* simd_env = std::getenv("REDRAW_SIMD");
+    CHECK(hash_grid_detail::passes_use_avx2(g) == !(simd_env && std::string(simd_env) == "sse2"));
+    const int64_t n = 203; // 25 groups of eight and a tail of three
+    std::vector<float> coords = random_coords(n, 31), table(size_t(encoding_parameter_count(e)));
+    // The edges: the corners of the square, and points on cell boundaries of the finest level
+    // (where floor and the last-cell clamp decide the cell).
+    const float edges[] = {-1.0f, 1.0f, 0.0f, -0.5f, 0.5f, 1.0f - 1e-7f, -1.0f + 1e-7f, 2.0f / 1750.0f - 1.0f};
+    for (size_t i = 0; i < std::size(edges); ++i) {
+      coords[2 * i] = edges[i];
+      coords[2 * i + 17] = edges[std::size(edges) - 1 - i];
     }
+    for (size_t i = 0; i < table.size(); ++i)
+      table[i] = float(2 * random_unit(32, 2, i) - 1);
+    // Negative zeros in the four corners of level 0's first cell, which (-1, -1) reads: each
+    // product is -0, and the sum must start from +0 as the scalar one does.
+    std::fill_n(table.begin(), 8 * features, -0.0f);
+    const int32_t width = g.n_levels * features;
+    std::vector<float> simd(size_t(n) * size_t(width), NAN), scalar(simd.size(), NAN);
+    for (int32_t l = 0; l < g.n_levels; ++l) {
+      for (int64_t r0 : {int64_t(0), int64_t(5)}) { // aligned and unaligned starts
+        const int64_t done =
+            hash_grid_detail::encode_level_rows_avx2(g, l, table.data(), coords.data(), r0, n, width, simd.data());
+        CHECK((n - done) < 8);
+        CHECK((done - r0) % 8 == 0);
+        hash_grid_detail::encode_level_rows_scalar(g, l, table.data(), coords.data(), done, n, width, simd.data());
+        hash_grid_detail::encode_level_rows_scalar(g, l, table.data(), coords.data(), r0, n, width, scalar.data());
+        for (int64_t i = r0; i < n; ++i)
+          for (int32_t f = 0; f < features; ++f) {
+            const size_t k = size_t(i * width + l * features + f);
+            if (std::memcmp(&simd[k], &scalar[k], sizeof(float)) != 0) {
+              CAPTURE(l);
+              CAPTURE(i);
+              CAPTURE(f);
+              FAIL_CHECK("AVX2 " << simd[k] << " against scalar " << scalar[k]);
+            }
+          }
+      }
+    }
+  });
+}
+
+TEST_CASE("hash grid rows: the AVX2 backward pass adds the scalar pass's products in its order, bit for bit") {
+  for_each_avx2_grid([](const EncodingSpec& e, const HashGridParams& g, int32_t features) {
+    const int64_t n = 333; // 41 groups of eight and a tail of five
+    const int32_t width = g.n_levels * features;
+    std::vector<float> coords = random_coords(n, 41), d_out(size_t(n) * size_t(width));
+    // Many rows in one cell of every level (rows of a group share entries: the order of the
+    // additions into an entry decides its rounding).
+    for (int64_t i = 0; i < 24; ++i) {
+      coords[size_t(2 * i)] = 0.1f + 1e-6f * float(i);
+      coords[size_t(2 * i + 1)] = -0.3f;
+    }
+    coords[0] = -1.0f;
+    coords[1] = 1.0f;
+    for (size_t i = 0; i < d_out.size(); ++i)
+      d_out[i] = float(2 * random_unit(42, 2, i) - 1) * 1e-3f;
+    std::vector<float> start(size_t(encoding_parameter_count(e)));
+    for (size_t i = 0; i < start.size(); ++i)
+      start[i] = float(random_unit(43, 3, i)) * 1e-2f;
+    std::vector<float> simd = start, scalar = start;
+    for (int32_t l = 0; l < g.n_levels; ++l) {
+      const int64_t done =
+          hash_grid_detail::backward_level_rows_avx2(g, l, coords.data(), d_out.data(), 0, n, width, simd.data());
+      CHECK(n - done == 5);
+      hash_grid_detail::backward_level_rows_scalar(g, l, coords.data(), d_out.data(), done, n, width, simd.data());
+      hash_grid_detail::backward_level_rows_scalar(g, l, coords.data(), d_out.data(), 0, n, width, scalar.data());
+    }
+    CHECK(simd != start);
+    CHECK(std::memcmp(simd.data(), scalar.data(), simd.size() * sizeof(float)) == 0);
+  });
 }
