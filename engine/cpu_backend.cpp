@@ -32,6 +32,13 @@ struct CpuBackend::State {
   std::vector<float> fourier_b;
   std::vector<float> params, grads, first, second;
   std::vector<float> batch_coords, batch_targets; ///< minibatch gather buffers
+  /// A hash-grid minibatch's coordinates and dLoss/dEncoding (batch x encoding width), kept for the
+  /// next step: the table's gradient is scattered from them level by level (DeferredTableUpdate).
+  std::vector<float> pending_coords, pending_encoding_grad;
+  /// The table gradient of a group of levels (one level per member of the team): a level's
+  /// gradient is scattered here just before its update reads and clears it, so these few MiB
+  /// stay in cache instead of a whole-table gradient going through memory every step.
+  std::vector<float> level_grads;
   CpuWorkspace ws;
   std::vector<float> scratch;
   std::optional<LossSample> pending;
@@ -39,10 +46,12 @@ struct CpuBackend::State {
   int64_t table_floats = 0;
   bool nonfinite = false; ///< a step since the last sample had a non-finite loss
   bool table_grads_clean = true; ///< the table's gradients are all zero (the last update cleared them)
-  /// A minibatch step on a hash grid leaves its table's optimizer update for the next step to
-  /// apply level by level, each level just before that step encodes it (train_step_impl): the
-  /// update streams the level's entries through the cache and the lookups then find them there.
-  /// Everything else that reads or writes the bound state applies it first (settle()).
+  /// A minibatch step on a hash grid leaves its table's gradient and optimizer update for the next
+  /// step to apply level by level, each level just before that step encodes it (train_step_impl):
+  /// the level's gradient is scattered into level_grads and the update then streams the level's
+  /// entries through the cache, where the lookups find them. Everything else that reads or writes
+  /// the bound state applies it first (settle()). The arithmetic is the same as scattering into the
+  /// whole table at the end of the step: each entry's contributions in row order, then Adam.
   struct DeferredTableUpdate {
     bool pending = false;
     float lr = 0;
@@ -67,16 +76,34 @@ struct CpuBackend::State {
     return chunk_coords.data();
   }
   int64_t batch() const { return setup.batch_size > 0 ? setup.batch_size : n; }
-  /// The deferred table update's parameters [begin, end) (the update of a level's range).
-  void apply_deferred(int64_t begin, int64_t end) {
-    optimizer_table_range(setup.optimizer, params.data(), grads.data(), first.empty() ? nullptr : first.data(),
-                          second.empty() ? nullptr : second.data(), begin, end, deferred.lr, deferred.bias_step);
+  /// Levels a group of the deferred update takes at once: one for each thread's scatter.
+  int32_t levels_per_group() const {
+    return int32_t(std::clamp<int64_t>(omp_get_max_threads(), 1, std::min<int64_t>(grid->n_levels, 64)));
+  }
+  /// The deferred update of levels [l0, l1): each level's gradient scattered by one thread into
+  /// its part of level_grads (laid out as the levels are in the table, so the group's gradients
+  /// are one range), in row order; then the group's update in one sweep, which clears them again.
+  void apply_deferred_levels(int32_t l0, int32_t l1) {
+    const HashGridParams& g = *grid;
+    const int64_t F = g.n_features, rows = batch();
+    const int64_t begin = int64_t(g.offset[l0]) * F, end = int64_t(g.offset[l1]) * F;
+    if (int64_t(level_grads.size()) < end - begin) resize_checked(level_grads, end - begin, "table gradients");
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int32_t l = l0; l < l1; ++l)
+      hash_grid_backward_level(g, l, pending_coords.data(), pending_encoding_grad.data(), rows,
+                               level_grads.data() + (int64_t(g.offset[l]) * F - begin));
+    optimizer_table_slice(setup.optimizer, params.data() + begin, level_grads.data(),
+                          first.empty() ? nullptr : first.data() + begin,
+                          second.empty() ? nullptr : second.data() + begin, end - begin, deferred.lr,
+                          deferred.bias_step);
   }
   /// Applies a deferred table update now: the state is then exactly the last step's.
   void settle() {
     if (!deferred.pending) return;
     omp_set_num_threads(sizer.team()); // the calling thread's regions (it may not be the one that trains)
-    apply_deferred(0, table_floats);
+    const int32_t group = levels_per_group();
+    for (int32_t l0 = 0; l0 < grid->n_levels; l0 += group)
+      apply_deferred_levels(l0, std::min(grid->n_levels, l0 + group));
     settled();
   }
   /// The deferred update has reached every level (it cleared the table's gradients as it went).
@@ -85,17 +112,21 @@ struct CpuBackend::State {
     table_grads_clean = true;
   }
   /// A minibatch's n coordinates encoded into batch_encoded level by level, a deferred update
-  /// applied to each level just before it; returns the seconds the update took.
+  /// applied to each group of levels just before they are encoded; returns the seconds the update
+  /// took.
   double encode_levels_settling(const float* coords, int64_t n) {
     const HashGridParams& g = *grid;
+    const int32_t group = levels_per_group();
     double update_s = 0;
-    for (int32_t l = 0; l < g.n_levels; ++l) {
+    for (int32_t l0 = 0; l0 < g.n_levels; l0 += group) {
+      const int32_t l1 = std::min(g.n_levels, l0 + group);
       if (deferred.pending) {
         const auto t0 = std::chrono::steady_clock::now();
-        apply_deferred(int64_t(g.offset[l]) * g.n_features, int64_t(g.offset[l + 1]) * g.n_features);
+        apply_deferred_levels(l0, l1);
         update_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       }
-      hash_grid_encode_level(g, l, params.data(), coords, n, batch_encoded.data());
+      for (int32_t l = l0; l < l1; ++l)
+        hash_grid_encode_level(g, l, params.data(), coords, n, batch_encoded.data());
     }
     if (deferred.pending) settled(); // every level has had it
     return update_s;
@@ -155,7 +186,11 @@ void CpuBackend::configure_impl(const TrainSetup& setup, const Dataset& data) {
   if (setup.batch_size > 0) {
     resize_checked(s->batch_coords, setup.batch_size * 2, "minibatch");
     resize_checked(s->batch_targets, setup.batch_size * C, "minibatch");
-    if (s->grid) resize_checked(s->batch_encoded, setup.batch_size * s->encoding_width, "encoded minibatch");
+    if (s->grid) {
+      resize_checked(s->batch_encoded, setup.batch_size * s->encoding_width, "encoded minibatch");
+      resize_checked(s->pending_encoding_grad, setup.batch_size * s->encoding_width, "encoded minibatch");
+      resize_checked(s->pending_coords, setup.batch_size * 2, "minibatch");
+    }
   }
   // Keep the encoded dataset when every step encodes the same coordinates (and it is big enough
   // to matter): full batch, or the dataset for dataset_mse. A hash grid's encoding changes every step.
@@ -271,6 +306,7 @@ void CpuBackend::train_step_impl(const StepArgs& args) {
     const float* input;
     if (defer) {
       input = s.batch_encoded.data() + r0 * s.encoding_width;
+      net.encoding_grad = s.pending_encoding_grad.data() + r0 * s.encoding_width; // for the next step's scatter
     } else if (cached) {
       input = s.encoded.data() + r0 * s.encoding_width;
     } else {
@@ -291,6 +327,7 @@ void CpuBackend::train_step_impl(const StepArgs& args) {
     optimizer_all(s.setup.optimizer, s.params.data() + table, s.grads.data() + table, first ? first + table : nullptr,
                   second ? second + table : nullptr, count - table, args.learning_rate, args.bias_step());
     s.deferred = {true, args.learning_rate, args.bias_step()};
+    s.pending_coords.swap(s.batch_coords); // the step's coordinates wait with its gradient
   } else {
     optimizer_ranges(s.setup.optimizer, s.params.data(), s.grads.data(), first, second, count, args.learning_rate,
                      args.bias_step(), table);

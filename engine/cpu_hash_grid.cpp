@@ -15,17 +15,20 @@ namespace {
 constexpr int64_t k_prefetch_rows = 8;
 
 /// The corners of rows [r0, r1) at level l, each computed once and its entries prefetched
-/// k_prefetch_rows rows before `use(i, entries, weights)` reads them, in row order.
+/// k_prefetch_rows rows before `use(i, entries, weights)` reads them, in row order. The entries
+/// are counted from `base` (0: the whole table's; g.offset[l]: the level's own), as `table` is.
 template <int F, bool ForWrite, class Use>
 void level_rows_prefetched(const HashGridParams& g, int32_t l, const float* coords, int64_t r0, int64_t r1,
-                           const float* table, Use&& use) {
+                           const float* table, uint32_t base, Use&& use) {
   uint32_t ring_e[k_prefetch_rows][4];
   float ring_w[k_prefetch_rows][4];
   const auto fetch = [&](int64_t i) {
     uint32_t* e = ring_e[i % k_prefetch_rows];
     hash_grid_corners<float>(g, l, coords[2 * i], coords[2 * i + 1], e, ring_w[i % k_prefetch_rows]);
-    for (int c = 0; c < 4; ++c)
+    for (int c = 0; c < 4; ++c) {
+      e[c] -= base;
       __builtin_prefetch(table + size_t(e[c]) * F, ForWrite ? 1 : 0);
+    }
   };
   for (int64_t i = r0; i < std::min(r1, r0 + k_prefetch_rows); ++i)
     fetch(i);
@@ -43,7 +46,7 @@ void level_rows_prefetched(const HashGridParams& g, int32_t l, const float* coor
 template <int F>
 void encode_level_rows_one_by_one(const HashGridParams& g, int32_t l, const float* table, const float* coords,
                                   int64_t r0, int64_t r1, int32_t width, float* out) {
-  level_rows_prefetched<F, false>(g, l, coords, r0, r1, table, [&](int64_t i, const uint32_t* e, const float* w) {
+  level_rows_prefetched<F, false>(g, l, coords, r0, r1, table, 0, [&](int64_t i, const uint32_t* e, const float* w) {
     float* o = out + i * width + l * F;
     for (int f = 0; f < F; ++f) {
       float v = 0.0f;
@@ -88,26 +91,28 @@ void encode_level(const HashGridParams& g, int32_t l, const float* table, const 
   }
 }
 
-/// Level l's additions into table_grad for rows [r0, r1), one row at a time.
+/// Level l's additions into its own gradients (level_grad[0] is entry g.offset[l]'s) for rows
+/// [r0, r1), one row at a time.
 template <int F>
 void backward_level_rows_one_by_one(const HashGridParams& g, int32_t l, const float* coords, const float* d_out,
-                                    int64_t r0, int64_t r1, int32_t width, float* table_grad) {
-  level_rows_prefetched<F, true>(g, l, coords, r0, r1, table_grad, [&](int64_t i, const uint32_t* e, const float* w) {
-    const float* d = d_out + i * width + l * F;
-    for (int c = 0; c < 4; ++c)
-      for (int f = 0; f < F; ++f)
-        table_grad[size_t(e[c]) * F + size_t(f)] += w[c] * d[f];
-  });
+                                    int64_t r0, int64_t r1, int32_t width, float* level_grad) {
+  level_rows_prefetched<F, true>(g, l, coords, r0, r1, level_grad, g.offset[l],
+                                 [&](int64_t i, const uint32_t* e, const float* w) {
+                                   const float* d = d_out + i * width + l * F;
+                                   for (int c = 0; c < 4; ++c)
+                                     for (int f = 0; f < F; ++f)
+                                       level_grad[size_t(e[c]) * F + size_t(f)] += w[c] * d[f];
+                                 });
 }
 
 /// Level l's additions for all n rows, in row order: eight rows at a time where the CPU has AVX2.
 template <int F>
 void backward_level(const HashGridParams& g, int32_t l, const float* coords, const float* d_out, int64_t n,
-                    int32_t width, float* table_grad) {
+                    int32_t width, float* level_grad) {
   int64_t r0 = 0;
   if (hash_grid_detail::passes_use_avx2(g))
-    r0 = hash_grid_detail::backward_level_rows_avx2(g, l, coords, d_out, 0, n, width, table_grad);
-  backward_level_rows_one_by_one<F>(g, l, coords, d_out, r0, n, width, table_grad);
+    r0 = hash_grid_detail::backward_level_rows_avx2(g, l, coords, d_out, 0, n, width, level_grad);
+  backward_level_rows_one_by_one<F>(g, l, coords, d_out, r0, n, width, level_grad);
 }
 
 template <int F>
@@ -120,7 +125,7 @@ void backward_all(const HashGridParams& g, const float* coords, const float* d_o
   for (int32_t l = 0; l < g.n_levels; ++l) {
     float* begin = table_grad + size_t(g.offset[l]) * F;
     if (!accumulate) std::fill(begin, table_grad + size_t(g.offset[l + 1]) * F, 0.0f);
-    backward_level<F>(g, l, coords, d_out, n, width, table_grad);
+    backward_level<F>(g, l, coords, d_out, n, width, begin);
   }
 }
 } // namespace
@@ -134,9 +139,9 @@ void encode_level_rows_scalar(const HashGridParams& g, int32_t l, const float* t
 }
 
 void backward_level_rows_scalar(const HashGridParams& g, int32_t l, const float* coords, const float* d_out, int64_t r0,
-                                int64_t r1, int32_t width, float* table_grad) {
+                                int64_t r1, int32_t width, float* level_grad) {
   hash_grid_detail::with_features(g.n_features, [&](auto f) {
-    backward_level_rows_one_by_one<decltype(f)::value>(g, l, coords, d_out, r0, r1, width, table_grad);
+    backward_level_rows_one_by_one<decltype(f)::value>(g, l, coords, d_out, r0, r1, width, level_grad);
   });
 }
 
@@ -156,6 +161,14 @@ void hash_grid_encode_level(const HashGridParams& g, int32_t l, const float* tab
                             float* out) {
   hash_grid_detail::with_features(g.n_features,
                                   [&](auto f) { encode_level<decltype(f)::value>(g, l, table, coords, n, out); });
+}
+
+void hash_grid_backward_level(const HashGridParams& g, int32_t l, const float* coords, const float* d_out, int64_t n,
+                              float* level_grad) {
+  hash_grid_detail::with_features(g.n_features, [&](auto f) {
+    constexpr int F = decltype(f)::value;
+    backward_level<F>(g, l, coords, d_out, n, g.n_levels * F, level_grad);
+  });
 }
 
 void hash_grid_backward_rows(const HashGridParams& g, const float* coords, const float* d_out, int64_t n,

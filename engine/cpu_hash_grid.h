@@ -31,6 +31,13 @@ void hash_grid_encode_level(const HashGridParams& g, int32_t l, const float* tab
 void hash_grid_backward_rows(const HashGridParams& g, const float* coords, const float* d_out, int64_t n,
                              float* table_grad, bool accumulate);
 
+/// Level l's part of hash_grid_backward_rows on the calling thread alone: level_grad (the level's
+/// entries x F, level_grad[0] being entry g.offset[l]'s) += its rows' contributions, in row order.
+/// The CPU backend scatters a level's gradient this way just before the level's update, into a
+/// buffer the size of one level that stays in cache.
+void hash_grid_backward_level(const HashGridParams& g, int32_t l, const float* coords, const float* d_out, int64_t n,
+                              float* level_grad);
+
 namespace hash_grid_detail {
 /// Calls fn(std::integral_constant<int, F>) for the grid's features per level (1, 2, 4 or 8), so
 /// each pass is compiled for a constant F.
@@ -56,19 +63,19 @@ template <class Fn> void with_features(int32_t n_features, Fn&& fn) {
 /// than eight remain). Call only where avx2_available().
 int64_t encode_level_rows_avx2(const HashGridParams& g, int32_t l, const float* table, const float* coords, int64_t r0,
                                int64_t r1, int32_t width, float* out);
-/// The backward pass's additions into level l's entries for rows [r0, r1), eight rows at a time
-/// (the corners and products as vectors, the additions in the scalar pass's order); returns the
-/// first row it left undone. Call only where avx2_available().
+/// The backward pass's additions into level l's gradients (level_grad[0] is entry g.offset[l]'s)
+/// for rows [r0, r1), eight rows at a time (the corners and products as vectors, the additions in
+/// the scalar pass's order); returns the first row it left undone. Call only where avx2_available().
 int64_t backward_level_rows_avx2(const HashGridParams& g, int32_t l, const float* coords, const float* d_out,
-                                 int64_t r0, int64_t r1, int32_t width, float* table_grad);
+                                 int64_t r0, int64_t r1, int32_t width, float* level_grad);
 bool avx2_available();
 /// The scalar pass (hash_grid_corners and hash_grid_encode_level's arithmetic, entries prefetched
 /// a few rows ahead), for rows [r0, r1).
 void encode_level_rows_scalar(const HashGridParams& g, int32_t l, const float* table, const float* coords, int64_t r0,
                               int64_t r1, int32_t width, float* out);
-/// The scalar backward pass's additions for rows [r0, r1) of level l.
+/// The scalar backward pass's additions for rows [r0, r1) of level l (level_grad as above).
 void backward_level_rows_scalar(const HashGridParams& g, int32_t l, const float* coords, const float* d_out, int64_t r0,
-                                int64_t r1, int32_t width, float* table_grad);
+                                int64_t r1, int32_t width, float* level_grad);
 /// Whether the passes above use the AVX2 form for grid g: the CPU has it, REDRAW_SIMD does not say
 /// sse2, and the table's floats fit the gathers' 32-bit offsets.
 bool passes_use_avx2(const HashGridParams& g);

@@ -29,7 +29,8 @@ struct LevelConstants {
   bool dense, smooth;
 };
 
-__attribute__((target("avx2"))) LevelConstants level_constants(const HashGridParams& g, int32_t l) {
+/// local: entries counted from the level's first (its own gradient buffer) instead of the table's.
+__attribute__((target("avx2"))) LevelConstants level_constants(const HashGridParams& g, int32_t l, bool local = false) {
   LevelConstants k;
   const uint32_t n = g.resolution[l];
   k.one = _mm256_set1_ps(1.0f);
@@ -39,7 +40,7 @@ __attribute__((target("avx2"))) LevelConstants level_constants(const HashGridPar
   k.three = _mm256_set1_ps(3.0f);
   k.cells = _mm256_set1_ps(float(n));
   k.last_cell = _mm256_set1_ps(float(n - 1));
-  k.offset = _mm256_set1_epi32(int(g.offset[l]));
+  k.offset = _mm256_set1_epi32(local ? 0 : int(g.offset[l]));
   k.mask = _mm256_set1_epi32(int(g.hash_mask));
   k.stride = _mm256_set1_epi32(int(n + 1u));
   k.prime = _mm256_set1_epi32(int(k_hash_grid_prime_y));
@@ -144,17 +145,17 @@ __attribute__((target("avx2"))) void encode_rows(const HashGridParams& g, int32_
 template <int F>
 __attribute__((target("avx2"))) void backward_rows(const HashGridParams& g, int32_t l, const float* coords,
                                                    const float* d_out, int64_t r0, int64_t r1, int32_t width,
-                                                   float* table_grad) {
-  const LevelConstants k = level_constants(g, l);
+                                                   float* level_grad) {
+  const LevelConstants k = level_constants(g, l, true);
   const int64_t groups = (r1 - r0) / k_lanes;
   Corners8 next = groups > 0 ? corners8(k, coords, r0) : Corners8{};
-  if (groups > 0) prefetch8<F>(next, table_grad);
+  if (groups > 0) prefetch8<F>(next, level_grad);
   for (int64_t gi = 0; gi < groups; ++gi) {
     const Corners8 c = next;
     const int64_t r = r0 + gi * k_lanes;
     if (gi + 1 < groups) {
       next = corners8(k, coords, r + k_lanes);
-      prefetch8<F>(next, table_grad);
+      prefetch8<F>(next, level_grad);
     }
     // The products weight x dLoss/dEncoding as vectors; the additions into the table one at a
     // time, in the scalar pass's order (row, corner, feature): rows may share an entry.
@@ -171,7 +172,7 @@ __attribute__((target("avx2"))) void backward_rows(const HashGridParams& g, int3
     }
     for (int lane = 0; lane < k_lanes; ++lane)
       for (int j = 0; j < 4; ++j) {
-        float* t = table_grad + size_t(e[j][lane]) * F;
+        float* t = level_grad + size_t(e[j][lane]) * F;
         for (int f = 0; f < F; ++f)
           t[f] += product[j][f][lane];
       }
@@ -181,9 +182,9 @@ __attribute__((target("avx2"))) void backward_rows(const HashGridParams& g, int3
 } // namespace
 
 int64_t backward_level_rows_avx2(const HashGridParams& g, int32_t l, const float* coords, const float* d_out,
-                                 int64_t r0, int64_t r1, int32_t width, float* table_grad) {
+                                 int64_t r0, int64_t r1, int32_t width, float* level_grad) {
   with_features(g.n_features,
-                [&](auto f) { backward_rows<decltype(f)::value>(g, l, coords, d_out, r0, r1, width, table_grad); });
+                [&](auto f) { backward_rows<decltype(f)::value>(g, l, coords, d_out, r0, r1, width, level_grad); });
   return r0 + (r1 - r0) / k_lanes * k_lanes;
 }
 

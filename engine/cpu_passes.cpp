@@ -183,13 +183,14 @@ double backward_rows(const NetView& net, CpuWorkspace& ws, const float* coords, 
                       x + s0 * L.in, L.in, beta, part, L.in);
       }
       // Input gradient for the layer below (or the hash grid): each thread its own tiles.
+      float* input_grad = li == 0 && net.encoding_grad ? net.encoding_grad : bufs[1 - cur];
       for (int64_t tile = tile0; (li > 0 || net.grid) && tile < tile1; ++tile) {
         const int64_t r0 = tile * k_tile_rows, r1 = std::min(rows, r0 + k_tile_rows);
         if (is_thin_layer(L.in, L.out))
-          kern.thin_input_grad(g, net.params + L.weight_offset, bufs[1 - cur], r0, r1, L.in, L.out);
+          kern.thin_input_grad(g, net.params + L.weight_offset, input_grad, r0, r1, L.in, L.out);
         else
           cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(r1 - r0), L.in, L.out, 1.0f, g + r0 * L.out,
-                      L.out, net.params + L.weight_offset, L.in, 0.0f, bufs[1 - cur] + r0 * L.in, L.in);
+                      L.out, net.params + L.weight_offset, L.in, 0.0f, input_grad + r0 * L.in, L.in);
       }
       // No barrier here: the next layer's barrier comes before anything reads another thread's
       // rows or writes what this layer's weight gradient reads.
@@ -197,7 +198,7 @@ double backward_rows(const NetView& net, CpuWorkspace& ws, const float* coords, 
     }
   }
   // The last product wrote dLoss/dEncoding into the buffer the loop would use next.
-  if (net.grid)
+  if (net.grid && !net.encoding_grad)
     hash_grid_backward_rows(*net.grid, coords, bufs[layers.size() % 2], rows, grads,
                             !first_chunk || net.table_grads_zeroed);
   double loss_sum = 0;
@@ -260,14 +261,19 @@ void optimizer_all(const OptimizerSpec& opt, float* params, const float* grads, 
   optimizer_pass<false>(opt, params, grads, first, second, n, lr, step);
 }
 
-void optimizer_table_range(const OptimizerSpec& opt, float* params, float* grads, float* first, float* second,
-                           int64_t begin, int64_t end, float lr, int64_t step) {
+void optimizer_table_slice(const OptimizerSpec& opt, float* params, float* grads, float* first, float* second,
+                           int64_t n, float lr, int64_t step) {
   // Without weight decay (it would pull rarely seen entries to zero), the gradients cleared for
   // the next step's backward to add into.
   OptimizerSpec plain = opt;
   plain.adam.weight_decay = plain.sgd.weight_decay = 0.0f;
-  optimizer_pass<true>(plain, params + begin, grads + begin, first ? first + begin : nullptr,
-                       second ? second + begin : nullptr, end - begin, lr, step);
+  optimizer_pass<true>(plain, params, grads, first, second, n, lr, step);
+}
+
+void optimizer_table_range(const OptimizerSpec& opt, float* params, float* grads, float* first, float* second,
+                           int64_t begin, int64_t end, float lr, int64_t step) {
+  optimizer_table_slice(opt, params + begin, grads + begin, first ? first + begin : nullptr,
+                        second ? second + begin : nullptr, end - begin, lr, step);
 }
 
 void optimizer_ranges(const OptimizerSpec& opt, float* params, float* grads, float* first, float* second, int64_t n,

@@ -31,6 +31,9 @@ struct NetView {
   const float* fourier_b = nullptr;
   const HashGridParams* grid = nullptr; ///< HashGrid: its levels; the table is params[0, ...)
   bool table_grads_zeroed = false; ///< the table's gradients are zero before the step: backward adds
+  /// When set: backward_rows writes the chunk's dLoss/dEncoding here (rows x encoding width) and
+  /// leaves the table's gradient to the caller (hash_grid_backward_level, level by level).
+  float* encoding_grad = nullptr;
 };
 
 /// The grid of a HashGrid model, or nothing.
@@ -70,6 +73,10 @@ void optimizer_ranges(const OptimizerSpec& opt, float* params, float* grads, flo
 /// zeroed as read); first and second may be null (plain SGD).
 void optimizer_table_range(const OptimizerSpec& opt, float* params, float* grads, float* first, float* second,
                            int64_t begin, int64_t end, float lr, int64_t step);
+/// The same update of n table parameters whose gradients are in a buffer of their own: params,
+/// first and second point at the range's first parameter, grads at its gradient (zeroed as read).
+void optimizer_table_slice(const OptimizerSpec& opt, float* params, float* grads, float* first, float* second,
+                           int64_t n, float lr, int64_t step);
 
 template <class T> void resize_checked(std::vector<T>& v, int64_t n, const char* what) {
   try {

@@ -217,11 +217,14 @@ TEST_CASE("hash grid rows: the AVX2 backward pass adds the scalar pass's product
       start[i] = float(random_unit(43, 3, i)) * 1e-2f;
     std::vector<float> simd = start, scalar = start;
     for (int32_t l = 0; l < g.n_levels; ++l) {
+      // Each pass adds into the level's own gradients (its first entry at index 0).
+      float* simd_level = simd.data() + size_t(g.offset[l]) * size_t(g.n_features);
+      float* scalar_level = scalar.data() + size_t(g.offset[l]) * size_t(g.n_features);
       const int64_t done =
-          hash_grid_detail::backward_level_rows_avx2(g, l, coords.data(), d_out.data(), 0, n, width, simd.data());
+          hash_grid_detail::backward_level_rows_avx2(g, l, coords.data(), d_out.data(), 0, n, width, simd_level);
       CHECK(n - done == 5);
-      hash_grid_detail::backward_level_rows_scalar(g, l, coords.data(), d_out.data(), done, n, width, simd.data());
-      hash_grid_detail::backward_level_rows_scalar(g, l, coords.data(), d_out.data(), 0, n, width, scalar.data());
+      hash_grid_detail::backward_level_rows_scalar(g, l, coords.data(), d_out.data(), done, n, width, simd_level);
+      hash_grid_detail::backward_level_rows_scalar(g, l, coords.data(), d_out.data(), 0, n, width, scalar_level);
     }
     CHECK(simd != start);
     CHECK(std::memcmp(simd.data(), scalar.data(), simd.size() * sizeof(float)) == 0);
