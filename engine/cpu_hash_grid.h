@@ -22,7 +22,7 @@ void hash_grid_encode_rows(const HashGridParams& g, const float* table, const fl
 
 /// Level l's columns of out (n x L*F) for all n rows; the other columns are left as they are. The
 /// CPU backend encodes a minibatch level by level, each level right after its table's deferred
-/// optimizer update, while that level's entries are still in cache.
+/// gradient and optimizer update, while that level's entries are still in cache.
 void hash_grid_encode_level(const HashGridParams& g, int32_t l, const float* table, const float* coords, int64_t n,
                             float* out);
 

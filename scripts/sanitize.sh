@@ -2,7 +2,8 @@
 # The sanitizer and fuzzing stage of scripts/test.sh (also runnable alone):
 #  1. builds build-asan/ with clang, AddressSanitizer + UndefinedBehaviorSanitizer
 #     (-fno-sanitize-recover=all: the first report fails), CUDA off, GUI on, the fuzz targets on;
-#  2. runs every ctest test there. Any sanitizer report fails its test. The GUI tests run with
+#  2. runs every ctest test there. Any sanitizer report fails its test (a test whose only fault was
+#     LeakSanitizer's tracer crashing at exit is rerun once: scripts/lsan_tracer_rerun.sh). The GUI tests run with
 #     tests/gui/lsan_gui.supp, which suppresses the leaks of the GL driver (Mesa) only, and with
 #     tests/gui/dlclose_noop.c preloaded so the driver is still loaded (and nameable) when LSan reports;
 #  3. runs each libFuzzer target in tests/fuzz for REDRAW_FUZZ_SECONDS (default 35) from its seed
@@ -37,8 +38,13 @@ echo "sanitize: ctest under ASan + UBSan"
 # The kernel-family reruns (label kernels) belong to the first stage.
 # Left to the first stage as well: shell-only tests (label scripts: nothing instrumented runs) and
 # the long fits (the PSNR floor, the per-format fit: the same code runs here in shorter tests).
-(cd build-asan && ctest --output-on-failure -j"$(nproc)" -LE "packaging|kernels|scripts" \
-  -E "^end to end: a SIREN learns the cameraman|^formats: a short SIREN fit" "$@")
+# A test that failed only because LeakSanitizer's tracer crashed at its exit (a rare fault of the
+# sanitizer runtime: no leak, no test result) is rerun once, alone; scripts/lsan_tracer_rerun.sh
+# reruns nothing else.
+if ! (cd build-asan && ctest --output-on-failure -j"$(nproc)" -LE "packaging|kernels|scripts" \
+  -E "^end to end: a SIREN learns the cameraman|^formats: a short SIREN fit" "$@"); then
+  bash scripts/lsan_tracer_rerun.sh build-asan
+fi
 
 seconds="${REDRAW_FUZZ_SECONDS:-35}"
 seed="${REDRAW_FUZZ_SEED:-1}"
