@@ -328,8 +328,10 @@ TEST_CASE("hash grid: bound minibatch steps (table update deferred) match the st
   // Read after every step (each read applies the deferred update), or only at the end; with the
   // table's levels scattered and updated one at a time (one thread) or three at a time (a group
   // of three and a ragged group of one for the four levels).
-  for (const auto& [read_each_step, threads] : {std::pair{true, 1}, std::pair{false, 1}, std::pair{true, 3},
-                                                std::pair{false, 3}}) {
+  for (const auto& [read_each_step_, threads_] : {std::pair{true, 1}, std::pair{false, 1}, std::pair{true, 3},
+                                                  std::pair{false, 3}}) {
+    const bool read_each_step = read_each_step_; // plain variables: CAPTURE's lambda cannot take a binding
+    const int threads = threads_;
     CAPTURE(read_each_step);
     CAPTURE(threads);
     set_cpu_threads(threads);
