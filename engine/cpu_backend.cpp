@@ -188,7 +188,7 @@ void CpuBackend::configure_impl(const TrainSetup& setup, const Dataset& data) {
     resize_checked(s->batch_targets, setup.batch_size * C, "minibatch");
     if (s->grid) {
       resize_checked(s->batch_encoded, setup.batch_size * s->encoding_width, "encoded minibatch");
-      resize_checked(s->pending_encoding_grad, setup.batch_size * s->encoding_width, "encoded minibatch");
+      resize_checked(s->pending_encoding_grad, setup.batch_size * s->encoding_width, "minibatch gradients");
       resize_checked(s->pending_coords, setup.batch_size * 2, "minibatch");
     }
   }
