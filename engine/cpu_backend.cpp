@@ -31,6 +31,9 @@ struct CpuBackend::State {
   std::vector<float> encoded;      ///< whole dataset encoded (full batch, when it fits)
   std::vector<float> fourier_b;
   std::vector<float> params, grads, first, second;
+  /// grads[0] is this parameter's gradient: a hash-grid minibatch keeps no table gradients (its
+  /// levels' gradients go through level_grads), so its grads start at the network's first weight.
+  int64_t grads_first = 0;
   std::vector<float> batch_coords, batch_targets; ///< minibatch gather buffers
   /// A hash-grid minibatch's coordinates and dLoss/dEncoding (batch x encoding width), kept for the
   /// next step: the table's gradient is scattered from them level by level (DeferredTableUpdate).
@@ -179,7 +182,9 @@ void CpuBackend::configure_impl(const TrainSetup& setup, const Dataset& data) {
   s->table_floats = encoding_parameter_count(setup.model.encoding);
   const int64_t count = redraw::parameter_count(setup.model);
   resize_checked(s->params, count, "parameters");
-  resize_checked(s->grads, count, "gradients");
+  // A hash-grid minibatch defers its table's gradient (State::DeferredTableUpdate).
+  s->grads_first = setup.batch_size > 0 && s->grid ? s->table_floats : 0;
+  resize_checked(s->grads, count - s->grads_first, "gradients");
   const int arrays = optimizer_state_arrays(setup.optimizer);
   if (arrays >= 1) resize_checked(s->first, count, "optimizer state");
   if (arrays >= 2) resize_checked(s->second, count, "optimizer state");
@@ -270,6 +275,7 @@ void CpuBackend::train_step_impl(const StepArgs& args) {
   // A hash-grid minibatch is encoded whole before the chunks, level by level, and its table's
   // update waits for the next step's encoding (State::deferred).
   const bool defer = minibatch && net.grid;
+  net.grads_first = s.grads_first; // table_floats when deferring, else 0
   if (!defer) s.settle();
   if (minibatch) {
     const uint64_t seed = s.setup.seed;
@@ -319,12 +325,12 @@ void CpuBackend::train_step_impl(const StepArgs& args) {
                               s.grads.data(), r0 == 0, s.scratch);
     s.profile.backward_s += lap(mark);
   }
-  reduce_weight_slots(s.layers, s.ws, std::min(s.ws.rows, total), s.grads.data());
+  reduce_weight_slots(s.layers, s.ws, std::min(s.ws.rows, total), s.grads.data(), s.grads_first);
   float* first = s.first.empty() ? nullptr : s.first.data();
   float* second = s.second.empty() ? nullptr : s.second.data();
   const int64_t count = int64_t(s.params.size()), table = s.table_floats;
   if (defer) {
-    optimizer_all(s.setup.optimizer, s.params.data() + table, s.grads.data() + table, first ? first + table : nullptr,
+    optimizer_all(s.setup.optimizer, s.params.data() + table, s.grads.data(), first ? first + table : nullptr,
                   second ? second + table : nullptr, count - table, args.learning_rate, args.bias_step());
     s.deferred = {true, args.learning_rate, args.bias_step()};
     s.pending_coords.swap(s.batch_coords); // the step's coordinates wait with its gradient

@@ -152,7 +152,7 @@ double backward_rows(const NetView& net, CpuWorkspace& ws, const float* coords, 
         int64_t c0 = 0, c1 = 0;
         thread_slice(L.out, t, nt, 1, c0, c1);
         float* acc = scratch.data() + size_t(t) * size_t(widest);
-        float* db = grads + L.bias_offset;
+        float* db = grads + (L.bias_offset - net.grads_first);
         if (first_chunk) std::fill(db + c0, db + c1, 0.0f);
         for (int64_t blk = 0; blk < nb && c1 > c0; ++blk) {
           std::fill(acc + c0, acc + c1, 0.0f);
@@ -208,13 +208,14 @@ double backward_rows(const NetView& net, CpuWorkspace& ws, const float* coords, 
 
 /// grads' dense weights = the sum of the slots' partials from backward_rows(), slot by slot in
 /// order. `rows`: the rows of the first (largest) chunk of the batch, which touched every slot used.
-void reduce_weight_slots(const std::vector<DenseLayer>& layers, const CpuWorkspace& ws, int64_t rows, float* grads) {
+void reduce_weight_slots(const std::vector<DenseLayer>& layers, const CpuWorkspace& ws, int64_t rows, float* grads,
+                         int64_t grads_first) {
   const int64_t used = (rows + ws.slot_rows - 1) / ws.slot_rows;
 #pragma omp parallel
   for (size_t li = 0; li < layers.size(); ++li) {
     const DenseLayer& L = layers[li];
     const float* part = ws.slots.data() + ws.slot_offset[li];
-    float* dw = grads + L.weight_offset;
+    float* dw = grads + (L.weight_offset - grads_first);
 #pragma omp for schedule(static) nowait
     for (int64_t e = 0; e < int64_t(L.in) * L.out; ++e) {
       float v = part[e];

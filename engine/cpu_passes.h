@@ -34,6 +34,9 @@ struct NetView {
   /// When set: backward_rows writes the chunk's dLoss/dEncoding here (rows x encoding width) and
   /// leaves the table's gradient to the caller (hash_grid_backward_level, level by level).
   float* encoding_grad = nullptr;
+  /// grads[0] is this parameter's gradient: with encoding_grad set, the caller keeps no gradient
+  /// array for the table, and grads start at the first network weight.
+  int64_t grads_first = 0;
 };
 
 /// The grid of a HashGrid model, or nothing.
@@ -58,8 +61,10 @@ double backward_rows(const NetView& net, CpuWorkspace& ws, const float* coords, 
                      const float* targets, int64_t rows, const LossParams& loss, float inv_count, float* grads,
                      bool first_chunk, std::vector<float>& scratch);
 /// grads' dense weights = the sum of the slots' partials from backward_rows(), slot by slot in
-/// order. `rows`: the rows of the first (largest) chunk of the batch, which touched every slot used.
-void reduce_weight_slots(const std::vector<DenseLayer>& layers, const CpuWorkspace& ws, int64_t rows, float* grads);
+/// order. `rows`: the rows of the first (largest) chunk of the batch, which touched every slot used;
+/// grads[0] is parameter grads_first's gradient (NetView::grads_first).
+void reduce_weight_slots(const std::vector<DenseLayer>& layers, const CpuWorkspace& ws, int64_t rows, float* grads,
+                         int64_t grads_first = 0);
 /// One optimizer update of n parameters (Adam or SGD, with the spec's weight decay on all of them).
 void optimizer_all(const OptimizerSpec& opt, float* params, const float* grads, float* first, float* second,
                    int64_t n, float lr, int64_t step);
