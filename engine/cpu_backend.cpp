@@ -48,7 +48,9 @@ struct CpuBackend::State {
   std::optional<HashGridParams> grid;
   int64_t table_floats = 0;
   bool nonfinite = false; ///< a step since the last sample had a non-finite loss
-  bool table_grads_clean = true; ///< the table's gradients are all zero (the last update cleared them)
+  /// Without a deferred update (full batch): the table's gradients are all zero (the last update
+  /// cleared them). A deferred run keeps no table gradients (grads_first).
+  bool table_grads_clean = true;
   /// A minibatch step on a hash grid leaves its table's gradient and optimizer update for the next
   /// step to apply level by level, each level just before that step encodes it (train_step_impl):
   /// the level's gradient is scattered into level_grads and the update then streams the level's
@@ -107,12 +109,7 @@ struct CpuBackend::State {
     const int32_t group = levels_per_group();
     for (int32_t l0 = 0; l0 < grid->n_levels; l0 += group)
       apply_deferred_levels(l0, std::min(grid->n_levels, l0 + group));
-    settled();
-  }
-  /// The deferred update has reached every level (it cleared the table's gradients as it went).
-  void settled() {
     deferred.pending = false;
-    table_grads_clean = true;
   }
   /// A minibatch's n coordinates encoded into batch_encoded level by level, a deferred update
   /// applied to each group of levels just before they are encoded; returns the seconds the update
@@ -131,7 +128,7 @@ struct CpuBackend::State {
       for (int32_t l = l0; l < l1; ++l)
         hash_grid_encode_level(g, l, params.data(), coords, n, batch_encoded.data());
     }
-    if (deferred.pending) settled(); // every level has had it
+    deferred.pending = false; // every level has had it
     return update_s;
   }
 };
@@ -195,6 +192,12 @@ void CpuBackend::configure_impl(const TrainSetup& setup, const Dataset& data) {
       resize_checked(s->batch_encoded, setup.batch_size * s->encoding_width, "encoded minibatch");
       resize_checked(s->pending_encoding_grad, setup.batch_size * s->encoding_width, "minibatch gradients");
       resize_checked(s->pending_coords, setup.batch_size * 2, "minibatch");
+      // The finest levels are the largest: a group of them spans the most (a step grows the buffer
+      // only if a fixed thread count exceeds the cores).
+      const HashGridParams& g = *s->grid;
+      const int32_t group = std::clamp(cpu_core_count(), 1, g.n_levels);
+      resize_checked(s->level_grads, int64_t(g.offset[g.n_levels] - g.offset[g.n_levels - group]) * g.n_features,
+                     "table gradients");
     }
   }
   // Keep the encoded dataset when every step encodes the same coordinates (and it is big enough

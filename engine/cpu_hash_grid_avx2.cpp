@@ -107,6 +107,33 @@ template <int F> __attribute__((target("avx2"))) inline void prefetch8(const Cor
       _mm_prefetch(reinterpret_cast<const char*>(table + size_t(e[j][lane]) * F), _MM_HINT_T0);
 }
 
+/// The groups of rows [r0, r0 + 8 * groups) in order, each group's corners computed and its entries
+/// in `table` prefetched one group (8 rows) ahead, as the scalar pass does row by row.
+template <int F> struct GroupsAhead {
+  const LevelConstants& k;
+  const float* coords;
+  const float* table;
+  int64_t r0, groups;
+  Corners8 next{};
+  __attribute__((target("avx2"))) GroupsAhead(const LevelConstants& k_, const float* coords_, const float* table_,
+                                              int64_t r0_, int64_t groups_)
+      : k(k_), coords(coords_), table(table_), r0(r0_), groups(groups_) {
+    if (groups > 0) fetch(r0);
+  }
+  /// Group gi's corners (call with gi = 0, 1, ... in turn); starts fetching the next group's.
+  __attribute__((target("avx2"))) Corners8 take(int64_t gi) {
+    const Corners8 c = next;
+    if (gi + 1 < groups) fetch(r0 + (gi + 1) * k_lanes);
+    return c;
+  }
+
+private:
+  __attribute__((target("avx2"))) void fetch(int64_t r) {
+    next = corners8(k, coords, r);
+    prefetch8<F>(next, table);
+  }
+};
+
 template <int F>
 __attribute__((target("avx2"))) void encode_rows(const HashGridParams& g, int32_t l, const float* table,
                                                  const float* coords, int64_t r0, int64_t r1, int32_t width,
@@ -114,17 +141,10 @@ __attribute__((target("avx2"))) void encode_rows(const HashGridParams& g, int32_
   const LevelConstants k = level_constants(g, l);
   const int64_t groups = (r1 - r0) / k_lanes;
   constexpr int shift = F == 1 ? 0 : F == 2 ? 1 : F == 4 ? 2 : 3;
-  // A group's corners are computed and their entries prefetched one group (8 rows) ahead, as the
-  // scalar pass does row by row.
-  Corners8 next = groups > 0 ? corners8(k, coords, r0) : Corners8{};
-  if (groups > 0) prefetch8<F>(next, table);
+  GroupsAhead<F> ahead(k, coords, table, r0, groups);
   for (int64_t gi = 0; gi < groups; ++gi) {
-    const Corners8 c = next;
+    const Corners8 c = ahead.take(gi);
     const int64_t r = r0 + gi * k_lanes;
-    if (gi + 1 < groups) {
-      next = corners8(k, coords, r + k_lanes);
-      prefetch8<F>(next, table);
-    }
     alignas(32) float v[F][k_lanes];
     for (int f = 0; f < F; ++f) {
       __m256 sum = _mm256_setzero_ps(); // 0 + w0 t0 + w1 t1 + ...: the scalar sum's order
@@ -148,15 +168,10 @@ __attribute__((target("avx2"))) void backward_rows(const HashGridParams& g, int3
                                                    float* level_grad) {
   const LevelConstants k = level_constants(g, l, true);
   const int64_t groups = (r1 - r0) / k_lanes;
-  Corners8 next = groups > 0 ? corners8(k, coords, r0) : Corners8{};
-  if (groups > 0) prefetch8<F>(next, level_grad);
+  GroupsAhead<F> ahead(k, coords, level_grad, r0, groups);
   for (int64_t gi = 0; gi < groups; ++gi) {
-    const Corners8 c = next;
+    const Corners8 c = ahead.take(gi);
     const int64_t r = r0 + gi * k_lanes;
-    if (gi + 1 < groups) {
-      next = corners8(k, coords, r + k_lanes);
-      prefetch8<F>(next, level_grad);
-    }
     // The products weight x dLoss/dEncoding as vectors; the additions into the table one at a
     // time, in the scalar pass's order (row, corner, feature): rows may share an entry.
     alignas(32) float d[F][k_lanes];
