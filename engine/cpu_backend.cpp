@@ -133,6 +133,15 @@ struct CpuBackend::State {
   }
 };
 
+int64_t cpu_deferred_group_floats(const HashGridParams& g) {
+  const int32_t group = std::clamp(cpu_core_count(), 1, g.n_levels);
+  return int64_t(g.offset[g.n_levels] - g.offset[g.n_levels - group]) * g.n_features;
+}
+
+int64_t cpu_deferred_table_floats(const HashGridParams& g, int64_t batch) {
+  return cpu_deferred_group_floats(g) + batch * (int64_t(g.n_levels) * g.n_features + 2);
+}
+
 CpuBackend::CpuBackend() {
   // Every parallel region is ours (OpenMP); OpenBLAS runs single-threaded inside them, so its own
   // thread pool never spins against ours on the same cores.
@@ -192,12 +201,8 @@ void CpuBackend::configure_impl(const TrainSetup& setup, const Dataset& data) {
       resize_checked(s->batch_encoded, setup.batch_size * s->encoding_width, "encoded minibatch");
       resize_checked(s->pending_encoding_grad, setup.batch_size * s->encoding_width, "minibatch gradients");
       resize_checked(s->pending_coords, setup.batch_size * 2, "minibatch");
-      // The finest levels are the largest: a group of them spans the most (a step grows the buffer
-      // only if a fixed thread count exceeds the cores).
-      const HashGridParams& g = *s->grid;
-      const int32_t group = std::clamp(cpu_core_count(), 1, g.n_levels);
-      resize_checked(s->level_grads, int64_t(g.offset[g.n_levels] - g.offset[g.n_levels - group]) * g.n_features,
-                     "table gradients");
+      // A step grows the buffer only if a fixed thread count exceeds the cores.
+      resize_checked(s->level_grads, cpu_deferred_group_floats(*s->grid), "table gradients");
     }
   }
   // Keep the encoded dataset when every step encodes the same coordinates (and it is big enough

@@ -1,6 +1,7 @@
 #include "ui/config_summary.h"
 
 #include "engine/backend.h"
+#include "engine/cpu_backend.h"
 #include "engine/model_spec.h"
 #include "engine/schedule.h"
 
@@ -34,6 +35,13 @@ ConfigSummary summarize_config(const RunConfig& config, int32_t w, int32_t h, in
   s.parameter_bytes = uint64_t(s.parameters) * sizeof(float) * uint64_t(2 + arrays);
   s.recovery_bytes = uint64_t(s.parameters) * sizeof(float) * uint64_t(1 + arrays);
   s.table_state_bytes = s.table_bytes * uint64_t(2 + arrays);
+  // A CPU hash-grid minibatch keeps no gradient array for its table (the update waits for the
+  // next step's encoding), only a group of levels' gradients and the step's dLoss/dEncoding.
+  if (backend == "cpu" && s.table_parameters > 0 && batch > 0) {
+    const uint64_t deferred = uint64_t(cpu_deferred_table_floats(hash_grid_params(m.encoding), batch)) * sizeof(float);
+    s.parameter_bytes = s.parameter_bytes - s.table_bytes + deferred;
+    s.table_state_bytes = s.table_state_bytes - s.table_bytes + deferred;
+  }
   int64_t per_sample = m.encoding.width();
   for (int32_t width : m.hidden)
     per_sample += 2 * int64_t(width);                                    // pre- and post-activation

@@ -13,6 +13,7 @@
 #include "ui/settings_store.h"
 
 #include "engine/backend.h"
+#include "engine/cpu_threads.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -28,7 +29,9 @@ TEST_CASE("ui: the instant preset's summary counts its hash table") {
   CHECK(s.table_parameters == encoding_parameter_count(c.model.encoding));
   CHECK(s.parameters == s.table_parameters + 6467);
   CHECK(s.table_bytes == uint64_t(s.table_parameters) * 4);
-  CHECK(s.table_state_bytes == s.table_bytes * 4); // + gradients, m and v
+  // On the GPU the table has its gradients, m and v; the CPU's minibatch keeps no table gradients.
+  CHECK(summarize_config(c, 512, 512, 3, "cuda").table_state_bytes == s.table_bytes * 4);
+  CHECK(s.table_state_bytes < s.table_bytes * 4);
   CHECK(s.total_bytes() >= s.table_state_bytes);
   // Closed forms: the rollback point holds the parameters and both moments; the CPU keeps the
   // targets only (3 floats a pixel), the GPU the coordinates too.
@@ -41,6 +44,32 @@ TEST_CASE("ui: the instant preset's summary counts its hash table") {
   CHECK(s.batch == 16384);
   CHECK(summarize_config(c, 512, 512, 3, "cuda").batch == 512 * 512);
   CHECK(summarize_config(c, 512, 512, 3, "cuda").gflop_per_step == doctest::Approx(s.gflop_per_step * 16));
+}
+
+TEST_CASE("ui: a CPU hash-grid minibatch's estimate holds a group of levels' gradients, not the table's") {
+  RunConfig c = load_preset("instant");
+  // Every level hashed: 16 levels of 2^14 entries x 2 features (resolutions 128 to 512).
+  EncodingSpec& e = c.model.encoding;
+  e.log2_hashmap_size = 14;
+  e.auto_table_size = false;
+  e.base_resolution = 128;
+  e.finest_resolution = 512;
+  e.auto_finest_resolution = false;
+  const uint64_t table = 16 * 16384 * 2, params = table + 6467;
+  const ConfigSummary cpu = summarize_config(c, 1000, 1000, 3, "cpu"), gpu = summarize_config(c, 1000, 1000, 3, "cuda");
+  REQUIRE(cpu.valid);
+  REQUIRE(gpu.valid);
+  CHECK(cpu.table_parameters == int64_t(table));
+  CHECK(gpu.parameter_bytes == params * 4 * 4); // weights, gradients, m, v
+  // The CPU: a group of one level per core (at most 16), the 2^14 rows' dLoss/dEncoding (32 floats
+  // each) and their coordinates (2) in place of the table's 2^19 gradients.
+  const uint64_t group = uint64_t(std::min(cpu_core_count(), 16)) * 16384 * 2;
+  const uint64_t deferred = group + 16384 * (32 + 2);
+  CHECK(cpu.parameter_bytes == (params * 4 - table + deferred) * 4);
+  CHECK(cpu.table_state_bytes == (table * 3 + deferred) * 4);
+  // A full batch keeps the table's gradients.
+  c.training.cpu_batch_size = 0;
+  CHECK(summarize_config(c, 1000, 1000, 3, "cpu").parameter_bytes == params * 4 * 4);
 }
 
 TEST_CASE("ui: the classic-sgd preset's summary counts 99,457 parameters and Adam's state") {
