@@ -145,10 +145,14 @@ void backward_level_rows_scalar(const HashGridParams& g, int32_t l, const float*
   });
 }
 
-bool passes_use_avx2(const HashGridParams& g) {
+bool avx2_in_use() {
   static const bool use = avx2_available() && std::strcmp(cpu_kernels().isa, "sse2") != 0;
+  return use;
+}
+
+bool passes_use_avx2(const HashGridParams& g) {
   // The gathers index the table with 32-bit signed offsets.
-  return use && uint64_t(hash_grid_entries(g)) * uint64_t(g.n_features) < (uint64_t(1) << 31);
+  return avx2_in_use() && uint64_t(hash_grid_entries(g)) * uint64_t(g.n_features) < (uint64_t(1) << 31);
 }
 } // namespace hash_grid_detail
 

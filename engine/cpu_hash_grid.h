@@ -76,6 +76,8 @@ void encode_level_rows_scalar(const HashGridParams& g, int32_t l, const float* t
 /// The scalar backward pass's additions for rows [r0, r1) of level l (level_grad as above).
 void backward_level_rows_scalar(const HashGridParams& g, int32_t l, const float* coords, const float* d_out, int64_t r0,
                                 int64_t r1, int32_t width, float* level_grad);
+/// The CPU has AVX2 and REDRAW_SIMD does not say sse2 (the table's AVX2 sweep, cpu_passes.cpp).
+bool avx2_in_use();
 /// Whether the passes above use the AVX2 form for grid g: the CPU has it, REDRAW_SIMD does not say
 /// sse2, and the table's floats fit the gathers' 32-bit offsets.
 bool passes_use_avx2(const HashGridParams& g);

@@ -240,6 +240,22 @@ void optimizer_pass(const OptimizerSpec& opt, float* params, Grad* grads, float*
     // weight) kept GCC from vectorizing the loop.
     const AdamStep scalars = adam_step(lr, bias1, bias2);
     const float step_size = scalars.step_size, inv_sqrt_bias2 = scalars.inv_sqrt_bias2;
+    if constexpr (Clear) {
+      // The table's sweep in AVX2 where the CPU has it (the same bits): SSE2's square roots and
+      // divisions bound it where the arrays are in cache.
+      if (hash_grid_detail::avx2_in_use()) {
+#pragma omp parallel
+        {
+          const int64_t team = omp_get_num_threads(), t = omp_get_thread_num();
+          const int64_t i0 = n * t / team, i1 = n * (t + 1) / team;
+          for (int64_t i = adam_clear_rows_avx2(a, scalars, params, grads, first, second, i0, i1); i < i1; ++i) {
+            adam_update(a, AdamStep{step_size, inv_sqrt_bias2}, params[i], grads[i], first[i], second[i]);
+            grads[i] = 0.0f;
+          }
+        }
+        return;
+      }
+    }
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < n; ++i) {
       adam_update(a, AdamStep{step_size, inv_sqrt_bias2}, params[i], grads[i], first[i], second[i]);

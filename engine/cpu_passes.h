@@ -83,6 +83,12 @@ void optimizer_table_range(const OptimizerSpec& opt, float* params, float* grads
 void optimizer_table_slice(const OptimizerSpec& opt, float* params, float* grads, float* first, float* second,
                            int64_t n, float lr, int64_t step);
 
+/// Adam over parameters [i0, i1) eight at a time with AVX2, gradients zeroed as read; returns the
+/// first index it left undone (fewer than eight remain). The same bits as adam_update() in the
+/// baseline build (NaN aside: any NaN stays a NaN). Call only where hash_grid_detail::avx2_available() (engine/cpu_optimizer_avx2.cpp).
+int64_t adam_clear_rows_avx2(const AdamParams& a, AdamStep s, float* params, float* grads, float* first,
+                             float* second, int64_t i0, int64_t i1);
+
 template <class T> void resize_checked(std::vector<T>& v, int64_t n, const char* what) {
   try {
     v.resize(size_t(n));

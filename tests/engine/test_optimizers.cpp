@@ -1,10 +1,16 @@
 // Adam and SGD steps against values worked out by hand; schedules against their formulas.
 #include "engine/cpu_backend.h"
+#include "engine/cpu_hash_grid.h"
+#include "engine/cpu_passes.h"
 #include "engine/schedule.h"
 
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
 
 using namespace redraw;
 
@@ -45,6 +51,60 @@ TEST_CASE("Adam: epsilon and weight decay") {
   CHECK(params[0] == doctest::Approx(2.0 - 0.1 * 1.0 / (1.0 + 1.0)).epsilon(1e-6));
   CHECK(st.first[0] == doctest::Approx(0.1).epsilon(1e-6));
   CHECK(st.second[0] == doctest::Approx(0.001).epsilon(1e-6));
+}
+
+namespace {
+/// The same float, bit for bit; any NaN matches any NaN (which operand's NaN an operation passes on
+/// depends on the order the compiler gives a commutative operation's operands).
+bool same_bits(float a, float b) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+  return std::memcmp(&a, &b, sizeof a) == 0;
+}
+} // namespace
+
+TEST_CASE("Adam: the table's AVX2 sweep gives the scalar update's bits, and clears the gradients it read") {
+  if (!hash_grid_detail::avx2_available()) {
+    MESSAGE("SKIPPED: this CPU has no AVX2 (the scalar sweep runs everywhere)");
+    return;
+  }
+  // Magnitudes from 1e-30 to 1e3, both signs, and the special values: zeros of both signs,
+  // subnormals, infinities and NaN, in weights, gradients and moments.
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> mantissa(1.0f, 2.0f), exponent(-30.0f, 3.0f);
+  const float specials[] = {0.0f, -0.0f, 1e-40f, -1e-40f, std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()};
+  const auto value = [&](bool positive) {
+    if (rng() % 16 == 0) return specials[rng() % 7];
+    const float v = mantissa(rng) * std::pow(10.0f, exponent(rng));
+    return positive || rng() % 2 ? v : -v;
+  };
+  const int64_t n = 1003, i0 = 5, i1 = 998; // unaligned, with a tail of fewer than eight
+  std::vector<float> p(n), g(n), m(n), v(n);
+  for (int64_t i = 0; i < n; ++i) {
+    p[size_t(i)] = value(false);
+    g[size_t(i)] = value(false);
+    m[size_t(i)] = value(false);
+    v[size_t(i)] = value(true);
+  }
+  for (const float weight_decay : {0.0f, 1e-3f}) {
+    CAPTURE(weight_decay);
+    const AdamParams a{0.9f, 0.99f, 1e-15f, weight_decay};
+    const AdamStep s = adam_step(1e-2f, 1.0f - 0.9f * 0.9f, 1.0f - 0.99f * 0.99f);
+    std::vector<float> p2 = p, g2 = g, m2 = m, v2 = v;
+    const int64_t done = cpu::adam_clear_rows_avx2(a, s, p2.data(), g2.data(), m2.data(), v2.data(), i0, i1);
+    CHECK(done == i0 + (i1 - i0) / 8 * 8);
+    int64_t differ = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      float pe = p[size_t(i)], me = m[size_t(i)], ve = v[size_t(i)], ge = g[size_t(i)];
+      if (i >= i0 && i < done) {
+        adam_update(a, s, pe, ge, me, ve);
+        ge = 0.0f;
+      }
+      differ += !same_bits(pe, p2[size_t(i)]) || !same_bits(me, m2[size_t(i)]) || !same_bits(ve, v2[size_t(i)]) ||
+                !same_bits(ge, g2[size_t(i)]);
+    }
+    CHECK(differ == 0);
+  }
 }
 
 TEST_CASE("SGD: plain, momentum and Nesterov by hand") {
