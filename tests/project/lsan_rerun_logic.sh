@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # scripts/lsan_tracer_rerun.sh on made-up ctest logs, with a fake ctest that records its arguments:
-# a failure that is LeakSanitizer's tracer crash alone is rerun once, by its test number, and the
-# rerun's status is the result; a real failure beside it, a sanitizer report in the same output, a
-# crash without LSan's fatal-error line, or missing logs are never rerun.
+# a failure that is LeakSanitizer's tracer crash alone is rerun once, by its name, and the
+# rerun's status is the result, and a test ctest did not run because of it is rerun with it; a real
+# failure beside it, a sanitizer report in the same output, a crash without LSan's fatal-error
+# line, a test not run without a tracer crash, or missing logs are never rerun.
 #   lsan_rerun_logic.sh SOURCE_DIR
 set -uo pipefail
 src="$1"
@@ -23,6 +24,13 @@ block() { # block NUMBER NAME STATUS OUTPUT: one test's block as ctest writes it
   printf 'Output:\n----------------------------------------------------------\n%s\n<end of output>\n' "$4"
   printf 'Test time =   1.00 sec\n----------------------------------------------------------\n%s\n\n' "$3"
 }
+notrun_block() { # notrun_block NUMBER NAME: a test ctest did not run (a fixture it requires failed)
+  printf -- '----------------------------------------------------------\n%s/40 Testing: %s\n%s/40 Test: %s\n' \
+    "$1" "$2" "$1" "$2"
+  printf 'Command: ""\nDirectory: /b/tests\n"%s" start time: \nOutput:\n' "$2"
+  printf -- '----------------------------------------------------------\n<end of output>\nTest time =   0.00 sec\n'
+  printf -- '----------------------------------------------------------\nTest Passed.\n\n'
+}
 tracer=$'ok: every line\nTracer caught signal 11: addr=0x0 pc=0x1 sp=0x2\n==1==LeakSanitizer has encountered a fatal error.'
 # make_build DIR FAILED_LIST LOG_BLOCKS...
 make_build() {
@@ -39,16 +47,32 @@ b="$work/b"
 make_build "$b" '12:gui_compare_runs\n' "$(block 3 passing 'Test Passed.' 'fine')" \
   "$(block 12 gui_compare_runs 'Test Failed.' "$tracer")"
 expect 0 "running them once more" -- bash "$script" "$b"
-check '[ "$(calls)" = "--output-on-failure -I 0,0,0,12" ]'
+check '[ "$(calls)" = "--output-on-failure -R ^(gui_compare_runs)$" ]'
 
 rm -f "$work/calls"
 FAKE_CTEST_RC=8 expect 8 "" -- bash "$script" "$b"
-check_run "a rerun that fails again fails" test "$(calls)" = "--output-on-failure -I 0,0,0,12"
+check_run "a rerun that fails again fails" test "$(calls)" = "--output-on-failure -R ^(gui_compare_runs)$"
 
-make_build "$b" '7:gui_a\n12:gui_b\n' "$(block 12 gui_b 'Test Failed.' "$tracer")" \
-  "$(block 7 gui_a 'Test Failed.' "$tracer")"
+make_build "$b" '7:gui a (1/2) [x]\n12:gui_b\n' "$(block 12 gui_b 'Test Failed.' "$tracer")" \
+  "$(block 7 'gui a (1/2) [x]' 'Test Failed.' "$tracer")"
 expect 0 "" -- bash "$script" "$b"
-check '[ "$(calls)" = "--output-on-failure -I 0,0,0,7,12" ]'
+check_run "two tracer crashes are rerun by their names, escaped" \
+  test "$(calls)" = '--output-on-failure -R ^(gui a \(1/2\) \[x\]|gui_b)$'
+
+make_build "$b" '361:gui_compare_runs\n362:gui_compare_runs_check\n' \
+  "$(block 361 gui_compare_runs 'Test Failed.' "$tracer")" "$(notrun_block 362 gui_compare_runs_check)"
+expect 0 "did not run because of it" -- bash "$script" "$b"
+check_run "the check a tracer crash kept from running is rerun with it" \
+  test "$(calls)" = "--output-on-failure -R ^(gui_compare_runs|gui_compare_runs_check)$"
+
+make_build "$b" '362:gui_compare_runs_check\n' "$(notrun_block 362 gui_compare_runs_check)"
+expect 1 "none of the failures is the tracer crash" -- bash "$script" "$b"
+check_run "a test not run, with no tracer crash: nothing rerun" test -z "$(calls)"
+
+make_build "$b" '7:engine_test\n8:engine_check\n' \
+  "$(block 7 engine_test 'Test Failed.' $'[doctest] Status: FAILURE!')" "$(notrun_block 8 engine_check)"
+expect 1 "7:engine_test" -- bash "$script" "$b"
+check_run "a real failure and the check it kept from running: nothing rerun" test -z "$(calls)"
 
 make_build "$b" '7:engine_test\n12:gui_b\n' "$(block 12 gui_b 'Test Failed.' "$tracer")" \
   "$(block 7 engine_test 'Test Failed.' $'[doctest] Status: FAILURE!')"
