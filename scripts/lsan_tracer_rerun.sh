@@ -56,7 +56,7 @@ echo "or ctest did not run because of it:"
 sed 's/^/  /' "$failed_list"
 echo "lsan rerun: running them once more, alone"
 # By name, each anchored and its regular-expression characters escaped: a test's number can change
-# when the build directory is configured again (the fuzzing stage adds targets).
+# when the build directory is configured again (two tests moved by two after the fuzzing step).
 names=""
 while IFS= read -r line; do
   name="$(printf '%s' "${line#*:}" | sed 's/[][\\^$.*+?()|{}]/\\&/g')"
