@@ -85,7 +85,9 @@ void optimizer_table_slice(const OptimizerSpec& opt, float* params, float* grads
 
 /// Adam over parameters [i0, i1) eight at a time with AVX2, gradients zeroed as read; returns the
 /// first index it left undone (fewer than eight remain). The same bits as adam_update() in the
-/// baseline build (NaN aside: any NaN stays a NaN). Call only where hash_grid_detail::avx2_available() (engine/cpu_optimizer_avx2.cpp).
+/// baseline build (NaN aside: any NaN stays a NaN). Call only where the CPU has AVX2
+/// (optimizer_table_slice and optimizer_ranges call it where hash_grid_detail::avx2_in_use()).
+/// In engine/cpu_optimizer_avx2.cpp.
 int64_t adam_clear_rows_avx2(const AdamParams& a, AdamStep s, float* params, float* grads, float* first,
                              float* second, int64_t i0, int64_t i1);
 
