@@ -2,7 +2,7 @@
 /// Error checks for the CUDA runtime and cuBLAS (cuda/ only: this header includes CUDA headers).
 /// - CUDA_CHECK(expr) / CUBLAS_CHECK(expr) throw redraw::BackendError naming the file, the line,
 ///   the failing expression and the library's error string. An interactive app throws, never aborts,
-///   so it can fall back to the CPU (STYLE.md item 7).
+///   so it can fall back to the CPU (docs/contributing.md, 6).
 /// - CUDA_CHECK_LAUNCH() checks the last kernel launch (cudaGetLastError), without synchronising.
 #include "engine/errors.h"
 

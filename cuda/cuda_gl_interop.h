@@ -9,7 +9,7 @@
 /// - gl_available() asks cudaGLGetDevices which CUDA devices drive the current GL context: on a
 ///   laptop whose GL runs on another GPU, or on Mesa, it says so instead of failing at the first
 ///   registration.
-/// - No GL or CUDA types in this header (STYLE 9). Errors throw BackendError (file, line,
+/// - No GL or CUDA types in this header (docs/contributing.md, 7). Errors throw BackendError (file, line,
 ///   expression), so the GUI can fall back to the host path.
 #include "engine/device_interop.h"
 

@@ -1,5 +1,5 @@
 #pragma once
-/// Device-side preview frames and their hand-over to OpenGL, as interfaces (STYLE 9).
+/// Device-side preview frames and their hand-over to OpenGL, as interfaces (docs/contributing.md, 7).
 /// - A GPU backend that can draw its picture straight into device memory exposes a
 ///   DeviceRenderer through Backend::device_renderer(); the CPU backend has none.
 /// - DeviceInterop is implemented by the CUDA module (cuda/cuda_gl_interop) and handed to the GUI

@@ -1,7 +1,7 @@
 #pragma once
 /// Shared host/device building blocks.
 /// - REDRAW_HD marks per-element functions that the CPU backend and the CUDA kernels both call,
-///   so the CPU tests check the GPU's arithmetic too (STYLE.md item 6).
+///   so the CPU tests check the GPU's arithmetic too (docs/contributing.md, 5).
 /// - The rd_* overloads pick the float or double C math function explicitly; they compile under
 ///   g++ and nvcc alike, for host and device.
 #include <cmath>

@@ -10,7 +10,7 @@
 /// - Discard first keeps a copy in the autosave folder (ConfirmState::keep_folder, the five
 ///   newest discarded runs are kept), when autosave is on; then the action goes ahead.
 /// - Cancel (or Escape) keeps everything as it was.
-/// GUI thread only; the state is plain data in UiState (STYLE 10).
+/// GUI thread only; the state is plain data in UiState (docs/contributing.md, 8).
 #include "ui/ui_state.h"
 
 #include <filesystem>

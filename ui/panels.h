@@ -1,5 +1,5 @@
 #pragma once
-/// The app's panels: one draw_*() per file (STYLE 10). Each draws ImGui widgets from UiState and
+/// The app's panels: one draw_*() per file (docs/contributing.md, 8). Each draws ImGui widgets from UiState and
 /// pushes UiIntents for anything with side effects. GUI thread only, inside an ImGui frame.
 #include "ui/ui_state.h"
 

@@ -1,5 +1,5 @@
 #pragma once
-/// One interface for every picture the canvas draws (STYLE 9: instant-ngp's render surface).
+/// One interface for every picture the canvas draws (docs/contributing.md, 7).
 /// - make_host_texture(): an RGBA8 GL texture updated with glTexSubImage2D from a host buffer.
 ///   Always available; used for the ground truth, the error map, and the CPU backend's preview.
 ///   upload_image() converts and uploads an engine Image a band of rows at a time, so a 24 MP

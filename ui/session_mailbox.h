@@ -1,5 +1,5 @@
 #pragma once
-/// The hand-over between a TrainingSession's thread and the GUI (STYLE 15): it owns the mutex and
+/// The hand-over between a TrainingSession's thread and the GUI (docs/contributing.md, 14): it owns the mutex and
 /// the back buffer, a SessionSnapshot. The training thread posts typed updates; the GUI takes
 /// what arrived (SessionSnapshot::take_from). Every call holds the lock for a few moves only, so
 /// neither side waits on the other's work.

@@ -1,5 +1,5 @@
 #pragma once
-/// What the GUI sees of a training session (STYLE 15: one struct, one producer, one consumer).
+/// What the GUI sees of a training session (docs/contributing.md, 14: one struct, one producer, one consumer).
 /// - The training thread fills a SessionSnapshot through the SessionMailbox (session_mailbox.h);
 ///   the GUI takes it once per frame with take_from() and reads it.
 /// - Latest values (run_id, status, the steps of the last preview and frame, the frame memory)

@@ -1,5 +1,5 @@
 #pragma once
-/// The training thread and the snapshot the GUI reads (STYLE 10).
+/// The training thread and the snapshot the GUI reads (docs/contributing.md, 8).
 /// - The training thread owns the Trainer and its Backend: it builds them, steps them, renders
 ///   previews, saves and exports. The GUI thread only posts commands and takes snapshots.
 /// - Commands run in order on the training thread. A command that fails (unreadable image, bad

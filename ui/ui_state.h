@@ -1,10 +1,10 @@
 #pragma once
-/// The desktop app's state, as plain structs (STYLE 10: Tracy's ViewData, without the god class).
+/// The desktop app's state, as plain structs (docs/contributing.md, 8).
 /// - Owned by run_gui() and passed by reference to every draw_*() panel. Only the GUI thread
 ///   touches it; the training thread is reached through TrainingSession and UiIntent.
 /// - Panels never call the session directly: they push UiIntents, which gui_app.cpp carries out
 ///   after the frame's widgets are drawn (so one place owns every side effect).
-/// - No GL types here (STYLE 9): textures are reached through PreviewTexture pointers.
+/// - No GL types here (docs/contributing.md, 7): textures are reached through PreviewTexture pointers.
 #include "engine/metrics.h"
 #include "engine/run_config.h"
 #include "ui/autosave.h"

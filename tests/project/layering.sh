@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The architecture's arrows (STYLE.md): app -> ui -> engine <- cuda. ui/ never includes cuda/ or
+# The architecture's arrows (docs/contributing.md, 1): app -> ui -> engine <- cuda. ui/ never includes cuda/ or
 # app/ and has no CUDA conditionals; engine/ includes no GL, ImGui, GLFW or CUDA header.
 #   layering.sh SOURCE_DIR
 set -uo pipefail
