@@ -56,7 +56,9 @@ struct TimelapseCommand {
   std::string precision;
 };
 
-constexpr const char* k_default_preset = "siren";
+/// What `train` trains without --preset or --config: the app's first-launch preset too, fast on
+/// a CPU at any size (a hash grid and minibatches).
+constexpr const char* k_default_preset = "instant";
 
 int run_train(const TrainCommand& o);
 int run_render(const RenderCommand& o);

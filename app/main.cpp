@@ -144,7 +144,7 @@ int main(int argc, char** argv) {
       ->add_option("image", train.image, "Image file (PNG, JPEG, WebP, TIFF, HEIC, AVIF, OpenEXR, GIF, BMP, TGA, PNM)")
       ->required();
   auto* preset_opt =
-      train_cmd->add_option("--preset", train.preset, "Preset name (classic, classic-sgd, siren, fourier, instant)");
+      train_cmd->add_option("--preset", train.preset, "Preset name (classic, classic-sgd, siren, fourier, instant); without it and --config: instant");
   auto* config_opt = train_cmd->add_option("--config", train.config, "Run config JSON file");
   preset_opt->excludes(config_opt);
   auto* size_opt = train_cmd->add_option("--size", train.size, "Training size WxH");
