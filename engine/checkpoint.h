@@ -32,6 +32,16 @@ class AtomicFileWriter;
 /// pictures with fp16 keyframes. Files of every older version are read.
 constexpr uint32_t k_checkpoint_version = 3;
 
+/// What a model file may hold beside its network, so that opening any file costs what its
+/// declared network needs plus a bounded amount (a few hundred MiB at most), however its chunks
+/// are packed. The writer keeps within them (it thins what a very long run would put over).
+constexpr uint64_t k_max_meta_bytes = uint64_t(1) << 20;          ///< META's and RCOV's JSON, each
+constexpr uint64_t k_max_file_frames = 65536;                     ///< timelapse frames
+constexpr uint64_t k_max_file_weight_frames = 256;                ///< frames that keep weights
+constexpr uint64_t k_max_file_picture_bytes = uint64_t(256) << 20; ///< the frames' pictures together
+constexpr uint64_t k_max_file_history_rows = uint64_t(1) << 21;   ///< metrics rows
+constexpr uint64_t k_max_file_loss_values = uint64_t(1) << 24;    ///< the loss trace's values (the newest kept)
+
 /// A timelapse frame's picture: 8-bit samples, row-major, `channels` (1 or 3) per pixel.
 struct FramePicture {
   int32_t width = 0, height = 0, channels = 0;
@@ -104,5 +114,8 @@ std::vector<uint8_t> serialize_checkpoint(const Checkpoint& ckpt, uint32_t versi
 /// chunks, not a second copy of the whole file. The caller commits `out`.
 void write_checkpoint(AtomicFileWriter& out, const Checkpoint& ckpt);
 Checkpoint deserialize_checkpoint(const uint8_t* data, size_t size, const std::string& name);
+/// The file checked as deserialize_checkpoint checks it (magic, CRC, version, chunk table), and
+/// its META chunk alone: config, steps, sizes and source; no weights, history or frames.
+Checkpoint read_checkpoint_meta(const uint8_t* data, size_t size, const std::string& name);
 
 } // namespace redraw

@@ -5,6 +5,7 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <memory>
 #include <stdexcept>
 
@@ -78,7 +79,7 @@ struct CctxFree {
 };
 } // namespace
 
-std::vector<uint8_t> unpack_chunk(const ByteReader& where, const uint8_t* body, size_t size, uint64_t max_bytes) {
+PackedChunk read_pack_header(const ByteReader& where, const uint8_t* body, size_t size, uint64_t max_bytes) {
   ByteReader r = where;
   const auto codec = r.get<uint8_t>();
   const auto width = r.get<uint8_t>();
@@ -86,35 +87,82 @@ std::vector<uint8_t> unpack_chunk(const ByteReader& where, const uint8_t* body, 
   const auto raw_len = r.get<uint64_t>();
   if (zero != 0 || (width != 1 && width != 2 && width != 4 && width != 8))
     r.fail("bad packing header (element width " + std::to_string(width) + ")");
-  if (raw_len > max_bytes) r.fail("unpacked length " + std::to_string(raw_len) + " is over the model limit");
+  if (codec != uint8_t(ChunkCodec::Stored) && codec != uint8_t(ChunkCodec::Zstd))
+    r.fail("unknown packing codec " + std::to_string(codec));
+  if (raw_len > max_bytes)
+    r.fail("unpacked length " + std::to_string(raw_len) + " bytes is more than this model's shape allows (" +
+           std::to_string(max_bytes) + ")");
   if (raw_len % width != 0) r.fail("unpacked length is not a whole number of elements");
-  const uint8_t* payload = body + k_pack_header;
-  const size_t payload_len = size - k_pack_header;
-  if (codec == uint8_t(ChunkCodec::Stored)) {
-    if (payload_len != raw_len) r.fail("stored length does not match the chunk's size");
-    return std::vector<uint8_t>(payload, payload + payload_len);
+  return {ChunkCodec(codec), width, raw_len, body + k_pack_header, size - k_pack_header};
+}
+
+void inflate_chunk(const ByteReader& r, const PackedChunk& p, const std::function<void(const uint8_t*, size_t)>& sink) {
+  if (p.codec == ChunkCodec::Stored) {
+    if (p.payload_len != p.raw_len) r.fail("stored length does not match the chunk's size");
+    if (p.payload_len > 0) sink(p.payload, p.payload_len);
+    return;
   }
-  if (codec != uint8_t(ChunkCodec::Zstd)) r.fail("unknown packing codec " + std::to_string(codec));
   std::unique_ptr<ZSTD_DCtx, DctxFree> ctx(ZSTD_createDCtx());
   if (!ctx) r.fail("out of memory for the decompressor");
-  // Grow the output only as bytes really come out: a lying length never allocates by itself.
-  std::vector<uint8_t> out;
-  ZSTD_inBuffer in{payload, payload_len, 0};
+  // Piece by piece through a fixed buffer: nothing is allocated from the stated length, and the
+  // data is refused as soon as it runs past it.
+  std::vector<uint8_t> buf(ZSTD_DStreamOutSize());
+  ZSTD_inBuffer in{p.payload, p.payload_len, 0};
+  uint64_t produced = 0;
   size_t ret = 1;
   while (ret != 0) {
-    const size_t have = out.size();
-    const size_t want = size_t(std::min<uint64_t>(raw_len + 1 - have, std::max<uint64_t>(have, 1 << 16)));
-    out.resize(have + want);
-    ZSTD_outBuffer o{out.data() + have, want, 0};
+    ZSTD_outBuffer o{buf.data(), buf.size(), 0};
     ret = ZSTD_decompressStream(ctx.get(), &o, &in);
     if (ZSTD_isError(ret)) r.fail(std::string("corrupt compressed data (") + ZSTD_getErrorName(ret) + ")");
-    out.resize(have + o.pos);
-    if (out.size() > raw_len) r.fail("compressed data is longer than its stated length");
-    if (ret != 0 && in.pos == in.size && o.pos < want) r.fail("compressed data ends early");
+    produced += o.pos;
+    if (produced > p.raw_len) r.fail("compressed data runs past its stated length of " + std::to_string(p.raw_len) + " bytes");
+    if (o.pos > 0) sink(buf.data(), o.pos);
+    if (ret != 0 && in.pos == in.size && o.pos < o.size) r.fail("compressed data ends early");
   }
   if (in.pos != in.size) r.fail("bytes after the end of the compressed data");
-  if (out.size() != raw_len) r.fail("compressed data is shorter than its stated length");
-  return ungroup(out, width);
+  if (produced != p.raw_len) r.fail("compressed data is shorter than its stated length");
+}
+
+std::vector<uint8_t> unpack_chunk(const ByteReader& where, const uint8_t* body, size_t size, uint64_t max_bytes) {
+  const PackedChunk p = read_pack_header(where, body, size, max_bytes);
+  std::vector<uint8_t> out;
+  // Grows only as bytes really come out: a lying length never allocates by itself.
+  inflate_chunk(where, p, [&](const uint8_t* d, size_t n) { out.insert(out.end(), d, d + n); });
+  return ungroup(out, size_t(p.width));
+}
+
+std::vector<ChunkRef> chunk_table(const uint8_t* data, size_t size, const std::string& name) {
+  ByteReader top(data, size, name, "header");
+  const uint32_t chunks = top.get<uint32_t>();
+  // Each chunk takes at least its 12-byte head: a count beyond that is refused before the walk.
+  if (chunks > top.remaining() / 12) top.fail("chunk count " + std::to_string(chunks) + " runs past the end");
+  std::vector<ChunkRef> refs;
+  refs.reserve(chunks);
+  for (uint32_t i = 0; i < chunks; ++i) {
+    char tag[5] = {};
+    for (int k = 0; k < 4; ++k)
+      tag[k] = char(top.get<uint8_t>());
+    const uint64_t len = top.get<uint64_t>();
+    if (len > top.remaining()) top.fail(std::string("chunk ") + printable_tag(tag) + " runs past the end of the file");
+    refs.push_back({tag, top.here(), size_t(len)});
+    top.skip(len);
+  }
+  if (top.remaining() != 0) top.fail(std::to_string(top.remaining()) + " bytes after the last chunk");
+  return refs;
+}
+
+std::string printable_tag(const std::string& tag) {
+  std::string out;
+  for (const unsigned char c : tag) {
+    if (c >= 0x20 && c < 0x7f) {
+      out += char(c);
+    } else {
+      char b[8];
+      std::snprintf(b, sizeof b, "\\x%02x", c);
+      out += b;
+    }
+  }
+  return out;
 }
 
 ChunkFileWriter::ChunkFileWriter(const char magic[8], uint32_t version, bool packed, AtomicFileWriter* sink)

@@ -25,6 +25,12 @@ class AtomicFileWriter;
 
 /// Bytes of one metrics row in the file (i64 step, four f64).
 constexpr size_t k_checkpoint_row_bytes = 8 + 4 * 8;
+/// The model file's first eight bytes.
+constexpr char k_model_magic[8] = {'R', 'D', 'R', 'W', 'M', 'O', 'D', 'L'};
+/// FRAM flags: what a frame keeps in the file (fp16 weights, exact weights, a picture).
+constexpr uint8_t k_frame_half = 1, k_frame_exact = 2, k_frame_picture = 4;
+/// Bytes of one FRAM record: the metrics row, flags, channels, u16 0, i32 width and height.
+constexpr size_t k_frame_record_bytes = k_checkpoint_row_bytes + 4 + 8;
 
 /// Appends little-endian values to `bytes`.
 class ByteWriter {
@@ -99,8 +105,34 @@ constexpr size_t k_fast_pack_bytes = size_t(16) << 20;
 /// How a chunk body is packed (format 3 on).
 enum class ChunkCodec : uint8_t { Stored = 0, Zstd = 1 };
 
-/// Unpacks a chunk body; `r` names the file and chunk in errors. `max_bytes` bounds the unpacked length.
+/// A packed chunk's header, checked: its codec and element width are known, and its unpacked
+/// length is at most the bound the caller gives (what the model's shape allows that chunk).
+struct PackedChunk {
+  ChunkCodec codec;
+  int width;
+  uint64_t raw_len;
+  const uint8_t* payload;
+  size_t payload_len;
+};
+/// Reads and checks a packed body's header; `r` names the file and chunk in errors.
+PackedChunk read_pack_header(const ByteReader& r, const uint8_t* body, size_t size, uint64_t max_bytes);
+/// The unpacked bytes (planes still grouped by width) handed to `sink` piece by piece, through a
+/// fixed buffer: refused as soon as they run past the stated length, or when they end short.
+void inflate_chunk(const ByteReader& r, const PackedChunk& p, const std::function<void(const uint8_t*, size_t)>& sink);
+/// Unpacks a chunk body whole; `max_bytes` bounds the unpacked length (checked before inflating).
 std::vector<uint8_t> unpack_chunk(const ByteReader& r, const uint8_t* body, size_t size, uint64_t max_bytes);
+
+/// One chunk of a file as it lies in the file: its tag and its (still packed) body.
+struct ChunkRef {
+  std::string tag;
+  const uint8_t* body;
+  size_t len;
+};
+/// The chunk table after the 12-byte header (`data`/`size` exclude the trailing CRC): every
+/// chunk's tag and place, checked to lie inside the file; nothing is unpacked.
+std::vector<ChunkRef> chunk_table(const uint8_t* data, size_t size, const std::string& name);
+/// A chunk tag as text, bytes outside printable ASCII escaped (\xNN).
+std::string printable_tag(const std::string& tag);
 
 /// A chunk's unpacked bytes, piece by piece: the source calls `visit` on each piece in order. It
 /// is called once per byte plane when packing regroups (`width` times), and must give the same
@@ -142,33 +174,5 @@ private:
   uint32_t m_chunks = 0;
   bool m_packed;
 };
-
-/// One chunk of a file read by for_each_chunk: its tag and unpacked body.
-struct ChunkView {
-  std::string tag;
-  std::vector<uint8_t> body;
-};
-
-/// Walks the chunk table after the 12-byte header and the u32 count (`data`/`size` exclude the
-/// trailing CRC), unpacking bodies when `packed`; calls `visit` per chunk in file order.
-template <class Visit>
-void for_each_chunk(const uint8_t* data, size_t size, const std::string& name, bool packed, uint64_t max_bytes,
-                    Visit&& visit) {
-  ByteReader top(data, size, name, "header");
-  const uint32_t chunks = top.get<uint32_t>();
-  for (uint32_t i = 0; i < chunks; ++i) {
-    char tag[5] = {};
-    for (int k = 0; k < 4; ++k)
-      tag[k] = char(top.get<uint8_t>());
-    const uint64_t len = top.get<uint64_t>();
-    if (len > top.remaining()) top.fail(std::string("chunk ") + tag + " runs past the end of the file");
-    const uint8_t* body = top.here();
-    top.skip(len);
-    ByteReader where(body, size_t(len), name, std::string("chunk ") + tag);
-    ChunkView c{tag,
-                packed ? unpack_chunk(where, body, size_t(len), max_bytes) : std::vector<uint8_t>(body, body + len)};
-    visit(c);
-  }
-}
 
 } // namespace redraw

@@ -35,3 +35,7 @@ if(REDRAW_GUI AND REDRAW_XVFB_RUN)
                    ${CMAKE_CURRENT_LIST_DIR}/../gui/gui_tiny.json)
   set_tests_properties(gui_signals PROPERTIES TIMEOUT 400 RESOURCE_LOCK xvfb)
 endif()
+
+# Model files whose chunks unpack to gigabytes: opened or refused in under 2 s and 600 MB.
+add_test(NAME model_bombs COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/model_bombs.sh $<TARGET_FILE:redraw>)
+set_tests_properties(model_bombs PROPERTIES ENVIRONMENT "REDRAW_ASSETS=${CMAKE_SOURCE_DIR}/assets" TIMEOUT 300)

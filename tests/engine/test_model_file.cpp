@@ -157,7 +157,7 @@ TEST_CASE("model file: a damaged packed file is a clear error, never a crash") {
   const uint64_t huge = uint64_t(1) << 40;
   std::memcpy(lie.data() + 16 + 12 + 4, &huge, 8); // META's unpacked length
   reseal(lie);
-  CHECK_THROWS_WITH_AS(deserialize_checkpoint(lie.data(), lie.size(), "lie.redraw"), doctest::Contains("over the model limit"),
+  CHECK_THROWS_WITH_AS(deserialize_checkpoint(lie.data(), lie.size(), "lie.redraw"), doctest::Contains("chunk META: holds 1099511627776 bytes unpacked where the metadata limit allows at most"),
                        CheckpointError);
 }
 
@@ -217,12 +217,12 @@ TEST_CASE("chunk packing: pieces of any size pack as the whole would, and unpack
     const std::vector<uint8_t> whole = file_of({}, width);
     CHECK(file_of({1, 7, 8, 1000, 65'537, 131'073}, width) == whole);
     CHECK(file_of({3, 3, 4, 160'000}, width) == whole); // an empty piece too
-    std::vector<uint8_t> back;
-    for_each_chunk(whole.data() + 12, whole.size() - 16, "t", true, raw.size(), [&](ChunkView& c) {
-      CHECK(c.tag == "DATA");
-      back = std::move(c.body);
-    });
-    CHECK(back == raw);
+    const std::vector<ChunkRef> refs = chunk_table(whole.data() + 12, whole.size() - 16, "t");
+    REQUIRE(refs.size() == 1);
+    CHECK(refs[0].tag == "DATA");
+    const ByteReader where(refs[0].body, refs[0].len, "t", "chunk DATA");
+    CHECK(unpack_chunk(where, refs[0].body, refs[0].len, raw.size()) == raw);
+    CHECK_THROWS_AS(unpack_chunk(where, refs[0].body, refs[0].len, raw.size() - 1), CheckpointError);
     if (width == 4) CHECK(whole.size() < raw.size() / 2); // the regrouped ramp compresses
   }
   // A source that gives fewer bytes than it said is a programming error, caught before the file ends.

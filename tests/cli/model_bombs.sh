@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Model files whose chunks unpack to gigabytes (tests/model_bombs.py): each opens, or is refused
+# naming the chunk, in under 2 s of CPU time and 600 MB of peak memory, in `info` and `render`.
+# An unknown chunk is skipped without being unpacked. Usage: model_bombs.sh path/to/redraw
+set -u
+redraw="$1"
+. "$(dirname "$0")/../lib.sh"
+make_png "$work/img.png" 320 240
+"$redraw" train "$work/img.png" --preset instant --steps 3 --out "$work/run" >/dev/null 2>&1 || fail "training the base model"
+python3 "$tests_dir/model_bombs.py" "$work/run/model.redraw" "$work" >/dev/null || fail "writing the bombs"
+
+# measure KIND CODE NEEDLE COMMAND...: the exit code, the needle in stderr, CPU time and peak RSS
+measure() {
+  local kind="$1" code="$2" needle="$3"
+  shift 3
+  python3 - "$code" "$needle" "$kind" "$@" <<'PY'
+import resource, subprocess, sys
+code, needle, kind, cmd = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4:]
+p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+cpu, rss_mb = r.ru_utime + r.ru_stime, r.ru_maxrss / 1024
+bad = []
+if p.returncode != code: bad.append('exit %d, wanted %d' % (p.returncode, code))
+if needle not in p.stderr: bad.append('stderr lacks %r' % needle)
+if cpu >= 2.0: bad.append('%.2f s of CPU time' % cpu)
+if rss_mb >= 600: bad.append('%.0f MB peak' % rss_mb)
+print('%s %s: exit %d, %.2f s CPU, %.0f MB peak%s' % ('FAIL' if bad else 'ok', kind, p.returncode, cpu, rss_mb,
+      ' (' + '; '.join(bad) + ')' if bad else ''))
+if bad: print(p.stderr[-600:])
+sys.exit(1 if bad else 0)
+PY
+}
+
+# kind|the chunk the error names ('' where the model opens)
+cases=(
+  "unknown|"
+  "meta|chunk META: holds 4294967296 bytes unpacked"
+  "meta-runs|chunk META: compressed data runs past"
+  "parm|chunk PARM: compressed data runs past"
+  "hist|chunk HIST: holds 1099511627776 bytes unpacked"
+  "bigframe|chunk FRAM: frame 0: picture size 16384x16384"
+  "frames|the frames' pictures come to more than 268435456 bytes"
+  "frames-fit|"
+)
+for c in "${cases[@]}"; do
+  IFS='|' read -r kind needle <<<"$c"
+  f="$work/bomb-$kind.redraw"
+  code=1
+  [ -z "$needle" ] && code=0
+  measure "info $kind" "$code" "$needle" "$redraw" info "$f" || failures=$((failures + 1))
+  measure "render $kind" "$code" "$needle" "$redraw" render "$f" --size 64x48 -o "$work/$kind.png" || failures=$((failures + 1))
+  [ "$code" = 1 ] && check "[ ! -e '$work/$kind.png' ]  # render $kind wrote nothing"
+done
+# Every bomb is well under 10 MB: the floor's files.
+check '[ "$(du -b "$work"/bomb-*.redraw | sort -n | tail -1 | cut -f1)" -lt 10000000 ]'
+finish model_bombs
