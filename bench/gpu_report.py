@@ -1,23 +1,26 @@
 #!/usr/bin/env python3
-"""Merges the JSON that `scripts/gpu_check.sh run PART` wrote on a GPU machine into one table.
+"""Merges the JSON that `scripts/gpu_check.py run PART` wrote on a GPU machine into one table.
 
   python3 bench/gpu_report.py [DIR ...]
 
 DIR: the folders the device calls' files came back to (one per call, in call order). Without
 arguments: the ':'-separated folders in $REDRAW_GPU_RESULTS, else the repository's .gpu-results/
 (where `run` writes when $OUT is not set). Later directories win where two hold the same part.
-A part that was killed before it finished shows as "incomplete" with what it had measured. Prints Markdown: the status of every part,
+A part that was killed before it finished shows as "incomplete" with what it had measured.
+Prints Markdown: the status of every part, every floor a part checked (figure, floor, verdict),
 Redraw's steps/s and samples/s per preset, size and precision beside PyTorch eager and
 torch.compile from the same machine, the CLI's own throughput, the time for the 200x200 horse to
-reach 99% of pixels right, and the interop cost per 1024x1024 frame. Exits 1 when a part failed.
+reach 99% of pixels right, the interop cost per 1024x1024 frame, instant beside tiny-cuda-nn and
+the PyTorch hash grid, and the full-resolution share. Where a dedicated part did not run, its
+figures come from `quick`. Exits 1 when a part failed.
 """
 import glob
 import json
 import os
 import sys
 
-PARTS = ("tests", "sanitize", "sanitize-parity", "bench", "accuracy", "interop", "torch", "instant", "instant-torch",
-         "profile", "fullres")
+PARTS = ("quick", "tests", "sanitize", "sanitize-parity", "bench", "accuracy", "interop", "torch", "instant",
+         "instant-torch", "profile", "fullres")
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -42,6 +45,15 @@ def fmt(v, spec=".1f"):
     return "-" if v is None else format(v, spec)
 
 
+def section(parts, key, *names):
+    """PART[key] from the first of NAMES (parts) that has it, else quick's, else None."""
+    for p in names + ("quick",):
+        v = parts.get(p, {}).get(key)
+        if v:
+            return v
+    return None
+
+
 def main(argv):
     env = [d for d in os.environ.get("REDRAW_GPU_RESULTS", "").split(":") if d]
     dirs = argv or env or [os.path.join(REPO, ".gpu-results")]
@@ -62,6 +74,11 @@ def main(argv):
         done = r.get("steps_finished")
         steps = f" (finished: {', '.join(done) or 'nothing'})" if r.get("status") == "incomplete" and done is not None else ""
         print(f"| {p} | {r.get('status')} | {r.get('reason', '')}{steps} |")
+    checks = [(p, c) for p in PARTS for c in parts.get(p, {}).get("checks", [])]
+    if checks:
+        print("\n| part | check | status | detail |\n|---|---|---|---|")
+        for p, c in checks:
+            print(f"| {p} | {c['check']} | {c['status']} | {c['detail']} |")
 
     bench = parts.get("bench", {}).get("throughput", [])
     torch = parts.get("torch", {}).get("torch", [])
@@ -93,36 +110,39 @@ def main(argv):
         for a in acc:
             print(f"| {a['preset']} | {a['time_limit_s']} s | {'yes' if a['reached'] else 'no'} | {a['steps']} | "
                   f"{a['train_seconds']:.2f} | {100 * a['pixel_accuracy']:.2f}% |")
-    inter = parts.get("interop", {}).get("interop")
+    inter = section(parts, "interop", "interop")
     if inter:
         print(f"\nInterop, {inter['size']}x{inter['size']} frame on {inter['gl_renderer']}: render {inter['render_ms']:.3f} ms, "
               f"copy + texture upload {inter['copy_upload_ms']:.3f} ms, total {inter['total_ms']:.3f} ms per frame; "
               f"max texel difference {inter['max_level_diff']} level(s)")
-    for part in ("sanitize", "sanitize-parity"):
+    for part in ("sanitize", "sanitize-parity", "quick"):
         san = parts.get(part, {}).get("tools")
         if san:
             print(f"\ncompute-sanitizer ({part}): " +
                   ", ".join(f"{t} {v.get('errors')} errors (exit {v.get('exit')}{', timed out' if v.get('timed_out') else ''})"
                             for t, v in san.items()))
-    inst = parts.get("instant", {})
-    if inst.get("instant_cuda"):
-        peers = inst.get("instant_torch", []) + parts.get("instant-torch", {}).get("instant_torch", [])
+    ours = section(parts, "instant_cuda", "instant", "instant-torch") or []
+    if ours:
+        peers = section(parts, "instant_torch", "instant-torch", "instant") or []
         best = max(peers, key=lambda r: r["samples_per_s"], default=None)
         print("\n| instant 512x512, batch 2^18 | samples/s | vs fastest PyTorch hash grid |\n|---|---|---|")
-        for r in inst["instant_cuda"]:
+        for r in ours:
             ratio = f"{r['samples_per_s'] / best['samples_per_s']:.1f}x ({best['impl']} {best['precision']})" if best else "-"
             kernels = r.get("hash_grid_kernels", "default kernels")
             print(f"| Redraw {r['precision']}, {kernels} | {r['samples_per_s']:.3g} | {ratio} |")
         for r in peers:
             print(f"| PyTorch {r['impl']} {r['precision']} | {r['samples_per_s']:.3g} | |")
-        print("floors: >= 2.6e8 samples/s, >= 3x the fastest peer")
-    for img, rows in inst.get("instant_psnr", {}).items():
+        tcnn = section(parts, "tcnn") or {}
+        if tcnn.get("samples_per_s"):
+            print(f"| tiny-cuda-nn (FullyFusedMLP), batch 2^18 | {tcnn['samples_per_s']:.3g} | |")
+        print("floors: the checks above (scripts/gpu_check.py's FLOORS)")
+    for img, rows in parts.get("instant", {}).get("instant_psnr", {}).items():
         runs = [r for r in rows if "preset" in r] if isinstance(rows, list) else []
         for r in runs:
             hits = ", ".join(f"{h['target_db']} dB {h['seconds']:.2f} s" for h in r.get("time_to_psnr", [])
                              if h.get("seconds") is not None)
             print(f"{img} {r['preset']}: {hits or 'no target reached'}")
-    full = parts.get("fullres", {}).get("fullres", {})
+    full = section(parts, "fullres", "fullres") or {}
     if full.get("rows"):
         print("\n| full resolution, instant | round | steps/s | outside training s | PSNR dB |\n|---|---|---|---|---|")
         for r in full["rows"]:

@@ -9,7 +9,8 @@
 #        >= 3x the PyTorch peer
 #   bash bench/run_instant_bench.sh [--cpu-only | --gpu-only] [--time-limit S]
 # Builds into build/ (scripts/build.sh). On a GPU machine without the build dependencies,
-# scripts/gpu_check.sh's `instant` part runs the GPU half from a pack.
+# scripts/gpu_check.py's `instant` and `instant-torch` parts run the GPU half from a pack, against
+# the floors in its FLOORS table.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cpu=1

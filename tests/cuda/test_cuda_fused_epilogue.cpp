@@ -3,7 +3,7 @@
 // against the CPU and each other, at every width, on batches that end inside a tile, and in a
 // 100-step training run. Bounds as in test_cuda_hash_grid.cpp (predict 1e-2, gradients 3e-2,
 // PSNR within 1 dB); the two epilogues round the same products, so they agree far closer.
-// Which is faster is measured by `scripts/gpu_check.sh run instant`; not measured yet.
+// Which is faster is measured by `scripts/gpu_check.py run instant`; not measured yet.
 // Without a device every case prints "SKIPPED: no CUDA device: <why>" and checks nothing.
 #if REDRAW_HAVE_CUDA
 

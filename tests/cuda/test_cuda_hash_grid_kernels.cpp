@@ -3,7 +3,7 @@
 // and one per (sample, level); atomic and warp-aggregated backward scatters; fp16 features
 // written straight into the fused MLP's input against fp32 ones it converts itself. Bounds as in
 // test_cuda_hash_grid.cpp: encode 1e-5, fp32 gradients 1e-4 (atomic sums in any order).
-// Which is faster is measured by `scripts/gpu_check.sh run instant` with REDRAW_HASH_GRID_ENCODE /
+// Which is faster is measured by `scripts/gpu_check.py run instant` with REDRAW_HASH_GRID_ENCODE /
 // REDRAW_HASH_GRID_BACKWARD set; not measured yet.
 // Without a device every case prints "SKIPPED: no CUDA device: <why>" and checks nothing.
 #if REDRAW_HAVE_CUDA

@@ -1,5 +1,6 @@
 // Small cases that run every kernel of the instant preset, for compute-sanitizer (memcheck,
-// racecheck, synccheck: scripts/gpu_check.sh run sanitize): the fused fp16 MLP at every width on
+// racecheck, synccheck: scripts/gpu_check.py run sanitize; its quick part runs the fused MLP and
+// hash grid cases under memcheck and racecheck): the fused fp16 MLP at every width on
 // batches that end inside a tile, the hash grid's encode, grid encode and backward with 1, 2 and 4
 // features, and bound training steps (eager, captured and replayed) with renders below and above
 // the training chunk, and the hash grid's alternative kernels. They also check their results against the CPU, with the bounds of

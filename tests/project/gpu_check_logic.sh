@@ -1,37 +1,69 @@
 #!/usr/bin/env bash
-# scripts/gpu_check.sh's bookkeeping, on a machine without a GPU: a fake pack (stub binaries), a
-# fake nvidia-smi and compute-sanitizer stand in for the device. Checks that every part's timeouts
-# add up to at most 480 s (`list`), that `run` refuses parts that add up to more, that a finished
-# part's JSON says ok with its steps, that a part killed mid-step (SIGKILL, as at the device call's
-# limit, and SIGTERM) still leaves its JSON saying "incomplete" with the step it stopped in and what
-# the steps before it measured, and that the report reads it all.
+# scripts/gpu_check.py's bookkeeping and floors, on a machine without a GPU: a fake pack (stub
+# binaries), a fake nvidia-smi, compute-sanitizer, PyTorch peer (python3 bench/torch_reference.py)
+# and tiny-cuda-nn benchmark stand in for the device. Checks that every part's timeouts add up to
+# at most 480 s and quick's to at most 420 s (`list`), that `run` refuses parts that add up to more,
+# that a finished part's JSON says ok with its steps, that a part killed mid-step (SIGKILL, as at the
+# device call's limit, and SIGTERM) still leaves its JSON saying "incomplete" with the step it
+# stopped in and what the steps before it measured, that quick returns at most 8 files, skips
+# tiny-cuda-nn with a reason when the pack has none and stops it once it has its figure, that a
+# figure under its floor fails its part with the figure, and that the report reads it all.
 #   gpu_check_logic.sh SOURCE_DIR
 set -uo pipefail
 src="$1"
 . "$(dirname "$0")/../lib.sh"
 tmp="$work"
+export TMPDIR="$tmp" # the parts' scratch folders, which a part killed by SIGKILL leaves behind
 jq_py() { # jq_py FILE EXPR: exit 0 when the Python expression on j (the JSON) is true
   python3 -c "import json,sys; j=json.load(open('$1')); sys.exit(0 if ($2) else 1)"
 }
+check_of() { # check_of NAME: the Python expression for quick's check NAME
+  echo "next(c for c in j['checks'] if c['check'] == '$1')"
+}
 cd "$src"
+gpu_check() { python3 scripts/gpu_check.py "$@"; }
 
 # -- list: every part within one call --------------------------------------------------------
-list="$(bash scripts/gpu_check.sh list)"
+list="$(gpu_check list)"
 echo "$list" | grep -E '^[a-z-]+: '
-check_run "list names all 11 parts" test "$(echo "$list" | grep -cE '^[a-z-]+: [0-9]+ s of timeouts')" -eq 11
+check_run "list names all 12 parts" test "$(echo "$list" | grep -cE '^[a-z-]+: [0-9]+ s of timeouts')" -eq 12
+check_run "  quick first" bash -c "echo \"\$1\" | head -1 | grep -q '^quick: '" _ "$list"
 check_run "no part's timeouts add up to more than 480 s" \
   bash -c "! echo \"\$1\" | awk '/ s of timeouts/ { if (\$2 + 0 > 480) bad = 1 } END { exit !bad }'" _ "$list"
+check_run "quick's timeouts add up to at most 420 s" \
+  bash -c "echo \"\$1\" | awk '/^quick: / { ok = (\$2 + 0 <= 420) } END { exit !ok }'" _ "$list"
 check_run "the sanitize part runs memcheck, racecheck and synccheck" \
-  bash -c "bash scripts/gpu_check.sh list sanitize | grep -c -E '^  (memcheck|racecheck|synccheck) ' | grep -qx 3"
+  bash -c "python3 scripts/gpu_check.py list sanitize | grep -c -E '^  (memcheck|racecheck|synccheck) ' | grep -qx 3"
+check_run "quick runs the tests, two sanitizers, instant, interop, PyTorch, tiny-cuda-nn and fullres" \
+  bash -c "python3 scripts/gpu_check.py list quick | grep -cE '^  (redraw_cuda_tests|memcheck|racecheck|cuda_bench instant|redraw_interop_check|PyTorch|tiny-cuda-nn|full resolution)' | grep -qx 8"
+check_run "the shell wrapper runs the same program" bash -c "bash scripts/gpu_check.sh list quick | grep -q '^quick: '"
+
+# -- pack --tcnn-bin: tiny-cuda-nn's benchmark travels in bin/ (a fake build of scripts) ---------
+mkdir -p "$tmp/fake-build/bin"
+for b in redraw libredraw_cuda.so redraw_tests redraw_cuda_tests cuda_bench psnr_bench redraw_interop_check \
+  decode_bench bench_image_ours; do printf '#!/bin/sh\necho %s\n' "$b" >"$tmp/fake-build/bin/$b"; done
+chmod +x "$tmp/fake-build/bin/"*
+gpu_check pack-from-build "$tmp/fake-build" "$tmp/fake-pack" --tcnn-bin "$tmp/fake-build/bin/bench_image_ours" \
+  >"$tmp/fake-pack.out" 2>&1
+check_run "pack-from-build --tcnn-bin packs every binary" test $? -eq 0
+check_run "  tiny-cuda-nn's under bin/tcnn_image_bench" grep -qx './bin/tcnn_image_bench' "$tmp/fake-pack/MANIFEST"
+gpu_check unpack "$tmp/fake-pack"
+check_run "  and it unpacks" bash -c "'$tmp/fake-pack/bin/tcnn_image_bench' | grep -qx bench_image_ours"
+rm "$tmp/fake-build/bin/cuda_bench"
+gpu_check pack-from-build "$tmp/fake-build" "$tmp/fake-pack2" >"$tmp/fake-pack2.out" 2>&1
+check_run "a build without cuda_bench makes an incomplete pack (exit 1)" test $? -eq 1
+check_run "  naming it" grep -q "cuda_bench was not built" "$tmp/fake-pack2.out"
 
 # -- a fake device ---------------------------------------------------------------------------
 pack="$tmp/pack"
 mkdir -p "$pack/bin" "$pack/lib" "$pack/samples" "$tmp/path" "$tmp/cublas"
+cp tests/data/*.png "$pack/samples/"
 echo fake >"$pack/REVISION"
+# FAKE_GPU_NAME: the card's name (an H100's floors apply only on a card so named).
 cat >"$tmp/path/nvidia-smi" <<'EOF'
 #!/bin/sh
-[ "$1" = -L ] && { echo "GPU 0: Fake GPU"; exit 0; }
-echo "Fake GPU, 81559 MiB, 999.0"
+[ "$1" = -L ] && { echo "GPU 0: ${FAKE_GPU_NAME:-Fake GPU}"; exit 0; }
+echo "${FAKE_GPU_NAME:-Fake GPU}, 81559 MiB, 999.0"
 EOF
 # Test binaries: a doctest summary; FAKE_HANG=NAME makes that one hang (killed by the test).
 cat >"$pack/bin/redraw_cuda_tests" <<'EOF'
@@ -58,42 +90,154 @@ cat >"$pack/bin/decode_bench" <<'EOF'
 #!/bin/sh
 [ "$1" = make ] && : >"$3"
 EOF
+# cuda_bench and psnr_bench: their JSON; instant at FAKE_SAMPLES samples/s (default 3.5e8).
+cat >"$pack/bin/cuda_bench" <<'EOF'
+#!/bin/sh
+json="" precision=auto
+while [ $# -gt 0 ]; do
+  case "$1" in --json) json="$2" ;; --precision) precision="$2" ;; esac
+  shift
+done
+s="${FAKE_SAMPLES:-3.5e8}"
+echo "instant     512   262144 samples/s $s"
+printf '{"throughput": [{"impl": "redraw-cuda", "preset": "instant", "size": 512, "batch": 262144, "precision": "%s", "steps_per_s": 1000.0, "samples_per_s": %s}], "accuracy": []}\n' "$precision" "$s" >"$json"
+EOF
+cat >"$pack/bin/psnr_bench" <<'EOF'
+#!/bin/sh
+while [ $# -gt 0 ]; do [ "$1" = --json ] && echo '[]' >"$2"; shift; done
+EOF
+# The interop check: FAKE_INTEROP_MS for copy + upload (default 0.640).
+cat >"$pack/bin/redraw_interop_check" <<'EOF'
+#!/bin/sh
+while [ $# -gt 0 ]; do [ "$1" = --json ] && json="$2"; shift; done
+ms="${FAKE_INTEROP_MS:-0.640}"
+echo "interop_check: 1024x1024, 60 frames: render 10.400 ms, copy + upload $ms ms, total 11.000 ms per frame (median)"
+printf '{"interop": {"ok": true, "gl_renderer": "fake", "size": 1024, "frames": 60, "render_ms": 10.4, "copy_upload_ms": %s, "total_ms": 11.0, "max_level_diff": 0}}\n' "$ms" >"$json"
+echo "interop_check: OK"
+EOF
 cat >"$tmp/path/compute-sanitizer" <<'EOF'
 #!/bin/sh
-echo "========= COMPUTE-SANITIZER"
+echo "========= COMPUTE-SANITIZER $*"
+shift 6
 "$@" 2>&1 | sed 's/^/  /'
 echo "========= ERROR SUMMARY: 0 errors"
 EOF
-chmod +x "$tmp/path/"* "$pack/bin/"*
+# python3 bench/torch_reference.py: the PyTorch hash grid at FAKE_TORCH_SAMPLES (default 1.2e8,
+# compiled; eager a third of it). Everything else goes to the real python3.
+real_python="$(python3 -c 'import sys; print(sys.executable)')" # the interpreter itself (a pyenv shim would put its own bin first in PATH)
+cat >"$tmp/path/python3" <<EOF
+#!/bin/sh
+case "\$1" in */torch_reference.py) ;; *) exec "$real_python" "\$@" ;; esac
+json="" precision=fp32
+while [ \$# -gt 0 ]; do
+  case "\$1" in --json) json="\$2" ;; --precision) precision="\$2" ;; esac
+  shift
+done
+s="\${FAKE_TORCH_SAMPLES:-1.2e8}"
+echo "instant     512  compile   262144 samples/s \$s"
+printf '[{"impl": "torch-eager", "preset": "instant", "size": 512, "precision": "%s", "samples_per_s": %s}, {"impl": "torch-compile", "preset": "instant", "size": 512, "precision": "%s", "samples_per_s": %s}]\n' "\$precision" "\$("$real_python" -c "print(\$s / 3)")" "\$precision" "\$s" >"\$json"
+EOF
+# tiny-cuda-nn's image benchmark as bench_ours prints it: batch 2^21 (iterations 25 apart) at
+# 9e8, then 2^18 (100 apart) at FAKE_TCNN_SAMPLES (default 2.9e8), then a long pause.
+cat >"$tmp/tcnn_image_bench" <<'EOF'
+#!/bin/sh
+[ -f "$2" ] && grep -q HashGrid "$2" || { echo "no config"; exit 1; }
+for i in 0 25 50 75 100 125 150 175 200 225; do echo "Iteration#$i: loss=0.1 time=1000[µs] thp=9e8/s"; done
+echo "Finished training benchmark. Mean throughput is 9e+08/s. Waiting 10 seconds for GPU to cool down."
+echo "Iteration#0: time=1000[µs] thp=3e9/s"
+echo "Finished inference benchmark. Mean throughput is 3e+09/s. Waiting 10 seconds for GPU to cool down."
+for i in 0 100 200 300 400 500 600 700 800 900; do echo "Iteration#$i: loss=0.1 time=1000[µs] thp=1e8/s"; done
+echo "Finished training benchmark. Mean throughput is ${FAKE_TCNN_SAMPLES:-2.9e8}/s. Waiting 10 seconds for GPU to cool down."
+sleep 30
+EOF
+chmod +x "$tmp/path/"* "$pack/bin/"* "$tmp/tcnn_image_bench"
 export REDRAW_GPU_PACK="$pack" REDRAW_CUBLAS_DIR="$tmp/cublas" PATH="$tmp/path:$PATH"
 
 # -- a part that finishes --------------------------------------------------------------------
-OUT="$tmp/r1" bash scripts/gpu_check.sh run tests >"$tmp/r1.out" 2>&1
+OUT="$tmp/r1" gpu_check run tests >"$tmp/r1.out" 2>&1
 check_run "a finished tests part exits 0" test $? -eq 0
 check_run "its JSON says ok with 5 steps finished" \
   jq_py "$tmp/r1/tests.json" "j['status'] == 'ok' and len(j['steps_finished']) == 5 and len(j['suites']) == 2"
-OUT="$tmp/r1" bash scripts/gpu_check.sh run sanitize >"$tmp/r1s.out" 2>&1
+OUT="$tmp/r1" gpu_check run sanitize >"$tmp/r1s.out" 2>&1
 check_run "the sanitize part's JSON holds all three tools, clean" \
-  jq_py "$tmp/r1/sanitize.json" "j['status'] == 'ok' and sorted(j['tools']) == ['memcheck', 'racecheck', 'synccheck'] and all(t['errors'] == 0 for t in j['tools'].values())"
+  jq_py "$tmp/r1/sanitize.json" "j['status'] == 'ok' and sorted(j['tools']) == ['memcheck', 'racecheck', 'synccheck'] and all(t['errors'] == 0 and t['cases'] == 30 for t in j['tools'].values())"
+
+# -- quick: everything in one call ------------------------------------------------------------
+OUT="$tmp/q1" gpu_check run quick >"$tmp/q1.out" 2>&1
+rc=$?
+cat "$tmp/q1.out"
+check_run "quick without tiny-cuda-nn exits 0" test $rc -eq 0
+check_run "  its JSON says ok with every check" \
+  jq_py "$tmp/q1/quick.json" "j['status'] == 'ok' and [c['check'] for c in j['checks']] == ['tests', 'memcheck', 'racecheck', 'instant', 'interop', 'PyTorch', 'tiny-cuda-nn', 'fullres']"
+check_run "  tiny-cuda-nn is skipped, with the reason" \
+  jq_py "$tmp/q1/quick.json" "$(check_of tiny-cuda-nn)['status'] == 'skipped' and 'no tiny-cuda-nn binary' in $(check_of tiny-cuda-nn)['detail']"
+check_run "  memcheck and racecheck ran the fused MLP and hash-grid cases only" \
+  test "$(grep -cF -- '-tc=cuda sanitize: fused MLP*,cuda sanitize: hash grid*' "$tmp/q1/quick.log")" -eq 2
+check_run "  on a card other than an H100 the samples/s floor is reported, not checked" \
+  jq_py "$tmp/q1/quick.json" "$(check_of instant)['status'] == 'reported' and '3.50e8' in $(check_of instant)['detail']"
+check_run "  ours against PyTorch's fastest: 2.92x" \
+  jq_py "$tmp/q1/quick.json" "$(check_of PyTorch)['status'] == 'ok' and abs($(check_of PyTorch)['figure'] - 3.5 / 1.2) < 1e-9"
+check_run "  at most 8 files come back" test "$(find "$tmp/q1" -type f | wc -l)" -le 8
+# With tiny-cuda-nn packed: its figure at 2^18 beside ours, and the benchmark ended once it had it.
+cp "$tmp/tcnn_image_bench" "$pack/bin/"
+start=$SECONDS
+OUT="$tmp/q2" gpu_check run quick >"$tmp/q2.out" 2>&1
+rc=$?
+check_run "quick with tiny-cuda-nn exits 0" test $rc -eq 0
+check_run "  its batch 2^18 figure is the one compared (not 2^21's)" \
+  jq_py "$tmp/q2/quick.json" "j['tcnn']['samples_per_s'] == 2.9e8 and j['tcnn']['runs'][0]['batch'] is None and $(check_of tiny-cuda-nn)['status'] == 'ok' and '2.90e8' in $(check_of tiny-cuda-nn)['detail'] and '3.50e8' in $(check_of tiny-cuda-nn)['detail']"
+check_run "  and the benchmark was ended once it printed it (not after its 30 s pause)" test $((SECONDS - start)) -lt 25
+FAKE_TCNN_SAMPLES=4.2e8 OUT="$tmp/q3" gpu_check run quick >"$tmp/q3.out" 2>&1
+rc=$?
+check_run "quick slower than tiny-cuda-nn fails (exit 1)" test $rc -eq 1
+check_run "  naming both figures" \
+  jq_py "$tmp/q3/quick.json" "j['status'] == 'failed' and 'tiny-cuda-nn' in j['reason'] and '4.20e8' in j['reason'] and '0.83x' in j['reason']"
+rm "$pack/bin/tcnn_image_bench"
+FAKE_GPU_NAME="NVIDIA H100 80GB HBM3" FAKE_SAMPLES=2.0e8 OUT="$tmp/q4" gpu_check run quick >"$tmp/q4.out" 2>&1
+check_run "quick on an H100 under 3.0e8 samples/s fails with the figure" \
+  jq_py "$tmp/q4/quick.json" "j['status'] == 'failed' and '2.00e8' in j['reason'] and '3.00e8' in j['reason']"
+FAKE_GPU_NAME="NVIDIA H100 80GB HBM3" OUT="$tmp/q5" gpu_check run quick >"$tmp/q5.out" 2>&1
+check_run "quick on an H100 at 3.5e8 samples/s checks the floor and passes" \
+  jq_py "$tmp/q5/quick.json" "j['status'] == 'ok' and $(check_of instant)['status'] == 'ok'"
+
+# -- every part checks its own floor ----------------------------------------------------------
+FAKE_GPU_NAME="NVIDIA H100 80GB HBM3" FAKE_SAMPLES=2.5e8 OUT="$tmp/f1" gpu_check run instant >"$tmp/f1.out" 2>&1
+check_run "instant on an H100 at 2.5e8 samples/s fails with the figure" \
+  jq_py "$tmp/f1/instant.json" "j['status'] == 'failed' and '2.50e8' in j['reason'] and '3.00e8' in j['reason']"
+FAKE_SAMPLES=2.5e8 OUT="$tmp/f2" gpu_check run instant >"$tmp/f2.out" 2>&1
+check_run "  on another card it reports the figure and passes" \
+  jq_py "$tmp/f2/instant.json" "j['status'] == 'ok' and '2.50e8' in j['reason'] and '0.83 of the H100 floor' in j['reason']"
+FAKE_TORCH_SAMPLES=5e8 OUT="$tmp/f3" gpu_check run instant-torch >"$tmp/f3.out" 2>&1
+check_run "instant-torch with PyTorch faster than ours fails with both figures" \
+  jq_py "$tmp/f3/instant-torch.json" "j['status'] == 'failed' and '5.00e8' in j['reason'] and '3.50e8' in j['reason'] and '0.70x' in j['reason']"
+OUT="$tmp/f4" gpu_check run instant-torch >"$tmp/f4.out" 2>&1
+check_run "  and passes when ours is faster" jq_py "$tmp/f4/instant-torch.json" "j['status'] == 'ok'"
+FAKE_INTEROP_MS=1.5 OUT="$tmp/f5" gpu_check run interop >"$tmp/f5.out" 2>&1
+check_run "interop at 1.5 ms a frame fails with the figure" \
+  jq_py "$tmp/f5/interop.json" "j['status'] == 'failed' and '1.500 ms' in j['reason'] and '1.000 ms' in j['reason']"
+OUT="$tmp/f6" gpu_check run interop >"$tmp/f6.out" 2>&1
+check_run "  and passes at 0.64 ms" jq_py "$tmp/f6/interop.json" "j['status'] == 'ok' and '0.640 ms' in j['reason']"
 
 # -- the full-resolution floor: the bench's table and share in the JSON, the floor judged ----------
-OUT="$tmp/r5" bash scripts/gpu_check.sh run fullres >"$tmp/r5.out" 2>&1
+OUT="$tmp/r5" gpu_check run fullres >"$tmp/r5.out" 2>&1
 check_run "a fullres part at 0.90 of the 1 MP rate says ok" \
   jq_py "$tmp/r5/fullres.json" "j['status'] == 'ok' and j['fullres']['share'] == 0.9 and len(j['fullres']['rows']) == 4"
 check_run "  with both sizes in both rounds" \
   jq_py "$tmp/r5/fullres.json" "sorted((r['side'], r['round']) for r in j['fullres']['rows']) == [(1000, 1), (1000, 2), (10000, 1), (10000, 2)]"
-FAKE_FULL_STEPS=200 OUT="$tmp/r6" bash scripts/gpu_check.sh run fullres >"$tmp/r6.out" 2>&1
+FAKE_FULL_STEPS=200 OUT="$tmp/r6" gpu_check run fullres >"$tmp/r6.out" 2>&1
 check_run "a fullres part at 0.67 fails, naming the floor" \
   jq_py "$tmp/r6/fullres.json" "j['status'] == 'failed' and '0.67' in j['reason'] and '0.80' in j['reason']"
 check_run "  and the report prints its table" \
   bash -c "python3 bench/gpu_report.py '$tmp/r6' | grep -q '^| 10000 px | 2 | 6.7 |'"
 
 # -- two parts in one call are refused -------------------------------------------------------
-OUT="$tmp/r2" bash scripts/gpu_check.sh run tests sanitize >"$tmp/r2.out" 2>&1
+OUT="$tmp/r2" gpu_check run tests sanitize >"$tmp/r2.out" 2>&1
 rc=$?
 check_run "run tests sanitize (960 s of timeouts) is refused" test $rc -eq 2
 check_run "  and says why" grep -q "run one part per call" "$tmp/r2.out"
 check_run "  and runs nothing" test ! -e "$tmp/r2/tests.json"
+OUT="$tmp/r2" gpu_check run quick accuracy >"$tmp/r2q.out" 2>&1
+check_run "run quick accuracy (720 s) is refused too" test $? -eq 2
 
 # -- a part killed mid-step ------------------------------------------------------------------
 # interrupt_tests_part SIGNAL STEP DIR: the tests part into DIR with STEP hanging; once it hangs,
@@ -101,13 +245,13 @@ check_run "  and runs nothing" test ! -e "$tmp/r2/tests.json"
 interrupt_tests_part() {
   local signal="$1" step="$2" dir="$3" pid
   mkdir -p "$dir"
-  FAKE_HANG="$step" OUT="$dir" setsid bash scripts/gpu_check.sh run tests >"$dir.out" 2>&1 &
+  FAKE_HANG="$step" OUT="$dir" setsid python3 scripts/gpu_check.py run tests >"$dir.out" 2>&1 &
   pid=$!
   for _ in $(seq 50); do grep -q hanging "$dir/tests.log" 2>/dev/null && break; sleep 0.2; done
   kill -"$signal" -- -"$pid" 2>/dev/null
   wait "$pid" 2>/dev/null
 }
-# SIGKILL to the whole process group, as a device command's limit does: no trap can run.
+# SIGKILL to the whole process group, as a device command's limit does: no handler can run.
 interrupt_tests_part KILL redraw_tests "$tmp/r3"
 check_run "a part killed by SIGKILL leaves its JSON" test -f "$tmp/r3/tests.json"
 check_run "  saying incomplete, in the step it was in" \
@@ -115,7 +259,7 @@ check_run "  saying incomplete, in the step it was in" \
 check_run "  with the step before it finished and measured" \
   jq_py "$tmp/r3/tests.json" "j['steps_finished'] == ['redraw_cuda_tests'] and j['suites'][0]['passed'] == 30"
 
-# SIGTERM (the command's own timeout, Ctrl-C): the trap names the signal.
+# SIGTERM (the command's own timeout, Ctrl-C): the handler names the signal.
 interrupt_tests_part TERM redraw_cuda_tests "$tmp/r4"
 check_run "a part ended by SIGTERM says so in its JSON" \
   jq_py "$tmp/r4/tests.json" "j['status'] == 'incomplete' and 'SIGTERM' in j['reason'] and 'redraw_cuda_tests' in j['reason']"
@@ -127,6 +271,9 @@ echo "$report" | grep -E '^\| (tests|sanitize) '
 check_run "the report shows the killed part as incomplete, with what it finished" \
   bash -c "grep -q '| tests | incomplete |.*finished: redraw_cuda_tests' <<<\"\$1\"" _ "$report"
 check_run "  and exits 1 for it" test $rc -eq 1
+report="$(gpu_check report "$tmp/q2" 2>&1)"
+check_run "the report of quick shows its checks and tiny-cuda-nn beside instant" \
+  bash -c "grep -q '^| quick | tiny-cuda-nn | ok |' <<<\"\$1\" && grep -q '^| tiny-cuda-nn .* | 2.9e+08 |' <<<\"\$1\"" _ "$report"
 check_run "  and takes no folder of the development machine by default" \
-  bash -c "! grep -n '/work/' bench/gpu_report.py scripts/gpu_check.sh scripts/gpu_check_parts.sh"
+  bash -c "! grep -n '/work/' bench/gpu_report.py scripts/gpu_check.py scripts/gpu_check.sh"
 finish gpu_check_logic
