@@ -10,7 +10,11 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <cctype>
+#include <cstdio>
 #include <fcntl.h>
+#include <sys/random.h>
+#include <sys/stat.h>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -19,14 +23,21 @@
 namespace redraw {
 
 namespace {
-std::atomic<uint64_t> g_temp_counter{0};
 constexpr const char* k_temp_prefix = ".redraw-";
+
+/// 64 unpredictable bits (the kernel's random source; the clock and a counter if it fails).
+uint64_t unpredictable() {
+  uint64_t v = 0;
+  if (::getrandom(&v, sizeof v, 0) == ssize_t(sizeof v)) return v;
+  static std::atomic<uint64_t> counter{0};
+  return uint64_t(std::chrono::steady_clock::now().time_since_epoch().count()) * 0x9e3779b97f4a7c15ull + counter++;
+}
 
 std::filesystem::path parent_or_dot(const std::filesystem::path& p) {
   return p.has_parent_path() ? p.parent_path() : std::filesystem::path(".");
 }
 
-/// The pid in a temp name ".redraw-<pid>-<n>.tmp[suffix]", or -1 when `name` is not one.
+/// The pid in a temp name ".redraw-<pid>-<random hex>.tmp[suffix]", or -1 when `name` is not one.
 long temp_name_pid(const std::string& name) {
   const size_t prefix = std::strlen(k_temp_prefix);
   if (name.compare(0, prefix, k_temp_prefix) != 0) return -1;
@@ -36,7 +47,7 @@ long temp_name_pid(const std::string& name) {
     pid = pid * 10 + (name[i++] - '0'), ++digits;
   if (digits == 0 || i >= name.size() || name[i] != '-') return -1;
   const size_t counter = ++i;
-  while (i < name.size() && name[i] >= '0' && name[i] <= '9')
+  while (i < name.size() && std::isxdigit(static_cast<unsigned char>(name[i])))
     ++i;
   if (i == counter || name.compare(i, 4, ".tmp") != 0) return -1;
   return pid;
@@ -54,8 +65,26 @@ void test_hook_slow_save() {
 } // namespace
 
 std::filesystem::path temp_path_in(const std::filesystem::path& folder, const std::string& suffix) {
-  return folder /
-         (k_temp_prefix + std::to_string(::getpid()) + "-" + std::to_string(g_temp_counter++) + ".tmp" + suffix);
+  char random[24];
+  std::snprintf(random, sizeof random, "%016llx", static_cast<unsigned long long>(unpredictable()));
+  return folder / (k_temp_prefix + std::to_string(::getpid()) + "-" + random + ".tmp" + suffix);
+}
+
+TempFile create_temp_file(const std::filesystem::path& folder, const std::string& suffix) {
+  for (int attempt = 0;; ++attempt) {
+    TempFile t{temp_path_in(folder, suffix), -1};
+    // O_EXCL | O_NOFOLLOW: a file or a link planted at the name is never opened through.
+    t.fd = ::open(t.path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (t.fd >= 0 || errno != EEXIST || attempt == 16) return t;
+  }
+}
+
+std::filesystem::path create_temp_folder(const std::filesystem::path& folder) {
+  for (int attempt = 0;; ++attempt) {
+    const std::filesystem::path p = temp_path_in(folder);
+    if (::mkdir(p.c_str(), 0777) == 0) return p; // mkdir never follows a link at the name
+    if (errno != EEXIST || attempt == 16) return {};
+  }
 }
 
 int clean_stale_temps(const std::filesystem::path& folder) {
@@ -85,10 +114,17 @@ AtomicFileWriter::AtomicFileWriter(std::filesystem::path target) : m_target(std:
   if (std::filesystem::is_directory(m_target, ec)) fail("is a folder, not a file");
   const std::filesystem::path folder = parent_or_dot(m_target);
   clean_stale_temps(folder);
-  m_temp = temp_path_in(folder);
-  m_file = std::fopen(m_temp.c_str(), "wb");
+  const TempFile temp = create_temp_file(folder);
+  m_temp = temp.path;
+  if (temp.fd >= 0) m_file = ::fdopen(temp.fd, "wb");
+  const int err = errno;
   if (!m_file) {
-    const int err = errno;
+    if (temp.fd >= 0) {
+      ::close(temp.fd);
+      std::error_code ec;
+      std::filesystem::remove(m_temp, ec);
+    }
+    m_temp.clear();
     if (const std::string why = folder_problem(m_target); !why.empty()) fail(why);
     fail(std::string("cannot create file: ") + std::strerror(err));
   }

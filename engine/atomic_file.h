@@ -1,7 +1,9 @@
 #pragma once
 /// Atomic file writes: data goes to a short temp name in the target's folder
-/// (".redraw-<pid>-<n>.tmp", so a target name near the file system's length limit still works),
-/// is fsynced, then renamed over the target. A failure at any point (full disk, missing folder,
+/// (".redraw-<pid>-<16 random hex digits>.tmp", so a target name near the file system's length
+/// limit still works), is fsynced, then renamed over the target. Every temp file is created
+/// exclusively (O_CREAT | O_EXCL | O_NOFOLLOW) under a name no other user can guess, so a file or
+/// a symbolic link planted in the folder is never written through. A failure at any point (full disk, missing folder,
 /// no permission) throws IoError naming the target, removes the temp file, and leaves any earlier
 /// target intact.
 /// - Stale temp files: a process killed mid-write (kill -9, power loss) leaves its temp file
@@ -71,8 +73,20 @@ void commit_together(std::span<AtomicFileWriter* const> writers);
 /// or it names a folder. Used to refuse a bad destination before doing long work.
 void check_writable_destination(const std::filesystem::path& target);
 
-/// A fresh temp name in `folder` for this process: ".redraw-<pid>-<n>.tmp" + `suffix`.
+/// A fresh temp name in `folder` for this process: ".redraw-<pid>-<random>.tmp" + `suffix`.
 std::filesystem::path temp_path_in(const std::filesystem::path& folder, const std::string& suffix = {});
+
+/// A temp file created exclusively in `folder` (O_CREAT | O_EXCL | O_NOFOLLOW, mode 0666 less the
+/// umask) and open for writing; `fd` is -1 with errno set when it could not be created. The
+/// caller owns the descriptor and removes the file when it does not rename it.
+struct TempFile {
+  std::filesystem::path path;
+  int fd = -1;
+};
+TempFile create_temp_file(const std::filesystem::path& folder, const std::string& suffix = {});
+/// A temp folder created in `folder` under a fresh name (mkdir: never through a planted link);
+/// empty with errno set on failure.
+std::filesystem::path create_temp_folder(const std::filesystem::path& folder);
 
 /// Removes temp files and folders named like temp_path_in's whose process is gone (checked by
 /// pid: a pid that is alive, or in use by another process, keeps its files). Runs once per folder

@@ -10,12 +10,17 @@
 #include <ImfChannelList.h>
 #include <ImfFrameBuffer.h>
 #include <ImfHeader.h>
+#include <ImfIO.h>
 #include <ImfOutputFile.h>
 #include <tiffio.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
+#include <stdexcept>
+#include <unistd.h>
 
 namespace redraw {
 
@@ -27,15 +32,20 @@ std::string lower_extension(const std::filesystem::path& p) {
   return e;
 }
 
-/// The temp file's name, and its removal unless renamed onto the target.
+/// The temp file, created exclusively beside the target (atomic_file.h), and its removal unless
+/// renamed onto the target. The writers write through its descriptor, never reopening the name.
 class TempTarget {
 public:
-  explicit TempTarget(const std::filesystem::path& target)
-      : m_target(target), m_temp(temp_path_in(target.parent_path().empty() ? "." : target.parent_path(),
-                                              target.extension().string())) {
+  explicit TempTarget(const std::filesystem::path& target) : m_target(target) {
     check_writable_destination(target);
+    const TempFile t = create_temp_file(target.parent_path().empty() ? "." : target.parent_path(),
+                                        target.extension().string());
+    if (t.fd < 0) throw IoError(target.string() + ": cannot create a file beside it (" + std::strerror(errno) + ")");
+    m_temp = t.path;
+    m_fd = t.fd;
   }
   ~TempTarget() {
+    if (m_fd >= 0) ::close(m_fd);
     std::error_code ec;
     if (!m_done) std::filesystem::remove(m_temp, ec);
   }
@@ -43,7 +53,15 @@ public:
   TempTarget& operator=(const TempTarget&) = delete;
   const std::filesystem::path& temp() const { return m_temp; }
   const std::filesystem::path& target() const { return m_target; }
+  /// The descriptor, handed over to a writer that closes it.
+  int release_fd() {
+    const int fd = m_fd;
+    m_fd = -1;
+    return fd;
+  }
+  int fd() const { return m_fd; }
   void commit() {
+    if (m_fd >= 0 && ::fsync(m_fd) != 0) throw IoError(m_target.string() + ": fsync failed (" + std::strerror(errno) + ")");
     std::error_code ec;
     std::filesystem::rename(m_temp, m_target, ec);
     if (ec) throw IoError(m_target.string() + ": cannot write (" + ec.message() + ")");
@@ -52,7 +70,30 @@ public:
 
 private:
   std::filesystem::path m_target, m_temp;
+  int m_fd = -1;
   bool m_done = false;
+};
+
+/// OpenEXR's output stream over a descriptor: the temp file is written through the descriptor it
+/// was created with, never reopened by name.
+class FdOStream final : public Imf::OStream {
+public:
+  FdOStream(int fd, const std::string& name) : Imf::OStream(name.c_str()), m_fd(fd) {}
+  void write(const char c[], int n) override {
+    while (n > 0) {
+      const ssize_t k = ::pwrite(m_fd, c, size_t(n), off_t(m_pos));
+      if (k <= 0) throw std::runtime_error(std::string("write failed: ") + std::strerror(errno));
+      c += k;
+      n -= int(k);
+      m_pos += uint64_t(k);
+    }
+  }
+  uint64_t tellp() override { return m_pos; }
+  void seekp(uint64_t pos) override { m_pos = pos; }
+
+private:
+  int m_fd;
+  uint64_t m_pos = 0;
 };
 
 class PngRows final : public RowFileWriter {
@@ -71,8 +112,9 @@ public:
       : m_file(f), m_w(w), m_h(h), m_c(c), m_row(size_t(w) * size_t(c)) {
     TIFFSetErrorHandler(nullptr); // errors come back as return values, not lines on stderr
     TIFFSetWarningHandler(nullptr);
-    m_tiff = TIFFOpen(m_file.temp().c_str(), "w");
+    m_tiff = TIFFFdOpen(m_file.fd(), m_file.temp().c_str(), "w");
     if (!m_tiff) throw IoError(f.string() + ": cannot write the TIFF");
+    m_file.release_fd(); // TIFFClose closes it
     TIFFSetField(m_tiff, TIFFTAG_IMAGEWIDTH, uint32_t(w));
     TIFFSetField(m_tiff, TIFFTAG_IMAGELENGTH, uint32_t(h));
     TIFFSetField(m_tiff, TIFFTAG_SAMPLESPERPIXEL, uint16_t(c));
@@ -98,7 +140,7 @@ public:
   }
   void commit() override {
     if (m_written != m_h) throw IoError(m_file.target().string() + ": not every row was written");
-    const bool flushed = TIFFFlush(m_tiff) == 1;
+    const bool flushed = TIFFFlush(m_tiff) == 1 && ::fsync(TIFFFileno(m_tiff)) == 0;
     TIFFClose(m_tiff);
     m_tiff = nullptr;
     if (!flushed) throw IoError(m_file.target().string() + ": write failed (disk full?)");
@@ -126,7 +168,8 @@ public:
     for (const char* name : channel_names())
       header.channels().insert(name, Imf::Channel(Imf::FLOAT));
     try {
-      m_out = std::make_unique<Imf::OutputFile>(m_file.temp().c_str(), header, 1);
+      m_stream = std::make_unique<FdOStream>(m_file.fd(), m_file.temp().string());
+      m_out = std::make_unique<Imf::OutputFile>(*m_stream, header, 1);
     } catch (const std::exception& e) {
       throw IoError(f.string() + ": cannot write the OpenEXR (" + e.what() + ")");
     }
@@ -167,6 +210,7 @@ private:
   int32_t m_w, m_h, m_c;
   int32_t m_written = 0;
   std::vector<float> m_band;
+  std::unique_ptr<FdOStream> m_stream;
   std::unique_ptr<Imf::OutputFile> m_out;
 };
 

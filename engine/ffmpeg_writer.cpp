@@ -13,6 +13,7 @@
 #include <cstring>
 #include <ctime>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <spawn.h>
 #include <sstream>
 #include <sys/wait.h>
@@ -83,7 +84,13 @@ Mp4Writer::Mp4Writer(const std::filesystem::path& file, int32_t width, int32_t h
         m_target.string() +
         ": MP4 export needs ffmpeg, which is not on PATH; install ffmpeg, or export a .gif or a folder of PNG frames");
   check_writable_destination(m_target);
-  m_temp = temp_path_in(m_target.has_parent_path() ? m_target.parent_path() : std::filesystem::path("."), ".mp4");
+  // The temp file is created here, exclusively (atomic_file.h); ffmpeg writes it through the
+  // descriptor it inherits as fd 3 (/dev/fd/3 reopens that very file), never through its name.
+  const TempFile temp =
+      create_temp_file(m_target.has_parent_path() ? m_target.parent_path() : std::filesystem::path("."), ".mp4");
+  if (temp.fd < 0) fail(std::string("cannot create a file beside it: ") + std::strerror(errno));
+  m_temp = temp.path;
+  m_temp_fd = temp.fd;
 
   char size[32], rate[32];
   std::snprintf(size, sizeof size, "%dx%d", width, height);
@@ -93,7 +100,7 @@ Mp4Writer::Mp4Writer(const std::filesystem::path& file, int32_t width, int32_t h
       exe, "-hide_banner", "-loglevel", "error", "-y",
       "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", size, "-r", rate, "-i", "-",
       "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", "-pix_fmt", "yuv420p", "-c:v", "libx264", "-crf", "18",
-      "-movflags", "+faststart", "-f", "mp4", m_temp.string()};
+      "-movflags", "+faststart", "-f", "mp4", "file:/dev/fd/3"};
   // clang-format on
   std::vector<char*> argv;
   for (const auto& a : args)
@@ -101,13 +108,25 @@ Mp4Writer::Mp4Writer(const std::filesystem::path& file, int32_t width, int32_t h
   argv.push_back(nullptr);
 
   int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) fail(std::string("cannot create a pipe: ") + std::strerror(errno));
+  // A constructor that throws runs no destructor: the temp file goes here.
+  const auto discard_temp = [&] {
+    ::close(m_temp_fd);
+    m_temp_fd = -1;
+    std::error_code ec;
+    std::filesystem::remove(m_temp, ec);
+  };
+  if (::pipe2(fds, O_CLOEXEC) != 0) {
+    const int err = errno;
+    discard_temp();
+    fail(std::string("cannot create a pipe: ") + std::strerror(err));
+  }
   m_log = std::tmpfile();
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, fds[0], 0);
   posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
   if (m_log) posix_spawn_file_actions_adddup2(&actions, ::fileno(m_log), 2);
+  posix_spawn_file_actions_adddup2(&actions, m_temp_fd, 3); // dup2 clears close-on-exec on fd 3
   pid_t pid = -1;
   const int rc = posix_spawn(&pid, exe.c_str(), &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
@@ -118,6 +137,7 @@ Mp4Writer::Mp4Writer(const std::filesystem::path& file, int32_t width, int32_t h
     m_pipe = -1;
     if (m_log) std::fclose(m_log);
     m_log = nullptr;
+    discard_temp();
     throw IoError(m_target.string() + ": cannot start ffmpeg: " + std::strerror(rc));
   }
   m_pid = pid;
@@ -125,6 +145,7 @@ Mp4Writer::Mp4Writer(const std::filesystem::path& file, int32_t width, int32_t h
 
 Mp4Writer::~Mp4Writer() {
   stop();
+  if (m_temp_fd >= 0) ::close(m_temp_fd);
   if (!m_committed && !m_temp.empty()) {
     std::error_code ec;
     std::filesystem::remove(m_temp, ec);
@@ -201,11 +222,9 @@ void Mp4Writer::commit() {
   m_pid = -1;
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
     fail("ffmpeg failed (exit status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ")");
-  const int fd = ::open(m_temp.c_str(), O_RDONLY);
-  if (fd < 0) fail("ffmpeg wrote no video");
-  const bool synced = ::fsync(fd) == 0;
-  ::close(fd);
-  if (!synced) fail(std::string("fsync failed: ") + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(m_temp_fd, &st) != 0 || st.st_size == 0) fail("ffmpeg wrote no video");
+  if (::fsync(m_temp_fd) != 0) fail(std::string("fsync failed: ") + std::strerror(errno));
   if (std::rename(m_temp.c_str(), m_target.c_str()) != 0) fail(std::string("rename failed: ") + std::strerror(errno));
   m_committed = true;
   const std::filesystem::path dir = m_target.has_parent_path() ? m_target.parent_path() : ".";

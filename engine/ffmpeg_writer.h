@@ -1,7 +1,7 @@
 #pragma once
 /// MP4 (H.264) output by piping raw RGB frames into an `ffmpeg` process found on PATH.
-/// - ffmpeg writes "<target>.tmp-<pid>-<n>.mp4" beside the target; commit() waits for it, fsyncs
-///   and renames it onto the target. An error, a cancel or a destroyed writer kills ffmpeg and
+/// - ffmpeg writes a temp file created exclusively beside the target (atomic_file.h), through the
+///   descriptor it inherits; commit() waits for it, fsyncs and renames it onto the target. An error, a cancel or a destroyed writer kills ffmpeg and
 ///   removes the temp file, so no partial video is ever left behind.
 /// - Odd sizes are padded by one black row/column (yuv420p needs even sides).
 /// - Memory: one frame's 8-bit RGB buffer.
@@ -37,6 +37,7 @@ private:
   int32_t m_width, m_height;
   int m_pipe = -1; ///< ffmpeg's stdin
   int m_pid = -1;
+  int m_temp_fd = -1; ///< the temp file, which ffmpeg writes as its fd 3
   std::FILE* m_log = nullptr; ///< ffmpeg's stderr
   bool m_committed = false;
 };

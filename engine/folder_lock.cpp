@@ -58,12 +58,33 @@ bool process_exists(long pid) {
   return state != 'Z' && state != 'X';
 }
 
+namespace {
+/// Opens the lock file without following a link at its name; IoError naming it when it is a link
+/// or anything but a plain file (a planted link would have the lock written into another file).
+int open_lock_file(const std::filesystem::path& folder, const std::filesystem::path& file, int flags) {
+  const int fd = ::open(file.c_str(), flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0644);
+  if (fd < 0) {
+    const int err = errno;
+    if (err == ENOENT && !(flags & O_CREAT)) return -1;
+    if (err == ELOOP)
+      throw IoError(file.string() + ": the lock file is a symbolic link, not a plain file; remove it (redraw never "
+                                    "writes through it)");
+    if (err == EISDIR) throw IoError(file.string() + ": the lock file is not a plain file (a folder); remove it");
+    throw IoError(folder.string() + ": cannot create the lock file " + k_folder_lock_name + " (" +
+                  std::strerror(err) + ")");
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw IoError(file.string() + ": the lock file is not a plain file; remove it");
+  }
+  return fd;
+}
+} // namespace
+
 FolderLock::FolderLock(const std::filesystem::path& folder, const std::string& what) : m_file(folder / k_folder_lock_name) {
   for (int attempt = 0; attempt < 5; ++attempt) {
-    const int fd = ::open(m_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0)
-      throw IoError(folder.string() + ": cannot create the lock file " + k_folder_lock_name + " (" +
-                    std::strerror(errno) + ")");
+    const int fd = open_lock_file(folder, m_file, O_RDWR | O_CREAT);
     if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
       const int err = errno;
       const std::string holder = holder_of(fd);
@@ -88,9 +109,13 @@ FolderLock::FolderLock(const std::filesystem::path& folder, const std::string& w
     std::ostringstream text;
     text << ::getpid() << "\n" << what << " (pid " << ::getpid() << ", since " << now_text() << ")\n";
     const std::string s = text.str();
+    errno = 0;
     if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, s.data(), s.size(), 0) != ssize_t(s.size())) {
+      const int err = errno ? errno : ENOSPC; // a short write: the disk filled
+      ::unlink(m_file.c_str()); // still held: no empty lock file is left behind
       ::close(fd);
-      throw IoError(folder.string() + ": cannot write the lock file " + k_folder_lock_name);
+      throw IoError(folder.string() + ": cannot write the lock file " + k_folder_lock_name + " (" +
+                    std::strerror(err) + ")");
     }
     m_fd = fd;
     return;
@@ -105,7 +130,7 @@ FolderLock::~FolderLock() {
 }
 
 bool lock_file_held(const std::filesystem::path& file) {
-  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return false;
   bool held = false;
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) held = errno == EWOULDBLOCK || process_exists(pid_in(fd));

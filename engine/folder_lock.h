@@ -17,8 +17,9 @@ bool process_exists(long pid);
 class FolderLock {
 public:
   /// Takes the lock on `folder` (which must exist) for `what` ("train", "the GUI's autosave").
-  /// IoError naming the holder when another live process has it, or when the lock file cannot be
-  /// created.
+  /// IoError naming the holder when another live process has it, when the lock file cannot be
+  /// created or written (with the reason; nothing is left behind), or when the name holds a
+  /// symbolic link or anything but a plain file (naming it: the lock is never written through it).
   FolderLock(const std::filesystem::path& folder, const std::string& what);
   ~FolderLock(); ///< removes the lock file and releases it; never throws
   FolderLock(const FolderLock&) = delete;

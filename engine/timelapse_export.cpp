@@ -13,7 +13,11 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cerrno>
+#include <cstring>
 #include <fcntl.h>
+#include <fstream>
+#include <set>
 #include <memory>
 #include <unistd.h>
 
@@ -40,6 +44,18 @@ int64_t frame_index_of(const std::string& name) {
   if (digits.empty() || !std::all_of(digits.begin(), digits.end(), [](unsigned char c) { return std::isdigit(c); }))
     return -1;
   return std::stoll(digits);
+}
+
+/// The frames an earlier export wrote into a folder, as its manifest lists them (one name a line).
+constexpr const char* k_frames_manifest = ".redraw-frames";
+
+std::set<std::string> manifest_names(const std::filesystem::path& dir) {
+  std::set<std::string> names;
+  std::ifstream in(dir / k_frames_manifest);
+  std::string line;
+  while (std::getline(in, line))
+    if (frame_index_of(line) >= 0) names.insert(line);
+  return names;
 }
 } // namespace
 
@@ -86,17 +102,25 @@ PngFramesWriter::PngFramesWriter(const std::filesystem::path& dir, int bit_depth
   if (std::filesystem::exists(st)) {
     if (!std::filesystem::is_directory(st)) throw IoError(m_dir.string() + ": exists and is not a folder");
     m_dir_existed = true;
+    // Only frames an earlier export wrote here are ever replaced or removed: a folder holding a
+    // frame file of anyone else's is refused before any work.
+    m_earlier = manifest_names(m_dir);
+    for (const auto& entry : std::filesystem::directory_iterator(m_dir, ec)) {
+      const std::string name = entry.path().filename().string();
+      if (frame_index_of(name) >= 0 && !m_earlier.count(name))
+        throw IoError(m_dir.string() + ": holds " + name +
+                      ", which no earlier redraw export wrote there; choose an empty or new folder, or move "
+                      "the frame_*.png files out first");
+    }
     clean_stale_temps(m_dir);
-    m_temp = temp_path_in(m_dir);
+    m_temp = create_temp_folder(m_dir);
   } else {
     const std::filesystem::path parent = m_dir.has_parent_path() ? m_dir.parent_path() : ".";
     if (const std::string why = folder_problem(m_dir); !why.empty()) throw IoError(m_dir.string() + ": " + why);
     clean_stale_temps(parent);
-    m_temp = temp_path_in(parent);
+    m_temp = create_temp_folder(parent);
   }
-  if (!std::filesystem::create_directory(m_temp, ec) || ec)
-    throw IoError(m_dir.string() + ": cannot create a folder there (" + (ec ? ec.message() : std::string("exists")) +
-                  ")");
+  if (m_temp.empty()) throw IoError(m_dir.string() + ": cannot create a folder there (" + std::strerror(errno) + ")");
 }
 
 PngFramesWriter::~PngFramesWriter() {
@@ -115,27 +139,34 @@ void PngFramesWriter::add_frame(const Image& frame) {
   ++m_frames;
 }
 
+void PngFramesWriter::write_manifest(const std::filesystem::path& folder) const {
+  std::string names;
+  for (int64_t i = 0; i < m_frames; ++i) names += frame_file_name(i) + "\n";
+  write_text_atomic(folder / k_frames_manifest, names);
+}
+
 void PngFramesWriter::commit() {
   if (m_committed) return;
   std::error_code ec;
   if (!m_dir_existed) {
+    write_manifest(m_temp);
     std::filesystem::rename(m_temp, m_dir, ec); // also replaces an empty folder made meanwhile
     if (ec) throw IoError(m_dir.string() + ": cannot move the frames into place (" + ec.message() + ")");
     m_committed = true;
     fsync_folder(m_dir.has_parent_path() ? m_dir.parent_path() : std::filesystem::path("."));
     return;
   }
-  // The folder already existed: move the new frames in, then drop older frames beyond the new
-  // count so the folder holds exactly this sequence.
+  // The folder already existed: move the new frames in, then drop the earlier export's frames
+  // beyond the new count (its manifest names them; no other file is touched), so the folder holds
+  // exactly this sequence.
   for (int64_t i = 0; i < m_frames; ++i) {
     std::filesystem::rename(m_temp / frame_file_name(i), m_dir / frame_file_name(i), ec);
     if (ec)
       throw IoError(m_dir.string() + ": cannot move " + frame_file_name(i) + " into place (" + ec.message() + ")");
   }
-  for (const auto& entry : std::filesystem::directory_iterator(m_dir, ec)) {
-    const int64_t k = frame_index_of(entry.path().filename().string());
-    if (k >= m_frames) std::filesystem::remove(entry.path(), ec);
-  }
+  write_manifest(m_dir);
+  for (const std::string& name : m_earlier)
+    if (frame_index_of(name) >= m_frames) std::filesystem::remove(m_dir / name, ec);
   std::filesystem::remove_all(m_temp, ec);
   m_committed = true;
   fsync_folder(m_dir);

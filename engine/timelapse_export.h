@@ -16,6 +16,7 @@
 #include "engine/renderer.h"
 
 #include <filesystem>
+#include <set>
 #include <functional>
 #include <optional>
 #include <span>
@@ -65,10 +66,13 @@ void export_timelapse(Backend& backend, const ModelSpec& model, std::span<const 
 
 /// Writes frames into a folder as frame_00000.png, frame_00001.png, ... atomically: they go to a
 /// temp folder first, which becomes `dir` at commit() (or, when `dir` already exists, whose frames
-/// replace `dir`'s frame_*.png). Destroyed without commit(), it removes everything it wrote.
+/// replace `dir`'s). The folder's ".redraw-frames" lists the frames an export wrote; a later export
+/// into it replaces and removes only those, and refuses a folder that holds any other frame_*.png.
+/// Destroyed without commit(), it removes everything it wrote.
 class PngFramesWriter {
 public:
-  /// IoError naming `dir` when its parent folder is missing or not writable, or `dir` is a file.
+  /// IoError naming `dir` when its parent folder is missing or not writable, `dir` is a file, or
+  /// it holds frame_*.png files that no earlier export wrote there (naming one).
   PngFramesWriter(const std::filesystem::path& dir, int bit_depth = 8);
   ~PngFramesWriter();
   PngFramesWriter(const PngFramesWriter&) = delete;
@@ -78,7 +82,9 @@ public:
   const std::filesystem::path& folder() const { return m_dir; }
 
 private:
+  void write_manifest(const std::filesystem::path& folder) const;
   std::filesystem::path m_dir, m_temp;
+  std::set<std::string> m_earlier; ///< the frames an earlier export wrote into an existing `dir`
   int m_bit_depth;
   bool m_dir_existed = false, m_committed = false;
   int64_t m_frames = 0;

@@ -20,6 +20,8 @@
 #include <span>
 #include <string>
 #include <vector>
+#include <csignal>
+#include <sys/resource.h>
 #include <unistd.h>
 
 namespace redraw::test {
@@ -184,6 +186,23 @@ inline void write_bytes(const std::filesystem::path& p, const std::vector<uint8_
   std::ofstream out(p, std::ios::binary);
   out.write(reinterpret_cast<const char*>(b.data()), std::streamsize(b.size()));
 }
+
+/// Files that hold no more than `bytes`: writes beyond fail with EFBIG, like a full disk.
+struct ScopedFileSizeLimit {
+  rlimit old{};
+  void (*old_handler)(int);
+  explicit ScopedFileSizeLimit(rlim_t bytes) {
+    old_handler = std::signal(SIGXFSZ, SIG_IGN);
+    getrlimit(RLIMIT_FSIZE, &old);
+    rlimit lim = old;
+    lim.rlim_cur = bytes;
+    setrlimit(RLIMIT_FSIZE, &lim);
+  }
+  ~ScopedFileSizeLimit() {
+    setrlimit(RLIMIT_FSIZE, &old);
+    std::signal(SIGXFSZ, old_handler);
+  }
+};
 
 inline int files_in(const std::filesystem::path& dir) {
   int n = 0;

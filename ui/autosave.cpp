@@ -58,7 +58,7 @@ AutosaveSession::AutosaveSession(fs::path folder) : m_folder(std::move(folder)) 
   m_model = m_folder / ("autosave-" + pid + ".redraw");
   std::error_code ec;
   fs::create_directories(m_folder, ec);
-  m_fd = ::open(m_lock.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  m_fd = ::open(m_lock.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644); // never through a link
   const std::string text = pid + "\n";
   // Held for the session's life: the kernel releases it however the process ends.
   m_ok = m_fd >= 0 && ::flock(m_fd, LOCK_EX | LOCK_NB) == 0 &&

@@ -43,22 +43,6 @@ TimelapseOptions options(int32_t w, int32_t h) {
   return o;
 }
 
-/// Files that hold no more than `bytes`: writes beyond fail with EFBIG, like a full disk.
-struct ScopedFileSizeLimit {
-  rlimit old{};
-  void (*old_handler)(int);
-  explicit ScopedFileSizeLimit(rlim_t bytes) {
-    old_handler = std::signal(SIGXFSZ, SIG_IGN);
-    getrlimit(RLIMIT_FSIZE, &old);
-    rlimit lim = old;
-    lim.rlim_cur = bytes;
-    setrlimit(RLIMIT_FSIZE, &lim);
-  }
-  ~ScopedFileSizeLimit() {
-    setrlimit(RLIMIT_FSIZE, &old);
-    std::signal(SIGXFSZ, old_handler);
-  }
-};
 
 void write_script(const fs::path& p, const std::string& text) {
   test::write_bytes(p, std::vector<uint8_t>(text.begin(), text.end()));
@@ -298,7 +282,7 @@ TEST_CASE("a full disk leaves no partial file behind") {
   const fs::path keep = dir.path / "lapse.gif";
   test::write_bytes(keep, {'o', 'l', 'd'}); // an earlier export stays intact
   {
-    ScopedFileSizeLimit full(2000);
+    test::ScopedFileSizeLimit full(2000);
     CHECK_THROWS_AS(t.export_to(keep, options(64, 48)), IoError);
     CHECK_THROWS_AS(t.export_to(dir.path / "frames/", options(64, 48)), IoError);
     const NetworkView view{&t.trainer.config().model, t.trainer.snapshot(1).params, t.trainer.fourier_b()};
@@ -340,8 +324,9 @@ TEST_CASE("MP4 goes through ffmpeg on PATH, atomically, and names ffmpeg when it
     CHECK_FALSE(ffmpeg_available());
     CHECK_THROWS_WITH_AS(t.export_to(dir.path / "v.mp4", options(20, 15)), doctest::Contains("ffmpeg"), IoError);
   }
-  // A stand-in ffmpeg that stores the raw frames it receives as the "video" (its last argument).
-  write_script(dir.path / "bin" / "ffmpeg", "#!/bin/sh\nfor a; do out=\"$a\"; done\ncat > \"$out\"\n");
+  // A stand-in ffmpeg that stores the raw frames it receives as the "video" (its last argument:
+  // file:/dev/fd/3, the temp file redraw created and handed over).
+  write_script(dir.path / "bin" / "ffmpeg", "#!/bin/sh\nfor a; do out=\"${a#file:}\"; done\ncat > \"$out\"\n");
   {
     ScopedEnv path("PATH", (dir.path / "bin").string() + ":" + old_path);
     CHECK(ffmpeg_available());
@@ -352,7 +337,7 @@ TEST_CASE("MP4 goes through ffmpeg on PATH, atomically, and names ffmpeg when it
   // One that fails: its message is reported and no partial video is left.
   write_script(
       dir.path / "bin" / "ffmpeg",
-      "#!/bin/sh\nfor a; do out=\"$a\"; done\nhead -c 100 > \"$out\"\necho 'Unknown encoder libx264' >&2\nexit 1\n");
+      "#!/bin/sh\nfor a; do out=\"${a#file:}\"; done\nhead -c 100 > \"$out\"\necho 'Unknown encoder libx264' >&2\nexit 1\n");
   {
     ScopedEnv path("PATH", (dir.path / "bin").string() + ":" + old_path);
     CHECK_THROWS_WITH_AS(t.export_to(dir.path / "w.mp4", options(64, 48)), doctest::Contains("Unknown encoder libx264"),
@@ -386,7 +371,7 @@ TEST_CASE("a reconstruction export streams to PNG, and a bad path, full disk or 
   cancel.progress = [&](double f) { return f < 0.5; };
   CHECK_THROWS_AS(export_render_png(t.trainer.backend(), view, 90, 70, dir.path / "c.png", 8, cancel), CancelledError);
   {
-    ScopedFileSizeLimit full(1000);
+    test::ScopedFileSizeLimit full(1000);
     CHECK_THROWS_AS(export_render_png(t.trainer.backend(), view, 300, 300, dir.path / "f.png", 16), IoError);
   }
   CHECK(test::files_in(dir.path) == 1);
