@@ -15,10 +15,22 @@
 namespace redraw::cli {
 
 namespace {
+// A signal handler can reach only globals; lock-free atomics and write() are safe in it.
 std::atomic<int> g_signal{0};
+std::atomic<int> g_signals_seen{0};
+std::atomic<bool> g_stop{false};
+static_assert(std::atomic<bool>::is_always_lock_free && std::atomic<int>::is_always_lock_free);
 extern "C" void on_signal(int sig) {
   int none = 0;
   g_signal.compare_exchange_strong(none, sig);
+  g_stop.store(true, std::memory_order_relaxed);
+  const int seen = g_signals_seen.fetch_add(1) + 1;
+  if (seen == 2) {
+    static const char msg[] = "\nredraw: stopping: saving the run so far; a third signal ends at once, without saving\n";
+    (void)!::write(STDERR_FILENO, msg, sizeof msg - 1);
+  } else if (seen >= 3) {
+    ::_exit(128 + sig); // files are written atomically: an unfinished save leaves the earlier set
+  }
 }
 } // namespace
 
@@ -47,6 +59,7 @@ void print_error(const std::string& what) { std::cerr << "error: " << what << st
 void print_note(const std::string& what) { std::cerr << "note: " << what << std::endl; }
 
 bool interrupted() { return g_signal.load() != 0; }
+const std::atomic<bool>& stop_flag() { return g_stop; }
 int interrupted_exit_code() {
   const int sig = g_signal.load();
   return sig ? 128 + sig : 0;
@@ -54,10 +67,9 @@ int interrupted_exit_code() {
 void install_interrupt_handler() {
   struct sigaction sa = {};
   sa.sa_handler = on_signal;
-  sa.sa_flags = SA_RESETHAND; // the second Ctrl+C is not caught
+  sa.sa_flags = SA_RESTART; // a write in progress goes on, never fails with EINTR
   sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
+  for (const int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
 }
 
 double progress_line_seconds() {

@@ -5,6 +5,7 @@
 /// SIGINT / Ctrl+C, 143 for SIGTERM), alike for train, render and timelapse.
 #include "engine/image.h"
 
+#include <atomic>
 #include <chrono>
 #include <optional>
 #include <cstdint>
@@ -40,12 +41,16 @@ void print_error(const std::string& what);
 /// Prints "note: <what>" to stderr.
 void print_note(const std::string& what);
 
-/// True once SIGINT/SIGTERM arrived (installed by install_interrupt_handler).
+/// True once SIGINT, SIGTERM or SIGHUP arrived (installed by install_interrupt_handler).
 bool interrupted();
-/// The exit code for the signal that arrived: 128 + its number (130 SIGINT, 143 SIGTERM); 0 if none.
+/// The same as a flag a Trainer looks at between a step's chunks (Trainer::set_stop_flag).
+const std::atomic<bool>& stop_flag();
+/// The exit code for the signal that arrived: 128 + its number (130 SIGINT, 143 SIGTERM, 129
+/// SIGHUP); 0 if none.
 int interrupted_exit_code();
-/// Catches SIGINT and SIGTERM once (a second one ends the process at once; files are written
-/// atomically, so that is safe).
+/// Catches SIGINT, SIGTERM and SIGHUP (a closed terminal or a dropped ssh connection): the first
+/// asks the command to stop and save; a second, while it saves, is told so on stderr; a third
+/// ends the process at once (files are written atomically, so the earlier set stays whole).
 void install_interrupt_handler();
 /// A line every this many seconds when stderr is not a terminal (REDRAW_PROGRESS_SECONDS, default 5).
 double progress_line_seconds();

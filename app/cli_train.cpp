@@ -55,16 +55,24 @@ std::span<const uint8_t> bytes_of(const std::string& s) { return {reinterpret_ca
 /// metrics.csv, spectrum.csv (the error's band powers, with a row for this step) and
 /// model.redraw, all of the same step. Each is written to a temp file first; only when all four
 /// are complete are they renamed into place, the model last. A failure (full disk) leaves the
-/// earlier set untouched.
-MetricsRow save_run(Trainer& t, SpectrumHistory& spectrum, const std::filesystem::path& dir, const std::string& source) {
-  AtomicFileWriter png(dir / "final.png"), metrics(dir / "metrics.csv"), bands(dir / "spectrum.csv");
-  // Encoded into its temp file band by band: a 24 MP picture's PNG is never held in memory. The
-  // saved step's row holds the exact PSNR over every pixel (the rows before it were sampled),
-  // measured from final.png's own predictions when the history lacks it: one pass, not two.
-  const auto to_png = [&](const uint8_t* d, size_t n) { png.write(d, n); };
-  const bool exact = !t.history().empty() && t.history().back().step == t.current_step() && t.history().back().psnr_exact;
-  if (exact) t.render_png(t.dataset().image.width, t.dataset().image.height, to_png);
-  const MetricsRow row = exact ? t.history().back() : t.render_png_measured(to_png);
+/// earlier set untouched. Without `with_picture` (a stop that must be quick) final.png is left as
+/// it was and the last row is the history's own; returns nothing then.
+std::optional<MetricsRow> save_run(Trainer& t, SpectrumHistory& spectrum, const std::filesystem::path& dir,
+                                   const std::string& source, bool with_picture = true) {
+  std::optional<AtomicFileWriter> png;
+  AtomicFileWriter metrics(dir / "metrics.csv"), bands(dir / "spectrum.csv");
+  std::optional<MetricsRow> row;
+  if (with_picture) {
+    png.emplace(dir / "final.png");
+    // Encoded into its temp file band by band: a 24 MP picture's PNG is never held in memory. The
+    // saved step's row holds the exact PSNR over every pixel (the rows before it were sampled),
+    // measured from final.png's own predictions when the history lacks it: one pass, not two.
+    const auto to_png = [&](const uint8_t* d, size_t n) { png->write(d, n); };
+    const bool exact =
+        !t.history().empty() && t.history().back().step == t.current_step() && t.history().back().psnr_exact;
+    if (exact) t.render_png(t.dataset().image.width, t.dataset().image.height, to_png);
+    row = exact ? t.history().back() : t.render_png_measured(to_png);
+  }
   AtomicFileWriter weights(dir / "model.redraw");
   // Written chunk by chunk; the weights are checked finite (recovered first if not).
   t.with_checkpoint(source, [&](const Checkpoint& ckpt) { write_checkpoint(weights, ckpt); });
@@ -73,9 +81,20 @@ MetricsRow save_run(Trainer& t, SpectrumHistory& spectrum, const std::filesystem
   const std::string spectrum_rows = spectrum.csv();
   metrics.write(bytes_of(csv));
   bands.write(bytes_of(spectrum_rows));
-  AtomicFileWriter* const set[] = {&png, &metrics, &bands, &weights};
+  std::vector<AtomicFileWriter*> set = {&metrics, &bands, &weights};
+  if (png) set.insert(set.begin(), &*png);
   commit_together(set);
   return row;
+}
+
+/// Seconds final.png would take: a forward pass over every pixel, a third of a full-batch step's
+/// work (forward, backward and update), scaled from the steps this process has timed.
+double picture_seconds(Trainer& t, double seconds, int64_t steps) {
+  if (steps <= 0) return std::numeric_limits<double>::infinity();
+  const int64_t pixels = int64_t(t.dataset().image.width) * t.dataset().image.height;
+  const int64_t batch = t.backend().setup().batch_size;
+  const int64_t rows = batch > 0 ? std::min<int64_t>(batch, pixels) : pixels;
+  return seconds / double(steps) * double(pixels) / double(std::max<int64_t>(rows, 1)) / 3.0;
 }
 
 /// A checkpoint during the run: tried three times; when it still fails the run goes on (and
@@ -85,7 +104,7 @@ bool save_checkpoint_retrying(Trainer& t, SpectrumHistory& spectrum, const std::
   constexpr int k_attempts = 3;
   for (int attempt = 1;; ++attempt) {
     try {
-      save_run(t, spectrum, dir, source);
+      (void)save_run(t, spectrum, dir, source);
       return true;
     } catch (const IoError& e) {
       if (attempt == k_attempts) {
@@ -280,6 +299,7 @@ int run_train(const TrainCommand& o) {
   // A time limit is a budget the schedule anneals to (engine/schedule.h, docs/training.md).
   if (o.time_limit) trainer.set_time_budget(*o.time_limit);
   install_interrupt_handler();
+  trainer.set_stop_flag(&stop_flag()); // a signal stops a step between its chunks
   Progress progress("train");
   const auto t0 = std::chrono::steady_clock::now();
   // Training time of this process: time stopped (SIGSTOP, Ctrl+Z) is not in it.
@@ -292,7 +312,6 @@ int run_train(const TrainCommand& o) {
       while (trainer.current_step() < total) {
         if (interrupted()) {
           stopped = true;
-          print_note("interrupted: saving the run so far");
           break;
         }
         double wall = trained_seconds();
@@ -301,6 +320,7 @@ int run_train(const TrainCommand& o) {
           break;
         }
         const auto row = trainer.step();
+        if (interrupted()) continue; // the step may have been left unfinished: the check above stops
         report_recoveries(trainer, recoveries);
         if (trainer.current_step() % spectrum_every == 0 &&
             spectrum_seconds <=
@@ -335,9 +355,20 @@ int run_train(const TrainCommand& o) {
     return k_exit_failure;
   }
   const double wall = trained_seconds();
-  MetricsRow final_row;
+  const int64_t done = trainer.current_step() - start;
+  if (interrupted() && done == 0) { // stopped before this process finished a step: nothing to save
+    if (!o.quiet) progress.finish();
+    print_note(std::string("stopped before the first step finished: nothing was written") +
+               (last_saved >= 0 || !o.resume.empty() ? "; " + out_dir.string() + " is as it was" : ""));
+    return interrupted_exit_code();
+  }
+  // Stopped by a signal: the save must be quick, so final.png is redrawn only when that takes
+  // about a second at most (a full-batch SIREN step at 4 MP takes tens of seconds on a CPU).
+  const bool picture = !interrupted() || picture_seconds(trainer, wall, done) <= 1.0;
+  if (interrupted()) print_note("interrupted: saving the run at step " + std::to_string(trainer.current_step()));
+  std::optional<MetricsRow> saved_row;
   try {
-    final_row = save_run(trainer, spectrum, out_dir, opened.source_image); // found again from any folder
+    saved_row = save_run(trainer, spectrum, out_dir, opened.source_image, picture); // found again from any folder
   } catch (const IoError& e) {
     if (!o.quiet) progress.finish();
     throw IoError(std::string(e.what()) + " (the results were not saved; " +
@@ -345,11 +376,22 @@ int run_train(const TrainCommand& o) {
                                    : "earlier files in " + out_dir.string() + " are unchanged") +
                   ")");
   }
-  if (!o.quiet) progress.finish(describe(final_row, double(trainer.current_step() - start) / std::max(1e-9, wall)));
   out.keep();
-  std::printf("%s: %lld steps, PSNR %s, %s -> %s\n", stopped ? "stopped" : "done",
-              static_cast<long long>(trainer.current_step()), psnr_text(final_row.psnr_db).c_str(),
-              format_seconds(trainer.elapsed_seconds()).c_str(), (out_dir / "final.png").string().c_str());
+  const double sps = double(done) / std::max(1e-9, wall);
+  if (saved_row) {
+    if (!o.quiet) progress.finish(describe(*saved_row, sps));
+    std::printf("%s: %lld steps, PSNR %s, %s -> %s\n", stopped ? "stopped" : "done",
+                static_cast<long long>(trainer.current_step()), psnr_text(saved_row->psnr_db).c_str(),
+                format_seconds(trainer.elapsed_seconds()).c_str(), (out_dir / "final.png").string().c_str());
+  } else {
+    if (!o.quiet) progress.finish();
+    const std::filesystem::path model = out_dir / "model.redraw";
+    std::printf("stopped: %lld steps, %s -> %s\n", static_cast<long long>(trainer.current_step()),
+                format_seconds(trainer.elapsed_seconds()).c_str(), model.string().c_str());
+    print_note("final.png was not redrawn, to stop at once; `redraw render " + model.string() + " -o " +
+               (out_dir / "final.png").string() + "` draws it" +
+               (std::filesystem::exists(out_dir / "final.png") ? " (the one there is from an earlier checkpoint)" : ""));
+  }
   if (trainer.metric_rows() > 0) { // what the sampled rows cost (the floor: at most 5% of the training time)
     const double share = 100.0 * trainer.metric_row_seconds() / std::max(1e-9, wall);
     std::printf("metrics rows: %lld sampled, %.2f s, %.1f%% of the training time\n",

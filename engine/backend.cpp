@@ -118,11 +118,14 @@ void Backend::drop_parameter_copy_impl(int64_t ticket) {
   std::erase_if(m_copies, [&](const auto& c) { return c.first == ticket; });
 }
 
-void Backend::train_step(const StepArgs& args) {
+bool Backend::train_step(const StepArgs& args) {
   require_configured("train_step");
   if (args.step < 0) throw BackendError("train_step: negative step index");
+  if (args.stop && args.stop->load(std::memory_order_relaxed)) return false; // not begun
+  m_step_abandoned = false;
   ++m_bound_version;
   train_step_impl(args);
+  return !m_step_abandoned;
 }
 
 double Backend::dataset_mse() {

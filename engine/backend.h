@@ -16,6 +16,7 @@
 #include "engine/pixel_sample.h"
 #include "engine/run_config.h"
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -78,6 +79,10 @@ struct StepArgs {
   float learning_rate = 0;
   bool record_loss = false;    ///< make this step's loss available to poll_loss()
   bool record_mse = false;     ///< with record_loss, on a StepMetrics backend: also LossSample::mse
+  /// When set and it becomes true (a signal handler may set it), the step is abandoned: not begun,
+  /// or (the CPU backend) left between its chunks before the update, so the bound state stays
+  /// that of the last finished step. train_step() then returns false.
+  const std::atomic<bool>* stop = nullptr;
   /// The 0-based update count Adam's bias correction is computed from.
   int64_t bias_step() const { return optimizer_step >= 0 ? optimizer_step : step; }
 };
@@ -158,8 +163,9 @@ public:
   /// Forgets copy `ticket` (a frame no longer wanted); a ticket not in flight is ignored.
   void drop_parameter_copy(int64_t ticket);
 
-  /// One optimisation step: forward, loss, backward, update. Allocates nothing.
-  void train_step(const StepArgs& args);
+  /// One optimisation step: forward, loss, backward, update. Allocates nothing. False when
+  /// StepArgs::stop abandoned it (nothing of it applied).
+  bool train_step(const StepArgs& args);
   /// The newest recorded loss that has reached the host, if one arrived since the last call.
   /// Never blocks.
   std::optional<LossSample> poll_loss() { return poll_loss_impl(); }
@@ -197,6 +203,8 @@ protected:
   virtual void set_optimizer_state_impl(const OptimizerState& state) = 0;
   virtual void get_optimizer_state_impl(OptimizerState& out) = 0;
   virtual void train_step_impl(const StepArgs& args) = 0;
+  /// Called by a train_step_impl that leaves the step unfinished because StepArgs::stop is set.
+  void abandon_step() { m_step_abandoned = true; }
   virtual std::optional<LossSample> poll_loss_impl() = 0;
   virtual double dataset_mse_impl() = 0;
   /// Default: fresh copies, checked, then moved into place. The CPU backend checks in place.
@@ -236,6 +244,7 @@ private:
   const std::vector<float>& bound_copy();
   std::vector<float> m_bound_copy, m_bound_fourier;
   int64_t m_bound_version = 0, m_bound_copy_version = -1;
+  bool m_step_abandoned = false;
 };
 
 /// Makes a backend by name ("auto", "cpu", "cuda"), with a one-line notice when "auto" falls back

@@ -312,7 +312,11 @@ void CpuBackend::train_step_impl(const StepArgs& args) {
   s.table_grads_clean = false;
   const float inv_count = float(1.0 / (double(total) * C));
   double loss_sum = 0;
+  // A stop request is looked at between chunks: at full resolution a full-batch step runs for
+  // seconds, and nothing of it is applied until the update after the last chunk.
+  const auto stop_requested = [&] { return args.stop && args.stop->load(std::memory_order_relaxed); };
   for (int64_t r0 = 0; r0 < total; r0 += s.ws.rows) {
+    if (stop_requested()) return abandon_step();
     const int64_t rows = std::min(s.ws.rows, total - r0);
     const bool cached = !minibatch && !s.encoded.empty();
     // The hash grid's backward needs the coordinates too; a cached encoding needs none.
@@ -333,6 +337,7 @@ void CpuBackend::train_step_impl(const StepArgs& args) {
                               s.grads.data(), r0 == 0, s.scratch);
     s.profile.backward_s += lap(mark);
   }
+  if (stop_requested()) return abandon_step();
   reduce_weight_slots(s.layers, s.ws, std::min(s.ws.rows, total), s.grads.data(), s.grads_first);
   float* first = s.first.empty() ? nullptr : s.first.data();
   float* second = s.second.empty() ? nullptr : s.second.data();

@@ -71,6 +71,7 @@ void Trainer::reset() {
 }
 
 std::optional<MetricsRow> Trainer::step() {
+  if (stop_requested()) return std::nullopt;
   if (m_step_metrics) return step_lagged();
   measure_untrained();
   tick_clock();
@@ -78,23 +79,25 @@ std::optional<MetricsRow> Trainer::step() {
   const bool metrics = plan.measure, snap = plan.snapshot;
   StepArgs args;
   args.record_loss = metrics || snap || m_trace_losses;
-  train_step_now(args);
+  args.stop = m_stop; // a CPU step may be left between its chunks
+  if (!train_step_now(args)) return std::nullopt;
   if (m_trace_losses) take_step_loss();
   if (!metrics && !snap) return std::nullopt;
   // The only points where the step's device work is waited on (as before recovery existed).
   return accept_row(measure_row(), metrics, snap, std::nullopt);
 }
 
-void Trainer::train_step_now(StepArgs args) {
+bool Trainer::train_step_now(StepArgs args) {
   args.step = m_step;
   args.optimizer_step = m_optimizer_step;
   args.learning_rate = float(learning_rate_at(schedule_step()));
-  m_backend->train_step(args);
+  if (!m_backend->train_step(args)) return false;
   ++m_step;
   m_last_lr = args.learning_rate;
   m_last_lr_step = m_step;
   ++m_optimizer_step;
   inject_test_nan();
+  return true;
 }
 
 StepPlan Trainer::next_step_plan() const {

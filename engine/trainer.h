@@ -57,8 +57,15 @@ public:
 
   /// Re-initialises parameters and optimizer state, step 0, empty history.
   void reset();
-  /// Runs one step. Returns the metrics row if this step was a metrics step.
+  /// Runs one step. Returns the metrics row if this step was a metrics step. With a stop flag
+  /// set (set_stop_flag) the step is not run, or is abandoned: nothing returned, no step counted.
   std::optional<MetricsRow> step();
+  /// A flag (set by a signal handler, say) that stops training within a chunk of a step: once it
+  /// is true, step() begins no step, and a CPU step in progress is abandoned between its chunks,
+  /// leaving the state of the last finished step. `flag` must outlive the trainer; null: none.
+  void set_stop_flag(const std::atomic<bool>* flag) { m_stop = flag; }
+  /// True once the stop flag is set.
+  bool stop_requested() const { return m_stop && m_stop->load(std::memory_order_relaxed); }
   /// Runs up to n steps, stopping early when should_stop() returns true (checked each step); on
   /// return the history holds every row up to the current step (the GPU's late rows settled).
   void run(int64_t n, const std::function<bool()>& should_stop = {});
@@ -269,7 +276,8 @@ private:
   StepPlan next_step_plan() const;
   /// Runs one step on the backend with `args`' recording flags (its step, update count and
   /// learning rate filled in here), then counts it (and applies the NaN test hook).
-  void train_step_now(StepArgs args);
+  /// False when the stop flag abandoned it (nothing counted).
+  bool train_step_now(StepArgs args);
   /// step() on a StepMetrics backend: metrics ride on the next step, nothing waits.
   std::optional<MetricsRow> step_lagged();
   /// The awaited row, once its sample arrived (always when `wait`); runs accept_row.
@@ -350,6 +358,7 @@ private:
   size_t m_recoveries_taken = 0;
   GoodState m_good;
   int64_t m_inject_nan_at = -1;
+  const std::atomic<bool>* m_stop = nullptr; ///< set_stop_flag
   bool m_step_metrics = false; ///< the backend measures the dataset's error inside a step
   PendingRow m_due;            ///< to be measured by the next step
   PendingRow m_awaited;        ///< measured by a step whose loss has not reached the host yet

@@ -39,3 +39,8 @@ endif()
 # Model files whose chunks unpack to gigabytes: opened or refused in under 2 s and 600 MB.
 add_test(NAME model_bombs COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/model_bombs.sh $<TARGET_FILE:redraw>)
 set_tests_properties(model_bombs PROPERTIES ENVIRONMENT "REDRAW_ASSETS=${CMAKE_SOURCE_DIR}/assets" TIMEOUT 300)
+
+# SIGTERM, SIGINT and SIGHUP stop `train --full` on a 2048x2048 picture promptly, saving the last
+# finished step; a second signal during the save is told so, a third ends at once.
+add_test(NAME train_signals COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/train_signals.sh $<TARGET_FILE:redraw>)
+set_tests_properties(train_signals PROPERTIES ENVIRONMENT "REDRAW_ASSETS=${CMAKE_SOURCE_DIR}/assets" TIMEOUT 300)
