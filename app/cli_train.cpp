@@ -4,6 +4,7 @@
 #include "engine/atomic_file.h"
 #include "engine/errors.h"
 #include "engine/folder_lock.h"
+#include "engine/model_check.h"
 #include "engine/open_run.h"
 #include "engine/spectrum_history.h"
 #include "engine/preset_match.h"
@@ -348,10 +349,16 @@ int run_train(const TrainCommand& o) {
     }
   } catch (const DivergedError& e) {
     if (!o.quiet) progress.finish();
-    print_error(std::string(e.what()) + ". " +
-                (last_saved >= 0 ? "The last checkpoint (step " + std::to_string(last_saved) + ") in " +
-                                       out_dir.string() + " is kept; its weights are finite."
-                                 : std::string("Nothing was written.")));
+    // What is said to be kept is what opens: the checkpoint is opened as render and --resume would.
+    std::string kept = "Nothing was written.";
+    if (last_saved >= 0) {
+      const std::filesystem::path model = out_dir / "model.redraw";
+      const std::string why = write_error([&] { (void)open_model(model); });
+      kept = "The last checkpoint (step " + std::to_string(last_saved) + ") in " + out_dir.string() +
+             (why.empty() ? " is kept; it renders and resumes (--resume " + model.string() + ")."
+                          : " is kept, but it does not open: " + why);
+    }
+    print_error(std::string(e.what()) + ". " + kept);
     return k_exit_failure;
   }
   const double wall = trained_seconds();

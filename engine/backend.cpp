@@ -133,25 +133,28 @@ double Backend::dataset_mse() {
   return dataset_mse_impl();
 }
 
-bool Backend::copy_state_if_finite(std::vector<float>& params, OptimizerState& optimizer) {
-  require_configured("copy_state_if_finite");
-  return copy_state_if_finite_impl(params, optimizer);
+bool Backend::copy_state_if_sound(std::vector<float>& params, OptimizerState& optimizer) {
+  require_configured("copy_state_if_sound");
+  return copy_state_if_sound_impl(params, optimizer);
 }
 
-bool Backend::copy_state_if_finite_impl(std::vector<float>& params, OptimizerState& optimizer) {
+bool Backend::copy_state_if_sound_impl(std::vector<float>& params, OptimizerState& optimizer) {
   std::vector<float> p;
   OptimizerState o;
   get_parameters_impl(p);
   get_optimizer_state_impl(o);
-  if (count_nonfinite(p) + count_nonfinite(o.first) + count_nonfinite(o.second) > 0) return false;
+  if (count_unsound(p, k_max_model_weight) + count_unsound(o.first, k_max_optimizer_value) +
+          count_unsound(o.second, k_max_optimizer_value) >
+      0)
+    return false;
   params = std::move(p);
   optimizer = std::move(o);
   return true;
 }
 
-bool Backend::parameters_finite(bool with_optimizer) {
-  require_configured("parameters_finite");
-  return parameters_finite_impl(with_optimizer);
+bool Backend::parameters_sound(bool with_optimizer) {
+  require_configured("parameters_sound");
+  return parameters_sound_impl(with_optimizer);
 }
 
 const std::vector<float>& Backend::bound_copy() {
@@ -162,12 +165,12 @@ const std::vector<float>& Backend::bound_copy() {
   return m_bound_copy;
 }
 
-bool Backend::parameters_finite_impl(bool with_optimizer) {
-  if (count_nonfinite(bound_copy()) != 0) return false;
+bool Backend::parameters_sound_impl(bool with_optimizer) {
+  if (count_unsound(bound_copy(), k_max_model_weight) != 0) return false;
   if (!with_optimizer) return true;
   OptimizerState o;
   get_optimizer_state_impl(o);
-  return count_nonfinite(o.first) + count_nonfinite(o.second) == 0;
+  return count_unsound(o.first, k_max_optimizer_value) + count_unsound(o.second, k_max_optimizer_value) == 0;
 }
 
 void Backend::predict_bound(const float* coords, int64_t n, float* out) {

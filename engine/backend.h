@@ -143,13 +143,14 @@ public:
   void parameters_into(std::vector<float>& out);
   void set_optimizer_state(const OptimizerState& state);
   OptimizerState optimizer_state();
-  /// When the bound parameters and optimizer state are all finite, copies them into `params` and
+  /// When the bound parameters and optimizer state are all sound (finite, and within the bounds a
+  /// model file may hold: checkpoint.h's count_unsound), copies them into `params` and
   /// `optimizer` (reusing their memory: a 24-megapixel run's good state is 87 MB) and returns
   /// true; otherwise returns false and leaves both as they were.
-  bool copy_state_if_finite(std::vector<float>& params, OptimizerState& optimizer);
-  /// True when every bound parameter is finite (the CPU backend looks in place), and with
+  bool copy_state_if_sound(std::vector<float>& params, OptimizerState& optimizer);
+  /// True when every bound parameter is sound (the CPU backend looks in place), and with
   /// with_optimizer every value of the optimizer's state too.
-  bool parameters_finite(bool with_optimizer = false);
+  bool parameters_sound(bool with_optimizer = false);
 
   /// Starts copying the bound parameters (and, when with_optimizer, the optimizer state) as they
   /// are after every step enqueued so far, and returns its ticket. A GPU backend copies on a
@@ -208,9 +209,9 @@ protected:
   virtual std::optional<LossSample> poll_loss_impl() = 0;
   virtual double dataset_mse_impl() = 0;
   /// Default: fresh copies, checked, then moved into place. The CPU backend checks in place.
-  virtual bool copy_state_if_finite_impl(std::vector<float>& params, OptimizerState& optimizer);
+  virtual bool copy_state_if_sound_impl(std::vector<float>& params, OptimizerState& optimizer);
   /// Default: a copy into the reused buffer predict_bound_impl uses, counted.
-  virtual bool parameters_finite_impl(bool with_optimizer);
+  virtual bool parameters_sound_impl(bool with_optimizer);
   /// Default: the bound weights copied into a reused buffer, then predict_impl.
   virtual void predict_bound_impl(const float* coords, int64_t n, float* out);
 

@@ -29,6 +29,22 @@ int64_t count_nonfinite(std::span<const float> v) {
   return n;
 }
 
+int64_t count_unsound(std::span<const float> v, float limit) {
+  int64_t n = 0;
+  for (float x : v) n += std::abs(x) <= limit ? 0 : 1; // false for NaN too
+  return n;
+}
+
+int64_t count_unsound(const Checkpoint& c) {
+  return count_unsound(c.params, k_max_model_weight) + count_unsound(c.optimizer.first, k_max_optimizer_value) +
+         count_unsound(c.optimizer.second, k_max_optimizer_value);
+}
+
+bool frame_weights_unsound(const Snapshot& s) {
+  if (!s.params.empty()) return count_unsound(s.params, k_max_model_weight) > 0;
+  return !s.half_params.empty() && count_unsound(from_half(s.half_params), k_max_model_weight) > 0;
+}
+
 uint64_t parameter_fingerprint(std::span<const float> params) {
   uint64_t h = 0xcbf29ce484222325ull;
   for (const float v : params) {
@@ -145,10 +161,12 @@ void add_frames(ChunkFileWriter& out, const std::vector<Snapshot>& frames) {
   uint64_t written = 0, pic_bytes = 0, half_count = 0, exact_count = 0;
   for (size_t i = 0; i < frames.size(); ++i) {
     const Snapshot& s = frames[i];
-    if (!within[i] || (s.picture.empty() && !has_weights(s))) continue; // left out, or nothing to show
+    // Left out, or nothing to show (weights that are not sound are never written).
+    const bool weights = keep[i] && has_weights(s) && !frame_weights_unsound(s);
+    if (!within[i] || (s.picture.empty() && !weights)) continue;
     uint8_t flags = s.picture.empty() ? 0 : k_frame_picture;
     pic_bytes += s.picture.pixels.size();
-    if (keep[i] && has_weights(s)) {
+    if (weights) {
       // Step 0 keeps exact weights (an exact branch: its optimizer state is zeros), as does a
       // frame whose weights fp16 cannot hold.
       const bool exact = !s.params.empty() && (s.metrics.step == 0 || !fits_half(s.params));
@@ -235,10 +253,12 @@ ChunkFileWriter chunks_v2(const Checkpoint& c, uint32_t version, AtomicFileWrite
 
 /// The chunks of `c` in format `version`: kept for finish(), or written to `sink` as they come.
 ChunkFileWriter checkpoint_chunks(const Checkpoint& c, uint32_t version, AtomicFileWriter* sink = nullptr) {
-  // A model with non-finite numbers renders black and cannot resume: it is never written.
-  if (const int64_t bad = count_nonfinite(c); bad > 0)
+  // A model with non-finite numbers renders black and cannot resume, and one past the bounds no
+  // reader opens: neither is ever written.
+  if (const int64_t bad = count_unsound(c); bad > 0)
     throw CheckpointError("refusing to save a model with " + std::to_string(bad) +
-                          " non-finite weights or optimizer values (the run diverged)");
+                          " weights or optimizer values that are not finite or past the bounds a model may hold (the "
+                          "run diverged)");
   if (version == 0 || version > k_checkpoint_version) throw CheckpointError("cannot write format version " + std::to_string(version));
   if (version < 3) return chunks_v2(c, version, sink);
   ChunkFileWriter out(k_model_magic, version, true, sink);

@@ -11,7 +11,8 @@
 /// Writes are atomic (temp file, fsync, rename); any defect on load throws CheckpointError
 /// naming the file and the problem, before anything is allocated from an untrusted size.
 /// A checkpoint whose weights, optimizer state or snapshots are not all finite is never written
-/// (CheckpointError). One written by an older redraw may still hold them: load_checkpoint reads it
+/// (CheckpointError), nor one whose weights or optimizer state are past the bounds a model may
+/// hold (count_unsound); a frame whose weights are past them keeps its picture only. One written by an older redraw may still hold them: load_checkpoint reads it
 /// (so `info` can say so), and count_nonfinite tells the callers that must refuse it.
 #include "engine/backend.h"
 #include "engine/loss_trace.h"
@@ -97,8 +98,25 @@ struct Checkpoint {
   std::vector<RecoveryEvent> recoveries;
 };
 
+/// Largest |weight| a model may hold in its parameters and snapshots. Trained networks stay within
+/// a few hundred; 3e38 (finite) overflows to inf and NaN in the first layer.
+constexpr float k_max_model_weight = 1e6f;
+/// Largest |value| a model may hold in its optimizer's state (Adam's second moment is a squared
+/// gradient).
+constexpr float k_max_optimizer_value = 1e12f;
+
 /// How many values of `v` are NaN or infinite.
 int64_t count_nonfinite(std::span<const float> v);
+/// How many values of `v` are not sound: NaN, infinite, or beyond `limit` in magnitude. One rule
+/// for what a run keeps and what a model file may hold: the trainer's good state, its divergence
+/// check and the writer use it, and model_check refuses the same values, so what is kept opens.
+int64_t count_unsound(std::span<const float> v, float limit);
+/// Unsound values in the weights (k_max_model_weight) and optimizer state (k_max_optimizer_value)
+/// of `c`, all together; its frames are not counted (the writer keeps a frame's picture without
+/// weights that are not sound).
+int64_t count_unsound(const Checkpoint& c);
+/// True when `s` keeps weights and some are not sound.
+bool frame_weights_unsound(const Snapshot& s);
 /// Non-finite values in the weights, optimizer state and snapshots of `c`, all together.
 int64_t count_nonfinite(const Checkpoint& c);
 /// 64-bit FNV-1a of the parameters' fp32 bit patterns (little-endian bytes, in order): equal

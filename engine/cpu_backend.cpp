@@ -1,4 +1,5 @@
 #include "engine/cpu_backend.h"
+#include "engine/checkpoint.h"
 
 #include "engine/cpu_hash_grid.h"
 #include "engine/cpu_kernels.h"
@@ -459,29 +460,32 @@ struct ChunkedPass {
   int64_t forward(const float* coords, int64_t r0, int64_t n) { return forward_chunk(net, ws, coords, r0, n); }
 };
 
-bool all_finite(const std::vector<float>& v) {
+/// Every value finite and within `limit` in magnitude (count_unsound's rule, in parallel).
+bool all_sound(const std::vector<float>& v, float limit) {
   const float* p = v.data();
   const int64_t n = int64_t(v.size());
   int64_t bad = 0;
 #pragma omp parallel for schedule(static) reduction(+ : bad)
-  for (int64_t i = 0; i < n; ++i) bad += std::isfinite(p[i]) ? 0 : 1;
+  for (int64_t i = 0; i < n; ++i) bad += std::abs(p[i]) <= limit ? 0 : 1; // false for NaN too
   return bad == 0;
 }
 } // namespace
 
-bool CpuBackend::parameters_finite_impl(bool with_optimizer) {
+bool CpuBackend::parameters_sound_impl(bool with_optimizer) {
   omp_set_num_threads(team_size());
   m_state->settle();
   const State& s = *m_state;
-  return all_finite(s.params) && (!with_optimizer || (all_finite(s.first) && all_finite(s.second)));
+  return all_sound(s.params, k_max_model_weight) &&
+         (!with_optimizer || (all_sound(s.first, k_max_optimizer_value) && all_sound(s.second, k_max_optimizer_value)));
 }
 
-bool CpuBackend::copy_state_if_finite_impl(std::vector<float>& params, OptimizerState& optimizer) {
+bool CpuBackend::copy_state_if_sound_impl(std::vector<float>& params, OptimizerState& optimizer) {
   omp_set_num_threads(team_size());
   m_state->settle();
   const State& s = *m_state;
-  for (const std::vector<float>* v : {&s.params, &s.first, &s.second})
-    if (!all_finite(*v)) return false;
+  if (!all_sound(s.params, k_max_model_weight) || !all_sound(s.first, k_max_optimizer_value) ||
+      !all_sound(s.second, k_max_optimizer_value))
+    return false;
   params = s.params; // assignments reuse the buffers' memory
   optimizer.first = s.first;
   optimizer.second = s.second;

@@ -14,11 +14,6 @@
 
 namespace redraw {
 
-/// Largest |weight| accepted in the parameters and snapshots. Trained networks stay within a few
-/// hundred; 3e38 (finite) overflows to inf and NaN in the first layer.
-constexpr float k_max_model_weight = 1e6f;
-/// Largest |value| accepted in the optimizer's state (Adam's second moment is a squared gradient).
-constexpr float k_max_optimizer_value = 1e12f;
 /// Longest string a model may hold (a path, a name, a reason), in bytes.
 constexpr size_t k_max_model_string_bytes = 4096;
 /// Most steps a model may record (the config's own limit on `steps`).

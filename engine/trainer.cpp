@@ -173,7 +173,7 @@ void Trainer::maybe_keep_good_state() {
 
 bool Trainer::refresh_good_state() {
   // Into the kept state's own buffers; a non-finite state leaves the good one as it was.
-  if (!m_backend->copy_state_if_finite(m_good.params, m_good.optimizer)) return false;
+  if (!m_backend->copy_state_if_sound(m_good.params, m_good.optimizer)) return false;
   keep_good_state(std::move(m_good.params), std::move(m_good.optimizer)); // the same buffers, restamped
   return true;
 }
@@ -229,12 +229,19 @@ bool Trainer::ensure_finite() {
   }
   // Looked at in place first (the CPU backend copies nothing): the copies below only count what
   // went wrong, for the message.
-  if (!m_nonfinite_seen && m_backend->parameters_finite(true)) return false;
+  if (!m_nonfinite_seen && m_backend->parameters_sound(true)) return false;
   const std::vector<float> params = m_backend->parameters();
   const OptimizerState opt = m_backend->optimizer_state();
-  const int64_t bad = count_nonfinite(params) + count_nonfinite(opt.first) + count_nonfinite(opt.second);
+  const int64_t nonfinite = count_nonfinite(params) + count_nonfinite(opt.first) + count_nonfinite(opt.second);
+  const int64_t bad = count_unsound(params, k_max_model_weight) + count_unsound(opt.first, k_max_optimizer_value) +
+                      count_unsound(opt.second, k_max_optimizer_value);
   if (bad == 0 && !m_nonfinite_seen) return false;
-  recover(bad > 0 ? std::to_string(bad) + " weights or optimizer values became non-finite" : "the loss became nan");
+  char past[96];
+  std::snprintf(past, sizeof past, " weights or optimizer values grew past what a model may hold (%g, %g)",
+                double(k_max_model_weight), double(k_max_optimizer_value));
+  recover(nonfinite > 0 ? std::to_string(nonfinite) + " weights or optimizer values became non-finite"
+          : bad > 0     ? std::to_string(bad) + past
+                        : "the loss became nan");
   return true;
 }
 
@@ -433,7 +440,7 @@ void Trainer::set_total_steps(int64_t steps) {
 }
 
 NetworkView Trainer::finite_live_view() {
-  if (!m_backend->parameters_finite()) ensure_finite(); // back to the last good state
+  if (!m_backend->parameters_sound()) ensure_finite(); // back to the last good state
   return bound_network(m_config.model); // the training weights where they are: no copy of a photo-sized table
 }
 
@@ -542,9 +549,10 @@ void Trainer::restore(const Checkpoint& ckpt) {
   if (!same)
     throw CheckpointError("the model's network shape (" + std::to_string(ckpt.params.size()) +
                           " parameters) differs from the current configuration");
-  if (const int64_t bad = count_nonfinite(ckpt); bad > 0)
+  if (const int64_t bad = count_unsound(ckpt); bad > 0)
     throw CheckpointError("the model holds " + std::to_string(bad) +
-                         " non-finite weights (the run that wrote it diverged); it cannot be resumed");
+                          " weights or optimizer values that are not finite or past the bounds a model may hold (the "
+                          "run that wrote it diverged); it cannot be resumed");
   for (const auto& s : ckpt.snapshots)
     if (has_weights(s) && frame_weight_count(s) != ckpt.params.size())
       throw CheckpointError("a timelapse snapshot has " + std::to_string(frame_weight_count(s)) +

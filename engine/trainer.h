@@ -97,8 +97,9 @@ public:
   /// The learning-rate multiplier the recoveries left (1 when there were none).
   double lr_scale() const { return m_lr_scale; }
   /// Blocks until the device is idle and checks the weights, the optimizer state and the
-  /// backend's divergence flag. Recovers (as a step would) when they are not finite: returns true
-  /// then. DivergedError when no recovery is left.
+  /// backend's divergence flag. Recovers (as a step would) when they are not sound (not finite,
+  /// or past the bounds a model file may hold: count_unsound): returns true then. DivergedError
+  /// when no recovery is left.
   bool ensure_finite();
   /// Test hook: after step `step` completes, one weight is set to NaN (-1: never).
   void inject_nan_after_step(int64_t step) { m_inject_nan_at = step; }

@@ -51,7 +51,7 @@ check "[ \$(ls '$work/frames' | grep -c '^frame_[0-9]*\.png$') = $frames ]"
 check "[ \"\$(png_size '$work/frames/frame_00000.png')\" = 20x14 ]"
 # MP4 through a stand-in ffmpeg (the real one may not be installed): it stores the raw frames.
 mkdir -p "$work/bin"
-printf '#!/bin/sh\nfor a; do out="$a"; done\ncat > "$out"\n' >"$work/bin/ffmpeg"
+printf '#!/bin/sh\nfor a; do out="${a#file:}"; done\ncat > "$out"\n' >"$work/bin/ffmpeg" # the last argument: file:/dev/fd/3
 chmod +x "$work/bin/ffmpeg"
 expect 0 "mp4" -- env PATH="$work/bin:$PATH" "$redraw" timelapse "$model" --size 10x6 -o "$work/v.mp4"
 # (the last frame is held 2 s: 24 copies at the default 12 fps)

@@ -111,6 +111,24 @@ check '[ $? = 1 ] && grep -q "not finite" "$work/err" && [ ! -e "$work/damaged-r
 "$redraw" train "$samples/horse.png" --resume "$work/nan/model.redraw" --steps 10 --out "$work/nan" >/dev/null 2>"$work/err"
 check '[ $? = 2 ] && grep -q "below the 40 steps" "$work/err" && [ "$(model_step "$work/nan/model.redraw")" = 40 ]'
 
+# --- weights that grow past what a model may hold (finite, over 1e6): one rule for what is kept
+# and what opens. Without recoveries the run stops, and the checkpoint it says is kept renders;
+# with them it goes back, and its model renders too.
+cat >"$work/grow.json" <<'EOF_CFG'
+{"model": {"hidden": [16, 16], "activation": "ReLU", "output_activation": "Identity"},
+ "optimizer": {"otype": "SGD", "momentum": 0.0}, "schedule": {"otype": "Constant", "lr_max": 30},
+ "training": {"steps": 12, "seed": 7, "metrics_every": 1, "max_recoveries": 0}, "data": {"color_mode": "gray"}}
+EOF_CFG
+"$redraw" train "$samples/horse.png" --max-side 24 --config "$work/grow.json" --checkpoint-every 1 --out "$work/grow" \
+  >/dev/null 2>"$work/grow.err"
+check '[ $? = 1 ] && grep -q "grew past what a model may hold" "$work/grow.err" && grep -q "it renders and resumes" "$work/grow.err"'
+check '"$redraw" render "$work/grow/model.redraw" -o "$work/grow.png" >/dev/null 2>&1 && [ -s "$work/grow.png" ]'
+sed 's/"max_recoveries": 0/"max_recoveries": 3/' "$work/grow.json" >"$work/grow3.json"
+"$redraw" train "$samples/horse.png" --max-side 24 --config "$work/grow3.json" --checkpoint-every 1 --out "$work/grow3" \
+  >/dev/null 2>&1
+"$redraw" render "$work/grow3/model.redraw" -o "$work/grow3.png" >/dev/null 2>&1
+check '[ $? = 0 ] && [ -s "$work/grow3.png" ]  # what the recovering run kept opens'
+
 # --- SIGINT / SIGTERM: 130 / 143 for train, render and timelapse alike ---
 # interrupt_export COMMAND SIZE DIR FILE: `redraw COMMAND` of the full model at SIZE into DIR/FILE,
 # sent $sig once its temporary file shows: exit code $want, no FILE and no temporary file left.

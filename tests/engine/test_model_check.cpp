@@ -3,11 +3,14 @@
 #include "test_support.h"
 
 #include "engine/checkpoint.h"
+#include "engine/checkpoint_codec.h"
 #include "engine/display_text.h"
 #include "engine/errors.h"
 #include "engine/model_check.h"
 
 #include <doctest/doctest.h>
+
+#include <cstring>
 
 #include <string>
 
@@ -100,9 +103,17 @@ TEST_CASE("model check: a trained model is sane, and each kind of bad meaning na
 
 TEST_CASE("model check: open_model refuses on disk what load_checkpoint still reads (for info)") {
   test::TempDir dir;
-  Checkpoint c = sane_model();
-  c.params[0] = 3e38f;
-  save_checkpoint(dir.path / "huge.redraw", c); // finite: the writer takes it
+  // A file from elsewhere (the writer refuses such weights): a format-2 model, whose PARM is
+  // stored as it is, with its first weight patched to 3e38 and the CRC resealed.
+  std::vector<uint8_t> bytes = serialize_checkpoint(sane_model(), 2);
+  for (const ChunkRef& ref : chunk_table(bytes.data() + 12, bytes.size() - 16, "huge"))
+    if (ref.tag == "PARM") {
+      const float huge = 3e38f;
+      std::memcpy(bytes.data() + (ref.body - bytes.data()) + 8, &huge, 4); // after the u64 count
+    }
+  const uint32_t crc = checkpoint_crc(bytes.data(), bytes.size() - 4);
+  std::memcpy(bytes.data() + bytes.size() - 4, &crc, 4);
+  test::write_bytes(dir.path / "huge.redraw", bytes);
   CHECK(load_checkpoint(dir.path / "huge.redraw").params[0] == 3e38f);
   CHECK_THROWS_WITH_AS(open_model(dir.path / "huge.redraw"), doctest::Contains("PARM"), CheckpointError);
   save_checkpoint(dir.path / "ok.redraw", sane_model());

@@ -3,6 +3,7 @@
 #include "test_support.h"
 
 #include "engine/checkpoint.h"
+#include "engine/model_check.h"
 #include "engine/errors.h"
 
 #include <doctest/doctest.h>
@@ -93,17 +94,17 @@ TEST_CASE("a non-finite optimizer moment behind finite weights is found where it
   cfg.training.metrics_every = 1000;
   Trainer t = test::small_trainer(cfg, test::gradient_image(12, 10, 3));
   t.run(4);
-  CHECK(t.backend().parameters_finite(true));
+  CHECK(t.backend().parameters_sound(true));
   CHECK_FALSE(t.ensure_finite()); // nothing to recover
   OptimizerState st = t.backend().optimizer_state();
   REQUIRE(!st.second.empty());
   st.second[st.second.size() / 2] = std::numeric_limits<float>::infinity();
   t.backend().set_optimizer_state(st);
-  CHECK(t.backend().parameters_finite()); // the weights alone are finite
-  CHECK_FALSE(t.backend().parameters_finite(true));
+  CHECK(t.backend().parameters_sound()); // the weights alone are finite
+  CHECK_FALSE(t.backend().parameters_sound(true));
   CHECK(t.ensure_finite()); // recovered to the last good state
   CHECK(t.recoveries().size() == 1);
-  CHECK(t.backend().parameters_finite(true));
+  CHECK(t.backend().parameters_sound(true));
 }
 
 TEST_CASE("max_recoveries 0 turns recovery off: the first divergence stops the run") {
@@ -165,7 +166,7 @@ TEST_CASE("a model with non-finite numbers is never written and one from elsewhe
   CHECK_THROWS_AS(save_checkpoint(dir.path / "bad.redraw", c), CheckpointError);
   CHECK(!std::filesystem::exists(dir.path / "bad.redraw"));
   CHECK(test::files_in(dir.path) == 0);
-  CHECK_THROWS_WITH_AS(t.restore(c), doctest::Contains("non-finite"), CheckpointError);
+  CHECK_THROWS_WITH_AS(t.restore(c), doctest::Contains("not finite"), CheckpointError);
 }
 
 TEST_CASE("SGD without momentum (no optimizer arrays) round-trips: empty arrays are read without memcpy") {
@@ -227,4 +228,47 @@ TEST_CASE("a save lends the weights and moments through the good state: the same
   run_to(t, 60);
   CHECK(count_nonfinite(t.parameters()) == 0);
   CHECK(all_finite(t.history()));
+}
+
+TEST_CASE("recovery: weights that grow past what a model may hold are a divergence, so what is kept opens") {
+  // SGD at a learning rate of 30 on ReLU layers: the weights pass 1e6 in a few steps, still finite.
+  RunConfig cfg = test::small_config(OptimizerKind::Sgd, 0);
+  cfg.model.hidden_activations = {Activation::Relu, Activation::Relu};
+  cfg.model.output_activation = Activation::Identity;
+  cfg.optimizer.sgd.momentum = 0.0f;
+  cfg.schedule.lr_max = 30;
+  cfg.training.metrics_every = 1;
+  cfg.training.max_recoveries = 0;
+  Trainer t = test::small_trainer(cfg, test::gradient_image(12, 9, 1));
+  bool diverged = false;
+  for (int i = 0; i < 12 && !diverged; ++i) {
+    t.step();
+    try {
+      t.ensure_finite();
+    } catch (const DivergedError& e) {
+      diverged = true;
+      CHECK(std::string(e.what()).find("grew past what a model may hold") != std::string::npos);
+    }
+    CHECK(count_unsound(t.parameters(), k_max_model_weight) == 0); // never handed out
+  }
+  CHECK(diverged);
+  const Checkpoint c = t.checkpoint("x.png");
+  const auto bytes = serialize_checkpoint(c);
+  require_sane_model(deserialize_checkpoint(bytes.data(), bytes.size(), "kept.redraw"), "kept.redraw");
+  // The writer refuses weights past the bound, and a frame's such weights leave it a picture.
+  Checkpoint big = c;
+  big.params[0] = 2e6f;
+  CHECK_THROWS_WITH_AS(serialize_checkpoint(big), doctest::Contains("past the bounds a model may hold"), CheckpointError);
+  Checkpoint frame = c;
+  REQUIRE(!frame.snapshots.empty());
+  Snapshot& s = frame.snapshots.back();
+  s.params = c.params;
+  s.half_params.clear();
+  s.params[1] = -3e6f;
+  s.picture = {2, 2, 1, {1, 2, 3, 4}};
+  const auto frame_bytes = serialize_checkpoint(frame);
+  const Checkpoint back = deserialize_checkpoint(frame_bytes.data(), frame_bytes.size(), "frames.redraw");
+  CHECK_FALSE(has_weights(back.snapshots.back()));
+  CHECK(back.snapshots.back().picture.pixels == s.picture.pixels);
+  require_sane_model(back, "frames.redraw");
 }
