@@ -74,8 +74,8 @@ protected:
   std::optional<LossSample> poll_loss_impl() override;
   double dataset_mse_impl() override;
   void predict_bound_impl(const float* coords, int64_t n, float* out) override;
-  bool copy_state_if_finite_impl(std::vector<float>& params, OptimizerState& optimizer) override;
-  bool parameters_finite_impl(bool with_optimizer) override;
+  bool copy_state_if_sound_impl(std::vector<float>& params, OptimizerState& optimizer) override;
+  bool parameters_sound_impl(bool with_optimizer) override;
 
   void predict_impl(const ModelSpec& model, std::span<const float> params, std::span<const float> fourier_b,
                     const float* coords, int64_t n, float* out) override;
