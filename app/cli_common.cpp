@@ -1,5 +1,7 @@
 #include "app/cli_common.h"
 
+#include "engine/display_text.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -55,8 +57,10 @@ void require_png_extension(const std::string& path, const std::string& option) {
     throw UsageError(option + ": '" + path + "' must end in .png, .tif, .tiff or .exr");
 }
 
-void print_error(const std::string& what) { std::cerr << "error: " << what << std::endl; }
-void print_note(const std::string& what) { std::cerr << "note: " << what << std::endl; }
+// A path or a model's text may hold escape sequences: they are shown escaped, never sent to the
+// terminal (as `info` prints metadata).
+void print_error(const std::string& what) { std::cerr << "error: " << escape_control(what) << std::endl; }
+void print_note(const std::string& what) { std::cerr << "note: " << escape_control(what) << std::endl; }
 
 bool interrupted() { return g_signal.load() != 0; }
 const std::atomic<bool>& stop_flag() { return g_stop; }

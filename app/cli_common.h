@@ -36,9 +36,10 @@ void parse_size(const std::string& text, const std::string& option, const SizeLi
 /// Refuses (UsageError naming `option`) an output path whose extension is not .png in any case.
 void require_png_extension(const std::string& path, const std::string& option);
 
-/// Prints "error: <what>" to stderr.
+/// Prints "error: <what>" to stderr, control characters escaped (a path's escape sequences never
+/// reach the terminal).
 void print_error(const std::string& what);
-/// Prints "note: <what>" to stderr.
+/// Prints "note: <what>" to stderr, escaped as print_error does.
 void print_note(const std::string& what);
 
 /// True once SIGINT, SIGTERM or SIGHUP arrived (installed by install_interrupt_handler).

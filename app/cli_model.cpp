@@ -89,15 +89,15 @@ int run_render(const RenderCommand& o) {
         comparison_original(load_image(o.compare, decode_limits(o.max_image_memory_mb)), c.config.data);
     export_comparison_png(backend, view, original, w, h, o.out, o.bit_depth, ro);
     progress.finish();
-    std::printf("compared %s (bicubic) with step %lld at %dx%d each (%dx%d, %d-bit) -> %s\n", o.compare.c_str(),
-                static_cast<long long>(step), w, h, 2 * w, h, o.bit_depth, o.out.c_str());
+    std::printf("compared %s (bicubic) with step %lld at %dx%d each (%dx%d, %d-bit) -> %s\n", escape_control(o.compare).c_str(),
+                static_cast<long long>(step), w, h, 2 * w, h, o.bit_depth, escape_control(o.out).c_str());
     return k_exit_ok;
   }
   export_render_png(backend, view, w, h, o.out, o.bit_depth, ro);
   progress.finish();
   if (interrupted()) return interrupted_exit_code(); // the signal came after the last band
   std::printf("rendered step %lld at %dx%d (%d-bit) -> %s\n", static_cast<long long>(step), w, h, o.bit_depth,
-              o.out.c_str());
+              escape_control(o.out).c_str());
   return k_exit_ok;
 }
 

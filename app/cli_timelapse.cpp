@@ -2,6 +2,7 @@
 #include "app/backend_registry.h"
 #include "app/cli_commands.h"
 #include "app/cli_common.h"
+#include "engine/display_text.h"
 #include "engine/checkpoint.h"
 #include "engine/errors.h"
 #include "engine/model_check.h"
@@ -61,7 +62,7 @@ int run_timelapse(const TimelapseCommand& o) {
   std::printf("timelapse: %zu frames (steps %lld..%lld) at %dx%d, %g fps, %s -> %s\n", n,
               static_cast<long long>(c.snapshots.front().metrics.step),
               static_cast<long long>(c.snapshots.back().metrics.step), w, h, o.fps, timelapse_format_name(format),
-              o.out.c_str());
+              escape_control(o.out).c_str());
   return k_exit_ok;
 }
 

@@ -2,6 +2,7 @@
 #include "app/cli_commands.h"
 #include "app/cli_common.h"
 #include "engine/atomic_file.h"
+#include "engine/display_text.h"
 #include "engine/errors.h"
 #include "engine/folder_lock.h"
 #include "engine/model_check.h"
@@ -291,7 +292,7 @@ int run_train(const TrainCommand& o) {
   if (start < total) spectrum.record(trainer); // the untrained (or resumed) network, outside the budget
   if (!o.quiet)
     std::fprintf(stderr, "training '%s' on %s (%dx%d %s, %lld parameters) with the %s backend: %s\n",
-                 preset_label(config).c_str(), o.image.c_str(), trainer.dataset().image.width,
+                 escape_control(preset_label(config)).c_str(), escape_control(o.image).c_str(), trainer.dataset().image.width,
                  trainer.dataset().image.height,
                  color_mode_label(config.data.color_mode, trainer.dataset().channels()).c_str(),
                  static_cast<long long>(parameter_count(trainer.config().model)), trainer.backend().name().c_str(),
@@ -389,12 +390,12 @@ int run_train(const TrainCommand& o) {
     if (!o.quiet) progress.finish(describe(*saved_row, sps));
     std::printf("%s: %lld steps, PSNR %s, %s -> %s\n", stopped ? "stopped" : "done",
                 static_cast<long long>(trainer.current_step()), psnr_text(saved_row->psnr_db).c_str(),
-                format_seconds(trainer.elapsed_seconds()).c_str(), (out_dir / "final.png").string().c_str());
+                format_seconds(trainer.elapsed_seconds()).c_str(), escape_control((out_dir / "final.png").string()).c_str());
   } else {
     if (!o.quiet) progress.finish();
     const std::filesystem::path model = out_dir / "model.redraw";
     std::printf("stopped: %lld steps, %s -> %s\n", static_cast<long long>(trainer.current_step()),
-                format_seconds(trainer.elapsed_seconds()).c_str(), model.string().c_str());
+                format_seconds(trainer.elapsed_seconds()).c_str(), escape_control(model.string()).c_str());
     print_note("final.png was not redrawn, to stop at once; `redraw render " + model.string() + " -o " +
                (out_dir / "final.png").string() + "` draws it" +
                (std::filesystem::exists(out_dir / "final.png") ? " (the one there is from an earlier checkpoint)" : ""));

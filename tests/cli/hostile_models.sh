@@ -61,4 +61,12 @@ check '! grep -q "$(printf "\033")" "$work/info.out" && grep -qF "/tmp/\\x1b[2Jx
 "$redraw" info --json "$work/escname.redraw" | python3 -c 'import json,sys; json.load(sys.stdin)'
 check '[ $? = 0 ]'
 
+# error and note lines escape what a path holds: no escape sequence from a file name reaches the terminal
+esc_name="$work/$(printf 'x\033]0;owned\007\033[31m').png"
+"$redraw" train "$esc_name" --out "$work/esc-out" >"$work/esc.out" 2>"$work/esc.err"
+check '[ $? != 0 ] && ! grep -q "$(printf "\033")" "$work/esc.err" && grep -qF "x\\x1b]0;owned\\x07" "$work/esc.err"'
+cp "$work/img.png" "$esc_name"
+"$redraw" render "$base" --size 8x8 -o "$esc_name" >"$work/esc.out" 2>"$work/esc.err"
+check '[ $? = 0 ] && ! grep -q "$(printf "\033")" "$work/esc.out" "$work/esc.err"'
+
 finish hostile_models
