@@ -51,8 +51,18 @@ fs::path autosave_folder() {
   return data.empty() ? fs::path() : data / "autosave"; // no private folder: no autosave
 }
 
-AutosaveSession::AutosaveSession(fs::path folder) : m_folder(std::move(folder)) {
-  if (m_folder.empty()) return; // not ok(): nowhere private to write
+fs::path autosave_fallback_folder() {
+  std::error_code ec;
+  const fs::path tmp = private_temp_folder(fs::temp_directory_path(ec));
+  if (tmp.empty()) return {};
+  const fs::path folder = tmp / "autosave";
+  return folder == autosave_folder() ? fs::path() : folder;
+}
+
+AutosaveSession::AutosaveSession(fs::path folder) : m_folder(std::move(folder)) { m_ok = take_lock(); }
+
+bool AutosaveSession::take_lock() {
+  if (m_folder.empty()) return false; // not ok(): nowhere private to write
   const std::string pid = std::to_string(::getpid());
   m_lock = m_folder / ("session-" + pid + ".lock");
   m_model = m_folder / ("autosave-" + pid + ".redraw");
@@ -61,8 +71,22 @@ AutosaveSession::AutosaveSession(fs::path folder) : m_folder(std::move(folder)) 
   m_fd = ::open(m_lock.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644); // never through a link
   const std::string text = pid + "\n";
   // Held for the session's life: the kernel releases it however the process ends.
-  m_ok = m_fd >= 0 && ::flock(m_fd, LOCK_EX | LOCK_NB) == 0 &&
+  return m_fd >= 0 && ::flock(m_fd, LOCK_EX | LOCK_NB) == 0 &&
          ::write(m_fd, text.data(), text.size()) == ssize_t(text.size());
+}
+
+bool AutosaveSession::move_to_fallback() {
+  const fs::path fallback = autosave_fallback_folder();
+  if (fallback.empty() || fallback == m_folder) return false;
+  const fs::path old_lock = m_lock;
+  const int old_fd = m_fd;
+  m_folder = fallback;
+  m_fd = -1;
+  if (!take_lock()) return false;
+  std::error_code ec;
+  fs::remove(old_lock, ec); // the session is there now; here it left nothing to restore
+  if (old_fd >= 0) ::close(old_fd);
+  return true;
 }
 
 AutosaveSession::~AutosaveSession() {
@@ -75,6 +99,19 @@ void AutosaveSession::finish_clean() {
   std::error_code ec;
   if (fs::exists(m_model, ec)) fs::rename(m_model, m_folder / "last-session.redraw", ec);
   fs::remove(m_lock, ec);
+}
+
+std::vector<CrashedSession> find_crashed_sessions() {
+  std::vector<CrashedSession> out = find_crashed_sessions(autosave_folder());
+  if (const fs::path fallback = autosave_fallback_folder(); !fallback.empty()) {
+    std::vector<CrashedSession> more = find_crashed_sessions(fallback);
+    out.insert(out.end(), more.begin(), more.end());
+    std::stable_sort(out.begin(), out.end(), [](const CrashedSession& a, const CrashedSession& b) {
+      std::error_code e1, e2;
+      return fs::last_write_time(a.model, e1) > fs::last_write_time(b.model, e2);
+    });
+  }
+  return out;
 }
 
 std::vector<CrashedSession> find_crashed_sessions(const fs::path& folder) {

@@ -17,6 +17,10 @@
 namespace redraw {
 
 std::filesystem::path autosave_folder();
+/// Where an autosave goes when autosave_folder() cannot take it (a full disk, say): a private
+/// folder of this user's in the temp folder (settings_store.h's private_temp_folder) / autosave;
+/// "" when there is none or it is autosave_folder() itself. A launch looks in both.
+std::filesystem::path autosave_fallback_folder();
 
 /// A session that ended without quitting, and what it autosaved.
 struct CrashedSession {
@@ -39,8 +43,13 @@ public:
   const std::filesystem::path& model_path() const { return m_model; }
   /// A normal quit: the autosave becomes last-session.redraw and the lock goes.
   void finish_clean();
+  /// Moves this session to autosave_fallback_folder() (its lock written there, the lock here
+  /// removed), so the next launch finds an autosave written to fallback_model_path(). False when
+  /// there is no fallback folder or it cannot be written.
+  bool move_to_fallback();
 
 private:
+  bool take_lock(); ///< the lock in m_folder; sets m_lock, m_model and m_fd
   std::filesystem::path m_folder, m_lock, m_model;
   bool m_ok = false, m_finished = false;
   int m_fd = -1; ///< the lock file, flock()ed while this session lives
@@ -48,7 +57,9 @@ private:
 
 /// Sessions in `folder` whose lock outlived their process and which left an autosave, newest
 /// first. Stale locks without an autosave are removed on the way.
-std::vector<CrashedSession> find_crashed_sessions(const std::filesystem::path& folder = autosave_folder());
+std::vector<CrashedSession> find_crashed_sessions(const std::filesystem::path& folder);
+/// The same in autosave_folder() and autosave_fallback_folder(), newest first.
+std::vector<CrashedSession> find_crashed_sessions();
 /// The user declined: the session's lock and autosave are removed.
 void discard_crashed_session(const CrashedSession& s);
 /// The user accepted: the autosave is renamed to restored-<pid>.redraw (so no later launch

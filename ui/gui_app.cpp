@@ -14,6 +14,7 @@
 #include "ui/ui_scale.h"
 
 #include "engine/cpu_threads.h"
+#include "engine/display_text.h"
 #include "engine/run_config.h"
 
 #define GLFW_INCLUDE_NONE // glad is the GL loader; GLFW must not pull in <GL/gl.h>
@@ -254,6 +255,27 @@ void draw_frame(GLFWwindow* window, UiState& ui) {
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 }
 
+/// The autosave on quit: into the autosave folder, or, when that fails (a full disk), into the
+/// private fallback folder. Returns what happened, in a line for the terminal; with
+/// `must_keep` (a run the next launch is to offer) a failure everywhere says what was lost.
+std::string autosave_on_quit(TrainingSession& session, AutosaveSession& autosave, bool must_keep) {
+  const std::filesystem::path first = autosave.model_path();
+  session.autosave(first.string());
+  if (!session.flush(60.0)) return "the autosave to " + first.string() + " did not finish in time; the run is not saved";
+  const std::string why = session.autosave_error();
+  if (why.empty()) return "the run was autosaved to " + first.string() + "; the next launch offers to restore it";
+  if (!must_keep) return "the autosave to " + first.string() + " failed: " + why;
+  if (!autosave.move_to_fallback())
+    return "the run could not be autosaved (" + why + "), and there is no private folder to fall back to; its unsaved "
+           "training is lost";
+  session.autosave(autosave.model_path().string());
+  if (!session.flush(60.0) || !session.autosave_error().empty())
+    return "the run could not be autosaved: " + why + "; and in " + autosave.model_path().parent_path().string() +
+           ": " + session.autosave_error() + "; its unsaved training is lost";
+  return "the autosave to " + first.string() + " failed (" + why + "); the run was autosaved to " +
+         autosave.model_path().string() + " instead, and the next launch offers to restore it";
+}
+
 /// The autosave (the session skips it when nothing changed since the last one), and run B's
 /// beside it (NAME-B.redraw): a crash loses neither run's training.
 void autosave_due(UiState& ui, TrainingSession& session, CompareSessions& compare, const AutosaveSession* autosave,
@@ -478,13 +500,13 @@ int run_gui(const GuiOptions& opts) {
       std::error_code ec;
       std::filesystem::remove(b_model_path(autosave->model_path().string()), ec);
     }
+    session.stop_training_now(); // a long step in progress is left: the quit saves its last finished one
     if (autosave) { // the autosave on quit, then a clean end: no restore offer next time
-      session.autosave(autosave->model_path().string());
-      if (!session.flush(60.0)) std::fprintf(stderr, "warning: the autosave on quit did not finish in time\n");
+      const bool offered = signal != 0 && ui.run.status.has_run && ui.run.status.unsaved;
+      const std::string outcome = autosave_on_quit(session, *autosave, offered);
       // Ended by a signal with training not saved: the autosave stays, and the next launch offers it.
-      if (signal != 0 && ui.run.status.has_run && ui.run.status.unsaved)
-        std::fprintf(stderr, "redraw: %s: the run was autosaved to %s; the next launch offers to restore it\n",
-                     termination_signal_name(signal), autosave->model_path().string().c_str());
+      if (offered)
+        std::fprintf(stderr, "redraw: %s: %s\n", termination_signal_name(signal), escape_control(outcome).c_str());
       else
         autosave->finish_clean();
     } else if (signal != 0 && ui.run.status.has_run && ui.run.status.unsaved) {

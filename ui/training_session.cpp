@@ -55,7 +55,9 @@ void TrainingSession::load(LoadRequest req) {
   post([this, req = std::move(req)] { do_load(req); });
 }
 void TrainingSession::set_running(bool run) {
+  if (!run) m_stop_step = true; // a step in progress is left at once
   post([this, run] {
+    if (run) m_stop_step = false;
     if (run && !m_run) return;
     if (run && m_run->trainer->current_step() >= m_run->trainer->total_steps()) {
       report_notice("training is at its last step; raise Steps to continue");
@@ -79,9 +81,13 @@ void TrainingSession::pause_run() {
   m_run->trainer->pause_clock();
   make_preview(true);
 }
+void TrainingSession::stop_training_now() { set_running(false); }
+
 void TrainingSession::step_once() {
   post([this] {
     if (!m_run || m_running) return;
+    m_stop_step = false;
+    m_run->trainer->set_stop_flag(&m_stop_step);
     ++m_change;
     try {
       if (auto row = m_run->trainer->step()) m_run->pending_rows.push_back(*row);
@@ -349,9 +355,11 @@ void TrainingSession::train_slice() {
   const auto start = Clock::now();
   const int64_t end = m_stop_at >= 0 ? std::min(m_stop_at, t.total_steps()) : t.total_steps();
   ++m_change;
+  t.set_stop_flag(&m_stop_step); // every run's trainer, whichever is current
   try {
     while (t.current_step() < end) {
       m_run->step();
+      if (t.stop_requested()) return; // a pause or a quit: its command, next, pauses the run
       report_recoveries();
       const int64_t step = t.current_step();
       // Every preview_every steps, no faster than frames show them, and within the previews' share.

@@ -93,6 +93,12 @@ public:
   /// Saves the running model to `path` quietly (no notice on success; an error is reported once
   /// until a save works again). Skipped when nothing changed since the last autosave there.
   void autosave(const std::string& path);
+  /// Why the last autosave failed, or "" when it worked (or none ran). Any thread; after flush()
+  /// it tells the outcome of an autosave posted before it.
+  std::string autosave_error() const;
+  /// Stops training at once: a step in progress is left between its chunks (the run stays at its
+  /// last finished step) and training pauses. Any thread; for a quit, before its autosave.
+  void stop_training_now();
   /// Writes a copy of the running model to `path` without marking the run saved (the copy kept
   /// when the user discards a run); a notice names it, an error says when it failed.
   void keep_copy(const std::string& path);
@@ -221,6 +227,11 @@ private:
   uint64_t m_autosaved_trainer = 0; ///< trainer id and step of the last autosave (skip if unchanged)
   int64_t m_autosaved_step = -1;
   bool m_autosave_failed = false; ///< the last autosave failed (said once)
+  std::string m_autosave_error;   ///< why the last autosave failed ("" when it worked); m_mutex
+  /// The trainer's stop flag (Trainer::set_stop_flag): set from any thread by a pause or a quit,
+  /// so a long full-batch step is left between its chunks instead of holding them up; cleared on
+  /// the session thread when training or a single step is asked for again.
+  std::atomic<bool> m_stop_step{false};
 
   std::thread m_thread; // last: starts after every member above exists
 };

@@ -32,11 +32,20 @@ void TrainingSession::autosave(const std::string& path) {
       m_autosaved_trainer = m_trainer_id;
       m_autosaved_step = t.current_step();
       m_autosave_failed = false;
+      std::lock_guard lock(m_mutex);
+      m_autosave_error.clear();
     } catch (const std::exception& e) {
       if (!m_autosave_failed) report_error(std::string("autosave failed: ") + e.what());
       m_autosave_failed = true;
+      std::lock_guard lock(m_mutex);
+      m_autosave_error = e.what();
     }
   });
+}
+
+std::string TrainingSession::autosave_error() const {
+  std::lock_guard lock(m_mutex);
+  return m_autosave_error;
 }
 
 void TrainingSession::keep_copy(const std::string& path) {

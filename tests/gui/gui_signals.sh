@@ -34,4 +34,29 @@ for sig in TERM HUP; do
   check "[ -n '$step' ] && [ '${step:-0}' -ge 20 ]  # the run was autosaved at step ${step:-none}"
   check "[ -e '$lock' ] && grep -q 'autosaved to' '$d/log'  # kept for the restore offer"
 done
+
+# The autosave folder cannot take the model (a folder stands at its name, as a full disk fails a
+# write): the run goes to the private fallback folder ($TMPDIR/redraw-<uid>/autosave), the line
+# says what failed and where the run went, and that is where the next launch finds it.
+d="$work/fallback"
+mkdir -p "$d/tmp"
+export XDG_CONFIG_HOME="$d/config" XDG_DATA_HOME="$d/data" TMPDIR="$d/tmp"
+printf 'wait step>=20\nexec touch %s/trained\nwait_within 3600 file_exists %s/never\n' "$d" "$d" >"$d/script.txt"
+xvfb-run -a -s "-screen 0 1280x800x24" sh -c '"$@" & echo $! >"'"$d"'/pid"; wait $!; echo $? >"'"$d"'/rc"' sh \
+  "$redraw" gui "$assets/default.png" --preset "$preset" --backend cpu --autostart \
+  --test-script "$d/script.txt" >"$d/log" 2>&1 &
+runner=$!
+check "wait_for 60 '[ -s \"$d/pid\" ]'"
+pid="$(cat "$d/pid")"
+check "wait_for 60 '[ -e \"$d/data/redraw/autosave/session-$pid.lock\" ]'"
+mkdir -p "$d/data/redraw/autosave/autosave-$pid.redraw/blocked"
+check "wait_for 180 '[ -e \"$d/trained\" ]'  # trained 20 steps"
+kill -TERM "$pid"
+check "wait_for 90 '[ -s \"$d/rc\" ]'"
+wait "$runner" 2>/dev/null
+fallback="$d/tmp/redraw-$(id -u)/autosave"
+check "[ \"\$(cat '$d/rc')\" = 143 ]"
+check "grep -q 'the autosave to .*autosave-$pid.redraw failed (.*); the run was autosaved to $fallback/autosave-$pid.redraw instead' '$d/log'"
+check "'$redraw' info '$fallback/autosave-$pid.redraw' >/dev/null 2>&1 && [ -e '$fallback/session-$pid.lock' ]"
+check "[ ! -e '$d/data/redraw/autosave/session-$pid.lock' ]  # the session moved to the fallback folder"
 finish gui_signals
