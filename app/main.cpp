@@ -239,6 +239,15 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     print_error(e.what());
+    // A file whose name starts with '-' reads as an option: say how to name it.
+    for (int i = 1; i < argc; ++i) {
+      const std::string arg = argv[i];
+      std::error_code ec;
+      if (arg == "--") break;
+      if (arg.size() > 1 && arg[0] == '-' && std::filesystem::exists(arg, ec))
+        print_note("'" + arg + "' is taken as an option, not the file of that name; give the file after `--` (redraw " +
+                   std::string(argc > 1 ? argv[1] : "train") + " ... -- " + arg + ") or as ./" + arg);
+    }
     std::cerr << "run `redraw --help` for usage" << std::endl;
     return k_exit_usage;
   }

@@ -39,7 +39,11 @@ OpenedRun open_run(const RunSource& source, const BackendFactory& make_backend, 
 
   Dataset data;
   std::error_code exists_ec; // a name too long or a link loop is "not there", never an exception
-  const bool image_found = !image.empty() && std::filesystem::exists(image, exists_ec);
+  // A model's image must be a plain file to stand as its ground truth: a FIFO or a device would
+  // block or stream forever, and the model's own picture stands in as for a missing image.
+  const auto status = image.empty() ? std::filesystem::file_status() : std::filesystem::status(image, exists_ec);
+  const bool image_found = !image.empty() && std::filesystem::exists(status) &&
+                           (!model || std::filesystem::is_regular_file(status));
   if (image_found) {
     try {
       data.image = prepare_training_image(image, config.data, options.limits, &out.image_width, &out.image_height,
@@ -52,8 +56,10 @@ OpenedRun open_run(const RunSource& source, const BackendFactory& make_backend, 
     // exported and trained further.
     const OpenedNetwork cpu = open_network(*model, make_backend, "cpu", "");
     data.image = render_image(*cpu.backend, cpu.view(model->params), model->image_width, model->image_height);
-    out.notices.push_back("the model's source image (" + (image.empty() ? std::string("unknown") : image) +
-                          ") was not found; showing the model's own picture as the ground truth");
+    const bool there = !image.empty() && std::filesystem::exists(status);
+    out.notices.push_back("the model's source image (" + (image.empty() ? std::string("unknown") : image) + ") " +
+                          (there ? "is not a plain file" : "was not found") +
+                          "; showing the model's own picture as the ground truth");
   } else {
     const std::string why = image.empty() ? std::string() : path_problem(image);
     throw ImageError((image.empty() ? std::string("(no image)") : image) + ": " +

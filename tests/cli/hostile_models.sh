@@ -69,4 +69,18 @@ cp "$work/img.png" "$esc_name"
 "$redraw" render "$base" --size 8x8 -o "$esc_name" >"$work/esc.out" 2>"$work/esc.err"
 check '[ $? = 0 ] && ! grep -q "$(printf "\033")" "$work/esc.out" "$work/esc.err"'
 
+# a FIFO where the model's image was: the model's own picture stands in, as for a missing image
+mkfifo "$work/fifo.png"
+mutate fifo meta source_image "\"$work/fifo.png\""
+timeout 60 "$redraw" train "$work/fifo.png" --resume "$work/fifo.redraw" --steps 8 --out "$work/fifo-run" >/dev/null 2>"$work/fifo.err"
+check '[ $? = 0 ] && grep -q "is not a plain file; showing the model.s own picture" "$work/fifo.err"'
+
+# an image whose name starts with '-': the error says how to name it, and `--` does
+cp "$work/img.png" "$work/-dash.png"
+dash_needle="-dash.png' is taken as an option"
+(cd "$work" && "$redraw" train -dash.png --steps 2 --out dash-out >/dev/null 2>"$work/dash.err")
+check '[ $? = 2 ] && grep -qF -- "$dash_needle" "$work/dash.err" && grep -qF -- "-- -dash.png" "$work/dash.err"'
+(cd "$work" && "$redraw" train --config "$cfg" --out dash-out -- -dash.png >/dev/null 2>"$work/dash2.err")
+check '[ $? = 0 ] && [ -s "$work/dash-out/model.redraw" ]'
+
 finish hostile_models
