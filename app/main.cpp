@@ -169,6 +169,10 @@ int main(int argc, char** argv) {
                    "Memory cap of the timelapse snapshots in MiB (default 256)")
       ->check(number_above_zero(false));
   image_memory_option(train_cmd, train.max_image_memory_mb, "the image");
+  std::optional<double> gui_image_memory_mb;
+  gui_cmd->add_option("--max-image-memory", gui_image_memory_mb,
+                      "Memory budget in MiB for decoding images in this session (default: Machine > Image memory, "
+                      "1024 until set)");
 
   // ---- render ----
   RenderCommand render;
@@ -258,6 +262,7 @@ int main(int argc, char** argv) {
     if (render_cmd->parsed()) return run_render(render);
     if (lapse_cmd->parsed()) return run_timelapse(lapse);
     if (info_cmd->parsed()) return run_info(info);
+    if (gui_image_memory_mb) gui.max_image_memory_mb = double(decode_limits(gui_image_memory_mb).max_bytes >> 20);
     return open_gui(&gui);
   } catch (const UsageError& e) {
     print_error(e.what());

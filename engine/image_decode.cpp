@@ -32,9 +32,11 @@ void check_decode_size(const std::string& name, uint64_t w, uint64_t h, int chan
                      std::to_string(k_max_image_pixels) + " pixels in all");
   const uint64_t need = w * h * uint64_t(channels) * uint64_t(sample_bytes + int(sizeof(float)));
   if (need > limits.max_bytes)
-    throw ImageError(name + ": decoding the " + std::to_string(w) + "x" + std::to_string(h) + " " + what + " needs " +
-                     std::to_string((need + (1 << 20) - 1) >> 20) + " MiB, over the image memory budget of " +
-                     std::to_string(limits.max_bytes >> 20) + " MiB (--max-image-memory raises it)");
+    throw ImageBudgetError(name + ": decoding the " + std::to_string(w) + "x" + std::to_string(h) + " " + what +
+                               " needs " + std::to_string((need + (1 << 20) - 1) >> 20) +
+                               " MiB, over the image memory budget of " + std::to_string(limits.max_bytes >> 20) +
+                               " MiB (--max-image-memory raises it; in the app, Machine > Image memory)",
+                           need, limits.max_bytes);
 }
 
 float linear_to_srgb(float v) {
@@ -320,14 +322,17 @@ int fix_png_crcs(const uint8_t* data, size_t size, std::vector<uint8_t>& fixed, 
   return bad;
 }
 
-/// A PNG's IHDR size against the limits before any library sees it (the fewest bytes any PNG of
-/// that size needs: one 1-byte sample per pixel), so an absurd header is refused in words.
+/// A PNG's IHDR size against the limits before any library sees it, so an absurd header is refused
+/// in words: the samples the decoder will hand over (its colour type's channels, a palette's as
+/// RGBA, 1 or 2 bytes each), so a refusal states the whole need, which the app offers to allow.
 void check_png_header(const uint8_t* data, size_t size, const std::string& name, const DecodeLimits& limits) {
-  if (size < 24 || std::memcmp(data + 12, "IHDR", 4) != 0) return;
+  if (size < 26 || std::memcmp(data + 12, "IHDR", 4) != 0) return;
   const auto be32 = [&](size_t o) {
     return (uint32_t(data[o]) << 24) | (uint32_t(data[o + 1]) << 16) | (uint32_t(data[o + 2]) << 8) | data[o + 3];
   };
-  detail::check_decode_size(name, be32(16), be32(20), 1, 1, limits);
+  const uint8_t depth = data[24], colour = data[25];
+  const int channels = colour == 0 ? 1 : colour == 4 ? 2 : colour == 2 ? 3 : 4; // grey, grey+alpha, RGB; RGBA, palette
+  detail::check_decode_size(name, be32(16), be32(20), channels, depth == 16 ? 2 : 1, limits);
 }
 
 /// A progressive JPEG may hold thousands of tiny scans, each one a pass over the whole picture (a

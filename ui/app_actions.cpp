@@ -81,10 +81,17 @@ std::string preset_for_run(const EditState& edit, const RunConfig& running) {
   return edit.preset;
 }
 
-LoadRequest initial_load_request(const GuiOptions& opts, const UiState& ui) {
+LoadRequest base_load_request(const UiState& ui) {
   LoadRequest req;
   req.backend = ui.settings.backend;
   req.precision = ui.settings.precision;
+  const double mb = ui.image_memory_override_mb > 0 ? ui.image_memory_override_mb : ui.settings.max_image_memory_mb;
+  req.limits.max_bytes = uint64_t(mb * double(1 << 20));
+  return req;
+}
+
+LoadRequest initial_load_request(const GuiOptions& opts, const UiState& ui) {
+  LoadRequest req = base_load_request(ui);
   req.config = ui.edit.config;
   const bool positional_model = is_model_path(opts.image);
   if (!opts.model.empty() || positional_model) {
@@ -162,11 +169,9 @@ struct RunIntents {
       ui.notify("Apply & reset needs the training image; open it again (Ctrl+O)", true);
       return;
     }
-    LoadRequest req;
+    LoadRequest req = base_load_request(ui);
     req.image = image;
     req.config = ui.edit.config;
-    req.backend = ui.settings.backend;
-    req.precision = ui.settings.precision;
     session.load(std::move(req));
   }
   void operator()(const intent::StopAt& in) const { session.set_stop_at(in.step); }
@@ -180,7 +185,7 @@ struct RunIntents {
     if (st.has_run && st.step == 0 && !st.running && !st.image_path.empty()) (*this)(intent::ApplyReset{});
   }
   void operator()(const intent::OpenPath& in) const {
-    LoadRequest req;
+    LoadRequest req = base_load_request(ui);
     if (is_model_path(in.path)) {
       req.model = in.path;
     } else {
@@ -188,9 +193,14 @@ struct RunIntents {
       req.config = ui.edit.config;
       ui.last_image = in.path;
     }
-    req.backend = ui.settings.backend;
-    req.precision = ui.settings.precision;
     session.load(std::move(req)); // remembered in the recent files once it has loaded
+  }
+  void operator()(const intent::OpenWithBudget&) const {
+    if (!ui.budget_offer) return;
+    LoadRequest req = ui.budget_offer->request;
+    req.limits = raised_limits(*ui.budget_offer); // for this file alone: the setting stays
+    ui.budget_offer.reset();
+    session.load(std::move(req));
   }
   void operator()(const intent::SaveModel& in) const {
     session.save_model(model_path_for(in.path)); // remembered in the recent files once it is written
@@ -337,6 +347,7 @@ void absorb_snapshot(UiState& ui, SessionSnapshot&& take) {
     ui.notify(std::move(e), true);
   for (auto& n : take.notices)
     ui.notify(std::move(n), false);
+  if (take.budget_offer) ui.budget_offer = std::move(take.budget_offer);
   for (const auto& path : take.saved_models)
     remember_file(ui, path);
   confirm_after_saves(ui, take.saved_models, take.failed_saves);

@@ -45,6 +45,10 @@ bool is_model_path(const std::string& path);
 /// (`redraw MODEL.redraw`), or the image (the bundled one when none is given), with the
 /// edited config and the remembered backend and precision.
 LoadRequest initial_load_request(const GuiOptions& opts, const UiState& ui);
+/// A load with the app's remembered backend and precision and its image memory budget (`gui
+/// --max-image-memory` for this session, else Settings::max_image_memory_mb); the caller sets what
+/// is loaded.
+LoadRequest base_load_request(const UiState& ui);
 /// The intent File > Export's button sends for the dialog's choices (ExportImage, -Comparison
 /// -Timelapse or ExportCompare, from the dialog's kind).
 UiIntent export_intent(const FileDialogState& dialog, const TimelapseState& timelapse);

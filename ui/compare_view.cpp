@@ -62,11 +62,10 @@ void open_compare(UiState& ui, CompareSessions& cs, const intent::OpenCompare& i
   } catch (const std::exception& e) {
     return ui.notify(std::string("compare: ") + e.what(), true);
   }
-  LoadRequest req;
+  LoadRequest req = base_load_request(ui);
   req.image = st.image_path.empty() ? ui.last_image : st.image_path;
   req.config = config;
   req.backend = st.backend.empty() ? ui.settings.backend : st.backend;
-  req.precision = ui.settings.precision;
   cs.b = std::make_unique<TrainingSession>(cs.make_backend, nullptr, cs.turns);
   cs.b->set_snapshot_cap(size_t(ui.settings.snapshot_cap_mb) << 20);
   cs.b->load(std::move(req));

@@ -447,7 +447,10 @@ void draw_controls(UiState& ui) {
   if (ImGui::CollapsingHeader("Loss and optimizer", ImGuiTreeNodeFlags_DefaultOpen)) draw_loss_optimizer(ui);
   if (ImGui::CollapsingHeader("Learning-rate schedule", ImGuiTreeNodeFlags_DefaultOpen)) draw_schedule(ui);
   if (ImGui::CollapsingHeader("Training data", ImGuiTreeNodeFlags_DefaultOpen)) draw_training(ui);
-  if (ImGui::CollapsingHeader("Machine")) draw_cpu_threads(ui);
+  if (ImGui::CollapsingHeader("Machine")) {
+    draw_cpu_threads(ui);
+    draw_image_memory(ui);
+  }
   ImGui::PopItemWidth();
   ImGui::EndChild();
   const float top = ImGui::GetCursorPosY();

@@ -377,6 +377,7 @@ int run_gui(const GuiOptions& opts) {
   if (!opts.precision.empty()) ui.settings.precision = opts.precision;
   ui.scale.session = opts.ui_scale;
   if (opts.show_perf) ui.settings.show_perf = true;
+  ui.image_memory_override_mb = opts.max_image_memory_mb; // this session's, not remembered
   // The thread count set in the window last time, unless --threads chose one for this launch.
   if (cpu_threads_setting() == 0 && ui.settings.cpu_threads > 0) set_cpu_threads(ui.settings.cpu_threads);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);

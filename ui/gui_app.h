@@ -26,6 +26,7 @@ struct GuiOptions {
   bool show_about = false;            ///< open Help > About at start (a screenshot of it, for one)
   float ui_scale = 0;                 ///< UI scale for this session (times the monitor's); 0 = the setting
   bool show_perf = false;             ///< open the performance panel at start
+  double max_image_memory_mb = 0;     ///< the image memory budget for this session (MiB); 0 = the setting
   TestOptions testing;                ///< test and benchmark switches (ui/testing/frame_hooks.h)
   BackendFactory make_backend;        ///< required: builds each run's backend (app/ passes its registry)
   std::shared_ptr<DeviceInterop> interop; ///< the GPU module's preview path, or null (host previews)

@@ -27,6 +27,7 @@ struct OpenPath { ///< an image or a .redraw file
   std::string path;
   bool from_answered_dialog = false; ///< chosen in an Open dialog opened after the prompt was answered
 };
+struct OpenWithBudget {}; ///< the load held in UiState::budget_offer again, its budget raised for that file
 struct SaveModel {
   std::string path; ///< ".redraw" is added when missing
 };
@@ -86,7 +87,7 @@ struct Quit {};
 } // namespace intent
 
 using Intent = std::variant<intent::ToggleRun, intent::StepOnce, intent::Reset, intent::ApplyReset,
-                            intent::ApplySchedule, intent::LoadPreset, intent::OpenPath, intent::SaveModel,
+                            intent::ApplySchedule, intent::LoadPreset, intent::OpenPath, intent::OpenWithBudget, intent::SaveModel,
                             intent::ExportImage, intent::ExportComparison, intent::ExportTimelapse,
                             intent::CancelExport, intent::BranchFromFrame, intent::SwitchLine, intent::KeepDiscarded,
                             intent::SetSnapshotCap, intent::ShowDialog, intent::FitView, intent::OpenCompare,

@@ -28,6 +28,19 @@ void draw_cpu_threads(UiState& ui) {
                       cpu_core_count());
 }
 
+void draw_image_memory(UiState& ui) {
+  int mb = ui.settings.max_image_memory_mb;
+  ImGui::SetNextItemWidth(120);
+  if (ImGui::InputInt("Image memory (MiB)", &mb, 256, 1024)) {
+    ui.settings.max_image_memory_mb = std::clamp(mb, 1, k_max_image_memory_mb); // remembered (settings.json)
+    ui.image_memory_override_mb = 0; // the field wins over `gui --max-image-memory` from now on
+  }
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("The most memory decoding one image may take. A larger image is offered to open\n"
+                      "with a larger budget for that file; this sets it for every file (as train's\n"
+                      "--max-image-memory).");
+}
+
 void draw_eta_hint(UiState& ui) {
   const SessionStatus& st = ui.run.status;
   // Running: the live rate; paused mid-run: the rate it last had.

@@ -98,6 +98,7 @@ void draw_main_window(UiState& ui) {
   draw_about(ui);
   draw_messages(ui);
   draw_restore_offer(ui);
+  draw_budget_offer(ui);
   draw_message_log(ui);
   draw_perf_panel(ui);
   draw_help(ui);

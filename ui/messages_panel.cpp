@@ -84,4 +84,35 @@ void draw_restore_offer(UiState& ui) {
   ImGui::EndPopup();
 }
 
+void draw_budget_offer(UiState& ui) {
+  if (!ui.budget_offer) return;
+  const BudgetOffer& o = *ui.budget_offer;
+  constexpr const char* k_title = "Image over the memory budget";
+  if (!ImGui::IsPopupOpen(k_title)) ImGui::OpenPopup(k_title);
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  ImGui::SetNextWindowPos(vp->GetCenter(), ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
+  if (!ImGui::BeginPopupModal(k_title, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
+  bounded_text_disabled(o.file, k_widget_chars, true);
+  const uint64_t mib = uint64_t(1) << 20;
+  const uint64_t raised = raised_limits(o).max_bytes / mib;
+  ImGui::Text("Decoding it takes %llu MiB; the image memory budget is %llu MiB.",
+              static_cast<unsigned long long>((o.needed_bytes + mib - 1) / mib),
+              static_cast<unsigned long long>(o.budget_bytes / mib));
+  ImGui::TextUnformatted("The budget stays as it is for other files (Machine > Image memory).");
+  ImGui::Spacing();
+  char label[96];
+  std::snprintf(label, sizeof label, "Open with %llu MiB", static_cast<unsigned long long>(raised));
+  if (ImGui::Button(label)) {
+    ui.push(intent::OpenWithBudget{});
+    ImGui::CloseCurrentPopup();
+  }
+  ImGui::SameLine();
+  if (ImGui::Button("Cancel")) {
+    ui.notify("not opened: " + o.what, true);
+    ui.budget_offer.reset();
+    ImGui::CloseCurrentPopup();
+  }
+  ImGui::EndPopup();
+}
+
 } // namespace redraw

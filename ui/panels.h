@@ -13,6 +13,10 @@ void draw_menu_bar(UiState& ui);
 void draw_controls(UiState& ui);
 /// The CPU thread count control (machine_panel.cpp, inside the controls).
 void draw_cpu_threads(UiState& ui);
+/// Machine > Image memory: the budget for decoding an image, in MiB (remembered).
+void draw_image_memory(UiState& ui);
+/// The offer to open an image over the memory budget with a larger one (UiState::budget_offer).
+void draw_budget_offer(UiState& ui);
 /// A banner offering a smaller training size when a run's ETA is long (machine_panel.cpp).
 void draw_eta_hint(UiState& ui);
 /// Ground truth, reconstruction and error map with zoom, pan and a pixel tooltip (canvas_panel.cpp).

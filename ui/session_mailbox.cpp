@@ -97,6 +97,10 @@ void SessionMailbox::append(std::vector<std::string> SessionSnapshot::*list, std
 
 void SessionMailbox::error(std::string what) { append(&SessionSnapshot::errors, std::move(what)); }
 void SessionMailbox::notice(std::string what) { append(&SessionSnapshot::notices, std::move(what)); }
+void SessionMailbox::budget_offer(BudgetOffer offer) {
+  std::lock_guard lock(m_mutex);
+  m_back.budget_offer = std::move(offer);
+}
 void SessionMailbox::saved(std::string path) { append(&SessionSnapshot::saved_models, std::move(path)); }
 void SessionMailbox::save_failed(std::string path) { append(&SessionSnapshot::failed_saves, std::move(path)); }
 
@@ -135,7 +139,8 @@ void SessionSnapshot::take_from(SessionMailbox& box) {
   const Seen before = m_seen;
   *this = box.take();
   m_seen = {run_id, status.trainer_id, status.running, status.busy};
-  m_news = preview || device_preview || ground_truth || !errors.empty() || !notices.empty() || !saved_models.empty() ||
+  m_news = preview || device_preview || ground_truth || !errors.empty() || !notices.empty() || budget_offer ||
+           !saved_models.empty() ||
            !failed_saves.empty() || snapshots_changed || frame || history_replaced || zoom || m_seen != before;
 }
 

@@ -34,6 +34,8 @@ public:
   void zoom(std::shared_ptr<const Image> image, uint64_t generation, int64_t step);
   void error(std::string what);
   void notice(std::string what);
+  /// A load refused for the image memory budget (replaces an offer not yet taken).
+  void budget_offer(BudgetOffer offer);
   void saved(std::string path);
   void save_failed(std::string path);
   /// Loading, saving or exporting: `what` for the status bar, progress 0.

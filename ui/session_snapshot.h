@@ -12,9 +12,11 @@
 #include "engine/neuron_maps.h"
 #include "engine/run_config.h"
 #include "engine/run_tree.h"
+#include "ui/load_request.h"
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -82,6 +84,8 @@ struct SessionSnapshot {
   std::vector<uint8_t> snapshot_kinds;       ///< per frame: its FrameKind
   std::shared_ptr<const Image> frame;        ///< a requested timelapse frame at the training size
   std::vector<std::string> errors, notices;
+  /// A load refused for the image memory budget, offered again with a larger one (at most one).
+  std::optional<BudgetOffer> budget_offer;
   std::vector<std::string> saved_models; ///< paths a save wrote successfully, oldest first
   std::vector<std::string> failed_saves; ///< paths a save could not write (the error is in `errors`)
   std::vector<SessionProfile> profiles;  ///< one per publish while a run exists, oldest first

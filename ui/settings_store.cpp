@@ -66,7 +66,8 @@ const auto k_setting_fields = std::make_tuple(
     std::pair{"last_folder", &Settings::last_folder}, std::pair{"snapshot_cap_mb", &Settings::snapshot_cap_mb},
     std::pair{"autosave_minutes", &Settings::autosave_minutes}, std::pair{"show_spectrum", &Settings::show_spectrum},
     std::pair{"show_neuron_maps", &Settings::show_neuron_maps}, std::pair{"cpu_threads", &Settings::cpu_threads},
-    std::pair{"compare_split", &Settings::compare_split}, std::pair{"plots_seconds", &Settings::plots_seconds});
+    std::pair{"compare_split", &Settings::compare_split}, std::pair{"plots_seconds", &Settings::plots_seconds},
+    std::pair{"max_image_memory_mb", &Settings::max_image_memory_mb});
 
 std::string write_json(const fs::path& file, const json& j) {
   if (!file.is_absolute()) return "no folder for settings (HOME is not set)";
@@ -125,6 +126,7 @@ Settings load_settings() {
   s.cpu_threads = std::clamp(s.cpu_threads, 0, k_max_cpu_threads);
   s.autosave_minutes = std::clamp(s.autosave_minutes, 0, 24 * 60);
   s.snapshot_cap_mb = std::clamp(s.snapshot_cap_mb, 1, 65536);
+  s.max_image_memory_mb = std::clamp(s.max_image_memory_mb, 1, k_max_image_memory_mb);
   s.preview_every = std::clamp(s.preview_every, 1, 100000);
   sanitize_layout(s);
   const json r = read_json(data_folder() / "recent.json");

@@ -35,6 +35,8 @@ std::filesystem::path imgui_ini_path();
 Settings load_settings();
 /// Writes settings.json and recent.json; returns an error message, or "" on success.
 std::string save_settings(const Settings& s);
+/// The largest image memory budget a setting or the field accepts, in MiB (1 TiB).
+constexpr int32_t k_max_image_memory_mb = 1 << 20;
 /// The largest CPU thread count a setting or the field accepts.
 constexpr int32_t k_max_cpu_threads = 1024;
 /// The smallest remembered window, and the panel sizes (pixels at UI scale 1) settings keep.

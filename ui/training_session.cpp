@@ -272,6 +272,7 @@ void TrainingSession::do_load(const LoadRequest& req) {
     options.config = req.config;
     options.backend = req.backend;
     options.precision = req.backend == "cpu" ? std::string() : req.precision;
+    options.limits = req.limits;
     OpenedRun opened = open_run({req.image, req.model}, m_make_backend, options);
     for (const auto& n : opened.notices)
       report_notice(n);
@@ -304,6 +305,9 @@ void TrainingSession::do_load(const LoadRequest& req) {
                           std::shared_ptr<const Image>(data, &data->image)); // the trainer's floats, shared
     make_preview(true);
     m_run->post_frames(m_mailbox, true);
+  } catch (const ImageBudgetError& e) { // the app offers to open it with a larger budget
+    const std::string file = !req.image.empty() ? req.image : req.model;
+    m_mailbox.budget_offer(BudgetOffer{req, file, e.needed_bytes, e.budget_bytes, e.what()});
   } catch (...) {
     report_error(load_failure_text(req.model.empty() ? req.image : req.model, m_run != nullptr));
   }

@@ -26,6 +26,7 @@
 #include "engine/run_tree.h"
 #include "engine/timelapse_export.h"
 #include "ui/frame_pacing.h"
+#include "ui/load_request.h"
 #include "ui/session_mailbox.h"
 
 #include <atomic>
@@ -41,14 +42,6 @@
 
 namespace redraw {
 
-/// A new run: from an image (config applies), or from a model (its config applies).
-struct LoadRequest {
-  std::string image; ///< image to train on (may be empty when `model` is set)
-  std::string model; ///< .redraw model to resume (optional)
-  RunConfig config;  ///< for image loads
-  std::string backend = "auto";
-  std::string precision; ///< fp32 | tf32 | bf16 for a CUDA backend; ignored for "cpu"
-};
 
 struct LiveRun;
 

@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -130,6 +131,8 @@ struct Settings {
   bool show_spectrum = false;      ///< View > Spectrum window open (S)
   bool show_neuron_maps = false;   ///< View > Neuron maps window open (N)
   int32_t cpu_threads = 0;         ///< Machine > CPU threads as last set in the window; 0 = measured
+  /// Machine > Image memory: the budget in MiB for decoding an image (`train --max-image-memory`).
+  int32_t max_image_memory_mb = int32_t(k_default_image_memory_bytes >> 20);
   bool compare_split = false;      ///< compare runs: split view (else side by side)
   bool plots_seconds = false;      ///< View > Curves against time: the plots' x axis is seconds, not steps
 };
@@ -237,6 +240,10 @@ struct UiState {
   std::vector<std::string> preset_names;
   std::string last_image; ///< the image asked for last (Apply & reset retries it when loading failed)
   std::vector<CrashedSession> crashed; ///< sessions that did not quit, offered for restore at launch
+  /// `gui --max-image-memory` for this session (MiB; 0: Settings::max_image_memory_mb).
+  double image_memory_override_mb = 0;
+  /// A load refused for the image memory budget, offered again with a larger one for its file.
+  std::optional<BudgetOffer> budget_offer;
 
   // Textures (owned by run_gui; may be null before the first image).
   PreviewTexture* truth_texture = nullptr;

@@ -105,6 +105,16 @@ set_tests_properties(gui_ui_scale_check PROPERTIES FIXTURES_REQUIRED gui_ui_scal
 # the window draws few frames while training untouched and still answers a key within a second;
 # `--autostart --time-limit` trains, draws under the same pacing and quits with the steps done.
 set(_paced_dir ${_gui_dir}/paced)
+# An image over `gui --max-image-memory`: offered with a larger budget, and opened when accepted.
+set(OUT ${_gui_dir})
+configure_file(${CMAKE_CURRENT_LIST_DIR}/gui_scripts/image_budget.txt ${_gui_dir}/image_budget.txt @ONLY)
+add_test(NAME gui_image_budget
+         COMMAND ${CMAKE_COMMAND} -E env "XDG_CONFIG_HOME=${_gui_dir}/budget/config" "XDG_DATA_HOME=${_gui_dir}/budget/data"
+                 "REDRAW_ASSETS=${CMAKE_SOURCE_DIR}/assets" ${REDRAW_TEST_LD_PRELOAD_ENV}
+                 ${REDRAW_XVFB_RUN} -a -s "-screen 0 1600x1000x24"
+                 $<TARGET_FILE:redraw> gui ${CMAKE_SOURCE_DIR}/assets/default.png --max-image-memory 1 --backend cpu
+                 --test-script ${_gui_dir}/image_budget.txt)
+set_tests_properties(gui_image_budget PROPERTIES TIMEOUT 300 RESOURCE_LOCK xvfb LABELS gui)
 redraw_gui_script_test(gui_paced_responsive ${CMAKE_CURRENT_LIST_DIR}/gui_scripts/paced_responsive.txt
                        ${_gui_dir}/paced_script ${CMAKE_CURRENT_LIST_DIR}/gui_long.json)
 add_test(NAME gui_time_limit

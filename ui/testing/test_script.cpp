@@ -128,6 +128,7 @@ bool test_condition(const UiState& ui, const std::string& cond, std::string& err
   if (cond == "prompt") return prompt;
   if (cond == "has_run") return st.has_run && !st.busy && ui.run.shown_step >= 0;
   if (cond == "no_prompt") return !prompt;
+  if (cond == "budget_offer") return ui.budget_offer.has_value();
   if (cond == "running") return st.running;
   if (cond == "paused") return st.has_run && !st.running;
   if (cond == "unsaved") return st.unsaved;
@@ -243,6 +244,9 @@ void run_test_script(TestScript& s, UiState& ui) {
       tl.index = i;
       tl.active = true;
       tl.playing = false;
+    } else if (cmd == "accept_budget") { // the budget offer's "Open with N MiB" button
+      if (!ui.budget_offer) return fail("no image memory offer is open");
+      ui.push(intent::OpenWithBudget{});
     } else if (cmd == "resume_here") {
       if (!ui.timelapse.active) return fail("no frame is scrubbed");
       ui.push(intent::BranchFromFrame{ui.timelapse.wanted_step()});

@@ -8,6 +8,7 @@
 ///   drop PATH           a file dropped on the window (what drag & drop does)
 ///   scrub STEP          the timelapse slider moved to the frame at or before STEP
 ///   resume_here         the "Resume training from here" button
+///   accept_budget       the image memory offer's "Open with N MiB" button
 ///   switch_line ID      a run-tree line chosen (RunLine::id)
 ///   open_run_tree       the run-tree popup opened
 ///   compare KIND VALUE  Training > Compare with...: KIND preset|activation|omega_0|lr_max
@@ -27,7 +28,8 @@
 ///   idle SECONDS        let that much time pass (frames as the pacing gives them)
 ///   wait_within S COND  wait until COND holds, failing after S seconds
 ///   expect_fps_at_most N  fail when more than N frames were drawn in the last second
-/// Conditions: has_run (a run is loaded and its picture shown), prompt, no_prompt, running, paused, unsaved, saved,
+/// Conditions: has_run (a run is loaded and its picture shown), prompt, no_prompt, budget_offer (an
+/// image over the memory budget is offered), running, paused, unsaved, saved,
 /// scrubbed, live, frame_shown (the scrubbed frame's picture has arrived), sharp, not_sharp (the
 /// sharp zoom's render is drawn), zoom_step<=N (the step of the weights that render drew), step>=N, step<=N, lines==N, shown>=N (the canvas shows the live picture of step N or later),
 /// history_last>=N, history_last<=N (the curves' last step), frames>=N, frame_last>=N (the
