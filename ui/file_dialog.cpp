@@ -90,13 +90,16 @@ void draw_export_options(UiState& ui) {
     ImGui::EndDisabled();
   }
   if (d.export_kind == 0 && ui.timelapse.active) {
-    ImGui::SameLine(0, ui_px(20));
+    // On a row of its own, its note wrapped: beside the export kinds it ran past the dialog's edge.
     char label[64];
     std::snprintf(label, sizeof label, "the frame on screen (step %lld)",
                   static_cast<long long>(ui.timelapse.shown_step));
     ImGui::Checkbox(label, &d.export_scrubbed_frame);
-    if (d.export_scrubbed_frame && ui.timelapse.shown_is_picture())
+    if (d.export_scrubbed_frame && ui.timelapse.shown_is_picture()) {
+      ImGui::PushTextWrapPos(0);
       ImGui::TextDisabled("this frame is a picture only (its weights were not kept): scrub to a keyframe to export it");
+      ImGui::PopTextWrapPos();
+    }
   }
   if (d.export_kind == 0 || d.export_kind == 1) { // pictures: PNG, 16-bit TIFF or float OpenEXR by extension
     const std::string ext = lower_extension(d.path);
