@@ -256,5 +256,8 @@ using BackendFactory =
 
 /// Number of optimizer-state arrays for an optimizer: Adam 2, SGD with momentum 1, plain SGD 0.
 int optimizer_state_arrays(const OptimizerSpec& opt);
+/// Gives `state` the arrays `opt` keeps for `count` parameters: each one it lacks (empty, or of
+/// another size) becomes `count` zeros. Returns whether any did (the optimizer starts afresh).
+bool zero_fill_optimizer_state(OptimizerState& state, const OptimizerSpec& opt, size_t count);
 
 } // namespace redraw

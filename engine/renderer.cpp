@@ -43,6 +43,16 @@ void render_tiles(Backend& backend, const NetworkView& net, int32_t w, int32_t h
   }
 }
 
+void render_png_tiles(Backend& backend, const NetworkView& net, int32_t w, int32_t h, int32_t channels,
+                      const ByteSink& sink, const std::function<void(int32_t, int32_t, const float*)>& on_rows) {
+  encode_png_rows(sink, w, h, channels, 8, [&](const auto& write) {
+    render_tiles(backend, net, w, h, RenderOptions{}, [&](int32_t y0, int32_t y1, const float* values) {
+      if (on_rows) on_rows(y0, y1, values);
+      write(values, y1 - y0);
+    });
+  });
+}
+
 Image render_image(Backend& backend, const NetworkView& net, int32_t w, int32_t h, const RenderOptions& opts) {
   if (int64_t(w) * h > k_max_image_pixels)
     throw ConfigError("render: " + std::to_string(w) + "x" + std::to_string(h) +

@@ -53,6 +53,13 @@ inline NetworkView bound_network(const ModelSpec& model) {
 void render_tiles(Backend& backend, const NetworkView& net, int32_t w, int32_t h, const RenderOptions& opts,
                   const std::function<void(int32_t y0, int32_t y1, const float* values)>& on_rows);
 
+/// Renders an 8-bit PNG of `channels` channels (the network's outputs) into `sink`, encoded band
+/// by band as render_tiles produces them, so a full-size picture never exists as floats; each band's
+/// values go to `on_rows` first when it is set.
+void render_png_tiles(Backend& backend, const NetworkView& net, int32_t w, int32_t h, int32_t channels,
+                      const ByteSink& sink,
+                      const std::function<void(int32_t y0, int32_t y1, const float* values)>& on_rows = {});
+
 /// Renders into an Image with values clamped to [0, 1].
 Image render_image(Backend& backend, const NetworkView& net, int32_t w, int32_t h, const RenderOptions& opts = {});
 

@@ -16,7 +16,7 @@
 ///   frames are never dropped, so a store always keeps at least those two (and may exceed a cap
 ///   smaller than two frames).
 /// - A network whose exact frame is over k_large_frame_bytes keeps fp16 weights only at steps 0
-///   and powers of two; its other frames arrive as pictures only (Trainer::big_frames).
+///   and powers of two; its other frames arrive as pictures only (SnapshotKeeper::big_frames).
 /// - Threading: neither type is locked; the Trainer's thread owns the store.
 #include "engine/checkpoint.h"
 #include "engine/image.h"
@@ -30,7 +30,7 @@ namespace redraw {
 
 constexpr size_t k_default_snapshot_cap_bytes = size_t(256) << 20; ///< 256 MiB
 /// An exact frame (weights and optimizer state) larger than this makes the frames between
-/// powers of two pictures only (Trainer::big_frames): an eighth of the default cap.
+/// powers of two pictures only (SnapshotKeeper::big_frames): an eighth of the default cap.
 constexpr size_t k_large_frame_bytes = k_default_snapshot_cap_bytes / 8;
 /// Longest side of a frame's picture (smaller images keep their size).
 constexpr int32_t k_frame_picture_side = 256;

@@ -315,7 +315,7 @@ TEST_CASE("cuda parity: 200-step training runs through the bound API") {
     const auto& hc = p.cpu.history();
     const auto& hg = p.gpu.history();
     // The GPU measures a row inside the step after its count, so a row's loss is the training loss
-    // at the row's weights: the loss the CPU reports one step later (engine/trainer_lagged.cpp).
+    // at the row's weights: the loss the CPU reports one step later (engine/lagged_rows.h).
     // The reference: the same CPU run with a row at every step.
     RunConfig every_step = c;
     every_step.training.metrics_every = 1;

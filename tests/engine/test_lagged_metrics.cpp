@@ -1,4 +1,4 @@
-// The trainer's lagged metrics (engine/trainer_lagged.cpp), the GPU's way of measuring without
+// The trainer's lagged metrics (engine/lagged_rows.h), the GPU's way of measuring without
 // waiting: a backend with BackendFeature::StepMetrics measures the dataset's error inside the step
 // after a metrics point and hands it over with that step's loss, possibly steps later. Checked
 // against the synchronous path on the CPU backend: the same weights, the same PSNR at every row,
