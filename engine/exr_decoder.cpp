@@ -2,6 +2,7 @@
 // is one of its untrusted ones, so it stays blocked). The first part's RGBA (luminance files come
 // out grey), scene-linear, read through OpenEXR's RGBA interface in half precision (11 bits, ample
 // for a training target): the sRGB curve is applied and values are clamped to [0, 1].
+#include "engine/decode_support.h"
 #include "engine/errors.h"
 #include "engine/image_decoders.h"
 
@@ -68,6 +69,7 @@ void fill_info(const Imf::RgbaInputFile& file, ImageInfo& info) {
   info.channels = (ch & Imf::WRITE_Y) && !(ch & Imf::WRITE_RGB) ? 1 : 3;
   if (ch & Imf::WRITE_A) info.channels += 1;
   info.bits = 32;
+  info.floats = true;
   info.colour = "scene-linear (HDR)";
 }
 

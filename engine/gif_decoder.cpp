@@ -1,6 +1,7 @@
 // GIF decoding with giflib: the first frame, composited onto a transparent logical screen.
 // Every size is checked before its buffer exists: the logical screen as soon as the header is
 // read, and each frame's descriptor before any of its rows are decoded.
+#include "engine/decode_support.h"
 #include "engine/errors.h"
 #include "engine/image_decoders.h"
 

@@ -2,16 +2,19 @@
 /// Images in memory and on disk.
 /// - Image holds float pixels in [0, 1], row-major, interleaved channels (1 or 3, or 4 when raw).
 /// - load_image reads, through libvips 8.14, PNG (8/16-bit), JPEG (CMYK included), WebP, TIFF
-///   (8/16-bit, float), HEIC and AVIF (libheif); OpenEXR through the OpenEXR library; GIF (first
-///   frame) through giflib; BMP, TGA and binary PNM through stb_image. Only those libvips loaders
-///   are enabled (image_decoders.h): untrusted ones and the ImageMagick catch-all stay blocked.
+///   (8/16-bit, 32-bit float; 16- and 64-bit float through libtiff), HEIC and AVIF (libheif);
+///   OpenEXR through the OpenEXR library; GIF (first frame) through giflib; BMP (bottom-up and
+///   top-down), TGA and binary PNM through stb_image. Only those libvips loaders are enabled
+///   (image_decoders.h): untrusted ones and the ImageMagick catch-all stay blocked.
 /// - What a viewer shows is what is decoded: the EXIF orientation is applied, an embedded ICC
 ///   profile (or CMYK) is converted to sRGB, HDR values are clamped to [0, 1] after the sRGB curve,
 ///   and the first page or frame of a multi-page file is taken. ImageInfo::notes says so.
 /// - Every decoder checks the header's size against k_max_image_side / k_max_image_pixels and the
 ///   memory budget (DecodeLimits) *before* allocating pixels, and throws ImageError("<file>: <what
-///   is wrong>") for a missing, truncated, corrupt or absurd file. A PNG whose chunk CRCs are wrong
-///   opens (as in browsers), with a note.
+///   is wrong>") for a missing, corrupt or absurd file. A file that ends early opens as browsers
+///   show it, the missing rows grey, and ImageInfo::incomplete says how much is missing; with more
+///   than half of the picture missing it is refused. A PNG whose chunk CRCs are wrong opens (as in
+///   browsers), with a note.
 /// - prepare_training_image composites alpha onto a background, converts to the colour mode
 ///   (rgb, gray, binary with a threshold, or auto: gray for a grey image), and resizes with an
 ///   area (box) filter. A JPEG larger than the training size is shrunk on load (1/2, 1/4, 1/8 in
@@ -59,11 +62,16 @@ struct ImageInfo {
   int32_t width = 0, height = 0; ///< as shown: after the EXIF orientation, before any shrink-on-load
   int32_t orientation = 1;       ///< EXIF orientation, 1..8 (1: as stored)
   int32_t channels = 0;          ///< in the file, alpha included
-  int32_t bits = 8;              ///< per sample in the file: 8, 16, or 32 for float (HDR)
+  int32_t bits = 8;              ///< per sample in the file: 8, 16, 32 or 64
+  bool floats = false;           ///< the samples are floating point (HDR: OpenEXR, float TIFF)
   std::string colour = "sRGB";   ///< "sRGB", "ICC profile: <description>", "CMYK", "linear (HDR)", ...
   int32_t pages = 1;             ///< pages or frames in the file; only the first is decoded
   int32_t shrink = 1;            ///< shrink-on-load factor used (JPEG: 1, 2, 4 or 8)
   std::vector<std::string> notes; ///< what a user should be told: "first of 3 pages", "HDR clamped", ...
+  /// "" for a whole picture; for a file that ends early, what is missing: "the file ends early;
+  /// rows 61-96 of 96 (38%) are missing and shown grey". Apart from `notes` because every caller
+  /// must show it (open_run makes it a notice); more than half missing is refused instead.
+  std::string incomplete;
 };
 
 /// The smallest picture the caller needs (as shown, after orientation): a JPEG larger than this is

@@ -51,6 +51,8 @@ OpenedRun open_run(const RunSource& source, const BackendFactory& make_backend, 
     } catch (const ConfigError& e) {
       throw TrainingSizeError(e.what());
     }
+    // A file that ends early trains on grey where rows are missing: every caller must say so.
+    if (!out.image_info.incomplete.empty()) out.notices.push_back(image + ": " + out.image_info.incomplete);
   } else if (model) {
     // The source image is gone: the model's own picture stands in, so it can still be viewed,
     // exported and trained further.

@@ -49,7 +49,7 @@ struct OpenedRun {
   int32_t image_width = 0, image_height = 0; ///< the image file's own size (0: not read)
   ImageInfo image_info;                      ///< the decoder's header and notes (empty when not read)
   std::string backend_notice;                ///< the factory's notice ("" = none), e.g. a fallback to the CPU
-  std::vector<std::string> notices;          ///< what the user should be told (the stand-in picture)
+  std::vector<std::string> notices;          ///< what the user should be told (a stand-in picture, a cut image)
 };
 
 /// A model's network ready to draw, without a run around it (`render`, `timelapse`, the stand-in

@@ -1,7 +1,7 @@
 // stb_image, built here for the three formats Redraw gives it (BMP, TGA, PNM) instead of taken
 // from Debian's libstb, whose build keeps assert() on: an internal check of the decoder that a
 // crafted file reaches would abort the app. Here every such check throws ImageError instead,
-// which decode_with_stb (image_decode.cpp) reports naming the file. The rest of libstb (the font
+// which decode_stb (stb_decoder.cpp) reports naming the file. The rest of libstb (the font
 // packer ImGui links) never sees a user's file.
 #include "engine/errors.h"
 #include "engine/image_decoders.h"

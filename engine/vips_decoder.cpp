@@ -2,6 +2,11 @@
 // enabled; every other one (the untrusted ones, ImageMagick's catch-all, PDF, SVG, ...) is blocked
 // once at start-up. Decodes are serialised (one mutex), so libvips' process-wide error buffer and
 // the warnings it logs belong to the decode under way.
+// Good files take one pass through libvips' threads (vips_image_write_to_memory). A file that
+// libvips finds cut short (an error or a warning about missing data) is read again, leniently and
+// band by band, to keep the rows that are there (decode_support.h: the policy for a file that ends
+// early).
+#include "engine/decode_support.h"
 #include "engine/errors.h"
 #include "engine/image_decoders.h"
 
@@ -113,14 +118,34 @@ std::string take_vips_error() {
   return e.empty() ? "no reason given" : e;
 }
 
-[[noreturn]] void fail(const std::string& name, const std::string& format) {
-  const std::string why = take_vips_error();
-  std::string lower = why;
+/// Everything libvips said since the decode began: its error buffer and the warnings it logged,
+/// one per line (nothing is cleared).
+std::string vips_messages() {
+  std::string e = vips_error_buffer();
+  VipsState& s = vips_state();
+  std::lock_guard lock(s.log_mutex);
+  for (const std::string& w : s.warnings)
+    e += w + "\n";
+  return e;
+}
+
+/// True when a libvips or codec message says the data ran out (libjpeg's "premature end", libpng's
+/// "not enough data", libtiff's "read error at scanline").
+bool says_truncated(const std::string& text) {
+  std::string lower = text;
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(std::tolower(c)); });
   for (const char* cut : {"premature end", "truncated", "end of file", "not enough data", "unexpected end",
                           "read error", "out of data", "too short"})
-    if (lower.find(cut) != std::string::npos)
-      throw ImageError(name + ": corrupt or truncated image: the file ends before the image does (" + why + ")");
+    if (lower.find(cut) != std::string::npos) return true;
+  return false;
+}
+
+/// ImageError for libvips' failure to read the file; `cut` when Redraw's own checks found the file
+/// shorter than its structure says.
+[[noreturn]] void fail(const std::string& name, const std::string& format, bool cut = false) {
+  const std::string why = take_vips_error();
+  if (cut || says_truncated(why))
+    throw ImageError(name + ": corrupt or truncated image: the file ends before the image does (" + why + ")");
   throw ImageError(name + ": corrupt or truncated image: the " + format + " is damaged (" + why + ")");
 }
 
@@ -141,12 +166,13 @@ std::string format_of(const char* loader, VipsImage* header) {
   return "";
 }
 
-VipsImage* open_buffer(const uint8_t* data, size_t size, int shrink) {
+/// The image's header (no pixel decoded yet), for reading in order; VIPS_FAIL_ON_TRUNCATED makes a
+/// cut file an error, VIPS_FAIL_ON_NONE reads what is there (the loader fills the rest).
+VipsImage* open_buffer(const uint8_t* data, size_t size, int shrink, VipsFailOn fail_on = VIPS_FAIL_ON_TRUNCATED) {
   if (shrink > 1)
-    return vips_image_new_from_buffer(data, size, "", "access", VIPS_ACCESS_SEQUENTIAL, "fail_on",
-                                      VIPS_FAIL_ON_TRUNCATED, "shrink", shrink, nullptr);
-  return vips_image_new_from_buffer(data, size, "", "access", VIPS_ACCESS_SEQUENTIAL, "fail_on", VIPS_FAIL_ON_TRUNCATED,
-                                    nullptr);
+    return vips_image_new_from_buffer(data, size, "", "access", VIPS_ACCESS_SEQUENTIAL, "fail_on", fail_on, "shrink",
+                                      shrink, nullptr);
+  return vips_image_new_from_buffer(data, size, "", "access", VIPS_ACCESS_SEQUENTIAL, "fail_on", fail_on, nullptr);
 }
 
 /// The ICC profile's description tag ('desc', a v2 textDescriptionType or a v4 multiLocalizedUnicode).
@@ -197,6 +223,7 @@ void fill_info(VipsImage* h, const char* loader, ImageInfo& info) {
   info.height = info.orientation >= 5 ? w : hh;
   info.channels = vips_image_get_bands(h);
   const VipsBandFormat f = vips_image_get_format(h);
+  info.floats = f == VIPS_FORMAT_FLOAT || f == VIPS_FORMAT_DOUBLE;
   info.bits = f == VIPS_FORMAT_USHORT || f == VIPS_FORMAT_SHORT                         ? 16
               : f == VIPS_FORMAT_FLOAT || f == VIPS_FORMAT_UINT || f == VIPS_FORMAT_INT ? 32
               : f == VIPS_FORMAT_DOUBLE                                                 ? 64
@@ -237,37 +264,180 @@ namespace {
 
 /// With the decode mutex held: clears libvips' error and the last file's warnings, finds the loader
 /// for the bytes and opens the image's header (no pixel decoded yet), whose facts go to info.
-VipsRef open_header(const uint8_t* data, size_t size, const std::string& name, ImageInfo& info) {
+VipsRef open_header(const VipsInput& in, const std::string& name, ImageInfo& info) {
   vips_error_clear();
   {
     std::lock_guard log(vips_state().log_mutex);
     vips_state().warnings.clear();
   }
-  const char* loader = vips_foreign_find_load_buffer(data, size);
+  const char* loader = vips_foreign_find_load_buffer(in.data(), in.size());
   if (!loader || format_of(loader, nullptr).empty()) {
     vips_error_clear();
+    if (in.cut) throw ImageError(name + ": corrupt or truncated image: the file ends before the image does");
     throw ImageError(name + ": not a readable image (unknown format)");
   }
-  VipsRef head(open_buffer(data, size, 1));
-  if (!head.p) fail(name, format_of(loader, nullptr));
+  VipsRef head(open_buffer(in.data(), in.size(), 1));
+  if (!head.p) fail(name, format_of(loader, nullptr), in.cut);
   fill_info(head.p, loader, info);
   return head;
+}
+
+/// The operations from a loaded image to the samples Redraw converts: colour conversion to sRGB
+/// (CMYK, an ICC profile other than sRGB, Lab and friends), doubles cast to floats, at most four
+/// bands. `out` is the last image (or the loaded one itself).
+struct Pipeline {
+  std::vector<std::unique_ptr<VipsRef>> steps;
+  VipsImage* out = nullptr;
+  VipsInterpretation interp = VIPS_INTERPRETATION_sRGB; ///< the loaded image's
+  bool hdr = false;                                     ///< float samples
+  int sample = 1;                                       ///< bytes per sample of `out`: 1, 2 or 4 (float)
+  std::vector<std::string> notes;
+};
+
+Pipeline build_pipeline(VipsImage* loaded, const std::string& name, const std::string& format) {
+  Pipeline p;
+  p.out = loaded;
+  // One libvips operation from `p.out` to a new image, which becomes `p.out`.
+  const auto step = [&](const auto& operation) {
+    VipsImage* out = nullptr;
+    if (operation(&out) != 0 || !out) fail(name, format);
+    p.steps.push_back(std::make_unique<VipsRef>(out));
+    p.out = out;
+  };
+  VipsImage* const cur = loaded;
+  VipsBandFormat fmt = vips_image_get_format(cur);
+  p.interp = vips_image_get_interpretation(cur);
+  const bool icc = vips_image_get_typeof(cur, VIPS_META_ICC_NAME) != 0;
+  p.hdr = fmt == VIPS_FORMAT_FLOAT || fmt == VIPS_FORMAT_DOUBLE;
+  // An sRGB profile (the common case) is what the pixels are taken as anyway: no round trip through lcms.
+  const bool srgb_profile = icc && icc_description(cur).rfind("sRGB", 0) == 0;
+  if (!p.hdr && (p.interp == VIPS_INTERPRETATION_CMYK || (icc && !srgb_profile))) {
+    const bool wide = fmt != VIPS_FORMAT_UCHAR;
+    step([&](VipsImage** out) {
+      return vips_icc_transform(cur, out, "srgb", "embedded", TRUE, "input_profile",
+                                p.interp == VIPS_INTERPRETATION_CMYK ? "cmyk" : "srgb", "intent",
+                                VIPS_INTENT_RELATIVE, "depth", wide ? 16 : 8, nullptr);
+    });
+    p.notes.push_back(p.interp == VIPS_INTERPRETATION_CMYK ? "CMYK converted to sRGB"
+                                                           : "colours converted from the embedded ICC profile to sRGB");
+  } else if (p.interp == VIPS_INTERPRETATION_LAB || p.interp == VIPS_INTERPRETATION_XYZ ||
+             p.interp == VIPS_INTERPRETATION_LABS || p.interp == VIPS_INTERPRETATION_LCH) {
+    step([&](VipsImage** out) { return vips_colourspace(p.out, out, VIPS_INTERPRETATION_sRGB, nullptr); });
+  }
+  fmt = vips_image_get_format(p.out);
+  if (fmt == VIPS_FORMAT_DOUBLE) {
+    step([&](VipsImage** out) { return vips_cast(p.out, out, VIPS_FORMAT_FLOAT, nullptr); });
+    fmt = VIPS_FORMAT_FLOAT;
+  }
+  if (fmt == VIPS_FORMAT_SHORT || fmt == VIPS_FORMAT_CHAR || fmt == VIPS_FORMAT_INT || fmt == VIPS_FORMAT_UINT ||
+      fmt == VIPS_FORMAT_COMPLEX || fmt == VIPS_FORMAT_DPCOMPLEX)
+    throw ImageError(name + ": unsupported sample format in this " + format +
+                     " (Redraw reads 8- and 16-bit unsigned and float samples)");
+  if (vips_image_get_bands(p.out) > 4) {
+    step([&](VipsImage** out) { return vips_extract_band(p.out, out, 0, "n", 4, nullptr); });
+    p.notes.push_back("only the first four channels are used");
+  }
+  p.sample = fmt == VIPS_FORMAT_UCHAR ? 1 : fmt == VIPS_FORMAT_USHORT ? 2 : 4;
+  return p;
+}
+
+using Samples = std::unique_ptr<void, void (*)(void*)>; // g_malloc'd, as libvips hands them over
+
+/// Reads `img` band by band from the top on this thread, as far as the loader gets: returns the
+/// rows read (all of them, or those above the band where the loader failed). `out` holds every row.
+int32_t read_rows(VipsImage* img, uint8_t* out) {
+  const int32_t w = vips_image_get_width(img), h = vips_image_get_height(img);
+  const size_t row_bytes = size_t(VIPS_IMAGE_SIZEOF_LINE(img));
+  const std::unique_ptr<VipsRegion, void (*)(void*)> region(vips_region_new(img), &g_object_unref);
+  if (!region) return 0;
+  constexpr int32_t k_band = 16;
+  for (int32_t y = 0; y < h; y += k_band) {
+    VipsRect r = {0, y, w, std::min(k_band, h - y)};
+    if (vips_region_prepare(region.get(), &r) != 0) return y;
+    for (int32_t row = 0; row < r.height; ++row)
+      std::memcpy(out + size_t(y + row) * row_bytes, VIPS_REGION_ADDR(region.get(), 0, y + row), row_bytes);
+  }
+  return h;
+}
+
+/// Where the rows a loader filled begin: libjpeg and libpng fill what they could not read with one
+/// flat colour (mid grey, black), which the last row then is all of. A row counts as filled when
+/// most of its pixels are that colour: the row where the data ran out holds some real pixels and,
+/// for a JPEG, one block decoded from the zero bits past the end. `rows` when the last row is not
+/// flat.
+int32_t trailing_fill_start(const uint8_t* samples, int32_t w, int32_t rows, size_t pixel_bytes) {
+  if (rows < 1) return 0;
+  const size_t row_bytes = size_t(w) * pixel_bytes;
+  const uint8_t* fill = samples + size_t(rows - 1) * row_bytes;
+  const auto filled_pixels = [&](int32_t y) {
+    const uint8_t* row = samples + size_t(y) * row_bytes;
+    int32_t n = 0;
+    for (int32_t x = 0; x < w; ++x)
+      n += std::memcmp(row + size_t(x) * pixel_bytes, fill, pixel_bytes) == 0;
+    return n;
+  };
+  if (filled_pixels(rows - 1) != w) return rows;
+  int32_t first = rows - 1;
+  while (first > 0 && 2 * filled_pixels(first - 1) > w)
+    --first;
+  return first;
+}
+
+/// A decode's samples as the pipeline hands them over, and how many rows of them are the file's.
+struct Decoded {
+  Samples samples{nullptr, &g_free};
+  int32_t first_missing = 0; ///< the rows from here down could not be read (the height when none)
+};
+
+/// A file libvips found cut short, read again leniently (the loader fills what is missing) and band
+/// by band, so the rows above the cut are kept whatever the loader does past it.
+Decoded salvage(const VipsInput& in, const std::string& name, const ImageInfo& info, int32_t w, int32_t h,
+                int32_t bands, int32_t sample) {
+  vips_error_clear();
+  const VipsRef loaded(open_buffer(in.data(), in.size(), info.shrink, VIPS_FAIL_ON_NONE));
+  if (!loaded.p) fail(name, info.format, true);
+  const Pipeline p = build_pipeline(loaded.p, name, info.format);
+  if (vips_image_get_width(p.out) != w || vips_image_get_height(p.out) != h || vips_image_get_bands(p.out) != bands ||
+      p.sample != sample)
+    throw ImageError(name + ": corrupt image (its size changed while decoding)");
+  Decoded d;
+  const size_t pixel_bytes = size_t(bands) * size_t(sample);
+  d.samples.reset(g_malloc0(size_t(w) * size_t(h) * pixel_bytes));
+  const int32_t rows = read_rows(p.out, static_cast<uint8_t*>(d.samples.get()));
+  d.first_missing =
+      rows < h ? rows : trailing_fill_start(static_cast<const uint8_t*>(d.samples.get()), w, h, pixel_bytes);
+  vips_error_clear();
+  return d;
+}
+
+/// The first lines of libvips' messages, for notes.
+std::vector<std::string> first_lines(const std::string& text, size_t most) {
+  std::vector<std::string> out;
+  size_t at = 0;
+  while (at < text.size() && out.size() < most) {
+    const size_t nl = std::min(text.find('\n', at), text.size());
+    std::string line = text.substr(at, nl - at);
+    if (!line.empty() && std::find(out.begin(), out.end(), line) == out.end()) out.push_back(std::move(line));
+    at = nl + 1;
+  }
+  return out;
 }
 
 } // namespace
 
 ImageInfo probe_vips(const uint8_t* data, size_t size, const std::string& name) {
+  const VipsInput in = check_vips_input(data, size, name, DecodeLimits{std::numeric_limits<uint64_t>::max()});
   const auto lock = lock_vips();
   ImageInfo info;
-  open_header(data, size, name, info);
+  open_header(in, name, info);
   return info;
 }
 
 Image decode_vips(const uint8_t* data, size_t size, const std::string& name, const DecodeLimits& limits,
                   const DecodeOptions& options, ImageInfo& info) {
+  const VipsInput in = check_vips_input(data, size, name, limits);
   const auto lock = lock_vips();
-  VipsState& state = vips_state();
-  const VipsRef head = open_header(data, size, name, info);
+  const VipsRef head = open_header(in, name, info);
   const int stored_w = vips_image_get_width(head.p), stored_h = vips_image_get_height(head.p);
   // The header's sides and pixel count first; the memory budget below, once the size after any
   // shrink-on-load is known, and still before a single pixel is decoded.
@@ -280,72 +450,48 @@ Image decode_vips(const uint8_t* data, size_t size, const std::string& name, con
                               swap ? options.min_width : options.min_height);
   VipsRef shrunk;
   if (info.shrink > 1) {
-    shrunk.p = open_buffer(data, size, info.shrink);
-    if (!shrunk.p) fail(name, info.format);
+    shrunk.p = open_buffer(in.data(), in.size(), info.shrink);
+    if (!shrunk.p) fail(name, info.format, in.cut);
   }
-  VipsImage* cur = shrunk.p ? shrunk.p : head.p;
-  std::vector<std::unique_ptr<VipsRef>> steps;
-  // One libvips operation from `cur` to a new image, which becomes `cur`.
-  const auto step = [&](const auto& operation) {
-    VipsImage* out = nullptr;
-    if (operation(&out) != 0 || !out) fail(name, info.format);
-    steps.push_back(std::make_unique<VipsRef>(out));
-    cur = out;
-  };
-
-  VipsBandFormat fmt = vips_image_get_format(cur);
-  const VipsInterpretation interp = vips_image_get_interpretation(cur);
-  const bool icc = vips_image_get_typeof(cur, VIPS_META_ICC_NAME) != 0;
-  bool hdr = fmt == VIPS_FORMAT_FLOAT || fmt == VIPS_FORMAT_DOUBLE;
-  // An sRGB profile (the common case) is what the pixels are taken as anyway: no round trip through lcms.
-  const bool srgb_profile = icc && icc_description(cur).rfind("sRGB", 0) == 0;
-  if (!hdr && (interp == VIPS_INTERPRETATION_CMYK || (icc && !srgb_profile))) {
-    const bool wide = fmt != VIPS_FORMAT_UCHAR;
-    step([&](VipsImage** out) {
-      return vips_icc_transform(cur, out, "srgb", "embedded", TRUE, "input_profile",
-                                interp == VIPS_INTERPRETATION_CMYK ? "cmyk" : "srgb", "intent", VIPS_INTENT_RELATIVE,
-                                "depth", wide ? 16 : 8, nullptr);
-    });
-    info.notes.push_back(interp == VIPS_INTERPRETATION_CMYK
-                             ? "CMYK converted to sRGB"
-                             : "colours converted from the embedded ICC profile to sRGB");
-  } else if (interp == VIPS_INTERPRETATION_LAB || interp == VIPS_INTERPRETATION_XYZ ||
-             interp == VIPS_INTERPRETATION_LABS || interp == VIPS_INTERPRETATION_LCH) {
-    step([&](VipsImage** out) { return vips_colourspace(cur, out, VIPS_INTERPRETATION_sRGB, nullptr); });
-  }
-  fmt = vips_image_get_format(cur);
-  if (fmt == VIPS_FORMAT_DOUBLE) {
-    step([&](VipsImage** out) { return vips_cast(cur, out, VIPS_FORMAT_FLOAT, nullptr); });
-    fmt = VIPS_FORMAT_FLOAT;
-  }
-  if (fmt == VIPS_FORMAT_SHORT || fmt == VIPS_FORMAT_CHAR || fmt == VIPS_FORMAT_INT || fmt == VIPS_FORMAT_UINT ||
-      fmt == VIPS_FORMAT_COMPLEX || fmt == VIPS_FORMAT_DPCOMPLEX)
-    throw ImageError(name + ": unsupported sample format in this " + info.format +
-                     " (Redraw reads 8- and 16-bit unsigned and float samples)");
-  if (vips_image_get_bands(cur) > 4) {
-    step([&](VipsImage** out) { return vips_extract_band(cur, out, 0, "n", 4, nullptr); });
-    info.notes.push_back("only the first four channels are used");
-  }
+  const Pipeline pipeline = build_pipeline(shrunk.p ? shrunk.p : head.p, name, info.format);
+  VipsImage* const cur = pipeline.out;
   const int w = vips_image_get_width(cur), h = vips_image_get_height(cur), bands = vips_image_get_bands(cur);
-  const int sample = fmt == VIPS_FORMAT_UCHAR ? 1 : fmt == VIPS_FORMAT_USHORT ? 2 : 4;
+  const int sample = pipeline.sample;
   // HEIF and WebP decode the whole picture inside their library before libvips copies it out.
   const int copies = info.format == "HEIF" || info.format == "AVIF" || info.format == "WebP" ? 2 : 1;
   check_decode_size(name, uint64_t(w), uint64_t(h), bands, sample * copies, limits);
 
+  Decoded decoded;
   size_t bytes = 0;
-  const std::unique_ptr<void, void (*)(void*)> mem(vips_image_write_to_memory(cur, &bytes), &g_free);
-  if (!mem) fail(name, info.format);
+  decoded.samples.reset(vips_image_write_to_memory(cur, &bytes));
+  decoded.first_missing = h;
   // libvips 8.14 may finish a pipeline whose loader failed in a tile and only log it (a cut JPEG,
   // now and then): that decode failed too.
   bool tile_failed = false;
   {
-    std::lock_guard log(state.log_mutex);
-    for (const std::string& w : state.warnings)
-      tile_failed = tile_failed || w.find("error in tile") != std::string::npos;
+    std::lock_guard log(vips_state().log_mutex);
+    for (const std::string& warning : vips_state().warnings)
+      tile_failed = tile_failed || warning.find("error in tile") != std::string::npos;
   }
-  if (tile_failed) fail(name, info.format);
-  if (bytes != size_t(w) * size_t(h) * size_t(bands) * size_t(sample))
+  const bool failed = !decoded.samples || tile_failed;
+  // libjpeg reports data that ran out before the end marker only as a warning, and the decode
+  // goes through: what libvips said decides as much as whether it failed.
+  const bool ran_out = says_truncated(vips_messages());
+  if (failed && !ran_out && !in.cut) fail(name, info.format);
+  const bool cut_short = failed || ran_out || in.cut;
+  const std::string warnings = cut_short ? std::string() : vips_error_buffer();
+  vips_error_clear();
+  if (failed || ran_out) {
+    decoded = {};
+    decoded = salvage(in, name, info, w, h, bands, sample);
+  } else if (bytes != size_t(w) * size_t(h) * size_t(bands) * size_t(sample)) {
     throw ImageError(name + ": corrupt image (the decoder returned an unexpected size)");
+  }
+  if (cut_short)
+    info.incomplete = missing_rows_text(name, MissingRows{decoded.first_missing, h, info.shrink,
+                                                          swap ? info.width : info.height, info.orientation != 1});
+  for (const std::string& line : first_lines(warnings, 3))
+    info.notes.push_back("decoder warning: " + line);
 
   const OrientationWalk walk = orientation_walk(info.orientation, w, h);
   Image img;
@@ -353,24 +499,25 @@ Image decode_vips(const uint8_t* data, size_t size, const std::string& name, con
   img.height = walk.out_h;
   img.channels = bands;
   img.pixels.resize(size_t(w) * size_t(h) * size_t(bands));
-  const bool linear = interp == VIPS_INTERPRETATION_scRGB;
+  const bool linear = pipeline.interp == VIPS_INTERPRETATION_scRGB;
   bool clamped = false;
   const int colour_bands = bands == 2 || bands == 4 ? bands - 1 : bands;
+  const void* mem = decoded.samples.get();
   for (int32_t y = 0; y < walk.out_h; ++y) {
     float* o = img.pixels.data() + size_t(y) * size_t(walk.out_w) * size_t(bands);
     int64_t src = walk.origin + int64_t(y) * walk.step_y;
     for (int32_t x = 0; x < walk.out_w; ++x, src += walk.step_x, o += bands) {
       const size_t s = size_t(src) * size_t(bands);
       if (sample == 1) {
-        const auto* p = static_cast<const uint8_t*>(mem.get()) + s;
+        const auto* p = static_cast<const uint8_t*>(mem) + s;
         for (int c = 0; c < bands; ++c)
           o[c] = float(p[c]) * (1.0f / 255.0f);
       } else if (sample == 2) {
-        const auto* p = static_cast<const uint16_t*>(mem.get()) + s;
+        const auto* p = static_cast<const uint16_t*>(mem) + s;
         for (int c = 0; c < bands; ++c)
           o[c] = float(p[c]) * (1.0f / 65535.0f);
       } else {
-        const auto* p = static_cast<const float*>(mem.get()) + s;
+        const auto* p = static_cast<const float*>(mem) + s;
         for (int c = 0; c < bands; ++c) {
           const float v = std::isfinite(p[c]) ? p[c] : 0.0f;
           if (v > 1.0f || v < 0.0f) clamped = true;
@@ -379,14 +526,20 @@ Image decode_vips(const uint8_t* data, size_t size, const std::string& name, con
       }
     }
   }
-  if (hdr)
+  if (decoded.first_missing < h) paint_missing_rows(img, walk, w, decoded.first_missing);
+  info.notes.insert(info.notes.end(), pipeline.notes.begin(), pipeline.notes.end());
+  if (pipeline.hdr)
     info.notes.push_back(clamped ? "HDR: values outside [0, 1] were clamped" : "HDR: float samples, none clamped");
   if (info.orientation != 1) info.notes.push_back("EXIF orientation " + std::to_string(info.orientation) + " applied");
   if (info.pages > 1) info.notes.push_back("first of " + std::to_string(info.pages) + " pages or frames");
   if (info.shrink > 1) info.notes.push_back("shrunk 1/" + std::to_string(info.shrink) + " on load");
-  std::lock_guard log(state.log_mutex);
-  for (const std::string& warning : state.warnings)
-    info.notes.push_back("decoder warning: " + warning);
+  if (info.incomplete.empty()) {
+    std::lock_guard log(vips_state().log_mutex);
+    for (const std::string& warning : vips_state().warnings)
+      if (warning.find("error in tile") == std::string::npos) info.notes.push_back("decoder warning: " + warning);
+  }
+  if (in.bad_crcs)
+    info.notes.push_back(std::to_string(in.bad_crcs) + " PNG chunk(s) with a wrong CRC read anyway, as browsers do");
   return img;
 }
 

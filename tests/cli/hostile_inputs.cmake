@@ -44,3 +44,8 @@ set_tests_properties(model_bombs PROPERTIES ENVIRONMENT "REDRAW_ASSETS=${CMAKE_S
 # finished step; a second signal during the save is told so, a third ends at once.
 add_test(NAME train_signals COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/train_signals.sh $<TARGET_FILE:redraw>)
 set_tests_properties(train_signals PROPERTIES ENVIRONMENT "REDRAW_ASSETS=${CMAKE_SOURCE_DIR}/assets" TIMEOUT 300)
+
+# Valid but unusual images (top-down BMP, 64-bit and half float TIFF) and images cut short, as
+# info and train show them.
+add_test(NAME damaged_images COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/damaged_images.sh $<TARGET_FILE:redraw>)
+set_tests_properties(damaged_images PROPERTIES ENVIRONMENT "REDRAW_ASSETS=${CMAKE_SOURCE_DIR}/assets" TIMEOUT 300)

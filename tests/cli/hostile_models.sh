@@ -75,12 +75,22 @@ mutate fifo meta source_image "\"$work/fifo.png\""
 timeout 60 "$redraw" train "$work/fifo.png" --resume "$work/fifo.redraw" --steps 8 --out "$work/fifo-run" >/dev/null 2>"$work/fifo.err"
 check '[ $? = 0 ] && grep -q "is not a plain file; showing the model.s own picture" "$work/fifo.err"'
 
-# an image whose name starts with '-': the error says how to name it, and `--` does
+# an image whose name starts with '-': the error says it is not an option and how to name the
+# file (whether or not the file is there), and `--` does
 cp "$work/img.png" "$work/-dash.png"
-dash_needle="-dash.png' is taken as an option"
+dash_error="error: '-dash.png' is not an option of redraw train; a file whose name starts with '-' is given after -- (redraw train [options] -- -dash.png) or as ./-dash.png"
 (cd "$work" && "$redraw" train -dash.png --steps 2 --out dash-out >/dev/null 2>"$work/dash.err")
-check '[ $? = 2 ] && grep -qF -- "$dash_needle" "$work/dash.err" && grep -qF -- "-- -dash.png" "$work/dash.err"'
+check '[ $? = 2 ] && grep -qxF -- "$dash_error" "$work/dash.err" && ! grep -q "is required" "$work/dash.err"'
+(cd "$work" && "$redraw" train -gone.png >/dev/null 2>"$work/gone.err")
+check '[ $? = 2 ] && grep -qF -- "-gone.png'"'"' is not an option of redraw train" "$work/gone.err" && grep -qF "no file of that name" "$work/gone.err"'
+(cd "$work" && "$redraw" info -dash.png >/dev/null 2>"$work/dash-info.err")
+check '[ $? = 2 ] && grep -qF -- "(redraw info [options] -- -dash.png) or as ./-dash.png" "$work/dash-info.err"'
 (cd "$work" && "$redraw" train --config "$cfg" --out dash-out -- -dash.png >/dev/null 2>"$work/dash2.err")
 check '[ $? = 0 ] && [ -s "$work/dash-out/model.redraw" ]'
+(cd "$work" && "$redraw" info -- -dash.png >"$work/dash-info.out" 2>&1)
+check '[ $? = 0 ] && grep -q "size: *24x16" "$work/dash-info.out"'
+# options after `--` are file names there: the note says to put them first
+(cd "$work" && "$redraw" train -- -dash.png --steps 2 >/dev/null 2>"$work/dash3.err")
+check '[ $? = 2 ] && grep -qF -- "'"'"'--steps'"'"' comes after --, where every word is taken as a file name" "$work/dash3.err"'
 
 finish hostile_models

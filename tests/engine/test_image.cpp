@@ -383,6 +383,45 @@ TEST_CASE("truncated BMP and TGA files are refused, not read as black") {
   }
 }
 
+TEST_CASE("a top-down BMP (negative height) decodes the right way up, as its bottom-up twin does") {
+  test::TempDir dir;
+  const int w = 40, h = 30; // 120-byte rows: no padding
+  const auto rgb = test_pattern(w, h);
+  const std::vector<uint8_t> bottom_up = bmp_file(w, h, rgb);
+  // The same picture stored top row first: the rows in the file reversed, the height negated.
+  std::vector<uint8_t> top_down = bottom_up;
+  const size_t offset = size_t(bottom_up[10]) | size_t(bottom_up[11]) << 8, row = size_t(w) * 3;
+  for (int y = 0; y < h; ++y)
+    std::copy_n(bottom_up.begin() + long(offset + size_t(h - 1 - y) * row), row,
+                top_down.begin() + long(offset + size_t(y) * row));
+  const uint32_t negative = uint32_t(-h);
+  for (int i = 0; i < 4; ++i)
+    top_down[22 + i] = uint8_t(negative >> (8 * i));
+  test::write_bytes(dir.path / "up.bmp", bottom_up);
+  test::write_bytes(dir.path / "down.bmp", top_down);
+  check_pixels(load_image(dir.path / "up.bmp"), w, h, 3, rgb);
+  check_pixels(load_image(dir.path / "down.bmp"), w, h, 3, rgb);
+  const ImageInfo info = probe_image_file(dir.path / "down.bmp");
+  CHECK(info.width == w);
+  CHECK(info.height == h);
+  // Cut short, the top-down file is refused as truncated too.
+  test::write_bytes(dir.path / "cut.bmp", std::vector<uint8_t>(top_down.begin(), top_down.end() - 200));
+  check_image_error(dir.path / "cut.bmp", "truncated");
+  // A negative width, or the most negative height, is no size at all: refused by the probe too.
+  std::vector<uint8_t> bad = top_down;
+  for (int i = 0; i < 4; ++i)
+    bad[18 + i] = uint8_t(negative >> (8 * i));
+  test::write_bytes(dir.path / "bad.bmp", bad);
+  check_image_error(dir.path / "bad.bmp", "corrupt");
+  CHECK_THROWS_AS(probe_image_file(dir.path / "bad.bmp"), ImageError);
+  bad = top_down;
+  bad[22] = bad[23] = bad[24] = 0;
+  bad[25] = 0x80;
+  test::write_bytes(dir.path / "min.bmp", bad);
+  CHECK_THROWS_AS(probe_image_file(dir.path / "min.bmp"), ImageError);
+  check_image_error(dir.path / "min.bmp", "corrupt");
+}
+
 TEST_CASE("a header claiming more pixels than the file can hold is refused before decoding") {
   test::TempDir dir;
   // 54 bytes claiming 16384 x 16384 (268 Mpixel, 0.8 GB to decode as black), and at 1 bit per pixel.
