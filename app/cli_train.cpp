@@ -216,15 +216,14 @@ RunConfig build_config(const TrainCommand& o, int32_t size_w, int32_t size_h, st
   return c;
 }
 
-} // namespace
-
-int run_train(const TrainCommand& o) {
+/// The run's options from the command line, checked before any file is read (a bad value is a
+/// usage error, exit 2).
+OpenRunOptions run_options(const TrainCommand& o) {
   if (!o.config.empty() && !o.preset.empty()) throw UsageError("--preset and --config: give one, not both");
   if (o.time_limit && !(*o.time_limit > 0)) throw UsageError("--time-limit: must be a positive number of seconds");
   if (o.checkpoint_every < 0) throw UsageError("--checkpoint-every: must not be negative");
   if (o.snapshot_cap_mb && !(*o.snapshot_cap_mb > 0 && *o.snapshot_cap_mb <= 1 << 20))
     throw UsageError("--snapshot-cap-mb: must be a positive number of MiB");
-  // Option values are checked before any file is read, so a bad one is a usage error (exit 2).
   int32_t size_w = 0, size_h = 0;
   if (!o.size.empty()) parse_size(o.size, "--size", {k_max_train_side, k_max_train_pixels}, size_w, size_h);
   std::optional<uint64_t> seed;
@@ -236,7 +235,7 @@ int run_train(const TrainCommand& o) {
   options.limits = decode_limits(o.max_image_memory_mb);
   if (o.snapshot_cap_mb) options.snapshot_cap_bytes = size_t(*o.snapshot_cap_mb * double(1 << 20));
   if (o.resume.empty()) options.config = build_config(o, size_w, size_h, seed);
-  options.adjust_config = [&](RunConfig& config, const Checkpoint* resume) {
+  options.adjust_config = [&o, seed](RunConfig& config, const Checkpoint* resume) {
     if (!resume) return;
     if (!o.config.empty() || !o.preset.empty())
       print_note("--resume: the network comes from " + o.resume + "; --preset/--config are ignored");
@@ -252,9 +251,14 @@ int run_train(const TrainCommand& o) {
       print_note(o.resume + " has already done " + std::to_string(resume->step) + " of " +
                  std::to_string(config.training.steps) + " steps; pass a larger --steps to continue");
   };
+  return options;
+}
+
+/// The run opened (open_run), its notes printed.
+OpenedRun open_training(const TrainCommand& o) {
   OpenedRun opened;
   try {
-    opened = open_run({o.image, o.resume}, backend_factory(), options);
+    opened = open_run({o.image, o.resume}, backend_factory(), run_options(o));
   } catch (const TrainingSizeError& e) { // the engine names no flags; here they are
     throw ConfigError(std::string(e.what()) + " (--size or --max-side)");
   }
@@ -262,153 +266,189 @@ int run_train(const TrainCommand& o) {
     if (n.rfind("shrunk", 0) != 0) print_note(o.image + ": " + n);
   if (!opened.backend_notice.empty()) print_note(opened.backend_notice);
   for (const std::string& n : opened.notices) print_note(n);
-  Trainer& trainer = *opened.trainer;
-  const RunConfig& config = trainer.config();
   // Test hook for the fault tests: REDRAW_TEST_NAN_AT_STEP=N poisons one weight after step N.
-  if (const char* v = std::getenv("REDRAW_TEST_NAN_AT_STEP")) trainer.inject_nan_after_step(std::atoll(v));
+  if (const char* v = std::getenv("REDRAW_TEST_NAN_AT_STEP")) opened.trainer->inject_nan_after_step(std::atoll(v));
+  return opened;
+}
 
-  // Only now that the image, the config and the backend are good: a failed run leaves no empty folder.
-  OutputFolder out(o.out);
-  const std::filesystem::path& out_dir = out.path();
-  const FolderLock lock(out_dir, "redraw train " + o.image); // one writer per folder (released before `out`)
-  check_writable_destination(out_dir / "model.redraw");
+/// One headless run from its output folder to its last line: the folder and its lock, the
+/// spectrum rows, the progress display, the checkpoints, and the final save.
+class HeadlessRun {
+public:
+  HeadlessRun(const TrainCommand& o, OpenedRun& opened)
+      : m_o(o), m_opened(opened), m_trainer(*opened.trainer), m_out(o.out), m_dir(m_out.path()),
+        // One writer per folder (released before `m_out`); only now that the image, the config
+        // and the backend are good, so a failed run leaves no empty folder.
+        m_lock(m_dir, "redraw train " + o.image), m_total(m_trainer.config().training.steps),
+        m_start(m_trainer.current_step()),
+        m_spectrum_every(SpectrumHistory::cadence(m_trainer.config().training.metrics_every, m_total)) {
+    check_writable_destination(m_dir / "model.redraw");
+    if (m_start < m_total) m_spectrum.record(m_trainer); // the untrained (or resumed) network, outside the budget
+    if (!o.quiet) print_banner();
+    // A time limit is a budget the schedule anneals to (engine/schedule.h, docs/training.md).
+    if (o.time_limit) m_trainer.set_time_budget(*o.time_limit);
+    install_interrupt_handler();
+    m_trainer.set_stop_flag(&stop_flag()); // a signal stops a step between its chunks
+    m_seconds0 = m_trainer.elapsed_seconds();
+  }
 
-  const int64_t total = config.training.steps;
-  const int64_t start = trainer.current_step();
-  const int32_t recoveries = config.training.max_recoveries;
-  // spectrum.csv: the error's band powers every spectrum_every steps (this process's steps only:
-  // a resumed run's file starts where it resumed). Each row renders the network and waits for the
-  // device, so rows are skipped while they have taken more than k_spectrum_budget of the run's
-  // time (a fast GPU run keeps its speed and gets fewer rows).
-  SpectrumHistory spectrum;
-  const int64_t spectrum_every = SpectrumHistory::cadence(config.training.metrics_every, total);
-  constexpr double k_spectrum_budget = 0.05;
-  double spectrum_seconds = 0;
-  const auto record_spectrum = [&] {
-    const auto s0 = std::chrono::steady_clock::now();
-    spectrum.record(trainer);
-    spectrum_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - s0).count();
-  };
-  if (start < total) spectrum.record(trainer); // the untrained (or resumed) network, outside the budget
-  if (!o.quiet)
-    std::fprintf(stderr, "training '%s' on %s (%dx%d %s, %lld parameters) with the %s backend: %s\n",
-                 escape_control(preset_label(config)).c_str(), escape_control(o.image).c_str(), trainer.dataset().image.width,
-                 trainer.dataset().image.height,
-                 color_mode_label(config.data.color_mode, trainer.dataset().channels()).c_str(),
-                 static_cast<long long>(parameter_count(trainer.config().model)), trainer.backend().name().c_str(),
-                 trainer.backend().device_description().c_str());
-
-  // A time limit is a budget the schedule anneals to (engine/schedule.h, docs/training.md).
-  if (o.time_limit) trainer.set_time_budget(*o.time_limit);
-  install_interrupt_handler();
-  trainer.set_stop_flag(&stop_flag()); // a signal stops a step between its chunks
-  Progress progress("train");
-  const auto t0 = std::chrono::steady_clock::now();
-  // Training time of this process: time stopped (SIGSTOP, Ctrl+Z) is not in it.
-  const double seconds0 = trainer.elapsed_seconds();
-  const auto trained_seconds = [&] { return trainer.elapsed_seconds() - seconds0; };
-  bool stopped = false;
-  int64_t last_saved = -1;
-  try {
-    for (;;) {
-      while (trainer.current_step() < total) {
-        if (interrupted()) {
-          stopped = true;
-          break;
-        }
-        double wall = trained_seconds();
-        if (o.time_limit && wall >= *o.time_limit) {
-          stopped = true;
-          break;
-        }
-        const auto row = trainer.step();
-        if (interrupted()) continue; // the step may have been left unfinished: the check above stops
-        report_recoveries(trainer, recoveries);
-        if (trainer.current_step() % spectrum_every == 0 &&
-            spectrum_seconds <=
-                k_spectrum_budget * std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count())
-          record_spectrum();
-        if (row) {
-          wall = trained_seconds();
-          const double sps = double(trainer.current_step() - start) / std::max(1e-9, wall);
-          if (!o.quiet)
-            progress.update(double(trainer.current_step()) / double(std::max<int64_t>(total, 1)), describe(*row, sps));
-        }
-        if (checkpoint_due(trainer.current_step(), o.checkpoint_every) && trainer.current_step() != last_saved) {
-          if (save_checkpoint_retrying(trainer, spectrum, out_dir, opened.source_image)) {
-            out.keep();
-            last_saved = trainer.current_step();
-          }
-          report_recoveries(trainer, recoveries); // a checkpoint of a diverged state recovers first
-        }
+  /// Trains to the end, a time limit or a signal. False when the run diverged past its
+  /// recoveries (said on stderr).
+  bool train() {
+    try {
+      for (;;) {
+        while (m_trainer.current_step() < m_total && !should_stop()) train_one();
+        m_trainer.pause_clock();
+        // A divergence since the last metrics step is found here, before anything is written.
+        const bool recovered = m_trainer.ensure_finite();
+        report_recoveries(m_trainer, max_recoveries());
+        if (!recovered || m_stopped) return true;
       }
-      trainer.pause_clock();
-      // A divergence since the last metrics step is found here, before anything is written.
-      const bool recovered = trainer.ensure_finite();
-      report_recoveries(trainer, recoveries);
-      if (!recovered || stopped) break;
+    } catch (const DivergedError& e) {
+      if (!m_o.quiet) m_progress.finish();
+      print_error(std::string(e.what()) + ". " + what_is_kept());
+      return false;
     }
-  } catch (const DivergedError& e) {
-    if (!o.quiet) progress.finish();
-    // What is said to be kept is what opens: the checkpoint is opened as render and --resume would.
-    std::string kept = "Nothing was written.";
-    if (last_saved >= 0) {
-      const std::filesystem::path model = out_dir / "model.redraw";
-      const std::string why = write_error([&] { (void)open_model(model); });
-      kept = "The last checkpoint (step " + std::to_string(last_saved) + ") in " + out_dir.string() +
-             (why.empty() ? " is kept; it renders and resumes (--resume " + model.string() + ")."
-                          : " is kept, but it does not open: " + why);
+  }
+
+  /// The final save and the summary lines; returns the exit code.
+  int finish() {
+    const double wall = trained_seconds();
+    const int64_t done = m_trainer.current_step() - m_start;
+    if (interrupted() && done == 0) { // stopped before this process finished a step: nothing to save
+      if (!m_o.quiet) m_progress.finish();
+      print_note(std::string("stopped before the first step finished: nothing was written") +
+                 (m_last_saved >= 0 || !m_o.resume.empty() ? "; " + m_dir.string() + " is as it was" : ""));
+      return interrupted_exit_code();
     }
-    print_error(std::string(e.what()) + ". " + kept);
-    return k_exit_failure;
+    // Stopped by a signal: the save must be quick, so final.png is redrawn only when that takes
+    // about a second at most (a full-batch SIREN step at 4 MP takes tens of seconds on a CPU).
+    const bool picture = !interrupted() || picture_seconds(m_trainer, wall, done) <= 1.0;
+    if (interrupted()) print_note("interrupted: saving the run at step " + std::to_string(m_trainer.current_step()));
+    std::optional<MetricsRow> saved_row;
+    try {
+      saved_row = save_run(m_trainer, m_spectrum, m_dir, m_opened.source_image, picture); // found again from any folder
+    } catch (const IoError& e) {
+      if (!m_o.quiet) m_progress.finish();
+      throw IoError(std::string(e.what()) + " (the results were not saved; " +
+                    (m_last_saved >= 0 ? "the checkpoint of step " + std::to_string(m_last_saved) + " is kept"
+                                       : "earlier files in " + m_dir.string() + " are unchanged") +
+                    ")");
+    }
+    m_out.keep();
+    print_summary(saved_row, wall, done);
+    return interrupted() ? interrupted_exit_code() : k_exit_ok;
   }
-  const double wall = trained_seconds();
-  const int64_t done = trainer.current_step() - start;
-  if (interrupted() && done == 0) { // stopped before this process finished a step: nothing to save
-    if (!o.quiet) progress.finish();
-    print_note(std::string("stopped before the first step finished: nothing was written") +
-               (last_saved >= 0 || !o.resume.empty() ? "; " + out_dir.string() + " is as it was" : ""));
-    return interrupted_exit_code();
+
+private:
+  void print_banner() const {
+    const RunConfig& config = m_trainer.config();
+    std::fprintf(stderr, "training '%s' on %s (%dx%d %s, %lld parameters) with the %s backend: %s\n",
+                 escape_control(preset_label(config)).c_str(), escape_control(m_o.image).c_str(),
+                 m_trainer.dataset().image.width, m_trainer.dataset().image.height,
+                 color_mode_label(config.data.color_mode, m_trainer.dataset().channels()).c_str(),
+                 static_cast<long long>(parameter_count(config.model)), m_trainer.backend().name().c_str(),
+                 m_trainer.backend().device_description().c_str());
   }
-  // Stopped by a signal: the save must be quick, so final.png is redrawn only when that takes
-  // about a second at most (a full-batch SIREN step at 4 MP takes tens of seconds on a CPU).
-  const bool picture = !interrupted() || picture_seconds(trainer, wall, done) <= 1.0;
-  if (interrupted()) print_note("interrupted: saving the run at step " + std::to_string(trainer.current_step()));
-  std::optional<MetricsRow> saved_row;
-  try {
-    saved_row = save_run(trainer, spectrum, out_dir, opened.source_image, picture); // found again from any folder
-  } catch (const IoError& e) {
-    if (!o.quiet) progress.finish();
-    throw IoError(std::string(e.what()) + " (the results were not saved; " +
-                  (last_saved >= 0 ? "the checkpoint of step " + std::to_string(last_saved) + " is kept"
-                                   : "earlier files in " + out_dir.string() + " are unchanged") +
-                  ")");
+  int32_t max_recoveries() const { return m_trainer.config().training.max_recoveries; }
+  /// Training time of this process: time stopped (SIGSTOP, Ctrl+Z) is not in it.
+  double trained_seconds() const { return m_trainer.elapsed_seconds() - m_seconds0; }
+  bool should_stop() {
+    if (interrupted() || (m_o.time_limit && trained_seconds() >= *m_o.time_limit)) m_stopped = true;
+    return m_stopped;
   }
-  out.keep();
-  const double sps = double(done) / std::max(1e-9, wall);
-  if (saved_row) {
-    if (!o.quiet) progress.finish(describe(*saved_row, sps));
-    std::printf("%s: %lld steps, PSNR %s, %s -> %s\n", stopped ? "stopped" : "done",
-                static_cast<long long>(trainer.current_step()), psnr_text(saved_row->psnr_db).c_str(),
-                format_seconds(trainer.elapsed_seconds()).c_str(), escape_control((out_dir / "final.png").string()).c_str());
-  } else {
-    if (!o.quiet) progress.finish();
-    const std::filesystem::path model = out_dir / "model.redraw";
-    std::printf("stopped: %lld steps, %s -> %s\n", static_cast<long long>(trainer.current_step()),
-                format_seconds(trainer.elapsed_seconds()).c_str(), escape_control(model.string()).c_str());
-    print_note("final.png was not redrawn, to stop at once; `redraw render " + model.string() + " -o " +
-               (out_dir / "final.png").string() + "` draws it" +
-               (std::filesystem::exists(out_dir / "final.png") ? " (the one there is from an earlier checkpoint)" : ""));
+
+  /// One step, then what follows it: recoveries said, a spectrum row, the progress, a checkpoint.
+  void train_one() {
+    const auto row = m_trainer.step();
+    if (interrupted()) return; // the step may have been left unfinished: should_stop() ends the loop
+    report_recoveries(m_trainer, max_recoveries());
+    // spectrum.csv: the error's band powers every spectrum_every steps (this process's steps only:
+    // a resumed run's file starts where it resumed). Each row renders the network and waits for
+    // the device, so rows are skipped while they have taken more than k_spectrum_budget of the
+    // run's time (a fast GPU run keeps its speed and gets fewer rows).
+    constexpr double k_spectrum_budget = 0.05;
+    const double run_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_t0).count();
+    if (m_trainer.current_step() % m_spectrum_every == 0 && m_spectrum_seconds <= k_spectrum_budget * run_s) {
+      const auto s0 = std::chrono::steady_clock::now();
+      m_spectrum.record(m_trainer);
+      m_spectrum_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - s0).count();
+    }
+    if (row && !m_o.quiet) {
+      const double sps = double(m_trainer.current_step() - m_start) / std::max(1e-9, trained_seconds());
+      m_progress.update(double(m_trainer.current_step()) / double(std::max<int64_t>(m_total, 1)), describe(*row, sps));
+    }
+    if (checkpoint_due(m_trainer.current_step(), m_o.checkpoint_every) && m_trainer.current_step() != m_last_saved) {
+      if (save_checkpoint_retrying(m_trainer, m_spectrum, m_dir, m_opened.source_image)) {
+        m_out.keep();
+        m_last_saved = m_trainer.current_step();
+      }
+      report_recoveries(m_trainer, max_recoveries()); // a checkpoint of a diverged state recovers first
+    }
   }
-  if (trainer.metric_rows() > 0) { // what the sampled rows cost (the floor: at most 5% of the training time)
-    const double share = 100.0 * trainer.metric_row_seconds() / std::max(1e-9, wall);
-    std::printf("metrics rows: %lld sampled, %.2f s, %.1f%% of the training time\n",
-                static_cast<long long>(trainer.metric_rows()), trainer.metric_row_seconds(), share);
+
+  /// After a divergence past the recoveries: what is said to be kept is what opens, so the
+  /// checkpoint is opened as render and --resume would.
+  std::string what_is_kept() const {
+    if (m_last_saved < 0) return "Nothing was written.";
+    const std::filesystem::path model = m_dir / "model.redraw";
+    const std::string why = write_error([&] { (void)open_model(model); });
+    return "The last checkpoint (step " + std::to_string(m_last_saved) + ") in " + m_dir.string() +
+           (why.empty() ? " is kept; it renders and resumes (--resume " + model.string() + ")."
+                        : " is kept, but it does not open: " + why);
   }
-  if (!trainer.recoveries().empty())
-    print_note(std::to_string(trainer.recoveries().size()) + " recovered divergence(s) in this run; the learning rate is x" +
-               format_number(trainer.lr_scale()) + " (see the event column of metrics.csv)");
-  return interrupted() ? interrupted_exit_code() : k_exit_ok;
+
+  void print_summary(const std::optional<MetricsRow>& saved_row, double wall, int64_t done) {
+    const double sps = double(done) / std::max(1e-9, wall);
+    if (saved_row) {
+      if (!m_o.quiet) m_progress.finish(describe(*saved_row, sps));
+      std::printf("%s: %lld steps, PSNR %s, %s -> %s\n", m_stopped ? "stopped" : "done",
+                  static_cast<long long>(m_trainer.current_step()), psnr_text(saved_row->psnr_db).c_str(),
+                  format_seconds(m_trainer.elapsed_seconds()).c_str(),
+                  escape_control((m_dir / "final.png").string()).c_str());
+    } else {
+      if (!m_o.quiet) m_progress.finish();
+      const std::filesystem::path model = m_dir / "model.redraw";
+      std::printf("stopped: %lld steps, %s -> %s\n", static_cast<long long>(m_trainer.current_step()),
+                  format_seconds(m_trainer.elapsed_seconds()).c_str(), escape_control(model.string()).c_str());
+      print_note("final.png was not redrawn, to stop at once; `redraw render " + model.string() + " -o " +
+                 (m_dir / "final.png").string() + "` draws it" +
+                 (std::filesystem::exists(m_dir / "final.png") ? " (the one there is from an earlier checkpoint)" : ""));
+    }
+    if (m_trainer.metric_rows() > 0) { // what the sampled rows cost (the floor: at most 5% of the training time)
+      const double share = 100.0 * m_trainer.metric_row_seconds() / std::max(1e-9, wall);
+      std::printf("metrics rows: %lld sampled, %.2f s, %.1f%% of the training time\n",
+                  static_cast<long long>(m_trainer.metric_rows()), m_trainer.metric_row_seconds(), share);
+    }
+    if (!m_trainer.recoveries().empty())
+      print_note(std::to_string(m_trainer.recoveries().size()) +
+                 " recovered divergence(s) in this run; the learning rate is x" + format_number(m_trainer.lr_scale()) +
+                 " (see the event column of metrics.csv)");
+  }
+
+  const TrainCommand& m_o;
+  OpenedRun& m_opened;
+  Trainer& m_trainer;
+  OutputFolder m_out;
+  const std::filesystem::path& m_dir;
+  const FolderLock m_lock;
+  const int64_t m_total, m_start, m_spectrum_every;
+  SpectrumHistory m_spectrum;
+  double m_spectrum_seconds = 0;
+  Progress m_progress{"train"};
+  const std::chrono::steady_clock::time_point m_t0 = std::chrono::steady_clock::now();
+  double m_seconds0 = 0;
+  bool m_stopped = false;
+  int64_t m_last_saved = -1;
+};
+
+} // namespace
+
+int run_train(const TrainCommand& o) {
+  OpenedRun opened = open_training(o);
+  HeadlessRun run(o, opened);
+  if (!run.train()) return k_exit_failure;
+  return run.finish();
 }
 
 } // namespace redraw::cli

@@ -7,11 +7,12 @@
 ///   redraw timelapse MODEL .. export the training timelapse as GIF, MP4 or PNG frames
 ///   redraw info MODEL         print a model's config and progress; --backends lists devices
 /// Exit codes: 0 success, 1 failure, 2 usage error, 128 + signal when interrupted (130 Ctrl+C,
-/// 143 SIGTERM). Errors go to stderr as "error: ...".
+/// 143 SIGTERM, 129 SIGHUP). Errors go to stderr as "error: ...".
 #include "app/backend_registry.h"
 #include "app/cli_commands.h"
 #include "app/cli_common.h"
 #include "app/cli_openmp_env.h"
+#include "app/cli_usage_hints.h"
 #include "app/cli_version.h"
 #include "engine/cpu_threads.h"
 #include "engine/errors.h"
@@ -31,6 +32,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <set>
 
 using namespace redraw;
@@ -72,198 +74,157 @@ CLI::Validator number_above_zero(bool zero_ok) {
       zero_ok ? "NUMBER >= 0" : "NUMBER > 0");
 }
 
-} // namespace
 
-int main(int argc, char** argv) {
-  ensure_openmp_environment(argv); // may re-execute once: before anything else happens
-  // A file-size limit (ulimit -f) must make a write fail with EFBIG, which is reported, rather than
-  // kill the process half-way through a save.
-  std::signal(SIGXFSZ, SIG_IGN);
-#if defined(__GLIBC__)
-  // Buffers of 16 MiB and more (a photo's pixels, a large table's weights and their copies) get
-  // their own mapping, given back to the system when freed. glibc's default threshold rises to
-  // the size of the first such buffer freed, after which a freed copy of a 30 MB table stays
-  // inside the heap: about 70 MB of a 24 MP run's resident memory that nothing used.
-  mallopt(M_MMAP_THRESHOLD, 16 << 20);
-#endif
-  CLI::App app{"Redraw: watch a neural network learn an image", "redraw"};
-  app.require_subcommand(0, 1);
-  app.set_version_flag("--version", [] {
-    std::string text = version_text();
-    if (!text.empty() && text.back() == '\n') text.pop_back(); // CLI11 ends the line
-    return text;
-  });
+// ---- the commands' options: one function each --------------------------------------------
 
-  // ---- gui ----
-  GuiOptions gui;
-  auto* gui_cmd = app.add_subcommand("gui", "Open the desktop app");
-  gui_cmd->add_option("image", gui.image, "Image to open (default: the bundled drawing)");
-  gui_cmd->add_option("--model", gui.model, "A .redraw model to open");
-  gui_cmd->add_option("--preset", gui.preset, "Preset to start with");
-  gui_cmd->add_option("--backend", gui.backend, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
-  gui_cmd
-      ->add_option("--precision", gui.precision,
-                   "GPU matrix products: auto (default: fused fp16 for narrow nets, else fp32), fp32, tf32 or bf16")
+void image_memory_option(CLI::App* cmd, std::optional<double>& megabytes, const std::string& what) {
+  cmd->add_option("--max-image-memory", megabytes, "Memory budget in MiB for decoding " + what + " (default 1024)");
+}
+
+void model_options(CLI::App* cmd, std::string& model, std::string& size, const std::string& what) {
+  cmd->add_option("model", model, ".redraw model")->required();
+  cmd->add_option("--size", size, what + " WxH (default: the training size)");
+}
+
+/// --backend, --precision and --threads (the CPU backend's team), alike for every command that
+/// trains or renders.
+void device_options(CLI::App* cmd, std::string& backend, std::string& precision, int& threads) {
+  cmd->add_option("--backend", backend, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  cmd->add_option("--precision", precision,
+                  "GPU matrix products: auto (default: fused fp16 for narrow nets, else fp32), fp32, tf32 or bf16")
       ->check(CLI::IsMember({"auto", "fp32", "tf32", "bf16"}));
-  gui_cmd->add_flag("--autostart", gui.autostart, "Start training at once");
-  gui_cmd
-      ->add_option("--time-limit", gui.testing.time_limit,
-                   "After this many seconds of training: print the steps done and quit (benchmarks)")
+  cmd->add_option("--threads", threads, "CPU threads (default 0: measured, all cores or fewer when that is faster)")
+      ->check(CLI::Range(0, 1024));
+}
+
+CLI::App* add_gui_command(CLI::App& app, GuiOptions& gui, std::optional<double>& image_memory_mb) {
+  auto* cmd = app.add_subcommand("gui", "Open the desktop app");
+  cmd->add_option("image", gui.image, "Image to open (default: the bundled drawing)");
+  cmd->add_option("--model", gui.model, "A .redraw model to open");
+  cmd->add_option("--preset", gui.preset, "Preset to start with");
+  cmd->add_option("--backend", gui.backend, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  cmd->add_option("--precision", gui.precision,
+                  "GPU matrix products: auto (default: fused fp16 for narrow nets, else fp32), fp32, tf32 or bf16")
+      ->check(CLI::IsMember({"auto", "fp32", "tf32", "bf16"}));
+  cmd->add_flag("--autostart", gui.autostart, "Start training at once");
+  cmd->add_option("--time-limit", gui.testing.time_limit,
+                  "After this many seconds of training: print the steps done and quit (benchmarks)")
       ->check(number_above_zero(false));
-  gui_cmd->add_flag("--about", gui.show_about, "Open the About box (version and licences) at start");
-  gui_cmd->add_option("--screenshot", gui.testing.screenshot, "Write the window as PNG, then exit");
-  gui_cmd
-      ->add_option("--screenshot-after-steps", gui.testing.screenshot_after_steps,
-                   "Steps to train before the screenshot")
+  cmd->add_flag("--about", gui.show_about, "Open the About box (version and licences) at start");
+  cmd->add_option("--screenshot", gui.testing.screenshot, "Write the window as PNG, then exit");
+  cmd->add_option("--screenshot-after-steps", gui.testing.screenshot_after_steps,
+                  "Steps to train before the screenshot")
       ->check(number_above_zero(true));
-  gui_cmd->add_option("--ui-scale", gui.ui_scale, "UI scale for this session, times the monitor's (0.5 to 4)")
+  cmd->add_option("--ui-scale", gui.ui_scale, "UI scale for this session, times the monitor's (0.5 to 4)")
       ->check(CLI::Range(0.5f, 4.0f));
-  gui_cmd->add_flag("--perf", gui.show_perf, "Open the performance panel at start");
-  gui_cmd->add_option("--test-resize", gui.testing.test_resize,
-                      "With --screenshot: shrink the window to WxH and back first (a layout test)");
-  gui_cmd
-      ->add_option(
-          "--test-script", gui.testing.test_script,
-          "Test hook: drive the window from a script of keys, drops and checks (see ui/testing/test_script.h); "
-          "exit 0 when it passes")
+  cmd->add_flag("--perf", gui.show_perf, "Open the performance panel at start");
+  cmd->add_option("--max-image-memory", image_memory_mb,
+                  "Memory budget in MiB for decoding images in this session (default: Machine > Image memory, "
+                  "1024 until set)");
+  cmd->add_option("--test-resize", gui.testing.test_resize,
+                  "With --screenshot: shrink the window to WxH and back first (a layout test)");
+  cmd->add_option("--test-script", gui.testing.test_script,
+                  "Test hook: drive the window from a script of keys, drops and checks (see ui/testing/test_script.h); "
+                  "exit 0 when it passes")
       ->group("Test hooks");
+  return cmd;
+}
 
-  // Options that several commands take alike.
-  const auto image_memory_option = [](CLI::App* cmd, std::optional<double>& megabytes, const std::string& what) {
-    cmd->add_option("--max-image-memory", megabytes, "Memory budget in MiB for decoding " + what + " (default 1024)");
-  };
-  const auto model_options = [](CLI::App* cmd, std::string& model, std::string& size, const std::string& what) {
-    cmd->add_option("model", model, ".redraw model")->required();
-    cmd->add_option("--size", size, what + " WxH (default: the training size)");
-  };
-
-  // ---- train ----
-  TrainCommand train;
-  auto* train_cmd = app.add_subcommand("train", "Train headless on an image");
-  train_cmd
-      ->add_option("image", train.image, "Image file (PNG, JPEG, WebP, TIFF, HEIC, AVIF, OpenEXR, GIF, BMP, TGA, PNM)")
+CLI::App* add_train_command(CLI::App& app, TrainCommand& train, int& threads) {
+  auto* cmd = app.add_subcommand("train", "Train headless on an image");
+  cmd->add_option("image", train.image, "Image file (PNG, JPEG, WebP, TIFF, HEIC, AVIF, OpenEXR, GIF, BMP, TGA, PNM)")
       ->required();
-  auto* preset_opt =
-      train_cmd->add_option("--preset", train.preset, "Preset name (classic, classic-sgd, siren, fourier, instant); without it and --config: instant");
-  auto* config_opt = train_cmd->add_option("--config", train.config, "Run config JSON file");
+  auto* preset_opt = cmd->add_option("--preset", train.preset,
+                                     "Preset name (classic, classic-sgd, siren, fourier, instant); without it and "
+                                     "--config: instant");
+  auto* config_opt = cmd->add_option("--config", train.config, "Run config JSON file");
   preset_opt->excludes(config_opt);
-  auto* size_opt = train_cmd->add_option("--size", train.size, "Training size WxH");
+  auto* size_opt = cmd->add_option("--size", train.size, "Training size WxH");
   auto* max_side_opt =
-      train_cmd->add_option("--max-side", train.max_side, "Longest training side, aspect kept (0: full resolution)")
+      cmd->add_option("--max-side", train.max_side, "Longest training side, aspect kept (0: full resolution)")
           ->excludes(size_opt);
-  train_cmd->add_flag("--full", train.full, "Train at full resolution (--max-side 0)")
-      ->excludes(size_opt)
-      ->excludes(max_side_opt);
-  train_cmd->add_option("--steps", train.steps, "Total steps");
-  train_cmd->add_option("--time-limit", train.time_limit,
-                        "Stop after this many seconds of training; the schedule anneals to this deadline");
-  train_cmd->add_option("--seed", train.seed, "Random seed, 0..18446744073709551615");
-  train_cmd->add_option("--color", train.color, "Colour mode: auto (gray for a grey image), rgb, gray or binary")
+  cmd->add_flag("--full", train.full, "Train at full resolution (--max-side 0)")->excludes(size_opt)->excludes(max_side_opt);
+  cmd->add_option("--steps", train.steps, "Total steps");
+  cmd->add_option("--time-limit", train.time_limit,
+                  "Stop after this many seconds of training; the schedule anneals to this deadline");
+  cmd->add_option("--seed", train.seed, "Random seed, 0..18446744073709551615");
+  cmd->add_option("--color", train.color, "Colour mode: auto (gray for a grey image), rgb, gray or binary")
       ->check(CLI::IsMember({"rgb", "gray", "binary", "auto"}));
-  train_cmd->add_option("--out", train.out, "Output folder")->capture_default_str();
-  train_cmd->add_option("--checkpoint-every", train.checkpoint_every, "Save model.redraw every N steps");
-  train_cmd->add_option("--resume", train.resume, "Continue from a .redraw model");
-  train_cmd->add_flag("--quiet", train.quiet, "No progress output");
-  train_cmd
-      ->add_option("--snapshot-cap-mb", train.snapshot_cap_mb,
-                   "Memory cap of the timelapse snapshots in MiB (default 256)")
+  cmd->add_option("--out", train.out, "Output folder")->capture_default_str();
+  cmd->add_option("--checkpoint-every", train.checkpoint_every, "Save model.redraw every N steps");
+  cmd->add_option("--resume", train.resume, "Continue from a .redraw model");
+  cmd->add_flag("--quiet", train.quiet, "No progress output");
+  cmd->add_option("--snapshot-cap-mb", train.snapshot_cap_mb, "Memory cap of the timelapse snapshots in MiB (default 256)")
       ->check(number_above_zero(false));
-  image_memory_option(train_cmd, train.max_image_memory_mb, "the image");
-  std::optional<double> gui_image_memory_mb;
-  gui_cmd->add_option("--max-image-memory", gui_image_memory_mb,
-                      "Memory budget in MiB for decoding images in this session (default: Machine > Image memory, "
-                      "1024 until set)");
+  image_memory_option(cmd, train.max_image_memory_mb, "the image");
+  device_options(cmd, train.backend, train.precision, threads);
+  return cmd;
+}
 
-  // ---- render ----
-  RenderCommand render;
-  auto* render_cmd = app.add_subcommand("render", "Render a model at any size");
-  model_options(render_cmd, render.model, render.size, "Output size");
-  render_cmd->add_option("-o,--output", render.out, "Output .png (8/16-bit), .tif (16-bit) or .exr (32-bit float)")
-      ->required();
-  render_cmd->add_option("--snapshot", render.snapshot, "Timelapse snapshot index (0-based, -1 = last)");
-  render_cmd->add_option("--bit-depth", render.bit_depth, "8 or 16")->check(CLI::IsMember({8, 16}));
-  render_cmd->add_option("--compare", render.compare,
-                         "Original image: write it upscaled bicubically beside the render (output is 2W x H)");
-  image_memory_option(render_cmd, render.max_image_memory_mb, "the --compare image");
+CLI::App* add_render_command(CLI::App& app, RenderCommand& render, int& threads) {
+  auto* cmd = app.add_subcommand("render", "Render a model at any size");
+  model_options(cmd, render.model, render.size, "Output size");
+  cmd->add_option("-o,--output", render.out, "Output .png (8/16-bit), .tif (16-bit) or .exr (32-bit float)")->required();
+  cmd->add_option("--snapshot", render.snapshot, "Timelapse snapshot index (0-based, -1 = last)");
+  cmd->add_option("--bit-depth", render.bit_depth, "8 or 16")->check(CLI::IsMember({8, 16}));
+  cmd->add_option("--compare", render.compare,
+                  "Original image: write it upscaled bicubically beside the render (output is 2W x H)");
+  image_memory_option(cmd, render.max_image_memory_mb, "the --compare image");
+  device_options(cmd, render.backend, render.precision, threads);
+  return cmd;
+}
 
-  // ---- timelapse ----
-  TimelapseCommand lapse;
-  auto* lapse_cmd = app.add_subcommand("timelapse", "Export the training timelapse (GIF, MP4 or PNG frames)");
-  model_options(lapse_cmd, lapse.model, lapse.size, "Frame size");
-  lapse_cmd->add_option("--fps", lapse.fps, "Frames per second")->check(CLI::Range(0.1, 120.0));
-  lapse_cmd->add_option("-o,--output", lapse.out, "OUT.gif, OUT.mp4 or a folder DIR/ for PNG frames")->required();
-  lapse_cmd->add_flag("--overlay", lapse.overlay, "Draw the step and PSNR on each frame");
+CLI::App* add_timelapse_command(CLI::App& app, TimelapseCommand& lapse, int& threads) {
+  auto* cmd = app.add_subcommand("timelapse", "Export the training timelapse (GIF, MP4 or PNG frames)");
+  model_options(cmd, lapse.model, lapse.size, "Frame size");
+  cmd->add_option("--fps", lapse.fps, "Frames per second")->check(CLI::Range(0.1, 120.0));
+  cmd->add_option("-o,--output", lapse.out, "OUT.gif, OUT.mp4 or a folder DIR/ for PNG frames")->required();
+  cmd->add_flag("--overlay", lapse.overlay, "Draw the step and PSNR on each frame");
+  device_options(cmd, lapse.backend, lapse.precision, threads);
+  return cmd;
+}
 
-  // --backend, --precision and --threads (the CPU backend's team), alike for every command that
-  // trains or renders.
-  const auto device_options = [](CLI::App* cmd, std::string& backend, std::string& precision) {
-    cmd->add_option("--backend", backend, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
-    cmd->add_option("--precision", precision,
-                    "GPU matrix products: auto (default: fused fp16 for narrow nets, else fp32), fp32, tf32 or bf16")
-        ->check(CLI::IsMember({"auto", "fp32", "tf32", "bf16"}));
-  };
-  device_options(train_cmd, train.backend, train.precision);
-  device_options(render_cmd, render.backend, render.precision);
-  device_options(lapse_cmd, lapse.backend, lapse.precision);
-  int threads = 0;
-  for (auto* cmd : {train_cmd, render_cmd, lapse_cmd})
-    cmd->add_option("--threads", threads, "CPU threads (default 0: measured, all cores or fewer when that is faster)")
-        ->check(CLI::Range(0, 1024));
+CLI::App* add_info_command(CLI::App& app, InfoCommand& info) {
+  auto* cmd = app.add_subcommand("info", "Describe a model or an image, or the backends with --backends");
+  cmd->add_option("model", info.model, ".redraw model, or an image (format, size, orientation, colour profile)");
+  cmd->add_flag("--backends", info.backends, "List compiled-in backends and devices");
+  cmd->add_flag("--json", info.json, "Print as JSON");
+  return cmd;
+}
 
-  // ---- info ----
-  InfoCommand info;
-  auto* info_cmd = app.add_subcommand("info", "Describe a model or an image, or the backends with --backends");
-  info_cmd->add_option("model", info.model, ".redraw model, or an image (format, size, orientation, colour profile)");
-  info_cmd->add_flag("--backends", info.backends, "List compiled-in backends and devices");
-  info_cmd->add_flag("--json", info.json, "Print as JSON");
+// ---- parsing and running ---------------------------------------------------------------------
 
-  // `redraw IMAGE` opens the app on that image; a word that is neither a command nor a file is a
-  // typo, refused here rather than opening a window that then cannot load it.
+/// `redraw IMAGE` opens the app on that image; a word that is neither a command nor a file is a
+/// typo, refused here rather than opening a window that then cannot load it. Nothing (-1) when
+/// the command line is not a lone word.
+int open_positional(int argc, char** argv, GuiOptions& gui) {
   const std::set<std::string> commands = {"gui", "train", "render", "timelapse", "info"};
-  if (argc == 2 && argv[1][0] != '-' && !commands.count(argv[1])) {
-    std::error_code ec;
-    const auto status = std::filesystem::status(argv[1], ec);
-    if (ec || !std::filesystem::exists(status) || std::filesystem::is_directory(status)) {
-      print_error(std::string("'") + argv[1] +
-                  "' is neither a command (gui, train, render, timelapse, info) nor an image file");
-      std::cerr << "run `redraw --help` for usage" << std::endl;
-      return k_exit_usage;
-    }
-    gui.image = argv[1];
-    return open_gui(&gui);
-  }
-
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    print_error(e.what());
-    // A file whose name starts with '-' reads as an option: say how to name it.
-    for (int i = 1; i < argc; ++i) {
-      const std::string arg = argv[i];
-      std::error_code ec;
-      if (arg == "--") break;
-      if (arg.size() > 1 && arg[0] == '-' && std::filesystem::exists(arg, ec))
-        print_note("'" + arg + "' is taken as an option, not the file of that name; give the file after `--` (redraw " +
-                   std::string(argc > 1 ? argv[1] : "train") + " ... -- " + arg + ") or as ./" + arg);
-    }
+  if (argc != 2 || argv[1][0] == '-' || commands.count(argv[1])) return -1;
+  std::error_code ec;
+  const auto status = std::filesystem::status(argv[1], ec);
+  if (ec || !std::filesystem::exists(status) || std::filesystem::is_directory(status)) {
+    print_error(std::string("'") + argv[1] + "' is neither a command (gui, train, render, timelapse, info) nor an image file");
     std::cerr << "run `redraw --help` for usage" << std::endl;
     return k_exit_usage;
   }
+  gui.image = argv[1];
+  return open_gui(&gui);
+}
 
+/// A parse error. A file whose name starts with '-' reads as an option: the error then says so and
+/// how to give the file, instead of CLI11's "image is required" (cli_usage_hints.h).
+int usage_error(const CLI::ParseError& e, CLI::App& app, int argc, char** argv) {
+  const std::string dash_file = dash_file_error(app, argc, argv);
+  print_error(dash_file.empty() ? std::string(e.what()) : dash_file);
+  if (const std::string note = options_after_dashes_note(app, argc, argv); !note.empty()) print_note(note);
+  std::cerr << "run `redraw --help` for usage" << std::endl;
+  return k_exit_usage;
+}
+
+/// Runs `command`, turning what it throws into a message and an exit code.
+template <class Command> int run_reporting(Command&& command) {
   try {
-    set_cpu_threads(threads);
-    if (train_cmd->parsed()) return run_train(train);
-    if (render_cmd->parsed()) return run_render(render);
-    if (lapse_cmd->parsed()) return run_timelapse(lapse);
-    if (info_cmd->parsed()) return run_info(info);
-    if (gui_image_memory_mb) gui.max_image_memory_mb = double(decode_limits(gui_image_memory_mb).max_bytes >> 20);
-    return open_gui(&gui);
+    return command();
   } catch (const UsageError& e) {
     print_error(e.what());
     return k_exit_usage;
@@ -280,4 +241,66 @@ int main(int argc, char** argv) {
     print_error(std::string("unexpected: ") + e.what());
     return k_exit_failure;
   }
+}
+
+/// What the process sets up before anything else.
+void set_up_process(char** argv) {
+  ensure_openmp_environment(argv); // may re-execute once: before anything else happens
+  // A file-size limit (ulimit -f) must make a write fail with EFBIG, which is reported, rather than
+  // kill the process half-way through a save.
+  std::signal(SIGXFSZ, SIG_IGN);
+#if defined(__GLIBC__)
+  // Buffers of 16 MiB and more (a photo's pixels, a large table's weights and their copies) get
+  // their own mapping, given back to the system when freed. glibc's default threshold rises to
+  // the size of the first such buffer freed, after which a freed copy of a 30 MB table stays
+  // inside the heap: about 70 MB of a 24 MP run's resident memory that nothing used.
+  mallopt(M_MMAP_THRESHOLD, 16 << 20);
+#endif
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  set_up_process(argv);
+  CLI::App app{"Redraw: watch a neural network learn an image", "redraw"};
+  app.require_subcommand(0, 1);
+  app.set_version_flag("--version", [] {
+    std::string text = version_text();
+    if (!text.empty() && text.back() == '\n') text.pop_back(); // CLI11 ends the line
+    return text;
+  });
+  GuiOptions gui;
+  TrainCommand train;
+  RenderCommand render;
+  TimelapseCommand lapse;
+  InfoCommand info;
+  std::optional<double> gui_image_memory_mb;
+  int threads = 0;
+  add_gui_command(app, gui, gui_image_memory_mb);
+  CLI::App* train_cmd = add_train_command(app, train, threads);
+  CLI::App* render_cmd = add_render_command(app, render, threads);
+  CLI::App* lapse_cmd = add_timelapse_command(app, lapse, threads);
+  CLI::App* info_cmd = add_info_command(app, info);
+
+  if (const int code = open_positional(argc, argv, gui); code >= 0) return code;
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    return usage_error(e, app, argc, argv);
+  }
+  return run_reporting([&] {
+    set_cpu_threads(threads);
+    if (train_cmd->parsed()) return run_train(train);
+    if (render_cmd->parsed()) return run_render(render);
+    if (lapse_cmd->parsed()) return run_timelapse(lapse);
+    if (info_cmd->parsed()) return run_info(info);
+    if (gui_image_memory_mb) gui.max_image_memory_mb = double(decode_limits(gui_image_memory_mb).max_bytes >> 20);
+    return open_gui(&gui);
+  });
 }

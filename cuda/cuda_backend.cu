@@ -138,16 +138,9 @@ bool CudaBackend::graphs_enabled() const { return m->graphs; }
 
 // ---- bound training state --------------------------------------------------------------------
 
-void CudaBackend::configure_impl(const TrainSetup& setup, const Dataset& data) {
-  CUDA_CHECK(cudaSetDevice(m->device));
-  synchronize();
-  m->drop_graph();
-  m->copier.reset();
-  m->bound.reset(); // its memory goes back to the pool, which the new shape reuses
-  m->render_ws.reset();
-  for (auto& slot : m->slots) slot.pending = false;
-  synchronize();
-
+namespace {
+/// The shape of a bound network and dataset, before any device memory is taken.
+std::unique_ptr<BoundState> bound_shape(const TrainSetup& setup, const Dataset& data) {
   auto s = std::make_unique<BoundState>();
   s->setup = setup;
   s->layers = dense_layers(setup.model);
@@ -160,114 +153,144 @@ void CudaBackend::configure_impl(const TrainSetup& setup, const Dataset& data) {
   s->param_count = redraw::parameter_count(setup.model);
   if (setup.model.encoding.kind == EncodingKind::HashGrid) s->grid = hash_grid_params(setup.model.encoding);
   s->table_floats = encoding_parameter_count(setup.model.encoding);
-  const int arrays = optimizer_state_arrays(setup.optimizer);
+  return s;
+}
 
-  // Plan the memory: fixed parts, then the largest chunk that fits.
+/// What binding `s` takes: the fixed parts, then the largest chunk of rows that fits in what the
+/// device and the pool have; BackendError naming every part when it does not fit. `copy_bytes`
+/// and `copies`: the reserved timelapse copies' staging.
+TrainingMemoryPlan plan_bound_memory(const BoundState& s, const DevicePool& pool, const std::string& device_name,
+                                     uint64_t copy_bytes, int copies) {
   size_t free_b = 0, total_b = 0;
   CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
   const uint64_t f = sizeof(float);
+  const int arrays = optimizer_state_arrays(s.setup.optimizer);
   TrainingMemoryInput need;
   need.device_free = free_b;
-  need.pool_reserved = m->pool->reserved_bytes();
-  need.pool_used = m->pool->used_bytes();
-  need.dataset_bytes = uint64_t(s->n) * (2 + s->channels) * f;
+  need.pool_reserved = pool.reserved_bytes();
+  need.pool_used = pool.used_bytes();
+  need.dataset_bytes = uint64_t(s.n) * (2 + s.channels) * f;
   // Parameters, gradients, optimizer state, and the staging of the reserved timelapse copies.
-  const uint64_t copy_bytes = uint64_t(s->param_count) * (1 + arrays) * f;
-  const int copies = copy_bytes <= k_max_reserved_copy_bytes ? k_reserved_copies : 1;
-  need.param_bytes = uint64_t(s->param_count) * (2 + arrays) * f + uint64_t(copies) * copy_bytes;
-  need.encoded_bytes = uint64_t(s->n) * s->enc_width * f;
-  need.encoding_cacheable = !s->minibatch && s->enc.kind != EncodingKind::Identity && !s->grid &&
+  need.param_bytes = uint64_t(s.param_count) * (2 + arrays) * f + uint64_t(copies) * copy_bytes;
+  need.encoded_bytes = uint64_t(s.n) * s.enc_width * f;
+  need.encoding_cacheable = !s.minibatch && s.enc.kind != EncodingKind::Identity && !s.grid &&
                             need.encoded_bytes <= k_max_cached_encoding_bytes;
-  need.max_rows = std::min(k_max_chunk_rows, std::max(s->batch, s->n));
+  need.max_rows = std::min(k_max_chunk_rows, std::max(s.batch, s.n));
   need.min_rows = k_min_chunk_rows;
   need.chunk_bytes = [&](int64_t rows) {
-    return MlpWorkspace::bytes_needed(setup.model, rows, true) + uint64_t(rows) * s->channels * f +
-           (s->grid ? uint64_t(rows) * uint64_t(2 + s->enc_width) * f : 0) +
-           uint64_t(loss_partial_count(std::max(s->batch, s->n) * s->channels) + 64) * 2 * f;
+    return MlpWorkspace::bytes_needed(s.setup.model, rows, true) + uint64_t(rows) * s.channels * f +
+           (s.grid ? uint64_t(rows) * uint64_t(2 + s.enc_width) * f : 0) +
+           uint64_t(loss_partial_count(std::max(s.batch, s.n) * s.channels) + 64) * 2 * f;
   };
   const TrainingMemoryPlan plan = plan_training_memory(need);
   if (!plan.fits)
     throw BackendError("cuda: out of GPU memory: this network and image need " + format_mib(plan.needed) +
                        " (dataset " + format_mib(need.dataset_bytes) + ", parameters and optimizer state " +
                        format_mib(need.param_bytes) + ", activations for " + std::to_string(plan.chunk_rows) +
-                       " samples " + format_mib(need.chunk_bytes(plan.chunk_rows)) + ") but " + m->props.name +
+                       " samples " + format_mib(need.chunk_bytes(plan.chunk_rows)) + ") but " + device_name +
                        " has " + format_mib(plan.available) + " available (" + format_mib(free_b) + " free of " +
                        format_mib(total_b) + ", " +
                        format_mib(pool_cached_bytes(need.pool_reserved, need.pool_used)) + " cached)");
-  const bool cache_encoding = plan.cache_encoding;
+  return plan;
+}
+
+/// The dataset's coordinates and targets on the device, and a minibatch run's metric sample
+/// (a recorded step measures these pixels, not all of them).
+void upload_dataset(BoundState& s, const Dataset& data, const DevicePool& pool, cudaStream_t st) {
+  std::vector<float> coords(size_t(s.n) * 2);
+  for (int64_t i = 0; i < s.n; ++i) data.coordinate(i, coords[size_t(2 * i)], coords[size_t(2 * i + 1)]);
+  s.coords = DeviceBuffer<float>(pool, st, coords.size(), "dataset coordinates");
+  s.coords.upload(coords.data(), coords.size());
+  s.targets = DeviceBuffer<float>(pool, st, size_t(s.n) * s.channels, "dataset targets");
+  s.targets.upload(data.targets(), s.targets.size());
+  s.metric_n = s.n;
+  if (!s.minibatch) return;
+  const PixelSample sample =
+      stratified_pixel_sample(data.image.width, data.image.height, s.setup.metric_sample_pixels, 0);
+  if (sample.whole) return;
+  const size_t k = sample.indices.size();
+  std::vector<float> mc(2 * k), mt(k * size_t(s.channels));
+  for (size_t i = 0; i < k; ++i) {
+    const int64_t p = sample.indices[i];
+    data.coordinate(p, mc[2 * i], mc[2 * i + 1]);
+    std::copy_n(data.targets() + p * s.channels, s.channels, mt.begin() + std::ptrdiff_t(i * size_t(s.channels)));
+  }
+  s.metric_n = int64_t(k);
+  s.metric_coords = DeviceBuffer<float>(pool, st, mc.size(), "metric sample coordinates");
+  s.metric_coords.upload(mc.data(), mc.size());
+  s.metric_targets = DeviceBuffer<float>(pool, st, mt.size(), "metric sample targets");
+  s.metric_targets.upload(mt.data(), mt.size());
+}
+
+/// The parameters, gradients, optimizer state, minibatch and loss buffers of `s`, zeroed.
+void allocate_training_buffers(BoundState& s, const DevicePool& pool, cudaStream_t st) {
+  const std::vector<float> fb = fourier_matrix(s.setup.model.encoding, s.setup.seed);
+  s.fourier_b = DeviceBuffer<float>(pool, st, std::max<size_t>(fb.size(), 1), "Fourier matrix");
+  s.fourier_b.upload(fb.data(), fb.size());
+  s.params = DeviceBuffer<float>(pool, st, size_t(s.param_count), "parameters");
+  s.params.zero();
+  s.grads = DeviceBuffer<float>(pool, st, size_t(s.param_count), "gradients");
+  s.grads.zero();
+  const int arrays = optimizer_state_arrays(s.setup.optimizer);
+  if (arrays >= 1) {
+    s.first = DeviceBuffer<float>(pool, st, size_t(s.param_count), "optimizer state");
+    s.first.zero();
+  }
+  if (arrays >= 2) {
+    s.second = DeviceBuffer<float>(pool, st, size_t(s.param_count), "optimizer state");
+    s.second.zero();
+  }
+  if (s.minibatch)
+    s.batch_targets = DeviceBuffer<float>(pool, st, size_t(s.chunk_rows) * s.channels, "minibatch targets");
+  if (s.grid) {
+    if (s.minibatch)
+      s.batch_coords = DeviceBuffer<float>(pool, st, size_t(s.chunk_rows) * 2, "minibatch coordinates");
+    s.enc_grad = DeviceBuffer<float>(pool, st, size_t(s.chunk_rows) * s.enc_width, "encoding gradients");
+  }
+  auto partials_for = [&](int64_t total) {
+    int64_t p = 0;
+    for (int64_t r0 = 0; r0 < total; r0 += s.chunk_rows)
+      p += loss_partial_count(std::min(s.chunk_rows, total - r0) * s.channels);
+    return p;
+  };
+  s.loss_partials = partials_for(s.batch);
+  s.mse_partials = partials_for(s.n);
+  s.loss_partial = DeviceBuffer<float>(pool, st, size_t(s.loss_partials), "loss partial sums");
+  s.mse_partial = DeviceBuffer<float>(pool, st, size_t(s.mse_partials), "error partial sums");
+  s.loss_sum = DeviceBuffer<float>(pool, st, 3, "loss"); // [sum, divergence flag, dataset error]: LossAndFlag
+  s.loss_sum.zero();
+  s.mse_sum = DeviceBuffer<float>(pool, st, 1, "error");
+  s.step_params = DeviceBuffer<DeviceStepParams>(pool, st, 1, "step parameters");
+}
+} // namespace
+
+void CudaBackend::configure_impl(const TrainSetup& setup, const Dataset& data) {
+  CUDA_CHECK(cudaSetDevice(m->device));
+  synchronize();
+  m->drop_graph();
+  m->copier.reset();
+  m->bound.reset(); // its memory goes back to the pool, which the new shape reuses
+  m->render_ws.reset();
+  for (auto& slot : m->slots) slot.pending = false;
+  synchronize();
+
+  std::unique_ptr<BoundState> s = bound_shape(setup, data);
+  const uint64_t copy_bytes = uint64_t(s->param_count) * (1 + optimizer_state_arrays(setup.optimizer)) * sizeof(float);
+  const int copies = copy_bytes <= k_max_reserved_copy_bytes ? k_reserved_copies : 1;
+  const TrainingMemoryPlan plan = plan_bound_memory(*s, *m->pool, m->props.name, copy_bytes, copies);
   s->chunk_rows = plan.chunk_rows;
 
   const DevicePool& pool = *m->pool;
   cudaStream_t st = m->stream;
-  std::vector<float> coords(size_t(s->n) * 2);
-  for (int64_t i = 0; i < s->n; ++i) data.coordinate(i, coords[size_t(2 * i)], coords[size_t(2 * i + 1)]);
-  s->coords = DeviceBuffer<float>(pool, st, coords.size(), "dataset coordinates");
-  s->coords.upload(coords.data(), coords.size());
-  s->targets = DeviceBuffer<float>(pool, st, size_t(s->n) * s->channels, "dataset targets");
-  s->targets.upload(data.targets(), s->targets.size());
-  s->metric_n = s->n;
-  if (s->minibatch) {
-    // The Trainer's metric sample: a recorded step measures these pixels, not all of them.
-    const PixelSample sample =
-        stratified_pixel_sample(data.image.width, data.image.height, setup.metric_sample_pixels, 0);
-    if (!sample.whole) {
-      const size_t k = sample.indices.size();
-      std::vector<float> mc(2 * k), mt(k * size_t(s->channels));
-      for (size_t i = 0; i < k; ++i) {
-        const int64_t p = sample.indices[i];
-        data.coordinate(p, mc[2 * i], mc[2 * i + 1]);
-        std::copy_n(data.targets() + p * s->channels, s->channels, mt.begin() + std::ptrdiff_t(i * size_t(s->channels)));
-      }
-      s->metric_n = int64_t(k);
-      s->metric_coords = DeviceBuffer<float>(pool, st, mc.size(), "metric sample coordinates");
-      s->metric_coords.upload(mc.data(), mc.size());
-      s->metric_targets = DeviceBuffer<float>(pool, st, mt.size(), "metric sample targets");
-      s->metric_targets.upload(mt.data(), mt.size());
-    }
-  }
-  const std::vector<float> fb = fourier_matrix(setup.model.encoding, setup.seed);
-  s->fourier_b = DeviceBuffer<float>(pool, st, std::max<size_t>(fb.size(), 1), "Fourier matrix");
-  s->fourier_b.upload(fb.data(), fb.size());
-  s->params = DeviceBuffer<float>(pool, st, size_t(s->param_count), "parameters");
-  s->params.zero();
-  s->grads = DeviceBuffer<float>(pool, st, size_t(s->param_count), "gradients");
-  s->grads.zero();
-  if (arrays >= 1) {
-    s->first = DeviceBuffer<float>(pool, st, size_t(s->param_count), "optimizer state");
-    s->first.zero();
-  }
-  if (arrays >= 2) {
-    s->second = DeviceBuffer<float>(pool, st, size_t(s->param_count), "optimizer state");
-    s->second.zero();
-  }
-  if (s->minibatch)
-    s->batch_targets = DeviceBuffer<float>(pool, st, size_t(s->chunk_rows) * s->channels, "minibatch targets");
-  if (s->grid) {
-    if (s->minibatch)
-      s->batch_coords = DeviceBuffer<float>(pool, st, size_t(s->chunk_rows) * 2, "minibatch coordinates");
-    s->enc_grad = DeviceBuffer<float>(pool, st, size_t(s->chunk_rows) * s->enc_width, "encoding gradients");
-  }
-  auto partials_for = [&](int64_t total) {
-    int64_t p = 0;
-    for (int64_t r0 = 0; r0 < total; r0 += s->chunk_rows)
-      p += loss_partial_count(std::min(s->chunk_rows, total - r0) * s->channels);
-    return p;
-  };
-  s->loss_partials = partials_for(s->batch);
-  s->mse_partials = partials_for(s->n);
-  s->loss_partial = DeviceBuffer<float>(pool, st, size_t(s->loss_partials), "loss partial sums");
-  s->mse_partial = DeviceBuffer<float>(pool, st, size_t(s->mse_partials), "error partial sums");
-  s->loss_sum = DeviceBuffer<float>(pool, st, 3, "loss"); // [sum, divergence flag, dataset error]: LossAndFlag
-  s->loss_sum.zero();
-  s->mse_sum = DeviceBuffer<float>(pool, st, 1, "error");
-  s->step_params = DeviceBuffer<DeviceStepParams>(pool, st, 1, "step parameters");
+  upload_dataset(*s, data, pool, st);
+  allocate_training_buffers(*s, pool, st);
   const CudaContext c = m->ctx();
   s->ws.allocate(c, setup.model, s->chunk_rows, true, &setup.loss);
-  if (cache_encoding) {
+  if (plan.cache_encoding) {
     s->encoded = DeviceBuffer<float>(pool, st, size_t(s->n) * s->enc_width, "encoded dataset");
     cuda::encode(st, s->enc, s->fourier_b.data(), s->coords.data(), s->n, s->encoded.data());
   }
-  m->copier.reserve(pool, st, size_t(copy_bytes / f), copies);
+  m->copier.reserve(pool, st, size_t(copy_bytes / sizeof(float)), copies);
   synchronize(); // the host vectors above go out of scope
   m->bound = std::move(s);
 }

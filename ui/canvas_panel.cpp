@@ -179,42 +179,24 @@ bool drag_divider(UiState& ui, const Pane& p, bool active) {
 
 } // namespace
 
-void draw_canvas(UiState& ui) {
-  draw_toolbar(ui);
-  CanvasView& v = ui.view;
+namespace {
+/// Where the canvas's panes go this frame: one, two (compare) or three side by side.
+struct CanvasLayout {
+  ImVec2 origin, avail;
+  float gap = 8, caption_h = 0, pane_w = 0, pane_h = 0;
+  int count = 1;
+  Pane panes[3];
+  bool frame = false; ///< run A shows a scrubbed timelapse frame
+  ImVec2 center(int i) const {
+    return ImVec2((panes[i].min.x + panes[i].max.x) * 0.5f, (panes[i].min.y + panes[i].max.y) * 0.5f);
+  }
+};
+
+/// The panes the view mode (or the comparison) shows, and their rectangles.
+void choose_panes(const UiState& ui, const Image* truth, CanvasLayout& L) {
   const RunView& run = ui.run;
-  ImDrawList* dl = ImGui::GetWindowDrawList();
-  const ImVec2 origin = ImGui::GetCursorScreenPos();
-  const ImVec2 avail = ImGui::GetContentRegionAvail();
-  if (avail.x < 20 || avail.y < 20) return;
-  ImGui::InvisibleButton("canvas", avail,
-                         ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonMiddle |
-                             ImGuiButtonFlags_MouseButtonRight);
-  const bool hovered = ImGui::IsItemHovered(), active = ImGui::IsItemActive();
-
-  // The panes' size is known before any picture: previews are rendered to fit it, the first one
-  // of a load included (tell_session). Only the ground truth alone shows no preview.
-  const float gap = 8, caption_h = ImGui::GetTextLineHeightWithSpacing();
-  const int count = ui.compare.open ? (ui.compare.split ? 1 : 2) : v.mode == CanvasMode::SideBySide ? 3 : 1;
-  const float pane_w = (avail.x - gap * float(count - 1)) / float(count), pane_h = avail.y - caption_h;
-  if (ui.compare.open || v.mode != CanvasMode::GroundTruth) {
-    const ImVec2 fb = ImGui::GetIO().DisplayFramebufferScale;
-    ui.preview_pane[0] = std::max(1, int32_t(std::ceil(pane_w * fb.x)));
-    ui.preview_pane[1] = std::max(1, int32_t(std::ceil(pane_h * fb.y)));
-  }
-
-  const Image* truth = run.ground_truth.get();
-  if (!truth || !ui.truth_texture || ui.truth_texture->empty()) {
-    const char* msg = run.status.busy ? "Loading..." : "Drop an image here, or File > Open (Ctrl+O)";
-    const ImVec2 ts = ImGui::CalcTextSize(msg);
-    dl->AddText(ImVec2(origin.x + (avail.x - ts.x) * 0.5f, origin.y + (avail.y - ts.y) * 0.5f),
-                IM_COL32(180, 180, 190, 255), msg);
-    return;
-  }
-  const float iw = float(truth->width), ih = float(truth->height);
-
-  // Panes: three side by side, or one.
   const bool frame = ui.timelapse.active && ui.frame_texture && !ui.frame_texture->empty() && ui.timelapse.frame;
+  L.frame = frame;
   Pane all[3] = {{"ground truth", ui.truth_texture, truth, {}, {}},
                  {frame ? "timelapse frame" : "reconstruction",
                   frame ? ui.frame_texture : ui.recon_texture,
@@ -224,7 +206,6 @@ void draw_canvas(UiState& ui) {
                  {"error |prediction - truth|", ui.error_texture, nullptr, {}, {}}};
   all[1].step = frame ? ui.timelapse.shown_step : run.shown_step;
   all[1].recon = true;
-  Pane panes[3];
   if (ui.compare.open) {
     const CompareState& cmp = ui.compare;
     all[1].caption = cmp.label_a.c_str();
@@ -236,51 +217,46 @@ void draw_canvas(UiState& ui) {
       all[1].split = b.texture;
       all[1].caption = cmp.label_split.c_str();
     }
-    panes[0] = all[1];
-    panes[1] = b;
-  } else switch (v.mode) {
+    L.panes[0] = all[1];
+    L.panes[1] = b;
+  } else switch (ui.view.mode) {
   case CanvasMode::SideBySide:
-    std::copy(all, all + 3, panes);
+    std::copy(all, all + 3, L.panes);
     break;
   case CanvasMode::GroundTruth:
-    panes[0] = all[0];
+    L.panes[0] = all[0];
     break;
   case CanvasMode::Reconstruction:
-    panes[0] = all[1];
+    L.panes[0] = all[1];
     break;
   case CanvasMode::Error:
-    panes[0] = all[2];
+    L.panes[0] = all[2];
     break;
   }
-  for (int i = 0; i < count; ++i) {
-    panes[i].min = ImVec2(origin.x + float(i) * (pane_w + gap), origin.y + caption_h);
-    panes[i].max = ImVec2(panes[i].min.x + pane_w, panes[i].min.y + pane_h);
+  for (int i = 0; i < L.count; ++i) {
+    L.panes[i].min = ImVec2(L.origin.x + float(i) * (L.pane_w + L.gap), L.origin.y + L.caption_h);
+    L.panes[i].max = ImVec2(L.panes[i].min.x + L.pane_w, L.panes[i].min.y + L.pane_h);
   }
-  if (v.fit_requested) {
-    v.zoom = std::max(0.01f, std::min(pane_w / iw, pane_h / ih));
-    v.center_x = iw * 0.5f;
-    v.center_y = ih * 0.5f;
-    v.fit_requested = false;
-  }
+}
 
-  // Zoom about the cursor and pan by dragging; every pane shares the view.
+/// Zoom about the cursor and pan by dragging; every pane shares the view. Returns the pane under
+/// the pointer (-1: none).
+int navigate(UiState& ui, CanvasLayout& L, bool hovered, bool active) {
+  CanvasView& v = ui.view;
   const ImGuiIO& io = ImGui::GetIO();
   int hovered_pane = -1;
-  for (int i = 0; i < count; ++i)
-    if (io.MousePos.x >= panes[i].min.x && io.MousePos.x < panes[i].max.x && io.MousePos.y >= panes[i].min.y &&
-        io.MousePos.y < panes[i].max.y)
+  for (int i = 0; i < L.count; ++i)
+    if (io.MousePos.x >= L.panes[i].min.x && io.MousePos.x < L.panes[i].max.x && io.MousePos.y >= L.panes[i].min.y &&
+        io.MousePos.y < L.panes[i].max.y)
       hovered_pane = i;
-  auto pane_center = [&](int i) {
-    return ImVec2((panes[i].min.x + panes[i].max.x) * 0.5f, (panes[i].min.y + panes[i].max.y) * 0.5f);
-  };
   if (hovered && hovered_pane >= 0 && io.MouseWheel != 0) {
-    const ImVec2 c = pane_center(hovered_pane);
+    const ImVec2 c = L.center(hovered_pane);
     const float px = v.center_x + (io.MousePos.x - c.x) / v.zoom, py = v.center_y + (io.MousePos.y - c.y) / v.zoom;
     v.zoom = std::clamp(v.zoom * std::pow(1.2f, io.MouseWheel), 0.02f, 64.0f);
     v.center_x = px - (io.MousePos.x - c.x) / v.zoom;
     v.center_y = py - (io.MousePos.y - c.y) / v.zoom;
   }
-  if (count == 1 && panes[0].split && drag_divider(ui, panes[0], active)) {
+  if (L.count == 1 && L.panes[0].split && drag_divider(ui, L.panes[0], active)) {
     // the divider moved; the view stays
   } else if (active && (io.MouseDelta.x != 0 || io.MouseDelta.y != 0)) {
     v.center_x -= io.MouseDelta.x / v.zoom;
@@ -288,103 +264,155 @@ void draw_canvas(UiState& ui) {
   }
   if (hovered && !ui.compare.dragging_divider)
     ImGui::SetMouseCursor(active ? ImGuiMouseCursor_ResizeAll : ImGuiMouseCursor_Arrow);
+  return hovered_pane;
+}
 
-  ZoomRegion wanted; // the reconstruction's (or the scrubbed frame's) view, when zoomed past its texels
+/// Pane i's caption (with the error legend or the step) and picture; `wanted` receives the sharp
+/// zoom's view when this is the run's picture zoomed past its texels.
+void draw_pane(UiState& ui, ImDrawList* dl, const CanvasLayout& L, int i, const Image& truth, ZoomRegion& wanted) {
+  const CanvasView& v = ui.view;
+  const Pane& p = L.panes[i];
+  const float iw = float(truth.width), ih = float(truth.height);
+  const ImVec2 c = L.center(i);
+  const ImVec2 a(c.x - v.center_x * v.zoom, c.y - v.center_y * v.zoom);
+  const ImVec2 b(a.x + iw * v.zoom, a.y + ih * v.zoom);
+  const ImVec2 fb = ImGui::GetIO().DisplayFramebufferScale;
   // A scrubbed frame is drawn sharp from its own weights; a picture-only frame has none.
-  const bool frame_sharpens = !frame || !ui.timelapse.shown_is_picture();
-  const ImVec2 fb = io.DisplayFramebufferScale;
-  for (int i = 0; i < count; ++i) {
-    const Pane& p = panes[i];
-    const ImVec2 c = pane_center(i);
-    const ImVec2 a(c.x - v.center_x * v.zoom, c.y - v.center_y * v.zoom);
-    const ImVec2 b(a.x + iw * v.zoom, a.y + ih * v.zoom);
-    const char* caption = p.caption;
-    // Zoom per texel of the texture shown (a preview may be smaller than the training grid).
-    const float texel_zoom = p.texture && p.texture->width() > 0 ? v.zoom * iw / float(p.texture->width()) : v.zoom;
-    if (p.recon && frame_sharpens && !ui.compare.open && zoomed_past_texels(texel_zoom, fb.x)) {
-      wanted = zoom_region(v.center_x, v.center_y, v.zoom, p.min.x, p.min.y, p.max.x, p.max.y, fb.x, fb.y,
-                           truth->width, truth->height, k_zoom_max_samples);
-      wanted.frame_step = frame ? ui.timelapse.shown_step : -1;
+  const bool frame_sharpens = !L.frame || !ui.timelapse.shown_is_picture();
+  const char* caption = p.caption;
+  // Zoom per texel of the texture shown (a preview may be smaller than the training grid).
+  const float texel_zoom = p.texture && p.texture->width() > 0 ? v.zoom * iw / float(p.texture->width()) : v.zoom;
+  if (p.recon && frame_sharpens && !ui.compare.open && zoomed_past_texels(texel_zoom, fb.x)) {
+    wanted = zoom_region(v.center_x, v.center_y, v.zoom, p.min.x, p.min.y, p.max.x, p.max.y, fb.x, fb.y, truth.width,
+                         truth.height, k_zoom_max_samples);
+    wanted.frame_step = L.frame ? ui.timelapse.shown_step : -1;
+  }
+  const bool sharp = p.recon && frame_sharpens && !ui.compare.open && ui.zoom.enabled && !wanted.empty() &&
+                     ui.zoom.shown.same_view(wanted) && ui.zoom_texture && !ui.zoom_texture->empty();
+  if (sharp) caption = L.frame ? "timelapse frame, drawn at screen resolution" : "reconstruction, drawn at screen resolution";
+  else if (p.recon && L.frame && !frame_sharpens && zoomed_past_texels(texel_zoom, fb.x))
+    caption = "timelapse frame: a picture only, enlarged";
+  if (p.texture == ui.error_texture) {
+    // The scale matters more than the long caption: "error" alone when both do not fit, then
+    // a compact legend, and no legend only when even that does not fit.
+    ErrorLegend legend(v, false);
+    auto fits = [&] { return ImGui::CalcTextSize(caption).x <= L.pane_w - legend.width - 12; };
+    if (!fits()) caption = "error";
+    if (!fits()) legend = ErrorLegend(v, true);
+    if (legend.width > 0 && fits()) legend.draw(dl, ImVec2(p.max.x, p.min.y - L.caption_h));
+  }
+  dl->AddText(ImVec2(p.min.x, p.min.y - L.caption_h), IM_COL32(200, 200, 210, 255), caption);
+  if (p.step >= 0) {
+    char step[64];
+    std::snprintf(step, sizeof step, "step %lld", static_cast<long long>(p.step));
+    const ImVec2 ts = ImGui::CalcTextSize(step);
+    dl->AddText(ImVec2(p.max.x - ts.x, p.min.y - L.caption_h), IM_COL32(150, 150, 160, 255), step);
+  }
+  dl->PushClipRect(p.min, p.max, true);
+  dl->AddRect(p.min, p.max, IM_COL32(40, 42, 48, 255));
+  if (p.split) {
+    draw_split(ui, dl, p, a, b);
+  } else if (p.texture && !p.texture->empty()) {
+    dl->AddImage(p.texture->imgui_id(), a, b);
+    if (sharp) {
+      const ZoomRegion& z = ui.zoom.shown;
+      dl->AddImage(ui.zoom_texture->imgui_id(), ImVec2(z.screen_x0, z.screen_y0), ImVec2(z.screen_x1, z.screen_y1));
     }
-    const bool sharp = p.recon && frame_sharpens && !ui.compare.open && ui.zoom.enabled && !wanted.empty() &&
-                       ui.zoom.shown.same_view(wanted) && ui.zoom_texture && !ui.zoom_texture->empty();
-    if (sharp) caption = frame ? "timelapse frame, drawn at screen resolution" : "reconstruction, drawn at screen resolution";
-    else if (p.recon && frame && !frame_sharpens && zoomed_past_texels(texel_zoom, fb.x))
-      caption = "timelapse frame: a picture only, enlarged";
-    if (p.texture == ui.error_texture) {
-      // The scale matters more than the long caption: "error" alone when both do not fit, then
-      // a compact legend, and no legend only when even that does not fit.
-      ErrorLegend legend(v, false);
-      auto fits = [&] { return ImGui::CalcTextSize(caption).x <= pane_w - legend.width - 12; };
-      if (!fits()) caption = "error";
-      if (!fits()) legend = ErrorLegend(v, true);
-      if (legend.width > 0 && fits()) legend.draw(dl, ImVec2(p.max.x, p.min.y - caption_h));
-    }
-    dl->AddText(ImVec2(p.min.x, p.min.y - caption_h), IM_COL32(200, 200, 210, 255), caption);
-    if (p.step >= 0) {
-      char step[64];
-      std::snprintf(step, sizeof step, "step %lld", static_cast<long long>(p.step));
-      const ImVec2 ts = ImGui::CalcTextSize(step);
-      dl->AddText(ImVec2(p.max.x - ts.x, p.min.y - caption_h), IM_COL32(150, 150, 160, 255), step);
-    }
-    dl->PushClipRect(p.min, p.max, true);
-    dl->AddRect(p.min, p.max, IM_COL32(40, 42, 48, 255));
-    if (p.split) {
-      draw_split(ui, dl, p, a, b);
-    } else if (p.texture && !p.texture->empty()) {
-      dl->AddImage(p.texture->imgui_id(), a, b);
-      if (sharp) {
-        const ZoomRegion& z = ui.zoom.shown;
-        dl->AddImage(ui.zoom_texture->imgui_id(), ImVec2(z.screen_x0, z.screen_y0), ImVec2(z.screen_x1, z.screen_y1));
-      }
-    } else {
-      const char* msg = "waiting for the first preview";
-      const ImVec2 ts = ImGui::CalcTextSize(msg);
-      dl->AddText(ImVec2(c.x - ts.x * 0.5f, c.y - ts.y * 0.5f), IM_COL32(150, 150, 160, 255), msg);
-    }
-    dl->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(b.x + 1, b.y + 1), IM_COL32(70, 72, 80, 255));
-    dl->PopClipRect();
-    // The visible part of each run's picture, in framebuffer pixels (screenshot sidecar).
-    if (p.recon) visible_rect(a, b, p.min, p.max, ui.recon_rect);
-    if (ui.compare.open && p.split) {
-      const SplitGeometry g = split_view(p.min.x, p.max.x - p.min.x, ui.compare.divider);
-      visible_rect(a, b, p.min, ImVec2(g.a_max, p.max.y), ui.compare.rect_a);
-      visible_rect(a, b, ImVec2(g.b_min, p.min.y), p.max, ui.compare.rect_b);
-    } else if (ui.compare.open) {
-      visible_rect(a, b, p.min, p.max, i == 0 ? ui.compare.rect_a : ui.compare.rect_b);
-    }
+  } else {
+    const char* msg = "waiting for the first preview";
+    const ImVec2 ts = ImGui::CalcTextSize(msg);
+    dl->AddText(ImVec2(c.x - ts.x * 0.5f, c.y - ts.y * 0.5f), IM_COL32(150, 150, 160, 255), msg);
+  }
+  dl->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(b.x + 1, b.y + 1), IM_COL32(70, 72, 80, 255));
+  dl->PopClipRect();
+  // The visible part of each run's picture, in framebuffer pixels (screenshot sidecar).
+  if (p.recon) visible_rect(a, b, p.min, p.max, ui.recon_rect);
+  if (ui.compare.open && p.split) {
+    const SplitGeometry g = split_view(p.min.x, p.max.x - p.min.x, ui.compare.divider);
+    visible_rect(a, b, p.min, ImVec2(g.a_max, p.max.y), ui.compare.rect_a);
+    visible_rect(a, b, ImVec2(g.b_min, p.min.y), p.max, ui.compare.rect_b);
+  } else if (ui.compare.open) {
+    visible_rect(a, b, p.min, p.max, i == 0 ? ui.compare.rect_a : ui.compare.rect_b);
+  }
+}
+
+/// The pixel under the pointer in every view: the truth, the picture shown, their error.
+void pixel_tooltip(const UiState& ui, const CanvasLayout& L, int hovered_pane, const Image& truth) {
+  const CanvasView& v = ui.view;
+  const RunView& run = ui.run;
+  const ImGuiIO& io = ImGui::GetIO();
+  const ImVec2 c = L.center(hovered_pane);
+  const int32_t x = int32_t(std::floor(v.center_x + (io.MousePos.x - c.x) / v.zoom));
+  const int32_t y = int32_t(std::floor(v.center_y + (io.MousePos.y - c.y) / v.zoom));
+  if (x < 0 || y < 0 || x >= truth.width || y >= truth.height) return;
+  char t[96], r[96];
+  pixel_text(t, sizeof t, &truth, x, y);
+  // The picture shown may be smaller than the training grid (a screen-sized preview, a
+  // timelapse frame): its pixel under the pointer, against the truth at its size.
+  const Image* shown = L.frame ? ui.timelapse.frame.get() : run.reconstruction.get();
+  const int32_t sx = shown ? int32_t(int64_t(x) * shown->width / truth.width) : x;
+  const int32_t sy = shown ? int32_t(int64_t(y) * shown->height / truth.height) : y;
+  pixel_text(r, sizeof r, shown, sx, sy);
+  float err = -1;
+  if (const Image* at_size = shown ? run.truth_for(*shown) : nullptr) {
+    err = 0;
+    for (int32_t k = 0; k < at_size->channels; ++k)
+      err += std::abs(shown->at(sx, sy, k) - at_size->at(sx, sy, k));
+    err /= float(at_size->channels);
+  }
+  if (err >= 0)
+    ImGui::SetTooltip("pixel (%d, %d)\ntruth          %s\nreconstruction %s\n|error|        %.4f", x, y, t, r, err);
+  else
+    ImGui::SetTooltip("pixel (%d, %d)\ntruth          %s", x, y, t);
+}
+} // namespace
+
+void draw_canvas(UiState& ui) {
+  draw_toolbar(ui);
+  CanvasView& v = ui.view;
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  CanvasLayout L;
+  L.origin = ImGui::GetCursorScreenPos();
+  L.avail = ImGui::GetContentRegionAvail();
+  if (L.avail.x < 20 || L.avail.y < 20) return;
+  ImGui::InvisibleButton("canvas", L.avail,
+                         ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonMiddle |
+                             ImGuiButtonFlags_MouseButtonRight);
+  const bool hovered = ImGui::IsItemHovered(), active = ImGui::IsItemActive();
+
+  // The panes' size is known before any picture: previews are rendered to fit it, the first one
+  // of a load included (tell_session). Only the ground truth alone shows no preview.
+  L.caption_h = ImGui::GetTextLineHeightWithSpacing();
+  L.count = ui.compare.open ? (ui.compare.split ? 1 : 2) : v.mode == CanvasMode::SideBySide ? 3 : 1;
+  L.pane_w = (L.avail.x - L.gap * float(L.count - 1)) / float(L.count);
+  L.pane_h = L.avail.y - L.caption_h;
+  if (ui.compare.open || v.mode != CanvasMode::GroundTruth) {
+    const ImVec2 fb = ImGui::GetIO().DisplayFramebufferScale;
+    ui.preview_pane[0] = std::max(1, int32_t(std::ceil(L.pane_w * fb.x)));
+    ui.preview_pane[1] = std::max(1, int32_t(std::ceil(L.pane_h * fb.y)));
   }
 
+  const Image* truth = ui.run.ground_truth.get();
+  if (!truth || !ui.truth_texture || ui.truth_texture->empty()) {
+    const char* msg = ui.run.status.busy ? "Loading..." : "Drop an image here, or File > Open (Ctrl+O)";
+    const ImVec2 ts = ImGui::CalcTextSize(msg);
+    dl->AddText(ImVec2(L.origin.x + (L.avail.x - ts.x) * 0.5f, L.origin.y + (L.avail.y - ts.y) * 0.5f),
+                IM_COL32(180, 180, 190, 255), msg);
+    return;
+  }
+  choose_panes(ui, truth, L);
+  if (v.fit_requested) {
+    v.zoom = std::max(0.01f, std::min(L.pane_w / float(truth->width), L.pane_h / float(truth->height)));
+    v.center_x = float(truth->width) * 0.5f;
+    v.center_y = float(truth->height) * 0.5f;
+    v.fit_requested = false;
+  }
+  const int hovered_pane = navigate(ui, L, hovered, active);
+  ZoomRegion wanted; // the reconstruction's (or the scrubbed frame's) view, when zoomed past its texels
+  for (int i = 0; i < L.count; ++i) draw_pane(ui, dl, L, i, *truth, wanted);
   if (!wanted.same_view(ui.zoom.wanted)) ui.zoom.wanted_since = ui.now;
   ui.zoom.wanted = wanted;
-
-  // Pixel tooltip: the same pixel in every view.
-  if (hovered && !active && hovered_pane >= 0 && !ui.scripted) {
-    const ImVec2 c = pane_center(hovered_pane);
-    const int32_t x = int32_t(std::floor(v.center_x + (io.MousePos.x - c.x) / v.zoom));
-    const int32_t y = int32_t(std::floor(v.center_y + (io.MousePos.y - c.y) / v.zoom));
-    if (x >= 0 && y >= 0 && x < truth->width && y < truth->height) {
-      char t[96], r[96];
-      pixel_text(t, sizeof t, truth, x, y);
-      // The picture shown may be smaller than the training grid (a screen-sized preview, a
-      // timelapse frame): its pixel under the pointer, against the truth at its size.
-      const Image* shown = frame ? ui.timelapse.frame.get() : run.reconstruction.get();
-      const int32_t sx = shown ? int32_t(int64_t(x) * shown->width / truth->width) : x;
-      const int32_t sy = shown ? int32_t(int64_t(y) * shown->height / truth->height) : y;
-      pixel_text(r, sizeof r, shown, sx, sy);
-      float err = -1;
-      if (const Image* at_size = shown ? run.truth_for(*shown) : nullptr) {
-        err = 0;
-        for (int32_t k = 0; k < at_size->channels; ++k)
-          err += std::abs(shown->at(sx, sy, k) - at_size->at(sx, sy, k));
-        err /= float(at_size->channels);
-      }
-      if (err >= 0)
-        ImGui::SetTooltip("pixel (%d, %d)\ntruth          %s\nreconstruction %s\n|error|        %.4f", x, y, t, r, err);
-      else
-        ImGui::SetTooltip("pixel (%d, %d)\ntruth          %s", x, y, t);
-    }
-  }
+  if (hovered && !active && hovered_pane >= 0 && !ui.scripted) pixel_tooltip(ui, L, hovered_pane, *truth);
 }
 
 } // namespace redraw

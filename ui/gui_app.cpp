@@ -350,6 +350,175 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, Compar
 
 } // namespace
 
+namespace {
+/// The launch's options over the remembered settings.
+void apply_options(UiState& ui, const GuiOptions& opts) {
+  ui.about.version = opts.about_version;
+  ui.about.licences = parse_markdown_blocks(opts.about_licences);
+  ui.about.open_requested = opts.show_about;
+  if (opts.backend != "auto" || ui.settings.backend.empty()) ui.settings.backend = opts.backend;
+  if (!opts.precision.empty()) ui.settings.precision = opts.precision;
+  ui.scale.session = opts.ui_scale;
+  if (opts.show_perf) ui.settings.show_perf = true;
+  ui.image_memory_override_mb = opts.max_image_memory_mb; // this session's, not remembered
+  // The thread count set in the window last time, unless --threads chose one for this launch.
+  if (cpu_threads_setting() == 0 && ui.settings.cpu_threads > 0) set_cpu_threads(ui.settings.cpu_threads);
+}
+
+/// The window with an OpenGL 3.3 core context, its functions loaded; null (said on stderr) when
+/// that cannot be had.
+GLFWwindow* open_window(UiState& ui) {
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+  // The X11 class names the window after redraw.desktop (StartupWMClass), so docks and task
+  // bars show its icon.
+  glfwWindowHintString(GLFW_X11_CLASS_NAME, "redraw");
+  glfwWindowHintString(GLFW_X11_INSTANCE_NAME, "redraw");
+  // The remembered size, but never larger than the screen (a laptop after a big monitor).
+  if (GLFWmonitor* monitor = glfwGetPrimaryMonitor())
+    if (const GLFWvidmode* mode = glfwGetVideoMode(monitor)) {
+      ui.settings.window_width = std::clamp(ui.settings.window_width, 640, std::max(640, mode->width));
+      ui.settings.window_height = std::clamp(ui.settings.window_height, 480, std::max(480, mode->height));
+    }
+  GLFWwindow* window =
+      glfwCreateWindow(ui.settings.window_width, ui.settings.window_height, "Redraw", nullptr, nullptr);
+  if (!window) {
+    std::fprintf(stderr, "error: cannot open a window with an OpenGL 3.3 core context\n");
+    return nullptr;
+  }
+  glfwMakeContextCurrent(window);
+  glfwSwapInterval(1);
+  if (!gladLoadGL(glfwGetProcAddress)) {
+    std::fprintf(stderr, "error: cannot load OpenGL functions (glad)\n");
+    glfwDestroyWindow(window);
+    return nullptr;
+  }
+  glfwSetWindowUserPointer(window, &ui);
+  glfwSetDropCallback(window, on_drop);
+  glfwSetWindowCloseCallback(window, on_close);
+  install_input_callbacks(window); // before ImGui's backend, which chains to them
+  return window;
+}
+
+/// ImGui on the window: its layout file (`ini`, which must outlive the context), the scale and
+/// the frame pacing for the renderer found.
+void start_imgui(GLFWwindow* window, UiState& ui, const TestOptions& test, const std::string& ini) {
+  const char* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
+  ui.pacing = frame_pacing_for(renderer ? renderer : "");
+  if (test.print_stats)
+    std::fprintf(stderr, "gui: OpenGL %s on %s (%s GL: %.0f fps while watching)\n",
+                 reinterpret_cast<const char*>(glGetString(GL_VERSION)), renderer ? renderer : "?",
+                 ui.pacing.software_renderer ? "software" : "hardware", 1.0 / ui.pacing.watch_seconds);
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  // A scripted screenshot neither reads nor writes the user's window layout; no private folder:
+  // no files at all.
+  ImGui::GetIO().IniFilename = !test.screenshot_run() && !ini.empty() ? ini.c_str() : nullptr;
+  if (const std::string notice = user_folder_notice(); !notice.empty()) {
+    std::fprintf(stderr, "note: %s\n", notice.c_str());
+    ui.notify(notice, autosave_folder().empty());
+  }
+  ui.scale.content = content_scale(window);
+  update_ui_scale(ui);
+  ImGui_ImplGlfw_InitForOpenGL(window, true);
+  ImGui_ImplOpenGL3_Init("#version 330 core");
+}
+
+/// Autosave and crash recovery (not for the scripted screenshot runs, which quit by themselves;
+/// a test script runs with autosave, its tests pointing XDG_DATA_HOME at a test folder, but is
+/// offered no crashed session). Null when autosave is off.
+std::unique_ptr<AutosaveSession> start_autosave(UiState& ui, const TestOptions& test) {
+  std::unique_ptr<AutosaveSession> autosave;
+  if (!test.screenshot_run()) {
+    if (test.test_script.empty()) ui.crashed = find_crashed_sessions();
+    autosave = std::make_unique<AutosaveSession>();
+    if (!autosave->ok()) {
+      if (!autosave_folder().empty()) ui.notify("autosave is off: cannot write " + autosave_folder().string(), true);
+      autosave.reset();
+    }
+  }
+  // Discarding an unsaved run keeps a copy beside the autosave (confirm_prompt.h).
+  if (autosave && ui.settings.autosave_minutes > 0) ui.confirm.keep_folder = autosave_folder().string();
+  return autosave;
+}
+
+/// The end of a session: run B closed (its unsaved work kept as a copy), training stopped at once,
+/// the autosave on quit (and what became of it, after a signal); returns the exit code.
+int end_session(UiState& ui, TrainingSession& session, CompareSessions& compare, AutosaveSession* autosave,
+                int code, int signal) {
+  close_compare(ui, compare);
+  if (autosave) { // B's autosave served while it ran; the copy above holds its unsaved work
+    std::error_code ec;
+    std::filesystem::remove(b_model_path(autosave->model_path().string()), ec);
+  }
+  session.stop_training_now(); // a long step in progress is left: the quit saves its last finished one
+  const bool unsaved = signal != 0 && ui.run.status.has_run && ui.run.status.unsaved;
+  if (autosave) { // the autosave on quit, then a clean end: no restore offer next time
+    const std::string outcome = autosave_on_quit(session, *autosave, unsaved);
+    // Ended by a signal with training not saved: the autosave stays, and the next launch offers it.
+    if (unsaved)
+      std::fprintf(stderr, "redraw: %s: %s\n", termination_signal_name(signal), escape_control(outcome).c_str());
+    else
+      autosave->finish_clean();
+  } else if (unsaved) {
+    std::fprintf(stderr, "redraw: %s: autosave is off; the run's unsaved training is lost\n",
+                 termination_signal_name(signal));
+  }
+  return signal != 0 ? 128 + signal : code;
+}
+
+/// One session in the open window: the textures, the training session and run B, the first load,
+/// the frame loop and the end; returns the exit code. The session joins its thread and the
+/// textures go before this returns, while the context is current.
+int run_session(GLFWwindow* window, UiState& ui, const GuiOptions& opts, AutosaveSession* autosave, FrameHooks& hooks) {
+  const TestOptions& test = opts.testing;
+  CompareSessions compare; // run B of Training > Compare with... (one device: A and B take turns)
+  compare.make_backend = opts.make_backend;
+  compare.texture_b = make_host_texture();
+  ui.compare.texture = compare.texture_b.get();
+  compare.frame_texture_b = make_host_texture();
+  ui.compare.frame_texture = compare.frame_texture_b.get();
+  TrainingSession session(opts.make_backend, opts.interop, compare.turns);
+  auto truth = make_host_texture();
+  auto error = make_host_texture();
+  auto frame = make_host_texture();
+  auto zoom = make_host_texture();
+  std::unique_ptr<PreviewTexture> recon;
+  if (ui.settings.backend != "cpu") {
+    std::string why;
+    recon = make_device_preview_texture(opts.interop.get(), &why);
+    if (recon) session.enable_device_preview(true);
+  }
+  if (!recon) recon = make_host_texture();
+  ui.truth_texture = truth.get();
+  ui.recon_texture = recon.get();
+  ui.error_texture = error.get();
+  ui.frame_texture = frame.get();
+  ui.zoom_texture = zoom.get();
+  InsightResources insight; // the Spectrum and Neuron maps windows' worker and textures
+  ui.insight.res = &insight;
+  ui.preset_names = preset_names();
+
+  load_preset_into(ui, opts.preset.empty() ? ui.settings.preset : opts.preset);
+  session.set_snapshot_cap(size_t(ui.settings.snapshot_cap_mb) << 20); // kept for every run
+  session.set_min_preview_interval(ui.pacing.watch_seconds);          // no faster than frames show them
+  int fb_w = 0, fb_h = 0;
+  glfwGetFramebufferSize(window, &fb_w, &fb_h);
+  session.set_preview_limit(preview_limit(float(fb_w)), preview_limit(float(fb_h))); // before the first preview
+  LoadRequest req = initial_load_request(opts, ui);                    // `redraw MODEL.redraw` opens the model
+  ui.last_image = req.image;
+  session.load(std::move(req));
+  if (test.screenshot_run()) session.set_stop_at(test.screenshot_after_steps);
+  if (opts.autostart || test.screenshot_run()) session.set_running(true);
+
+  const TerminationSignals signals([] { glfwPostEmptyEvent(); });
+  const int code = frame_loop(window, ui, session, compare, autosave, hooks, signals);
+  return end_session(ui, session, compare, autosave, code, signals.caught());
+}
+} // namespace
+
 int run_gui(const GuiOptions& opts) {
   glfwSetErrorCallback(on_glfw_error);
   if (!glfwInit()) {
@@ -370,152 +539,19 @@ int run_gui(const GuiOptions& opts) {
     glfwTerminate();
     return 1;
   }
-  ui.about.version = opts.about_version;
-  ui.about.licences = parse_markdown_blocks(opts.about_licences);
-  ui.about.open_requested = opts.show_about;
-  if (opts.backend != "auto" || ui.settings.backend.empty()) ui.settings.backend = opts.backend;
-  if (!opts.precision.empty()) ui.settings.precision = opts.precision;
-  ui.scale.session = opts.ui_scale;
-  if (opts.show_perf) ui.settings.show_perf = true;
-  ui.image_memory_override_mb = opts.max_image_memory_mb; // this session's, not remembered
-  // The thread count set in the window last time, unless --threads chose one for this launch.
-  if (cpu_threads_setting() == 0 && ui.settings.cpu_threads > 0) set_cpu_threads(ui.settings.cpu_threads);
-  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
-  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
-  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
-  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
-  // The X11 class names the window after redraw.desktop (StartupWMClass), so docks and task
-  // bars show its icon.
-  glfwWindowHintString(GLFW_X11_CLASS_NAME, "redraw");
-  glfwWindowHintString(GLFW_X11_INSTANCE_NAME, "redraw");
-  // The remembered size, but never larger than the screen (a laptop after a big monitor).
-  if (GLFWmonitor* monitor = glfwGetPrimaryMonitor())
-    if (const GLFWvidmode* mode = glfwGetVideoMode(monitor)) {
-      ui.settings.window_width = std::clamp(ui.settings.window_width, 640, std::max(640, mode->width));
-      ui.settings.window_height = std::clamp(ui.settings.window_height, 480, std::max(480, mode->height));
-    }
-  GLFWwindow* window =
-      glfwCreateWindow(ui.settings.window_width, ui.settings.window_height, "Redraw", nullptr, nullptr);
+  apply_options(ui, opts);
+  GLFWwindow* window = open_window(ui);
   if (!window) {
-    std::fprintf(stderr, "error: cannot open a window with an OpenGL 3.3 core context\n");
     glfwTerminate();
     return 1;
   }
-  glfwMakeContextCurrent(window);
-  glfwSwapInterval(1);
-  if (!gladLoadGL(glfwGetProcAddress)) {
-    std::fprintf(stderr, "error: cannot load OpenGL functions (glad)\n");
-    glfwDestroyWindow(window);
-    glfwTerminate();
-    return 1;
-  }
-
-  glfwSetWindowUserPointer(window, &ui);
-  glfwSetDropCallback(window, on_drop);
-  glfwSetWindowCloseCallback(window, on_close);
-  install_input_callbacks(window); // before ImGui's backend, which chains to them
-
-  const char* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
-  ui.pacing = frame_pacing_for(renderer ? renderer : "");
-  if (test.print_stats)
-    std::fprintf(stderr, "gui: OpenGL %s on %s (%s GL: %.0f fps while watching)\n",
-                 reinterpret_cast<const char*>(glGetString(GL_VERSION)), renderer ? renderer : "?",
-                 ui.pacing.software_renderer ? "software" : "hardware", 1.0 / ui.pacing.watch_seconds);
-  IMGUI_CHECKVERSION();
-  ImGui::CreateContext();
   std::error_code ec;
   const bool has_config = !config_folder().empty(); // no private folder: no files at all
   if (has_config) std::filesystem::create_directories(config_folder(), ec);
-  const std::string ini = imgui_ini_path().string(); // must outlive the context
-  // A scripted screenshot neither reads nor writes the user's window layout.
-  ImGui::GetIO().IniFilename = !test.screenshot_run() && has_config ? ini.c_str() : nullptr;
-  if (const std::string notice = user_folder_notice(); !notice.empty()) {
-    std::fprintf(stderr, "note: %s\n", notice.c_str());
-    ui.notify(notice, autosave_folder().empty());
-  }
-  ui.scale.content = content_scale(window);
-  update_ui_scale(ui);
-  ImGui_ImplGlfw_InitForOpenGL(window, true);
-  ImGui_ImplOpenGL3_Init("#version 330 core");
-
-  int code = 0;
-  // Autosave and crash recovery (not for the scripted screenshot runs, which quit by themselves).
-  std::unique_ptr<AutosaveSession> autosave;
-  // A test script runs with autosave (its tests point XDG_DATA_HOME at a test folder) but is
-  // offered no crashed session.
-  if (!test.screenshot_run()) {
-    if (test.test_script.empty()) ui.crashed = find_crashed_sessions();
-    autosave = std::make_unique<AutosaveSession>();
-    if (!autosave->ok()) {
-      if (!autosave_folder().empty()) ui.notify("autosave is off: cannot write " + autosave_folder().string(), true);
-      autosave.reset();
-    }
-  }
-  // Discarding an unsaved run keeps a copy beside the autosave (confirm_prompt.h).
-  if (autosave && ui.settings.autosave_minutes > 0) ui.confirm.keep_folder = autosave_folder().string();
-  {
-    CompareSessions compare; // run B of Training > Compare with... (one device: A and B take turns)
-    compare.make_backend = opts.make_backend;
-    compare.texture_b = make_host_texture();
-    ui.compare.texture = compare.texture_b.get();
-    compare.frame_texture_b = make_host_texture();
-    ui.compare.frame_texture = compare.frame_texture_b.get();
-    TrainingSession session(opts.make_backend, opts.interop, compare.turns);
-    auto truth = make_host_texture();
-    auto error = make_host_texture();
-    auto frame = make_host_texture();
-    auto zoom = make_host_texture();
-    std::unique_ptr<PreviewTexture> recon;
-    if (ui.settings.backend != "cpu") {
-      std::string why;
-      recon = make_device_preview_texture(opts.interop.get(), &why);
-      if (recon) session.enable_device_preview(true);
-    }
-    if (!recon) recon = make_host_texture();
-    ui.truth_texture = truth.get();
-    ui.recon_texture = recon.get();
-    ui.error_texture = error.get();
-    ui.frame_texture = frame.get();
-    ui.zoom_texture = zoom.get();
-    InsightResources insight; // the Spectrum and Neuron maps windows' worker and textures
-    ui.insight.res = &insight;
-    ui.preset_names = preset_names();
-
-    load_preset_into(ui, opts.preset.empty() ? ui.settings.preset : opts.preset);
-    session.set_snapshot_cap(size_t(ui.settings.snapshot_cap_mb) << 20); // kept for every run
-    session.set_min_preview_interval(ui.pacing.watch_seconds);          // no faster than frames show them
-    int fb_w = 0, fb_h = 0;
-    glfwGetFramebufferSize(window, &fb_w, &fb_h);
-    session.set_preview_limit(preview_limit(float(fb_w)), preview_limit(float(fb_h))); // before the first preview
-    LoadRequest req = initial_load_request(opts, ui);                    // `redraw MODEL.redraw` opens the model
-    ui.last_image = req.image;
-    session.load(std::move(req));
-    if (test.screenshot_run()) session.set_stop_at(test.screenshot_after_steps);
-    if (opts.autostart || test.screenshot_run()) session.set_running(true);
-
-    const TerminationSignals signals([] { glfwPostEmptyEvent(); });
-    code = frame_loop(window, ui, session, compare, autosave.get(), *hooks, signals);
-    const int signal = signals.caught();
-    close_compare(ui, compare); // B's unsaved work is kept as a copy
-    if (autosave) { // B's autosave served while it ran; the copy above holds its unsaved work
-      std::error_code ec;
-      std::filesystem::remove(b_model_path(autosave->model_path().string()), ec);
-    }
-    session.stop_training_now(); // a long step in progress is left: the quit saves its last finished one
-    if (autosave) { // the autosave on quit, then a clean end: no restore offer next time
-      const bool offered = signal != 0 && ui.run.status.has_run && ui.run.status.unsaved;
-      const std::string outcome = autosave_on_quit(session, *autosave, offered);
-      // Ended by a signal with training not saved: the autosave stays, and the next launch offers it.
-      if (offered)
-        std::fprintf(stderr, "redraw: %s: %s\n", termination_signal_name(signal), escape_control(outcome).c_str());
-      else
-        autosave->finish_clean();
-    } else if (signal != 0 && ui.run.status.has_run && ui.run.status.unsaved) {
-      std::fprintf(stderr, "redraw: %s: autosave is off; the run's unsaved training is lost\n",
-                   termination_signal_name(signal));
-    }
-    if (signal != 0) code = 128 + signal;
-  } // the session joins its thread; textures go while the context is current
+  const std::string ini = has_config ? imgui_ini_path().string() : std::string(); // outlives the context
+  start_imgui(window, ui, test, ini);
+  const std::unique_ptr<AutosaveSession> autosave = start_autosave(ui, test);
+  const int code = run_session(window, ui, opts, autosave.get(), *hooks);
 
   int window_w = 0, window_h = 0;
   glfwGetWindowSize(window, &window_w, &window_h);

@@ -115,6 +115,174 @@ std::vector<AxisTick> axis_ticks(double lo, double hi, bool log_axis, int target
   return linear_ticks(std::pow(10.0, lo), std::pow(10.0, hi), true, target);
 }
 
+namespace {
+/// A plot's area on screen and the data ranges it maps (y in log10 on a log axis).
+struct PlotArea {
+  ImVec2 a0, a1;
+  Range xr, yr;
+  bool log_y = false;
+  double ty(double v) const { return log_y ? std::log10(v) : v; }
+  bool usable(float v) const { return std::isfinite(v) && (!log_y || v > 0); }
+  float sx(double x) const { return float(a0.x + (x - xr.lo) / (xr.hi - xr.lo) * (a1.x - a0.x)); }
+  float sy(double y) const { return float(a1.y - (y - yr.lo) / (yr.hi - yr.lo) * (a1.y - a0.y)); }
+};
+
+/// The title, and the legend right to left along the title row, a colour swatch before each name.
+void draw_title_legend(ImDrawList* dl, ImVec2 p0, ImVec2 p1, float font, std::span<const PlotSeries> series,
+                       const char* title) {
+  dl->AddText(ImVec2(p0.x + font * 0.5f, p0.y + font * 0.2f), IM_COL32(220, 220, 225, 255), title);
+  float lx = p1.x - font * 0.6f;
+  for (size_t k = series.size(); k-- > 0;) {
+    if (!series[k].label) continue;
+    lx -= ImGui::CalcTextSize(series[k].label).x;
+    dl->AddText(ImVec2(lx, p0.y + font * 0.2f), IM_COL32(200, 200, 210, 255), series[k].label);
+    lx -= font * 0.9f;
+    dl->AddRectFilled(ImVec2(lx, p0.y + font * 0.55f), ImVec2(lx + font * 0.6f, p0.y + font * 0.95f), series[k].color);
+    lx -= font * 0.7f;
+  }
+}
+
+/// The ranges of every usable sample, widened and padded as the axes show them; false when
+/// there is nothing to draw.
+bool fit_ranges(PlotArea& A, std::span<const PlotSeries> series, const PlotOptions& opts) {
+  for (const auto& s : series)
+    for (size_t i = 0; i < s.x.size() && i < s.y.size(); ++i)
+      if (A.usable(s.y[i])) {
+        A.xr.add(s.x[i]);
+        A.yr.add(A.ty(s.y[i]));
+      }
+  for (const PlotTrace& t : opts.traces)
+    for (size_t i = 0; i < t.y.size(); ++i)
+      if (A.usable(t.y[i])) {
+        A.xr.add(t.x0 + double(i));
+        A.yr.add(A.ty(t.y[i]));
+      }
+  if (std::isfinite(opts.y_min)) A.yr.lo = A.ty(opts.y_min);
+  if (std::isfinite(opts.y_max)) A.yr.hi = A.ty(opts.y_max);
+  if (!A.xr.valid() || !A.yr.valid() || A.a1.x - A.a0.x < 10 || A.a1.y - A.a0.y < 10) return false;
+  if (A.xr.hi - A.xr.lo < 1e-9) A.xr.hi = A.xr.lo + 1;
+  // A run's curves start at step 1: from 0 the axis reads from its origin, and a short run gets
+  // a "0" label beside its first tick.
+  if (A.xr.lo > 0 && A.xr.lo <= 0.05 * (A.xr.hi - A.xr.lo)) A.xr.lo = 0;
+  const bool fixed_range = std::isfinite(opts.y_min) || std::isfinite(opts.y_max);
+  if (!fixed_range) {
+    widen_to_min_span(A.yr.lo, A.yr.hi, opts.log_y);
+    const double pad = (A.yr.hi - A.yr.lo) * 0.05;
+    A.yr.lo -= pad;
+    A.yr.hi += pad;
+  } else if (A.yr.hi - A.yr.lo < 1e-9) {
+    widen_to_min_span(A.yr.lo, A.yr.hi, opts.log_y);
+  }
+  return true;
+}
+
+/// Grid lines and labels: y ticks about one per two lines of text, x ticks that fit their labels.
+void draw_axes(ImDrawList* dl, const PlotArea& A, float font, const char* x_label) {
+  const ImU32 grid = IM_COL32(60, 63, 70, 255), label = IM_COL32(170, 170, 180, 255);
+  char buf[48];
+  const int y_target = std::clamp(int((A.a1.y - A.a0.y) / (font * 2.2f)), 2, 6);
+  for (const AxisTick& t : axis_ticks(A.yr.lo, A.yr.hi, A.log_y, y_target)) {
+    const float py = A.sy(t.pos);
+    dl->AddLine(ImVec2(A.a0.x, py), ImVec2(A.a1.x, py), grid);
+    const ImVec2 ts = ImGui::CalcTextSize(t.label.c_str());
+    dl->AddText(ImVec2(A.a0.x - ts.x - 4, py - ts.y * 0.5f), label, t.label.c_str());
+  }
+  format_number(buf, sizeof buf, "%.0f", A.xr.hi);
+  const double xstep = step_axis_tick(A.xr.lo, A.xr.hi, A.a1.x - A.a0.x, ImGui::CalcTextSize(buf).x + font * 0.5f,
+                                      int((A.a1.x - A.a0.x) / (font * 6)));
+  for (double x = std::ceil(A.xr.lo / xstep) * xstep; x <= A.xr.hi + 1e-9; x += xstep) {
+    const float px = A.sx(x);
+    dl->AddLine(ImVec2(px, A.a0.y), ImVec2(px, A.a1.y), grid);
+    format_number(buf, sizeof buf, "%.0f", x);
+    const ImVec2 ts = ImGui::CalcTextSize(buf);
+    dl->AddText(ImVec2(std::clamp(px - ts.x * 0.5f, A.a0.x, A.a1.x - ts.x), A.a1.y + 2), label, buf);
+  }
+  const ImVec2 xs = ImGui::CalcTextSize(x_label);
+  dl->AddText(ImVec2((A.a0.x + A.a1.x - xs.x) * 0.5f, A.a1.y + font + 2), label, x_label);
+  dl->AddRect(A.a0, A.a1, IM_COL32(90, 92, 100, 255));
+}
+
+/// A per-step trace: a line through each step when there are fewer steps than pixel columns,
+/// else a stroke from each column's smallest to its largest value, reaching to the previous
+/// column's range so the shade has no gaps.
+void draw_trace(ImDrawList* dl, const PlotArea& A, const PlotTrace& t, bool log_y) {
+  const int32_t columns = std::max(1, int32_t(A.a1.x - A.a0.x));
+  const double first = std::max(0.0, std::ceil(A.xr.lo - t.x0));
+  const double last = std::min(double(t.y.size()) - 1, std::floor(A.xr.hi - t.x0));
+  if (last - first + 1 <= double(columns)) {
+    ImVec2 prev;
+    bool have = false;
+    for (double d = first; d <= last; ++d) {
+      const float v = t.y[size_t(d)];
+      if (!A.usable(v)) {
+        have = false;
+        continue;
+      }
+      const ImVec2 p(A.sx(t.x0 + d), A.sy(A.ty(v)));
+      if (have) dl->AddLine(prev, p, t.color, 1.0f);
+      prev = p;
+      have = true;
+    }
+    return;
+  }
+  const std::vector<ColumnRange> cols = thin_min_max(t.y, t.x0, A.xr.lo, A.xr.hi, columns, log_y);
+  for (size_t c = 0; c < cols.size(); ++c) {
+    if (cols[c].empty()) continue;
+    float lo = cols[c].lo, hi = cols[c].hi;
+    if (c > 0 && !cols[c - 1].empty()) {
+      lo = std::min(lo, cols[c - 1].hi);
+      hi = std::max(hi, cols[c - 1].lo);
+    }
+    const float px = A.a0.x + float(c) + 0.5f, y_lo = A.sy(A.ty(lo)), y_hi = A.sy(A.ty(hi));
+    dl->AddLine(ImVec2(px, y_lo + 0.5f), ImVec2(px, y_hi - 0.5f), t.color, 1.0f);
+  }
+}
+
+/// A series as a line (at most two samples a pixel column), with its marked samples as rings.
+void draw_series(ImDrawList* dl, const PlotArea& A, const PlotSeries& s) {
+  const size_t n = std::min(s.x.size(), s.y.size());
+  const size_t stride = std::max<size_t>(1, n / size_t(std::max(1.0f, (A.a1.x - A.a0.x) * 2)));
+  ImVec2 prev;
+  bool have = false;
+  for (size_t i = 0; i < n; i += stride) {
+    if (!A.usable(s.y[i])) {
+      have = false;
+      continue;
+    }
+    const ImVec2 p(A.sx(s.x[i]), A.sy(A.ty(s.y[i])));
+    if (have) dl->AddLine(prev, p, s.color, 1.5f);
+    prev = p;
+    have = true;
+  }
+  if (n == 1 && have) dl->AddCircleFilled(prev, 2.5f, s.color);
+  if (s.draw_marks)
+    for (size_t i = 0; i < n && i < s.marked.size(); ++i)
+      if (s.marked[i] && A.usable(s.y[i])) {
+        const ImVec2 p(A.sx(s.x[i]), A.sy(A.ty(s.y[i])));
+        dl->AddCircleFilled(p, 3.0f, IM_COL32(255, 255, 255, 230));
+        dl->AddCircle(p, 3.0f, s.color);
+      }
+}
+
+/// Hover read-out: the nearest sample of the series under the pointer's x.
+void hover_readout(ImDrawList* dl, const PlotArea& A, const PlotSeries& s, const PlotOptions& opts) {
+  const float mx = ImGui::GetIO().MousePos.x;
+  const double x = A.xr.lo + (mx - A.a0.x) / (A.a1.x - A.a0.x) * (A.xr.hi - A.xr.lo);
+  const size_t n = std::min(s.x.size(), s.y.size());
+  if (n == 0) return;
+  const auto it = std::lower_bound(s.x.begin(), s.x.begin() + ptrdiff_t(n), float(x));
+  size_t i = size_t(std::min<ptrdiff_t>(it - s.x.begin(), ptrdiff_t(n) - 1));
+  if (i > 0 && std::abs(s.x[i - 1] - x) < std::abs(s.x[i] - x)) --i;
+  if (!A.usable(s.y[i])) return;
+  dl->AddCircle(ImVec2(A.sx(s.x[i]), A.sy(A.ty(s.y[i]))), 4.0f, IM_COL32(255, 255, 255, 220));
+  char val[48];
+  format_number(val, sizeof val, "%.4g", s.y[i]);
+  const char* note = i < s.marked.size() ? (s.marked[i] ? opts.marked_note : opts.unmarked_note) : nullptr;
+  ImGui::SetTooltip("%s = %.*f\n%s = %s%s%s", opts.x_label, opts.x_decimals, double(s.x[i]), opts.title, val,
+                    note ? ", " : "", note ? note : "");
+}
+} // namespace
+
 bool draw_line_plot(const char* id, ImVec2 size, std::span<const PlotSeries> series, const PlotOptions& opts) {
   ImGui::PushID(id);
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
@@ -126,166 +294,26 @@ bool draw_line_plot(const char* id, ImVec2 size, std::span<const PlotSeries> ser
   const float font = ImGui::GetFontSize();
   const ImVec2 p1(p0.x + size.x, p0.y + size.y);
   dl->AddRect(p0, p1, IM_COL32(48, 50, 56, 255), 3.0f);
-
+  draw_title_legend(dl, p0, p1, font, series, opts.title);
   // Plot area inside the margins for the title, the y labels and the x labels.
-  const ImVec2 a0(p0.x + font * 4.2f, p0.y + font * 1.4f);
-  const ImVec2 a1(p1.x - font * 0.6f, p1.y - font * 2.3f);
-  dl->AddText(ImVec2(p0.x + font * 0.5f, p0.y + font * 0.2f), IM_COL32(220, 220, 225, 255), opts.title);
-  // Legend: right to left along the title row, a colour swatch before each name.
-  float lx = p1.x - font * 0.6f;
-  for (size_t k = series.size(); k-- > 0;) {
-    if (!series[k].label) continue;
-    lx -= ImGui::CalcTextSize(series[k].label).x;
-    dl->AddText(ImVec2(lx, p0.y + font * 0.2f), IM_COL32(200, 200, 210, 255), series[k].label);
-    lx -= font * 0.9f;
-    dl->AddRectFilled(ImVec2(lx, p0.y + font * 0.55f), ImVec2(lx + font * 0.6f, p0.y + font * 0.95f), series[k].color);
-    lx -= font * 0.7f;
-  }
-
-  auto ty = [&](double v) { return opts.log_y ? std::log10(v) : v; };
-  auto usable = [&](float v) { return std::isfinite(v) && (!opts.log_y || v > 0); };
-  Range xr, yr;
-  for (const auto& s : series)
-    for (size_t i = 0; i < s.x.size() && i < s.y.size(); ++i)
-      if (usable(s.y[i])) {
-        xr.add(s.x[i]);
-        yr.add(ty(s.y[i]));
-      }
-  for (const PlotTrace& t : opts.traces)
-    for (size_t i = 0; i < t.y.size(); ++i)
-      if (usable(t.y[i])) {
-        xr.add(t.x0 + double(i));
-        yr.add(ty(t.y[i]));
-      }
-  if (std::isfinite(opts.y_min)) yr.lo = ty(opts.y_min);
-  if (std::isfinite(opts.y_max)) yr.hi = ty(opts.y_max);
-  if (!xr.valid() || !yr.valid() || a1.x - a0.x < 10 || a1.y - a0.y < 10) {
-    dl->AddText(ImVec2(a0.x + 4, a0.y + 4), IM_COL32(130, 130, 140, 255), "no data yet");
+  PlotArea A;
+  A.a0 = ImVec2(p0.x + font * 4.2f, p0.y + font * 1.4f);
+  A.a1 = ImVec2(p1.x - font * 0.6f, p1.y - font * 2.3f);
+  A.log_y = opts.log_y;
+  if (!fit_ranges(A, series, opts)) {
+    dl->AddText(ImVec2(A.a0.x + 4, A.a0.y + 4), IM_COL32(130, 130, 140, 255), "no data yet");
     ImGui::PopID();
     return hovered;
   }
-  if (xr.hi - xr.lo < 1e-9) xr.hi = xr.lo + 1;
-  // A run's curves start at step 1: from 0 the axis reads from its origin, and a short run gets
-  // a "0" label beside its first tick.
-  if (xr.lo > 0 && xr.lo <= 0.05 * (xr.hi - xr.lo)) xr.lo = 0;
-  const bool fixed_range = std::isfinite(opts.y_min) || std::isfinite(opts.y_max);
-  if (!fixed_range) {
-    widen_to_min_span(yr.lo, yr.hi, opts.log_y);
-    const double pad = (yr.hi - yr.lo) * 0.05;
-    yr.lo -= pad;
-    yr.hi += pad;
-  } else if (yr.hi - yr.lo < 1e-9) {
-    widen_to_min_span(yr.lo, yr.hi, opts.log_y);
-  }
-  auto sx = [&](double x) { return float(a0.x + (x - xr.lo) / (xr.hi - xr.lo) * (a1.x - a0.x)); };
-  auto sy = [&](double y) { return float(a1.y - (y - yr.lo) / (yr.hi - yr.lo) * (a1.y - a0.y)); };
-
-  const ImU32 grid = IM_COL32(60, 63, 70, 255), label = IM_COL32(170, 170, 180, 255);
-  char buf[48];
-  // y ticks: about one per two lines of text, labels that differ from their neighbours.
-  const int y_target = std::clamp(int((a1.y - a0.y) / (font * 2.2f)), 2, 6);
-  for (const AxisTick& t : axis_ticks(yr.lo, yr.hi, opts.log_y, y_target)) {
-    const float py = sy(t.pos);
-    dl->AddLine(ImVec2(a0.x, py), ImVec2(a1.x, py), grid);
-    const ImVec2 ts = ImGui::CalcTextSize(t.label.c_str());
-    dl->AddText(ImVec2(a0.x - ts.x - 4, py - ts.y * 0.5f), label, t.label.c_str());
-  }
-  format_number(buf, sizeof buf, "%.0f", xr.hi);
-  const double xstep = step_axis_tick(xr.lo, xr.hi, a1.x - a0.x, ImGui::CalcTextSize(buf).x + font * 0.5f,
-                                      int((a1.x - a0.x) / (font * 6)));
-  for (double x = std::ceil(xr.lo / xstep) * xstep; x <= xr.hi + 1e-9; x += xstep) {
-    const float px = sx(x);
-    dl->AddLine(ImVec2(px, a0.y), ImVec2(px, a1.y), grid);
-    format_number(buf, sizeof buf, "%.0f", x);
-    const ImVec2 ts = ImGui::CalcTextSize(buf);
-    dl->AddText(ImVec2(std::clamp(px - ts.x * 0.5f, a0.x, a1.x - ts.x), a1.y + 2), label, buf);
-  }
-  const ImVec2 xs = ImGui::CalcTextSize(opts.x_label);
-  dl->AddText(ImVec2((a0.x + a1.x - xs.x) * 0.5f, a1.y + font + 2), label, opts.x_label);
-  dl->AddRect(a0, a1, IM_COL32(90, 92, 100, 255));
-
-  dl->PushClipRect(a0, a1, true);
-  const int32_t columns = std::max(1, int32_t(a1.x - a0.x));
-  for (const PlotTrace& t : opts.traces) {
-    const double first = std::max(0.0, std::ceil(xr.lo - t.x0)), last = std::min(double(t.y.size()) - 1, std::floor(xr.hi - t.x0));
-    if (last - first + 1 <= double(columns)) { // fewer steps than pixel columns: a line through each
-      ImVec2 prev;
-      bool have = false;
-      for (double d = first; d <= last; ++d) {
-        const float v = t.y[size_t(d)];
-        if (!usable(v)) {
-          have = false;
-          continue;
-        }
-        const ImVec2 p(sx(t.x0 + d), sy(ty(v)));
-        if (have) dl->AddLine(prev, p, t.color, 1.0f);
-        prev = p;
-        have = true;
-      }
-      continue;
-    }
-    // Many steps a column: a stroke from each column's smallest to its largest loss, reaching to
-    // the previous column's range so the shade has no gaps.
-    const std::vector<ColumnRange> cols = thin_min_max(t.y, t.x0, xr.lo, xr.hi, columns, opts.log_y);
-    for (size_t c = 0; c < cols.size(); ++c) {
-      if (cols[c].empty()) continue;
-      float lo = cols[c].lo, hi = cols[c].hi;
-      if (c > 0 && !cols[c - 1].empty()) {
-        lo = std::min(lo, cols[c - 1].hi);
-        hi = std::max(hi, cols[c - 1].lo);
-      }
-      const float px = a0.x + float(c) + 0.5f, y_lo = sy(ty(lo)), y_hi = sy(ty(hi));
-      dl->AddLine(ImVec2(px, y_lo + 0.5f), ImVec2(px, y_hi - 0.5f), t.color, 1.0f);
-    }
-  }
-  for (const auto& s : series) {
-    const size_t n = std::min(s.x.size(), s.y.size());
-    const size_t stride = std::max<size_t>(1, n / size_t(std::max(1.0f, (a1.x - a0.x) * 2)));
-    ImVec2 prev;
-    bool have = false;
-    for (size_t i = 0; i < n; i += stride) {
-      if (!usable(s.y[i])) {
-        have = false;
-        continue;
-      }
-      const ImVec2 p(sx(s.x[i]), sy(ty(s.y[i])));
-      if (have) dl->AddLine(prev, p, s.color, 1.5f);
-      prev = p;
-      have = true;
-    }
-    if (n == 1 && have) dl->AddCircleFilled(prev, 2.5f, s.color);
-    if (s.draw_marks)
-      for (size_t i = 0; i < n && i < s.marked.size(); ++i)
-        if (s.marked[i] && usable(s.y[i])) {
-          const ImVec2 p(sx(s.x[i]), sy(ty(s.y[i])));
-          dl->AddCircleFilled(p, 3.0f, IM_COL32(255, 255, 255, 230));
-          dl->AddCircle(p, 3.0f, s.color);
-        }
-  }
-  if (std::isfinite(opts.marker_x) && opts.marker_x >= xr.lo && opts.marker_x <= xr.hi)
-    dl->AddLine(ImVec2(sx(opts.marker_x), a0.y), ImVec2(sx(opts.marker_x), a1.y), IM_COL32(255, 210, 80, 200), 1.0f);
+  draw_axes(dl, A, font, opts.x_label);
+  dl->PushClipRect(A.a0, A.a1, true);
+  for (const PlotTrace& t : opts.traces) draw_trace(dl, A, t, opts.log_y);
+  for (const auto& s : series) draw_series(dl, A, s);
+  if (std::isfinite(opts.marker_x) && opts.marker_x >= A.xr.lo && opts.marker_x <= A.xr.hi)
+    dl->AddLine(ImVec2(A.sx(opts.marker_x), A.a0.y), ImVec2(A.sx(opts.marker_x), A.a1.y), IM_COL32(255, 210, 80, 200),
+                1.0f);
   dl->PopClipRect();
-
-  // Hover read-out: the nearest sample of the first series.
-  if (hovered && !series.empty()) {
-    const float mx = ImGui::GetIO().MousePos.x;
-    const double x = xr.lo + (mx - a0.x) / (a1.x - a0.x) * (xr.hi - xr.lo);
-    const auto& s = series[0];
-    const size_t n = std::min(s.x.size(), s.y.size());
-    if (n > 0) {
-      const auto it = std::lower_bound(s.x.begin(), s.x.begin() + ptrdiff_t(n), float(x));
-      size_t i = size_t(std::min<ptrdiff_t>(it - s.x.begin(), ptrdiff_t(n) - 1));
-      if (i > 0 && std::abs(s.x[i - 1] - x) < std::abs(s.x[i] - x)) --i;
-      if (usable(s.y[i])) {
-        dl->AddCircle(ImVec2(sx(s.x[i]), sy(ty(s.y[i]))), 4.0f, IM_COL32(255, 255, 255, 220));
-        char val[48];
-        format_number(val, sizeof val, "%.4g", s.y[i]);
-        const char* note = i < s.marked.size() ? (s.marked[i] ? opts.marked_note : opts.unmarked_note) : nullptr;
-        ImGui::SetTooltip("%s = %.*f\n%s = %s%s%s", opts.x_label, opts.x_decimals, double(s.x[i]), opts.title, val,
-                          note ? ", " : "", note ? note : "");
-      }
-    }
-  }
+  if (hovered && !series.empty()) hover_readout(dl, A, series[0], opts);
   ImGui::PopID();
   return hovered;
 }

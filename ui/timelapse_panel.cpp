@@ -58,21 +58,21 @@ void draw_run_tree(UiState& ui) {
 }
 } // namespace
 
-void draw_timelapse(UiState& ui) {
+namespace {
+/// Shows frame i (clamped) and stops playing.
+void go_to_frame(TimelapseState& tl, int32_t i) {
+  tl.index = std::clamp(i, 0, int32_t(tl.frames.size()) - 1);
+  tl.active = true;
+  tl.playing = false;
+}
+
+/// |<  <  Play  >  >|  and the speed.
+void draw_transport(UiState& ui) {
   TimelapseState& tl = ui.timelapse;
   const int32_t n = int32_t(tl.frames.size());
-  if (n == 0) {
-    ImGui::TextDisabled("timelapse: frames appear here as the network trains");
-    return;
-  }
-  auto go = [&](int32_t i) {
-    tl.index = std::clamp(i, 0, n - 1);
-    tl.active = true;
-    tl.playing = false;
-  };
-  if (ImGui::Button("|<")) go(0);
+  if (ImGui::Button("|<")) go_to_frame(tl, 0);
   ImGui::SameLine();
-  if (ImGui::ArrowButton("##prev", ImGuiDir_Left)) go(tl.index - 1);
+  if (ImGui::ArrowButton("##prev", ImGuiDir_Left)) go_to_frame(tl, tl.index - 1);
   ImGui::SameLine();
   if (ImGui::Button(tl.playing ? "Pause" : "Play", ImVec2(ui_px(52), 0))) {
     tl.playing = !tl.playing;
@@ -83,17 +83,19 @@ void draw_timelapse(UiState& ui) {
     }
   }
   ImGui::SameLine();
-  if (ImGui::ArrowButton("##next", ImGuiDir_Right)) go(tl.index + 1);
+  if (ImGui::ArrowButton("##next", ImGuiDir_Right)) go_to_frame(tl, tl.index + 1);
   ImGui::SameLine();
-  if (ImGui::Button(">|")) go(n - 1);
+  if (ImGui::Button(">|")) go_to_frame(tl, n - 1);
   ImGui::SameLine();
   ImGui::SetNextItemWidth(ui_px(70));
   ImGui::DragFloat("##fps", &tl.fps, 0.2f, 0.5f, 60.0f, "%.0f fps");
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("playback speed, frames per second");
-  ImGui::SameLine();
+}
 
-  // The frame number sits beside the slider: with few frames the grab is wide and would hide it.
-  // The frame's numbers follow; a narrow window gets a shorter form (the full one is the tooltip).
+/// The slider, the frame number beside it (with few frames the grab is wide and would hide it)
+/// and the frame's numbers, in a shorter form in a narrow window (the full one is the tooltip).
+void draw_frame_slider(TimelapseState& tl) {
+  const int32_t n = int32_t(tl.frames.size());
   char label[48];
   std::snprintf(label, sizeof label, "frame %d / %d", tl.index + 1, n);
   char widest[48];
@@ -126,7 +128,7 @@ void draw_timelapse(UiState& ui) {
   const float info_w = std::max(ImGui::CalcTextSize(info).x, std::min(room, 330.0f));
   ImGui::SetNextItemWidth(std::max(min_slider, ImGui::GetContentRegionAvail().x - info_w - label_w - 2 * spacing - note_w));
   int32_t index = tl.index;
-  if (ImGui::SliderInt("##frame", &index, 0, n - 1, "")) go(index);
+  if (ImGui::SliderInt("##frame", &index, 0, n - 1, "")) go_to_frame(tl, index);
   ImGui::SameLine();
   ImGui::TextUnformatted(label);
   ImGui::SameLine(0, spacing + label_w - ImGui::CalcTextSize(label).x);
@@ -144,7 +146,13 @@ void draw_timelapse(UiState& ui) {
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("%s\nThis frame keeps %s.\n%d frames, %s of %s", full, keeps, n, format_bytes(tl.bytes).c_str(),
                       format_bytes(tl.cap_bytes).c_str());
+}
 
+/// Live, Resume training from here, the run tree and the frame memory cap.
+void draw_frame_actions(UiState& ui) {
+  TimelapseState& tl = ui.timelapse;
+  const MetricsRow& f = tl.frames[size_t(tl.index)];
+  const uint8_t kind = tl.kind(size_t(tl.index));
   ImGui::BeginDisabled(!tl.active);
   if (ImGui::Button("Live")) {
     tl.active = tl.playing = false;
@@ -173,6 +181,18 @@ void draw_timelapse(UiState& ui) {
     ui.settings.snapshot_cap_mb = std::clamp(ui.settings.snapshot_cap_mb, 1, 65536);
     ui.push(intent::SetSnapshotCap{size_t(int64_t(ui.settings.snapshot_cap_mb) << 20)});
   }
+}
+} // namespace
+
+void draw_timelapse(UiState& ui) {
+  if (ui.timelapse.frames.empty()) {
+    ImGui::TextDisabled("timelapse: frames appear here as the network trains");
+    return;
+  }
+  draw_transport(ui);
+  ImGui::SameLine();
+  draw_frame_slider(ui.timelapse);
+  draw_frame_actions(ui);
 }
 
 } // namespace redraw

@@ -177,6 +177,166 @@ bool test_condition(const UiState& ui, const std::string& cond, std::string& err
   return r;
 }
 
+namespace {
+/// What a command did: go on to the next line now, try this line again next frame, go on to the
+/// next line next frame, failed (TestScript::failure says why), or was not one of this group's.
+enum class Done { Next, Again, NextFrame, Failed, NotMine };
+
+/// One script line split into its command and argument, and a failure named after it.
+struct Line {
+  TestScript& s;
+  const std::string& text;
+  std::string cmd, arg;
+  Done fail(const std::string& why) const {
+    s.failure = "test script line \"" + text + "\": " + why;
+    return Done::Failed;
+  }
+};
+
+/// The commands that wait, pace or count frames.
+Done timing_command(const Line& l, UiState& ui) {
+  TestScript& s = l.s;
+  std::string error;
+  if (l.cmd == "wait" || l.cmd == "wait_within") {
+    std::string cond = l.arg;
+    double timeout = k_wait_timeout_s;
+    if (l.cmd == "wait_within") {
+      const size_t cut = l.arg.find(' ');
+      if (cut == std::string::npos) return l.fail("expected: wait_within SECONDS CONDITION");
+      timeout = std::stod(l.arg.substr(0, cut));
+      cond = trim(l.arg.substr(cut + 1));
+    }
+    if (s.wait_started < 0) s.wait_started = ui.now;
+    const bool ok = test_condition(ui, cond, error);
+    if (!error.empty()) return l.fail(error);
+    if (!ok) {
+      if (ui.now - s.wait_started > timeout)
+        return l.fail("timed out after " + std::to_string(ui.now - s.wait_started) + " s");
+      return Done::Again;
+    }
+    s.wait_started = -1;
+  } else if (l.cmd == "pace") {
+    if (l.arg != "real") return l.fail("expected: pace real");
+    s.paced = true;
+  } else if (l.cmd == "idle") {
+    if (s.wait_started < 0) s.wait_started = ui.now;
+    if (ui.now - s.wait_started < std::stod(l.arg)) return Done::Again;
+    s.wait_started = -1;
+  } else if (l.cmd == "expect_fps_at_most") {
+    if (double(s.drawn.size()) > std::stod(l.arg))
+      return l.fail(std::to_string(s.drawn.size()) + " frames in the last second");
+  } else if (l.cmd == "expect") {
+    const bool ok = test_condition(ui, l.arg, error);
+    if (!error.empty()) return l.fail(error);
+    if (!ok) return l.fail("does not hold");
+  } else if (l.cmd == "frames") {
+    s.frames_left = std::max(0, std::stoi(l.arg));
+    return Done::NextFrame;
+  } else if (l.cmd == "screenshot") {
+    s.screenshot = l.arg; // taken after this frame is drawn
+    return Done::NextFrame;
+  } else if (l.cmd == "expect_quit") {
+    s.expecting_quit = true;
+    s.wait_started = ui.now;
+    return Done::NextFrame;
+  } else {
+    return Done::NotMine;
+  }
+  return Done::Next;
+}
+
+/// The commands that act on the run: keys, drops, the timelapse, comparisons, saves.
+Done run_command(const Line& l, UiState& ui) {
+  const std::string& cmd = l.cmd;
+  const std::string& arg = l.arg;
+  if (cmd == "key") {
+    const std::vector<int> keys = keys_for(arg);
+    if (keys.empty()) return l.fail("unknown key");
+    for (int k : keys)
+      ui.keys_changed.push_back(k);
+    ui.last_input = ui.now; // as the key callback does for a real key
+    return Done::NextFrame; // one key press per frame
+  } else if (cmd == "drop") {
+    ui.push(intent::OpenPath{arg});
+  } else if (cmd == "scrub") {
+    TimelapseState& tl = ui.timelapse;
+    if (tl.frames.empty()) return l.fail("no timelapse frames");
+    const int64_t step = std::stoll(arg);
+    int32_t i = 0;
+    for (size_t k = 0; k < tl.frames.size(); ++k)
+      if (tl.frames[k].step <= step) i = int32_t(k);
+    tl.index = i;
+    tl.active = true;
+    tl.playing = false;
+  } else if (cmd == "accept_budget") { // the budget offer's "Open with N MiB" button
+    if (!ui.budget_offer) return l.fail("no image memory offer is open");
+    ui.push(intent::OpenWithBudget{});
+  } else if (cmd == "resume_here") {
+    if (!ui.timelapse.active) return l.fail("no frame is scrubbed");
+    ui.push(intent::BranchFromFrame{ui.timelapse.wanted_step()});
+  } else if (cmd == "stop_at") { // stop_at STEP: training pauses by itself at STEP
+    ui.push(intent::StopAt{std::stoll(arg)});
+  } else if (cmd == "switch_line") {
+    ui.push(intent::SwitchLine{int32_t(std::stoll(arg))});
+  } else if (cmd == "exec") {
+    if (const int rc = std::system(arg.c_str()); rc != 0) return l.fail("exited with " + std::to_string(rc));
+  } else if (cmd == "save") { // what File > Save model does with PATH
+    ui.push(intent::SaveModel{arg});
+  } else if (cmd == "open_run_tree") {
+    ui.timelapse.tree_open_requested = true;
+  } else {
+    return Done::NotMine;
+  }
+  return Done::Next;
+}
+
+/// The commands that set up comparisons and the view.
+Done view_command(const Line& l, UiState& ui) {
+  const std::string& cmd = l.cmd;
+  const std::string& arg = l.arg;
+  if (cmd == "compare") { // compare KIND VALUE: KIND is preset, activation, omega_0 or lr_max
+    const size_t k = arg.find(' ');
+    const std::string kind = arg.substr(0, k), value = k == std::string::npos ? "" : trim(arg.substr(k + 1));
+    const char* kinds[] = {"preset", "activation", "omega_0", "lr_max"};
+    int64_t i = 0;
+    while (i < 4 && kind != kinds[i])
+      ++i;
+    if (i == 4 || value.empty()) return l.fail("expected compare preset|activation|omega_0|lr_max VALUE");
+    ui.push(intent::OpenCompare{CompareChangeKind(i), value});
+  } else if (cmd == "export_compare") { // export_compare PATH W H: File > Export, Runs A | B
+    std::istringstream in(arg);
+    std::string path;
+    int64_t w = 0, h = 0;
+    if (!(in >> path >> w >> h)) return l.fail("expected export_compare PATH W H");
+    ui.push(intent::ExportCompare{path, int32_t(w), int32_t(h)});
+  } else if (cmd == "close_compare") { // close_compare [a|b]: the run that goes on (a by default)
+    if (!arg.empty() && arg != "a" && arg != "b") return l.fail("expected close_compare a|b");
+    ui.push(intent::CloseCompare{arg == "b"});
+  } else if (cmd == "sharp_zoom") { // sharp_zoom on|off: the toolbar's checkbox
+    if (arg != "on" && arg != "off") return l.fail("expected sharp_zoom on|off");
+    ui.zoom.enabled = arg == "on";
+  } else if (cmd == "view") { // view MODE ZOOM CX CY: MODE is side, truth, recon or error
+    std::istringstream in(arg);
+    std::string mode;
+    float zoom = 0, cx = 0, cy = 0;
+    if (!(in >> mode >> zoom >> cx >> cy) || !(zoom > 0)) return l.fail("expected view side|truth|recon|error ZOOM CX CY");
+    const char* modes[] = {"side", "truth", "recon", "error"};
+    int32_t m = 0;
+    while (m < 4 && mode != modes[m])
+      ++m;
+    if (m == 4) return l.fail("unknown view mode");
+    ui.view.mode = CanvasMode(m);
+    ui.view.zoom = zoom;
+    ui.view.center_x = cx;
+    ui.view.center_y = cy;
+    ui.view.fit_requested = false;
+  } else {
+    return Done::NotMine;
+  }
+  return Done::Next;
+}
+} // namespace
+
 void run_test_script(TestScript& s, UiState& ui) {
   if (!s.failure.empty() || s.finished || s.expecting_quit) return;
   s.drawn.push_back(ui.now); // called once per drawn frame
@@ -187,132 +347,19 @@ void run_test_script(TestScript& s, UiState& ui) {
     return;
   }
   while (s.next < s.lines.size()) {
-    const std::string& line = s.lines[s.next];
-    const size_t sp = line.find(' ');
-    const std::string cmd = line.substr(0, sp);
-    const std::string arg = sp == std::string::npos ? std::string() : trim(line.substr(sp + 1));
-    auto fail = [&](const std::string& why) { s.failure = "test script line \"" + line + "\": " + why; };
-    std::string error;
-    if (cmd == "wait" || cmd == "wait_within") {
-      std::string cond = arg;
-      double timeout = k_wait_timeout_s;
-      if (cmd == "wait_within") {
-        const size_t cut = arg.find(' ');
-        if (cut == std::string::npos) return fail("expected: wait_within SECONDS CONDITION");
-        timeout = std::stod(arg.substr(0, cut));
-        cond = trim(arg.substr(cut + 1));
-      }
-      if (s.wait_started < 0) s.wait_started = ui.now;
-      const bool ok = test_condition(ui, cond, error);
-      if (!error.empty()) return fail(error);
-      if (!ok) {
-        if (ui.now - s.wait_started > timeout) fail("timed out after " + std::to_string(ui.now - s.wait_started) + " s");
-        return; // try again next frame
-      }
-      s.wait_started = -1;
-    } else if (cmd == "pace") {
-      if (arg != "real") return fail("expected: pace real");
-      s.paced = true;
-    } else if (cmd == "idle") {
-      if (s.wait_started < 0) s.wait_started = ui.now;
-      if (ui.now - s.wait_started < std::stod(arg)) return;
-      s.wait_started = -1;
-    } else if (cmd == "expect_fps_at_most") {
-      if (double(s.drawn.size()) > std::stod(arg))
-        return fail(std::to_string(s.drawn.size()) + " frames in the last second");
-    } else if (cmd == "expect") {
-      const bool ok = test_condition(ui, arg, error);
-      if (!error.empty()) return fail(error);
-      if (!ok) return fail("does not hold");
-    } else if (cmd == "key") {
-      const std::vector<int> keys = keys_for(arg);
-      if (keys.empty()) return fail("unknown key");
-      for (int k : keys)
-        ui.keys_changed.push_back(k);
-      ui.last_input = ui.now; // as the key callback does for a real key
-      ++s.next;
-      return; // one key press per frame
-    } else if (cmd == "drop") {
-      ui.push(intent::OpenPath{arg});
-    } else if (cmd == "scrub") {
-      TimelapseState& tl = ui.timelapse;
-      if (tl.frames.empty()) return fail("no timelapse frames");
-      const int64_t step = std::stoll(arg);
-      int32_t i = 0;
-      for (size_t k = 0; k < tl.frames.size(); ++k)
-        if (tl.frames[k].step <= step) i = int32_t(k);
-      tl.index = i;
-      tl.active = true;
-      tl.playing = false;
-    } else if (cmd == "accept_budget") { // the budget offer's "Open with N MiB" button
-      if (!ui.budget_offer) return fail("no image memory offer is open");
-      ui.push(intent::OpenWithBudget{});
-    } else if (cmd == "resume_here") {
-      if (!ui.timelapse.active) return fail("no frame is scrubbed");
-      ui.push(intent::BranchFromFrame{ui.timelapse.wanted_step()});
-    } else if (cmd == "stop_at") { // stop_at STEP: training pauses by itself at STEP
-      ui.push(intent::StopAt{std::stoll(arg)});
-    } else if (cmd == "switch_line") {
-      ui.push(intent::SwitchLine{int32_t(std::stoll(arg))});
-    } else if (cmd == "exec") {
-      if (const int rc = std::system(arg.c_str()); rc != 0) return fail("exited with " + std::to_string(rc));
-    } else if (cmd == "compare") { // compare KIND VALUE: KIND is preset, activation, omega_0 or lr_max
-      const size_t k = arg.find(' ');
-      const std::string kind = arg.substr(0, k), value = k == std::string::npos ? "" : trim(arg.substr(k + 1));
-      const char* kinds[] = {"preset", "activation", "omega_0", "lr_max"};
-      int64_t i = 0;
-      while (i < 4 && kind != kinds[i])
-        ++i;
-      if (i == 4 || value.empty()) return fail("expected compare preset|activation|omega_0|lr_max VALUE");
-      ui.push(intent::OpenCompare{CompareChangeKind(i), value});
-    } else if (cmd == "save") { // what File > Save model does with PATH
-      ui.push(intent::SaveModel{arg});
-    } else if (cmd == "export_compare") { // export_compare PATH W H: File > Export, Runs A | B
-      std::istringstream in(arg);
-      std::string path;
-      int64_t w = 0, h = 0;
-      if (!(in >> path >> w >> h)) return fail("expected export_compare PATH W H");
-      ui.push(intent::ExportCompare{path, int32_t(w), int32_t(h)});
-    } else if (cmd == "close_compare") { // close_compare [a|b]: the run that goes on (a by default)
-      if (!arg.empty() && arg != "a" && arg != "b") return fail("expected close_compare a|b");
-      ui.push(intent::CloseCompare{arg == "b"});
-    } else if (cmd == "sharp_zoom") { // sharp_zoom on|off: the toolbar's checkbox
-      if (arg != "on" && arg != "off") return fail("expected sharp_zoom on|off");
-      ui.zoom.enabled = arg == "on";
-    } else if (cmd == "view") { // view MODE ZOOM CX CY: MODE is side, truth, recon or error
-      std::istringstream in(arg);
-      std::string mode;
-      float zoom = 0, cx = 0, cy = 0;
-      if (!(in >> mode >> zoom >> cx >> cy) || !(zoom > 0)) return fail("expected view side|truth|recon|error ZOOM CX CY");
-      const char* modes[] = {"side", "truth", "recon", "error"};
-      int32_t m = 0;
-      while (m < 4 && mode != modes[m])
-        ++m;
-      if (m == 4) return fail("unknown view mode");
-      ui.view.mode = CanvasMode(m);
-      ui.view.zoom = zoom;
-      ui.view.center_x = cx;
-      ui.view.center_y = cy;
-      ui.view.fit_requested = false;
-    } else if (cmd == "open_run_tree") {
-      ui.timelapse.tree_open_requested = true;
-    } else if (cmd == "frames") {
-      s.frames_left = std::max(0, std::stoi(arg));
+    const std::string& text = s.lines[s.next];
+    const size_t sp = text.find(' ');
+    const Line l{s, text, text.substr(0, sp), sp == std::string::npos ? std::string() : trim(text.substr(sp + 1))};
+    Done done = timing_command(l, ui);
+    if (done == Done::NotMine) done = run_command(l, ui);
+    if (done == Done::NotMine) done = view_command(l, ui);
+    if (done == Done::NotMine) done = l.fail("unknown command");
+    if (done == Done::Failed || done == Done::Again) return;
+    if (done == Done::NextFrame) {
       ++s.next;
       return;
-    } else if (cmd == "screenshot") {
-      s.screenshot = arg;
-      ++s.next;
-      return; // taken after this frame is drawn
-    } else if (cmd == "expect_quit") {
-      s.expecting_quit = true;
-      s.wait_started = ui.now;
-      ++s.next;
-      return;
-    } else {
-      return fail("unknown command");
     }
-    std::fprintf(stderr, "test script: %s\n", line.c_str());
+    std::fprintf(stderr, "test script: %s\n", text.c_str());
     ++s.next;
   }
   s.finished = true;
