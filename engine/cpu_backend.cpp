@@ -20,6 +20,12 @@ namespace redraw {
 
 using namespace cpu;
 
+namespace {
+/// Samples ahead whose target pixel a minibatch gather prefetches (a 24 MP image's pixels are
+/// scattered over 288 MB: each one a cache and TLB miss without it).
+constexpr int64_t k_gather_ahead = 16;
+} // namespace
+
 /// The bound training state.
 struct CpuBackend::State {
   TrainSetup setup;
@@ -131,6 +137,50 @@ struct CpuBackend::State {
     }
     deferred.pending = false; // every level has had it
     return update_s;
+  }
+  /// Step `step`'s minibatch of `total` samples into batch_coords and batch_targets (C channels).
+  void gather_minibatch(int64_t step, int32_t C, int64_t total) {
+    const uint64_t seed = setup.seed;
+    const uint32_t count = uint32_t(n);
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < total; ++i) {
+      if (i + k_gather_ahead < total) { // its pixel fetched ahead: a large image's are cache misses
+        const float* t = targets + size_t(minibatch_index(seed, step, i + k_gather_ahead, count)) * C;
+        __builtin_prefetch(t);
+        __builtin_prefetch(t + C - 1);
+      }
+      const uint32_t k = minibatch_index(seed, step, i, count);
+      coordinate(k, batch_coords[size_t(2 * i)], batch_coords[size_t(2 * i + 1)]);
+      for (int32_t c = 0; c < C; ++c)
+        batch_targets[size_t(i * C + c)] = targets[size_t(k) * C + c];
+    }
+  }
+  /// The optimizer's update of the step's gradients: a deferred hash table's waits for the next
+  /// step's encoding (with the step's coordinates), the rest is applied now.
+  void update(const StepArgs& args, bool defer) {
+    float* m1 = first.empty() ? nullptr : first.data();
+    float* m2 = second.empty() ? nullptr : second.data();
+    const int64_t count = int64_t(params.size()), table = table_floats;
+    if (defer) {
+      optimizer_all(setup.optimizer, params.data() + table, grads.data(), m1 ? m1 + table : nullptr,
+                    m2 ? m2 + table : nullptr, count - table, args.learning_rate, args.bias_step());
+      deferred = {true, args.learning_rate, args.bias_step()};
+      pending_coords.swap(batch_coords); // the step's coordinates wait with its gradient
+    } else {
+      optimizer_ranges(setup.optimizer, params.data(), grads.data(), m1, m2, count, args.learning_rate,
+                       args.bias_step(), table);
+      table_grads_clean = true;
+    }
+  }
+  /// The step's time to the team sizer; REDRAW_TEAM_LOG=1 prints each change of the measured team
+  /// on stderr (why a run trains on fewer cores).
+  void record_team(int64_t step, double seconds) {
+    const int before = sizer.team();
+    sizer.record(seconds);
+    static const bool team_log = std::getenv("REDRAW_TEAM_LOG") != nullptr;
+    if (team_log && sizer.team() != before)
+      std::fprintf(stderr, "cpu team: step %lld, %d -> %d threads%s\n", static_cast<long long>(step), before,
+                   sizer.team(), sizer.probing() ? " (probing)" : "");
   }
 };
 
@@ -252,12 +302,6 @@ void CpuBackend::get_optimizer_state_impl(OptimizerState& out) {
   out.second = m_state->second;
 }
 
-namespace {
-/// Samples ahead whose target pixel a minibatch gather prefetches (a 24 MP image's pixels are
-/// scattered over 288 MB: each one a cache and TLB miss without it).
-constexpr int64_t k_gather_ahead = 16;
-} // namespace
-
 void CpuBackend::train_step_impl(const StepArgs& args) {
   State& s = *m_state;
   using PhaseClock = std::chrono::steady_clock;
@@ -287,20 +331,7 @@ void CpuBackend::train_step_impl(const StepArgs& args) {
   net.grads_first = s.grads_first; // table_floats when deferring, else 0
   if (!defer) s.settle();
   if (minibatch) {
-    const uint64_t seed = s.setup.seed;
-    const uint32_t n = uint32_t(s.n);
-#pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < total; ++i) {
-      if (i + k_gather_ahead < total) { // its pixel fetched ahead: a large image's are cache misses
-        const float* t = s.targets + size_t(minibatch_index(seed, args.step, i + k_gather_ahead, n)) * C;
-        __builtin_prefetch(t);
-        __builtin_prefetch(t + C - 1);
-      }
-      const uint32_t k = minibatch_index(seed, args.step, i, n);
-      s.coordinate(k, s.batch_coords[size_t(2 * i)], s.batch_coords[size_t(2 * i + 1)]);
-      for (int32_t c = 0; c < C; ++c)
-        s.batch_targets[size_t(i * C + c)] = s.targets[size_t(k) * C + c];
-    }
+    s.gather_minibatch(args.step, C, total);
     coords = s.batch_coords.data();
     targets = s.batch_targets.data();
   }
@@ -340,29 +371,11 @@ void CpuBackend::train_step_impl(const StepArgs& args) {
   }
   if (stop_requested()) return abandon_step();
   reduce_weight_slots(s.layers, s.ws, std::min(s.ws.rows, total), s.grads.data(), s.grads_first);
-  float* first = s.first.empty() ? nullptr : s.first.data();
-  float* second = s.second.empty() ? nullptr : s.second.data();
-  const int64_t count = int64_t(s.params.size()), table = s.table_floats;
-  if (defer) {
-    optimizer_all(s.setup.optimizer, s.params.data() + table, s.grads.data(), first ? first + table : nullptr,
-                  second ? second + table : nullptr, count - table, args.learning_rate, args.bias_step());
-    s.deferred = {true, args.learning_rate, args.bias_step()};
-    s.pending_coords.swap(s.batch_coords); // the step's coordinates wait with its gradient
-  } else {
-    optimizer_ranges(s.setup.optimizer, s.params.data(), s.grads.data(), first, second, count, args.learning_rate,
-                     args.bias_step(), table);
-    s.table_grads_clean = true;
-  }
+  s.update(args, defer);
   s.profile.update_s += lap(mark);
   s.profile.step_s += std::chrono::duration<double>(mark - t_start).count();
   ++s.profile.steps;
-  const int team_before = s.sizer.team();
-  s.sizer.record(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
-  // REDRAW_TEAM_LOG=1: each change of the measured team on stderr (why a run trains on fewer cores).
-  static const bool team_log = std::getenv("REDRAW_TEAM_LOG") != nullptr;
-  if (team_log && s.sizer.team() != team_before)
-    std::fprintf(stderr, "cpu team: step %lld, %d -> %d threads%s\n", static_cast<long long>(args.step), team_before,
-                 s.sizer.team(), s.sizer.probing() ? " (probing)" : "");
+  s.record_team(args.step, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   if (!std::isfinite(loss_sum)) s.nonfinite = true;
   if (args.record_loss) {
     s.pending = LossSample{args.step, loss_sum * double(inv_count), s.nonfinite};

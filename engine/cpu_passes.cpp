@@ -102,6 +102,47 @@ void forward_rows(const NetView& net, CpuWorkspace& ws, const float* input, int6
 /// adds them into grads after the last chunk). inv_count = 1 / (samples in the whole batch *
 /// channels). Returns the chunk's loss sum. coords: the chunk's coordinates (the hash grid's
 /// backward pass needs them).
+namespace {
+/// The loss of each fixed block of rows into `partial` and its gradient (times inv_count) into
+/// `g`, the blocks shared among the team (called inside a parallel region).
+void loss_blocks(const LossParams& loss, const float* pred, const float* targets, int64_t rows, int32_t C,
+                 float inv_count, float* g, std::vector<double>& partial) {
+  const int64_t nb = blocks_of(rows);
+#pragma omp for schedule(static)
+  for (int64_t blk = 0; blk < nb; ++blk) {
+    double sum = 0;
+    const int64_t e1 = std::min(rows, (blk + 1) * k_block_rows) * C;
+    for (int64_t e = blk * k_block_rows * C; e < e1; ++e) {
+      sum += double(loss_value<float>(loss, pred[e], targets[e]));
+      g[e] = loss_gradient<float>(loss, pred[e], targets[e]) * inv_count;
+    }
+    partial[size_t(blk)] = sum;
+  }
+}
+
+/// Thread t's columns of the bias gradient db from dZ (`rows` x `out`): per column, fixed
+/// 512-row blocks each summed in row order, the blocks added in order (thread-count
+/// independent); `acc` is the thread's own row of scratch.
+void bias_gradient(const float* g, int64_t rows, int32_t out, int t, int nt, float* acc, float* db, bool first_chunk) {
+  int64_t c0 = 0, c1 = 0;
+  thread_slice(out, t, nt, 1, c0, c1);
+  if (first_chunk) std::fill(db + c0, db + c1, 0.0f);
+  const int64_t nb = blocks_of(rows);
+  for (int64_t blk = 0; blk < nb && c1 > c0; ++blk) {
+    std::fill(acc + c0, acc + c1, 0.0f);
+    const int64_t e1 = std::min(rows, (blk + 1) * k_block_rows);
+    for (int64_t r = blk * k_block_rows; r < e1; ++r) {
+      const float* row = g + r * out;
+#pragma omp simd
+      for (int64_t j = c0; j < c1; ++j)
+        acc[j] += row[j];
+    }
+    for (int64_t j = c0; j < c1; ++j)
+      db[j] += acc[j];
+  }
+}
+} // namespace
+
 double backward_rows(const NetView& net, CpuWorkspace& ws, const float* coords, const float* input,
                      const float* targets, int64_t rows, const LossParams& loss, float inv_count, float* grads,
                      bool first_chunk, std::vector<float>& scratch) {
@@ -121,17 +162,7 @@ double backward_rows(const NetView& net, CpuWorkspace& ws, const float* coords, 
 #pragma omp parallel
   {
     const int t = omp_get_thread_num(), nt = omp_get_num_threads();
-#pragma omp for schedule(static)
-    for (int64_t blk = 0; blk < nb; ++blk) {
-      double sum = 0;
-      const int64_t e1 = std::min(rows, (blk + 1) * k_block_rows) * C;
-      float* g = bufs[0];
-      for (int64_t e = blk * k_block_rows * C; e < e1; ++e) {
-        sum += double(loss_value<float>(loss, pred[e], targets[e]));
-        g[e] = loss_gradient<float>(loss, pred[e], targets[e]) * inv_count;
-      }
-      ws.partial[size_t(blk)] = sum;
-    }
+    loss_blocks(loss, pred, targets, rows, C, inv_count, bufs[0], ws.partial);
     int64_t tile0 = 0, tile1 = 0;
     own_tiles(rows, t, nt, tile0, tile1);
     int cur = 0;
@@ -148,25 +179,8 @@ double backward_rows(const NetView& net, CpuWorkspace& ws, const float* coords, 
 #pragma omp barrier
       // Bias gradient, each thread its own columns: per column, fixed 512-row blocks each summed
       // in row order, the blocks added in order (thread-count independent).
-      {
-        int64_t c0 = 0, c1 = 0;
-        thread_slice(L.out, t, nt, 1, c0, c1);
-        float* acc = scratch.data() + size_t(t) * size_t(widest);
-        float* db = grads + (L.bias_offset - net.grads_first);
-        if (first_chunk) std::fill(db + c0, db + c1, 0.0f);
-        for (int64_t blk = 0; blk < nb && c1 > c0; ++blk) {
-          std::fill(acc + c0, acc + c1, 0.0f);
-          const int64_t e1 = std::min(rows, (blk + 1) * k_block_rows);
-          for (int64_t r = blk * k_block_rows; r < e1; ++r) {
-            const float* row = g + r * L.out;
-#pragma omp simd
-            for (int64_t j = c0; j < c1; ++j)
-              acc[j] += row[j];
-          }
-          for (int64_t j = c0; j < c1; ++j)
-            db[j] += acc[j];
-        }
-      }
+      bias_gradient(g, rows, L.out, t, nt, scratch.data() + size_t(t) * size_t(widest),
+                    grads + (L.bias_offset - net.grads_first), first_chunk);
       // Weight gradient dW = dZ^T X: one partial per slot of rows (whichever thread takes it),
       // accumulated over the chunks; reduce_weight_slots() adds the slots in order.
       const float* x = li == 0 ? input : ws.y[li - 1].data();

@@ -433,6 +433,44 @@ ImageInfo probe_vips(const uint8_t* data, size_t size, const std::string& name) 
   return info;
 }
 
+namespace {
+/// The decoded samples (1, 2 or 4 bytes each, `bands` a pixel, in stored order) as floats in
+/// [0, 1], turned as `walk` says; linear float colour (scRGB) gets the sRGB curve. Returns whether
+/// a float sample was outside [0, 1] (clamped; NaN and infinities become 0).
+bool to_float_image(const void* mem, int sample, int bands, bool linear, const OrientationWalk& walk, Image& img) {
+  img.width = walk.out_w;
+  img.height = walk.out_h;
+  img.channels = bands;
+  img.pixels.resize(size_t(walk.out_w) * size_t(walk.out_h) * size_t(bands));
+  bool clamped = false;
+  const int colour_bands = bands == 2 || bands == 4 ? bands - 1 : bands;
+  for (int32_t y = 0; y < walk.out_h; ++y) {
+    float* o = img.pixels.data() + size_t(y) * size_t(walk.out_w) * size_t(bands);
+    int64_t src = walk.origin + int64_t(y) * walk.step_y;
+    for (int32_t x = 0; x < walk.out_w; ++x, src += walk.step_x, o += bands) {
+      const size_t s = size_t(src) * size_t(bands);
+      if (sample == 1) {
+        const auto* p = static_cast<const uint8_t*>(mem) + s;
+        for (int c = 0; c < bands; ++c)
+          o[c] = float(p[c]) * (1.0f / 255.0f);
+      } else if (sample == 2) {
+        const auto* p = static_cast<const uint16_t*>(mem) + s;
+        for (int c = 0; c < bands; ++c)
+          o[c] = float(p[c]) * (1.0f / 65535.0f);
+      } else {
+        const auto* p = static_cast<const float*>(mem) + s;
+        for (int c = 0; c < bands; ++c) {
+          const float v = std::isfinite(p[c]) ? p[c] : 0.0f;
+          if (v > 1.0f || v < 0.0f) clamped = true;
+          o[c] = linear && c < colour_bands ? linear_to_srgb(v) : std::clamp(v, 0.0f, 1.0f);
+        }
+      }
+    }
+  }
+  return clamped;
+}
+} // namespace
+
 Image decode_vips(const uint8_t* data, size_t size, const std::string& name, const DecodeLimits& limits,
                   const DecodeOptions& options, ImageInfo& info) {
   const VipsInput in = check_vips_input(data, size, name, limits);
@@ -495,37 +533,8 @@ Image decode_vips(const uint8_t* data, size_t size, const std::string& name, con
 
   const OrientationWalk walk = orientation_walk(info.orientation, w, h);
   Image img;
-  img.width = walk.out_w;
-  img.height = walk.out_h;
-  img.channels = bands;
-  img.pixels.resize(size_t(w) * size_t(h) * size_t(bands));
-  const bool linear = pipeline.interp == VIPS_INTERPRETATION_scRGB;
-  bool clamped = false;
-  const int colour_bands = bands == 2 || bands == 4 ? bands - 1 : bands;
-  const void* mem = decoded.samples.get();
-  for (int32_t y = 0; y < walk.out_h; ++y) {
-    float* o = img.pixels.data() + size_t(y) * size_t(walk.out_w) * size_t(bands);
-    int64_t src = walk.origin + int64_t(y) * walk.step_y;
-    for (int32_t x = 0; x < walk.out_w; ++x, src += walk.step_x, o += bands) {
-      const size_t s = size_t(src) * size_t(bands);
-      if (sample == 1) {
-        const auto* p = static_cast<const uint8_t*>(mem) + s;
-        for (int c = 0; c < bands; ++c)
-          o[c] = float(p[c]) * (1.0f / 255.0f);
-      } else if (sample == 2) {
-        const auto* p = static_cast<const uint16_t*>(mem) + s;
-        for (int c = 0; c < bands; ++c)
-          o[c] = float(p[c]) * (1.0f / 65535.0f);
-      } else {
-        const auto* p = static_cast<const float*>(mem) + s;
-        for (int c = 0; c < bands; ++c) {
-          const float v = std::isfinite(p[c]) ? p[c] : 0.0f;
-          if (v > 1.0f || v < 0.0f) clamped = true;
-          o[c] = linear && c < colour_bands ? linear_to_srgb(v) : std::clamp(v, 0.0f, 1.0f);
-        }
-      }
-    }
-  }
+  const bool clamped = to_float_image(decoded.samples.get(), sample, bands,
+                                      pipeline.interp == VIPS_INTERPRETATION_scRGB, walk, img);
   if (decoded.first_missing < h) paint_missing_rows(img, walk, w, decoded.first_missing);
   info.notes.insert(info.notes.end(), pipeline.notes.begin(), pipeline.notes.end());
   if (pipeline.hdr)
