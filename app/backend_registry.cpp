@@ -1,7 +1,7 @@
 #include "app/backend_registry.h"
 
 #include "app/device_plugin_loader.h"
-#include "engine/cpu_backend.h"
+#include "cpu/cpu_backend.h"
 #include "engine/errors.h"
 
 namespace redraw {

@@ -3,7 +3,7 @@
 /// Exit codes: 0 success, 1 failure (bad file, backend error, a run that diverged past its
 /// recoveries, ...), 2 usage error, 128 + the signal number when stopped by a signal (130 for
 /// SIGINT / Ctrl+C, 143 for SIGTERM), alike for train, render and timelapse.
-#include "engine/image.h"
+#include "engine/images/image.h"
 
 #include <atomic>
 #include <chrono>

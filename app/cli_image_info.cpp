@@ -2,7 +2,7 @@
 #include "app/cli_commands.h"
 #include "app/cli_common.h"
 
-#include "engine/image.h"
+#include "engine/images/image.h"
 
 #include <nlohmann/json.hpp>
 

@@ -3,15 +3,15 @@
 #include "app/cli_common.h"
 #include "app/cli_version.h"
 #include "engine/atomic_file.h"
-#include "engine/checkpoint.h"
-#include "engine/comparison.h"
+#include "engine/model_files/checkpoint.h"
+#include "engine/export/comparison.h"
 #include "engine/display_text.h"
 #include "engine/errors.h"
-#include "engine/model_check.h"
-#include "engine/open_run.h"
-#include "engine/preset_match.h"
-#include "engine/render_export.h"
-#include "engine/renderer.h"
+#include "engine/model_files/model_check.h"
+#include "engine/training/open_run.h"
+#include "engine/training/preset_match.h"
+#include "engine/export/render_export.h"
+#include "engine/export/renderer.h"
 
 #include <nlohmann/json.hpp>
 

@@ -3,11 +3,11 @@
 #include "app/cli_commands.h"
 #include "app/cli_common.h"
 #include "engine/display_text.h"
-#include "engine/checkpoint.h"
+#include "engine/model_files/checkpoint.h"
 #include "engine/errors.h"
-#include "engine/model_check.h"
-#include "engine/open_run.h"
-#include "engine/timelapse_export.h"
+#include "engine/model_files/model_check.h"
+#include "engine/training/open_run.h"
+#include "engine/export/timelapse_export.h"
 
 #include <cstdio>
 

@@ -5,11 +5,11 @@
 #include "engine/display_text.h"
 #include "engine/errors.h"
 #include "engine/folder_lock.h"
-#include "engine/model_check.h"
-#include "engine/open_run.h"
-#include "engine/spectrum_history.h"
-#include "engine/preset_match.h"
-#include "engine/trainer.h"
+#include "engine/model_files/model_check.h"
+#include "engine/training/open_run.h"
+#include "engine/insight/spectrum_history.h"
+#include "engine/training/preset_match.h"
+#include "engine/training/trainer.h"
 
 #include <charconv>
 #include <chrono>
@@ -285,7 +285,7 @@ public:
     check_writable_destination(m_dir / "model.redraw");
     if (m_start < m_total) m_spectrum.record(m_trainer); // the untrained (or resumed) network, outside the budget
     if (!o.quiet) print_banner();
-    // A time limit is a budget the schedule anneals to (engine/schedule.h, docs/training.md).
+    // A time limit is a budget the schedule anneals to (engine/training/schedule.h, docs/training.md).
     if (o.time_limit) m_trainer.set_time_budget(*o.time_limit);
     install_interrupt_handler();
     m_trainer.set_stop_flag(&stop_flag()); // a signal stops a step between its chunks

@@ -6,11 +6,11 @@
 ///                  [--steps N] [--lr X] [--quiet]   (--size N: longest side; --size WxH: exact)
 /// Prints one line: preset image size steps seconds steps/s accuracy psnr reached.
 #include "app/cli_openmp_env.h"
-#include "engine/cpu_backend.h"
+#include "cpu/cpu_backend.h"
 #include "engine/cpu_threads.h"
-#include "engine/image.h"
+#include "engine/images/image.h"
 #include "engine/metrics.h"
-#include "engine/trainer.h"
+#include "engine/training/trainer.h"
 #include "app/cli_common.h"
 #include "tests/cli_options.h"
 #include "tests/tool_support.h"

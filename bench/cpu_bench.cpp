@@ -9,9 +9,9 @@
 /// step's phases in ms (StepProfile: gather and forward, backward, optimizer update). A hash
 /// grid is sized to the N x N image as a run sizes it (entries per level and finest level), so
 /// `--size 4899 --preset instant --preset-batch` is a 24-megapixel run's step.
-#include "engine/cpu_backend.h"
+#include "cpu/cpu_backend.h"
 #include "engine/cpu_threads.h"
-#include "engine/trainer.h"
+#include "engine/training/trainer.h"
 #include "tests/tool_support.h"
 
 #include <CLI/CLI.hpp>

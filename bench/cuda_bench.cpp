@@ -11,9 +11,9 @@
 // and exits 0.
 #include "app/backend_registry.h"
 #include "engine/errors.h"
-#include "engine/image.h"
+#include "engine/images/image.h"
 #include "engine/run_config.h"
-#include "engine/trainer.h"
+#include "engine/training/trainer.h"
 #include "tests/cli_options.h"
 #include "tests/tool_support.h"
 

@@ -7,7 +7,7 @@
 //   decode_bench baseline FILE            the header only: the process's memory before any pixels
 // Prints one line: mode, output size, median seconds, and this process's peak resident memory in
 // MiB (getrusage), so run each mode in its own process (bench/decode_bench.sh does).
-#include "engine/image.h"
+#include "engine/images/image.h"
 
 #include <sys/resource.h>
 #include <vips/vips.h>

@@ -13,9 +13,9 @@
 /// - Without a usable device, --backend cuda prints "SKIPPED: no CUDA device" and exits 0.
 #include "app/backend_registry.h"
 #include "engine/errors.h"
-#include "engine/image.h"
+#include "engine/images/image.h"
 #include "engine/run_config.h"
-#include "engine/trainer.h"
+#include "engine/training/trainer.h"
 #include "app/cli_common.h"
 #include "tests/cli_options.h"
 #include "tests/tool_support.h"

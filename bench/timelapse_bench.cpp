@@ -4,11 +4,11 @@
 // also trains `instant` on IMAGE with the preset's defaults (CPU), saves the model, and reports
 // its size and the worst PSNR of a stored fp16 keyframe's render against the exact weights'.
 // Usage: timelapse_bench [--train IMAGE]   (bench/timelapse_bench.sh runs it)
-#include "engine/checkpoint.h"
-#include "engine/cpu_backend.h"
-#include "engine/open_run.h"
-#include "engine/renderer.h"
-#include "engine/timelapse.h"
+#include "engine/model_files/checkpoint.h"
+#include "cpu/cpu_backend.h"
+#include "engine/training/open_run.h"
+#include "engine/export/renderer.h"
+#include "engine/training/timelapse.h"
 
 #include <cmath>
 #include <cstdio>

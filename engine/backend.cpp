@@ -1,6 +1,6 @@
 #include "engine/backend.h"
 
-#include "engine/checkpoint.h"
+#include "engine/model_files/checkpoint.h"
 #include "engine/errors.h"
 
 #include <string>

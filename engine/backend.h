@@ -11,9 +11,9 @@
 ///   2. stateless ops on host arrays (predict, loss_and_gradients, optimizer_update, encode),
 ///      used by rendering and by the backend-parity tests. These may allocate.
 /// - Threading: a backend is used by one thread at a time (the trainer's thread).
-#include "engine/dataset.h"
+#include "engine/images/dataset.h"
 #include "engine/device_interop.h"
-#include "engine/pixel_sample.h"
+#include "engine/images/pixel_sample.h"
 #include "engine/run_config.h"
 
 #include <atomic>
@@ -66,7 +66,7 @@ struct TrainSetup {
   OptimizerSpec optimizer;
   int64_t batch_size = 0; ///< 0 = full batch
   uint64_t seed = 1;      ///< minibatch RNG and Fourier matrix
-  /// Pixels in the fixed metric sample a minibatch run's rows measure (engine/pixel_sample.h:
+  /// Pixels in the fixed metric sample a minibatch run's rows measure (engine/images/pixel_sample.h:
   /// metric_sample_pixels(batch_size), which the Trainer sets).
   int64_t metric_sample_pixels = k_metric_sample_pixels;
 };
@@ -96,7 +96,7 @@ struct LossSample {
   bool nonfinite = false;
   /// Clamped MSE of the parameters step `step` started from, when the backend measured it; NaN
   /// otherwise. Over the whole dataset (what dataset_mse() returned after step - 1), or, when
-  /// mse_sampled, over the dataset's fixed metric sample (engine/pixel_sample.h: the pixels
+  /// mse_sampled, over the dataset's fixed metric sample (engine/images/pixel_sample.h: the pixels
   /// stratified_pixel_sample(width, height, TrainSetup::metric_sample_pixels, 0) picks, as the Trainer's rows).
   double mse = std::numeric_limits<double>::quiet_NaN();
   bool mse_sampled = false;

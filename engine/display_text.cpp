@@ -1,6 +1,6 @@
 #include "engine/display_text.h"
 
-#include "engine/model_check.h"
+#include "engine/model_files/model_check.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config git
   libstb-dev libpng-dev libopenblas-dev nlohmann-json3-dev libcli11-dev doctest-dev zlib1g-dev
-  libzstd-dev  # packed chunks in .redraw model files (engine/checkpoint_codec.cpp)
+  libzstd-dev  # packed chunks in .redraw model files (engine/model_files/checkpoint_codec.cpp)
   libgif-dev libkissfft-dev
   libvips-dev libopenexr-dev libtiff-dev  # decoding: libvips 8.14 (PNG, JPEG, WebP, TIFF, HEIF/AVIF), OpenEXR; TIFF export
   libglfw3-dev libimgui-dev python3-glad libgl-dev libegl-dev libgl1-mesa-dri

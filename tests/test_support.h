@@ -1,10 +1,10 @@
 #pragma once
 /// Small fixtures shared by the engine tests: tiny configs, temp folders, a forwarding backend
 /// (synthetic images and the other helpers the benchmarks share are in tool_support.h).
-#include "engine/cpu_backend.h"
+#include "cpu/cpu_backend.h"
 #include "engine/rng_math.h"
 #include "engine/run_config.h"
-#include "engine/trainer.h"
+#include "engine/training/trainer.h"
 #include "tool_support.h"
 
 #include <doctest/doctest.h>

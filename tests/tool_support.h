@@ -2,7 +2,7 @@
 /// Helpers shared by the tests and the benchmarks (bench/, which include it as
 /// "tests/tool_support.h"): synthetic pictures and a stopwatch. Only the engine's headers: no
 /// doctest, no build-tree paths. (Command-line options: tests/cli_options.h.)
-#include "engine/image.h"
+#include "engine/images/image.h"
 
 #include <chrono>
 #include <cmath>

@@ -5,7 +5,7 @@
 #include "ui/image_views.h"
 #include "ui/settings_store.h"
 
-#include "engine/resample.h"
+#include "engine/images/resample.h"
 
 #define GLFW_INCLUDE_NONE // glad is the GL loader; GLFW must not pull in <GL/gl.h>
 #include <GLFW/glfw3.h>

@@ -1,4 +1,4 @@
-#include "engine/compare_runs.h"
+#include "engine/insight/compare_runs.h"
 #include "ui/image_views.h"
 #include "ui/panels.h"
 

@@ -1,6 +1,6 @@
 #pragma once
 /// Compare runs: run B, made from run A's config with one change
-/// (engine/compare_runs.h), trains from step 0 on the same image beside A.
+/// (engine/insight/compare_runs.h), trains from step 0 on the same image beside A.
 /// - CompareSessions owns B's TrainingSession and texture; both sessions share one SliceTurns,
 ///   so on one device they train in alternating slices.
 /// - apply_compare_intent carries out the compare intents and makes B follow A's Train / Pause /
@@ -10,7 +10,7 @@
 ///   compare-B-<time>.redraw there and run A opens it (A's unsaved work meets the usual Save /
 ///   Discard / Cancel prompt). Nothing trained is lost either way.
 /// GUI thread only.
-#include "engine/compare_runs.h"
+#include "engine/insight/compare_runs.h"
 #include "ui/training_session.h"
 #include "ui/ui_state.h"
 

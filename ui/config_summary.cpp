@@ -1,9 +1,9 @@
 #include "ui/config_summary.h"
 
 #include "engine/backend.h"
-#include "engine/cpu_backend.h"
+#include "engine/training/cpu_table_memory.h"
 #include "engine/model_spec.h"
-#include "engine/schedule.h"
+#include "engine/training/schedule.h"
 
 #include <algorithm>
 #include <cmath>

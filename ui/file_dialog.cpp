@@ -3,8 +3,8 @@
 #include "ui/panels.h"
 #include "ui/ui_scale.h"
 
-#include "engine/ffmpeg_writer.h"
-#include "engine/image.h"
+#include "engine/export/ffmpeg_writer.h"
+#include "engine/images/image.h"
 
 #include <imgui.h>
 #include <imgui_stdlib.h>
@@ -72,7 +72,7 @@ std::string lower_extension(const std::string& path) {
   return ext;
 }
 
-/// A picture export with a fixed sample format: 16-bit TIFF or float OpenEXR (engine/export_writers.h).
+/// A picture export with a fixed sample format: 16-bit TIFF or float OpenEXR (engine/export/export_writers.h).
 bool fixed_depth_format(const std::string& ext) { return ext == ".tif" || ext == ".tiff" || ext == ".exr"; }
 
 void draw_export_options(UiState& ui) {

@@ -5,7 +5,7 @@
 /// - error_heat_map: per-pixel mean |prediction - truth| over channels, times `gain`, through a
 ///   perceptual dark-to-bright colour map (black, purple, orange, pale yellow). The canvas picks
 ///   the gain from auto_error_full_scale unless the user sets it by hand.
-#include "engine/image.h"
+#include "engine/images/image.h"
 
 #include <array>
 #include <cstdint>

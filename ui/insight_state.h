@@ -1,8 +1,8 @@
 #pragma once
 /// State of the insight views (the Spectrum and Neuron maps windows), as plain structs owned by
 /// UiState. GUI thread only; the computations run on an InsightWorker (ui/insight_worker.h).
-#include "engine/neuron_maps.h"
-#include "engine/spectrum.h"
+#include "engine/insight/neuron_maps.h"
+#include "engine/insight/spectrum.h"
 
 #include <cstdint>
 #include <memory>

@@ -7,9 +7,9 @@
 /// - The thread runs at a lower priority (nice +10), so the training thread keeps the cores; the
 ///   caller also spaces jobs out (ui/insight_views.cpp keeps the worker busy <= ~10% of the time).
 /// - submit/take: GUI thread. Results are plain data; textures are made by the caller.
-#include "engine/image.h"
-#include "engine/neuron_maps.h"
-#include "engine/spectrum.h"
+#include "engine/images/image.h"
+#include "engine/insight/neuron_maps.h"
+#include "engine/insight/spectrum.h"
 
 #include <condition_variable>
 #include <cstdint>
@@ -33,7 +33,7 @@ struct SpectrumResult {
   uint64_t run_id = 0;
   int32_t width = 0, height = 0;
   std::vector<uint8_t> truth_rgba, recon_rgba, error_rgba; ///< log magnitudes on the target's scale
-  std::vector<double> band_power;                          ///< the error's (engine/spectrum.h)
+  std::vector<double> band_power;                          ///< the error's (engine/insight/spectrum.h)
   std::vector<int64_t> bins;
   double seconds = 0; ///< how long the job took
   std::string error;

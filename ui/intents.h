@@ -3,7 +3,7 @@
 /// held in a std::variant. Panels push them (UiState::push); gui_app.cpp hands each to the
 /// feature that carries it out (app_actions.cpp for the run, compare_view.cpp for run B,
 /// confirm_prompt.cpp holds guarded ones for the Save / Discard / Cancel answer).
-#include "engine/compare_runs.h"
+#include "engine/insight/compare_runs.h"
 
 #include <cstddef>
 #include <cstdint>

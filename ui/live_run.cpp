@@ -1,10 +1,10 @@
 #include "ui/live_run.h"
 
-#include "engine/comparison.h"
+#include "engine/export/comparison.h"
 #include "engine/errors.h"
-#include "engine/render_export.h"
-#include "engine/renderer.h"
-#include "engine/timelapse.h"
+#include "engine/export/render_export.h"
+#include "engine/export/renderer.h"
+#include "engine/training/timelapse.h"
 
 #include <cstdio>
 #include <filesystem>

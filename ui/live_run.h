@@ -7,10 +7,10 @@
 ///   are this run's part of each publish.
 /// - write_model() and the export_*() write it to files.
 #include "engine/device_interop.h"
-#include "engine/open_run.h"
-#include "engine/run_tree.h"
-#include "engine/timelapse_export.h"
-#include "engine/trainer.h"
+#include "engine/training/open_run.h"
+#include "engine/training/run_tree.h"
+#include "engine/export/timelapse_export.h"
+#include "engine/training/trainer.h"
 #include "ui/session_mailbox.h"
 
 #include <chrono>

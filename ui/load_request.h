@@ -1,7 +1,7 @@
 #pragma once
 /// What a run is opened from in the app, and the offer to open it again with a larger image
 /// memory budget when its image is over the budget.
-#include "engine/image.h"
+#include "engine/images/image.h"
 #include "engine/run_config.h"
 
 #include <algorithm>

@@ -12,7 +12,7 @@
 /// - No GL types here: the texture is handed to ImGui as an opaque ImTextureID-compatible pointer.
 /// - Thread: create, update and destroy on the GUI thread with the GL context current.
 #include "engine/device_interop.h"
-#include "engine/image.h"
+#include "engine/images/image.h"
 
 #include <cstdint>
 #include <memory>

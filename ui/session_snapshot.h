@@ -6,12 +6,12 @@
 ///   stay from one take to the next; everything else arrived since the previous take.
 /// - Adding a field: declare it here, fill it in SessionMailbox, read it in the GUI.
 #include "engine/backend.h"
-#include "engine/image.h"
-#include "engine/loss_trace.h"
+#include "engine/images/image.h"
+#include "engine/model_files/loss_trace.h"
 #include "engine/metrics.h"
-#include "engine/neuron_maps.h"
+#include "engine/insight/neuron_maps.h"
 #include "engine/run_config.h"
-#include "engine/run_tree.h"
+#include "engine/training/run_tree.h"
 #include "ui/load_request.h"
 
 #include <cstdint>

@@ -2,7 +2,7 @@
 #include "ui/live_run.h"
 
 #include "engine/errors.h"
-#include "engine/open_run.h"
+#include "engine/training/open_run.h"
 
 #include <algorithm>
 #include <chrono>

@@ -189,7 +189,7 @@ struct RunView {
   double last_steps_per_s = 0; ///< the rate while it last trained (shown when paused)
 };
 
-/// Compare runs (engine/compare_runs.h, ui/compare_view.h): run B beside the main run A. The
+/// Compare runs (engine/insight/compare_runs.h, ui/compare_view.h): run B beside the main run A. The
 /// session that trains B lives in run_gui (CompareSessions); this is what the GUI shows of it.
 struct CompareState {
   bool dialog_requested = false; ///< open Training > Compare with... next frame

@@ -23,7 +23,7 @@
 #include "cuda/fused_mlp_rules.h"
 #include "cuda/hash_grid_choice.h"
 #include "engine/backend.h"
-#include "engine/image.h"
+#include "engine/images/image.h"
 #include "engine/run_config.h"
 #include "reference_mlp.h"
 

@@ -17,9 +17,9 @@
 #include "app/backend_registry.h"
 #include "interop_gate.h"
 #include "engine/errors.h"
-#include "engine/image.h"
+#include "engine/images/image.h"
 #include "engine/run_config.h"
-#include "engine/trainer.h"
+#include "engine/training/trainer.h"
 #include "tests/cli_options.h"
 #include "tests/tool_support.h"
 

@@ -13,9 +13,9 @@
 
 #include "cuda/cuda_backend.h"
 #include "cuda/fused_mlp_rules.h"
-#include "engine/cpu_backend.h"
+#include "cpu/cpu_backend.h"
 #include "engine/rng_math.h"
-#include "engine/trainer.h"
+#include "engine/training/trainer.h"
 
 #include <doctest/doctest.h>
 

@@ -11,10 +11,10 @@
 
 #include "cuda/cuda_backend.h"
 #include "cuda/mlp_pass.h"
-#include "engine/cpu_backend.h"
+#include "cpu/cpu_backend.h"
 #include "engine/errors.h"
-#include "engine/renderer.h"
-#include "engine/trainer.h"
+#include "engine/export/renderer.h"
+#include "engine/training/trainer.h"
 
 #include <doctest/doctest.h>
 

@@ -14,10 +14,10 @@
 #include "test_support.h"
 
 #include "cuda/cuda_backend.h"
-#include "engine/cpu_backend.h"
-#include "engine/renderer.h"
+#include "cpu/cpu_backend.h"
+#include "engine/export/renderer.h"
 #include "engine/rng_math.h"
-#include "engine/trainer.h"
+#include "engine/training/trainer.h"
 
 #include <doctest/doctest.h>
 

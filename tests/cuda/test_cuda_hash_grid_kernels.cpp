@@ -14,9 +14,9 @@
 
 #include "cuda/cuda_backend.h"
 #include "cuda/hash_grid_choice.h"
-#include "engine/cpu_backend.h"
+#include "cpu/cpu_backend.h"
 #include "engine/rng_math.h"
-#include "engine/trainer.h"
+#include "engine/training/trainer.h"
 
 #include <doctest/doctest.h>
 

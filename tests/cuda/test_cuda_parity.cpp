@@ -22,12 +22,12 @@
 #include "test_support.h"
 
 #include "cuda/cuda_backend.h"
-#include "engine/cpu_backend.h"
+#include "cpu/cpu_backend.h"
 #include "engine/errors.h"
-#include "engine/pixel_sample.h"
-#include "engine/renderer.h"
+#include "engine/images/pixel_sample.h"
+#include "engine/export/renderer.h"
 #include "engine/rng_math.h"
-#include "engine/trainer.h"
+#include "engine/training/trainer.h"
 
 #include <doctest/doctest.h>
 
@@ -315,7 +315,7 @@ TEST_CASE("cuda parity: 200-step training runs through the bound API") {
     const auto& hc = p.cpu.history();
     const auto& hg = p.gpu.history();
     // The GPU measures a row inside the step after its count, so a row's loss is the training loss
-    // at the row's weights: the loss the CPU reports one step later (engine/lagged_rows.h).
+    // at the row's weights: the loss the CPU reports one step later (engine/training/lagged_rows.h).
     // The reference: the same CPU run with a row at every step.
     RunConfig every_step = c;
     every_step.training.metrics_every = 1;

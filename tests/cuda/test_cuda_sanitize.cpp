@@ -15,10 +15,10 @@
 #include "cuda/cuda_backend.h"
 #include "cuda/fused_mlp_rules.h"
 #include "cuda/hash_grid_choice.h"
-#include "engine/cpu_backend.h"
-#include "engine/renderer.h"
+#include "cpu/cpu_backend.h"
+#include "engine/export/renderer.h"
 #include "engine/rng_math.h"
-#include "engine/trainer.h"
+#include "engine/training/trainer.h"
 
 #include <doctest/doctest.h>
 

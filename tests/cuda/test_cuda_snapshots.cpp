@@ -10,7 +10,7 @@
 
 #include "cuda/cuda_backend.h"
 #include "engine/errors.h"
-#include "engine/trainer.h"
+#include "engine/training/trainer.h"
 
 #include <doctest/doctest.h>
 

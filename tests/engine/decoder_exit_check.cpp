@@ -3,7 +3,7 @@
 // thread ending on its idle timeout there crashes LSan's tracer).
 // Usage: redraw_decoder_exit_check IMAGE...   exit 0: no worker left; 1: a worker left at exit;
 // 2: the check would prove nothing (no worker thread ran, or the image did not decode).
-#include "engine/image.h"
+#include "engine/images/image.h"
 
 #include <cstdio>
 #include <cstdlib>

@@ -2,11 +2,11 @@
 #include "test_support.h"
 
 #include "engine/atomic_file.h"
-#include "engine/checkpoint.h"
-#include "engine/checkpoint_codec.h"
-#include "engine/cpu_backend.h"
+#include "engine/model_files/checkpoint.h"
+#include "engine/model_files/checkpoint_codec.h"
+#include "cpu/cpu_backend.h"
 #include "engine/errors.h"
-#include "engine/trainer.h"
+#include "engine/training/trainer.h"
 
 #include <doctest/doctest.h>
 

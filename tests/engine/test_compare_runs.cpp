@@ -1,8 +1,8 @@
-// Compare runs (engine/compare_runs.h): run B's config, the turns two runs take on one device,
+// Compare runs (engine/insight/compare_runs.h): run B's config, the turns two runs take on one device,
 // the split view's geometry and the side-by-side picture's pixel placement.
-#include "engine/compare_runs.h"
+#include "engine/insight/compare_runs.h"
 #include "engine/errors.h"
-#include "engine/overlay_text.h"
+#include "engine/export/overlay_text.h"
 
 #include <doctest/doctest.h>
 

@@ -1,9 +1,9 @@
-// The vectorised CPU kernels (engine/cpu_kernels.h) against the shared REDRAW_HD math they
+// The vectorised CPU kernels (cpu/cpu_kernels.h) against the shared REDRAW_HD math they
 // replace in the hot loops, and against a float64 evaluation; the thread team (engine/cpu_threads.h).
 #include "test_support.h"
 
-#include "engine/cpu_backend.h"
-#include "engine/cpu_kernels.h"
+#include "cpu/cpu_backend.h"
+#include "cpu/cpu_kernels.h"
 #include "engine/cpu_threads.h"
 #include "engine/rng_math.h"
 

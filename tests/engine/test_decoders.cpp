@@ -4,8 +4,8 @@
 #include "test_support.h"
 
 #include "engine/errors.h"
-#include "engine/image.h"
-#include "engine/image_decoders.h"
+#include "engine/images/image.h"
+#include "engine/images/image_decoders.h"
 
 #include <doctest/doctest.h>
 #include <stb/stb_image_write.h>
@@ -180,7 +180,7 @@ TEST_CASE("formats Redraw does not offer are not handed to stb") {
 }
 
 TEST_CASE("stb_image's internal checks are errors, not aborts") {
-  // stb_image is built in (engine/stb_image_build.cpp) with STBI_ASSERT routed here: a check a
+  // stb_image is built in (engine/images/stb_image_build.cpp) with STBI_ASSERT routed here: a check a
   // crafted BMP, TGA or PNM reached would otherwise abort the app (Debian's libstb keeps assert on).
   try {
     detail::stb_internal_check_failed("n >= 0");

@@ -1,8 +1,8 @@
-// The divergence guard (engine/divergence_guard.h): which rows and states count as diverged, the
+// The divergence guard (engine/training/divergence_guard.h): which rows and states count as diverged, the
 // good state it keeps, and the bookkeeping of recoveries, against hand-made rows and states.
 #include "test_support.h"
 
-#include "engine/divergence_guard.h"
+#include "engine/training/divergence_guard.h"
 #include "engine/errors.h"
 
 #include <doctest/doctest.h>

@@ -3,11 +3,11 @@
 #include "test_support.h"
 
 #include "engine/atomic_file.h"
-#include "engine/comparison.h"
+#include "engine/export/comparison.h"
 #include "engine/errors.h"
-#include "engine/overlay_text.h"
-#include "engine/render_export.h"
-#include "engine/timelapse_export.h"
+#include "engine/export/overlay_text.h"
+#include "engine/export/render_export.h"
+#include "engine/export/timelapse_export.h"
 
 #include <doctest/doctest.h>
 #include <gif_lib.h>

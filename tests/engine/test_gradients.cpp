@@ -2,7 +2,7 @@
 // backend's float32 forward and gradients against the float64 reference.
 #include "reference_mlp.h"
 
-#include "engine/cpu_backend.h"
+#include "cpu/cpu_backend.h"
 #include "engine/rng_math.h"
 
 #include <doctest/doctest.h>

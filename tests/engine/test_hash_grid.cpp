@@ -5,13 +5,13 @@
 #include "reference_mlp.h"
 #include "test_support.h"
 
-#include "engine/checkpoint.h"
-#include "engine/cpu_backend.h"
+#include "engine/model_files/checkpoint.h"
+#include "cpu/cpu_backend.h"
 #include "engine/cpu_threads.h"
 #include "engine/errors.h"
 #include "engine/rng_math.h"
 #include "engine/run_config.h"
-#include "engine/trainer.h"
+#include "engine/training/trainer.h"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>

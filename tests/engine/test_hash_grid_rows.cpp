@@ -4,7 +4,7 @@
 // (bit for bit: the same sums in the same order) and a float64 evaluation; the CPU's AVX2 passes
 // against its scalar ones; and the switch between the GPU's kernels (cuda/hash_grid_choice.h).
 #include "cuda/hash_grid_choice.h"
-#include "engine/cpu_hash_grid.h"
+#include "cpu/cpu_hash_grid.h"
 #include "engine/hash_grid_math.h"
 #include "engine/model_spec.h"
 #include "engine/rng_math.h"

@@ -2,7 +2,7 @@
 #include "test_support.h"
 
 #include "engine/errors.h"
-#include "engine/image.h"
+#include "engine/images/image.h"
 
 #include <doctest/doctest.h>
 #include <gif_lib.h>

@@ -4,9 +4,9 @@
 #include "test_support.h"
 
 #include "engine/errors.h"
-#include "engine/export_writers.h"
-#include "engine/gif_writer.h"
-#include "engine/image.h"
+#include "engine/export/export_writers.h"
+#include "engine/export/gif_writer.h"
+#include "engine/images/image.h"
 
 #include <doctest/doctest.h>
 #include <ImfRgbaFile.h>

@@ -1,14 +1,14 @@
-// The trainer's lagged metrics (engine/lagged_rows.h), the GPU's way of measuring without
+// The trainer's lagged metrics (engine/training/lagged_rows.h), the GPU's way of measuring without
 // waiting: a backend with BackendFeature::StepMetrics measures the dataset's error inside the step
 // after a metrics point and hands it over with that step's loss, possibly steps later. Checked
 // against the synchronous path on the CPU backend: the same weights, the same PSNR at every row,
 // the same timelapse frames, the loss of the network each row measures, and recovery from a NaN.
 #include "test_support.h"
 
-#include "engine/cpu_backend.h"
+#include "cpu/cpu_backend.h"
 #include "engine/errors.h"
-#include "engine/pixel_sample.h"
-#include "engine/trainer.h"
+#include "engine/images/pixel_sample.h"
+#include "engine/training/trainer.h"
 
 #include <doctest/doctest.h>
 

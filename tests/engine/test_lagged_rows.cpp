@@ -1,10 +1,10 @@
-// The lagged rows of a StepMetrics backend (engine/lagged_rows.h) against a scripted backend: the
+// The lagged rows of a StepMetrics backend (engine/training/lagged_rows.h) against a scripted backend: the
 // test decides when a loss report and a parameter copy arrive, and checks which step records what,
 // the row each report makes (PSNR from the step's MSE, by hand), and that no copy is left behind.
 #include "test_support.h"
 
 #include "engine/errors.h"
-#include "engine/lagged_rows.h"
+#include "engine/training/lagged_rows.h"
 
 #include <doctest/doctest.h>
 

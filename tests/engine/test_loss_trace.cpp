@@ -2,7 +2,7 @@
 // across recoveries and branches, and carried by the CURV chunk of a model.
 #include "test_support.h"
 
-#include "engine/curves_chunk.h"
+#include "engine/model_files/curves_chunk.h"
 #include "engine/errors.h"
 
 #include <doctest/doctest.h>

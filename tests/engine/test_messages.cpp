@@ -4,11 +4,11 @@
 #include "test_support.h"
 
 #include "engine/atomic_file.h"
-#include "engine/checkpoint.h"
+#include "engine/model_files/checkpoint.h"
 #include "engine/errors.h"
-#include "engine/image.h"
+#include "engine/images/image.h"
 #include "engine/path_problem.h"
-#include "engine/renderer.h"
+#include "engine/export/renderer.h"
 
 #include <doctest/doctest.h>
 

@@ -3,7 +3,7 @@
 #include "test_support.h"
 
 #include "engine/cpu_threads.h"
-#include "engine/pixel_sample.h"
+#include "engine/images/pixel_sample.h"
 
 #include <doctest/doctest.h>
 

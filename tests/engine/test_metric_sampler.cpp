@@ -1,10 +1,10 @@
-// The metric sampler (engine/metric_sampler.h) on a network whose weights are all zero, so it
+// The metric sampler (engine/training/metric_sampler.h) on a network whose weights are all zero, so it
 // draws exactly 0.5 everywhere (tanh(0) = 0, sigmoid(0) = 1/2): its errors have closed forms on a
 // flat picture and a float64 reference over the sample's pixels on a varied one.
 #include "test_support.h"
 
-#include "engine/metric_sampler.h"
-#include "engine/pixel_sample.h"
+#include "engine/training/metric_sampler.h"
+#include "engine/images/pixel_sample.h"
 
 #include <doctest/doctest.h>
 

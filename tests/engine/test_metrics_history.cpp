@@ -1,6 +1,6 @@
-// A run's metrics history (engine/metrics_history.h): rows in step order, a row measured again at
+// A run's metrics history (engine/training/metrics_history.h): rows in step order, a row measured again at
 // its step replacing the first, and what a rollback or a resume keeps, on hand-made rows.
-#include "engine/metrics_history.h"
+#include "engine/training/metrics_history.h"
 
 #include <doctest/doctest.h>
 

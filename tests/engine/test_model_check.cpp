@@ -2,11 +2,11 @@
 // its field; printed text from a file is escaped and bounded.
 #include "test_support.h"
 
-#include "engine/checkpoint.h"
-#include "engine/checkpoint_codec.h"
+#include "engine/model_files/checkpoint.h"
+#include "engine/model_files/checkpoint_codec.h"
 #include "engine/display_text.h"
 #include "engine/errors.h"
-#include "engine/model_check.h"
+#include "engine/model_files/model_check.h"
 
 #include <doctest/doctest.h>
 

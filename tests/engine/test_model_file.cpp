@@ -1,18 +1,18 @@
-// engine/checkpoint (format 3) and engine/checkpoint_codec: a format-2 file written by an older
+// engine/model_files/checkpoint (format 3) and engine/model_files/checkpoint_codec: a format-2 file written by an older
 // redraw still loads and renders as that build rendered it; fp16 keyframes render within 50 dB of
 // the exact weights; a damaged packed file is an error, never a crash; the hash grid sized to the
 // image is recorded in the model.
 #include "test_support.h"
 
-#include "engine/checkpoint.h"
-#include "engine/checkpoint_codec.h"
-#include "engine/cpu_backend.h"
+#include "engine/model_files/checkpoint.h"
+#include "engine/model_files/checkpoint_codec.h"
+#include "cpu/cpu_backend.h"
 #include "engine/errors.h"
 #include "engine/half_float.h"
-#include "engine/image.h"
-#include "engine/open_run.h"
-#include "engine/renderer.h"
-#include "engine/timelapse.h"
+#include "engine/images/image.h"
+#include "engine/training/open_run.h"
+#include "engine/export/renderer.h"
+#include "engine/training/timelapse.h"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>

@@ -1,13 +1,13 @@
-// engine/checkpoint_read: a model file costs what its declared network needs plus a bounded
+// engine/model_files/checkpoint_read: a model file costs what its declared network needs plus a bounded
 // amount. Unknown chunks are never unpacked; a known chunk is refused, naming it, when its stated
 // length is other than the model's shape allows; frame pictures fit the training size; the
 // writer keeps a very long run within the file limits, so what it writes always opens.
 #include "test_support.h"
 
-#include "engine/checkpoint.h"
-#include "engine/checkpoint_codec.h"
+#include "engine/model_files/checkpoint.h"
+#include "engine/model_files/checkpoint_codec.h"
 #include "engine/errors.h"
-#include "engine/timelapse.h"
+#include "engine/training/timelapse.h"
 
 #include <doctest/doctest.h>
 #include <zstd.h>

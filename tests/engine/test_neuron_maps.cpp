@@ -1,7 +1,7 @@
-// Neuron maps (engine/neuron_maps.h) against the float64 reference MLP of tests/reference_mlp.h.
+// Neuron maps (engine/insight/neuron_maps.h) against the float64 reference MLP of tests/reference_mlp.h.
 #include "engine/errors.h"
 #include "engine/hd_common.h"
-#include "engine/neuron_maps.h"
+#include "engine/insight/neuron_maps.h"
 #include "reference_mlp.h"
 #include "test_support.h"
 

@@ -1,12 +1,12 @@
-/// engine/open_run: a fresh run, a model with its image, a model whose image is gone (its own
+/// engine/training/open_run: a fresh run, a model with its image, a model whose image is gone (its own
 /// picture stands in), and the errors, each checked against the steps done by hand.
 #include <doctest/doctest.h>
 
-#include "engine/checkpoint.h"
+#include "engine/model_files/checkpoint.h"
 #include "engine/errors.h"
-#include "engine/open_run.h"
+#include "engine/training/open_run.h"
 #include "engine/path_problem.h"
-#include "engine/renderer.h"
+#include "engine/export/renderer.h"
 #include "test_support.h"
 
 using namespace redraw;

@@ -1,8 +1,8 @@
 // Adam and SGD steps against values worked out by hand; schedules against their formulas.
-#include "engine/cpu_backend.h"
-#include "engine/cpu_hash_grid.h"
-#include "engine/cpu_passes.h"
-#include "engine/schedule.h"
+#include "cpu/cpu_backend.h"
+#include "cpu/cpu_hash_grid.h"
+#include "cpu/cpu_passes.h"
+#include "engine/training/schedule.h"
 
 #include <doctest/doctest.h>
 

@@ -7,8 +7,8 @@
 
 #include "engine/errors.h"
 #include "engine/half_float.h"
-#include "engine/image.h"
-#include "engine/open_run.h"
+#include "engine/images/image.h"
+#include "engine/training/open_run.h"
 
 #include <doctest/doctest.h>
 #include <vips/vips.h>

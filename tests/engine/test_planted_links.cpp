@@ -6,13 +6,13 @@
 #include "test_support.h"
 
 #include "engine/atomic_file.h"
-#include "engine/checkpoint.h"
+#include "engine/model_files/checkpoint.h"
 #include "engine/errors.h"
-#include "engine/export_writers.h"
+#include "engine/export/export_writers.h"
 #include "engine/folder_lock.h"
-#include "engine/gif_writer.h"
-#include "engine/image.h"
-#include "engine/timelapse_export.h"
+#include "engine/export/gif_writer.h"
+#include "engine/images/image.h"
+#include "engine/export/timelapse_export.h"
 
 #include <doctest/doctest.h>
 

@@ -2,8 +2,8 @@
 // state, a lower learning rate, the record of it in checkpoints; exact fits are no divergence.
 #include "test_support.h"
 
-#include "engine/checkpoint.h"
-#include "engine/model_check.h"
+#include "engine/model_files/checkpoint.h"
+#include "engine/model_files/model_check.h"
 #include "engine/errors.h"
 
 #include <doctest/doctest.h>

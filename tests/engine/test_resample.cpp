@@ -1,8 +1,8 @@
-// engine/resample: our bounded resampler against stb_image_resize (which it replaced) on ordinary
+// engine/images/resample: our bounded resampler against stb_image_resize (which it replaced) on ordinary
 // sizes, exact on what has one answer, and bounded on extreme aspect ratios.
 #include "test_support.h"
 
-#include "engine/resample.h"
+#include "engine/images/resample.h"
 
 #include <doctest/doctest.h>
 #include <stb/stb_image_resize.h>

@@ -2,10 +2,10 @@
 // stop between metrics steps, what the first step's time holds, and the preset a model names.
 #include "test_support.h"
 
-#include "engine/cpu_backend.h"
+#include "cpu/cpu_backend.h"
 #include "engine/errors.h"
-#include "engine/preset_match.h"
-#include "engine/trainer.h"
+#include "engine/training/preset_match.h"
+#include "engine/training/trainer.h"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>

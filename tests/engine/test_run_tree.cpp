@@ -2,7 +2,7 @@
 // back brings it back and continues it exactly, and the lines stay under the frame memory cap.
 #include "test_support.h"
 
-#include "engine/run_tree.h"
+#include "engine/training/run_tree.h"
 
 #include <doctest/doctest.h>
 

@@ -1,10 +1,10 @@
-// The timelapse's keeper (engine/snapshot_keeper.h): which steps keep a frame and what it holds,
+// The timelapse's keeper (engine/training/snapshot_keeper.h): which steps keep a frame and what it holds,
 // big networks' keyframes and picture-only frames, what a checkpoint borrows, and which checkpoints
 // a model can take. The network's weights are all zero, so every picture is exactly 0.5 (128).
 #include "test_support.h"
 
 #include "engine/errors.h"
-#include "engine/snapshot_keeper.h"
+#include "engine/training/snapshot_keeper.h"
 
 #include <doctest/doctest.h>
 

@@ -1,7 +1,7 @@
-// The frequency view (engine/spectrum.h) against closed forms and a float64 DFT written out.
+// The frequency view (engine/insight/spectrum.h) against closed forms and a float64 DFT written out.
 #include "engine/errors.h"
-#include "engine/spectrum.h"
-#include "engine/spectrum_history.h"
+#include "engine/insight/spectrum.h"
+#include "engine/insight/spectrum_history.h"
 #include "test_support.h"
 
 #include <doctest/doctest.h>

@@ -1,9 +1,9 @@
-/// engine/step_plan: which counts get a metrics row and a timelapse frame, checked against lists
+/// engine/training/step_plan: which counts get a metrics row and a timelapse frame, checked against lists
 /// written out by hand, and against what a Trainer records (the lagged GPU path is held to the
 /// synchronous one in test_lagged_metrics.cpp).
 #include <doctest/doctest.h>
 
-#include "engine/step_plan.h"
+#include "engine/training/step_plan.h"
 #include "test_support.h"
 
 #include <vector>

@@ -3,7 +3,7 @@
 // it applied, and the step after it is bit for bit the step an uninterrupted run takes.
 #include "test_support.h"
 
-#include "engine/trainer.h"
+#include "engine/training/trainer.h"
 
 #include <doctest/doctest.h>
 

@@ -7,7 +7,7 @@
 
 #include "engine/errors.h"
 #include "engine/half_float.h"
-#include "engine/image.h"
+#include "engine/images/image.h"
 
 #include <doctest/doctest.h>
 

@@ -2,7 +2,7 @@
 // fraction, checked with injected times (never the clock), against the cosine's closed form.
 #include "test_support.h"
 
-#include "engine/schedule.h"
+#include "engine/training/schedule.h"
 
 #include <doctest/doctest.h>
 

@@ -2,11 +2,11 @@
 // snapshots (re-rendered bit-exactly, saved in checkpoints, branching).
 #include "test_support.h"
 
-#include "engine/checkpoint.h"
-#include "engine/cpu_backend.h"
+#include "engine/model_files/checkpoint.h"
+#include "cpu/cpu_backend.h"
 #include "engine/errors.h"
 #include "engine/half_float.h"
-#include "engine/timelapse.h"
+#include "engine/training/timelapse.h"
 
 #include <doctest/doctest.h>
 

@@ -1,7 +1,7 @@
-// The training clock (engine/training_clock.h) with injected times and SIGCONT counts (never the
+// The training clock (engine/training/training_clock.h) with injected times and SIGCONT counts (never the
 // wall clock): elapsed time across pauses and resumes, a stop counted as the interval before it,
 // and the time budget against hand-computed positions.
-#include "engine/training_clock.h"
+#include "engine/training/training_clock.h"
 
 #include <doctest/doctest.h>
 

@@ -1,6 +1,6 @@
 // libFuzzer target: reading a .redraw model (the CRC is fixed up, see fuzz_support.h), then writing
 // it back: what loads must serialize and load again to the same weights.
-#include "engine/checkpoint.h"
+#include "engine/model_files/checkpoint.h"
 #include "engine/errors.h"
 #include "fuzz_support.h"
 

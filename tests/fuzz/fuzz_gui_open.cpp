@@ -5,8 +5,8 @@
 // the open produced. Any crash or sanitizer report fails; so does a draw list over 65,535
 // vertices (ImGui's 16-bit indices: Debian's libimgui asserts there). Models too big to handle
 // quickly (valid, only slow) are skipped, as fuzz_render does.
-#include "engine/checkpoint.h"
-#include "engine/cpu_backend.h"
+#include "engine/model_files/checkpoint.h"
+#include "cpu/cpu_backend.h"
 #include "engine/errors.h"
 #include "fuzz_support.h"
 #include "ui/app_actions.h"

@@ -3,7 +3,7 @@
 // (BMP, TGA, PNM), and the PNG chunk walk before them. The seed corpus has one small file per format.
 // A decode either returns a well-formed image or throws ImageError; anything else is a bug.
 #include "engine/errors.h"
-#include "engine/image.h"
+#include "engine/images/image.h"
 
 #include <cstdint>
 #include <cstdlib>

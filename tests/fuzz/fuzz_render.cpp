@@ -1,9 +1,9 @@
 // libFuzzer target: load a model (CRC fixed up), then render it and its last snapshot small on the
 // CPU backend, as `redraw render` does. Models with huge networks are skipped (they are valid, just slow).
-#include "engine/checkpoint.h"
-#include "engine/cpu_backend.h"
+#include "engine/model_files/checkpoint.h"
+#include "cpu/cpu_backend.h"
 #include "engine/errors.h"
-#include "engine/renderer.h"
+#include "engine/export/renderer.h"
 #include "fuzz_support.h"
 
 #include <cstdlib>

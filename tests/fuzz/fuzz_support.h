@@ -1,7 +1,7 @@
 #pragma once
 /// Shared by the checkpoint fuzz targets: the fuzzer's bytes become a .redraw file whose CRC-32 is
 /// right, so the mutations reach the chunk parser instead of stopping at the checksum.
-#include "engine/checkpoint.h"
+#include "engine/model_files/checkpoint.h"
 #include "engine/errors.h"
 
 #include <zlib.h>

@@ -3,7 +3,7 @@
 /// sidecars is not blank (its luminance varies, it is not one flat colour) and differs between the
 /// early and the late capture; the views' steps increase.
 /// Usage: redraw_gui_insight_check EARLY.png LATE.png. Exit 0 on success, 1 with a message.
-#include "engine/image.h"
+#include "engine/images/image.h"
 
 #include <nlohmann/json.hpp>
 

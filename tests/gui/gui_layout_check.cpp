@@ -8,7 +8,7 @@
 ///     about twice as tall in the pixels, and at both scales the status bar's text is whole and
 ///     inside the window, and the panels fit its width.
 /// Exit 0 on success, 1 with a message for each failure.
-#include "engine/image.h"
+#include "engine/images/image.h"
 
 #include <nlohmann/json.hpp>
 

@@ -7,7 +7,7 @@
 /// pictures (the sidecar's "compare_a" and "compare_b" rectangles) are both not blank and differ.
 /// Sharp zoom: redraw_gui_screenshot_check --zoom BLOCK TEXELS.png SHARP.png checks that the same
 /// view zoomed BLOCK times is blocky as enlarged texels and has detail inside them when sharp.
-#include "engine/image.h"
+#include "engine/images/image.h"
 
 #include <nlohmann/json.hpp>
 

@@ -7,7 +7,7 @@
 #include "ui/training_session.h"
 
 #include "app/backend_registry.h"
-#include "engine/image.h"
+#include "engine/images/image.h"
 #include "engine/run_config.h"
 
 #include <chrono>

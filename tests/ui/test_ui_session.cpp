@@ -10,13 +10,13 @@
 
 #include "app/backend_registry.h"
 
-#include "engine/checkpoint.h"
-#include "engine/cpu_backend.h"
-#include "engine/image.h"
-#include "engine/model_check.h"
-#include "engine/open_run.h"
-#include "engine/resample.h"
-#include "engine/timelapse.h"
+#include "engine/model_files/checkpoint.h"
+#include "cpu/cpu_backend.h"
+#include "engine/images/image.h"
+#include "engine/model_files/model_check.h"
+#include "engine/training/open_run.h"
+#include "engine/images/resample.h"
+#include "engine/training/timelapse.h"
 #include "test_support.h"
 
 #include <algorithm>

@@ -8,7 +8,7 @@
 #include "ui/zoom_view.h"
 
 #include "app/backend_registry.h"
-#include "engine/open_run.h"
+#include "engine/training/open_run.h"
 #include "test_support.h"
 
 #include <chrono>

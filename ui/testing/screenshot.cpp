@@ -1,7 +1,7 @@
 #include "ui/testing/screenshot.h"
 
 #include "engine/atomic_file.h"
-#include "engine/image.h"
+#include "engine/images/image.h"
 
 #include <glad/gl.h>
 #include <nlohmann/json.hpp>

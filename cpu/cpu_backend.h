@@ -1,0 +1,89 @@
+#pragma once
+/// The CPU backend: the reference implementation of the Backend interface.
+/// - Matrix products go through OpenBLAS sgemm (row-major: Z = X * W^T); per-element work
+///   (encodings, bias + activation, loss, optimizer) calls the shared REDRAW_HD math and runs on
+///   every core with OpenMP.
+/// - The batch is processed in fixed chunks of rows, so memory stays bounded for any image size
+///   and gradients accumulate in the same order every run.
+/// - Deterministic: every product is cut into pieces whose shapes follow the network and the
+///   chunk, never the thread count (row tiles for the forward and input-gradient products, row
+///   slots for the weight gradients), and every reduction adds its pieces in a fixed order. The
+///   same seed gives bit-identical parameters at any team size and load, whatever split the BLAS
+///   kernel would make of a call.
+#include "engine/backend.h"
+#include "engine/model_spec.h"
+#include "engine/training/cpu_table_memory.h"
+
+#include <memory>
+
+namespace redraw {
+
+/// Rows per weight-gradient slot (CpuWorkspace::slots), and the most memory the slots may take.
+constexpr int64_t k_slot_rows = 512;
+constexpr int64_t k_max_slot_bytes = int64_t(256) << 20;
+
+/// Forward/backward buffers for up to `rows` samples of one network shape.
+struct CpuWorkspace {
+  int64_t rows = 0;
+  std::vector<float> input;              ///< rows x encoding width
+  std::vector<std::vector<float>> z, y;  ///< per dense layer: rows x out (pre- and post-activation)
+  std::vector<float> grad_a, grad_b;     ///< rows x max width, ping-pong for dL/dY
+  std::vector<double> partial;           ///< per-block partial sums
+  /// Dense weights' gradient, one partial per slot of slot_rows rows of a chunk (slot k of every
+  /// chunk accumulates into the same partial); the slots are added in order at the end of a pass.
+  std::vector<float> slots;
+  std::vector<int64_t> slot_offset; ///< per dense layer: where its weights start within a slot
+  int64_t slot_floats = 0;          ///< one slot's size: every dense layer's in x out
+  int64_t slot_rows = 0;
+  void reserve(const std::vector<DenseLayer>& layers, int32_t encoding_width, int64_t rows);
+};
+
+
+class CpuBackend final : public Backend {
+public:
+  CpuBackend();
+  ~CpuBackend() override;
+  std::string name() const override { return "cpu"; }
+  std::string device_description() const override;
+  bool supports(BackendFeature f) const override;
+  /// Applies a table update the last step left for the next one (the step's work, done now).
+  void synchronize() override;
+  /// Forward, backward, update and metrics wall time of the steps since the last call.
+  StepProfile take_step_profile() override;
+
+  /// The threads the next operation runs on: the fixed count (set_cpu_threads), or what this
+  /// backend's TeamSizer measured fastest (engine/cpu_threads.h).
+  int team_size() const;
+
+  /// Rows per chunk of the forward/backward pass.
+  static constexpr int64_t k_chunk_rows = 4096;
+
+protected:
+  void configure_impl(const TrainSetup& setup, const Dataset& data) override;
+  void set_parameters_impl(std::span<const float> params) override;
+  void get_parameters_impl(std::vector<float>& out) override;
+  void set_optimizer_state_impl(const OptimizerState& state) override;
+  void get_optimizer_state_impl(OptimizerState& out) override;
+  void train_step_impl(const StepArgs& args) override;
+  std::optional<LossSample> poll_loss_impl() override;
+  double dataset_mse_impl() override;
+  void predict_bound_impl(const float* coords, int64_t n, float* out) override;
+  bool copy_state_if_sound_impl(std::vector<float>& params, OptimizerState& optimizer) override;
+  bool parameters_sound_impl(bool with_optimizer) override;
+
+  void predict_impl(const ModelSpec& model, std::span<const float> params, std::span<const float> fourier_b,
+                    const float* coords, int64_t n, float* out) override;
+  double loss_and_gradients_impl(const ModelSpec& model, const LossParams& loss, std::span<const float> params,
+                                 std::span<const float> fourier_b, const float* coords, const float* targets,
+                                 int64_t n, std::span<float> grads) override;
+  void optimizer_update_impl(const OptimizerSpec& opt, std::span<float> params, std::span<const float> grads,
+                             OptimizerState& state, float learning_rate, int64_t step) override;
+  void encode_impl(const EncodingSpec& enc, std::span<const float> fourier_b, const float* coords, int64_t n,
+                   float* out) override;
+
+private:
+  struct State;
+  std::unique_ptr<State> m_state;
+};
+
+} // namespace redraw

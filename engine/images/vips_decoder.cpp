@@ -1,0 +1,555 @@
+// Decoding through libvips 8.14: PNG, JPEG, WebP, TIFF, HEIF/AVIF. Only those loaders are
+// enabled; every other one (the untrusted ones, ImageMagick's catch-all, PDF, SVG, ...) is blocked
+// once at start-up. Decodes are serialised (one mutex), so libvips' process-wide error buffer and
+// the warnings it logs belong to the decode under way.
+// Good files take one pass through libvips' threads (vips_image_write_to_memory). A file that
+// libvips finds cut short (an error or a warning about missing data) is read again, leniently and
+// band by band, to keep the rows that are there (decode_support.h: the policy for a file that ends
+// early).
+#include "engine/images/decode_support.h"
+#include "engine/errors.h"
+#include "engine/images/image_decoders.h"
+
+#include <vips/vips.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <utility>
+
+namespace redraw::detail {
+
+namespace {
+
+/// The loaders Redraw enables, by libvips class (each with its file, buffer and source variants).
+constexpr const char* k_enabled_loaders[] = {"VipsForeignLoadJpeg", "VipsForeignLoadPng", "VipsForeignLoadWebp",
+                                             "VipsForeignLoadTiff", "VipsForeignLoadHeif"};
+
+struct VipsState {
+  std::mutex decode_mutex;
+  std::mutex log_mutex;
+  std::vector<std::string> warnings; ///< what libvips logged during the current decode
+  std::string init_error;
+  bool shut_down = false; ///< vips_shutdown has run (at exit); guarded by decode_mutex
+};
+
+VipsState& vips_state() {
+  static VipsState s; // process-wide, like the library it guards
+  return s;
+}
+
+void on_vips_log(const gchar*, GLogLevelFlags, const gchar* message, gpointer) {
+  VipsState& s = vips_state();
+  std::lock_guard lock(s.log_mutex);
+  const std::string m = message ? message : "";
+  if (s.warnings.size() < 8 && std::find(s.warnings.begin(), s.warnings.end(), m) == s.warnings.end())
+    s.warnings.push_back(m);
+}
+
+/// At exit: libvips' idle worker threads are joined now, while every other exit handler still
+/// waits. Left alone, each one ends on its own 15 s after its last task (libvips 8.14's threadset),
+/// which can fall inside LeakSanitizer's exit-time stop of every thread: a thread exiting there
+/// crashes LSan's tracer. Registered after vips_init, so it runs before the handlers registered
+/// earlier (LSan's among them); the lock waits for a decode still under way on another thread.
+void shut_vips_down() {
+  std::lock_guard lock(vips_state().decode_mutex);
+  vips_shutdown();
+  vips_state().shut_down = true;
+}
+
+void ensure_vips() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    VipsState& s = vips_state();
+    if (vips_init("redraw") != 0) {
+      s.init_error = vips_error_buffer();
+      vips_error_clear();
+      return;
+    }
+    std::atexit(shut_vips_down);
+    // Warnings become notes on the decode, never lines on stderr.
+    g_log_set_handler("VIPS", GLogLevelFlags(G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO), on_vips_log,
+                      nullptr);
+    vips_cache_set_max(0); // nothing kept between decodes
+    vips_block_untrusted_set(TRUE);
+    vips_operation_block_set("VipsForeignLoad", TRUE);
+    for (const char* loader : k_enabled_loaders)
+      vips_operation_block_set(loader, FALSE);
+  });
+  if (!vips_state().init_error.empty()) throw ImageError("libvips failed to start: " + vips_state().init_error);
+}
+
+/// libvips started and its decode mutex held: every call into libvips goes through here.
+[[nodiscard]] std::unique_lock<std::mutex> lock_vips() {
+  ensure_vips();
+  std::unique_lock lock(vips_state().decode_mutex);
+  if (vips_state().shut_down) throw ImageError("libvips has shut down: the program is exiting");
+  return lock;
+}
+
+struct VipsRef {
+  VipsImage* p = nullptr;
+  VipsRef() = default;
+  explicit VipsRef(VipsImage* image) : p(image) {}
+  VipsRef(const VipsRef&) = delete;
+  VipsRef& operator=(const VipsRef&) = delete;
+  VipsRef(VipsRef&& o) noexcept : p(std::exchange(o.p, nullptr)) {}
+  ~VipsRef() {
+    if (p) g_object_unref(p);
+  }
+};
+
+/// libvips' error text (first line), cleared.
+std::string take_vips_error() {
+  std::string e = vips_error_buffer();
+  vips_error_clear();
+  while (!e.empty() && (e.back() == '\n' || e.back() == ' '))
+    e.pop_back();
+  if (const size_t nl = e.find('\n'); nl != std::string::npos) e = e.substr(0, nl);
+  if (e.empty()) { // some loaders only log why (libpng's warnings)
+    VipsState& s = vips_state();
+    std::lock_guard lock(s.log_mutex);
+    if (!s.warnings.empty()) e = s.warnings.back();
+  }
+  return e.empty() ? "no reason given" : e;
+}
+
+/// Everything libvips said since the decode began: its error buffer and the warnings it logged,
+/// one per line (nothing is cleared).
+std::string vips_messages() {
+  std::string e = vips_error_buffer();
+  VipsState& s = vips_state();
+  std::lock_guard lock(s.log_mutex);
+  for (const std::string& w : s.warnings)
+    e += w + "\n";
+  return e;
+}
+
+/// True when a libvips or codec message says the data ran out (libjpeg's "premature end", libpng's
+/// "not enough data", libtiff's "read error at scanline").
+bool says_truncated(const std::string& text) {
+  std::string lower = text;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  for (const char* cut : {"premature end", "truncated", "end of file", "not enough data", "unexpected end",
+                          "read error", "out of data", "too short"})
+    if (lower.find(cut) != std::string::npos) return true;
+  return false;
+}
+
+/// ImageError for libvips' failure to read the file; `cut` when Redraw's own checks found the file
+/// shorter than its structure says.
+[[noreturn]] void fail(const std::string& name, const std::string& format, bool cut = false) {
+  const std::string why = take_vips_error();
+  if (cut || says_truncated(why))
+    throw ImageError(name + ": corrupt or truncated image: the file ends before the image does (" + why + ")");
+  throw ImageError(name + ": corrupt or truncated image: the " + format + " is damaged (" + why + ")");
+}
+
+std::string format_of(const char* loader, VipsImage* header) {
+  const std::string l = loader;
+  if (l.find("Jpeg") != std::string::npos) return "JPEG";
+  if (l.find("Png") != std::string::npos) return "PNG";
+  if (l.find("Webp") != std::string::npos) return "WebP";
+  if (l.find("Tiff") != std::string::npos) return "TIFF";
+  if (l.find("Heif") != std::string::npos) {
+    const char* compression = nullptr;
+    if (header && vips_image_get_typeof(header, "heif-compression") &&
+        vips_image_get_string(header, "heif-compression", &compression) == 0 && compression &&
+        std::strcmp(compression, "av1") == 0)
+      return "AVIF";
+    return "HEIF";
+  }
+  return "";
+}
+
+/// The image's header (no pixel decoded yet), for reading in order; VIPS_FAIL_ON_TRUNCATED makes a
+/// cut file an error, VIPS_FAIL_ON_NONE reads what is there (the loader fills the rest).
+VipsImage* open_buffer(const uint8_t* data, size_t size, int shrink, VipsFailOn fail_on = VIPS_FAIL_ON_TRUNCATED) {
+  if (shrink > 1)
+    return vips_image_new_from_buffer(data, size, "", "access", VIPS_ACCESS_SEQUENTIAL, "fail_on", fail_on, "shrink",
+                                      shrink, nullptr);
+  return vips_image_new_from_buffer(data, size, "", "access", VIPS_ACCESS_SEQUENTIAL, "fail_on", fail_on, nullptr);
+}
+
+/// The ICC profile's description tag ('desc', a v2 textDescriptionType or a v4 multiLocalizedUnicode).
+std::string icc_description(VipsImage* image) {
+  const void* data = nullptr;
+  size_t size = 0;
+  if (vips_image_get_blob(image, VIPS_META_ICC_NAME, &data, &size) != 0 || !data || size < 132) {
+    vips_error_clear();
+    return "";
+  }
+  const auto* p = static_cast<const uint8_t*>(data);
+  const auto be32 = [&](size_t o) {
+    return o + 4 <= size ? (uint32_t(p[o]) << 24) | (uint32_t(p[o + 1]) << 16) | (uint32_t(p[o + 2]) << 8) | p[o + 3]
+                         : 0u;
+  };
+  const uint32_t tags = be32(128);
+  for (uint32_t t = 0; t < tags && t < 256; ++t) {
+    const size_t e = 132 + size_t(t) * 12;
+    if (e + 12 > size) break;
+    if (std::memcmp(p + e, "desc", 4) != 0) continue;
+    const size_t off = be32(e + 4), len = be32(e + 8);
+    if (off + len > size || len < 12) break;
+    std::string out;
+    if (std::memcmp(p + off, "desc", 4) == 0) { // ASCII count then text
+      const size_t n = std::min<size_t>(be32(off + 8), len - 12);
+      for (size_t i = 0; i < n && p[off + 12 + i]; ++i)
+        out += char(p[off + 12 + i]);
+    } else if (std::memcmp(p + off, "mluc", 4) == 0 && len >= 28) { // first record, UTF-16BE
+      const size_t n = be32(off + 20), o = be32(off + 24);
+      for (size_t i = 0; i + 1 < n && off + o + i + 1 < size && off + o + i + 1 < off + len; i += 2)
+        if (p[off + o + i] == 0 && p[off + o + i + 1] >= 32 && p[off + o + i + 1] < 127)
+          out += char(p[off + o + i + 1]);
+    }
+    return out.substr(0, 80);
+  }
+  return "";
+}
+
+void fill_info(VipsImage* h, const char* loader, ImageInfo& info) {
+  info.format = format_of(loader, h);
+  int orientation = 1;
+  if (vips_image_get_typeof(h, VIPS_META_ORIENTATION) &&
+      vips_image_get_int(h, VIPS_META_ORIENTATION, &orientation) == 0 && orientation >= 1 && orientation <= 8)
+    info.orientation = orientation;
+  vips_error_clear();
+  const int w = vips_image_get_width(h), hh = vips_image_get_height(h);
+  info.width = info.orientation >= 5 ? hh : w;
+  info.height = info.orientation >= 5 ? w : hh;
+  info.channels = vips_image_get_bands(h);
+  const VipsBandFormat f = vips_image_get_format(h);
+  info.floats = f == VIPS_FORMAT_FLOAT || f == VIPS_FORMAT_DOUBLE;
+  info.bits = f == VIPS_FORMAT_USHORT || f == VIPS_FORMAT_SHORT                         ? 16
+              : f == VIPS_FORMAT_FLOAT || f == VIPS_FORMAT_UINT || f == VIPS_FORMAT_INT ? 32
+              : f == VIPS_FORMAT_DOUBLE                                                 ? 64
+                                                                                        : 8;
+  const VipsInterpretation in = vips_image_get_interpretation(h);
+  const bool icc = vips_image_get_typeof(h, VIPS_META_ICC_NAME) != 0;
+  if (in == VIPS_INTERPRETATION_CMYK)
+    info.colour = icc ? "CMYK, ICC profile: " + icc_description(h) : "CMYK (no profile: a generic CMYK one is assumed)";
+  else if (icc)
+    info.colour = "ICC profile: " + icc_description(h);
+  else if (in == VIPS_INTERPRETATION_scRGB)
+    info.colour = "linear (scRGB)";
+  else if (in == VIPS_INTERPRETATION_B_W || in == VIPS_INTERPRETATION_GREY16)
+    info.colour = "grey (sRGB assumed)";
+  else
+    info.colour = "sRGB (no profile)";
+  info.pages = std::max(1, vips_image_get_n_pages(h));
+}
+
+/// The largest JPEG shrink (1, 2, 4, 8) that keeps a w x h picture (as stored) at least need_w x need_h.
+int jpeg_shrink(int w, int h, int need_w, int need_h) {
+  int best = 1;
+  for (int s : {2, 4, 8})
+    if ((w + s - 1) / s >= need_w && (h + s - 1) / s >= need_h) best = s;
+  return best;
+}
+
+} // namespace
+
+bool vips_recognises(const uint8_t* data, size_t size) {
+  const auto lock = lock_vips();
+  const char* loader = vips_foreign_find_load_buffer(data, size);
+  vips_error_clear();
+  return loader && !format_of(loader, nullptr).empty();
+}
+
+namespace {
+
+/// With the decode mutex held: clears libvips' error and the last file's warnings, finds the loader
+/// for the bytes and opens the image's header (no pixel decoded yet), whose facts go to info.
+VipsRef open_header(const VipsInput& in, const std::string& name, ImageInfo& info) {
+  vips_error_clear();
+  {
+    std::lock_guard log(vips_state().log_mutex);
+    vips_state().warnings.clear();
+  }
+  const char* loader = vips_foreign_find_load_buffer(in.data(), in.size());
+  if (!loader || format_of(loader, nullptr).empty()) {
+    vips_error_clear();
+    if (in.cut) throw ImageError(name + ": corrupt or truncated image: the file ends before the image does");
+    throw ImageError(name + ": not a readable image (unknown format)");
+  }
+  VipsRef head(open_buffer(in.data(), in.size(), 1));
+  if (!head.p) fail(name, format_of(loader, nullptr), in.cut);
+  fill_info(head.p, loader, info);
+  return head;
+}
+
+/// The operations from a loaded image to the samples Redraw converts: colour conversion to sRGB
+/// (CMYK, an ICC profile other than sRGB, Lab and friends), doubles cast to floats, at most four
+/// bands. `out` is the last image (or the loaded one itself).
+struct Pipeline {
+  std::vector<std::unique_ptr<VipsRef>> steps;
+  VipsImage* out = nullptr;
+  VipsInterpretation interp = VIPS_INTERPRETATION_sRGB; ///< the loaded image's
+  bool hdr = false;                                     ///< float samples
+  int sample = 1;                                       ///< bytes per sample of `out`: 1, 2 or 4 (float)
+  std::vector<std::string> notes;
+};
+
+Pipeline build_pipeline(VipsImage* loaded, const std::string& name, const std::string& format) {
+  Pipeline p;
+  p.out = loaded;
+  // One libvips operation from `p.out` to a new image, which becomes `p.out`.
+  const auto step = [&](const auto& operation) {
+    VipsImage* out = nullptr;
+    if (operation(&out) != 0 || !out) fail(name, format);
+    p.steps.push_back(std::make_unique<VipsRef>(out));
+    p.out = out;
+  };
+  VipsImage* const cur = loaded;
+  VipsBandFormat fmt = vips_image_get_format(cur);
+  p.interp = vips_image_get_interpretation(cur);
+  const bool icc = vips_image_get_typeof(cur, VIPS_META_ICC_NAME) != 0;
+  p.hdr = fmt == VIPS_FORMAT_FLOAT || fmt == VIPS_FORMAT_DOUBLE;
+  // An sRGB profile (the common case) is what the pixels are taken as anyway: no round trip through lcms.
+  const bool srgb_profile = icc && icc_description(cur).rfind("sRGB", 0) == 0;
+  if (!p.hdr && (p.interp == VIPS_INTERPRETATION_CMYK || (icc && !srgb_profile))) {
+    const bool wide = fmt != VIPS_FORMAT_UCHAR;
+    step([&](VipsImage** out) {
+      return vips_icc_transform(cur, out, "srgb", "embedded", TRUE, "input_profile",
+                                p.interp == VIPS_INTERPRETATION_CMYK ? "cmyk" : "srgb", "intent",
+                                VIPS_INTENT_RELATIVE, "depth", wide ? 16 : 8, nullptr);
+    });
+    p.notes.push_back(p.interp == VIPS_INTERPRETATION_CMYK ? "CMYK converted to sRGB"
+                                                           : "colours converted from the embedded ICC profile to sRGB");
+  } else if (p.interp == VIPS_INTERPRETATION_LAB || p.interp == VIPS_INTERPRETATION_XYZ ||
+             p.interp == VIPS_INTERPRETATION_LABS || p.interp == VIPS_INTERPRETATION_LCH) {
+    step([&](VipsImage** out) { return vips_colourspace(p.out, out, VIPS_INTERPRETATION_sRGB, nullptr); });
+  }
+  fmt = vips_image_get_format(p.out);
+  if (fmt == VIPS_FORMAT_DOUBLE) {
+    step([&](VipsImage** out) { return vips_cast(p.out, out, VIPS_FORMAT_FLOAT, nullptr); });
+    fmt = VIPS_FORMAT_FLOAT;
+  }
+  if (fmt == VIPS_FORMAT_SHORT || fmt == VIPS_FORMAT_CHAR || fmt == VIPS_FORMAT_INT || fmt == VIPS_FORMAT_UINT ||
+      fmt == VIPS_FORMAT_COMPLEX || fmt == VIPS_FORMAT_DPCOMPLEX)
+    throw ImageError(name + ": unsupported sample format in this " + format +
+                     " (Redraw reads 8- and 16-bit unsigned and float samples)");
+  if (vips_image_get_bands(p.out) > 4) {
+    step([&](VipsImage** out) { return vips_extract_band(p.out, out, 0, "n", 4, nullptr); });
+    p.notes.push_back("only the first four channels are used");
+  }
+  p.sample = fmt == VIPS_FORMAT_UCHAR ? 1 : fmt == VIPS_FORMAT_USHORT ? 2 : 4;
+  return p;
+}
+
+using Samples = std::unique_ptr<void, void (*)(void*)>; // g_malloc'd, as libvips hands them over
+
+/// Reads `img` band by band from the top on this thread, as far as the loader gets: returns the
+/// rows read (all of them, or those above the band where the loader failed). `out` holds every row.
+int32_t read_rows(VipsImage* img, uint8_t* out) {
+  const int32_t w = vips_image_get_width(img), h = vips_image_get_height(img);
+  const size_t row_bytes = size_t(VIPS_IMAGE_SIZEOF_LINE(img));
+  const std::unique_ptr<VipsRegion, void (*)(void*)> region(vips_region_new(img), &g_object_unref);
+  if (!region) return 0;
+  constexpr int32_t k_band = 16;
+  for (int32_t y = 0; y < h; y += k_band) {
+    VipsRect r = {0, y, w, std::min(k_band, h - y)};
+    if (vips_region_prepare(region.get(), &r) != 0) return y;
+    for (int32_t row = 0; row < r.height; ++row)
+      std::memcpy(out + size_t(y + row) * row_bytes, VIPS_REGION_ADDR(region.get(), 0, y + row), row_bytes);
+  }
+  return h;
+}
+
+/// Where the rows a loader filled begin: libjpeg and libpng fill what they could not read with one
+/// flat colour (mid grey, black), which the last row then is all of. A row counts as filled when
+/// most of its pixels are that colour: the row where the data ran out holds some real pixels and,
+/// for a JPEG, one block decoded from the zero bits past the end. `rows` when the last row is not
+/// flat.
+int32_t trailing_fill_start(const uint8_t* samples, int32_t w, int32_t rows, size_t pixel_bytes) {
+  if (rows < 1) return 0;
+  const size_t row_bytes = size_t(w) * pixel_bytes;
+  const uint8_t* fill = samples + size_t(rows - 1) * row_bytes;
+  const auto filled_pixels = [&](int32_t y) {
+    const uint8_t* row = samples + size_t(y) * row_bytes;
+    int32_t n = 0;
+    for (int32_t x = 0; x < w; ++x)
+      n += std::memcmp(row + size_t(x) * pixel_bytes, fill, pixel_bytes) == 0;
+    return n;
+  };
+  if (filled_pixels(rows - 1) != w) return rows;
+  int32_t first = rows - 1;
+  while (first > 0 && 2 * filled_pixels(first - 1) > w)
+    --first;
+  return first;
+}
+
+/// A decode's samples as the pipeline hands them over, and how many rows of them are the file's.
+struct Decoded {
+  Samples samples{nullptr, &g_free};
+  int32_t first_missing = 0; ///< the rows from here down could not be read (the height when none)
+};
+
+/// A file libvips found cut short, read again leniently (the loader fills what is missing) and band
+/// by band, so the rows above the cut are kept whatever the loader does past it.
+Decoded salvage(const VipsInput& in, const std::string& name, const ImageInfo& info, int32_t w, int32_t h,
+                int32_t bands, int32_t sample) {
+  vips_error_clear();
+  const VipsRef loaded(open_buffer(in.data(), in.size(), info.shrink, VIPS_FAIL_ON_NONE));
+  if (!loaded.p) fail(name, info.format, true);
+  const Pipeline p = build_pipeline(loaded.p, name, info.format);
+  if (vips_image_get_width(p.out) != w || vips_image_get_height(p.out) != h || vips_image_get_bands(p.out) != bands ||
+      p.sample != sample)
+    throw ImageError(name + ": corrupt image (its size changed while decoding)");
+  Decoded d;
+  const size_t pixel_bytes = size_t(bands) * size_t(sample);
+  d.samples.reset(g_malloc0(size_t(w) * size_t(h) * pixel_bytes));
+  const int32_t rows = read_rows(p.out, static_cast<uint8_t*>(d.samples.get()));
+  d.first_missing =
+      rows < h ? rows : trailing_fill_start(static_cast<const uint8_t*>(d.samples.get()), w, h, pixel_bytes);
+  vips_error_clear();
+  return d;
+}
+
+/// The first lines of libvips' messages, for notes.
+std::vector<std::string> first_lines(const std::string& text, size_t most) {
+  std::vector<std::string> out;
+  size_t at = 0;
+  while (at < text.size() && out.size() < most) {
+    const size_t nl = std::min(text.find('\n', at), text.size());
+    std::string line = text.substr(at, nl - at);
+    if (!line.empty() && std::find(out.begin(), out.end(), line) == out.end()) out.push_back(std::move(line));
+    at = nl + 1;
+  }
+  return out;
+}
+
+} // namespace
+
+ImageInfo probe_vips(const uint8_t* data, size_t size, const std::string& name) {
+  const VipsInput in = check_vips_input(data, size, name, DecodeLimits{std::numeric_limits<uint64_t>::max()});
+  const auto lock = lock_vips();
+  ImageInfo info;
+  open_header(in, name, info);
+  return info;
+}
+
+namespace {
+/// The decoded samples (1, 2 or 4 bytes each, `bands` a pixel, in stored order) as floats in
+/// [0, 1], turned as `walk` says; linear float colour (scRGB) gets the sRGB curve. Returns whether
+/// a float sample was outside [0, 1] (clamped; NaN and infinities become 0).
+bool to_float_image(const void* mem, int sample, int bands, bool linear, const OrientationWalk& walk, Image& img) {
+  img.width = walk.out_w;
+  img.height = walk.out_h;
+  img.channels = bands;
+  img.pixels.resize(size_t(walk.out_w) * size_t(walk.out_h) * size_t(bands));
+  bool clamped = false;
+  const int colour_bands = bands == 2 || bands == 4 ? bands - 1 : bands;
+  for (int32_t y = 0; y < walk.out_h; ++y) {
+    float* o = img.pixels.data() + size_t(y) * size_t(walk.out_w) * size_t(bands);
+    int64_t src = walk.origin + int64_t(y) * walk.step_y;
+    for (int32_t x = 0; x < walk.out_w; ++x, src += walk.step_x, o += bands) {
+      const size_t s = size_t(src) * size_t(bands);
+      if (sample == 1) {
+        const auto* p = static_cast<const uint8_t*>(mem) + s;
+        for (int c = 0; c < bands; ++c)
+          o[c] = float(p[c]) * (1.0f / 255.0f);
+      } else if (sample == 2) {
+        const auto* p = static_cast<const uint16_t*>(mem) + s;
+        for (int c = 0; c < bands; ++c)
+          o[c] = float(p[c]) * (1.0f / 65535.0f);
+      } else {
+        const auto* p = static_cast<const float*>(mem) + s;
+        for (int c = 0; c < bands; ++c) {
+          const float v = std::isfinite(p[c]) ? p[c] : 0.0f;
+          if (v > 1.0f || v < 0.0f) clamped = true;
+          o[c] = linear && c < colour_bands ? linear_to_srgb(v) : std::clamp(v, 0.0f, 1.0f);
+        }
+      }
+    }
+  }
+  return clamped;
+}
+} // namespace
+
+Image decode_vips(const uint8_t* data, size_t size, const std::string& name, const DecodeLimits& limits,
+                  const DecodeOptions& options, ImageInfo& info) {
+  const VipsInput in = check_vips_input(data, size, name, limits);
+  const auto lock = lock_vips();
+  const VipsRef head = open_header(in, name, info);
+  const int stored_w = vips_image_get_width(head.p), stored_h = vips_image_get_height(head.p);
+  // The header's sides and pixel count first; the memory budget below, once the size after any
+  // shrink-on-load is known, and still before a single pixel is decoded.
+  check_decode_size(name, uint64_t(stored_w), uint64_t(stored_h), 1, 1,
+                    DecodeLimits{std::numeric_limits<uint64_t>::max()});
+
+  const bool swap = info.orientation >= 5;
+  if (info.format == "JPEG" && options.min_width > 0 && options.min_height > 0)
+    info.shrink = jpeg_shrink(stored_w, stored_h, swap ? options.min_height : options.min_width,
+                              swap ? options.min_width : options.min_height);
+  VipsRef shrunk;
+  if (info.shrink > 1) {
+    shrunk.p = open_buffer(in.data(), in.size(), info.shrink);
+    if (!shrunk.p) fail(name, info.format, in.cut);
+  }
+  const Pipeline pipeline = build_pipeline(shrunk.p ? shrunk.p : head.p, name, info.format);
+  VipsImage* const cur = pipeline.out;
+  const int w = vips_image_get_width(cur), h = vips_image_get_height(cur), bands = vips_image_get_bands(cur);
+  const int sample = pipeline.sample;
+  // HEIF and WebP decode the whole picture inside their library before libvips copies it out.
+  const int copies = info.format == "HEIF" || info.format == "AVIF" || info.format == "WebP" ? 2 : 1;
+  check_decode_size(name, uint64_t(w), uint64_t(h), bands, sample * copies, limits);
+
+  Decoded decoded;
+  size_t bytes = 0;
+  decoded.samples.reset(vips_image_write_to_memory(cur, &bytes));
+  decoded.first_missing = h;
+  // libvips 8.14 may finish a pipeline whose loader failed in a tile and only log it (a cut JPEG,
+  // now and then): that decode failed too.
+  bool tile_failed = false;
+  {
+    std::lock_guard log(vips_state().log_mutex);
+    for (const std::string& warning : vips_state().warnings)
+      tile_failed = tile_failed || warning.find("error in tile") != std::string::npos;
+  }
+  const bool failed = !decoded.samples || tile_failed;
+  // libjpeg reports data that ran out before the end marker only as a warning, and the decode
+  // goes through: what libvips said decides as much as whether it failed.
+  const bool ran_out = says_truncated(vips_messages());
+  if (failed && !ran_out && !in.cut) fail(name, info.format);
+  const bool cut_short = failed || ran_out || in.cut;
+  const std::string warnings = cut_short ? std::string() : vips_error_buffer();
+  vips_error_clear();
+  if (failed || ran_out) {
+    decoded = {};
+    decoded = salvage(in, name, info, w, h, bands, sample);
+  } else if (bytes != size_t(w) * size_t(h) * size_t(bands) * size_t(sample)) {
+    throw ImageError(name + ": corrupt image (the decoder returned an unexpected size)");
+  }
+  if (cut_short)
+    info.incomplete = missing_rows_text(name, MissingRows{decoded.first_missing, h, info.shrink,
+                                                          swap ? info.width : info.height, info.orientation != 1});
+  for (const std::string& line : first_lines(warnings, 3))
+    info.notes.push_back("decoder warning: " + line);
+
+  const OrientationWalk walk = orientation_walk(info.orientation, w, h);
+  Image img;
+  const bool clamped = to_float_image(decoded.samples.get(), sample, bands,
+                                      pipeline.interp == VIPS_INTERPRETATION_scRGB, walk, img);
+  if (decoded.first_missing < h) paint_missing_rows(img, walk, w, decoded.first_missing);
+  info.notes.insert(info.notes.end(), pipeline.notes.begin(), pipeline.notes.end());
+  if (pipeline.hdr)
+    info.notes.push_back(clamped ? "HDR: values outside [0, 1] were clamped" : "HDR: float samples, none clamped");
+  if (info.orientation != 1) info.notes.push_back("EXIF orientation " + std::to_string(info.orientation) + " applied");
+  if (info.pages > 1) info.notes.push_back("first of " + std::to_string(info.pages) + " pages or frames");
+  if (info.shrink > 1) info.notes.push_back("shrunk 1/" + std::to_string(info.shrink) + " on load");
+  if (info.incomplete.empty()) {
+    std::lock_guard log(vips_state().log_mutex);
+    for (const std::string& warning : vips_state().warnings)
+      if (warning.find("error in tile") == std::string::npos) info.notes.push_back("decoder warning: " + warning);
+  }
+  if (in.bad_crcs)
+    info.notes.push_back(std::to_string(in.bad_crcs) + " PNG chunk(s) with a wrong CRC read anyway, as browsers do");
+  return img;
+}
+
+} // namespace redraw::detail

@@ -1,0 +1,139 @@
+#pragma once
+/// The .redraw model file: everything needed to render, inspect or resume a run.
+/// Layout (little-endian): "RDRWMODL" magic, u32 version, u32 chunk count, then chunks of
+/// { char tag[4], u64 byte length, bytes }, then a CRC-32 (zlib) of every byte before it.
+/// Chunks: META (JSON: config, step, optimizer_step (optional), seconds, image size, source), PARM (f32 parameters),
+/// OPTM (f32 optimizer state arrays), HIST (metrics rows), SNAP (timelapse frames), RCOV (JSON list of
+/// the recoveries from divergence; absent in files written before it). From format 3 the frames
+/// are FRAM (per frame: metrics, what it keeps, picture size), FPIC (the pictures) and FWGT (the
+/// keyframes' weights), and every chunk body is packed (checkpoint_codec.h; docs/model-file.md).
+/// Unknown chunks are skipped, so older readers open newer files of the same major version.
+/// Writes are atomic (temp file, fsync, rename); any defect on load throws CheckpointError
+/// naming the file and the problem, before anything is allocated from an untrusted size.
+/// A checkpoint whose weights, optimizer state or snapshots are not all finite is never written
+/// (CheckpointError), nor one whose weights or optimizer state are past the bounds a model may
+/// hold (count_unsound); a frame whose weights are past them keeps its picture only. One written by an older redraw may still hold them: load_checkpoint reads it
+/// (so `info` can say so), and count_nonfinite tells the callers that must refuse it.
+#include "engine/backend.h"
+#include "engine/model_files/loss_trace.h"
+#include "engine/metrics.h"
+#include "engine/run_config.h"
+
+#include <filesystem>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace redraw {
+
+class AtomicFileWriter;
+
+/// Format versions: 1 (the first); 2 adds the HashGrid encoding, whose config keys a version-1
+/// reader would refuse and whose table leads PARM; 3 packs the chunks (zstd) and stores frames as
+/// pictures with fp16 keyframes. Files of every older version are read.
+constexpr uint32_t k_checkpoint_version = 3;
+
+/// What a model file may hold beside its network, so that opening any file costs what its
+/// declared network needs plus a bounded amount (a few hundred MiB at most), however its chunks
+/// are packed. The writer keeps within them (it thins what a very long run would put over).
+constexpr uint64_t k_max_meta_bytes = uint64_t(1) << 20;          ///< META's and RCOV's JSON, each
+constexpr uint64_t k_max_file_frames = 65536;                     ///< timelapse frames
+constexpr uint64_t k_max_file_weight_frames = 256;                ///< frames that keep weights
+constexpr uint64_t k_max_file_picture_bytes = uint64_t(256) << 20; ///< the frames' pictures together
+constexpr uint64_t k_max_file_history_rows = uint64_t(1) << 21;   ///< metrics rows
+constexpr uint64_t k_max_file_loss_values = uint64_t(1) << 24;    ///< the loss trace's values (the newest kept)
+
+/// A timelapse frame's picture: 8-bit samples, row-major, `channels` (1 or 3) per pixel.
+struct FramePicture {
+  int32_t width = 0, height = 0, channels = 0;
+  std::vector<uint8_t> pixels;
+  bool empty() const { return pixels.empty(); }
+};
+
+/// What a frame keeps, from least to most: a picture only, weights (a keyframe: it renders at any
+/// size and can be branched from with a fresh optimizer), or an exact continuation.
+enum class FrameKind : uint8_t { Picture = 0, Weights = 1, Resumable = 2 };
+
+/// One timelapse frame: a step's metrics, its picture, and its weights when it is a keyframe.
+/// - Weights are exact (`params`, fp32) or rounded to fp16 (`half_params`) when memory or the
+///   file is short; at most one of the two is set. A frame with neither is a picture only.
+/// - In memory a frame may also hold what an exact continuation from it needs (the optimizer's
+///   state, its update count and the recoveries' learning-rate factor): `resumable`, which
+///   requires exact `params`. A .redraw file stores no frame's optimizer state, so frames read
+///   from a file are not resumable (except step 0's, whose optimizer state is all zeros, when
+///   its exact weights were stored).
+struct Snapshot {
+  MetricsRow metrics;
+  std::vector<float> params;         ///< exact weights; empty when not kept
+  std::vector<uint16_t> half_params; ///< fp16 weights (half_float.h) when `params` is empty; may be empty too
+  FramePicture picture;              ///< at most k_frame_picture_side on its longer side; may be empty (old files)
+  bool resumable = false;     ///< `optimizer`, `optimizer_step` and `lr_scale` are this step's
+  OptimizerState optimizer{}; ///< empty arrays stand for zeros (the untrained network's state)
+  int64_t optimizer_step = 0;
+  double lr_scale = 1;
+};
+
+/// True when the frame keeps weights (exact or fp16).
+bool has_weights(const Snapshot& s);
+/// The frame's weights as fp32 (fp16 ones widened); empty for a picture-only frame.
+std::vector<float> frame_weights(const Snapshot& s);
+FrameKind frame_kind(const Snapshot& s);
+/// The frame's weight count (either precision).
+size_t frame_weight_count(const Snapshot& s);
+
+struct Checkpoint {
+  RunConfig config;
+  int32_t image_width = 0, image_height = 0; ///< training size
+  std::string source_image;                  ///< path the run was trained on (informational)
+  int64_t step = 0;
+  int64_t optimizer_step = -1; ///< updates since the optimizer state was zeroed; -1 = `step`
+  double seconds = 0;
+  double lr_scale = 1; ///< learning-rate multiplier left by recoveries from divergence
+  double initial_psnr_db = std::numeric_limits<double>::quiet_NaN(); ///< the untrained network's (NaN: unknown)
+  std::vector<float> params;
+  OptimizerState optimizer;
+  std::vector<MetricsRow> history;
+  LossTrace loss_trace; ///< every step's loss where the backend reported it (CURV chunk)
+  std::vector<Snapshot> snapshots;
+  std::vector<RecoveryEvent> recoveries;
+};
+
+/// Largest |weight| a model may hold in its parameters and snapshots. Trained networks stay within
+/// a few hundred; 3e38 (finite) overflows to inf and NaN in the first layer.
+constexpr float k_max_model_weight = 1e6f;
+/// Largest |value| a model may hold in its optimizer's state (Adam's second moment is a squared
+/// gradient).
+constexpr float k_max_optimizer_value = 1e12f;
+
+/// How many values of `v` are NaN or infinite.
+int64_t count_nonfinite(std::span<const float> v);
+/// How many values of `v` are not sound: NaN, infinite, or beyond `limit` in magnitude. One rule
+/// for what a run keeps and what a model file may hold: the trainer's good state, its divergence
+/// check and the writer use it, and model_check refuses the same values, so what is kept opens.
+int64_t count_unsound(std::span<const float> v, float limit);
+/// Unsound values in the weights (k_max_model_weight) and optimizer state (k_max_optimizer_value)
+/// of `c`, all together; its frames are not counted (the writer keeps a frame's picture without
+/// weights that are not sound).
+int64_t count_unsound(const Checkpoint& c);
+/// True when `s` keeps weights and some are not sound.
+bool frame_weights_unsound(const Snapshot& s);
+/// Non-finite values in the weights, optimizer state and snapshots of `c`, all together.
+int64_t count_nonfinite(const Checkpoint& c);
+/// 64-bit FNV-1a of the parameters' fp32 bit patterns (little-endian bytes, in order): equal
+/// fingerprints mean bit-identical weights (what `info` prints to compare two runs).
+uint64_t parameter_fingerprint(std::span<const float> params);
+
+void save_checkpoint(const std::filesystem::path& file, const Checkpoint& ckpt);
+Checkpoint load_checkpoint(const std::filesystem::path& file);
+/// The file's bytes in format `version` (older formats for tests and tools: they store every
+/// frame's weights in fp32 and leave picture-only frames out).
+std::vector<uint8_t> serialize_checkpoint(const Checkpoint& ckpt, uint32_t version = k_checkpoint_version);
+/// The same file (the current version) written to `out` chunk by chunk: saving holds the packed
+/// chunks, not a second copy of the whole file. The caller commits `out`.
+void write_checkpoint(AtomicFileWriter& out, const Checkpoint& ckpt);
+Checkpoint deserialize_checkpoint(const uint8_t* data, size_t size, const std::string& name);
+/// The file checked as deserialize_checkpoint checks it (magic, CRC, version, chunk table), and
+/// its META chunk alone: config, steps, sizes and source; no weights, history or frames.
+Checkpoint read_checkpoint_meta(const uint8_t* data, size_t size, const std::string& name);
+
+} // namespace redraw
