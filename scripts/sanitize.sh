@@ -31,6 +31,9 @@ cmake --build build-asan -j"$(nproc)" --target redraw redraw_tests redraw_gui_sc
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 export LSAN_OPTIONS="suppressions=$root/tests/gui/lsan_gui.supp:print_suppressions=0"
+# Tests with a time bound (a stop that must come promptly) allow this many times longer here:
+# ASan and UBSan make the CPU backend's steps about five times slower.
+export REDRAW_TEST_TIME_FACTOR="${REDRAW_TEST_TIME_FACTOR:-5}"
 export ASAN_SYMBOLIZER_PATH="$(command -v llvm-symbolizer || command -v llvm-symbolizer-14 || true)"
 echo "sanitize: ctest under ASan + UBSan"
 # The install and package checks run in the first stage; an installed, instrumented GUI would
