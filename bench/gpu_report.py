@@ -11,8 +11,8 @@ Prints Markdown: the status of every part, every floor a part checked (figure, f
 Redraw's steps/s and samples/s per preset, size and precision beside PyTorch eager and
 torch.compile from the same machine, the CLI's own throughput, the time for the 200x200 horse to
 reach 99% of pixels right, the interop cost per 1024x1024 frame, instant beside tiny-cuda-nn and
-the PyTorch hash grid, and the full-resolution share. Where a dedicated part did not run, its
-figures come from `quick`. Exits 1 when a part failed.
+the PyTorch hash grid, the full-resolution share, and the CPU's steps/s per thread count. Where a
+dedicated part did not run, its figures come from `quick`. Exits 1 when a part failed.
 """
 import glob
 import json
@@ -20,7 +20,7 @@ import os
 import sys
 
 PARTS = ("quick", "tests", "sanitize", "sanitize-parity", "bench", "accuracy", "interop", "torch", "instant",
-         "instant-torch", "profile", "fullres")
+         "instant-torch", "profile", "fullres", "cpu-threads")
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -149,6 +149,16 @@ def main(argv):
             print(f"| {r['side']} px | {r['round']} | {r['steps_per_s']:.1f} | {r['outside_s']:.1f} | {r['psnr_db']} |")
         if "share" in full:
             print(f"share of the {full['small_side']} px rate: {full['share']:.2f} (floor {full['floor']:.2f})")
+    cpu = parts.get("cpu-threads", {}).get("cpu_threads") or {}
+    if cpu:
+        counts = sorted({int(t) for v in cpu.values() for t in v})
+        print(f"\n| CPU steps/s, 256x256 ({parts['cpu-threads'].get('cores')} cores) | " +
+              " | ".join(f"{t} thr" for t in counts) + f" | {counts[-1]} / {counts[0]} |")
+        print("|---|" + "---|" * (len(counts) + 1))
+        for preset, v in cpu.items():
+            one, last = v.get(str(counts[0])), v.get(str(counts[-1]))
+            print(f"| {preset} | " + " | ".join(fmt(v.get(str(t)), ".2f") for t in counts) +
+                  f" | {fmt(last / one if one and last else None, '.2f')}x |")
     return 1 if failed else 0
 
 

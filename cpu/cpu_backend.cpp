@@ -249,16 +249,18 @@ void CpuBackend::configure_impl(const TrainSetup& setup, const Dataset& data) {
   }
   // Keep the encoded dataset when every step encodes the same coordinates (and it is big enough
   // to matter): full batch, or the dataset for dataset_mse. A hash grid's encoding changes every step.
+  // A chunk's rows follow the network, never the team (cpu_chunk_rows).
+  const int64_t chunk = cpu_chunk_rows(s->layers, s->encoding_width);
   if (!s->grid && s->n * s->encoding_width * int64_t(sizeof(float)) <= k_max_cached_encoding_bytes) {
     resize_checked(s->encoded, s->n * s->encoding_width, "encoded dataset");
-    resize_checked(s->chunk_coords, std::min(k_chunk_rows, s->n) * 2, "coordinates");
-    for (int64_t r0 = 0; r0 < s->n; r0 += k_chunk_rows) {
-      const int64_t rows = std::min(k_chunk_rows, s->n - r0);
+    resize_checked(s->chunk_coords, std::min(chunk, s->n) * 2, "coordinates");
+    for (int64_t r0 = 0; r0 < s->n; r0 += chunk) {
+      const int64_t rows = std::min(chunk, s->n - r0);
       encode_rows(setup.model.encoding.params(), s->fourier_b.data(), s->chunk(r0, rows), rows,
                   s->encoded.data() + r0 * s->encoding_width);
     }
   }
-  s->ws.reserve(s->layers, s->encoding_width, std::min(k_chunk_rows, std::max(s->batch(), s->n)));
+  s->ws.reserve(s->layers, s->encoding_width, std::min(chunk, std::max(s->batch(), s->n)));
   resize_checked(s->chunk_coords, s->ws.rows * 2, "coordinates");
   m_state = std::move(s);
 }
@@ -446,7 +448,7 @@ void predict_chunks(const NetView& net, CpuWorkspace& ws, const float* coords, i
 }
 
 /// What the stateless ops share: a view of the network with the given parameters and a workspace
-/// of at most k_chunk_rows rows, which runs the coordinates forward a chunk at a time.
+/// of at most `chunk` rows, which runs the coordinates forward a chunk at a time.
 struct ChunkedPass {
   std::vector<DenseLayer> layers;
   std::optional<HashGridParams> grid;
@@ -454,11 +456,12 @@ struct ChunkedPass {
   CpuWorkspace ws;
   int32_t channels;
 
-  ChunkedPass(const ModelSpec& model, std::span<const float> params, std::span<const float> fourier_b, int64_t n)
+  ChunkedPass(const ModelSpec& model, std::span<const float> params, std::span<const float> fourier_b, int64_t n,
+              int64_t chunk)
       : layers(dense_layers(model)),
         grid(grid_of(model)), net{&model, &layers, params.data(), fourier_b.data(), grid ? &*grid : nullptr},
         channels(layers.back().out) {
-    ws.reserve(layers, model.encoding.width(), std::min(n, CpuBackend::k_chunk_rows));
+    ws.reserve(layers, model.encoding.width(), std::min(n, chunk));
   }
   /// Encodes and runs forward rows [r0, r0 + rows) of the n coordinates; returns rows.
   int64_t forward(const float* coords, int64_t r0, int64_t n) { return forward_chunk(net, ws, coords, r0, n); }
@@ -508,7 +511,9 @@ void CpuBackend::predict_bound_impl(const float* coords, int64_t n, float* out) 
 void CpuBackend::predict_impl(const ModelSpec& model, std::span<const float> params, std::span<const float> fourier_b,
                               const float* coords, int64_t n, float* out) {
   omp_set_num_threads(team_size());
-  ChunkedPass pass(model, params, fourier_b, n);
+  // A forward pass gives the same bits in chunks of any multiple of a tile: the smallest chunk,
+  // whose workspace (made for every call: a timelapse frame, an export band) costs least to make.
+  ChunkedPass pass(model, params, fourier_b, n, k_min_chunk_rows);
   predict_chunks(pass.net, pass.ws, coords, n, out);
 }
 
@@ -517,7 +522,8 @@ double CpuBackend::loss_and_gradients_impl(const ModelSpec& model, const LossPar
                                            const float* coords, const float* targets, int64_t n,
                                            std::span<float> grads) {
   omp_set_num_threads(team_size());
-  ChunkedPass pass(model, params, fourier_b, n);
+  const auto layers = dense_layers(model);
+  ChunkedPass pass(model, params, fourier_b, n, cpu_chunk_rows(layers, model.encoding.width()));
   const int32_t C = pass.channels;
   const float inv_count = float(1.0 / (double(n) * C));
   std::vector<float> scratch;

@@ -21,13 +21,31 @@ namespace redraw {
 /// Rows per weight-gradient slot (CpuWorkspace::slots), and the most memory the slots may take.
 constexpr int64_t k_slot_rows = 512;
 constexpr int64_t k_max_slot_bytes = int64_t(256) << 20;
+/// Rows per chunk of the forward/backward pass: the most, and the least a wide network falls back
+/// to. A chunk is cut into 512-row tiles and slots, one thread's share of work each, so a chunk of
+/// k_max_chunk_rows keeps 16 threads busy (k_min_chunk_rows: 8). Not more: a chunk's activations
+/// are read back by its backward pass, and at 16384 rows `instant`'s (28 MB) no longer stayed in
+/// cache on one thread (10% slower; 8192 rows as fast as 4096).
+constexpr int64_t k_max_chunk_rows = 8192;
+constexpr int64_t k_min_chunk_rows = 4096;
+/// The most a chunk's activations and gradients (CpuWorkspace, slots aside) may take: a network
+/// whose chunk of k_max_chunk_rows would need more takes a chunk of half as many rows, down to
+/// k_min_chunk_rows.
+constexpr int64_t k_max_workspace_bytes = int64_t(256) << 20;
+
+/// Rows per chunk for a network of these layers on this encoding width: k_max_chunk_rows, halved
+/// while the chunk's workspace would pass k_max_workspace_bytes (never below k_min_chunk_rows).
+/// A function of the network alone, never of the thread count, so the weight-gradient slots (and
+/// so the sums' order) are the same on any team.
+int64_t cpu_chunk_rows(const std::vector<DenseLayer>& layers, int32_t encoding_width);
 
 /// Forward/backward buffers for up to `rows` samples of one network shape.
 struct CpuWorkspace {
   int64_t rows = 0;
   std::vector<float> input;              ///< rows x encoding width
   std::vector<std::vector<float>> z, y;  ///< per dense layer: rows x out (pre- and post-activation)
-  std::vector<float> grad_a, grad_b;     ///< rows x max width, ping-pong for dL/dY
+  std::vector<float> grad_a, grad_b;     ///< rows x grad_width, ping-pong for dL/dY
+  int32_t grad_width = 0;                ///< the widest layer input or output (or the encoding)
   std::vector<double> partial;           ///< per-block partial sums
   /// Dense weights' gradient, one partial per slot of slot_rows rows of a chunk (slot k of every
   /// chunk accumulates into the same partial); the slots are added in order at the end of a pass.
@@ -35,6 +53,11 @@ struct CpuWorkspace {
   std::vector<int64_t> slot_offset; ///< per dense layer: where its weights start within a slot
   int64_t slot_floats = 0;          ///< one slot's size: every dense layer's in x out
   int64_t slot_rows = 0;
+  /// Bias gradient, one partial per 512-row tile of the chunk (each the tile's rows summed in
+  /// order), added into the gradient in tile order at the end of the chunk.
+  std::vector<float> bias_parts;
+  std::vector<int64_t> bias_part_offset; ///< per dense layer: where its biases start within a tile's part
+  int64_t bias_part_floats = 0;          ///< one tile's part: every dense layer's out
   void reserve(const std::vector<DenseLayer>& layers, int32_t encoding_width, int64_t rows);
 };
 
@@ -55,8 +78,8 @@ public:
   /// backend's TeamSizer measured fastest (engine/cpu_threads.h).
   int team_size() const;
 
-  /// Rows per chunk of the forward/backward pass.
-  static constexpr int64_t k_chunk_rows = 4096;
+  /// The most rows per chunk of the forward/backward pass (cpu_chunk_rows picks a network's).
+  static constexpr int64_t k_chunk_rows = k_max_chunk_rows;
 
 protected:
   void configure_impl(const TrainSetup& setup, const Dataset& data) override;

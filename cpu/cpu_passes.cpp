@@ -104,17 +104,19 @@ void forward_rows(const NetView& net, CpuWorkspace& ws, const float* input, int6
 /// backward pass needs them).
 namespace {
 /// The loss of each fixed block of rows into `partial` and its gradient (times inv_count) into
-/// `g`, the blocks shared among the team (called inside a parallel region).
+/// `g`, block blk's rows from g + blk * block_stride on, the blocks shared among the team (called
+/// inside a parallel region; ends with a barrier).
 void loss_blocks(const LossParams& loss, const float* pred, const float* targets, int64_t rows, int32_t C,
-                 float inv_count, float* g, std::vector<double>& partial) {
+                 float inv_count, float* g, int64_t block_stride, std::vector<double>& partial) {
   const int64_t nb = blocks_of(rows);
 #pragma omp for schedule(static)
   for (int64_t blk = 0; blk < nb; ++blk) {
     double sum = 0;
-    const int64_t e1 = std::min(rows, (blk + 1) * k_block_rows) * C;
-    for (int64_t e = blk * k_block_rows * C; e < e1; ++e) {
+    const int64_t e0 = blk * k_block_rows * C, e1 = std::min(rows, (blk + 1) * k_block_rows) * C;
+    float* gb = g + blk * block_stride - e0;
+    for (int64_t e = e0; e < e1; ++e) {
       sum += double(loss_value<float>(loss, pred[e], targets[e]));
-      g[e] = loss_gradient<float>(loss, pred[e], targets[e]) * inv_count;
+      gb[e] = loss_gradient<float>(loss, pred[e], targets[e]) * inv_count;
     }
     partial[size_t(blk)] = sum;
   }
@@ -143,72 +145,169 @@ void bias_gradient(const float* g, int64_t rows, int32_t out, int t, int nt, flo
 }
 } // namespace
 
+namespace {
+/// Layer L's weight gradient from `n` rows of dZ (g, rows of L.out) and X (x, rows of L.in) into
+/// one slot's partial (`part`), which it overwrites on the first chunk and adds to after.
+void slot_weight_gradient(const CpuKernels& kern, const DenseLayer& L, const float* g, const float* x, int64_t n,
+                          float* part, bool first_chunk) {
+  if (is_thin_layer(L.in, L.out))
+    kern.thin_weight_grad(g, x, part, n, L.in, L.out, 0, L.out <= k_thin_width ? L.in : L.out, !first_chunk);
+  else
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, L.out, L.in, int(n), 1.0f, g, L.out, x, L.in,
+                first_chunk ? 0.0f : 1.0f, part, L.in);
+}
+
+/// Layer L's input gradient dX = dZ W for `n` rows of g (rows of L.out) into dx (rows of L.in).
+void tile_input_gradient(const CpuKernels& kern, const DenseLayer& L, const float* w, const float* g, float* dx,
+                         int64_t n) {
+  if (is_thin_layer(L.in, L.out))
+    kern.thin_input_grad(g, w, dx, 0, n, L.in, L.out);
+  else
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(n), L.in, L.out, 1.0f, g, L.out, w, L.in, 0.0f, dx,
+                L.in);
+}
+
+/// acc[j] = the sum of column j over rows [r0, r1) of g (`out` wide), in row order.
+void tile_bias_sum(const float* g, int64_t r0, int64_t r1, int32_t out, float* acc) {
+  std::fill(acc, acc + out, 0.0f);
+  for (int64_t r = r0; r < r1; ++r) {
+    const float* row = g + r * out;
+#pragma omp simd
+    for (int32_t j = 0; j < out; ++j)
+      acc[j] += row[j];
+  }
+}
+
+/// A thread's tiles [tile0, tile1) through the backward pass, one tile at a time through every
+/// layer (its rows stay in cache): dZ, the tile's bias partial, its weight-gradient slot (slot k
+/// is tile k: ws.slot_rows == k_tile_rows) and the input gradient. The ping-pong gradients are
+/// laid out by tile (tile k's rows from k * k_tile_rows * grad_width on, at each layer's width), so
+/// a tile never writes where another tile's rows lie; dLoss/dEncoding goes to net.encoding_grad.
+void backward_own_tiles(const NetView& net, CpuWorkspace& ws, const float* input, int64_t rows, bool first_chunk,
+                        float* const bufs[2], int64_t tile0, int64_t tile1) {
+  const auto& layers = *net.layers;
+  const float omega = net.model->omega_0;
+  const CpuKernels& kern = cpu_kernels();
+  for (int64_t tile = tile0; tile < tile1; ++tile) {
+    const int64_t r0 = tile * k_tile_rows, n = std::min(rows, r0 + k_tile_rows) - r0;
+    float* const tb[2] = {bufs[0] + r0 * ws.grad_width, bufs[1] + r0 * ws.grad_width};
+    int cur = 0;
+    for (size_t li = layers.size(); li-- > 0;) {
+      const DenseLayer& L = layers[li];
+      float* g = tb[cur];
+      kern.activation_backward(L.activation, g, ws.z[li].data() + r0 * L.out, ws.y[li].data() + r0 * L.out, 0,
+                               n * L.out, omega);
+      tile_bias_sum(g, 0, n, L.out, ws.bias_parts.data() + tile * ws.bias_part_floats + ws.bias_part_offset[li]);
+      const float* x = (li == 0 ? input : ws.y[li - 1].data()) + r0 * L.in;
+      slot_weight_gradient(kern, L, g, x, n, ws.slots.data() + tile * ws.slot_floats + ws.slot_offset[li],
+                           first_chunk);
+      if (li > 0)
+        tile_input_gradient(kern, L, net.params + L.weight_offset, g, tb[1 - cur], n);
+      else if (net.encoding_grad)
+        tile_input_gradient(kern, L, net.params + L.weight_offset, g, net.encoding_grad + r0 * L.in, n);
+      cur = 1 - cur;
+    }
+  }
+}
+
+/// The bias gradients from the chunk's tile partials (called by the whole team after every tile
+/// is done): per column, the tiles' partials added in tile order (zero first on the first chunk).
+void reduce_bias_tiles(const NetView& net, const CpuWorkspace& ws, int64_t tiles, float* grads, bool first_chunk) {
+  for (size_t li = 0; li < net.layers->size(); ++li) {
+    const DenseLayer& L = (*net.layers)[li];
+    float* db = grads + (L.bias_offset - net.grads_first);
+#pragma omp for schedule(static) nowait
+    for (int32_t j = 0; j < L.out; ++j) {
+      float v = first_chunk ? 0.0f : db[j];
+      for (int64_t tile = 0; tile < tiles; ++tile)
+        v += ws.bias_parts[size_t(tile * ws.bias_part_floats + ws.bias_part_offset[li] + j)];
+      db[j] = v;
+    }
+  }
+}
+} // namespace
+
+namespace {
+/// backward_rows' layers one at a time over the whole chunk, for a network whose weight-gradient
+/// slot spans several tiles (ws.slot_rows > k_tile_rows: a wide network's slots would not fit
+/// otherwise). Thread t of nt; called inside the parallel region, after the loss.
+void backward_layer_major(const NetView& net, CpuWorkspace& ws, const float* input, int64_t rows, float* grads,
+                          bool first_chunk, float* const bufs[2], int t, int nt, float* acc) {
+  const auto& layers = *net.layers;
+  const float omega = net.model->omega_0;
+  const CpuKernels& kern = cpu_kernels();
+  const int64_t nslots = (rows + ws.slot_rows - 1) / ws.slot_rows;
+  int64_t tile0 = 0, tile1 = 0;
+  own_tiles(rows, t, nt, tile0, tile1);
+  int cur = 0;
+  for (size_t li = layers.size(); li-- > 0;) {
+    const DenseLayer& L = layers[li];
+    float* g = bufs[cur];
+    // dZ = dY * act'(z): each thread its own tiles (which it also produced in the step before).
+    for (int64_t tile = tile0; tile < tile1; ++tile) {
+      const int64_t r0 = tile * k_tile_rows, r1 = std::min(rows, r0 + k_tile_rows);
+      kern.activation_backward(L.activation, g, ws.z[li].data(), ws.y[li].data(), r0 * L.out, r1 * L.out, omega);
+    }
+    // The layer's one synchronisation point: below, every thread reads all rows of dZ and X.
+    // (Each sync costs a scheduler wake-up when the machine is busy: they are kept few.)
+#pragma omp barrier
+    // Bias gradient, each thread its own columns: per column, fixed 512-row blocks each summed
+    // in row order, the blocks added in order (thread-count independent).
+    bias_gradient(g, rows, L.out, t, nt, acc, grads + (L.bias_offset - net.grads_first), first_chunk);
+    // Weight gradient dW = dZ^T X: one partial per slot of rows (whichever thread takes it),
+    // accumulated over the chunks; reduce_weight_slots() adds the slots in order.
+    const float* x = li == 0 ? input : ws.y[li - 1].data();
+#pragma omp for schedule(static) nowait
+    for (int64_t slot = 0; slot < nslots; ++slot) {
+      const int64_t s0 = slot * ws.slot_rows, s1 = std::min(rows, s0 + ws.slot_rows);
+      slot_weight_gradient(kern, L, g + s0 * L.out, x + s0 * L.in, s1 - s0,
+                           ws.slots.data() + slot * ws.slot_floats + ws.slot_offset[li], first_chunk);
+    }
+    // Input gradient for the layer below (or the hash grid): each thread its own tiles.
+    float* input_grad = li == 0 && net.encoding_grad ? net.encoding_grad : bufs[1 - cur];
+    for (int64_t tile = tile0; (li > 0 || net.grid) && tile < tile1; ++tile) {
+      const int64_t r0 = tile * k_tile_rows, r1 = std::min(rows, r0 + k_tile_rows);
+      tile_input_gradient(kern, L, net.params + L.weight_offset, g + r0 * L.out, input_grad + r0 * L.in, r1 - r0);
+    }
+    // No barrier here: the next layer's barrier comes before anything reads another thread's
+    // rows or writes what this layer's weight gradient reads.
+    cur = 1 - cur;
+  }
+}
+} // namespace
+
 double backward_rows(const NetView& net, CpuWorkspace& ws, const float* coords, const float* input,
                      const float* targets, int64_t rows, const LossParams& loss, float inv_count, float* grads,
                      bool first_chunk, std::vector<float>& scratch) {
   const auto& layers = *net.layers;
-  const float omega = net.model->omega_0;
   const int32_t C = layers.back().out;
   const float* pred = ws.y.back().data();
-  const CpuKernels& kern = cpu_kernels();
-  const int64_t nb = blocks_of(rows);
-  const int64_t nslots = (rows + ws.slot_rows - 1) / ws.slot_rows;
-  ws.partial.assign(size_t(nb), 0.0);
+  ws.partial.assign(size_t(blocks_of(rows)), 0.0);
   int32_t widest = 1;
   for (const auto& L : layers) widest = std::max(widest, L.out);
   scratch.resize(size_t(std::max(1, omp_get_max_threads())) * size_t(widest)); // one row per thread
-  float* bufs[2] = {ws.grad_a.data(), ws.grad_b.data()};
+  float* const bufs[2] = {ws.grad_a.data(), ws.grad_b.data()};
+  // A slot of one tile (every network but the widest): each tile goes through all the layers on
+  // its own, and the team meets once, for the bias partials. Not for a hash grid's gradient left
+  // to this pass (the layer-by-layer pass leaves it in one piece for hash_grid_backward_rows).
+  static_assert(k_tile_rows == k_block_rows && k_tile_rows == k_slot_rows, "a tile is a block and a slot");
+  const bool tile_slots = ws.slot_rows == k_tile_rows && !(net.grid && !net.encoding_grad);
 
 #pragma omp parallel
   {
     const int t = omp_get_thread_num(), nt = omp_get_num_threads();
-    loss_blocks(loss, pred, targets, rows, C, inv_count, bufs[0], ws.partial);
-    int64_t tile0 = 0, tile1 = 0;
-    own_tiles(rows, t, nt, tile0, tile1);
-    int cur = 0;
-    for (size_t li = layers.size(); li-- > 0;) {
-      const DenseLayer& L = layers[li];
-      float* g = bufs[cur];
-      // dZ = dY * act'(z): each thread its own tiles (which it also produced in the step before).
-      for (int64_t tile = tile0; tile < tile1; ++tile) {
-        const int64_t r0 = tile * k_tile_rows, r1 = std::min(rows, r0 + k_tile_rows);
-        kern.activation_backward(L.activation, g, ws.z[li].data(), ws.y[li].data(), r0 * L.out, r1 * L.out, omega);
-      }
-      // The layer's one synchronisation point: below, every thread reads all rows of dZ and X.
-      // (Each sync costs a scheduler wake-up when the machine is busy: they are kept few.)
+    // The loss gradient in the layout of the pass that reads it (by tile, or in one piece).
+    loss_blocks(loss, pred, targets, rows, C, inv_count, bufs[0],
+                tile_slots ? k_tile_rows * ws.grad_width : k_block_rows * C, ws.partial);
+    if (tile_slots) {
+      int64_t tile0 = 0, tile1 = 0;
+      own_tiles(rows, t, nt, tile0, tile1);
+      backward_own_tiles(net, ws, input, rows, first_chunk, bufs, tile0, tile1);
 #pragma omp barrier
-      // Bias gradient, each thread its own columns: per column, fixed 512-row blocks each summed
-      // in row order, the blocks added in order (thread-count independent).
-      bias_gradient(g, rows, L.out, t, nt, scratch.data() + size_t(t) * size_t(widest),
-                    grads + (L.bias_offset - net.grads_first), first_chunk);
-      // Weight gradient dW = dZ^T X: one partial per slot of rows (whichever thread takes it),
-      // accumulated over the chunks; reduce_weight_slots() adds the slots in order.
-      const float* x = li == 0 ? input : ws.y[li - 1].data();
-      const float beta = first_chunk ? 0.0f : 1.0f;
-#pragma omp for schedule(static) nowait
-      for (int64_t slot = 0; slot < nslots; ++slot) {
-        const int64_t s0 = slot * ws.slot_rows, s1 = std::min(rows, s0 + ws.slot_rows);
-        float* part = ws.slots.data() + slot * ws.slot_floats + ws.slot_offset[li];
-        if (is_thin_layer(L.in, L.out))
-          kern.thin_weight_grad(g + s0 * L.out, x + s0 * L.in, part, s1 - s0, L.in, L.out, 0,
-                                L.out <= k_thin_width ? L.in : L.out, !first_chunk);
-        else
-          cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, L.out, L.in, int(s1 - s0), 1.0f, g + s0 * L.out, L.out,
-                      x + s0 * L.in, L.in, beta, part, L.in);
-      }
-      // Input gradient for the layer below (or the hash grid): each thread its own tiles.
-      float* input_grad = li == 0 && net.encoding_grad ? net.encoding_grad : bufs[1 - cur];
-      for (int64_t tile = tile0; (li > 0 || net.grid) && tile < tile1; ++tile) {
-        const int64_t r0 = tile * k_tile_rows, r1 = std::min(rows, r0 + k_tile_rows);
-        if (is_thin_layer(L.in, L.out))
-          kern.thin_input_grad(g, net.params + L.weight_offset, input_grad, r0, r1, L.in, L.out);
-        else
-          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(r1 - r0), L.in, L.out, 1.0f, g + r0 * L.out,
-                      L.out, net.params + L.weight_offset, L.in, 0.0f, input_grad + r0 * L.in, L.in);
-      }
-      // No barrier here: the next layer's barrier comes before anything reads another thread's
-      // rows or writes what this layer's weight gradient reads.
-      cur = 1 - cur;
+      reduce_bias_tiles(net, ws, tiles_of(rows), grads, first_chunk);
+    } else {
+      backward_layer_major(net, ws, input, rows, grads, first_chunk, bufs, t, nt,
+                           scratch.data() + size_t(t) * size_t(widest));
     }
   }
   // The last product wrote dLoss/dEncoding into the buffer the loop would use next.
@@ -316,6 +415,26 @@ void optimizer_ranges(const OptimizerSpec& opt, float* params, float* grads, flo
 
 } // namespace cpu
 
+namespace {
+/// Bytes one row takes in a CpuWorkspace (reserve's arrays, slots aside) and in its coordinates.
+int64_t workspace_bytes_per_row(const std::vector<DenseLayer>& layers, int32_t encoding_width) {
+  int64_t floats = encoding_width + 2;
+  int32_t widest = encoding_width;
+  for (const auto& L : layers) {
+    floats += 2 * int64_t(L.out);
+    widest = std::max({widest, L.in, L.out});
+  }
+  return (floats + 2 * int64_t(widest)) * int64_t(sizeof(float));
+}
+} // namespace
+
+int64_t cpu_chunk_rows(const std::vector<DenseLayer>& layers, int32_t encoding_width) {
+  const int64_t per_row = workspace_bytes_per_row(layers, encoding_width);
+  int64_t rows = k_max_chunk_rows;
+  while (rows > k_min_chunk_rows && rows * per_row > k_max_workspace_bytes) rows /= 2;
+  return rows;
+}
+
 void CpuWorkspace::reserve(const std::vector<DenseLayer>& layers, int32_t encoding_width, int64_t n) {
   rows = n;
   int32_t widest = encoding_width;
@@ -327,6 +446,7 @@ void CpuWorkspace::reserve(const std::vector<DenseLayer>& layers, int32_t encodi
     widest = std::max({widest, layers[l].in, layers[l].out});
   }
   cpu::resize_checked(input, n * encoding_width, "encoded inputs");
+  grad_width = widest;
   cpu::resize_checked(grad_a, n * widest, "gradients");
   cpu::resize_checked(grad_b, n * widest, "gradients");
   slot_offset.assign(layers.size(), 0);
@@ -341,6 +461,13 @@ void CpuWorkspace::reserve(const std::vector<DenseLayer>& layers, int32_t encodi
   const int64_t count = std::min((n + k_slot_rows - 1) / k_slot_rows, fit);
   slot_rows = std::max(k_slot_rows, (n + count - 1) / count);
   cpu::resize_checked(slots, slot_floats * ((n + slot_rows - 1) / slot_rows), "weight-gradient slots");
+  bias_part_offset.assign(layers.size(), 0);
+  bias_part_floats = 0;
+  for (size_t l = 0; l < layers.size(); ++l) {
+    bias_part_offset[l] = bias_part_floats;
+    bias_part_floats += layers[l].out;
+  }
+  cpu::resize_checked(bias_parts, bias_part_floats * cpu::blocks_of(n), "bias-gradient parts");
 }
 
 } // namespace redraw

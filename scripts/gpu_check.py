@@ -17,8 +17,10 @@ scripts/gpu_check.sh runs this program with the same arguments.
 
 Parts: quick (first: the most in one call), tests, sanitize, sanitize-parity, bench, accuracy,
 interop, torch, instant, instant-torch, profile (Nsight Compute's limiters for the kernels of
-instant's step), fullres (100 MP at full resolution against 1 MP). A lease is short (15 minutes of
-device time, the start included): run quick first, then the others as time allows.
+instant's step), fullres (100 MP at full resolution against 1 MP), cpu-threads (every preset's CPU
+steps/s at 1, 2, 4, 8 and 16 threads; 16 threads at least 8x one for instant and fourier). A lease
+is short (15 minutes of device time, the start included): run quick first, then the others as time
+allows.
 quick: redraw_cuda_tests; memcheck and racecheck on the fused MLP and hash-grid cases; instant's
 samples/s (default kernels) beside tiny-cuda-nn's image benchmark (when packed) and the PyTorch
 hash grid (fp16, eager and compiled); interop at 1024x1024; a short fullres run. Its timeouts add
@@ -82,13 +84,19 @@ FLOORS = {
     "interop_copy_upload_ms": Floor("<=", 1.0, "ms", None,
                                     "CUDA-GL copy + texture upload per 1024x1024 frame (0.64 ms on an H100)"),
     "fullres_share": Floor(">=", 0.80, "share", None, "instant's steps/s at 100 MP over its steps/s at 1 MP"),
+    "cpu_threads_instant": Floor(">=", 8.0, "x", None,
+                                 "instant's CPU steps/s at 16 threads over 1 thread (256x256, its CPU batch of 2^14)"),
+    "cpu_threads_fourier": Floor(">=", 8.0, "x", None,
+                                 "fourier's CPU steps/s at 16 threads over 1 thread (256x256, full batch)"),
 }
+CPU_THREADS = (1, 2, 4, 8, 16)  # the cpu-threads part's team sizes
+CPU_THREAD_STEPS = {1: 120, 2: 80, 4: 60, 8: 50, 16: 50}  # seconds: every preset at that count
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PART_LIMIT = 480  # seconds: the timeouts inside one part (and one call) add up to at most this
 QUICK_LIMIT = 420  # seconds: quick's, leaving time to unpack and to write back within a 600 s call
-PACK_BINARIES = ("redraw", "libredraw_cuda.so", "redraw_tests", "redraw_cuda_tests", "cuda_bench", "psnr_bench",
-                 "redraw_interop_check", "decode_bench")
+PACK_BINARIES = ("redraw", "libredraw_cuda.so", "redraw_tests", "redraw_cuda_tests", "cuda_bench", "cpu_bench",
+                 "psnr_bench", "redraw_interop_check", "decode_bench")
 PACK_LIMIT_MIB = 60
 # Libraries the GPU machine provides itself: glibc, the driver (libcuda, libnvidia-*, the EGL vendor
 # library) and cuBLAS (its toolkit or PyTorch's wheel has the one matching its driver).
@@ -237,7 +245,8 @@ def cmd_pack(args):
                           stdout=log, stderr=subprocess.STDOUT).returncode != 0:
             show(read(build + ".log").splitlines()[-20:])
             return 1
-        targets = ["redraw", "redraw_cuda_module", "redraw_tests", "redraw_cuda_tests", "cuda_bench", "psnr_bench",
+        targets = ["redraw", "redraw_cuda_module", "redraw_tests", "redraw_cuda_tests", "cuda_bench", "cpu_bench",
+                   "psnr_bench",
                    "redraw_interop_check", "decode_bench"]
         if subprocess.run(["cmake", "--build", build, f"-j{os.cpu_count()}", "--target", *targets],
                           stdout=log, stderr=subprocess.STDOUT).returncode != 0:
@@ -1106,6 +1115,50 @@ def part_fullres(p):
     p.finish("failed" if status == "failed" else "ok", p.checks[-1]["detail"])
 
 
+def parse_cpu_threads(log):
+    """bench/cpu_threads_bench.sh's lines, "cpu_threads: PRESET THREADS STEPS_PER_S", as
+    {"cpu_threads": {preset: {threads: steps/s}}, "cores": N} (threads as strings, as JSON keeps
+    them; N from cpu_bench's first line, "CPU backend: N CPU cores", None before it)."""
+    rates = {}
+    for m in re.finditer(r"^cpu_threads: (\S+) (\d+) ([\d.]+)$", log, re.M):
+        rates.setdefault(m[1], {})[m[2]] = float(m[3])
+    cores = re.search(r"^CPU backend: (\d+) CPU cores", log, re.M)
+    return {"cpu_threads": rates, "cores": int(cores[1]) if cores else None}
+
+
+def part_cpu_threads(p):
+    """The CPU backend on the GPU machine's cores: every preset's steps/s at 1, 2, 4, 8 and 16
+    threads (bench/cpu_threads_bench.sh with the pack's cpu_bench, 256x256, each preset's CPU
+    batch), one step per count; the floors: 16 threads at least FLOORS' multiple of 1 thread for
+    instant and fourier (skipped with the reason on fewer than 16 cores)."""
+    p.start_log()
+    p.collect = lambda: p.data.update(parse_cpu_threads(read(p.log)))
+    env = {**p.rx(), "REDRAW_BUILD_DIR": p.dev.pack_abs}
+    failed = []
+    for t in CPU_THREADS:
+        p.header(f"cpu_bench, {t} thread(s)")
+        if p.step(f"cpu_bench every preset, {t} thread(s)", CPU_THREAD_STEPS[t],
+                  ["bash", os.path.join(ROOT, "bench", "cpu_threads_bench.sh"), "--threads", str(t), "--size", "256",
+                   "--seconds", "3"], env=env):
+            failed.append(str(t))
+    if p.dry:
+        return
+    p.collect()
+    show(grep(read(p.log), r"^cpu_threads: |^CPU backend"))
+    rates, cores = p.data["cpu_threads"], p.data["cores"]
+    for preset in ("instant", "fourier"):
+        one, many = rates.get(preset, {}).get("1"), rates.get(preset, {}).get("16")
+        if cores is not None and cores < 16:
+            p.check(preset, "skipped", f"{cores} CPU cores here, 16 needed")
+        elif not one or not many:
+            p.check(preset, "failed", f"no steps/s at 1 and 16 threads (runs that did not finish: "
+                                      f"{' '.join(failed) or 'none'}; see cpu-threads.log)")
+        else:
+            p.judge(preset, f"cpu_threads_{preset}", many / one,
+                    f"16 threads at {{}} of 1 thread ({many:.2f} / {one:.2f} steps/s)")
+    p.conclude()
+
+
 # name: (the part, the most its timeouts may add up to), in the order a lease runs them
 PARTS = {
     "quick": (part_quick, QUICK_LIMIT),
@@ -1120,6 +1173,7 @@ PARTS = {
     "instant-torch": (part_instant_torch, PART_LIMIT),
     "profile": (part_profile, PART_LIMIT),
     "fullres": (part_fullres, PART_LIMIT),
+    "cpu-threads": (part_cpu_threads, PART_LIMIT),
 }
 
 

@@ -351,8 +351,8 @@ TEST_CASE("the thread count never changes the weights: 1 to 4 threads, measured 
   SUBCASE("three chunks of rows, thin input and output layers, several gradient slots") {
     cfg.model.hidden = {64, 48};
     cfg.model.hidden_activations = {Activation::Relu, Activation::Tanh};
-    img = test::gradient_image(100, 90, 3);
-    REQUIRE(int64_t(100) * 90 > 2 * CpuBackend::k_chunk_rows);
+    img = test::gradient_image(130, 130, 3);
+    REQUIRE(int64_t(130) * 130 > 2 * cpu_chunk_rows(dense_layers(cfg.model), cfg.model.encoding.width()));
   }
   std::vector<std::vector<float>> results;
   for (int threads : {1, 2, 3, 4, 0}) {

@@ -26,7 +26,7 @@ gpu_check() { python3 scripts/gpu_check.py "$@"; }
 # -- list: every part within one call --------------------------------------------------------
 list="$(gpu_check list)"
 echo "$list" | grep -E '^[a-z-]+: '
-check_run "list names all 12 parts" test "$(echo "$list" | grep -cE '^[a-z-]+: [0-9]+ s of timeouts')" -eq 12
+check_run "list names all 13 parts" test "$(echo "$list" | grep -cE '^[a-z-]+: [0-9]+ s of timeouts')" -eq 13
 check_run "  quick first" bash -c "echo \"\$1\" | head -1 | grep -q '^quick: '" _ "$list"
 check_run "no part's timeouts add up to more than 480 s" \
   bash -c "! echo \"\$1\" | awk '/ s of timeouts/ { if (\$2 + 0 > 480) bad = 1 } END { exit !bad }'" _ "$list"
@@ -40,7 +40,7 @@ check_run "the shell wrapper runs the same program" bash -c "bash scripts/gpu_ch
 
 # -- pack --tcnn-bin: tiny-cuda-nn's benchmark travels in bin/ (a fake build of scripts) ---------
 mkdir -p "$tmp/fake-build/bin"
-for b in redraw libredraw_cuda.so redraw_tests redraw_cuda_tests cuda_bench psnr_bench redraw_interop_check \
+for b in redraw libredraw_cuda.so redraw_tests redraw_cuda_tests cuda_bench cpu_bench psnr_bench redraw_interop_check \
   decode_bench bench_image_ours; do printf '#!/bin/sh\necho %s\n' "$b" >"$tmp/fake-build/bin/$b"; done
 chmod +x "$tmp/fake-build/bin/"*
 gpu_check pack-from-build "$tmp/fake-build" "$tmp/fake-pack" --tcnn-bin "$tmp/fake-build/bin/bench_image_ours" \
@@ -101,6 +101,22 @@ done
 s="${FAKE_SAMPLES:-3.5e8}"
 echo "instant     512   262144 samples/s $s"
 printf '{"throughput": [{"impl": "redraw-cuda", "preset": "instant", "size": 512, "batch": 262144, "precision": "%s", "steps_per_s": 1000.0, "samples_per_s": %s}], "accuracy": []}\n' "$precision" "$s" >"$json"
+EOF
+# cpu_bench: 10 steps/s per thread, and FAKE_CPU_X16 (default 12) times one thread's at 16;
+# FAKE_CPU_CORES (default 16) in its first line.
+cat >"$pack/bin/cpu_bench" <<'EOF'
+#!/bin/sh
+threads=1 presets=""
+while [ $# -gt 0 ]; do
+  case "$1" in --threads) threads="$2" ;; --preset) presets="$presets $2" ;; esac
+  shift
+done
+rate=$((10 * threads))
+[ "$threads" = 16 ] && rate=$((10 * ${FAKE_CPU_X16:-12}))
+echo "CPU backend: ${FAKE_CPU_CORES:-16} CPU cores ($threads threads), OpenBLAS (fake); training size 256x256"
+echo "| preset  | params  | steps/s | samples/s  |"
+echo "|---------|---------|---------|------------|"
+for p in $presets; do echo "| $p | 1000 | $rate.00 | 100 |"; done
 EOF
 cat >"$pack/bin/psnr_bench" <<'EOF'
 #!/bin/sh
@@ -230,6 +246,22 @@ check_run "a fullres part at 0.67 fails, naming the floor" \
 check_run "  and the report prints its table" \
   bash -c "python3 bench/gpu_report.py '$tmp/r6' | grep -q '^| 10000 px | 2 | 6.7 |'"
 
+# -- the CPU's threads: every preset at 1 to 16 threads, the floor for instant and fourier --------
+OUT="$tmp/c1" gpu_check run cpu-threads >"$tmp/c1.out" 2>&1
+check_run "cpu-threads at 12x from 1 to 16 threads says ok" \
+  jq_py "$tmp/c1/cpu-threads.json" "j['status'] == 'ok' and [c['check'] for c in j['checks']] == ['instant', 'fourier'] and '12.00x' in j['reason']"
+check_run "  with every preset at every count" \
+  jq_py "$tmp/c1/cpu-threads.json" "sorted(j['cpu_threads']) == sorted(['instant', 'fourier', 'siren', 'classic', 'classic-sgd']) and all(sorted(v, key=int) == ['1', '2', '4', '8', '16'] for v in j['cpu_threads'].values())"
+FAKE_CPU_X16=6 OUT="$tmp/c2" gpu_check run cpu-threads >"$tmp/c2.out" 2>&1
+check_run "cpu-threads at 6x fails (exit 1)" test $? -eq 1
+check_run "  naming the figure and the floor" \
+  jq_py "$tmp/c2/cpu-threads.json" "j['status'] == 'failed' and '6.00x' in j['reason'] and '8.00x' in j['reason']"
+check_run "  and the report prints its table" \
+  bash -c "python3 bench/gpu_report.py '$tmp/c2' | grep -q '^| fourier | 10.00 | 20.00 | 40.00 | 80.00 | 60.00 | 6.00x |'"
+FAKE_CPU_X16=6 FAKE_CPU_CORES=8 OUT="$tmp/c3" gpu_check run cpu-threads >"$tmp/c3.out" 2>&1
+check_run "on 8 cores the floor is skipped, with the reason" \
+  jq_py "$tmp/c3/cpu-threads.json" "j['status'] == 'ok' and all(c['status'] == 'skipped' for c in j['checks']) and '8 CPU cores' in j['reason']"
+
 # -- two parts in one call are refused -------------------------------------------------------
 OUT="$tmp/r2" gpu_check run tests sanitize >"$tmp/r2.out" 2>&1
 rc=$?
@@ -247,7 +279,8 @@ interrupt_tests_part() {
   mkdir -p "$dir"
   FAKE_HANG="$step" OUT="$dir" setsid python3 scripts/gpu_check.py run tests >"$dir.out" 2>&1 &
   pid=$!
-  for _ in $(seq 50); do grep -q hanging "$dir/tests.log" 2>/dev/null && break; sleep 0.2; done
+  # up to 60 s for the part to reach its hanging step (python3 starts slowly on a loaded machine)
+  for _ in $(seq 300); do grep -q hanging "$dir/tests.log" 2>/dev/null && break; sleep 0.2; done
   kill -"$signal" -- -"$pid" 2>/dev/null
   wait "$pid" 2>/dev/null
 }

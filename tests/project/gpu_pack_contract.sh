@@ -26,7 +26,8 @@ out="$(REDRAW_GPU_PACK="$tmp/pack" OUT="$tmp/results" PATH="/usr/bin:/bin" pytho
 rc=$?
 echo "$out" | tail -3
 check_run "run all without a device exits 0" test $rc -eq 0
-for part in quick tests sanitize sanitize-parity bench accuracy interop torch instant instant-torch profile fullres; do
+for part in quick tests sanitize sanitize-parity bench accuracy interop torch instant instant-torch profile fullres \
+  cpu-threads; do
   check_run "$part.json says skipped, with a reason" python3 -c "
 import json,sys; j=json.load(open('$tmp/results/$part.json'))
 sys.exit(0 if j['status']=='skipped' and j['reason'] else 1)"
@@ -34,5 +35,5 @@ done
 python3 scripts/gpu_check.py run nonsense >/dev/null 2>&1
 check_run "an unknown part is refused" test $? -eq 2
 check_run "an unknown command is a usage error" bash -c "python3 scripts/gpu_check.py frobnicate >/dev/null 2>&1; test \$? -eq 2"
-check_run "the report of skipped parts lists every part" bash -c "python3 bench/gpu_report.py '$tmp/results' | grep -c '| skipped |' | grep -qx 12"
+check_run "the report of skipped parts lists every part" bash -c "python3 bench/gpu_report.py '$tmp/results' | grep -c '| skipped |' | grep -qx 13"
 finish gpu_pack_contract
