@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace redraw::cli {
 
@@ -56,6 +57,31 @@ struct TimelapseCommand {
   std::string precision;
 };
 
+/// `redraw sweep`: a grid of train runs (app/cli_sweep.cpp; docs/cli.md, "redraw sweep").
+struct SweepCommand {
+  std::vector<std::string> images;  ///< image files and folders
+  std::string presets;              ///< "A,B": preset names or config .json files
+  std::vector<std::string> sets;    ///< each "KEY=V1,V2"
+  std::string spec;                 ///< --spec FILE.json: the grid in a file
+  std::optional<int32_t> seeds;
+  std::optional<double> time_limit;
+  std::optional<int64_t> steps;
+  std::string size;                 ///< "WxH"
+  std::optional<int32_t> max_side;
+  std::optional<int32_t> jobs;      ///< cells side by side (default: by the rule of sweep_jobs.h)
+  std::optional<int64_t> checkpoint_every;
+  std::string backend;              ///< train's --backend (default auto)
+  std::string out;                  ///< the sweep's folder (--out or the positional DIR)
+  std::optional<int64_t> cell;      ///< --cell K: run cell K alone (a Slurm array task)
+  bool collect = false;             ///< --collect: write results.csv, summary.csv, report.html
+  bool dry_run = false;             ///< print the grid and the estimate, run nothing
+  bool retry_failed = false;        ///< train failed cells again
+  bool slurm = false;               ///< submit the grid as a Slurm job array
+  std::string partition, time;      ///< sbatch --partition, --time
+  std::optional<int32_t> gpus_per_task, cpus_per_task;
+  std::vector<std::string> sbatch_args; ///< passed to sbatch as they are
+};
+
 /// What `train` trains without --preset or --config: the app's first-launch preset too, fast on
 /// a CPU at any size (a hash grid and minibatches).
 constexpr const char* k_default_preset = "instant";
@@ -68,5 +94,7 @@ int run_image_info(const std::string& file, bool json);
 /// True when the file name has one of the image extensions load_image reads.
 bool is_image_path(const std::string& file);
 int run_timelapse(const TimelapseCommand& o);
+/// `threads`: the total CPU threads the cells share (0: every core).
+int run_sweep(const SweepCommand& o, int threads);
 
 } // namespace redraw::cli

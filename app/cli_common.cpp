@@ -113,23 +113,37 @@ void Progress::update(double fraction, const std::string& detail) {
   const auto now = std::chrono::steady_clock::now();
   const double since_last = std::chrono::duration<double>(now - m_last).count();
   const double elapsed = std::chrono::duration<double>(now - m_start).count();
-  if (m_tty) {
-    if (m_printed && since_last < 0.1) return;
-    constexpr int k_width = 28;
-    const int filled = int(fraction * k_width + 0.5);
-    std::string bar(size_t(filled), '#');
-    bar.resize(k_width, '-');
-    std::string eta = fraction > 0.001 ? format_seconds(elapsed / fraction - elapsed) : "?";
-    std::fprintf(stderr, "\r%s [%s] %5.1f%%  %s  ETA %s\x1b[K", m_label.c_str(), bar.c_str(), 100 * fraction,
-                 detail.c_str(), eta.c_str());
-    std::fflush(stderr);
-  } else {
-    if (m_printed && since_last < progress_line_seconds()) return;
+  m_fraction = fraction;
+  m_detail = detail;
+  if (m_printed && since_last < (m_tty ? 0.1 : progress_line_seconds())) return;
+  if (m_tty)
+    draw_bar(fraction, detail, elapsed);
+  else
     std::fprintf(stderr, "%s %5.1f%%  %s  (%s)\n", m_label.c_str(), 100 * fraction, detail.c_str(),
                  format_seconds(elapsed).c_str());
-  }
   m_printed = true;
   m_last = now;
+}
+
+void Progress::draw_bar(double fraction, const std::string& detail, double elapsed) {
+  constexpr int k_width = 28;
+  const int filled = int(fraction * k_width + 0.5);
+  std::string bar(size_t(filled), '#');
+  bar.resize(k_width, '-');
+  std::string eta = fraction > 0.001 ? format_seconds(elapsed / fraction - elapsed) : "?";
+  std::fprintf(stderr, "\r%s [%s] %5.1f%%  %s  ETA %s\x1b[K", m_label.c_str(), bar.c_str(), 100 * fraction,
+               detail.c_str(), eta.c_str());
+  std::fflush(stderr);
+}
+
+void Progress::line(const std::string& text) {
+  if (!m_tty) {
+    std::fprintf(stderr, "%s\n", text.c_str());
+    return;
+  }
+  std::fprintf(stderr, "\r\x1b[K%s\n", text.c_str());
+  if (m_printed)
+    draw_bar(m_fraction, m_detail, std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count());
 }
 
 void Progress::finish(const std::string& detail) {

@@ -64,9 +64,13 @@ public:
   void update(double fraction, const std::string& detail = {});
   /// Ends the bar's line (terminal) and prints the final state.
   void finish(const std::string& detail = {});
+  /// Prints `text` as a line of its own above the bar (which a terminal then shows again).
+  void line(const std::string& text);
 
 private:
-  std::string m_label;
+  void draw_bar(double fraction, const std::string& detail, double elapsed);
+  std::string m_label, m_detail;
+  double m_fraction = 0;
   bool m_tty;
   std::chrono::steady_clock::time_point m_start, m_last;
   bool m_printed = false;

@@ -184,6 +184,42 @@ CLI::App* add_timelapse_command(CLI::App& app, TimelapseCommand& lapse, int& thr
   return cmd;
 }
 
+CLI::App* add_sweep_command(CLI::App& app, SweepCommand& sweep, int& threads) {
+  auto* cmd = app.add_subcommand("sweep", "Train a grid of runs: images x presets x config values x seeds");
+  cmd->add_option("--images", sweep.images, "Image files and folders of images")->expected(1, -1);
+  cmd->add_option("--presets", sweep.presets, "Presets (or config .json files), comma-separated: A,B,...");
+  cmd->add_option("--set", sweep.sets, "A config field and its values: KEY=V1,V2 (e.g. model.omega_0=20,30); repeatable")
+      ->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_option("--spec", sweep.spec, "The grid in a JSON file (docs/cli.md)");
+  cmd->add_option("--seeds", sweep.seeds, "Seeds per configuration: 1..N (default 1)")->check(CLI::Range(1, 1000));
+  auto* limit = cmd->add_option("--time-limit", sweep.time_limit, "Seconds of training per cell")
+                    ->check(number_above_zero(false));
+  cmd->add_option("--steps", sweep.steps, "Steps per cell (default: each preset's)")->excludes(limit);
+  auto* size = cmd->add_option("--size", sweep.size, "Training size WxH");
+  cmd->add_option("--max-side", sweep.max_side, "Longest training side, aspect kept (0: full resolution)")->excludes(size);
+  cmd->add_option("--jobs", sweep.jobs, "Cells side by side (default: by the grid and the cores)")->check(CLI::Range(1, 1024));
+  cmd->add_option("--checkpoint-every", sweep.checkpoint_every, "Steps between a cell's checkpoints (default: a tenth of its steps)")
+      ->check(CLI::Range(int64_t(1), int64_t(1) << 40));
+  cmd->add_option("--out", sweep.out, "The sweep's folder");
+  cmd->add_option("dir", sweep.out, "The sweep's folder (as --out)");
+  cmd->add_option("--cell", sweep.cell, "Run cell K of the sweep in DIR alone (a Slurm array task)")
+      ->check(CLI::Range(int64_t(0), int64_t(1) << 40));
+  cmd->add_flag("--collect", sweep.collect, "Write DIR's results.csv, summary.csv and report.html");
+  cmd->add_flag("--dry-run", sweep.dry_run, "Print the grid and the estimate; run nothing");
+  cmd->add_flag("--retry-failed", sweep.retry_failed, "Train the cells that failed again");
+  cmd->add_option("--backend", sweep.backend, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  cmd->add_option("--threads", threads, "CPU threads the cells share (default 0: every core)")->check(CLI::Range(0, 1024));
+  cmd->add_flag("--slurm", sweep.slurm, "Submit the grid as one Slurm job array and a collect job")->group("Slurm");
+  cmd->add_option("--partition", sweep.partition, "sbatch --partition")->group("Slurm");
+  cmd->add_option("--time", sweep.time, "sbatch --time for each cell, HH:MM:SS")->group("Slurm");
+  cmd->add_option("--gpus-per-task", sweep.gpus_per_task, "sbatch --gpus-per-task")->check(CLI::Range(1, 64))->group("Slurm");
+  cmd->add_option("--cpus-per-task", sweep.cpus_per_task, "sbatch --cpus-per-task (each cell's threads)")
+      ->check(CLI::Range(1, 1024))->group("Slurm");
+  cmd->add_option("--sbatch-arg", sweep.sbatch_args, "An argument for sbatch, as it is (repeatable)")
+      ->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)->allow_extra_args(false)->group("Slurm");
+  return cmd;
+}
+
 CLI::App* add_info_command(CLI::App& app, InfoCommand& info) {
   auto* cmd = app.add_subcommand("info", "Describe a model or an image, or the backends with --backends");
   cmd->add_option("model", info.model, ".redraw model, or an image (format, size, orientation, colour profile)");
@@ -198,12 +234,12 @@ CLI::App* add_info_command(CLI::App& app, InfoCommand& info) {
 /// typo, refused here rather than opening a window that then cannot load it. Nothing (-1) when
 /// the command line is not a lone word.
 int open_positional(int argc, char** argv, GuiOptions& gui) {
-  const std::set<std::string> commands = {"gui", "train", "render", "timelapse", "info"};
+  const std::set<std::string> commands = {"gui", "train", "render", "timelapse", "info", "sweep"};
   if (argc != 2 || argv[1][0] == '-' || commands.count(argv[1])) return -1;
   std::error_code ec;
   const auto status = std::filesystem::status(argv[1], ec);
   if (ec || !std::filesystem::exists(status) || std::filesystem::is_directory(status)) {
-    print_error(std::string("'") + argv[1] + "' is neither a command (gui, train, render, timelapse, info) nor an image file");
+    print_error(std::string("'") + argv[1] + "' is neither a command (gui, train, render, timelapse, info, sweep) nor an image file");
     std::cerr << "run `redraw --help` for usage" << std::endl;
     return k_exit_usage;
   }
@@ -281,6 +317,8 @@ int main(int argc, char** argv) {
   CLI::App* render_cmd = add_render_command(app, render, threads);
   CLI::App* lapse_cmd = add_timelapse_command(app, lapse, threads);
   CLI::App* info_cmd = add_info_command(app, info);
+  SweepCommand sweep;
+  CLI::App* sweep_cmd = add_sweep_command(app, sweep, threads);
 
   if (const int code = open_positional(argc, argv, gui); code >= 0) return code;
   try {
@@ -300,6 +338,7 @@ int main(int argc, char** argv) {
     if (render_cmd->parsed()) return run_render(render);
     if (lapse_cmd->parsed()) return run_timelapse(lapse);
     if (info_cmd->parsed()) return run_info(info);
+    if (sweep_cmd->parsed()) return run_sweep(sweep, threads);
     if (gui_image_memory_mb) gui.max_image_memory_mb = double(decode_limits(gui_image_memory_mb).max_bytes >> 20);
     return open_gui(&gui);
   });

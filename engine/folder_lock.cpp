@@ -70,7 +70,7 @@ int open_lock_file(const std::filesystem::path& folder, const std::filesystem::p
       throw IoError(file.string() + ": the lock file is a symbolic link, not a plain file; remove it (redraw never "
                                     "writes through it)");
     if (err == EISDIR) throw IoError(file.string() + ": the lock file is not a plain file (a folder); remove it");
-    throw IoError(folder.string() + ": cannot create the lock file " + k_folder_lock_name + " (" +
+    throw IoError(folder.string() + ": cannot create the lock file " + file.filename().string() + " (" +
                   std::strerror(err) + ")");
   }
   struct stat st {};
@@ -82,7 +82,8 @@ int open_lock_file(const std::filesystem::path& folder, const std::filesystem::p
 }
 } // namespace
 
-FolderLock::FolderLock(const std::filesystem::path& folder, const std::string& what) : m_file(folder / k_folder_lock_name) {
+FolderLock::FolderLock(const std::filesystem::path& folder, const std::string& what, const char* name)
+    : m_file(folder / name) {
   for (int attempt = 0; attempt < 5; ++attempt) {
     const int fd = open_lock_file(folder, m_file, O_RDWR | O_CREAT);
     if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
@@ -114,13 +115,13 @@ FolderLock::FolderLock(const std::filesystem::path& folder, const std::string& w
       const int err = errno ? errno : ENOSPC; // a short write: the disk filled
       ::unlink(m_file.c_str()); // still held: no empty lock file is left behind
       ::close(fd);
-      throw IoError(folder.string() + ": cannot write the lock file " + k_folder_lock_name + " (" +
+      throw IoError(folder.string() + ": cannot write the lock file " + m_file.filename().string() + " (" +
                     std::strerror(err) + ")");
     }
     m_fd = fd;
     return;
   }
-  throw IoError(folder.string() + ": cannot take the lock " + k_folder_lock_name + " (it keeps changing)");
+  throw IoError(folder.string() + ": cannot take the lock " + m_file.filename().string() + " (it keeps changing)");
 }
 
 FolderLock::~FolderLock() {

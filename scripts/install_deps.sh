@@ -16,6 +16,9 @@ packages=(
   help2man dpkg-dev file lintian desktop-file-utils appstream libxml2-utils shared-mime-info bash-completion
   # the sanitizer and fuzzing stage (scripts/sanitize.sh)
   clang libclang-rt-14-dev libomp-14-dev llvm
+  # `redraw sweep`'s tests: a one-node Slurm cluster (tests/cli/sweep_slurm.sh) and the report
+  # opened in headless Chromium (tests/cli/sweep_report.sh)
+  slurm-wlm munge chromium
 )
 # clang, its sanitizer and libFuzzer runtimes (libclang-rt-14-dev), its OpenMP (libomp-14-dev) and
 # llvm-symbolizer (llvm) are for scripts/sanitize.sh: the ASan/UBSan build and the fuzz targets.

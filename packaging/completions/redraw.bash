@@ -19,7 +19,7 @@ _redraw() {
   local cmd="" i
   for ((i = 1; i < cword; i++)); do
     case "${words[i]}" in
-    gui | train | render | timelapse | info)
+    gui | train | render | timelapse | info | sweep)
       cmd="${words[i]}"
       break
       ;;
@@ -36,7 +36,9 @@ _redraw() {
     [[ $cmd == gui ]] && _filedir json # the app also takes a config file here
     return
     ;;
-  --config) _filedir json; return ;;
+  --config | --spec) _filedir json; return ;;
+  --images) _filedir "@($images)"; _filedir -d; return ;;
+  --presets) COMPREPLY=($(compgen -W "$(_redraw_presets)" -- "$cur")); return ;;
   --model | --resume) _filedir redraw; return ;;
   --out) _filedir -d; return ;;
   --screenshot) _filedir png; return ;;
@@ -44,7 +46,8 @@ _redraw() {
   --compare) _filedir "@($images)"; return ;;
   -o | --output) _filedir; return ;;
   --size | --max-side | --steps | --time-limit | --seed | --checkpoint-every | --snapshot-cap-mb | \
-    --snapshot | --fps | --screenshot-after-steps | --max-image-memory | --ui-scale | --test-resize | --threads)
+    --snapshot | --fps | --screenshot-after-steps | --max-image-memory | --ui-scale | --test-resize | --threads | \
+    --set | --seeds | --jobs | --cell | --partition | --time | --gpus-per-task | --cpus-per-task | --sbatch-arg)
     return # a number or WxH
     ;;
   esac
@@ -60,6 +63,9 @@ _redraw() {
                 --threads" ;;
   timelapse) opts="--help --size --fps --output -o --overlay --backend --precision --threads" ;;
   info) opts="--help --backends --json" ;;
+  sweep) opts="--help --images --presets --set --spec --seeds --time-limit --steps --size --max-side --jobs
+               --checkpoint-every --out --cell --collect --dry-run --retry-failed --backend --threads --slurm
+               --partition --time --gpus-per-task --cpus-per-task --sbatch-arg" ;;
   esac
   if [[ $cur == -* ]]; then
     COMPREPLY=($(compgen -W "$opts" -- "$cur"))
@@ -68,11 +74,12 @@ _redraw() {
 
   case "$cmd" in
   "")
-    COMPREPLY=($(compgen -W "gui train render timelapse info" -- "$cur"))
+    COMPREPLY=($(compgen -W "gui train render timelapse info sweep" -- "$cur"))
     _filedir "@($images|redraw)"
     ;;
   gui) _filedir "@($images)" ;;
   train) _filedir "@($images)" ;;
   render | timelapse | info) _filedir redraw ;;
+  sweep) _filedir -d ;;
   esac
 } && complete -F _redraw redraw

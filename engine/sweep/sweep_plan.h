@@ -1,0 +1,97 @@
+#pragma once
+/// A sweep: one training run (a "cell") for every combination of images x presets x the values
+/// of each swept config field x seeds, all in one folder.
+/// - SweepGrid is what the user asks for (the command line or a --spec file); build_sweep_plan
+///   expands it into cells, each with its whole config, built as `train --config` reads one and
+///   checked by parse_run_config, and each image's header read for its training size. So a bad
+///   key or value, a missing image or a size over the limits is refused, named, before anything
+///   runs.
+/// - A swept field is named by its JSON path in a config ("model.omega_0", "optimizer.lr_max" is
+///   "schedule.lr_max"; presets.md lists them); its values are JSON ("20", "\"Tanh\"" or a bare
+///   word Tanh, "[64,64]").
+/// - On disk: DIR/sweep.json is the plan (sweep_plan_json: the grid and every cell with its name,
+///   image, preset, values, seed, training size and config), written before any cell runs; each
+///   cell runs in DIR/cells/<name>/. The format is documented in docs/cli.md ("redraw sweep") for
+///   other readers (the app).
+#include "engine/run_config.h"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace redraw {
+
+/// One swept config field and its values.
+struct SweepAxis {
+  std::string key;                 ///< JSON path of a config field, "model.omega_0"
+  std::vector<std::string> values; ///< each as compact JSON text: "20", "\"Tanh\"", "[64,64]"
+};
+
+struct SweepGrid {
+  std::vector<std::string> images;  ///< image files or folders of images (absolute files once planned)
+  std::vector<std::string> presets; ///< preset names, or run config .json files
+  std::vector<SweepAxis> axes;
+  int32_t seeds = 1;             ///< each configuration trains with training.seed 1..seeds
+  double time_limit = 0;         ///< seconds of training per cell (train's --time-limit); 0: none
+  int64_t steps = 0;             ///< training.steps of every cell; 0: each config's own
+  int32_t width = 0, height = 0; ///< the training size, exactly; 0: none
+  int32_t max_side = -1;         ///< longest training side, aspect kept; 0: full size; -1: the config's
+  std::string backend = "auto";  ///< train's --backend
+  int64_t checkpoint_every = 0;  ///< steps between a cell's checkpoints; 0: a tenth of its steps
+};
+
+struct SweepCell {
+  int64_t index = 0;               ///< 0-based, in the plan's order (a Slurm array task id)
+  std::string name;                ///< its folder under DIR/cells/, unique: "003-camera-siren-omega_0=30-s1"
+  std::string image;               ///< absolute path
+  std::string preset;              ///< as the grid names it
+  std::vector<std::string> values; ///< one per axis, compact JSON text
+  uint64_t seed = 1;
+  RunConfig config;                          ///< what it trains: the preset with the grid's fields set
+  int32_t train_width = 0, train_height = 0; ///< its training size, from the image's header
+  /// What it shares with the other cells of its configuration, all but the image and the seed:
+  /// "siren", "siren model.omega_0=30".
+  std::string configuration(const std::vector<SweepAxis>& axes) const;
+};
+
+struct SweepPlan {
+  SweepGrid grid;
+  std::vector<SweepCell> cells;
+};
+
+/// "KEY=V1,V2,...": a swept field from the command line. Values are split at commas outside
+/// brackets, braces and quotes; a value that is not JSON is a string. ConfigError naming the
+/// text when it has no '=', no key or an empty value.
+SweepAxis parse_sweep_axis(const std::string& text);
+/// A value's text for a table: a JSON string's characters, anything else as JSON.
+std::string sweep_value_label(const std::string& json_text);
+
+/// A --spec file: {"images": [...], "presets": [...], "set": {"KEY": [values]} (or a list of
+/// {"key", "values"}), "seeds", "time_limit", "steps", "size": "WxH", "max_side", "backend",
+/// "checkpoint_every"}; every key optional. ConfigError naming `source` and the field.
+SweepGrid parse_sweep_spec(const nlohmann::json& j, const std::string& source);
+
+/// Expands folders to the images in them (by extension, sorted by name), makes every path
+/// absolute, drops repeats, builds and checks every cell's config and training size. ConfigError
+/// naming the preset, field and value, or ImageError naming the image; nothing is written.
+SweepPlan build_sweep_plan(const SweepGrid& grid);
+
+/// The plan as DIR/sweep.json holds it ({"format": "redraw-sweep", "version": 1, ...}).
+nlohmann::json sweep_plan_json(const SweepPlan& plan);
+/// Reads it back; ConfigError naming `source` when it is not a sweep of this version.
+SweepPlan parse_sweep_plan(const nlohmann::json& j, const std::string& source);
+/// DIR/sweep.json written atomically / read (ConfigError when missing or unreadable).
+void save_sweep_plan(const std::filesystem::path& dir, const SweepPlan& plan);
+SweepPlan load_sweep_plan(const std::filesystem::path& dir);
+/// Whether two plans run the same cells (names, images, seeds and configs, the time limit).
+bool same_sweep(const SweepPlan& a, const SweepPlan& b);
+
+/// DIR/cells/<name>.
+std::filesystem::path cell_folder(const std::filesystem::path& dir, const SweepCell& cell);
+/// A cell's checkpoint interval: the grid's, else a tenth of its steps (at least 1).
+int64_t cell_checkpoint_every(const SweepGrid& grid, const SweepCell& cell);
+
+} // namespace redraw
