@@ -1,5 +1,5 @@
 // preview_budget_bench: what the app's live previews cost the training, with and without their
-// share of the time (TrainingSession::set_preview_share; k_preview_share by default). It drives
+// share of the time (run_command::SetPreviewShare; k_preview_share by default). It drives
 // the app's own TrainingSession headless, as the window does on a hardware renderer: previews
 // every 10 steps, at most 30 a second, at a side-by-side pane's size (512 x 768), on the CPU
 // backend. The two settings take turns over the rounds; per run it prints the steps/s over the
@@ -40,15 +40,15 @@ Result run(const std::string& image, const std::string& preset, double seconds, 
   req.image = image;
   req.config = load_preset(preset);
   req.backend = "cpu";
-  session.set_preview_limit(512, 768);
-  session.set_min_preview_interval(1.0 / 30.0);
-  session.set_preview_every(10);
-  session.set_preview_share(share);
-  session.load(req);
+  session.post(run_command::SetPreviewLimit{512, 768});
+  session.post(run_command::SetMinPreviewInterval{1.0 / 30.0});
+  session.post(run_command::SetPreviewEvery{10});
+  session.post(run_command::SetPreviewShare{share});
+  session.post(run_command::Load{req});
   if (!wait_for(session, 120, [](const SessionSnapshot& t) { return t.status.has_run && !t.status.busy; }))
     throw std::runtime_error(image + ": the run did not load");
-  session.set_time_budget(seconds);
-  session.set_running(true);
+  session.post(run_command::SetTimeBudget{seconds});
+  session.post(run_command::SetRunning{true});
   Result r;
   int64_t last_preview = -1;
   const bool done = wait_for(session, seconds * 3 + 60, [&](const SessionSnapshot& t) {

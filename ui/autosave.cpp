@@ -153,4 +153,25 @@ fs::path adopt_crashed_session(const CrashedSession& s) {
   return fs::exists(restored, ec) ? restored : fs::path();
 }
 
+void AutosaveRecord::succeeded(uint64_t trainer_id, int64_t step) {
+  m_trainer = trainer_id;
+  m_step = step;
+  m_failed = false;
+  std::lock_guard lock(m_mutex);
+  m_error.clear();
+}
+
+bool AutosaveRecord::failed(const std::string& why) {
+  const bool first = !m_failed;
+  m_failed = true;
+  std::lock_guard lock(m_mutex);
+  m_error = why;
+  return first;
+}
+
+std::string AutosaveRecord::error() const {
+  std::lock_guard lock(m_mutex);
+  return m_error;
+}
+
 } // namespace redraw

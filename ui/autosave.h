@@ -11,6 +11,7 @@
 ///   told through the return values).
 #include <cstdint>
 #include <filesystem>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,29 @@ private:
   std::filesystem::path m_folder, m_lock, m_model;
   bool m_ok = false, m_finished = false;
   int m_fd = -1; ///< the lock file, flock()ed while this session lives
+};
+
+/// A training session's record of its autosaves: the trainer and step last written (an autosave
+/// of the same is skipped), and whether the last one failed (the error is said once until a save
+/// works again, and error() says why). Training thread, except error() (any thread).
+class AutosaveRecord {
+public:
+  /// Whether an autosave of trainer `trainer_id` (the session's count of trainers) at `step`
+  /// would write anything the last autosave did not.
+  bool due(uint64_t trainer_id, int64_t step) const { return trainer_id != m_trainer || step != m_step; }
+  void succeeded(uint64_t trainer_id, int64_t step);
+  /// The autosave failed with `why`; true when the one before worked (say it), false when it is
+  /// one more failure in a row.
+  bool failed(const std::string& why);
+  /// Why the last autosave failed, or "" when it worked (or none ran). Any thread.
+  std::string error() const;
+
+private:
+  uint64_t m_trainer = 0;
+  int64_t m_step = -1;
+  bool m_failed = false;
+  mutable std::mutex m_mutex; ///< guards m_error, read from other threads
+  std::string m_error;
 };
 
 /// Sessions in `folder` whose lock outlived their process and which left an autosave, newest

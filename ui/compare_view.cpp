@@ -12,15 +12,12 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <tuple>
 
 namespace redraw {
 namespace fs = std::filesystem;
 
-std::string b_model_path(const std::string& a_path) {
-  const fs::path p(a_path);
-  const std::string ext = p.has_extension() ? p.extension().string() : std::string(".redraw");
-  return (p.parent_path() / (p.stem().string() + "-B" + ext)).string();
-}
+std::string b_model_path(const std::string& a_path) { return slot_model_path(a_path, "B"); }
 
 CompareChange compare_change_from(const intent::OpenCompare& in) {
   CompareChange c;
@@ -56,29 +53,35 @@ void open_compare(UiState& ui, CompareSessions& cs, const intent::OpenCompare& i
   if (cs.b) close_compare(ui, cs);
   CompareChange change;
   RunConfig config;
+  const bool model_b = !in.model_b.empty(); // run B opened from a model (two cells of a sweep): no change to make
   try {
-    change = compare_change_from(in);
-    config = config_with_change(st.config, change);
+    if (!model_b) change = compare_change_from(in);
+    if (!model_b) config = config_with_change(st.config, change);
   } catch (const std::exception& e) {
     return ui.notify(std::string("compare: ") + e.what(), true);
   }
   LoadRequest req = base_load_request(ui);
   req.image = st.image_path.empty() ? ui.last_image : st.image_path;
   req.config = config;
+  if (model_b) std::tie(req.image, req.model) = std::pair{std::string(), in.model_b};
   req.backend = st.backend.empty() ? ui.settings.backend : st.backend;
-  cs.b = std::make_unique<TrainingSession>(cs.make_backend, nullptr, cs.turns);
-  cs.b->set_snapshot_cap(size_t(ui.settings.snapshot_cap_mb) << 20);
-  cs.b->load(std::move(req));
-  if (st.running) cs.b->set_running(true);
+  cs.b = std::make_unique<RunSlot>(std::make_unique<TrainingSession>(cs.make_backend, nullptr, cs.turns), "B");
+  cs.b->post(run_command::SetSnapshotCap{size_t(ui.settings.snapshot_cap_mb) << 20});
+  cs.b->post(run_command::Load{std::move(req)});
+  if (st.running) cs.b->post(run_command::SetRunning{true});
   CompareState& cmp = ui.compare;
   cmp.run = RunView{};
   cmp.open = true;
   cmp.split = ui.settings.compare_split;
   cmp.label_a = "A: " + (st.config.name.empty() ? std::string("run") : widget_text(st.config.name, 60));
   cmp.label_b = "B: " + describe_change(change);
+  if (model_b) { // a sweep's cells are named by their folders
+    cmp.label_a = "A: " + widget_text(fs::path(st.model_path).parent_path().filename().string(), 60);
+    cmp.label_b = "B: " + widget_text(fs::path(in.model_b).parent_path().filename().string(), 60);
+  }
   cmp.label_split = cmp.label_a + "  |  " + cmp.label_b;
   ui.view.fit_requested = true;
-  ui.notify("comparing with " + cmp.label_b + " (from step 0, on the same image)");
+  ui.notify("comparing with " + cmp.label_b + (model_b ? std::string() : " (from step 0, on the same image)"));
 }
 
 /// Where "Keep B" writes run B for run A to open: beside the autosave (or in the temp folder when
@@ -93,8 +96,8 @@ std::string keep_b_path(const UiState& ui) {
 /// training goes through the Save / Discard / Cancel prompt as for any Open).
 void keep_b(UiState& ui, CompareSessions& cs) {
   const std::string path = keep_b_path(ui);
-  cs.b->set_running(false);
-  cs.b->keep_copy(path);
+  cs.b->post(run_command::SetRunning{false});
+  cs.b->post(run_command::KeepCopy{path});
   if (!cs.b->flush(60.0) || !fs::exists(path)) {
     ui.notify("compare: run B could not be written to " + path + "; the comparison stays open", true);
     return;
@@ -107,13 +110,13 @@ void keep_b(UiState& ui, CompareSessions& cs) {
 /// B follows what A was asked to do; `a_was_running` is A's state before the intent.
 void follow_a(UiState& ui, CompareSessions& cs, const UiIntent& in, bool a_was_running) {
   if (in.is<intent::ToggleRun>()) {
-    cs.b->set_running(!a_was_running);
+    cs.b->post(run_command::SetRunning{!a_was_running});
   } else if (in.is<intent::StepOnce>()) {
-    cs.b->step_once();
+    cs.b->post(run_command::StepOnce{});
   } else if (in.is<intent::Reset>()) {
-    cs.b->reset();
+    cs.b->post(run_command::Reset{});
   } else if (const auto* save = in.get<intent::SaveModel>()) {
-    cs.b->save_model(b_model_path(model_path_for(save->path)));
+    cs.b->post(run_command::Save{b_model_path(model_path_for(save->path))});
   } else if (in.is<intent::OpenPath>() || in.is<intent::ApplyReset>() || in.is<intent::Quit>()) {
     close_compare(ui, cs); // a new run for A ends the comparison
   }
@@ -133,8 +136,8 @@ bool apply_compare_intent(UiState& ui, TrainingSession& a, CompareSessions& cs, 
     cs.export_path = ex->path;
     cs.export_a.reset();
     cs.export_b.reset();
-    a.render_picture(ex->width, ex->height);
-    cs.b->render_picture(ex->width, ex->height);
+    a.post(run_command::RenderPicture{ex->width, ex->height});
+    cs.b->post(run_command::RenderPicture{ex->width, ex->height});
   } else {
     // A guarded action waiting for the Save / Discard / Cancel answer comes back confirmed.
     if (cs.b && !needs_confirmation(ui, in)) follow_a(ui, cs, in, ui.run.status.running);
@@ -184,10 +187,7 @@ bool absorb_compare(UiState& ui, CompareSessions& cs, SessionSnapshot& take_a) {
   SessionSnapshot take = cs.b->take();
   const bool news = take.preview || !take.rows.empty() || !take.errors.empty() || !take.notices.empty() ||
                     take.status.running != ui.compare.run.status.running;
-  for (auto& e : take.errors)
-    ui.notify("B: " + e, true);
-  for (auto& n : take.notices)
-    ui.notify("B: " + n, false);
+  cs.b->report_messages(ui, take);
   if (take.picture) cs.export_b = std::move(take.picture);
   absorb_run_rows(ui.compare.run, take);
   absorb_run_preview(ui.compare.run, cs.texture_b.get(), take);
@@ -201,15 +201,12 @@ void close_compare(UiState& ui, CompareSessions& cs) {
   if (cs.b) {
     if (ui.compare.run.status.unsaved) {
       const std::string keep = discard_copy_path(ui.confirm);
-      if (!keep.empty()) cs.b->keep_copy(keep); // a notice names it
+      if (!keep.empty()) cs.b->post(run_command::KeepCopy{keep}); // a notice names it
     }
-    cs.b->set_running(false);
+    cs.b->post(run_command::SetRunning{false});
     if (!cs.b->flush(60.0)) ui.notify("compare: run B's copy did not finish in time", true);
     SessionSnapshot last = cs.b->take();
-    for (auto& n : last.notices)
-      ui.notify("B: " + n, false);
-    for (auto& e : last.errors)
-      ui.notify("B: " + e, true);
+    cs.b->report_messages(ui, last);
     cs.b.reset();
   }
   cs.export_path.clear();

@@ -1,8 +1,8 @@
 #pragma once
 /// Compare runs: run B, made from run A's config with one change
 /// (engine/insight/compare_runs.h), trains from step 0 on the same image beside A.
-/// - CompareSessions owns B's TrainingSession and texture; both sessions share one SliceTurns,
-///   so on one device they train in alternating slices.
+/// - CompareSessions owns B's RunSlot (ui/run_slot.h: the same type as run A's) and texture;
+///   both sessions share one SliceTurns, so on one device they train in alternating slices.
 /// - apply_compare_intent carries out the compare intents and makes B follow A's Train / Pause /
 ///   Step / Reset / Save (B saves beside A's file as NAME-B.redraw).
 /// - Closing the comparison asks which run goes on. Keep A: B's unsaved work is kept as a copy (the
@@ -11,6 +11,7 @@
 ///   Discard / Cancel prompt). Nothing trained is lost either way.
 /// GUI thread only.
 #include "engine/insight/compare_runs.h"
+#include "ui/run_slot.h"
 #include "ui/training_session.h"
 #include "ui/ui_state.h"
 
@@ -22,7 +23,7 @@ namespace redraw {
 struct CompareSessions {
   BackendFactory make_backend;
   std::shared_ptr<SliceTurns> turns = std::make_shared<SliceTurns>();
-  std::unique_ptr<TrainingSession> b;
+  std::unique_ptr<RunSlot> b; ///< run B while comparing, labelled "B"
   std::unique_ptr<PreviewTexture> texture_b, frame_texture_b;
   // A pending side-by-side export: both pictures are asked for, then composed.
   std::string export_path;

@@ -49,4 +49,36 @@ FrameDecision decide_frame(const FramePacing& p, const FrameEvents& e) {
   return d;
 }
 
+void PreviewPacing::set_every(int32_t steps) { m_every = std::max(1, steps); }
+
+void PreviewPacing::set_min_interval(double seconds) { m_min_interval = std::clamp(seconds, 0.0, 10.0); }
+
+void PreviewPacing::set_share(double share) {
+  m_share = share;
+  m_cost_gap = 0;
+}
+
+bool PreviewPacing::due(int64_t step, double since_last) const {
+  return step % m_every == 0 && since_last >= std::max(m_min_interval, m_cost_gap);
+}
+
+void PreviewPacing::set_limit(PreviewSize limit) {
+  m_max_w = limit.w;
+  m_max_h = limit.h;
+}
+
+void PreviewPacing::limit_posted(PreviewSize limit) {
+  if (!(limit == m_made)) m_host_wanted = true;
+}
+
+PreviewSize PreviewPacing::begin() {
+  m_made = limit();
+  return m_made;
+}
+
+void PreviewPacing::rendered(double render_seconds) {
+  m_cost_gap = preview_cost_gap(render_seconds, m_share);
+  m_host_wanted = false;
+}
+
 } // namespace redraw

@@ -10,13 +10,15 @@
 ///   frame is rasterised on the CPU and every frame is taken from the trainer's cores. There,
 ///   drawing also takes at most 5% of the time (`draw_share`: a 30 ms frame, at most one every
 ///   0.6 s). The session makes previews no faster than frames show them
-///   (TrainingSession::set_min_preview_interval).
+///   (run_command::SetMinPreviewInterval).
 /// - While training, minor news (new curve points, an insight view's refresh) waits for the next
 ///   frame there is anyway (a preview, input, the heartbeat), so they share frames: each frame on
 ///   software GL costs the trainer ~30 ms of a core, however little changed.
 /// - With no change at all a heartbeat frame comes every `heartbeat_seconds` (the status bar's
 ///   clock, notices expiring); between frames the loop sleeps in glfwWaitEventsTimeout, woken by
 ///   input or after `poll_seconds` to look for the training thread's news (cheap: no drawing).
+#include <atomic>
+#include <cstdint>
 #include <string_view>
 
 namespace redraw {
@@ -74,5 +76,53 @@ double preview_cost_gap(double render_seconds, double share = k_preview_share);
 
 /// The rule in the header comment, for one wake-up.
 FrameDecision decide_frame(const FramePacing& p, const FrameEvents& e);
+
+/// A preview's size limit in pixels (0: no limit on that axis).
+struct PreviewSize {
+  int32_t w = 0, h = 0;
+  bool operator==(const PreviewSize&) const = default;
+};
+
+/// When and how large a training session renders its previews (TrainingSession, ui/run_commands.h's
+/// SetPreview* commands): while training, every `every` steps, no faster than frames show them
+/// (the minimum interval) and spaced by their own cost (preview_cost_gap); at the size of the pane
+/// that shows them; with a host copy when one is asked for. Training thread, except set_limit.
+class PreviewPacing {
+public:
+  /// A preview every `steps` training steps (at least 1).
+  void set_every(int32_t steps);
+  /// At least `seconds` apart while training (clamped to 0..10).
+  void set_min_interval(double seconds);
+  /// The share of the time previews may take (1 or more: no limit from their cost); the gap
+  /// their cost asked for starts over.
+  void set_share(double share);
+  /// Whether training step `step` gets a preview, `since_last` seconds after the last one.
+  bool due(int64_t step, double since_last) const;
+
+  /// Any thread, taking effect at once: previews no larger than `limit`.
+  void set_limit(PreviewSize limit);
+  /// The limit now.
+  PreviewSize limit() const { return PreviewSize{m_max_w.load(), m_max_h.load()}; }
+  /// The limit as its command runs (after set_limit): a new preview is wanted unless the last
+  /// one was made at this limit.
+  void limit_posted(PreviewSize limit);
+  /// A host copy of the picture is wanted (the next preview makes one).
+  void want_host() { m_host_wanted = true; }
+  bool host_wanted() const { return m_host_wanted; }
+  /// A preview is about to be made: the limit it is made at (remembered for limit_posted).
+  PreviewSize begin();
+  /// The preview took `render_seconds`: the next one while training waits for its share of the
+  /// time, and a host copy asked for was served.
+  void rendered(double render_seconds);
+
+private:
+  int32_t m_every = 10;
+  double m_min_interval = 1.0 / 30.0;
+  double m_share = k_preview_share;
+  double m_cost_gap = 0; ///< the least gap after the last preview for its cost
+  std::atomic<int32_t> m_max_w{0}, m_max_h{0};
+  PreviewSize m_made{-1, -1}; ///< the limit of the last preview
+  bool m_host_wanted = false;
+};
 
 } // namespace redraw

@@ -158,18 +158,14 @@ void upload_device_frame(UiState& ui, TrainingSession& session) {
 }
 
 /// Housekeeping each turn besides drawing: GPU previews and the preview cadence the session is told.
-/// Previews are no larger than the pane that shows them (TrainingSession::set_preview_limit; the
+/// Previews are no larger than the pane that shows them (run_command::SetPreviewLimit; the
 /// window's framebuffer before the canvas is laid out), in steps of 256 pixels so that resizing
 /// the window or a panel does not re-render on every frame of a drag.
 int32_t preview_limit(float framebuffer_px) { return (std::max(0, int32_t(framebuffer_px)) / 256 + 1) * 256; }
 
 struct LoopState {
-  int32_t sent_preview_every = -1;
-  int32_t sent_preview_w = -1, sent_preview_h = -1; ///< what set_preview_limit was last told
-  double sent_preview_gap = 0;              ///< what set_min_preview_interval was last told
   double last_host_request = 0;
   double last_autosave = 0;
-  const TrainingSession* paced_b = nullptr; ///< the compare run B last told the preview gap
   std::string title;
 };
 
@@ -196,39 +192,24 @@ void take_news(UiState& ui, TrainingSession& session, CompareSessions& compare, 
   ev.minor_change = ev.minor_change || new_rows || insight_news;
 }
 
-/// What the session should know about the screen: the preview cadence and gap (no faster than
-/// frames show them), and, for GPU previews, a host copy about once a second while the error
-/// map or the pixel tooltip needs host pixels.
-void tell_session(UiState& ui, TrainingSession& session, CompareSessions& compare, LoopState& st, double frame_s) {
+/// What the runs' sessions should know about the screen: the preview cadence and gap (no faster
+/// than frames show them), and, for GPU previews, a host copy about once a second while the error
+/// map or the pixel tooltip needs host pixels. Run B is told A's limit and gap (and keeps the
+/// default cadence).
+void tell_sessions(UiState& ui, RunSlot& run_a, CompareSessions& compare, LoopState& st, double frame_s) {
+  TrainingSession& session = run_a.session();
   const bool device_path = ui.recon_texture && std::string_view(ui.recon_texture->kind()) == "cuda-gl";
   const bool error_shown = ui.view.mode == CanvasMode::SideBySide || ui.view.mode == CanvasMode::Error;
   if (device_path && error_shown && ui.run.status.running && ui.now - st.last_host_request > 1.0) {
-    session.request_host_preview();
+    session.post(run_command::RequestHostPreview{});
     st.last_host_request = ui.now;
-  }
-  if (ui.settings.preview_every != st.sent_preview_every) {
-    st.sent_preview_every = ui.settings.preview_every;
-    session.set_preview_every(st.sent_preview_every);
   }
   const ImVec2 fb = ImGui::GetIO().DisplaySize, scale = ImGui::GetIO().DisplayFramebufferScale;
   const bool laid_out = ui.preview_pane[0] > 0 && ui.preview_pane[1] > 0;
   const int32_t max_w = preview_limit(laid_out ? float(ui.preview_pane[0]) : fb.x * scale.x);
   const int32_t max_h = preview_limit(laid_out ? float(ui.preview_pane[1]) : fb.y * scale.y);
-  if (max_w != st.sent_preview_w || max_h != st.sent_preview_h) {
-    st.sent_preview_w = max_w;
-    st.sent_preview_h = max_h;
-    session.set_preview_limit(max_w, max_h);
-    if (compare.b) compare.b->set_preview_limit(max_w, max_h);
-  }
-  if (const double gap = watch_gap(ui.pacing, frame_s); std::abs(gap - st.sent_preview_gap) > 0.2 * gap) {
-    st.sent_preview_gap = gap;
-    session.set_min_preview_interval(gap);
-  }
-  if (compare.b && compare.b.get() != st.paced_b) { // a new run B: the same preview gap as A
-    compare.b->set_min_preview_interval(st.sent_preview_gap);
-    compare.b->set_preview_limit(st.sent_preview_w, st.sent_preview_h);
-    st.paced_b = compare.b.get();
-  }
+  run_a.tell(PreviewAsk{ui.settings.preview_every, max_w, max_h, watch_gap(ui.pacing, frame_s)});
+  if (compare.b) compare.b->tell(PreviewAsk{-1, run_a.told().max_w, run_a.told().max_h, run_a.told().gap});
 }
 
 /// ImGui's frame: new frame, the main window, render into the back buffer.
@@ -260,7 +241,7 @@ void draw_frame(GLFWwindow* window, UiState& ui) {
 /// `must_keep` (a run the next launch is to offer) a failure everywhere says what was lost.
 std::string autosave_on_quit(TrainingSession& session, AutosaveSession& autosave, bool must_keep) {
   const std::filesystem::path first = autosave.model_path();
-  session.autosave(first.string());
+  session.post(run_command::Autosave{first.string()});
   if (!session.flush(60.0)) return "the autosave to " + first.string() + " did not finish in time; the run is not saved";
   const std::string why = session.autosave_error();
   if (why.empty()) return "the run was autosaved to " + first.string() + "; the next launch offers to restore it";
@@ -268,7 +249,7 @@ std::string autosave_on_quit(TrainingSession& session, AutosaveSession& autosave
   if (!autosave.move_to_fallback())
     return "the run could not be autosaved (" + why + "), and there is no private folder to fall back to; its unsaved "
            "training is lost";
-  session.autosave(autosave.model_path().string());
+  session.post(run_command::Autosave{autosave.model_path().string()});
   if (!session.flush(60.0) || !session.autosave_error().empty())
     return "the run could not be autosaved: " + why + "; and in " + autosave.model_path().parent_path().string() +
            ": " + session.autosave_error() + "; its unsaved training is lost";
@@ -278,24 +259,24 @@ std::string autosave_on_quit(TrainingSession& session, AutosaveSession& autosave
 
 /// The autosave (the session skips it when nothing changed since the last one), and run B's
 /// beside it (NAME-B.redraw): a crash loses neither run's training.
-void autosave_due(UiState& ui, TrainingSession& session, CompareSessions& compare, const AutosaveSession* autosave,
+void autosave_due(UiState& ui, RunSlot& run_a, CompareSessions& compare, const AutosaveSession* autosave,
                   LoopState& st) {
   if (!autosave || ui.settings.autosave_minutes <= 0 || ui.now - st.last_autosave < 60.0 * ui.settings.autosave_minutes)
     return;
   st.last_autosave = ui.now;
-  session.autosave(autosave->model_path().string());
-  if (compare.b) compare.b->autosave(b_model_path(autosave->model_path().string()));
+  for (RunSlot* slot : {&run_a, compare.b.get()})
+    if (slot) slot->post(run_command::Autosave{slot->autosave_path(autosave->model_path().string())});
 }
 
 /// The window's loop: take the runs' news, decide whether to draw (ui/frame_pacing.h: a frame
 /// only when something changed, at most 10 a second while training on software GL, 30 on
 /// hardware, 60 while the user interacts), draw, swap, apply the frame's intents. Tests and
 /// benchmarks act through `hooks` (ui/testing/frame_hooks.h).
-int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, CompareSessions& compare,
+int frame_loop(GLFWwindow* window, UiState& ui, RunSlot& run_a, CompareSessions& compare,
                const AutosaveSession* autosave, FrameHooks& hooks, const TerminationSignals& signals) {
+  TrainingSession& session = run_a.session();
   LoopState st;
   st.last_autosave = st.last_host_request = glfwGetTime();
-  st.sent_preview_gap = ui.pacing.watch_seconds;
   FrameEvents ev;    // what the pacing rule sees
   double wait_s = 0; // until the next look, as the rule said last time
   SessionSnapshot take;
@@ -305,7 +286,7 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, Compar
     ui.now = glfwGetTime();
     const auto frame_start = std::chrono::steady_clock::now();
     take_news(ui, session, compare, take, ev);
-    tell_session(ui, session, compare, st, ui.frame_ms * 1e-3);
+    tell_sessions(ui, run_a, compare, st, ui.frame_ms * 1e-3);
     if (const auto code = hooks.after_news(ui, session)) return *code;
 
     ev.now = ui.now;
@@ -331,7 +312,7 @@ int frame_loop(GLFWwindow* window, UiState& ui, TrainingSession& session, Compar
     glfwGetFramebufferSize(window, &fw, &fh);
     if (const auto code = hooks.after_render(window, ui, fw, fh)) return *code;
     glfwSwapBuffers(window);
-    autosave_due(ui, session, compare, autosave, st);
+    autosave_due(ui, run_a, compare, autosave, st);
 
     std::vector<UiIntent> intents;
     intents.swap(ui.intents);
@@ -453,7 +434,7 @@ int end_session(UiState& ui, TrainingSession& session, CompareSessions& compare,
     std::error_code ec;
     std::filesystem::remove(b_model_path(autosave->model_path().string()), ec);
   }
-  session.stop_training_now(); // a long step in progress is left: the quit saves its last finished one
+  session.post(run_command::SetRunning{false}); // a long step in progress is left: the quit saves its last finished one
   const bool unsaved = signal != 0 && ui.run.status.has_run && ui.run.status.unsaved;
   if (autosave) { // the autosave on quit, then a clean end: no restore offer next time
     const std::string outcome = autosave_on_quit(session, *autosave, unsaved);
@@ -480,7 +461,8 @@ int run_session(GLFWwindow* window, UiState& ui, const GuiOptions& opts, Autosav
   ui.compare.texture = compare.texture_b.get();
   compare.frame_texture_b = make_host_texture();
   ui.compare.frame_texture = compare.frame_texture_b.get();
-  TrainingSession session(opts.make_backend, opts.interop, compare.turns);
+  RunSlot run_a(std::make_unique<TrainingSession>(opts.make_backend, opts.interop, compare.turns), "");
+  TrainingSession& session = run_a.session();
   auto truth = make_host_texture();
   auto error = make_host_texture();
   auto frame = make_host_texture();
@@ -502,19 +484,19 @@ int run_session(GLFWwindow* window, UiState& ui, const GuiOptions& opts, Autosav
   ui.preset_names = preset_names();
 
   load_preset_into(ui, opts.preset.empty() ? ui.settings.preset : opts.preset);
-  session.set_snapshot_cap(size_t(ui.settings.snapshot_cap_mb) << 20); // kept for every run
-  session.set_min_preview_interval(ui.pacing.watch_seconds);          // no faster than frames show them
+  session.post(run_command::SetSnapshotCap{size_t(ui.settings.snapshot_cap_mb) << 20}); // kept for every run
+  run_a.tell(PreviewAsk{-1, -1, -1, ui.pacing.watch_seconds});                         // no faster than frames show them
   int fb_w = 0, fb_h = 0;
   glfwGetFramebufferSize(window, &fb_w, &fb_h);
-  session.set_preview_limit(preview_limit(float(fb_w)), preview_limit(float(fb_h))); // before the first preview
+  session.post(run_command::SetPreviewLimit{preview_limit(float(fb_w)), preview_limit(float(fb_h))}); // before the first preview
   LoadRequest req = initial_load_request(opts, ui);                    // `redraw MODEL.redraw` opens the model
   ui.last_image = req.image;
-  session.load(std::move(req));
-  if (test.screenshot_run()) session.set_stop_at(test.screenshot_after_steps);
-  if (opts.autostart || test.screenshot_run()) session.set_running(true);
+  session.post(run_command::Load{std::move(req)});
+  if (test.screenshot_run()) session.post(run_command::StopAt{test.screenshot_after_steps});
+  if (opts.autostart || test.screenshot_run()) session.post(run_command::SetRunning{true});
 
   const TerminationSignals signals([] { glfwPostEmptyEvent(); });
-  const int code = frame_loop(window, ui, session, compare, autosave, hooks, signals);
+  const int code = frame_loop(window, ui, run_a, compare, autosave, hooks, signals);
   return end_session(ui, session, compare, autosave, code, signals.caught());
 }
 } // namespace

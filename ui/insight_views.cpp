@@ -116,7 +116,7 @@ bool update_spectrum(UiState& ui, TrainingSession& session, InsightResources& re
   // On a GPU backend the previews skip the host: ask for a host copy about once a second.
   const bool device_path = ui.recon_texture && std::string_view(ui.recon_texture->kind()) == "cuda-gl";
   if (ui.settings.show_spectrum && device_path && ui.run.status.running && ui.now - s.last_host_request > 1.0) {
-    session.request_host_preview();
+    session.post(run_command::RequestHostPreview{});
     s.last_host_request = ui.now;
   }
   const auto& recon = ui.run.reconstruction;
@@ -168,7 +168,7 @@ bool update_neurons(UiState& ui, TrainingSession& session, InsightResources& res
   if (!ui.settings.show_neuron_maps || !st.has_run || n.network_requested || res.worker.neurons_pending()) return news;
   const bool stale = !n.maps || n.maps->layer != n.layer || n.maps_step != st.step || n.maps_trainer != st.trainer_id;
   if (stale && ui.now >= n.next_request) {
-    session.request_network();
+    session.post(run_command::RequestNetwork{});
     n.network_requested = true;
     n.requested_at = ui.now;
   }

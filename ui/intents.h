@@ -69,6 +69,7 @@ struct FitView {}; ///< F
 struct OpenCompare { ///< run B beside A, with one change
   CompareChangeKind change = CompareChangeKind::Preset;
   std::string value; ///< the preset, activation or number
+  std::string model_b{}; ///< set: run B is this .redraw model instead (two cells of a sweep)
 };
 struct CloseCompare {
   bool keep_b = false; ///< false: back to A alone (B's unsaved work kept as a copy); true: keep B

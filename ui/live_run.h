@@ -11,6 +11,7 @@
 #include "engine/training/run_tree.h"
 #include "engine/export/timelapse_export.h"
 #include "engine/training/trainer.h"
+#include "ui/run_changes.h"
 #include "ui/session_mailbox.h"
 
 #include <chrono>
@@ -47,6 +48,7 @@ struct LiveRun {
   int64_t last_preview_step = -1;
   SessionProfile profile; ///< the training thread's time since the last publish (steps, previews)
   RunTree tree;           ///< the run's lines (branches)
+  RunChanges changes;     ///< whether it holds training no model file has, and its model file
 
   /// One Trainer::step(), its row kept for the next publish and its time in the profile.
   void step();

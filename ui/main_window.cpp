@@ -1,6 +1,7 @@
 #include "ui/compare_view.h"
 #include "ui/panels.h"
 #include "ui/settings_store.h"
+#include "ui/sweep_browser.h"
 #include "ui/ui_scale.h"
 
 #include <imgui.h>
@@ -104,6 +105,7 @@ void draw_main_window(UiState& ui) {
   draw_help(ui);
   draw_confirm_prompt(ui);
   draw_compare_dialog(ui);
+  draw_sweep_browser(ui);
 }
 
 } // namespace redraw

@@ -38,6 +38,7 @@ void draw_menu_bar(UiState& ui) {
         if (ImGui::MenuItem((widget_text(r, 120, true) + "##" + r).c_str())) ui.push(intent::OpenPath{r});
       ImGui::EndMenu();
     }
+    if (ImGui::MenuItem("Open sweep...")) ui.sweep.open = true; // the cells of a `redraw sweep` folder
     ImGui::Separator();
     if (ImGui::MenuItem("Save model...", "Ctrl+S", false, st.has_run))
       ui.push(intent::ShowDialog{FileDialogPurpose::SaveModel});

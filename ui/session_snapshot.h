@@ -89,9 +89,9 @@ struct SessionSnapshot {
   std::vector<std::string> saved_models; ///< paths a save wrote successfully, oldest first
   std::vector<std::string> failed_saves; ///< paths a save could not write (the error is in `errors`)
   std::vector<SessionProfile> profiles;  ///< one per publish while a run exists, oldest first
-  std::shared_ptr<const NetworkSnapshot> network; ///< parameters asked for with request_network()
-  std::shared_ptr<const Image> picture;           ///< render_picture()'s image, when it is ready
-  std::shared_ptr<const Image> zoom;              ///< render_window()'s image, when it is ready
+  std::shared_ptr<const NetworkSnapshot> network; ///< parameters asked for with run_command::RequestNetwork
+  std::shared_ptr<const Image> picture;           ///< run_command::RenderPicture's image, when it is ready
+  std::shared_ptr<const Image> zoom;              ///< run_command::RenderZoom's image, when it is ready
   uint64_t zoom_generation = 0;                   ///< the request it answers
   int64_t zoom_step = -1;                         ///< the step of the weights it shows
 

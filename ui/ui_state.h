@@ -15,6 +15,7 @@
 #include "ui/perf_monitor.h"
 #include "ui/preview_texture.h"
 #include "ui/session_snapshot.h"
+#include "ui/sweep_browser_state.h"
 #include "ui/zoom_view.h"
 #include "ui/ui_scale.h"
 
@@ -100,7 +101,7 @@ struct EditState {
   int32_t train_side = 256; ///< longest side of the training image
   bool full_batch = true;
   int32_t batch_size = 16384;
-  bool time_budget_on = false;  ///< the controls' time budget (edit_time_budget in app_actions.h)
+  bool time_budget_on = false;  ///< the controls' time budget (edit_time_budget in edited_config.h)
   double time_budget_s = 300;
   int32_t selected_layer = 0;
   float footer_height = 0; ///< the controls' pinned summary, as measured last frame (pixels)
@@ -167,7 +168,7 @@ struct RunView {
   std::shared_ptr<const Image> ground_truth;
   std::shared_ptr<const Image> reconstruction; ///< host copy of the latest preview (may lag on CUDA)
   /// The ground truth at the host preview's size, when the preview is smaller than the training
-  /// size (previews fit the screen: TrainingSession::set_preview_limit); see truth_for().
+  /// size (previews fit the screen: run_command::SetPreviewLimit); see truth_for().
   std::shared_ptr<const Image> truth_shown;
   /// The ground truth at the size of `shown` (the training size, or the screen-sized preview's
   /// truth_shown), or null when neither matches (a timelapse frame's smaller picture).
@@ -236,6 +237,7 @@ struct UiState {
   UiScaleState scale;
   LayoutProbe layout;
   InsightState insight; ///< the Spectrum and Neuron maps windows
+  SweepBrowserState sweep; ///< File > Open sweep (ui/sweep_browser.h)
   std::vector<UiIntent> intents;
   std::vector<std::string> preset_names;
   std::string last_image; ///< the image asked for last (Apply & reset retries it when loading failed)
@@ -264,7 +266,7 @@ struct UiState {
   // Canvas layout of the last frame, in framebuffer pixels (for the screenshot sidecar).
   float recon_rect[4] = {0, 0, 0, 0}; ///< x, y, w, h of the reconstruction pane's image
   /// The pane the live picture (or the error map made from it) is drawn in, framebuffer pixels:
-  /// previews are rendered no larger (tell_session). 0 until a canvas showing it is laid out.
+  /// previews are rendered no larger (tell_sessions). 0 until a canvas showing it is laid out.
   int32_t preview_pane[2] = {0, 0};
 
   template <class T> void push(T&& what) { intents.push_back(UiIntent{Intent(std::forward<T>(what))}); }

@@ -79,7 +79,7 @@ void update_zoom(UiState& ui, TrainingSession& session) {
   ZoomViewState& z = ui.zoom;
   const bool want = z.enabled && !z.wanted.empty() && ui.zoom_texture && ui.run.status.has_run;
   if (!want) {
-    if (z.generation != 0) session.render_window(RenderWindow{}, 0, 0, 0); // cancels
+    if (z.generation != 0) session.post(run_command::RenderZoom{RenderWindow{}, 0, 0, 0}); // cancels
     z.generation = 0;
     return;
   }
@@ -94,7 +94,7 @@ void update_zoom(UiState& ui, TrainingSession& session) {
   z.generation = ++z.last_generation;
   z.requested = z.wanted;
   z.requested_at = ui.now;
-  session.render_window(z.wanted.window, z.wanted.width, z.wanted.height, z.generation, z.wanted.frame_step);
+  session.post(run_command::RenderZoom{z.wanted.window, z.wanted.width, z.wanted.height, z.generation, z.wanted.frame_step});
 }
 
 } // namespace redraw

@@ -111,7 +111,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     LoadRequest req;
     req.model = path;
     req.backend = "cpu";
-    session.load(req);
+    session.post(run_command::Load{req});
     pump(ui, session, [&] { return !ui.message_log.empty() || (ui.run.status.has_run && ui.run.shown_step >= 0); }, 20);
     headless_frame(ui);
     if (ui.run.status.has_run && !ui.timelapse.frames.empty()) {

@@ -151,7 +151,6 @@ TEST_CASE("frame pacing: on software GL, slow frames are spaced so drawing takes
   e.last_input = 10.25; // ...unless the user is at it: input is never held back
   CHECK(decide_frame(sw, e).draw);
 }
-#endif
 
 TEST_CASE("preview budget: the gap a preview's cost asks for keeps previews within their share of the time") {
   // Closed form: a 40 ms preview at 15% asks for 40 * 0.85 / 0.15 = 226.7 ms before the next one.
@@ -182,3 +181,49 @@ TEST_CASE("preview budget: the gap a preview's cost asks for keeps previews with
     else CHECK(preview_time / now >= 0.8 * k_preview_share); // the share is used, not wasted
   }
 }
+
+TEST_CASE("preview pacing: every n steps, no faster than the interval or the previews' cost allows") {
+  PreviewPacing p;
+  CHECK(p.due(10, 1.0)); // defaults: every 10 steps, 1/30 s apart
+  CHECK_FALSE(p.due(11, 1.0));
+  CHECK_FALSE(p.due(20, 0.01));
+  p.set_every(0); // at least 1
+  CHECK(p.due(7, 1.0));
+  p.set_every(5);
+  p.set_min_interval(-1); // clamped to 0..10
+  CHECK(p.due(5, 0.0));
+  p.set_min_interval(100);
+  CHECK_FALSE(p.due(5, 9.9));
+  CHECK(p.due(5, 10.0));
+  p.set_min_interval(0);
+  p.begin();
+  p.rendered(0.040); // a 40 ms preview at the 15% share asks for its gap (preview_cost_gap)
+  const double gap = preview_cost_gap(0.040);
+  CHECK_FALSE(p.due(5, gap * 0.99));
+  CHECK(p.due(5, gap * 1.01));
+  p.set_share(1.0); // no limit from the cost: the gap starts over
+  CHECK(p.due(5, 0.0));
+}
+
+TEST_CASE("preview pacing: a new size limit or a host copy asked for wants a preview, once") {
+  PreviewPacing p;
+  CHECK(p.limit() == PreviewSize{0, 0});
+  CHECK_FALSE(p.host_wanted());
+  p.set_limit(PreviewSize{320, 200});
+  CHECK(p.limit() == PreviewSize{320, 200});
+  p.limit_posted(PreviewSize{320, 200}); // no preview made yet at any limit: one is wanted
+  CHECK(p.host_wanted());
+  CHECK(p.begin() == PreviewSize{320, 200});
+  p.rendered(0.001);
+  CHECK_FALSE(p.host_wanted());
+  p.limit_posted(PreviewSize{320, 200}); // the last preview had it: nothing new
+  CHECK_FALSE(p.host_wanted());
+  p.set_limit(PreviewSize{640, 400});
+  p.limit_posted(PreviewSize{640, 400});
+  CHECK(p.host_wanted());
+  p.begin();
+  p.rendered(0.001);
+  p.want_host();
+  CHECK(p.host_wanted());
+}
+#endif

@@ -62,8 +62,8 @@ TEST_CASE("compare: two sessions sharing one device both train, and each renders
     req.image = default_image_path().string();
     req.config = s == &a ? ca : cb;
     req.backend = "cpu";
-    s->load(req);
-    s->set_running(true);
+    s->post(run_command::Load{req});
+    s->post(run_command::SetRunning{true});
   }
   int64_t step_a = 0, step_b = 0;
   const auto start = std::chrono::steady_clock::now();
@@ -72,14 +72,14 @@ TEST_CASE("compare: two sessions sharing one device both train, and each renders
     step_a = a.take().status.step;
     step_b = b.take().status.step;
   }
-  a.set_running(false);
-  b.set_running(false);
+  a.post(run_command::SetRunning{false});
+  b.post(run_command::SetRunning{false});
   CAPTURE(step_a);
   CAPTURE(step_b);
   CHECK(step_a >= 200);
   CHECK(step_b >= 200);
-  a.render_picture(20, 10);
-  b.render_picture(20, 10);
+  a.post(run_command::RenderPicture{20, 10});
+  b.post(run_command::RenderPicture{20, 10});
   std::shared_ptr<const Image> pa, pb;
   const auto t0 = std::chrono::steady_clock::now();
   while ((!pa || !pb) && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(30)) {

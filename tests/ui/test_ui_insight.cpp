@@ -91,7 +91,7 @@ TEST_CASE("insight: the session hands out a copy of the running network's parame
   req.config = load_run_config(std::filesystem::path(REDRAW_TEST_ASSET_DIR) / "../tests/gui/gui_tiny.json");
   req.config.data.max_side = 24;
   req.backend = "cpu";
-  session.load(req);
+  session.post(run_command::Load{req});
   SessionStatus status;
   std::shared_ptr<const NetworkSnapshot> net;
   const auto start = std::chrono::steady_clock::now();
@@ -100,7 +100,7 @@ TEST_CASE("insight: the session hands out a copy of the running network's parame
     SessionSnapshot t = session.take();
     status = t.status;
     if (status.has_run && !asked) {
-      session.request_network();
+      session.post(run_command::RequestNetwork{});
       asked = true;
     }
     net = t.network;

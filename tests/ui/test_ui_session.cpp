@@ -83,13 +83,13 @@ TEST_CASE("ui session: train, preview, save, reset, branch, and errors that keep
   TrainingSession session(backend_factory());
   Collected c;
   const LoadRequest req = tiny_request();
-  session.load(req);
+  session.post(run_command::Load{req});
   REQUIRE(wait_for(session, c, [](const Collected& x) { return x.status.has_run && x.truth && x.preview; }));
   CHECK(c.truth->width == 32);
   CHECK(c.preview->width == c.truth->width);
   CHECK(c.status.step == 0);
 
-  session.set_running(true);
+  session.post(run_command::SetRunning{true});
   REQUIRE(wait_for(session, c, [](const Collected& x) { return !x.status.running && x.status.step == 60; }));
   CHECK(c.rows.size() >= 5);
   CHECK(c.rows.back().step == 60);
@@ -99,7 +99,7 @@ TEST_CASE("ui session: train, preview, save, reset, branch, and errors that keep
   // A bad image: an error message, and the run is still there.
   LoadRequest bad = req;
   bad.image = "/nonexistent/picture.png";
-  session.load(bad);
+  session.post(run_command::Load{bad});
   REQUIRE(wait_for(session, c, [](const Collected& x) { return !x.errors.empty(); }));
   CHECK(c.errors.back().find("picture.png") != std::string::npos);
   CHECK(c.status.has_run);
@@ -108,18 +108,18 @@ TEST_CASE("ui session: train, preview, save, reset, branch, and errors that keep
   char tmpl[] = "/tmp/redraw_ui_session_XXXXXX";
   REQUIRE(mkdtemp(tmpl) != nullptr);
   const std::filesystem::path dir = tmpl;
-  session.save_model((dir / "m.redraw").string());
+  session.post(run_command::Save{(dir / "m.redraw").string()});
   REQUIRE(wait_for(session, c,
                    [](const Collected& x) { return !x.notices.empty() && x.notices.back().rfind("saved", 0) == 0; }));
   const Checkpoint ck = load_checkpoint(dir / "m.redraw");
   CHECK(ck.step == 60);
 
-  session.export_image((dir / "big.png").string(), 96, 80, 8);
+  session.post(run_command::ExportImage{(dir / "big.png").string(), 96, 80, 8});
   REQUIRE(wait_for(session, c, [](const Collected& x) {
     return !x.notices.empty() && x.notices.back().find("done") != std::string::npos;
   }));
   CHECK(load_image(dir / "big.png").width == 96);
-  session.export_image((dir / "missing/folder/x.png").string(), 16, 16, 8);
+  session.post(run_command::ExportImage{(dir / "missing/folder/x.png").string(), 16, 16, 8});
   const size_t errors_before = c.errors.size();
   REQUIRE(wait_for(session, c, [&](const Collected& x) { return x.errors.size() > errors_before; }));
   CHECK_FALSE(std::filesystem::exists(dir / "missing"));
@@ -132,7 +132,7 @@ TEST_CASE("ui session: train, preview, save, reset, branch, and errors that keep
   // Branching keeps the line it leaves, trains on at once (as its notice says), and marks the
   // run unsaved; switching back brings the saved line's step and curves back.
   CHECK_FALSE(c.status.unsaved); // just saved
-  session.branch_from(early);
+  session.post(run_command::Branch{early});
   const std::string continues = "training continues from step " + std::to_string(early);
   // Later notices (the branch finishing) may arrive in the same take, so look for it among all.
   auto branch_notice = [&](const Collected& x) {
@@ -149,14 +149,14 @@ TEST_CASE("ui session: train, preview, save, reset, branch, and errors that keep
   CHECK(c.status.lines[1].fork_step == early);
   CHECK(c.rows.front().step <= early);
   REQUIRE(wait_for(session, c, [](const Collected& x) { return !x.status.running; }));
-  session.switch_line(0);
+  session.post(run_command::SwitchLine{0});
   REQUIRE(wait_for(session, c, [](const Collected& x) {
     return x.status.step == 60 && x.status.lines.size() == 2 && x.status.lines[0].active && !x.rows.empty() &&
            x.rows.back().step == 60;
   }));
   CHECK_FALSE(c.status.running);
 
-  session.reset();
+  session.post(run_command::Reset{});
   REQUIRE(wait_for(session, c, [](const Collected& x) { return x.status.step == 0 && x.rows.empty(); }));
   CHECK(c.status.lines.size() == 1);
   CHECK_FALSE(c.status.unsaved); // nothing trained, nothing to lose
@@ -165,7 +165,7 @@ TEST_CASE("ui session: train, preview, save, reset, branch, and errors that keep
   LoadRequest model;
   model.model = (dir / "m.redraw").string();
   model.backend = "cpu";
-  session.load(model);
+  session.post(run_command::Load{model});
   REQUIRE(wait_for(session, c, [](const Collected& x) { return x.status.step == 60 && !x.rows.empty(); }));
   CHECK(c.rows.back().step == 60);
   std::filesystem::remove_all(dir);
@@ -175,17 +175,17 @@ TEST_CASE("ui session: the frame memory cap outlives new runs, and saves report 
   TrainingSession session(backend_factory());
   Collected c;
   const LoadRequest req = tiny_request();
-  session.load(req);
+  session.post(run_command::Load{req});
   REQUIRE(wait_for(session, c, [](const Collected& x) { return x.status.has_run; }));
   const uint64_t first = c.status.trainer_id;
   CHECK(c.snapshot_cap_bytes == size_t(256) << 20); // the Trainer's default
 
   constexpr size_t k_cap = size_t(3) << 20;
-  session.set_snapshot_cap(k_cap);
+  session.post(run_command::SetSnapshotCap{k_cap});
   REQUIRE(wait_for(session, c, [&](const Collected& x) { return x.snapshot_cap_bytes == k_cap; }));
   // A new run (another image load, as Apply & reset does) keeps the user's cap.
-  session.load(req);
-  session.step_once(); // runs after the load has published the new run's frames
+  session.post(run_command::Load{req});
+  session.post(run_command::StepOnce{}); // runs after the load has published the new run's frames
   REQUIRE(wait_for(session, c, [&](const Collected& x) { return x.status.trainer_id != first && x.status.step == 1; }));
   CHECK(c.snapshot_cap_bytes == k_cap);
 
@@ -199,7 +199,7 @@ TEST_CASE("ui session: the frame memory cap outlives new runs, and saves report 
   CHECK(ui.settings.recent.empty());
   REQUIRE(wait_for(session, c, [&](const Collected& x) { return x.errors.size() > errors_before; }));
   CHECK(c.saved.empty());
-  session.save_model((dir / "m.redraw").string());
+  session.post(run_command::Save{(dir / "m.redraw").string()});
   REQUIRE(wait_for(session, c, [](const Collected& x) { return !x.saved.empty(); }));
   CHECK(c.saved == std::vector<std::string>{(dir / "m.redraw").string()});
   std::filesystem::remove_all(dir);
@@ -215,9 +215,9 @@ TEST_CASE("ui autosave: a crashed session's autosave is found and offered once a
     TrainingSession session(backend_factory());
     LoadRequest req = tiny_request();
     req.image = (std::filesystem::path(REDRAW_TEST_ASSET_DIR) / "default.png").string();
-    session.load(req);
-    session.step_once();
-    session.autosave(clean.model_path().string());
+    session.post(run_command::Load{req});
+    session.post(run_command::StepOnce{});
+    session.post(run_command::Autosave{clean.model_path().string()});
     REQUIRE(session.flush(60));
     CHECK(std::filesystem::exists(clean.model_path()));
     CHECK(load_checkpoint(clean.model_path()).step == 1);
@@ -279,11 +279,11 @@ TEST_CASE("ui session: a model opened from another folder finds its image beside
   LoadRequest req;
   req.model = (a.path / "m.redraw").string(); // the working folder is not a.path
   req.backend = "cpu";
-  session.load(req);
+  session.post(run_command::Load{req});
   REQUIRE(wait_for(session, c, [](const Collected& x) { return x.status.has_run && x.truth; }));
   CHECK(c.status.image_path == (a.path / "img.png").string()); // the real ground truth, no stand-in
   CHECK(c.notices.empty());
-  session.save_model((b.path / "m2.redraw").string());
+  session.post(run_command::Save{(b.path / "m2.redraw").string()});
   REQUIRE(session.flush(60));
   const std::string stored = load_checkpoint(b.path / "m2.redraw").source_image;
   CHECK(std::filesystem::path(stored).is_absolute());
@@ -310,7 +310,7 @@ TEST_CASE("ui session: a model whose image is gone opens as the command line ope
   LoadRequest req;
   req.model = (a.path / "m.redraw").string();
   req.backend = "cpu";
-  session.load(req);
+  session.post(run_command::Load{req});
   REQUIRE(wait_for(session, c, [](const Collected& x) { return x.status.has_run && x.truth; }));
   CHECK(c.errors.empty());
   CHECK(c.status.image_path.empty());
@@ -327,10 +327,10 @@ TEST_CASE("ui session: a time budget anneals the schedule to its deadline, then 
   LoadRequest req = tiny_request();
   req.config.training.steps = 1000000; // far more than the budget allows
   req.config.training.metrics_every = 1; // a row every step
-  session.set_time_budget(1.5); // kept by the session: the run opened next gets it
-  session.load(req);
+  session.post(run_command::SetTimeBudget{1.5}); // kept by the session: the run opened next gets it
+  session.post(run_command::Load{req});
   REQUIRE(wait_for(session, c, [](const Collected& x) { return x.status.has_run && x.preview; }));
-  session.set_running(true);
+  session.post(run_command::SetRunning{true});
   auto spent = [](const Collected& x) {
     return !x.status.running &&
            std::any_of(x.notices.begin(), x.notices.end(), [](const std::string& n) { return n.find("time budget") != std::string::npos; });
@@ -348,14 +348,14 @@ TEST_CASE("ui session: a time budget anneals the schedule to its deadline, then 
   // Spent: training pauses again at once.
   const size_t notices = c.notices.size();
   const int64_t step = c.status.step;
-  session.set_running(true);
+  session.post(run_command::SetRunning{true});
   REQUIRE(wait_for(session, c, [&](const Collected& x) { return x.notices.size() > notices && !x.status.running; }));
   CHECK(c.status.step == step);
   // Off: the run trains on, the schedule back on its steps.
-  session.set_time_budget(0);
-  session.set_running(true);
+  session.post(run_command::SetTimeBudget{0});
+  session.post(run_command::SetRunning{true});
   REQUIRE(wait_for(session, c, [&](const Collected& x) { return x.status.step > step + 20; }));
-  session.set_running(false);
+  session.post(run_command::SetRunning{false});
   REQUIRE(wait_for(session, c, [](const Collected& x) { return !x.status.running; }));
   CHECK(c.rows.back().lr > 0.5 * lr_max);
 }
@@ -383,13 +383,13 @@ TEST_CASE("ui session: previews fit the preview limit; the truth at their size s
   CHECK((w == 300 && h == 200));
 
   TrainingSession session(backend_factory());
-  session.set_preview_limit(16, 16); // before the load: its first preview already fits
+  session.post(run_command::SetPreviewLimit{16, 16}); // before the load: its first preview already fits
   Collected c;
   LoadRequest req;
   req.image = default_image_path().string();
   req.config = tiny_config(); // 32 pixels on the longer side
   req.backend = "cpu";
-  session.load(req);
+  session.post(run_command::Load{req});
   REQUIRE(wait_for(session, c, [](const Collected& x) { return x.status.has_run && x.truth && x.preview; }));
   CHECK(c.truth->width == 32);
   CHECK(c.preview->width == 16);
@@ -411,7 +411,7 @@ TEST_CASE("ui session: previews fit the preview limit; the truth at their size s
   CHECK(run.truth_for(other) == nullptr);
 
   // Lifting the limit: the next preview is at the training size again.
-  session.set_preview_limit(0, 0);
+  session.post(run_command::SetPreviewLimit{0, 0});
   c.preview.reset();
   REQUIRE(wait_for(session, c, [](const Collected& x) { return x.preview && x.preview->width == 32; }));
 }

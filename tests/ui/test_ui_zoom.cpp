@@ -70,7 +70,7 @@ void load_gradient(TrainingSession& session, const test::TempDir& dir) {
   req.config = test::small_config(OptimizerKind::Adam, 0);
   req.config.data.max_side = 12;
   req.backend = "cpu";
-  session.load(req);
+  session.post(run_command::Load{req});
 }
 
 /// Takes the session's snapshots until done(snapshot) holds; false after 60 s.
@@ -93,8 +93,8 @@ TEST_CASE("ui session: a window render is the network drawn at twice the size, c
   REQUIRE(wait([](const SessionSnapshot& t) { return t.status.has_run && !t.status.busy; }));
   // The top-left quarter (image 0..6 x 0..4) on a 12 x 8 grid: two samples a pixel.
   const RenderWindow quarter{0, 0, 6, 4, 12, 8};
-  session.render_window(RenderWindow{0, 0, 12, 8, 12, 8}, 300, 200, 1); // superseded at once
-  session.render_window(quarter, 12, 8, 2);
+  session.post(run_command::RenderZoom{RenderWindow{0, 0, 12, 8, 12, 8}, 300, 200, 1}); // superseded at once
+  session.post(run_command::RenderZoom{quarter, 12, 8, 2});
   std::shared_ptr<const Image> got;
   uint64_t generation = 0;
   REQUIRE(wait([&](SessionSnapshot& t) {
@@ -109,7 +109,7 @@ TEST_CASE("ui session: a window render is the network drawn at twice the size, c
   REQUIRE(got->height == 8);
   // The same weights drawn whole at 24 x 16 by the command line's path.
   const std::string model = (dir.path / "m.redraw").string();
-  session.save_model(model);
+  session.post(run_command::Save{model});
   REQUIRE(session.flush(60));
   OpenRunOptions cpu;
   cpu.backend = "cpu";
@@ -142,18 +142,18 @@ TEST_CASE("ui session: a window render of a timelapse frame draws that frame's w
     });
   };
   REQUIRE(wait([](const SessionSnapshot& t) { return t.status.has_run && !t.status.busy; }));
-  for (int i = 0; i < 12; ++i) session.step_once();
+  for (int i = 0; i < 12; ++i) session.post(run_command::StepOnce{});
   REQUIRE(wait([&](const SessionSnapshot& t) { return t.status.step >= 12 && frames.size() >= 3; }));
   const int64_t frame_step = frames[1].step; // an early frame: not the current weights
   REQUIRE(frame_step > 0);
   REQUIRE(frame_step < 12);
   // No frame at this step: nothing comes (the enlarged picture stays), then the frame's render.
   const RenderWindow quarter{0, 0, 6, 4, 12, 8};
-  session.render_window(quarter, 12, 8, 1, frame_step + 1000);
+  session.post(run_command::RenderZoom{quarter, 12, 8, 1, frame_step + 1000});
   REQUIRE(session.flush(60)); // the request has been served
   REQUIRE(wait([](const SessionSnapshot&) { return true; }));
   CHECK(got == nullptr);
-  session.render_window(quarter, 12, 8, 2, frame_step);
+  session.post(run_command::RenderZoom{quarter, 12, 8, 2, frame_step});
   REQUIRE(wait([&](const SessionSnapshot&) { return got != nullptr; }));
   CHECK(generation == 2);
   CHECK(got_step == frame_step);
@@ -162,8 +162,8 @@ TEST_CASE("ui session: a window render of a timelapse frame draws that frame's w
   // The frame's weights drawn whole at 24 x 16 by the export path (float OpenEXR), and the current
   // network the same way.
   const std::string frame_exr = (dir.path / "frame.exr").string(), live_exr = (dir.path / "live.exr").string();
-  session.export_image(frame_exr, 24, 16, 16, frame_step);
-  session.export_image(live_exr, 24, 16, 16);
+  session.post(run_command::ExportImage{frame_exr, 24, 16, 16, frame_step});
+  session.post(run_command::ExportImage{live_exr, 24, 16, 16});
   REQUIRE(session.flush(60));
   const Image frame_big = load_image(frame_exr), live_big = load_image(live_exr);
   REQUIRE(frame_big.width == 24);

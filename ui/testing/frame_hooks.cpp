@@ -113,7 +113,7 @@ private:
   bool time_limit_reached(const UiState& ui, TrainingSession& session) {
     const SessionStatus& st = ui.run.status;
     if (!m_time_limit_asked && st.running && st.elapsed_s >= m_opts.time_limit) {
-      session.set_running(false);
+      session.post(run_command::SetRunning{false});
       m_time_limit_asked = true;
     }
     if (!m_time_limit_asked || st.running) return false;

@@ -1,6 +1,7 @@
 #include "ui/testing/test_script.h"
 
 #include "ui/image_views.h"
+#include "ui/sweep_browser.h"
 
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
@@ -162,6 +163,10 @@ bool test_condition(const UiState& ui, const std::string& cond, std::string& err
   const int64_t b_frame = ui.compare.frame_shown() ? ui.compare.frame_step : -1;
   if (!known) r = compare(cond, "compare_frame", b_frame, known, error);
   if (!known) r = compare(cond, "frames", int64_t(ui.timelapse.frames.size()), known, error);
+  if (!known) r = compare(cond, "sweep_cells", int64_t(ui.sweep.plan.cells.size()), known, error);
+  const auto thumbs =
+      std::count_if(ui.sweep.thumbs.begin(), ui.sweep.thumbs.end(), [](const auto& t) { return t != nullptr; });
+  if (!known) r = compare(cond, "sweep_thumbs", int64_t(thumbs), known, error);
   const int64_t newest_frame = ui.timelapse.frames.empty() ? -1 : ui.timelapse.frames.back().step;
   if (!known) r = compare(cond, "frame_last", newest_frame, known, error);
   // The step of the weights the sharp zoom drew, as the training thread reported it.
@@ -337,6 +342,48 @@ Done view_command(const Line& l, UiState& ui) {
 }
 } // namespace
 
+/// File > Open sweep: the sweep browser's folder, its cells' click and Ctrl+click, Compare selected.
+Done sweep_command(const Line& l, UiState& ui) {
+  const std::string& cmd = l.cmd;
+  int64_t cell = -1;
+  if (cmd == "sweep_click" || cmd == "sweep_select") {
+    try {
+      cell = std::stoll(l.arg);
+    } catch (const std::exception&) {
+    }
+    if (cell < 0 || cell >= int64_t(ui.sweep.plan.cells.size()))
+      return l.fail("expected " + cmd + " CELL (an open sweep's)");
+  }
+  if (cmd == "open_sweep") { // open_sweep DIR: File > Open sweep, DIR typed and opened
+    ui.sweep.open = true;
+    ui.sweep.folder_field = l.arg;
+    load_sweep_browser(ui.sweep, l.arg);
+    if (!ui.sweep.error.empty()) return l.fail(ui.sweep.error);
+  } else if (cmd == "sweep_sort") { // sweep_sort COLUMN asc|desc
+    std::istringstream in(l.arg);
+    std::string column, way;
+    in >> column >> way;
+    int32_t c = 0;
+    while (c < k_sweep_column_count && column != sweep_column_name(SweepColumn(c)))
+      ++c;
+    if (c == k_sweep_column_count || (way != "asc" && way != "desc"))
+      return l.fail("expected sweep_sort COLUMN asc|desc");
+    ui.sweep.sort_column = c;
+    ui.sweep.descending = way == "desc";
+    sort_sweep_browser(ui.sweep);
+  } else if (cmd == "sweep_click") {
+    open_sweep_cell(ui, cell);
+  } else if (cmd == "sweep_select") {
+    toggle_sweep_selection(ui.sweep, cell);
+  } else if (cmd == "sweep_compare") {
+    if (ui.sweep.selected.size() != 2) return l.fail("sweep_compare: select two cells first");
+    compare_sweep_selection(ui);
+  } else {
+    return Done::NotMine;
+  }
+  return Done::Next;
+}
+
 void run_test_script(TestScript& s, UiState& ui) {
   if (!s.failure.empty() || s.finished || s.expecting_quit) return;
   s.drawn.push_back(ui.now); // called once per drawn frame
@@ -353,6 +400,7 @@ void run_test_script(TestScript& s, UiState& ui) {
     Done done = timing_command(l, ui);
     if (done == Done::NotMine) done = run_command(l, ui);
     if (done == Done::NotMine) done = view_command(l, ui);
+    if (done == Done::NotMine) done = sweep_command(l, ui);
     if (done == Done::NotMine) done = l.fail("unknown command");
     if (done == Done::Failed || done == Done::Again) return;
     if (done == Done::NextFrame) {

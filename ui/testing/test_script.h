@@ -15,6 +15,10 @@
 ///   close_compare [a|b] the comparison closed, keeping run A (default) or run B
 ///   save PATH           File > Save model to PATH (and run B to PATH-B when comparing)
 ///   export_compare PATH W H  File > Export, "Runs A | B", each run's picture W x H
+///   open_sweep DIR      File > Open sweep with DIR (a `redraw sweep` folder)
+///   sweep_sort COLUMN asc|desc  the sweep browser sorted by a column (psnr_db, seconds, ...)
+///   sweep_click K       cell K's tile clicked (its model opens); sweep_select K: Ctrl+clicked
+///   sweep_compare       "Compare selected" (the two selected cells as runs A and B)
 ///   exec COMMAND        run a shell command and wait for it (fail unless it exits 0), e.g. the
 ///                       test helper that sends the window manager's close request
 ///   frames N            let N frames pass
@@ -36,6 +40,7 @@
 /// timelapse), preview_w>=N (the width of the live run's host preview; -1 before one),
 /// truth_w>=N (the training image's width), truth_texels (the ground truth's GL texture, read
 /// back, holds exactly the training image as RGBA8), source_has TEXT, message_has TEXT (a message of this session holds TEXT), file_exists PATH, discarded_copies>=N (ConfirmState::keep_folder),
+/// sweep_cells==N, sweep_thumbs>=N (the sweep browser's cells, and those with a thumbnail),
 /// comparing, not_comparing, compare_step>=N, compare_shown>=N (run B), compare_frame<=N (B's
 /// timelapse frame on screen while A's is scrubbed; -1 when none), compare_differs (A's and
 /// B's pictures differ and neither is blank).
