@@ -14,8 +14,9 @@
 /// - The backward kernel scatters weight * dL/dEncoding into the four corner entries with atomics
 ///   (float2 atomics for two features on compute capability 9.0 and newer, one float at a time
 ///   elsewhere), or first adds the values of the lanes of a warp that hit the same entry
-///   (warp-aggregated), so table gradients are sums in an unspecified order: not bit-reproducible,
-///   unlike the CPU backend's level-partitioned sums.
+///   (warp-aggregated), or first sums the coarse dense levels per block in shared memory
+///   (shared-dense, cuda/hash_grid_shared_levels.h), so table gradients are sums in an unspecified
+///   order: not bit-reproducible, unlike the CPU backend's level-partitioned sums.
 /// - table and table_grad start the parameter and gradient arrays (8-byte aligned there).
 #include "cuda/hash_grid_choice.h"
 #include "cuda/step_params.cuh"

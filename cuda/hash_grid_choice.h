@@ -9,7 +9,10 @@
 ///   levels' contended entries over the whole launch (0.45 against 0.52 ms per instant step at
 ///   2^18 samples on an H100); atomic: one thread per (sample, level), the earlier kernel;
 ///   warp-aggregated: per (sample, level), lanes of a warp that hit the same table entry add their
-///   values first and one lane adds the sum (0.96 ms on the H100: slower).
+///   values first and one lane adds the sum (0.96 ms on the H100: slower); shared-dense: per-sample
+///   with the coarse dense levels that fit a block's shared memory (cuda/hash_grid_shared_levels.h)
+///   summed per block with shared-memory atomics, then one global atomic per non-zero entry; the
+///   finer levels as per-sample (not measured yet).
 /// - features: fp16 (default): where the fused fp16 MLP reads the encoding, the encoder writes fp16
 ///   straight into the MLP's input (its layer-0 activations), padded to 16 columns; fp32: the
 ///   encoder writes fp32 rows and the MLP converts them as it loads them.
@@ -23,7 +26,7 @@
 namespace redraw::cuda {
 
 enum class HashGridEncodeKernel : int32_t { PerSample = 0, PerLevel };
-enum class HashGridBackwardKernel : int32_t { Atomic = 0, WarpAggregated, PerSample };
+enum class HashGridBackwardKernel : int32_t { Atomic = 0, WarpAggregated, PerSample, SharedDense };
 
 struct HashGridKernels {
   HashGridEncodeKernel encode = HashGridEncodeKernel::PerSample;
@@ -37,6 +40,7 @@ inline const char* hash_grid_encode_kernel_name(HashGridEncodeKernel k) {
 inline const char* hash_grid_backward_kernel_name(HashGridBackwardKernel k) {
   return k == HashGridBackwardKernel::WarpAggregated ? "warp-aggregated"
          : k == HashGridBackwardKernel::PerSample    ? "per-sample"
+         : k == HashGridBackwardKernel::SharedDense  ? "shared-dense"
                                                      : "atomic";
 }
 
@@ -57,8 +61,11 @@ inline HashGridKernels parse_hash_grid_kernels(const char* encode, const char* b
     k.backward = HashGridBackwardKernel::WarpAggregated;
   else if (b == "atomic")
     k.backward = HashGridBackwardKernel::Atomic;
+  else if (b == "shared-dense")
+    k.backward = HashGridBackwardKernel::SharedDense;
   else if (!b.empty() && b != "per-sample")
-    throw ConfigError("REDRAW_HASH_GRID_BACKWARD: '" + b + "' not found (known: per-sample, atomic, warp-aggregated)");
+    throw ConfigError("REDRAW_HASH_GRID_BACKWARD: '" + b +
+                      "' not found (known: per-sample, atomic, warp-aggregated, shared-dense)");
   return k;
 }
 

@@ -1,9 +1,11 @@
 #include "cuda/cuda_check.h"
 #include "cuda/encoding_kernels.cuh"
+#include "cuda/hash_grid_shared_levels.h"
 #include "engine/rng_math.h"
 
 #include <cuda_fp16.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <mutex>
@@ -106,6 +108,29 @@ __global__ void backward_kernel(HashGridParams g, const float* __restrict__ coor
   }
 }
 
+/// Adds w[c] * d[f] to feature f of corner entry e[c] of table_grad: one 8-byte atomic per corner
+/// for two features on compute capability 9.0 and newer, one float atomic per corner and feature
+/// elsewhere.
+template <int F>
+__device__ inline void scatter_corners(float* __restrict__ table_grad, const uint32_t e[4], const float w[4],
+                                       const float d[F]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  constexpr bool pairs = F == 2;
+#else
+  constexpr bool pairs = false;
+#endif
+  if constexpr (pairs) {
+    float2* t2 = reinterpret_cast<float2*>(table_grad);
+#pragma unroll
+    for (int c = 0; c < 4; ++c) atomicAdd(t2 + e[c], make_float2(w[c] * d[0], w[c] * d[1]));
+  } else {
+#pragma unroll
+    for (int c = 0; c < 4; ++c)
+#pragma unroll
+      for (int f = 0; f < F; ++f) atomicAdd(table_grad + size_t(e[c]) * F + f, w[c] * d[f]);
+  }
+}
+
 /// backward_kernel with one thread per sample looping over the levels: the sample's coordinates
 /// are read once and its gradient row front to back.
 template <int F>
@@ -122,22 +147,77 @@ __global__ void backward_per_sample_kernel(HashGridParams g, const float* __rest
     float d[F];
 #pragma unroll
     for (int f = 0; f < F; ++f) d[f] = row[l * F + f];
+    scatter_corners<F>(table_grad, e, w, d);
+  }
+}
+
+/// Threads per block of the shared-dense backward: with 48 KiB each, four blocks (2048 threads,
+/// the most an SM holds) share an H100 SM's 228 KiB.
+constexpr int k_shared_dense_threads = 512;
+
+/// Adds the block's sums, acc[0, entries * F), to table_grad: one 8-byte atomic per entry for two
+/// features on compute capability 9.0 and newer, else one float atomic per float; sums that stayed
+/// zero are skipped. Each block starts at its own place, so blocks that finish together do not
+/// queue on the same addresses.
+template <int F>
+__device__ inline void flush_shared_sums(const float* acc, uint32_t entries, float* __restrict__ table_grad) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    constexpr bool pairs = F == 2; // one 8-byte atomic per corner
+  constexpr bool pairs = F == 2;
 #else
-    constexpr bool pairs = false;
+  constexpr bool pairs = false;
 #endif
+  constexpr uint32_t per_item = pairs ? 1u : uint32_t(F); // items: entries (pairs) or floats
+  const uint32_t items = entries * per_item;
+  const uint32_t start = uint32_t((uint64_t(blockIdx.x) * blockDim.x) % items);
+  for (uint32_t k = threadIdx.x; k < items; k += blockDim.x) {
+    const uint32_t j = k < items - start ? k + start : k - (items - start);
     if constexpr (pairs) {
-      float2* t2 = reinterpret_cast<float2*>(table_grad);
-#pragma unroll
-      for (int c = 0; c < 4; ++c) atomicAdd(t2 + e[c], make_float2(w[c] * d[0], w[c] * d[1]));
+      const float2 v = reinterpret_cast<const float2*>(acc)[j];
+      if (v.x != 0.0f || v.y != 0.0f) atomicAdd(reinterpret_cast<float2*>(table_grad) + j, v);
     } else {
-#pragma unroll
-      for (int c = 0; c < 4; ++c)
-#pragma unroll
-        for (int f = 0; f < F; ++f) atomicAdd(table_grad + size_t(e[c]) * F + f, w[c] * d[f]);
+      const float v = acc[j];
+      if (v != 0.0f) atomicAdd(table_grad + j, v);
     }
   }
+}
+
+/// backward_per_sample_kernel with levels [0, shared_levels) (dense: table_grad's first
+/// g.offset[shared_levels] entries, hash_grid_shared_levels) summed in the block's shared memory
+/// with shared atomics and added to table_grad once per entry when the block is done; the finer
+/// levels go straight to table_grad. The samples are strided over the grid, so a grid smaller
+/// than n / blockDim.x blocks sums more samples per block. Dynamic shared memory:
+/// hash_grid_shared_bytes(g, shared_levels). Every thread reaches both barriers.
+template <int F>
+__global__ void __launch_bounds__(k_shared_dense_threads)
+    backward_shared_dense_kernel(HashGridParams g, int32_t shared_levels, const float* __restrict__ coords,
+                                 const float* __restrict__ d_out, int64_t n, float* __restrict__ table_grad) {
+  extern __shared__ __align__(16) float acc[];
+  const uint32_t entries = g.offset[shared_levels];
+  for (uint32_t j = threadIdx.x; j < entries * F; j += blockDim.x) acc[j] = 0.0f;
+  __syncthreads();
+  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const float x = coords[2 * i], y = coords[2 * i + 1];
+    const float* row = d_out + i * (g.n_levels * F);
+    for (int32_t l = 0; l < g.n_levels; ++l) {
+      uint32_t e[4];
+      float w[4];
+      hash_grid_corners<float>(g, l, x, y, e, w);
+      float d[F];
+#pragma unroll
+      for (int f = 0; f < F; ++f) d[f] = row[l * F + f];
+      if (l < shared_levels) {
+#pragma unroll
+        for (int c = 0; c < 4; ++c)
+#pragma unroll
+          for (int f = 0; f < F; ++f) atomicAdd(acc + e[c] * F + f, w[c] * d[f]);
+      } else {
+        scatter_corners<F>(table_grad, e, w, d);
+      }
+    }
+  }
+  __syncthreads();
+  if (entries > 0) flush_shared_sums<F>(acc, entries, table_grad);
 }
 
 /// One sample's row (L*F floats at `row`), level after level (hash_grid_encode_row). With Vec4
@@ -275,6 +355,29 @@ template <class Fn> void with_features(const HashGridParams& g, const float* out
   }
 }
 
+/// The shared-dense backward; false (nothing launched) when no level fits the budget, and the
+/// caller runs the per-sample kernel. The grid is at most what stays resident at once.
+bool backward_shared_dense(cudaStream_t stream, const HashGridParams& g, const float* coords, const float* d_out,
+                           int64_t n, float* table_grad) {
+  static_assert(k_hash_grid_shared_budget <= 48u * 1024u, "a larger budget needs cudaFuncSetAttribute");
+  const int32_t levels = hash_grid_shared_levels(g, k_hash_grid_shared_budget);
+  if (levels == 0) return false;
+  const size_t bytes = size_t(hash_grid_shared_bytes(g, levels));
+  int device = 0, sms = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  with_features(g, nullptr, [&]<int F, bool>() {
+    int per_sm = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, backward_shared_dense_kernel<F>,
+                                                             k_shared_dense_threads, bytes));
+    const int64_t resident = int64_t(std::max(per_sm, 1)) * std::max(sms, 1);
+    const int64_t wanted = (n + k_shared_dense_threads - 1) / k_shared_dense_threads;
+    backward_shared_dense_kernel<F><<<unsigned(std::min(resident, wanted)), k_shared_dense_threads, bytes, stream>>>(
+        g, levels, coords, d_out, n, table_grad);
+  });
+  return true;
+}
+
 void read_environment() {
   std::call_once(g_env_once, [] {
     const HashGridKernels k =
@@ -336,15 +439,22 @@ void hash_grid_encode_grid(cudaStream_t stream, const HashGridParams& g, const f
 void hash_grid_backward(cudaStream_t stream, const HashGridParams& g, const float* coords, const float* d_out,
                         int64_t n, float* table_grad) {
   if (n == 0) return;
-  const HashGridBackwardKernel kernel = hash_grid_kernels().backward;
-  if (kernel == HashGridBackwardKernel::WarpAggregated)
+  switch (hash_grid_kernels().backward) {
+  case HashGridBackwardKernel::WarpAggregated:
     backward_aggregated_kernel<<<level_grid(g, n), k_threads, 0, stream>>>(g, coords, d_out, n, table_grad);
-  else if (kernel == HashGridBackwardKernel::PerSample)
+    break;
+  case HashGridBackwardKernel::Atomic:
+    backward_kernel<<<level_grid(g, n), k_threads, 0, stream>>>(g, coords, d_out, n, table_grad);
+    break;
+  case HashGridBackwardKernel::SharedDense:
+    if (backward_shared_dense(stream, g, coords, d_out, n, table_grad)) break;
+    [[fallthrough]]; // no level fits: the per-sample kernel
+  case HashGridBackwardKernel::PerSample:
     with_features(g, nullptr, [&]<int F, bool>() {
       backward_per_sample_kernel<F><<<blocks_for(n), k_threads, 0, stream>>>(g, coords, d_out, n, table_grad);
     });
-  else
-    backward_kernel<<<level_grid(g, n), k_threads, 0, stream>>>(g, coords, d_out, n, table_grad);
+    break;
+  }
   CUDA_CHECK_LAUNCH();
 }
 

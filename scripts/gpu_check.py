@@ -1004,12 +1004,15 @@ def part_instant(p):
     instant_bench(p, "cuda_bench instant auto", 70, "cuda-auto.json")
     instant_bench(p, "cuda_bench instant fp32", 70, "cuda-fp32.json", "fp32")
     # The other kernels (cuda/fused_mlp_rules.h, cuda/hash_grid_choice.h), one at a time against the defaults.
-    instant_bench(p, "cuda_bench instant auto, fragment epilogue", 50, "cuda-auto-fragment-epilogue.json",
+    # 40 s each (quick runs the same bench in 25) keeps the part within PART_LIMIT.
+    instant_bench(p, "cuda_bench instant auto, fragment epilogue", 40, "cuda-auto-fragment-epilogue.json",
                   env_extra={"REDRAW_FUSED_MLP_EPILOGUE": "fragment"})
-    instant_bench(p, "cuda_bench instant auto, atomic backward", 50, "cuda-auto-atomic-backward.json",
+    instant_bench(p, "cuda_bench instant auto, atomic backward", 40, "cuda-auto-atomic-backward.json",
                   env_extra={"REDRAW_HASH_GRID_BACKWARD": "atomic"})
-    instant_bench(p, "cuda_bench instant auto, warp-aggregated backward", 50, "cuda-auto-warp-aggregated.json",
+    instant_bench(p, "cuda_bench instant auto, warp-aggregated backward", 40, "cuda-auto-warp-aggregated.json",
                   env_extra={"REDRAW_HASH_GRID_BACKWARD": "warp-aggregated"})
+    instant_bench(p, "cuda_bench instant auto, shared-dense backward", 40, "cuda-auto-shared-dense.json",
+                  env_extra={"REDRAW_HASH_GRID_BACKWARD": "shared-dense"})
     for img in ("chelsea", "camera"):
         p.header(f"time to PSNR, {img} 512x512")
         if p.step(f"time to PSNR, {img} 512x512", 90,

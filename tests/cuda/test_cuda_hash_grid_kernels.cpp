@@ -1,7 +1,10 @@
 // The hash grid's alternative kernels (cuda/hash_grid_choice.h) against the CPU: one thread per
 // sample (16-byte stores where the row allows, scalar stores where its width leaves a remainder)
-// and one per (sample, level); atomic and warp-aggregated backward scatters; fp16 features
-// written straight into the fused MLP's input against fp32 ones it converts itself. Bounds as in
+// and one per (sample, level); atomic, warp-aggregated and shared-dense backward scatters (the
+// last also called directly, level by level against a float64 scatter, on a batch large enough
+// that its threads take several samples each, at the budget's boundary and falling back when no
+// level fits); fp16 features written straight into the fused MLP's input against fp32 ones it
+// converts itself. Bounds as in
 // test_cuda_hash_grid.cpp: encode 1e-5, fp32 gradients 1e-4 (atomic sums in any order).
 // Which is faster is measured by `scripts/gpu_check.py run instant` with REDRAW_HASH_GRID_ENCODE /
 // REDRAW_HASH_GRID_BACKWARD set; not measured yet.
@@ -13,7 +16,11 @@
 #include "test_support.h"
 
 #include "cuda/cuda_backend.h"
+#include "cuda/cuda_check.h"
+#include "cuda/device_buffer.h"
+#include "cuda/encoding_kernels.cuh"
 #include "cuda/hash_grid_choice.h"
+#include "cuda/hash_grid_shared_levels.h"
 #include "cpu/cpu_backend.h"
 #include "engine/rng_math.h"
 #include "engine/training/trainer.h"
@@ -42,6 +49,8 @@ const HashGridKernels k_all[] = {
     {HashGridEncodeKernel::PerLevel, HashGridBackwardKernel::WarpAggregated, true},
     {HashGridEncodeKernel::PerSample, HashGridBackwardKernel::PerSample, true},
     {HashGridEncodeKernel::PerLevel, HashGridBackwardKernel::PerSample, false},
+    {HashGridEncodeKernel::PerSample, HashGridBackwardKernel::SharedDense, true},
+    {HashGridEncodeKernel::PerLevel, HashGridBackwardKernel::SharedDense, false},
 };
 
 } // namespace
@@ -76,6 +85,63 @@ TEST_CASE("cuda hash grid kernels: every encode and backward kernel matches the 
       }
     }
   }
+}
+
+TEST_CASE("cuda hash grid kernels: the shared-dense backward matches a float64 scatter, level by level") {
+  REDRAW_REQUIRE_CUDA_DEVICE();
+  CUDA_CHECK(cudaSetDevice(0));
+  cudaStream_t stream = nullptr;
+  CUDA_CHECK(cudaStreamCreate(&stream));
+  const std::shared_ptr<DevicePool> pool = DevicePool::shared(0);
+  // 600,001 samples in one call: more than 132 SMs' 2048 threads, so threads take several samples.
+  // Shared levels (hash_grid_shared_levels): 5 of 12 (f 2: dense level 5 and the hashed levels in
+  // global memory), 6 (f 1: every dense level), 4 of 5 (f 4: level 4 is 64 bytes over the budget),
+  // 0 (level 0 hashed: the per-sample kernel runs).
+  struct Case {
+    EncodingSpec e;
+    int32_t shared;
+  };
+  for (const Case& c : {Case{grid(12, 2), 5}, Case{grid(12, 1), 6}, Case{grid(5, 4), 4},
+                        Case{test::hash_grid_spec(4, 2, 10, 32), 0}}) {
+    const HashGridParams g = hash_grid_params(c.e);
+    const int32_t F = g.n_features;
+    CAPTURE(F);
+    REQUIRE(hash_grid_shared_levels(g, k_hash_grid_shared_budget) == c.shared);
+    const int64_t n = 600001, width = int64_t(g.n_levels) * F;
+    const size_t floats = size_t(hash_grid_entries(g)) * size_t(F);
+    const auto coords = uniform(size_t(n) * 2, 31, -1.0f, 1.0f);
+    const auto d_out = uniform(size_t(n * width), 32, -1.0f, 1.0f);
+    std::vector<double> want(floats, 0.0);
+    for (int64_t i = 0; i < n; ++i)
+      for (int32_t l = 0; l < g.n_levels; ++l) {
+        uint32_t e[4];
+        float w[4]; // the kernels' corners and weights; the sums in float64
+        hash_grid_corners<float>(g, l, coords[size_t(2 * i)], coords[size_t(2 * i + 1)], e, w);
+        for (int k = 0; k < 4; ++k)
+          for (int32_t f = 0; f < F; ++f)
+            want[size_t(e[k]) * size_t(F) + size_t(f)] += double(w[k]) * double(d_out[size_t(i * width + l * F + f)]);
+      }
+    DeviceBuffer<float> xy(*pool, stream, coords.size(), "coordinates"), d(*pool, stream, d_out.size(), "d_out"),
+        grad(*pool, stream, floats, "table gradient");
+    xy.upload(coords.data(), coords.size());
+    d.upload(d_out.data(), d_out.size());
+    grad.zero();
+    {
+      KernelScope scope({HashGridEncodeKernel::PerSample, HashGridBackwardKernel::SharedDense, false});
+      hash_grid_backward(stream, g, xy.data(), d.data(), n, grad.data());
+    }
+    std::vector<float> got(floats);
+    grad.download(got.data(), floats);
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    for (int32_t l = 0; l < g.n_levels; ++l) {
+      CAPTURE(l);
+      const size_t lo = size_t(g.offset[l]) * size_t(F), hi = size_t(g.offset[l + 1]) * size_t(F);
+      const std::vector<float> got_l(got.begin() + lo, got.begin() + hi);
+      const std::vector<double> want_l(want.begin() + lo, want.begin() + hi);
+      CHECK(normalised_error(got_l, want_l) <= 1e-4); // a level added twice or never would be 1
+    }
+  }
+  CUDA_CHECK(cudaStreamDestroy(stream));
 }
 
 TEST_CASE("cuda hash grid kernels: fp16 features written by the encoder give the fused MLP the same inputs") {

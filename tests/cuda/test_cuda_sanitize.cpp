@@ -3,8 +3,10 @@
 // hash grid cases under memcheck and racecheck): the fused fp16 MLP at every width on
 // batches that end inside a tile, the hash grid's encode, grid encode and backward with 1, 2 and 4
 // features, and bound training steps (eager, captured and replayed) with renders below and above
-// the training chunk, and the hash grid's alternative kernels. They also check their results against the CPU, with the bounds of
-// test_cuda_hash_grid.cpp loosened for the small batches, so a normal run tests them too.
+// the training chunk, and the hash grid's alternative kernels (the shared-dense backward's case is
+// named "hash grid ..." so quick's sanitizers take it). They also check their results against the
+// CPU, with the bounds of test_cuda_hash_grid.cpp loosened for the small batches, so a normal run
+// tests them too.
 // Without a device every case prints "SKIPPED: no CUDA device: <why>" and checks nothing.
 #if REDRAW_HAVE_CUDA
 
@@ -120,6 +122,25 @@ TEST_CASE("cuda sanitize: the alternative hash-grid kernels (per-level encode, w
     const int64_t n = 333; // the last warp only partly filled
     const auto coords = uniform_values(size_t(n) * 2, 12, 47, -1.0f, 1.0f);
     const auto targets = uniform_values(size_t(n) * 3, 13, 48, 0.0f, 1.0f);
+    CHECK(mse_on_both(gpu, cpu, m, params, coords, targets, n).gradient_error() <= 1e-4);
+  }
+}
+
+TEST_CASE("cuda sanitize: hash grid shared-dense backward (coarse levels summed in shared memory, then flushed)") {
+  REDRAW_REQUIRE_CUDA_DEVICE();
+  using namespace redraw::cuda;
+  KernelScope scope({HashGridEncodeKernel::PerSample, HashGridBackwardKernel::SharedDense});
+  CudaBackend gpu(0);
+  gpu.set_precision(CudaPrecision::Fp32);
+  CpuBackend cpu;
+  // Levels 0 and 1 (25 + 144 vertices) in shared memory, levels 2-4 hashed in global memory.
+  for (int32_t f : {1, 2, 8}) {
+    CAPTURE(f);
+    const ModelSpec m = model_of(small_grid(5, f), 32, 1, Activation::Sigmoid, 3);
+    const auto params = params_of(m, 14);
+    const int64_t n = 1100; // three blocks of 512 threads, the last partly filled
+    const auto coords = uniform_values(size_t(n) * 2, 15, 49, -1.0f, 1.0f);
+    const auto targets = uniform_values(size_t(n) * 3, 16, 50, 0.0f, 1.0f);
     CHECK(mse_on_both(gpu, cpu, m, params, coords, targets, n).gradient_error() <= 1e-4);
   }
 }

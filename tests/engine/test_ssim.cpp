@@ -62,7 +62,8 @@ TEST_CASE("ssim: a picture against itself is 1; flat pictures follow the closed 
   const Image a = noise(17, 12, 3, 1);
   CHECK(ssim(a, a) == doctest::Approx(1.0).epsilon(1e-12));
   const double c1 = 1e-4;
-  for (const auto& [p, q] : {std::pair{0.2f, 0.6f}, std::pair{0.0f, 1.0f}, std::pair{0.5f, 0.5f}}) {
+  for (const auto& pq : {std::pair{0.2f, 0.6f}, std::pair{0.0f, 1.0f}, std::pair{0.5f, 0.5f}}) {
+    const float p = pq.first, q = pq.second; // named copies: CAPTURE cannot take structured bindings (clang)
     CAPTURE(p);
     CAPTURE(q);
     const double want = (2.0 * p * q + c1) / (double(p) * p + double(q) * q + c1);
@@ -90,8 +91,9 @@ TEST_CASE("ssim: worked by hand on two pixels") {
 }
 
 TEST_CASE("ssim: equals the 2-D windowed sum at every size, borders included") {
-  for (const auto& [w, h, c] :
-       {std::tuple{13, 9, 3}, std::tuple{1, 30, 1}, std::tuple{30, 1, 1}, std::tuple{24, 24, 1}}) {
+  for (const auto& whc : {std::tuple{13, 9, 3}, std::tuple{1, 30, 1}, std::tuple{30, 1, 1}, std::tuple{24, 24, 1}}) {
+    const auto [w0, h0, c0] = whc;
+    const int w = w0, h = h0, c = c0; // named copies: CAPTURE cannot take structured bindings (clang)
     CAPTURE(w);
     CAPTURE(h);
     const Image a = noise(w, h, c, 2);
