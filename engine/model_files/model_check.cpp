@@ -147,7 +147,12 @@ std::vector<ModelIssue> check_model(const Checkpoint& c) {
   for (size_t i = 0; i < c.recoveries.size(); ++i) {
     const RecoveryEvent& e = c.recoveries[i];
     const std::string field = "RCOV[" + std::to_string(i) + "]";
-    check_step(e.step, c.step, field, out);
+    // A model saved right after a recovery holds the state it went back to, so the step where the
+    // divergence was found may lie past the model's own; the step it went back to may not.
+    check_step(e.rolled_back_to, c.step, field, out);
+    if (e.step < e.rolled_back_to || e.step > k_max_model_steps)
+      out.push_back({field, "step " + std::to_string(e.step) + " is outside " + std::to_string(e.rolled_back_to) +
+                                ".." + std::to_string(k_max_model_steps) + " (from the step it went back to)"});
     check_string(e.reason, field + ".reason", out);
     if (!(e.lr_scale > 0 && e.lr_scale <= 1)) out.push_back({field + ".lr_scale", number(e.lr_scale) + " is outside (0, 1]"});
     if (out.size() > 32) break;

@@ -98,6 +98,11 @@ TEST_CASE("model check: a trained model is sane, and each kind of bad meaning na
   c = good;
   c.recoveries.push_back(RecoveryEvent{});
   c.recoveries.back().step = c.step + 10;
+  c.recoveries.back().rolled_back_to = c.step + 10; // went back to a state the model has not reached
+  CHECK(first_field(c) == "RCOV[0]");
+  c.recoveries.back().rolled_back_to = c.step; // saved right after going back from a later step: fine
+  CHECK(check_model(c).empty());
+  c.recoveries.back().step = c.step - 1; // found before the state it went back to
   CHECK(first_field(c) == "RCOV[0]");
 }
 
