@@ -66,16 +66,7 @@ std::string base64(const std::vector<uint8_t>& bytes) {
 /// cannot be read.
 std::string thumbnail(const std::filesystem::path& file) {
   try {
-    DecodeOptions shrink; // a large JPEG is shrunk while decoded
-    shrink.min_width = shrink.min_height = k_thumbnail_side;
-    Image im = load_image(file, {}, shrink);
-    if (im.channels == 2 || im.channels == 4) im = convert_color(im, ColorMode::Rgb, 0.5f, {1, 1, 1});
-    const int32_t side = std::max(im.width, im.height);
-    if (side > k_thumbnail_side) {
-      const double s = double(k_thumbnail_side) / side;
-      im = resample(im, std::max(1, int32_t(std::lround(im.width * s))),
-                    std::max(1, int32_t(std::lround(im.height * s))), ResampleFilter::Box);
-    }
+    const Image im = load_thumbnail(file, k_thumbnail_side);
     return "data:image/png;base64," + base64(encode_png(im, 8));
   } catch (const Error&) {
     return {};

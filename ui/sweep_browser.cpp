@@ -29,16 +29,7 @@ std::shared_ptr<PreviewTexture> make_thumb(const fs::path& file) {
   std::error_code ec;
   if (!fs::exists(file, ec)) return nullptr;
   try {
-    DecodeOptions shrink; // a large picture is shrunk while it is decoded
-    shrink.min_width = shrink.min_height = k_thumb_side;
-    Image im = load_image(file, {}, shrink);
-    if (im.channels == 2 || im.channels == 4) im = convert_color(im, ColorMode::Rgb, 0.5f, {1, 1, 1});
-    const int32_t side = std::max(im.width, im.height);
-    if (side > k_thumb_side) {
-      const double k = double(k_thumb_side) / side;
-      im = resample(im, std::max(1, int32_t(std::lround(im.width * k))),
-                    std::max(1, int32_t(std::lround(im.height * k))), ResampleFilter::Box);
-    }
+    const Image im = load_thumbnail(file, k_thumb_side);
     std::shared_ptr<PreviewTexture> t = make_host_texture();
     t->upload_image(im);
     return t;

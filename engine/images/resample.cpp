@@ -147,4 +147,16 @@ Image resample(const Image& src, int32_t width, int32_t height, ResampleFilter f
   return out;
 }
 
+Image load_thumbnail(const std::filesystem::path& file, int32_t side) {
+  DecodeOptions shrink; // a large JPEG is shrunk while it is decoded
+  shrink.min_width = shrink.min_height = side;
+  Image im = load_image(file, {}, shrink);
+  if (im.channels == 2 || im.channels == 4) im = convert_color(im, ColorMode::Rgb, 0.5f, {1, 1, 1});
+  const int32_t longer = std::max(im.width, im.height);
+  if (longer <= side) return im;
+  const double k = double(side) / longer;
+  return resample(im, std::max(1, int32_t(std::lround(im.width * k))), std::max(1, int32_t(std::lround(im.height * k))),
+                  ResampleFilter::Box);
+}
+
 } // namespace redraw

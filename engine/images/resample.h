@@ -19,4 +19,9 @@ enum class ResampleFilter {
 /// `src` resized to width x height (each >= 1; the caller checks its own limits).
 Image resample(const Image& src, int32_t width, int32_t height, ResampleFilter filter);
 
+/// A thumbnail of `file`: decoded shrunk where the format allows, alpha laid on white, and box-
+/// filtered so its longer side is at most `side` (a smaller picture keeps its size). Throws what
+/// load_image throws.
+Image load_thumbnail(const std::filesystem::path& file, int32_t side);
+
 } // namespace redraw
