@@ -1,6 +1,7 @@
 #include "app/cli_version.h"
 
 #include "app/device_plugin_loader.h"
+#include "cpu/openblas_kernels.h"
 #include "engine/install_paths.h"
 
 #include "redraw_attribution.h"  // generated at configure time: k_attribution_md
@@ -53,6 +54,7 @@ std::string version_text() {
   s += "; cuda not compiled in\n";
 #endif
   s += gpu_module_line();
+  s += "cpu kernels: " + openblas_kernel_description() + "\n";
 #if REDRAW_HAVE_GUI
   s += std::string("desktop app: Dear ImGui ") + REDRAW_BUILD_IMGUI + ", GLFW " + REDRAW_BUILD_GLFW +
        ", OpenGL 3.3 core (glad)\n";

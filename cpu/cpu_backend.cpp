@@ -4,6 +4,7 @@
 #include "cpu/cpu_hash_grid.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/cpu_passes.h"
+#include "cpu/openblas_kernels.h"
 #include "engine/cpu_threads.h"
 #include "engine/errors.h"
 
@@ -195,7 +196,7 @@ std::string CpuBackend::device_description() const {
   const int fixed = cpu_threads_setting();
   const std::string team = fixed > 0 ? std::to_string(fixed) + (fixed == 1 ? " thread" : " threads")
                                      : "threads measured, up to " + std::to_string(cpu_core_count());
-  return std::to_string(cpu_core_count()) + " CPU cores (" + team + "), OpenBLAS (" + openblas_get_corename() + ")";
+  return std::to_string(cpu_core_count()) + " CPU cores (" + team + "), " + openblas_kernel_description();
 }
 
 int CpuBackend::team_size() const {

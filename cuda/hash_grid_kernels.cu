@@ -114,21 +114,21 @@ __global__ void backward_kernel(HashGridParams g, const float* __restrict__ coor
 template <int F>
 __device__ inline void scatter_corners(float* __restrict__ table_grad, const uint32_t e[4], const float w[4],
                                        const float d[F]) {
+  // The float2 atomicAdd exists only from compute capability 9.0 on. A discarded `if constexpr`
+  // branch is still type-checked where it does not depend on F, so the older architectures must not
+  // see the call at all: the preprocessor chooses.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  constexpr bool pairs = F == 2;
-#else
-  constexpr bool pairs = false;
-#endif
-  if constexpr (pairs) {
+  if constexpr (F == 2) {
     float2* t2 = reinterpret_cast<float2*>(table_grad);
 #pragma unroll
     for (int c = 0; c < 4; ++c) atomicAdd(t2 + e[c], make_float2(w[c] * d[0], w[c] * d[1]));
-  } else {
-#pragma unroll
-    for (int c = 0; c < 4; ++c)
-#pragma unroll
-      for (int f = 0; f < F; ++f) atomicAdd(table_grad + size_t(e[c]) * F + f, w[c] * d[f]);
+    return;
   }
+#endif
+#pragma unroll
+  for (int c = 0; c < 4; ++c)
+#pragma unroll
+    for (int f = 0; f < F; ++f) atomicAdd(table_grad + size_t(e[c]) * F + f, w[c] * d[f]);
 }
 
 /// backward_kernel with one thread per sample looping over the levels: the sample's coordinates
@@ -171,13 +171,16 @@ __device__ inline void flush_shared_sums(const float* acc, uint32_t entries, flo
   const uint32_t start = uint32_t((uint64_t(blockIdx.x) * blockDim.x) % items);
   for (uint32_t k = threadIdx.x; k < items; k += blockDim.x) {
     const uint32_t j = k < items - start ? k + start : k - (items - start);
+    // As in scatter_corners: the float2 atomicAdd must not reach the compiler below 9.0.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     if constexpr (pairs) {
       const float2 v = reinterpret_cast<const float2*>(acc)[j];
       if (v.x != 0.0f || v.y != 0.0f) atomicAdd(reinterpret_cast<float2*>(table_grad) + j, v);
-    } else {
-      const float v = acc[j];
-      if (v != 0.0f) atomicAdd(table_grad + j, v);
+      continue;
     }
+#endif
+    const float v = acc[j];
+    if (v != 0.0f) atomicAdd(table_grad + j, v);
   }
 }
 

@@ -17,6 +17,9 @@ double nice_tick_step(double range, int target_ticks) {
 }
 
 namespace {
+/// The height of one row of a plot's header, in font sizes.
+constexpr float k_header_row = 1.15f;
+
 struct Range {
   double lo = DBL_MAX, hi = -DBL_MAX;
   void add(double v) {
@@ -127,19 +130,37 @@ struct PlotArea {
   float sy(double y) const { return float(a1.y - (y - yr.lo) / (yr.hi - yr.lo) * (a1.y - a0.y)); }
 };
 
-/// The title, and the legend right to left along the title row, a colour swatch before each name.
-void draw_title_legend(ImDrawList* dl, ImVec2 p0, ImVec2 p1, float font, std::span<const PlotSeries> series,
-                       const char* title) {
+/// `text` cut to at most `width` pixels, ending "..." when cut.
+std::string fit_text(const char* text, float width) {
+  std::string s = text;
+  if (ImGui::CalcTextSize(s.c_str()).x <= width) return s;
+  while (!s.empty() && ImGui::CalcTextSize((s + "...").c_str()).x > width)
+    s.pop_back();
+  return s + "...";
+}
+
+/// The title, and the legend as layout_plot_header places it, a colour swatch before each name.
+/// Returns the rows the header takes.
+int draw_title_legend(ImDrawList* dl, ImVec2 p0, ImVec2 p1, float font, std::span<const PlotSeries> series,
+                      const char* title) {
   dl->AddText(ImVec2(p0.x + font * 0.5f, p0.y + font * 0.2f), IM_COL32(220, 220, 225, 255), title);
-  float lx = p1.x - font * 0.6f;
-  for (size_t k = series.size(); k-- > 0;) {
-    if (!series[k].label) continue;
-    lx -= ImGui::CalcTextSize(series[k].label).x;
-    dl->AddText(ImVec2(lx, p0.y + font * 0.2f), IM_COL32(200, 200, 210, 255), series[k].label);
-    lx -= font * 0.9f;
-    dl->AddRectFilled(ImVec2(lx, p0.y + font * 0.55f), ImVec2(lx + font * 0.6f, p0.y + font * 0.95f), series[k].color);
-    lx -= font * 0.7f;
+  std::vector<const PlotSeries*> named;
+  std::vector<float> widths;
+  for (const PlotSeries& s : series)
+    if (s.label) {
+      named.push_back(&s);
+      widths.push_back(ImGui::CalcTextSize(s.label).x);
+    }
+  const PlotHeader h = layout_plot_header(p1.x - p0.x, ImGui::CalcTextSize(title).x, widths, font);
+  for (size_t k = 0; k < named.size(); ++k) {
+    const LegendPlace& e = h.entries[k];
+    const float y = p0.y + font * (0.2f + k_header_row * float(e.row));
+    const float x = p0.x + e.x;
+    dl->AddRectFilled(ImVec2(x, y + font * 0.35f), ImVec2(x + font * 0.6f, y + font * 0.75f), named[k]->color);
+    const std::string label = fit_text(named[k]->label, e.label_w);
+    dl->AddText(ImVec2(x + font * 0.9f, y), IM_COL32(200, 200, 210, 255), label.c_str());
   }
+  return h.rows;
 }
 
 /// The ranges of every usable sample, widened and padded as the axes show them; false when
@@ -283,6 +304,46 @@ void hover_readout(ImDrawList* dl, const PlotArea& A, const PlotSeries& s, const
 }
 } // namespace
 
+PlotHeader layout_plot_header(float frame_w, float title_w, std::span<const float> label_w, float font) {
+  const float swatch = font * 0.9f; // the swatch and the gap before its label
+  const float gap = font * 0.7f;    // between two entries
+  const float right = frame_w - font * 0.6f;
+  const float row_left = font * 0.5f;
+  const float title_end = row_left + title_w + font;
+  PlotHeader h;
+  h.entries.resize(label_w.size());
+  if (label_w.empty()) return h;
+  float all = gap * float(label_w.size() - 1);
+  for (float w : label_w) all += swatch + w;
+  // Entries [first, last) right-aligned on `row`, each label at most `most` wide.
+  const auto place = [&](size_t first, size_t last, int row, float most) {
+    float x = right;
+    for (size_t k = last; k-- > first;) {
+      const float w = std::min(label_w[k], most);
+      x -= w + swatch;
+      h.entries[k] = LegendPlace{x, row, w};
+      x -= gap;
+    }
+  };
+  if (right - title_end >= all) {
+    place(0, label_w.size(), 0, all);
+    return h;
+  }
+  const float row_w = std::max(right - row_left, swatch);
+  const float most = std::max(row_w - swatch, 0.0f);
+  size_t first = 0;
+  while (first < label_w.size()) {
+    size_t last = first + 1;
+    float used = swatch + std::min(label_w[first], most);
+    while (last < label_w.size() && used + gap + swatch + std::min(label_w[last], most) <= row_w)
+      used += gap + swatch + std::min(label_w[last++], most);
+    place(first, last, h.rows, most);
+    ++h.rows;
+    first = last;
+  }
+  return h;
+}
+
 bool draw_line_plot(const char* id, ImVec2 size, std::span<const PlotSeries> series, const PlotOptions& opts) {
   ImGui::PushID(id);
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
@@ -294,10 +355,10 @@ bool draw_line_plot(const char* id, ImVec2 size, std::span<const PlotSeries> ser
   const float font = ImGui::GetFontSize();
   const ImVec2 p1(p0.x + size.x, p0.y + size.y);
   dl->AddRect(p0, p1, IM_COL32(48, 50, 56, 255), 3.0f);
-  draw_title_legend(dl, p0, p1, font, series, opts.title);
-  // Plot area inside the margins for the title, the y labels and the x labels.
+  const int header_rows = draw_title_legend(dl, p0, p1, font, series, opts.title);
+  // Plot area inside the margins for the header, the y labels and the x labels.
   PlotArea A;
-  A.a0 = ImVec2(p0.x + font * 4.2f, p0.y + font * 1.4f);
+  A.a0 = ImVec2(p0.x + font * 4.2f, p0.y + font * (1.4f + k_header_row * float(header_rows - 1)));
   A.a1 = ImVec2(p1.x - font * 0.6f, p1.y - font * 2.3f);
   A.log_y = opts.log_y;
   if (!fit_ranges(A, series, opts)) {

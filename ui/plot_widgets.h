@@ -43,6 +43,22 @@ struct PlotOptions {
   const char* unmarked_note = nullptr;
 };
 
+/// Where a plot's header puts its legend: the title at the left of the first row, the entries (a
+/// colour swatch, then the label) right-aligned after it on that row while they all fit beside the
+/// title, else right-aligned on rows of their own below it, in order, as many to a row as fit.
+/// A label wider than a whole row is shortened to `label_w` (the caller cuts it with "...").
+/// Lengths in pixels, x from the frame's left edge.
+struct LegendPlace {
+  float x = 0;       ///< the swatch's left edge
+  int row = 0;       ///< 0: the title's row
+  float label_w = 0; ///< the width the label may take
+};
+struct PlotHeader {
+  std::vector<LegendPlace> entries; ///< one per label, in order
+  int rows = 1;                     ///< rows of text the header takes (the plot area starts below)
+};
+PlotHeader layout_plot_header(float frame_w, float title_w, std::span<const float> label_w, float font);
+
 /// Draws one plot filling `size` (ImGui item). Returns true while hovered.
 bool draw_line_plot(const char* id, ImVec2 size, std::span<const PlotSeries> series, const PlotOptions& opts);
 

@@ -129,14 +129,36 @@ std::string vips_messages() {
   return e;
 }
 
+/// True when `line` is libpng's word about one ancillary chunk ("iCCP: too short", "tEXt: invalid
+/// keyword"): a PNG chunk tag is four letters whose third is upper case, and an ancillary one's
+/// first is lower case. Such a chunk is skipped; the image's rows are not in it.
+bool about_ancillary_png_chunk(const std::string& line) {
+  const auto upper = [](char c) { return c >= 'A' && c <= 'Z'; };
+  const auto lower = [](char c) { return c >= 'a' && c <= 'z'; };
+  const auto letter = [&](char c) { return upper(c) || lower(c); };
+  for (size_t at = line.find(": "); at != std::string::npos; at = line.find(": ", at + 1)) {
+    if (at < 4) continue;
+    const char* t = line.data() + at - 4;
+    if (lower(t[0]) && letter(t[1]) && upper(t[2]) && letter(t[3]) && (at == 4 || !letter(t[-1]))) return true;
+  }
+  return false;
+}
+
 /// True when a libvips or codec message says the data ran out (libjpeg's "premature end", libpng's
-/// "not enough data", libtiff's "read error at scanline").
+/// "not enough data", libtiff's "read error at scanline"). A line about a PNG's ancillary chunk
+/// never does, whatever its words ("iCCP: too short" is a chunk's own length).
 bool says_truncated(const std::string& text) {
-  std::string lower = text;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  for (const char* cut : {"premature end", "truncated", "end of file", "not enough data", "unexpected end",
-                          "read error", "out of data", "too short"})
-    if (lower.find(cut) != std::string::npos) return true;
+  size_t at = 0;
+  while (at < text.size()) {
+    const size_t nl = std::min(text.find('\n', at), text.size());
+    std::string line = text.substr(at, nl - at);
+    at = nl + 1;
+    if (about_ancillary_png_chunk(line)) continue;
+    std::transform(line.begin(), line.end(), line.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    for (const char* cut : {"premature end", "truncated", "end of file", "not enough data", "unexpected end",
+                            "read error", "out of data", "too short"})
+      if (line.find(cut) != std::string::npos) return true;
+  }
   return false;
 }
 

@@ -106,7 +106,7 @@ struct StoredPng {
   std::function<size_t(int)> rows_start;
 };
 
-StoredPng stored_png(const std::vector<uint8_t>& rgb, int w, int h) {
+StoredPng stored_png(const std::vector<uint8_t>& rgb, int w, int h, const std::vector<const char*>& empty_chunks = {}) {
   const auto be32 = [](std::vector<uint8_t>& b, uint32_t v) {
     for (int s = 24; s >= 0; s -= 8)
       b.push_back(uint8_t(v >> s));
@@ -137,6 +137,7 @@ StoredPng stored_png(const std::vector<uint8_t>& rgb, int w, int h) {
   be32(ihdr, uint32_t(h));
   ihdr.insert(ihdr.end(), {8, 2, 0, 0, 0});
   chunk(png.bytes, "IHDR", ihdr);
+  for (const char* type : empty_chunks) chunk(png.bytes, type, {});
   const size_t idat_data = png.bytes.size() + 8;
   chunk(png.bytes, "IDAT", z);
   chunk(png.bytes, "IEND", {});
@@ -238,6 +239,32 @@ TEST_CASE("a PNG cut short keeps its whole rows, grey below, and more than half 
   REQUIRE(no_end.error.empty());
   CHECK(no_end.info.incomplete == "the file ends early, but every row of the picture was read");
   CHECK(same_rows(no_end.img, whole.img, 0, h));
+}
+
+TEST_CASE("a whole PNG with empty ancillary chunks opens whole: libpng's warnings about them are no missing rows") {
+  // As libpng's own crasher test (empty_ancillary_chunks.png): every ancillary chunk it knows,
+  // each of length 0, before a complete IDAT. libpng skips each with a warning ("iCCP: too short").
+  const std::vector<const char*> empty = {"bKGD", "cHRM", "gAMA", "hIST", "iCCP", "iTXt", "oFFs", "pCAL", "pHYs",
+                                          "sBIT", "sCAL", "sPLT", "sRGB", "sTER", "tEXt", "tIME", "tRNS", "zTXt"};
+  for (const auto& [w, h] : {std::pair{1, 1}, std::pair{64, 48}}) {
+    CAPTURE(w);
+    const auto rgb = textured_rgb(w, h);
+    const Decoded plain = decode(stored_png(rgb, w, h).bytes, "plain.png");
+    REQUIRE(plain.error.empty());
+    const Decoded d = decode(stored_png(rgb, w, h, empty).bytes, "chunks.png");
+    CHECK(d.error.empty());
+    CHECK(d.info.incomplete.empty());
+    REQUIRE(d.img.pixels.size() == plain.img.pixels.size());
+    CHECK(same_rows(d.img, plain.img, 0, h));
+    // Cut in its image data, the same file still says which rows are missing.
+    const StoredPng png = stored_png(rgb, w, h, empty);
+    if (h > 8) {
+      const Decoded cut = decode(prefix(png.bytes, png.rows_start(40)), "cut.png");
+      REQUIRE(cut.error.empty());
+      CHECK(cut.info.incomplete == "the file ends early; rows 41-48 of 48 (17%) are missing and shown grey");
+      CHECK(same_rows(cut.img, plain.img, 0, 40));
+    }
+  }
 }
 
 TEST_CASE("a WebP cut short is refused as truncated, naming the file") {

@@ -10,6 +10,7 @@
 #include "ui/settings_store.h"
 #include "ui/ui_scale.h"
 #include "ui/testing/window_test_hook.h"
+#include "ui_test_support.h"
 
 #include <GLFW/glfw3.h>
 #include <imgui.h>
@@ -173,27 +174,16 @@ TEST_CASE("ui polish: --test-resize sizes and screenshot siblings") {
 }
 
 namespace {
-/// An ImGui context with no window or renderer: frames run, nothing is drawn.
-struct HeadlessImGui {
-  HeadlessImGui() {
-    ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.IniFilename = nullptr;
-    io.DisplaySize = ImVec2(800, 600);
-    io.DeltaTime = 1.0f / 60;
-    io.KeyMap[ImGuiKey_Escape] = GLFW_KEY_ESCAPE;
-    unsigned char* pixels = nullptr;
-    int w = 0, h = 0;
-    io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
-  }
-  ~HeadlessImGui() { ImGui::DestroyContext(); }
+/// A headless ImGui whose frames may hold Escape down, with the app's Escape handling.
+struct HeadlessImGui : test::HeadlessImGui {
+  HeadlessImGui() { ImGui::GetIO().KeyMap[ImGuiKey_Escape] = GLFW_KEY_ESCAPE; }
   /// One frame: Escape held down in it or not, then `draw` (the app's popups).
   template <class F> void frame(bool escape, F&& draw) {
     ImGui::GetIO().KeysDown[GLFW_KEY_ESCAPE] = escape;
-    ImGui::NewFrame();
-    close_menus_on_escape();
-    draw();
-    ImGui::EndFrame();
+    test::HeadlessImGui::frame([&] {
+      close_menus_on_escape();
+      draw();
+    });
   }
 };
 } // namespace

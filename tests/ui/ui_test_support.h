@@ -5,6 +5,7 @@
 #include "ui/settings_store.h"
 
 #include <doctest/doctest.h>
+#include <imgui.h>
 
 #include <initializer_list>
 
@@ -23,5 +24,28 @@ inline void check_flags_remembered(std::initializer_list<bool Settings::*> flags
   const Settings back = load_settings();
   for (bool Settings::*flag : flags) CHECK(back.*flag);
 }
+
+/// An ImGui context with no window or renderer: frames run and fill draw lists, nothing is shown.
+struct HeadlessImGui {
+  explicit HeadlessImGui(ImVec2 display = ImVec2(800, 600)) {
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;
+    io.DisplaySize = display;
+    io.DeltaTime = 1.0f / 60;
+    unsigned char* pixels = nullptr;
+    int w = 0, h = 0;
+    io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
+  }
+  ~HeadlessImGui() { ImGui::DestroyContext(); }
+  HeadlessImGui(const HeadlessImGui&) = delete;
+  HeadlessImGui& operator=(const HeadlessImGui&) = delete;
+  /// One frame around `draw`.
+  template <class F> void frame(F&& draw) {
+    ImGui::NewFrame();
+    draw();
+    ImGui::EndFrame();
+  }
+};
 
 } // namespace redraw::test
