@@ -4,6 +4,7 @@
 
 #include "app/backend_registry.h"
 #include "app/cli_common.h"
+#include "engine/atomic_file.h"
 #include "engine/display_text.h"
 #include "engine/errors.h"
 #include "engine/images/image.h"
@@ -205,8 +206,9 @@ int run_sweep(const SweepCommand& o, int threads) {
   print_grid(site, todo, jobs, cores, o.slurm);
   if (o.dry_run) return k_exit_ok;
   std::error_code ec;
-  std::filesystem::create_directories(site.dir / "cells", ec);
+  std::filesystem::create_directories(site.dir, ec);
   if (ec) throw IoError(site.dir.string() + ": cannot create the sweep's folder (" + ec.message() + ")");
+  make_own_folder(site.dir / "cells"); // refused, naming it, when a link or a file is there
   save_sweep_plan(site.dir, plan);
   if (o.slurm) return submit_sweep(site, o);
 

@@ -77,9 +77,8 @@ double CellRun::seconds() const {
 
 CellRun::Start CellRun::start() {
   m_t0 = std::chrono::steady_clock::now();
+  (void)make_cell_folder(m_site.dir, m_cell); // a link planted at it or at cells/ is refused, naming it
   std::error_code ec;
-  std::filesystem::create_directories(m_folder, ec);
-  if (ec) throw IoError(m_folder.string() + ": cannot create the cell's folder (" + ec.message() + ")");
   try {
     m_lock.emplace(m_folder, "redraw sweep, cell " + m_cell.name, k_cell_lock_name);
   } catch (const IoError&) {

@@ -12,6 +12,8 @@
 #include <map>
 #include <set>
 
+#include <sys/stat.h>
+
 namespace redraw {
 using nlohmann::json;
 
@@ -503,6 +505,24 @@ bool same_sweep(const SweepPlan& a, const SweepPlan& b) {
 
 std::filesystem::path cell_folder(const std::filesystem::path& dir, const SweepCell& cell) {
   return dir / "cells" / cell.name;
+}
+
+std::filesystem::path make_cell_folder(const std::filesystem::path& dir, const SweepCell& cell) {
+  make_own_folder(dir / "cells");
+  const std::filesystem::path folder = cell_folder(dir, cell);
+  make_own_folder(folder);
+  return folder;
+}
+
+std::string cell_folder_problem(const std::filesystem::path& dir, const SweepCell& cell) {
+  for (const std::filesystem::path& p : {dir / "cells", cell_folder(dir, cell)}) {
+    struct stat st {};
+    if (::lstat(p.c_str(), &st) != 0) return {}; // missing: made when the cell runs
+    if (S_ISLNK(st.st_mode))
+      return p.string() + ": is a symbolic link, not a folder (refused: nothing is read or written through it)";
+    if (!S_ISDIR(st.st_mode)) return p.string() + ": is not a folder";
+  }
+  return {};
 }
 
 int64_t cell_checkpoint_every(const SweepGrid& grid, const SweepCell& cell) {

@@ -91,6 +91,13 @@ bool same_sweep(const SweepPlan& a, const SweepPlan& b);
 
 /// DIR/cells/<name>.
 std::filesystem::path cell_folder(const std::filesystem::path& dir, const SweepCell& cell);
+/// Creates DIR/cells and DIR/cells/<name> where missing and returns the cell's folder. IoError
+/// naming the folder when either is a symbolic link or not a folder (make_own_folder): a link
+/// planted there would send the cell's config, log, result and model into another folder.
+std::filesystem::path make_cell_folder(const std::filesystem::path& dir, const SweepCell& cell);
+/// "" when DIR/cells and the cell's folder are each missing or a folder of their own; else why
+/// not, naming it ("... is a symbolic link, not a folder"). Reads nothing through a link.
+std::string cell_folder_problem(const std::filesystem::path& dir, const SweepCell& cell);
 /// A cell's checkpoint interval: the grid's, else a tenth of its steps (at least 1).
 int64_t cell_checkpoint_every(const SweepGrid& grid, const SweepCell& cell);
 

@@ -57,6 +57,7 @@ const std::string& column_text(const SweepCell& cell, SweepColumn column) {
 
 CellResult read_cell_result(const std::filesystem::path& dir, const SweepCell& cell) {
   const std::filesystem::path folder = cell_folder(dir, cell), file = folder / "result.json";
+  if (const std::string why = cell_folder_problem(dir, cell); !why.empty()) return failed_with(why);
   std::error_code ec;
   if (std::filesystem::exists(file, ec)) {
     std::ifstream in(file, std::ios::binary);
