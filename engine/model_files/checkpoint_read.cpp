@@ -15,6 +15,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <set>
+#include <string_view>
 
 namespace redraw {
 
@@ -95,10 +97,10 @@ public:
       : m_refs(chunk_table(data, size, name)), m_name(name), m_packed(packed) {
     static const char* const known[] = {"META", "PARM", "OPTM", "HIST", "SNAP", "FRAM",
                                         "FPIC", "FWGT", "FXCT", "RCOV", "CURV"};
-    for (size_t i = 0; i < m_refs.size(); ++i)
-      for (size_t j = 0; j < i; ++j)
-        if (m_refs[i].tag == m_refs[j].tag && std::find(std::begin(known), std::end(known), m_refs[i].tag) != std::end(known))
-          throw CheckpointError(m_name + ": chunk " + m_refs[i].tag + " appears twice");
+    std::set<std::string_view> seen; // one pass: the table may hold up to k_max_file_chunks
+    for (const ChunkRef& r : m_refs)
+      if (std::find(std::begin(known), std::end(known), r.tag) != std::end(known) && !seen.insert(r.tag).second)
+        throw CheckpointError(m_name + ": chunk " + r.tag + " appears twice");
   }
   const ChunkRef* find(const char* tag) const {
     for (const ChunkRef& r : m_refs)
