@@ -8,12 +8,14 @@
 #include "engine/display_text.h"
 #include "engine/errors.h"
 #include "engine/images/image.h"
+#include "engine/json_read.h"
 
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 namespace redraw::cli {
@@ -49,11 +51,11 @@ bool has_grid_options(const SweepCommand& o) {
 SweepGrid grid_of(const SweepCommand& o) {
   SweepGrid g;
   if (!o.spec.empty()) {
-    std::ifstream in(o.spec);
+    std::ifstream in(o.spec, std::ios::binary);
     if (!in) throw ConfigError(o.spec + ": cannot open the sweep spec");
-    const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-    if (j.is_discarded()) throw ConfigError(o.spec + ": not valid JSON");
-    g = parse_sweep_spec(j, o.spec);
+    std::ostringstream text;
+    text << in.rdbuf();
+    g = parse_sweep_spec(parse_json(text.str(), o.spec), o.spec);
   }
   if (!o.images.empty()) g.images = o.images;
   if (!o.presets.empty()) g.presets = split_list(o.presets);

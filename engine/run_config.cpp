@@ -1,6 +1,7 @@
 #include "engine/run_config.h"
 
 #include "engine/install_paths.h"
+#include "engine/json_read.h"
 #include "engine/named_enum.h"
 
 #include <nlohmann/json.hpp>
@@ -11,6 +12,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <set>
+#include <sstream>
 
 namespace redraw {
 using nlohmann::json;
@@ -163,7 +165,7 @@ void read_model(Reader r, ModelSpec& m) {
       for (const json& f : list) {
         if (f == "log2_hashmap_size") m.encoding.auto_table_size = true;
         else if (f == "finest_resolution") m.encoding.auto_finest_resolution = true;
-        else e.fail("sized_to_image", "names log2_hashmap_size or finest_resolution, not " + f.dump());
+        else e.fail("sized_to_image", "names log2_hashmap_size or finest_resolution, not " + json_excerpt(f));
       }
     }
     e.named("interpolation", m.encoding.interpolation, parse_interpolation);
@@ -306,15 +308,11 @@ RunConfig parse_run_config(const json& j, const std::string& source) {
 }
 
 RunConfig load_run_config(const std::filesystem::path& file) {
-  std::ifstream in(file);
+  std::ifstream in(file, std::ios::binary);
   if (!in) throw ConfigError(file.string() + ": cannot open config file");
-  json j;
-  try {
-    in >> j;
-  } catch (const json::exception& e) {
-    throw ConfigError(file.string() + ": invalid JSON: " + e.what());
-  }
-  return parse_run_config(j, file.string());
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_run_config(parse_json(text.str(), file.string()), file.string());
 }
 
 namespace {
