@@ -9,13 +9,12 @@
 #include "engine/errors.h"
 #include "engine/images/image.h"
 #include "engine/json_read.h"
+#include "engine/path_problem.h"
 
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <thread>
 
 namespace redraw::cli {
@@ -51,11 +50,11 @@ bool has_grid_options(const SweepCommand& o) {
 SweepGrid grid_of(const SweepCommand& o) {
   SweepGrid g;
   if (!o.spec.empty()) {
-    std::ifstream in(o.spec, std::ios::binary);
-    if (!in) throw ConfigError(o.spec + ": cannot open the sweep spec");
-    std::ostringstream text;
-    text << in.rdbuf();
-    g = parse_sweep_spec(parse_json(text.str(), o.spec), o.spec);
+    std::string text;
+    if (const std::string why = read_user_text(o.spec, uint64_t(16) << 20, "a sweep spec", "16 MiB", text);
+        !why.empty())
+      throw ConfigError(why);
+    g = parse_sweep_spec(parse_json(text, o.spec), o.spec);
   }
   if (!o.images.empty()) g.images = o.images;
   if (!o.presets.empty()) g.presets = split_list(o.presets);

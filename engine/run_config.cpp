@@ -3,6 +3,7 @@
 #include "engine/install_paths.h"
 #include "engine/json_read.h"
 #include "engine/named_enum.h"
+#include "engine/path_problem.h"
 
 #include <nlohmann/json.hpp>
 
@@ -10,9 +11,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 namespace redraw {
 using nlohmann::json;
@@ -308,11 +307,10 @@ RunConfig parse_run_config(const json& j, const std::string& source) {
 }
 
 RunConfig load_run_config(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw ConfigError(file.string() + ": cannot open config file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_run_config(parse_json(text.str(), file.string()), file.string());
+  std::string text;
+  if (const std::string why = read_user_text(file, uint64_t(16) << 20, "a config file", "16 MiB", text); !why.empty())
+    throw ConfigError(why);
+  return parse_run_config(parse_json(text, file.string()), file.string());
 }
 
 namespace {

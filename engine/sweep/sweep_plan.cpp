@@ -4,15 +4,14 @@
 #include "engine/errors.h"
 #include "engine/images/image.h"
 #include "engine/json_read.h"
+#include "engine/path_problem.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include <sys/stat.h>
 
@@ -488,11 +487,14 @@ void save_sweep_plan(const std::filesystem::path& dir, const SweepPlan& plan) {
 
 SweepPlan load_sweep_plan(const std::filesystem::path& dir) {
   const std::filesystem::path file = dir / "sweep.json";
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw ConfigError(file.string() + ": no sweep here (cannot open sweep.json)");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_sweep_plan(parse_json(text.str(), file.string()), file.string());
+  std::error_code ec;
+  if (!std::filesystem::exists(std::filesystem::symlink_status(file, ec)))
+    throw ConfigError(file.string() + ": no sweep here (cannot open sweep.json)");
+  std::string text;
+  if (const std::string why = read_user_text(file, k_max_sweep_file_bytes, "a sweep file", "256 MiB", text);
+      !why.empty())
+    throw ConfigError(why);
+  return parse_sweep_plan(parse_json(text, file.string()), file.string());
 }
 
 bool same_sweep(const SweepPlan& a, const SweepPlan& b) {

@@ -83,7 +83,10 @@ SweepPlan build_sweep_plan(const SweepGrid& grid);
 nlohmann::json sweep_plan_json(const SweepPlan& plan);
 /// Reads it back; ConfigError naming `source` when it is not a sweep of this version.
 SweepPlan parse_sweep_plan(const nlohmann::json& j, const std::string& source);
-/// DIR/sweep.json written atomically / read (ConfigError when missing or unreadable).
+/// The largest sweep.json read (a plan of about 100,000 cells).
+inline constexpr uint64_t k_max_sweep_file_bytes = uint64_t(256) << 20;
+/// DIR/sweep.json written atomically / read (ConfigError when missing or unreadable, when it is
+/// not a regular file, a FIFO or a device, or over k_max_sweep_file_bytes: read_user_text).
 void save_sweep_plan(const std::filesystem::path& dir, const SweepPlan& plan);
 SweepPlan load_sweep_plan(const std::filesystem::path& dir);
 /// Whether two plans run the same cells (names, images, seeds and configs, the time limit).

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `redraw sweep` in a folder others can write into: a symbolic link planted at a cell's folder or
 # at cells/ redirects nothing (the cell, or the sweep, is refused naming it, and the folder the link
-# points to is left as it was). Usage: sweep_hostile.sh path/to/redraw
+# points to is left as it was); a FIFO or /dev/zero at sweep.json, a result.json or a metrics.csv
+# is refused without waiting for a writer or reading it. Usage: sweep_hostile.sh path/to/redraw
 set -u
 redraw="$1"
 . "$(dirname "$0")/../lib.sh"
@@ -36,4 +37,18 @@ check '[ -z "$(ls -A "$work/victim2")" ]  # nothing made in the folder it points
 mkdir -p "$work/s3" && echo notes >"$work/s3/cells"
 expect 1 "$work/s3/cells: is not a folder" -- sweep --images "$work/a.png" --out "$work/s3"
 check '[ "$(cat "$work/s3/cells")" = notes ]'
+# ---- a FIFO or /dev/zero at a sweep's files: refused without waiting or reading ----
+mkfifo "$work/s/cells/001-b-tiny-s1/fifo"
+rm "$work/s/cells/001-b-tiny-s1/result.json" "$work/s/cells/001-b-tiny-s1/metrics.csv"
+ln -s fifo "$work/s/cells/001-b-tiny-s1/result.json"
+ln -s /dev/zero "$work/s/cells/001-b-tiny-s1/metrics.csv"
+expect 0 "results.csv, summary.csv, report.html (2 cells)" -- timeout 60 "$redraw" sweep --collect --out "$work/s"
+check 'grep -q "^001-b-tiny-s1,.*,failed,.*result.json: is a FIFO (named pipe), not a cell.s result" "$work/s/results.csv"'
+mkdir -p "$work/s4" && mkfifo "$work/s4/sweep.json"
+expect 1 "$work/s4/sweep.json: is a FIFO (named pipe), not a sweep file" -- timeout 60 "$redraw" sweep --out "$work/s4"
+expect 1 "$work/s4/sweep.json: is a FIFO (named pipe), not a sweep file" -- \
+  timeout 60 "$redraw" sweep --collect --out "$work/s4"
+ln -s /dev/zero "$work/zero.json"
+expect 1 "$work/zero.json: is a character device, not a sweep spec" -- \
+  timeout 60 "$redraw" sweep --spec "$work/zero.json" --presets "$work/tiny.json" --out "$work/s5"
 finish sweep_hostile
