@@ -4,15 +4,17 @@
 
 #include "app/backend_registry.h"
 #include "app/cli_common.h"
+#include "engine/atomic_file.h"
 #include "engine/display_text.h"
 #include "engine/errors.h"
 #include "engine/images/image.h"
+#include "engine/json_read.h"
+#include "engine/path_problem.h"
 
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <thread>
 
 namespace redraw::cli {
@@ -48,11 +50,11 @@ bool has_grid_options(const SweepCommand& o) {
 SweepGrid grid_of(const SweepCommand& o) {
   SweepGrid g;
   if (!o.spec.empty()) {
-    std::ifstream in(o.spec);
-    if (!in) throw ConfigError(o.spec + ": cannot open the sweep spec");
-    const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-    if (j.is_discarded()) throw ConfigError(o.spec + ": not valid JSON");
-    g = parse_sweep_spec(j, o.spec);
+    std::string text;
+    if (const std::string why = read_user_text(o.spec, uint64_t(16) << 20, "a sweep spec", "16 MiB", text);
+        !why.empty())
+      throw ConfigError(why);
+    g = parse_sweep_spec(parse_json(text, o.spec), o.spec);
   }
   if (!o.images.empty()) g.images = o.images;
   if (!o.presets.empty()) g.presets = split_list(o.presets);
@@ -205,8 +207,9 @@ int run_sweep(const SweepCommand& o, int threads) {
   print_grid(site, todo, jobs, cores, o.slurm);
   if (o.dry_run) return k_exit_ok;
   std::error_code ec;
-  std::filesystem::create_directories(site.dir / "cells", ec);
+  std::filesystem::create_directories(site.dir, ec);
   if (ec) throw IoError(site.dir.string() + ": cannot create the sweep's folder (" + ec.message() + ")");
+  make_own_folder(site.dir / "cells"); // refused, naming it, when a link or a file is there
   save_sweep_plan(site.dir, plan);
   if (o.slurm) return submit_sweep(site, o);
 

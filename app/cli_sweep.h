@@ -26,6 +26,9 @@
 
 namespace redraw::cli {
 
+/// The largest metrics.csv a sweep reads (the history limit's 2^21 rows at about 100 bytes each).
+inline constexpr uint64_t k_max_metrics_bytes = uint64_t(256) << 20;
+
 /// What every cell of one sweep run shares.
 struct SweepSite {
   std::filesystem::path dir; ///< the sweep's folder (absolute)

@@ -7,12 +7,14 @@
 #include "engine/images/image.h"
 #include "engine/insight/ssim.h"
 #include "engine/model_files/checkpoint.h"
+#include "engine/path_problem.h"
 
 #include <nlohmann/json.hpp>
 
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,22 +29,24 @@
 namespace redraw::cli {
 
 namespace {
-std::string read_text(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 /// The checkpoint's header: config, step, training seconds, training size (not its weights).
+/// CheckpointError when it is not a regular file (read_user_file) or not a model.
 Checkpoint read_model_meta(const std::filesystem::path& file) {
-  const std::string bytes = read_text(file);
-  return read_checkpoint_meta(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), file.string());
+  std::vector<uint8_t> bytes;
+  if (const std::string why = read_user_file(file, uint64_t(8) << 30, "a model file", "8 GiB model", bytes);
+      !why.empty())
+    throw CheckpointError(why);
+  return read_checkpoint_meta(bytes.data(), bytes.size(), file.string());
 }
 
 /// metrics.csv's exact PSNR at `step` (its saved step's row), or NaN when that row is sampled.
+/// ConfigError when it is not a regular file or is over k_max_metrics_bytes.
 double exact_psnr(const std::filesystem::path& metrics, int64_t step) {
-  const auto rows = parse_csv(read_text(metrics));
+  std::string text;
+  if (const std::string why = read_user_text(metrics, k_max_metrics_bytes, "a metrics table", "256 MiB", text);
+      !why.empty())
+    throw ConfigError(why);
+  const auto rows = parse_csv(text);
   // step,loss,psnr_db,psnr_from,lr,seconds,event
   for (auto it = rows.rbegin(); it != rows.rend(); ++it) {
     if (it->size() < 7 || !(*it)[6].empty() || (*it)[0] == "step") continue;
@@ -77,9 +81,8 @@ double CellRun::seconds() const {
 
 CellRun::Start CellRun::start() {
   m_t0 = std::chrono::steady_clock::now();
+  (void)make_cell_folder(m_site.dir, m_cell); // a link planted at it or at cells/ is refused, naming it
   std::error_code ec;
-  std::filesystem::create_directories(m_folder, ec);
-  if (ec) throw IoError(m_folder.string() + ": cannot create the cell's folder (" + ec.message() + ")");
   try {
     m_lock.emplace(m_folder, "redraw sweep, cell " + m_cell.name, k_cell_lock_name);
   } catch (const IoError&) {
@@ -141,8 +144,14 @@ std::vector<std::string> CellRun::train_arguments() const {
 
 void CellRun::spawn(const std::vector<std::string>& args) {
   const std::filesystem::path log = m_folder / "train.log";
-  const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
+  // O_NONBLOCK: a FIFO planted at the name fails to open (no reader) rather than blocking.
+  const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
   if (fd < 0) throw IoError(log.string() + ": cannot open the cell's log (" + std::strerror(errno) + ")");
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw IoError(log.string() + ": is not a regular file (the cell's log is only written to one)");
+  }
   m_log_start = uintmax_t(::lseek(fd, 0, SEEK_END));
   std::string head = "== redraw sweep:";
   for (const std::string& s : args)

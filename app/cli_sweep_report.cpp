@@ -5,6 +5,7 @@
 #include "engine/errors.h"
 #include "engine/images/image.h"
 #include "engine/images/resample.h"
+#include "engine/path_problem.h"
 
 #include <algorithm>
 #include <cmath>
@@ -73,18 +74,14 @@ std::string thumbnail(const std::filesystem::path& file) {
   }
 }
 
-std::string read_text(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-/// (seconds, PSNR dB) of a cell's metrics.csv rows, at most k_curve_points of them.
+/// (seconds, PSNR dB) of a cell's metrics.csv rows, at most k_curve_points of them; none when it
+/// cannot be read (missing, not a regular file, over k_max_metrics_bytes).
 std::vector<std::pair<double, double>> psnr_curve(const std::filesystem::path& metrics) {
   std::vector<std::pair<double, double>> points;
+  std::string text;
+  if (!read_user_text(metrics, k_max_metrics_bytes, "a metrics table", "256 MiB", text).empty()) return {};
   try {
-    for (const auto& row : parse_csv(read_text(metrics))) { // step,loss,psnr_db,psnr_from,lr,seconds,event
+    for (const auto& row : parse_csv(text)) { // step,loss,psnr_db,psnr_from,lr,seconds,event
       if (row.size() < 7 || row[0] == "step" || !row[6].empty() || row[2].empty()) continue;
       const double psnr = std::stod(row[2]), seconds = std::stod(row[5]);
       if (std::isfinite(psnr) && std::isfinite(seconds)) points.emplace_back(seconds, psnr);

@@ -87,6 +87,23 @@ std::filesystem::path create_temp_folder(const std::filesystem::path& folder) {
   }
 }
 
+void make_own_folder(const std::filesystem::path& folder) {
+  if (::mkdir(folder.c_str(), 0777) != 0 && errno != EEXIST)
+    throw IoError(folder.string() + ": cannot create the folder (" + std::strerror(errno) + ")");
+  // O_NOFOLLOW | O_DIRECTORY: a link at the name, or a file, is refused, never gone through.
+  const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd >= 0) {
+    ::close(fd);
+    return;
+  }
+  const int err = errno;
+  struct stat st {};
+  if (::lstat(folder.c_str(), &st) == 0 && S_ISLNK(st.st_mode))
+    throw IoError(folder.string() + ": is a symbolic link, not a folder (refused: nothing is written through it)");
+  if (err == ENOTDIR) throw IoError(folder.string() + ": is not a folder");
+  throw IoError(folder.string() + ": cannot open the folder (" + std::strerror(err) + ")");
+}
+
 int clean_stale_temps(const std::filesystem::path& folder) {
   static std::mutex mutex;
   static std::set<std::string> cleaned;

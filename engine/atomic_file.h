@@ -88,6 +88,13 @@ TempFile create_temp_file(const std::filesystem::path& folder, const std::string
 /// empty with errno set on failure.
 std::filesystem::path create_temp_folder(const std::filesystem::path& folder);
 
+/// Creates `folder` when it is missing (one level: its parent must exist; mkdir never follows a
+/// link at the name) and checks that it is a folder of its own: IoError naming it when it is a
+/// symbolic link (never followed: a link planted there would redirect every write into it) or
+/// anything but a folder, or when it cannot be created. For folders that a program writes into
+/// by name and that others may be able to write beside (a sweep's cells).
+void make_own_folder(const std::filesystem::path& folder);
+
 /// Removes temp files and folders named like temp_path_in's whose process is gone (checked by
 /// pid: a pid that is alive, or in use by another process, keeps its files). Runs once per folder
 /// per process; later calls for the same folder return at once. Never throws. Returns how many

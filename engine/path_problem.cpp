@@ -2,8 +2,9 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace redraw {
 
@@ -61,26 +62,67 @@ std::string folder_problem(const std::filesystem::path& file) {
   return {};
 }
 
+namespace {
+const char* kind_of(mode_t mode) {
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+/// Reads the regular file open at `fd` (whose size fstat gave) into `out`, resized to what was
+/// read (a file that shrank meanwhile gives less); "" or the reason.
+template <class Bytes> std::string read_fd(int fd, uint64_t size, Bytes& out) {
+  out.resize(size_t(size));
+  size_t got = 0;
+  while (got < out.size()) {
+    const ssize_t n = ::read(fd, reinterpret_cast<char*>(out.data()) + got, out.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return std::string("read error (") + std::strerror(errno) + ")";
+    if (n == 0) break;
+    got += size_t(n);
+  }
+  out.resize(got);
+  return {};
+}
+
+template <class Bytes>
+std::string read_regular_file(const std::filesystem::path& file, uint64_t max_bytes, const char* what,
+                              const char* limit, Bytes& out) {
+  const std::string name = file.string() + ": ";
+  // O_NONBLOCK: opening a FIFO waits for no writer; fstat then refuses it, as any non-file.
+  const int fd = ::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    const int err = errno;
+    const std::string why = path_problem(file);
+    return name + (why.empty() ? errno_problem(file, err, false) : why);
+  }
+  struct stat st {};
+  std::string why;
+  if (::fstat(fd, &st) != 0)
+    why = std::string("cannot read (") + std::strerror(errno) + ")";
+  else if (S_ISDIR(st.st_mode))
+    why = std::string("is a directory, not ") + what;
+  else if (!S_ISREG(st.st_mode))
+    why = std::string("is ") + kind_of(st.st_mode) + ", not " + what + " (only regular files are read)";
+  else if (uint64_t(st.st_size) > max_bytes)
+    why = "the file is " + std::to_string(uint64_t(st.st_size) >> 20) + " MiB, over the " + limit + " limit";
+  else
+    why = read_fd(fd, uint64_t(st.st_size), out);
+  ::close(fd);
+  return why.empty() ? why : name + why;
+}
+} // namespace
+
 std::string read_user_file(const std::filesystem::path& file, uint64_t max_bytes, const char* what, const char* limit,
                            std::vector<uint8_t>& out) {
-  const std::string name = file.string() + ": ";
-  std::error_code ec;
-  const auto status = std::filesystem::status(file, ec);
-  if (ec || !std::filesystem::exists(status)) {
-    const std::string why = path_problem(file);
-    return name + (why.empty() ? std::string("no such file") : why);
-  }
-  if (std::filesystem::is_directory(status)) return name + "is a directory, not " + what;
-  const auto size = std::filesystem::file_size(file, ec);
-  if (ec) return name + "cannot read (" + ec.message() + ")";
-  if (size > max_bytes)
-    return name + "the file is " + std::to_string(size >> 20) + " MiB, over the " + limit + " limit";
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return name + "cannot open for reading";
-  out.resize(size);
-  in.read(reinterpret_cast<char*>(out.data()), std::streamsize(size));
-  if (!in) return name + "read error";
-  return {};
+  return read_regular_file(file, max_bytes, what, limit, out);
+}
+
+std::string read_user_text(const std::filesystem::path& file, uint64_t max_bytes, const char* what, const char* limit,
+                           std::string& out) {
+  return read_regular_file(file, max_bytes, what, limit, out);
 }
 
 } // namespace redraw

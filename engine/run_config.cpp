@@ -1,7 +1,9 @@
 #include "engine/run_config.h"
 
 #include "engine/install_paths.h"
+#include "engine/json_read.h"
 #include "engine/named_enum.h"
+#include "engine/path_problem.h"
 
 #include <nlohmann/json.hpp>
 
@@ -9,7 +11,6 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <set>
 
 namespace redraw {
@@ -163,7 +164,7 @@ void read_model(Reader r, ModelSpec& m) {
       for (const json& f : list) {
         if (f == "log2_hashmap_size") m.encoding.auto_table_size = true;
         else if (f == "finest_resolution") m.encoding.auto_finest_resolution = true;
-        else e.fail("sized_to_image", "names log2_hashmap_size or finest_resolution, not " + f.dump());
+        else e.fail("sized_to_image", "names log2_hashmap_size or finest_resolution, not " + json_excerpt(f));
       }
     }
     e.named("interpolation", m.encoding.interpolation, parse_interpolation);
@@ -306,15 +307,10 @@ RunConfig parse_run_config(const json& j, const std::string& source) {
 }
 
 RunConfig load_run_config(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  if (!in) throw ConfigError(file.string() + ": cannot open config file");
-  json j;
-  try {
-    in >> j;
-  } catch (const json::exception& e) {
-    throw ConfigError(file.string() + ": invalid JSON: " + e.what());
-  }
-  return parse_run_config(j, file.string());
+  std::string text;
+  if (const std::string why = read_user_text(file, uint64_t(16) << 20, "a config file", "16 MiB", text); !why.empty())
+    throw ConfigError(why);
+  return parse_run_config(parse_json(text, file.string()), file.string());
 }
 
 namespace {

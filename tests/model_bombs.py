@@ -15,6 +15,7 @@ Writes OUT_DIR/bomb-<kind>.redraw for each kind below and prints one line per fi
   frames    more frames than the limit allows, each the largest picture, as one run of zeros
             (refused: the pictures come to more than the limit)
   frames-fit as many as the limit allows (the model opens: the worst a file may cost)
+  chunks    META and 200,000 empty unknown chunks, 2.4 MB (refused from the header: over the chunk limit)
 """
 import ctypes, ctypes.util, json, struct, sys, zlib
 
@@ -91,6 +92,7 @@ def main():
         c = replaced(c, b'META', stored(json.dumps(dict(meta, step=n + 1)).encode())) # frames' steps 1..n
         bombs[kind] = replaced(replaced(c, b'FRAM', packed(len(records), zstd(records))), b'FPIC',
                                packed(n * w * h * 3, rle_frame(n * w * h * 3 if kind == 'frames-fit' else big(n * w * h * 3))))
+    bombs['chunks'] = [[t, b] for t, b in chunks if t == b'META'] + [[b'ZZZZ', b'']] * 200000
     for kind, c in bombs.items():
         path = '%s/bomb-%s.redraw' % (out, kind)
         write(path, version, c)

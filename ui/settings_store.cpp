@@ -1,6 +1,7 @@
 #include "ui/settings_store.h"
 
 #include "engine/atomic_file.h"
+#include "engine/json_read.h"
 #include "ui/machine_fit.h"
 
 #include <nlohmann/json.hpp>
@@ -8,6 +9,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 #include <tuple>
 #include <utility>
 #include <pwd.h>
@@ -37,11 +39,12 @@ fs::path folder_for(const char* var, const char* under_home, const char* leaf) {
 
 json read_json(const fs::path& file) {
   if (!file.is_absolute()) return json::object(); // no settings folder: never the working folder
-  std::ifstream in(file);
+  std::ifstream in(file, std::ios::binary);
   if (!in) return json::object();
   try {
-    json j;
-    in >> j;
+    std::ostringstream text;
+    text << in.rdbuf();
+    const json j = parse_json(text.str(), file.string());
     return j.is_object() ? j : json::object();
   } catch (const std::exception&) {
     return json::object();

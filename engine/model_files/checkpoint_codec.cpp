@@ -134,6 +134,9 @@ std::vector<uint8_t> unpack_chunk(const ByteReader& where, const uint8_t* body, 
 std::vector<ChunkRef> chunk_table(const uint8_t* data, size_t size, const std::string& name) {
   ByteReader top(data, size, name, "header");
   const uint32_t chunks = top.get<uint32_t>();
+  if (chunks > k_max_file_chunks)
+    top.fail("chunk count " + std::to_string(chunks) + " is over the limit of " + std::to_string(k_max_file_chunks) +
+             " chunks");
   // Each chunk takes at least its 12-byte head: a count beyond that is refused before the walk.
   if (chunks > top.remaining() / 12) top.fail("chunk count " + std::to_string(chunks) + " runs past the end");
   std::vector<ChunkRef> refs;

@@ -128,8 +128,12 @@ struct ChunkRef {
   const uint8_t* body;
   size_t len;
 };
+/// The most chunks a file may hold. The writer makes about a dozen; the bound keeps the work of
+/// walking and checking a crafted table (millions of empty chunks in a few MB) small.
+constexpr uint32_t k_max_file_chunks = 4096;
 /// The chunk table after the 12-byte header (`data`/`size` exclude the trailing CRC): every
-/// chunk's tag and place, checked to lie inside the file; nothing is unpacked.
+/// chunk's tag and place, checked to lie inside the file; nothing is unpacked. A count over
+/// k_max_file_chunks is refused, naming the file and the limit, before the walk.
 std::vector<ChunkRef> chunk_table(const uint8_t* data, size_t size, const std::string& name);
 /// A chunk tag as text, bytes outside printable ASCII escaped (\xNN).
 std::string printable_tag(const std::string& tag);

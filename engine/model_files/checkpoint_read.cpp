@@ -7,6 +7,7 @@
 #include "engine/model_files/checkpoint_codec.h"
 #include "engine/model_files/curves_chunk.h"
 #include "engine/errors.h"
+#include "engine/json_read.h"
 #include "engine/path_problem.h"
 #include "engine/training/timelapse.h"
 
@@ -15,6 +16,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <set>
+#include <string_view>
 
 namespace redraw {
 
@@ -22,10 +25,20 @@ namespace {
 constexpr uint64_t k_max_checkpoint_bytes = uint64_t(8) << 30;
 using Reader = ByteReader;
 
+/// A chunk's JSON text parsed: CheckpointError naming the file and the chunk when it is not JSON
+/// or nests too deep (parse_json).
+nlohmann::json chunk_json(const Reader& r, const char* tag, const uint8_t* body, size_t len) {
+  try {
+    return parse_json({reinterpret_cast<const char*>(body), len}, r.name() + ": chunk " + tag);
+  } catch (const ConfigError& e) {
+    throw CheckpointError(e.what());
+  }
+}
+
 void read_meta(const Reader& r, const uint8_t* body, size_t len, Checkpoint& c) {
   const std::string& name = r.name();
+  const nlohmann::json meta = chunk_json(r, "META", body, len);
   try {
-    const nlohmann::json meta = nlohmann::json::parse(body, body + len);
     c.config = parse_run_config(meta.at("config"), name);
     c.step = meta.at("step").get<int64_t>();
     c.optimizer_step = meta.value("optimizer_step", c.step); // files written before it: the same
@@ -59,8 +72,8 @@ void read_meta(const Reader& r, const uint8_t* body, size_t len, Checkpoint& c) 
 }
 
 void read_recoveries(const Reader& r, const uint8_t* body, size_t len, Checkpoint& c) {
+  const nlohmann::json events = chunk_json(r, "RCOV", body, len);
   try {
-    const nlohmann::json events = nlohmann::json::parse(body, body + len);
     for (const auto& e : events.get_ref<const nlohmann::json::array_t&>()) {
       RecoveryEvent ev;
       ev.step = e.at("step").get<int64_t>();
@@ -95,10 +108,10 @@ public:
       : m_refs(chunk_table(data, size, name)), m_name(name), m_packed(packed) {
     static const char* const known[] = {"META", "PARM", "OPTM", "HIST", "SNAP", "FRAM",
                                         "FPIC", "FWGT", "FXCT", "RCOV", "CURV"};
-    for (size_t i = 0; i < m_refs.size(); ++i)
-      for (size_t j = 0; j < i; ++j)
-        if (m_refs[i].tag == m_refs[j].tag && std::find(std::begin(known), std::end(known), m_refs[i].tag) != std::end(known))
-          throw CheckpointError(m_name + ": chunk " + m_refs[i].tag + " appears twice");
+    std::set<std::string_view> seen; // one pass: the table may hold up to k_max_file_chunks
+    for (const ChunkRef& r : m_refs)
+      if (std::find(std::begin(known), std::end(known), r.tag) != std::end(known) && !seen.insert(r.tag).second)
+        throw CheckpointError(m_name + ": chunk " + r.tag + " appears twice");
   }
   const ChunkRef* find(const char* tag) const {
     for (const ChunkRef& r : m_refs)

@@ -3,14 +3,17 @@
 #include "engine/atomic_file.h"
 #include "engine/errors.h"
 #include "engine/images/image.h"
+#include "engine/json_read.h"
+#include "engine/path_problem.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
 #include <map>
 #include <set>
+
+#include <sys/stat.h>
 
 namespace redraw {
 using nlohmann::json;
@@ -47,9 +50,10 @@ std::string trim(const std::string& s) {
   return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
 }
 
-/// A value as compact JSON text: JSON as written, anything else a string.
-std::string value_json(const std::string& text) {
-  const json v = json::parse(text, nullptr, false);
+/// A value as compact JSON text: JSON as written, anything else a string. ConfigError naming the
+/// key when it is nested too deep.
+std::string value_json(const std::string& text, const std::string& key) {
+  const json v = try_parse_json(text, "--set " + key);
   return v.is_discarded() ? json(text).dump() : v.dump();
 }
 
@@ -149,13 +153,13 @@ SweepAxis parse_sweep_axis(const std::string& text) {
   for (const std::string& part : split_top_level(text.substr(eq + 1))) {
     const std::string v = trim(part);
     if (v.empty()) throw ConfigError("--set " + text + ": an empty value");
-    axis.values.push_back(value_json(v));
+    axis.values.push_back(value_json(v, axis.key));
   }
   return axis;
 }
 
 std::string sweep_value_label(const std::string& json_text) {
-  const json v = json::parse(json_text, nullptr, false);
+  const json v = try_parse_json(json_text, "a swept value");
   if (v.is_string()) return v.get<std::string>();
   return v.is_discarded() ? json_text : v.dump();
 }
@@ -296,7 +300,7 @@ json cell_json(const RunConfig& base, const SweepGrid& g, const std::vector<std:
     j["data"]["width"] = j["data"]["height"] = 0;
   }
   for (size_t i = 0; i < g.axes.size(); ++i)
-    set_field(j, g.axes[i].key, json::parse(values[i]));
+    set_field(j, g.axes[i].key, parse_json(values[i], "--set " + g.axes[i].key));
   return j;
 }
 
@@ -400,14 +404,14 @@ json sweep_plan_json(const SweepPlan& plan) {
   for (const SweepAxis& a : g.axes) {
     json values = json::array();
     for (const std::string& v : a.values)
-      values.push_back(json::parse(v));
+      values.push_back(parse_json(v, "--set " + a.key));
     axes.push_back({{"key", a.key}, {"values", values}});
   }
   json cells = json::array();
   for (const SweepCell& c : plan.cells) {
     json values = json::array();
     for (const std::string& v : c.values)
-      values.push_back(json::parse(v));
+      values.push_back(parse_json(v, "cell " + c.name));
     cells.push_back({{"index", c.index},
                      {"name", c.name},
                      {"image", c.image},
@@ -438,8 +442,8 @@ SweepPlan parse_sweep_plan(const json& j, const std::string& source) {
   if (!j.is_object() || j.value("format", "") != "redraw-sweep")
     throw ConfigError(source + ": not a sweep (no \"format\": \"redraw-sweep\")");
   if (j.value("version", 0) != k_plan_version)
-    throw ConfigError(source + ": sweep format version " + j.value("version", json()).dump() + " (this redraw reads " +
-                      std::to_string(k_plan_version) + ")");
+    throw ConfigError(source + ": sweep format version " + json_excerpt(j.value("version", json())) +
+                      " (this redraw reads " + std::to_string(k_plan_version) + ")");
   SweepPlan plan;
   try {
     SweepGrid& g = plan.grid;
@@ -483,11 +487,14 @@ void save_sweep_plan(const std::filesystem::path& dir, const SweepPlan& plan) {
 
 SweepPlan load_sweep_plan(const std::filesystem::path& dir) {
   const std::filesystem::path file = dir / "sweep.json";
-  std::ifstream in(file);
-  if (!in) throw ConfigError(file.string() + ": no sweep here (cannot open sweep.json)");
-  const json j = json::parse(in, nullptr, false);
-  if (j.is_discarded()) throw ConfigError(file.string() + ": not valid JSON");
-  return parse_sweep_plan(j, file.string());
+  std::error_code ec;
+  if (!std::filesystem::exists(std::filesystem::symlink_status(file, ec)))
+    throw ConfigError(file.string() + ": no sweep here (cannot open sweep.json)");
+  std::string text;
+  if (const std::string why = read_user_text(file, k_max_sweep_file_bytes, "a sweep file", "256 MiB", text);
+      !why.empty())
+    throw ConfigError(why);
+  return parse_sweep_plan(parse_json(text, file.string()), file.string());
 }
 
 bool same_sweep(const SweepPlan& a, const SweepPlan& b) {
@@ -503,6 +510,24 @@ bool same_sweep(const SweepPlan& a, const SweepPlan& b) {
 
 std::filesystem::path cell_folder(const std::filesystem::path& dir, const SweepCell& cell) {
   return dir / "cells" / cell.name;
+}
+
+std::filesystem::path make_cell_folder(const std::filesystem::path& dir, const SweepCell& cell) {
+  make_own_folder(dir / "cells");
+  const std::filesystem::path folder = cell_folder(dir, cell);
+  make_own_folder(folder);
+  return folder;
+}
+
+std::string cell_folder_problem(const std::filesystem::path& dir, const SweepCell& cell) {
+  for (const std::filesystem::path& p : {dir / "cells", cell_folder(dir, cell)}) {
+    struct stat st {};
+    if (::lstat(p.c_str(), &st) != 0) return {}; // missing: made when the cell runs
+    if (S_ISLNK(st.st_mode))
+      return p.string() + ": is a symbolic link, not a folder (refused: nothing is read or written through it)";
+    if (!S_ISDIR(st.st_mode)) return p.string() + ": is not a folder";
+  }
+  return {};
 }
 
 int64_t cell_checkpoint_every(const SweepGrid& grid, const SweepCell& cell) {

@@ -83,7 +83,10 @@ SweepPlan build_sweep_plan(const SweepGrid& grid);
 nlohmann::json sweep_plan_json(const SweepPlan& plan);
 /// Reads it back; ConfigError naming `source` when it is not a sweep of this version.
 SweepPlan parse_sweep_plan(const nlohmann::json& j, const std::string& source);
-/// DIR/sweep.json written atomically / read (ConfigError when missing or unreadable).
+/// The largest sweep.json read (a plan of about 100,000 cells).
+inline constexpr uint64_t k_max_sweep_file_bytes = uint64_t(256) << 20;
+/// DIR/sweep.json written atomically / read (ConfigError when missing or unreadable, when it is
+/// not a regular file, a FIFO or a device, or over k_max_sweep_file_bytes: read_user_text).
 void save_sweep_plan(const std::filesystem::path& dir, const SweepPlan& plan);
 SweepPlan load_sweep_plan(const std::filesystem::path& dir);
 /// Whether two plans run the same cells (names, images, seeds and configs, the time limit).
@@ -91,6 +94,13 @@ bool same_sweep(const SweepPlan& a, const SweepPlan& b);
 
 /// DIR/cells/<name>.
 std::filesystem::path cell_folder(const std::filesystem::path& dir, const SweepCell& cell);
+/// Creates DIR/cells and DIR/cells/<name> where missing and returns the cell's folder. IoError
+/// naming the folder when either is a symbolic link or not a folder (make_own_folder): a link
+/// planted there would send the cell's config, log, result and model into another folder.
+std::filesystem::path make_cell_folder(const std::filesystem::path& dir, const SweepCell& cell);
+/// "" when DIR/cells and the cell's folder are each missing or a folder of their own; else why
+/// not, naming it ("... is a symbolic link, not a folder"). Reads nothing through a link.
+std::string cell_folder_problem(const std::filesystem::path& dir, const SweepCell& cell);
 /// A cell's checkpoint interval: the grid's, else a tenth of its steps (at least 1).
 int64_t cell_checkpoint_every(const SweepGrid& grid, const SweepCell& cell);
 

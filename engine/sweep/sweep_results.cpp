@@ -1,6 +1,7 @@
 #include "engine/sweep/sweep_results.h"
 
 #include "engine/errors.h"
+#include "engine/json_read.h"
 #include "engine/named_enum.h"
 
 #include <nlohmann/json.hpp>
@@ -79,7 +80,7 @@ std::string cell_result_json(const SweepCell& cell, const CellResult& r) {
 }
 
 CellResult parse_cell_result(const std::string& text, const std::string& source) {
-  const json j = json::parse(text, nullptr, false);
+  const json j = try_parse_json(text, source);
   if (!j.is_object()) throw ConfigError(source + ": not a cell result (JSON object)");
   CellResult r;
   try {

@@ -1,16 +1,17 @@
 #include "engine/sweep/sweep_table.h"
 
 #include "engine/errors.h"
+#include "engine/path_problem.h"
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 namespace redraw {
 
 namespace {
+constexpr uint64_t k_max_result_bytes = uint64_t(1) << 20; ///< a result.json is a few hundred bytes
+
 CellResult failed_with(std::string error) {
   CellResult r;
   r.status = CellStatus::Failed;
@@ -57,14 +58,15 @@ const std::string& column_text(const SweepCell& cell, SweepColumn column) {
 
 CellResult read_cell_result(const std::filesystem::path& dir, const SweepCell& cell) {
   const std::filesystem::path folder = cell_folder(dir, cell), file = folder / "result.json";
+  if (const std::string why = cell_folder_problem(dir, cell); !why.empty()) return failed_with(why);
   std::error_code ec;
   if (std::filesystem::exists(file, ec)) {
-    std::ifstream in(file, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (!in) return failed_with(file.string() + ": cannot read the cell's result");
+    std::string text;
+    if (const std::string why = read_user_text(file, k_max_result_bytes, "a cell's result", "1 MiB", text);
+        !why.empty())
+      return failed_with(why);
     try {
-      return parse_cell_result(text.str(), file.string());
+      return parse_cell_result(text, file.string());
     } catch (const Error& e) {
       return failed_with(e.what());
     }

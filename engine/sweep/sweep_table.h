@@ -3,7 +3,9 @@
 /// browser): each cell's state read from its folder, and the cells in the order of a column.
 /// - A cell with DIR/cells/<name>/result.json has ended (done or failed, as it says); one with a
 ///   model.redraw and no result is Unfinished (a checkpoint: the next run resumes it); else Pending.
-///   A result.json that cannot be read is a Failed cell whose error names the file.
+///   A result.json that cannot be read (or is not a regular file: a FIFO, a device; or is over
+///   1 MiB) is a Failed cell whose error names the file, read without blocking; so is a cell
+///   whose folder (or DIR/cells) is a symbolic link or not a folder (cell_folder_problem).
 /// - Sorting is stable; a value that is missing (NaN: not measured, or a cell that has not ended)
 ///   sorts after every measured one in both directions, so the best cells come first.
 #include "engine/sweep/sweep_results.h"

@@ -49,3 +49,8 @@ set_tests_properties(train_signals PROPERTIES ENVIRONMENT "REDRAW_ASSETS=${CMAKE
 # info and train show them.
 add_test(NAME damaged_images COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/damaged_images.sh $<TARGET_FILE:redraw>)
 set_tests_properties(damaged_images PROPERTIES ENVIRONMENT "REDRAW_ASSETS=${CMAKE_SOURCE_DIR}/assets" TIMEOUT 300)
+
+# JSON nested 100,000 deep in --config, --spec, --set, sweep.json and a model's metadata: refused,
+# naming the file and the field, never a crash.
+add_test(NAME deep_json COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/deep_json.sh $<TARGET_FILE:redraw>)
+set_tests_properties(deep_json PROPERTIES ENVIRONMENT "REDRAW_ASSETS=${CMAKE_SOURCE_DIR}/assets" TIMEOUT 120)

@@ -4,7 +4,8 @@
 # The CPU bound is for a Release build: it scales by REDRAW_TEST_TIME_FACTOR, which the sanitizer
 # stage sets (ASan and UBSan make the same work several times dearer); the bound on memory, which
 # counts what the reader allocates, holds in every build.
-# An unknown chunk is skipped without being unpacked. Usage: model_bombs.sh path/to/redraw
+# An unknown chunk is skipped without being unpacked; a table of 200,000 empty chunks is refused
+# from its header, naming the limit. Usage: model_bombs.sh path/to/redraw
 set -u
 redraw="$1"
 . "$(dirname "$0")/../lib.sh"
@@ -45,6 +46,7 @@ cases=(
   "bigframe|chunk FRAM: frame 0: picture size 16384x16384"
   "frames|the frames' pictures come to more than 268435456 bytes"
   "frames-fit|"
+  "chunks|is over the limit of 4096 chunks"
 )
 for c in "${cases[@]}"; do
   IFS='|' read -r kind needle <<<"$c"

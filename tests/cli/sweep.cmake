@@ -12,3 +12,7 @@ set_tests_properties(sweep_report PROPERTIES ENVIRONMENT "REDRAW_ASSETS=${CMAKE_
 add_test(NAME sweep_slurm COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/sweep_slurm.sh $<TARGET_FILE:redraw>)
 set_tests_properties(sweep_slurm PROPERTIES ENVIRONMENT "REDRAW_ASSETS=${CMAKE_SOURCE_DIR}/assets" TIMEOUT 150
                      SKIP_RETURN_CODE 77)
+# A sweep folder others can write into: links planted at a cell's folder or at cells/ are refused,
+# naming them, and write nothing where they point (about 5 s).
+add_test(NAME sweep_hostile COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/sweep_hostile.sh $<TARGET_FILE:redraw>)
+set_tests_properties(sweep_hostile PROPERTIES ENVIRONMENT "REDRAW_ASSETS=${CMAKE_SOURCE_DIR}/assets" TIMEOUT 180)

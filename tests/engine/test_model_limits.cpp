@@ -114,6 +114,26 @@ TEST_CASE("model limits: a known chunk whose stated length the model's shape doe
   CHECK(refusal(twice).find("chunk META appears twice") != std::string::npos);
 }
 
+TEST_CASE("model limits: a table of more chunks than the limit is refused from the header, naming the limit") {
+  const Checkpoint c = small_model();
+  const std::vector<uint8_t> good = serialize_checkpoint(c);
+  const size_t own = chunk_table(good.data() + 12, good.size() - 16, "t").size();
+  // 200,000 empty chunks: 2.4 MB of file, each pair of which an all-pairs check would compare.
+  const auto many = rebuilt(good, [&](auto& chunks) { chunks.resize(own + 200000, {"ZZZZ", {}}); });
+  CHECK(refusal(many) == "m.redraw: header: chunk count " + std::to_string(own + 200000) + " is over the limit of " +
+                             std::to_string(k_max_file_chunks) + " chunks");
+  // Up to the limit the file opens, the unknown chunks skipped; a known tag twice among them is
+  // still found, however far apart.
+  const auto full = rebuilt(good, [&](auto& chunks) { chunks.resize(k_max_file_chunks, {"ZZZZ", {}}); });
+  CHECK(deserialize_checkpoint(full.data(), full.size(), "m.redraw").params == c.params);
+  const auto twice = rebuilt(good, [&](auto& chunks) {
+    chunks.resize(k_max_file_chunks - 1, {"ZZZZ", {}});
+    chunks.push_back(chunks[1]);
+  });
+  CHECK(refusal(twice) ==
+        "m.redraw: chunk " + chunk_table(good.data() + 12, good.size() - 16, "t")[1].tag + " appears twice");
+}
+
 TEST_CASE("model limits: a frame picture larger than the training size's frames is refused") {
   Checkpoint c = small_model(); // 12x9: frame pictures of at most 12x9
   REQUIRE(!c.snapshots.empty());

@@ -143,3 +143,28 @@ TEST_CASE("planted links: a PNG-frames export replaces and removes only the fram
   CHECK(test::read_bytes(frames / "frame_00007.png") == k_victim_bytes);
   CHECK(fs::exists(frames / "frame_00002.png"));
 }
+
+TEST_CASE("planted links: a folder written into by name is refused when a link or a file is there") {
+  test::TempDir dir;
+  const fs::path victim = dir.path / "victim";
+  fs::create_directory(victim);
+  test::write_bytes(victim / "config.json", k_victim_bytes);
+  fs::create_directory(dir.path / "out");
+  fs::create_directory_symlink(victim, dir.path / "out" / "cell");
+  const std::string named = (dir.path / "out" / "cell").string() + ": is a symbolic link, not a folder";
+  CHECK_THROWS_WITH_AS(make_own_folder(dir.path / "out" / "cell"), doctest::Contains(named.c_str()), IoError);
+  fs::create_symlink(dir.path / "gone", dir.path / "out" / "dangling"); // mkdir would not follow it either
+  CHECK_THROWS_WITH_AS(make_own_folder(dir.path / "out" / "dangling"), doctest::Contains("is a symbolic link"),
+                       IoError);
+  CHECK_FALSE(fs::exists(dir.path / "gone"));
+  test::write_bytes(dir.path / "out" / "file", k_victim_bytes);
+  CHECK_THROWS_WITH_AS(make_own_folder(dir.path / "out" / "file"), doctest::Contains("file: is not a folder"), IoError);
+  CHECK(test::read_bytes(victim / "config.json") == k_victim_bytes);
+  CHECK(std::distance(fs::directory_iterator(victim), fs::directory_iterator()) == 1);
+  // A missing folder is made, an existing one kept.
+  make_own_folder(dir.path / "out" / "new");
+  CHECK(fs::is_directory(fs::symlink_status(dir.path / "out" / "new")));
+  make_own_folder(dir.path / "out" / "new");
+  CHECK_THROWS_WITH_AS(make_own_folder(dir.path / "none" / "new"), doctest::Contains("cannot create the folder"),
+                       IoError);
+}

@@ -1,5 +1,6 @@
 // A sweep's folder as its readers see it (engine/sweep/sweep_table.h): each cell's state from the
 // files in its folder, and the cells ordered by a column against orders written out by hand.
+#include "engine/errors.h"
 #include "engine/sweep/sweep_table.h"
 #include "test_support.h"
 
@@ -56,6 +57,33 @@ TEST_CASE("sweep table: a cell's state comes from its folder") {
   CHECK(r[2].status == CellStatus::Failed);
   CHECK(r[2].error.find("002-d/result.json") != std::string::npos);
   CHECK(r[3].status == CellStatus::Pending);
+}
+
+TEST_CASE("sweep table: a cell folder that is a link is a failed cell, nothing read or made through it") {
+  test::TempDir dir;
+  const SweepPlan plan = four_cells();
+  const std::filesystem::path victim = dir.path / "victim";
+  write(victim / "result.json", cell_result_json(plan.cells[0], done(40, 1))); // read through, it would be done
+  std::filesystem::create_directories(dir.path / "sweep" / "cells");
+  std::filesystem::create_directory_symlink(victim, cell_folder(dir.path / "sweep", plan.cells[0]));
+  const std::vector<CellResult> r = read_sweep_results(dir.path / "sweep", plan);
+  CHECK(r[0].status == CellStatus::Failed);
+  CHECK(r[0].error == cell_folder(dir.path / "sweep", plan.cells[0]).string() +
+                          ": is a symbolic link, not a folder (refused: nothing is read or written through it)");
+  CHECK(r[1].status == CellStatus::Pending);
+  CHECK_THROWS_WITH_AS(make_cell_folder(dir.path / "sweep", plan.cells[0]),
+                       doctest::Contains("000-b: is a symbolic link"), IoError);
+  CHECK(make_cell_folder(dir.path / "sweep", plan.cells[1]) == cell_folder(dir.path / "sweep", plan.cells[1]));
+  CHECK(std::filesystem::is_directory(cell_folder(dir.path / "sweep", plan.cells[1])));
+  // cells/ itself a link: every cell is refused, none made in the folder it points to.
+  std::filesystem::create_directories(dir.path / "other");
+  std::filesystem::create_directories(dir.path / "sweep2");
+  std::filesystem::create_directory_symlink(dir.path / "other", dir.path / "sweep2" / "cells");
+  CHECK(read_cell_result(dir.path / "sweep2", plan.cells[2]).error.find("sweep2/cells: is a symbolic link") !=
+        std::string::npos);
+  CHECK_THROWS_WITH_AS(make_cell_folder(dir.path / "sweep2", plan.cells[2]), doctest::Contains("sweep2/cells: is a"),
+                       IoError);
+  CHECK(std::filesystem::is_empty(dir.path / "other"));
 }
 
 TEST_CASE("sweep table: cells ordered by a column, missing values last both ways") {

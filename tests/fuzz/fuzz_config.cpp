@@ -1,5 +1,7 @@
-// libFuzzer target: run config parsing (JSON text -> RunConfig), and the round trip through to_json.
+// libFuzzer target: run config parsing (JSON text -> RunConfig) through the JSON reader every file
+// goes through (parse_json: deep nesting refused), and the round trip through to_json.
 #include "engine/errors.h"
+#include "engine/json_read.h"
 #include "engine/run_config.h"
 
 #include <nlohmann/json.hpp>
@@ -7,10 +9,9 @@
 #include <cstdlib>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  nlohmann::json j = nlohmann::json::parse(data, data + size, nullptr, false);
-  if (j.is_discarded()) return 0;
   redraw::RunConfig c;
   try {
+    const nlohmann::json j = redraw::parse_json({reinterpret_cast<const char*>(data), size}, "fuzz.json");
     c = redraw::parse_run_config(j, "fuzz.json");
   } catch (const redraw::ConfigError&) {
     return 0;

@@ -2,6 +2,7 @@
 
 #include "engine/atomic_file.h"
 #include "engine/images/image.h"
+#include "engine/json_read.h"
 
 #include <glad/gl.h>
 #include <nlohmann/json.hpp>
@@ -52,7 +53,7 @@ std::string write_screenshot(const std::string& file, int32_t w, int32_t h, cons
           {"window_w", info.layout[6]},
           {"window_h", info.layout[7]}}}};
     if (!info.extra_json.empty()) {
-      const nlohmann::json extra = nlohmann::json::parse(info.extra_json); // outlives the loop
+      const nlohmann::json extra = parse_json(info.extra_json, "the screenshot's extra fields"); // outlives the loop
       for (const auto& [key, value] : extra.items())
         j[key] = value;
     }
