@@ -309,4 +309,17 @@ check_run "the report of quick shows its checks and tiny-cuda-nn beside instant"
   bash -c "grep -q '^| quick | tiny-cuda-nn | ok |' <<<\"\$1\" && grep -q '^| tiny-cuda-nn .* | 2.9e+08 |' <<<\"\$1\"" _ "$report"
 check_run "  and takes no folder of the development machine by default" \
   bash -c "! grep -n '/work/' bench/gpu_report.py scripts/gpu_check.py scripts/gpu_check.sh"
+# -- no recipe for another project's code: tiny-cuda-nn's benchmark is built by hand, elsewhere ----
+# A tracked file that configures, patches or builds tiny-cuda-nn (its CMake switches, its benchmark
+# target, a script named for it); this test itself spells the patterns and is left out.
+if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  recipes="$(git -C "$src" ls-files -z | grep -zv '^tests/project/gpu_check_logic\.sh$' |
+    xargs -0 grep -lIE -- '-DTCNN_|TCNN_BUILD_|--target bench_image_ours|build_tcnn' 2>/dev/null)"
+  echo "files with a tiny-cuda-nn build recipe: ${recipes:-none}"
+  check_run "no tracked file builds or patches tiny-cuda-nn" test -z "$recipes"
+  check_run "  and no tracked file is its code or a binary of it" \
+    bash -c "! git -C '$src' ls-files | grep -iE '(^|/)(tiny-cuda-nn|tcnn)[^/]*/|bench_image_ours|tcnn_image_bench\$'"
+else
+  skip "no git checkout at $src (the recipe check reads the tracked files)"
+fi
 finish gpu_check_logic
