@@ -6,13 +6,16 @@
                                       here: builds for sm_90 without the GUI and packs the binaries,
                                       the libraries they need and the test images into DIR (default
                                       .gpu-pack, git-ignored), then prints the device calls to make;
-                                      --tcnn-bin adds tiny-cuda-nn's image benchmark built elsewhere
+                                      --tcnn-bin adds tiny-cuda-nn's image benchmark built elsewhere.
+                                      DIR must be absent, empty or an earlier pack (it holds the
+                                      GPU_PACK file pack writes): anything else is refused, untouched
   scripts/gpu_check.py run PART       there: one part per device call (see list)
   scripts/gpu_check.py list [PART...] anywhere: each part's steps and their timeouts, added up by
                                       walking the part without running anything
   scripts/gpu_check.py report [DIR...]
                                       here: one table from the results of every call (default:
                                       $REDRAW_GPU_RESULTS, else .gpu-results/)
+Every command answers -h or --help (its usage, exit 0) without doing anything else.
 scripts/gpu_check.sh runs this program with the same arguments.
 
 Parts: quick (first: the most in one call), tests, sanitize, sanitize-parity, bench, accuracy,
@@ -102,6 +105,7 @@ PACK_LIMIT_MIB = 60
 # library) and cuBLAS (its toolkit or PyTorch's wheel has the one matching its driver).
 PACK_SKIP_LIBS = re.compile(r"^(libc|libm|libmvec|libdl|librt|libpthread|libresolv)\.so|^ld-linux|"
                             r"^libcuda\.so|^libcublas|^libnvidia|^libEGL_nvidia|^libcudart")
+PACK_MARKER = "GPU_PACK"  # pack writes it into its folder; a later pack replaces only a folder holding it
 TCNN_BIN = "tcnn_image_bench"  # tiny-cuda-nn's image benchmark in the pack's bin/
 TCNN_BATCH = 1 << 18
 # instant's network in tiny-cuda-nn's terms, as cuda_bench trains it on a 512x512 image: 16 levels
@@ -165,10 +169,45 @@ def fmt_figure(value, unit):
 
 # ---- pack (build machine) ------------------------------------------------------------------
 
+def inside(path, folder):
+    """True when PATH is FOLDER or lies under it (both resolved, links followed)."""
+    path, folder = os.path.realpath(path), os.path.realpath(folder)
+    return os.path.commonpath([path, folder]) == folder
+
+
+def pack_folder_problem(out, build=None):
+    """'' when OUT may receive a pack, else why not. A pack replaces its folder whole, so OUT must be
+    absent, an empty folder, or a folder an earlier pack made (it holds PACK_MARKER); a link, a file,
+    any other folder with something in it, and a folder that holds BUILD or lies in it are refused."""
+    if os.path.islink(out):
+        return f"{out} is a link (give the folder itself)"
+    if os.path.lexists(out) and not os.path.isdir(out):
+        return f"{out} exists and is not a folder"
+    if os.path.isdir(out) and os.listdir(out) and not os.path.isfile(os.path.join(out, PACK_MARKER)):
+        return (f"{out} is not empty and is no pack folder (no {PACK_MARKER} file in it): refusing to "
+                f"replace it; give a new or empty folder")
+    if build and (inside(build, out) or inside(out, build)):
+        return f"{out} and the build folder {build} overlap (the pack would delete the build)"
+    return ""
+
+
+def replace_pack_folder(out):
+    """Empties OUT (after pack_folder_problem allowed it) and marks it as a pack folder."""
+    if os.path.isdir(out):
+        shutil.rmtree(out)
+    os.makedirs(out)
+    with open(os.path.join(out, PACK_MARKER), "w") as f:
+        f.write("A folder made by scripts/gpu_check.py pack: the next pack into it replaces it whole.\n")
+
+
 def pack_from_build(build, out, tcnn_bin=None):
     """Copies BUILD/bin's binaries (and tcnn_bin, when given) with their shared-library closure
     into OUT/pack.tar.xz, what travels to the GPU machine (`run` unpacks it there). True when
-    every binary was there."""
+    every binary was there; False, with OUT untouched, when pack_folder_problem refuses OUT."""
+    problem = pack_folder_problem(out, build)
+    if problem:
+        print(f"gpu_check pack: {problem}")
+        return False
     stage = tempfile.mkdtemp(prefix="gpu_pack-")
     complete = True
     try:
@@ -195,8 +234,7 @@ def pack_from_build(build, out, tcnn_bin=None):
         rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True)
         with open(os.path.join(stage, "REVISION"), "w") as f:
             f.write((rev.stdout.strip() if rev.returncode == 0 else "unknown") + "\n")
-        shutil.rmtree(out, ignore_errors=True)
-        os.makedirs(out)
+        replace_pack_folder(out)
         files = sorted("./" + os.path.relpath(os.path.join(d, f), stage)
                        for d, _, names in os.walk(stage) for f in names)
         with open(os.path.join(out, "MANIFEST"), "w") as f:
@@ -229,7 +267,14 @@ def split_tcnn(args):
 
 def cmd_pack(args):
     tcnn_bin, rest = split_tcnn(args)
+    if len(rest) > 1 or any(a.startswith("-") for a in rest):
+        return usage("pack")
     out = rest[0] if rest else os.environ.get("REDRAW_GPU_PACK", ".gpu-pack")
+    build = os.environ.get("REDRAW_GPU_BUILD", "build-gpu")
+    problem = pack_folder_problem(out, build)
+    if problem:
+        print(f"gpu_check pack: {problem}")
+        return 2
     if tcnn_bin and not (os.path.isfile(tcnn_bin) and os.access(tcnn_bin, os.X_OK)):
         print(f"gpu_check pack: --tcnn-bin {tcnn_bin} is not an executable file")
         return 1
@@ -237,7 +282,6 @@ def cmd_pack(args):
         print("gpu_check pack: no nvcc (install the CUDA toolkit)")
         return 1
     subprocess.run(["bash", "scripts/install_deps.sh"], stdout=subprocess.DEVNULL)
-    build = os.environ.get("REDRAW_GPU_BUILD", "build-gpu")
     archs = os.environ.get("REDRAW_CUDA_ARCHS", "90")
     with open(build + ".log", "w") as log:
         if subprocess.run(["cmake", "-S", ".", "-B", build, "-DCMAKE_BUILD_TYPE=Release", "-DREDRAW_GUI=OFF",
@@ -1237,7 +1281,7 @@ def cmd_list(parts):
 def cmd_run(parts):
     global RUNNING
     if not parts:
-        return usage()
+        return usage("run")
     dev = Device()
     if parts[0] == "all":
         parts = list(PARTS)
@@ -1278,25 +1322,56 @@ def cmd_run(parts):
     return dev.overall
 
 
-def usage():
-    print(__doc__, file=sys.stderr)
+# command: its usage, printed for -h/--help (exit 0) and after a usage error (exit 2)
+COMMAND_HELP = {
+    "pack": "scripts/gpu_check.py pack [--tcnn-bin PATH] [DIR]\n"
+            "  builds for the GPU machine (REDRAW_GPU_BUILD, default build-gpu) and packs it into DIR (default\n"
+            "  .gpu-pack); DIR must be absent, empty or an earlier pack (it holds GPU_PACK), else it is refused",
+    "pack-from-build": "scripts/gpu_check.py pack-from-build BUILD DIR [--tcnn-bin PATH]\n"
+                       "  packs BUILD/bin (already built) into DIR, under the same rule for DIR as pack",
+    "unpack": "scripts/gpu_check.py unpack [DIR]\n  unpacks DIR/pack.tar.xz into DIR (default $REDRAW_GPU_PACK "
+              "or .gpu-pack)",
+    "run": "scripts/gpu_check.py run PART... | all\n  runs the parts on this machine's GPU (parts: "
+           + " ".join(PARTS) + ")",
+    "list": "scripts/gpu_check.py list [PART...]\n  each part's steps and their timeouts, running nothing",
+    "report": "scripts/gpu_check.py report [DIR...]\n  one table from the results folders (bench/gpu_report.py)",
+}
+
+
+def usage(cmd=None):
+    """A usage error (exit 2): CMD's usage, else the whole help, on stderr."""
+    print(f"usage: {COMMAND_HELP[cmd]}" if cmd else __doc__, file=sys.stderr)
     return 2
+
+
+def wants_help(args):
+    return any(a in ("-h", "--help") for a in args)
 
 
 def main(argv):
     os.chdir(ROOT)
     sys.stdout.reconfigure(line_buffering=True)
+    cmd, args = (argv[0], argv[1:]) if argv else ("", [])
+    if cmd in ("-h", "--help", "help"):
+        print(__doc__)
+        return 0
+    if cmd in COMMAND_HELP and wants_help(args):
+        print(f"usage: {COMMAND_HELP[cmd]}")
+        return 0
     if os.access("/usr/local/cuda/bin/nvcc", os.X_OK):
         os.environ["PATH"] += ":/usr/local/cuda/bin"
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
-    cmd, args = (argv[0], argv[1:]) if argv else ("", [])
     if cmd == "pack":
         return cmd_pack(args)
     if cmd == "pack-from-build":
         tcnn, folders = split_tcnn(args)
-        if len(folders) != 2:
-            return usage()
+        if len(folders) != 2 or any(a.startswith("-") for a in folders):
+            return usage("pack-from-build")
+        problem = pack_folder_problem(folders[1], folders[0])
+        if problem:
+            print(f"gpu_check pack: {problem}")
+            return 2
         return 0 if pack_from_build(folders[0], folders[1], tcnn) else 1
     if cmd == "unpack":
         return 0 if unpack(args[0] if args else os.environ.get("REDRAW_GPU_PACK", ".gpu-pack")) else 1

@@ -49,6 +49,50 @@ check_run "pack-from-build --tcnn-bin packs every binary" test $? -eq 0
 check_run "  tiny-cuda-nn's under bin/tcnn_image_bench" grep -qx './bin/tcnn_image_bench' "$tmp/fake-pack/MANIFEST"
 gpu_check unpack "$tmp/fake-pack"
 check_run "  and it unpacks" bash -c "'$tmp/fake-pack/bin/tcnn_image_bench' | grep -qx bench_image_ours"
+
+# -- pack replaces only a folder a pack made, and every command answers --help doing nothing else ----
+mkdir -p "$tmp/not-a-pack" "$tmp/empty"
+echo keep >"$tmp/not-a-pack/keep.txt"
+gpu_check pack-from-build "$tmp/fake-build" "$tmp/not-a-pack" >"$tmp/np.out" 2>&1
+check_run "pack-from-build into a non-empty folder that no pack made is refused (exit 2)" test $? -eq 2
+check_run "  naming it, and leaves it whole" \
+  bash -c "grep -q 'not-a-pack is not empty and is no pack folder' '$tmp/np.out' && test -f '$tmp/not-a-pack/keep.txt'"
+gpu_check pack-from-build "$tmp/fake-build" "$tmp/fake-build" >"$tmp/np2.out" 2>&1
+check_run "pack-from-build into its own build folder is refused (exit 2), the build left whole" \
+  bash -c "test $? -eq 2 && test -x '$tmp/fake-build/bin/redraw'"
+gpu_check pack-from-build "$tmp/fake-build" "$tmp/empty" >"$tmp/np3.out" 2>&1
+check_run "an empty folder takes a pack" bash -c "test $? -eq 0 && test -f '$tmp/empty/GPU_PACK'"
+gpu_check pack-from-build "$tmp/fake-build" "$tmp/fake-pack" >"$tmp/np4.out" 2>&1
+check_run "an earlier pack (unpacked, too) is replaced whole" \
+  bash -c "test $? -eq 0 && test -f '$tmp/fake-pack/MANIFEST' && test ! -e '$tmp/fake-pack/bin'"
+# `pack` in a stand-in checkout (its own copy of the program): a cmake and an nvcc that record a
+# build starting, a .git and a build folder that must survive.
+checkout="$tmp/checkout"
+mkdir -p "$checkout/scripts" "$checkout/.git" "$checkout/build-gpu/bin" "$tmp/build-tools"
+cp scripts/gpu_check.py "$checkout/scripts/"
+echo "ref: refs/heads/main" >"$checkout/.git/HEAD"
+echo build >"$checkout/build-gpu/bin/redraw"
+for tool in cmake nvcc; do printf '#!/bin/sh\necho "$0 $*" >>"%s/built"\nexit 1\n' "$tmp" >"$tmp/build-tools/$tool"; done
+chmod +x "$tmp/build-tools/"*
+in_checkout() { PATH="$tmp/build-tools:$PATH" python3 "$checkout/scripts/gpu_check.py" "$@"; }
+for dir in . build-gpu .git; do
+  in_checkout pack "$dir" >"$tmp/pack-here.out" 2>&1
+  check_run "pack $dir is refused (exit 2)" test $? -eq 2
+  check_run "  naming $dir" grep -q "^gpu_check pack: $dir is not empty and is no pack folder" "$tmp/pack-here.out"
+done
+check_run "  the checkout, its .git and its build are whole" \
+  bash -c "test -f '$checkout/.git/HEAD' && test -f '$checkout/build-gpu/bin/redraw' && test -f '$checkout/scripts/gpu_check.py'"
+for cmd in pack pack-from-build unpack run list report; do
+  for flag in -h --help; do
+    OUT="$tmp/help-results" in_checkout "$cmd" "$flag" >"$tmp/help.out" 2>&1
+    check_run "$cmd $flag prints its usage and exits 0" \
+      bash -c "test $? -eq 0 && grep -q '^usage: scripts/gpu_check.py $cmd' '$tmp/help.out'"
+  done
+done
+in_checkout --help >"$tmp/help.out" 2>&1
+check_run "--help prints the whole help and exits 0" bash -c "test $? -eq 0 && grep -q '^Parts: quick' '$tmp/help.out'"
+check_run "  and no --help started a build, ran a part or unpacked anything" \
+  bash -c "test ! -e '$tmp/built' && test ! -e '$tmp/help-results' && test ! -e '$checkout/.gpu-pack'"
 rm "$tmp/fake-build/bin/cuda_bench"
 gpu_check pack-from-build "$tmp/fake-build" "$tmp/fake-pack2" >"$tmp/fake-pack2.out" 2>&1
 check_run "a build without cuda_bench makes an incomplete pack (exit 1)" test $? -eq 1
