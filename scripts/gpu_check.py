@@ -32,14 +32,18 @@ The timeouts inside any other part add up to at most 480 s, so a part fits one d
 (600 s, unpacking included); `run` refuses parts whose timeouts add up to more (REDRAW_GPU_LONG=1
 allows it on a machine without that limit; `all` needs it).
 Every part with a figure checks it against its floor (FLOORS, at the top of this program) and says
-"failed" with the figure when it misses.
+"failed" with the figure when it misses. A part says "ok" only when every one of its checks was
+measured: a check skipped (no tiny-cuda-nn binary, compute-sanitizer, PyTorch or EGL) or a floor
+only reported (the H100's on another card) ends it "incomplete", its reason naming what was not
+measured.
 `run` writes PART.json (machine-readable, "status": ok | failed | skipped | incomplete, the reason,
 the steps finished and the floors checked) and PART.log into $OUT when set, else .gpu-results/.
 PART.json is rewritten before every step with what the finished steps measured, so a part killed
 at the command's limit still leaves its JSON ("incomplete", naming the step it stopped in).
 Library paths are set only for Redraw's own processes (PyTorch keeps its own). cuBLAS is found in
 the machine's toolkit or PyTorch's wheels. A part that finds no device writes "skipped" with the
-reason and exits 0; a part that fails says which check failed and the program exits 1.
+reason and exits 0; a part that fails says which check failed and the program exits 1; else a part
+that ended incomplete makes it exit 3.
 Environment: REDRAW_GPU_PACK (the pack folder), REDRAW_CUDA_ARCHS (the pack's architectures,
 default 90), REDRAW_GPU_BUILD (its build folder, default build-gpu), REDRAW_GPU_STEPS (bench
 steps, default 200), REDRAW_GPU_RESULTS (report's folders, ':'-separated), REDRAW_CUBLAS_DIR
@@ -323,7 +327,7 @@ class Device:
         self.results = os.environ.get("OUT") or os.path.join(ROOT, ".gpu-results")
         self.cublas = ""
         self.card = ""
-        self.overall = 0  # 1 once a part failed
+        self.overall = 0  # 1 once a part failed; else 3 once one ended incomplete
 
     def find_cublas(self):
         if os.environ.get("REDRAW_CUBLAS_DIR"):
@@ -522,6 +526,8 @@ class Part:
         print(f"gpu_check {self.name}: {status}" + (f" ({reason})" if reason else ""), flush=True)
         if status == "failed":
             self.dev.overall = 1
+        elif status == "incomplete" and self.dev.overall == 0:
+            self.dev.overall = 3
 
     def check(self, name, status, detail, **figures):
         self.checks.append({"check": name, "status": status, "detail": detail, **figures})
@@ -544,14 +550,21 @@ class Part:
         self.check(name, status, detail, figure=figure, floor=floor_key, floor_value=fl.value, what=fl.what)
         return status
 
-    def conclude(self):
-        """Finishes from the checks: failed when one failed, else ok; the reason names them."""
+    def conclude(self, elsewhere=""):
+        """Finishes from the checks: failed when one failed; else incomplete when one was skipped (its
+        tool, peer or device missing) or only reported (its floor belongs to another card), the
+        reason naming each as not measured; ok only when every check measured and passed. ELSEWHERE,
+        when given, ends the reason (floors this part leaves to other parts)."""
         failed = [c for c in self.checks if c["status"] == "failed"]
+        unmeasured = [c for c in self.checks if c["status"] in ("skipped", "reported")]
+        tail = f"; {elsewhere}" if elsewhere else ""
         if failed:
-            self.finish("failed", "; ".join(f"{c['check']}: {c['detail']}" for c in failed))
+            self.finish("failed", "; ".join(f"{c['check']}: {c['detail']}" for c in failed) + tail)
+        elif unmeasured:
+            self.finish("incomplete", "not measured: " + "; ".join(
+                f"{c['check']} ({c['status']}: {c['detail']})" for c in unmeasured) + tail)
         else:
-            self.finish("ok", "; ".join(f"{c['check']}{' skipped' if c['status'] == 'skipped' else ''}: "
-                                        f"{c['detail']}" for c in self.checks))
+            self.finish("ok", "; ".join(f"{c['check']}: {c['detail']}" for c in self.checks) + tail)
 
 
 # ---- what the steps leave, read back ----------------------------------------------------------

@@ -7,7 +7,10 @@
 # device call's limit, and SIGTERM) still leaves its JSON saying "incomplete" with the step it
 # stopped in and what the steps before it measured, that quick returns at most 8 files, skips
 # tiny-cuda-nn with a reason when the pack has none and stops it once it has its figure, that a
-# figure under its floor fails its part with the figure, and that the report reads it all.
+# figure under its floor fails its part with the figure, that a part says ok only when every check
+# was measured (a peer, tool or device missing, or a floor of another card, ends it incomplete,
+# naming them, exit 3), that pack replaces only a folder a pack made, that every command answers
+# --help, that the repository holds no recipe for tiny-cuda-nn, and that the report reads it all.
 #   gpu_check_logic.sh SOURCE_DIR
 set -uo pipefail
 src="$1"
@@ -166,9 +169,11 @@ cat >"$pack/bin/psnr_bench" <<'EOF'
 #!/bin/sh
 while [ $# -gt 0 ]; do [ "$1" = --json ] && echo '[]' >"$2"; shift; done
 EOF
-# The interop check: FAKE_INTEROP_MS for copy + upload (default 0.640).
+# The interop check: FAKE_INTEROP_MS for copy + upload (default 0.640); FAKE_NO_EGL=1 skips it as
+# the real one does without an EGL device (exit 77).
 cat >"$pack/bin/redraw_interop_check" <<'EOF'
 #!/bin/sh
+[ "${FAKE_NO_EGL:-}" = 1 ] && { echo "SKIPPED: no EGL device"; exit 77; }
 while [ $# -gt 0 ]; do [ "$1" = --json ] && json="$2"; shift; done
 ms="${FAKE_INTEROP_MS:-0.640}"
 echo "interop_check: 1024x1024, 60 frames: render 10.400 ms, copy + upload $ms ms, total 11.000 ms per frame (median)"
@@ -183,11 +188,13 @@ shift 6
 echo "========= ERROR SUMMARY: 0 errors"
 EOF
 # python3 bench/torch_reference.py: the PyTorch hash grid at FAKE_TORCH_SAMPLES (default 1.2e8,
-# compiled; eager a third of it). Everything else goes to the real python3.
+# compiled; eager a third of it); FAKE_NO_TORCH=1 says SKIPPED as the real one does without PyTorch.
+# Everything else goes to the real python3.
 real_python="$(python3 -c 'import sys; print(sys.executable)')" # the interpreter itself (a pyenv shim would put its own bin first in PATH)
 cat >"$tmp/path/python3" <<EOF
 #!/bin/sh
 case "\$1" in */torch_reference.py) ;; *) exec "$real_python" "\$@" ;; esac
+[ "\${FAKE_NO_TORCH:-}" = 1 ] && { echo "torch_reference: SKIPPED: no CUDA device: PyTorch is not installed"; exit 0; }
 json="" precision=fp32
 while [ \$# -gt 0 ]; do
   case "\$1" in --json) json="\$2" ;; --precision) precision="\$2" ;; esac
@@ -226,9 +233,11 @@ check_run "the sanitize part's JSON holds all three tools, clean" \
 OUT="$tmp/q1" gpu_check run quick >"$tmp/q1.out" 2>&1
 rc=$?
 cat "$tmp/q1.out"
-check_run "quick without tiny-cuda-nn exits 0" test $rc -eq 0
-check_run "  its JSON says ok with every check" \
-  jq_py "$tmp/q1/quick.json" "j['status'] == 'ok' and [c['check'] for c in j['checks']] == ['tests', 'memcheck', 'racecheck', 'instant', 'interop', 'PyTorch', 'tiny-cuda-nn', 'fullres']"
+check_run "quick without tiny-cuda-nn, on a card other than an H100, exits 3 (incomplete)" test $rc -eq 3
+check_run "  its JSON says incomplete with every check" \
+  jq_py "$tmp/q1/quick.json" "j['status'] == 'incomplete' and [c['check'] for c in j['checks']] == ['tests', 'memcheck', 'racecheck', 'instant', 'interop', 'PyTorch', 'tiny-cuda-nn', 'fullres']"
+check_run "  naming what was not measured: tiny-cuda-nn and the H100 floor" \
+  jq_py "$tmp/q1/quick.json" "j['reason'].startswith('not measured: ') and 'tiny-cuda-nn (skipped' in j['reason'] and 'instant (reported' in j['reason'] and 'PyTorch' not in j['reason']"
 check_run "  tiny-cuda-nn is skipped, with the reason" \
   jq_py "$tmp/q1/quick.json" "$(check_of tiny-cuda-nn)['status'] == 'skipped' and 'no tiny-cuda-nn binary' in $(check_of tiny-cuda-nn)['detail']"
 check_run "  memcheck and racecheck ran the fused MLP and hash-grid cases only" \
@@ -243,7 +252,7 @@ cp "$tmp/tcnn_image_bench" "$pack/bin/"
 start=$SECONDS
 OUT="$tmp/q2" gpu_check run quick >"$tmp/q2.out" 2>&1
 rc=$?
-check_run "quick with tiny-cuda-nn exits 0" test $rc -eq 0
+check_run "quick with tiny-cuda-nn, on a card other than an H100, exits 3 (incomplete)" test $rc -eq 3
 check_run "  its batch 2^18 figure is the one compared (not 2^21's)" \
   jq_py "$tmp/q2/quick.json" "j['tcnn']['samples_per_s'] == 2.9e8 and j['tcnn']['runs'][0]['batch'] is None and $(check_of tiny-cuda-nn)['status'] == 'ok' and '2.90e8' in $(check_of tiny-cuda-nn)['detail'] and '3.50e8' in $(check_of tiny-cuda-nn)['detail']"
 check_run "  and the benchmark was ended once it printed it (not after its 30 s pause)" test $((SECONDS - start)) -lt 25
@@ -252,21 +261,37 @@ rc=$?
 check_run "quick slower than tiny-cuda-nn fails (exit 1)" test $rc -eq 1
 check_run "  naming both figures" \
   jq_py "$tmp/q3/quick.json" "j['status'] == 'failed' and 'tiny-cuda-nn' in j['reason'] and '4.20e8' in j['reason'] and '0.83x' in j['reason']"
+h100="NVIDIA H100 80GB HBM3"
+FAKE_GPU_NAME="$h100" OUT="$tmp/q5" gpu_check run quick >"$tmp/q5.out" 2>&1
+rc=$?
+check_run "quick on an H100 at 3.5e8 samples/s with every peer measured says ok (exit 0)" \
+  bash -c "test $rc -eq 0 && python3 -c \"import json,sys; j=json.load(open('$tmp/q5/quick.json')); sys.exit(0 if j['status'] == 'ok' and all(c['status'] == 'ok' for c in j['checks']) else 1)\""
+FAKE_NO_TORCH=1 FAKE_GPU_NAME="$h100" OUT="$tmp/q6" gpu_check run quick >"$tmp/q6.out" 2>&1
+rc=$?
+check_run "  without PyTorch it is incomplete (exit 3), naming PyTorch only" \
+  bash -c "test $rc -eq 3 && python3 -c \"import json,sys; r=json.load(open('$tmp/q6/quick.json'))['reason']; sys.exit(0 if r.startswith('not measured: PyTorch (skipped') and 'interop' not in r else 1)\""
+FAKE_NO_EGL=1 FAKE_GPU_NAME="$h100" OUT="$tmp/q7" gpu_check run quick >"$tmp/q7.out" 2>&1
+rc=$?
+check_run "  without EGL it is incomplete (exit 3), naming interop only" \
+  bash -c "test $rc -eq 3 && python3 -c \"import json,sys; r=json.load(open('$tmp/q7/quick.json'))['reason']; sys.exit(0 if r.startswith('not measured: interop (skipped') and 'PyTorch' not in r else 1)\""
 rm "$pack/bin/tcnn_image_bench"
-FAKE_GPU_NAME="NVIDIA H100 80GB HBM3" FAKE_SAMPLES=2.0e8 OUT="$tmp/q4" gpu_check run quick >"$tmp/q4.out" 2>&1
-check_run "quick on an H100 under 3.0e8 samples/s fails with the figure" \
-  jq_py "$tmp/q4/quick.json" "j['status'] == 'failed' and '2.00e8' in j['reason'] and '3.00e8' in j['reason']"
-FAKE_GPU_NAME="NVIDIA H100 80GB HBM3" OUT="$tmp/q5" gpu_check run quick >"$tmp/q5.out" 2>&1
-check_run "quick on an H100 at 3.5e8 samples/s checks the floor and passes" \
-  jq_py "$tmp/q5/quick.json" "j['status'] == 'ok' and $(check_of instant)['status'] == 'ok'"
+FAKE_GPU_NAME="$h100" OUT="$tmp/q8" gpu_check run quick >"$tmp/q8.out" 2>&1
+check_run "  without tiny-cuda-nn it is incomplete, naming tiny-cuda-nn only" \
+  jq_py "$tmp/q8/quick.json" "j['status'] == 'incomplete' and j['reason'].startswith('not measured: tiny-cuda-nn (skipped') and 'instant' not in j['reason']"
+FAKE_GPU_NAME="$h100" FAKE_SAMPLES=2.0e8 OUT="$tmp/q4" gpu_check run quick >"$tmp/q4.out" 2>&1
+check_run "quick on an H100 under 3.0e8 samples/s fails with the figure (exit 1), unmeasured parts aside" \
+  bash -c "test $? -eq 1 && python3 -c \"import json,sys; j=json.load(open('$tmp/q4/quick.json')); sys.exit(0 if j['status'] == 'failed' and '2.00e8' in j['reason'] and '3.00e8' in j['reason'] else 1)\""
 
 # -- every part checks its own floor ----------------------------------------------------------
 FAKE_GPU_NAME="NVIDIA H100 80GB HBM3" FAKE_SAMPLES=2.5e8 OUT="$tmp/f1" gpu_check run instant >"$tmp/f1.out" 2>&1
 check_run "instant on an H100 at 2.5e8 samples/s fails with the figure" \
   jq_py "$tmp/f1/instant.json" "j['status'] == 'failed' and '2.50e8' in j['reason'] and '3.00e8' in j['reason']"
 FAKE_SAMPLES=2.5e8 OUT="$tmp/f2" gpu_check run instant >"$tmp/f2.out" 2>&1
-check_run "  on another card it reports the figure and passes" \
-  jq_py "$tmp/f2/instant.json" "j['status'] == 'ok' and '2.50e8' in j['reason'] and '0.83 of the H100 floor' in j['reason']"
+check_run "  on another card it reports the figure and ends incomplete (exit 3), not ok" \
+  bash -c "test $? -eq 3 && python3 -c \"import json,sys; j=json.load(open('$tmp/f2/instant.json')); sys.exit(0 if j['status'] == 'incomplete' and '2.50e8' in j['reason'] and '0.83 of the H100 floor' in j['reason'] else 1)\""
+FAKE_GPU_NAME="NVIDIA H100 80GB HBM3" OUT="$tmp/f2b" gpu_check run instant >"$tmp/f2b.out" 2>&1
+check_run "  on an H100 at 3.5e8 it passes (exit 0)" \
+  bash -c "test $? -eq 0 && grep -q '\"status\": \"ok\"' '$tmp/f2b/instant.json'"
 FAKE_TORCH_SAMPLES=5e8 OUT="$tmp/f3" gpu_check run instant-torch >"$tmp/f3.out" 2>&1
 check_run "instant-torch with PyTorch faster than ours fails with both figures" \
   jq_py "$tmp/f3/instant-torch.json" "j['status'] == 'failed' and '5.00e8' in j['reason'] and '3.50e8' in j['reason'] and '0.70x' in j['reason']"
@@ -303,8 +328,8 @@ check_run "  naming the figure and the floor" \
 check_run "  and the report prints its table" \
   bash -c "python3 bench/gpu_report.py '$tmp/c2' | grep -q '^| fourier | 10.00 | 20.00 | 40.00 | 80.00 | 60.00 | 6.00x |'"
 FAKE_CPU_X16=6 FAKE_CPU_CORES=8 OUT="$tmp/c3" gpu_check run cpu-threads >"$tmp/c3.out" 2>&1
-check_run "on 8 cores the floor is skipped, with the reason" \
-  jq_py "$tmp/c3/cpu-threads.json" "j['status'] == 'ok' and all(c['status'] == 'skipped' for c in j['checks']) and '8 CPU cores' in j['reason']"
+check_run "on 8 cores the floor is not measured: incomplete, with the reason" \
+  jq_py "$tmp/c3/cpu-threads.json" "j['status'] == 'incomplete' and all(c['status'] == 'skipped' for c in j['checks']) and '8 CPU cores' in j['reason']"
 
 # -- two parts in one call are refused -------------------------------------------------------
 OUT="$tmp/r2" gpu_check run tests sanitize >"$tmp/r2.out" 2>&1
