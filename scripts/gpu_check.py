@@ -25,10 +25,11 @@ steps/s at 1, 2, 4, 8 and 16 threads; 16 threads at least 8x one for instant and
 is short (15 minutes of device time, the start included): run quick first, then the others as time
 allows.
 quick: redraw_cuda_tests; memcheck and racecheck on the fused MLP and hash-grid cases; instant's
-samples/s (default kernels) beside tiny-cuda-nn's image benchmark (when packed) and the PyTorch
-hash grid (fp16, eager and compiled); interop at 1024x1024; a short fullres run. Its timeouts add
-up to at most 420 s and it leaves 3 files in $OUT.
-The timeouts inside any other part add up to at most 480 s, so a part fits one device command
+samples/s (default kernels, the grid a user's 512x512 run trains) beside tiny-cuda-nn's image
+benchmark (when packed) and the PyTorch hash grid (fp16, eager and compiled), both given that same
+grid; the shared-dense backward against the default on that grid and on the preset's unsized one;
+interop at 1024x1024; a short fullres run. It leaves 3 files in $OUT.
+The timeouts inside any part, quick included, add up to at most 480 s, so a part fits one device command
 (600 s, unpacking included); `run` refuses parts whose timeouts add up to more (REDRAW_GPU_LONG=1
 allows it on a machine without that limit; `all` needs it).
 Every part with a figure checks it against its floor (FLOORS, at the top of this program) and says
@@ -50,7 +51,8 @@ steps, default 200), REDRAW_GPU_RESULTS (report's folders, ':'-separated), REDRA
 (cuBLAS 13's folder, when it is neither in /usr/local/cuda nor in PyTorch's wheels),
 REDRAW_GPU_LONG=1 (no per-call limit).
 tiny-cuda-nn: --tcnn-bin takes the binary of its benchmarks/image/bench_ours.cu (bench_image_ours),
-run as `BIN IMAGE CONFIG` with the instant configuration (TCNN_CONFIG below). The step reads its
+run as `BIN IMAGE CONFIG` with the instant configuration on the grid cuda_bench recorded in the same
+call (tcnn_config below; the PyTorch peer gets that grid too, --grid-from). The step reads its
 output and ends it once batch 2^18's training throughput is printed, which must come within the
 step's timeout (`list quick`). This repository holds no tiny-cuda-nn code and no recipe to build it:
 the binary is built by hand elsewhere and travels in the pack only.
@@ -101,7 +103,7 @@ CPU_THREAD_STEPS = {1: 120, 2: 80, 4: 60, 8: 50, 16: 50}  # seconds: every prese
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PART_LIMIT = 480  # seconds: the timeouts inside one part (and one call) add up to at most this
-QUICK_LIMIT = 420  # seconds: quick's, leaving time to unpack and to write back within a 600 s call
+QUICK_LIMIT = 480  # seconds: quick's, as every part's, leaving time to unpack and to write back within a 600 s call
 PACK_BINARIES = ("redraw", "libredraw_cuda.so", "redraw_tests", "redraw_cuda_tests", "cuda_bench", "cpu_bench",
                  "psnr_bench", "redraw_interop_check", "decode_bench")
 PACK_LIMIT_MIB = 60
@@ -112,18 +114,52 @@ PACK_SKIP_LIBS = re.compile(r"^(libc|libm|libmvec|libdl|librt|libpthread|libreso
 PACK_MARKER = "GPU_PACK"  # pack writes it into its folder; a later pack replaces only a folder holding it
 TCNN_BIN = "tcnn_image_bench"  # tiny-cuda-nn's image benchmark in the pack's bin/
 TCNN_BATCH = 1 << 18
-# instant's network in tiny-cuda-nn's terms, as cuda_bench trains it on a 512x512 image: 16 levels
-# x 2 features, 2^19 entries, base resolution 16 to a finest 512, 2 ReLU layers of 64, sigmoid
-# output, MSE, Adam. tiny-cuda-nn draws its batch of 2^18 from camera.png (512x512).
-TCNN_CONFIG = {
-    "loss": {"otype": "L2"},
-    "optimizer": {"otype": "Adam", "learning_rate": 1e-2, "beta1": 0.9, "beta2": 0.99, "epsilon": 1e-15,
-                  "l2_reg": 0.0},
-    "encoding": {"otype": "HashGrid", "n_levels": 16, "n_features_per_level": 2, "log2_hashmap_size": 19,
-                 "base_resolution": 16, "per_level_scale": math.exp(math.log(512 / 16) / 15)},
-    "network": {"otype": "FullyFusedMLP", "activation": "ReLU", "output_activation": "Sigmoid", "n_neurons": 64,
-                "n_hidden_layers": 2},
-}
+DEFAULT_BACKWARD = "per-sample"  # the hash-grid backward the CUDA backend runs by default (cuda/hash_grid_choice.h)
+AB_BACKWARD = "shared-dense"  # the opt-in backward quick times against it, on a user's grid and the preset's
+GRID_KEYS = ("levels", "dense_levels", "features_per_level", "log2_hashmap_size", "base_resolution",
+             "finest_resolution", "entries")  # two grids are alike when these are equal
+
+
+def tcnn_config(grid):
+    """instant's network in tiny-cuda-nn's terms on GRID, the grid cuda_bench recorded for its run
+    ("grid" in its JSON: on a 512x512 image, 16 levels x 2 features, 2^18 rows per hashed level, base
+    16 to a finest 512 at scale 32^(1/15), the first 15 levels dense), 2 ReLU layers of 64, sigmoid
+    output, MSE, Adam. tiny-cuda-nn gets the same levels, features, table size, base and scale; it
+    counts base_resolution in vertices (level l has ceil(base * scale^l - 1) + 1 per side, Redraw's
+    floor(base * scale^l) + 1) and picks dense levels by its own rule, so its levels hold up to one
+    vertex per side fewer: like grids, not bit-identical ones. It draws its batch of 2^18 from
+    camera.png (512x512)."""
+    return {
+        "loss": {"otype": "L2"},
+        "optimizer": {"otype": "Adam", "learning_rate": 1e-2, "beta1": 0.9, "beta2": 0.99, "epsilon": 1e-15,
+                      "l2_reg": 0.0},
+        "encoding": {"otype": "HashGrid", "n_levels": grid["levels"],
+                     "n_features_per_level": grid["features_per_level"],
+                     "log2_hashmap_size": grid["log2_hashmap_size"], "base_resolution": grid["base_resolution"],
+                     "per_level_scale": grid["per_level_scale"]},
+        "network": {"otype": "FullyFusedMLP", "activation": "ReLU", "output_activation": "Sigmoid", "n_neurons": 64,
+                    "n_hidden_layers": 2},
+    }
+
+
+def user_grid(size=512):
+    """instant's grid on a size x size image as a user's run resolves it (bench/torch_reference.py's
+    resolve_grid, the engine's rule in Python), for when cuda_bench recorded none."""
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    import torch_reference  # standard library only at import
+    return torch_reference.resolve_grid(torch_reference.load_preset("instant"), size, size)[0]
+
+
+def unlike_grids(a, b):
+    """The GRID_KEYS in which grids A and B differ ([] when either is unknown)."""
+    if not a or not b:
+        return []
+    return [k for k in GRID_KEYS if a.get(k) != b.get(k)]
+
+
+def grid_text(g):
+    return (f"{g['levels']} levels ({g['dense_levels']} dense), 2^{g['log2_hashmap_size']}, scale "
+            f"{g['per_level_scale']:.4f}, {g['entries']} rows") if g else "unknown grid"
 QUICK_SANITIZE_CASES = "cuda sanitize: fused MLP*,cuda sanitize: hash grid*"  # tests/cuda/test_cuda_sanitize.cpp
 PARITY_CASES = ("cuda parity: encode*,cuda parity: predict, every*,cuda parity: loss and gradients*,"
                 "cuda parity: gradients over*,cuda parity: optimizer*,cuda parity: bound state*,"
@@ -605,10 +641,16 @@ def sanitizer_problem(tool, t, secs):
 def collect_instant(tmp):
     res = {"instant_cuda": [], "instant_torch": [], "instant_psnr": {}}
     for f in sorted(glob.glob(os.path.join(tmp, "cuda-*.json"))):
-        # cuda-PRECISION[-KERNEL].json: KERNEL names the kernel that differs from the defaults.
+        # cuda-PRECISION[-KERNEL].json: KERNEL names the kernel that differs from the defaults; a
+        # row of a backward A/B (cuda_bench --backwards, --grids) names its own backward and grid.
         variant = os.path.basename(f)[5:-5].partition("-")[2] or "default kernels"
         for r in (load_json(f) or {}).get("throughput", []):
-            r["hash_grid_kernels"] = variant
+            v = variant
+            if v == "default kernels" and r.get("hash_grid_backward", DEFAULT_BACKWARD) != DEFAULT_BACKWARD:
+                v = f"{r['hash_grid_backward']} backward"
+            if (r.get("grid") or {}).get("sizing", "image") != "image":
+                v += f", {r['grid']['sizing']} grid"
+            r["hash_grid_kernels"] = v
             res["instant_cuda"].append(r)
     for f in sorted(glob.glob(os.path.join(tmp, "torch-*.json"))):
         res["instant_torch"] += [r for r in load_json(f, []) if "samples_per_s" in r]
@@ -619,10 +661,22 @@ def collect_instant(tmp):
     return res
 
 
-def ours(data):
-    """instant's samples/s with the default kernels at precision auto, or None."""
-    return next((r["samples_per_s"] for r in data.get("instant_cuda", []) if r.get("precision") == "auto"
+def our_row(data):
+    """instant's cuda_bench row with the default kernels at precision auto on a user's grid, or None."""
+    return next((r for r in data.get("instant_cuda", []) if r.get("precision") == "auto"
                  and r.get("hash_grid_kernels") == "default kernels" and "samples_per_s" in r), None)
+
+
+def ours(data):
+    """instant's samples/s with the default kernels at precision auto on a user's grid, or None."""
+    row = our_row(data)
+    return row["samples_per_s"] if row else None
+
+
+def our_grid(p):
+    """The grid our figure was measured on (cuda_bench's JSON), else a user's as resolved in Python."""
+    row = our_row(collect_instant(p.tmp))
+    return (row or {}).get("grid") or user_grid()
 
 
 def parse_fullres(log):
@@ -689,17 +743,24 @@ def judge_interop(p, rc, text):
                 "copy + upload {} per 1024x1024 frame")
 
 
-def torch_cmd(precision, modes, out, presets="instant", sizes="512", steps="200"):
-    """bench/torch_reference.py, with the machine's own libraries (no LD_LIBRARY_PATH from the pack)."""
-    return ["python3", os.path.join(ROOT, "bench", "torch_reference.py"), "--presets", presets, "--sizes", sizes,
-            "--steps", steps, "--precision", precision, "--modes", modes, "--json", out]
+def torch_cmd(precision, modes, out, presets="instant", sizes="512", steps="200", grid_from=None):
+    """bench/torch_reference.py, with the machine's own libraries (no LD_LIBRARY_PATH from the pack);
+    GRID_FROM: a cuda_bench JSON whose grid it trains (when that file exists by then)."""
+    cmd = ["python3", os.path.join(ROOT, "bench", "torch_reference.py"), "--presets", presets, "--sizes", sizes,
+           "--steps", steps, "--precision", precision, "--modes", modes, "--json", out]
+    return cmd + (["--grid-from", grid_from] if grid_from and os.path.isfile(grid_from) else [])
 
 
-def judge_peers(p, name, floor_key, theirs, who):
-    """Our samples/s over THEIRS against the floor; 'who' names them."""
+def judge_peers(p, name, floor_key, theirs, who, their_grid=None):
+    """Our samples/s over THEIRS against the floor; 'who' names them. Failed, without a ratio, when
+    THEIR_GRID (when known) is not the grid our figure was measured on."""
     mine = ours(p.data)
+    mine_grid = (our_row(p.data) or {}).get("grid")
     if mine is None:
         p.check(name, "failed", "no Redraw figure to compare with (cuda_bench instant auto)")
+    elif unlike_grids(mine_grid, their_grid):
+        p.check(name, "failed", f"unlike grids, no ratio: ours {grid_text(mine_grid)}, {who} "
+                                f"{grid_text(their_grid)} (differ in {', '.join(unlike_grids(mine_grid, their_grid))})")
     else:
         p.judge(name, floor_key, mine / theirs, f"instant {fmt_figure(mine, 'samples/s')} samples/s against {who} "
                                                 f"{fmt_figure(theirs, 'samples/s')}: {{}}")
@@ -712,9 +773,10 @@ QUICK_TOOLS = {"memcheck": 40, "racecheck": 45}  # quick's compute-sanitizer too
 
 def part_quick(p):
     """The most one call proves (QUICK_LIMIT): the CUDA tests, memcheck and racecheck on the fused
-    MLP and hash-grid cases, instant's samples/s (default kernels) beside the PyTorch hash grid and
-    tiny-cuda-nn (when packed), interop at 1024x1024, a short fullres run. All of it goes to
-    quick.log and quick.json: with device.txt, 3 files in $OUT."""
+    MLP and hash-grid cases, instant's samples/s (default kernels, a user's grid) beside the PyTorch
+    hash grid and tiny-cuda-nn (when packed) on that same grid, the per-sample and shared-dense
+    backwards on a user's grid and the preset's unsized one, interop at 1024x1024, a short fullres
+    run. All of it goes to quick.log and quick.json: with device.txt, 3 files in $OUT."""
     env = p.rx()
     p.start_log()
     sanitizer = shutil.which("compute-sanitizer") or "/usr/local/cuda/bin/compute-sanitizer"
@@ -723,12 +785,13 @@ def part_quick(p):
     has_tcnn = p.dry or os.access(tcnn, os.X_OK)
     tools = QUICK_TOOLS
     rcs = {}  # step: its exit code
+    tcnn_conf = {}  # the config tiny-cuda-nn was given, once written
 
     def collect():
         p.data.update(parse_tests(p.section("redraw_cuda_tests")))
         p.data["tools"] = {t: parse_sanitizer(p.section(t), rcs[t]) for t in tools if t in rcs}
         p.data.update(collect_instant(p.tmp))
-        p.data["tcnn"] = {**parse_tcnn(p.section("tiny-cuda-nn")), "config": TCNN_CONFIG}
+        p.data["tcnn"] = {**parse_tcnn(p.section("tiny-cuda-nn")), "config": tcnn_conf.get("config")}
         p.data.update(parse_fullres(p.section("fullres")))
     p.collect = collect
 
@@ -744,22 +807,26 @@ def part_quick(p):
                                 p.bin("redraw_cuda_tests"), f"-tc={QUICK_SANITIZE_CASES}"], env=env)
             p.say(f"rc {rcs[tool]}")
     p.header("instant")
-    rcs["instant"] = p.step("cuda_bench instant auto", 25,
+    # The default backward on a user's grid first (the figure the floors judge; the JSON keeps each
+    # row as it comes), then the A/B: the opt-in backward, and both on the preset's unsized grid.
+    rcs["instant"] = p.step("cuda_bench instant auto, backward A/B on two grids", 50,
                             [p.bin("cuda_bench"), "--presets", "instant", "--sizes", "512", "--steps", "200",
-                             "--precision", "auto", "--json", p.path("cuda-auto.json")], env=env)
+                             "--precision", "auto", "--grids", "image,preset", "--backwards",
+                             f"{DEFAULT_BACKWARD},{AB_BACKWARD}", "--json", p.path("cuda-auto.json")], env=env)
     p.header("interop")
-    rcs["interop"] = p.step("redraw_interop_check 1024x1024, 60 frames", 20, interop_cmd(p), env=interop_env(p))
+    rcs["interop"] = p.step("redraw_interop_check 1024x1024, 60 frames", 15, interop_cmd(p), env=interop_env(p))
     p.header("PyTorch")
     rcs["torch"] = p.step("PyTorch hash grid fp16, eager and compiled", 70,
-                          torch_cmd("fp16", "eager,compile", p.path("torch-fp16.json")),
-                          env={"PYTHONUNBUFFERED": "1"})
+                          torch_cmd("fp16", "eager,compile", p.path("torch-fp16.json"),
+                                    grid_from=p.path("cuda-auto.json")), env={"PYTHONUNBUFFERED": "1"})
     if has_tcnn:
         p.header("tiny-cuda-nn")
         if not p.dry:
+            tcnn_conf["config"] = tcnn_config(our_grid(p))
             os.makedirs(p.path("tcnn"))
             with open(p.path("tcnn", "instant.json"), "w") as f:
-                json.dump(TCNN_CONFIG, f, indent=2)
-        rcs["tcnn"] = p.step("tiny-cuda-nn image benchmark, batch 2^18", 45,
+                json.dump(tcnn_conf["config"], f, indent=2)
+        rcs["tcnn"] = p.step("tiny-cuda-nn image benchmark, batch 2^18", 35,
                              [tcnn, p.sample("camera"), p.path("tcnn", "instant.json")], cwd=p.path("tcnn"),
                              stop_when=lambda: parse_tcnn(p.section("tiny-cuda-nn"))["samples_per_s"] is not None)
     p.header("fullres")
@@ -775,6 +842,27 @@ def part_quick(p):
     p.conclude()
     for c in p.checks:
         print(f"  {c['check']:13} {c['status']:8} {c['detail']}")
+
+
+def check_backward_ab(p, rc):
+    """quick's A/B of the hash-grid backwards: each one's samples/s on a user's grid and on the
+    preset's unsized one, the opt-in one's as a share of the default's (no floor: it says which to
+    keep); failed when a row is missing (the opt-in kernel failed or the step ran out of time)."""
+    rows = {((r.get("grid") or {}).get("sizing"), r.get("hash_grid_backward")): r for r in p.data["instant_cuda"]
+            if r.get("hash_grid_backward") and r.get("precision") == "auto"}
+    p.data["backward_ab"] = [{"grid": g, "backward": b, "samples_per_s": r["samples_per_s"], "grid_resolved": r["grid"]}
+                             for (g, b), r in rows.items()]
+    missing = [f"{b} on the {g} grid" for g in ("image", "preset") for b in (DEFAULT_BACKWARD, AB_BACKWARD)
+               if (g, b) not in rows]
+    if missing:
+        p.check("backward A/B", "failed", f"no samples/s for {', '.join(missing)} (exit {rc}; see quick.log)")
+        return
+    share = {g: rows[(g, AB_BACKWARD)]["samples_per_s"] / rows[(g, DEFAULT_BACKWARD)]["samples_per_s"]
+             for g in ("image", "preset")}
+    p.check("backward A/B", "ok", f"{AB_BACKWARD} at {share['image']:.2f}x {DEFAULT_BACKWARD}'s samples/s on a user's "
+                                  f"grid ({grid_text(rows[('image', AB_BACKWARD)]['grid'])}), {share['preset']:.2f}x "
+                                  f"on the preset's ({grid_text(rows[('preset', AB_BACKWARD)]['grid'])})",
+            shares=share)
 
 
 def quick_checks(p, rcs):
@@ -803,6 +891,7 @@ def quick_checks(p, rcs):
         p.check("instant", "failed", f"cuda_bench instant auto gave no samples/s (exit {rcs['instant']})")
     else:
         p.judge("instant", "instant_samples_per_s", mine, "{} samples/s")
+    check_backward_ab(p, rcs["instant"])
     judge_interop(p, rcs["interop"], p.section("interop"))
     torch_text = p.section("PyTorch")
     if "SKIPPED" in torch_text:
@@ -812,7 +901,7 @@ def quick_checks(p, rcs):
     else:
         best = max(d["instant_torch"], key=lambda r: r["samples_per_s"])
         judge_peers(p, "PyTorch", "instant_over_torch", best["samples_per_s"],
-                    f"PyTorch's fastest ({best.get('impl')} {best.get('precision')})")
+                    f"PyTorch's fastest ({best.get('impl')} {best.get('precision')})", best.get("grid"))
     if "tcnn" not in rcs:
         p.check("tiny-cuda-nn", "skipped", f"no tiny-cuda-nn binary in the pack (bin/{TCNN_BIN}: pack --tcnn-bin PATH)")
     elif d["tcnn"]["samples_per_s"] is None:
@@ -1102,7 +1191,8 @@ def part_instant_torch(p):
     failed = []
     for prec in ("fp32", "fp16"):
         p.header(f"PyTorch hash grid {prec}")
-        if p.step(f"PyTorch hash grid {prec}", 150, torch_cmd(prec, "eager,compile", p.path(f"torch-{prec}.json")),
+        if p.step(f"PyTorch hash grid {prec}", 150, torch_cmd(prec, "eager,compile", p.path(f"torch-{prec}.json"),
+                                                              grid_from=p.path("cuda-auto.json")),
                   env={"PYTHONUNBUFFERED": "1"}):
             failed.append(f"torch-{prec}")
     if p.dry:
@@ -1117,7 +1207,7 @@ def part_instant_torch(p):
     if p.data["instant_torch"]:
         best = max(p.data["instant_torch"], key=lambda r: r["samples_per_s"])
         judge_peers(p, "instant vs PyTorch", "instant_over_torch", best["samples_per_s"],
-                    f"PyTorch's fastest ({best.get('impl')} {best.get('precision')})")
+                    f"PyTorch's fastest ({best.get('impl')} {best.get('precision')})", best.get("grid"))
     elif not failed:
         p.check("PyTorch", "failed", "no PyTorch figure (see instant-torch.log)")
     p.conclude()

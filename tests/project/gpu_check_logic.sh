@@ -2,7 +2,7 @@
 # scripts/gpu_check.py's bookkeeping and floors, on a machine without a GPU: a fake pack (stub
 # binaries), a fake nvidia-smi, compute-sanitizer, PyTorch peer (python3 bench/torch_reference.py)
 # and tiny-cuda-nn benchmark stand in for the device. Checks that every part's timeouts add up to
-# at most 480 s and quick's to at most 420 s (`list`), that `run` refuses parts that add up to more,
+# at most 480 s, quick's included (`list`), that `run` refuses parts that add up to more,
 # that a finished part's JSON says ok with its steps, that a part killed mid-step (SIGKILL, as at the
 # device call's limit, and SIGTERM) still leaves its JSON saying "incomplete" with the step it
 # stopped in and what the steps before it measured, that quick returns at most 8 files, skips
@@ -33,8 +33,8 @@ check_run "list names all 13 parts" test "$(echo "$list" | grep -cE '^[a-z-]+: [
 check_run "  quick first" bash -c "echo \"\$1\" | head -1 | grep -q '^quick: '" _ "$list"
 check_run "no part's timeouts add up to more than 480 s" \
   bash -c "! echo \"\$1\" | awk '/ s of timeouts/ { if (\$2 + 0 > 480) bad = 1 } END { exit !bad }'" _ "$list"
-check_run "quick's timeouts add up to at most 420 s" \
-  bash -c "echo \"\$1\" | awk '/^quick: / { ok = (\$2 + 0 <= 420) } END { exit !ok }'" _ "$list"
+check_run "quick's timeouts add up to at most 480 s" \
+  bash -c "echo \"\$1\" | awk '/^quick: / { ok = (\$2 + 0 <= 480) } END { exit !ok }'" _ "$list"
 check_run "the sanitize part runs memcheck, racecheck and synccheck" \
   bash -c "python3 scripts/gpu_check.py list sanitize | grep -c -E '^  (memcheck|racecheck|synccheck) ' | grep -qx 3"
 check_run "quick runs the tests, two sanitizers, instant, interop, PyTorch, tiny-cuda-nn and fullres" \
@@ -137,17 +137,32 @@ cat >"$pack/bin/decode_bench" <<'EOF'
 #!/bin/sh
 [ "$1" = make ] && : >"$3"
 EOF
-# cuda_bench and psnr_bench: their JSON; instant at FAKE_SAMPLES samples/s (default 3.5e8).
-cat >"$pack/bin/cuda_bench" <<'EOF'
-#!/bin/sh
-json="" precision=auto
-while [ $# -gt 0 ]; do
-  case "$1" in --json) json="$2" ;; --precision) precision="$2" ;; esac
-  shift
-done
-s="${FAKE_SAMPLES:-3.5e8}"
-echo "instant     512   262144 samples/s $s"
-printf '{"throughput": [{"impl": "redraw-cuda", "preset": "instant", "size": 512, "batch": 262144, "precision": "%s", "steps_per_s": 1000.0, "samples_per_s": %s}], "accuracy": []}\n' "$precision" "$s" >"$json"
+# cuda_bench: its JSON, a row per --grids x --backwards pair (as the real one, rewritten after each
+# row), each naming its grid as the engine resolves instant's at 512x512 (tests/engine/
+# test_hash_grid_summary.cpp); the default backward at FAKE_SAMPLES samples/s (default 3.5e8), the
+# shared-dense one at FAKE_AB_SAMPLES (default 3.2e8); FAKE_AB_CRASH=1 dies after the first row.
+real_python="$(python3 -c 'import sys; print(sys.executable)')" # the interpreter itself (a pyenv shim would put its own bin first in PATH)
+cat >"$pack/bin/cuda_bench" <<EOF
+#!$real_python
+import json, os, sys
+a = sys.argv[1:]
+opt = lambda k, d: a[a.index(k) + 1] if k in a else d
+grids = {"image": {"sizing": "image", "levels": 16, "dense_levels": 15, "features_per_level": 2, "log2_hashmap_size": 18,
+                   "base_resolution": 16, "finest_resolution": 512, "per_level_scale": 2 ** (5 / 15), "entries": 710639},
+         "preset": {"sizing": "preset", "levels": 16, "dense_levels": 8, "features_per_level": 2, "log2_hashmap_size": 17,
+                    "base_resolution": 16, "finest_resolution": 7006, "per_level_scale": 1.5, "entries": 1184057}}
+rows = []
+for g in opt("--grids", "image").split(","):
+    for b in opt("--backwards", os.environ.get("REDRAW_HASH_GRID_BACKWARD", "per-sample")).split(","):
+        s = float(os.environ.get("FAKE_SAMPLES" if b == "per-sample" else "FAKE_AB_SAMPLES", "3.5e8" if b == "per-sample" else "3.2e8"))
+        print(f"grid ({g}), {b} backward\ninstant     512   262144 samples/s {s}", flush=True)
+        rows.append({"impl": "redraw-cuda", "preset": "instant", "size": 512, "batch": 262144,
+                     "precision": opt("--precision", "auto"), "grid": grids[g], "hash_grid_backward": b,
+                     "steps_per_s": s / 262144, "samples_per_s": s})
+        with open(opt("--json", os.devnull), "w") as f:
+            json.dump({"throughput": rows, "accuracy": []}, f)
+        if os.environ.get("FAKE_AB_CRASH") == "1":
+            sys.exit(134)
 EOF
 # cpu_bench: 10 steps/s per thread, and FAKE_CPU_X16 (default 12) times one thread's at 16;
 # FAKE_CPU_CORES (default 16) in its first line.
@@ -188,21 +203,29 @@ shift 6
 echo "========= ERROR SUMMARY: 0 errors"
 EOF
 # python3 bench/torch_reference.py: the PyTorch hash grid at FAKE_TORCH_SAMPLES (default 1.2e8,
-# compiled; eager a third of it); FAKE_NO_TORCH=1 says SKIPPED as the real one does without PyTorch.
-# Everything else goes to the real python3.
-real_python="$(python3 -c 'import sys; print(sys.executable)')" # the interpreter itself (a pyenv shim would put its own bin first in PATH)
+# compiled; eager a third of it), each row naming the grid: the one --grid-from names, with
+# FAKE_TORCH_LOG2 (when set) as its table size, else none; FAKE_NO_TORCH=1 says SKIPPED as the real
+# one does without PyTorch. Everything else goes to the real python3.
 cat >"$tmp/path/python3" <<EOF
 #!/bin/sh
 case "\$1" in */torch_reference.py) ;; *) exec "$real_python" "\$@" ;; esac
 [ "\${FAKE_NO_TORCH:-}" = 1 ] && { echo "torch_reference: SKIPPED: no CUDA device: PyTorch is not installed"; exit 0; }
-json="" precision=fp32
-while [ \$# -gt 0 ]; do
-  case "\$1" in --json) json="\$2" ;; --precision) precision="\$2" ;; esac
-  shift
-done
-s="\${FAKE_TORCH_SAMPLES:-1.2e8}"
-echo "instant     512  compile   262144 samples/s \$s"
-printf '[{"impl": "torch-eager", "preset": "instant", "size": 512, "precision": "%s", "samples_per_s": %s}, {"impl": "torch-compile", "preset": "instant", "size": 512, "precision": "%s", "samples_per_s": %s}]\n' "\$precision" "\$("$real_python" -c "print(\$s / 3)")" "\$precision" "\$s" >"\$json"
+echo "torch_reference \$*"
+exec "$real_python" - "\$@" <<'PY'
+import json, os, sys
+a = sys.argv[1:]
+opt = lambda k, d: a[a.index(k) + 1] if k in a else d
+grid = None
+if "--grid-from" in a:
+    grid = next(r["grid"] for r in json.load(open(opt("--grid-from", "")))["throughput"] if r.get("grid"))
+    if os.environ.get("FAKE_TORCH_LOG2"):
+        grid = dict(grid, log2_hashmap_size=int(os.environ["FAKE_TORCH_LOG2"]))
+s = float(os.environ.get("FAKE_TORCH_SAMPLES", "1.2e8"))
+print(f"instant     512  compile   262144 samples/s {s}")
+rows = [{"impl": "torch-" + m, "preset": "instant", "size": 512, "precision": opt("--precision", "fp32"),
+         "samples_per_s": s / (3 if m == "eager" else 1), "grid": grid} for m in ("eager", "compile")]
+json.dump(rows, open(opt("--json", os.devnull), "w"))
+PY
 EOF
 # tiny-cuda-nn's image benchmark as bench_ours prints it: batch 2^21 (iterations 25 apart) at
 # 9e8, then 2^18 (100 apart) at FAKE_TCNN_SAMPLES (default 2.9e8), then a long pause.
@@ -235,7 +258,7 @@ rc=$?
 cat "$tmp/q1.out"
 check_run "quick without tiny-cuda-nn, on a card other than an H100, exits 3 (incomplete)" test $rc -eq 3
 check_run "  its JSON says incomplete with every check" \
-  jq_py "$tmp/q1/quick.json" "j['status'] == 'incomplete' and [c['check'] for c in j['checks']] == ['tests', 'memcheck', 'racecheck', 'instant', 'interop', 'PyTorch', 'tiny-cuda-nn', 'fullres']"
+  jq_py "$tmp/q1/quick.json" "j['status'] == 'incomplete' and [c['check'] for c in j['checks']] == ['tests', 'memcheck', 'racecheck', 'instant', 'backward A/B', 'interop', 'PyTorch', 'tiny-cuda-nn', 'fullres']"
 check_run "  naming what was not measured: tiny-cuda-nn and the H100 floor" \
   jq_py "$tmp/q1/quick.json" "j['reason'].startswith('not measured: ') and 'tiny-cuda-nn (skipped' in j['reason'] and 'instant (reported' in j['reason'] and 'PyTorch' not in j['reason']"
 check_run "  tiny-cuda-nn is skipped, with the reason" \
@@ -247,12 +270,27 @@ check_run "  on a card other than an H100 the samples/s floor is reported, not c
 check_run "  ours against PyTorch's fastest: 2.92x" \
   jq_py "$tmp/q1/quick.json" "$(check_of PyTorch)['status'] == 'ok' and abs($(check_of PyTorch)['figure'] - 3.5 / 1.2) < 1e-9"
 check_run "  at most 8 files come back" test "$(find "$tmp/q1" -type f | wc -l)" -le 8
+# -- like grids: every figure names its grid, the peers train ours, the A/B runs on both grids -------
+check_run "  the samples/s judged is the default backward's on a user's grid (2^18, 15 dense levels)" \
+  jq_py "$tmp/q1/quick.json" "$(check_of instant)['figure'] == 3.5e8 and [r for r in j['instant_cuda'] if r['hash_grid_kernels'] == 'default kernels'][0]['grid']['log2_hashmap_size'] == 18"
+check_run "  the backward A/B has both backwards on both grids, with the shares" \
+  jq_py "$tmp/q1/quick.json" "$(check_of 'backward A/B')['status'] == 'ok' and sorted((r['grid'], r['backward']) for r in j['backward_ab']) == [('image', 'per-sample'), ('image', 'shared-dense'), ('preset', 'per-sample'), ('preset', 'shared-dense')] and abs($(check_of 'backward A/B')['shares']['image'] - 3.2 / 3.5) < 1e-9 and '0.91x' in $(check_of 'backward A/B')['detail']"
+check_run "  PyTorch was given cuda_bench's grid and judged on it" \
+  bash -c "grep -q 'torch_reference .*--grid-from .*cuda-auto.json' '$tmp/q1/quick.log' && python3 -c \"import json,sys; j=json.load(open('$tmp/q1/quick.json')); sys.exit(0 if all(r['grid']['log2_hashmap_size'] == 18 and r['grid']['entries'] == 710639 for r in j['instant_torch']) else 1)\""
+FAKE_TORCH_LOG2=19 OUT="$tmp/g1" gpu_check run quick >"$tmp/g1.out" 2>&1
+check_run "a PyTorch figure on another grid gives no ratio: failed, naming both grids" \
+  jq_py "$tmp/g1/quick.json" "j['status'] == 'failed' and $(check_of PyTorch)['status'] == 'failed' and 'unlike grids' in $(check_of PyTorch)['detail'] and 'log2_hashmap_size' in $(check_of PyTorch)['detail'] and 'figure' not in $(check_of PyTorch)"
+FAKE_AB_CRASH=1 OUT="$tmp/g2" gpu_check run quick >"$tmp/g2.out" 2>&1
+check_run "a shared-dense run that dies fails the A/B, naming the rows missing; instant's figure stands" \
+  jq_py "$tmp/g2/quick.json" "$(check_of 'backward A/B')['status'] == 'failed' and 'shared-dense on the image grid' in $(check_of 'backward A/B')['detail'] and $(check_of instant)['figure'] == 3.5e8"
 # With tiny-cuda-nn packed: its figure at 2^18 beside ours, and the benchmark ended once it had it.
 cp "$tmp/tcnn_image_bench" "$pack/bin/"
 start=$SECONDS
 OUT="$tmp/q2" gpu_check run quick >"$tmp/q2.out" 2>&1
 rc=$?
 check_run "quick with tiny-cuda-nn, on a card other than an H100, exits 3 (incomplete)" test $rc -eq 3
+check_run "  tiny-cuda-nn was given cuda_bench's grid: 16 levels, 2^18 rows, scale 32^(1/15)" \
+  jq_py "$tmp/q2/quick.json" "j['tcnn']['config']['encoding']['log2_hashmap_size'] == 18 and j['tcnn']['config']['encoding']['n_levels'] == 16 and abs(j['tcnn']['config']['encoding']['per_level_scale'] - 2 ** (5 / 15)) < 1e-12"
 check_run "  its batch 2^18 figure is the one compared (not 2^21's)" \
   jq_py "$tmp/q2/quick.json" "j['tcnn']['samples_per_s'] == 2.9e8 and j['tcnn']['runs'][0]['batch'] is None and $(check_of tiny-cuda-nn)['status'] == 'ok' and '2.90e8' in $(check_of tiny-cuda-nn)['detail'] and '3.50e8' in $(check_of tiny-cuda-nn)['detail']"
 check_run "  and the benchmark was ended once it printed it (not after its 30 s pause)" test $((SECONDS - start)) -lt 25
@@ -378,6 +416,15 @@ check_run "the report of quick shows its checks and tiny-cuda-nn beside instant"
   bash -c "grep -q '^| quick | tiny-cuda-nn | ok |' <<<\"\$1\" && grep -q '^| tiny-cuda-nn .* | 2.9e+08 |' <<<\"\$1\"" _ "$report"
 check_run "  and takes no folder of the development machine by default" \
   bash -c "! grep -n '/work/' bench/gpu_report.py scripts/gpu_check.py scripts/gpu_check.sh"
+# -- bench/torch_reference.py resolves the grid as the engine does (no PyTorch needed) --------------
+# The numbers are tests/engine/test_hash_grid_summary.cpp's, worked out by hand there.
+check_run "torch_reference resolves instant at 512x512 as a user's run: 2^18, 15 dense levels, 710639 rows" \
+  python3 -c "import sys; sys.path.insert(0, 'bench'); import torch_reference as t; g = t.resolve_grid(t.load_preset('instant'), 512, 512)[0]; sys.exit(0 if (g['log2_hashmap_size'], g['dense_levels'], g['finest_resolution'], g['entries']) == (18, 15, 512, 710639) else 1)"
+check_run "  and takes a grid given whole (the preset's unsized one: 2^17, scale 1.5, 8 dense, 1184057 rows)" \
+  python3 -c "import sys; sys.path.insert(0, 'bench'); import torch_reference as t; g = {'sizing': 'preset', 'levels': 16, 'dense_levels': 8, 'features_per_level': 2, 'log2_hashmap_size': 17, 'base_resolution': 16, 'finest_resolution': 7006, 'per_level_scale': 1.5, 'entries': 1184057}; q = t.use_grid(t.load_preset('instant'), g); sys.exit(0 if t.resolve_grid(q, 512, 512)[0] == g else 1)"
+check_run "  and refuses one it cannot reproduce (exit 2)" \
+  bash -c "python3 -c \"import sys; sys.path.insert(0, 'bench'); import torch_reference as t; t.use_grid(t.load_preset('instant'), {'sizing': 'image', 'levels': 16, 'dense_levels': 16, 'features_per_level': 2, 'log2_hashmap_size': 18, 'base_resolution': 16, 'finest_resolution': 512, 'per_level_scale': 2 ** (5 / 15), 'entries': 710639})\" >/dev/null; test \$? -eq 2"
+
 # -- no recipe for another project's code: tiny-cuda-nn's benchmark is built by hand, elsewhere ----
 # A tracked file that configures, patches or builds tiny-cuda-nn (its CMake switches, its benchmark
 # target, a script named for it); this test itself spells the patterns and is left out.
