@@ -39,6 +39,8 @@ check_run "the sanitize part runs memcheck, racecheck and synccheck" \
   bash -c "python3 scripts/gpu_check.py list sanitize | grep -c -E '^  (memcheck|racecheck|synccheck) ' | grep -qx 3"
 check_run "quick runs the tests, two sanitizers, instant, interop, PyTorch, tiny-cuda-nn and fullres" \
   bash -c "python3 scripts/gpu_check.py list quick | grep -cE '^  (redraw_cuda_tests|memcheck|racecheck|cuda_bench instant|redraw_interop_check|PyTorch|tiny-cuda-nn|full resolution)' | grep -qx 8"
+check_run "quick gives PyTorch (cold torch.compile) at least 90 s and fullres at least 100 s" \
+  bash -c "python3 scripts/gpu_check.py list quick | awk '/^  PyTorch/ { t = \$(NF-1) } /^  full resolution/ { f = \$(NF-1) } END { exit !(t >= 90 && f >= 100) }'"
 check_run "the shell wrapper runs the same program" bash -c "bash scripts/gpu_check.sh list quick | grep -q '^quick: '"
 
 # -- pack --tcnn-bin: tiny-cuda-nn's benchmark travels in bin/ (a fake build of scripts) ---------
@@ -270,6 +272,8 @@ check_run "  on a card other than an H100 the samples/s floor is reported, not c
 check_run "  ours against PyTorch's fastest: 2.92x" \
   jq_py "$tmp/q1/quick.json" "$(check_of PyTorch)['status'] == 'ok' and abs($(check_of PyTorch)['figure'] - 3.5 / 1.2) < 1e-9"
 check_run "  at most 8 files come back" test "$(find "$tmp/q1" -type f | wc -l)" -le 8
+check_run "  its reason names the floors quick leaves to another part (the CPU's 16 threads)" \
+  jq_py "$tmp/q1/quick.json" "j['reason'].endswith('not part of quick: cpu_threads_instant, cpu_threads_fourier (run cpu-threads)')"
 # -- like grids: every figure names its grid, the peers train ours, the A/B runs on both grids -------
 check_run "  the samples/s judged is the default backward's on a user's grid (2^18, 15 dense levels)" \
   jq_py "$tmp/q1/quick.json" "$(check_of instant)['figure'] == 3.5e8 and [r for r in j['instant_cuda'] if r['hash_grid_kernels'] == 'default kernels'][0]['grid']['log2_hashmap_size'] == 18"
@@ -304,6 +308,8 @@ FAKE_GPU_NAME="$h100" OUT="$tmp/q5" gpu_check run quick >"$tmp/q5.out" 2>&1
 rc=$?
 check_run "quick on an H100 at 3.5e8 samples/s with every peer measured says ok (exit 0)" \
   bash -c "test $rc -eq 0 && python3 -c \"import json,sys; j=json.load(open('$tmp/q5/quick.json')); sys.exit(0 if j['status'] == 'ok' and all(c['status'] == 'ok' for c in j['checks']) else 1)\""
+check_run "  and its ok names the CPU floors as not part of quick" \
+  jq_py "$tmp/q5/quick.json" "'not part of quick: cpu_threads_instant, cpu_threads_fourier' in j['reason']"
 FAKE_NO_TORCH=1 FAKE_GPU_NAME="$h100" OUT="$tmp/q6" gpu_check run quick >"$tmp/q6.out" 2>&1
 rc=$?
 check_run "  without PyTorch it is incomplete (exit 3), naming PyTorch only" \
@@ -315,7 +321,7 @@ check_run "  without EGL it is incomplete (exit 3), naming interop only" \
 rm "$pack/bin/tcnn_image_bench"
 FAKE_GPU_NAME="$h100" OUT="$tmp/q8" gpu_check run quick >"$tmp/q8.out" 2>&1
 check_run "  without tiny-cuda-nn it is incomplete, naming tiny-cuda-nn only" \
-  jq_py "$tmp/q8/quick.json" "j['status'] == 'incomplete' and j['reason'].startswith('not measured: tiny-cuda-nn (skipped') and 'instant' not in j['reason']"
+  jq_py "$tmp/q8/quick.json" "j['status'] == 'incomplete' and j['reason'].startswith('not measured: tiny-cuda-nn (skipped') and 'instant (' not in j['reason']"
 FAKE_GPU_NAME="$h100" FAKE_SAMPLES=2.0e8 OUT="$tmp/q4" gpu_check run quick >"$tmp/q4.out" 2>&1
 check_run "quick on an H100 under 3.0e8 samples/s fails with the figure (exit 1), unmeasured parts aside" \
   bash -c "test $? -eq 1 && python3 -c \"import json,sys; j=json.load(open('$tmp/q4/quick.json')); sys.exit(0 if j['status'] == 'failed' and '2.00e8' in j['reason'] and '3.00e8' in j['reason'] else 1)\""
