@@ -2,6 +2,7 @@
 // out by hand: the instant preset as a user's 512x512 run sizes it, and as the benchmarks trained it
 // before they sized it (the preset's auto fields at their defaults).
 #include "engine/hash_grid_summary.h"
+#include "engine/errors.h"
 #include "engine/run_config.h"
 
 #include <doctest/doctest.h>

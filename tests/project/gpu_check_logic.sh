@@ -420,6 +420,8 @@ check_run "  and exits 1 for it" test $rc -eq 1
 report="$(gpu_check report "$tmp/q2" 2>&1)"
 check_run "the report of quick shows its checks and tiny-cuda-nn beside instant" \
   bash -c "grep -q '^| quick | tiny-cuda-nn | ok |' <<<\"\$1\" && grep -q '^| tiny-cuda-nn .* | 2.9e+08 |' <<<\"\$1\"" _ "$report"
+check_run "  each row with its grid; a ratio to PyTorch only on a like grid" \
+  bash -c "grep -q '^| Redraw auto, default kernels | image: 16 levels (15 dense), 2^18, 710639 rows | 3.5e+08 | 2.9x' <<<\"\$1\" && grep -q '^| Redraw auto, default kernels, preset grid | preset: 16 levels (8 dense), 2^17, 1184057 rows | 3.5e+08 | unlike grids |' <<<\"\$1\"" _ "$report"
 check_run "  and takes no folder of the development machine by default" \
   bash -c "! grep -n '/work/' bench/gpu_report.py scripts/gpu_check.py scripts/gpu_check.sh"
 # -- bench/torch_reference.py resolves the grid as the engine does (no PyTorch needed) --------------
