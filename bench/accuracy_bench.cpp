@@ -6,6 +6,7 @@
 ///                  [--steps N] [--lr X] [--quiet]   (--size N: longest side; --size WxH: exact)
 /// Prints one line: preset image size steps seconds steps/s accuracy psnr reached.
 #include "app/cli_openmp_env.h"
+#include "bench/bench_grid.h"
 #include "cpu/cpu_backend.h"
 #include "engine/cpu_threads.h"
 #include "engine/images/image.h"
@@ -102,6 +103,7 @@ int main(int argc, char** argv) {
                    std::getenv("OMP_WAIT_POLICY") ? std::getenv("OMP_WAIT_POLICY") : "(unset)",
                    threads > 0 ? std::to_string(threads).c_str() : "measured");
     const Image img = prepare_training_image(image, cfg.data);
+    bench::size_bench_grid(cfg, img.width, img.height, bench::GridSizing::Image);
     auto backend = std::make_unique<CpuBackend>();
     Backend* b = backend.get();
     const int64_t schedule_steps = cfg.training.steps;

@@ -9,6 +9,7 @@
 /// step's phases in ms (StepProfile: gather and forward, backward, optimizer update). A hash
 /// grid is sized to the N x N image as a run sizes it (entries per level and finest level), so
 /// `--size 4899 --preset instant --preset-batch` is a 24-megapixel run's step.
+#include "bench/bench_grid.h"
 #include "cpu/cpu_backend.h"
 #include "engine/cpu_threads.h"
 #include "engine/training/trainer.h"
@@ -113,6 +114,12 @@ int main(int argc, char** argv) {
   std::printf("CPU backend: %s; training size %dx%d, %s, >= %.0f s per measurement\n\n",
               probe.device_description().c_str(), size, size, preset_batch ? "each preset's CPU batch" : "full batch",
               seconds);
+  for (const auto& name : presets) { // the grids the table's rows train, as a user's run at this size
+    RunConfig cfg = load_preset(name);
+    bench::size_bench_grid(cfg, size, size, bench::GridSizing::Image);
+    if (cfg.model.encoding.kind == EncodingKind::HashGrid)
+      std::printf("grid of %s: %s\n", name.c_str(), describe_hash_grid(summarize_hash_grid(cfg.model.encoding)).c_str());
+  }
   std::printf("| preset  | params  | steps/s | samples/s  | step GFLOP/s | sgemm GFLOP/s (same shapes) | step / sgemm | CPU ms/step "
               "| forward ms | backward ms | update ms |\n");
   std::printf("|---------|---------|---------|------------|--------------|-----------------------------|--------------|-------------"
@@ -120,7 +127,7 @@ int main(int argc, char** argv) {
   for (const auto& name : presets) {
     RunConfig cfg = load_preset(name);
     cfg.data.width = cfg.data.height = size;
-    size_hash_grid_to_image(cfg.model.encoding, size, size); // as open_run does
+    bench::size_bench_grid(cfg, size, size, bench::GridSizing::Image);
     cfg.training.batch_size = preset_batch ? cfg.training.batch_for("cpu") : 0;
     cfg.training.cpu_batch_size = -1;
     cfg.training.metrics_every = int64_t(1) << 40; // no PSNR pass inside the timing

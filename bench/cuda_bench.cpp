@@ -4,12 +4,20 @@
 // preset takes to get 99% of pixels right after thresholding (the original workload: binary, 200x200).
 //
 //   cuda_bench [--presets classic,siren,fourier,instant] [--sizes 200,256,512] [--steps 200]
-//              [--precision auto|fp32|tf32|bf16] [--json FILE]
+//              [--precision auto|fp32|tf32|bf16] [--grids image,preset]
+//              [--backwards per-sample,shared-dense] [--json FILE]
 //              [--accuracy IMAGE [--target 0.99] [--time-limit 10] [--accuracy-steps N]]
 //
+// A hash grid is sized to the training size as a user's run sizes it (--grids image, the default);
+// --grids preset also times the preset's unsized grid (2^17 rows, scale 1.5: bench/bench_grid.h).
+// --backwards times each named hash-grid backward (cuda/hash_grid_choice.h) in turn, in this one
+// process; without it the process's choice (REDRAW_HASH_GRID_BACKWARD, else the default) runs.
+// Every throughput row names its grid ("grid": levels, dense levels, rows, scale) and backward, and
+// the JSON is rewritten after each row, so a run that dies keeps the rows before.
 // Without a CUDA device (or in a build without CUDA) it prints one "SKIPPED: no CUDA device" line
 // and exits 0.
 #include "app/backend_registry.h"
+#include "bench/bench_grid.h"
 #include "engine/errors.h"
 #include "engine/images/image.h"
 #include "engine/run_config.h"
@@ -19,6 +27,7 @@
 
 #if REDRAW_HAVE_CUDA
 #include "cuda/cuda_backend.h"
+#include "cuda/hash_grid_choice.h"
 #endif
 
 #include <nlohmann/json.hpp>
@@ -42,6 +51,8 @@ struct Options : test::BenchOptions {
     time_limit = 10.0;
   }
   std::vector<int32_t> sizes; ///< empty: each preset's reference size, then 512
+  std::vector<std::string> grids = {"image"}; ///< bench::GridSizing names
+  std::vector<std::string> backwards;         ///< hash-grid backward kernels; empty: the process's
   int64_t steps = 200;
   std::string accuracy_image;
   double target = 0.99;
@@ -58,6 +69,13 @@ Options parse(int argc, char** argv) {
       ->delimiter(',')
       ->check(CLI::Range(1, 16384));
   app.add_option("--steps", o.steps, "Steps timed per size")->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--grids", o.grids, "Hash grids: image (sized as a user's run), preset (unsized), comma-separated")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"image", "preset"}))
+      ->capture_default_str();
+  app.add_option("--backwards", o.backwards, "Hash-grid backward kernels to time in turn, comma-separated")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"per-sample", "atomic", "warp-aggregated", "shared-dense"}));
   app.add_option("--accuracy", o.accuracy_image, "Also train on this image to --target pixels right");
   app.add_option("--target", o.target, "Share of pixels right for --accuracy (above 1: never)")->capture_default_str();
   app.add_option("--accuracy-steps", o.accuracy_steps, "The schedule's length in accuracy runs (0: the preset's)")
@@ -87,8 +105,9 @@ std::vector<GemmShape> step_shapes(const ModelSpec& model, int64_t rows) {
   return shapes;
 }
 
-nlohmann::json bench_one(const std::string& preset, int32_t size, const Options& o) {
+nlohmann::json bench_one(const std::string& preset, int32_t size, bench::GridSizing grid, const Options& o) {
   RunConfig cfg = load_preset(preset);
+  bench::size_bench_grid(cfg, size, size, grid);
   const int32_t channels = channels_of(cfg.data.color_mode);
   auto backend = std::make_unique<CudaBackend>(0);
   backend->set_precision(parse_cuda_precision(o.precision));
@@ -122,6 +141,8 @@ nlohmann::json bench_one(const std::string& preset, int32_t size, const Options&
   r["batch"] = batch;
   r["precision"] = o.precision;
   r["parameters"] = parameter_count(trainer.config().model);
+  r["grid"] = bench::grid_json(trainer.config().model.encoding, grid);
+  r["hash_grid_backward"] = cuda::hash_grid_backward_kernel_name(cuda::hash_grid_kernels().backward);
   r["steps_per_s"] = steps_per_s;
   r["samples_per_s"] = steps_per_s * double(batch);
   r["gpu_ms_per_step_graph"] = prof.graph_ms_per_step;
@@ -155,6 +176,7 @@ nlohmann::json accuracy_one(const std::string& preset, const Options& o) {
   cfg.data.height = 200;
   if (o.accuracy_steps > 0) cfg.training.steps = o.accuracy_steps; // the schedule's length
   const Image img = prepare_training_image(o.accuracy_image, cfg.data);
+  bench::size_bench_grid(cfg, img.width, img.height, bench::GridSizing::Image);
   auto backend = std::make_unique<CudaBackend>(0);
   backend->set_precision(parse_cuda_precision(o.precision));
   CudaBackend* cb = backend.get();
@@ -186,6 +208,29 @@ nlohmann::json accuracy_one(const std::string& preset, const Options& o) {
   return r;
 }
 
+/// The (grid, backward) pairs a preset runs: one when it has no hash grid.
+std::vector<std::pair<bench::GridSizing, std::string>> variants(const std::string& preset, const Options& o) {
+  std::vector<std::pair<bench::GridSizing, std::string>> v;
+  if (load_preset(preset).model.encoding.kind != EncodingKind::HashGrid) return {{bench::GridSizing::Image, ""}};
+  const std::vector<std::string> backs = o.backwards.empty() ? std::vector<std::string>{""} : o.backwards;
+  for (const auto& g : o.grids)
+    for (const auto& b : backs) v.emplace_back(bench::parse_grid_sizing(g), b);
+  return v;
+}
+
+/// Switches the hash-grid backward for the rows that follow ("" keeps the process's choice).
+void use_backward(const std::string& name, const cuda::HashGridKernels& process) {
+  cuda::HashGridKernels k = process;
+  if (!name.empty()) k.backward = cuda::parse_hash_grid_kernels(nullptr, name.c_str()).backward;
+  cuda::set_hash_grid_kernels(k);
+}
+
+void write_json(const Options& o, const nlohmann::json& results, const nlohmann::json& accuracy) {
+  if (o.json_file.empty()) return;
+  std::ofstream out(o.json_file);
+  out << nlohmann::json{{"throughput", results}, {"accuracy", accuracy}}.dump(2) << "\n";
+}
+
 } // namespace
 
 #endif
@@ -206,25 +251,37 @@ int main(int argc, char** argv) {
     nlohmann::json results = nlohmann::json::array();
     std::printf("\n%-8s %6s %8s %9s %11s %9s %8s %8s %7s %8s %8s %8s\n", "preset", "size", "batch", "steps/s",
                 "samples/s", "ms/step", "TFLOP/s", "cuBLAS", "%cuBLAS", "kern ms", "gap(gr)", "gap(eag)");
+    const cuda::HashGridKernels process_kernels = cuda::hash_grid_kernels();
+    nlohmann::json accuracy = nlohmann::json::array();
     for (const auto& preset : o.presets) {
       std::vector<int32_t> sizes = o.sizes;
       if (sizes.empty()) sizes = {reference_size(preset), 512};
-      for (int32_t size : sizes) {
-        const nlohmann::json r = bench_one(preset, size, o);
-        std::printf("%-8s %6d %8lld %9.1f %11.3g %9.3f %8.2f %8.2f %6.0f%% %8.3f %8.3f %8.3f\n", preset.c_str(), size,
-                    (long long)r["batch"].get<int64_t>(), r["steps_per_s"].get<double>(),
-                    r["samples_per_s"].get<double>(), r["gpu_ms_per_step_graph"].get<double>(),
-                    r["tflops"].get<double>(), r["cublas_tflops_same_shapes"].get<double>(),
-                    100.0 * r["tflops"].get<double>() / r["cublas_tflops_same_shapes"].get<double>(),
-                    r["kernel_ms_per_step"].get<double>(), r["launch_gap_ms_graph"].get<double>(),
-                    r["launch_gap_ms_eager"].get<double>());
-        std::fflush(stdout);
-        results.push_back(r);
-      }
+      for (int32_t size : sizes)
+        for (const auto& [grid, backward] : variants(preset, o)) {
+          use_backward(backward, process_kernels);
+          const nlohmann::json r = bench_one(preset, size, grid, o);
+          if (!r["grid"].is_null()) {
+            RunConfig c = load_preset(preset);
+            bench::size_bench_grid(c, size, size, grid);
+            std::printf("grid (%s), %s backward: %s\n", bench::grid_sizing_name(grid),
+                        r["hash_grid_backward"].get<std::string>().c_str(),
+                        describe_hash_grid(summarize_hash_grid(c.model.encoding)).c_str());
+          }
+          std::printf("%-8s %6d %8lld %9.1f %11.3g %9.3f %8.2f %8.2f %6.0f%% %8.3f %8.3f %8.3f\n", preset.c_str(), size,
+                      (long long)r["batch"].get<int64_t>(), r["steps_per_s"].get<double>(),
+                      r["samples_per_s"].get<double>(), r["gpu_ms_per_step_graph"].get<double>(),
+                      r["tflops"].get<double>(), r["cublas_tflops_same_shapes"].get<double>(),
+                      100.0 * r["tflops"].get<double>() / r["cublas_tflops_same_shapes"].get<double>(),
+                      r["kernel_ms_per_step"].get<double>(), r["launch_gap_ms_graph"].get<double>(),
+                      r["launch_gap_ms_eager"].get<double>());
+          std::fflush(stdout);
+          results.push_back(r);
+          write_json(o, results, accuracy);
+        }
     }
+    use_backward("", process_kernels);
     std::printf("(ms/step: GPU time per replayed step; kern ms: sum of per-op event brackets; gap: GPU time\n"
                 " outside those brackets per step, with the CUDA graph and with eager launches)\n");
-    nlohmann::json accuracy = nlohmann::json::array();
     if (!o.accuracy_image.empty()) {
       std::printf("\naccuracy on %s (200x200 binary, target %.1f%% of pixels, limit %.0f s):\n",
                   o.accuracy_image.c_str(), 100 * o.target, o.time_limit);
@@ -236,10 +293,7 @@ int main(int argc, char** argv) {
         accuracy.push_back(r);
       }
     }
-    if (!o.json_file.empty()) {
-      std::ofstream out(o.json_file);
-      out << nlohmann::json{{"throughput", results}, {"accuracy", accuracy}}.dump(2) << "\n";
-    }
+    write_json(o, results, accuracy);
     return 0;
 #endif
   } catch (const std::exception& e) {

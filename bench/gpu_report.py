@@ -24,6 +24,20 @@ PARTS = ("quick", "tests", "sanitize", "sanitize-parity", "bench", "accuracy", "
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+GRID_KEYS = ("levels", "dense_levels", "features_per_level", "log2_hashmap_size", "base_resolution",
+             "finest_resolution", "entries")
+
+
+def alike(a, b):
+    """True when grids A and B (a row's "grid") are the same, or either is not recorded."""
+    return not a or not b or all(a.get(k) == b.get(k) for k in GRID_KEYS)
+
+
+def grid_cell(g):
+    return (f"{g.get('sizing', '?')}: {g['levels']} levels ({g['dense_levels']} dense), 2^{g['log2_hashmap_size']}, "
+            f"{g['entries']} rows") if g else "?"
+
+
 def load(dirs):
     parts = {}
     device = None
@@ -125,16 +139,22 @@ def main(argv):
     if ours:
         peers = section(parts, "instant_torch", "instant-torch", "instant") or []
         best = max(peers, key=lambda r: r["samples_per_s"], default=None)
-        print("\n| instant 512x512, batch 2^18 | samples/s | vs fastest PyTorch hash grid |\n|---|---|---|")
+        print("\n| instant 512x512, batch 2^18 | grid | samples/s | vs fastest PyTorch hash grid |\n|---|---|---|---|")
         for r in ours:
-            ratio = f"{r['samples_per_s'] / best['samples_per_s']:.1f}x ({best['impl']} {best['precision']})" if best else "-"
+            ratio = "-"
+            if best and alike(r.get("grid"), best.get("grid")):
+                ratio = f"{r['samples_per_s'] / best['samples_per_s']:.1f}x ({best['impl']} {best['precision']})"
+            elif best:
+                ratio = "unlike grids"
             kernels = r.get("hash_grid_kernels", "default kernels")
-            print(f"| Redraw {r['precision']}, {kernels} | {r['samples_per_s']:.3g} | {ratio} |")
+            print(f"| Redraw {r['precision']}, {kernels} | {grid_cell(r.get('grid'))} | {r['samples_per_s']:.3g} | {ratio} |")
         for r in peers:
-            print(f"| PyTorch {r['impl']} {r['precision']} | {r['samples_per_s']:.3g} | |")
+            print(f"| PyTorch {r['impl']} {r['precision']} | {grid_cell(r.get('grid'))} | {r['samples_per_s']:.3g} | |")
         tcnn = section(parts, "tcnn") or {}
         if tcnn.get("samples_per_s"):
-            print(f"| tiny-cuda-nn (FullyFusedMLP), batch 2^18 | {tcnn['samples_per_s']:.3g} | |")
+            enc = (tcnn.get("config") or {}).get("encoding", {})
+            given = f"{enc.get('n_levels')} levels, 2^{enc.get('log2_hashmap_size')}" if enc else "?"
+            print(f"| tiny-cuda-nn (FullyFusedMLP), batch 2^18 | {given} | {tcnn['samples_per_s']:.3g} | |")
         print("floors: the checks above (scripts/gpu_check.py's FLOORS)")
     for img, rows in parts.get("instant", {}).get("instant_psnr", {}).items():
         runs = [r for r in rows if "preset" in r] if isinstance(rows, list) else []

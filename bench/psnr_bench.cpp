@@ -10,8 +10,11 @@
 ///   passed, past its configured step count if need be (the schedule then stays at lr_min).
 /// - --rerun-check N trains the first preset twice for N steps and says whether the two runs' final
 ///   parameters are bit-identical (the CPU's promise).
+/// - A hash grid is sized to the training image as a user's run sizes it (bench/bench_grid.h); each
+///   JSON row carries the resolved grid ("grid").
 /// - Without a usable device, --backend cuda prints "SKIPPED: no CUDA device" and exits 0.
 #include "app/backend_registry.h"
+#include "bench/bench_grid.h"
 #include "engine/errors.h"
 #include "engine/images/image.h"
 #include "engine/run_config.h"
@@ -79,8 +82,9 @@ RunConfig config_for(const std::string& preset, const Options& o) {
 }
 
 nlohmann::json run_preset(const std::string& preset, const Options& o) {
-  const RunConfig cfg = config_for(preset, o);
+  RunConfig cfg = config_for(preset, o);
   const Image img = prepare_training_image(o.image, cfg.data);
+  bench::size_bench_grid(cfg, img.width, img.height, bench::GridSizing::Image);
   std::string notice;
   Trainer t(make_backend(o.backend, &notice, o.precision), cfg, Dataset{img});
   t.set_snapshot_policy(SnapshotPolicy{false, false, 0, 0}); // no timelapse copies inside the timing
@@ -117,6 +121,7 @@ nlohmann::json run_preset(const std::string& preset, const Options& o) {
   r["device"] = t.backend().device_description();
   r["size"] = std::to_string(img.width) + "x" + std::to_string(img.height) + "x" + std::to_string(img.channels);
   r["parameters"] = parameter_count(t.config().model);
+  r["grid"] = bench::grid_json(t.config().model.encoding, bench::GridSizing::Image);
   r["batch"] = batch;
   r["steps"] = t.current_step();
   r["train_seconds"] = seconds;
@@ -134,6 +139,7 @@ nlohmann::json run_preset(const std::string& preset, const Options& o) {
 bool rerun_identical(const std::string& preset, const Options& o) {
   RunConfig cfg = config_for(preset, o);
   const Image img = prepare_training_image(o.image, cfg.data);
+  bench::size_bench_grid(cfg, img.width, img.height, bench::GridSizing::Image);
   std::vector<float> first;
   for (int k = 0; k < 2; ++k) {
     Trainer t(make_backend(o.backend, nullptr, o.precision), cfg, Dataset{img});

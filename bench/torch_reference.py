@@ -11,8 +11,13 @@ PyTorch peer computes in fp32; fp16 autocast is --precision fp16.
 
   python3 bench/torch_reference.py [--presets classic,siren,fourier,instant] [--sizes 200,256,512]
                                    [--steps 200] [--precision fp32|tf32]
-                                   [--modes eager,compile] [--json FILE]
+                                   [--modes eager,compile] [--json FILE] [--grid-from FILE]
                                    [--device cuda|cpu] [--threads N] [--seconds S]
+
+A HashGrid's "auto" fields resolve for the image as a user's run resolves them (resolve_grid);
+--grid-from FILE trains the grid another benchmark recorded instead (a cuda_bench JSON: its first
+hash-grid row's "grid", or a bare grid object), and refuses one it cannot reproduce. Every row
+of the JSON carries the resolved grid ("grid", the keys of bench/bench_grid.h's grid_json).
 
 --device cpu runs the same networks on the CPU in fp32 with --threads intra-op threads (the
 CPU backend's batch, training.batch_cpu, where a preset has one), for bench/run_cpu_defaults_bench.sh.
@@ -94,6 +99,60 @@ def load_preset(name):
     }
 
 
+def resolve_grid(p, w, h):
+    """The grid of HashGrid preset P on a w x h image, as engine/model_spec.cpp resolves it
+    (size_hash_grid_to_image, then hash_grid_params): (the summary the benchmarks record, each
+    level's cells per side, each level's dense flag). No PyTorch needed."""
+    L, F, log2 = p["n_levels"], p["n_features_per_level"], p["log2_hashmap_size"]
+    base = p["base_resolution"]
+    if log2 == "auto":  # the table's entries per level: the pixel count's nearest power of two
+        log2 = min(max(round(math.log2(max(w * h, 1))), 12), 19)
+    finest = p["finest_resolution"]
+    if finest == "auto":  # one cell per pixel along the longer side
+        finest = min(max(max(w, h), base), MAX_GRID_RESOLUTION)
+    if finest and L > 1:
+        scale = 2.0 ** (math.log2(finest / base) / (L - 1))
+    else:
+        scale = float(p["per_level_scale"])
+    T = 1 << log2
+    res = [math.floor(base * scale ** l + 1e-6) for l in range(L)]
+    dense = [(n + 1) ** 2 <= T for n in res]
+    summary = {"sizing": p.get("grid_sizing", "image"), "levels": L, "dense_levels": sum(dense),
+               "features_per_level": F, "log2_hashmap_size": log2, "base_resolution": base,
+               "finest_resolution": res[-1], "per_level_scale": scale,
+               "entries": sum((n + 1) ** 2 if d else T for n, d in zip(res, dense))}
+    return summary, res, dense
+
+
+GRID_KEYS = ("levels", "dense_levels", "features_per_level", "log2_hashmap_size", "base_resolution",
+             "finest_resolution", "entries")
+
+
+def grid_from(path):
+    """The grid recorded in PATH (a cuda_bench JSON or a bare grid object), or None."""
+    with open(path) as f:
+        j = json.load(f)
+    if isinstance(j, dict) and "levels" in j:
+        return j
+    rows = j.get("throughput", []) if isinstance(j, dict) else j
+    return next((r["grid"] for r in rows if isinstance(r, dict) and r.get("grid")), None)
+
+
+def use_grid(p, grid):
+    """P with GRID's fields in place of its own; SystemExit (2) when resolve_grid does not give back
+    the same levels, dense levels and rows."""
+    q = dict(p, n_levels=grid["levels"], n_features_per_level=grid["features_per_level"],
+             log2_hashmap_size=grid["log2_hashmap_size"], base_resolution=grid["base_resolution"],
+             finest_resolution=0, per_level_scale=grid["per_level_scale"], grid_sizing=grid.get("sizing", "given"))
+    got = resolve_grid(q, 1, 1)[0]
+    bad = [k for k in GRID_KEYS if got[k] != grid[k]]
+    if bad:
+        print(f"torch_reference: the grid given differs from the one it resolves to in {', '.join(bad)}: "
+              f"given {grid}, resolved {got}")
+        sys.exit(2)
+    return q
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--presets", default="classic,siren,fourier")
@@ -105,7 +164,12 @@ def main():
     ap.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
     ap.add_argument("--threads", type=int, default=0)
     ap.add_argument("--seconds", type=float, default=0.0)
+    ap.add_argument("--grid-from", default="", help="train the hash grid recorded in this JSON")
     args = ap.parse_args()
+    given_grid = grid_from(args.grid_from) if args.grid_from else None
+    if args.grid_from and given_grid is None:
+        print(f"torch_reference: no grid in {args.grid_from}")
+        return 2
     on_cpu = args.device == "cpu"
 
     if on_cpu and args.threads > 0:
@@ -162,25 +226,11 @@ def main():
 
     def hash_grid(p, g, w, h):
         """The levels, a trainable table (+-1e-4) and the encode function of a HashGrid preset.
-        "auto" sizes resolve for the w x h image as size_hash_grid_to_image does (engine/model_spec)."""
-        L, F, log2 = p["n_levels"], p["n_features_per_level"], p["log2_hashmap_size"]
-        base = p["base_resolution"]
-        if log2 == "auto":  # the table's entries per level: the pixel count's nearest power of two
-            log2 = min(max(round(math.log2(max(w * h, 1))), 12), 19)
-        finest = p["finest_resolution"]
-        if finest == "auto":  # one cell per pixel along the longer side
-            finest = min(max(max(w, h), base), MAX_GRID_RESOLUTION)
-        if finest and L > 1:
-            scale = 2.0 ** (math.log2(finest / base) / (L - 1))
-        else:
-            scale = float(p["per_level_scale"])
-        T = 1 << log2
-        res, dense, offset, total = [], [], [], 0
-        for l in range(L):
-            n = math.floor(base * scale ** l + 1e-6)
-            d = (n + 1) ** 2 <= T
-            res.append(n)
-            dense.append(d)
+        "auto" sizes resolve for the w x h image as size_hash_grid_to_image does (resolve_grid)."""
+        summary, res, dense = resolve_grid(p, w, h)
+        L, F, T = summary["levels"], summary["features_per_level"], 1 << summary["log2_hashmap_size"]
+        offset, total = [], 0
+        for n, d in zip(res, dense):
             offset.append(total)
             total += (n + 1) ** 2 if d else T
         table = ((torch.rand(total, F, generator=g, dtype=torch.float64) * 2 - 1) * 1e-4).float()
@@ -345,7 +395,8 @@ def main():
         r = {"impl": "torch-" + mode, "preset": name, "size": size, "batch": batch, "device": args.device,
              "threads": torch.get_num_threads() if on_cpu else 0,
              "precision": args.precision, "steps_per_s": steps / wall,
-             "samples_per_s": steps / wall * batch, "cpu_cores_used": cores, "torch": torch.__version__}
+             "samples_per_s": steps / wall * batch, "cpu_cores_used": cores, "torch": torch.__version__,
+             "grid": resolve_grid(p, size, size)[0] if p["encoding"].lower() == "hashgrid" else None}
         print(f"{name:8} {size:6d} {mode:>8} {batch:8d} {r['steps_per_s']:9.1f} {r['samples_per_s']:11.3g}"
               f" {cores:6.2f}", flush=True)
         return r
@@ -354,6 +405,8 @@ def main():
     print(f"{'preset':8} {'size':>6} {'mode':>8} {'batch':>8} {'steps/s':>9} {'samples/s':>11} {'cores':>6}")
     for name in [s for s in args.presets.split(",") if s]:
         p = load_preset(name)
+        if given_grid is not None and p["encoding"].lower() == "hashgrid":
+            p = use_grid(p, given_grid)
         if on_cpu and p["batch_cpu"] is not None:
             p["batch"] = p["batch_cpu"]
         sizes = [int(s) for s in args.sizes.split(",") if s] or [200 if name == "classic" else 256, 512]

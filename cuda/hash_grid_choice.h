@@ -11,8 +11,9 @@
 ///   warp-aggregated: per (sample, level), lanes of a warp that hit the same table entry add their
 ///   values first and one lane adds the sum (0.96 ms on the H100: slower); shared-dense: per-sample
 ///   with the coarse dense levels that fit a block's shared memory (cuda/hash_grid_shared_levels.h)
-///   summed per block with shared-memory atomics, then one global atomic per non-zero entry; the
-///   finer levels as per-sample (not measured yet).
+///   summed per block with shared-memory atomics (feature-major, a few persistent blocks per SM,
+///   several samples per thread), then one global atomic per non-zero entry; the finer levels as
+///   per-sample (not measured yet: opt-in).
 /// - features: fp16 (default): where the fused fp16 MLP reads the encoding, the encoder writes fp16
 ///   straight into the MLP's input (its layer-0 activations), padded to 16 columns; fp32: the
 ///   encoder writes fp32 rows and the MLP converts them as it loads them.

@@ -152,13 +152,14 @@ __global__ void backward_per_sample_kernel(HashGridParams g, const float* __rest
 }
 
 /// Threads per block of the shared-dense backward: with 48 KiB each, four blocks (2048 threads,
-/// the most an SM holds) share an H100 SM's 228 KiB.
+/// the most an SM holds) could share an H100 SM's 228 KiB; hash_grid_shared_blocks launches at
+/// most k_hash_grid_shared_blocks_per_sm of them per SM.
 constexpr int k_shared_dense_threads = 512;
 
-/// Adds the block's sums, acc[0, entries * F), to table_grad: one 8-byte atomic per entry for two
-/// features on compute capability 9.0 and newer, else one float atomic per float; sums that stayed
-/// zero are skipped. Each block starts at its own place, so blocks that finish together do not
-/// queue on the same addresses.
+/// Adds the block's sums, acc[0, entries * F) feature-major (hash_grid_shared_index), to table_grad
+/// (entry-major): one 8-byte atomic per entry for two features on compute capability 9.0 and newer,
+/// else one float atomic per float; sums that stayed zero are skipped. Each block starts at its own
+/// place, so blocks that finish together do not queue on the same addresses.
 template <int F>
 __device__ inline void flush_shared_sums(const float* acc, uint32_t entries, float* __restrict__ table_grad) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -174,22 +175,23 @@ __device__ inline void flush_shared_sums(const float* acc, uint32_t entries, flo
     // As in scatter_corners: the float2 atomicAdd must not reach the compiler below 9.0.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     if constexpr (pairs) {
-      const float2 v = reinterpret_cast<const float2*>(acc)[j];
+      const float2 v =
+          make_float2(acc[hash_grid_shared_index(entries, j, 0)], acc[hash_grid_shared_index(entries, j, 1)]);
       if (v.x != 0.0f || v.y != 0.0f) atomicAdd(reinterpret_cast<float2*>(table_grad) + j, v);
       continue;
     }
 #endif
-    const float v = acc[j];
+    const float v = acc[hash_grid_shared_index(entries, j / uint32_t(F), int32_t(j % uint32_t(F)))];
     if (v != 0.0f) atomicAdd(table_grad + j, v);
   }
 }
 
 /// backward_per_sample_kernel with levels [0, shared_levels) (dense: table_grad's first
-/// g.offset[shared_levels] entries, hash_grid_shared_levels) summed in the block's shared memory
-/// with shared atomics and added to table_grad once per entry when the block is done; the finer
-/// levels go straight to table_grad. The samples are strided over the grid, so a grid smaller
-/// than n / blockDim.x blocks sums more samples per block. Dynamic shared memory:
-/// hash_grid_shared_bytes(g, shared_levels). Every thread reaches both barriers.
+/// g.offset[shared_levels] entries, hash_grid_shared_levels) summed in the block's shared memory,
+/// feature-major, with shared atomics and added to table_grad once per entry when the block is
+/// done; the finer levels go straight to table_grad. The samples are strided over the grid
+/// (hash_grid_shared_blocks: a few blocks per SM), so each thread sums several. Dynamic shared
+/// memory: hash_grid_shared_bytes(g, shared_levels). Every thread reaches both barriers.
 template <int F>
 __global__ void __launch_bounds__(k_shared_dense_threads)
     backward_shared_dense_kernel(HashGridParams g, int32_t shared_levels, const float* __restrict__ coords,
@@ -213,7 +215,7 @@ __global__ void __launch_bounds__(k_shared_dense_threads)
 #pragma unroll
         for (int c = 0; c < 4; ++c)
 #pragma unroll
-          for (int f = 0; f < F; ++f) atomicAdd(acc + e[c] * F + f, w[c] * d[f]);
+          for (int f = 0; f < F; ++f) atomicAdd(acc + hash_grid_shared_index(entries, e[c], f), w[c] * d[f]);
       } else {
         scatter_corners<F>(table_grad, e, w, d);
       }
@@ -359,7 +361,8 @@ template <class Fn> void with_features(const HashGridParams& g, const float* out
 }
 
 /// The shared-dense backward; false (nothing launched) when no level fits the budget, and the
-/// caller runs the per-sample kernel. The grid is at most what stays resident at once.
+/// caller runs the per-sample kernel. The grid: hash_grid_shared_blocks (persistent blocks, each
+/// thread several samples), never more than stays resident at once.
 bool backward_shared_dense(cudaStream_t stream, const HashGridParams& g, const float* coords, const float* d_out,
                            int64_t n, float* table_grad) {
   static_assert(k_hash_grid_shared_budget <= 48u * 1024u, "a larger budget needs cudaFuncSetAttribute");
@@ -373,10 +376,9 @@ bool backward_shared_dense(cudaStream_t stream, const HashGridParams& g, const f
     int per_sm = 0;
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, backward_shared_dense_kernel<F>,
                                                              k_shared_dense_threads, bytes));
-    const int64_t resident = int64_t(std::max(per_sm, 1)) * std::max(sms, 1);
-    const int64_t wanted = (n + k_shared_dense_threads - 1) / k_shared_dense_threads;
-    backward_shared_dense_kernel<F><<<unsigned(std::min(resident, wanted)), k_shared_dense_threads, bytes, stream>>>(
-        g, levels, coords, d_out, n, table_grad);
+    const int64_t blocks = hash_grid_shared_blocks(n, k_shared_dense_threads, sms, per_sm);
+    backward_shared_dense_kernel<F>
+        <<<unsigned(blocks), k_shared_dense_threads, bytes, stream>>>(g, levels, coords, d_out, n, table_grad);
   });
   return true;
 }

@@ -93,7 +93,8 @@ TEST_CASE("cuda hash grid kernels: the shared-dense backward matches a float64 s
   cudaStream_t stream = nullptr;
   CUDA_CHECK(cudaStreamCreate(&stream));
   const std::shared_ptr<DevicePool> pool = DevicePool::shared(0);
-  // 600,001 samples in one call: more than 132 SMs' 2048 threads, so threads take several samples.
+  // 600,001 samples in one call: hash_grid_shared_blocks caps the grid at 2 blocks per SM, so every
+  // thread takes four or five samples (two or more on any card) and each block flushes once.
   // Shared levels (hash_grid_shared_levels): 5 of 12 (f 2: dense level 5 and the hashed levels in
   // global memory), 6 (f 1: every dense level), 4 of 5 (f 4: level 4 is 64 bytes over the budget),
   // 0 (level 0 hashed: the per-sample kernel runs).

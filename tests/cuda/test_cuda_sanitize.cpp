@@ -138,7 +138,7 @@ TEST_CASE("cuda sanitize: hash grid shared-dense backward (coarse levels summed 
     CAPTURE(f);
     const ModelSpec m = model_of(small_grid(5, f), 32, 1, Activation::Sigmoid, 3);
     const auto params = params_of(m, 14);
-    const int64_t n = 1100; // three blocks of 512 threads, the last partly filled
+    const int64_t n = 5000; // three blocks of 512 threads (hash_grid_shared_blocks), 3-4 samples each
     const auto coords = uniform_values(size_t(n) * 2, 15, 49, -1.0f, 1.0f);
     const auto targets = uniform_values(size_t(n) * 3, 16, 50, 0.0f, 1.0f);
     CHECK(mse_on_both(gpu, cpu, m, params, coords, targets, n).gradient_error() <= 1e-4);

@@ -1,8 +1,10 @@
 // Which coarse levels the GPU's shared-dense hash-grid backward sums in a block's shared memory
 // (cuda/hash_grid_shared_levels.h), against level sizes worked out by hand: instant's grid on a
 // 512x512 image, the budget's boundary to the byte, a hashed level ending the run, a level over the
-// budget on its own (none: the per-sample kernel runs), every level fitting; and that every corner
-// a sample reaches on those levels lies inside the accumulator, whose floats mirror table_grad's.
+// budget on its own (none: the per-sample kernel runs), every level fitting; that every corner
+// a sample reaches on those levels lies inside the accumulator, whose floats are table_grad's laid
+// out feature-major, one feature's entries across all 32 banks; and the grid of persistent blocks,
+// several samples per thread.
 #include "cuda/hash_grid_choice.h"
 #include "cuda/hash_grid_shared_levels.h"
 #include "engine/hash_grid_math.h"
@@ -12,6 +14,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -119,12 +123,59 @@ TEST_CASE("hash grid shared levels: every corner a sample reaches on them lies i
     }
     CHECK(outside == 0);
     CHECK(g.offset[k - 1] < entries);
+    // Feature-major: every (entry, feature) of the accumulator has its own float, and no other.
+    std::vector<int32_t> hits(size_t(entries) * size_t(g.n_features), 0);
+    for (uint32_t en = 0; en < entries; ++en)
+      for (int32_t f = 0; f < g.n_features; ++f) {
+        const uint32_t i = hash_grid_shared_index(entries, en, f);
+        REQUIRE(i < hits.size());
+        ++hits[i];
+      }
+    CHECK(std::count(hits.begin(), hits.end(), 1) == int64_t(hits.size()));
     // Coordinates (1, 1) reach the last vertex of level k - 1, the accumulator's last entry.
     uint32_t e[4];
     float w[4];
     hash_grid_corners<float>(g, k - 1, 1.0f, 1.0f, e, w);
     CHECK(e[3] == entries - 1);
   }
+}
+
+TEST_CASE("hash grid shared levels: one feature of 32 consecutive entries falls in 32 banks, not 16") {
+  const HashGridParams g = instant_512(); // 2 features
+  const uint32_t entries = g.offset[hash_grid_shared_levels(g, k_hash_grid_shared_budget)];
+  for (int32_t f : {0, 1}) {
+    CAPTURE(f);
+    for (uint32_t first : {0u, 17u, entries - 32u}) {
+      std::set<uint32_t> feature_major, entry_major; // banks: 4-byte words mod 32
+      for (uint32_t en = first; en < first + 32; ++en) {
+        feature_major.insert(hash_grid_shared_index(entries, en, f) % 32u);
+        entry_major.insert((en * 2u + uint32_t(f)) % 32u); // the layout before: half the banks
+      }
+      CHECK(feature_major.size() == 32);
+      CHECK(entry_major.size() == 16);
+    }
+  }
+  CHECK(hash_grid_shared_index(entries, 5, 1) == entries + 5);
+}
+
+TEST_CASE("hash grid shared levels: a few persistent blocks per SM, several samples per thread") {
+  // instant's batch on an H100 (132 SMs, 4 blocks of 48 KiB resident): 128 blocks of 4 x 512
+  // samples, where one sample per thread took 512 blocks.
+  const int64_t batch = int64_t(1) << 18;
+  CHECK(hash_grid_shared_blocks(batch, 512, 132, 4) == 128);
+  CHECK(batch / (128 * 512) == k_hash_grid_shared_samples_per_thread);
+  // More samples: capped at 2 blocks per SM, each thread then takes more (600,001: 4.4 each).
+  CHECK(hash_grid_shared_blocks(600001, 512, 132, 4) == 264);
+  CHECK(hash_grid_shared_blocks(int64_t(1) << 22, 512, 132, 4) == 264);
+  // Fewer resident blocks than the cap: that many per SM.
+  CHECK(hash_grid_shared_blocks(int64_t(1) << 22, 512, 132, 1) == 132);
+  CHECK(hash_grid_shared_blocks(int64_t(1) << 22, 512, 132, 0) == 132); // occupancy said none: one
+  // Few samples: at least one block; 5000 samples: 3 blocks, the last thread round partly filled.
+  CHECK(hash_grid_shared_blocks(1, 512, 132, 4) == 1);
+  CHECK(hash_grid_shared_blocks(0, 512, 132, 4) == 1);
+  CHECK(hash_grid_shared_blocks(5000, 512, 132, 4) == 3);
+  CHECK(hash_grid_shared_blocks(5000, 512, 0, 4) == 2); // no SM count: one SM's worth
+  CHECK(k_hash_grid_shared_blocks_per_sm == 2);
 }
 
 TEST_CASE("hash grid shared levels: the switch names the shared-dense backward") {
