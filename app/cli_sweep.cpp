@@ -204,6 +204,7 @@ int run_sweep(const SweepCommand& o, int threads) {
   const bool gpu = backend != "cpu" && cuda_available();
   const std::vector<int64_t> todo = cells_to_run(site);
   const SweepJobs jobs = plan_sweep_jobs(plan, int64_t(todo.size()), cores, gpu, o.jobs.value_or(0));
+  if (o.slurm) check_slurm_options(site, o); // before anything is written
   print_grid(site, todo, jobs, cores, o.slurm);
   if (o.dry_run) return k_exit_ok;
   std::error_code ec;

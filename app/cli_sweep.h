@@ -100,5 +100,8 @@ std::string sweep_report_html(const SweepSite& site, const std::vector<CellResul
 /// Writes DIR/slurm/cells.sbatch and collect.sbatch and submits them: the cells as one job array,
 /// the collect job after it (afterany). Returns the exit code.
 int submit_sweep(const SweepSite& site, const SweepCommand& o);
+/// UsageError naming the option when --out, --partition or --time cannot go into the batch
+/// scripts as they are (engine/sweep/slurm_script.h); called before anything is written.
+void check_slurm_options(const SweepSite& site, const SweepCommand& o);
 
 } // namespace redraw::cli

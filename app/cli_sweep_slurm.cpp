@@ -5,6 +5,7 @@
 #include "engine/atomic_file.h"
 #include "engine/display_text.h"
 #include "engine/errors.h"
+#include "engine/sweep/slurm_script.h"
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -18,14 +19,6 @@ extern char** environ;
 namespace redraw::cli {
 
 namespace {
-/// A word for a shell script, single-quoted.
-std::string shell_quote(const std::string& s) {
-  std::string out = "'";
-  for (const char c : s)
-    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 /// Runs `args` (looked up in PATH) and returns its exit status (-1: it could not start, with the
 /// reason in `out`); its stdout in `out`, its stderr passed through.
 int run_capture(const std::vector<std::string>& args, std::string& out) {
@@ -74,42 +67,31 @@ std::string sbatch(std::vector<std::string> args, const std::filesystem::path& s
   return id;
 }
 
-/// The #SBATCH lines both jobs share.
-std::string common_lines(const SweepCommand& o) {
-  std::string s;
-  if (!o.partition.empty()) s += "#SBATCH --partition=" + o.partition + "\n";
-  if (!o.time.empty()) s += "#SBATCH --time=" + o.time + "\n";
-  return s;
-}
-
-std::string cells_script(const SweepSite& site, const SweepCommand& o) {
-  const std::filesystem::path slurm = site.dir / "slurm";
-  std::string s = "#!/bin/bash\n#SBATCH --job-name=redraw-sweep\n";
-  s += "#SBATCH --array=0-" + std::to_string(site.plan->cells.size() - 1) + "\n";
-  s += "#SBATCH --output=" + (slurm / "cell-%a.out").string() + "\n#SBATCH --requeue\n" + common_lines(o);
-  if (o.gpus_per_task) s += "#SBATCH --gpus-per-task=" + std::to_string(*o.gpus_per_task) + "\n";
-  if (o.cpus_per_task) s += "#SBATCH --cpus-per-task=" + std::to_string(*o.cpus_per_task) + "\n";
-  s += "# Each task trains one cell of the sweep (redraw sweep --cell K DIR) with the CPUs Slurm gave it.\n"
-       "# A requeued or repeated task resumes its cell from its checkpoint; a done cell is never trained again.\n";
-  return s + "exec " + shell_quote(site.redraw) + " sweep --cell \"$SLURM_ARRAY_TASK_ID\" " +
-         shell_quote(site.dir.string()) + "\n";
-}
-
-std::string collect_script(const SweepSite& site, const SweepCommand& o) {
-  std::string s = "#!/bin/bash\n#SBATCH --job-name=redraw-sweep-collect\n";
-  s += "#SBATCH --output=" + (site.dir / "slurm" / "collect.out").string() + "\n" + common_lines(o);
-  s += "# After the cells' array (afterany): results.csv, summary.csv and report.html.\n";
-  return s + "exec " + shell_quote(site.redraw) + " sweep --collect " + shell_quote(site.dir.string()) + "\n";
-}
 } // namespace
 
+SlurmJob slurm_job(const SweepSite& site, const SweepCommand& o) {
+  SlurmJob job{site.redraw, site.dir, site.plan ? int64_t(site.plan->cells.size()) : 0, o.partition, o.time,
+               o.gpus_per_task, o.cpus_per_task};
+  return job;
+}
+
+void check_slurm_options(const SweepSite& site, const SweepCommand& o) {
+  try {
+    check_slurm_job(slurm_job(site, o));
+  } catch (const ConfigError& e) {
+    throw UsageError(e.what());
+  }
+}
+
 int submit_sweep(const SweepSite& site, const SweepCommand& o) {
+  const SlurmJob job = slurm_job(site, o);
+  check_slurm_job(job);
   const std::filesystem::path slurm = site.dir / "slurm";
   std::error_code ec;
   std::filesystem::create_directories(slurm, ec);
   if (ec) throw IoError(slurm.string() + ": cannot create the folder (" + ec.message() + ")");
-  write_text_atomic(slurm / "cells.sbatch", cells_script(site, o));
-  write_text_atomic(slurm / "collect.sbatch", collect_script(site, o));
+  write_text_atomic(slurm / "cells.sbatch", slurm_cells_script(job));
+  write_text_atomic(slurm / "collect.sbatch", slurm_collect_script(job));
   const std::string array = sbatch(o.sbatch_args, slurm / "cells.sbatch");
   std::vector<std::string> after = o.sbatch_args;
   after.push_back("--dependency=afterany:" + array);

@@ -80,7 +80,8 @@ ok "a one-node cluster: $(sinfo -h -o '%P %D %c %T')"
 make_png "$work/a.png" 24 16
 make_png "$work/b.png" 16 16
 tiny_config "$work/tiny.json" 1000000 10 adam
-out="$work/sweep"
+# A folder name with a space, an apostrophe and a % (Slurm's file-pattern sign) reaches Slurm as it is.
+out="$work/my sweep's 100%"
 check_run "submitted" "$redraw" sweep --slurm --images "$work/a.png" "$work/b.png" --presets "$work/tiny.json" \
   --set schedule.lr_max=0.01,0.003 --seeds 2 --steps 200 --out "$out" --time 00:05:00 --sbatch-arg=--mem=100
 check '[ -s "$out/sweep.json" ] && [ -s "$out/slurm/cells.sbatch" ] && grep -q "^#SBATCH --array=0-7$" "$out/slurm/cells.sbatch"'
@@ -109,6 +110,17 @@ check '[ $(grep -c ",done," "$out2/results.csv" 2>/dev/null) = 2 ]  # both cells
 check '[ $(grep -c "^== redraw sweep:" "$out2"/cells/000-*/train.log) = 2 ] && grep -q -- "--resume" "$out2"/cells/000-*/train.log  # cell 0 ran twice, resumed'
 check '[ $(grep -c "^== redraw sweep:" "$out2"/cells/001-*/train.log) = 1 ]  # cell 1 once'
 check 'python3 -c "import csv,sys; r=list(csv.DictReader(open(sys.argv[1]))); sys.exit(not all(float(x[\"seconds\"]) < 9 for x in r))" "$out2/results.csv"  # 8 s each, the resumed one too'
+# ---- a newline in a value would end its #SBATCH line and start a command: refused, nothing submitted ----
+touch_file="$work/injected"
+expect 2 "--partition: the partition holds a control character" -- "$redraw" sweep --slurm --images "$work/a.png" \
+  --presets "$work/tiny.json" --steps 10 --out "$work/inj1" --partition $'debug\n#SBATCH --wrap="touch '"$touch_file"'"'
+expect 2 "--time: the time limit holds a control character" -- "$redraw" sweep --slurm --images "$work/a.png" \
+  --presets "$work/tiny.json" --steps 10 --out "$work/inj2" --time $'00:05:00\ntouch '"$touch_file"
+expect 2 "--out: the sweep's folder holds a control character" -- "$redraw" sweep --slurm --images "$work/a.png" \
+  --presets "$work/tiny.json" --steps 10 --out "$work/inj3"$'\ntouch '"$touch_file"
+check '[ ! -e "$work/inj1" ] && [ ! -e "$work/inj2" ] && [ -z "$(squeue -h 2>/dev/null)" ]  # nothing written or submitted'
+sleep 1
+check '[ ! -e "$touch_file" ]  # no injected command ran'
 if [ "$failures" != 0 ]; then
   for f in "$out"/slurm/*.out "$out2"/slurm/*.out "$cluster"/*.log; do [ -f "$f" ] && { echo "--- $f"; tail -15 "$f"; }; done
 fi
