@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -345,11 +346,33 @@ void check_grid(const SweepGrid& g) {
 }
 } // namespace
 
+int64_t sweep_cell_count(size_t images, size_t presets, const std::vector<SweepAxis>& axes, int64_t seeds) {
+  const auto times = [](int64_t a, uint64_t b) {
+    if (a == 0 || b == 0) return int64_t(0);
+    return uint64_t(a) > uint64_t(std::numeric_limits<int64_t>::max()) / b ? std::numeric_limits<int64_t>::max()
+                                                                            : int64_t(uint64_t(a) * b);
+  };
+  int64_t n = times(times(1, images), presets);
+  for (const SweepAxis& a : axes) n = times(n, a.values.size());
+  return times(n, uint64_t(std::max<int64_t>(seeds, 0)));
+}
+
 SweepPlan build_sweep_plan(const SweepGrid& grid) {
   check_grid(grid);
   SweepPlan plan;
   plan.grid = grid;
   plan.grid.images = expand_images(grid.images);
+  const int64_t cells = sweep_cell_count(plan.grid.images.size(), grid.presets.size(), grid.axes, grid.seeds);
+  if (cells > k_max_sweep_cells) {
+    std::string product = std::to_string(plan.grid.images.size()) + " images x " +
+                          std::to_string(grid.presets.size()) + " presets";
+    for (const SweepAxis& a : grid.axes) product += " x " + std::to_string(a.values.size()) + " " + a.key;
+    product += " x " + std::to_string(grid.seeds) + " seeds";
+    throw ConfigError("the grid has " + (cells == std::numeric_limits<int64_t>::max() ? std::string("too many")
+                                                                                        : std::to_string(cells)) +
+                      " cells (" + product + "); one sweep runs at most " + std::to_string(k_max_sweep_cells) +
+                      ": split it into several sweeps");
+  }
   std::map<std::string, std::pair<int32_t, int32_t>> image_sizes;
   for (const std::string& image : plan.grid.images) {
     const ImageInfo info = probe_image_file(image);
@@ -458,6 +481,9 @@ SweepPlan parse_sweep_plan(const json& j, const std::string& source) {
     g.max_side = j.at("max_side").get<int32_t>();
     g.backend = j.at("backend").get<std::string>();
     g.checkpoint_every = j.at("checkpoint_every").get<int64_t>();
+    if (j.at("cells").size() > size_t(k_max_sweep_cells))
+      throw ConfigError(source + ": lists " + std::to_string(j.at("cells").size()) + " cells; a sweep holds at most " +
+                        std::to_string(k_max_sweep_cells));
     for (const json& c : j.at("cells")) {
       SweepCell cell;
       cell.index = c.at("index").get<int64_t>();

@@ -83,7 +83,13 @@ SweepPlan build_sweep_plan(const SweepGrid& grid);
 nlohmann::json sweep_plan_json(const SweepPlan& plan);
 /// Reads it back; ConfigError naming `source` when it is not a sweep of this version.
 SweepPlan parse_sweep_plan(const nlohmann::json& j, const std::string& source);
-/// The largest sweep.json read (a plan of about 100,000 cells).
+/// The most cells one sweep holds: a grid past it is refused before it is expanded (split it into
+/// several sweeps), and so is a sweep.json that lists more.
+inline constexpr int64_t k_max_sweep_cells = 10000;
+/// The number of cells of images x presets x each axis's values x seeds, saturating at
+/// INT64_MAX (never overflowing), computed without expanding the grid.
+int64_t sweep_cell_count(size_t images, size_t presets, const std::vector<SweepAxis>& axes, int64_t seeds);
+/// The largest sweep.json read.
 inline constexpr uint64_t k_max_sweep_file_bytes = uint64_t(256) << 20;
 /// DIR/sweep.json written atomically / read (ConfigError when missing or unreadable, when it is
 /// not a regular file, a FIFO or a device, or over k_max_sweep_file_bytes: read_user_text).

@@ -11,6 +11,7 @@
 
 #include <doctest/doctest.h>
 
+#include <limits>
 #include <set>
 
 namespace redraw {
@@ -230,6 +231,38 @@ TEST_CASE("sweep estimate: cells in waves of the jobs") {
   CHECK(estimate_sweep_seconds(plan, {0, 1, 2, 3, 4}, {2, 1}) == doctest::Approx(3 * one));
   CHECK(estimate_sweep_seconds(plan, {0, 1}, {1, 2}) == doctest::Approx(2 * estimate_cell_seconds(plan.grid, cell, 2)));
   CHECK(estimate_sweep_seconds(plan, {}, {2, 1}) == 0);
+}
+
+TEST_CASE("sweep plan: a grid past the cell limit is refused before it is expanded, naming its product") {
+  test::ScopedEnv assets("REDRAW_ASSETS", test::test_assets().string());
+  Images images;
+  std::string thousand;
+  for (int i = 0; i < 1000; ++i) thousand += (i ? "," : "") + std::to_string(i + 1);
+  SweepGrid g;
+  g.images = {images.dir.path.string()};
+  g.presets = {"siren"};
+  g.axes = {parse_sweep_axis("model.omega_0=" + thousand), parse_sweep_axis("schedule.lr_max=" + thousand)};
+  g.seeds = 1;
+  CHECK(error_of(g).find("the grid has 2000000 cells (2 images x 1 presets x 1000 model.omega_0 x 1000 schedule.lr_max x 1 seeds); one sweep runs at most "
+                 "10000") == 0);
+  // The count never overflows: 20 axes of 1000 values is far past int64.
+  std::vector<SweepAxis> many(20, parse_sweep_axis("model.omega_0=" + thousand));
+  CHECK(sweep_cell_count(1, 1, many, 1) == std::numeric_limits<int64_t>::max());
+  CHECK(sweep_cell_count(3, 2, {parse_sweep_axis("a=1,2,3")}, 4) == 72);
+  CHECK(sweep_cell_count(0, 2, {}, 4) == 0);
+}
+
+TEST_CASE("sweep plan: a sweep.json listing more cells than a sweep holds is refused before its cells are read") {
+  nlohmann::json j = sweep_plan_json(SweepPlan{});
+  j["cells"] = nlohmann::json::array();
+  for (int64_t i = 0; i <= k_max_sweep_cells; ++i) j["cells"].push_back(nlohmann::json::object());
+  std::string why;
+  try {
+    parse_sweep_plan(j, "shared/sweep.json");
+  } catch (const ConfigError& e) {
+    why = e.what();
+  }
+  CHECK(why == "shared/sweep.json: lists 10001 cells; a sweep holds at most 10000");
 }
 
 } // namespace redraw
