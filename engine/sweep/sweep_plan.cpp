@@ -1,6 +1,8 @@
 #include "engine/sweep/sweep_plan.h"
 
 #include "engine/atomic_file.h"
+#include "engine/backend_names.h"
+#include "engine/display_text.h"
 #include "engine/errors.h"
 #include "engine/images/image.h"
 #include "engine/json_read.h"
@@ -236,7 +238,17 @@ SweepGrid parse_sweep_spec(const json& j, const std::string& source) {
   if (j.contains("steps")) g.steps = spec_number<int64_t>(j, "steps", 0, 1e12, source);
   if (j.contains("max_side")) g.max_side = spec_number<int32_t>(j, "max_side", 0, k_max_train_side, source);
   if (j.contains("checkpoint_every")) g.checkpoint_every = spec_number<int64_t>(j, "checkpoint_every", 0, 1e12, source);
-  if (j.contains("backend")) g.backend = string_list(j["backend"], "backend", source).at(0);
+  if (j.contains("backend")) {
+    const json& b = j["backend"];
+    std::string known;
+    for (const char* name : k_backend_choices) known += (known.empty() ? "" : ", ") + std::string(name);
+    if (!b.is_string()) throw ConfigError(source + ": backend: must be one name (" + known + ")");
+    g.backend = b.get<std::string>();
+    bool found = false;
+    for (const char* name : k_backend_choices) found = found || g.backend == name;
+    if (!found)
+      throw ConfigError(source + ": backend: '" + escape_control(g.backend) + "' is not a backend (known: " + known + ")");
+  }
   if (j.contains("size")) {
     const std::string s = string_list(j["size"], "size", source).at(0);
     const size_t x = s.find_first_of("xX");

@@ -246,7 +246,8 @@ TEST_CASE("a whole PNG with empty ancillary chunks opens whole: libpng's warning
   // each of length 0, before a complete IDAT. libpng skips each with a warning ("iCCP: too short").
   const std::vector<const char*> empty = {"bKGD", "cHRM", "gAMA", "hIST", "iCCP", "iTXt", "oFFs", "pCAL", "pHYs",
                                           "sBIT", "sCAL", "sPLT", "sRGB", "sTER", "tEXt", "tIME", "tRNS", "zTXt"};
-  for (const auto& [w, h] : {std::pair{1, 1}, std::pair{64, 48}}) {
+  for (const auto& size : {std::pair{1, 1}, std::pair{64, 48}}) {
+    const int w = size.first, h = size.second; // named copies: clang's CAPTURE refuses structured bindings
     CAPTURE(w);
     const auto rgb = textured_rgb(w, h);
     const Decoded plain = decode(stored_png(rgb, w, h).bytes, "plain.png");

@@ -188,6 +188,18 @@ TEST_CASE("sweep spec file: the grid's fields, unknown keys named") {
   } catch (const ConfigError& e) {
     CHECK(std::string(e.what()) == "spec.json: imgs: unknown key");
   }
+  // The backend is checked up front, naming the field (not a library's words, not every cell failing).
+  const auto backend_error = [](const nlohmann::json& b) {
+    try {
+      (void)parse_sweep_spec(nlohmann::json{{"images", {"x.png"}}, {"presets", {"siren"}}, {"backend", b}}, "spec.json");
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  CHECK(backend_error(nlohmann::json::array()) == "spec.json: backend: must be one name (auto, cpu, cuda)");
+  CHECK(backend_error("evil") == "spec.json: backend: 'evil' is not a backend (known: auto, cpu, cuda)");
+  CHECK(backend_error("cpu") == "(no error)");
 }
 
 TEST_CASE("sweep jobs: one per core under a time limit or for small steps; one with every thread for large steps") {
