@@ -54,3 +54,14 @@ set_tests_properties(damaged_images PROPERTIES ENVIRONMENT "REDRAW_ASSETS=${CMAK
 # naming the file and the field, never a crash.
 add_test(NAME deep_json COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/deep_json.sh $<TARGET_FILE:redraw>)
 set_tests_properties(deep_json PROPERTIES ENVIRONMENT "REDRAW_ASSETS=${CMAKE_SOURCE_DIR}/assets" TIMEOUT 120)
+
+# Under the sanitizers, the shell tests that start the GUI preload what the GUI smoke tests do
+# (tests/gui/gui.cmake): the GL driver stays loaded at exit, so LeakSanitizer can name it and the
+# suppressions for its leaks apply (unloaded, its leaks show as "<unknown module>").
+if(REDRAW_TEST_LD_PRELOAD)
+  foreach(_t gui_hostile aspect_ratios gui_signals)
+    if(TEST ${_t})
+      set_property(TEST ${_t} APPEND PROPERTY ENVIRONMENT "LD_PRELOAD=${REDRAW_TEST_LD_PRELOAD}")
+    endif()
+  endforeach()
+endif()
