@@ -82,6 +82,24 @@ struct SweepCommand {
   std::vector<std::string> sbatch_args; ///< passed to sbatch as they are
 };
 
+/// `redraw bench`: a named protocol over a folder of images, as a sweep, and its table
+/// (app/cli_bench.cpp; docs/benchmark.md).
+struct BenchCommand {
+  std::string protocol;             ///< kodak-paper | kodak-minute | smoke (engine/bench/bench_protocol.h)
+  std::string images;               ///< the images' folder (default: the protocol's)
+  std::string out;                  ///< the bench's folder
+  std::string methods;              ///< "instant,siren": a subset of the protocol's methods (default: all)
+  std::optional<double> time_limit; ///< overrides a timed protocol's seconds per cell (a quick check)
+  std::optional<int32_t> jobs;      ///< cells side by side (default: by the rule of sweep_jobs.h)
+  std::string backend;              ///< auto | cpu | cuda (default auto)
+  bool dry_run = false;             ///< print the plan and the estimate, run nothing
+  bool retry_failed = false;
+  bool slurm = false;               ///< submit the cells as a Slurm job array (then run bench again to tabulate)
+  std::string partition, time;
+  std::optional<int32_t> gpus_per_task, cpus_per_task;
+  std::vector<std::string> sbatch_args;
+};
+
 /// What `train` trains without --preset or --config: the app's first-launch preset too, fast on
 /// a CPU at any size (a hash grid and minibatches).
 constexpr const char* k_default_preset = "instant";
@@ -96,5 +114,7 @@ bool is_image_path(const std::string& file);
 int run_timelapse(const TimelapseCommand& o);
 /// `threads`: the total CPU threads the cells share (0: every core).
 int run_sweep(const SweepCommand& o, int threads);
+/// `threads`: the total CPU threads the cells share (0: every core); decoding is timed with them.
+int run_bench(const BenchCommand& o, int threads);
 
 } // namespace redraw::cli

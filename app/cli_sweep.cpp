@@ -19,7 +19,6 @@
 
 namespace redraw::cli {
 
-namespace {
 std::string self_path() {
   std::error_code ec;
   const std::filesystem::path p = std::filesystem::read_symlink("/proc/self/exe", ec);
@@ -27,6 +26,7 @@ std::string self_path() {
   return p.string();
 }
 
+namespace {
 std::vector<std::string> split_list(const std::string& text) {
   std::vector<std::string> out;
   size_t start = 0;
@@ -195,7 +195,11 @@ int run_sweep(const SweepCommand& o, int threads) {
   if (o.out.empty()) throw UsageError("give the sweep's folder: --out DIR");
   if (o.cell && o.collect) throw UsageError("--cell and --collect: give one, not both");
   SweepPlan plan;
-  SweepSite site{std::filesystem::absolute(o.out).lexically_normal(), &plan, self_path(), o.retry_failed};
+  SweepSite site;
+  site.dir = std::filesystem::absolute(o.out).lexically_normal();
+  site.plan = &plan;
+  site.redraw = self_path();
+  site.retry_failed = o.retry_failed;
   if (o.collect || o.cell) return run_saved(o, site, plan, threads);
 
   plan = plan_of(o, site.dir);

@@ -29,12 +29,21 @@ namespace redraw::cli {
 /// The largest metrics.csv a sweep reads (the history limit's 2^21 rows at about 100 bytes each).
 inline constexpr uint64_t k_max_metrics_bytes = uint64_t(256) << 20;
 
+/// A figure from elsewhere (a paper's row) drawn on report.html's PSNR-against-time charts as a
+/// dashed horizontal line at its PSNR, labelled; never mixed with the cells' figures.
+struct ReportReference {
+  std::string label; ///< "GaussianImage (published, 560K, 107 s)"
+  double psnr_db = 0;
+};
+
 /// What every cell of one sweep run shares.
 struct SweepSite {
   std::filesystem::path dir; ///< the sweep's folder (absolute)
   const SweepPlan* plan = nullptr;
   std::string redraw; ///< this program's path, run for each cell
   bool retry_failed = false;
+  std::vector<ReportReference> references; ///< drawn on report.html's charts (redraw bench's published rows)
+  std::string title = "Redraw sweep";      ///< report.html's heading, before the folder's name
 };
 
 /// The lock file a sweep holds in a cell's folder while it runs the cell (train holds its own,
@@ -59,8 +68,9 @@ public:
   double seconds() const;
   /// The process ended with `wait_status` (waitpid's): measures the cell and writes its
   /// result.json (done or failed; a cell stopped by a signal stays unfinished), then releases the
-  /// lock. Never throws: a result that cannot be written is a note.
-  const CellResult& finish(int wait_status);
+  /// lock. Never throws: a result that cannot be written is a note. `peak_rss_bytes`: the
+  /// process's peak resident memory (wait4's ru_maxrss), 0 when not known.
+  const CellResult& finish(int wait_status, int64_t peak_rss_bytes = 0);
   const CellResult& result() const { return m_result; }
 
 private:
@@ -79,6 +89,9 @@ private:
   uintmax_t m_log_start = 0; ///< where this run's lines start in train.log
   CellResult m_result;
 };
+
+/// This program's path (/proc/self/exe), run for each cell. IoError when it cannot be found.
+std::string self_path();
 
 /// One line for a cell that ended: "done 003-... 2000 steps 10.0 s PSNR 28.41 dB SSIM 0.8123".
 std::string cell_line(const SweepCell& cell, const CellResult& r);

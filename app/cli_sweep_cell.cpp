@@ -219,9 +219,10 @@ void CellRun::measure_done() {
     if (std::regex_search(line, m, banner)) m_result.backend = m[1];
 }
 
-const CellResult& CellRun::finish(int wait_status) {
+const CellResult& CellRun::finish(int wait_status, int64_t peak_rss_bytes) {
   m_result = {};
   m_result.threads = m_threads;
+  m_result.peak_host_bytes = peak_rss_bytes;
   m_result.wall_seconds = seconds();
   const int code = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : -1;
   const int sig = WIFSIGNALED(wait_status) ? WTERMSIG(wait_status) : 0;

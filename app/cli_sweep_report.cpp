@@ -220,6 +220,7 @@ double nice_step(double span, int parts) {
 /// Every cell's PSNR curve and the axes all charts share, so charts compare at a glance.
 struct Curves {
   std::vector<std::vector<std::pair<double, double>>> cells;
+  std::vector<ReportReference> references;
   double x_max = 0, x_step = 1, y_min = INFINITY, y_max = -INFINITY, y_step = 1;
 };
 
@@ -233,6 +234,12 @@ Curves read_curves(const SweepSite& site) {
       c.y_max = std::max(c.y_max, y);
     }
   }
+  for (const ReportReference& r : site.references)
+    if (std::isfinite(r.psnr_db)) {
+      c.references.push_back(r);
+      c.y_min = std::min(c.y_min, r.psnr_db);
+      c.y_max = std::max(c.y_max, r.psnr_db);
+    }
   if (!(c.y_min < c.y_max)) {
     c.y_min = std::isfinite(c.y_min) ? c.y_min - 1 : 0;
     c.y_max = c.y_min + 2;
@@ -275,6 +282,13 @@ std::string curve_svg(const ConfigurationSummary& conf, const Curves& c, const S
                 (left + w - right) / 2, h - 3, (top + h - bottom) / 2, (top + h - bottom) / 2, left, top,
                 w - left - right, h - top - bottom);
   s += b;
+  for (const ReportReference& r : c.references) {
+    std::snprintf(b, sizeof b,
+                  "<g class=\"reference\"><line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#555\" "
+                  "stroke-dasharray=\"4 3\"/><text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"#555\">",
+                  left, w - right, py(r.psnr_db), py(r.psnr_db), w - right - 2, py(r.psnr_db) - 2);
+    s += b + html(r.label) + "</text><title>" + html(r.label) + "</title></g>";
+  }
   for (const int64_t k : conf.cells) {
     const auto& points = c.cells[size_t(k)];
     if (points.empty()) continue;
@@ -355,9 +369,9 @@ std::string sweep_report_html(const SweepSite& site, const std::vector<CellResul
   char when[64];
   const std::time_t now = std::time(nullptr);
   std::strftime(when, sizeof when, "%Y-%m-%d %H:%M", std::localtime(&now));
-  std::string s = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Redraw sweep: " +
-                  html(site.dir.filename().string()) + "</title>\n" + k_style + "</head><body>\n";
-  s += "<h1>Redraw sweep: " + html(site.dir.filename().string()) + "</h1>\n";
+  std::string s = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + html(site.title) +
+                  ": " + html(site.dir.filename().string()) + "</title>\n" + k_style + "</head><body>\n";
+  s += "<h1>" + html(site.title) + ": " + html(site.dir.filename().string()) + "</h1>\n";
   s += "<p class=\"meta\">" + html(axes_text(*site.plan)) + "</p>\n";
   s += "<p class=\"meta\">" + std::to_string(done) + " done, " + std::to_string(failed) + " failed, " +
        std::to_string(int64_t(results.size()) - done - failed) + " not ended; written " + when +

@@ -5,6 +5,7 @@
 #include "engine/errors.h"
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -15,6 +16,13 @@
 namespace redraw::cli {
 
 namespace {
+/// A cell whose process ended: its wait status and peak resident memory.
+struct Reaped {
+  std::unique_ptr<CellRun> run;
+  int status = 0;
+  int64_t peak_rss_bytes = 0;
+};
+
 /// The cells running now, by process id, and what the bar shows about them.
 class CellPool {
 public:
@@ -51,12 +59,13 @@ public:
 
   /// Waits a moment for a cell to end; finishes those that did. Tells the cells to stop (once)
   /// when the sweep was.
-  void reap(std::vector<std::pair<std::unique_ptr<CellRun>, int>>& done) {
+  void reap(std::vector<Reaped>& done) {
     int status = 0;
-    for (pid_t pid; (pid = ::waitpid(-1, &status, WNOHANG)) > 0;) {
+    struct rusage usage {};
+    for (pid_t pid; (pid = ::wait4(-1, &status, WNOHANG, &usage)) > 0;) {
       const auto it = m_running.find(pid);
       if (it == m_running.end()) continue;
-      done.emplace_back(std::move(it->second), status);
+      done.push_back({std::move(it->second), status, int64_t(usage.ru_maxrss) * 1024});
       m_running.erase(it);
     }
     if (interrupted() && !m_stopping) {
@@ -66,8 +75,8 @@ public:
     }
   }
 
-  void finish(CellRun& run, int status) {
-    ended(run.cell(), run.finish(status));
+  void finish(CellRun& run, int status, int64_t peak_rss_bytes) {
+    ended(run.cell(), run.finish(status, peak_rss_bytes));
     if (const std::string why = write_error([&] { write_results_csv(m_site); }); !why.empty()) print_note(why);
   }
 
@@ -109,7 +118,7 @@ private:
 int64_t run_sweep_cells(const SweepSite& site, const std::vector<int64_t>& todo, const SweepJobs& jobs) {
   CellPool pool(site, jobs, int64_t(todo.size()));
   size_t next = 0;
-  std::vector<std::pair<std::unique_ptr<CellRun>, int>> done;
+  std::vector<Reaped> done;
   for (;;) {
     pool.fill(todo, next);
     if (pool.idle() && (next >= todo.size() || interrupted())) break;
@@ -117,8 +126,8 @@ int64_t run_sweep_cells(const SweepSite& site, const std::vector<int64_t>& todo,
     // The next cell starts before this one is measured, so no job slot waits for the measuring.
     if (!done.empty()) {
       pool.fill(todo, next);
-      for (auto& [run, status] : done)
-        pool.finish(*run, status);
+      for (Reaped& r : done)
+        pool.finish(*r.run, r.status, r.peak_rss_bytes);
       done.clear();
       continue;
     }
@@ -144,11 +153,12 @@ int run_one_cell(const SweepSite& site, int64_t index, int32_t threads) {
   }
   int status = 0;
   bool told = false;
-  while (::waitpid(run.pid(), &status, WNOHANG) == 0) {
+  struct rusage usage {};
+  while (::wait4(run.pid(), &status, WNOHANG, &usage) == 0) {
     if (interrupted() && !told) told = ::kill(run.pid(), SIGTERM) == 0;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  const CellResult& r = run.finish(status);
+  const CellResult& r = run.finish(status, int64_t(usage.ru_maxrss) * 1024);
   std::fprintf(stderr, "%s\n", cell_line(cell, r).c_str());
   if (r.status == CellStatus::Unfinished) return interrupted() ? interrupted_exit_code() : 128 + SIGTERM;
   return r.status == CellStatus::Failed ? k_exit_failure : k_exit_ok;

@@ -220,6 +220,31 @@ CLI::App* add_sweep_command(CLI::App& app, SweepCommand& sweep, int& threads) {
   return cmd;
 }
 
+CLI::App* add_bench_command(CLI::App& app, BenchCommand& bench, int& threads) {
+  auto* cmd = app.add_subcommand("bench", "Benchmark a protocol's methods on its images and write the table "
+                                          "(kodak-paper, kodak-minute, smoke; docs/benchmark.md)");
+  cmd->add_option("protocol", bench.protocol, "kodak-paper, kodak-minute or smoke")->required();
+  cmd->add_option("--images", bench.images, "The images' folder (default: the protocol's, ../shared/images/kodak)");
+  cmd->add_option("--out", bench.out, "The bench's folder (a sweep folder, with table.md)")->required();
+  cmd->add_option("--methods", bench.methods, "Only these of the protocol's methods, comma-separated: instant,siren");
+  cmd->add_option("--time-limit", bench.time_limit, "Seconds of training per cell, instead of a timed protocol's own")
+      ->check(number_above_zero(false));
+  cmd->add_option("--jobs", bench.jobs, "Cells side by side (default: by the grid and the cores)")->check(CLI::Range(1, 1024));
+  cmd->add_option("--backend", bench.backend, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  cmd->add_option("--threads", threads, "CPU threads the cells share (default 0: every core)")->check(CLI::Range(0, 1024));
+  cmd->add_flag("--dry-run", bench.dry_run, "Print the plan and the estimate; run nothing");
+  cmd->add_flag("--retry-failed", bench.retry_failed, "Train the cells that failed again");
+  cmd->add_flag("--slurm", bench.slurm, "Submit the cells as a Slurm job array (run bench again to tabulate)")->group("Slurm");
+  cmd->add_option("--partition", bench.partition, "sbatch --partition")->group("Slurm");
+  cmd->add_option("--time", bench.time, "sbatch --time for each cell, HH:MM:SS")->group("Slurm");
+  cmd->add_option("--gpus-per-task", bench.gpus_per_task, "sbatch --gpus-per-task")->check(CLI::Range(1, 64))->group("Slurm");
+  cmd->add_option("--cpus-per-task", bench.cpus_per_task, "sbatch --cpus-per-task (each cell's threads)")
+      ->check(CLI::Range(1, 1024))->group("Slurm");
+  cmd->add_option("--sbatch-arg", bench.sbatch_args, "An argument for sbatch, as it is (repeatable)")
+      ->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)->allow_extra_args(false)->group("Slurm");
+  return cmd;
+}
+
 CLI::App* add_info_command(CLI::App& app, InfoCommand& info) {
   auto* cmd = app.add_subcommand("info", "Describe a model or an image, or the backends with --backends");
   cmd->add_option("model", info.model, ".redraw model, or an image (format, size, orientation, colour profile)");
@@ -234,12 +259,12 @@ CLI::App* add_info_command(CLI::App& app, InfoCommand& info) {
 /// typo, refused here rather than opening a window that then cannot load it. Nothing (-1) when
 /// the command line is not a lone word.
 int open_positional(int argc, char** argv, GuiOptions& gui) {
-  const std::set<std::string> commands = {"gui", "train", "render", "timelapse", "info", "sweep"};
+  const std::set<std::string> commands = {"gui", "train", "render", "timelapse", "info", "sweep", "bench"};
   if (argc != 2 || argv[1][0] == '-' || commands.count(argv[1])) return -1;
   std::error_code ec;
   const auto status = std::filesystem::status(argv[1], ec);
   if (ec || !std::filesystem::exists(status) || std::filesystem::is_directory(status)) {
-    print_error(std::string("'") + argv[1] + "' is neither a command (gui, train, render, timelapse, info, sweep) nor an image file");
+    print_error(std::string("'") + argv[1] + "' is neither a command (gui, train, render, timelapse, info, sweep, bench) nor an image file");
     std::cerr << "run `redraw --help` for usage" << std::endl;
     return k_exit_usage;
   }
@@ -319,6 +344,8 @@ int main(int argc, char** argv) {
   CLI::App* info_cmd = add_info_command(app, info);
   SweepCommand sweep;
   CLI::App* sweep_cmd = add_sweep_command(app, sweep, threads);
+  BenchCommand bench;
+  CLI::App* bench_cmd = add_bench_command(app, bench, threads);
 
   if (const int code = open_positional(argc, argv, gui); code >= 0) return code;
   try {
@@ -339,6 +366,7 @@ int main(int argc, char** argv) {
     if (lapse_cmd->parsed()) return run_timelapse(lapse);
     if (info_cmd->parsed()) return run_info(info);
     if (sweep_cmd->parsed()) return run_sweep(sweep, threads);
+    if (bench_cmd->parsed()) return run_bench(bench, threads);
     if (gui_image_memory_mb) gui.max_image_memory_mb = double(decode_limits(gui_image_memory_mb).max_bytes >> 20);
     return open_gui(&gui);
   });

@@ -40,6 +40,7 @@ struct CellResult {
   std::string backend;     ///< what it trained on ("cpu", "cuda")
   int32_t threads = 0;     ///< CPU threads it was given (0: train chose)
   double wall_seconds = 0; ///< its processes' wall time: start, training, saving, measuring
+  int64_t peak_host_bytes = 0; ///< its train process's peak resident memory (this run's; 0: not known)
   std::string error;       ///< why it failed; "" otherwise
 };
 

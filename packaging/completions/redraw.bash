@@ -19,7 +19,7 @@ _redraw() {
   local cmd="" i
   for ((i = 1; i < cword; i++)); do
     case "${words[i]}" in
-    gui | train | render | timelapse | info | sweep)
+    gui | train | render | timelapse | info | sweep | bench)
       cmd="${words[i]}"
       break
       ;;
@@ -38,7 +38,7 @@ _redraw() {
     ;;
   --config | --spec) _filedir json; return ;;
   --images) _filedir "@($images)"; _filedir -d; return ;;
-  --presets) COMPREPLY=($(compgen -W "$(_redraw_presets)" -- "$cur")); return ;;
+  --presets | --methods) COMPREPLY=($(compgen -W "$(_redraw_presets)" -- "$cur")); return ;;
   --model | --resume) _filedir redraw; return ;;
   --out) _filedir -d; return ;;
   --screenshot) _filedir png; return ;;
@@ -66,6 +66,8 @@ _redraw() {
   sweep) opts="--help --images --presets --set --spec --seeds --time-limit --steps --size --max-side --jobs
                --checkpoint-every --out --cell --collect --dry-run --retry-failed --backend --threads --slurm
                --partition --time --gpus-per-task --cpus-per-task --sbatch-arg" ;;
+  bench) opts="--help --images --out --methods --time-limit --jobs --backend --threads --dry-run --retry-failed --slurm
+               --partition --time --gpus-per-task --cpus-per-task --sbatch-arg" ;;
   esac
   if [[ $cur == -* ]]; then
     COMPREPLY=($(compgen -W "$opts" -- "$cur"))
@@ -74,12 +76,13 @@ _redraw() {
 
   case "$cmd" in
   "")
-    COMPREPLY=($(compgen -W "gui train render timelapse info sweep" -- "$cur"))
+    COMPREPLY=($(compgen -W "gui train render timelapse info sweep bench" -- "$cur"))
     _filedir "@($images|redraw)"
     ;;
   gui) _filedir "@($images)" ;;
   train) _filedir "@($images)" ;;
   render | timelapse | info) _filedir redraw ;;
   sweep) _filedir -d ;;
+  bench) COMPREPLY=($(compgen -W "kodak-paper kodak-minute smoke" -- "$cur")) ;;
   esac
 } && complete -F _redraw redraw

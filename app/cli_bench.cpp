@@ -1,0 +1,262 @@
+// `redraw bench PROTOCOL`: the protocol's images x methods x seeds planned as a sweep (each cell's
+// network sized to its method's budget), printed, run here or submitted to Slurm, then each done
+// cell measured and the table written (cli_bench.h; docs/benchmark.md).
+#include "app/cli_bench.h"
+
+#include "app/backend_registry.h"
+#include "app/cli_common.h"
+#include "app/cli_version.h"
+#include "engine/display_text.h"
+#include "engine/errors.h"
+#include "engine/json_read.h"
+#include "engine/model_spec.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <thread>
+
+namespace redraw::cli {
+
+namespace {
+/// The protocol's images: the folder's image files by name, the first image_count of them.
+std::vector<std::string> protocol_images(const BenchProtocol& p, const std::string& option) {
+  const std::string folder = option.empty() ? p.default_images : option;
+  if (folder.empty())
+    throw UsageError("protocol " + p.name + " has no default images: give --images DIR (" +
+                     std::to_string(p.image_count) + " images, the first by name, are used)");
+  std::error_code ec;
+  const std::filesystem::path dir = std::filesystem::absolute(folder).lexically_normal();
+  if (!std::filesystem::is_directory(dir, ec))
+    throw UsageError(std::string(option.empty() ? "the default images folder " : "--images: ") + folder + " (" +
+                     dir.string() + ") is not a folder" +
+                     (option.empty() ? "; give the Kodak images' folder with --images DIR" : ""));
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+    if (e.is_regular_file(ec) && is_image_path(e.path().string())) files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  if (p.image_count > 0 && int32_t(files.size()) > p.image_count) files.resize(size_t(p.image_count));
+  if (files.empty() || (p.image_count > 0 && int32_t(files.size()) < p.image_count))
+    throw UsageError(dir.string() + ": holds " + std::to_string(files.size()) + " image(s); protocol " + p.name +
+                     " needs " + (p.image_count > 0 ? std::to_string(p.image_count) : std::string("at least 1")));
+  if (p.expected_images > 0 && int32_t(files.size()) != p.expected_images)
+    print_note(dir.string() + " holds " + std::to_string(files.size()) + " images; protocol " + p.name + " is defined on " +
+               std::to_string(p.expected_images) + " (the table says so)");
+  return files;
+}
+
+const BenchMethod& method_of(const BenchProtocol& p, const std::string& preset) {
+  for (const BenchMethod& m : p.methods)
+    if (m.preset == preset) return m;
+  throw ConfigError("the plan names method " + preset + ", which protocol " + p.name + " does not have");
+}
+
+/// The sweep: images x methods x seeds, each cell's config that of its method sized for its image.
+SweepPlan bench_plan(const BenchProtocol& p, const std::vector<std::string>& images, const std::string& backend,
+                     double time_limit) {
+  SweepGrid g;
+  g.images = images;
+  for (const BenchMethod& m : p.methods)
+    g.presets.push_back(m.preset);
+  g.seeds = p.seeds;
+  g.time_limit = time_limit;
+  g.max_side = p.max_side;
+  g.backend = backend.empty() ? "auto" : backend;
+  SweepPlan plan = build_sweep_plan(g);
+  for (SweepCell& cell : plan.cells) {
+    const uint64_t seed = cell.config.training.seed;
+    RunConfig c = bench_method_config(p, method_of(p, cell.preset), cell.train_width, cell.train_height);
+    c.training.seed = seed;
+    c.data.max_side = cell.config.data.max_side;
+    cell.config = parse_run_config(to_json(c), "method " + cell.preset + " of protocol " + p.name); // checked as train reads it
+  }
+  return plan;
+}
+
+std::vector<PublishedRow> published_rows(const BenchProtocol& p) {
+  if (p.published.empty()) return {};
+  const std::filesystem::path file = asset_dir() / "published" / (p.published + ".json");
+  std::string text;
+  if (const std::string why = read_user_text(file, 1 << 20, "a table of published rows", "1 MiB", text); !why.empty())
+    throw ConfigError(why);
+  return parse_published_rows(parse_json(text, file.string()), file.string());
+}
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos) {
+      std::string m = line.substr(line.find(':') + 1);
+      m.erase(0, m.find_first_not_of(' '));
+      return m;
+    }
+  return "unknown CPU";
+}
+
+/// The header's device and driver lines, from `describe_backends` and the cells' backend.
+void describe_device(const std::vector<CellResult>& results, BenchHeader& h) {
+  bool cuda = false;
+  for (const CellResult& r : results)
+    cuda = cuda || r.backend == "cuda";
+  const std::string backends = describe_backends();
+  h.device = cpu_model() + ", " + std::to_string(std::thread::hardware_concurrency()) + " hardware threads";
+  h.driver = "none (CPU backend)";
+  size_t at = backends.find("cuda:");
+  if (cuda && at != std::string::npos) {
+    const std::string line = backends.substr(at, backends.find('\n', at) - at);
+    h.device = line + "; host " + h.device;
+    h.driver = line;
+  }
+}
+
+void print_plan(const BenchProtocol& p, const SweepPlan& plan, const std::filesystem::path& dir,
+                const std::vector<int64_t>& todo, const SweepJobs& jobs, int32_t cores) {
+  std::printf("bench %s -> %s: %zu cells = %zu image(s) x %zu method(s) x %d seed(s)\n", p.name.c_str(),
+              escape_control(dir.string()).c_str(), plan.cells.size(), plan.grid.images.size(), p.methods.size(),
+              p.seeds);
+  std::printf("  images    %s .. %s\n",
+              escape_control(std::filesystem::path(plan.grid.images.front()).filename().string()).c_str(),
+              escape_control(std::filesystem::path(plan.grid.images.back()).filename().string()).c_str());
+  for (const BenchMethod& m : p.methods)
+    for (const SweepCell& c : plan.cells)
+      if (c.preset == m.preset) {
+        std::printf("  %-9s budget %lld: %lld parameters, hidden %d wide%s, at %dx%d, %s\n", m.preset.c_str(),
+                    static_cast<long long>(m.budget), static_cast<long long>(parameter_count(c.config.model)),
+                    c.config.model.hidden.empty() ? 0 : c.config.model.hidden.front(),
+                    c.config.model.encoding.kind == EncodingKind::HashGrid
+                        ? (", table 2^" + std::to_string(c.config.model.encoding.log2_hashmap_size)).c_str()
+                        : "",
+                    c.train_width, c.train_height,
+                    plan.grid.time_limit > 0 ? (format_seconds(plan.grid.time_limit) + " of training").c_str()
+                                             : (std::to_string(c.config.training.steps) + " steps").c_str());
+        break;
+      }
+  std::printf("  to run    %zu of %zu cells (%zu ended before)\n", todo.size(), plan.cells.size(),
+              plan.cells.size() - todo.size());
+  std::printf("  jobs      %d side by side, %s each, on %d core(s)\n", jobs.jobs,
+              jobs.threads > 0 ? (std::to_string(jobs.threads) + " CPU thread(s)").c_str() : "the GPU", cores);
+  std::printf("  estimate  %s of training%s, then about 2 s per cell to measure\n",
+              format_seconds(estimate_sweep_seconds(plan, todo, jobs)).c_str(),
+              plan.grid.time_limit > 0 ? "" : " (rough)");
+  std::fflush(stdout);
+}
+
+SweepCommand slurm_options(const BenchCommand& o) {
+  SweepCommand s;
+  s.out = o.out;
+  s.slurm = true;
+  s.partition = o.partition;
+  s.time = o.time;
+  s.gpus_per_task = o.gpus_per_task;
+  s.cpus_per_task = o.cpus_per_task;
+  s.sbatch_args = o.sbatch_args;
+  return s;
+}
+} // namespace
+
+int run_bench(const BenchCommand& o, int threads) {
+  if (o.out.empty()) throw UsageError("give the bench's folder: --out DIR");
+  BenchProtocol p;
+  try {
+    p = select_bench_methods(find_bench_protocol(o.protocol), o.methods);
+  } catch (const ConfigError& e) {
+    throw UsageError(e.what());
+  }
+  if (o.time_limit && !(*o.time_limit > 0)) throw UsageError("--time-limit: must be a positive number of seconds");
+  const bool stepped = std::any_of(p.methods.begin(), p.methods.end(), [](const BenchMethod& m) { return m.steps > 0; });
+  if (o.time_limit && stepped)
+    throw UsageError("--time-limit: protocol " + p.name + " trains its methods for a number of steps, not a time");
+  const double time_limit = o.time_limit ? *o.time_limit : (stepped ? 0.0 : p.time_limit);
+  const std::vector<std::string> images = protocol_images(p, o.images);
+  const std::vector<PublishedRow> published = published_rows(p); // a broken data file is refused before training
+
+  SweepPlan plan = bench_plan(p, images, o.backend, time_limit);
+  SweepSite site;
+  site.dir = std::filesystem::absolute(o.out).lexically_normal();
+  site.plan = &plan;
+  site.redraw = self_path();
+  site.retry_failed = o.retry_failed;
+  site.title = "Redraw bench " + p.name;
+  for (const PublishedRow& r : published)
+    site.references.push_back({r.method + " (published, " + std::to_string(r.parameters / 1000) + "K" +
+                                   (std::isfinite(r.train_seconds) ? ", " + format_seconds(r.train_seconds) : "") + ")",
+                               r.psnr_db});
+  std::error_code ec;
+  if (std::filesystem::exists(site.dir / "sweep.json", ec) && !same_sweep(plan, load_sweep_plan(site.dir)))
+    throw UsageError(site.dir.string() + " holds another bench or sweep (its sweep.json): give the same protocol, "
+                                         "--methods, --images and --time-limit to continue it, or another --out");
+  const int32_t cores = threads > 0 ? threads : int32_t(std::max(1u, std::thread::hardware_concurrency()));
+  const bool gpu = plan.grid.backend != "cpu" && cuda_available();
+  std::vector<int64_t> todo;
+  for (const SweepCell& c : plan.cells) {
+    const CellStatus s = read_cell_result(site.dir, c).status;
+    if (s != CellStatus::Done && (s != CellStatus::Failed || site.retry_failed)) todo.push_back(c.index);
+  }
+  const SweepJobs jobs = plan_sweep_jobs(plan, int64_t(todo.size()), cores, gpu, o.jobs.value_or(0));
+  const SweepCommand slurm = slurm_options(o);
+  if (o.slurm) check_slurm_options(site, slurm);
+  print_plan(p, plan, site.dir, todo, jobs, cores);
+  if (o.dry_run) return k_exit_ok;
+  std::filesystem::create_directories(site.dir, ec);
+  if (ec) throw IoError(site.dir.string() + ": cannot create the bench's folder (" + ec.message() + ")");
+  make_own_folder(site.dir / "cells");
+  save_sweep_plan(site.dir, plan);
+  if (o.slurm) {
+    const int code = submit_sweep(site, slurm);
+    if (code == k_exit_ok)
+      std::printf("when the jobs have ended, run this command again without --slurm to measure and write the table\n");
+    return code;
+  }
+
+  install_interrupt_handler();
+  (void)run_sweep_cells(site, todo, jobs);
+  if (interrupted()) return interrupted_exit_code();
+  const std::vector<CellResult> results = read_sweep_results(site.dir, plan);
+  std::vector<BenchCell> cells;
+  const std::string decode_backend = gpu ? "cuda" : "cpu";
+  Progress progress("measure");
+  for (size_t i = 0; i < plan.cells.size() && !interrupted(); ++i) {
+    progress.update(double(i) / double(plan.cells.size()), plan.cells[i].name);
+    cells.push_back(measure_bench_cell(site, plan.cells[i], results[i], method_of(p, plan.cells[i].preset),
+                                       decode_backend, 1.0));
+  }
+  progress.finish(std::to_string(cells.size()) + " cells measured");
+  if (interrupted()) return interrupted_exit_code();
+
+  BenchHeader h;
+  h.protocol = p.name;
+  h.summary = p.summary;
+  h.images_folder = std::filesystem::path(images.front()).parent_path().string();
+  h.image_count = int32_t(images.size());
+  h.threads = cores;
+  h.seeds = p.seeds;
+  h.commit = version_line();
+  describe_device(results, h);
+  std::string note;
+  if (o.time_limit) note += "--time-limit " + format_seconds(*o.time_limit) + " per cell (the protocol's is " +
+                            format_seconds(p.time_limit) + "); ";
+  if (p.expected_images > 0 && int32_t(images.size()) != p.expected_images)
+    note += std::to_string(images.size()) + " images, not the protocol's " + std::to_string(p.expected_images) + "; ";
+  note += "training: " + std::to_string(jobs.jobs) + " cell(s) side by side, " +
+          (jobs.threads > 0 ? std::to_string(jobs.threads) + " CPU thread(s) each" : std::string("on the GPU")) +
+          "; decode FPS timed alone after training with " + std::to_string(cores) + " thread(s)";
+  h.note = note;
+  std::vector<std::string> methods;
+  for (const BenchMethod& m : p.methods)
+    methods.push_back(m.preset);
+  write_bench_files(site, results, h, methods, cells, published);
+  int64_t done = 0, failed = 0;
+  for (const CellResult& r : results) {
+    done += r.status == CellStatus::Done;
+    failed += r.status == CellStatus::Failed;
+  }
+  std::printf("bench %s: %lld of %zu cells done, %lld failed -> %s\n", p.name.c_str(), static_cast<long long>(done),
+              results.size(), static_cast<long long>(failed),
+              escape_control((site.dir / "table.md").string()).c_str());
+  return failed > 0 ? k_exit_failure : k_exit_ok;
+}
+
+} // namespace redraw::cli

@@ -1,0 +1,82 @@
+#include "engine/bench/bench_protocol.h"
+
+#include "engine/bench/param_budget.h"
+#include "engine/errors.h"
+
+#include <limits>
+
+namespace redraw {
+
+const std::vector<BenchProtocol>& bench_protocols() {
+  // kodak-paper's budgets are the published rows' (assets/published/kodak.json); its step count is
+  // GaussianImage's own (50,000 iterations in its scripts/*/kodak.sh), as the papers' INR rows
+  // give no common one.
+  static const std::vector<BenchProtocol> protocols = {
+      {"kodak-paper", "the 24 Kodak images, each method at a published row's parameter budget, 50,000 steps", 0, 24,
+       "../shared/images/kodak", {{"instant", 300000, 50000}, {"siren", 273000, 50000}}, 0, 0, 1, "kodak"},
+      {"kodak-minute", "the 24 Kodak images, each photo preset at 300 K parameters for 60 s of training per image", 0,
+       24, "../shared/images/kodak", {{"instant", 300000, 0}, {"siren", 273000, 0}, {"fourier", 300000, 0}}, 60, 0, 1,
+       "kodak"},
+      {"smoke", "2 images at most 256 px, instant and siren at 20 K parameters, 2 s each (CI)", 2, 0, "",
+       {{"instant", 20000, 0}, {"siren", 20000, 0}}, 2, 256, 1, "kodak"},
+  };
+  return protocols;
+}
+
+const BenchProtocol& find_bench_protocol(const std::string& name) {
+  std::string known;
+  for (const BenchProtocol& p : bench_protocols()) {
+    if (p.name == name) return p;
+    known += (known.empty() ? "" : ", ") + p.name;
+  }
+  throw ConfigError("unknown benchmark protocol '" + name + "' (known: " + known + ")");
+}
+
+BenchProtocol select_bench_methods(const BenchProtocol& p, const std::string& methods) {
+  if (methods.empty()) return p;
+  std::vector<std::string> wanted;
+  size_t start = 0;
+  for (size_t comma; start <= methods.size(); start = comma + 1) {
+    comma = methods.find(',', start);
+    if (comma == std::string::npos) comma = methods.size();
+    if (comma > start) wanted.push_back(methods.substr(start, comma - start));
+  }
+  std::string known;
+  for (const BenchMethod& m : p.methods)
+    known += (known.empty() ? "" : ", ") + m.preset;
+  BenchProtocol out = p;
+  out.methods.clear();
+  for (const BenchMethod& m : p.methods)
+    for (const std::string& w : wanted)
+      if (w == m.preset) {
+        out.methods.push_back(m);
+        break;
+      }
+  for (const std::string& w : wanted) {
+    bool found = false;
+    for (const BenchMethod& m : p.methods)
+      found = found || m.preset == w;
+    if (!found)
+      throw ConfigError("--methods: '" + w + "' is not a method of protocol " + p.name + " (its methods: " + known + ")");
+  }
+  if (out.methods.empty()) throw ConfigError("--methods: no method given (protocol " + p.name + " has " + known + ")");
+  return out;
+}
+
+RunConfig bench_method_config(const BenchProtocol& p, const BenchMethod& m, int32_t train_width, int32_t train_height) {
+  RunConfig c = load_preset(m.preset);
+  c.data.color_mode = ColorMode::Rgb;
+  c.data.max_side = p.max_side;
+  c.data.width = c.data.height = 0;
+  c.model.output_channels = 3;
+  if (m.steps > 0) c.training.steps = m.steps;
+  else if (p.time_limit > 0) c.training.steps = std::numeric_limits<int32_t>::max(); // the time limit ends it
+  try {
+    size_to_budget(c.model, m.budget, train_width, train_height);
+  } catch (const ConfigError& e) {
+    throw ConfigError("method " + m.preset + " of protocol " + p.name + ": " + e.what());
+  }
+  return c;
+}
+
+} // namespace redraw
