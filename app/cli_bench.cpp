@@ -6,14 +6,17 @@
 #include "app/backend_registry.h"
 #include "app/cli_common.h"
 #include "app/cli_version.h"
+#include "engine/atomic_file.h"
 #include "engine/display_text.h"
 #include "engine/errors.h"
 #include "engine/json_read.h"
 #include "engine/model_spec.h"
+#include "engine/path_problem.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <thread>

@@ -52,16 +52,30 @@ int64_t size_to_budget(ModelSpec& spec, int64_t budget, int32_t train_width, int
     size_hash_grid_to_image(spec.encoding, train_width, train_height);
     spec.encoding.auto_finest_resolution = false;
   }
+  // A grid keeps its levels when any table and width meet the budget; else it drops levels, one
+  // at a time (a budget below a 2^10 table on every level).
   Choice best;
-  for (int32_t log2 = grid ? 10 : 0; log2 <= (grid ? 24 : 0); ++log2) {
-    ModelSpec s = spec;
-    if (grid) s.encoding.log2_hashmap_size = log2;
-    for (int32_t w = k_min_width; w <= k_max_width; ++w) {
-      const Choice c{w, log2, count_at(s, w)};
-      if (better(c, best, budget, preset_width)) best = c;
-      if (c.count > 2 * budget) break; // counts grow with the width
+  ModelSpec chosen = spec;
+  for (int32_t levels = spec.encoding.n_levels; levels >= (grid ? 1 : spec.encoding.n_levels); --levels) {
+    ModelSpec base = spec;
+    if (grid) base.encoding.n_levels = levels;
+    Choice here;
+    for (int32_t log2 = grid ? 10 : 0; log2 <= (grid ? 24 : 0); ++log2) {
+      ModelSpec s = base;
+      if (grid) s.encoding.log2_hashmap_size = log2;
+      for (int32_t w = k_min_width; w <= k_max_width; ++w) {
+        const Choice c{w, log2, count_at(s, w)};
+        if (better(c, here, budget, preset_width)) here = c;
+        if (c.count > 2 * budget) break; // counts grow with the width
+      }
     }
+    if (better(here, best, budget, preset_width)) {
+      best = here;
+      chosen = base;
+    }
+    if (best.count >= 0 && std::abs(double(best.count - budget)) / double(budget) <= k_budget_tolerance) break;
   }
+  spec = chosen;
   if (best.count < 0) throw ConfigError("parameter budget " + std::to_string(budget) + ": the network is invalid at every size");
   const double err = std::abs(double(best.count - budget)) / double(budget);
   if (err > k_budget_tolerance)
