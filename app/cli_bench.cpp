@@ -130,7 +130,9 @@ void print_plan(const BenchProtocol& p, const SweepPlan& plan, const std::filesy
                     static_cast<long long>(m.budget), static_cast<long long>(parameter_count(c.config.model)),
                     c.config.model.hidden.empty() ? 0 : c.config.model.hidden.front(),
                     c.config.model.encoding.kind == EncodingKind::HashGrid
-                        ? (", table 2^" + std::to_string(c.config.model.encoding.log2_hashmap_size)).c_str()
+                        ? (", " + std::to_string(c.config.model.encoding.n_levels) + " levels, table 2^" +
+                           std::to_string(c.config.model.encoding.log2_hashmap_size))
+                              .c_str()
                         : "",
                     c.train_width, c.train_height,
                     plan.grid.time_limit > 0 ? (format_seconds(plan.grid.time_limit) + " of training").c_str()

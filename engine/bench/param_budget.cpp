@@ -22,29 +22,29 @@ int64_t count_at(ModelSpec spec, int32_t width) {
   }
 }
 
-struct Choice {
-  int32_t width = 0, log2_table = 0;
-  int64_t count = -1;
-};
-
-/// Better: within the tolerance before not; then the width nearer the preset's; then nearer the budget.
-bool better(const Choice& a, const Choice& b, int64_t budget, int32_t preset_width) {
-  if (b.count < 0) return a.count >= 0;
-  if (a.count < 0) return false;
-  const double ea = std::abs(double(a.count - budget)) / double(budget), eb = std::abs(double(b.count - budget)) / double(budget);
-  const bool ia = ea <= k_budget_tolerance, ib = eb <= k_budget_tolerance;
-  if (ia != ib) return ia;
-  if (!ia) return ea < eb;
-  const int32_t da = std::abs(a.width - preset_width), db = std::abs(b.width - preset_width);
-  if (da != db) return da < db;
-  return ea < eb;
+/// The smallest width in [k_min_width, k_max_width + 1] whose count is at least `target` (counts
+/// grow with the width).
+int32_t first_width_reaching(const ModelSpec& s, double target) {
+  int32_t lo = k_min_width, hi = k_max_width + 1;
+  while (lo < hi) {
+    const int32_t mid = lo + (hi - lo) / 2;
+    if (double(count_at(s, mid)) >= target) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
 }
+
+struct Choice {
+  int32_t width = 0, levels = 0, log2_table = 0;
+  int64_t count = -1;
+  double cost = std::numeric_limits<double>::infinity(); ///< how far from the preset's shape
+};
 } // namespace
 
 int64_t size_to_budget(ModelSpec& spec, int64_t budget, int32_t train_width, int32_t train_height) {
   if (budget <= 0) throw ConfigError("parameter budget: must be positive (was " + std::to_string(budget) + ")");
   if (spec.hidden.empty()) throw ConfigError("parameter budget: the network has no hidden layer whose width could be sized");
-  const int32_t preset_width = spec.hidden.front();
+  const int32_t preset_width = spec.hidden.front(), preset_levels = spec.encoding.n_levels;
   const bool grid = spec.encoding.kind == EncodingKind::HashGrid;
   if (grid) {
     // An "auto" finest resolution resolved for this size, then fixed; the table is chosen below.
@@ -52,39 +52,52 @@ int64_t size_to_budget(ModelSpec& spec, int64_t budget, int32_t train_width, int
     size_hash_grid_to_image(spec.encoding, train_width, train_height);
     spec.encoding.auto_finest_resolution = false;
   }
-  // A grid keeps its levels when any table and width meet the budget; else it drops levels, one
-  // at a time (a budget below a 2^10 table on every level).
-  Choice best;
-  ModelSpec chosen = spec;
-  for (int32_t levels = spec.encoding.n_levels; levels >= (grid ? 1 : spec.encoding.n_levels); --levels) {
-    ModelSpec base = spec;
-    if (grid) base.encoding.n_levels = levels;
-    Choice here;
+  const double low = double(budget) * (1 - k_budget_tolerance), high = double(budget) * (1 + k_budget_tolerance);
+  // Within the tolerance, the shape nearest the preset's: the smallest |ln(width / preset's)| +
+  // |ln(levels / preset's)|, so a grid changes its table first, then its levels and width alike.
+  Choice best, nearest; // nearest: the count nearest the budget, for the message when none is within it
+  for (int32_t levels = grid ? 1 : preset_levels; levels <= (grid ? 32 : preset_levels); ++levels)
     for (int32_t log2 = grid ? 10 : 0; log2 <= (grid ? 24 : 0); ++log2) {
-      ModelSpec s = base;
-      if (grid) s.encoding.log2_hashmap_size = log2;
-      for (int32_t w = k_min_width; w <= k_max_width; ++w) {
-        const Choice c{w, log2, count_at(s, w)};
-        if (better(c, here, budget, preset_width)) here = c;
-        if (c.count > 2 * budget) break; // counts grow with the width
+      ModelSpec s = spec;
+      if (grid) {
+        s.encoding.n_levels = levels;
+        s.encoding.log2_hashmap_size = log2;
       }
+      const int32_t lo = first_width_reaching(s, low), hi = first_width_reaching(s, std::nextafter(high, INFINITY)) - 1;
+      for (const int32_t w : {lo - 1, lo, hi, hi + 1}) { // the band's edges and their neighbours
+        if (w < k_min_width || w > k_max_width) continue;
+        const int64_t n = count_at(s, w);
+        if (n >= 0 && (nearest.count < 0 || std::abs(double(n - budget)) < std::abs(double(nearest.count - budget))))
+          nearest = {w, levels, log2, n};
+      }
+      if (lo > hi || lo > k_max_width) continue;
+      // A grid's width stays nearest the preset's; an MLP's only knob is its width: the count nearest the budget.
+      int32_t w = std::clamp(preset_width, lo, hi);
+      if (!grid)
+        for (int32_t v = lo; v <= hi; ++v)
+          if (std::abs(double(count_at(s, v) - budget)) < std::abs(double(count_at(s, w) - budget))) w = v;
+      const int64_t n = count_at(s, w);
+      if (n < 0) continue;
+      const double cost =
+          grid ? std::abs(std::log(double(w) / preset_width)) + std::abs(std::log(double(levels) / preset_levels)) : 0.0;
+      if (cost < best.cost - 1e-12 ||
+          (cost < best.cost + 1e-12 && std::abs(double(n - budget)) < std::abs(double(best.count - budget))))
+        best = {w, levels, log2, n, cost};
     }
-    if (better(here, best, budget, preset_width)) {
-      best = here;
-      chosen = base;
-    }
-    if (best.count >= 0 && std::abs(double(best.count - budget)) / double(budget) <= k_budget_tolerance) break;
-  }
-  spec = chosen;
-  if (best.count < 0) throw ConfigError("parameter budget " + std::to_string(budget) + ": the network is invalid at every size");
-  const double err = std::abs(double(best.count - budget)) / double(budget);
-  if (err > k_budget_tolerance)
+  if (best.count < 0) {
+    if (nearest.count < 0)
+      throw ConfigError("parameter budget " + std::to_string(budget) + ": the network is invalid at every size");
+    const double err = std::abs(double(nearest.count - budget)) / double(budget);
     throw ConfigError("parameter budget " + std::to_string(budget) + ": the nearest size has " +
-                      std::to_string(best.count) + " parameters (" + std::to_string(int(std::lround(err * 100))) +
+                      std::to_string(nearest.count) + " parameters (" + std::to_string(int(std::lround(err * 100))) +
                       "% away; at most 2% is allowed)");
+  }
   for (int32_t& w : spec.hidden)
     w = best.width;
-  if (grid) spec.encoding.log2_hashmap_size = best.log2_table;
+  if (grid) {
+    spec.encoding.n_levels = best.levels;
+    spec.encoding.log2_hashmap_size = best.log2_table;
+  }
   return parameter_count(spec);
 }
 

@@ -2,12 +2,11 @@
 /// Sizing a network to a parameter budget, as the image-fitting papers compare methods: the same
 /// number of trainable parameters (model_spec.h's parameter_count: the hash grid's table and every
 /// dense layer's weights and biases).
-/// - A hash grid keeps its features, and its levels unless even the smallest table (2^10 entries
-///   a level) is over the budget (then it drops levels, coarsest kept); its table size
-///   (log2_hashmap_size, 10..24) and the width of its hidden layers are chosen together. Any other
-///   network keeps its depth and encoding; the width of every hidden layer is chosen.
-/// - Among the sizes within k_budget_tolerance of the budget, the one whose width is nearest the
-///   preset's own is taken (then the nearest count); when none is within it, BudgetError says the
+/// - Any network keeps its depth and encoding kind; the width of every hidden layer is chosen. A
+///   hash grid also gets its table size (log2_hashmap_size, 10..24) and its level count (1..32).
+/// - Among the sizes within k_budget_tolerance of the budget, an MLP takes the width whose count is
+///   nearest the budget; a grid the shape nearest the preset's: the smallest |ln(width / preset's)|
+///   + |ln(levels / preset's)| (the table's size is free), then the count nearest the budget. When none is within it, ConfigError says the
 ///   nearest count there is.
 /// - The grid's finest resolution is resolved at the training size first (one cell per pixel
 ///   along the longer side, as "auto" does), so the count is the one training will have.
