@@ -170,6 +170,8 @@ int run_bench(const BenchCommand& o, int threads) {
   } catch (const ConfigError& e) {
     throw UsageError(e.what());
   }
+  if (o.collect && (o.slurm || o.dry_run || o.retry_failed))
+    throw UsageError("--collect trains nothing: give no --slurm, --dry-run or --retry-failed with it");
   if (o.time_limit && !(*o.time_limit > 0)) throw UsageError("--time-limit: must be a positive number of seconds");
   const bool stepped = std::any_of(p.methods.begin(), p.methods.end(), [](const BenchMethod& m) { return m.steps > 0; });
   if (o.time_limit && stepped)
@@ -190,7 +192,10 @@ int run_bench(const BenchCommand& o, int threads) {
                                    (std::isfinite(r.train_seconds) ? ", " + format_seconds(r.train_seconds) : "") + ")",
                                r.psnr_db});
   std::error_code ec;
-  if (std::filesystem::exists(site.dir / "sweep.json", ec) && !same_sweep(plan, load_sweep_plan(site.dir)))
+  const bool saved = std::filesystem::exists(site.dir / "sweep.json", ec);
+  if (o.collect && !saved)
+    throw UsageError(site.dir.string() + " holds no bench (no sweep.json): run it without --collect first");
+  if (saved && !same_sweep(plan, load_sweep_plan(site.dir)))
     throw UsageError(site.dir.string() + " holds another bench or sweep (its sweep.json): give the same protocol, "
                                          "--methods, --images and --time-limit to continue it, or another --out");
   const int32_t cores = threads > 0 ? threads : int32_t(std::max(1u, std::thread::hardware_concurrency()));
@@ -203,21 +208,22 @@ int run_bench(const BenchCommand& o, int threads) {
   const SweepJobs jobs = plan_sweep_jobs(plan, int64_t(todo.size()), cores, gpu, o.jobs.value_or(0));
   const SweepCommand slurm = slurm_options(o);
   if (o.slurm) check_slurm_options(site, slurm);
-  print_plan(p, plan, site.dir, todo, jobs, cores);
+  if (!o.collect) print_plan(p, plan, site.dir, todo, jobs, cores);
   if (o.dry_run) return k_exit_ok;
   std::filesystem::create_directories(site.dir, ec);
   if (ec) throw IoError(site.dir.string() + ": cannot create the bench's folder (" + ec.message() + ")");
   make_own_folder(site.dir / "cells");
-  save_sweep_plan(site.dir, plan);
+  if (!o.collect) save_sweep_plan(site.dir, plan);
   if (o.slurm) {
     const int code = submit_sweep(site, slurm);
     if (code == k_exit_ok)
-      std::printf("when the jobs have ended, run this command again without --slurm to measure and write the table\n");
+      std::printf("when the jobs have ended, run this command again with --collect instead of --slurm to measure "
+                  "and write the table\n");
     return code;
   }
 
   install_interrupt_handler();
-  (void)run_sweep_cells(site, todo, jobs);
+  if (!o.collect) (void)run_sweep_cells(site, todo, jobs);
   if (interrupted()) return interrupted_exit_code();
   const std::vector<CellResult> results = read_sweep_results(site.dir, plan);
   std::vector<BenchCell> cells;
@@ -261,7 +267,8 @@ int run_bench(const BenchCommand& o, int threads) {
   std::printf("bench %s: %lld of %zu cells done, %lld failed -> %s\n", p.name.c_str(), static_cast<long long>(done),
               results.size(), static_cast<long long>(failed),
               escape_control((site.dir / "table.md").string()).c_str());
-  return failed > 0 ? k_exit_failure : k_exit_ok;
+  if (o.collect) return failed > 0 ? k_exit_failure : k_exit_ok; // cells not ended yet are shown as such
+  return failed > 0 || done < int64_t(results.size()) ? k_exit_failure : k_exit_ok;
 }
 
 } // namespace redraw::cli

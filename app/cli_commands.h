@@ -93,8 +93,9 @@ struct BenchCommand {
   std::optional<int32_t> jobs;      ///< cells side by side (default: by the rule of sweep_jobs.h)
   std::string backend;              ///< auto | cpu | cuda (default auto)
   bool dry_run = false;             ///< print the plan and the estimate, run nothing
+  bool collect = false;             ///< train nothing: measure the done cells and write the table
   bool retry_failed = false;
-  bool slurm = false;               ///< submit the cells as a Slurm job array (then run bench again to tabulate)
+  bool slurm = false;               ///< submit the cells as a Slurm job array (then bench --collect)
   std::string partition, time;
   std::optional<int32_t> gpus_per_task, cpus_per_task;
   std::vector<std::string> sbatch_args;

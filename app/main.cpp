@@ -233,8 +233,9 @@ CLI::App* add_bench_command(CLI::App& app, BenchCommand& bench, int& threads) {
   cmd->add_option("--backend", bench.backend, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
   cmd->add_option("--threads", threads, "CPU threads the cells share (default 0: every core)")->check(CLI::Range(0, 1024));
   cmd->add_flag("--dry-run", bench.dry_run, "Print the plan and the estimate; run nothing");
+  cmd->add_flag("--collect", bench.collect, "Train nothing: measure the cells that are done and write the table");
   cmd->add_flag("--retry-failed", bench.retry_failed, "Train the cells that failed again");
-  cmd->add_flag("--slurm", bench.slurm, "Submit the cells as a Slurm job array (run bench again to tabulate)")->group("Slurm");
+  cmd->add_flag("--slurm", bench.slurm, "Submit the cells as a Slurm job array (then bench --collect)")->group("Slurm");
   cmd->add_option("--partition", bench.partition, "sbatch --partition")->group("Slurm");
   cmd->add_option("--time", bench.time, "sbatch --time for each cell, HH:MM:SS")->group("Slurm");
   cmd->add_option("--gpus-per-task", bench.gpus_per_task, "sbatch --gpus-per-task")->check(CLI::Range(1, 64))->group("Slurm");

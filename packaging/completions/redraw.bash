@@ -66,7 +66,7 @@ _redraw() {
   sweep) opts="--help --images --presets --set --spec --seeds --time-limit --steps --size --max-side --jobs
                --checkpoint-every --out --cell --collect --dry-run --retry-failed --backend --threads --slurm
                --partition --time --gpus-per-task --cpus-per-task --sbatch-arg" ;;
-  bench) opts="--help --images --out --methods --time-limit --jobs --backend --threads --dry-run --retry-failed --slurm
+  bench) opts="--help --images --out --methods --time-limit --jobs --backend --threads --dry-run --collect --retry-failed --slurm
                --partition --time --gpus-per-task --cpus-per-task --sbatch-arg" ;;
   esac
   if [[ $cur == -* ]]; then

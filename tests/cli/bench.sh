@@ -158,5 +158,11 @@ expect 2 "error: --images: $work/nowhere ($work/nowhere) is not a folder" -- \
   "$redraw" bench smoke --images "$work/nowhere" --out "$work/x"
 expect 2 "error: --time-limit: protocol kodak-paper trains its methods for a number of steps, not a time" -- \
   "$redraw" bench kodak-paper --time-limit 5 --images "$work/img" --out "$work/x"
+expect 2 "holds no bench (no sweep.json): run it without --collect first" -- \
+  "$redraw" bench smoke --collect --images "$work/img" --out "$work/x"
 check "[ ! -e '$work/x' ]  # nothing written"
+# --collect trains nothing and writes the table again.
+rm "$work/b/table.md"
+check_run "bench smoke --collect" "$redraw" bench smoke --collect --images "$work/img" --out "$work/b"
+check "[ -s '$work/b/table.md' ]"
 finish bench

@@ -86,6 +86,18 @@ TEST_CASE("sweep results: result.json reads back, an exact fit included") {
   CHECK_THROWS_AS(parse_cell_result("{\"status\": \"finished\"}", "x"), ConfigError);
 }
 
+TEST_CASE("sweep results: a cell's peak host memory reads back; a result.json written before it has 0") {
+  const SweepPlan plan = small_plan();
+  CellResult r = done(30, 0.9, 2);
+  r.peak_host_bytes = int64_t(5) << 30;
+  CHECK(parse_cell_result(cell_result_json(plan.cells[0], r), "result.json").peak_host_bytes == int64_t(5) << 30);
+  std::string old = cell_result_json(plan.cells[0], r);
+  const size_t at = old.find("\"peak_host_bytes\"");
+  REQUIRE(at != std::string::npos);
+  old.erase(at, old.find('\n', at) + 1 - at);
+  CHECK(parse_cell_result(old, "old.json").peak_host_bytes == 0);
+}
+
 TEST_CASE("sweep summary: mean, sample standard deviation, min and max per configuration") {
   const Spread s = spread_of({1, 2, 3, 4});
   CHECK(s.count == 4);
