@@ -143,7 +143,7 @@ void print_plan(const BenchProtocol& p, const SweepPlan& plan, const std::filesy
               plan.cells.size() - todo.size());
   std::printf("  jobs      %d side by side, %s each, on %d core(s)\n", jobs.jobs,
               jobs.threads > 0 ? (std::to_string(jobs.threads) + " CPU thread(s)").c_str() : "the GPU", cores);
-  std::printf("  estimate  %s of training%s, then about 2 s per cell to measure\n",
+  std::printf("  estimate  %s of training%s, then a few seconds per cell to measure\n",
               format_seconds(estimate_sweep_seconds(plan, todo, jobs)).c_str(),
               plan.grid.time_limit > 0 ? "" : " (rough)");
   std::fflush(stdout);
