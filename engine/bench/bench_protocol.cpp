@@ -15,7 +15,7 @@ const std::vector<BenchProtocol>& bench_protocols() {
       {"kodak-paper", "the 24 Kodak images, each method at a published row's parameter budget, 50,000 steps", 0, 24,
        "../shared/images/kodak", {{"instant", 300000, 50000}, {"siren", 273000, 50000}}, 0, 0, 1, "kodak"},
       {"kodak-minute", "the 24 Kodak images, each photo preset at 300 K parameters for 60 s of training per image", 0,
-       24, "../shared/images/kodak", {{"instant", 300000, 0}, {"siren", 273000, 0}, {"fourier", 300000, 0}}, 60, 0, 1,
+       24, "../shared/images/kodak", {{"instant", 300000, 0}, {"siren", 273000, 0, 16384}, {"fourier", 300000, 0, 16384}}, 60, 0, 1,
        "kodak"},
       {"smoke", "2 images at most 256 px, instant and siren at 20 K parameters, 2 s each (CI)", 2, 0, "",
        {{"instant", 20000, 0}, {"siren", 20000, 0}}, 2, 256, 1, "kodak"},
@@ -69,6 +69,7 @@ RunConfig bench_method_config(const BenchProtocol& p, const BenchMethod& m, int3
   c.data.max_side = p.max_side;
   c.data.width = c.data.height = 0;
   c.model.output_channels = 3;
+  if (m.cpu_batch > 0) c.training.cpu_batch_size = m.cpu_batch;
   if (m.steps > 0) c.training.steps = m.steps;
   else if (p.time_limit > 0) c.training.steps = std::numeric_limits<int32_t>::max(); // the time limit ends it
   try {

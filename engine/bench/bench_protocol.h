@@ -4,7 +4,9 @@
 /// rows stand beside the results.
 /// - kodak-paper: the budgets of the published rows (instant at 300 K as instant-ngp's row,
 ///   siren at 273 K as SIREN's) and a step count per method, at full size.
-/// - kodak-minute: every photo preset for 60 s of training per image, at full size.
+/// - kodak-minute: every photo preset for 60 s of training per image, at full size. On the CPU
+///   siren and fourier train on minibatches of 16,384 pixels: their presets' full batch at
+///   768x512 is one step in about half a minute on a core, one or two steps in the minute.
 /// - smoke: two images, small networks, two seconds each (CI).
 /// A protocol trains every image at its own size (at most `max_side` on its longer side when that
 /// is set), in RGB, as the papers do; the methods are run as one sweep (engine/sweep/).
@@ -20,6 +22,7 @@ struct BenchMethod {
   std::string preset;  ///< a preset name (assets/presets); the method's name in the table
   int64_t budget = 0;  ///< parameters the network is sized to (param_budget.h)
   int64_t steps = 0;   ///< training steps; 0: the protocol's time limit
+  int64_t cpu_batch = 0; ///< pixels per step on the CPU (training.batch_cpu); 0: the preset's
 };
 
 struct BenchProtocol {
