@@ -45,8 +45,8 @@ std::vector<std::string> protocol_images(const BenchProtocol& p, const std::stri
     throw UsageError(dir.string() + ": holds " + std::to_string(files.size()) + " image(s); protocol " + p.name +
                      " needs " + (p.image_count > 0 ? std::to_string(p.image_count) : std::string("at least 1")));
   if (p.expected_images > 0 && int32_t(files.size()) != p.expected_images)
-    print_note(dir.string() + " holds " + std::to_string(files.size()) + " images; protocol " + p.name + " is defined on " +
-               std::to_string(p.expected_images) + " (the table says so)");
+    print_note(dir.string() + " holds " + std::to_string(files.size()) + " images; protocol " + p.name +
+               " is defined on " + std::to_string(p.expected_images) + " (the table says so)");
   return files;
 }
 
@@ -73,7 +73,8 @@ SweepPlan bench_plan(const BenchProtocol& p, const std::vector<std::string>& ima
     RunConfig c = bench_method_config(p, method_of(p, cell.preset), cell.train_width, cell.train_height);
     c.training.seed = seed;
     c.data.max_side = cell.config.data.max_side;
-    cell.config = parse_run_config(to_json(c), "method " + cell.preset + " of protocol " + p.name); // checked as train reads it
+    cell.config =
+        parse_run_config(to_json(c), "method " + cell.preset + " of protocol " + p.name); // checked as train reads it
   }
   return plan;
 }
@@ -173,7 +174,8 @@ int run_bench(const BenchCommand& o, int threads) {
   if (o.collect && (o.slurm || o.dry_run || o.retry_failed))
     throw UsageError("--collect trains nothing: give no --slurm, --dry-run or --retry-failed with it");
   if (o.time_limit && !(*o.time_limit > 0)) throw UsageError("--time-limit: must be a positive number of seconds");
-  const bool stepped = std::any_of(p.methods.begin(), p.methods.end(), [](const BenchMethod& m) { return m.steps > 0; });
+  const bool stepped =
+      std::any_of(p.methods.begin(), p.methods.end(), [](const BenchMethod& m) { return m.steps > 0; });
   if (o.time_limit && stepped)
     throw UsageError("--time-limit: protocol " + p.name + " trains its methods for a number of steps, not a time");
   const double time_limit = o.time_limit ? *o.time_limit : (stepped ? 0.0 : p.time_limit);
@@ -231,8 +233,8 @@ int run_bench(const BenchCommand& o, int threads) {
   Progress progress("measure");
   for (size_t i = 0; i < plan.cells.size() && !interrupted(); ++i) {
     progress.update(double(i) / double(plan.cells.size()), plan.cells[i].name);
-    cells.push_back(measure_bench_cell(site, plan.cells[i], results[i], method_of(p, plan.cells[i].preset),
-                                       decode_backend, 1.0));
+    cells.push_back(
+        measure_bench_cell(site, plan.cells[i], results[i], method_of(p, plan.cells[i].preset), decode_backend, 1.0));
   }
   progress.finish(std::to_string(cells.size()) + " cells measured");
   if (interrupted()) return interrupted_exit_code();
@@ -247,8 +249,9 @@ int run_bench(const BenchCommand& o, int threads) {
   h.commit = version_line();
   describe_device(results, h);
   std::string note;
-  if (o.time_limit) note += "--time-limit " + format_seconds(*o.time_limit) + " per cell (the protocol's is " +
-                            format_seconds(p.time_limit) + "); ";
+  if (o.time_limit)
+    note += "--time-limit " + format_seconds(*o.time_limit) + " per cell (the protocol's is " +
+            format_seconds(p.time_limit) + "); ";
   if (p.expected_images > 0 && int32_t(images.size()) != p.expected_images)
     note += std::to_string(images.size()) + " images, not the protocol's " + std::to_string(p.expected_images) + "; ";
   note += "training: " + std::to_string(jobs.jobs) + " cell(s) side by side, " +
@@ -265,8 +268,7 @@ int run_bench(const BenchCommand& o, int threads) {
     failed += r.status == CellStatus::Failed;
   }
   std::printf("bench %s: %lld of %zu cells done, %lld failed -> %s\n", p.name.c_str(), static_cast<long long>(done),
-              results.size(), static_cast<long long>(failed),
-              escape_control((site.dir / "table.md").string()).c_str());
+              results.size(), static_cast<long long>(failed), escape_control((site.dir / "table.md").string()).c_str());
   if (o.collect) return failed > 0 ? k_exit_failure : k_exit_ok; // cells not ended yet are shown as such
   return failed > 0 || done < int64_t(results.size()) ? k_exit_failure : k_exit_ok;
 }

@@ -12,13 +12,30 @@ const std::vector<BenchProtocol>& bench_protocols() {
   // GaussianImage's own (50,000 iterations in its scripts/*/kodak.sh), as the papers' INR rows
   // give no common one.
   static const std::vector<BenchProtocol> protocols = {
-      {"kodak-paper", "the 24 Kodak images, each method at a published row's parameter budget, 50,000 steps", 0, 24,
-       "../shared/images/kodak", {{"instant", 300000, 50000}, {"siren", 273000, 50000}}, 0, 0, 1, "kodak"},
-      {"kodak-minute", "the 24 Kodak images, each photo preset at 300 K parameters for 60 s of training per image", 0,
-       24, "../shared/images/kodak", {{"instant", 300000, 0}, {"siren", 273000, 0, 16384}, {"fourier", 300000, 0, 16384}}, 60, 0, 1,
-       "kodak"},
-      {"smoke", "2 images at most 256 px, instant and siren at 20 K parameters, 2 s each (CI)", 2, 0, "",
-       {{"instant", 20000, 0}, {"siren", 20000, 0}}, 2, 256, 1, "kodak"},
+      {.name = "kodak-paper",
+       .summary = "the 24 Kodak images, each method at a published row's parameter budget, 50,000 steps",
+       .expected_images = 24,
+       .default_images = "../shared/images/kodak",
+       .methods = {{.preset = "instant", .budget = 300000, .steps = 50000},
+                   {.preset = "siren", .budget = 273000, .steps = 50000}},
+       .published = "kodak"},
+      {.name = "kodak-minute",
+       .summary = "the 24 Kodak images, each photo preset at 300 K parameters for 60 s of training per image",
+       .expected_images = 24,
+       .default_images = "../shared/images/kodak",
+       .methods = {{.preset = "instant", .budget = 300000},
+                   {.preset = "siren", .budget = 273000, .cpu_batch = 16384},
+                   {.preset = "fourier", .budget = 300000, .cpu_batch = 16384}},
+       .time_limit = 60,
+       .published = "kodak"},
+      {.name = "smoke",
+       .summary = "2 images at most 256 px, instant and siren at 20 K parameters, 2 s each (CI)",
+       .image_count = 2,
+       .default_images = "", // --images is required
+       .methods = {{.preset = "instant", .budget = 20000}, {.preset = "siren", .budget = 20000}},
+       .time_limit = 2,
+       .max_side = 256,
+       .published = "kodak"},
   };
   return protocols;
 }
@@ -57,7 +74,8 @@ BenchProtocol select_bench_methods(const BenchProtocol& p, const std::string& me
     for (const BenchMethod& m : p.methods)
       found = found || m.preset == w;
     if (!found)
-      throw ConfigError("--methods: '" + w + "' is not a method of protocol " + p.name + " (its methods: " + known + ")");
+      throw ConfigError("--methods: '" + w + "' is not a method of protocol " + p.name + " (its methods: " + known +
+                        ")");
   }
   if (out.methods.empty()) throw ConfigError("--methods: no method given (protocol " + p.name + " has " + known + ")");
   return out;
@@ -70,8 +88,10 @@ RunConfig bench_method_config(const BenchProtocol& p, const BenchMethod& m, int3
   c.data.width = c.data.height = 0;
   c.model.output_channels = 3;
   if (m.cpu_batch > 0) c.training.cpu_batch_size = m.cpu_batch;
-  if (m.steps > 0) c.training.steps = m.steps;
-  else if (p.time_limit > 0) c.training.steps = std::numeric_limits<int32_t>::max(); // the time limit ends it
+  if (m.steps > 0)
+    c.training.steps = m.steps;
+  else if (p.time_limit > 0)
+    c.training.steps = std::numeric_limits<int32_t>::max(); // the time limit ends it
   try {
     size_to_budget(c.model, m.budget, train_width, train_height);
   } catch (const ConfigError& e) {

@@ -19,23 +19,23 @@
 namespace redraw {
 
 struct BenchMethod {
-  std::string preset;  ///< a preset name (assets/presets); the method's name in the table
-  int64_t budget = 0;  ///< parameters the network is sized to (param_budget.h)
-  int64_t steps = 0;   ///< training steps; 0: the protocol's time limit
+  std::string preset;    ///< a preset name (assets/presets); the method's name in the table
+  int64_t budget = 0;    ///< parameters the network is sized to (param_budget.h)
+  int64_t steps = 0;     ///< training steps; 0: the protocol's time limit
   int64_t cpu_batch = 0; ///< pixels per step on the CPU (training.batch_cpu); 0: the preset's
 };
 
 struct BenchProtocol {
   std::string name;
-  std::string summary;           ///< one line, for --help and the table's header
-  int32_t image_count = 0;       ///< the first N images of the folder by name; 0: all
-  int32_t expected_images = 0;   ///< a folder with another count is noted (kodak: 24); 0: any
-  std::string default_images;    ///< the folder when --images is not given ("" : --images required)
+  std::string summary;         ///< one line, for --help and the table's header
+  int32_t image_count = 0;     ///< the first N images of the folder by name; 0: all
+  int32_t expected_images = 0; ///< a folder with another count is noted (kodak: 24); 0: any
+  std::string default_images;  ///< the folder when --images is not given ("" : --images required)
   std::vector<BenchMethod> methods;
-  double time_limit = 0;         ///< seconds of training per cell for methods without steps
-  int32_t max_side = 0;          ///< longest training side; 0: each image's own size
+  double time_limit = 0; ///< seconds of training per cell for methods without steps
+  int32_t max_side = 0;  ///< longest training side; 0: each image's own size
   int32_t seeds = 1;
-  std::string published;         ///< published rows to show beside: "kodak" is assets/published/kodak.json; "" none
+  std::string published; ///< published rows to show beside: "kodak" is assets/published/kodak.json; "" none
 };
 
 /// Every protocol, in the order `redraw bench --help` lists them.

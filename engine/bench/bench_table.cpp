@@ -149,15 +149,15 @@ std::string bench_table_md(const BenchHeader& h, const std::vector<std::string>&
     const std::string params = pmin == pmax ? count_text(pmax) : count_text(pmin) + ".." + count_text(pmax);
     s += "| " + cell_text(m) + " | Redraw (this run) | " + budget_text(budget) + " | " + params + " | " +
          fixed(mean_of(psnr), 2) + " | " + fixed(mean_of(psnr8), 2) + " | " + fixed(mean_of(msssim), 4) + " | " +
-         fixed(mean_of(secs), 1) + " | " + fixed(mean_of(fps), mean_of(fps) < 10 ? 2 : 1) + " | " + fixed(mean_of(bytes), 0) + " | " +
-         (peak_host ? fixed(double(peak_host) / 1048576.0, 0) : "-") + " | " +
+         fixed(mean_of(secs), 1) + " | " + fixed(mean_of(fps), mean_of(fps) < 10 ? 2 : 1) + " | " +
+         fixed(mean_of(bytes), 0) + " | " + (peak_host ? fixed(double(peak_host) / 1048576.0, 0) : "-") + " | " +
          (peak_dev ? fixed(double(peak_dev) / 1048576.0, 0) : "-") + " | " + std::to_string(psnr.size()) + "/" +
          std::to_string(total) + " |\n";
   }
   for (const PublishedRow& p : published)
-    s += "| " + cell_text(p.method) + " | published: " + cell_text(p.citation) + "; " + cell_text(p.hardware) +
-         " | " + budget_text(p.parameters) + " | " + count_text(p.parameters) + " | " + fixed(p.psnr_db, 2) +
-         " | - | " + fixed(p.ms_ssim, 4) + " | " + fixed(p.train_seconds, 0) + " | " + fixed(p.decode_fps, 0) +
+    s += "| " + cell_text(p.method) + " | published: " + cell_text(p.citation) + "; " + cell_text(p.hardware) + " | " +
+         budget_text(p.parameters) + " | " + count_text(p.parameters) + " | " + fixed(p.psnr_db, 2) + " | - | " +
+         fixed(p.ms_ssim, 4) + " | " + fixed(p.train_seconds, 0) + " | " + fixed(p.decode_fps, 0) +
          " | - | - | - | 24 |\n";
   return s;
 }

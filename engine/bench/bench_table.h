@@ -25,11 +25,11 @@ struct BenchCell {
   std::string method; ///< the preset
   std::string image;  ///< the file's name
   int64_t budget = 0;
-  CellResult result;  ///< the sweep's (status, steps, seconds, psnr_db, parameters, model bytes, peak host memory)
+  CellResult result; ///< the sweep's (status, steps, seconds, psnr_db, parameters, model bytes, peak host memory)
   double psnr8_db = std::numeric_limits<double>::quiet_NaN();
   double ms_ssim = std::numeric_limits<double>::quiet_NaN();
   double decode_fps = std::numeric_limits<double>::quiet_NaN(); ///< full renders per second at the training size
-  int64_t peak_device_bytes = 0;                                 ///< 0: not measured (CPU)
+  int64_t peak_device_bytes = 0;                                ///< 0: not measured (CPU)
 };
 
 /// A figure from a paper, as assets/published/<name>.json holds it. NaN / 0: not given there.

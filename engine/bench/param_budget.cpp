@@ -28,8 +28,10 @@ int32_t first_width_reaching(const ModelSpec& s, double target) {
   int32_t lo = k_min_width, hi = k_max_width + 1;
   while (lo < hi) {
     const int32_t mid = lo + (hi - lo) / 2;
-    if (double(count_at(s, mid)) >= target) hi = mid;
-    else lo = mid + 1;
+    if (double(count_at(s, mid)) >= target)
+      hi = mid;
+    else
+      lo = mid + 1;
   }
   return lo;
 }
@@ -43,7 +45,8 @@ struct Choice {
 
 int64_t size_to_budget(ModelSpec& spec, int64_t budget, int32_t train_width, int32_t train_height) {
   if (budget <= 0) throw ConfigError("parameter budget: must be positive (was " + std::to_string(budget) + ")");
-  if (spec.hidden.empty()) throw ConfigError("parameter budget: the network has no hidden layer whose width could be sized");
+  if (spec.hidden.empty())
+    throw ConfigError("parameter budget: the network has no hidden layer whose width could be sized");
   const int32_t preset_width = spec.hidden.front(), preset_levels = spec.encoding.n_levels;
   const bool grid = spec.encoding.kind == EncodingKind::HashGrid;
   if (grid) {
@@ -79,7 +82,8 @@ int64_t size_to_budget(ModelSpec& spec, int64_t budget, int32_t train_width, int
       const int64_t n = count_at(s, w);
       if (n < 0) continue;
       const double cost =
-          grid ? std::abs(std::log(double(w) / preset_width)) + std::abs(std::log(double(levels) / preset_levels)) : 0.0;
+          grid ? std::abs(std::log(double(w) / preset_width)) + std::abs(std::log(double(levels) / preset_levels))
+               : 0.0;
       if (cost < best.cost - 1e-12 ||
           (cost < best.cost + 1e-12 && std::abs(double(n - budget)) < std::abs(double(best.count - budget))))
         best = {w, levels, log2, n, cost};

@@ -6,8 +6,8 @@
 ///   hash grid also gets its table size (log2_hashmap_size, 10..24) and its level count (1..32).
 /// - Among the sizes within k_budget_tolerance of the budget, an MLP takes the width whose count is
 ///   nearest the budget; a grid the shape nearest the preset's: the smallest |ln(width / preset's)|
-///   + |ln(levels / preset's)| (the table's size is free), then the count nearest the budget. When none is within it, ConfigError says the
-///   nearest count there is.
+///   + |ln(levels / preset's)| (the table's size is free), then the count nearest the budget. When none is within it,
+///   ConfigError says the nearest count there is.
 /// - The grid's finest resolution is resolved at the training size first (one cell per pixel
 ///   along the longer side, as "auto" does), so the count is the one training will have.
 #include "engine/errors.h"

@@ -103,8 +103,7 @@ double ms_ssim(const Image& a, const Image& b) {
   if (a.width != b.width || a.height != b.height || a.channels != b.channels)
     throw ImageError("MS-SSIM: the pictures differ in size or channels (" + std::to_string(a.width) + "x" +
                      std::to_string(a.height) + "x" + std::to_string(a.channels) + " against " +
-                     std::to_string(b.width) + "x" + std::to_string(b.height) + "x" + std::to_string(b.channels) +
-                     ")");
+                     std::to_string(b.width) + "x" + std::to_string(b.height) + "x" + std::to_string(b.channels) + ")");
   if (a.channels < 1 || std::min(a.width, a.height) <= k_ms_ssim_min_side)
     throw ImageError("MS-SSIM: a " + std::to_string(a.width) + "x" + std::to_string(a.height) +
                      " picture is too small (its smaller side must exceed " + std::to_string(k_ms_ssim_min_side) +

@@ -111,8 +111,13 @@ TEST_CASE("published rows: the shipped Kodak file reads; a bad row is refused na
   CHECK(rows[4].parameters == 560000);
   nlohmann::json bad = {{"format", "redraw-published"},
                         {"version", 1},
-                        {"rows", {{{"method", "X"}, {"citation", "c"}, {"hardware", "h"}, {"checked", "no"},
-                                   {"parameters", 10}, {"psnr_db", "high"}}}}};
+                        {"rows",
+                         {{{"method", "X"},
+                           {"citation", "c"},
+                           {"hardware", "h"},
+                           {"checked", "no"},
+                           {"parameters", 10},
+                           {"psnr_db", "high"}}}}};
   CHECK_THROWS_WITH_AS(parse_published_rows(bad, "p.json"), doctest::Contains("p.json, rows[0]: 'psnr_db'"),
                        ConfigError);
   bad["rows"][0].erase("citation");

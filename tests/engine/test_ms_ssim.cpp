@@ -71,7 +71,8 @@ double reference_ms_ssim(const Image& a, const Image& b) {
           double mx = 0, my = 0, sxx = 0, syy = 0, sxy = 0;
           for (int i = 0; i < 11; ++i)
             for (int j = 0; j < 11; ++j) {
-              const double k = kernel[i][j] / ksum, p = pa[size_t(y + i) * w + x + j], q = pb[size_t(y + i) * w + x + j];
+              const double k = kernel[i][j] / ksum, p = pa[size_t(y + i) * w + x + j],
+                           q = pb[size_t(y + i) * w + x + j];
               mx += k * p;
               my += k * q;
               sxx += k * p * p;
