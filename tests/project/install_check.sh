@@ -74,6 +74,11 @@ out="$("$redraw" train "$prefix/share/redraw/default.png" --preset nosuch --step
 presets_known="$(ls "$prefix/share/redraw/presets" | sed -n 's/\.json$//p' | sort | paste -sd, - | sed 's/,/, /g')"
 check_run "an unknown preset lists the installed ones ($presets_known)" \
   grep -q "known: $presets_known" <<<"$out"
+# `redraw bench` reads its published rows from the installed data folder before it plans anything.
+mkdir -p "$work/bench-images" && cp "$prefix/share/redraw/default.png" "$work/bench-images/"
+out="$("$redraw" bench kodak-minute --methods instant --images "$work/bench-images" --out "$work/bench" --dry-run 2>&1)"; rc=$?
+check_run "bench --dry-run finds the installed published rows (share/redraw/published/kodak.json)" \
+  test $rc -eq 0 -a -f "$prefix/share/redraw/published/kodak.json"
 
 # ---- the window, from the installed path: the bundled image, the About box ----
 if ! on "$gui_built"; then
