@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <set>
 #include <thread>
 
 namespace redraw::cli {
@@ -150,6 +151,38 @@ void print_plan(const BenchProtocol& p, const SweepPlan& plan, const std::filesy
   std::fflush(stdout);
 }
 
+/// The table's header. How the cells trained is read from their results (a second run or
+/// --collect trains nothing itself).
+BenchHeader bench_header(const BenchProtocol& p, const BenchCommand& o, const std::vector<std::string>& images,
+                         const std::vector<CellResult>& results, int32_t cores) {
+  BenchHeader h;
+  h.protocol = p.name;
+  h.summary = p.summary;
+  h.images_folder = std::filesystem::path(images.front()).parent_path().string();
+  h.image_count = int32_t(images.size());
+  h.threads = cores;
+  h.seeds = p.seeds;
+  h.commit = version_line();
+  describe_device(results, h);
+  std::set<std::string> how;
+  for (const CellResult& r : results)
+    if (r.status == CellStatus::Done)
+      how.insert(r.backend == "cuda" ? std::string("on the GPU") : std::to_string(r.threads) + " CPU thread(s) each");
+  std::string note;
+  if (o.time_limit)
+    note += "--time-limit " + format_seconds(*o.time_limit) + " per cell (the protocol's is " +
+            format_seconds(p.time_limit) + "); ";
+  if (p.expected_images > 0 && int32_t(images.size()) != p.expected_images)
+    note += std::to_string(images.size()) + " images, not the protocol's " + std::to_string(p.expected_images) + "; ";
+  std::string trained;
+  for (const std::string& t : how)
+    trained += (trained.empty() ? "" : ", ") + t;
+  note += "cells trained with " + (trained.empty() ? std::string("(none done)") : trained) +
+          "; decode FPS timed after training, alone, with " + std::to_string(cores) + " thread(s)";
+  h.note = note;
+  return h;
+}
+
 SweepCommand slurm_options(const BenchCommand& o) {
   SweepCommand s;
   s.out = o.out;
@@ -239,25 +272,7 @@ int run_bench(const BenchCommand& o, int threads) {
   progress.finish(std::to_string(cells.size()) + " cells measured");
   if (interrupted()) return interrupted_exit_code();
 
-  BenchHeader h;
-  h.protocol = p.name;
-  h.summary = p.summary;
-  h.images_folder = std::filesystem::path(images.front()).parent_path().string();
-  h.image_count = int32_t(images.size());
-  h.threads = cores;
-  h.seeds = p.seeds;
-  h.commit = version_line();
-  describe_device(results, h);
-  std::string note;
-  if (o.time_limit)
-    note += "--time-limit " + format_seconds(*o.time_limit) + " per cell (the protocol's is " +
-            format_seconds(p.time_limit) + "); ";
-  if (p.expected_images > 0 && int32_t(images.size()) != p.expected_images)
-    note += std::to_string(images.size()) + " images, not the protocol's " + std::to_string(p.expected_images) + "; ";
-  note += "training: " + std::to_string(jobs.jobs) + " cell(s) side by side, " +
-          (jobs.threads > 0 ? std::to_string(jobs.threads) + " CPU thread(s) each" : std::string("on the GPU")) +
-          "; decode FPS timed alone after training with " + std::to_string(cores) + " thread(s)";
-  h.note = note;
+  const BenchHeader h = bench_header(p, o, images, results, cores);
   std::vector<std::string> methods;
   for (const BenchMethod& m : p.methods)
     methods.push_back(m.preset);
