@@ -56,7 +56,10 @@ BenchProtocol select_bench_methods(const BenchProtocol& p, const std::string& me
   for (size_t comma; start <= methods.size(); start = comma + 1) {
     comma = methods.find(',', start);
     if (comma == std::string::npos) comma = methods.size();
-    if (comma > start) wanted.push_back(methods.substr(start, comma - start));
+    std::string part = methods.substr(start, comma - start);
+    part.erase(0, part.find_first_not_of(' '));
+    part.erase(part.find_last_not_of(' ') + 1);
+    if (!part.empty()) wanted.push_back(part);
   }
   std::string known;
   for (const BenchMethod& m : p.methods)

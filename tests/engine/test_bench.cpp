@@ -79,6 +79,8 @@ TEST_CASE("bench protocols: names, methods, and each method's config") {
                        ConfigError);
   const BenchProtocol& minute = find_bench_protocol("kodak-minute");
   CHECK(minute.time_limit == 60);
+  CHECK(select_bench_methods(minute, "fourier, instant").methods.size() == 2); // the protocol's order, spaces trimmed
+  CHECK(select_bench_methods(minute, "fourier, instant").methods[0].preset == "instant");
   const BenchProtocol only = select_bench_methods(minute, "instant");
   REQUIRE(only.methods.size() == 1);
   CHECK(only.methods[0].preset == "instant");
