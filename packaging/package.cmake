@@ -43,6 +43,7 @@ set(CPACK_DEBIAN_PACKAGE_HOMEPAGE ${REDRAW_HOMEPAGE})
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # GLFW opens the OpenGL library at run time; libglfw3 depends on libgl1, which brings Mesa.
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "ffmpeg")
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "python3-numpy") # the Python module (docs/python.md) returns numpy arrays
 set(CPACK_DEBIAN_COMPRESSION_TYPE xz)
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 if(REDRAW_CUDA)
