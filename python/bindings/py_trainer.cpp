@@ -40,7 +40,7 @@ class PyTrainer {
 public:
   PyTrainer(const py::object& image, const py::object& preset, const std::string& backend,
             const std::optional<uint64_t>& seed, const py::object& size, const std::optional<int64_t>& steps,
-            const std::string& precision) {
+            const std::string& precision, const std::optional<std::string>& color) {
     OpenRunOptions options;
     options.backend = backend;
     options.precision = precision;
@@ -52,6 +52,7 @@ public:
       c.training.steps = *steps;
     }
     set_size(c, size);
+    if (color) c.data.color_mode = parse_color_mode(*color);
     c.model.output_channels = channels_of(c.data.color_mode);
     if (py::isinstance<py::str>(image) || py::hasattr(image, "__fspath__")) {
       const std::string path = path_of(image, "image");
@@ -200,13 +201,15 @@ private:
 void bind_trainer(py::module_& m) {
   py::class_<PyTrainer>(m, "Trainer", "One training run on an image (docs/python.md)")
       .def(py::init<const py::object&, const py::object&, const std::string&, const std::optional<uint64_t>&,
-                    const py::object&, const std::optional<int64_t>&, const std::string&>(),
+                    const py::object&, const std::optional<int64_t>&, const std::string&,
+                    const std::optional<std::string>&>(),
            py::arg("image"), py::arg("preset") = "instant", py::arg("backend") = "auto", py::arg("seed") = py::none(),
            py::arg("size") = py::none(), py::arg("steps") = py::none(), py::arg("precision") = "",
+           py::arg("color") = py::none(),
            "image: a file path or an (H, W[, C]) array (float in [0, 1], uint8 or uint16; C = 1..4). "
            "preset: a preset name, a JSON config path or a config dict. seed: None keeps the config's. "
            "size: None (the config's), a longest side (0: full resolution) or (width, height). "
-           "steps: the run's total steps (None: the config's).")
+           "steps: the run's total steps (None: the config's). color: auto, rgb, gray or binary (None: the config's).")
       .def(
           "step",
           [](PyTrainer& t, int64_t n) {
@@ -224,7 +227,6 @@ void bind_trainer(py::module_& m) {
             Trainer& tr = t.trainer();
             int64_t n = steps ? *steps : std::max<int64_t>(0, tr.total_steps() - tr.current_step());
             if (steps && tr.current_step() + n > tr.total_steps()) tr.set_total_steps(tr.current_step() + n);
-            if (!steps && seconds) n = std::numeric_limits<int64_t>::max();
             const auto row = t.train(n, seconds ? *seconds : std::numeric_limits<double>::infinity(), callback);
             return row ? py::object(row_dict(*row)) : py::object(py::none());
           },

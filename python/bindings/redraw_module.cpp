@@ -83,6 +83,9 @@ PYBIND11_MODULE(redraw, m) {
       "are UserWarnings; redraw.ImageError names the file and the problem.");
   m.def("default_image", [] { return default_image_path().string(); }, "The drawing the app opens first.");
   m.def("presets", &preset_names, "The preset names Trainer's preset= takes.");
+  m.def(
+      "preset_config", [](const std::string& name) { return python_of(to_json(load_preset(name))); }, py::arg("name"),
+      "A preset's config as a dict (to edit and pass to Trainer's preset=).");
   m.def("describe_backends", &describe_backends, "The compiled-in backends and the devices found, as text.");
   bind_trainer(m);
   bind_model(m);

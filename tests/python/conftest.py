@@ -60,7 +60,21 @@ def cli():
     return exe
 
 
+def tiny(preset):
+    """A preset's config with narrow layers (its encoding, activations, init, loss, optimizer and
+    schedule kept) and RGB pictures, so a test trains it in milliseconds."""
+    c = redraw.preset_config(preset)
+    m = c["model"]
+    m["hidden"] = [16] * min(len(m["hidden"]), 2)
+    if "activations" in m:
+        m["activations"] = m["activations"][:len(m["hidden"])]
+    if m["encoding"]["otype"] == "Fourier":
+        m["encoding"]["features"] = 16
+    c["data"]["color_mode"] = "rgb"
+    return c
+
+
 def small_trainer(image, preset="classic", steps=30, **kw):
-    """A run small enough for a test: 24 x 20 pixels at most, the CPU, a few steps."""
+    """A run small enough for a test: 24 x 20 pixels at most, a narrow network, the CPU, a few steps."""
     kw.setdefault("size", 24)
-    return redraw.Trainer(image, preset=preset, backend="cpu", steps=steps, **kw)
+    return redraw.Trainer(image, preset=tiny(preset), backend="cpu", steps=steps, **kw)

@@ -9,7 +9,7 @@ import pytest
 
 import redraw
 import redraw_reference as ref
-from conftest import smooth_picture
+from conftest import smooth_picture, tiny
 
 # Each preset, shrunk where it would be slow (the shape, encoding and activations kept), and a hash
 # grid whose finer levels are hashed (a small table), which the image-sized presets never reach at
@@ -24,7 +24,7 @@ CASES = ["classic", "classic-sgd", "siren", "fourier", "instant", "hashed"]
 
 
 def preset_of(name):
-    return HASHED if name == "hashed" else name
+    return HASHED if name == "hashed" else tiny(name)
 
 
 @pytest.fixture(scope="module")
@@ -100,7 +100,7 @@ def test_cli_and_model_write_the_same_bytes_and_refuse_bad_output(models, cli, t
 
 
 def test_trainer_exports_what_its_saved_model_exports(tmp_path):
-    t = redraw.Trainer(smooth_picture(*SIZE), preset="fourier", backend="cpu", size=SIZE, steps=3)
+    t = redraw.Trainer(smooth_picture(*SIZE), preset=tiny("fourier"), backend="cpu", size=SIZE, steps=3)
     t.train()
     t.export_weights(tmp_path / "t.safetensors")
     t.save(tmp_path / "t.redraw")
