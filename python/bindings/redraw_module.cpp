@@ -55,7 +55,7 @@ void bind_errors(py::module_& m) {
 
 } // namespace
 
-PYBIND11_MODULE(redraw, m) {
+PYBIND11_MODULE(_redraw, m) {
   m.doc() = "Redraw: train a coordinate network on an image, render it at any size (docs/python.md)";
   m.attr("__version__") = REDRAW_VERSION;
   bind_errors(m);
