@@ -109,7 +109,16 @@ public:
         for (const MetricsRow& r : rows) {
           last = r;
           if (has_callback) {
-            py::object go = callback(r.step, r.loss, r.psnr_db);
+            // The trainer is idle while the callback runs: it may render or predict (a live view).
+            m_busy = false;
+            py::object go;
+            try {
+              go = callback(r.step, r.loss, r.psnr_db);
+            } catch (...) {
+              m_busy = true; // BusyGuard's to release
+              throw;
+            }
+            if (m_busy.exchange(true)) throw py::value_error("Trainer: another thread is using this trainer");
             if (!go.is_none() && !go.cast<bool>()) stop = true;
           }
         }

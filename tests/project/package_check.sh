@@ -127,8 +127,10 @@ else
   check_run "... and uses /usr/share/redraw" grep -qxF "data: /usr/share/redraw (installed)" <<<"$out"
   # The Python module, when the package holds it: it imports from anywhere, finds the installed
   # presets and trains a step on the installed default image.
-  if dpkg-deb -c "$deb" | grep -q '/dist-packages/redraw/_redraw\.'; then
-    out="$(cd / && env -u REDRAW_ASSETS -u PYTHONPATH python3 -c "import redraw; t = redraw.Trainer(redraw.default_image(), size=16, steps=1); t.train(); print(redraw.__file__, t.step_count)" 2>&1)"; rc=$?
+  # (the listing is taken whole first: grep -q closing the pipe early fails it under pipefail)
+  listing="$(dpkg-deb -c "$deb")"
+  if grep -q '/dist-packages/redraw/_redraw\.' <<<"$listing"; then
+    out="$(cd / && env -u REDRAW_ASSETS -u PYTHONPATH /usr/bin/python3 -c "import redraw; t = redraw.Trainer(redraw.default_image(), size=16, steps=1); t.train(); print(redraw.__file__, t.step_count)" 2>&1)"; rc=$?
     echo "$out"
     check_run "the installed Python module imports and trains" test $rc -eq 0 -a -n "$(grep -E '^/usr/lib/python3.*dist-packages/redraw/__init__\.py 1$' <<<"$out")"
   fi

@@ -87,6 +87,7 @@ def test_callback_sees_rows_and_stops_the_run(picture):
 
     def callback(step, loss, psnr):
         seen.append((step, loss, psnr))
+        assert t.render(6, 5).shape == (5, 6, 3)  # a live view from inside the run
         return len(seen) < 3
 
     t.train(callback=callback)
