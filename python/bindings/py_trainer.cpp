@@ -172,6 +172,12 @@ public:
     export_weights_safetensors(file, {&trainer().config(), params, img.width, img.height, trainer().current_step()});
   }
 
+  /// The metrics rows so far (refused while another thread trains: the history grows then).
+  py::dict metrics() {
+    BusyGuard busy(m_busy);
+    return history_arrays(trainer().history());
+  }
+
   /// The training picture (H, W, C) as a read-only view of the engine's own pixels.
   py::array_t<float> target(const py::object& self) {
     const Image& img = trainer().dataset().image;
@@ -243,7 +249,7 @@ void bind_trainer(py::module_& m) {
           "Trains `steps` more steps (default: to the run's total), for at most `seconds` of training time "
           "(the schedule anneals to it), calling callback(step, loss, psnr_db) at each metrics row; a callback "
           "returning False stops. Returns the last row.")
-      .def_property_readonly("metrics", [](PyTrainer& t) { return history_arrays(t.trainer().history()); },
+      .def_property_readonly("metrics", &PyTrainer::metrics,
                              "The metrics rows as a dict of numpy arrays: step, loss, psnr_db, lr, seconds, psnr_exact.")
       .def_property_readonly("step_count", [](PyTrainer& t) { return t.trainer().current_step(); })
       .def_property_readonly("total_steps", [](PyTrainer& t) { return t.trainer().total_steps(); })

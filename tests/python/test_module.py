@@ -245,3 +245,24 @@ def test_the_example_runs(tmp_path):
     big = np.load(next(tmp_path.glob("*_4x.npy")))
     assert big.shape[2] in (1, 3) and max(big.shape[:2]) == 64
     assert (tmp_path / "psnr.csv").read_text().count("\n") > 4
+
+
+def test_a_second_thread_is_refused_not_raced(picture):
+    t = small_trainer(picture, steps=10**9)
+    done = threading.Event()
+    worker = threading.Thread(target=lambda: t.train(callback=lambda *row: not done.is_set()))
+    worker.start()
+    refused = 0
+    try:
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and refused == 0:
+            try:
+                t.render(4, 4)
+            except ValueError as e:
+                assert "another thread" in str(e)
+                refused += 1
+    finally:
+        done.set()
+        worker.join()
+    assert refused > 0
+    assert t.render(4, 4).shape == (4, 4, 3)  # free again once the run stopped
