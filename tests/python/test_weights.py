@@ -20,11 +20,15 @@ HASHED = {"model": {"encoding": {"otype": "HashGrid", "n_levels": 6, "n_features
                                  "interpolation": "Smoothstep"},
                     "hidden": [16], "activation": "ReLU", "output_activation": "Sigmoid", "init": "He"},
           "training": {"steps": 30, "batch": "full"}}
-CASES = ["classic", "classic-sgd", "siren", "fourier", "instant", "hashed"]
+# No preset uses the positional encoding; the decoder reads it too.
+POSITIONAL = {"model": {"encoding": {"otype": "Positional", "levels": 4}, "hidden": [16, 16], "activation": "Softplus",
+                        "output_activation": "Sigmoid", "init": "He"},
+              "training": {"steps": 30, "batch": "full"}}
+CASES = ["classic", "classic-sgd", "siren", "fourier", "instant", "hashed", "positional"]
 
 
 def preset_of(name):
-    return HASHED if name == "hashed" else tiny(name)
+    return {"hashed": HASHED, "positional": POSITIONAL}.get(name) or tiny(name)
 
 
 @pytest.fixture(scope="module")
