@@ -10,6 +10,7 @@
 /// 143 SIGTERM, 129 SIGHUP). Errors go to stderr as "error: ...".
 #include "app/backend_registry.h"
 #include "app/cli_commands.h"
+#include "app/cli_export_weights.h"
 #include "app/cli_common.h"
 #include "app/cli_openmp_env.h"
 #include "app/cli_usage_hints.h"
@@ -260,12 +261,14 @@ CLI::App* add_info_command(CLI::App& app, InfoCommand& info) {
 /// typo, refused here rather than opening a window that then cannot load it. Nothing (-1) when
 /// the command line is not a lone word.
 int open_positional(int argc, char** argv, GuiOptions& gui) {
-  const std::set<std::string> commands = {"gui", "train", "render", "timelapse", "info", "sweep", "bench"};
+  const std::set<std::string> commands = {"gui",   "train",          "render", "timelapse",
+                                          "info",  "sweep",          "export-weights", "bench"};
   if (argc != 2 || argv[1][0] == '-' || commands.count(argv[1])) return -1;
   std::error_code ec;
   const auto status = std::filesystem::status(argv[1], ec);
   if (ec || !std::filesystem::exists(status) || std::filesystem::is_directory(status)) {
-    print_error(std::string("'") + argv[1] + "' is neither a command (gui, train, render, timelapse, info, sweep, bench) nor an image file");
+    print_error(std::string("'") + argv[1] +
+                "' is neither a command (gui, train, render, timelapse, info, sweep, export-weights, bench) nor an image file");
     std::cerr << "run `redraw --help` for usage" << std::endl;
     return k_exit_usage;
   }
@@ -347,6 +350,8 @@ int main(int argc, char** argv) {
   CLI::App* sweep_cmd = add_sweep_command(app, sweep, threads);
   BenchCommand bench;
   CLI::App* bench_cmd = add_bench_command(app, bench, threads);
+  ExportWeightsCommand export_weights;
+  CLI::App* export_cmd = add_export_weights_command(app, export_weights);
 
   if (const int code = open_positional(argc, argv, gui); code >= 0) return code;
   try {
@@ -368,6 +373,7 @@ int main(int argc, char** argv) {
     if (info_cmd->parsed()) return run_info(info);
     if (sweep_cmd->parsed()) return run_sweep(sweep, threads);
     if (bench_cmd->parsed()) return run_bench(bench, threads);
+    if (export_cmd->parsed()) return run_export_weights(export_weights);
     if (gui_image_memory_mb) gui.max_image_memory_mb = double(decode_limits(gui_image_memory_mb).max_bytes >> 20);
     return open_gui(&gui);
   });

@@ -43,6 +43,12 @@ set(CPACK_DEBIAN_PACKAGE_HOMEPAGE ${REDRAW_HOMEPAGE})
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # GLFW opens the OpenGL library at run time; libglfw3 depends on libgl1, which brings Mesa.
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "ffmpeg")
+# The Python module (python/, docs/python.md): built for one interpreter, which it depends on;
+# it returns numpy arrays. dpkg-shlibdeps appends the libraries' packages to this Depends.
+if(TARGET redraw_python)
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS "${REDRAW_PYTHON_DEBIAN_DEPENDS}")
+  set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "python3-numpy")
+endif()
 set(CPACK_DEBIAN_COMPRESSION_TYPE xz)
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 if(REDRAW_CUDA)

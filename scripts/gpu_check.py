@@ -243,7 +243,8 @@ def replace_pack_folder(out):
 def pack_from_build(build, out, tcnn_bin=None):
     """Copies BUILD/bin's binaries (and tcnn_bin, when given) with their shared-library closure
     into OUT/pack.tar.xz, what travels to the GPU machine (`run` unpacks it there). True when
-    every binary was there; False, with OUT untouched, when pack_folder_problem refuses OUT."""
+    every binary was there; False, with OUT untouched, when pack_folder_problem refuses OUT.
+    xz runs at -3 on two threads; REDRAW_PACK_XZ_OPT replaces those options (the tests pack at -1)."""
     problem = pack_folder_problem(out, build)
     if problem:
         print(f"gpu_check pack: {problem}")
@@ -280,7 +281,7 @@ def pack_from_build(build, out, tcnn_bin=None):
         with open(os.path.join(out, "MANIFEST"), "w") as f:
             f.write("".join(line + "\n" for line in files))
         tar = subprocess.run(["tar", "-cJf", os.path.abspath(os.path.join(out, "pack.tar.xz")), "."], cwd=stage,
-                             env={**os.environ, "XZ_OPT": "-3 -T2"})
+                             env={**os.environ, "XZ_OPT": os.environ.get("REDRAW_PACK_XZ_OPT", "-3 -T2")})
         complete &= tar.returncode == 0
         shutil.copy(os.path.join(stage, "REVISION"), out)
     finally:

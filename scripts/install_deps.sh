@@ -11,6 +11,7 @@ packages=(
   libvips-dev libopenexr-dev libtiff-dev  # decoding: libvips 8.14 (PNG, JPEG, WebP, TIFF, HEIF/AVIF), OpenEXR; TIFF export
   libglfw3-dev libimgui-dev python3-glad libgl-dev libegl-dev libgl1-mesa-dri
   xvfb xauth libx11-dev  # libx11-dev: the close-button GUI test (tests/gui/x11_close_request.c)
+  pybind11-dev python3-dev python3-numpy python3-pytest  # the Python module (python/) and its tests
   time  # /usr/bin/time: peak memory in tests/cli/aspect_ratios.sh and the benchmarks
   # installing and packaging, and their checks (tests/project/packaging.cmake)
   help2man dpkg-dev file lintian desktop-file-utils appstream libxml2-utils shared-mime-info bash-completion

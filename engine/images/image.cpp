@@ -1,4 +1,5 @@
 #include "engine/images/image.h"
+#include "engine/images/training_pixels.h"
 
 #include "engine/atomic_file.h"
 #include "engine/errors.h"
@@ -164,15 +165,7 @@ Image prepare_training_image(const std::filesystem::path& file, const DataSpec& 
   if (native_w) *native_w = decoded.width;
   if (native_h) *native_h = decoded.height;
   if (info) *info = decoded;
-  if (spec.color_mode == ColorMode::Binary) {
-    // Threshold after resizing, so thin strokes survive as grey before becoming black or white.
-    Image gray = resize_area(convert_color(std::move(raw), ColorMode::Gray, spec.threshold, spec.background), w, h);
-    for (float& v : gray.pixels)
-      v = v >= spec.threshold ? 1.0f : 0.0f;
-    return gray;
-  }
-  // Converted in place and, at full resolution, moved: the photo's floats exist once.
-  return resize_area(convert_color(std::move(raw), spec.color_mode, spec.threshold, spec.background), w, h);
+  return prepare_training_pixels(std::move(raw), spec, w, h);
 }
 
 namespace {

@@ -19,7 +19,7 @@ _redraw() {
   local cmd="" i
   for ((i = 1; i < cword; i++)); do
     case "${words[i]}" in
-    gui | train | render | timelapse | info | sweep | bench)
+    gui | train | render | timelapse | info | sweep | export-weights | bench)
       cmd="${words[i]}"
       break
       ;;
@@ -63,6 +63,7 @@ _redraw() {
                 --threads" ;;
   timelapse) opts="--help --size --fps --output -o --overlay --backend --precision --threads" ;;
   info) opts="--help --backends --json" ;;
+  export-weights) opts="--help --output -o" ;;
   sweep) opts="--help --images --presets --set --spec --seeds --time-limit --steps --size --max-side --jobs
                --checkpoint-every --out --cell --collect --dry-run --retry-failed --backend --threads --slurm
                --partition --time --gpus-per-task --cpus-per-task --sbatch-arg" ;;
@@ -76,12 +77,12 @@ _redraw() {
 
   case "$cmd" in
   "")
-    COMPREPLY=($(compgen -W "gui train render timelapse info sweep bench" -- "$cur"))
+    COMPREPLY=($(compgen -W "gui train render timelapse info sweep export-weights bench" -- "$cur"))
     _filedir "@($images|redraw)"
     ;;
   gui) _filedir "@($images)" ;;
   train) _filedir "@($images)" ;;
-  render | timelapse | info) _filedir redraw ;;
+  render | timelapse | info | export-weights) _filedir redraw ;;
   sweep) _filedir -d ;;
   bench) COMPREPLY=($(compgen -W "kodak-paper kodak-minute smoke" -- "$cur")) ;;
   esac

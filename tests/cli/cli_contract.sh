@@ -17,7 +17,7 @@ expect 2 "error:" -- "$redraw" train "$samples/horse.png" --preset classic --con
 expect 2 "--bit-depth" -- "$redraw" render "$work/none.redraw" -o "$work/o.png" --bit-depth 12
 expect 0 "train" -- "$redraw" --help
 # a word that is neither a command nor a file is a typo, not an image for the desktop app
-expect 2 "error: 'frob' is neither a command (gui, train, render, timelapse, info, sweep, bench) nor an image file" -- "$redraw" frob
+expect 2 "error: 'frob' is neither a command (gui, train, render, timelapse, info, sweep, export-weights, bench) nor an image file" -- "$redraw" frob
 # --seed is a whole number in [0, 2^64 - 1]: no sign, no wrap-around, no rounding
 expect 2 "--seed" -- "$redraw" train "$samples/horse.png" --config "$cfg" --seed -1 --out "$work/x"
 expect 2 "--seed" -- "$redraw" train "$samples/horse.png" --config "$cfg" --seed 18446744073709551616 --out "$work/x"

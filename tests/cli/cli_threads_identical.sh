@@ -15,7 +15,7 @@ status=0
 for core in "${cores[@]}"; do
   for preset in siren instant; do
     for threads in 1 2; do
-      OPENBLAS_CORETYPE="$core" "$redraw" train "$image" --preset "$preset" --backend cpu --size 96x80 --steps 12 \
+      OPENBLAS_CORETYPE="$core" "$redraw" train "$image" --preset "$preset" --backend cpu --size 96x80 --steps 5 \
         --threads "$threads" --out "$work/$preset-$threads" --quiet >/dev/null 2>&1
     done
     what="$preset, ${core:-native} kernels"

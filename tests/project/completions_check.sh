@@ -11,7 +11,7 @@ zsh_file="$src/packaging/completions/_redraw"
 . "$(dirname "$0")/../lib.sh"
 
 # ---- every option of every command is in both files ----
-for cmd in "" gui train render timelapse info sweep bench; do
+for cmd in "" gui train render timelapse info sweep export-weights bench; do
   opts="$("$redraw" $cmd --help | grep -oE '(^|[ ,])--?[a-z][a-z0-9-]*' | sed 's/^[ ,]//' | grep -vx -- -h | sort -u)"
   for file in "$bash_file" "$zsh_file"; do
     missing=""

@@ -125,6 +125,15 @@ else
   echo "$out"
   check_run "the installed /usr/bin/redraw --version exits 0" test $rc -eq 0
   check_run "... and uses /usr/share/redraw" grep -qxF "data: /usr/share/redraw (installed)" <<<"$out"
+  # The Python module, when the package holds it: it imports from anywhere, finds the installed
+  # presets and trains a step on the installed default image.
+  # (the listing is taken whole first: grep -q closing the pipe early fails it under pipefail)
+  listing="$(dpkg-deb -c "$deb")"
+  if grep -q '/dist-packages/redraw/_redraw\.' <<<"$listing"; then
+    out="$(cd / && env -u REDRAW_ASSETS -u PYTHONPATH /usr/bin/python3 -c "import redraw; t = redraw.Trainer(redraw.default_image(), size=16, steps=1); t.train(); print(redraw.__file__, t.step_count)" 2>&1)"; rc=$?
+    echo "$out"
+    check_run "the installed Python module imports and trains" test $rc -eq 0 -a -n "$(grep -E '^/usr/lib/python3.*dist-packages/redraw/__init__\.py 1$' <<<"$out")"
+  fi
   # --purge is -r and then forgetting the package, so no "config-files" record stays behind.
   dpkg --force-unsafe-io --no-triggers --purge redraw >"$work/dpkg-r.log" 2>&1
   check_run "dpkg -r (--purge) removes it without a trace, and /usr/bin/redraw with it" \

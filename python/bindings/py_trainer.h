@@ -1,0 +1,14 @@
+#pragma once
+/// redraw.Trainer: one training run driven from Python, through the engine's Trainer as the CLI
+/// drives it (open_run, step, the checkpoint writer). docs/python.md has the API.
+/// - Threading: the GIL is released while steps run, in slices of about 0.1 s; between slices
+///   Python's signals are checked, so Ctrl+C stops training within a slice and one step
+///   (KeyboardInterrupt; the run keeps its last finished step and stays usable).
+/// - One thread at a time: a Trainer is not locked; calls from two threads at once are refused.
+#include <pybind11/pybind11.h>
+
+namespace redraw::python {
+
+void bind_trainer(pybind11::module_& m);
+
+} // namespace redraw::python
