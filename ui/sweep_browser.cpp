@@ -24,7 +24,7 @@ namespace {
 constexpr int32_t k_thumb_side = 96;     ///< texels on a thumbnail's longer side
 constexpr size_t k_thumbs_per_frame = 4; ///< final.png files read per frame
 constexpr double k_compare_wait_seconds = 60;
-constexpr int k_label_lines = 2; ///< lines of a tile's label under its PSNR
+constexpr int k_label_lines = 4; ///< lines of a tile's label under its PSNR (the full one is in its tooltip)
 
 /// A tile's height: the thumbnail, its PSNR line and its label (draw_tile), with the spacing between.
 float tile_height(float side) {
