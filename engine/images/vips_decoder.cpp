@@ -388,42 +388,6 @@ int32_t read_rows(VipsImage* img, uint8_t* out) {
   return h;
 }
 
-/// Where the rows a loader filled begin. libjpeg and libpng fill what they could not read with one
-/// flat colour (mid grey, black), so the picture's last pixel is that colour, and so is the end of
-/// every row the data did not reach in full: a JPEG is decoded left to right in bands of 8 or 16
-/// rows, and where its data runs out inside a band every row of the band stops at the same column.
-/// A row counts as missing, from the last one up, while its last pixels (8, or the width) are the
-/// fill colour, or most of its pixels are (the row where the data ran out holds some real pixels
-/// and, for a JPEG, one block decoded from the zero bits past the end). `row_block` > 1 (a JPEG's
-/// 8-row blocks) rounds the first missing row down to a block's first: the top row of a cut band
-/// blends its colour with the band above and is no longer exactly the fill colour. `rows` when the
-/// last pixels are not flat.
-int32_t trailing_fill_start(const uint8_t* samples, int32_t w, int32_t rows, size_t pixel_bytes, int32_t row_block) {
-  if (rows < 1) return 0;
-  const size_t row_bytes = size_t(w) * pixel_bytes;
-  const int32_t tail = std::min(w, 8);
-  const uint8_t* fill = samples + size_t(rows) * row_bytes - pixel_bytes;
-  const auto is_fill = [&](int32_t x, int32_t y) {
-    return std::memcmp(samples + size_t(y) * row_bytes + size_t(x) * pixel_bytes, fill, pixel_bytes) == 0;
-  };
-  const auto missing = [&](int32_t y) {
-    int32_t filled_tail = 0, filled = 0;
-    for (int32_t x = w - 1; x >= w - tail && is_fill(x, y); --x)
-      ++filled_tail;
-    if (filled_tail == tail) return true;
-    for (int32_t x = 0; x < w; ++x)
-      filled += is_fill(x, y);
-    return 2 * filled > w;
-  };
-  int32_t first = rows;
-  for (int32_t x = w - tail; x < w; ++x)
-    if (!is_fill(x, rows - 1)) return rows;
-  while (first > 0 && missing(first - 1))
-    --first;
-  if (row_block > 1) first -= first % row_block;
-  return first;
-}
-
 /// A decode's samples as the pipeline hands them over, and how many rows of them are the file's.
 struct Decoded {
   Samples samples{nullptr, &g_free};
