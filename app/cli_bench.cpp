@@ -258,7 +258,7 @@ int run_bench(const BenchCommand& o, int threads) {
   }
 
   install_interrupt_handler();
-  if (!o.collect) (void)run_sweep_cells(site, todo, jobs);
+  const std::vector<int64_t> busy = o.collect ? std::vector<int64_t>{} : run_sweep_cells(site, todo, jobs);
   if (interrupted()) return interrupted_exit_code();
   const std::vector<CellResult> results = read_sweep_results(site.dir, plan);
   std::vector<BenchCell> cells;
@@ -285,6 +285,21 @@ int run_bench(const BenchCommand& o, int threads) {
   std::printf("bench %s: %lld of %zu cells done, %lld failed -> %s\n", p.name.c_str(), static_cast<long long>(done),
               results.size(), static_cast<long long>(failed), escape_control((site.dir / "table.md").string()).c_str());
   if (o.collect) return failed > 0 ? k_exit_failure : k_exit_ok; // cells not ended yet are shown as such
+  // Cells another process (another bench or sweep on this folder) was running and still is: named,
+  // and the sweep's exit code for them, so a script knows to run the bench again once they end.
+  std::vector<std::string> elsewhere;
+  for (const int64_t i : busy)
+    if (results[size_t(i)].status != CellStatus::Done && results[size_t(i)].status != CellStatus::Failed)
+      elsewhere.push_back(shown_name(plan.cells[size_t(i)]));
+  if (!elsewhere.empty() && failed == 0) {
+    std::string names;
+    for (size_t i = 0; i < elsewhere.size() && i < 8; ++i)
+      names += (i ? ", " : "") + elsewhere[i];
+    if (elsewhere.size() > 8) names += ", ...";
+    std::printf("bench %s: %zu cell(s) running in another process (%s): run the bench again once they end\n",
+                p.name.c_str(), elsewhere.size(), names.c_str());
+    return k_exit_cells_elsewhere;
+  }
   return failed > 0 || done < int64_t(results.size()) ? k_exit_failure : k_exit_ok;
 }
 

@@ -53,7 +53,7 @@ SweepGrid grid_of(const SweepCommand& o) {
     std::string text;
     if (const std::string why = read_user_text(o.spec, uint64_t(16) << 20, "a sweep spec", "16 MiB", text);
         !why.empty())
-      throw ConfigError(why);
+      throw IoError(why); // a file that cannot be read: exit 1; what it says is checked as options are
     g = parse_sweep_spec(parse_json(text, o.spec), o.spec);
   }
   if (!o.images.empty()) g.images = o.images;
@@ -92,8 +92,7 @@ SweepPlan plan_of(const SweepCommand& o, const std::filesystem::path& dir) {
   try {
     plan = build_sweep_plan(grid_of(o));
   } catch (const ConfigError& e) {
-    if (o.spec.empty()) throw UsageError(e.what()); // an option's value
-    throw;
+    throw UsageError(e.what()); // the grid, from the options or --spec alike (docs/cli.md: exit 2)
   }
   if (saved && !same_sweep(plan, load_sweep_plan(dir)))
     throw UsageError(dir.string() + " holds another sweep (its sweep.json): give the same grid to continue it, or "
@@ -219,17 +218,28 @@ int run_sweep(const SweepCommand& o, int threads) {
   if (o.slurm) return submit_sweep(site, o);
 
   install_interrupt_handler();
-  (void)run_sweep_cells(site, todo, jobs);
+  const std::vector<int64_t> busy = run_sweep_cells(site, todo, jobs);
   const auto results = collect_sweep(site);
   int64_t done = 0, failed = 0;
   for (const CellResult& r : results) {
     done += r.status == CellStatus::Done;
     failed += r.status == CellStatus::Failed;
   }
-  std::printf("sweep: %lld of %zu cells done, %lld failed -> %s\n", static_cast<long long>(done), results.size(),
-              static_cast<long long>(failed), escape_control((site.dir / "report.html").string()).c_str());
+  // The cells another process was running, and still is (those that ended meanwhile count above).
+  std::vector<std::string> elsewhere;
+  for (const int64_t i : busy)
+    if (results[size_t(i)].status != CellStatus::Done && results[size_t(i)].status != CellStatus::Failed)
+      elsewhere.push_back(shown_name(plan.cells[size_t(i)]));
+  std::printf("sweep: %lld of %zu cells done, %lld failed%s -> %s\n", static_cast<long long>(done), results.size(),
+              static_cast<long long>(failed),
+              elsewhere.empty() ? ""
+                                : (", " + std::to_string(elsewhere.size()) + " running in another process (" +
+                                   joined(elsewhere) + "): run the sweep again once they end")
+                                      .c_str(),
+              escape_control((site.dir / "report.html").string()).c_str());
   if (interrupted()) return interrupted_exit_code();
-  return failed > 0 ? k_exit_failure : k_exit_ok;
+  if (failed > 0) return k_exit_failure;
+  return elsewhere.empty() ? k_exit_ok : k_exit_cells_elsewhere;
 }
 
 } // namespace redraw::cli

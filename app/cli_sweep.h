@@ -93,12 +93,21 @@ private:
 /// This program's path (/proc/self/exe), run for each cell. IoError when it cannot be found.
 std::string self_path();
 
+/// The exit code of a sweep that ended with cells still running in another process (another sweep
+/// or a Slurm task on the same folder): run it again once they end (docs/cli.md, exit codes).
+constexpr int k_exit_cells_elsewhere = 3;
+
+/// A cell's name as printed: sweep.json may come from anyone, so its control characters are escaped
+/// (engine/display_text.h) and a name never drives the terminal.
+std::string shown_name(const SweepCell& cell);
+
 /// One line for a cell that ended: "done 003-... 2000 steps 10.0 s PSNR 28.41 dB SSIM 0.8123".
 std::string cell_line(const SweepCell& cell, const CellResult& r);
 
 /// Runs the cells `todo` (indices) `jobs.jobs` at a time with the Progress bar and a line per cell;
-/// returns how many failed. Stops (and stops its cells, which save) on SIGINT, SIGTERM or SIGHUP.
-int64_t run_sweep_cells(const SweepSite& site, const std::vector<int64_t>& todo, const SweepJobs& jobs);
+/// returns the indices of the cells found running in another process (skipped here). Stops (and
+/// stops its cells, which save) on SIGINT, SIGTERM or SIGHUP.
+std::vector<int64_t> run_sweep_cells(const SweepSite& site, const std::vector<int64_t>& todo, const SweepJobs& jobs);
 /// Runs cell `index` alone with `threads` (a Slurm array task); returns the exit code.
 int run_one_cell(const SweepSite& site, int64_t index, int32_t threads);
 

@@ -5,6 +5,7 @@
 #include "engine/display_text.h"
 #include "engine/errors.h"
 #include "engine/images/image.h"
+#include "engine/json_read.h"
 #include "engine/insight/ssim.h"
 #include "engine/model_files/checkpoint.h"
 #include "engine/path_problem.h"
@@ -66,6 +67,48 @@ double final_ssim(const std::filesystem::path& final_png, const std::string& ima
   return ssim(picture, target);
 }
 
+/// The first field where two JSON values differ ("model.hidden: [32,32] in the model, [16,16] in the
+/// cell's config"), or "" when they are the same.
+std::string first_difference(const nlohmann::json& model, const nlohmann::json& cell, const std::string& path) {
+  if (model.is_object() && cell.is_object()) {
+    for (const auto& [key, value] : cell.items()) {
+      const std::string at = path.empty() ? key : path + "." + key;
+      if (!model.contains(key)) return at + ": missing in the model, " + json_excerpt(value) + " in the cell's config";
+      if (std::string d = first_difference(model.at(key), value, at); !d.empty()) return d;
+    }
+    for (const auto& [key, value] : model.items())
+      if (!cell.contains(key))
+        return (path.empty() ? key : path + "." + key) + ": " + json_excerpt(value) +
+               " in the model, missing in the cell's config";
+    return "";
+  }
+  if (model == cell) return "";
+  return (path.empty() ? std::string("config") : path) + ": " + json_excerpt(model) + " in the model, " +
+         json_excerpt(cell) + " in the cell's config";
+}
+
+/// Why the model in a cell's folder is not this cell's run (another config's model, copied or left
+/// there), or "" when it is (or there is none, or train --resume will say what is wrong with it).
+/// The fields train sizes to the image are compared as the cell asks for them.
+std::string foreign_model(const std::filesystem::path& folder, const SweepCell& cell) {
+  const std::filesystem::path model = folder / "model.redraw";
+  std::error_code ec;
+  if (!std::filesystem::exists(std::filesystem::symlink_status(model, ec))) return "";
+  std::string diff;
+  try {
+    RunConfig saved = read_model_meta(model).config;
+    const EncodingSpec& want = cell.config.model.encoding;
+    if (saved.model.encoding.auto_table_size) saved.model.encoding.log2_hashmap_size = want.log2_hashmap_size;
+    if (saved.model.encoding.auto_finest_resolution) saved.model.encoding.finest_resolution = want.finest_resolution;
+    diff = first_difference(to_json(saved), to_json(cell.config), "");
+  } catch (const Error&) {
+    return "";
+  }
+  if (diff.empty()) return "";
+  return model.string() + ": is the model of another run, not this cell's (" + diff +
+         "); it is left as it is: move it away to train this cell";
+}
+
 const char* signal_text(int sig) {
   const char* name = strsignal(sig);
   return name ? name : "signal";
@@ -103,6 +146,18 @@ CellRun::Start CellRun::start() {
   if (lock_file_held(train_lock)) {
     m_lock.reset();
     return Start::Busy;
+  }
+  // Resuming another config's model would report that run as this cell's: refused, nothing touched.
+  if (const std::string why = foreign_model(m_folder, m_cell); !why.empty()) {
+    m_result = {};
+    m_result.status = CellStatus::Failed;
+    m_result.error = why;
+    if (const std::string not_saved = write_error(
+            [&] { write_text_atomic(m_folder / "result.json", cell_result_json(m_cell, m_result)); });
+        !not_saved.empty())
+      print_note("cell " + m_cell.name + ": its result was not saved (" + not_saved + ")");
+    m_lock.reset();
+    return Start::Ended;
   }
   write_text_atomic(m_folder / "config.json", to_json(m_cell.config).dump(1) + "\n");
   spawn(train_arguments());
@@ -256,13 +311,16 @@ const CellResult& CellRun::finish(int wait_status, int64_t peak_rss_bytes) {
   return m_result;
 }
 
+std::string shown_name(const SweepCell& cell) { return escape_control(cell.name); }
+
 std::string cell_line(const SweepCell& cell, const CellResult& r) {
   char b[160];
-  if (r.status == CellStatus::Failed) return "FAILED " + cell.name + ": " + escape_control(r.error);
-  if (r.status != CellStatus::Done) return std::string(cell_status_name(r.status)) + " " + cell.name;
+  const std::string name = shown_name(cell);
+  if (r.status == CellStatus::Failed) return "FAILED " + name + ": " + escape_control(r.error);
+  if (r.status != CellStatus::Done) return std::string(cell_status_name(r.status)) + " " + name;
   std::snprintf(b, sizeof b, "  %lld steps  %.1f s  PSNR %.2f dB  SSIM %.4f", static_cast<long long>(r.steps),
                 r.seconds, r.psnr_db, r.ssim);
-  return "done   " + cell.name + b;
+  return "done   " + name + b;
 }
 
 } // namespace redraw::cli

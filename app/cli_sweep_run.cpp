@@ -45,7 +45,8 @@ public:
           break;
         case CellRun::Start::Busy:
           ++m_ended;
-          m_bar.line("busy   " + cell.name + ": another process runs it");
+          m_busy.push_back(cell.index);
+          m_bar.line("busy   " + shown_name(cell) + ": another process runs it");
           break;
         }
       } catch (const Error& e) {
@@ -91,13 +92,13 @@ public:
   }
 
   bool idle() const { return m_running.empty(); }
-  int64_t failed() const { return m_failed; }
+  const std::vector<int64_t>& busy() const { return m_busy; }
   void end() { m_bar.finish(std::to_string(m_ended) + "/" + std::to_string(m_total) + " cells"); }
 
 private:
   void ended(const SweepCell& cell, const CellResult& r) {
     if (r.status == CellStatus::Unfinished) {
-      m_bar.line("stopped " + cell.name + ": resumes from its checkpoint next time");
+      m_bar.line("stopped " + shown_name(cell) + ": resumes from its checkpoint next time");
       return;
     }
     ++m_ended;
@@ -111,11 +112,12 @@ private:
   Progress m_bar;
   std::map<pid_t, std::unique_ptr<CellRun>> m_running;
   int64_t m_ended = 0, m_failed = 0;
+  std::vector<int64_t> m_busy;
   bool m_stopping = false;
 };
 } // namespace
 
-int64_t run_sweep_cells(const SweepSite& site, const std::vector<int64_t>& todo, const SweepJobs& jobs) {
+std::vector<int64_t> run_sweep_cells(const SweepSite& site, const std::vector<int64_t>& todo, const SweepJobs& jobs) {
   CellPool pool(site, jobs, int64_t(todo.size()));
   size_t next = 0;
   std::vector<Reaped> done;
@@ -135,7 +137,7 @@ int64_t run_sweep_cells(const SweepSite& site, const std::vector<int64_t>& todo,
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   pool.end();
-  return pool.failed();
+  return pool.busy();
 }
 
 int run_one_cell(const SweepSite& site, int64_t index, int32_t threads) {
@@ -143,7 +145,7 @@ int run_one_cell(const SweepSite& site, int64_t index, int32_t threads) {
   CellRun run(site, cell, threads);
   switch (run.start()) {
   case CellRun::Start::Busy:
-    print_note("cell " + cell.name + ": another process runs it");
+    print_note("cell " + cell.name + ": another process runs it"); // print_note escapes
     return k_exit_ok;
   case CellRun::Start::Ended:
     std::fprintf(stderr, "%s (ended before)\n", cell_line(cell, run.result()).c_str());

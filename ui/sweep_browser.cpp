@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 
 namespace redraw {
 namespace fs = std::filesystem;
@@ -23,6 +24,13 @@ namespace {
 constexpr int32_t k_thumb_side = 96;     ///< texels on a thumbnail's longer side
 constexpr size_t k_thumbs_per_frame = 4; ///< final.png files read per frame
 constexpr double k_compare_wait_seconds = 60;
+constexpr int k_label_lines = 4; ///< lines of a tile's label under its PSNR (the full one is in its tooltip)
+
+/// A tile's height: the thumbnail, its PSNR line and its label (draw_tile), with the spacing between.
+float tile_height(float side) {
+  const float gap = ImGui::GetStyle().ItemSpacing.y;
+  return side + gap + ImGui::GetTextLineHeight() + gap + ImGui::GetTextLineHeight() * k_label_lines;
+}
 
 /// A cell's final.png as a small texture; null when it has none (a cell that has not ended).
 std::shared_ptr<PreviewTexture> make_thumb(const fs::path& file) {
@@ -103,10 +111,15 @@ void draw_tile(UiState& ui, size_t k, float side) {
                         : r.status == CellStatus::Done ? ImVec4(0.85f, 0.9f, 1, 1)
                                                        : ImVec4(0.9f, 0.75f, 0.3f, 1);
   ImGui::TextColored(colour, "%s", psnr_label(r).c_str());
-  // What sets the cell apart (its image, preset and swept values), wrapped at the tile's width.
-  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + side);
-  ImGui::TextDisabled("%s", widget_text(tile_label(s, k), 80).c_str());
-  ImGui::PopTextWrapPos();
+  // What sets the cell apart (its image, preset and swept values), wrapped at the tile's width and
+  // cut at k_label_lines lines, so every tile, and every row of them, is the same height.
+  const ImVec2 label = ImGui::GetCursorScreenPos();
+  const float label_h = ImGui::GetTextLineHeight() * k_label_lines;
+  const std::string text = widget_text(tile_label(s, k), 80);
+  const ImVec4 clip(label.x, label.y, label.x + side, label.y + label_h);
+  dl->AddText(ImGui::GetFont(), ImGui::GetFontSize(), label, ImGui::GetColorU32(ImGuiCol_TextDisabled), text.c_str(),
+              nullptr, side, &clip);
+  ImGui::Dummy(ImVec2(side, label_h));
   ImGui::EndGroup();
   ImGui::PopID();
   if (clicked) {
@@ -248,11 +261,20 @@ void draw_sweep_browser(UiState& ui) {
   ImGui::Separator();
   ImGui::BeginChild("cells");
   const float side = ui_px(float(k_thumb_side)), gap = ImGui::GetStyle().ItemSpacing.x;
-  const int columns = std::max(1, int((ImGui::GetContentRegionAvail().x + gap) / (side + gap)));
-  for (size_t i = 0; i < s.order.size(); ++i) {
-    if (i % size_t(columns)) ImGui::SameLine();
-    draw_tile(ui, s.order[i], side);
-  }
+  const size_t columns = size_t(std::max(1, int((ImGui::GetContentRegionAvail().x + gap) / (side + gap))));
+  // Only the rows in view are drawn (a 10,000-cell sweep draws a screenful): every row is one height.
+  const size_t rows = (s.order.size() + columns - 1) / columns;
+  s.tiles_drawn = 0;
+  ImGuiListClipper clipper;
+  clipper.Begin(int(std::min<size_t>(rows, size_t(std::numeric_limits<int>::max()))),
+                tile_height(side) + ImGui::GetStyle().ItemSpacing.y);
+  while (clipper.Step())
+    for (size_t row = size_t(clipper.DisplayStart); row < size_t(clipper.DisplayEnd); ++row)
+      for (size_t i = row * columns; i < std::min(s.order.size(), (row + 1) * columns); ++i) {
+        if (i % columns) ImGui::SameLine();
+        draw_tile(ui, s.order[i], side);
+        ++s.tiles_drawn;
+      }
   ImGui::EndChild();
   ImGui::End();
 }

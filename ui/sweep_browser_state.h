@@ -27,6 +27,7 @@ struct SweepBrowserState {
   size_t thumbs_tried = 0;                             ///< cells whose final.png was read (in the plan's order)
   std::string compare_b;                               ///< a model waiting for run A to open, then opened as run B
   double compare_asked = 0;                            ///< ui.now when it was asked
+  size_t tiles_drawn = 0; ///< tiles submitted in the last frame: the visible rows only (a clipped list)
 };
 
 } // namespace redraw

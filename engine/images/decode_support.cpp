@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 namespace redraw::detail {
 
@@ -83,6 +84,32 @@ std::string missing_rows_text(const std::string& name, const MissingRows& m) {
     throw ImageError(name + ": corrupt or truncated image: the file ends before the image does; " + span + verb +
                      " missing, more than half of the picture");
   return "the file ends early; " + span + verb + " missing and shown grey";
+}
+
+int32_t trailing_fill_start(const uint8_t* samples, int32_t w, int32_t rows, size_t pixel_bytes, int32_t row_block) {
+  if (rows < 1) return 0;
+  const size_t row_bytes = size_t(w) * pixel_bytes;
+  const int32_t tail = std::min(w, 8);
+  const uint8_t* fill = samples + size_t(rows) * row_bytes - pixel_bytes;
+  const auto is_fill = [&](int32_t x, int32_t y) {
+    return std::memcmp(samples + size_t(y) * row_bytes + size_t(x) * pixel_bytes, fill, pixel_bytes) == 0;
+  };
+  const auto missing = [&](int32_t y) {
+    int32_t filled_tail = 0, filled = 0;
+    for (int32_t x = w - 1; x >= w - tail && is_fill(x, y); --x)
+      ++filled_tail;
+    if (filled_tail == tail) return true;
+    for (int32_t x = 0; x < w; ++x)
+      filled += is_fill(x, y);
+    return 2 * filled > w;
+  };
+  int32_t first = rows;
+  for (int32_t x = w - tail; x < w; ++x)
+    if (!is_fill(x, rows - 1)) return rows;
+  while (first > 0 && missing(first - 1))
+    --first;
+  if (row_block > 1) first -= first % row_block;
+  return first;
 }
 
 void paint_missing_rows(Image& img, const OrientationWalk& walk, int32_t stored_w, int32_t first_missing) {

@@ -58,6 +58,18 @@ struct MissingRows {
 /// shown grey", or that every row was read when none is missing).
 std::string missing_rows_text(const std::string& name, const MissingRows& missing);
 
+/// Where the rows a loader filled begin. libjpeg and libpng fill what they could not read with one
+/// flat colour (mid grey, black), so the picture's last pixel is that colour, and so is the end of
+/// every row the data did not reach in full: a JPEG is decoded left to right in bands of 8 or 16
+/// rows, and where its data runs out inside a band every row of the band stops at the same column.
+/// A row counts as missing, from the last one up, while its last pixels (8, or the width) are the
+/// fill colour, or most of its pixels are (the row where the data ran out holds some real pixels
+/// and, for a JPEG, one block decoded from the zero bits past the end). `row_block` > 1 (a JPEG's
+/// 8-row blocks) rounds the first missing row down to a block's first: the top row of a cut band
+/// blends its colour with the band above and is no longer exactly the fill colour. `rows` when the
+/// last pixels are not flat.
+int32_t trailing_fill_start(const uint8_t* samples, int32_t w, int32_t rows, size_t pixel_bytes, int32_t row_block);
+
 /// Paints the pixels of `img` whose stored row (through `walk`, stored width `stored_w`) is at or
 /// past `first_missing` mid grey (0.5), with an opaque alpha: what a missing part is shown as.
 void paint_missing_rows(Image& img, const OrientationWalk& walk, int32_t stored_w, int32_t first_missing);

@@ -27,6 +27,8 @@ struct VipsInput {
   std::vector<uint8_t> fixed; ///< a PNG with its wrong chunk CRCs put right; empty when none was wrong
   int bad_crcs = 0;           ///< PNG chunks whose CRC was wrong
   bool cut = false;           ///< the file ends before its own structure does (PNG chunks, WebP RIFF size)
+  bool jpeg_progressive = false; ///< a progressive JPEG (SOF2, 6, 10 or 14)
+  int jpeg_scans = 0;            ///< the JPEG's scans that begin in the bytes (their SOS markers)
   const uint8_t* data() const { return fixed.empty() ? original : fixed.data(); }
   size_t size() const { return fixed.empty() ? original_size : fixed.size(); }
 };

@@ -9,6 +9,7 @@
 #include "engine/images/decode_support.h"
 #include "engine/errors.h"
 #include "engine/images/image_decoders.h"
+#include "engine/images/png_passes.h"
 
 #include <vips/vips.h>
 
@@ -243,7 +244,9 @@ void fill_info(VipsImage* h, const char* loader, ImageInfo& info) {
   const int w = vips_image_get_width(h), hh = vips_image_get_height(h);
   info.width = info.orientation >= 5 ? hh : w;
   info.height = info.orientation >= 5 ? w : hh;
-  info.channels = vips_image_get_bands(h);
+  // An 8-bit CIELab TIFF (three samples) loads as libvips' packed LabQ coding: four bytes a pixel.
+  const bool labq = vips_image_get_coding(h) == VIPS_CODING_LABQ;
+  info.channels = labq ? 3 : vips_image_get_bands(h);
   const VipsBandFormat f = vips_image_get_format(h);
   info.floats = f == VIPS_FORMAT_FLOAT || f == VIPS_FORMAT_DOUBLE;
   info.bits = f == VIPS_FORMAT_USHORT || f == VIPS_FORMAT_SHORT                         ? 16
@@ -258,6 +261,8 @@ void fill_info(VipsImage* h, const char* loader, ImageInfo& info) {
     info.colour = "ICC profile: " + icc_description(h);
   else if (in == VIPS_INTERPRETATION_scRGB)
     info.colour = "linear (scRGB)";
+  else if (labq || in == VIPS_INTERPRETATION_LAB || in == VIPS_INTERPRETATION_LABS)
+    info.colour = "CIELab (converted to sRGB)";
   else if (in == VIPS_INTERPRETATION_B_W || in == VIPS_INTERPRETATION_GREY16)
     info.colour = "grey (sRGB assumed)";
   else
@@ -343,7 +348,8 @@ Pipeline build_pipeline(VipsImage* loaded, const std::string& name, const std::s
     p.notes.push_back(p.interp == VIPS_INTERPRETATION_CMYK ? "CMYK converted to sRGB"
                                                            : "colours converted from the embedded ICC profile to sRGB");
   } else if (p.interp == VIPS_INTERPRETATION_LAB || p.interp == VIPS_INTERPRETATION_XYZ ||
-             p.interp == VIPS_INTERPRETATION_LABS || p.interp == VIPS_INTERPRETATION_LCH) {
+             p.interp == VIPS_INTERPRETATION_LABS || p.interp == VIPS_INTERPRETATION_LCH ||
+             p.interp == VIPS_INTERPRETATION_LABQ || vips_image_get_coding(cur) == VIPS_CODING_LABQ) {
     step([&](VipsImage** out) { return vips_colourspace(p.out, out, VIPS_INTERPRETATION_sRGB, nullptr); });
   }
   fmt = vips_image_get_format(p.out);
@@ -382,33 +388,11 @@ int32_t read_rows(VipsImage* img, uint8_t* out) {
   return h;
 }
 
-/// Where the rows a loader filled begin: libjpeg and libpng fill what they could not read with one
-/// flat colour (mid grey, black), which the last row then is all of. A row counts as filled when
-/// most of its pixels are that colour: the row where the data ran out holds some real pixels and,
-/// for a JPEG, one block decoded from the zero bits past the end. `rows` when the last row is not
-/// flat.
-int32_t trailing_fill_start(const uint8_t* samples, int32_t w, int32_t rows, size_t pixel_bytes) {
-  if (rows < 1) return 0;
-  const size_t row_bytes = size_t(w) * pixel_bytes;
-  const uint8_t* fill = samples + size_t(rows - 1) * row_bytes;
-  const auto filled_pixels = [&](int32_t y) {
-    const uint8_t* row = samples + size_t(y) * row_bytes;
-    int32_t n = 0;
-    for (int32_t x = 0; x < w; ++x)
-      n += std::memcmp(row + size_t(x) * pixel_bytes, fill, pixel_bytes) == 0;
-    return n;
-  };
-  if (filled_pixels(rows - 1) != w) return rows;
-  int32_t first = rows - 1;
-  while (first > 0 && 2 * filled_pixels(first - 1) > w)
-    --first;
-  return first;
-}
-
 /// A decode's samples as the pipeline hands them over, and how many rows of them are the file's.
 struct Decoded {
   Samples samples{nullptr, &g_free};
   int32_t first_missing = 0; ///< the rows from here down could not be read (the height when none)
+  std::string detail;        ///< what else the picture lacks, for ImageInfo::incomplete (empty when nothing)
 };
 
 /// A file libvips found cut short, read again leniently (the loader fills what is missing) and band
@@ -426,8 +410,53 @@ Decoded salvage(const VipsInput& in, const std::string& name, const ImageInfo& i
   const size_t pixel_bytes = size_t(bands) * size_t(sample);
   d.samples.reset(g_malloc0(size_t(w) * size_t(h) * pixel_bytes));
   const int32_t rows = read_rows(p.out, static_cast<uint8_t*>(d.samples.get()));
-  d.first_missing =
-      rows < h ? rows : trailing_fill_start(static_cast<const uint8_t*>(d.samples.get()), w, h, pixel_bytes);
+  const int32_t row_block = info.format == "JPEG" ? std::max(1, 8 / std::max(1, info.shrink)) : 1;
+  d.first_missing = rows < h ? rows
+                             : trailing_fill_start(static_cast<const uint8_t*>(d.samples.get()), w, h, pixel_bytes,
+                                                   row_block);
+  vips_error_clear();
+  return d;
+}
+
+/// A cut interlaced PNG: the passes that were read (png_passes.h), through the same pipeline as the
+/// loader's pixels, so what was read is what the whole file gives. `samples` stays empty when libpng
+/// reads the file differently from libvips (then the loader's rows are salvaged instead).
+Decoded salvage_passes(const VipsInput& in, const std::string& name, VipsImage* header, int32_t w, int32_t h,
+                       int32_t bands, int32_t sample) {
+  Decoded d;
+  PngPasses passes = read_png_passes(in.data(), in.size());
+  const VipsBandFormat format = vips_image_get_format(header);
+  const int header_sample = format == VIPS_FORMAT_UCHAR ? 1 : format == VIPS_FORMAT_USHORT ? 2 : 0;
+  if (!passes.ok || passes.width != vips_image_get_width(header) || passes.height != vips_image_get_height(header) ||
+      passes.bands != vips_image_get_bands(header) || passes.sample_bytes != header_sample)
+    return d;
+  const VipsRef read(vips_image_new_from_memory(passes.samples.data(), passes.samples.size(), passes.width,
+                                                passes.height, passes.bands, format));
+  if (!read.p) return d;
+  read.p->Type = vips_image_get_interpretation(header);
+  const void* icc = nullptr;
+  size_t icc_size = 0;
+  if (vips_image_get_typeof(header, VIPS_META_ICC_NAME) &&
+      vips_image_get_blob(header, VIPS_META_ICC_NAME, &icc, &icc_size) == 0 && icc)
+    vips_image_set_blob_copy(read.p, VIPS_META_ICC_NAME, icc, icc_size);
+  vips_error_clear();
+  const Pipeline p = build_pipeline(read.p, name, "PNG");
+  if (vips_image_get_width(p.out) != w || vips_image_get_height(p.out) != h || vips_image_get_bands(p.out) != bands ||
+      p.sample != sample)
+    return d;
+  d.samples.reset(g_malloc0(size_t(w) * size_t(h) * size_t(bands) * size_t(sample)));
+  if (read_rows(p.out, static_cast<uint8_t*>(d.samples.get())) != h) {
+    d.samples.reset();
+    return d;
+  }
+  d.first_missing = passes.first_missing_row;
+  if (passes.pass_cut > 0) {
+    const uint64_t total = uint64_t(w) * uint64_t(h), tenths = passes.pixels_read * 1000 / total;
+    d.detail = "the file is interlaced (Adam7) and ends in pass " + std::to_string(passes.pass_cut) +
+               " of 7: " + std::to_string(tenths / 10) + "." + std::to_string(tenths % 10) +
+               "% of the pixels were read, the others " + (passes.first_missing_row < h ? "above the grey rows " : "") +
+               "are filled in from the earlier passes (less detail)";
+  }
   vips_error_clear();
   return d;
 }
@@ -541,15 +570,26 @@ Image decode_vips(const uint8_t* data, size_t size, const std::string& name, con
   const bool cut_short = failed || ran_out || in.cut;
   const std::string warnings = cut_short ? std::string() : vips_error_buffer();
   vips_error_clear();
-  if (failed || ran_out) {
+  // A cut interlaced PNG is read pass by pass whatever the loader made of it (it reads the rows of
+  // the last pass it reached, or none).
+  const bool interlaced_cut = cut_short && info.format == "PNG" && is_interlaced_png(in.data(), in.size());
+  if (failed || ran_out || interlaced_cut) {
     decoded = {};
-    decoded = salvage(in, name, info, w, h, bands, sample);
+    if (interlaced_cut) decoded = salvage_passes(in, name, head.p, w, h, bands, sample);
+    if (!decoded.samples) decoded = salvage(in, name, info, w, h, bands, sample);
   } else if (bytes != size_t(w) * size_t(h) * size_t(bands) * size_t(sample)) {
     throw ImageError(name + ": corrupt image (the decoder returned an unexpected size)");
   }
-  if (cut_short)
+  if (cut_short) {
+    if (info.format == "JPEG" && in.jpeg_progressive && decoded.first_missing == h)
+      decoded.detail = "the file ends in scan " + std::to_string(in.jpeg_scans) +
+                       " of this progressive JPEG: every row was read, but the detail of its later scans is missing "
+                       "(the picture is blurred or blocky)";
     info.incomplete = missing_rows_text(name, MissingRows{decoded.first_missing, h, info.shrink,
                                                           swap ? info.width : info.height, info.orientation != 1});
+    if (!decoded.detail.empty())
+      info.incomplete = decoded.first_missing < h ? info.incomplete + "; " + decoded.detail : decoded.detail;
+  }
   for (const std::string& line : first_lines(warnings, 3))
     info.notes.push_back("decoder warning: " + line);
 

@@ -89,6 +89,32 @@ void check_jpeg_scans(const uint8_t* data, size_t size, const std::string& name)
                        " scans");
 }
 
+/// Walks a JPEG's segments (each skipped by its length) and the entropy-coded data of its scans (an
+/// FF there is followed by 00 or a restart marker): the scans that begin, and whether the frame is
+/// progressive. Stops at the end marker or where the bytes end.
+void count_jpeg_scans(const uint8_t* data, size_t size, VipsInput& in) {
+  size_t at = 2;
+  while (at + 1 < size) {
+    if (data[at] != 0xff) { // entropy-coded data
+      ++at;
+      continue;
+    }
+    const uint8_t m = data[at + 1];
+    if (m == 0xff) {
+      ++at;
+      continue;
+    }
+    if (m == 0x00 || m == 0x01 || m == 0xd8 || (m >= 0xd0 && m <= 0xd7)) {
+      at += 2;
+      continue;
+    }
+    if (m == 0xd9 || at + 4 > size) return;
+    if (m == 0xc2 || m == 0xc6 || m == 0xca || m == 0xce) in.jpeg_progressive = true;
+    if (m == 0xda) ++in.jpeg_scans;
+    at += 2 + ((size_t(data[at + 2]) << 8) | data[at + 3]);
+  }
+}
+
 /// A WebP's RIFF header gives the file's length: shorter on disk, it was cut.
 bool webp_cut(const uint8_t* data, size_t size) {
   if (size < 12 || !starts_with(data, size, "RIFF") || std::memcmp(data + 8, "WEBP", 4) != 0) return false;
@@ -110,6 +136,7 @@ VipsInput check_vips_input(const uint8_t* data, size_t size, const std::string& 
     in.bad_crcs = fix_png_crcs(data, size, in.fixed, in.cut);
   } else if (starts_with(data, size, std::string_view("\xff\xd8\xff", 3))) {
     check_jpeg_scans(data, size, name);
+    count_jpeg_scans(data, size, in);
   } else {
     in.cut = webp_cut(data, size);
   }

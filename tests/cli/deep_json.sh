@@ -15,7 +15,7 @@ printf '{"model": {"encoding": {"sized_to_image": %s}}}\n' "$(deep 100000)" >"$w
 expect 1 "$work/deep.json: model.encoding.sized_to_image[][][]...: $too_deep" -- \
   "$redraw" train "$work/a.png" --config "$work/deep.json" --out "$work/t"
 printf '{"images": ["%s"], "set": {"model.hidden": %s}}\n' "$work/a.png" "$(deep 100000)" >"$work/spec.json"
-expect 1 "$work/spec.json: set.model.hidden[][][][]...: $too_deep" -- \
+expect 2 "$work/spec.json: set.model.hidden[][][][]...: $too_deep" -- \
   "$redraw" sweep --spec "$work/spec.json" --presets "$work/tiny.json" --out "$work/s1"
 # One argument holds at most 128 KiB: 65,000 levels.
 expect 2 "--set model.hidden: [][][][][][]...: $too_deep" -- \

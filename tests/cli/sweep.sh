@@ -78,7 +78,11 @@ first=$!
 pids+=("$first")
 check 'wait_for 60 "[ \$(ls \"$work\"/two/cells/*/.redraw-lock 2>/dev/null | wc -l) = 2 ]"'
 "$redraw" sweep "${args[@]}" >"$work/two2.out" 2>&1
+second=$?
 check 'grep -q "busy .*another process runs it" "$work/two2.out"'
+# Not "0 of 2 cells done" and success: it names the cells that run elsewhere, exit 3.
+check "[ $second = 3 ]"
+check 'grep -q "2 running in another process (000-a-tiny-lr_max=0.01-s1, 001-a-tiny-lr_max=0.003-s1): run the sweep again once they end" "$work/two2.out"'
 wait "$first"
 check "[ $? = 0 ] && [ \$(grep -c ',done,' '$work/two/results.csv') = 2 ]"
 for c in "$work"/two/cells/*/; do check "[ $(headers "$c") = 1 ]  # $(basename "$c") started once"; done

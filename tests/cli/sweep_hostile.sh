@@ -51,4 +51,29 @@ expect 1 "$work/s4/sweep.json: is a FIFO (named pipe), not a sweep file" -- \
 ln -s /dev/zero "$work/zero.json"
 expect 1 "$work/zero.json: is a character device, not a sweep spec" -- \
   timeout 60 "$redraw" sweep --spec "$work/zero.json" --presets "$work/tiny.json" --out "$work/s5"
+# ---- a cell's folder holding another config's model: the cell fails naming the difference, the model is kept ----
+sed 's/"lr_max": 0.01/"lr_max": 0.02/' "$work/tiny.json" >"$work/other.json"
+"$redraw" train "$work/a.png" --config "$work/other.json" --steps 5 --out "$work/other" >/dev/null 2>&1 ||
+  fail "training the other model"
+mkdir -p "$work/s6/cells/000-a-tiny-s1"
+cp "$work/other/model.redraw" "$work/s6/cells/000-a-tiny-s1/"
+cp "$work/other.json" "$work/s6/cells/000-a-tiny-s1/config.json"
+before="$(cd "$work/s6/cells/000-a-tiny-s1" && sha256sum model.redraw config.json)"
+expect 1 "FAILED 000-a-tiny-s1: $work/s6/cells/000-a-tiny-s1/model.redraw: is the model of another run, not this cell's (schedule.lr_max: 0.02 in the model, 0.01 in the cell's config); it is left as it is" -- \
+  sweep --images "$work/a.png" --out "$work/s6"
+check '[ "$(cd "$work/s6/cells/000-a-tiny-s1" && sha256sum model.redraw config.json)" = "$before" ]  # nothing lost'
+check 'grep -q "^000-a-tiny-s1,.*,failed,.*is the model of another run" "$work/s6/results.csv"'
+# (A cell's own model, a sweep killed and continued, still resumes: sweep.sh kills one with -9.)
+expect 0 "sweep: 1 of 1 cells done, 0 failed" -- sweep --images "$work/a.png" --out "$work/s7"
+
+# ---- cell names from a shared sweep.json print their control characters escaped ----
+python3 - "$work/s7/sweep.json" "$work/s8" <<'PY'
+import json, os, sys
+plan = json.load(open(sys.argv[1]))
+plan["cells"][0]["name"] = "000-\x1b]0;pwned\x07\x1b[31mred"
+os.makedirs(sys.argv[2])
+json.dump(plan, open(os.path.join(sys.argv[2], "sweep.json"), "w"))
+PY
+expect 0 'done   000-\x1b]0;pwned\x07\x1b[31mred' -- "$redraw" sweep "$work/s8"
+check '! grep -q "$(printf "\033")" "$work/err" "$work/out"  # no raw escape byte printed'
 finish sweep_hostile

@@ -431,3 +431,43 @@ TEST_CASE("formats: an animated GIF's first frame is decoded and the notes count
   CHECK(single.pages == 1);
   CHECK(single.notes.empty());
 }
+
+TEST_CASE("formats: an 8-bit CIELab TIFF (three samples) is three channels and comes back as its sRGB picture") {
+  test::TempDir dir;
+  const Image src = photo();
+  load_image(test::sample("horse.png")); // starts libvips the way Redraw does
+  VipsImage* rgb = to_vips(src);
+  VipsImage *lab = nullptr, *labq = nullptr;
+  REQUIRE(vips_colourspace(rgb, &lab, VIPS_INTERPRETATION_LAB, nullptr) == 0);
+  REQUIRE(vips_Lab2LabQ(lab, &labq, nullptr) == 0); // what libvips' TIFF saver writes as 8-bit CIELab
+  const std::string file = (dir.path / "lab.tif").string();
+  REQUIRE(vips_image_write_to_file(labq, file.c_str(), nullptr) == 0);
+  g_object_unref(labq);
+  g_object_unref(lab);
+  g_object_unref(rgb);
+  // The file's own first IFD: photometric CIELab (tag 262 = 8), three samples (tag 277).
+  const auto bytes = test::read_bytes(file);
+  REQUIRE(bytes.size() > 8);
+  const bool le = bytes[0] == 'I';
+  const auto u16 = [&](size_t o) { return le ? bytes[o] | (bytes[o + 1] << 8) : (bytes[o] << 8) | bytes[o + 1]; };
+  const auto u32 = [&](size_t o) { return le ? uint32_t(u16(o)) | (uint32_t(u16(o + 2)) << 16) : (uint32_t(u16(o)) << 16) | u16(o + 2); };
+  const size_t ifd = u32(4);
+  int photometric = -1, samples = -1;
+  for (int e = 0; e < u16(ifd); ++e) {
+    const size_t at = ifd + 2 + size_t(e) * 12;
+    if (u16(at) == 262) photometric = u16(at + 8);
+    if (u16(at) == 277) samples = u16(at + 8);
+  }
+  REQUIRE(photometric == 8);
+  REQUIRE(samples == 3);
+  const ImageInfo probed = probe_image(bytes.data(), bytes.size(), "lab.tif");
+  CHECK(probed.format == "TIFF");
+  CHECK(probed.channels == 3);
+  CHECK(probed.bits == 8);
+  CHECK(probed.colour.find("CIELab") != std::string::npos);
+  ImageInfo info;
+  const Image back = load_image(file, {}, {}, &info);
+  CHECK(info.channels == 3);
+  REQUIRE(back.channels == 3);
+  CHECK(psnr(back, src) > 35); // 8-bit Lab quantisation only
+}

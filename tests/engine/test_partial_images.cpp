@@ -300,3 +300,150 @@ TEST_CASE("open_run tells the app and train about an image that ends early, nami
   CHECK(run.notices[0] == file.string() + ": the file ends early; rows 41-48 of 48 (17%) are missing and shown grey");
   CHECK(run.image_info.incomplete == "the file ends early; rows 41-48 of 48 (17%) are missing and shown grey");
 }
+
+namespace {
+
+/// An 8-bit RGB Adam7 PNG whose zlib stream stores each row of each pass (filter byte and samples)
+/// in its own uncompressed deflate block: `ends[k]` is the file length that holds the first k rows
+/// of the passes, in the file's order, and `pass_of[k]` / `pixels[k]` that row's pass (1-7) and the
+/// pixels (x, y) it holds. Written from the PNG specification's Adam7 table.
+struct Adam7Png {
+  std::vector<uint8_t> bytes;
+  std::vector<size_t> ends;
+  std::vector<int> pass_of;
+  std::vector<std::vector<std::pair<int, int>>> pixels;
+};
+
+Adam7Png adam7_png(const std::vector<uint8_t>& rgb, int w, int h) {
+  const int x0[7] = {0, 4, 0, 2, 0, 1, 0}, y0[7] = {0, 0, 4, 0, 2, 0, 1};
+  const int dx[7] = {8, 8, 4, 4, 2, 2, 1}, dy[7] = {8, 8, 8, 4, 4, 2, 2};
+  const auto be32 = [](std::vector<uint8_t>& b, uint32_t v) {
+    for (int s = 24; s >= 0; s -= 8)
+      b.push_back(uint8_t(v >> s));
+  };
+  Adam7Png png;
+  std::vector<std::vector<uint8_t>> rows;
+  for (int p = 0; p < 7; ++p) {
+    if (x0[p] >= w) continue; // an empty pass has no rows at all
+    for (int y = y0[p]; y < h; y += dy[p]) {
+      std::vector<uint8_t> row = {0}; // filter: none
+      std::vector<std::pair<int, int>> at;
+      for (int x = x0[p]; x < w; x += dx[p]) {
+        row.insert(row.end(), rgb.begin() + long((size_t(y) * w + x) * 3), rgb.begin() + long((size_t(y) * w + x) * 3 + 3));
+        at.emplace_back(x, y);
+      }
+      rows.push_back(row);
+      png.pass_of.push_back(p + 1);
+      png.pixels.push_back(at);
+    }
+  }
+  std::vector<uint8_t> z = {0x78, 0x01}, raw;
+  std::vector<size_t> row_ends; // in z
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const uint16_t len = uint16_t(rows[i].size());
+    z.insert(z.end(), {uint8_t(i + 1 == rows.size()), uint8_t(len), uint8_t(len >> 8), uint8_t(~len),
+                       uint8_t(~len >> 8)});
+    z.insert(z.end(), rows[i].begin(), rows[i].end());
+    raw.insert(raw.end(), rows[i].begin(), rows[i].end());
+    row_ends.push_back(z.size());
+  }
+  be32(z, uint32_t(adler32(adler32(0, nullptr, 0), raw.data(), uInt(raw.size()))));
+  png.bytes = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+  const auto chunk = [&](const char* type, const std::vector<uint8_t>& data) {
+    be32(png.bytes, uint32_t(data.size()));
+    const size_t at = png.bytes.size();
+    png.bytes.insert(png.bytes.end(), type, type + 4);
+    png.bytes.insert(png.bytes.end(), data.begin(), data.end());
+    be32(png.bytes, uint32_t(crc32(0, png.bytes.data() + at, uInt(data.size() + 4))));
+  };
+  std::vector<uint8_t> ihdr;
+  be32(ihdr, uint32_t(w));
+  be32(ihdr, uint32_t(h));
+  ihdr.insert(ihdr.end(), {8, 2, 0, 0, 1}); // 8-bit RGB, interlaced
+  chunk("IHDR", ihdr);
+  const size_t idat_data = png.bytes.size() + 8;
+  chunk("IDAT", z);
+  chunk("IEND", {});
+  for (const size_t e : row_ends)
+    png.ends.push_back(idat_data + e);
+  return png;
+}
+
+} // namespace
+
+TEST_CASE("an interlaced PNG cut short shows the passes it holds: the pixels read are the file's, the note says how many") {
+  const int w = 64, h = 48;
+  const auto rgb = textured_rgb(w, h);
+  const Adam7Png png = adam7_png(rgb, w, h);
+  const Decoded whole = decode(png.bytes, "whole.png");
+  REQUIRE(whole.error.empty());
+  CHECK(whole.info.incomplete.empty());
+  for (size_t i = 0; i < rgb.size(); ++i)
+    REQUIRE(std::abs(whole.img.pixels[i] - float(rgb[i]) / 255.0f) < 1e-6f); // the writer above is sound
+  const size_t total_rows = png.ends.size();
+  // Cut after most rows (in pass 7), and after half of them (in pass 6 or so), and in the first pass.
+  for (const size_t kept : {total_rows * 99 / 100, total_rows / 2, size_t(2)}) {
+    CAPTURE(kept);
+    const size_t n = png.ends[kept - 1] + 3; // a few bytes of the next row too
+    const Decoded cut = decode(prefix(png.bytes, n), "inter.png");
+    // The pixels of the rows kept, from the file's own layout: exactly the original.
+    size_t read = 0;
+    bool same = true;
+    for (size_t r = 0; r < kept; ++r)
+      for (const auto& xy : png.pixels[r]) {
+        ++read;
+        for (int c = 0; c < 3 && cut.error.empty(); ++c)
+          same = same && std::abs(cut.img.at(xy.first, xy.second, c) -
+                                  float(rgb[(size_t(xy.second) * w + xy.first) * 3 + c]) / 255.0f) < 1e-6f;
+      }
+    const int pass = png.pass_of[kept];
+    const size_t tenths = read * 1000 / (size_t(w) * h);
+    const std::string said = "ends in pass " + std::to_string(pass) + " of 7: " + std::to_string(tenths / 10) + "." +
+                             std::to_string(tenths % 10) + "% of the pixels were read";
+    CAPTURE(cut.info.incomplete);
+    CAPTURE(cut.error);
+    if (pass >= 2) {
+      REQUIRE(cut.error.empty());
+      CHECK(same);
+      CHECK(cut.info.incomplete.find(said) != std::string::npos);
+      CHECK(cut.info.incomplete.find("are missing") == std::string::npos); // the first pass is whole: no grey row
+      // The pixels not read are filled in from earlier passes: far closer to the picture than grey.
+      double se = 0;
+      for (size_t i = 0; i < rgb.size(); ++i)
+        se += std::pow(double(cut.img.pixels[i]) - double(whole.img.pixels[i]), 2);
+      CHECK(psnr_db(se / double(rgb.size())) > (pass == 7 ? 25.0 : 20.0));
+    } else {
+      // Two rows of the first pass cover rows 1-16 of 48: the rest has nothing, refused naming the file.
+      CHECK(cut.error == "inter.png: corrupt or truncated image: the file ends before the image does; rows 17-48 of "
+                         "48 (67%) are missing, more than half of the picture");
+    }
+  }
+}
+
+TEST_CASE("a baseline JPEG cut inside a band of rows counts the whole band missing; a progressive one cut early says detail is missing") {
+  const int w = 128, h = 96;
+  const auto rgb = textured_rgb(w, h);
+  // 4:2:0 (16-row MCU rows), a restart marker after every MCU row (8 MCUs across): 6 MCU rows.
+  const auto jpeg = jpeg_of(rgb, w, h, "Q=90,subsample_mode=on,restart_interval=8");
+  const auto ends = restart_ends(jpeg);
+  REQUIRE(ends.size() == 5);
+  const Decoded whole = decode(jpeg, "whole.jpg");
+  REQUIRE(whole.error.empty());
+  // Cut half way through the last MCU row: its 16 rows are each partly grey.
+  const size_t n = ends[4] + (jpeg.size() - 2 - ends[4]) / 2;
+  const Decoded cut = decode(prefix(jpeg, n), "photo.jpg");
+  REQUIRE(cut.error.empty());
+  CHECK(cut.info.incomplete == "the file ends early; rows 81-96 of 96 (17%) are missing and shown grey");
+  CHECK(same_rows(cut.img, whole.img, 0, 79)); // the last row above the band blends with the band's colours
+  CHECK(grey_from(cut.img, 80));
+  // Progressive: the first scans (the DC, the coarse picture) whole, then cut.
+  const auto prog = jpeg_of(rgb, w, h, "Q=90,interlace");
+  std::vector<size_t> sos;
+  for (size_t i = 0; i + 1 < prog.size(); ++i)
+    if (prog[i] == 0xff && prog[i + 1] == 0xda) sos.push_back(i);
+  REQUIRE(sos.size() > 3);
+  const Decoded early = decode(prefix(prog, sos[2] + 40), "prog.jpg");
+  REQUIRE(early.error.empty());
+  CHECK(early.info.incomplete == "the file ends in scan 3 of this progressive JPEG: every row was read, but the "
+                                 "detail of its later scans is missing (the picture is blurred or blocky)");
+}

@@ -46,7 +46,52 @@ struct SavedSweep {
     }
   }
 };
+
+/// The vertices ImGui draws in a frame of the browser showing a sweep of `cells` cells (none with a
+/// picture yet), and the tiles it submitted; the third frame, once the window has its size.
+std::pair<int, size_t> browser_frame(size_t cells) {
+  test::HeadlessImGui gui(ImVec2(1000, 700));
+  UiState ui;
+  SweepBrowserState& s = ui.sweep;
+  s.open = true;
+  s.folder = "/nonexistent/sweep";
+  s.plan.cells.resize(cells);
+  for (size_t k = 0; k < cells; ++k) {
+    s.plan.cells[k].index = int64_t(k);
+    s.plan.cells[k].name = "cell-" + std::to_string(k);
+    s.plan.cells[k].image = "/nonexistent/a.png";
+    s.plan.cells[k].preset = "siren";
+  }
+  s.results.resize(cells);
+  s.order.resize(cells);
+  for (size_t k = 0; k < cells; ++k)
+    s.order[k] = k;
+  s.thumbs.assign(cells, nullptr);
+  s.thumbs_tried = cells; // no final.png to look for
+  int vertices = 0;
+  for (int f = 0; f < 3; ++f) {
+    ImGui::NewFrame();
+    draw_sweep_browser(ui);
+    ImGui::Render();
+    vertices = ImGui::GetDrawData()->TotalVtxCount;
+  }
+  return {vertices, s.tiles_drawn};
+}
 } // namespace
+
+TEST_CASE("sweep browser: a 10,000-cell sweep draws only the tiles in view, as a 60-cell one does") {
+  const auto small = browser_frame(60), large = browser_frame(10000);
+  const int small_vertices = small.first, large_vertices = large.first;
+  const size_t small_tiles = small.second, large_tiles = large.second;
+  CAPTURE(small_vertices);
+  CAPTURE(large_vertices);
+  CAPTURE(large_tiles);
+  // The window (760 x 420 at 1x) shows a few rows of about seven tiles: both fill it alike.
+  CHECK(large_tiles > 0);
+  CHECK(large_tiles <= 60);
+  CHECK(large_tiles == small_tiles);
+  CHECK(large_vertices < small_vertices + 200); // a scroll bar's worth more, not 10,000 tiles' (was about 160x)
+}
 
 TEST_CASE("sweep browser: a sweep's cells, sorted by PSNR; a bad folder named, the sweep shown kept") {
   test::ScopedEnv assets("REDRAW_ASSETS", test::test_assets().string());
