@@ -67,8 +67,8 @@ struct ModelSpec {
   /// s in Gauss's exp(-(s z)^2) and Gabor's cos(omega_0 z) exp(-(s z)^2).
   float gauss_scale = k_default_gauss_scale;
   /// The FINER init's first-layer biases: U(-first_bias_scale, +first_bias_scale). 1 by default:
-  /// with coordinates in [-1, 1] the first layer's |z| reaches about 2, so its units' local
-  /// frequency omega_0 (2|z| + 1) spans 1x to 5x omega_0, where SIREN's spans 1x.
+  /// with coordinates in [-1, 1] the first layer's |z| reaches 2, so its units' local frequency
+  /// omega_0 (2|z| + 1) spans 1x to 5x omega_0 (docs/presets.md), below an image's Nyquist limit.
   float first_bias_scale = k_default_first_bias_scale;
   /// > 0: the first dense layer starts with weights and biases uniform in +-this (Xavier and He
   /// only), so its units' edges start sharp and spread over the image instead of all passing
