@@ -1,6 +1,8 @@
 #include "cuda/activation_kernels.cuh"
 #include "cuda/cuda_check.h"
 
+#include <type_traits>
+
 namespace redraw::cuda {
 
 namespace {
@@ -85,6 +87,24 @@ void launch_backward(cudaStream_t s, const float* z, const float* y, float* g, i
   backward_bias_partial_kernel<A><<<grid, block, 0, s>>>(z, y, g, rows, cols, omega, scale, partial);
 }
 
+/// f(std::integral_constant<Activation, A>{}) for the activation `act`: one kernel per activation,
+/// with the activation a compile-time constant in it.
+template <class F> void for_activation(Activation act, F&& f) {
+  using A = Activation;
+  switch (act) {
+  case A::Identity: f(std::integral_constant<A, A::Identity>{}); break;
+  case A::Relu: f(std::integral_constant<A, A::Relu>{}); break;
+  case A::LeakyRelu: f(std::integral_constant<A, A::LeakyRelu>{}); break;
+  case A::Tanh: f(std::integral_constant<A, A::Tanh>{}); break;
+  case A::Sigmoid: f(std::integral_constant<A, A::Sigmoid>{}); break;
+  case A::Softplus: f(std::integral_constant<A, A::Softplus>{}); break;
+  case A::Sine: f(std::integral_constant<A, A::Sine>{}); break;
+  case A::Finer: f(std::integral_constant<A, A::Finer>{}); break;
+  case A::Gauss: f(std::integral_constant<A, A::Gauss>{}); break;
+  case A::Gabor: f(std::integral_constant<A, A::Gabor>{}); break;
+  }
+}
+
 } // namespace
 
 void bias_activation_forward(cudaStream_t s, const float* bias, float* z, float* y, int64_t rows, int32_t cols,
@@ -92,39 +112,19 @@ void bias_activation_forward(cudaStream_t s, const float* bias, float* z, float*
   const int64_t count = rows * cols;
   if (count == 0) return;
   if (count >= (int64_t(1) << 32)) throw BackendError("bias_activation_forward: over 2^32 elements in one pass");
-  switch (act) {
-  case Activation::Identity: launch_forward<Activation::Identity>(s, bias, z, y, count, cols, omega, scale); break;
-  case Activation::Relu: launch_forward<Activation::Relu>(s, bias, z, y, count, cols, omega, scale); break;
-  case Activation::LeakyRelu: launch_forward<Activation::LeakyRelu>(s, bias, z, y, count, cols, omega, scale); break;
-  case Activation::Tanh: launch_forward<Activation::Tanh>(s, bias, z, y, count, cols, omega, scale); break;
-  case Activation::Sigmoid: launch_forward<Activation::Sigmoid>(s, bias, z, y, count, cols, omega, scale); break;
-  case Activation::Softplus: launch_forward<Activation::Softplus>(s, bias, z, y, count, cols, omega, scale); break;
-  case Activation::Sine: launch_forward<Activation::Sine>(s, bias, z, y, count, cols, omega, scale); break;
-  case Activation::Finer: launch_forward<Activation::Finer>(s, bias, z, y, count, cols, omega, scale); break;
-  case Activation::Gauss: launch_forward<Activation::Gauss>(s, bias, z, y, count, cols, omega, scale); break;
-  case Activation::Gabor: launch_forward<Activation::Gabor>(s, bias, z, y, count, cols, omega, scale); break;
-  }
+  for_activation(act, [&](auto a) { launch_forward<decltype(a)::value>(s, bias, z, y, count, cols, omega, scale); });
   CUDA_CHECK_LAUNCH();
 }
 
 int64_t bias_grad_scratch_count(int64_t rows, int32_t cols) { return row_blocks(rows) * cols; }
 
-void activation_backward_bias_grad(cudaStream_t s, const float* z, const float* y, float* g, int64_t rows,
-                                   int32_t cols, Activation act, float omega, float scale, float* scratch, float* db,
+void activation_backward_bias_grad(cudaStream_t s, const float* z, const float* y, float* g, int64_t rows, int32_t cols,
+                                   Activation act, float omega, float scale, float* scratch, float* db,
                                    bool accumulate) {
   if (rows == 0 || cols == 0) return;
-  switch (act) {
-  case Activation::Identity: launch_backward<Activation::Identity>(s, z, y, g, rows, cols, omega, scale, scratch); break;
-  case Activation::Relu: launch_backward<Activation::Relu>(s, z, y, g, rows, cols, omega, scale, scratch); break;
-  case Activation::LeakyRelu: launch_backward<Activation::LeakyRelu>(s, z, y, g, rows, cols, omega, scale, scratch); break;
-  case Activation::Tanh: launch_backward<Activation::Tanh>(s, z, y, g, rows, cols, omega, scale, scratch); break;
-  case Activation::Sigmoid: launch_backward<Activation::Sigmoid>(s, z, y, g, rows, cols, omega, scale, scratch); break;
-  case Activation::Softplus: launch_backward<Activation::Softplus>(s, z, y, g, rows, cols, omega, scale, scratch); break;
-  case Activation::Sine: launch_backward<Activation::Sine>(s, z, y, g, rows, cols, omega, scale, scratch); break;
-  case Activation::Finer: launch_backward<Activation::Finer>(s, z, y, g, rows, cols, omega, scale, scratch); break;
-  case Activation::Gauss: launch_backward<Activation::Gauss>(s, z, y, g, rows, cols, omega, scale, scratch); break;
-  case Activation::Gabor: launch_backward<Activation::Gabor>(s, z, y, g, rows, cols, omega, scale, scratch); break;
-  }
+  for_activation(act, [&](auto a) {
+    launch_backward<decltype(a)::value>(s, z, y, g, rows, cols, omega, scale, scratch);
+  });
   CUDA_CHECK_LAUNCH();
   column_reduce_kernel<<<unsigned((cols + k_col_tile - 1) / k_col_tile), dim3(k_col_tile, k_reduce_lanes), 0, s>>>(
       scratch, row_blocks(rows), cols, db, accumulate);

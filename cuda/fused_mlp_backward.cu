@@ -93,7 +93,8 @@ __global__ void __launch_bounds__(T::threads)
         const int64_t row = row0 + r;
         if (l >= 0) {
           const float y = row < rows ? __half2float(y_l[row * Width + c]) : 0.0f;
-          const __half h = __float2half(row < rows ? g * activate_derivative<float>(d.act[l], y, y, 30.0f, 1.0f) : 0.0f);
+          const __half h =
+              __float2half(row < rows ? g * activate_derivative<float>(d.act[l], y, y, 30.0f, 1.0f) : 0.0f);
           strips[r * T::lda + c] = h;
           if (row < rows) dz_l[row * Width + c] = h;
         } else if (row < rows && c < d.in) {
