@@ -86,7 +86,7 @@ std::vector<float> inputs(Activation a, int n, uint32_t seed) {
 
 } // namespace
 
-TEST_CASE("every kernel variant matches the shared activation math within 4 ulp, and float64 within 4 ulp") {
+TEST_CASE("every kernel variant matches the shared activation math within 4 ulp (Gabor 6), and float64 too") {
   const auto variants = cpu_kernel_variants();
   REQUIRE(!variants.empty());
   MESSAGE("kernel variants on this CPU: " << variants.size() << ", chosen: " << std::string(cpu_kernels().isa));
@@ -121,8 +121,9 @@ TEST_CASE("every kernel variant matches the shared activation math within 4 ulp,
           worst_ref = std::max(worst_ref, ulps(y[e], double(ref)));
           worst_f64 = std::max(worst_f64, ulps(y[e], ref64));
         }
-      // Gabor multiplies two results of libmvec's SIMD cosf and expf (each within 4 ulp) and rounds.
-      const double bound = a == Activation::Gabor ? 9.0 : 4.0;
+      // Gabor multiplies two results of libmvec's SIMD cosf and expf and rounds the product: two
+      // errors, not one (measured: 4 ulp from the scalar float code, 3.4 from float64, avx2).
+      const double bound = a == Activation::Gabor ? 6.0 : 4.0;
       CHECK(worst_ref <= bound);
       CHECK(worst_f64 <= bound);
 
