@@ -136,8 +136,8 @@ CLI::App* add_train_command(CLI::App& app, TrainCommand& train, int& threads) {
   cmd->add_option("image", train.image, "Image file (PNG, JPEG, WebP, TIFF, HEIC, AVIF, OpenEXR, GIF, BMP, TGA, PNM)")
       ->required();
   auto* preset_opt = cmd->add_option("--preset", train.preset,
-                                     "Preset name (classic, classic-sgd, siren, fourier, instant); without it and "
-                                     "--config: instant");
+                                     "Preset name (classic, classic-sgd, siren, finer, gauss, wire, fourier, instant); "
+                                     "without it and --config: instant");
   auto* config_opt = cmd->add_option("--config", train.config, "Run config JSON file");
   preset_opt->excludes(config_opt);
   auto* size_opt = cmd->add_option("--size", train.size, "Training size WxH");

@@ -29,12 +29,13 @@ inline bool is_thin_layer(int32_t in, int32_t out) { return in <= k_thin_width |
 
 struct CpuKernels {
   const char* isa = ""; ///< "sse2", "avx2" or "avx512"
-  /// Rows [r0, r1) of z (rows x out): z += b (per column), y = act(z).
+  /// Rows [r0, r1) of z (rows x out): z += b (per column), y = act(z). omega: the model's omega_0,
+  /// scale: its gauss_scale (engine/activation_math.h).
   void (*bias_activate)(Activation a, float* z, float* y, const float* b, int64_t r0, int64_t r1, int32_t out,
-                        float omega) = nullptr;
+                        float omega, float scale) = nullptr;
   /// Elements [e0, e1): g *= act'(z, y).
   void (*activation_backward)(Activation a, float* g, const float* z, const float* y, int64_t e0, int64_t e1,
-                              float omega) = nullptr;
+                              float omega, float scale) = nullptr;
   /// Rows [r0, r1) of a Fourier encoding (F features): out[r][f] = sin(pi b_f . p), out[r][F + f] = cos(...).
   void (*fourier_encode)(const float* b, int32_t features, const float* coords, int64_t r0, int64_t r1,
                          float* out) = nullptr;

@@ -36,7 +36,7 @@ namespace {
 /// The activation a compile-time constant, so the inner loop is branch-free and vectorisable.
 template <Activation A> struct BiasActivate {
   static REDRAW_KERNEL_TARGET void run(float* z, float* y, const float* b, int64_t r0, int64_t r1, int32_t out,
-                                       float omega) {
+                                       float omega, float scale) {
     for (int64_t r = r0; r < r1; ++r) {
       float* zr = z + r * out;
       float* yr = y + r * out;
@@ -44,17 +44,18 @@ template <Activation A> struct BiasActivate {
       for (int32_t j = 0; j < out; ++j) {
         const float v = zr[j] + b[j];
         zr[j] = v;
-        yr[j] = activate<float>(A, v, omega);
+        yr[j] = activate<float>(A, v, omega, scale);
       }
     }
   }
 };
 
 template <Activation A> struct ActivationBackward {
-  static REDRAW_KERNEL_TARGET void run(float* g, const float* z, const float* y, int64_t e0, int64_t e1, float omega) {
+  static REDRAW_KERNEL_TARGET void run(float* g, const float* z, const float* y, int64_t e0, int64_t e1, float omega,
+                                       float scale) {
 #pragma omp simd
     for (int64_t e = e0; e < e1; ++e)
-      g[e] *= activate_derivative<float>(A, z[e], y[e], omega);
+      g[e] *= activate_derivative<float>(A, z[e], y[e], omega, scale);
   }
 };
 
@@ -68,13 +69,13 @@ REDRAW_KERNEL_TARGET void run_for_activation(std::index_sequence<I...>, Activati
 constexpr auto k_each_activation = std::make_index_sequence<k_activation_count>{};
 
 REDRAW_KERNEL_TARGET void bias_activate(Activation a, float* z, float* y, const float* b, int64_t r0, int64_t r1,
-                                        int32_t out, float omega) {
-  run_for_activation<BiasActivate>(k_each_activation, a, z, y, b, r0, r1, out, omega);
+                                        int32_t out, float omega, float scale) {
+  run_for_activation<BiasActivate>(k_each_activation, a, z, y, b, r0, r1, out, omega, scale);
 }
 
 REDRAW_KERNEL_TARGET void activation_backward(Activation a, float* g, const float* z, const float* y, int64_t e0,
-                                              int64_t e1, float omega) {
-  run_for_activation<ActivationBackward>(k_each_activation, a, g, z, y, e0, e1, omega);
+                                              int64_t e1, float omega, float scale) {
+  run_for_activation<ActivationBackward>(k_each_activation, a, g, z, y, e0, e1, omega, scale);
 }
 
 /// encoding_value's Fourier case, a row at a time: the phase in the same order of operations.

@@ -72,7 +72,7 @@ inline void own_tiles(int64_t rows, int t, int nt, int64_t& first, int64_t& last
 /// while it is in cache.
 void forward_rows(const NetView& net, CpuWorkspace& ws, const float* input, int64_t rows) {
   const auto& layers = *net.layers;
-  const float omega = net.model->omega_0;
+  const float omega = net.model->omega_0, scale = net.model->gauss_scale;
   const CpuKernels& kern = cpu_kernels();
 #pragma omp parallel
   {
@@ -90,7 +90,7 @@ void forward_rows(const NetView& net, CpuWorkspace& ws, const float* input, int6
         else
           cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(r1 - r0), L.out, L.in, 1.0f, x + r0 * L.in, L.in,
                       net.params + L.weight_offset, L.in, 0.0f, z + r0 * L.out, L.out);
-        kern.bias_activate(L.activation, z, y, net.params + L.bias_offset, r0, r1, L.out, omega);
+        kern.bias_activate(L.activation, z, y, net.params + L.bias_offset, r0, r1, L.out, omega, scale);
       }
       x = y; // each thread only ever reads its own rows: no barrier needed between layers
     }
@@ -186,7 +186,7 @@ void tile_bias_sum(const float* g, int64_t r0, int64_t r1, int32_t out, float* a
 void backward_own_tiles(const NetView& net, CpuWorkspace& ws, const float* input, int64_t rows, bool first_chunk,
                         float* const bufs[2], int64_t tile0, int64_t tile1) {
   const auto& layers = *net.layers;
-  const float omega = net.model->omega_0;
+  const float omega = net.model->omega_0, scale = net.model->gauss_scale;
   const CpuKernels& kern = cpu_kernels();
   for (int64_t tile = tile0; tile < tile1; ++tile) {
     const int64_t r0 = tile * k_tile_rows, n = std::min(rows, r0 + k_tile_rows) - r0;
@@ -196,7 +196,7 @@ void backward_own_tiles(const NetView& net, CpuWorkspace& ws, const float* input
       const DenseLayer& L = layers[li];
       float* g = tb[cur];
       kern.activation_backward(L.activation, g, ws.z[li].data() + r0 * L.out, ws.y[li].data() + r0 * L.out, 0,
-                               n * L.out, omega);
+                               n * L.out, omega, scale);
       tile_bias_sum(g, 0, n, L.out, ws.bias_parts.data() + tile * ws.bias_part_floats + ws.bias_part_offset[li]);
       const float* x = (li == 0 ? input : ws.y[li - 1].data()) + r0 * L.in;
       slot_weight_gradient(kern, L, g, x, n, ws.slots.data() + tile * ws.slot_floats + ws.slot_offset[li],
@@ -234,7 +234,7 @@ namespace {
 void backward_layer_major(const NetView& net, CpuWorkspace& ws, const float* input, int64_t rows, float* grads,
                           bool first_chunk, float* const bufs[2], int t, int nt, float* acc) {
   const auto& layers = *net.layers;
-  const float omega = net.model->omega_0;
+  const float omega = net.model->omega_0, scale = net.model->gauss_scale;
   const CpuKernels& kern = cpu_kernels();
   const int64_t nslots = (rows + ws.slot_rows - 1) / ws.slot_rows;
   int64_t tile0 = 0, tile1 = 0;
@@ -246,7 +246,8 @@ void backward_layer_major(const NetView& net, CpuWorkspace& ws, const float* inp
     // dZ = dY * act'(z): each thread its own tiles (which it also produced in the step before).
     for (int64_t tile = tile0; tile < tile1; ++tile) {
       const int64_t r0 = tile * k_tile_rows, r1 = std::min(rows, r0 + k_tile_rows);
-      kern.activation_backward(L.activation, g, ws.z[li].data(), ws.y[li].data(), r0 * L.out, r1 * L.out, omega);
+      kern.activation_backward(L.activation, g, ws.z[li].data(), ws.y[li].data(), r0 * L.out, r1 * L.out, omega,
+                               scale);
     }
     // The layer's one synchronisation point: below, every thread reads all rows of dZ and X.
     // (Each sync costs a scheduler wake-up when the machine is busy: they are kept few.)

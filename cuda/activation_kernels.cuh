@@ -15,17 +15,17 @@ namespace redraw::cuda {
 
 /// True when act'(z, y) needs z itself. For ReLU and LeakyReLU z > 0 exactly when y > 0, so the
 /// derivative evaluated at y equals the one evaluated at z and the layer needs no z buffer.
-inline bool activation_needs_z(Activation a) { return a == Activation::Softplus || a == Activation::Sine; }
+inline bool activation_needs_z(Activation a) { return activation_derivative_needs_z(a); }
 
 void bias_activation_forward(cudaStream_t stream, const float* bias, float* z, float* y, int64_t rows, int32_t cols,
-                             Activation act, float omega);
+                             Activation act, float omega, float scale);
 
 /// Floats of scratch that activation_backward_bias_grad needs for rows x cols.
 int64_t bias_grad_scratch_count(int64_t rows, int32_t cols);
 
 /// z may equal y (see activation_needs_z). db receives the bias gradient (db += when accumulate).
 void activation_backward_bias_grad(cudaStream_t stream, const float* z, const float* y, float* g, int64_t rows,
-                                   int32_t cols, Activation act, float omega, float* scratch, float* db,
+                                   int32_t cols, Activation act, float omega, float scale, float* scratch, float* db,
                                    bool accumulate);
 
 } // namespace redraw::cuda

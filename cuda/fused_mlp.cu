@@ -84,7 +84,7 @@ __global__ void __launch_bounds__(T::threads)
         for (int nb = 0; nb < T::blocks_n; ++nb) {
           if (nb >= n_blocks) continue;
           for (int i = 0; i < acc[s][nb].num_elements; ++i)
-            acc[s][nb].x[i] = activate<float>(act, acc[s][nb].x[i], 30.0f);
+            acc[s][nb].x[i] = activate<float>(act, acc[s][nb].x[i], 30.0f, 1.0f);
           wmma::store_matrix_sync(stage, acc[s][nb], T::ld_stage, wmma::mem_row_major);
           __syncwarp();
           const int r = lane >> 1, c = nb * 16 + (lane & 1) * 8;
@@ -121,11 +121,11 @@ __global__ void __launch_bounds__(T::threads)
       staged_epilogue<T>(stage, acc, n_blocks, lane, [&](int r, int c, float z) {
         const int64_t row = row0 + r;
         if (!last) {
-          const __half h = __float2half(activate<float>(d.act[l], z + bias[c], 30.0f));
+          const __half h = __float2half(activate<float>(d.act[l], z + bias[c], 30.0f, 1.0f));
           strips[r * T::lda + c] = h;
           if (acts && row < rows) acts[activation_offset(d, cap, l + 1) + row * Width + c] = h;
         } else if (c < d.out && row < rows) {
-          output[row * d.out + c] = activate<float>(d.act[l], z + bias[c], 30.0f);
+          output[row * d.out + c] = activate<float>(d.act[l], z + bias[c], 30.0f, 1.0f);
         }
       });
     }

@@ -70,7 +70,7 @@ __global__ void __launch_bounds__(T::threads)
 #pragma unroll
             for (int j = 0; j < 8; ++j) {
               const float yf = __half2float(y[j]);
-              g[j] = row < rows ? g[j] * activate_derivative<float>(act, yf, yf, 30.0f) : 0.0f;
+              g[j] = row < rows ? g[j] * activate_derivative<float>(act, yf, yf, 30.0f, 1.0f) : 0.0f;
             }
             const uint4 h = pack_halves(g);
             *reinterpret_cast<uint4*>(strips + (s * 16 + r) * T::lda + c) = h;
@@ -93,7 +93,8 @@ __global__ void __launch_bounds__(T::threads)
         const int64_t row = row0 + r;
         if (l >= 0) {
           const float y = row < rows ? __half2float(y_l[row * Width + c]) : 0.0f;
-          const __half h = __float2half(row < rows ? g * activate_derivative<float>(d.act[l], y, y, 30.0f) : 0.0f);
+          const __half h =
+              __float2half(row < rows ? g * activate_derivative<float>(d.act[l], y, y, 30.0f, 1.0f) : 0.0f);
           strips[r * T::lda + c] = h;
           if (row < rows) dz_l[row * Width + c] = h;
         } else if (row < rows && c < d.in) {

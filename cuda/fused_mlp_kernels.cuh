@@ -65,7 +65,7 @@ __device__ inline void seed_output_dz(const FusedMlpDesc& d, const float* __rest
     float v = 0.0f;
     if (row < rows && c < d.out) {
       const float y = y_out[row * d.out + c];
-      v = g_out[row * d.out + c] * grad_scale * activate_derivative<float>(d.act[d.hidden], y, y, 30.0f);
+      v = g_out[row * d.out + c] * grad_scale * activate_derivative<float>(d.act[d.hidden], y, y, 30.0f, 1.0f);
     }
     const __half h = __float2half(v);
     strip[r * lda + c] = h;

@@ -3,7 +3,8 @@
 /// in plain C++ so the CPU tests check them (no CUDA headers).
 /// - Shape: every hidden layer 16, 32, 64 or 128 wide, at most k_fused_max_hidden of them, an
 ///   encoding no wider than the hidden layers, at most 16 outputs, and no activation whose
-///   derivative needs the pre-activation (Softplus, Sine).
+///   derivative needs the pre-activation (Softplus, Sine, Finer, Gauss, Gabor: the fp16
+///   kernels keep only y).
 /// - Loss: the backward pass stores dLoss/dZ of the output layer in fp16, unscaled, i.e.
 ///   loss_gradient(pred) * activate_derivative(output). fp16 ends at 65504. BCE's gradient
 ///   (q - t) / (q (1 - q)) reaches 1 / eps (10^6 at the default eps) near 0 and 1, and only a
@@ -38,7 +39,7 @@ inline std::string fused_mlp_unsupported(const ModelSpec& model) {
     if (h != w) return "hidden layers of different widths";
   if (fused_round16(model.encoding.width()) > w) return "the encoding is wider than the hidden layers";
   if (model.output_channels > k_fused_out_pad) return "more than 16 outputs";
-  auto needs_z = [](Activation a) { return a == Activation::Softplus || a == Activation::Sine; };
+  const auto needs_z = activation_derivative_needs_z;
   for (Activation a : model.hidden_activations)
     if (needs_z(a)) return std::string(activation_name(a)) + " activation";
   if (needs_z(model.output_activation)) return std::string(activation_name(model.output_activation)) + " output";

@@ -50,6 +50,7 @@ void MlpWorkspace::allocate(const CudaContext& ctx, const ModelSpec& model, int6
                             const LossParams* loss) {
   m_layers = dense_layers(model);
   m_omega = model.omega_0;
+  m_scale = model.gauss_scale;
   m_rows = rows;
   m_storage.clear();
   m_z.clear();
@@ -114,7 +115,7 @@ void mlp_forward(const CudaContext& ctx, MlpWorkspace& ws, const float* params, 
     {
       TimedOp t(ctx.timer, ctx.stream, "bias+activation");
       bias_activation_forward(ctx.stream, params + L.bias_offset, ws.m_z[l], ws.m_y[l], rows, L.out, L.activation,
-                              ws.m_omega);
+                              ws.m_omega, ws.m_scale);
     }
     x = ws.m_y[l];
   }
@@ -165,7 +166,7 @@ void mlp_backward(const CudaContext& ctx, MlpWorkspace& ws, const float* params,
     {
       TimedOp t(ctx.timer, ctx.stream, "activation backward+bias grad");
       activation_backward_bias_grad(ctx.stream, ws.m_z[li], ws.m_y[li], g, rows, L.out, L.activation, ws.m_omega,
-                                    ws.m_scratch.data(), grads + L.bias_offset, accumulate);
+                                    ws.m_scale, ws.m_scratch.data(), grads + L.bias_offset, accumulate);
     }
     const float* x = li == 0 ? input : ws.m_y[li - 1];
     {

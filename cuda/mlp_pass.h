@@ -59,6 +59,7 @@ private:
                            const LossParams&, float, float*, float*, bool, float*, float*);
   std::vector<DenseLayer> m_layers;
   float m_omega = 30.0f;
+  float m_scale = 10.0f; ///< the model's gauss_scale
   int64_t m_rows = 0;
   std::vector<DeviceBuffer<float>> m_storage;
   std::vector<float*> m_z, m_y; ///< per layer; m_z[l] == m_y[l] when z is not kept

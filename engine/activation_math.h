@@ -1,18 +1,26 @@
 #pragma once
 /// Activations and their derivatives, shared by the CPU backend and the CUDA kernels.
-/// - activate(a, z, omega): y = f(z). For Sine, y = sin(omega * z) (SIREN).
-/// - activate_derivative(a, z, y, omega): dy/dz, given both the pre-activation z and y = f(z).
+/// - activate(a, z, omega, scale): y = f(z). omega is the model's omega_0 (a frequency), scale
+///   its gauss_scale (s, the width of a Gaussian); each activation reads the ones it uses:
+///   - Sine:  y = sin(omega * z) (SIREN);
+///   - Finer: y = sin(omega * (|z| + 1) * z) (FINER, Liu et al. 2024);
+///   - Gauss: y = exp(-(s * z)^2) (Ramasinghe and Lucey 2022);
+///   - Gabor: y = cos(omega * z) * exp(-(s * z)^2) (real WIRE, Saragadam et al. 2023).
+/// - activate_derivative(a, z, y, omega, scale): dy/dz, given both the pre-activation z and
+///   y = f(z). The exact derivative everywhere: Finer's is omega * (2|z| + 1) * cos(omega * (|z| + 1) * z)
+///   (FINER's reference code treats |z| + 1 as a constant in backward; this does not).
+/// - The enum's values are stored in model files: new activations go at the end.
 #include "engine/hd_common.h"
 
 namespace redraw {
 
-enum class Activation : int32_t { Identity = 0, Relu, LeakyRelu, Tanh, Sigmoid, Softplus, Sine };
-constexpr int32_t k_activation_count = int32_t(Activation::Sine) + 1;
+enum class Activation : int32_t { Identity = 0, Relu, LeakyRelu, Tanh, Sigmoid, Softplus, Sine, Finer, Gauss, Gabor };
+constexpr int32_t k_activation_count = int32_t(Activation::Gabor) + 1;
 
 constexpr float k_leaky_relu_slope = 0.01f;
 constexpr float k_softplus_linear_above = 20.0f; ///< softplus(z) == z to float precision beyond this
 
-template <class T> REDRAW_HD inline T activate(Activation a, T z, T omega) {
+template <class T> REDRAW_HD inline T activate(Activation a, T z, T omega, T scale) {
   switch (a) {
   case Activation::Identity: return z;
   case Activation::Relu: return z > T(0) ? z : T(0);
@@ -21,11 +29,20 @@ template <class T> REDRAW_HD inline T activate(Activation a, T z, T omega) {
   case Activation::Sigmoid: return T(1) / (T(1) + rd_exp(-z));
   case Activation::Softplus: return z > T(k_softplus_linear_above) ? z : rd_log1p(rd_exp(z));
   case Activation::Sine: return rd_sin(omega * z);
+  case Activation::Finer: return rd_sin(omega * ((rd_abs(z) + T(1)) * z));
+  case Activation::Gauss: {
+    const T sz = scale * z;
+    return rd_exp(-(sz * sz));
+  }
+  case Activation::Gabor: {
+    const T sz = scale * z;
+    return rd_cos(omega * z) * rd_exp(-(sz * sz));
+  }
   }
   return z;
 }
 
-template <class T> REDRAW_HD inline T activate_derivative(Activation a, T z, T y, T omega) {
+template <class T> REDRAW_HD inline T activate_derivative(Activation a, T z, T y, T omega, T scale) {
   switch (a) {
   case Activation::Identity: return T(1);
   case Activation::Relu: return z > T(0) ? T(1) : T(0);
@@ -34,8 +51,24 @@ template <class T> REDRAW_HD inline T activate_derivative(Activation a, T z, T y
   case Activation::Sigmoid: return y * (T(1) - y);
   case Activation::Softplus: return T(1) / (T(1) + rd_exp(-z));
   case Activation::Sine: return omega * rd_cos(omega * z);
+  case Activation::Finer: {
+    const T m = rd_abs(z);
+    return omega * (T(2) * m + T(1)) * rd_cos(omega * ((m + T(1)) * z));
+  }
+  case Activation::Gauss: return T(-2) * scale * scale * z * y;
+  case Activation::Gabor: {
+    const T sz = scale * z;
+    const T w = omega * z;
+    return -rd_exp(-(sz * sz)) * (omega * rd_sin(w) + T(2) * scale * scale * z * rd_cos(w));
+  }
   }
   return T(1);
+}
+
+/// Whether the activation's derivative reads its pre-activation z (not y alone).
+REDRAW_HD inline bool activation_derivative_needs_z(Activation a) {
+  return a == Activation::Softplus || a == Activation::Sine || a == Activation::Finer || a == Activation::Gauss ||
+         a == Activation::Gabor;
 }
 
 } // namespace redraw

@@ -20,14 +20,17 @@ namespace {
 const NameTable<Activation> k_activations = {
     {"Identity", Activation::Identity}, {"ReLU", Activation::Relu},         {"LeakyReLU", Activation::LeakyRelu},
     {"Tanh", Activation::Tanh},         {"Sigmoid", Activation::Sigmoid},   {"Softplus", Activation::Softplus},
-    {"Sine", Activation::Sine}};
+    {"Sine", Activation::Sine},         {"Finer", Activation::Finer},       {"Gauss", Activation::Gauss},
+    {"Gabor", Activation::Gabor}};
 const NameTable<EncodingKind> k_encodings = {{"Identity", EncodingKind::Identity},
                                              {"Positional", EncodingKind::Positional},
                                              {"Fourier", EncodingKind::Fourier},
                                              {"HashGrid", EncodingKind::HashGrid}};
 const NameTable<GridInterpolation> k_interpolations = {{"Linear", GridInterpolation::Linear},
                                                        {"Smoothstep", GridInterpolation::Smoothstep}};
-const NameTable<InitKind> k_inits = {{"Xavier", InitKind::Xavier}, {"He", InitKind::He}, {"SIREN", InitKind::Siren}};
+const NameTable<InitKind> k_inits = {{"Xavier", InitKind::Xavier}, {"He", InitKind::He},
+                                     {"SIREN", InitKind::Siren},   {"FINER", InitKind::Finer},
+                                     {"Linear", InitKind::Linear}};
 
 constexpr int32_t k_max_width = 8192;
 constexpr size_t k_max_layers = 64;
@@ -61,6 +64,16 @@ void validate_hash_grid_fields(const EncodingSpec& e) {
 const char* activation_name(Activation a) { return name_of(a, k_activations); }
 const char* encoding_name(EncodingKind k) { return name_of(k, k_encodings); }
 const char* init_name(InitKind k) { return name_of(k, k_inits); }
+
+InitKind paper_init(Activation a, InitKind current) {
+  switch (a) {
+  case Activation::Sine: return InitKind::Siren;
+  case Activation::Finer: return InitKind::Finer;
+  case Activation::Gauss:
+  case Activation::Gabor: return InitKind::Linear;
+  default: return current;
+  }
+}
 const char* interpolation_name(GridInterpolation g) { return name_of(g, k_interpolations); }
 GridInterpolation parse_interpolation(const std::string& n) {
   return lookup_name("Interpolation", n, k_interpolations);
@@ -136,6 +149,10 @@ void validate(const ModelSpec& s) {
     throw ConfigError("model: output_channels must be 1 or 3, not " + std::to_string(s.output_channels));
   if (!(s.omega_0 > 0.0f) || !std::isfinite(s.omega_0) || s.omega_0 > 1e4f)
     throw ConfigError("model.omega_0: must be in (0, 10000]");
+  if (!(s.gauss_scale > 0.0f) || !std::isfinite(s.gauss_scale) || s.gauss_scale > 1e4f)
+    throw ConfigError("model.gauss_scale: must be in (0, 10000]");
+  if (!(s.first_bias_scale >= 0.0f) || !std::isfinite(s.first_bias_scale) || s.first_bias_scale > 1e4f)
+    throw ConfigError("model.first_bias_scale: must be in [0, 10000]");
   const auto& e = s.encoding;
   if (e.kind == EncodingKind::Positional && (e.levels < 1 || e.levels > 24))
     throw ConfigError("model.encoding.levels: " + std::to_string(e.levels) + " is outside [1, 24]");
@@ -214,12 +231,17 @@ std::vector<float> initial_parameters(const ModelSpec& s, uint64_t seed) {
     case InitKind::Xavier: w_bound = std::sqrt(6.0 / double(l.in + l.out)); break;
     case InitKind::He: w_bound = std::sqrt(6.0 / double(l.in)); break;
     case InitKind::Siren:
+    case InitKind::Finer:
       // SIREN: first layer U(-1/n, 1/n); later U(-sqrt(6/n)/omega_0, +); biases as torch.nn.Linear.
+      // FINER: the same, but the first layer's biases U(-first_bias_scale, +).
       w_bound = li == 0 ? 1.0 / double(l.in) : std::sqrt(6.0 / double(l.in)) / double(s.omega_0);
       b_bound = 1.0 / std::sqrt(double(l.in));
+      if (s.init == InitKind::Finer && li == 0) b_bound = double(s.first_bias_scale);
       break;
+    case InitKind::Linear: w_bound = b_bound = 1.0 / std::sqrt(double(l.in)); break;
     }
-    if (li == 0 && s.first_layer_scale > 0 && s.init != InitKind::Siren) w_bound = b_bound = s.first_layer_scale;
+    if (li == 0 && s.first_layer_scale > 0 && (s.init == InitKind::Xavier || s.init == InitKind::He))
+      w_bound = b_bound = s.first_layer_scale;
     for (int64_t i = 0; i < int64_t(l.in) * l.out; ++i) p[size_t(l.weight_offset + i)] = uniform(w_bound);
     for (int64_t i = 0; i < l.out; ++i) p[size_t(l.bias_offset + i)] = b_bound > 0 ? uniform(b_bound) : 0.0f;
   }

@@ -16,7 +16,12 @@
 
 namespace redraw {
 
-enum class InitKind : int32_t { Xavier = 0, He, Siren };
+/// Weight initialisations. Values are stored in model files: new ones go at the end.
+/// - Siren: first layer U(-1/in, 1/in), later U(-sqrt(6/in)/omega_0, +); biases U(-1/sqrt(in), +).
+/// - Finer: Siren's, but the first layer's biases U(-first_bias_scale, +) (FINER).
+/// - Linear: torch.nn.Linear's default, weights and biases U(-1/sqrt(in), +) (Gauss, WIRE).
+enum class InitKind : int32_t { Xavier = 0, He, Siren, Finer, Linear };
+constexpr int32_t k_init_count = int32_t(InitKind::Linear) + 1;
 
 struct EncodingSpec {
   EncodingKind kind = EncodingKind::Identity;
@@ -49,13 +54,22 @@ struct EncodingSpec {
   int32_t width() const { return encoding_width(params()); }
 };
 
+constexpr float k_default_gauss_scale = 10.0f;
+constexpr float k_default_first_bias_scale = 1.0f;
+
 struct ModelSpec {
   EncodingSpec encoding;
   std::vector<int32_t> hidden;                  ///< hidden layer widths
   std::vector<Activation> hidden_activations;   ///< one per hidden layer
   Activation output_activation = Activation::Sigmoid;
   InitKind init = InitKind::Xavier;
-  float omega_0 = 30.0f;                        ///< sine frequency (SIREN)
+  float omega_0 = 30.0f;                        ///< sine frequency (SIREN, FINER, Gabor)
+  /// s in Gauss's exp(-(s z)^2) and Gabor's cos(omega_0 z) exp(-(s z)^2).
+  float gauss_scale = k_default_gauss_scale;
+  /// The FINER init's first-layer biases: U(-first_bias_scale, +first_bias_scale). 1 by default:
+  /// with coordinates in [-1, 1] the first layer's |z| reaches 2, so its units' local frequency
+  /// omega_0 (2|z| + 1) spans 1x to 5x omega_0 (docs/presets.md), below an image's Nyquist limit.
+  float first_bias_scale = k_default_first_bias_scale;
   /// > 0: the first dense layer starts with weights and biases uniform in +-this (Xavier and He
   /// only), so its units' edges start sharp and spread over the image instead of all passing
   /// through its centre; 0: the init's own bounds (biases 0).
@@ -111,6 +125,9 @@ std::vector<float> fourier_matrix(const EncodingSpec& enc, uint64_t run_seed);
 constexpr double k_hash_grid_init_range = 1e-4;
 
 const char* activation_name(Activation a);
+/// The initialisation an activation's paper uses: SIREN for Sine, FINER for Finer, Linear for
+/// Gauss and Gabor; `current` for the others.
+InitKind paper_init(Activation a, InitKind current);
 const char* encoding_name(EncodingKind k);
 const char* init_name(InitKind k);
 const char* interpolation_name(GridInterpolation g);

@@ -199,6 +199,8 @@ void read_model(Reader r, ModelSpec& m) {
   r.named("init", m.init, parse_init);
   r.number("omega_0", m.omega_0, 1e-3, 1e4);
   r.number("first_layer_scale", m.first_layer_scale, 0, 1e4);
+  r.number("gauss_scale", m.gauss_scale, 1e-3, 1e4);
+  r.number("first_bias_scale", m.first_bias_scale, 0, 1e4);
 }
 } // namespace
 
@@ -331,7 +333,8 @@ bool same_network(const ModelSpec& a, const ModelSpec& b) {
   const auto scale = [](float s) { return s > 0 ? s : 0.0f; }; // 0 or less: the init's own bounds
   return same_encoding(a.encoding, b.encoding) && a.hidden == b.hidden &&
          a.hidden_activations == b.hidden_activations && a.output_activation == b.output_activation &&
-         a.init == b.init && a.omega_0 == b.omega_0 && scale(a.first_layer_scale) == scale(b.first_layer_scale);
+         a.init == b.init && a.omega_0 == b.omega_0 && scale(a.first_layer_scale) == scale(b.first_layer_scale) &&
+         a.gauss_scale == b.gauss_scale && a.first_bias_scale == b.first_bias_scale;
 }
 
 bool same_training(const TrainingSpec& a, const TrainingSpec& b) {
@@ -388,6 +391,8 @@ json to_json(const RunConfig& c) {
                 {"omega_0", float_json(m.omega_0)}};
   // Written only when set, so models and configs without it stay readable by an older redraw.
   if (m.first_layer_scale > 0) model["first_layer_scale"] = float_json(m.first_layer_scale);
+  if (m.gauss_scale != k_default_gauss_scale) model["gauss_scale"] = float_json(m.gauss_scale);
+  if (m.first_bias_scale != k_default_first_bias_scale) model["first_bias_scale"] = float_json(m.first_bias_scale);
   json background = json::array();
   for (float v : c.data.background)
     background.push_back(float_json(v));

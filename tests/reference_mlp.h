@@ -69,7 +69,7 @@ struct ReferenceMlp {
         double s = params[size_t(L.bias_offset + o)];
         for (int32_t i = 0; i < L.in; ++i) s += params[size_t(L.weight_offset + int64_t(o) * L.in + i)] * a[size_t(i)];
         z[size_t(o)] = s;
-        out[size_t(o)] = activate<double>(L.activation, s, double(model.omega_0));
+        out[size_t(o)] = activate<double>(L.activation, s, double(model.omega_0), double(model.gauss_scale));
       }
       if (zs) zs->push_back(z);
       if (ys) ys->push_back(out);
@@ -125,7 +125,8 @@ struct ReferenceMlp {
         std::vector<double> dx(size_t(L.in), 0.0);
         for (int32_t o = 0; o < L.out; ++o) {
           const double dz = d[size_t(o)] * activate_derivative<double>(L.activation, zs[l][size_t(o)], ys[l][size_t(o)],
-                                                                       double(model.omega_0));
+                                                                       double(model.omega_0),
+                                                                       double(model.gauss_scale));
           g[size_t(L.bias_offset + o)] += dz;
           for (int32_t i = 0; i < L.in; ++i) {
             g[size_t(L.weight_offset + int64_t(o) * L.in + i)] += dz * x[size_t(i)];

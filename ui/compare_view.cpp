@@ -276,10 +276,10 @@ void draw_compare_dialog(UiState& ui) {
     break;
   }
   case CompareChangeKind::Activation: {
-    const char* acts[7];
-    for (int i = 0; i < 7; ++i)
+    const char* acts[k_activation_count];
+    for (int i = 0; i < k_activation_count; ++i)
       acts[i] = activation_name(Activation(i));
-    ImGui::Combo("activation", &c.activation, acts, 7);
+    ImGui::Combo("activation", &c.activation, acts, k_activation_count);
     value = activation_name(Activation(c.activation));
     break;
   }

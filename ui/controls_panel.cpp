@@ -226,16 +226,24 @@ void draw_network(UiState& ui) {
   ModelSpec& m = ui.edit.config.model;
   draw_layers(ui);
   Activation act = m.hidden_activations.empty() ? Activation::Relu : m.hidden_activations.front();
-  if (enum_combo("activation", act, 7, activation_name)) {
+  if (enum_combo("activation", act, k_activation_count, activation_name)) {
     m.hidden_activations.assign(m.hidden.size(), act);
-    if (act == Activation::Sine) m.init = InitKind::Siren;
+    m.init = paper_init(act, m.init);
   }
-  ImGui::BeginDisabled(act != Activation::Sine);
+  ImGui::BeginDisabled(act != Activation::Sine && act != Activation::Finer && act != Activation::Gabor);
   ImGui::InputFloat("omega_0", &m.omega_0, 1, 5, "%.1f");
   check_field(ui, "omega_0", m.omega_0, 0.001f, 10000.0f);
   ImGui::EndDisabled();
-  enum_combo("output activation", m.output_activation, 7, activation_name);
-  enum_combo("initialisation", m.init, 3, init_name);
+  ImGui::BeginDisabled(act != Activation::Gauss && act != Activation::Gabor);
+  ImGui::InputFloat("gauss scale s", &m.gauss_scale, 1, 5, "%.1f");
+  check_field(ui, "gauss scale s", m.gauss_scale, 0.001f, 10000.0f);
+  ImGui::EndDisabled();
+  enum_combo("output activation", m.output_activation, k_activation_count, activation_name);
+  enum_combo("initialisation", m.init, k_init_count, init_name);
+  if (m.init == InitKind::Finer) {
+    ImGui::InputFloat("first bias scale", &m.first_bias_scale, 0.5f, 5, "%.2f");
+    check_field(ui, "first bias scale", m.first_bias_scale, 0.0f, 10000.0f);
+  }
 
   ImGui::Spacing();
   enum_combo("encoding", m.encoding.kind, 4, encoding_name);

@@ -96,7 +96,7 @@ NeuronMaps compute_neuron_maps(const ModelSpec& model, std::span<const float> pa
             const float* row = W + size_t(o) * size_t(L.in);
             for (int32_t i = 0; i < L.in; ++i)
               s += row[i] * a[size_t(i)];
-            b[size_t(o)] = activate<float>(L.activation, s, model.omega_0);
+            b[size_t(o)] = activate<float>(L.activation, s, model.omega_0, model.gauss_scale);
           }
           std::swap(a, b);
         }

@@ -43,7 +43,8 @@ namespace {
 
 const Activation k_activations[] = {Activation::Identity, Activation::Relu,    Activation::LeakyRelu,
                                     Activation::Tanh,     Activation::Sigmoid, Activation::Softplus,
-                                    Activation::Sine};
+                                    Activation::Sine,     Activation::Finer,   Activation::Gauss,
+                                    Activation::Gabor};
 const LossKind k_losses[] = {LossKind::MSE, LossKind::L1, LossKind::Huber, LossKind::BCE};
 const EncodingKind k_encodings[] = {EncodingKind::Identity, EncodingKind::Positional, EncodingKind::Fourier};
 
@@ -87,7 +88,8 @@ Net make_net(Activation act, EncodingKind enc, Activation out, int32_t channels,
   n.model.output_activation = out;
   n.model.output_channels = channels;
   n.model.omega_0 = 30.0f;
-  n.model.init = act == Activation::Sine ? InitKind::Siren : (act == Activation::Relu ? InitKind::He : InitKind::Xavier);
+  n.model.gauss_scale = 2.5f; // Gauss and Gabor: wide enough that few units sit at exp(-(s z)^2) = 0
+  n.model.init = paper_init(act, act == Activation::Relu ? InitKind::He : InitKind::Xavier);
   n.params = initial_parameters(n.model, seed);
   // Biases away from zero, as a trained net has them (an all-zero bias hides bias bugs).
   for (const auto& L : dense_layers(n.model))
@@ -98,7 +100,8 @@ Net make_net(Activation act, EncodingKind enc, Activation out, int32_t channels,
 }
 
 bool high_frequency(Activation act, EncodingKind enc) {
-  return act == Activation::Sine || enc != EncodingKind::Identity;
+  return act == Activation::Sine || act == Activation::Finer || act == Activation::Gabor ||
+         enc != EncodingKind::Identity;
 }
 
 std::unique_ptr<CudaBackend> fp32_backend() { return test::cuda_backend(CudaPrecision::Fp32); }
@@ -292,6 +295,22 @@ RunConfig run_config(int variant) {
     c.model.init = InitKind::Siren;
     c.schedule.lr_max = 1e-3;
     break;
+  case 3: // FINER, 3 channels, linear output, Adam (cuBLAS fp32: the fused path refuses it)
+    c.model.hidden = {32, 32};
+    c.model.hidden_activations = {Activation::Finer, Activation::Finer};
+    c.model.output_activation = Activation::Identity;
+    c.model.init = InitKind::Finer;
+    c.schedule.lr_max = 1e-3;
+    break;
+  case 4: // Gabor (real WIRE), 3 channels, linear output, Adam
+    c.model.hidden = {32, 32};
+    c.model.hidden_activations = {Activation::Gabor, Activation::Gabor};
+    c.model.output_activation = Activation::Identity;
+    c.model.init = InitKind::Linear;
+    c.model.omega_0 = 10.0f;
+    c.model.gauss_scale = 3.0f;
+    c.schedule.lr_max = 1e-3;
+    break;
   }
   return c;
 }
@@ -300,9 +319,9 @@ RunConfig run_config(int variant) {
 
 TEST_CASE("cuda parity: 200-step training runs through the bound API") {
   REDRAW_REQUIRE_CUDA_DEVICE();
-  for (int variant = 0; variant < 3; ++variant) {
+  for (int variant = 0; variant < 5; ++variant) {
     const RunConfig cfg = run_config(variant);
-    const Image img = redraw::test::gradient_image(40, 30, cfg.model.output_channels == 3 || variant == 2 ? 3 : 1);
+    const Image img = redraw::test::gradient_image(40, 30, cfg.model.output_channels == 3 || variant >= 2 ? 3 : 1);
     RunConfig c = cfg;
     c.model.output_channels = img.channels;
     Pair p(c, img);

@@ -87,6 +87,103 @@ TEST_CASE("siren and fourier presets") {
   CHECK(f.schedule.lr_max == doctest::Approx(1e-3));
 }
 
+TEST_CASE("finer, gauss and wire presets: the activation papers' shape, init and learning rates") {
+  const RunConfig f = load_preset("finer"), g = load_preset("gauss"), w = load_preset("wire");
+  for (const RunConfig* c : {&f, &g, &w}) {
+    CAPTURE(c->name);
+    CHECK(c->model.hidden == std::vector<int32_t>{256, 256, 256});
+    CHECK(c->model.output_activation == Activation::Identity);
+    CHECK(c->model.encoding.kind == EncodingKind::Identity);
+    CHECK(c->optimizer.kind == OptimizerKind::Adam);
+    CHECK(c->training.batch_size == 0); // full batch
+    CHECK(c->schedule.lr_min == doctest::Approx(c->schedule.lr_max / 10));
+  }
+  CHECK(f.model.hidden_activations == std::vector<Activation>(3, Activation::Finer));
+  CHECK(f.model.init == InitKind::Finer);
+  CHECK(f.model.omega_0 == 30.0f);
+  CHECK(f.model.first_bias_scale == 1.0f);
+  CHECK(f.schedule.lr_max == doctest::Approx(5e-4));
+  CHECK(g.model.hidden_activations == std::vector<Activation>(3, Activation::Gauss));
+  CHECK(g.model.init == InitKind::Linear);
+  CHECK(g.model.gauss_scale == 30.0f);
+  CHECK(g.schedule.lr_max == doctest::Approx(5e-3));
+  CHECK(w.model.hidden_activations == std::vector<Activation>(3, Activation::Gabor));
+  CHECK(w.model.init == InitKind::Linear);
+  CHECK(w.model.omega_0 == 20.0f);
+  CHECK(w.model.gauss_scale == 10.0f);
+  CHECK(w.schedule.lr_max == doctest::Approx(5e-3));
+}
+
+TEST_CASE("gauss_scale and first_bias_scale: read, written only off their defaults, and bad values name the field") {
+  RunConfig c = load_preset("siren");
+  json j = to_json(c);
+  CHECK_FALSE(j["model"].contains("gauss_scale")); // older redraws read this file
+  CHECK_FALSE(j["model"].contains("first_bias_scale"));
+  j["model"]["gauss_scale"] = 12.5;
+  j["model"]["first_bias_scale"] = 0;
+  j["model"]["activation"] = "gabor"; // names are case-insensitive
+  j["model"].erase("activations");
+  const RunConfig back = parse_run_config(j, "x");
+  CHECK(back.model.gauss_scale == 12.5f);
+  CHECK(back.model.first_bias_scale == 0.0f);
+  CHECK(back.model.hidden_activations.front() == Activation::Gabor);
+  CHECK(to_json(back)["model"]["gauss_scale"] == 12.5);
+  CHECK(to_json(back)["model"]["activations"][0] == "Gabor");
+  expect_config_error({{"model", {{"gauss_scale", 0}}}}, "model.gauss_scale: 0 is outside");
+  expect_config_error({{"model", {{"gauss_scale", "wide"}}}}, "model.gauss_scale: must be a number");
+  expect_config_error({{"model", {{"first_bias_scale", -1}}}}, "model.first_bias_scale: -1 is outside");
+  expect_config_error({{"model", {{"activation", "Gaussian"}}}}, "Finer, Gauss, Gabor");
+  expect_config_error({{"model", {{"init", "WIRE"}}}}, "FINER, Linear");
+  // A spec built in code (the GUI's, a sweep's) is checked by validate().
+  ModelSpec m = back.model;
+  m.gauss_scale = std::nanf("");
+  CHECK_THROWS_WITH_AS(validate(m), doctest::Contains("model.gauss_scale"), ConfigError);
+  m = back.model;
+  m.first_bias_scale = -0.5f;
+  CHECK_THROWS_WITH_AS(validate(m), doctest::Contains("model.first_bias_scale"), ConfigError);
+}
+
+TEST_CASE("initialisations: FINER's first-layer biases span first_bias_scale, Linear is torch.nn.Linear's") {
+  ModelSpec m;
+  m.hidden = {256, 256};
+  m.hidden_activations.assign(2, Activation::Finer);
+  m.output_channels = 3;
+  m.init = InitKind::Finer;
+  m.first_bias_scale = 4.0f;
+  m.omega_0 = 30.0f;
+  auto span = [](const std::vector<float>& p, int64_t from, int64_t n) {
+    float lo = 0, hi = 0;
+    for (int64_t i = from; i < from + n; ++i) lo = std::min(lo, p[size_t(i)]), hi = std::max(hi, p[size_t(i)]);
+    return std::pair<float, float>{lo, hi};
+  };
+  const auto layers = dense_layers(m);
+  std::vector<float> p = initial_parameters(m, 5);
+  // 256 draws of U(-4, 4): both extremes lie within 0.4 of the bounds but for odds of 2e-6.
+  const auto b0 = span(p, layers[0].bias_offset, 256);
+  CHECK(b0.first < -3.6f);
+  CHECK(b0.first >= -4.0f);
+  CHECK(b0.second > 3.6f);
+  CHECK(b0.second <= 4.0f);
+  const auto w0 = span(p, layers[0].weight_offset, 512); // SIREN's first layer: U(-1/2, 1/2)
+  CHECK(w0.second <= 0.5f);
+  CHECK(w0.second > 0.45f);
+  const auto w1 = span(p, layers[1].weight_offset, 256 * 256); // U(-sqrt(6/256)/30, +)
+  CHECK(w1.second <= float(std::sqrt(6.0 / 256) / 30));
+  CHECK(w1.second > 0.99f * float(std::sqrt(6.0 / 256) / 30));
+  const auto b1 = span(p, layers[1].bias_offset, 256); // torch.nn.Linear's: U(-1/16, 1/16)
+  CHECK(b1.second <= 0.0625f);
+  CHECK(b1.second > 0.05f);
+  m.init = InitKind::Linear;
+  p = initial_parameters(m, 5);
+  const auto lw0 = span(p, layers[0].weight_offset, 512), lb0 = span(p, layers[0].bias_offset, 256);
+  CHECK(lw0.second <= float(1 / std::sqrt(2.0)));
+  CHECK(lw0.second > 0.65f);
+  CHECK(lb0.second <= float(1 / std::sqrt(2.0)));
+  const auto lw1 = span(p, layers[1].weight_offset, 256 * 256);
+  CHECK(lw1.second <= 0.0625f);
+  CHECK(lw1.second > 0.062f);
+}
+
 TEST_CASE("config round trip through JSON") {
   for (const auto& name : preset_names()) {
     CAPTURE(name);
@@ -239,6 +336,8 @@ const Edit k_edits[] = {
     {"model.init", [](RunConfig& c) { c.model.init = c.model.init == InitKind::He ? InitKind::Xavier : InitKind::He; }, always},
     {"model.omega_0", [](RunConfig& c) { c.model.omega_0 += 1; }, always},
     {"model.first_layer_scale", [](RunConfig& c) { c.model.first_layer_scale += 0.5f; }, always},
+    {"model.gauss_scale", [](RunConfig& c) { c.model.gauss_scale += 1; }, always},
+    {"model.first_bias_scale", [](RunConfig& c) { c.model.first_bias_scale += 0.5f; }, always},
     {"loss.kind", [](RunConfig& c) { c.loss.kind = c.loss.kind == LossKind::L1 ? LossKind::MSE : LossKind::L1; }, always},
     {"loss.huber_delta", [](RunConfig& c) { c.loss.huber_delta *= 2; }, always},
     {"loss.bce_epsilon", [](RunConfig& c) { c.loss.bce_epsilon *= 2; }, always},

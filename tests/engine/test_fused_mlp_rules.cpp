@@ -39,9 +39,9 @@ float worst_output_gradient(LossKind kind, Activation out) {
   loss.kind = kind;
   float worst = 0.0f;
   for (float z : pre_activations()) {
-    const float y = activate<float>(out, z, 30.0f);
+    const float y = activate<float>(out, z, 30.0f, 1.0f);
     for (float t : {0.0f, 0.25f, 0.5f, 1.0f}) {
-      const float g = loss_gradient<float>(loss, y, t) * activate_derivative<float>(out, y, y, 30.0f);
+      const float g = loss_gradient<float>(loss, y, t) * activate_derivative<float>(out, y, y, 30.0f, 1.0f);
       worst = std::max(worst, std::isfinite(g) ? std::abs(g) : INFINITY);
     }
   }
@@ -107,6 +107,15 @@ TEST_CASE("fused MLP rules: shapes outside the kernels say why") {
   m = base;
   m.hidden_activations.assign(m.hidden.size(), Activation::Sine);
   CHECK(fused_mlp_unsupported(m).find("activation") != std::string::npos);
+  // The fp16 kernels keep only y; these derivatives need z (cuBLAS fp32 runs them).
+  for (Activation a : {Activation::Finer, Activation::Gauss, Activation::Gabor}) {
+    m = base;
+    m.hidden_activations.assign(m.hidden.size(), a);
+    CHECK(fused_mlp_unsupported(m) == std::string(activation_name(a)) + " activation");
+    m = base;
+    m.output_activation = a;
+    CHECK(fused_mlp_unsupported(m) == std::string(activation_name(a)) + " output");
+  }
   m = base;
   m.output_channels = 17;
   CHECK(fused_mlp_unsupported(m) == "more than 16 outputs");

@@ -17,7 +17,8 @@ namespace {
 
 const Activation k_all_activations[] = {Activation::Identity, Activation::Relu,    Activation::LeakyRelu,
                                         Activation::Tanh,     Activation::Sigmoid, Activation::Softplus,
-                                        Activation::Sine};
+                                        Activation::Sine,     Activation::Finer,   Activation::Gauss,
+                                        Activation::Gabor};
 
 struct Problem {
   ModelSpec model;
@@ -31,7 +32,9 @@ Problem make_problem(Activation act, Activation out_act, EncodingSpec enc, int32
   p.model.hidden_activations = {act, act};
   p.model.output_activation = out_act;
   p.model.output_channels = channels;
-  p.model.omega_0 = act == Activation::Sine ? 3.0f : 30.0f;
+  const bool periodic = act == Activation::Sine || act == Activation::Finer || act == Activation::Gabor;
+  p.model.omega_0 = periodic ? 3.0f : 30.0f;
+  p.model.gauss_scale = 1.5f;
   p.model.init = InitKind::Xavier;
   p.params = initial_parameters(p.model, seed);
   // Biases away from zero so ReLU kinks are unlikely to sit within the FD step.
@@ -81,13 +84,34 @@ TEST_CASE("activation derivatives match finite differences") {
   for (Activation a : k_all_activations) {
     CAPTURE(activation_name(a));
     for (double z : {-2.3, -0.7, -0.05, 0.11, 0.9, 2.6, 25.0}) {
-      if (a == Activation::Sine && std::abs(z) > 3) continue;
-      const double h = 1e-6, omega = 2.5;
-      const double fd = (activate<double>(a, z + h, omega) - activate<double>(a, z - h, omega)) / (2 * h);
-      const double y = activate<double>(a, z, omega);
-      CHECK(activate_derivative<double>(a, z, y, omega) == doctest::Approx(fd).epsilon(1e-6));
+      if ((a == Activation::Sine || a == Activation::Finer) && std::abs(z) > 3) continue;
+      const double h = 1e-6, omega = 2.5, scale = 0.8;
+      const double fd =
+          (activate<double>(a, z + h, omega, scale) - activate<double>(a, z - h, omega, scale)) / (2 * h);
+      const double y = activate<double>(a, z, omega, scale);
+      CHECK(activate_derivative<double>(a, z, y, omega, scale) == doctest::Approx(fd).epsilon(1e-6));
     }
   }
+}
+
+TEST_CASE("FINER, Gauss and Gabor activations: the papers' formulas, and FINER's exact derivative at 0") {
+  const double omega = 20.0, s = 7.0;
+  for (double z : {-1.3, -0.2, -1e-3, 0.0, 0.05, 0.4, 2.2}) {
+    CAPTURE(z);
+    CHECK(activate<double>(Activation::Finer, z, omega, s) ==
+          doctest::Approx(std::sin(omega * (std::fabs(z) + 1) * z)).epsilon(1e-14));
+    CHECK(activate<double>(Activation::Gauss, z, omega, s) == doctest::Approx(std::exp(-s * s * z * z)).epsilon(1e-14));
+    CHECK(activate<double>(Activation::Gabor, z, omega, s) ==
+          doctest::Approx(std::cos(omega * z) * std::exp(-s * s * z * z)).epsilon(1e-14));
+  }
+  // d/dz sin(omega (|z| + 1) z) = omega (2|z| + 1) cos(...): omega at 0 from either side, and
+  // not the detached omega (|z| + 1) cos(...) of FINER's reference code.
+  CHECK(activate_derivative<double>(Activation::Finer, 0.0, 0.0, omega, s) == doctest::Approx(omega));
+  const double z = 0.5;
+  CHECK(activate_derivative<double>(Activation::Finer, z, 0.0, omega, s) ==
+        doctest::Approx(omega * 2.0 * std::cos(omega * 1.5 * z)).epsilon(1e-14));
+  CHECK(activate_derivative<double>(Activation::Finer, -z, 0.0, omega, s) ==
+        doctest::Approx(omega * 2.0 * std::cos(-omega * 1.5 * z)).epsilon(1e-14));
 }
 
 TEST_CASE("encoding derivatives match finite differences") {
