@@ -44,6 +44,7 @@ def load(path):
         "encoding": meta["encoding"],
         "activations": json.loads(meta["activations"]),
         "omega_0": float(meta["omega_0"]),
+        "gauss_scale": float(meta.get("gauss_scale", "10")),  # absent in files written before it existed
         "layers": [(tensors[f"layers.{k}.weight"].astype(np.float64), tensors[f"layers.{k}.bias"].astype(np.float64))
                    for k in range(n)],
         "size": (int(meta["image_width"]), int(meta["image_height"])),
@@ -107,7 +108,7 @@ def _encode(net, x, y):
     raise ValueError(f"unknown encoding {kind!r}")
 
 
-def _activate(name, z, omega):
+def _activate(name, z, omega, s):
     if name == "Identity":
         return z
     if name == "ReLU":
@@ -122,6 +123,12 @@ def _activate(name, z, omega):
         return np.where(z > 20.0, z, np.log1p(np.exp(np.minimum(z, 20.0))))
     if name == "Sine":
         return np.sin(omega * z)
+    if name == "Finer":
+        return np.sin(omega * (np.abs(z) + 1.0) * z)
+    if name == "Gauss":
+        return np.exp(-((s * z) ** 2))
+    if name == "Gabor":
+        return np.cos(omega * z) * np.exp(-((s * z) ** 2))
     raise ValueError(f"unknown activation {name!r}")
 
 
@@ -130,7 +137,7 @@ def forward(net, xy):
     xy = np.asarray(xy, dtype=np.float64)
     h = _encode(net, xy[:, 0], xy[:, 1])
     for (w, b), act in zip(net["layers"], net["activations"]):
-        h = _activate(act, h @ w.T + b, net["omega_0"])
+        h = _activate(act, h @ w.T + b, net["omega_0"], net["gauss_scale"])
     return h
 
 

@@ -47,6 +47,7 @@ nlohmann::json metadata(const WeightsSource& s, const std::vector<DenseLayer>& l
       {"layer_count", std::to_string(layers.size())},
       {"activations", acts.dump()}, // one per dense layer, the output layer's last
       {"omega_0", nlohmann::json(double(m.omega_0)).dump()},
+      {"gauss_scale", nlohmann::json(double(m.gauss_scale)).dump()}, // s of Gauss and Gabor
       {"output_channels", std::to_string(m.output_channels)},
       {"image_width", std::to_string(s.image_width)},
       {"image_height", std::to_string(s.image_height)},
