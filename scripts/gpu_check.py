@@ -244,7 +244,7 @@ def pack_from_build(build, out, tcnn_bin=None):
     """Copies BUILD/bin's binaries (and tcnn_bin, when given) with their shared-library closure
     into OUT/pack.tar.xz, what travels to the GPU machine (`run` unpacks it there). True when
     every binary was there; False, with OUT untouched, when pack_folder_problem refuses OUT.
-    xz runs at -3 on two threads; REDRAW_PACK_XZ_OPT replaces those options (the tests pack at -1)."""
+    xz runs at -3 on two threads; REDRAW_PACK_XZ_OPT replaces those options (tests/project/gpu_pack_contract.sh)."""
     problem = pack_folder_problem(out, build)
     if problem:
         print(f"gpu_check pack: {problem}")

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # scripts/gpu_check.py on a machine without a GPU: the pack made from this build is complete
-# (every binary the device calls run), under 60 MiB, and self-contained (with its lib/ on the
+# (every binary the device calls run), under 60 MiB (64 for a build of more CUDA architectures than
+# the pack's own), and self-contained (with its lib/ on the
 # library path every dependency resolves, except the driver and cuBLAS, which the GPU machine
 # has); and every `run` part says "skipped" with the reason and exits 0.
 #   gpu_pack_contract.sh SOURCE_DIR BUILD_DIR
@@ -10,12 +11,22 @@ build="$2"
 . "$(dirname "$0")/../lib.sh"
 tmp="$work"
 cd "$src"
-# xz -1 here, not the pack's -3: less than half the CPU time, and a pack a few MiB larger, so the
-# size check below holds a stricter bound than the real pack needs.
-REDRAW_PACK_XZ_OPT="-1 -T2" python3 scripts/gpu_check.py pack-from-build "$build" "$tmp/pack"
+# `gpu_check.py pack` builds for sm_90 alone (the lent GPUs); this build may hold more architectures
+# (run.sh's default: 7.5, 8.0 and 9.0), each a copy of every kernel in the three CUDA binaries.
+# - sm_90 alone: packed at xz -1, not the pack's -3 (less than half the CPU time, a pack a few MiB
+#   larger, so the pack's 60 MiB limit is held more strictly than the real pack needs);
+# - more architectures: packed at the pack's -3, held to what a device call can carry at all
+#   (64 MiB): the pack of the same sources for sm_90 alone is smaller still.
+archs="$(sed -n 's/^CMAKE_CUDA_ARCHITECTURES:[A-Z]*=//p' "$build/CMakeCache.txt")"
+if [ "$archs" = "90" ] || [ "$archs" = "90-real" ]; then
+  level="-1" limit=60 what="the pack's limit"
+else
+  level="-3" limit=64 what="a device call's carry limit; a build for $archs"
+fi
+REDRAW_PACK_XZ_OPT="$level -T2" python3 scripts/gpu_check.py pack-from-build "$build" "$tmp/pack"
 check_run "every binary of the device calls was packed" test $? -eq 0
 mib=$(du -sm "$tmp/pack" | cut -f1)
-check_run "the pack is $mib MiB as it travels (limit 60)" test "$mib" -le 60
+check_run "the pack is $mib MiB as it travels at xz $level (limit $limit: $what)" test "$mib" -le "$limit"
 python3 scripts/gpu_check.py unpack "$tmp/pack"
 check_run "it unpacks" test -x "$tmp/pack/bin/redraw"
 unresolved="$(for b in "$tmp"/pack/bin/*; do LD_LIBRARY_PATH="$tmp/pack/lib" ldd "$b" | grep 'not found'; done |
