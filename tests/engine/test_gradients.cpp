@@ -32,7 +32,11 @@ Problem make_problem(Activation act, Activation out_act, EncodingSpec enc, int32
   p.model.hidden_activations = {act, act};
   p.model.output_activation = out_act;
   p.model.output_channels = channels;
-  const bool periodic = act == Activation::Sine || act == Activation::Finer || act == Activation::Gabor;
+  // omega_0 = 3 when a layer is periodic (its hidden layers or its output): at 30 a Finer or Gabor
+  // output's float forward pass is off the float64 one by more than the check's 1e-5 (1.3e-5 with
+  // clang's scalar sinf), which says nothing about the gradient.
+  auto periodic_act = [](Activation a) { return a == Activation::Sine || a == Activation::Finer || a == Activation::Gabor; };
+  const bool periodic = periodic_act(act) || periodic_act(out_act);
   p.model.omega_0 = periodic ? 3.0f : 30.0f;
   p.model.gauss_scale = 1.5f;
   p.model.init = InitKind::Xavier;
@@ -82,7 +86,8 @@ void check_problem(const Problem& p, const LossParams& lp, double backend_bound 
 
 TEST_CASE("activation derivatives match finite differences") {
   for (Activation a : k_all_activations) {
-    CAPTURE(activation_name(a));
+    const std::string name = activation_name(a); // a string: clang's doctest shows a char* as its address
+    CAPTURE(name);
     for (double z : {-2.3, -0.7, -0.05, 0.11, 0.9, 2.6, 25.0}) {
       if ((a == Activation::Sine || a == Activation::Finer) && std::abs(z) > 3) continue;
       const double h = 1e-6, omega = 2.5, scale = 0.8;
@@ -160,7 +165,8 @@ TEST_CASE("BCE is clipped: finite at predictions of exactly 0 and 1") {
 TEST_CASE("network gradients: every hidden activation") {
   const EncodingSpec id{};
   for (Activation a : k_all_activations) {
-    CAPTURE(activation_name(a));
+    const std::string name = activation_name(a); // a string: clang's doctest shows a char* as its address
+    CAPTURE(name);
     check_problem(make_problem(a, Activation::Sigmoid, id, 1, 3), LossParams{LossKind::MSE});
   }
 }
@@ -168,7 +174,8 @@ TEST_CASE("network gradients: every hidden activation") {
 TEST_CASE("network gradients: every output activation, RGB") {
   const EncodingSpec id{};
   for (Activation a : k_all_activations) {
-    CAPTURE(activation_name(a));
+    const std::string name = activation_name(a); // a string: clang's doctest shows a char* as its address
+    CAPTURE(name);
     check_problem(make_problem(Activation::Tanh, a, id, 3, 5), LossParams{LossKind::MSE});
   }
 }
