@@ -21,8 +21,8 @@ packages=(
   # opened in headless Chromium (tests/cli/sweep_report.sh)
   slurm-wlm munge chromium
   # `redraw bench`'s test (tests/cli/bench.sh): ImageMagick's `compare -metric PSNR` checks the
-  # table's 8-bit PSNR, numpy its MS-SSIM
-  imagemagick python3-numpy
+  # table's 8-bit PSNR, numpy (listed above) its MS-SSIM
+  imagemagick
 )
 # clang, its sanitizer and libFuzzer runtimes (libclang-rt-14-dev), its OpenMP (libomp-14-dev) and
 # llvm-symbolizer (llvm) are for scripts/sanitize.sh: the ASan/UBSan build and the fuzz targets.
