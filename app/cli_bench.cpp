@@ -194,6 +194,32 @@ SweepCommand slurm_options(const BenchCommand& o) {
   s.sbatch_args = o.sbatch_args;
   return s;
 }
+/// The sweep site a bench runs in: its folder, plan and title, and the published rows as the
+/// report's reference lines.
+SweepSite bench_site(const BenchCommand& o, const BenchProtocol& p, const SweepPlan& plan,
+                     const std::vector<PublishedRow>& published) {
+  SweepSite site;
+  site.dir = std::filesystem::absolute(o.out).lexically_normal();
+  site.plan = &plan;
+  site.redraw = self_path();
+  site.retry_failed = o.retry_failed;
+  site.title = "Redraw bench " + p.name;
+  for (const PublishedRow& r : published)
+    site.references.push_back({r.method + " (published, " + std::to_string(r.parameters / 1000) + "K" +
+                                   (std::isfinite(r.train_seconds) ? ", " + format_seconds(r.train_seconds) : "") + ")",
+                               r.psnr_db});
+  return site;
+}
+
+/// The cells still to train: not done, and not failed unless --retry-failed.
+std::vector<int64_t> cells_to_run(const SweepSite& site) {
+  std::vector<int64_t> todo;
+  for (const SweepCell& c : site.plan->cells) {
+    const CellStatus s = read_cell_result(site.dir, c).status;
+    if (s != CellStatus::Done && (s != CellStatus::Failed || site.retry_failed)) todo.push_back(c.index);
+  }
+  return todo;
+}
 } // namespace
 
 int run_bench(const BenchCommand& o, int threads) {
@@ -216,16 +242,7 @@ int run_bench(const BenchCommand& o, int threads) {
   const std::vector<PublishedRow> published = published_rows(p); // a broken data file is refused before training
 
   SweepPlan plan = bench_plan(p, images, o.backend, time_limit);
-  SweepSite site;
-  site.dir = std::filesystem::absolute(o.out).lexically_normal();
-  site.plan = &plan;
-  site.redraw = self_path();
-  site.retry_failed = o.retry_failed;
-  site.title = "Redraw bench " + p.name;
-  for (const PublishedRow& r : published)
-    site.references.push_back({r.method + " (published, " + std::to_string(r.parameters / 1000) + "K" +
-                                   (std::isfinite(r.train_seconds) ? ", " + format_seconds(r.train_seconds) : "") + ")",
-                               r.psnr_db});
+  const SweepSite site = bench_site(o, p, plan, published);
   std::error_code ec;
   const bool saved = std::filesystem::exists(site.dir / "sweep.json", ec);
   if (o.collect && !saved)
@@ -235,11 +252,7 @@ int run_bench(const BenchCommand& o, int threads) {
                                          "--methods, --images and --time-limit to continue it, or another --out");
   const int32_t cores = threads > 0 ? threads : int32_t(std::max(1u, std::thread::hardware_concurrency()));
   const bool gpu = plan.grid.backend != "cpu" && cuda_available();
-  std::vector<int64_t> todo;
-  for (const SweepCell& c : plan.cells) {
-    const CellStatus s = read_cell_result(site.dir, c).status;
-    if (s != CellStatus::Done && (s != CellStatus::Failed || site.retry_failed)) todo.push_back(c.index);
-  }
+  const std::vector<int64_t> todo = cells_to_run(site);
   const SweepJobs jobs = plan_sweep_jobs(plan, int64_t(todo.size()), cores, gpu, o.jobs.value_or(0));
   const SweepCommand slurm = slurm_options(o);
   if (o.slurm) check_slurm_options(site, slurm);
