@@ -30,6 +30,11 @@ template <class F> Image image_of(int32_t w, int32_t h, int32_t channels, F&& va
   return img;
 }
 
+/// A w x h picture of one value everywhere.
+inline Image filled_image(int32_t w, int32_t h, int32_t channels, float v) {
+  return image_of(w, h, channels, [&](int32_t, int32_t, int32_t) { return v; });
+}
+
 /// A smooth test image: a diagonal gradient with a bump.
 inline Image gradient_image(int32_t w, int32_t h, int32_t channels) {
   return image_of(w, h, channels,

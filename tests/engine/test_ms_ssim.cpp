@@ -5,6 +5,7 @@
 // implementation filters separably and halves the picture scale by scale.
 #include "engine/errors.h"
 #include "engine/insight/ms_ssim.h"
+#include "tests/tool_support.h"
 
 #include <doctest/doctest.h>
 
@@ -16,14 +17,7 @@
 namespace redraw {
 namespace {
 
-Image filled(int32_t w, int32_t h, int32_t c, float v) {
-  Image im;
-  im.width = w;
-  im.height = h;
-  im.channels = c;
-  im.pixels.assign(size_t(w) * size_t(h) * size_t(c), v);
-  return im;
-}
+Image filled(int32_t w, int32_t h, int32_t c, float v) { return test::filled_image(w, h, c, v); }
 
 /// A smooth picture plus noise of amplitude `noise`, so the scales differ.
 Image pattern(int32_t w, int32_t h, int32_t c, uint32_t seed, double noise) {

@@ -2,6 +2,7 @@
 // pixel's 2-D window directly (the implementation filters across, then down, a few rows at a time).
 #include "engine/errors.h"
 #include "engine/insight/ssim.h"
+#include "tests/tool_support.h"
 
 #include <doctest/doctest.h>
 
@@ -12,14 +13,7 @@
 namespace redraw {
 namespace {
 
-Image filled(int32_t w, int32_t h, int32_t c, float v) {
-  Image im;
-  im.width = w;
-  im.height = h;
-  im.channels = c;
-  im.pixels.assign(size_t(w) * size_t(h) * size_t(c), v);
-  return im;
-}
+Image filled(int32_t w, int32_t h, int32_t c, float v) { return test::filled_image(w, h, c, v); }
 
 Image noise(int32_t w, int32_t h, int32_t c, uint32_t seed) {
   Image im = filled(w, h, c, 0);
