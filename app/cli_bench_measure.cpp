@@ -68,6 +68,7 @@ BenchCell measure_bench_cell(const SweepSite& site, const SweepCell& cell, const
   b.image = std::filesystem::path(cell.image).filename().string();
   b.budget = method.budget;
   b.result = result;
+  b.peak_device_bytes = result.peak_device_bytes; // what train.log said; 0 on the CPU
   if (result.status != CellStatus::Done) return b;
   const std::filesystem::path folder = cell_folder(site.dir, cell), file = folder / "bench.json";
   std::error_code ec;
@@ -80,7 +81,7 @@ BenchCell measure_bench_cell(const SweepSite& site, const SweepCell& cell, const
         if (j.value("psnr8_db", json()) == "inf") b.psnr8_db = INFINITY;
         b.ms_ssim = number_of(j, "ms_ssim");
         b.decode_fps = number_of(j, "decode_fps");
-        b.peak_device_bytes = j.value("peak_device_bytes", int64_t(0));
+        b.peak_device_bytes = std::max(b.peak_device_bytes, j.value("peak_device_bytes", int64_t(0)));
         return b;
       } catch (const Error&) {
         // measured again below

@@ -17,6 +17,8 @@ namespace redraw::cli {
 constexpr int k_exit_ok = 0;
 constexpr int k_exit_failure = 1;
 constexpr int k_exit_usage = 2;
+/// How `redraw train` begins the line of its peak device memory, which a sweep's cell reads from train.log.
+constexpr const char* k_peak_device_line = "peak device memory: ";
 
 /// Thrown for a bad option value found after parsing (e.g. "--size 0x5"): exit code 2.
 struct UsageError : std::runtime_error {

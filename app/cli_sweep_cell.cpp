@@ -5,8 +5,8 @@
 #include "engine/display_text.h"
 #include "engine/errors.h"
 #include "engine/images/image.h"
-#include "engine/json_read.h"
 #include "engine/insight/ssim.h"
+#include "engine/json_read.h"
 #include "engine/model_files/checkpoint.h"
 #include "engine/path_problem.h"
 
@@ -152,8 +152,8 @@ CellRun::Start CellRun::start() {
     m_result = {};
     m_result.status = CellStatus::Failed;
     m_result.error = why;
-    if (const std::string not_saved = write_error(
-            [&] { write_text_atomic(m_folder / "result.json", cell_result_json(m_cell, m_result)); });
+    if (const std::string not_saved =
+            write_error([&] { write_text_atomic(m_folder / "result.json", cell_result_json(m_cell, m_result)); });
         !not_saved.empty())
       print_note("cell " + m_cell.name + ": its result was not saved (" + not_saved + ")");
     m_lock.reset();
@@ -268,10 +268,14 @@ void CellRun::measure_done() {
   std::ifstream in(m_folder / "train.log", std::ios::binary);
   in.seekg(std::streamoff(m_log_start));
   static const std::regex banner(R"(^training '.*with the (\S+) backend)");
+  static const std::regex device(std::string("^") + k_peak_device_line + R"((\d{1,18}) bytes)");
   std::string line;
   std::smatch m;
-  while (std::getline(in, line))
+  while (std::getline(in, line)) {
     if (std::regex_search(line, m, banner)) m_result.backend = m[1];
+    if (std::regex_search(line, m, device))
+      m_result.peak_device_bytes = std::max<int64_t>(m_result.peak_device_bytes, std::stoll(m[1]));
+  }
 }
 
 const CellResult& CellRun::finish(int wait_status, int64_t peak_rss_bytes) {

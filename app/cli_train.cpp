@@ -5,9 +5,9 @@
 #include "engine/display_text.h"
 #include "engine/errors.h"
 #include "engine/folder_lock.h"
+#include "engine/insight/spectrum_history.h"
 #include "engine/model_files/model_check.h"
 #include "engine/training/open_run.h"
-#include "engine/insight/spectrum_history.h"
 #include "engine/training/preset_match.h"
 #include "engine/training/trainer.h"
 
@@ -35,7 +35,8 @@ std::string metrics_csv(const std::vector<MetricsRow>& rows, const std::vector<R
   const auto flush_events = [&](int64_t before_step) {
     for (; next_event < events.size() && events[next_event].rolled_back_to < before_step; ++next_event) {
       const RecoveryEvent& e = events[next_event];
-      std::snprintf(b, sizeof b, "%lld,,,,,%.4f,\"diverged (%s); back to step %lld; lr x%g from now on; recovery %d\"\n",
+      std::snprintf(b, sizeof b,
+                    "%lld,,,,,%.4f,\"diverged (%s); back to step %lld; lr x%g from now on; recovery %d\"\n",
                     static_cast<long long>(e.step), e.seconds, e.reason.c_str(),
                     static_cast<long long>(e.rolled_back_to), e.lr_scale, e.attempt);
       s << b;
@@ -51,7 +52,9 @@ std::string metrics_csv(const std::vector<MetricsRow>& rows, const std::vector<R
   return s.str();
 }
 
-std::span<const uint8_t> bytes_of(const std::string& s) { return {reinterpret_cast<const uint8_t*>(s.data()), s.size()}; }
+std::span<const uint8_t> bytes_of(const std::string& s) {
+  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
+}
 
 /// Writes the run as one consistent set: final.png (the network at the training size),
 /// metrics.csv, spectrum.csv (the error's band powers, with a row for this step) and
@@ -265,7 +268,8 @@ OpenedRun open_training(const TrainCommand& o) {
   for (const std::string& n : opened.image_info.notes)
     if (n.rfind("shrunk", 0) != 0) print_note(o.image + ": " + n);
   if (!opened.backend_notice.empty()) print_note(opened.backend_notice);
-  for (const std::string& n : opened.notices) print_note(n);
+  for (const std::string& n : opened.notices)
+    print_note(n);
   // Test hook for the fault tests: REDRAW_TEST_NAN_AT_STEP=N poisons one weight after step N.
   if (const char* v = std::getenv("REDRAW_TEST_NAN_AT_STEP")) opened.trainer->inject_nan_after_step(std::atoll(v));
   return opened;
@@ -297,7 +301,8 @@ public:
   bool train() {
     try {
       for (;;) {
-        while (m_trainer.current_step() < m_total && !should_stop()) train_one();
+        while (m_trainer.current_step() < m_total && !should_stop())
+          train_one();
         m_trainer.pause_clock();
         // A divergence since the last metrics step is found here, before anything is written.
         const bool recovered = m_trainer.ensure_finite();
@@ -335,6 +340,7 @@ public:
                                        : "earlier files in " + m_dir.string() + " are unchanged") +
                     ")");
     }
+    note_device_memory();
     m_out.keep();
     print_summary(saved_row, wall, done);
     return interrupted() ? interrupted_exit_code() : k_exit_ok;
@@ -374,6 +380,7 @@ private:
       m_spectrum.record(m_trainer);
       m_spectrum_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - s0).count();
     }
+    if (row) note_device_memory();
     if (row && !m_o.quiet) {
       const double sps = double(m_trainer.current_step() - m_start) / std::max(1e-9, trained_seconds());
       m_progress.update(double(m_trainer.current_step()) / double(std::max<int64_t>(m_total, 1)), describe(*row, sps));
@@ -398,6 +405,10 @@ private:
                         : " is kept, but it does not open: " + why);
   }
 
+  /// The device's memory in use, kept at its peak: read at every metrics row and the final save (the
+  /// step's and the render's workspaces are then both allocated), never between, so steps never wait.
+  void note_device_memory() { m_peak_device = std::max(m_peak_device, m_trainer.backend().device_memory_in_use()); }
+
   void print_summary(const std::optional<MetricsRow>& saved_row, double wall, int64_t done) {
     const double sps = double(done) / std::max(1e-9, wall);
     if (saved_row) {
@@ -411,15 +422,19 @@ private:
       const std::filesystem::path model = m_dir / "model.redraw";
       std::printf("stopped: %lld steps, %s -> %s\n", static_cast<long long>(m_trainer.current_step()),
                   format_seconds(m_trainer.elapsed_seconds()).c_str(), escape_control(model.string()).c_str());
-      print_note("final.png was not redrawn, to stop at once; `redraw render " + model.string() + " -o " +
-                 (m_dir / "final.png").string() + "` draws it" +
-                 (std::filesystem::exists(m_dir / "final.png") ? " (the one there is from an earlier checkpoint)" : ""));
+      print_note(
+          "final.png was not redrawn, to stop at once; `redraw render " + model.string() + " -o " +
+          (m_dir / "final.png").string() + "` draws it" +
+          (std::filesystem::exists(m_dir / "final.png") ? " (the one there is from an earlier checkpoint)" : ""));
     }
     if (m_trainer.metric_rows() > 0) { // what the sampled rows cost (the floor: at most 5% of the training time)
       const double share = 100.0 * m_trainer.metric_row_seconds() / std::max(1e-9, wall);
       std::printf("metrics rows: %lld sampled, %.2f s, %.1f%% of the training time\n",
                   static_cast<long long>(m_trainer.metric_rows()), m_trainer.metric_row_seconds(), share);
     }
+    if (m_peak_device >= 0) // `redraw sweep` and `redraw bench` read this line (peak_device_bytes)
+      std::printf("%s%lld bytes (%.0f MiB) in use on the device at most, this process's and any other's\n",
+                  k_peak_device_line, static_cast<long long>(m_peak_device), double(m_peak_device) / 1048576.0);
     if (!m_trainer.recoveries().empty())
       print_note(std::to_string(m_trainer.recoveries().size()) +
                  " recovered divergence(s) in this run; the learning rate is x" + format_number(m_trainer.lr_scale()) +
@@ -440,6 +455,7 @@ private:
   double m_seconds0 = 0;
   bool m_stopped = false;
   int64_t m_last_saved = -1;
+  int64_t m_peak_device = -1; ///< -1: no device (the CPU backend)
 };
 
 } // namespace

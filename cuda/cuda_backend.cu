@@ -104,6 +104,8 @@ StepProfile CudaBackend::take_step_profile() {
   return p;
 }
 
+int64_t CudaBackend::device_memory_in_use() { return take_step_profile().device_used_bytes; }
+
 void CudaBackend::synchronize() { CUDA_CHECK(cudaStreamSynchronize(m->stream)); }
 
 void CudaBackend::set_precision(CudaPrecision p) {

@@ -61,6 +61,7 @@ public:
   bool supports(BackendFeature f) const override;
   /// Device memory in use on the whole device (cudaMemGetInfo); no phase times (StepProfile).
   StepProfile take_step_profile() override;
+  int64_t device_memory_in_use() override;
   DeviceRenderer* device_renderer() override { return this; }
   void synchronize() override;
 

@@ -181,6 +181,9 @@ public:
   /// The time spent since the last call (see StepProfile), then starts counting again. A backend
   /// without BackendFeature::StepProfile returns zero counts (and may still report memory).
   virtual StepProfile take_step_profile() { return {}; }
+  /// Bytes of the device's memory in use now, by every process on it (a GPU backend; never
+  /// blocks on the stream); -1 where there is no device memory (the CPU) or it could not be read.
+  virtual int64_t device_memory_in_use() { return -1; }
 
   // ---- stateless ops ----------------------------------------------------------------------
   /// Forward pass on n coordinates (n x 2, row-major); out is n x channels.

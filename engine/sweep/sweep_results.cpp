@@ -76,6 +76,7 @@ std::string cell_result_json(const SweepCell& cell, const CellResult& r) {
                   {"threads", r.threads},
                   {"wall_seconds", r.wall_seconds},
                   {"peak_host_bytes", r.peak_host_bytes},
+                  {"peak_device_bytes", r.peak_device_bytes},
                   {"error", r.error}};
   return j.dump(1) + "\n";
 }
@@ -97,6 +98,7 @@ CellResult parse_cell_result(const std::string& text, const std::string& source)
     r.wall_seconds = j.at("wall_seconds").get<double>();
     r.error = j.at("error").get<std::string>();
     r.peak_host_bytes = j.value("peak_host_bytes", int64_t(0)); // absent in sweeps written before it
+    r.peak_device_bytes = j.value("peak_device_bytes", int64_t(0));
   } catch (const json::exception& e) {
     throw ConfigError(source + ": " + e.what());
   }

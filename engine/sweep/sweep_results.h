@@ -41,6 +41,7 @@ struct CellResult {
   int32_t threads = 0;     ///< CPU threads it was given (0: train chose)
   double wall_seconds = 0; ///< its processes' wall time: start, training, saving, measuring
   int64_t peak_host_bytes = 0; ///< its train process's peak resident memory (this run's; 0: not known)
+  int64_t peak_device_bytes = 0; ///< the device's memory in use at most while it trained (0: no device)
   std::string error;       ///< why it failed; "" otherwise
 };
 

@@ -343,9 +343,15 @@ TEST_CASE("cuda parity: 200-step training runs through the bound API") {
     const auto& every = ref.history();
     REQUIRE(every.size() >= 200); // a row at each count 1..200 (and the untrained one, if kept)
     REQUIRE(hc.size() == hg.size());
+    // FINER's phase omega (|z| + 1) z runs to about 3x SIREN's at |z| = 1, so the few-ulp differences
+    // between the device's and the host's sinf and summation orders reach the picture about 3x as
+    // much: on an H200 its rows differed by 1.35e-3 of the PSNR (0.033 dB) with the parameters
+    // within 1.6e-4, where the other variants stay under 1e-3.
+    const double psnr_tolerance = variant == 3 ? 3e-3 : 1e-3;
     for (size_t i = 0; i < hc.size(); ++i) {
+      INFO("metrics row " << i << " step " << hc[i].step << ": PSNR " << hg[i].psnr_db << " vs " << hc[i].psnr_db);
       CHECK(hg[i].step == hc[i].step);
-      CHECK(std::abs(hg[i].psnr_db - hc[i].psnr_db) <= 1e-3 * std::abs(hc[i].psnr_db));
+      CHECK(std::abs(hg[i].psnr_db - hc[i].psnr_db) <= psnr_tolerance * std::abs(hc[i].psnr_db));
       REQUIRE(std::isfinite(hg[i].loss));
       if (hg[i].step >= 200) continue; // the last row's loss is the whole image's, measured at the end
       const auto next = std::find_if(every.begin(), every.end(), [&](const MetricsRow& r) { return r.step == hg[i].step + 1; });

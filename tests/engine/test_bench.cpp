@@ -143,6 +143,9 @@ TEST_CASE("bench table: ours are the means over done cells; published rows stand
   cells[2].result.status = CellStatus::Failed; // not averaged
   cells[2].result.psnr_db = 10;
   cells[2].result.error = "diverged, badly";
+  cells[0].peak_device_bytes = int64_t(512) << 20; // the column is the peak over done cells, in MiB
+  cells[1].peak_device_bytes = int64_t(768) << 20;
+  cells[2].peak_device_bytes = int64_t(4096) << 20; // a failed cell's is left out
   PublishedRow p;
   p.method = "GaussianImage";
   p.citation = "Zhang et al., ECCV 2024";
@@ -154,7 +157,7 @@ TEST_CASE("bench table: ours are the means over done cells; published rows stand
   h.commit = "redraw 0.1.0 (git abc)";
   const std::string md = bench_table_md(h, {"instant"}, cells, {p});
   CHECK(md.find("| instant | Redraw (this run) | 300K | 299,000 | 31.50 | 31.00 |") != std::string::npos);
-  CHECK(md.find("| 2/3 |") != std::string::npos);
+  CHECK(md.find("| - | 768 | 2/3 |") != std::string::npos);
   CHECK(md.find("| GaussianImage | published: Zhang et al., ECCV 2024; a GPU | 560K | 560,000 | 44.08 |") !=
         std::string::npos);
   CHECK(md.find("commit: redraw 0.1.0 (git abc)") != std::string::npos);

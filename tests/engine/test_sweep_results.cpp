@@ -86,16 +86,23 @@ TEST_CASE("sweep results: result.json reads back, an exact fit included") {
   CHECK_THROWS_AS(parse_cell_result("{\"status\": \"finished\"}", "x"), ConfigError);
 }
 
-TEST_CASE("sweep results: a cell's peak host memory reads back; a result.json written before it has 0") {
+TEST_CASE("sweep results: a cell's peak host and device memory read back; a result.json written before them has 0") {
   const SweepPlan plan = small_plan();
   CellResult r = done(30, 0.9, 2);
   r.peak_host_bytes = int64_t(5) << 30;
-  CHECK(parse_cell_result(cell_result_json(plan.cells[0], r), "result.json").peak_host_bytes == int64_t(5) << 30);
+  r.peak_device_bytes = (int64_t(3) << 30) + 7;
+  const CellResult back = parse_cell_result(cell_result_json(plan.cells[0], r), "result.json");
+  CHECK(back.peak_host_bytes == int64_t(5) << 30);
+  CHECK(back.peak_device_bytes == (int64_t(3) << 30) + 7);
   std::string old = cell_result_json(plan.cells[0], r);
-  const size_t at = old.find("\"peak_host_bytes\"");
-  REQUIRE(at != std::string::npos);
-  old.erase(at, old.find('\n', at) + 1 - at);
-  CHECK(parse_cell_result(old, "old.json").peak_host_bytes == 0);
+  for (const char* key : {"\"peak_host_bytes\"", "\"peak_device_bytes\""}) {
+    const size_t at = old.find(key);
+    REQUIRE(at != std::string::npos);
+    old.erase(at, old.find('\n', at) + 1 - at);
+  }
+  const CellResult before = parse_cell_result(old, "old.json");
+  CHECK(before.peak_host_bytes == 0);
+  CHECK(before.peak_device_bytes == 0);
 }
 
 TEST_CASE("sweep summary: mean, sample standard deviation, min and max per configuration") {
