@@ -65,7 +65,7 @@ void open_compare(UiState& ui, CompareSessions& cs, const intent::OpenCompare& i
   req.config = config;
   if (model_b) std::tie(req.image, req.model) = std::pair{std::string(), in.model_b};
   req.backend = st.backend.empty() ? ui.settings.backend : st.backend;
-  cs.b = std::make_unique<RunSlot>(std::make_unique<TrainingSession>(cs.make_backend, nullptr, cs.turns), "B");
+  cs.b = std::make_unique<RunSlot>(std::make_unique<TrainingSession>(cs.make_backend, nullptr, cs.turns, 1), "B");
   cs.b->post(run_command::SetSnapshotCap{size_t(ui.settings.snapshot_cap_mb) << 20});
   cs.b->post(run_command::Load{std::move(req)});
   if (st.running) cs.b->post(run_command::SetRunning{true});

@@ -174,6 +174,8 @@ struct LoopState {
 void take_news(UiState& ui, TrainingSession& session, CompareSessions& compare, SessionSnapshot& take, FrameEvents& ev) {
   take.take_from(session.mailbox());
   const bool compare_news = absorb_compare(ui, compare, take);
+  const ComparePace pace = ui.settings.compare_same_step ? ComparePace::SameStep : ComparePace::SameSecond;
+  if (compare.turns->pace() != pace) compare.turns->set_pace(pace);
   for (const SessionProfile& p : take.profiles)
     perf_add_profile(ui.perf, p);
   if (take.network) ui.insight.network = std::move(take.network);

@@ -61,6 +61,11 @@ void draw_menu_bar(UiState& ui) {
     ImGui::Separator();
     if (ImGui::MenuItem("Compare with...", "C", false, st.has_run)) ui.compare.dialog_requested = true;
     if (ImGui::MenuItem("Close compare", nullptr, false, ui.compare.open)) ui.compare.close_requested = true;
+    ImGui::MenuItem("Compare at the same step", nullptr, &ui.settings.compare_same_step);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("On: run A and run B show the same step (the dearer run sets the pace).\n"
+                        "Off: they take equal turns, so each has trained about as many seconds\n"
+                        "(View > Curves against time compares them at the same second).");
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("View")) {

@@ -103,8 +103,9 @@ void draw_status_bar(UiState& ui) {
     const SessionStatus& b = ui.compare.run.status;
     const std::string r = rate_text(b);
     const double psnr = ui.compare.run.history.empty() ? 0 : ui.compare.run.history.back().psnr_db;
-    fields.push_back({printf_string("B step %lld  %s  PSNR %.2f dB", static_cast<long long>(b.step),
-                                    r.empty() ? "- steps/s" : r.c_str(), psnr),
+    fields.push_back({printf_string("B step %lld  %s  PSNR %.2f dB  (%s)", static_cast<long long>(b.step),
+                                    r.empty() ? "- steps/s" : r.c_str(), psnr,
+                                    ui.settings.compare_same_step ? "same step" : "same seconds"),
                       ImVec4(0.95f, 0.55f, 0.85f, 1), false, 2});
   }
   char elapsed[32], eta[32];

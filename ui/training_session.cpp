@@ -14,13 +14,14 @@ constexpr double k_slice_seconds = 0.03; ///< training runs in slices this long 
 } // namespace
 
 TrainingSession::TrainingSession(BackendFactory make_backend, std::shared_ptr<DeviceInterop> interop,
-                                 std::shared_ptr<SliceTurns> turns)
+                                 std::shared_ptr<SliceTurns> turns, int32_t turn_slot)
     : m_make_backend(std::move(make_backend)), m_interop(std::move(interop)), m_turns(std::move(turns)),
-      m_thread([this] { thread_main(); }) {}
+      m_turn_slot(turn_slot), m_thread([this] { thread_main(); }) {}
 
 TrainingSession::~TrainingSession() {
   m_queue.quit();
   if (m_thread.joinable()) m_thread.join();
+  if (m_turns) m_turns->report(m_turn_slot, 0, false); // the other run no longer keeps pace with this one
 }
 
 void TrainingSession::post(RunCommand command) {
@@ -135,18 +136,23 @@ void TrainingSession::publish_status() {
     profile = m_run->take_profile();
     rows.swap(m_run->pending_rows);
   }
+  if (m_turns) m_turns->report(m_turn_slot, s.step, m_running && m_run);
   m_mailbox.publish(std::move(s), m_run_id, std::move(rows), m_run ? &profile : nullptr);
 }
 
 void TrainingSession::train_slice() {
   Trainer& t = *m_run->trainer;
+  // At the same step (compare runs), a run ahead of the other waits here, off the device and for
+  // a short while only, so commands are still served; then it takes no more steps than the pace
+  // allows in this slice.
+  if (m_turns && !m_turns->wait_to_step(m_turn_slot, t.current_step(), std::chrono::milliseconds(20))) return;
   const SliceTurn turn(m_turns.get());
   const auto start = Clock::now();
   const int64_t end = m_limits.pause_step(t.total_steps());
   m_run->changes.changed();
   t.set_stop_flag(&m_stop_step); // every run's trainer, whichever is current
   try {
-    while (t.current_step() < end) {
+    while (t.current_step() < end && (!m_turns || t.current_step() < m_turns->step_bound(m_turn_slot))) {
       m_run->step();
       if (t.stop_requested()) return; // a pause or a quit: its command, next, pauses the run
       report_recoveries();

@@ -49,9 +49,10 @@ public:
   /// `make_backend` builds every run's backend (app/ passes its registry); `interop` is the GPU
   /// module's preview path, or null (then previews go through host memory).
   /// `turns`, when given, is shared by every session training on the same device (compare runs):
-  /// each training slice waits for its turn, so the runs alternate.
+  /// each training slice waits for its turn, so the runs alternate, and the session reports its
+  /// step there under `turn_slot` (0: run A, 1: run B) for the pace between them.
   explicit TrainingSession(BackendFactory make_backend, std::shared_ptr<DeviceInterop> interop = nullptr,
-                           std::shared_ptr<SliceTurns> turns = nullptr);
+                           std::shared_ptr<SliceTurns> turns = nullptr, int32_t turn_slot = 0);
   ~TrainingSession(); ///< stops and joins the thread
   TrainingSession(const TrainingSession&) = delete;
   TrainingSession& operator=(const TrainingSession&) = delete;
@@ -128,6 +129,7 @@ private:
   BackendFactory m_make_backend;
   std::shared_ptr<DeviceInterop> m_interop;
   std::shared_ptr<SliceTurns> m_turns;
+  int32_t m_turn_slot = 0;
 
   // Training thread only (except where their types say otherwise).
   std::unique_ptr<LiveRun> m_run;

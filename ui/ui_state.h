@@ -135,6 +135,9 @@ struct Settings {
   /// Machine > Image memory: the budget in MiB for decoding an image (`train --max-image-memory`).
   int32_t max_image_memory_mb = int32_t(k_default_image_memory_bytes >> 20);
   bool compare_split = false;      ///< compare runs: split view (else side by side)
+  /// compare runs: B and A keep the same step (the dearer run sets the pace), else they take equal
+  /// turns on the device, so each has trained about as many seconds (engine's ComparePace)
+  bool compare_same_step = false;
   bool plots_seconds = false;      ///< View > Curves against time: the plots' x axis is seconds, not steps
 };
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 
 namespace redraw {
 
@@ -62,6 +63,48 @@ void SliceTurns::end_slice() {
     ++m_serving;
   }
   m_cv.notify_all();
+}
+
+const char* compare_pace_name(ComparePace p) { return p == ComparePace::SameStep ? "same step" : "same second"; }
+
+void SliceTurns::set_pace(ComparePace p) {
+  {
+    std::lock_guard lock(m_mutex);
+    m_pace = p;
+  }
+  m_cv.notify_all();
+}
+
+ComparePace SliceTurns::pace() const {
+  std::lock_guard lock(m_mutex);
+  return m_pace;
+}
+
+void SliceTurns::report(int32_t slot, int64_t step, bool training) {
+  if (slot < 0 || slot >= k_slots) return;
+  {
+    std::lock_guard lock(m_mutex);
+    m_step[slot] = step;
+    m_training[slot] = training;
+  }
+  m_cv.notify_all();
+}
+
+int64_t SliceTurns::bound_locked(int32_t slot) const {
+  const int32_t other = 1 - slot;
+  if (m_pace != ComparePace::SameStep || slot < 0 || slot >= k_slots || !m_training[other])
+    return std::numeric_limits<int64_t>::max();
+  return m_step[other] + 1;
+}
+
+int64_t SliceTurns::step_bound(int32_t slot) const {
+  std::lock_guard lock(m_mutex);
+  return bound_locked(slot);
+}
+
+bool SliceTurns::wait_to_step(int32_t slot, int64_t step, std::chrono::milliseconds wait) {
+  std::unique_lock lock(m_mutex);
+  return m_cv.wait_for(lock, wait, [&] { return step < bound_locked(slot); });
 }
 
 int32_t SliceTurns::waiting() const {

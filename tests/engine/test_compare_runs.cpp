@@ -8,6 +8,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <limits>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -138,6 +140,70 @@ TEST_CASE("SliceTurns: two runs training at once both progress, never both on th
   CHECK(overlap == 0);
   CHECK(slices[0] >= k_slices);
   CHECK(slices[1] >= k_slices);
+}
+
+TEST_CASE("SliceTurns pace: same step bounds the run ahead by the other's step; same second never does") {
+  SliceTurns turns;
+  constexpr int64_t none = std::numeric_limits<int64_t>::max();
+  turns.report(0, 10, true);
+  turns.report(1, 3, true);
+  CHECK(turns.pace() == ComparePace::SameSecond);
+  CHECK(turns.step_bound(0) == none); // equal turns: each trains as many seconds, whatever the steps
+  CHECK(turns.step_bound(1) == none);
+  turns.set_pace(ComparePace::SameStep);
+  CHECK(turns.step_bound(0) == 4); // A (at 10) waits: it may step only while below 4
+  CHECK(turns.step_bound(1) == 11);
+  CHECK_FALSE(turns.wait_to_step(0, 10, std::chrono::milliseconds(0)));
+  CHECK(turns.wait_to_step(1, 3, std::chrono::milliseconds(0)));
+  turns.report(1, 3, false); // B paused, finished or closed: A is not held back
+  CHECK(turns.step_bound(0) == none);
+  CHECK(turns.wait_to_step(0, 10, std::chrono::milliseconds(0)));
+  turns.report(1, 10, true);
+  CHECK(turns.step_bound(0) == 11); // level: each may go one past the other, so neither waits forever
+  CHECK(turns.step_bound(1) == 11);
+  CHECK(std::string(compare_pace_name(ComparePace::SameStep)) == "same step");
+}
+
+TEST_CASE("SliceTurns pace: at the same step a cheap run and a dear one stay within a step, and both finish") {
+  // Run A's step costs 1 unit of work, B's 20: under same second A would run far ahead. Counted
+  // in steps, not time: each run ends after k_steps (then reports it no longer trains); the
+  // deadline only turns a deadlock into a failure.
+  constexpr int64_t k_steps = 150;
+  SliceTurns turns;
+  turns.set_pace(ComparePace::SameStep);
+  std::atomic<int64_t> step[2] = {0, 0};
+  std::atomic<int64_t> widest{0};
+  std::atomic<bool> give_up{false};
+  turns.report(0, 0, true);
+  turns.report(1, 0, true);
+  auto train = [&](int who, int cost) {
+    volatile double sink = 0;
+    while (step[who] < k_steps && !give_up) {
+      if (!turns.wait_to_step(who, step[who], std::chrono::milliseconds(5))) continue;
+      const SliceTurn turn(&turns);
+      while (step[who] < std::min(k_steps, turns.step_bound(who))) {
+        for (int i = 0; i < cost * 1000; ++i)
+          sink = sink + 1e-9 * i;
+        const int64_t now = ++step[who];
+        const int64_t gap = now - step[1 - who];
+        int64_t w = widest;
+        while (gap > w && !widest.compare_exchange_weak(w, gap)) {
+        }
+        turns.report(who, now, now < k_steps);
+        if (now % 4 == 0) break; // a slice's end, as the app's 30 ms slices end
+      }
+    }
+  };
+  std::thread a(train, 0, 1), b(train, 1, 20);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while ((step[0] < k_steps || step[1] < k_steps) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  give_up = true;
+  a.join();
+  b.join();
+  CHECK(step[0] == k_steps);
+  CHECK(step[1] == k_steps);
+  CHECK(widest <= 1); // a run never stood more than one step past the other
 }
 
 TEST_CASE("split_view: A left of the divider, B right, the divider clamped inside the pane") {

@@ -44,7 +44,7 @@ TEST_CASE("compare: the dialog's intent becomes the change it names, and bad val
 }
 
 TEST_CASE("compare: the split view and the curves against time are remembered in settings.json") {
-  test::check_flags_remembered({&Settings::compare_split, &Settings::plots_seconds});
+  test::check_flags_remembered({&Settings::compare_split, &Settings::compare_same_step, &Settings::plots_seconds});
 }
 
 TEST_CASE("compare: two sessions sharing one device both train, and each renders its own picture") {

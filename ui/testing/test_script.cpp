@@ -160,6 +160,7 @@ bool test_condition(const UiState& ui, const std::string& cond, std::string& err
   if (!known) r = compare(cond, "discarded_copies", discarded_copies(ui), known, error);
   if (!known) r = compare(cond, "compare_step", ui.compare.run.status.step, known, error);
   if (!known) r = compare(cond, "compare_shown", ui.compare.run.shown_step, known, error);
+  if (!known) r = compare(cond, "compare_gap", std::abs(st.step - ui.compare.run.status.step), known, error);
   const int64_t b_frame = ui.compare.frame_shown() ? ui.compare.frame_step : -1;
   if (!known) r = compare(cond, "compare_frame", b_frame, known, error);
   if (!known) r = compare(cond, "frames", int64_t(ui.timelapse.frames.size()), known, error);
@@ -314,6 +315,9 @@ Done view_command(const Line& l, UiState& ui) {
     int64_t w = 0, h = 0;
     if (!(in >> path >> w >> h)) return l.fail("expected export_compare PATH W H");
     ui.push(intent::ExportCompare{path, int32_t(w), int32_t(h)});
+  } else if (cmd == "compare_pace") { // compare_pace same_step|same_second: Training > Compare at the same step
+    if (arg != "same_step" && arg != "same_second") return l.fail("expected compare_pace same_step|same_second");
+    ui.settings.compare_same_step = arg == "same_step";
   } else if (cmd == "close_compare") { // close_compare [a|b]: the run that goes on (a by default)
     if (!arg.empty() && arg != "a" && arg != "b") return l.fail("expected close_compare a|b");
     ui.push(intent::CloseCompare{arg == "b"});

@@ -12,6 +12,7 @@
 ///   switch_line ID      a run-tree line chosen (RunLine::id)
 ///   open_run_tree       the run-tree popup opened
 ///   compare KIND VALUE  Training > Compare with...: KIND preset|activation|omega_0|lr_max
+///   compare_pace same_step|same_second  Training > Compare at the same step (on, off)
 ///   close_compare [a|b] the comparison closed, keeping run A (default) or run B
 ///   save PATH           File > Save model to PATH (and run B to PATH-B when comparing)
 ///   export_compare PATH W H  File > Export, "Runs A | B", each run's picture W x H
@@ -41,7 +42,8 @@
 /// truth_w>=N (the training image's width), truth_texels (the ground truth's GL texture, read
 /// back, holds exactly the training image as RGBA8), source_has TEXT, message_has TEXT (a message of this session holds TEXT), file_exists PATH, discarded_copies>=N (ConfirmState::keep_folder),
 /// sweep_cells==N, sweep_thumbs>=N (the sweep browser's cells, and those with a thumbnail),
-/// comparing, not_comparing, compare_step>=N, compare_shown>=N (run B), compare_frame<=N (B's
+/// comparing, not_comparing, compare_step>=N, compare_shown>=N (run B), compare_gap<=N (A's step
+/// and B's apart, either way), compare_frame<=N (B's
 /// timelapse frame on screen while A's is scrubbed; -1 when none), compare_differs (A's and
 /// B's pictures differ and neither is blank).
 /// Every comparison takes >=, <= or ==.
