@@ -7,6 +7,8 @@
 
 #include "cpu/cpu_backend.h"
 #include "cpu/cpu_gaussians.h"
+#include "cuda/fused_mlp_rules.h"
+#include "engine/backend_names.h"
 #include "engine/cpu_threads.h"
 #include "engine/errors.h"
 #include "engine/export/renderer.h"
@@ -340,4 +342,30 @@ TEST_CASE("config: model.gaussians is read, written only for a gaussians model, 
     what = e.what();
   }
   CHECK(what.find("[1, 4000000]") != std::string::npos);
+}
+
+TEST_CASE("gaussians model: \"auto\" opens it on the CPU with the reason; a backend named stays; the fp16 path declines") {
+  CHECK(backend_for_encoding("auto", EncodingKind::HashGrid) == "auto");
+  CHECK(backend_for_encoding("cuda", EncodingKind::Gaussians) == "cuda"); // which then refuses it, naming why
+  std::string notice;
+  CHECK(backend_for_encoding("auto", EncodingKind::Gaussians, &notice) == "cpu");
+  CHECK(notice == "auto: the gaussians model trains on the CPU backend in this build");
+  CHECK(cuda::fused_mlp_unsupported(load_preset("gaussians").model) == "the gaussians encoding");
+  // open_run asks its factory for the CPU and passes the reason on.
+  std::vector<std::string> asked;
+  const BackendFactory factory = [&asked](const std::string& name, std::string*, const std::string&) {
+    asked.push_back(name);
+    return std::unique_ptr<Backend>(std::make_unique<CpuBackend>());
+  };
+  OpenRunOptions opts;
+  opts.config = gaussians_config(50, 1);
+  opts.config.data.max_side = 16;
+  opts.backend = "auto";
+  const OpenedRun run = open_run(RunSource{test::sample("horse.png").string(), ""}, factory, opts);
+  CHECK(asked == std::vector<std::string>{"cpu"});
+  CHECK(run.backend_notice == notice);
+  opts.config = load_preset("siren");
+  opts.config.data.max_side = 16;
+  (void)open_run(RunSource{test::sample("horse.png").string(), ""}, factory, opts);
+  CHECK(asked.back() == "auto");
 }
