@@ -12,6 +12,8 @@
 #include "engine/cpu_threads.h"
 #include "engine/errors.h"
 #include "engine/export/renderer.h"
+#include "engine/insight/neuron_maps.h"
+#include "engine/model_files/weights_export.h"
 #include "engine/model_files/checkpoint.h"
 #include "engine/model_spec.h"
 #include "engine/rng_math.h"
@@ -368,4 +370,23 @@ TEST_CASE("gaussians model: \"auto\" opens it on the CPU with the reason; a back
   opts.config.data.max_side = 16;
   (void)open_run(RunSource{test::sample("horse.png").string(), ""}, factory, opts);
   CHECK(asked.back() == "auto");
+}
+
+TEST_CASE("gaussians model: exported weights hold the Gaussians as a count x 8 tensor; neuron maps decline") {
+  RunConfig cfg = gaussians_config(10, 1);
+  cfg.model.output_channels = 3;
+  std::vector<float> p = initial_parameters(cfg.model, 3);
+  const std::vector<uint8_t> bytes = weights_safetensors(WeightsSource{&cfg, p, 8, 8, 0});
+  uint64_t n = 0;
+  std::memcpy(&n, bytes.data(), 8);
+  const nlohmann::json header = nlohmann::json::parse(std::string(bytes.begin() + 8, bytes.begin() + 8 + int64_t(n)));
+  REQUIRE(header.contains("encoding.gaussians"));
+  CHECK(header["encoding.gaussians"]["shape"] == nlohmann::json({10, 8}));
+  const uint64_t at = header["encoding.gaussians"]["data_offsets"][0].get<uint64_t>();
+  std::vector<float> first(80);
+  std::memcpy(first.data(), bytes.data() + 8 + n + at, 80 * sizeof(float));
+  CHECK(std::equal(first.begin(), first.end(), p.begin()));
+  CHECK(header["__metadata__"]["gaussians"] == "10");
+  CHECK_THROWS_WITH_AS(compute_neuron_maps(cfg.model, p, {}, 0, 8, 8), doctest::Contains("gaussians model"),
+                       ConfigError);
 }
