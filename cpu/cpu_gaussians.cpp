@@ -59,7 +59,17 @@ void clipped_boxes(const GaussianParams& g, const float* params, GaussianBins& b
   }
 }
 
+/// Calls fn(bin) for each bin of a clipped box o (x0, x1, y0, y1) in row-major order, which is
+/// the order of the bins' indices within the rectangle.
+template <class Fn> void for_each_bin(const int32_t* o, const GaussianBins& b, Fn&& fn) {
+  for (int32_t by = o[2]; o[0] <= o[1] && by <= o[3]; ++by)
+    for (int32_t bx = o[0]; bx <= o[1]; ++bx) fn(int64_t(by - b.by0) * b.nx + (bx - b.bx0));
+}
+
 /// Bins the Gaussians for the n samples at coords; with `pairs`, also each Gaussian's pairs.
+/// The lists are the same whatever the team: each thread takes a contiguous range of Gaussians,
+/// and within a bin the ranges' entries follow one another in thread order, so every bin's list
+/// ascends by index as a one-thread build would leave it.
 void build_bins(const GaussianParams& g, const float* params, const float* coords, int64_t n, bool pairs,
                 GaussianBins& b) {
   int32_t x0 = g.bins, x1 = -1, y0 = g.bins, y1 = -1;
@@ -77,30 +87,56 @@ void build_bins(const GaussianParams& g, const float* params, const float* coord
   std::vector<int32_t> box;
   clipped_boxes(g, params, b, box);
   const int64_t bins = int64_t(b.nx) * b.ny;
+  const int teams = std::max(1, omp_get_max_threads());
+  // cursor[t * bins + k]: thread t's count in bin k, then where its next entry in bin k goes.
+  std::vector<int64_t> cursor, range_pairs(size_t(teams) + 1, 0);
+  resize_or_throw(cursor, int64_t(teams) * bins);
   b.start.assign(size_t(bins + 1), 0);
   if (pairs) resize_or_throw(b.gaussian_start, g.count + 1);
-  int64_t total = 0;
-  for (int64_t i = 0; i < g.count; ++i) { // counts, in Gaussian order: a few adds per Gaussian
-    const int32_t* o = box.data() + i * 4;
-    if (pairs) b.gaussian_start[size_t(i)] = total;
-    for (int32_t by = o[2]; o[0] <= o[1] && by <= o[3]; ++by)
-      for (int32_t bx = o[0]; bx <= o[1]; ++bx) ++b.start[size_t((by - b.by0) * b.nx + (bx - b.bx0)) + 1];
-    if (o[0] <= o[1]) total += int64_t(o[1] - o[0] + 1) * (o[3] - o[2] + 1);
-  }
-  if (pairs) b.gaussian_start[size_t(g.count)] = total;
-  for (int64_t k = 0; k < bins; ++k) b.start[size_t(k + 1)] += b.start[size_t(k)];
-  resize_or_throw(b.list, total);
-  if (pairs) resize_or_throw(b.pair_at, total);
-  std::vector<int64_t> cursor(b.start.begin(), b.start.end() - 1);
-  int64_t pair = 0;
-  for (int64_t i = 0; i < g.count; ++i) { // Gaussians in index order: each bin's list ascends
-    const int32_t* o = box.data() + i * 4;
-    for (int32_t by = o[2]; o[0] <= o[1] && by <= o[3]; ++by)
-      for (int32_t bx = o[0]; bx <= o[1]; ++bx) { // row-major: the Gaussian's pairs in bin order
-        const int64_t at = cursor[size_t((by - b.by0) * b.nx + (bx - b.bx0))]++;
+#pragma omp parallel num_threads(teams)
+  {
+    const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+    const int64_t i0 = g.count * t / nt, i1 = g.count * (t + 1) / nt;
+    int64_t* mine = cursor.data() + int64_t(t) * bins;
+    std::fill(mine, mine + bins, int64_t(0));
+    int64_t own = 0;
+    for (int64_t i = i0; i < i1; ++i) {
+      const int32_t* o = box.data() + i * 4;
+      if (pairs) b.gaussian_start[size_t(i)] = own; // within the range, made global below
+      for_each_bin(o, b, [&](int64_t k) { ++mine[k]; });
+      if (o[0] <= o[1]) own += int64_t(o[1] - o[0] + 1) * (o[3] - o[2] + 1);
+    }
+    range_pairs[size_t(t) + 1] = own;
+#pragma omp barrier
+#pragma omp single
+    {
+      // Bin after bin, the threads' counts in thread order: where each thread's entries start.
+      int64_t at = 0;
+      for (int64_t k = 0; k < bins; ++k) {
+        b.start[size_t(k)] = at;
+        for (int r = 0; r < nt; ++r) {
+          const int64_t c = cursor[size_t(int64_t(r) * bins + k)];
+          cursor[size_t(int64_t(r) * bins + k)] = at;
+          at += c;
+        }
+      }
+      b.start[size_t(bins)] = at;
+      for (int r = 0; r < nt; ++r) range_pairs[size_t(r) + 1] += range_pairs[size_t(r)];
+      resize_or_throw(b.list, at);
+      if (pairs) {
+        resize_or_throw(b.pair_at, at);
+        b.gaussian_start[size_t(g.count)] = at;
+      }
+    } // the implied barrier publishes the offsets and the buffers
+    int64_t pair = range_pairs[size_t(t)];
+    for (int64_t i = i0; i < i1; ++i) { // Gaussians in index order: each bin's list ascends
+      if (pairs) b.gaussian_start[size_t(i)] += range_pairs[size_t(t)];
+      for_each_bin(box.data() + i * 4, b, [&](int64_t k) { // the Gaussian's pairs in bin order
+        const int64_t at = mine[k]++;
         b.list[size_t(at)] = int32_t(i);
         if (pairs) b.pair_at[size_t(pair++)] = at;
-      }
+      });
+    }
   }
 }
 
