@@ -55,7 +55,7 @@ void clipped_boxes(const GaussianParams& g, const float* params, GaussianBins& b
     o[2] = std::max(gaussian_bin(my - hy, g.bins), b.by0);
     o[3] = std::min(gaussian_bin(my + hy, g.bins), b.by0 + b.ny - 1);
     if (!(std::isfinite(mx) && std::isfinite(my) && std::isfinite(hx) && std::isfinite(hy)) || o[2] > o[3])
-      o[0] = 1, o[1] = 0; // a non-finite Gaussian is seen by no sample (the loss turns NaN anyway)
+      o[0] = 1, o[1] = 0; // seen by no sample: its box means nothing (the weights check catches it)
   }
 }
 

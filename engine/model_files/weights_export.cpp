@@ -59,6 +59,9 @@ nlohmann::json metadata(const WeightsSource& s, const std::vector<DenseLayer>& l
     md["gaussian_fields"] = "mx, my, l11, l21, l22, r, g, b";
     md["gaussian_diag_floor"] = nlohmann::json(k_gaussian_diag_floor).dump();
     md["gaussian_cutoff"] = nlohmann::json(k_gaussian_cutoff).dump();
+    md["gaussian_rule"] = "L = cell [[d(l11), 0], [l21, d(l22)]], d(l) = sqrt(l^2 + gaussian_diag_floor^2), "
+                          "cell = float32(2 / sqrt(gaussians)); w = exp(-q/2) - exp(-gaussian_cutoff/2) where "
+                          "q = |L^-1 (p - mean)|^2 < gaussian_cutoff, else 0; the encoding is the sum of w (r, g, b)";
   }
   if (m.encoding.kind == EncodingKind::HashGrid) {
     const HashGridParams g = hash_grid_params(m.encoding);
