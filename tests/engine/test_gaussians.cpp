@@ -12,12 +12,14 @@
 #include "engine/cpu_threads.h"
 #include "engine/errors.h"
 #include "engine/export/renderer.h"
+#include "engine/images/image.h"
 #include "engine/insight/neuron_maps.h"
 #include "engine/model_files/weights_export.h"
 #include "engine/model_files/checkpoint.h"
 #include "engine/model_spec.h"
 #include "engine/rng_math.h"
 #include "engine/run_config.h"
+#include "engine/sweep/sweep_plan.h"
 #include "engine/training/open_run.h"
 
 #include <doctest/doctest.h>
@@ -389,4 +391,29 @@ TEST_CASE("gaussians model: exported weights hold the Gaussians as a count x 8 t
   CHECK(header["__metadata__"]["gaussians"] == "10");
   CHECK_THROWS_WITH_AS(compute_neuron_maps(cfg.model, p, {}, 0, 8, 8), doctest::Contains("gaussians model"),
                        ConfigError);
+}
+
+TEST_CASE("sweep: --set model.gaussians=70000 trains that many Gaussians; a bad count is refused, named") {
+  test::TempDir dir;
+  Image img;
+  img.width = 16, img.height = 12, img.channels = 3;
+  img.pixels.assign(size_t(16 * 12 * 3), 0.5f);
+  write_png(dir.path / "p.png", img);
+  SweepGrid g;
+  g.images = {(dir.path / "p.png").string()};
+  g.presets = {"gaussians"};
+  g.axes = {parse_sweep_axis("model.gaussians=70000,500")};
+  const SweepPlan plan = build_sweep_plan(g);
+  REQUIRE(plan.cells.size() == 2);
+  CHECK(plan.cells[0].config.model.encoding.gaussians == 70000);
+  CHECK(plan.cells[1].config.model.encoding.gaussians == 500);
+  g.axes = {parse_sweep_axis("model.gaussians=0")};
+  std::string what;
+  try {
+    (void)build_sweep_plan(g);
+  } catch (const Error& e) {
+    what = e.what();
+  }
+  CHECK(what.find("model.gaussians") != std::string::npos);
+  CHECK(what.find("[1, 4000000]") != std::string::npos);
 }
