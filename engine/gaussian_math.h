@@ -29,7 +29,7 @@ enum GaussianField : int32_t { k_gauss_mx = 0, k_gauss_my, k_gauss_l11, k_gauss_
 /// The Mahalanobis radius squared beyond which a Gaussian contributes nothing.
 constexpr double k_gaussian_cutoff = 9.0;
 /// The Cholesky diagonal's floor, in cells: at 70,000 Gaussians on 512 x 512 a cell is 1.9 px,
-/// so the narrowest Gaussian is about half a pixel wide (GaussianImage bounds it at 0.5 px too).
+/// so the narrowest Gaussian is about half a pixel wide (GaussianImage adds 0.5 px to its diagonal).
 constexpr double k_gaussian_diag_floor = 0.25;
 /// Bounds of model.gaussians.
 constexpr int64_t k_gaussian_min_count = 1, k_gaussian_max_count = 4000000;
