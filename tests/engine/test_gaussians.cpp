@@ -9,6 +9,7 @@
 #include "cpu/cpu_gaussians.h"
 #include "cuda/fused_mlp_rules.h"
 #include "engine/backend_names.h"
+#include "engine/bench/param_budget.h"
 #include "engine/cpu_threads.h"
 #include "engine/errors.h"
 #include "engine/export/renderer.h"
@@ -416,4 +417,15 @@ TEST_CASE("sweep: --set model.gaussians=70000 trains that many Gaussians; a bad 
   }
   CHECK(what.find("model.gaussians") != std::string::npos);
   CHECK(what.find("[1, 4000000]") != std::string::npos);
+}
+
+TEST_CASE("gaussians model: sized to a parameter budget by its count, as a benchmark compares methods") {
+  ModelSpec m = load_preset("gaussians").model;
+  m.output_channels = 3;
+  CHECK(size_to_budget(m, 273000, 512, 512) == 273004); // 34,124 Gaussians and the 3 x 3 head's 12
+  CHECK(m.encoding.gaussians == 34124);
+  m.output_channels = 1;
+  CHECK(size_to_budget(m, 133124, 256, 256) == 133124); // the docs' like-for-like with siren
+  CHECK(m.encoding.gaussians == 16640);
+  CHECK_THROWS_WITH_AS(size_to_budget(m, 3, 64, 64), doctest::Contains("out of reach of a gaussians model"), ConfigError);
 }
