@@ -136,7 +136,7 @@ CLI::App* add_train_command(CLI::App& app, TrainCommand& train, int& threads) {
   cmd->add_option("image", train.image, "Image file (PNG, JPEG, WebP, TIFF, HEIC, AVIF, OpenEXR, GIF, BMP, TGA, PNM)")
       ->required();
   auto* preset_opt = cmd->add_option("--preset", train.preset,
-                                     "Preset name (classic, classic-sgd, siren, finer, gauss, wire, fourier, instant); "
+                                     "Preset name (classic, classic-sgd, siren, finer, gauss, wire, fourier, instant, gaussians); "
                                      "without it and --config: instant");
   auto* config_opt = cmd->add_option("--config", train.config, "Run config JSON file");
   preset_opt->excludes(config_opt);

@@ -1,6 +1,7 @@
 #include "cpu/cpu_backend.h"
 #include "engine/model_files/checkpoint.h"
 
+#include "cpu/cpu_gaussians.h"
 #include "cpu/cpu_hash_grid.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/cpu_passes.h"
@@ -54,6 +55,7 @@ struct CpuBackend::State {
   std::vector<float> scratch;
   std::optional<LossSample> pending;
   std::optional<HashGridParams> grid;
+  std::optional<GaussianParams> gaussians;
   int64_t table_floats = 0;
   bool nonfinite = false; ///< a step since the last sample had a non-finite loss
   /// Without a deferred update (full batch): the table's gradients are all zero (the last update
@@ -75,7 +77,11 @@ struct CpuBackend::State {
   int threads_setting = cpu_threads_setting();
   TeamSizer sizer{cpu_core_count(), threads_setting, cpu_reserved_threads()}; ///< the team size, measured or fixed
 
-  NetView view() const { return {&setup.model, &layers, params.data(), fourier_b.data(), grid ? &*grid : nullptr}; }
+  NetView view() const {
+    NetView v{&setup.model, &layers, params.data(), fourier_b.data(), grid ? &*grid : nullptr};
+    v.gaussians = gaussians ? &*gaussians : nullptr;
+    return v;
+  }
   /// Sample i's coordinate, as Dataset::coordinate makes it.
   void coordinate(int64_t i, float& x, float& y) const {
     x = pixel_centre<float>(i % width, width);
@@ -228,6 +234,7 @@ void CpuBackend::configure_impl(const TrainSetup& setup, const Dataset& data) {
   s->height = data.image.height;
   s->fourier_b = fourier_matrix(setup.model.encoding, setup.seed);
   s->grid = grid_of(setup.model);
+  s->gaussians = gaussians_of(setup.model);
   s->table_floats = encoding_parameter_count(setup.model.encoding);
   const int64_t count = redraw::parameter_count(setup.model);
   resize_checked(s->params, count, "parameters");
@@ -252,7 +259,7 @@ void CpuBackend::configure_impl(const TrainSetup& setup, const Dataset& data) {
   // to matter): full batch, or the dataset for dataset_mse. A hash grid's encoding changes every step.
   // A chunk's rows follow the network, never the team (cpu_chunk_rows).
   const int64_t chunk = cpu_chunk_rows(s->layers, s->encoding_width);
-  if (!s->grid && s->n * s->encoding_width * int64_t(sizeof(float)) <= k_max_cached_encoding_bytes) {
+  if (!s->grid && !s->gaussians && s->n * s->encoding_width * int64_t(sizeof(float)) <= k_max_cached_encoding_bytes) {
     resize_checked(s->encoded, s->n * s->encoding_width, "encoded dataset");
     resize_checked(s->chunk_coords, std::min(chunk, s->n) * 2, "coordinates");
     for (int64_t r0 = 0; r0 < s->n; r0 += chunk) {
@@ -346,7 +353,7 @@ void CpuBackend::train_step_impl(const StepArgs& args) {
     const int64_t rows = std::min(s.ws.rows, total - r0);
     const bool cached = !minibatch && !s.encoded.empty();
     // The hash grid's backward needs the coordinates too; a cached encoding needs none.
-    const float* chunk_coords = minibatch ? coords + 2 * r0 : cached && !net.grid ? nullptr : s.chunk(r0, rows);
+    const float* chunk_coords = minibatch ? coords + 2 * r0 : cached ? nullptr : s.chunk(r0, rows);
     const float* input;
     if (defer) {
       input = s.batch_encoded.data() + r0 * s.encoding_width;
@@ -453,6 +460,7 @@ void predict_chunks(const NetView& net, CpuWorkspace& ws, const float* coords, i
 struct ChunkedPass {
   std::vector<DenseLayer> layers;
   std::optional<HashGridParams> grid;
+  std::optional<GaussianParams> gaussians;
   NetView net;
   CpuWorkspace ws;
   int32_t channels;
@@ -460,8 +468,9 @@ struct ChunkedPass {
   ChunkedPass(const ModelSpec& model, std::span<const float> params, std::span<const float> fourier_b, int64_t n,
               int64_t chunk)
       : layers(dense_layers(model)),
-        grid(grid_of(model)), net{&model, &layers, params.data(), fourier_b.data(), grid ? &*grid : nullptr},
-        channels(layers.back().out) {
+        grid(grid_of(model)), gaussians(gaussians_of(model)),
+        net{&model, &layers, params.data(), fourier_b.data(), grid ? &*grid : nullptr}, channels(layers.back().out) {
+    net.gaussians = gaussians ? &*gaussians : nullptr;
     ws.reserve(layers, model.encoding.width(), std::min(n, chunk));
   }
   /// Encodes and runs forward rows [r0, r0 + rows) of the n coordinates; returns rows.
@@ -550,6 +559,8 @@ void CpuBackend::encode_impl(const EncodingSpec& enc, std::span<const float> fou
   omp_set_num_threads(team_size());
   if (enc.kind == EncodingKind::HashGrid)
     hash_grid_encode_rows(hash_grid_params(enc), fourier_b.data(), coords, n, out);
+  else if (enc.kind == EncodingKind::Gaussians)
+    gaussian_encode_rows(gaussian_params(enc.gaussians), fourier_b.data(), coords, n, out);
   else
     encode_rows(enc.params(), fourier_b.data(), coords, n, out);
 }

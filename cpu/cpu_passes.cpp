@@ -1,5 +1,6 @@
 #include "cpu/cpu_passes.h"
 
+#include "cpu/cpu_gaussians.h"
 #include "cpu/cpu_hash_grid.h"
 #include "cpu/cpu_kernels.h"
 
@@ -46,7 +47,9 @@ void encode_rows(const EncodingParams& e, const float* b, const float* coords, i
 
 /// The network's input for n coordinates: its encoding (the hash grid reads the table in params).
 void encode_input(const NetView& net, const float* coords, int64_t n, float* out) {
-  if (net.grid)
+  if (net.gaussians)
+    gaussian_encode_rows(*net.gaussians, net.params, coords, n, out);
+  else if (net.grid)
     hash_grid_encode_rows(*net.grid, net.params, coords, n, out);
   else
     encode_rows(net.model->encoding.params(), net.fourier_b, coords, n, out);
@@ -266,7 +269,7 @@ void backward_layer_major(const NetView& net, CpuWorkspace& ws, const float* inp
     }
     // Input gradient for the layer below (or the hash grid): each thread its own tiles.
     float* input_grad = li == 0 && net.encoding_grad ? net.encoding_grad : bufs[1 - cur];
-    for (int64_t tile = tile0; (li > 0 || net.grid) && tile < tile1; ++tile) {
+    for (int64_t tile = tile0; (li > 0 || net.trainable_encoding()) && tile < tile1; ++tile) {
       const int64_t r0 = tile * k_tile_rows, r1 = std::min(rows, r0 + k_tile_rows);
       tile_input_gradient(kern, L, net.params + L.weight_offset, g + r0 * L.out, input_grad + r0 * L.in, r1 - r0);
     }
@@ -289,10 +292,11 @@ double backward_rows(const NetView& net, CpuWorkspace& ws, const float* coords, 
   scratch.resize(size_t(std::max(1, omp_get_max_threads())) * size_t(widest)); // one row per thread
   float* const bufs[2] = {ws.grad_a.data(), ws.grad_b.data()};
   // A slot of one tile (every network but the widest): each tile goes through all the layers on
-  // its own, and the team meets once, for the bias partials. Not for a hash grid's gradient left
-  // to this pass (the layer-by-layer pass leaves it in one piece for hash_grid_backward_rows).
+  // its own, and the team meets once, for the bias partials. Not for a hash grid's or the
+  // Gaussians' gradient left to this pass (the layer-by-layer pass leaves dLoss/dEncoding in one
+  // piece for hash_grid_backward_rows or gaussian_backward_rows).
   static_assert(k_tile_rows == k_block_rows && k_tile_rows == k_slot_rows, "a tile is a block and a slot");
-  const bool tile_slots = ws.slot_rows == k_tile_rows && !(net.grid && !net.encoding_grad);
+  const bool tile_slots = ws.slot_rows == k_tile_rows && !(net.trainable_encoding() && !net.encoding_grad);
 
 #pragma omp parallel
   {
@@ -315,6 +319,9 @@ double backward_rows(const NetView& net, CpuWorkspace& ws, const float* coords, 
   if (net.grid && !net.encoding_grad)
     hash_grid_backward_rows(*net.grid, coords, bufs[layers.size() % 2], rows, grads,
                             !first_chunk || net.table_grads_zeroed);
+  if (net.gaussians) // their gradients start at parameter 0: the Gaussians never defer (grads_first 0)
+    gaussian_backward_rows(*net.gaussians, net.params, coords, bufs[layers.size() % 2], rows, grads,
+                           !first_chunk || net.table_grads_zeroed);
   double loss_sum = 0;
   for (double p : ws.partial) loss_sum += p;
   return loss_sum;

@@ -37,6 +37,11 @@ struct NetView {
   /// grads[0] is this parameter's gradient: with encoding_grad set, the caller keeps no gradient
   /// array for the table, and grads start at the first network weight.
   int64_t grads_first = 0;
+  /// Gaussians: their count and bins; the Gaussians are params[0, ...) (engine/gaussian_math.h).
+  /// Like a hash grid's table, backward_rows sets or adds their gradients (table_grads_zeroed).
+  const GaussianParams* gaussians = nullptr;
+  /// Whether the encoding has trainable parameters at the start of params.
+  bool trainable_encoding() const { return grid || gaussians; }
 };
 
 /// The grid of a HashGrid model, or nothing.
@@ -45,6 +50,12 @@ inline std::optional<HashGridParams> grid_of(const ModelSpec& m) {
   return hash_grid_params(m.encoding);
 }
 
+
+/// The Gaussians of a `gaussians` model, or nothing.
+inline std::optional<GaussianParams> gaussians_of(const ModelSpec& m) {
+  if (m.encoding.kind != EncodingKind::Gaussians) return std::nullopt;
+  return gaussian_params(m.encoding.gaussians);
+}
 
 /// Encodes n coordinates (identity or Fourier features) into out (n x width).
 void encode_rows(const EncodingParams& e, const float* b, const float* coords, int64_t n, float* out);

@@ -1,6 +1,7 @@
 // The CUDA backend's benchmark profile and its stateless ops (predict, loss and gradients,
 // optimizer update, encode), which allocate per call and serve rendering and the parity tests.
 #include "cuda/cuda_backend_impl.cuh"
+#include "engine/backend_names.h"
 
 #include <chrono>
 
@@ -206,6 +207,7 @@ void CudaBackend::optimizer_update_impl(const OptimizerSpec& opt, std::span<floa
 
 void CudaBackend::encode_impl(const EncodingSpec& enc, std::span<const float> fourier_b, const float* coords, int64_t n,
                               float* out) {
+  if (const std::string why = cpu_only_reason(enc.kind); !why.empty()) throw BackendError("cuda backend: " + why);
   CUDA_CHECK(cudaSetDevice(m->device));
   const DevicePool& pool = *m->pool;
   cudaStream_t st = m->stream;

@@ -30,6 +30,7 @@ inline bool fused_supported_width(int32_t w) { return w == 16 || w == 32 || w ==
 
 /// "" when the fused kernels cover the shape of `model`, else why not (for logs and the benchmark).
 inline std::string fused_mlp_unsupported(const ModelSpec& model) {
+  if (model.encoding.kind == EncodingKind::Gaussians) return "the gaussians encoding";
   if (model.hidden.empty()) return "no hidden layer";
   if (int32_t(model.hidden.size()) > k_fused_max_hidden)
     return "more than " + std::to_string(k_fused_max_hidden) + " hidden layers";

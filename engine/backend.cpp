@@ -229,6 +229,8 @@ void Backend::encode(const EncodingSpec& enc, std::span<const float> fourier_b, 
   check_fourier(enc, fourier_b);
   if (enc.kind == EncodingKind::HashGrid)
     check_size("encode: hash table", fourier_b.size(), encoding_parameter_count(enc));
+  if (enc.kind == EncodingKind::Gaussians)
+    check_size("encode: Gaussians", fourier_b.size(), encoding_parameter_count(enc));
   if (n < 0) throw BackendError("encode: negative sample count");
   if (n == 0) return;
   encode_impl(enc, fourier_b, coords, n, out);

@@ -9,11 +9,16 @@
 ///   frequencies then match the paper's sigma.
 /// - HashGrid (Müller et al.): L levels x F trainable features, in engine/hash_grid_math.h. It reads
 ///   a table, so encoding_value() does not compute it (it returns 0); callers take the hash-grid path.
+/// - Gaussians (GaussianImage): a sum of trainable 2-D Gaussians' colours, k_gaussian_channels wide,
+///   in engine/gaussian_math.h; like the hash grid, it reads its parameters, so encoding_value()
+///   returns 0 and callers take the Gaussians' path.
+/// Values of EncodingKind are stored in model files: new ones go at the end.
+#include "engine/gaussian_math.h"
 #include "engine/hd_common.h"
 
 namespace redraw {
 
-enum class EncodingKind : int32_t { Identity = 0, Positional, Fourier, HashGrid };
+enum class EncodingKind : int32_t { Identity = 0, Positional, Fourier, HashGrid, Gaussians };
 
 struct EncodingParams {
   EncodingKind kind = EncodingKind::Identity;
@@ -28,6 +33,7 @@ REDRAW_HD inline int32_t encoding_width(const EncodingParams& e) {
   case EncodingKind::Fourier: return 2 * e.features;
   case EncodingKind::HashGrid:
     return e.levels * e.features;
+  case EncodingKind::Gaussians: return k_gaussian_channels;
   }
   return 2;
 }
@@ -50,6 +56,8 @@ REDRAW_HD inline T encoding_value(const EncodingParams& e, const float* fourier_
   }
   case EncodingKind::HashGrid:
     return T(0); // needs the table: hash_grid_encode_level
+  case EncodingKind::Gaussians:
+    return T(0); // needs the Gaussians: gaussian_weight
   }
   return T(0);
 }
@@ -85,6 +93,8 @@ REDRAW_HD inline void encoding_derivative(const EncodingParams& e, const float* 
   }
   case EncodingKind::HashGrid:
     return; // needs the table: hash_grid_weight_derivatives
+  case EncodingKind::Gaussians:
+    return; // needs the Gaussians
   }
 }
 

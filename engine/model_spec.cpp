@@ -25,7 +25,8 @@ const NameTable<Activation> k_activations = {
 const NameTable<EncodingKind> k_encodings = {{"Identity", EncodingKind::Identity},
                                              {"Positional", EncodingKind::Positional},
                                              {"Fourier", EncodingKind::Fourier},
-                                             {"HashGrid", EncodingKind::HashGrid}};
+                                             {"HashGrid", EncodingKind::HashGrid},
+                                             {"Gaussians", EncodingKind::Gaussians}};
 const NameTable<GridInterpolation> k_interpolations = {{"Linear", GridInterpolation::Linear},
                                                        {"Smoothstep", GridInterpolation::Smoothstep}};
 const NameTable<InitKind> k_inits = {{"Xavier", InitKind::Xavier}, {"He", InitKind::He},
@@ -126,6 +127,7 @@ HashGridParams hash_grid_params(const EncodingSpec& e) {
 }
 
 int64_t encoding_parameter_count(const EncodingSpec& e) {
+  if (e.kind == EncodingKind::Gaussians) return e.gaussians * k_gaussian_floats;
   if (e.kind != EncodingKind::HashGrid) return 0;
   const HashGridParams g = hash_grid_params(e);
   return int64_t(hash_grid_entries(g)) * g.n_features;
@@ -162,6 +164,10 @@ void validate(const ModelSpec& s) {
     if (!(e.sigma > 0.0f) || !std::isfinite(e.sigma) || e.sigma > 1e4f)
       throw ConfigError("model.encoding.sigma: must be in (0, 10000]");
   }
+  if (e.kind == EncodingKind::Gaussians &&
+      (e.gaussians < k_gaussian_min_count || e.gaussians > k_gaussian_max_count))
+    throw ConfigError("model.gaussians: " + std::to_string(e.gaussians) + " is outside [" +
+                      std::to_string(k_gaussian_min_count) + ", " + std::to_string(k_gaussian_max_count) + "]");
   if (e.kind == EncodingKind::HashGrid && int64_t(e.n_levels) * e.n_features_per_level > 256)
     throw ConfigError("model.encoding: n_levels x n_features_per_level is over 256");
   int64_t count = encoding_parameter_count(e); // validates the HashGrid fields
@@ -215,12 +221,58 @@ int64_t forward_macs_per_sample(const ModelSpec& s) {
   return macs;
 }
 
+namespace {
+/// The Gaussians' initial floats (layout in engine/gaussian_math.h), from the seed alone, so a seed
+/// gives the same model on every machine and for every image (as GaussianImage, which draws its
+/// means uniformly too, never from the picture):
+/// - means uniform over [-1, 1]^2 (the picture, whatever its size or aspect);
+/// - Cholesky diagonals k_gaussian_init_size cells (+-20%), about the mean spacing, so each point
+///   is covered by several Gaussians and the gradient reaches every pixel; l21 small (+-0.1 cell):
+///   nearly round at first;
+/// - colours uniform in [0, 2m], m such that the expected sum is 0.5: the first picture is a
+///   noisy mid grey, not black, so the first steps fit the picture rather than its mean.
+void init_gaussians(const EncodingSpec& e, uint64_t seed, float* p) {
+  auto uniform = [seed](uint64_t i, double lo, double hi) {
+    return float(lo + (hi - lo) * random_unit(seed, k_stream_gaussians, i));
+  };
+  const double f = k_gaussian_diag_floor, s = k_gaussian_init_size;
+  // The integral of w over the plane is 2 pi sigma_x sigma_y (1 - (1 + cutoff/2) exp(-cutoff/2)) and
+  // the Gaussians' density is one per cell^2.
+  const double coverage = 2.0 * k_pi * (s * s + f * f) *
+                          (1.0 - (1.0 + 0.5 * k_gaussian_cutoff) * std::exp(-0.5 * k_gaussian_cutoff));
+  const double colour_max = 2.0 * 0.5 / coverage;
+  for (int64_t i = 0; i < e.gaussians; ++i) {
+    float* g = p + i * k_gaussian_floats;
+    const uint64_t c = uint64_t(i) * k_gaussian_floats;
+    g[k_gauss_mx] = uniform(c + k_gauss_mx, -1.0, 1.0);
+    g[k_gauss_my] = uniform(c + k_gauss_my, -1.0, 1.0);
+    g[k_gauss_l11] = uniform(c + k_gauss_l11, 0.8 * s, 1.2 * s);
+    g[k_gauss_l21] = uniform(c + k_gauss_l21, -0.1 * s, 0.1 * s);
+    g[k_gauss_l22] = uniform(c + k_gauss_l22, 0.8 * s, 1.2 * s);
+    for (int32_t k = 0; k < k_gaussian_channels; ++k)
+      g[k_gauss_colour + k] = uniform(c + uint64_t(k_gauss_colour + k), 0.0, colour_max);
+  }
+}
+} // namespace
+
 std::vector<float> initial_parameters(const ModelSpec& s, uint64_t seed) {
   const auto layers = dense_layers(s);
   std::vector<float> p(size_t(layers.back().bias_offset + layers.back().out));
   // The table: its own stream, so the dense layers draw the same numbers with or without one.
   const int64_t table = encoding_parameter_count(s.encoding);
-  for (int64_t i = 0; i < table; ++i)
+  if (s.encoding.kind == EncodingKind::Gaussians) {
+    init_gaussians(s.encoding, seed, p.data());
+    // The colour head passes the Gaussians' sum through: the identity (a grey picture takes the
+    // mean of the three), zero biases, whatever model.init says, so the picture is the Gaussians'.
+    if (layers.size() == 1) {
+      const DenseLayer& l = layers[0];
+      for (int32_t o = 0; o < l.out; ++o)
+        for (int32_t i = 0; i < l.in; ++i)
+          p[size_t(l.weight_offset + int64_t(o) * l.in + i)] = l.out == l.in ? (o == i ? 1.0f : 0.0f) : 1.0f / float(l.in);
+      return p;
+    }
+  }
+  for (int64_t i = 0; i < table && s.encoding.kind == EncodingKind::HashGrid; ++i)
     p[size_t(i)] = float((2.0 * random_unit(seed, k_stream_hash_grid, uint64_t(i)) - 1.0) * k_hash_grid_init_range);
   uint64_t counter = 0;
   auto uniform = [&](double bound) { return float((2.0 * random_unit(seed, k_stream_init, counter++) - 1.0) * bound); };

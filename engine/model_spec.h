@@ -1,7 +1,8 @@
 #pragma once
 /// The shape of a coordinate MLP: encoding -> hidden dense layers -> output dense layer.
-/// - Parameters live in one flat float array: first the encoding's trainable table (HashGrid only,
-///   encoding_parameter_count floats, layout in engine/hash_grid_math.h), then for each layer its
+/// - Parameters live in one flat float array: first the encoding's trainable table (HashGrid's, or
+///   the Gaussians', encoding_parameter_count floats, layouts in engine/hash_grid_math.h and
+///   engine/gaussian_math.h), then for each layer its
 ///   weights (out x in, row-major) and its biases (out). One optimizer launch covers them all, and
 ///   checkpoints, snapshots and rendering see the table like any other weight.
 /// - Initial parameters and the Fourier matrix are drawn on the host from the seed with the
@@ -42,10 +43,15 @@ struct EncodingSpec {
   /// defaults before any image); a saved model records the resolved values.
   bool auto_table_size = false;
   bool auto_finest_resolution = false;
+  /// Gaussians: how many (the config's model.gaussians), k_gaussian_min_count..k_gaussian_max_count.
+  int64_t gaussians = k_default_gaussians;
 
   /// A 512x512 image has 2^18 pixels: a table of 2^17 entries per level indexes every level up
   /// to 361 cells per side densely and keeps the finer, hashed levels' collisions moderate.
   static constexpr int32_t k_default_log2_hashmap_size = 17;
+  /// A 256 px picture has 65,536 pixels: a Gaussian per 2 pixels (GaussianImage fits 70,000 to a
+  /// 768 x 512 Kodak image, one per 5.6 pixels, for its higher-quality rows).
+  static constexpr int64_t k_default_gaussians = 30000;
 
   EncodingParams params() const {
     return kind == EncodingKind::HashGrid ? EncodingParams{kind, n_levels, n_features_per_level}
@@ -89,7 +95,8 @@ struct DenseLayer {
 std::vector<DenseLayer> dense_layers(const ModelSpec& spec);
 /// Every parameter: the encoding's table and the dense layers.
 int64_t parameter_count(const ModelSpec& spec);
-/// Trainable floats of the encoding at the start of the parameter array (HashGrid's table), else 0.
+/// Trainable floats of the encoding at the start of the parameter array (HashGrid's table, the
+/// Gaussians), else 0.
 int64_t encoding_parameter_count(const EncodingSpec& enc);
 /// The per-level scale a HashGrid uses: derived from finest_resolution when that is set
 /// (exp2(log2(finest / base) / (L - 1))), per_level_scale otherwise.
@@ -123,6 +130,9 @@ std::vector<float> fourier_matrix(const EncodingSpec& enc, uint64_t run_seed);
 
 /// The initial HashGrid table: uniform in [-k_hash_grid_init_range, +k_hash_grid_init_range].
 constexpr double k_hash_grid_init_range = 1e-4;
+/// The Gaussians' initial Cholesky diagonal (raw values, in cells; engine/gaussian_math.h): uniform
+/// in k_gaussian_init_size * [0.8, 1.2], so neighbours overlap and the Gaussians tile the picture.
+constexpr double k_gaussian_init_size = 1.0;
 
 const char* activation_name(Activation a);
 /// The initialisation an activation's paper uses: SIREN for Sine, FINER for Finer, Linear for

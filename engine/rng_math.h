@@ -32,7 +32,8 @@ enum RandomStream : uint64_t {
   k_stream_init = 1,
   k_stream_fourier = 2,
   k_stream_minibatch = 3,
-  k_stream_hash_grid = 4
+  k_stream_hash_grid = 4,
+  k_stream_gaussians = 5
 };
 
 /// Index of sample i of the minibatch drawn at step `step` from a dataset of n samples.

@@ -201,6 +201,11 @@ void read_model(Reader r, ModelSpec& m) {
   r.number("first_layer_scale", m.first_layer_scale, 0, 1e4);
   r.number("gauss_scale", m.gauss_scale, 1e-3, 1e4);
   r.number("first_bias_scale", m.first_bias_scale, 0, 1e4);
+  // The bounds in full: number()'s %g would print 4e+06.
+  r.number("gaussians", m.encoding.gaussians, -1e18, 1e18);
+  if (r.has("gaussians") && (m.encoding.gaussians < k_gaussian_min_count || m.encoding.gaussians > k_gaussian_max_count))
+    r.fail("gaussians", std::to_string(m.encoding.gaussians) + " is outside [" + std::to_string(k_gaussian_min_count) +
+                            ", " + std::to_string(k_gaussian_max_count) + "]");
 }
 } // namespace
 
@@ -319,6 +324,7 @@ namespace {
 bool same_encoding(const EncodingSpec& a, const EncodingSpec& b) {
   if (a.kind != b.kind || a.levels != b.levels || a.features != b.features || a.sigma != b.sigma || a.seed != b.seed)
     return false;
+  if (a.kind == EncodingKind::Gaussians) return a.gaussians == b.gaussians;
   if (a.kind != EncodingKind::HashGrid) return true;
   // An auto-sized field's value is the image's business (size_hash_grid_to_image), not a choice.
   const bool same_table = a.auto_table_size || a.log2_hashmap_size == b.log2_hashmap_size;
@@ -393,6 +399,7 @@ json to_json(const RunConfig& c) {
   if (m.first_layer_scale > 0) model["first_layer_scale"] = float_json(m.first_layer_scale);
   if (m.gauss_scale != k_default_gauss_scale) model["gauss_scale"] = float_json(m.gauss_scale);
   if (m.first_bias_scale != k_default_first_bias_scale) model["first_bias_scale"] = float_json(m.first_bias_scale);
+  if (m.encoding.kind == EncodingKind::Gaussians) model["gaussians"] = m.encoding.gaussians;
   json background = json::array();
   for (float v : c.data.background)
     background.push_back(float_json(v));

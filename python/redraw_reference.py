@@ -53,6 +53,12 @@ def load(path):
         net["fourier_b"] = tensors["encoding.fourier_b"].astype(np.float64)
     if net["encoding"] == "Positional":
         net["levels"] = int(meta["positional_levels"])
+    if net["encoding"] == "Gaussians":
+        net["gaussians"] = {
+            "params": tensors["encoding.gaussians"].astype(np.float64),
+            "diag_floor": float(meta["gaussian_diag_floor"]),
+            "cutoff": float(meta["gaussian_cutoff"]),
+        }
     if net["encoding"] == "HashGrid":
         levels = int(meta["hash_grid_levels"])
         net["grid"] = {
@@ -90,6 +96,24 @@ def _hash_grid(grid, x, y):
     return np.concatenate(out, axis=1)
 
 
+def _gaussians(g, x, y):
+    """The Gaussians' colours summed at each point, all pairs (engine/gaussian_math.h): L = cell
+    [[d(l11), 0], [l21, d(l22)]] with d(l) = sqrt(l^2 + floor^2) and cell = 2 / sqrt(count) (as the
+    engine rounds it, to float32); w = exp(-q/2) - exp(-cutoff/2) where q = |L^-1 (p - mean)|^2 < cutoff."""
+    p, floor, cutoff = g["params"], g["diag_floor"], g["cutoff"]
+    cell = float(np.float32(2.0 / np.sqrt(len(p))))
+    out = np.zeros((len(x), 3))
+    for k in range(0, len(p), 256):  # a block of Gaussians at a time: points x block stays small
+        mx, my, l11, l21, l22 = (p[k:k + 256, i] for i in range(5))
+        a, b, c = cell * np.sqrt(l11 * l11 + floor * floor), cell * l21, cell * np.sqrt(l22 * l22 + floor * floor)
+        z1 = (x[:, None] - mx) / a
+        z2 = (y[:, None] - my - b * z1) / c
+        q = z1 * z1 + z2 * z2
+        w = np.where(q < cutoff, np.exp(-0.5 * q) - np.exp(-0.5 * cutoff), 0.0)
+        out += w @ p[k:k + 256, 5:8]
+    return out
+
+
 def _encode(net, x, y):
     kind = net["encoding"]
     if kind == "Identity":
@@ -105,6 +129,8 @@ def _encode(net, x, y):
         return np.concatenate([np.sin(phase), np.cos(phase)], axis=1)
     if kind == "HashGrid":
         return _hash_grid(net["grid"], x, y)
+    if kind == "Gaussians":
+        return _gaussians(net["gaussians"], x, y)
     raise ValueError(f"unknown encoding {kind!r}")
 
 

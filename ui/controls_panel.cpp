@@ -246,7 +246,7 @@ void draw_network(UiState& ui) {
   }
 
   ImGui::Spacing();
-  enum_combo("encoding", m.encoding.kind, 4, encoding_name);
+  enum_combo("encoding", m.encoding.kind, int32_t(EncodingKind::Gaussians) + 1, encoding_name);
   if (m.encoding.kind == EncodingKind::Positional) {
     ImGui::SliderInt("frequencies L", &m.encoding.levels, 1, 16);
   } else if (m.encoding.kind == EncodingKind::Fourier) {
@@ -255,6 +255,8 @@ void draw_network(UiState& ui) {
     ImGui::SliderFloat("sigma", &m.encoding.sigma, 0.1f, 100.0f, "%.2f", ImGuiSliderFlags_Logarithmic);
   } else if (m.encoding.kind == EncodingKind::HashGrid) {
     draw_hash_grid(ui, m.encoding);
+  } else if (m.encoding.kind == EncodingKind::Gaussians) {
+    input_i64(ui, "Gaussians", m.encoding.gaussians, k_gaussian_min_count, k_gaussian_max_count, 1000);
   }
 }
 

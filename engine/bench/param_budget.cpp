@@ -43,8 +43,26 @@ struct Choice {
 };
 } // namespace
 
+namespace {
+/// A gaussians model's only knob is its count: the one whose parameters are nearest the budget.
+int64_t size_gaussians_to_budget(ModelSpec& spec, int64_t budget) {
+  ModelSpec one = spec;
+  one.encoding.gaussians = 1;
+  const int64_t head = parameter_count(one) - k_gaussian_floats; // the colour head's
+  const int64_t count = std::clamp<int64_t>((budget - head + k_gaussian_floats / 2) / k_gaussian_floats,
+                                            k_gaussian_min_count, k_gaussian_max_count);
+  spec.encoding.gaussians = count;
+  const int64_t n = parameter_count(spec);
+  if (std::abs(double(n - budget)) > k_budget_tolerance * double(budget))
+    throw ConfigError("parameter budget: " + std::to_string(budget) + " is out of reach of a gaussians model (nearest: " +
+                      std::to_string(n) + " parameters, " + std::to_string(count) + " Gaussians)");
+  return n;
+}
+} // namespace
+
 int64_t size_to_budget(ModelSpec& spec, int64_t budget, int32_t train_width, int32_t train_height) {
   if (budget <= 0) throw ConfigError("parameter budget: must be positive (was " + std::to_string(budget) + ")");
+  if (spec.encoding.kind == EncodingKind::Gaussians) return size_gaussians_to_budget(spec, budget);
   if (spec.hidden.empty())
     throw ConfigError("parameter budget: the network has no hidden layer whose width could be sized");
   const int32_t preset_width = spec.hidden.front(), preset_levels = spec.encoding.n_levels;

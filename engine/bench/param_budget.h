@@ -8,6 +8,7 @@
 ///   nearest the budget; a grid the shape nearest the preset's: the smallest |ln(width / preset's)|
 ///   + |ln(levels / preset's)| (the table's size is free), then the count nearest the budget. When none is within it,
 ///   ConfigError says the nearest count there is.
+/// - A gaussians model keeps its colour head; its count is chosen (the one nearest the budget).
 /// - The grid's finest resolution is resolved at the training size first (one cell per pixel
 ///   along the longer side, as "auto" does), so the count is the one training will have.
 #include "engine/errors.h"

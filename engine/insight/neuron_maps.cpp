@@ -44,6 +44,10 @@ void neuron_map_size(int32_t w, int32_t h, int32_t side, int32_t& out_w, int32_t
 NeuronMaps compute_neuron_maps(const ModelSpec& model, std::span<const float> params, std::span<const float> fourier_b,
                                int32_t layer, int32_t width, int32_t height, const std::function<bool()>& cancelled) {
   validate(model);
+  // Each pixel of its encoding sums every Gaussian whose support holds it: the engine has no
+  // tiled pass for that (the backends do), and all pairs would cost count x pixels.
+  if (model.encoding.kind == EncodingKind::Gaussians)
+    throw ConfigError("neuron maps: a gaussians model has no neurons to map (its picture is a sum of Gaussians)");
   const int32_t units = neuron_layer_width(model, layer);
   if (width < 1 || height < 1 || int64_t(width) * height > (int64_t(1) << 22))
     throw ConfigError("neuron maps: size " + std::to_string(width) + "x" + std::to_string(height) + " is out of range");

@@ -54,6 +54,15 @@ nlohmann::json metadata(const WeightsSource& s, const std::vector<DenseLayer>& l
       {"step", std::to_string(s.step)},
       {"coordinates", "x, y in [-1, 1]; pixel i of n at 2 (i + 0.5) / n - 1; outputs clamped to [0, 1]"}};
   if (m.encoding.kind == EncodingKind::Positional) md["positional_levels"] = std::to_string(m.encoding.levels);
+  if (m.encoding.kind == EncodingKind::Gaussians) { // the rule is engine/gaussian_math.h's
+    md["gaussians"] = std::to_string(m.encoding.gaussians);
+    md["gaussian_fields"] = "mx, my, l11, l21, l22, r, g, b";
+    md["gaussian_diag_floor"] = nlohmann::json(k_gaussian_diag_floor).dump();
+    md["gaussian_cutoff"] = nlohmann::json(k_gaussian_cutoff).dump();
+    md["gaussian_rule"] = "L = cell [[d(l11), 0], [l21, d(l22)]], d(l) = sqrt(l^2 + gaussian_diag_floor^2), "
+                          "cell = float32(2 / sqrt(gaussians)); w = exp(-q/2) - exp(-gaussian_cutoff/2) where "
+                          "q = |L^-1 (p - mean)|^2 < gaussian_cutoff, else 0; the encoding is the sum of w (r, g, b)";
+  }
   if (m.encoding.kind == EncodingKind::HashGrid) {
     const HashGridParams g = hash_grid_params(m.encoding);
     nlohmann::json res = nlohmann::json::array(), dense = nlohmann::json::array();
@@ -94,6 +103,10 @@ WeightsPlan plan_weights(const WeightsSource& s) {
                            s.params.subspan(size_t(g.offset[l]) * size_t(g.n_features), size_t(entries * g.n_features))});
     }
   }
+  if (m.encoding.kind == EncodingKind::Gaussians) // one row per Gaussian: engine/gaussian_math.h's layout
+    p.tensors.push_back({"encoding.gaussians",
+                         {m.encoding.gaussians, int64_t(k_gaussian_floats)},
+                         s.params.subspan(0, size_t(m.encoding.gaussians) * size_t(k_gaussian_floats))});
   for (size_t k = 0; k < layers.size(); ++k) {
     const DenseLayer& L = layers[k];
     p.tensors.push_back({"layers." + std::to_string(k) + ".weight",

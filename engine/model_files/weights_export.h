@@ -8,7 +8,8 @@
 ///   the run config as JSON, and the facts a decoder needs (activations, omega_0, the hash grid's
 ///   resolved levels) spelled out.
 /// - Tensors: "encoding.fourier_b" (F x 2, Fourier), "encoding.hash_grid.level_NN" (entries x
-///   features of level NN, HashGrid), then "layers.K.weight" (out x in, row-major) and
+///   features of level NN, HashGrid), "encoding.gaussians" (count x 8, Gaussians: the layout of
+///   engine/gaussian_math.h), then "layers.K.weight" (out x in, row-major) and
 ///   "layers.K.bias" (out) for every dense layer, the output layer last.
 /// - The file is written atomically (atomic_file.h); the tensors are streamed from the weights,
 ///   never copied whole.

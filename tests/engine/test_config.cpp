@@ -289,6 +289,9 @@ struct Edit {
 bool always(const RunConfig&) { return true; }
 bool never(const RunConfig&) { return false; }
 bool on_hash_grid(const RunConfig& c) { return c.model.encoding.kind == EncodingKind::HashGrid; }
+bool on_gaussians(const RunConfig& c) { return c.model.encoding.kind == EncodingKind::Gaussians; }
+/// A network with a hidden layer (the gaussians preset has none: nothing to widen or re-activate).
+bool has_hidden(const RunConfig& c) { return !c.model.hidden.empty(); }
 
 const Edit k_edits[] = {
     // What a running trainer takes, or sets itself.
@@ -322,6 +325,7 @@ const Edit k_edits[] = {
        c.model.encoding.auto_finest_resolution = false;
      },
      on_hash_grid},
+    {"model.gaussians", [](RunConfig& c) { c.model.encoding.gaussians += 1; }, on_gaussians},
     {"encoding.interpolation", [](RunConfig& c) { c.model.encoding.interpolation = c.model.encoding.interpolation == GridInterpolation::Linear ? GridInterpolation::Smoothstep : GridInterpolation::Linear; }, on_hash_grid},
     // What a trainer is built from.
     {"encoding.kind", [](RunConfig& c) { c.model.encoding.kind = c.model.encoding.kind == EncodingKind::Fourier ? EncodingKind::Positional : EncodingKind::Fourier; }, always},
@@ -329,9 +333,9 @@ const Edit k_edits[] = {
     {"encoding.features", [](RunConfig& c) { c.model.encoding.features += 8; }, always},
     {"encoding.sigma", [](RunConfig& c) { c.model.encoding.sigma = std::nextafter(c.model.encoding.sigma, 100.0f); }, always},
     {"encoding.seed", [](RunConfig& c) { c.model.encoding.seed += 1; }, always},
-    {"model.hidden width", [](RunConfig& c) { c.model.hidden.back() += 1; }, always},
+    {"model.hidden width", [](RunConfig& c) { if (has_hidden(c)) c.model.hidden.back() += 1; }, has_hidden},
     {"model.hidden layer", [](RunConfig& c) { c.model.hidden.push_back(8); c.model.hidden_activations.push_back(Activation::Tanh); }, always},
-    {"model.activation", [](RunConfig& c) { c.model.hidden_activations.front() = c.model.hidden_activations.front() == Activation::Relu ? Activation::Tanh : Activation::Relu; }, always},
+    {"model.activation", [](RunConfig& c) { if (has_hidden(c)) c.model.hidden_activations.front() = c.model.hidden_activations.front() == Activation::Relu ? Activation::Tanh : Activation::Relu; }, has_hidden},
     {"model.output_activation", [](RunConfig& c) { c.model.output_activation = c.model.output_activation == Activation::Sigmoid ? Activation::Identity : Activation::Sigmoid; }, always},
     {"model.init", [](RunConfig& c) { c.model.init = c.model.init == InitKind::He ? InitKind::Xavier : InitKind::He; }, always},
     {"model.omega_0", [](RunConfig& c) { c.model.omega_0 += 1; }, always},

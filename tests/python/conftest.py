@@ -70,6 +70,8 @@ def tiny(preset):
         m["activations"] = m["activations"][:len(m["hidden"])]
     if m["encoding"]["otype"] == "Fourier":
         m["encoding"]["features"] = 16
+    if m["encoding"]["otype"] == "Gaussians":
+        m["gaussians"] = 200
     c["data"]["color_mode"] = "rgb"
     return c
 

@@ -1,0 +1,138 @@
+#pragma once
+/// The `gaussians` encoding: a picture as a sum of 2-D Gaussians (GaussianImage, Zhang et al.,
+/// ECCV 2024, "accumulated summation": no opacity, no sorting, no alpha blending), per sample and
+/// Gaussian, shared by the CPU backend and any CUDA kernels.
+/// - Gaussian i owns k_gaussian_floats trainable floats at i * k_gaussian_floats of the parameter
+///   array: mean (mx, my) in image coordinates ([-1, 1]^2 covers the picture), the Cholesky factor's
+///   raw values (l11, l21, l22) in cells, then k_gaussian_channels colour values.
+/// - A cell is the mean spacing of N Gaussians spread over [-1, 1]^2: h = 2 / sqrt(N). The factor
+///   is L = h [[d(l11), 0], [l21, d(l22)]] with d(l) = sqrt(l^2 + f^2), f = k_gaussian_diag_floor:
+///   the diagonal stays at least f cells, so Sigma = L L^T is never singular, and d is smooth in l
+///   (an absolute value or a clamp would give a kink or a dead gradient at the floor). Cells make
+///   the learning rate mean the same thing at any count: Adam's ~lr steps move a size by lr cells.
+/// - The encoding's value at p, channel k: sum_i colour_ik w_i(p), with q = |L_i^{-1} (p - mu_i)|^2
+///   and w = exp(-q/2) - exp(-cutoff/2) where q < cutoff, 0 elsewhere. cutoff = 9 (3 sigma, the
+///   radius GaussianImage culls tiles with). Subtracting the value at the cutoff makes w continuous:
+///   a hard cut would leave a step of exp(-4.5) = 1.1% of the colour on every ellipse's rim.
+/// - The support {q < 9} lies inside the axis-aligned box mu +- (3 sqrt(Sigma_xx), 3 sqrt(Sigma_yy)),
+///   so culling by that box (gaussian_half_extent) changes no value: a tiled pass is exact.
+/// - The encoding is 3 wide whatever the colour mode: its size is the model's and must not follow
+///   the image's colour mode, which resolves after the config; the dense head (3 -> C) maps it.
+#include "engine/hd_common.h"
+
+namespace redraw {
+
+constexpr int32_t k_gaussian_channels = 3;
+constexpr int32_t k_gaussian_floats = 5 + k_gaussian_channels;
+/// Offsets of a Gaussian's floats.
+enum GaussianField : int32_t { k_gauss_mx = 0, k_gauss_my, k_gauss_l11, k_gauss_l21, k_gauss_l22, k_gauss_colour };
+/// The Mahalanobis radius squared beyond which a Gaussian contributes nothing.
+constexpr double k_gaussian_cutoff = 9.0;
+/// The Cholesky diagonal's floor, in cells: at 70,000 Gaussians on 512 x 512 a cell is 1.9 px,
+/// so the narrowest Gaussian is about half a pixel wide (GaussianImage adds 0.5 px to its diagonal).
+constexpr double k_gaussian_diag_floor = 0.25;
+/// Bounds of model.gaussians.
+constexpr int64_t k_gaussian_min_count = 1, k_gaussian_max_count = 4000000;
+
+/// What a pass needs, resolved on the host from the count.
+struct GaussianParams {
+  int64_t count = 0;
+  float cell = 1.0f; ///< h = 2 / sqrt(count)
+  int32_t bins = 1;  ///< bins per side of [-1, 1]^2 for the tiled passes: a bin spans about 2 cells
+};
+
+inline GaussianParams gaussian_params(int64_t count) {
+  GaussianParams g;
+  g.count = count;
+  g.cell = float(2.0 / std::sqrt(double(count > 0 ? count : 1)));
+  const double bins = std::ceil(std::sqrt(double(count > 0 ? count : 1)) / 2.0);
+  g.bins = int32_t(bins < 1 ? 1 : (bins > 1024 ? 1024 : bins));
+  return g;
+}
+
+/// The weight where q reaches the cutoff, subtracted so that w falls continuously to 0.
+template <class T> REDRAW_HD inline T gaussian_rim() { return rd_exp(T(-0.5 * k_gaussian_cutoff)); }
+
+/// The Cholesky factor L = [[a, 0], [b, c]] of Gaussian g (its k_gaussian_floats floats), in
+/// coordinate units.
+template <class T> REDRAW_HD inline void gaussian_cholesky(const float* g, T cell, T& a, T& b, T& c) {
+  const T f = T(k_gaussian_diag_floor);
+  const T l11 = T(g[k_gauss_l11]), l22 = T(g[k_gauss_l22]);
+  a = cell * rd_sqrt(l11 * l11 + f * f);
+  b = cell * T(g[k_gauss_l21]);
+  c = cell * rd_sqrt(l22 * l22 + f * f);
+}
+
+/// Half the width and height of the box that holds the Gaussian's support.
+template <class T> REDRAW_HD inline void gaussian_half_extent(const float* g, T cell, T& hx, T& hy) {
+  T a, b, c;
+  gaussian_cholesky(g, cell, a, b, c);
+  const T r = rd_sqrt(T(k_gaussian_cutoff));
+  hx = r * a;
+  hy = r * rd_sqrt(b * b + c * c);
+}
+
+/// The bin (0 .. bins - 1) of coordinate v along one axis; outside [-1, 1] the border bin.
+/// Monotone in v, so a box's bins are those of its two ends.
+REDRAW_HD inline int32_t gaussian_bin(float v, int32_t bins) {
+  const float t = (v + 1.0f) * 0.5f * float(bins);
+  if (!(t >= 0.0f)) return 0; // NaN too
+  return t >= float(bins) ? bins - 1 : int32_t(t);
+}
+
+/// A Gaussian's mean and inverse factor, worked out once per pass and then read per sample.
+template <class T> struct GaussianShape {
+  T mx, my, inv_a, b, inv_c;
+};
+
+template <class T> REDRAW_HD inline GaussianShape<T> gaussian_shape(const float* g, T cell) {
+  T a, b, c;
+  gaussian_cholesky(g, cell, a, b, c);
+  return {T(g[k_gauss_mx]), T(g[k_gauss_my]), T(1) / a, b, T(1) / c};
+}
+
+/// The whitened offset z = L^{-1} (p - mu) (forward substitution: L is lower triangular) and
+/// q = |z|^2.
+template <class T>
+REDRAW_HD inline T gaussian_q(const GaussianShape<T>& s, T x, T y, T& z1, T& z2) {
+  z1 = (x - s.mx) * s.inv_a;
+  z2 = (y - s.my - s.b * z1) * s.inv_c;
+  return z1 * z1 + z2 * z2;
+}
+
+/// w of a Gaussian at (x, y) (0 outside its support).
+template <class T> REDRAW_HD inline T gaussian_weight(const GaussianShape<T>& s, T x, T y) {
+  T z1, z2;
+  const T q = gaussian_q(s, x, y, z1, z2);
+  return q < T(k_gaussian_cutoff) ? rd_exp(T(-0.5) * q) - gaussian_rim<T>() : T(0);
+}
+
+/// grad (k_gaussian_floats values) += the gradient, w.r.t. Gaussian g's floats (s its shape), of
+/// sum_k d_out[k] * colour_k * w(x, y): what one sample whose dLoss/dEncoding is d_out
+/// (k_gaussian_channels values) gives it.
+template <class T>
+REDRAW_HD inline void gaussian_backward(const GaussianShape<T>& s, const float* g, T cell, T x, T y, const T* d_out,
+                                        T* grad) {
+  T z1, z2;
+  const T q = gaussian_q(s, x, y, z1, z2);
+  if (!(q < T(k_gaussian_cutoff))) return;
+  const T e = rd_exp(T(-0.5) * q), w = e - gaussian_rim<T>();
+  T dw = T(0); // dLoss/dw
+  for (int32_t k = 0; k < k_gaussian_channels; ++k) {
+    dw += d_out[k] * T(g[k_gauss_colour + k]);
+    grad[k_gauss_colour + k] += d_out[k] * w;
+  }
+  const T dq = T(-0.5) * e * dw;                    // dLoss/dq
+  const T g1 = T(2) * z1 * dq, g2 = T(2) * z2 * dq; // dLoss/dz1, dLoss/dz2
+  // z1 = dx / a and z2 = (dy - b z1) / c: mx and a reach q through z1, directly and through b z1.
+  const T h = g1 - g2 * s.b * s.inv_c;
+  const T d_mx = -h * s.inv_a, d_a = d_mx * z1, d_b = -g2 * z1 * s.inv_c, d_c = -g2 * z2 * s.inv_c;
+  grad[k_gauss_mx] += d_mx;
+  grad[k_gauss_my] += -g2 * s.inv_c;
+  // a = h sqrt(l11^2 + f^2), so da/dl11 = h^2 l11 / a; b = h l21; c as a, in l22.
+  grad[k_gauss_l11] += d_a * cell * cell * T(g[k_gauss_l11]) * s.inv_a;
+  grad[k_gauss_l21] += d_b * cell;
+  grad[k_gauss_l22] += d_c * cell * cell * T(g[k_gauss_l22]) * s.inv_c;
+}
+
+} // namespace redraw
