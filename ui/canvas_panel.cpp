@@ -1,4 +1,5 @@
 #include "engine/insight/compare_runs.h"
+#include "ui/gaussians_view.h"
 #include "ui/image_views.h"
 #include "ui/panels.h"
 
@@ -318,6 +319,8 @@ void draw_pane(UiState& ui, ImDrawList* dl, const CanvasLayout& L, int i, const 
       const ZoomRegion& z = ui.zoom.shown;
       dl->AddImage(ui.zoom_texture->imgui_id(), ImVec2(z.screen_x0, z.screen_y0), ImVec2(z.screen_x1, z.screen_y1));
     }
+    // Run A's live Gaussians (never over a scrubbed frame: they are the weights of now).
+    if (p.recon && i == 0 && !L.frame) draw_gaussians_overlay(ui, dl, a, v.zoom, p.min, p.max);
   } else {
     const char* msg = "waiting for the first preview";
     const ImVec2 ts = ImGui::CalcTextSize(msg);
@@ -360,10 +363,12 @@ void pixel_tooltip(const UiState& ui, const CanvasLayout& L, int hovered_pane, c
       err += std::abs(shown->at(sx, sy, k) - at_size->at(sx, sy, k));
     err /= float(at_size->channels);
   }
+  const std::string gaussian = L.frame ? "" : gaussian_tooltip(ui, double(x) + 0.5, double(y) + 0.5);
   if (err >= 0)
-    ImGui::SetTooltip("pixel (%d, %d)\ntruth          %s\nreconstruction %s\n|error|        %.4f", x, y, t, r, err);
+    ImGui::SetTooltip("pixel (%d, %d)\ntruth          %s\nreconstruction %s\n|error|        %.4f%s", x, y, t, r, err,
+                      gaussian.c_str());
   else
-    ImGui::SetTooltip("pixel (%d, %d)\ntruth          %s", x, y, t);
+    ImGui::SetTooltip("pixel (%d, %d)\ntruth          %s%s", x, y, t, gaussian.c_str());
 }
 } // namespace
 
