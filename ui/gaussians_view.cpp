@@ -62,6 +62,12 @@ void update_gaussian_view(UiState& ui, const NetworkSnapshot& net) {
 
 void draw_gaussians_controls(UiState& ui) {
   GaussiansViewState& g = ui.insight.gaussians;
+  // The maps' window is sized for a grid of thumbnails; these few lines would cover the canvas.
+  // Fitted once for each run, then the user's size stands.
+  if (g.fitted_trainer != ui.run.status.trainer_id) {
+    g.fitted_trainer = ui.run.status.trainer_id;
+    ImGui::SetWindowSize(ImVec2(ImGui::GetFontSize() * 36, ImGui::GetFrameHeightWithSpacing() * 9));
+  }
   ImGui::TextWrapped("This run's model is a sum of 2-D Gaussians (gaussians): it has no neurons to map. "
                      "Its Gaussians are outlined over the reconstruction instead (their one-sigma ellipses); "
                      "hover the picture to read the one that weighs most there.");

@@ -60,11 +60,12 @@ struct NeuronMapViewState {
 /// The Gaussians view, in the Neuron maps window's place when the model is `gaussians`: its
 /// Gaussians as ellipses over run A's picture (ui/gaussians_view.h).
 struct GaussiansViewState {
-  bool overlay = true;      ///< draw the ellipses over the picture
-  int32_t colour_by = 0;    ///< GaussianColour: size, colour or change
+  bool overlay = true;   ///< draw the ellipses over the picture
+  int32_t colour_by = 0; ///< GaussianColour: size, colour or change
   std::shared_ptr<const GaussianView> view;
-  uint64_t trainer = 0;     ///< trainer the view was made for
-  double next_request = 0;  ///< duty cycle, as for the maps
+  uint64_t trainer = 0;           ///< trainer the view was made for
+  uint64_t fitted_trainer = 0;    ///< the run whose window the controls last sized to fit them
+  double next_request = 0;        ///< duty cycle, as for the maps
   int64_t visible = 0, drawn = 0; ///< last frame: ellipses in the pane, and those outlined
 };
 
