@@ -1,4 +1,5 @@
 #include "engine/insight/compare_runs.h"
+#include "ui/gaussians_view.h"
 #include "ui/image_views.h"
 #include "ui/panels.h"
 
@@ -14,10 +15,10 @@ namespace {
 struct Pane {
   const char* caption;
   PreviewTexture* texture;
-  const Image* values; ///< host pixels for the tooltip (may be null)
-  ImVec2 min, max;     ///< screen rect of the pane's image area
-  int64_t step = -1;   ///< shown top right when >= 0 (a run's picture)
-  bool recon = false;  ///< run A's picture (its rect goes to the screenshot sidecar)
+  const Image* values;             ///< host pixels for the tooltip (may be null)
+  ImVec2 min, max;                 ///< screen rect of the pane's image area
+  int64_t step = -1;               ///< shown top right when >= 0 (a run's picture)
+  bool recon = false;              ///< run A's picture (its rect goes to the screenshot sidecar)
   PreviewTexture* split = nullptr; ///< compare split view: run B, drawn right of the divider
 };
 
@@ -210,8 +211,11 @@ void choose_panes(const UiState& ui, const Image* truth, CanvasLayout& L) {
     const CompareState& cmp = ui.compare;
     all[1].caption = cmp.label_a.c_str();
     const bool b_frame = frame && cmp.frame_shown(); // linked scrubbing: B's frame at A's step
-    Pane b{cmp.label_b.c_str(), b_frame ? cmp.frame_texture : cmp.texture,
-           b_frame ? cmp.frame.get() : cmp.run.reconstruction.get(), {}, {},
+    Pane b{cmp.label_b.c_str(),
+           b_frame ? cmp.frame_texture : cmp.texture,
+           b_frame ? cmp.frame.get() : cmp.run.reconstruction.get(),
+           {},
+           {},
            b_frame ? cmp.frame_step : cmp.run.shown_step};
     if (cmp.split) {
       all[1].split = b.texture;
@@ -219,20 +223,21 @@ void choose_panes(const UiState& ui, const Image* truth, CanvasLayout& L) {
     }
     L.panes[0] = all[1];
     L.panes[1] = b;
-  } else switch (ui.view.mode) {
-  case CanvasMode::SideBySide:
-    std::copy(all, all + 3, L.panes);
-    break;
-  case CanvasMode::GroundTruth:
-    L.panes[0] = all[0];
-    break;
-  case CanvasMode::Reconstruction:
-    L.panes[0] = all[1];
-    break;
-  case CanvasMode::Error:
-    L.panes[0] = all[2];
-    break;
-  }
+  } else
+    switch (ui.view.mode) {
+    case CanvasMode::SideBySide:
+      std::copy(all, all + 3, L.panes);
+      break;
+    case CanvasMode::GroundTruth:
+      L.panes[0] = all[0];
+      break;
+    case CanvasMode::Reconstruction:
+      L.panes[0] = all[1];
+      break;
+    case CanvasMode::Error:
+      L.panes[0] = all[2];
+      break;
+    }
   for (int i = 0; i < L.count; ++i) {
     L.panes[i].min = ImVec2(L.origin.x + float(i) * (L.pane_w + L.gap), L.origin.y + L.caption_h);
     L.panes[i].max = ImVec2(L.panes[i].min.x + L.pane_w, L.panes[i].min.y + L.pane_h);
@@ -289,7 +294,8 @@ void draw_pane(UiState& ui, ImDrawList* dl, const CanvasLayout& L, int i, const 
   }
   const bool sharp = p.recon && frame_sharpens && !ui.compare.open && ui.zoom.enabled && !wanted.empty() &&
                      ui.zoom.shown.same_view(wanted) && ui.zoom_texture && !ui.zoom_texture->empty();
-  if (sharp) caption = L.frame ? "timelapse frame, drawn at screen resolution" : "reconstruction, drawn at screen resolution";
+  if (sharp)
+    caption = L.frame ? "timelapse frame, drawn at screen resolution" : "reconstruction, drawn at screen resolution";
   else if (p.recon && L.frame && !frame_sharpens && zoomed_past_texels(texel_zoom, fb.x))
     caption = "timelapse frame: a picture only, enlarged";
   if (p.texture == ui.error_texture) {
@@ -318,6 +324,8 @@ void draw_pane(UiState& ui, ImDrawList* dl, const CanvasLayout& L, int i, const 
       const ZoomRegion& z = ui.zoom.shown;
       dl->AddImage(ui.zoom_texture->imgui_id(), ImVec2(z.screen_x0, z.screen_y0), ImVec2(z.screen_x1, z.screen_y1));
     }
+    // Run A's live Gaussians (never over a scrubbed frame: they are the weights of now).
+    if (p.recon && !L.frame) draw_gaussians_overlay(ui, dl, a, v.zoom, p.min, p.max);
   } else {
     const char* msg = "waiting for the first preview";
     const ImVec2 ts = ImGui::CalcTextSize(msg);
@@ -360,10 +368,12 @@ void pixel_tooltip(const UiState& ui, const CanvasLayout& L, int hovered_pane, c
       err += std::abs(shown->at(sx, sy, k) - at_size->at(sx, sy, k));
     err /= float(at_size->channels);
   }
+  const std::string gaussian = L.frame ? "" : gaussian_tooltip(ui, double(x) + 0.5, double(y) + 0.5);
   if (err >= 0)
-    ImGui::SetTooltip("pixel (%d, %d)\ntruth          %s\nreconstruction %s\n|error|        %.4f", x, y, t, r, err);
+    ImGui::SetTooltip("pixel (%d, %d)\ntruth          %s\nreconstruction %s\n|error|        %.4f%s", x, y, t, r, err,
+                      gaussian.c_str());
   else
-    ImGui::SetTooltip("pixel (%d, %d)\ntruth          %s", x, y, t);
+    ImGui::SetTooltip("pixel (%d, %d)\ntruth          %s%s", x, y, t, gaussian.c_str());
 }
 } // namespace
 
@@ -409,7 +419,8 @@ void draw_canvas(UiState& ui) {
   }
   const int hovered_pane = navigate(ui, L, hovered, active);
   ZoomRegion wanted; // the reconstruction's (or the scrubbed frame's) view, when zoomed past its texels
-  for (int i = 0; i < L.count; ++i) draw_pane(ui, dl, L, i, *truth, wanted);
+  for (int i = 0; i < L.count; ++i)
+    draw_pane(ui, dl, L, i, *truth, wanted);
   if (!wanted.same_view(ui.zoom.wanted)) ui.zoom.wanted_since = ui.now;
   ui.zoom.wanted = wanted;
   if (hovered && !active && hovered_pane >= 0 && !ui.scripted) pixel_tooltip(ui, L, hovered_pane, *truth);

@@ -404,8 +404,9 @@ void draw_summary(UiState& ui) {
                         format_bytes(s.dataset_bytes).c_str());
     ImGui::TextDisabled("%.2f GFLOP per step (%dx%d, batch %lld)", s.gflop_per_step, w, h,
                         static_cast<long long>(s.batch));
-    if (s.table_parameters > 0)
-      ImGui::TextDisabled("hash table: %s of the parameters (%s; %s with gradients and optimizer state)",
+    if (s.table_parameters > 0) // the encoding's trainable floats: a hash grid's table, or the Gaussians
+      ImGui::TextDisabled("%s: %s of the parameters (%s; %s with gradients and optimizer state)",
+                          ui.edit.config.model.encoding.kind == EncodingKind::Gaussians ? "Gaussians" : "hash table",
                           format_count(s.table_parameters).c_str(), format_bytes(s.table_bytes).c_str(),
                           format_bytes(s.table_state_bytes).c_str());
   }

@@ -1,6 +1,7 @@
 #pragma once
 /// State of the insight views (the Spectrum and Neuron maps windows), as plain structs owned by
 /// UiState. GUI thread only; the computations run on an InsightWorker (ui/insight_worker.h).
+#include "engine/insight/gaussian_view.h"
 #include "engine/insight/neuron_maps.h"
 #include "engine/insight/spectrum.h"
 
@@ -56,9 +57,22 @@ struct NeuronMapViewState {
   float grid_rect[4] = {0, 0, 0, 0}; ///< last frame's grid, x y w h in framebuffer pixels
 };
 
+/// The Gaussians view, in the Neuron maps window's place when the model is `gaussians`: its
+/// Gaussians as ellipses over run A's picture (ui/gaussians_view.h).
+struct GaussiansViewState {
+  bool overlay = true;   ///< draw the ellipses over the picture
+  int32_t colour_by = 0; ///< GaussianColour: size, colour or change
+  std::shared_ptr<const GaussianView> view;
+  uint64_t trainer = 0;           ///< trainer the view was made for
+  uint64_t fitted_trainer = 0;    ///< the run whose window the controls last sized to fit them
+  double next_request = 0;        ///< duty cycle, as for the maps
+  int64_t visible = 0, drawn = 0; ///< last frame: ellipses in the pane, and those outlined
+};
+
 struct InsightState {
   SpectrumViewState spectrum;
   NeuronMapViewState neurons;
+  GaussiansViewState gaussians;
   std::shared_ptr<const NetworkSnapshot> network; ///< parameters from the session, not yet used
   InsightResources* res = nullptr;                ///< worker and textures (owned by run_gui)
 };

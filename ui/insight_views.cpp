@@ -1,6 +1,7 @@
 #include "ui/insight_views.h"
 
 #include "engine/atomic_file.h"
+#include "ui/gaussians_view.h"
 #include "ui/image_views.h"
 #include "ui/training_session.h"
 
@@ -153,11 +154,15 @@ bool update_neurons(UiState& ui, TrainingSession& session, InsightResources& res
       n.atlas_dirty = true;
     }
   }
+  const bool gaussians = st.config.model.encoding.kind == EncodingKind::Gaussians;
   if (ui.insight.network) {
     auto net = std::move(ui.insight.network);
     ui.insight.network.reset();
     n.network_requested = false;
-    if (ui.settings.show_neuron_maps) {
+    if (net->model.encoding.kind == EncodingKind::Gaussians) {
+      news = true;
+      update_gaussian_view(ui, *net);
+    } else if (ui.settings.show_neuron_maps) {
       int32_t w = 0, h = 0;
       neuron_map_size(st.width, st.height, n.side, w, h);
       n.layer = std::clamp(n.layer, 0, neuron_layer_count(net->model) - 1);
@@ -166,8 +171,11 @@ bool update_neurons(UiState& ui, TrainingSession& session, InsightResources& res
   }
   if (n.network_requested && ui.now - n.requested_at > 2.0) n.network_requested = false;
   if (!ui.settings.show_neuron_maps || !st.has_run || n.network_requested || res.worker.neurons_pending()) return news;
-  const bool stale = !n.maps || n.maps->layer != n.layer || n.maps_step != st.step || n.maps_trainer != st.trainer_id;
-  if (stale && ui.now >= n.next_request) {
+  const GaussiansViewState& g = ui.insight.gaussians;
+  const bool stale = gaussians ? !g.view || g.trainer != st.trainer_id || g.view->step != st.step
+                               : !n.maps || n.maps->layer != n.layer || n.maps_step != st.step ||
+                                     n.maps_trainer != st.trainer_id;
+  if (stale && ui.now >= (gaussians ? g.next_request : n.next_request)) {
     session.post(run_command::RequestNetwork{});
     n.network_requested = true;
     n.requested_at = ui.now;

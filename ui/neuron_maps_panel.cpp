@@ -1,3 +1,4 @@
+#include "ui/gaussians_view.h"
 #include "ui/bounded_text.h"
 #include "ui/insight_views.h"
 #include "ui/panels.h"
@@ -112,6 +113,11 @@ void draw_neuron_maps(UiState& ui) {
   const SessionStatus& st = ui.run.status;
   if (!st.has_run) {
     ImGui::TextDisabled("no run");
+    ImGui::End();
+    return;
+  }
+  if (st.config.model.encoding.kind == EncodingKind::Gaussians) { // no neurons: its Gaussians instead
+    draw_gaussians_controls(ui);
     ImGui::End();
     return;
   }

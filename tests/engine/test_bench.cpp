@@ -91,6 +91,9 @@ TEST_CASE("bench protocols: names, methods, and each method's config") {
   CHECK(relative(parameter_count(c.model), 300000) <= 0.02);
   const RunConfig siren = bench_method_config(minute, select_bench_methods(minute, "siren").methods[0], 768, 512);
   CHECK(siren.training.cpu_batch_size == 16384); // a full-batch step at 768x512 is half a minute on a core
+  const RunConfig gauss = bench_method_config(minute, select_bench_methods(minute, "gaussians").methods[0], 768, 512);
+  CHECK(gauss.model.encoding.kind == EncodingKind::Gaussians);
+  CHECK(relative(parameter_count(gauss.model), 300000) <= 0.02);
   const BenchProtocol& paper = find_bench_protocol("kodak-paper");
   for (const BenchMethod& m : paper.methods) {
     const RunConfig pc = bench_method_config(paper, m, 768, 512);

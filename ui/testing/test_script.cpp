@@ -161,6 +161,10 @@ bool test_condition(const UiState& ui, const std::string& cond, std::string& err
   if (!known) r = compare(cond, "compare_step", ui.compare.run.status.step, known, error);
   if (!known) r = compare(cond, "compare_shown", ui.compare.run.shown_step, known, error);
   if (!known) r = compare(cond, "compare_gap", std::abs(st.step - ui.compare.run.status.step), known, error);
+  // The Gaussians view: ellipses outlined over run A's picture last frame, and the view's step.
+  if (!known) r = compare(cond, "gaussians_outlined", ui.insight.gaussians.drawn, known, error);
+  const GaussianView* gv = ui.insight.gaussians.view.get();
+  if (!known) r = compare(cond, "gaussians_step", gv ? gv->step : -1, known, error);
   const int64_t b_frame = ui.compare.frame_shown() ? ui.compare.frame_step : -1;
   if (!known) r = compare(cond, "compare_frame", b_frame, known, error);
   if (!known) r = compare(cond, "frames", int64_t(ui.timelapse.frames.size()), known, error);

@@ -42,6 +42,8 @@
 /// truth_w>=N (the training image's width), truth_texels (the ground truth's GL texture, read
 /// back, holds exactly the training image as RGBA8), source_has TEXT, message_has TEXT (a message of this session holds TEXT), file_exists PATH, discarded_copies>=N (ConfirmState::keep_folder),
 /// sweep_cells==N, sweep_thumbs>=N (the sweep browser's cells, and those with a thumbnail),
+/// gaussians_outlined>=N (the Gaussians view's ellipses drawn over run A's picture last frame),
+/// gaussians_step>=N (the step of the parameters it shows; -1 before any),
 /// comparing, not_comparing, compare_step>=N, compare_shown>=N (run B), compare_gap<=N (A's step
 /// and B's apart, either way), compare_frame<=N (B's
 /// timelapse frame on screen while A's is scrubbed; -1 when none), compare_differs (A's and
