@@ -128,14 +128,17 @@ void print_plan(const BenchProtocol& p, const SweepPlan& plan, const std::filesy
   for (const BenchMethod& m : p.methods)
     for (const SweepCell& c : plan.cells)
       if (c.preset == m.preset) {
-        std::printf("  %-9s budget %lld: %lld parameters, hidden %d wide%s, at %dx%d, %s\n", m.preset.c_str(),
-                    static_cast<long long>(m.budget), static_cast<long long>(parameter_count(c.config.model)),
-                    c.config.model.hidden.empty() ? 0 : c.config.model.hidden.front(),
-                    c.config.model.encoding.kind == EncodingKind::HashGrid
-                        ? (", " + std::to_string(c.config.model.encoding.n_levels) + " levels, table 2^" +
-                           std::to_string(c.config.model.encoding.log2_hashmap_size))
-                              .c_str()
-                        : "",
+        const ModelSpec& model = c.config.model;
+        const std::string shape =
+            model.encoding.kind == EncodingKind::Gaussians
+                ? std::to_string(model.encoding.gaussians) + " Gaussians"
+                : "hidden " + std::to_string(model.hidden.empty() ? 0 : model.hidden.front()) + " wide" +
+                      (model.encoding.kind == EncodingKind::HashGrid
+                           ? ", " + std::to_string(model.encoding.n_levels) + " levels, table 2^" +
+                                 std::to_string(model.encoding.log2_hashmap_size)
+                           : std::string());
+        std::printf("  %-9s budget %lld: %lld parameters, %s, at %dx%d, %s\n", m.preset.c_str(),
+                    static_cast<long long>(m.budget), static_cast<long long>(parameter_count(model)), shape.c_str(),
                     c.train_width, c.train_height,
                     plan.grid.time_limit > 0 ? (format_seconds(plan.grid.time_limit) + " of training").c_str()
                                              : (std::to_string(c.config.training.steps) + " steps").c_str());
