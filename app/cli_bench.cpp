@@ -214,15 +214,6 @@ SweepSite bench_site(const BenchCommand& o, const BenchProtocol& p, const SweepP
   return site;
 }
 
-/// The cells still to train: not done, and not failed unless --retry-failed.
-std::vector<int64_t> cells_to_run(const SweepSite& site) {
-  std::vector<int64_t> todo;
-  for (const SweepCell& c : site.plan->cells) {
-    const CellStatus s = read_cell_result(site.dir, c).status;
-    if (s != CellStatus::Done && (s != CellStatus::Failed || site.retry_failed)) todo.push_back(c.index);
-  }
-  return todo;
-}
 } // namespace
 
 int run_bench(const BenchCommand& o, int threads) {

@@ -152,15 +152,6 @@ void print_grid(const SweepSite& site, const std::vector<int64_t>& todo, const S
   std::fflush(stdout);
 }
 
-/// The cells that have not ended (a failed one too with --retry-failed).
-std::vector<int64_t> cells_to_run(const SweepSite& site) {
-  std::vector<int64_t> todo;
-  for (const SweepCell& c : site.plan->cells) {
-    const CellStatus s = read_cell_result(site.dir, c).status;
-    if (s != CellStatus::Done && (s != CellStatus::Failed || site.retry_failed)) todo.push_back(c.index);
-  }
-  return todo;
-}
 
 /// A Slurm task's threads: --threads, else the CPUs Slurm gave the task, else train's choice.
 int32_t task_threads(int threads) {
@@ -189,6 +180,16 @@ int run_saved(const SweepCommand& o, SweepSite& site, SweepPlan& plan, int threa
   return run_one_cell(site, *o.cell, task_threads(threads));
 }
 } // namespace
+
+/// The cells that have not ended (a failed one too with --retry-failed).
+std::vector<int64_t> cells_to_run(const SweepSite& site) {
+  std::vector<int64_t> todo;
+  for (const SweepCell& c : site.plan->cells) {
+    const CellStatus s = read_cell_result(site.dir, c).status;
+    if (s != CellStatus::Done && (s != CellStatus::Failed || site.retry_failed)) todo.push_back(c.index);
+  }
+  return todo;
+}
 
 int run_sweep(const SweepCommand& o, int threads) {
   if (o.out.empty()) throw UsageError("give the sweep's folder: --out DIR");

@@ -126,4 +126,8 @@ int submit_sweep(const SweepSite& site, const SweepCommand& o);
 /// scripts as they are (engine/sweep/slurm_script.h); called before anything is written.
 void check_slurm_options(const SweepSite& site, const SweepCommand& o);
 
+/// The cells of `site` still to train: not done, and not failed unless --retry-failed (sweep and
+/// bench alike).
+std::vector<int64_t> cells_to_run(const SweepSite& site);
+
 } // namespace redraw::cli
