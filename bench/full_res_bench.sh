@@ -15,7 +15,8 @@
 # Pillow and numpy; the small run's picture upscaled bicubically to the photo's size), and by how
 # many dB full resolution wins (the floor: at least 1 dB, 5 minutes each: --seconds 300).
 # --photo trains on FILE as it is (no tiling; --size, when given, is then FILE's size). REDRAW_BUILD_DIR names the
-# folder whose bin/ holds redraw (a GPU pack's, say). The GPU floor (100 MP at 80% of 1 MP):
+# folder whose bin/ holds redraw (a GPU pack's, say). The GPU floor (100 MP against 1 MP: fullres_share in
+# scripts/gpu_check/floors.py, checked by scripts/gpu_check.py run fullres):
 # (--steps: the schedule's length, so that a fast device runs to the time limit):
 #   bench/full_res_bench.sh --backend cuda --size 8192x8192 --side 1024 --steps 1000000
 set -euo pipefail

@@ -155,7 +155,7 @@ def main(argv):
             enc = (tcnn.get("config") or {}).get("encoding", {})
             given = f"{enc.get('n_levels')} levels, 2^{enc.get('log2_hashmap_size')}" if enc else "?"
             print(f"| tiny-cuda-nn (FullyFusedMLP), batch 2^18 | {given} | {tcnn['samples_per_s']:.3g} | |")
-        print("floors: the checks above (scripts/gpu_check.py's FLOORS)")
+        print("floors: the checks above (scripts/gpu_check/floors.py)")
     for img, rows in parts.get("instant", {}).get("instant_psnr", {}).items():
         runs = [r for r in rows if "preset" in r] if isinstance(rows, list) else []
         for r in runs:

@@ -10,7 +10,7 @@
 #   bash bench/run_instant_bench.sh [--cpu-only | --gpu-only] [--time-limit S]
 # Builds into build/ (scripts/build.sh). On a GPU machine without the build dependencies,
 # scripts/gpu_check.py's `instant` and `instant-torch` parts run the GPU half from a pack, against
-# the floors in its FLOORS table.
+# the floors of scripts/gpu_check/floors.py.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cpu=1

@@ -41,7 +41,7 @@ echo "sanitize: ctest under ASan + UBSan"
 # The install and package checks run in the first stage; an installed, instrumented GUI would
 # report the GL driver's leaks without the suppression set-up of the build tree's GUI tests.
 # The kernel-family reruns (label kernels) belong to the first stage.
-# Left to the first stage as well: shell-only tests (label scripts: nothing instrumented runs) and
+# Left to the first stage as well: the scripts' own tests (label scripts: nothing instrumented runs) and
 # the long fits (the PSNR floor, the per-format fit: the same code runs here in shorter tests).
 # A test that failed only because LeakSanitizer's tracer crashed at its exit (a rare fault of the
 # sanitizer runtime: no leak, no test result) is rerun once, alone; scripts/lsan_tracer_rerun.sh
