@@ -11,4 +11,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gpu_check.cli import main  # noqa: E402  (the package, after its folder is on the path)
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except BrokenPipeError:  # `gpu_check.py list | head`: the reader left, which is no error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(0)
