@@ -154,6 +154,10 @@ std::unique_ptr<BoundState> bound_shape(const TrainSetup& setup, const Dataset& 
   s->batch = s->minibatch ? setup.batch_size : s->n;
   s->param_count = redraw::parameter_count(setup.model);
   if (setup.model.encoding.kind == EncodingKind::HashGrid) s->grid = hash_grid_params(setup.model.encoding);
+  if (setup.model.encoding.kind == EncodingKind::Gaussians) {
+    s->gauss = gaussian_params(setup.model.encoding.gaussians);
+    s->binning = std::make_unique<GaussianBinning>();
+  }
   s->table_floats = encoding_parameter_count(setup.model.encoding);
   return s;
 }
@@ -174,14 +178,19 @@ TrainingMemoryPlan plan_bound_memory(const BoundState& s, const DevicePool& pool
   need.dataset_bytes = uint64_t(s.n) * (2 + s.channels) * f;
   // Parameters, gradients, optimizer state, and the staging of the reserved timelapse copies.
   need.param_bytes = uint64_t(s.param_count) * (2 + arrays) * f + uint64_t(copies) * copy_bytes;
+  // Gaussians: their shapes, boxes and offsets, and the binning's (bin, Gaussian) pairs at about
+  // 16 a Gaussian (their initial size), 60 bytes each with the backward's partial gradient. The
+  // buffers grow with the Gaussians; a pool short of memory then says so by name.
+  if (s.gauss) need.param_bytes += uint64_t(s.gauss->count) * (52 + 16 * 60);
   need.encoded_bytes = uint64_t(s.n) * s.enc_width * f;
-  need.encoding_cacheable = !s.minibatch && s.enc.kind != EncodingKind::Identity && !s.grid &&
+  need.encoding_cacheable = !s.minibatch && s.enc.kind != EncodingKind::Identity && !s.trains_encoding() &&
                             need.encoded_bytes <= k_max_cached_encoding_bytes;
   need.max_rows = std::min(k_max_chunk_rows, std::max(s.batch, s.n));
   need.min_rows = k_min_chunk_rows;
   need.chunk_bytes = [&](int64_t rows) {
     return MlpWorkspace::bytes_needed(s.setup.model, rows, true) + uint64_t(rows) * s.channels * f +
-           (s.grid ? uint64_t(rows) * uint64_t(2 + s.enc_width) * f : 0) +
+           (s.trains_encoding() ? uint64_t(rows) * uint64_t(2 + s.enc_width) * f : 0) +
+           (s.gauss ? uint64_t(rows) * 16 : 0) + // the backward's sample sort
            uint64_t(loss_partial_count(std::max(s.batch, s.n) * s.channels) + 64) * 2 * f;
   };
   const TrainingMemoryPlan plan = plan_training_memory(need);
@@ -244,7 +253,7 @@ void allocate_training_buffers(BoundState& s, const DevicePool& pool, cudaStream
   }
   if (s.minibatch)
     s.batch_targets = DeviceBuffer<float>(pool, st, size_t(s.chunk_rows) * s.channels, "minibatch targets");
-  if (s.grid) {
+  if (s.trains_encoding()) {
     if (s.minibatch)
       s.batch_coords = DeviceBuffer<float>(pool, st, size_t(s.chunk_rows) * 2, "minibatch coordinates");
     s.enc_grad = DeviceBuffer<float>(pool, st, size_t(s.chunk_rows) * s.enc_width, "encoding gradients");
@@ -451,11 +460,14 @@ void CudaBackend::render_rgba8_device(int32_t w, int32_t h, void* dst_device) {
     }
     if (m->render_ws) ws = m->render_ws.get();
   }
+  m->bin_gaussians(c);
   for (int64_t p0 = 0; p0 < pixels; p0 += ws->rows()) {
     const int64_t count = std::min(ws->rows(), pixels - p0);
     const float* input = ws->input();
     if (s.grid)
       input = encode_grid_pixels(c, *ws, *s.grid, s.params.data(), w, h, p0, count);
+    else if (s.gauss)
+      s.binning->encode_pixels(c.stream, s.params.data(), w, h, p0, count, ws->input());
     else
       encode_grid(c.stream, s.enc, s.fourier_b.data(), w, h, p0, count, ws->input());
     mlp_forward(c, *ws, s.params.data(), input, count);

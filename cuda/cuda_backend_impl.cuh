@@ -6,6 +6,7 @@
 #include "cuda/cuda_check.h"
 #include "cuda/device_buffer.h"
 #include "cuda/encoding_kernels.cuh"
+#include "cuda/gaussian_kernels.cuh"
 #include "cuda/loss_kernels.cuh"
 #include "cuda/matmul.h"
 #include "cuda/memory_plan.h"
@@ -115,8 +116,14 @@ struct BoundState {
   int64_t loss_partials = 0, mse_partials = 0;
   std::optional<HashGridParams> grid; ///< HashGrid: its levels; the table leads params and grads
   int64_t table_floats = 0;
-  DeviceBuffer<float> batch_coords; ///< HashGrid minibatch: the chunk's coordinates (backward needs them)
-  DeviceBuffer<float> enc_grad;     ///< HashGrid: dLoss/dEncoding of a chunk
+  /// Gaussians: their count and bins; the Gaussians lead params and grads (table_floats), and
+  /// `binning` holds the lists of the parameters last binned (every pass bins before it encodes).
+  std::optional<GaussianParams> gauss;
+  std::unique_ptr<GaussianBinning> binning;
+  DeviceBuffer<float> batch_coords; ///< HashGrid or Gaussians minibatch: the chunk's coordinates (backward needs them)
+  DeviceBuffer<float> enc_grad;     ///< HashGrid or Gaussians: dLoss/dEncoding of a chunk
+  /// An encoding that reads the parameters (hash grid, Gaussians): its gradient reaches them.
+  bool trains_encoding() const { return grid || gauss; }
   /// A minibatch run's metric sample (engine/images/pixel_sample.h), when the image has more pixels:
   /// its coordinates and targets. metric_n == n: the whole dataset is measured.
   int64_t metric_n = 0;
@@ -172,6 +179,10 @@ struct CudaBackend::Impl {
     BoundState& s = *bound;
     const float inv_count = float(1.0 / (double(s.batch) * s.channels));
     int64_t partial_offset = 0;
+    if (s.gauss) {
+      TimedOp t(c.timer, c.stream, "gaussians binning");
+      s.binning->bin(*c.pool, c.stream, *s.gauss, s.params.data()); // the step's parameters, for all its chunks
+    }
     for (int64_t r0 = 0; r0 < s.batch; r0 += s.chunk_rows) {
       const int64_t rows = std::min(s.chunk_rows, s.batch - r0);
       const float* input = nullptr;
@@ -179,11 +190,11 @@ struct CudaBackend::Impl {
       const float* chunk_coords = s.coords.data() + r0 * 2; // full batch
       {
         TimedOp t(c.timer, c.stream, "input");
-        if (s.minibatch && s.grid) {
+        if (s.minibatch && s.trains_encoding()) {
           gather_minibatch_samples(c.stream, s.coords.data(), s.targets.data(), s.channels, uint32_t(s.n), s.setup.seed,
                                    s.step_params.data(), r0, rows, s.batch_coords.data(), s.batch_targets.data());
           chunk_coords = s.batch_coords.data();
-          input = encode_grid_input(c, s.ws, *s.grid, s.params.data(), chunk_coords, rows); // null: fp16 inside
+          input = encode_params_input(c, s.ws, chunk_coords, rows); // null: fp16 inside
           targets = s.batch_targets.data();
         } else if (s.minibatch) {
           gather_minibatch(c.stream, s.enc, s.fourier_b.data(), s.coords.data(), s.targets.data(), s.channels,
@@ -201,11 +212,16 @@ struct CudaBackend::Impl {
       // a metrics step needs no extra forward pass and no wait (LossSample::mse).
       mlp_backward(c, s.ws, s.params.data(), input, targets, rows, s.setup.loss, inv_count,
                    s.loss_partial.data() + partial_offset, s.grads.data(), r0 > 0,
-                   s.grid ? s.enc_grad.data() : nullptr, s.minibatch ? nullptr : s.mse_partial.data() + partial_offset);
+                   s.trains_encoding() ? s.enc_grad.data() : nullptr,
+                   s.minibatch ? nullptr : s.mse_partial.data() + partial_offset);
       if (s.grid) {
         TimedOp t(c.timer, c.stream, "hash grid backward");
         if (r0 == 0) CUDA_CHECK(cudaMemsetAsync(s.grads.data(), 0, size_t(s.table_floats) * sizeof(float), c.stream));
         hash_grid_backward(c.stream, *s.grid, chunk_coords, s.enc_grad.data(), rows, s.grads.data());
+      } else if (s.gauss) {
+        TimedOp t(c.timer, c.stream, "gaussians backward");
+        s.binning->backward(*c.pool, c.stream, s.params.data(), chunk_coords, s.enc_grad.data(), rows, s.grads.data(),
+                            r0 > 0);
       }
       partial_offset += loss_partial_count(rows * s.channels);
     }
@@ -238,11 +254,27 @@ struct CudaBackend::Impl {
   /// (identity encoding), or encoded now into the workspace (null: fp16, inside the fused MLP).
   const float* full_batch_input(const CudaContext& c, int64_t r0, int64_t rows) {
     BoundState& s = *bound;
-    if (s.grid) return encode_grid_input(c, s.ws, *s.grid, s.params.data(), s.coords.data() + r0 * 2, rows);
+    if (s.trains_encoding()) return encode_params_input(c, s.ws, s.coords.data() + r0 * 2, rows);
     if (!s.encoded.empty()) return s.encoded.data() + r0 * s.enc_width;
     if (s.enc.kind == EncodingKind::Identity) return s.coords.data() + r0 * 2;
     cuda::encode(c.stream, s.enc, s.fourier_b.data(), s.coords.data() + r0 * 2, rows, s.ws.input());
     return s.ws.input();
+  }
+
+  /// The encoding of coords (rows x 2) by an encoding that reads the parameters, where ws's
+  /// forward pass reads it (see encode_grid_input; null: fp16 inside the fused MLP). The Gaussians
+  /// must have been binned for the current parameters.
+  const float* encode_params_input(const CudaContext& c, MlpWorkspace& ws, const float* coords, int64_t rows) {
+    BoundState& s = *bound;
+    if (s.grid) return encode_grid_input(c, ws, *s.grid, s.params.data(), coords, rows);
+    s.binning->encode(c.stream, s.params.data(), coords, rows, ws.input());
+    return ws.input();
+  }
+
+  /// Bins the Gaussians of the current parameters (a gaussians model; nothing otherwise).
+  void bin_gaussians(const CudaContext& c) {
+    BoundState& s = *bound;
+    if (s.gauss) s.binning->bin(*c.pool, c.stream, *s.gauss, s.params.data());
   }
 
   /// Enqueues the clamped squared error of the current parameters over the metric sample (the
@@ -250,13 +282,14 @@ struct CudaBackend::Impl {
   void enqueue_metric_error(const CudaContext& c, float* out) {
     BoundState& s = *bound;
     if (s.metric_n == s.n) return enqueue_dataset_error(c, out);
+    bin_gaussians(c);
     int64_t offset = 0;
     for (int64_t r0 = 0; r0 < s.metric_n; r0 += s.chunk_rows) {
       const int64_t rows = std::min(s.chunk_rows, s.metric_n - r0);
       const float* xy = s.metric_coords.data() + r0 * 2;
       const float* input = xy;
-      if (s.grid) {
-        input = encode_grid_input(c, s.ws, *s.grid, s.params.data(), xy, rows);
+      if (s.trains_encoding()) {
+        input = encode_params_input(c, s.ws, xy, rows);
       } else if (s.enc.kind != EncodingKind::Identity) {
         cuda::encode(c.stream, s.enc, s.fourier_b.data(), xy, rows, s.ws.input());
         input = s.ws.input();
@@ -273,6 +306,7 @@ struct CudaBackend::Impl {
   /// *out (device memory); no wait.
   void enqueue_dataset_error(const CudaContext& c, float* out) {
     BoundState& s = *bound;
+    bin_gaussians(c);
     int64_t offset = 0;
     for (int64_t r0 = 0; r0 < s.n; r0 += s.chunk_rows) {
       const int64_t rows = std::min(s.chunk_rows, s.n - r0);
@@ -305,9 +339,10 @@ struct CudaBackend::Impl {
     }
   }
 
-  /// Enqueues the step whose block was just written: graph replay, or eager.
+  /// Enqueues the step whose block was just written: graph replay, or eager. A gaussians step is
+  /// always eager: its binning waits for the pair count (cuda/gaussian_kernels.cuh).
   void launch_step() {
-    if (graphs && !graph && eager_steps >= 1) {
+    if (graphs && !graph && eager_steps >= 1 && !bound->gauss) {
       try {
         capture_graph();
       } catch (const BackendError& e) {

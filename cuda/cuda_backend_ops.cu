@@ -1,7 +1,6 @@
 // The CUDA backend's benchmark profile and its stateless ops (predict, loss and gradients,
 // optimizer update, encode), which allocate per call and serve rendering and the parity tests.
 #include "cuda/cuda_backend_impl.cuh"
-#include "engine/backend_names.h"
 
 #include <chrono>
 
@@ -94,6 +93,8 @@ struct ChunkedPass {
   DeviceBuffer<float> p, fb, xy;
   EncodingParams enc;
   std::optional<HashGridParams> grid;
+  std::optional<GaussianParams> gauss;
+  GaussianBinning binning; ///< Gaussians: binned once, for the pass's one set of parameters
 
   ChunkedPass(const CudaContext& ctx, const DevicePool& pool, const ModelSpec& model, std::span<const float> params,
               std::span<const float> fourier_b, int64_t n, const LossParams* loss)
@@ -104,6 +105,10 @@ struct ChunkedPass {
     p.upload(params.data(), params.size());
     fb.upload(fourier_b.data(), fourier_b.size());
     if (enc.kind == EncodingKind::HashGrid) grid = hash_grid_params(model.encoding);
+    if (enc.kind == EncodingKind::Gaussians) {
+      gauss = gaussian_params(model.encoding.gaussians);
+      binning.bin(pool, c.stream, *gauss, p.data());
+    }
   }
   /// Uploads and encodes coordinates [r0, r0 + k), runs them forward and returns the network's input.
   const float* forward(const float* coords, int64_t r0, int64_t k) {
@@ -111,6 +116,8 @@ struct ChunkedPass {
     const float* input = ws.input();
     if (grid)
       input = encode_grid_input(c, ws, *grid, p.data(), xy.data(), k);
+    else if (gauss)
+      binning.encode(c.stream, p.data(), xy.data(), k, ws.input());
     else
       cuda::encode(c.stream, enc, fb.data(), xy.data(), k, ws.input());
     mlp_forward(c, ws, p.data(), input, k);
@@ -153,7 +160,7 @@ double CudaBackend::loss_and_gradients_impl(const ModelSpec& model, const LossPa
   DeviceBuffer<float> partial(pool, stream, size_t(partials), "loss partial sums");
   DeviceBuffer<float> sum(pool, stream, 1, "loss");
   DeviceBuffer<float> enc_grad;
-  if (pass.grid) {
+  if (pass.grid || pass.gauss) {
     enc_grad = DeviceBuffer<float>(pool, stream, size_t(rows) * size_t(model.encoding.width()), "encoding gradients");
     CUDA_CHECK(cudaMemsetAsync(g.data(), 0, size_t(encoding_parameter_count(model.encoding)) * sizeof(float), stream));
   }
@@ -163,8 +170,10 @@ double CudaBackend::loss_and_gradients_impl(const ModelSpec& model, const LossPa
     const int64_t k = std::min(rows, n - r0);
     const float* input = pass.forward(coords, r0, k);
     mlp_backward(pass.c, pass.ws, pass.p.data(), input, t.data() + r0 * C, k, loss, inv_count, partial.data() + offset,
-                 g.data(), r0 > 0, pass.grid ? enc_grad.data() : nullptr);
+                 g.data(), r0 > 0, enc_grad.empty() ? nullptr : enc_grad.data());
     if (pass.grid) hash_grid_backward(stream, *pass.grid, pass.xy.data(), enc_grad.data(), k, g.data());
+    if (pass.gauss)
+      pass.binning.backward(pool, stream, pass.p.data(), pass.xy.data(), enc_grad.data(), k, g.data(), r0 > 0);
     offset += loss_partial_count(k * C);
   }
   reduce_sum(stream, partial.data(), offset, sum.data());
@@ -207,7 +216,6 @@ void CudaBackend::optimizer_update_impl(const OptimizerSpec& opt, std::span<floa
 
 void CudaBackend::encode_impl(const EncodingSpec& enc, std::span<const float> fourier_b, const float* coords, int64_t n,
                               float* out) {
-  if (const std::string why = cpu_only_reason(enc.kind); !why.empty()) throw BackendError("cuda backend: " + why);
   CUDA_CHECK(cudaSetDevice(m->device));
   const DevicePool& pool = *m->pool;
   cudaStream_t st = m->stream;
@@ -217,9 +225,16 @@ void CudaBackend::encode_impl(const EncodingSpec& enc, std::span<const float> fo
   DeviceBuffer<float> xy(pool, st, size_t(n) * 2, "coordinates");
   xy.upload(coords, size_t(n) * 2);
   DeviceBuffer<float> result(pool, st, size_t(n) * width, "encoded coordinates");
-  if (enc.kind == EncodingKind::HashGrid)
+  if (enc.kind == EncodingKind::HashGrid) {
     hash_grid_encode(st, hash_grid_params(enc), fb.data(), xy.data(), n, result.data());
-  else
+  } else if (enc.kind == EncodingKind::Gaussians) {
+    GaussianBinning binning; // the Gaussians come as the encoding's parameters, in fourier_b
+    binning.bin(pool, st, gaussian_params(enc.gaussians), fb.data());
+    binning.encode(st, fb.data(), xy.data(), n, result.data());
+    result.download(out, size_t(n) * width);
+    synchronize(); // before the binning's buffers go
+    return;
+  } else
     cuda::encode(st, enc.params(), fb.data(), xy.data(), n, result.data());
   result.download(out, size_t(n) * width);
   synchronize();

@@ -4,7 +4,6 @@
 #include "cuda/encoding_kernels.cuh"
 #include "cuda/loss_kernels.cuh"
 #include "cuda/matmul.h"
-#include "engine/backend_names.h"
 #include "engine/errors.h"
 
 #include <algorithm>
@@ -19,12 +18,6 @@ int32_t gradient_width(const std::vector<DenseLayer>& layers) {
   for (size_t l = 0; l < layers.size(); ++l) w = std::max({w, layers[l].out, l > 0 ? layers[l].in : 1});
   return w;
 }
-/// BackendError for a network this backend has no passes for (engine/backend_names.h): every
-/// pass, bound or stateless, sizes or allocates its workspace here first.
-void require_cuda_encoding(const ModelSpec& model) {
-  if (const std::string why = cpu_only_reason(model.encoding.kind); !why.empty())
-    throw BackendError("cuda backend: " + why);
-}
 int64_t scratch_count(const std::vector<DenseLayer>& layers, int64_t rows) {
   int64_t s = 0;
   for (const auto& l : layers) s = std::max(s, bias_grad_scratch_count(rows, l.out));
@@ -37,7 +30,6 @@ void check_rows(const MlpWorkspace& ws, int64_t rows) {
 } // namespace
 
 uint64_t MlpWorkspace::bytes_needed(const ModelSpec& model, int64_t rows, bool with_backward) {
-  require_cuda_encoding(model);
   const auto layers = dense_layers(model);
   uint64_t floats = uint64_t(rows) * uint64_t(model.encoding.width());
   for (const auto& l : layers) floats += uint64_t(rows) * uint64_t(l.out) * (activation_needs_z(l.activation) ? 2 : 1);
@@ -56,7 +48,6 @@ uint64_t MlpWorkspace::bytes_needed(const ModelSpec& model, int64_t rows, bool w
 
 void MlpWorkspace::allocate(const CudaContext& ctx, const ModelSpec& model, int64_t rows, bool with_backward,
                             const LossParams* loss) {
-  require_cuda_encoding(model);
   m_layers = dense_layers(model);
   m_omega = model.omega_0;
   m_scale = model.gauss_scale;

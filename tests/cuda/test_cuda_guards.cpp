@@ -126,21 +126,4 @@ TEST_CASE("cuda guards: BCE with a linear output trains in fp32 on cuBLAS, as th
   }
 }
 
-TEST_CASE("cuda guards: a gaussians model is refused with a BackendError that names it, in training and rendering") {
-  REDRAW_REQUIRE_CUDA_DEVICE();
-  RunConfig c = load_preset("gaussians");
-  c.model.encoding.gaussians = 100;
-  const Image img = test::gradient_image(16, 16, 3);
-  c.model.output_channels = 3;
-  const auto refused = doctest::Contains("the gaussians model trains on the CPU backend in this build");
-  auto b = test::cuda_backend(CudaPrecision::Auto);
-  CHECK_FALSE(b->uses_fused_mlp(c.model));
-  CHECK_THROWS_WITH_AS(Trainer(std::move(b), c, Dataset{img}), refused, BackendError); // b goes with it
-  auto gpu = test::cuda_backend(CudaPrecision::Auto);
-  const std::vector<float> params = initial_parameters(c.model, 1), coords = {0.0f, 0.0f};
-  std::vector<float> out(3);
-  CHECK_THROWS_WITH_AS(gpu->predict(c.model, params, {}, coords.data(), 1, out.data()), refused, BackendError);
-  CHECK_THROWS_WITH_AS(gpu->encode(c.model.encoding, params, coords.data(), 1, out.data()), refused, BackendError);
-}
-
 #endif // REDRAW_HAVE_CUDA
