@@ -5,7 +5,7 @@
 /// - Panels never call the session directly: they push UiIntents, which gui_app.cpp carries out
 ///   after the frame's widgets are drawn (so one place owns every side effect).
 /// - No GL types here (docs/contributing.md, 7): textures are reached through PreviewTexture pointers.
-#include "engine/metrics.h"
+#include "engine/metric_columns.h"
 #include "engine/run_config.h"
 #include "ui/autosave.h"
 #include "ui/frame_pacing.h"
@@ -19,6 +19,7 @@
 #include "ui/zoom_view.h"
 #include "ui/ui_scale.h"
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -184,9 +185,9 @@ struct RunView {
   int64_t shown_step = -1; ///< step of the picture in recon_texture
   uint64_t run_id = 0;
   uint64_t trainer_id = 0;
-  // Plot columns, appended as rows arrive.
-  std::vector<float> plot_step, plot_loss, plot_psnr, plot_lr;
-  std::vector<float> plot_seconds; ///< training wall time of each row (the curves against time)
+  /// Plot columns, appended as rows arrive: one per metric column (engine/metric_columns.h), in its
+  /// order (the x axes are its step and seconds columns).
+  std::array<std::vector<float>, k_metric_column_count> plot_columns;
   std::vector<uint8_t> plot_exact; ///< per row: 1 when its PSNR was measured over every pixel
   LossTrace loss_trace;            ///< every step's loss, where the backend keeps it (shaded under the rows)
   int32_t frames_since_preview = 0;
