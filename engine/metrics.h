@@ -1,6 +1,6 @@
 #pragma once
-/// One row of a run's metrics history, and the record of a recovery from a divergence. How each field
-/// is written, kept in a model and shown: engine/metric_columns.h (a new field gets an entry there).
+/// One row of a run's metrics history (metrics.csv: step,loss,psnr_db,lr,seconds,event), and the
+/// record of a recovery from a divergence.
 #include <cstdint>
 #include <string>
 

@@ -1,6 +1,6 @@
 #include "engine/training/lagged_rows.h"
 
-#include "engine/training/metric_sampler.h"
+#include "engine/training/measured_row.h"
 
 #include <cmath>
 

@@ -1,4 +1,5 @@
 #include "engine/training/metric_sampler.h"
+#include "engine/training/measured_row.h"
 
 #include "engine/images/image.h"
 #include "engine/loss_math.h"

@@ -37,12 +37,6 @@ struct ErrorSums {
   ErrorMeans means(int64_t count) const;
 };
 
-/// A history row from what was measured at step count `step`: the mean loss and the mean clamped
-/// squared error, over every pixel (`exact`) or the sample. The one place a row's measured fields
-/// are derived, for the CPU (MetricSampler::measure) and for a backend measuring inside its step
-/// (LaggedRows): a metric computed from these goes here once. lr and seconds are the caller's.
-MetricsRow measured_row(int64_t step, double loss, double mse, bool exact);
-
 class MetricSampler {
 public:
   /// Draws the sample of `sample_pixels` pixels (metric_sample_pixels of the batch) from `data`.
