@@ -5,6 +5,7 @@
 /// - Panels never call the session directly: they push UiIntents, which gui_app.cpp carries out
 ///   after the frame's widgets are drawn (so one place owns every side effect).
 /// - No GL types here (docs/contributing.md, 7): textures are reached through PreviewTexture pointers.
+#include "engine/backend_names.h"
 #include "engine/metric_columns.h"
 #include "engine/run_config.h"
 #include "ui/autosave.h"
@@ -118,8 +119,8 @@ struct AboutState {
 /// Remembered between runs (settings.json in the XDG config folder).
 struct Settings {
   std::string preset = "siren";
-  std::string backend = "auto";
-  std::string precision = "auto"; ///< GPU matrix products: auto | fp32 | tf32 | bf16 (the CPU is always fp32)
+  std::string backend = k_auto_backend;   ///< a backend_choices() name (engine/backend_names.h)
+  std::string precision = k_auto_precision; ///< GPU matrix products: a precision_choices() name (the CPU is always fp32)
   int32_t preview_every = 10;
   int32_t window_width = 1600, window_height = 1000;
   float controls_width = 380.0f; ///< at UI scale 1; the window narrows what is shown, never this
