@@ -2,6 +2,7 @@
 // (engine/device_plugin.h). The only symbol the module exports; everything else is hidden.
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_gl_interop.h"
+#include "engine/backend_names.h"
 #include "engine/device_plugin.h"
 
 namespace {
