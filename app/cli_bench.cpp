@@ -7,6 +7,7 @@
 #include "app/cli_common.h"
 #include "app/cli_version.h"
 #include "engine/atomic_file.h"
+#include "engine/backend_names.h"
 #include "engine/display_text.h"
 #include "engine/errors.h"
 #include "engine/json_read.h"
@@ -67,7 +68,7 @@ SweepPlan bench_plan(const BenchProtocol& p, const std::vector<std::string>& ima
   g.seeds = p.seeds;
   g.time_limit = time_limit;
   g.max_side = p.max_side;
-  g.backend = backend.empty() ? "auto" : backend;
+  g.backend = backend.empty() ? k_auto_backend : backend;
   SweepPlan plan = build_sweep_plan(g);
   for (SweepCell& cell : plan.cells) {
     const uint64_t seed = cell.config.training.seed;
@@ -103,14 +104,14 @@ std::string cpu_model() {
 
 /// The header's device and driver lines, from `describe_backends` and the cells' backend.
 void describe_device(const std::vector<CellResult>& results, BenchHeader& h) {
-  bool cuda = false;
+  std::string gpu; // the GPU backend a cell trained on, if any
   for (const CellResult& r : results)
-    cuda = cuda || r.backend == "cuda";
+    if (is_gpu_backend(r.backend)) gpu = r.backend;
   const std::string backends = describe_backends();
   h.device = cpu_model() + ", " + std::to_string(std::thread::hardware_concurrency()) + " hardware threads";
   h.driver = "none (CPU backend)";
-  size_t at = backends.find("cuda:");
-  if (cuda && at != std::string::npos) {
+  const size_t at = gpu.empty() ? std::string::npos : backends.find(gpu + ":");
+  if (at != std::string::npos) {
     const std::string line = backends.substr(at, backends.find('\n', at) - at);
     h.device = line + "; host " + h.device;
     h.driver = line;
@@ -170,7 +171,7 @@ BenchHeader bench_header(const BenchProtocol& p, const BenchCommand& o, const st
   std::set<std::string> how;
   for (const CellResult& r : results)
     if (r.status == CellStatus::Done)
-      how.insert(r.backend == "cuda" ? std::string("on the GPU") : std::to_string(r.threads) + " CPU thread(s) each");
+      how.insert(is_gpu_backend(r.backend) ? std::string("on the GPU") : std::to_string(r.threads) + " CPU thread(s) each");
   std::string note;
   if (o.time_limit)
     note += "--time-limit " + format_seconds(*o.time_limit) + " per cell (the protocol's is " +
@@ -245,7 +246,7 @@ int run_bench(const BenchCommand& o, int threads) {
     throw UsageError(site.dir.string() + " holds another bench or sweep (its sweep.json): give the same protocol, "
                                          "--methods, --images and --time-limit to continue it, or another --out");
   const int32_t cores = threads > 0 ? threads : int32_t(std::max(1u, std::thread::hardware_concurrency()));
-  const bool gpu = plan.grid.backend != "cpu" && cuda_available();
+  const bool gpu = gpu_usable_for(plan.grid.backend);
   const std::vector<int64_t> todo = cells_to_run(site);
   const SweepJobs jobs = plan_sweep_jobs(plan, int64_t(todo.size()), cores, gpu, o.jobs.value_or(0));
   const SweepCommand slurm = slurm_options(o);
@@ -269,7 +270,7 @@ int run_bench(const BenchCommand& o, int threads) {
   if (interrupted()) return interrupted_exit_code();
   const std::vector<CellResult> results = read_sweep_results(site.dir, plan);
   std::vector<BenchCell> cells;
-  const std::string decode_backend = gpu ? "cuda" : "cpu";
+  const std::string decode_backend = gpu ? backend_taken_by(plan.grid.backend) : k_cpu_backend.name;
   Progress progress("measure");
   for (size_t i = 0; i < plan.cells.size() && !interrupted(); ++i) {
     progress.update(double(i) / double(plan.cells.size()), plan.cells[i].name);

@@ -1,6 +1,8 @@
 #pragma once
 /// The headless commands behind `redraw train|render|info|timelapse`. main() parses the command
 /// line into these structs; each run_* returns the exit code and reports errors itself.
+#include "engine/backend_names.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -17,7 +19,7 @@ struct TrainCommand {
   bool full = false;               ///< --full: train at the image's own size (--max-side 0)
   std::optional<int64_t> steps;
   std::optional<double> time_limit;
-  std::string backend = "auto";
+  std::string backend = k_auto_backend;
   std::string precision; ///< GPU matrix products: fp32 | tf32 | bf16 (empty = REDRAW_CUDA_PRECISION or fp32)
   std::string seed;      ///< decimal 0..2^64-1 (empty = the config's); checked by run_train
   std::string color;     ///< rgb | gray | binary (overrides the preset)
@@ -35,7 +37,7 @@ struct RenderCommand {
   std::string out;
   std::optional<int64_t> snapshot;
   int bit_depth = 8;
-  std::string backend = "auto";
+  std::string backend = k_auto_backend;
   std::string precision;
   std::string compare; ///< original image: write [original upscaled | render] side by side
   std::optional<double> max_image_memory_mb; ///< for --compare's image
@@ -53,7 +55,7 @@ struct TimelapseCommand {
   double fps = 12;
   std::string out;
   bool overlay = false;
-  std::string backend = "auto";
+  std::string backend = k_auto_backend;
   std::string precision;
 };
 

@@ -7,6 +7,7 @@
 #include "engine/export/comparison.h"
 #include "engine/display_text.h"
 #include "engine/errors.h"
+#include "engine/metric_columns.h"
 #include "engine/model_files/model_check.h"
 #include "engine/training/open_run.h"
 #include "engine/training/preset_match.h"
@@ -101,6 +102,31 @@ int run_render(const RenderCommand& o) {
   return k_exit_ok;
 }
 
+namespace {
+/// The last history row by metric column (engine/metric_columns.h): a number, text, or null for
+/// one that is not finite; null without a history.
+nlohmann::json last_metrics_json(const Checkpoint& c) {
+  if (c.history.empty()) return nullptr;
+  nlohmann::json j = nlohmann::json::object();
+  for (const MetricColumn& col : k_metric_columns) {
+    const MetricsRow& r = c.history.back();
+    if (col.kind == MetricKind::Integer) j[col.name] = col.get_i64(r);
+    else if (col.kind == MetricKind::Text) j[col.name] = col.text(r);
+    else j[col.name] = std::isfinite(col.get(r)) ? nlohmann::json(col.get(r)) : nlohmann::json(nullptr);
+  }
+  return j;
+}
+
+/// The last history row as metrics.csv writes it: "name value" per column.
+std::string last_metrics_text(const Checkpoint& c) {
+  if (c.history.empty()) return "n/a";
+  std::string s;
+  for (const MetricColumn& col : k_metric_columns)
+    s += (s.empty() ? "" : ", ") + std::string(col.name) + " " + metric_cell(col, c.history.back());
+  return s;
+}
+} // namespace
+
 int run_info(const InfoCommand& o) {
   if (!o.backends && is_image_path(o.model)) return run_image_info(o.model, o.json);
   if (o.backends || o.model.empty()) {
@@ -135,6 +161,7 @@ int run_info(const InfoCommand& o) {
                         {"exact_fit", std::isinf(psnr) && psnr > 0},
                         {"last_psnr_from", c.history.empty() ? nlohmann::json(nullptr)
                                                              : nlohmann::json(psnr_source(c.history.back()))},
+                        {"last_metrics", last_metrics_json(c)},
                         {"nonfinite_values", nonfinite},
                         {"problems", problems},
                         {"lr_scale", c.lr_scale},
@@ -165,6 +192,7 @@ int run_info(const InfoCommand& o) {
     std::printf("last PSNR:   %.2f dB, %s (loss %.4g at step %lld)\n", psnr,
                 c.history.back().psnr_exact ? "exact over every pixel" : "sampled", c.history.back().loss,
                 static_cast<long long>(c.history.back().step));
+  std::printf("last row:    %s\n", last_metrics_text(c).c_str());
   std::printf("snapshots:   %zu\n", c.snapshots.size());
   if (!c.recoveries.empty())
     std::printf("recoveries:  %zu from divergence (learning rate now x%g; the last at step %lld)\n",

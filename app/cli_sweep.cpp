@@ -5,6 +5,7 @@
 #include "app/backend_registry.h"
 #include "app/cli_common.h"
 #include "engine/atomic_file.h"
+#include "engine/backend_names.h"
 #include "engine/display_text.h"
 #include "engine/errors.h"
 #include "engine/images/image.h"
@@ -204,8 +205,7 @@ int run_sweep(const SweepCommand& o, int threads) {
 
   plan = plan_of(o, site.dir);
   const int32_t cores = threads > 0 ? threads : int32_t(std::max(1u, std::thread::hardware_concurrency()));
-  const std::string backend = plan.grid.backend;
-  const bool gpu = backend != "cpu" && cuda_available();
+  const bool gpu = gpu_usable_for(plan.grid.backend);
   const std::vector<int64_t> todo = cells_to_run(site);
   const SweepJobs jobs = plan_sweep_jobs(plan, int64_t(todo.size()), cores, gpu, o.jobs.value_or(0));
   if (o.slurm) check_slurm_options(site, o); // before anything is written

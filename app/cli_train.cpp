@@ -6,6 +6,7 @@
 #include "engine/errors.h"
 #include "engine/folder_lock.h"
 #include "engine/insight/spectrum_history.h"
+#include "engine/metric_columns.h"
 #include "engine/model_files/model_check.h"
 #include "engine/training/open_run.h"
 #include "engine/training/preset_match.h"
@@ -24,33 +25,6 @@
 namespace redraw::cli {
 
 namespace {
-
-/// metrics.csv: the history, with a row for each recovery from a divergence placed where the run
-/// went back to (its loss, PSNR and lr empty, its `event` column saying what happened).
-std::string metrics_csv(const std::vector<MetricsRow>& rows, const std::vector<RecoveryEvent>& events) {
-  std::ostringstream s;
-  s << "step,loss,psnr_db,psnr_from,lr,seconds,event\n";
-  char b[320];
-  size_t next_event = 0;
-  const auto flush_events = [&](int64_t before_step) {
-    for (; next_event < events.size() && events[next_event].rolled_back_to < before_step; ++next_event) {
-      const RecoveryEvent& e = events[next_event];
-      std::snprintf(b, sizeof b,
-                    "%lld,,,,,%.4f,\"diverged (%s); back to step %lld; lr x%g from now on; recovery %d\"\n",
-                    static_cast<long long>(e.step), e.seconds, e.reason.c_str(),
-                    static_cast<long long>(e.rolled_back_to), e.lr_scale, e.attempt);
-      s << b;
-    }
-  };
-  for (const auto& r : rows) {
-    flush_events(r.step);
-    std::snprintf(b, sizeof b, "%lld,%.9g,%.6f,%s,%.9g,%.4f,\n", static_cast<long long>(r.step), r.loss, r.psnr_db,
-                  psnr_source(r), r.lr, r.seconds);
-    s << b;
-  }
-  flush_events(std::numeric_limits<int64_t>::max());
-  return s.str();
-}
 
 std::span<const uint8_t> bytes_of(const std::string& s) {
   return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};

@@ -15,6 +15,7 @@
 #include "app/cli_openmp_env.h"
 #include "app/cli_usage_hints.h"
 #include "app/cli_version.h"
+#include "engine/backend_names.h"
 #include "engine/cpu_threads.h"
 #include "engine/errors.h"
 #include "engine/run_config.h"
@@ -48,7 +49,7 @@ int open_gui(const GuiOptions* opts_in) {
   opts.about_version = version_text();
   opts.about_licences = licences_text();
   opts.testing.print_stats = std::getenv("REDRAW_GUI_STATS") != nullptr; // one line a second on stderr
-  if (opts.backend != "cpu") opts.interop = make_device_interop();       // null without a usable GPU
+  if (may_use_gpu(opts.backend)) opts.interop = make_device_interop(); // null without a usable GPU
   const int code = run_gui(opts);
   // The sessions' threads are joined, but OpenMP's workers of each end on their own: let them go
   // before exit (LeakSanitizer's exit-time check crashes when a thread ends meanwhile).
@@ -87,13 +88,25 @@ void model_options(CLI::App* cmd, std::string& model, std::string& size, const s
   cmd->add_option("--size", size, what + " WxH (default: the training size)");
 }
 
+/// --backend: its choices and help from the backend records (engine/backend_names.h).
+void backend_option(CLI::App* cmd, std::string& backend) {
+  cmd->add_option("--backend", backend, backend_choices_text())->check(CLI::IsMember(backend_choices()));
+}
+
+/// --precision: "auto" and every backend's precisions (engine/backend_names.h).
+void precision_option(CLI::App* cmd, std::string& precision) {
+  std::vector<std::string> named = precision_choices();
+  named.erase(named.begin()); // "auto", described first
+  cmd->add_option("--precision", precision,
+                  "GPU matrix products: auto (default: fused fp16 for narrow nets, else fp32), " + or_list(named))
+      ->check(CLI::IsMember(precision_choices()));
+}
+
 /// --backend, --precision and --threads (the CPU backend's team), alike for every command that
 /// trains or renders.
 void device_options(CLI::App* cmd, std::string& backend, std::string& precision, int& threads) {
-  cmd->add_option("--backend", backend, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
-  cmd->add_option("--precision", precision,
-                  "GPU matrix products: auto (default: fused fp16 for narrow nets, else fp32), fp32, tf32 or bf16")
-      ->check(CLI::IsMember({"auto", "fp32", "tf32", "bf16"}));
+  backend_option(cmd, backend);
+  precision_option(cmd, precision);
   cmd->add_option("--threads", threads, "CPU threads (default 0: measured, all cores or fewer when that is faster)")
       ->check(CLI::Range(0, 1024));
 }
@@ -103,10 +116,8 @@ CLI::App* add_gui_command(CLI::App& app, GuiOptions& gui, std::optional<double>&
   cmd->add_option("image", gui.image, "Image to open (default: the bundled drawing)");
   cmd->add_option("--model", gui.model, "A .redraw model to open");
   cmd->add_option("--preset", gui.preset, "Preset to start with");
-  cmd->add_option("--backend", gui.backend, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
-  cmd->add_option("--precision", gui.precision,
-                  "GPU matrix products: auto (default: fused fp16 for narrow nets, else fp32), fp32, tf32 or bf16")
-      ->check(CLI::IsMember({"auto", "fp32", "tf32", "bf16"}));
+  backend_option(cmd, gui.backend);
+  precision_option(cmd, gui.precision);
   cmd->add_flag("--autostart", gui.autostart, "Start training at once");
   cmd->add_option("--time-limit", gui.testing.time_limit,
                   "After this many seconds of training: print the steps done and quit (benchmarks)")
@@ -208,7 +219,7 @@ CLI::App* add_sweep_command(CLI::App& app, SweepCommand& sweep, int& threads) {
   cmd->add_flag("--collect", sweep.collect, "Write DIR's results.csv, summary.csv and report.html");
   cmd->add_flag("--dry-run", sweep.dry_run, "Print the grid and the estimate; run nothing");
   cmd->add_flag("--retry-failed", sweep.retry_failed, "Train the cells that failed again");
-  cmd->add_option("--backend", sweep.backend, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  backend_option(cmd, sweep.backend);
   cmd->add_option("--threads", threads, "CPU threads the cells share (default 0: every core)")->check(CLI::Range(0, 1024));
   cmd->add_flag("--slurm", sweep.slurm, "Submit the grid as one Slurm job array and a collect job")->group("Slurm");
   cmd->add_option("--partition", sweep.partition, "sbatch --partition")->group("Slurm");
@@ -231,7 +242,7 @@ CLI::App* add_bench_command(CLI::App& app, BenchCommand& bench, int& threads) {
   cmd->add_option("--time-limit", bench.time_limit, "Seconds of training per cell, instead of a timed protocol's own")
       ->check(number_above_zero(false));
   cmd->add_option("--jobs", bench.jobs, "Cells side by side (default: by the grid and the cores)")->check(CLI::Range(1, 1024));
-  cmd->add_option("--backend", bench.backend, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  backend_option(cmd, bench.backend);
   cmd->add_option("--threads", threads, "CPU threads the cells share (default 0: every core)")->check(CLI::Range(0, 1024));
   cmd->add_flag("--dry-run", bench.dry_run, "Print the plan and the estimate; run nothing");
   cmd->add_flag("--collect", bench.collect, "Train nothing: measure the cells that are done and write the table");

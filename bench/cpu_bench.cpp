@@ -11,6 +11,7 @@
 /// `--size 4899 --preset instant --preset-batch` is a 24-megapixel run's step.
 #include "bench/bench_grid.h"
 #include "cpu/cpu_backend.h"
+#include "engine/backend_names.h"
 #include "engine/cpu_threads.h"
 #include "engine/training/trainer.h"
 #include "tests/tool_support.h"
@@ -128,7 +129,7 @@ int main(int argc, char** argv) {
     RunConfig cfg = load_preset(name);
     cfg.data.width = cfg.data.height = size;
     bench::size_bench_grid(cfg, size, size, bench::GridSizing::Image);
-    cfg.training.batch_size = preset_batch ? cfg.training.batch_for("cpu") : 0;
+    cfg.training.batch_size = preset_batch ? backend_batch(cfg.training, k_cpu_backend.name) : 0;
     cfg.training.cpu_batch_size = -1;
     cfg.training.metrics_every = int64_t(1) << 40; // no PSNR pass inside the timing
     cfg.training.steps = int64_t(1) << 40;

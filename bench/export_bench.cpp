@@ -29,6 +29,7 @@
 /// there is no CUDA row yet: run `export_bench --backend cuda --size 16384` where a GPU exists.
 #include "app/backend_registry.h"
 #include "cpu/cpu_backend.h"
+#include "engine/backend_names.h"
 #include "engine/images/image.h"
 #include "engine/export/renderer.h"
 #include "engine/training/trainer.h"
@@ -70,7 +71,7 @@ int main(int argc, char** argv) {
   std::vector<int32_t> sizes;
   std::vector<int32_t> hidden = {128, 128, 256, 128, 64, 64, 64};
   int64_t train_steps = 20, tile_pixels = int64_t(1) << 18;
-  std::string backend_name = "cpu";
+  std::string backend_name = k_cpu_backend.name;
   std::string out =
       (std::filesystem::temp_directory_path() / ("redraw-export-bench-" + std::to_string(getpid()) + ".png")).string();
   CLI::App cli{"Streamed PNG export at large sizes: time and peak memory per size", "export_bench"};
@@ -80,7 +81,7 @@ int main(int argc, char** argv) {
   cli.add_option("--train-steps", train_steps, "Steps trained before exporting")->check(CLI::NonNegativeNumber);
   cli.add_option("--tile-pixels", tile_pixels, "Pixels per rendered band")->check(CLI::PositiveNumber);
   cli.add_option("--out", out, "The PNG written (default: a temp file)");
-  cli.add_option("--backend", backend_name, "cpu, cuda or auto")->check(CLI::IsMember({"cpu", "cuda", "auto"}));
+  cli.add_option("--backend", backend_name, backend_choices_text())->check(CLI::IsMember(backend_choices()));
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

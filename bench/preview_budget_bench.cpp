@@ -39,7 +39,7 @@ Result run(const std::string& image, const std::string& preset, double seconds, 
   LoadRequest req;
   req.image = image;
   req.config = load_preset(preset);
-  req.backend = "cpu";
+  req.backend = k_cpu_backend.name;
   session.post(run_command::SetPreviewLimit{512, 768});
   session.post(run_command::SetMinPreviewInterval{1.0 / 30.0});
   session.post(run_command::SetPreviewEvery{10});

@@ -15,6 +15,7 @@
 /// - Without a usable device, --backend cuda prints "SKIPPED: no CUDA device" and exits 0.
 #include "app/backend_registry.h"
 #include "bench/bench_grid.h"
+#include "engine/backend_names.h"
 #include "engine/errors.h"
 #include "engine/images/image.h"
 #include "engine/run_config.h"
@@ -42,7 +43,7 @@ struct Options : test::BenchOptions {
   }
   std::string image = std::string(REDRAW_ASSET_DIR) + "/../tests/data/chelsea.png";
   int32_t width = 512, height = 512;
-  std::string backend = "cpu";
+  std::string backend = k_cpu_backend.name;
   std::vector<double> targets = {25, 30, 35};
   double measure_every = 0.25;
   int64_t rerun_steps = 0;
@@ -63,7 +64,7 @@ Options parse(int argc, char** argv) {
            }
          },
          "Training size WxH (default 512x512)");
-  app.add_option("--backend", o.backend, "cpu, cuda or auto")->check(CLI::IsMember({"cpu", "cuda", "auto"}));
+  app.add_option("--backend", o.backend, backend_choices_text())->check(CLI::IsMember(backend_choices()));
   app.add_option("--targets", o.targets, "PSNR targets in dB, comma-separated")->delimiter(',');
   app.add_option("--measure-every", o.measure_every, "Seconds of training between measurements")
       ->check(CLI::PositiveNumber);
@@ -88,8 +89,8 @@ nlohmann::json run_preset(const std::string& preset, const Options& o) {
   std::string notice;
   Trainer t(make_backend(o.backend, &notice, o.precision), cfg, Dataset{img});
   t.set_snapshot_policy(SnapshotPolicy{false, false, 0, 0}); // no timelapse copies inside the timing
-  const int64_t batch = cfg.training.batch_for(t.backend().name()) > 0 ? cfg.training.batch_for(t.backend().name())
-                                                                       : int64_t(img.width) * img.height;
+  const int64_t batch = backend_batch(cfg.training, t.backend().name()) > 0 ? backend_batch(cfg.training, t.backend().name())
+                                                                           : int64_t(img.width) * img.height;
   std::vector<double> reached(o.targets.size(), -1.0);
   std::vector<int64_t> reached_step(o.targets.size(), -1);
   double best = 0, last_measure = 0;
@@ -157,7 +158,7 @@ bool rerun_identical(const std::string& preset, const Options& o) {
 int main(int argc, char** argv) {
   try {
     const Options o = parse(argc, argv);
-    if (o.backend == "cuda" && !cuda_available()) {
+    if (is_gpu_backend(o.backend) && !gpu_usable_for(o.backend)) {
       std::printf("psnr_bench: SKIPPED: no CUDA device\n");
       return 0;
     }

@@ -11,6 +11,7 @@
 ///   same seed gives bit-identical parameters at any team size and load, whatever split the BLAS
 ///   kernel would make of a call.
 #include "engine/backend.h"
+#include "engine/backend_names.h"
 #include "engine/model_spec.h"
 #include "engine/training/cpu_table_memory.h"
 
@@ -66,7 +67,7 @@ class CpuBackend final : public Backend {
 public:
   CpuBackend();
   ~CpuBackend() override;
-  std::string name() const override { return "cpu"; }
+  std::string name() const override { return k_cpu_backend.name; }
   std::string device_description() const override;
   bool supports(BackendFeature f) const override;
   /// Applies a table update the last step left for the next one (the step's work, done now).

@@ -2,6 +2,7 @@
 // (engine/device_plugin.h). The only symbol the module exports; everything else is hidden.
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_gl_interop.h"
+#include "engine/backend_names.h"
 #include "engine/device_plugin.h"
 
 namespace {
@@ -10,7 +11,7 @@ const redraw::DevicePluginApi* plugin_api() {
   static const std::string signature = redraw::device_plugin_signature();
   static const redraw::DevicePluginApi api = [] {
     redraw::DevicePluginApi a;
-    a.name = "cuda";
+    a.name = redraw::k_cuda_backend.name;
     a.signature = signature.c_str();
     a.device_count = [](std::string* why) { return redraw::cuda_device_count(why); };
     a.make_backend = [](const std::string& precision) { return redraw::make_cuda_backend(precision); };

@@ -1,13 +1,67 @@
 #pragma once
-/// The names a backend is chosen by (a config's, a sweep's, --backend): "auto" takes the GPU when
-/// one is usable, else the CPU. (A header of its own, so a list that grows touches few files.)
+/// The backend vocabulary: one registration record per backend (its name, GPU or not, precisions,
+/// batch rule and memory estimate), read by the CLI's checks (--backend, --precision), the GUI's
+/// lists, the batch rule, the config summary's memory estimate, the sweep and bench, and the
+/// factory (app/backend_registry.cpp: engine never links a backend, so the record's factory lives
+/// there, one entry per record). No backend name is spelled anywhere else
+/// (tests/project/backend_names.sh checks). A new backend: a record here, its factory there.
 #include "engine/encoding_math.h"
+#include "engine/run_config.h"
 
+#include <cstdint>
+#include <span>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace redraw {
 
-inline constexpr const char* k_backend_choices[] = {"auto", "cpu", "cuda"};
+struct BackendInfo {
+  const char* name; ///< as --backend, a config, a sweep, a settings file and Backend::name() spell it
+  bool is_gpu;      ///< runs on a device (its interop preview, the sweep's one-cell-at-a-time jobs)
+  /// Its matrix-product precisions, besides "auto" (the backend's own choice); the CPU's is fp32 only.
+  std::span<const char* const> precisions;
+  /// The batch rule: trains with training.cpu_batch_size when the config sets one (>= 0), else
+  /// training.batch_size (a GPU wants big batches; CPU cores learn faster per second from small ones).
+  bool small_minibatch;
+  /// Memory estimate: a hash-grid table's gradient is not kept whole (the update waits for the next
+  /// step's encoding: only a group of levels' gradients are held).
+  bool deferred_table_gradients;
+  /// Memory estimate: floats per training pixel beyond its channels (a GPU keeps its coordinates).
+  int32_t extra_floats_per_pixel;
+};
+
+/// The choice that takes a GPU backend when one is usable, else the CPU.
+inline constexpr const char* k_auto_backend = "auto";
+/// The precision choice that leaves it to the backend.
+inline constexpr const char* k_auto_precision = "auto";
+inline constexpr const char* k_cpu_precisions[] = {"fp32"};
+inline constexpr const char* k_gpu_precisions[] = {"fp32", "tf32", "bf16"};
+
+inline constexpr BackendInfo k_cpu_backend{"cpu", false, k_cpu_precisions, true, true, 0};
+inline constexpr BackendInfo k_cuda_backend{"cuda", true, k_gpu_precisions, false, false, 2};
+/// Every backend, in the order lists show them (the CPU first: the one "auto" falls back to).
+inline constexpr const BackendInfo* k_backends[] = {&k_cpu_backend, &k_cuda_backend};
+
+/// The record named `name`, or null (for "auto" and an unknown name).
+const BackendInfo* find_backend(std::string_view name);
+/// "auto", then every backend's name: what --backend, a sweep and the GUI accept.
+std::vector<std::string> backend_choices();
+/// Names for a sentence: "a, b or c".
+std::string or_list(const std::vector<std::string>& names);
+/// backend_choices() for a sentence: "auto, cpu or cuda".
+std::string backend_choices_text();
+/// "auto", then every backend's precisions (each once, in order): what --precision accepts.
+std::vector<std::string> precision_choices();
+/// `precision` is one of precision_choices() (the empty string too: the default).
+bool known_precision(std::string_view precision);
+/// `name` is a GPU backend's.
+bool is_gpu_backend(std::string_view name);
+/// The choice `requested` may train on a GPU: "auto", or a GPU backend's name.
+bool may_use_gpu(std::string_view requested);
+/// The batch rule: the batch a run of `training` takes on the backend named `backend` (an unknown
+/// name or "auto": training.batch_size).
+int64_t backend_batch(const TrainingSpec& training, std::string_view backend);
 
 /// Why "auto" picks the CPU backend for a network of this encoding even where a GPU is usable, or
 /// "" when it need not. The gaussians model has CUDA passes (cuda/gaussian_kernels.cuh), but they
@@ -20,14 +74,14 @@ inline std::string auto_keeps_cpu_reason(EncodingKind encoding) {
              : "";
 }
 
-/// The backend to make for `requested` and a network of `encoding`: "auto" becomes "cpu" where
+/// The backend to make for `requested` and a network of `encoding`: "auto" becomes the CPU where
 /// auto_keeps_cpu_reason says so (with the reason in *notice, when given), else `requested` as it is.
 inline std::string backend_for_encoding(const std::string& requested, EncodingKind encoding,
                                         std::string* notice = nullptr) {
   const std::string why = auto_keeps_cpu_reason(encoding);
-  if (requested != "auto" || why.empty()) return requested;
-  if (notice) *notice = "auto: " + why;
-  return "cpu";
+  if (requested != k_auto_backend || why.empty()) return requested;
+  if (notice) *notice = std::string(k_auto_backend) + ": " + why;
+  return k_cpu_backend.name;
 }
 
 } // namespace redraw

@@ -1,6 +1,7 @@
 #include "ui/config_summary.h"
 
 #include "engine/backend.h"
+#include "engine/backend_names.h"
 #include "engine/training/cpu_table_memory.h"
 #include "engine/model_spec.h"
 #include "engine/training/schedule.h"
@@ -29,7 +30,8 @@ ConfigSummary summarize_config(const RunConfig& config, int32_t w, int32_t h, in
   s.table_parameters = encoding_parameter_count(m.encoding);
   s.table_bytes = uint64_t(s.table_parameters) * sizeof(float);
   s.samples = int64_t(w) * h;
-  const int64_t batch = config.training.batch_for(backend);
+  const BackendInfo& info = find_backend(backend) ? *find_backend(backend) : k_cpu_backend;
+  const int64_t batch = backend_batch(config.training, info.name);
   s.batch = batch > 0 ? std::min<int64_t>(batch, std::max<int64_t>(s.samples, 1)) : s.samples;
   const int arrays = optimizer_state_arrays(config.optimizer);
   s.parameter_bytes = uint64_t(s.parameters) * sizeof(float) * uint64_t(2 + arrays);
@@ -37,7 +39,7 @@ ConfigSummary summarize_config(const RunConfig& config, int32_t w, int32_t h, in
   s.table_state_bytes = s.table_bytes * uint64_t(2 + arrays);
   // A CPU hash-grid minibatch keeps no gradient array for its table (the update waits for the
   // next step's encoding), only a group of levels' gradients and the step's dLoss/dEncoding.
-  if (backend == "cpu" && s.table_parameters > 0 && batch > 0) {
+  if (info.deferred_table_gradients && s.table_parameters > 0 && batch > 0) {
     const uint64_t deferred = uint64_t(cpu_deferred_table_floats(hash_grid_params(m.encoding), batch)) * sizeof(float);
     s.parameter_bytes = s.parameter_bytes - s.table_bytes + deferred;
     s.table_state_bytes = s.table_state_bytes - s.table_bytes + deferred;
@@ -47,7 +49,7 @@ ConfigSummary summarize_config(const RunConfig& config, int32_t w, int32_t h, in
     per_sample += 2 * int64_t(width);                                    // pre- and post-activation
   per_sample += 2 * int64_t(channels) + 2 * int64_t(max_layer_width(m)); // output + gradient ping-pong
   s.activation_bytes = uint64_t(s.batch) * uint64_t(per_sample) * sizeof(float);
-  const int64_t floats_per_sample = int64_t(channels) + (backend == "cuda" ? 2 : 0);
+  const int64_t floats_per_sample = int64_t(channels) + info.extra_floats_per_pixel;
   s.dataset_bytes = uint64_t(s.samples) * uint64_t(floats_per_sample) * sizeof(float);
   s.gflop_per_step = 6.0 * double(forward_macs_per_sample(m)) * double(s.batch) * 1e-9; // fwd 2, bwd 4
   return s;

@@ -1,6 +1,7 @@
 #pragma once
 /// Numbers the controls panel shows about an edited config, without building a trainer.
 /// Pure functions on engine types; no GL, no ImGui (unit-tested in tests/ui/test_ui_logic.cpp).
+#include "engine/backend_names.h"
 #include "engine/run_config.h"
 
 #include <cstdint>
@@ -30,9 +31,10 @@ struct ConfigSummary {
 };
 
 /// Summary for `config` trained on a w x h image with `channels` output channels.
-/// `backend` ("cpu" or "cuda") picks the batch (training.batch_for: the CPU's minibatch is smaller).
+/// `backend` (a record's name in engine/backend_names.h; another: the CPU's) picks the batch and the
+/// memory rules (backend_batch: the CPU's minibatch is smaller).
 ConfigSummary summarize_config(const RunConfig& config, int32_t w, int32_t h, int32_t channels,
-                               const std::string& backend = "cpu");
+                               const std::string& backend = k_cpu_backend.name);
 
 /// n learning rates of the config's schedule, evenly spread over [0, total_steps).
 std::vector<float> sample_schedule(const ScheduleSpec& spec, int64_t total_steps, int32_t n);

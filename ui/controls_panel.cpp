@@ -7,6 +7,7 @@
 #include "ui/plot_widgets.h"
 #include "ui/ui_scale.h"
 
+#include "engine/backend_names.h"
 #include "engine/model_spec.h"
 
 #include <imgui.h>
@@ -20,11 +21,11 @@ namespace redraw {
 namespace {
 
 /// A combo of fixed text choices for a string setting; `width`: the widget's, without its label.
-void choice_combo(const char* label, std::string& value, std::initializer_list<const char*> choices, float width) {
+void choice_combo(const char* label, std::string& value, const std::vector<std::string>& choices, float width) {
   ImGui::SetNextItemWidth(std::max(60.0f, width));
   if (ImGui::BeginCombo(label, value.c_str())) {
-    for (const char* c : choices)
-      if (ImGui::Selectable(c, value == c)) value = c;
+    for (const std::string& c : choices)
+      if (ImGui::Selectable(c.c_str(), value == c)) value = c;
     ImGui::EndCombo();
   }
 }
@@ -384,7 +385,9 @@ void draw_summary(UiState& ui) {
                                ? st.config.model.output_channels
                                : channels_of(mode);
   // The batch of the backend that trains: the chosen one, else the running run's (auto), else the CPU's.
-  const std::string backend = ui.settings.backend != "auto" ? ui.settings.backend : st.has_run ? st.backend : "cpu";
+  const std::string backend = ui.settings.backend != k_auto_backend ? ui.settings.backend
+                              : st.has_run                           ? st.backend
+                                                                     : k_cpu_backend.name;
   const ConfigSummary s = summarize_config(ui.edit.config, w, h, channels, backend);
   if (!s.valid) {
     ImGui::PushTextWrapPos(0);
@@ -414,17 +417,17 @@ void draw_summary(UiState& ui) {
   // Backend and precision side by side, each half the row.
   const float half = (ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ItemSpacing.x) * 0.5f;
   const float label_w = ImGui::CalcTextSize("precision").x + ImGui::GetStyle().ItemInnerSpacing.x;
-  choice_combo("backend", ui.settings.backend, {"auto", "cpu", "cuda"}, half - label_w);
+  choice_combo("backend", ui.settings.backend, backend_choices(), half - label_w);
   ImGui::SameLine();
-  ImGui::BeginDisabled(ui.settings.backend == "cpu");
-  choice_combo("precision", ui.settings.precision, {"auto", "fp32", "tf32", "bf16"}, half - label_w);
+  ImGui::BeginDisabled(!may_use_gpu(ui.settings.backend)); // the CPU computes in fp32 only
+  choice_combo("precision", ui.settings.precision, precision_choices(), half - label_w);
   ImGui::EndDisabled();
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
     ImGui::SetTooltip("Matrix products on the GPU. auto: narrow networks (hidden layers all 16..128 wide)\n"
                       "run fully fused on the tensor cores in fp16, the rest in fp32. fp32, or the tensor\n"
                       "cores in tf32 / bf16 (fp32 storage and accumulation; compute capability 8.0+).\n"
                       "The CPU always computes in fp32. Takes effect with Apply & reset.");
-  const bool backend_changed = st.has_run && ui.settings.backend != "auto" && ui.settings.backend != st.backend;
+  const bool backend_changed = st.has_run && ui.settings.backend != k_auto_backend && ui.settings.backend != st.backend;
   const bool dirty = st.has_run && (requires_new_trainer(ui.edit.config, st.config) || backend_changed);
   ImGui::PushStyleColor(ImGuiCol_Button,
                         dirty ? ImVec4(0.60f, 0.42f, 0.10f, 1) : ImGui::GetStyleColorVec4(ImGuiCol_Button));

@@ -339,7 +339,7 @@ void apply_options(UiState& ui, const GuiOptions& opts) {
   ui.about.version = opts.about_version;
   ui.about.licences = parse_markdown_blocks(opts.about_licences);
   ui.about.open_requested = opts.show_about;
-  if (opts.backend != "auto" || ui.settings.backend.empty()) ui.settings.backend = opts.backend;
+  if (opts.backend != k_auto_backend || ui.settings.backend.empty()) ui.settings.backend = opts.backend;
   if (!opts.precision.empty()) ui.settings.precision = opts.precision;
   ui.scale.session = opts.ui_scale;
   if (opts.show_perf) ui.settings.show_perf = true;
@@ -470,7 +470,7 @@ int run_session(GLFWwindow* window, UiState& ui, const GuiOptions& opts, Autosav
   auto frame = make_host_texture();
   auto zoom = make_host_texture();
   std::unique_ptr<PreviewTexture> recon;
-  if (ui.settings.backend != "cpu") {
+  if (may_use_gpu(ui.settings.backend)) {
     std::string why;
     recon = make_device_preview_texture(opts.interop.get(), &why);
     if (recon) session.enable_device_preview(true);

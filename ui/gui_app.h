@@ -7,6 +7,7 @@
 ///   no run could start or step N was not reached within 10 minutes. Errors inside the
 ///   app (bad image, bad model file, out of memory) are shown in the window, never thrown out.
 #include "engine/backend.h"
+#include "engine/backend_names.h"
 #include "engine/device_interop.h"
 #include "ui/testing/frame_hooks.h"
 
@@ -20,7 +21,7 @@ struct GuiOptions {
   std::string image;                  ///< image to open; empty = the bundled default image
   std::string model;                  ///< a .redraw model to open instead of an image (optional)
   std::string preset;                 ///< preset name or a .json config path; empty = the remembered one
-  std::string backend = "auto";       ///< auto | cpu | cuda
+  std::string backend = k_auto_backend; ///< a backend_choices() name (engine/backend_names.h)
   std::string precision;              ///< fp32 | tf32 | bf16 on the GPU; empty = the remembered one
   bool autostart = false;             ///< start training as soon as the window opens
   bool show_about = false;            ///< open Help > About at start (a screenshot of it, for one)

@@ -1,6 +1,7 @@
 #include "ui/insight_views.h"
 
 #include "engine/atomic_file.h"
+#include "engine/metric_columns.h"
 #include "ui/gaussians_view.h"
 #include "ui/image_views.h"
 #include "ui/training_session.h"
@@ -373,14 +374,8 @@ std::string export_spectrum_png(const UiState& ui, const std::string& path) {
 std::string export_curves_csv(const UiState& ui, const std::string& path) {
   if (ui.run.history.empty()) return "no curves yet";
   return write_error([&] {
-    std::string csv = "step,loss,psnr_db,lr,seconds\n";
-    char line[160];
-    for (const MetricsRow& r : ui.run.history) {
-      std::snprintf(line, sizeof line, "%lld,%.9g,%.6f,%.9g,%.4f\n", static_cast<long long>(r.step), r.loss, r.psnr_db,
-                    r.lr, r.seconds);
-      csv += line;
-    }
-    write_text_atomic(path, csv);
+    // metrics.csv's writer and columns; the GUI keeps no recovery list, so `event` stays empty.
+    write_text_atomic(path, metrics_csv(ui.run.history, {}));
   });
 }
 

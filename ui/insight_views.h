@@ -57,8 +57,7 @@ std::string insight_export_path(const UiState& ui, const char* suffix);
 std::string export_spectrum_png(const UiState& ui, const std::string& path);
 std::string export_spectrum_csv(const UiState& ui, const std::string& path);
 std::string export_neuron_png(const UiState& ui, const std::string& path);
-/// The loss, PSNR and learning-rate curves on screen: step,loss,psnr_db,lr,seconds (metrics.csv's columns but the
-/// event).
+/// The curves on screen as metrics.csv (engine/metric_columns.h's metrics_csv; `event` empty).
 std::string export_curves_csv(const UiState& ui, const std::string& path);
 
 } // namespace redraw

@@ -1,6 +1,7 @@
 #pragma once
 /// What a run is opened from in the app, and the offer to open it again with a larger image
 /// memory budget when its image is over the budget.
+#include "engine/backend_names.h"
 #include "engine/images/image.h"
 #include "engine/run_config.h"
 
@@ -15,8 +16,8 @@ struct LoadRequest {
   std::string image; ///< image to train on (may be empty when `model` is set)
   std::string model; ///< .redraw model to resume (optional)
   RunConfig config;  ///< for image loads
-  std::string backend = "auto";
-  std::string precision; ///< fp32 | tf32 | bf16 for a CUDA backend; ignored for "cpu"
+  std::string backend = k_auto_backend;
+  std::string precision; ///< a precision_choices() name for a GPU backend; ignored for the CPU
   DecodeLimits limits;   ///< the image memory budget (Settings::max_image_memory_mb)
 };
 

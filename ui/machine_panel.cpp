@@ -3,6 +3,7 @@
 #include "ui/machine_fit.h"
 #include "ui/panels.h"
 
+#include "engine/backend_names.h"
 #include "engine/cpu_threads.h"
 #include "ui/settings_store.h"
 
@@ -51,7 +52,7 @@ void draw_eta_hint(UiState& ui) {
   const int32_t side = std::max(st.width, st.height);
   const int64_t pixels = int64_t(st.width) * st.height;
   const int32_t s =
-      suggested_training_side(side, pixels, st.config.training.batch_for(st.backend), rate, st.total_steps);
+      suggested_training_side(side, pixels, backend_batch(st.config.training, st.backend), rate, st.total_steps);
   if (s <= 0) return;
   // Dismissed for this run: kept in ImGui's per-window storage, keyed by the run.
   ImGuiStorage* store = ImGui::GetStateStorage();

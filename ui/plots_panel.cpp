@@ -1,6 +1,8 @@
 #include "ui/panels.h"
 #include "ui/plot_widgets.h"
 
+#include "engine/metric_columns.h"
+
 #include <imgui.h>
 
 #include <vector>
@@ -9,13 +11,14 @@ namespace redraw {
 namespace {
 /// One series per run: A, and B when comparing (named in the legend then).
 /// Against steps, or against training seconds (View > Curves against time).
-std::vector<PlotSeries> run_series(const UiState& ui, const std::vector<float> RunView::*column, ImU32 color_a) {
-  const auto x = ui.settings.plots_seconds ? &RunView::plot_seconds : &RunView::plot_step;
-  std::vector<PlotSeries> out{{ui.run.*x, ui.run.*column, color_a}};
+/// `column` indexes engine/metric_columns.h's table (and RunView::plot_columns).
+std::vector<PlotSeries> run_series(const UiState& ui, size_t column, ImU32 color_a) {
+  const size_t x = metric_index(ui.settings.plots_seconds ? "seconds" : "step");
+  std::vector<PlotSeries> out{{ui.run.plot_columns[x], ui.run.plot_columns[column], color_a}};
   if (!ui.compare.open) return out;
   out[0].label = ui.compare.label_a.c_str();
-  out.push_back(PlotSeries{ui.compare.run.*x, ui.compare.run.*column, IM_COL32(240, 110, 200, 255),
-                           ui.compare.label_b.c_str()});
+  out.push_back(PlotSeries{ui.compare.run.plot_columns[x], ui.compare.run.plot_columns[column],
+                           IM_COL32(240, 110, 200, 255), ui.compare.label_b.c_str()});
   return out;
 }
 
@@ -49,8 +52,9 @@ struct PsnrKinds {
   bool exact = false, sampled = false;
   const char* title = "PSNR (dB)";
 };
-PsnrKinds psnr_kinds(const std::vector<uint8_t>& exact) {
+PsnrKinds psnr_kinds(const std::vector<uint8_t>& exact, const char* title) {
   PsnrKinds k;
+  k.title = title;
   for (uint8_t e : exact)
     (e ? k.exact : k.sampled) = true;
   if (k.exact && k.sampled) k.title = "PSNR (dB; dots: every pixel, line: sampled)";
@@ -59,27 +63,32 @@ PsnrKinds psnr_kinds(const std::vector<uint8_t>& exact) {
 }
 } // namespace
 
+/// One plot per metric column with a plot title (engine/metric_columns.h), side by side, in its order.
 void draw_plots(UiState& ui) {
+  std::vector<size_t> plotted;
+  for (size_t i = 0; i < k_metric_column_count; ++i)
+    if (k_metric_columns[i].plot.title) plotted.push_back(i);
+  if (plotted.empty()) return;
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const float gap = ImGui::GetStyle().ItemSpacing.x;
-  const ImVec2 size((avail.x - 2 * gap) / 3, avail.y);
-  const std::vector<PlotSeries> loss = run_series(ui, &RunView::plot_loss, IM_COL32(90, 170, 255, 255));
-  PlotOptions loss_opts = curve_options(ui, "loss (log)", true);
+  const float gap = ImGui::GetStyle().ItemSpacing.x, n = float(plotted.size());
+  const ImVec2 size((avail.x - (n - 1) * gap) / n, avail.y);
   const std::vector<PlotTrace> traces = loss_traces(ui);
-  loss_opts.traces = traces;
-  draw_line_plot("loss", size, std::span(loss), loss_opts);
-  ImGui::SameLine();
-  std::vector<PlotSeries> psnr = run_series(ui, &RunView::plot_psnr, IM_COL32(110, 220, 130, 255));
-  const PsnrKinds kinds = psnr_kinds(ui.run.plot_exact);
-  PlotOptions psnr_opts = curve_options(ui, kinds.title, false);
-  psnr[0].marked = ui.run.plot_exact;
-  psnr[0].draw_marks = kinds.exact && kinds.sampled;
-  psnr_opts.marked_note = "exact (every pixel)";
-  psnr_opts.unmarked_note = "sampled pixels";
-  draw_line_plot("psnr", size, std::span(psnr), psnr_opts);
-  ImGui::SameLine();
-  const std::vector<PlotSeries> lr = run_series(ui, &RunView::plot_lr, IM_COL32(255, 170, 60, 255));
-  draw_line_plot("lr", size, std::span(lr), curve_options(ui, "learning rate (log)", true));
+  for (size_t k = 0; k < plotted.size(); ++k) {
+    const MetricColumn& c = k_metric_columns[plotted[k]];
+    if (k > 0) ImGui::SameLine();
+    std::vector<PlotSeries> series = run_series(ui, plotted[k], IM_COL32(c.plot.rgb[0], c.plot.rgb[1], c.plot.rgb[2], 255));
+    PlotOptions o = curve_options(ui, c.plot.title, c.plot.log_y);
+    if (c.plot.step_trace) o.traces = traces;
+    if (c.plot.exact_marks) {
+      const PsnrKinds kinds = psnr_kinds(ui.run.plot_exact, c.plot.title);
+      o.title = kinds.title;
+      series[0].marked = ui.run.plot_exact;
+      series[0].draw_marks = kinds.exact && kinds.sampled;
+      o.marked_note = "exact (every pixel)";
+      o.unmarked_note = "sampled pixels";
+    }
+    draw_line_plot(c.name, size, std::span(series), o);
+  }
 }
 
 } // namespace redraw

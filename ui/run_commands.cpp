@@ -164,7 +164,7 @@ void TrainingSession::Handler::operator()(const Load& c) const {
     OpenRunOptions options;
     options.config = req.config;
     options.backend = req.backend;
-    options.precision = req.backend == "cpu" ? std::string() : req.precision;
+    options.precision = may_use_gpu(req.backend) ? req.precision : std::string();
     options.limits = req.limits;
     OpenedRun opened = open_run({req.image, req.model}, s.m_make_backend, options);
     report_all(opened.notices);

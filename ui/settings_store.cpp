@@ -1,6 +1,7 @@
 #include "ui/settings_store.h"
 
 #include "engine/atomic_file.h"
+#include "engine/backend_names.h"
 #include "engine/json_read.h"
 #include "ui/machine_fit.h"
 
@@ -125,8 +126,7 @@ Settings load_settings() {
   const json j = read_json(config_folder() / "settings.json");
   if (!j.is_object() || !j.contains("preset")) s.preset = first_launch_preset(); // a picture in seconds, CPU or GPU
   std::apply([&](const auto&... field) { (get(j, field.first, s.*field.second), ...); }, k_setting_fields);
-  if (s.precision != "auto" && s.precision != "fp32" && s.precision != "tf32" && s.precision != "bf16")
-    s.precision = "auto";
+  if (s.precision.empty() || !known_precision(s.precision)) s.precision = k_auto_precision;
   s.cpu_threads = std::clamp(s.cpu_threads, 0, k_max_cpu_threads);
   s.autosave_minutes = std::clamp(s.autosave_minutes, 0, 24 * 60);
   s.snapshot_cap_mb = std::clamp(s.snapshot_cap_mb, 1, 65536);

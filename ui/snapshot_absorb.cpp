@@ -29,11 +29,7 @@ void update_error_map(UiState& ui, const Image& shown) {
 void absorb_run_rows(RunView& run, SessionSnapshot& take) {
   if (take.history_replaced) {
     run.history.clear();
-    run.plot_step.clear();
-    run.plot_loss.clear();
-    run.plot_psnr.clear();
-    run.plot_lr.clear();
-    run.plot_seconds.clear();
+    for (std::vector<float>& column : run.plot_columns) column.clear();
     run.plot_exact.clear();
     run.loss_trace = LossTrace{};
   }
@@ -47,11 +43,7 @@ void absorb_run_rows(RunView& run, SessionSnapshot& take) {
   for (const MetricsRow& r : take.rows) {
     if (!run.history.empty() && run.history.back().step >= r.step) continue;
     run.history.push_back(r);
-    run.plot_step.push_back(float(r.step));
-    run.plot_loss.push_back(float(r.loss));
-    run.plot_psnr.push_back(float(r.psnr_db));
-    run.plot_lr.push_back(float(r.lr));
-    run.plot_seconds.push_back(float(r.seconds));
+    for (size_t c = 0; c < k_metric_column_count; ++c) run.plot_columns[c].push_back(float(k_metric_columns[c].get(r)));
     run.plot_exact.push_back(r.psnr_exact ? 1 : 0);
   }
   run.status = std::move(take.status);

@@ -5,7 +5,8 @@
 /// - Panels never call the session directly: they push UiIntents, which gui_app.cpp carries out
 ///   after the frame's widgets are drawn (so one place owns every side effect).
 /// - No GL types here (docs/contributing.md, 7): textures are reached through PreviewTexture pointers.
-#include "engine/metrics.h"
+#include "engine/backend_names.h"
+#include "engine/metric_columns.h"
 #include "engine/run_config.h"
 #include "ui/autosave.h"
 #include "ui/frame_pacing.h"
@@ -19,6 +20,7 @@
 #include "ui/zoom_view.h"
 #include "ui/ui_scale.h"
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -117,8 +119,8 @@ struct AboutState {
 /// Remembered between runs (settings.json in the XDG config folder).
 struct Settings {
   std::string preset = "siren";
-  std::string backend = "auto";
-  std::string precision = "auto"; ///< GPU matrix products: auto | fp32 | tf32 | bf16 (the CPU is always fp32)
+  std::string backend = k_auto_backend;   ///< a backend_choices() name (engine/backend_names.h)
+  std::string precision = k_auto_precision; ///< GPU matrix products: a precision_choices() name (the CPU is always fp32)
   int32_t preview_every = 10;
   int32_t window_width = 1600, window_height = 1000;
   float controls_width = 380.0f; ///< at UI scale 1; the window narrows what is shown, never this
@@ -184,9 +186,9 @@ struct RunView {
   int64_t shown_step = -1; ///< step of the picture in recon_texture
   uint64_t run_id = 0;
   uint64_t trainer_id = 0;
-  // Plot columns, appended as rows arrive.
-  std::vector<float> plot_step, plot_loss, plot_psnr, plot_lr;
-  std::vector<float> plot_seconds; ///< training wall time of each row (the curves against time)
+  /// Plot columns, appended as rows arrive: one per metric column (engine/metric_columns.h), in its
+  /// order (the x axes are its step and seconds columns).
+  std::array<std::vector<float>, k_metric_column_count> plot_columns;
   std::vector<uint8_t> plot_exact; ///< per row: 1 when its PSNR was measured over every pixel
   LossTrace loss_trace;            ///< every step's loss, where the backend keeps it (shaded under the rows)
   int32_t frames_since_preview = 0;

@@ -286,6 +286,7 @@ ChunkFileWriter checkpoint_chunks(const Checkpoint& c, uint32_t version, AtomicF
   add_frames(out, c.snapshots);
   out.add("RCOV", recovery_bytes(c));
   out.add("CURV", encode_curves_chunk(history, trace));
+  if (std::vector<uint8_t> extra = encode_metric_columns_chunk(history); !extra.empty()) out.add("MCOL", extra, 8);
   return out;
 }
 } // namespace

@@ -12,22 +12,20 @@
 namespace redraw {
 
 void ByteWriter::put_row(const MetricsRow& r) {
-  put(r.step);
-  put(r.loss);
-  put(r.psnr_db);
-  put(r.lr);
-  put(r.seconds);
+  for (const MetricColumn& c : k_metric_columns) {
+    if (c.coding == MetricCoding::HistI64) put(c.get_i64(r));
+    if (c.coding == MetricCoding::HistF64) put(c.get(r));
+  }
 }
 
 void ByteReader::fail(const std::string& what) const { throw CheckpointError(m_name + ": " + m_where + ": " + what); }
 
 MetricsRow ByteReader::get_row() {
   MetricsRow r;
-  r.step = get<int64_t>();
-  r.loss = get<double>();
-  r.psnr_db = get<double>();
-  r.lr = get<double>();
-  r.seconds = get<double>();
+  for (const MetricColumn& c : k_metric_columns) {
+    if (c.coding == MetricCoding::HistI64) c.set_i64(r, get<int64_t>());
+    if (c.coding == MetricCoding::HistF64) c.set(r, get<double>());
+  }
   return r;
 }
 

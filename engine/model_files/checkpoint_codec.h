@@ -10,7 +10,7 @@
 ///   for an unpacked length, growing only as the decompressor really produces bytes), and every
 ///   defect throws CheckpointError naming the file and the place.
 #include "engine/errors.h"
-#include "engine/metrics.h"
+#include "engine/metric_columns.h"
 
 #include <cstdint>
 #include <cstring>
@@ -23,8 +23,11 @@ namespace redraw {
 
 class AtomicFileWriter;
 
-/// Bytes of one metrics row in the file (i64 step, four f64).
+/// Bytes of one metrics row in the file (i64 step, four f64: the Hist columns of
+/// engine/metric_columns.h, in its order). Fixed: a column added later is coded Extra (MCOL).
 constexpr size_t k_checkpoint_row_bytes = 8 + 4 * 8;
+static_assert(metric_hist_row_bytes() == k_checkpoint_row_bytes,
+              "a HIST row's layout is fixed: code a new metric column Extra (engine/metric_columns.h)");
 /// The model file's first eight bytes.
 constexpr char k_model_magic[8] = {'R', 'D', 'R', 'W', 'M', 'O', 'D', 'L'};
 /// FRAM flags: what a frame keeps in the file (fp16 weights, exact weights, a picture).

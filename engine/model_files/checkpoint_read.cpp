@@ -107,7 +107,7 @@ public:
   ChunkSet(const uint8_t* data, size_t size, const std::string& name, bool packed)
       : m_refs(chunk_table(data, size, name)), m_name(name), m_packed(packed) {
     static const char* const known[] = {"META", "PARM", "OPTM", "HIST", "SNAP", "FRAM",
-                                        "FPIC", "FWGT", "FXCT", "RCOV", "CURV"};
+                                        "FPIC", "FWGT", "FXCT", "RCOV", "CURV", "MCOL"};
     std::set<std::string_view> seen; // one pass: the table may hold up to k_max_file_chunks
     for (const ChunkRef& r : m_refs)
       if (std::find(std::begin(known), std::end(known), r.tag) != std::end(known) && !seen.insert(r.tag).second)
@@ -329,6 +329,11 @@ void read_history(const ChunkSet& chunks, Checkpoint& c) {
   const ChunkBytes curves = chunks.bytes("CURV", 8 + 8 * uint64_t(c.history.size()) + 16 + 4 * k_max_file_loss_values,
                                          false, "the history's rows and the loss trace's limit");
   if (curves.size > 0) decode_curves_chunk(curves.data, curves.size, chunks.name(), c.history, c.loss_trace);
+  // MCOL: the metric columns added after HIST's layout (engine/metric_columns.h), up to 256 of them.
+  const ChunkBytes extra = chunks.bytes("MCOL", 8 + 256 * (2 + 0xffff + 8 * uint64_t(c.history.size())), false,
+                                        "256 metric columns of the history's rows");
+  if (extra.size > 0) decode_metric_columns_chunk(extra.data, extra.size, chunks.name(), c.history);
+  else clear_extra_metric_columns(c.history);
 }
 } // namespace
 

@@ -1,5 +1,7 @@
 #include "engine/sweep/sweep_jobs.h"
 
+#include "engine/backend_names.h"
+
 #include <algorithm>
 #include <queue>
 
@@ -16,7 +18,7 @@ constexpr double k_cell_overhead_seconds = 0.6;
 
 int64_t cell_step_rows(const SweepCell& cell) {
   const int64_t pixels = int64_t(cell.train_width) * cell.train_height;
-  const int64_t batch = cell.config.training.batch_for("cpu");
+  const int64_t batch = backend_batch(cell.config.training, k_cpu_backend.name);
   return batch > 0 ? std::min(batch, pixels) : pixels;
 }
 

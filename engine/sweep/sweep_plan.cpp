@@ -240,12 +240,13 @@ SweepGrid parse_sweep_spec(const json& j, const std::string& source) {
   if (j.contains("checkpoint_every")) g.checkpoint_every = spec_number<int64_t>(j, "checkpoint_every", 0, 1e12, source);
   if (j.contains("backend")) {
     const json& b = j["backend"];
+    const std::vector<std::string> choices = backend_choices();
     std::string known;
-    for (const char* name : k_backend_choices) known += (known.empty() ? "" : ", ") + std::string(name);
+    for (const std::string& name : choices) known += (known.empty() ? "" : ", ") + name;
     if (!b.is_string()) throw ConfigError(source + ": backend: must be one name (" + known + ")");
     g.backend = b.get<std::string>();
     bool found = false;
-    for (const char* name : k_backend_choices) found = found || g.backend == name;
+    for (const std::string& name : choices) found = found || g.backend == name;
     if (!found)
       throw ConfigError(source + ": backend: '" + escape_control(g.backend) + "' is not a backend (known: " + known + ")");
   }

@@ -13,6 +13,7 @@
 ///   image, preset, values, seed, training size and config), written before any cell runs; each
 ///   cell runs in DIR/cells/<name>/. The format is documented in docs/cli.md ("redraw sweep") for
 ///   other readers (the app).
+#include "engine/backend_names.h"
 #include "engine/run_config.h"
 
 #include <nlohmann/json_fwd.hpp>
@@ -39,7 +40,7 @@ struct SweepGrid {
   int64_t steps = 0;             ///< training.steps of every cell; 0: each config's own
   int32_t width = 0, height = 0; ///< the training size, exactly; 0: none
   int32_t max_side = -1;         ///< longest training side, aspect kept; 0: full size; -1: the config's
-  std::string backend = "auto";  ///< train's --backend
+  std::string backend = k_auto_backend; ///< train's --backend
   int64_t checkpoint_every = 0;  ///< steps between a cell's checkpoints; 0: a tenth of its steps
 };
 

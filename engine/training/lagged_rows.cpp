@@ -1,6 +1,6 @@
 #include "engine/training/lagged_rows.h"
 
-#include "engine/images/image.h"
+#include "engine/training/measured_row.h"
 
 #include <cmath>
 
@@ -38,18 +38,16 @@ std::optional<ArrivedRow> LaggedRows::finish_awaited(bool wait) {
   out.sample = *sample;
   out.metrics = pending.metrics;
   out.snapshot = std::move(pending.snapshot);
-  MetricsRow& row = out.row;
-  row.step = pending.count;
-  row.loss = sample->loss;
   double mse = sample->mse;
-  row.psnr_exact = !sample->mse_sampled; // every pixel, or the run's metric sample
+  bool exact = !sample->mse_sampled; // every pixel, or the run's metric sample
   // A backend that could not measure this step (it never should) still gets an honest row: the
   // current network's error, a step later than the row's count.
   if (std::isnan(mse) && std::isfinite(sample->loss) && !sample->nonfinite) {
     mse = m_backend.dataset_mse();
-    row.psnr_exact = true;
+    exact = true;
   }
-  row.psnr_db = psnr_db(mse);
+  MetricsRow& row = out.row;
+  row = measured_row(pending.count, sample->loss, mse, exact);
   row.lr = pending.lr;
   row.seconds = pending.seconds;
   return out;

@@ -1,4 +1,5 @@
 #include "engine/training/metric_sampler.h"
+#include "engine/training/measured_row.h"
 
 #include "engine/images/image.h"
 #include "engine/loss_math.h"
@@ -78,6 +79,15 @@ ErrorMeans MetricSampler::png_error(const NetworkView& net, const ByteSink& sink
   return sums.means(int64_t(w) * h * C);
 }
 
+MetricsRow measured_row(int64_t step, double loss, double mse, bool exact) {
+  MetricsRow row;
+  row.step = step;
+  row.loss = loss;
+  row.psnr_db = psnr_db(mse);
+  row.psnr_exact = exact;
+  return row;
+}
+
 MetricsRow MetricSampler::measure(int64_t step, bool exact, const ErrorMeans* given, const ModelSpec& model,
                                   std::span<const float> fourier_b) {
   exact = exact || m_whole || given;
@@ -94,12 +104,7 @@ MetricsRow MetricSampler::measure(int64_t step, bool exact, const ErrorMeans* gi
     m_loss = given ? given->loss : exact ? dataset_loss(model, fourier_b) : sampled->loss;
     m_loss_step = step;
   }
-  MetricsRow row;
-  row.step = step;
-  row.loss = m_loss;
-  row.psnr_db = psnr_db(given ? given->mse : exact ? m_backend.dataset_mse() : sampled->mse);
-  row.psnr_exact = exact;
-  return row;
+  return measured_row(step, m_loss, given ? given->mse : exact ? m_backend.dataset_mse() : sampled->mse, exact);
 }
 
 void MetricSampler::recall_loss(double loss, int64_t step) {

@@ -60,7 +60,7 @@ OpenedRun open_run(const RunSource& source, const BackendFactory& make_backend, 
   } else if (model) {
     // The source image is gone: the model's own picture stands in, so it can still be viewed,
     // exported and trained further.
-    const OpenedNetwork cpu = open_network(*model, make_backend, "cpu", "");
+    const OpenedNetwork cpu = open_network(*model, make_backend, k_cpu_backend.name, "");
     data.image = render_image(*cpu.backend, cpu.view(model->params), model->image_width, model->image_height);
     const bool there = !image.empty() && std::filesystem::exists(status);
     out.notices.push_back("the model's source image (" + (image.empty() ? std::string("unknown") : image) + ") " +

@@ -10,6 +10,7 @@
 /// - Errors are typed (ImageError, CheckpointError, ConfigError, BackendError); a training size
 ///   over the limits is a TrainingSizeError, so a caller can name its own size options.
 #include "engine/backend.h"
+#include "engine/backend_names.h"
 #include "engine/model_files/checkpoint.h"
 #include "engine/images/image.h"
 #include "engine/export/renderer.h"
@@ -32,7 +33,7 @@ struct RunSource {
 
 struct OpenRunOptions {
   RunConfig config; ///< a fresh run's config (a model brings its own)
-  std::string backend = "auto";
+  std::string backend = k_auto_backend;
   std::string precision; ///< passed to the BackendFactory as given
   DecodeLimits limits;
   /// Called once the run's config is known (the model's, with its training size, or `config`)

@@ -1,5 +1,6 @@
 #include "engine/training/trainer.h"
 
+#include "engine/backend_names.h"
 #include "engine/errors.h"
 #include "engine/images/pixel_sample.h"
 
@@ -20,11 +21,11 @@ RunConfig fitted_to(RunConfig c, const Dataset& data) {
   return c;
 }
 int64_t sample_pixels(const RunConfig& c, const Backend& b) {
-  return metric_sample_pixels(c.training.batch_for(b.name()));
+  return metric_sample_pixels(backend_batch(c.training, b.name()));
 }
 /// Configures `b` for the run; true when it measures rows inside its steps (lagged rows).
 bool configured(Backend& b, const RunConfig& c, const Dataset& data) {
-  b.configure({c.model, c.loss, c.optimizer, c.training.batch_for(b.name()), c.training.seed, sample_pixels(c, b)},
+  b.configure({c.model, c.loss, c.optimizer, backend_batch(c.training, b.name()), c.training.seed, sample_pixels(c, b)},
               data);
   return b.supports(BackendFeature::StepMetrics);
 }

@@ -1,6 +1,7 @@
 #include "python/bindings/py_convert.h"
 
 #include "engine/errors.h"
+#include "engine/metric_columns.h"
 
 namespace redraw::python {
 
@@ -30,37 +31,35 @@ py::object python_of(const nlohmann::json& j) {
   return py::module_::import("json").attr("loads")(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
+// The numeric metric columns by name (engine/metric_columns.h), then psnr_exact (the Text column
+// psnr_from as a bool).
 py::dict row_dict(const MetricsRow& r) {
   py::dict d;
-  d["step"] = r.step;
-  d["loss"] = r.loss;
-  d["psnr_db"] = r.psnr_db;
-  d["lr"] = r.lr;
-  d["seconds"] = r.seconds;
+  for (const MetricColumn& c : k_metric_columns) {
+    if (c.kind == MetricKind::Integer) d[c.name] = c.get_i64(r);
+    if (c.kind == MetricKind::Real) d[c.name] = c.get(r);
+  }
   d["psnr_exact"] = r.psnr_exact;
   return d;
 }
 
 py::dict history_arrays(const std::vector<MetricsRow>& rows) {
   const py::ssize_t n = py::ssize_t(rows.size());
-  py::array_t<int64_t> step(n);
-  py::array_t<double> loss(n), psnr(n), lr(n), seconds(n);
-  py::array_t<bool> exact(n);
-  for (py::ssize_t i = 0; i < n; ++i) {
-    const MetricsRow& r = rows[size_t(i)];
-    step.mutable_at(i) = r.step;
-    loss.mutable_at(i) = r.loss;
-    psnr.mutable_at(i) = r.psnr_db;
-    lr.mutable_at(i) = r.lr;
-    seconds.mutable_at(i) = r.seconds;
-    exact.mutable_at(i) = r.psnr_exact;
-  }
   py::dict d;
-  d["step"] = step;
-  d["loss"] = loss;
-  d["psnr_db"] = psnr;
-  d["lr"] = lr;
-  d["seconds"] = seconds;
+  for (const MetricColumn& c : k_metric_columns) {
+    if (c.kind == MetricKind::Integer) {
+      py::array_t<int64_t> a(n);
+      for (py::ssize_t i = 0; i < n; ++i) a.mutable_at(i) = c.get_i64(rows[size_t(i)]);
+      d[c.name] = a;
+    }
+    if (c.kind == MetricKind::Real) {
+      py::array_t<double> a(n);
+      for (py::ssize_t i = 0; i < n; ++i) a.mutable_at(i) = c.get(rows[size_t(i)]);
+      d[c.name] = a;
+    }
+  }
+  py::array_t<bool> exact(n);
+  for (py::ssize_t i = 0; i < n; ++i) exact.mutable_at(i) = rows[size_t(i)].psnr_exact;
   d["psnr_exact"] = exact;
   return d;
 }

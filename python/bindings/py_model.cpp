@@ -123,7 +123,7 @@ void bind_model(py::module_& m) {
       [](const py::object& path, const std::string& backend, const std::string& precision) {
         return new PyModel(path_of(path, "path"), backend, precision);
       },
-      py::arg("path"), py::arg("backend") = "auto", py::arg("precision") = "",
+      py::arg("path"), py::arg("backend") = k_auto_backend, py::arg("precision") = "",
       "Opens a .redraw model (redraw.CheckpointError naming the file and the problem when it cannot).");
 }
 

@@ -218,7 +218,7 @@ void bind_trainer(py::module_& m) {
       .def(py::init<const py::object&, const py::object&, const std::string&, const std::optional<uint64_t>&,
                     const py::object&, const std::optional<int64_t>&, const std::string&,
                     const std::optional<std::string>&>(),
-           py::arg("image"), py::arg("preset") = "instant", py::arg("backend") = "auto", py::arg("seed") = py::none(),
+           py::arg("image"), py::arg("preset") = "instant", py::arg("backend") = k_auto_backend, py::arg("seed") = py::none(),
            py::arg("size") = py::none(), py::arg("steps") = py::none(), py::arg("precision") = "",
            py::arg("color") = py::none(),
            "image: a file path or an (H, W[, C]) array (float in [0, 1], uint8 or uint16; C = 1..4). "

@@ -3,6 +3,7 @@
 // This binary links no CUDA library: the CUDA backend is reached only through the module.
 #include "app/backend_registry.h"
 #include "app/device_plugin_loader.h"
+#include "engine/backend_names.h"
 #include "engine/errors.h"
 
 #include <doctest/doctest.h>
@@ -51,6 +52,18 @@ TEST_CASE("backend registry: --precision is checked, and the CPU never pretends 
 
 TEST_CASE("backend registry: unknown backend names are listed") {
   CHECK_THROWS_WITH_AS(make_backend("metal"), "Backend 'metal' not found (known: auto, cpu, cuda)", ConfigError);
+}
+
+TEST_CASE("backend registry: every record of engine/backend_names.h has its factory here, in order") {
+  std::vector<std::string> records;
+  for (const BackendInfo* b : k_backends) records.emplace_back(b->name);
+  CHECK(backend_makers() == records);
+  CHECK(backend_taken_by("cpu") == "cpu");
+  CHECK(backend_taken_by("auto") == (cuda_available() ? "cuda" : "cpu"));
+  CHECK(!gpu_usable_for("cpu"));
+  CHECK(gpu_usable_for("auto") == cuda_available());
+  CHECK_THROWS_WITH_AS(make_backend("cpu", nullptr, "tf32"),
+                       "--precision tf32: the CPU backend computes in fp32 only (use --backend cuda)", ConfigError);
 }
 
 TEST_CASE("backend registry: --backend cuda without a usable GPU is a clear BackendError naming the reason") {

@@ -125,6 +125,7 @@ TEST_CASE("insight: exports write the spectrum history, the curves and the neuro
   CHECK(export_curves_csv(ui, (dir.path / "m.csv").string()).empty());
   const std::vector<uint8_t> m = test::read_bytes(dir.path / "m.csv");
   CHECK(std::count(m.begin(), m.end(), '\n') == 3);
+  CHECK(std::string(m.begin(), m.end()) == metrics_csv(ui.run.history, {})); // metrics.csv's one writer
   RunConfig cfg = test::small_config(OptimizerKind::Adam, 0);
   auto maps =
       std::make_shared<NeuronMaps>(compute_neuron_maps(cfg.model, initial_parameters(cfg.model, 2), {}, 1, 8, 8));
