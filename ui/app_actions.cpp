@@ -23,8 +23,6 @@ struct RunIntents {
       if (!st.running) leave_timelapse(); // training again: the canvas follows it, not the scrubbed frame
     }
   }
-  void operator()(const intent::StepOnce&) const { session.post(run_command::StepOnce{}); }
-  void operator()(const intent::Reset&) const { session.post(run_command::Reset{}); }
   void operator()(const intent::ApplyReset&) const {
     const std::string image = !st.image_path.empty() ? st.image_path : st.has_run ? std::string() : ui.last_image;
     if (image.empty()) {
@@ -36,8 +34,6 @@ struct RunIntents {
     req.config = ui.edit.config;
     session.post(run_command::Load{std::move(req)});
   }
-  void operator()(const intent::StopAt& in) const { session.post(run_command::StopAt{in.step}); }
-  void operator()(const intent::SetTimeBudget& in) const { session.post(run_command::SetTimeBudget{in.seconds}); }
   void operator()(const intent::ApplySchedule&) const {
     if (st.has_run) session.post(run_command::SetSchedule{ui.edit.config.schedule, ui.edit.config.training.steps});
   }
@@ -67,24 +63,14 @@ struct RunIntents {
   void operator()(const intent::SaveModel& in) const {
     session.post(run_command::Save{model_path_for(in.path)}); // remembered in the recent files once it is written
   }
-  void operator()(const intent::ExportImage& in) const {
-    session.post(run_command::ExportImage{in.path, in.width, in.height, in.bit_depth, in.frame});
-  }
-  void operator()(const intent::ExportComparison& in) const {
-    session.post(run_command::ExportComparison{in.path, in.width, in.height, in.bit_depth});
-  }
   void operator()(const intent::ExportTimelapse& in) const { session.post(run_command::ExportTimelapse{in.path, timelapse_options(in)}); }
   void operator()(const intent::CancelExport&) const { session.cancel_export(); }
-  void operator()(const intent::BranchFromFrame& in) const {
-    session.post(run_command::Branch{in.step});
-    leave_timelapse();
+  /// A run command as it is (ui/run_commands.h); its traits say whether the canvas leaves the
+  /// timelapse.
+  void operator()(const RunCommand& command) const {
+    session.post(command);
+    if (command_traits(command).leaves_timelapse) leave_timelapse();
   }
-  void operator()(const intent::SwitchLine& in) const {
-    session.post(run_command::SwitchLine{in.line});
-    leave_timelapse();
-  }
-  void operator()(const intent::KeepDiscarded& in) const { session.post(run_command::KeepCopy{in.path}); }
-  void operator()(const intent::SetSnapshotCap& in) const { session.post(run_command::SetSnapshotCap{in.bytes}); }
   void operator()(const intent::FitView&) const { ui.view.fit_requested = true; }
   void operator()(const intent::Quit&) const {} // apply_intent answers it
   // Run B's intents belong to compare_view.cpp.
@@ -126,9 +112,9 @@ void handle_shortcuts(UiState& ui) {
     return;
   }
   if (ImGui::IsKeyPressed(GLFW_KEY_SPACE, false)) ui.push(intent::ToggleRun{});
-  if (ImGui::IsKeyPressed(GLFW_KEY_R, false)) ui.push(intent::Reset{});
+  if (ImGui::IsKeyPressed(GLFW_KEY_R, false)) ui.push(run_command::Reset{});
   if (ImGui::IsKeyPressed(GLFW_KEY_F, false)) ui.push(intent::FitView{});
-  if (ImGui::IsKeyPressed(GLFW_KEY_PERIOD, true)) ui.push(intent::StepOnce{});
+  if (ImGui::IsKeyPressed(GLFW_KEY_PERIOD, true)) ui.push(run_command::StepOnce{});
   if (ImGui::IsKeyPressed(GLFW_KEY_F1, false)) ui.help_open = !ui.help_open;
   if (ImGui::IsKeyPressed(GLFW_KEY_P, false)) ui.settings.show_perf = !ui.settings.show_perf;
   if (ImGui::IsKeyPressed(GLFW_KEY_S, false)) ui.settings.show_spectrum = !ui.settings.show_spectrum;

@@ -109,12 +109,10 @@ void keep_b(UiState& ui, CompareSessions& cs) {
 
 /// B follows what A was asked to do; `a_was_running` is A's state before the intent.
 void follow_a(UiState& ui, CompareSessions& cs, const UiIntent& in, bool a_was_running) {
-  if (in.is<intent::ToggleRun>()) {
+  if (const RunCommand* command = in.command()) {
+    if (command_traits(*command).follows_b) cs.b->post(*command); // StepOnce, Reset, ...
+  } else if (in.is<intent::ToggleRun>()) {
     cs.b->post(run_command::SetRunning{!a_was_running});
-  } else if (in.is<intent::StepOnce>()) {
-    cs.b->post(run_command::StepOnce{});
-  } else if (in.is<intent::Reset>()) {
-    cs.b->post(run_command::Reset{});
   } else if (const auto* save = in.get<intent::SaveModel>()) {
     cs.b->post(run_command::Save{b_model_path(model_path_for(save->path))});
   } else if (in.is<intent::OpenPath>() || in.is<intent::ApplyReset>() || in.is<intent::Quit>()) {

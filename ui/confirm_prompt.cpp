@@ -20,7 +20,8 @@ constexpr const char* k_title = "Unsaved training";
 
 bool guarded(const UiIntent& in) {
   if (const auto* d = in.get<intent::ShowDialog>()) return d->purpose == FileDialogPurpose::Open;
-  return in.is<intent::OpenPath>() || in.is<intent::Quit>() || in.is<intent::Reset>() || in.is<intent::ApplyReset>();
+  if (const RunCommand* command = in.command()) return command_traits(*command).guarded; // Reset, ...
+  return in.is<intent::OpenPath>() || in.is<intent::Quit>() || in.is<intent::ApplyReset>();
 }
 
 /// What the held action does, for the prompt's question.
@@ -28,7 +29,7 @@ std::string action_text(const UiIntent& in) {
   if (const auto* o = in.get<intent::OpenPath>()) return "Open " + fs::path(o->path).filename().string();
   if (in.is<intent::ShowDialog>()) return "Open another image or model";
   if (in.is<intent::Quit>()) return "Quit Redraw";
-  if (in.is<intent::Reset>()) return "Reset the network";
+  if (in.is<run_command::Reset>()) return "Reset the network";
   if (in.is<intent::ApplyReset>()) return "Apply the new settings and reset";
   return "Continue";
 }
@@ -133,7 +134,7 @@ void confirm_save(UiState& ui) {
 void confirm_discard(UiState& ui) {
   ConfirmState& c = ui.confirm;
   if (!c.holding) return;
-  if (const std::string keep = discard_copy_path(c); !keep.empty()) ui.push(intent::KeepDiscarded{keep});
+  if (const std::string keep = discard_copy_path(c); !keep.empty()) ui.push(run_command::KeepCopy{keep});
   release(ui, true);
 }
 

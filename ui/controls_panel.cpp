@@ -86,10 +86,10 @@ void draw_run_buttons(UiState& ui) {
   ImGui::PopStyleColor();
   ImGui::SameLine();
   ImGui::BeginDisabled(st.running);
-  if (ImGui::Button("Step (.)", ImVec2(w, 0))) ui.push(intent::StepOnce{});
+  if (ImGui::Button("Step (.)", ImVec2(w, 0))) ui.push(run_command::StepOnce{});
   ImGui::EndDisabled();
   ImGui::SameLine();
-  if (ImGui::Button("Reset (R)", ImVec2(w, 0))) ui.push(intent::Reset{});
+  if (ImGui::Button("Reset (R)", ImVec2(w, 0))) ui.push(run_command::Reset{});
   ImGui::EndDisabled();
   ImGui::SetNextItemWidth(ui_px(110));
   ImGui::InputInt("preview every N steps", &ui.settings.preview_every, 1, 10);
@@ -294,7 +294,7 @@ void draw_time_budget(UiState& ui) {
               "time (or over the steps, when they run out first), and training pauses when it is spent. It "
               "counts from when it is set, and from the start of each run opened, reset or branched "
               "afterwards. Off: the schedule follows the steps.");
-  if (apply) ui.push(intent::SetTimeBudget{edit_time_budget(e)});
+  if (apply) ui.push(run_command::SetTimeBudget{edit_time_budget(e)});
 }
 
 void draw_schedule(UiState& ui) {

@@ -61,7 +61,7 @@ void prepare_export_size(FileDialogState& d, int32_t w, int32_t h) {
 UiIntent export_intent(const FileDialogState& d, const TimelapseState& tl) {
   switch (d.export_kind) {
   case 1:
-    return {intent::ExportComparison{d.path, d.export_width, d.export_height, d.export_bit_depth}};
+    return {run_command::ExportComparison{d.path, d.export_width, d.export_height, d.export_bit_depth}};
   case 3:
     return {intent::ExportCompare{d.path, d.export_width, d.export_height}};
   case 2: {
@@ -71,7 +71,7 @@ UiIntent export_intent(const FileDialogState& d, const TimelapseState& tl) {
                                     png_frames ? d.export_bit_depth : 8}};
   }
   default:
-    return {intent::ExportImage{d.path, d.export_width, d.export_height, d.export_bit_depth,
+    return {run_command::ExportImage{d.path, d.export_width, d.export_height, d.export_bit_depth,
                                 d.export_scrubbed_frame && tl.active ? tl.shown_step : -1}};
   }
 }

@@ -1,9 +1,10 @@
 #pragma once
 /// What a panel, key or script asks the app to do after this frame: one small struct per action,
-/// held in a std::variant. Panels push them (UiState::push); gui_app.cpp hands each to the
-/// feature that carries it out (app_actions.cpp for the run, compare_view.cpp for run B,
+/// held in a std::variant, or a run command (ui/run_commands.h) where the action is one. Panels
+/// push them (UiState::push); gui_app.cpp hands each to the feature that carries it out (app_actions.cpp for the run, compare_view.cpp for run B,
 /// confirm_prompt.cpp holds guarded ones for the Save / Discard / Cancel answer).
 #include "engine/insight/compare_runs.h"
+#include "ui/run_commands.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -16,8 +17,6 @@ enum class FileDialogPurpose : int32_t { Open = 0, SaveModel, Export };
 
 namespace intent {
 struct ToggleRun {};     ///< Space: start, pause or resume
-struct StepOnce {};      ///< one training step while paused
-struct Reset {};         ///< R: re-initialise the network, keep the shape
 struct ApplyReset {};    ///< build a trainer from the edited config (shape changes)
 struct ApplySchedule {}; ///< push the edited schedule and step count to the running trainer
 struct LoadPreset {      ///< a preset name (or .json path) into the edited config
@@ -31,17 +30,6 @@ struct OpenWithBudget {}; ///< the load held in UiState::budget_offer again, its
 struct SaveModel {
   std::string path; ///< ".redraw" is added when missing
 };
-struct ExportImage { ///< the reconstruction as PNG
-  std::string path;
-  int32_t width = 0, height = 0;
-  int32_t bit_depth = 8;
-  int64_t frame = -1; ///< a timelapse frame's step, or -1 for the live weights
-};
-struct ExportComparison { ///< original and reconstruction side by side
-  std::string path;
-  int32_t width = 0, height = 0; ///< of each half
-  int32_t bit_depth = 8;
-};
 struct ExportTimelapse { ///< .gif, .mp4 or a folder of PNG frames
   std::string path;
   int32_t width = 0, height = 0;
@@ -50,18 +38,6 @@ struct ExportTimelapse { ///< .gif, .mp4 or a folder of PNG frames
   int32_t bit_depth = 8; ///< PNG frames only
 };
 struct CancelExport {};
-struct BranchFromFrame { ///< "resume training from here"
-  int64_t step = 0;
-};
-struct SwitchLine { ///< a run-tree line
-  int32_t line = 0;
-};
-struct KeepDiscarded { ///< where to keep a copy of the run about to be discarded
-  std::string path;
-};
-struct SetSnapshotCap {
-  size_t bytes = 0;
-};
 struct ShowDialog {
   FileDialogPurpose purpose = FileDialogPurpose::Open;
 };
@@ -78,28 +54,31 @@ struct ExportCompare { ///< both runs' pictures side by side
   std::string path;
   int32_t width = 0, height = 0; ///< of each run's picture
 };
-struct StopAt { ///< training pauses by itself at this step (-1: no stop)
-  int64_t step = -1;
-};
-struct SetTimeBudget { ///< training seconds the schedule anneals to (0: none)
-  double seconds = 0;
-};
 struct Quit {};
 } // namespace intent
 
-using Intent = std::variant<intent::ToggleRun, intent::StepOnce, intent::Reset, intent::ApplyReset,
-                            intent::ApplySchedule, intent::LoadPreset, intent::OpenPath, intent::OpenWithBudget, intent::SaveModel,
-                            intent::ExportImage, intent::ExportComparison, intent::ExportTimelapse,
-                            intent::CancelExport, intent::BranchFromFrame, intent::SwitchLine, intent::KeepDiscarded,
-                            intent::SetSnapshotCap, intent::ShowDialog, intent::FitView, intent::OpenCompare,
-                            intent::CloseCompare, intent::ExportCompare, intent::StopAt, intent::SetTimeBudget,
-                            intent::Quit>;
+/// The app's own intents, or a run command (ui/run_commands.h) for the run as it is: StepOnce,
+/// Reset, Branch, SwitchLine, KeepCopy, StopAt, ... (their traits say what else they do).
+using Intent = std::variant<intent::ToggleRun, intent::ApplyReset, intent::ApplySchedule, intent::LoadPreset,
+                            intent::OpenPath, intent::OpenWithBudget, intent::SaveModel, intent::ExportTimelapse,
+                            intent::CancelExport, intent::ShowDialog, intent::FitView, intent::OpenCompare,
+                            intent::CloseCompare, intent::ExportCompare, intent::Quit, RunCommand>;
 
 struct UiIntent {
   Intent what;
   bool confirmed = false; ///< the Save / Discard / Cancel prompt was answered (confirm_prompt.h)
-  template <class T> bool is() const { return std::holds_alternative<T>(what); }
-  template <class T> const T* get() const { return std::get_if<T>(&what); }
+  /// The intent, or the run command, of type T that this holds; null when it holds another.
+  template <class T> const T* get() const {
+    if constexpr (is_run_command_v<T>) {
+      const RunCommand* c = std::get_if<RunCommand>(&what);
+      return c ? std::get_if<T>(c) : nullptr;
+    } else {
+      return std::get_if<T>(&what);
+    }
+  }
+  template <class T> bool is() const { return get<T>() != nullptr; }
+  /// The run command this holds, or null.
+  const RunCommand* command() const { return std::get_if<RunCommand>(&what); }
 };
 
 /// For std::visit: one lambda per intent a feature handles.

@@ -12,19 +12,46 @@
 
 namespace redraw {
 
-LiveRun::LiveRun(OpenedRun opened, std::string source_path)
-    : trainer(std::move(opened.trainer)), source(std::move(source_path)), image(std::move(opened.image)),
-      source_image(std::move(opened.source_image)), image_width(opened.image_width), image_height(opened.image_height),
-      device(trainer->backend().device_renderer()) {}
+LiveRun::LiveRun(OpenedRun opened, std::string source_path, std::string model_path, size_t cap_bytes)
+    : m_trainer(std::move(opened.trainer)), m_source(std::move(source_path)), m_image(std::move(opened.image)),
+      m_source_image(std::move(opened.source_image)), m_image_width(opened.image_width),
+      m_image_height(opened.image_height), m_device(m_trainer->backend().device_renderer()),
+      m_changes(std::move(model_path)) {
+  (void)m_tree.set_cap_bytes(*m_trainer, cap_bytes);
+}
+
+void LiveRun::step_once(const std::atomic<bool>* stop) {
+  m_trainer->set_stop_flag(stop);
+  m_changes.changed();
+  if (auto row = m_trainer->step()) m_pending_rows.push_back(*row);
+}
+
+std::vector<std::string> LiveRun::reset(size_t cap_bytes) {
+  m_trainer->reset();
+  m_tree.reset();
+  return m_tree.set_cap_bytes(*m_trainer, cap_bytes);
+}
+
+void LiveRun::set_schedule(const ScheduleSpec& schedule, int64_t total_steps) {
+  m_trainer->set_total_steps(total_steps);
+  m_trainer->set_schedule(schedule);
+  m_changes.changed();
+}
+
+std::vector<std::string> LiveRun::set_cap(size_t cap_bytes) { return m_tree.set_cap_bytes(*m_trainer, cap_bytes); }
+
+bool LiveRun::switch_line(int32_t line, std::vector<std::string>& notices) {
+  return m_tree.switch_to(*m_trainer, line, notices);
+}
 
 void LiveRun::restart_rows() {
-  pending_rows.clear();
-  last_preview_step = -1;
+  m_pending_rows.clear();
+  m_last_preview_step = -1;
   m_posted_loss_end = -1;
 }
 
 void LiveRun::post_loss_trace(SessionMailbox& box) {
-  const LossTrace& t = trainer->loss_trace();
+  const LossTrace& t = m_trainer->loss_trace();
   const int64_t end = t.end_count();
   if (m_posted_loss_end < 0 || m_posted_loss_end > end || m_posted_loss_end < t.first_count) {
     box.loss_trace(t, true);
@@ -39,15 +66,15 @@ void LiveRun::post_loss_trace(SessionMailbox& box) {
 
 void LiveRun::step() {
   const auto start = Clock::now();
-  if (auto row = trainer->step()) pending_rows.push_back(*row);
-  profile.step_s += seconds_since(start);
-  ++profile.steps;
+  if (auto row = m_trainer->step()) m_pending_rows.push_back(*row);
+  m_profile.step_s += seconds_since(start);
+  ++m_profile.steps;
 }
 
 std::vector<std::string> LiveRun::branch(int64_t step, bool& trains_on) {
-  Trainer& t = *trainer;
+  Trainer& t = *m_trainer;
   const int64_t left_at = t.current_step();
-  RunTree::BranchResult r = tree.branch(t, t.snapshots().index_at_step(step));
+  RunTree::BranchResult r = m_tree.branch(t, t.snapshots().index_at_step(step));
   const std::string from = std::to_string(t.current_step());
   const std::string kept = "; the line up to step " + std::to_string(left_at) + " is kept in the run tree";
   const std::string optimizer = r.exact ? " with its optimizer state (an exact continuation)"
@@ -61,10 +88,10 @@ std::vector<std::string> LiveRun::branch(int64_t step, bool& trains_on) {
 
 std::vector<std::string> LiveRun::recovery_notices() {
   std::vector<std::string> out;
-  for (const RecoveryEvent& e : trainer->take_new_recoveries()) {
+  for (const RecoveryEvent& e : m_trainer->take_new_recoveries()) {
     char b[96];
     std::snprintf(b, sizeof b, "; learning rate x%g from now on (recovery %d of %d)", e.lr_scale, e.attempt,
-                  trainer->config().training.max_recoveries);
+                  m_trainer->config().training.max_recoveries);
     out.push_back("training diverged at step " + std::to_string(e.step) + " (" + e.reason + "): went back to step " +
                   std::to_string(e.rolled_back_to) + b);
   }
@@ -92,8 +119,8 @@ std::string load_failure_text(const std::string& source, bool kept) {
 bool LiveRun::settle_metrics(SessionMailbox& box) {
   bool ok = true;
   try {
-    for (const auto& row : trainer->flush_metrics())
-      pending_rows.push_back(row);
+    for (const auto& row : m_trainer->flush_metrics())
+      m_pending_rows.push_back(row);
   } catch (const DivergedError& e) {
     ok = false;
     box.error(std::string("training stopped: ") + e.what());
@@ -107,13 +134,13 @@ void LiveRun::post_recoveries(SessionMailbox& box) {
   for (const auto& n : notices)
     box.notice(n);
   if (!notices.empty()) {
-    box.replace_history(trainer->history());
+    box.replace_history(m_trainer->history());
     resend_loss_trace();
   }
 }
 
 void LiveRun::post_frame(SessionMailbox& box, int64_t step, int32_t max_w, int32_t max_h) {
-  Trainer& t = *trainer;
+  Trainer& t = *m_trainer;
   if (t.snapshot_count() == 0) return;
   try {
     const size_t i = t.snapshots().index_at_step(step);
@@ -133,7 +160,7 @@ void LiveRun::post_window(SessionMailbox& box, const RenderWindow& window, int32
     opts.max_tile_pixels = int64_t(1) << 16; // small bands: a newer request cancels soon
     opts.progress = [&current](double) { return current(); };
     if (frame_step >= 0) {
-      Trainer& t = *trainer;
+      Trainer& t = *m_trainer;
       if (t.snapshot_count() == 0) return;
       const size_t i = t.snapshots().index_at_step(frame_step);
       // Thinned away since it was shown, or a picture only: nothing sharper to draw.
@@ -141,19 +168,19 @@ void LiveRun::post_window(SessionMailbox& box, const RenderWindow& window, int32
       box.zoom(std::make_shared<Image>(t.render_snapshot(i, w, h, opts)), generation, frame_step);
       return;
     }
-    box.zoom(std::make_shared<Image>(trainer->render(w, h, opts)), generation, trainer->current_step());
+    box.zoom(std::make_shared<Image>(m_trainer->render(w, h, opts)), generation, m_trainer->current_step());
   } catch (const std::exception&) {
     // cancelled by a newer view, or the weights cannot be drawn: the enlarged preview stays
   }
 }
 
 SessionStatus LiveRun::status(bool running) {
-  Trainer& t = *trainer;
+  Trainer& t = *m_trainer;
   SessionStatus s;
   s.has_run = true;
   s.running = running;
-  s.image_path = image;
-  s.source_path = source;
+  s.image_path = m_image;
+  s.source_path = m_source;
   s.backend = t.backend().name();
   s.device = t.backend().device_description();
   s.step = t.current_step();
@@ -163,8 +190,11 @@ SessionStatus LiveRun::status(bool running) {
   s.config = t.config();
   s.width = t.dataset().image.width;
   s.height = t.dataset().image.height;
-  s.image_width = image_width;
-  s.image_height = image_height;
+  s.image_width = m_image_width;
+  s.image_height = m_image_height;
+  s.lines = m_tree.lines(t);
+  s.unsaved = m_changes.unsaved(s.step, s.lines.size());
+  s.model_path = m_changes.model_path();
   auto& win = m_rate_window;
   const double now = t.elapsed_seconds(); // training time: a stop (SIGSTOP) is no time
   win.emplace_back(now, s.step);
@@ -177,16 +207,16 @@ SessionStatus LiveRun::status(bool running) {
 }
 
 SessionProfile LiveRun::take_profile() {
-  SessionProfile out = profile;
+  SessionProfile out = m_profile;
   out.wall_s = seconds_since(m_profile_since);
-  out.backend = trainer->backend().take_step_profile();
-  profile = SessionProfile{};
+  out.backend = m_trainer->backend().take_step_profile();
+  m_profile = SessionProfile{};
   m_profile_since = Clock::now();
   return out;
 }
 
 bool LiveRun::preview(SessionMailbox& box, DeviceFrameRing* ring, bool host, int32_t max_w, int32_t max_h) {
-  Trainer& t = *trainer;
+  Trainer& t = *m_trainer;
   const int64_t step = t.current_step();
   // At the size shown, never more than the training grid: on the GPU too, a 100-megapixel run
   // would otherwise draw 100 megapixels for a pane of a few hundred thousand.
@@ -194,10 +224,10 @@ bool LiveRun::preview(SessionMailbox& box, DeviceFrameRing* ring, bool host, int
   fit_within(t.dataset().image.width, t.dataset().image.height, max_w, max_h, pw, ph);
   const auto start = Clock::now();
   bool device_done = false, device_ok = true;
-  if (ring && device) {
+  if (ring && m_device) {
     try {
       void* dst = ring->begin_write(pw, ph);
-      device->render_rgba8_device(pw, ph, dst);
+      m_device->render_rgba8_device(pw, ph, dst);
       ring->end_write(step);
       device_done = true;
       box.device_preview(step);
@@ -209,14 +239,14 @@ bool LiveRun::preview(SessionMailbox& box, DeviceFrameRing* ring, bool host, int
   // The host copy: always on the CPU; on the GPU only when asked for (paused, finished, or the
   // error map and pixel tooltip need it).
   if (!device_done || host) box.preview(std::make_shared<Image>(t.render(pw, ph)), step);
-  last_preview = Clock::now();
-  last_preview_step = step;
-  profile.preview_s += std::chrono::duration<double>(last_preview - start).count();
+  m_last_preview = Clock::now();
+  m_last_preview_step = step;
+  m_profile.preview_s += std::chrono::duration<double>(m_last_preview - start).count();
   return device_ok;
 }
 
 void LiveRun::post_frames(SessionMailbox& box, bool force) {
-  const SnapshotStore& store = trainer->snapshots();
+  const SnapshotStore& store = m_trainer->snapshots();
   const int64_t newest = store.empty() ? -1 : store.frames().back().metrics.step;
   // The bytes change too when frames lose their optimizer state (Snapshot::resumable).
   if (!force && store.size() == m_posted_frames && store.thinned() == m_posted_thinned && newest == m_posted_newest &&
@@ -238,10 +268,10 @@ void LiveRun::post_frames(SessionMailbox& box, bool force) {
 
 std::shared_ptr<const NetworkSnapshot> LiveRun::network() {
   auto net = std::make_shared<NetworkSnapshot>();
-  net->model = trainer->config().model;
-  net->params = trainer->parameters();
-  net->fourier_b = trainer->fourier_b();
-  net->step = trainer->current_step();
+  net->model = m_trainer->config().model;
+  net->params = m_trainer->parameters();
+  net->fourier_b = m_trainer->fourier_b();
+  net->step = m_trainer->current_step();
   return net;
 }
 
@@ -250,7 +280,7 @@ void LiveRun::write_model(const std::string& path, bool make_folder) {
     std::error_code ec;
     std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
   }
-  trainer->with_checkpoint(source_image, [&](const Checkpoint& c) { save_checkpoint(path, c); });
+  m_trainer->with_checkpoint(m_source_image, [&](const Checkpoint& c) { save_checkpoint(path, c); });
 }
 
 void LiveRun::run_export(SessionMailbox& box, const std::string& what, const std::string& path,
@@ -275,15 +305,15 @@ void LiveRun::run_export(SessionMailbox& box, const std::string& what, const std
 
 std::string LiveRun::export_image_what(int32_t w, int32_t h, int64_t snapshot_step) const {
   std::string what = "export " + std::to_string(w) + "x" + std::to_string(h);
-  if (snapshot_step >= 0 && trainer->snapshot_count() > 0)
+  if (snapshot_step >= 0 && m_trainer->snapshot_count() > 0)
     what += " (step " +
-            std::to_string(trainer->snapshot(trainer->snapshots().index_at_step(snapshot_step)).metrics.step) + ")";
+            std::to_string(m_trainer->snapshot(m_trainer->snapshots().index_at_step(snapshot_step)).metrics.step) + ")";
   return what;
 }
 
 void LiveRun::export_image(const std::string& path, int32_t w, int32_t h, int bit_depth, int64_t snapshot_step,
                            const std::function<bool(double)>& progress) {
-  Trainer& t = *trainer;
+  Trainer& t = *m_trainer;
   const std::vector<float> params = snapshot_step >= 0 && t.snapshot_count() > 0
                                         ? frame_weights(t.snapshot(t.snapshots().index_at_step(snapshot_step)))
                                         : t.parameters();
@@ -295,8 +325,8 @@ void LiveRun::export_image(const std::string& path, int32_t w, int32_t h, int bi
 
 void LiveRun::export_comparison(const std::string& path, int32_t w, int32_t h, int bit_depth,
                                 const std::function<bool(double)>& progress) {
-  Trainer& t = *trainer;
-  const Image original = comparison_original(load_image(image), t.config().data);
+  Trainer& t = *m_trainer;
+  const Image original = comparison_original(load_image(m_image), t.config().data);
   const std::vector<float> params = t.parameters();
   RenderOptions opts;
   opts.progress = progress;
@@ -306,7 +336,7 @@ void LiveRun::export_comparison(const std::string& path, int32_t w, int32_t h, i
 
 void LiveRun::export_timelapse(const std::string& path, TimelapseOptions opts,
                                const std::function<bool(double)>& progress) {
-  Trainer& t = *trainer;
+  Trainer& t = *m_trainer;
   opts.progress = progress;
   redraw::export_timelapse(t.backend(), t.config().model, t.fourier_b(), t.snapshots().frames(), path, opts);
 }

@@ -55,8 +55,8 @@ void draw_menu_bar(UiState& ui) {
   }
   if (ImGui::BeginMenu("Training")) {
     if (ImGui::MenuItem(st.running ? "Pause" : "Train", "Space", false, st.has_run)) ui.push(intent::ToggleRun{});
-    if (ImGui::MenuItem("Step", ".", false, st.has_run && !st.running)) ui.push(intent::StepOnce{});
-    if (ImGui::MenuItem("Reset", "R", false, st.has_run)) ui.push(intent::Reset{});
+    if (ImGui::MenuItem("Step", ".", false, st.has_run && !st.running)) ui.push(run_command::StepOnce{});
+    if (ImGui::MenuItem("Reset", "R", false, st.has_run)) ui.push(run_command::Reset{});
     if (ImGui::MenuItem("Apply & reset", nullptr, false, st.has_run)) ui.push(intent::ApplyReset{});
     ImGui::Separator();
     if (ImGui::MenuItem("Compare with...", "C", false, st.has_run)) ui.compare.dialog_requested = true;

@@ -1,11 +1,12 @@
 // Every RunCommand's handler (ui/run_commands.h), run in order on the session's training thread:
-// one std::visit, one operator() per command. A handler reaches the run through the session's
-// parts (RunLimits, PreviewPacing, AutosaveRecord, the LiveRun and its RunChanges).
+// one std::visit, one operator() per command. A handler works through the RunContext
+// (ui/run_context.h): the run's verbs (LiveRun), its limits, preview pacing, autosave record and
+// mailbox.
 #include "ui/live_run.h"
-#include "ui/training_session.h"
+#include "ui/run_context.h"
 
 #include "engine/errors.h"
-#include "engine/training/open_run.h"
+#include "ui/load_request.h"
 
 #include <string>
 #include <vector>
@@ -13,85 +14,54 @@
 namespace redraw {
 using namespace run_command;
 
-struct TrainingSession::Handler {
-  TrainingSession& s;
+namespace {
+struct Handler {
+  RunContext& ctx;
+  const std::function<bool()>& quitting;
 
   /// Runs `work` on the run: skipped without one (`no_run`, when given, is reported then); what it
   /// throws is reported as "<what>: <message>", and the run goes on.
   template <class Work> void on_run(const std::string& what, Work&& work, const std::string& no_run = {}) const {
-    if (!s.m_run) return no_run.empty() ? void() : s.report_error(no_run);
+    LiveRun* run = ctx.run();
+    if (!run) return no_run.empty() ? void() : ctx.error(no_run);
     try {
-      work(*s.m_run);
+      work(*run);
     } catch (const std::exception& e) {
-      s.report_error(what + ": " + e.what());
+      ctx.error(what + ": " + e.what());
     }
   }
-  void report_all(const std::vector<std::string>& notices) const {
-    for (const auto& n : notices)
-      s.report_notice(n);
-  }
-  /// Writes the model (save, autosave, kept copy); recoveries it needed are reported.
-  void write_model(const std::string& path, bool make_folder) const {
-    s.m_run->write_model(path, make_folder);
-    s.report_recoveries(); // a diverged state is recovered before it is saved
-  }
-  /// Runs an export with busy/progress/cancel reporting; `work` gets the progress callback.
-  void run_export(const std::string& what, const std::string& path,
-                  const std::function<void(const std::function<bool(double)>&)>& work) const {
-    s.m_cancel = false;
-    s.m_run->run_export(s.m_mailbox, what, path, work, [this] { return !s.m_queue.quitting() && !s.m_cancel; });
+  /// Runs an export of the run: reported as `no_run` without one.
+  template <class What, class Work>
+  void run_export(const std::string& no_run, const std::string& path, What&& what, Work&& work) const {
+    LiveRun* run = ctx.run();
+    if (!run) return ctx.error(no_run);
+    ctx.run_export(what(*run), path, [&](const std::function<bool(double)>& progress) { work(*run, progress); },
+                   quitting);
   }
 
   // ---- the run ----------------------------------------------------------------------------------
   void operator()(const Load& c) const;
-  void operator()(const SetRunning& c) const {
-    if (c.on) s.m_stop_step = false;
-    if (c.on && !s.m_run) return;
-    if (c.on) {
-      const Trainer& t = *s.m_run->trainer;
-      const std::string refusal = s.m_limits.refusal(t.current_step(), t.total_steps(), t.time_budget_left());
-      if (!refusal.empty()) return s.report_notice(refusal);
-      s.m_limits.going_on_at(t.current_step());
-    }
-    s.m_running = c.on;
-    if (!c.on && s.m_run) s.pause_run();
-  }
-  void operator()(const StepOnce&) const {
-    if (!s.m_run || s.m_running) return;
-    s.m_stop_step = false;
-    s.m_run->trainer->set_stop_flag(&s.m_stop_step);
-    s.m_run->changes.changed();
-    try {
-      if (auto row = s.m_run->trainer->step()) s.m_run->pending_rows.push_back(*row);
-    } catch (const DivergedError& e) {
-      s.report_error(std::string("training stopped: ") + e.what());
-    }
-    s.pause_run();
-  }
+  void operator()(const SetRunning& c) const { ctx.set_running(c.on); }
+  void operator()(const StepOnce&) const { ctx.step_once(); }
   void operator()(const Reset&) const {
-    if (!s.m_run) return;
-    s.m_run->trainer->reset();
-    s.m_run->tree.reset();
-    report_all(s.m_run->tree.set_cap_bytes(*s.m_run->trainer, s.snapshot_cap()));
-    s.show_new_line();
+    if (!ctx.run()) return;
+    ctx.notices(ctx.run()->reset(ctx.snapshot_cap()));
+    ctx.show_new_line();
   }
   void operator()(const SetSchedule& c) const {
-    on_run("schedule", [&](LiveRun& run) {
-      run.trainer->set_total_steps(c.total_steps);
-      run.trainer->set_schedule(c.schedule);
-      run.changes.changed();
-    });
+    on_run("schedule", [&](LiveRun& run) { run.set_schedule(c.schedule, c.total_steps); });
   }
-  void operator()(const StopAt& c) const { s.m_limits.set_stop_at(c.step); }
+  void operator()(const StopAt& c) const { ctx.limits().set_stop_at(c.step); }
   void operator()(const SetTimeBudget& c) const {
-    s.m_limits.set_time_budget(c.seconds);
-    if (s.m_run) s.apply_time_budget();
+    ctx.limits().set_time_budget(c.seconds);
+    if (ctx.run()) ctx.apply_time_budget();
   }
   void operator()(const SetSnapshotCap& c) const {
-    s.m_snapshot_cap = c.bytes;
-    if (!s.m_run) return;
-    report_all(s.m_run->tree.set_cap_bytes(*s.m_run->trainer, c.bytes));
-    s.m_run->post_frames(s.m_mailbox, true); // the panel shows the new cap (and any thinning) at once
+    ctx.set_snapshot_cap(c.bytes);
+    LiveRun* run = ctx.run();
+    if (!run) return;
+    ctx.notices(run->set_cap(c.bytes));
+    run->post_frames(ctx.mailbox(), true); // the panel shows the new cap (and any thinning) at once
   }
   void operator()(const Branch& c) const;
   void operator()(const SwitchLine& c) const;
@@ -101,161 +71,134 @@ struct TrainingSession::Handler {
   void operator()(const Autosave& c) const;
   void operator()(const KeepCopy& c) const {
     on_run("could not keep a copy of the discarded run", [&](LiveRun&) {
-      write_model(c.path, true);
-      s.report_notice("the discarded run is kept in " + c.path);
+      ctx.write_model(c.path, true);
+      ctx.notice("the discarded run is kept in " + c.path);
     });
   }
   void operator()(const ExportImage& c) const {
-    if (!s.m_run) return s.report_error("export: nothing to export yet (open an image first)");
-    run_export(s.m_run->export_image_what(c.width, c.height, c.frame_step), c.path,
-               [&](const std::function<bool(double)>& progress) {
-                 s.m_run->export_image(c.path, c.width, c.height, c.bit_depth, c.frame_step, progress);
-               });
+    run_export(
+        "export: nothing to export yet (open an image first)", c.path,
+        [&](LiveRun& run) { return run.export_image_what(c.width, c.height, c.frame_step); },
+        [&](LiveRun& run, const auto& progress) {
+          run.export_image(c.path, c.width, c.height, c.bit_depth, c.frame_step, progress);
+        });
   }
   void operator()(const ExportComparison& c) const {
-    if (!s.m_run) return s.report_error("comparison: nothing to export yet (open an image first)");
-    if (s.m_run->image.empty())
-      return s.report_error("comparison: the original image of this run is not available");
-    run_export("comparison " + std::to_string(2 * c.width) + "x" + std::to_string(c.height), c.path,
-               [&](const std::function<bool(double)>& progress) {
-                 s.m_run->export_comparison(c.path, c.width, c.height, c.bit_depth, progress);
-               });
+    if (ctx.run() && !ctx.run()->has_original())
+      return ctx.error("comparison: the original image of this run is not available");
+    run_export(
+        "comparison: nothing to export yet (open an image first)", c.path,
+        [&](LiveRun&) { return "comparison " + std::to_string(2 * c.width) + "x" + std::to_string(c.height); },
+        [&](LiveRun& run, const auto& progress) {
+          run.export_comparison(c.path, c.width, c.height, c.bit_depth, progress);
+        });
   }
   void operator()(const ExportTimelapse& c) const {
-    if (!s.m_run) return s.report_error("timelapse: nothing to export yet (open an image first)");
-    run_export("timelapse (" + std::to_string(s.m_run->trainer->snapshot_count()) + " frames)", c.path,
-               [&](const std::function<bool(double)>& progress) {
-                 s.m_run->export_timelapse(c.path, c.options, progress);
-               });
+    run_export(
+        "timelapse: nothing to export yet (open an image first)", c.path,
+        [&](LiveRun& run) { return "timelapse (" + std::to_string(run.trainer().snapshot_count()) + " frames)"; },
+        [&](LiveRun& run, const auto& progress) { run.export_timelapse(c.path, c.options, progress); });
   }
 
   // ---- pictures and data for the GUI ------------------------------------------------------------
   void operator()(const RenderPicture& c) const {
     on_run(
-        "compare export",
-        [&](LiveRun& run) { s.m_mailbox.picture(std::make_shared<Image>(run.trainer->render(c.width, c.height))); },
+        "compare export", [&](LiveRun& run) { ctx.mailbox().picture(run.render(c.width, c.height)); },
         "compare export: no run");
   }
   void operator()(const RenderZoom& c) const {
-    const auto current = [this, generation = c.generation] { return s.m_zoom_generation == generation; };
-    if (s.m_run && current())
-      s.m_run->post_window(s.m_mailbox, c.window, c.width, c.height, c.generation, current, c.frame_step);
+    const auto current = [this, generation = c.generation] { return ctx.zoom_current(generation); };
+    if (ctx.run() && current())
+      ctx.run()->post_window(ctx.mailbox(), c.window, c.width, c.height, c.generation, current, c.frame_step);
   }
-  void operator()(const RequestHostPreview&) const { s.m_pacing.want_host(); }
+  void operator()(const RequestHostPreview&) const { ctx.pacing().want_host(); }
   void operator()(const RequestNetwork&) const {
-    if (s.m_run) s.m_mailbox.network(s.m_run->network());
+    if (ctx.run()) ctx.mailbox().network(ctx.run()->network());
   }
 
   // ---- previews -----------------------------------------------------------------------------------
-  void operator()(const SetPreviewEvery& c) const { s.m_pacing.set_every(c.steps); }
-  void operator()(const SetPreviewLimit& c) const { s.m_pacing.limit_posted(PreviewSize{c.max_w, c.max_h}); }
-  void operator()(const SetMinPreviewInterval& c) const { s.m_pacing.set_min_interval(c.seconds); }
-  void operator()(const SetPreviewShare& c) const { s.m_pacing.set_share(c.share); }
+  void operator()(const SetPreviewEvery& c) const { ctx.pacing().set_every(c.steps); }
+  void operator()(const SetPreviewLimit& c) const { ctx.pacing().limit_posted(PreviewSize{c.max_w, c.max_h}); }
+  void operator()(const SetMinPreviewInterval& c) const { ctx.pacing().set_min_interval(c.seconds); }
+  void operator()(const SetPreviewShare& c) const { ctx.pacing().set_share(c.share); }
 
   void operator()(const Flush& c) const {
     if (c.done) c.done->set_value();
   }
 };
 
-void TrainingSession::Handler::operator()(const Load& c) const {
+void Handler::operator()(const Load& c) const {
   const LoadRequest& req = c.request;
-  s.m_mailbox.busy("loading");
+  ctx.mailbox().busy("loading");
   try {
-    OpenRunOptions options;
-    options.config = req.config;
-    options.backend = req.backend;
-    options.precision = may_use_gpu(req.backend) ? req.precision : std::string();
-    options.limits = req.limits;
-    OpenedRun opened = open_run({req.image, req.model}, s.m_make_backend, options);
-    report_all(opened.notices);
-    if (!opened.backend_notice.empty() && !s.m_backend_notice_shown) s.report_notice(opened.backend_notice);
-    s.m_backend_notice_shown = true;
-    auto run = std::make_unique<LiveRun>(std::move(opened), req.model.empty() ? req.image : req.model);
-    // The user's frame memory cap outlives the trainer (after restore, so a model's frames are
-    // thinned to it too).
-    (void)run->tree.set_cap_bytes(*run->trainer, s.snapshot_cap());
-    run->changes = RunChanges(req.model); // a run just opened has nothing unsaved
-    // Success: the new run replaces the old one.
-    s.m_running = false;
-    s.m_run = std::move(run);
-    s.ensure_frame_ring();
-    ++s.m_trainer_id;
-    s.apply_time_budget();
-    const std::shared_ptr<const Dataset> data = s.m_run->trainer->shared_dataset();
-    s.m_mailbox.new_history(s.m_run->trainer->history(), ++s.m_run_id,
-                            std::shared_ptr<const Image>(data, &data->image)); // the trainer's floats, shared
-    s.make_preview(true);
-    s.m_run->post_frames(s.m_mailbox, true);
+    ctx.adopt(ctx.open(req)); // success: the new run replaces the old one
   } catch (const ImageBudgetError& e) { // the app offers to open it with a larger budget
     const std::string file = !req.image.empty() ? req.image : req.model;
-    s.m_mailbox.budget_offer(BudgetOffer{req, file, e.needed_bytes, e.budget_bytes, e.what()});
+    ctx.mailbox().budget_offer(BudgetOffer{req, file, e.needed_bytes, e.budget_bytes, e.what()});
   } catch (...) {
-    s.report_error(load_failure_text(req.model.empty() ? req.image : req.model, s.m_run != nullptr));
+    ctx.error(load_failure_text(req.model.empty() ? req.image : req.model, ctx.run() != nullptr));
   }
-  s.m_mailbox.idle();
+  ctx.mailbox().idle();
 }
 
-void TrainingSession::Handler::operator()(const Branch& c) const {
+void Handler::operator()(const Branch& c) const {
   on_run("resume from here", [&](LiveRun& run) {
-    if (run.trainer->snapshot_count() == 0) return;
-    s.settle_metrics(); // the line being left keeps every row it measured
-    run.trainer->pause_clock();
+    if (run.trainer().snapshot_count() == 0) return;
+    ctx.settle_metrics(); // the line being left keeps every row it measured
+    run.pause_clock();
     bool trains_on = false;
     const std::vector<std::string> notices = run.branch(c.step, trains_on);
-    s.show_new_line();
-    if (trains_on) {
-      s.m_running = true;
-      s.m_limits.going_on_at(run.trainer->current_step());
-    }
-    report_all(notices);
+    ctx.show_new_line();
+    if (trains_on) ctx.train_on();
+    ctx.notices(notices);
   });
 }
 
-void TrainingSession::Handler::operator()(const SwitchLine& c) const {
+void Handler::operator()(const SwitchLine& c) const {
   on_run("switch line", [&](LiveRun& run) {
-    Trainer& t = *run.trainer;
-    s.settle_metrics();
-    t.pause_clock();
+    ctx.settle_metrics();
+    run.pause_clock();
     std::vector<std::string> notices;
-    if (!run.tree.switch_to(t, c.line, notices)) return;
-    s.m_running = false;
-    s.show_new_line();
-    report_all(notices);
-    s.report_notice("switched to the run-tree line at step " + std::to_string(t.current_step()) +
-                    "; Space trains it further");
+    if (!run.switch_line(c.line, notices)) return;
+    ctx.stop();
+    ctx.show_new_line();
+    ctx.notices(notices);
+    ctx.notice("switched to the run-tree line at step " + std::to_string(run.trainer().current_step()) +
+               "; Space trains it further");
   });
 }
 
-void TrainingSession::Handler::operator()(const Save& c) const {
-  if (!s.m_run) return s.report_error("save: nothing to save yet (open an image first)");
+void Handler::operator()(const Save& c) const {
+  if (!ctx.run()) return ctx.error("save: nothing to save yet (open an image first)");
   try {
-    write_model(c.path, false);
-    s.m_run->changes.saved(c.path);
-    s.m_mailbox.saved(c.path);
-    s.report_notice("saved " + c.path);
+    ctx.write_model(c.path, false);
+    ctx.run()->saved(c.path);
+    ctx.mailbox().saved(c.path);
+    ctx.notice("saved " + c.path);
   } catch (const std::exception& e) {
-    s.report_error(std::string("save: ") + e.what());
-    s.m_mailbox.save_failed(c.path);
+    ctx.error(std::string("save: ") + e.what());
+    ctx.mailbox().save_failed(c.path);
   }
 }
 
-void TrainingSession::Handler::operator()(const Autosave& c) const {
-  if (!s.m_run) return;
-  const Trainer& t = *s.m_run->trainer;
-  if (!s.m_autosave.due(s.m_trainer_id, t.current_step())) return;
+void Handler::operator()(const Autosave& c) const {
+  LiveRun* run = ctx.run();
+  if (!run) return;
+  if (!ctx.autosave().due(ctx.trainer_id(), run->trainer().current_step())) return;
   try {
-    write_model(c.path, true);
-    s.m_autosave.succeeded(s.m_trainer_id, t.current_step());
+    ctx.write_model(c.path, true);
+    ctx.autosave().succeeded(ctx.trainer_id(), run->trainer().current_step()); // after a recovery's rollback
   } catch (const std::exception& e) {
-    if (s.m_autosave.failed(e.what())) s.report_error(std::string("autosave failed: ") + e.what());
+    if (ctx.autosave().failed(e.what())) ctx.error(std::string("autosave failed: ") + e.what());
   }
 }
+} // namespace
 
-void TrainingSession::handle(const RunCommand& command) {
+void handle_run_command(RunContext& context, const RunCommand& command, const std::function<bool()>& quitting) {
   try {
-    std::visit(Handler{*this}, command);
+    std::visit(Handler{context, quitting}, command);
   } catch (const std::exception& e) {
-    report_error(e.what());
+    context.error(e.what());
   }
 }
 

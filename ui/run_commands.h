@@ -6,7 +6,12 @@
 ///   nothing to save yet").
 /// - A command that fails reports an error message, and the run goes on as it was.
 /// - A few take part of their effect at once, on the posting thread (see TrainingSession::post).
-/// - Adding a command: its struct here, its place in RunCommand, its handler in run_commands.cpp.
+/// - Each command carries its traits beside its struct (`traits`, a CommandTraits; none: all
+///   false): whether the unsaved-training prompt holds it (confirm_prompt.cpp), whether run B is
+///   given it too while comparing (compare_view.cpp), whether part of it takes effect at once
+///   (TrainingSession::post). Panels push a command as an intent (ui/intents.h) as it is.
+/// - Adding a command: its struct here (with its traits), its place in RunCommand, its handler in
+///   run_commands.cpp.
 #include "engine/export/renderer.h"
 #include "engine/export/timelapse_export.h"
 #include "engine/run_config.h"
@@ -17,22 +22,40 @@
 #include <future>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <variant>
 
 namespace redraw {
+
+/// What the GUI side does with a command besides running it; read through command_traits().
+struct CommandTraits {
+  bool guarded = false;          ///< the Save / Discard / Cancel prompt holds it while the run is unsaved
+  bool follows_b = false;        ///< while comparing, run B is given the same command
+  bool immediate = false;        ///< part of it takes effect at once, on the posting thread (RunContext::take_at_once)
+  bool leaves_timelapse = false; ///< the canvas follows the run again instead of a scrubbed frame
+};
+
 namespace run_command {
 
 // ---- the run ------------------------------------------------------------------------------------
 /// Opens an image or a model; the run it replaces goes only once the new one has opened.
 struct Load {
+  static constexpr CommandTraits traits{.guarded = true};
   LoadRequest request;
 };
 /// Train or pause. A pause also leaves a step in progress at once (between its chunks).
 struct SetRunning {
+  static constexpr CommandTraits traits{.follows_b = true, .immediate = true};
   bool on = false;
 };
-struct StepOnce {}; ///< one step while paused
-struct Reset {};    ///< the network re-initialised, the run tree cleared; the config stays
+/// One step while paused.
+struct StepOnce {
+  static constexpr CommandTraits traits{.follows_b = true};
+};
+/// The network re-initialised, the run tree cleared; the config stays.
+struct Reset {
+  static constexpr CommandTraits traits{.guarded = true, .follows_b = true};
+};
 /// A schedule and step count mid-run (Trainer::set_schedule / set_total_steps).
 struct SetSchedule {
   ScheduleSpec schedule;
@@ -55,10 +78,12 @@ struct SetSnapshotCap {
 /// "Resume training from here": the line left is kept in the run tree, a new one continues from
 /// the frame at or before `step`, and training goes on (unless the run is at its last step).
 struct Branch {
+  static constexpr CommandTraits traits{.leaves_timelapse = true};
   int64_t step = 0;
 };
 /// Makes run-tree line `line` (RunLine::id) the current one; the run pauses.
 struct SwitchLine {
+  static constexpr CommandTraits traits{.leaves_timelapse = true};
   int32_t line = 0;
 };
 
@@ -104,6 +129,7 @@ struct RenderPicture {
 /// width x height into SessionSnapshot::zoom with `generation`. A newer request cancels one still
 /// rendering; generation 0 only cancels. Failures are silent: the enlarged preview stays.
 struct RenderZoom {
+  static constexpr CommandTraits traits{.immediate = true};
   RenderWindow window;
   int32_t width = 0, height = 0;
   uint64_t generation = 0;
@@ -120,6 +146,7 @@ struct SetPreviewEvery {
 /// Previews no larger than max_w x max_h (the pane that shows them, in screen pixels); 0: no
 /// limit. Takes effect at once, even for a load in progress.
 struct SetPreviewLimit {
+  static constexpr CommandTraits traits{.immediate = true};
   int32_t max_w = 0, max_h = 0;
 };
 /// Previews while training at least this many seconds apart (0..10; the GUI's frame interval).
@@ -148,5 +175,23 @@ using RunCommand =
                  run_command::RequestHostPreview, run_command::RequestNetwork, run_command::SetPreviewEvery,
                  run_command::SetPreviewLimit, run_command::SetMinPreviewInterval, run_command::SetPreviewShare,
                  run_command::Flush>;
+
+/// `C`'s traits (all false when its struct declares none).
+template <class C> constexpr CommandTraits traits_of() {
+  if constexpr (requires { C::traits; })
+    return C::traits;
+  else
+    return CommandTraits{};
+}
+/// The traits of the command `command` holds.
+inline CommandTraits command_traits(const RunCommand& command) {
+  return std::visit([](const auto& c) { return traits_of<std::decay_t<decltype(c)>>(); }, command);
+}
+/// Whether `C` is one of RunCommand's commands.
+template <class C, class V = RunCommand> struct is_run_command;
+template <class C, class... T> struct is_run_command<C, std::variant<T...>> {
+  static constexpr bool value = (std::is_same_v<C, T> || ...);
+};
+template <class C> constexpr bool is_run_command_v = is_run_command<C>::value;
 
 } // namespace redraw

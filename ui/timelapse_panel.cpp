@@ -51,7 +51,7 @@ void draw_run_tree(UiState& ui) {
     char item[200];
     std::snprintf(item, sizeof item, "%*s%s%s%s##line%d", depth * 3, "", l.label().c_str(),
                   l.exact ? "" : "  (optimizer restarted)", l.active ? "  (current)" : "", int(l.id));
-    if (ImGui::Selectable(item, l.active) && !l.active) ui.push(intent::SwitchLine{int32_t(l.id)});
+    if (ImGui::Selectable(item, l.active) && !l.active) ui.push(run_command::SwitchLine{int32_t(l.id)});
     if (!l.active && ImGui::IsItemHovered()) ImGui::SetTooltip("%s in memory", format_bytes(l.bytes).c_str());
   }
   ImGui::EndPopup();
@@ -160,7 +160,7 @@ void draw_frame_actions(UiState& ui) {
   }
   ImGui::SameLine();
   ImGui::BeginDisabled(kind == 0);
-  if (ImGui::Button("Resume training from here")) ui.push(intent::BranchFromFrame{f.step});
+  if (ImGui::Button("Resume training from here")) ui.push(run_command::Branch{f.step});
   ImGui::EndDisabled();
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
     ImGui::SetTooltip("Trains on from step %lld as a new branch. The line you leave stays in the run tree\n"
@@ -179,7 +179,7 @@ void draw_frame_actions(UiState& ui) {
   if (ImGui::InputInt("frame memory cap (MB)", &ui.settings.snapshot_cap_mb, 16, 64,
                       ImGuiInputTextFlags_EnterReturnsTrue)) {
     ui.settings.snapshot_cap_mb = std::clamp(ui.settings.snapshot_cap_mb, 1, 65536);
-    ui.push(intent::SetSnapshotCap{size_t(int64_t(ui.settings.snapshot_cap_mb) << 20)});
+    ui.push(run_command::SetSnapshotCap{size_t(int64_t(ui.settings.snapshot_cap_mb) << 20)});
   }
 }
 } // namespace

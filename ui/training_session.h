@@ -9,10 +9,11 @@
 /// - Snapshot: the thread posts typed updates (new metrics rows, status, the newest preview) into
 ///   its SessionMailbox; the GUI takes them once per frame (SessionSnapshot::take_from). Neither
 ///   side holds a lock for longer than a few moves, so 30+ fps holds while the CPU trains.
-/// - The rules the session follows live in their own parts: when training pauses by itself
-///   (RunLimits), when and how large previews come (PreviewPacing, ui/frame_pacing.h), whether the
-///   run holds unsaved training (RunChanges, kept by the LiveRun), and which autosave to skip
-///   (AutosaveRecord, ui/autosave.h). The session is the thread and the queue that call them.
+/// - The session is a thread, a queue (RunCommandQueue) and a context (RunContext,
+///   ui/run_context.h): the context owns the run and the rules it follows, when training pauses by
+///   itself (RunLimits), when and how large previews come (PreviewPacing, ui/frame_pacing.h),
+///   whether the run holds unsaved training (RunChanges, kept by the LiveRun), and which autosave
+///   to skip (AutosaveRecord, ui/autosave.h).
 /// - Previews: on a GPU backend (one with a DeviceRenderer) the frame goes into a DeviceFrameRing
 ///   for the GUI's GL interop; a host copy follows only when asked for.
 /// - Backends come from the BackendFactory and the device frames from the DeviceInterop that
@@ -24,12 +25,9 @@
 #include "engine/insight/neuron_maps.h"
 #include "engine/metrics.h"
 #include "engine/model_files/checkpoint.h"
-#include "engine/training/run_tree.h"
-#include "ui/autosave.h"
-#include "ui/frame_pacing.h"
 #include "ui/run_command_queue.h"
 #include "ui/run_commands.h"
-#include "ui/run_limits.h"
+#include "ui/run_context.h"
 #include "ui/session_mailbox.h"
 
 #include <atomic>
@@ -41,8 +39,6 @@
 #include <thread>
 
 namespace redraw {
-
-struct LiveRun;
 
 class TrainingSession {
 public:
@@ -67,81 +63,28 @@ public:
   /// timeout. For the autosave on quit.
   bool flush(double timeout_s);
   /// Cancels a running export (any thread); it removes what it wrote.
-  void cancel_export() { m_cancel = true; }
+  void cancel_export() { m_context.cancel_export(); }
   /// Asks for the timelapse frame at or before `step`, rendered at the training size. Requests
   /// coalesce: only the newest is served, so dragging a slider never queues work.
   void request_frame(int64_t step) { m_queue.request_frame(step); }
   /// Why the last autosave failed, or "" when it worked (or none ran). Any thread; after flush()
   /// it tells the outcome of an autosave posted before it.
-  std::string autosave_error() const { return m_autosave.error(); }
+  std::string autosave_error() const { return m_context.autosave().error(); }
 
   /// Where the training thread publishes; the GUI takes from it (SessionSnapshot::take_from).
-  SessionMailbox& mailbox() { return m_mailbox; }
+  SessionMailbox& mailbox() { return m_context.mailbox(); }
   /// A snapshot of what was published since the last take (one-off reads: tests, closing run B).
   SessionSnapshot take();
   /// Device preview frames (a GPU backend with interop); null otherwise.
-  std::shared_ptr<DeviceFrameRing> device_frames() const;
+  std::shared_ptr<DeviceFrameRing> device_frames() const { return m_context.device_frames(); }
   /// Lets the training thread publish device frames (the GUI sets it when interop works).
-  void enable_device_preview(bool on);
+  void enable_device_preview(bool on) { m_context.enable_device_preview(on); }
 
 private:
-  struct Handler; ///< one handler per command (ui/run_commands.cpp)
-  /// Runs one command on the training thread (ui/run_commands.cpp).
-  void handle(const RunCommand& command);
-
   void thread_main();
-  void train_slice();
-  void make_preview(bool force);
-  /// Moves the metrics rows a GPU run measures a step late into the snapshot (pause, end, one step).
-  void settle_metrics();
-  /// After a reset, a branch or a line switch (training thread): the run changed; its history
-  /// replaces the published one, with a new run id, and its preview and frames are posted.
-  void show_new_line();
-  /// Gives the current trainer the session's time budget, counting from now.
-  void apply_time_budget();
-  void publish_status();
-  /// The frame memory cap every trainer of this session gets.
-  size_t snapshot_cap() const { return m_snapshot_cap > 0 ? m_snapshot_cap : k_default_snapshot_cap_bytes; }
-  void report_error(const std::string& what) { m_mailbox.error(what); }
-  void report_notice(const std::string& what) { m_mailbox.notice(what); }
-  void serve_frame_request();
-  /// Reports the trainer's new recoveries from divergence and republishes the rolled-back history.
-  void report_recoveries();
-  /// Training stops: the rows still measuring are settled, the clock paused, a preview made.
-  void pause_run();
-  /// A GPU run's device frame ring, made once when device previews are on (training thread).
-  void ensure_frame_ring();
 
-  SessionMailbox m_mailbox;
   RunCommandQueue m_queue;
-  // Shared with the GUI thread, under m_mutex.
-  mutable std::mutex m_mutex;
-  std::shared_ptr<DeviceFrameRing> m_frames;
-  bool m_device_preview_enabled = false;
-  std::atomic<bool> m_cancel{false};
-  std::atomic<uint64_t> m_zoom_generation{0}; ///< the newest RenderZoom posted
-  /// The trainer's stop flag (Trainer::set_stop_flag): set from any thread by a pause or a quit,
-  /// so a long full-batch step is left between its chunks instead of holding them up; cleared on
-  /// the session thread when training or a single step is asked for again.
-  std::atomic<bool> m_stop_step{false};
-
-  // Set once before the thread starts.
-  BackendFactory m_make_backend;
-  std::shared_ptr<DeviceInterop> m_interop;
-  std::shared_ptr<SliceTurns> m_turns;
-  int32_t m_turn_slot = 0;
-
-  // Training thread only (except where their types say otherwise).
-  std::unique_ptr<LiveRun> m_run;
-  bool m_running = false;
-  RunLimits m_limits;         ///< stop-at step and time budget, for every run of the session
-  PreviewPacing m_pacing;     ///< preview cadence and size (its limit is set from the GUI thread)
-  AutosaveRecord m_autosave;  ///< the last autosave (its error is read from the GUI thread)
-  uint64_t m_run_id = 0;
-  uint64_t m_trainer_id = 0;
-  bool m_backend_notice_shown = false; ///< "using the CPU backend" is said once per session
-  size_t m_snapshot_cap = 0;           ///< SetSnapshotCap's bytes; 0 = the Trainer's default
-
+  RunContext m_context; ///< the training thread's (its "any thread" members aside)
   std::thread m_thread; // last: starts after every member above exists
 };
 

@@ -29,7 +29,7 @@ TEST_CASE("ui confirm: Open, Quit, Reset and Apply & reset ask on an unsaved run
   UiState ui = unsaved_run("/pics/horse.png");
   CHECK(needs_confirmation(ui, UiIntent{intent::OpenPath{"/pics/cat.png"}}));
   CHECK(needs_confirmation(ui, UiIntent{intent::Quit{}}));
-  CHECK(needs_confirmation(ui, UiIntent{intent::Reset{}}));
+  CHECK(needs_confirmation(ui, UiIntent{run_command::Reset{}}));
   CHECK(needs_confirmation(ui, UiIntent{intent::ApplyReset{}}));
   CHECK(needs_confirmation(ui, UiIntent{intent::ShowDialog{FileDialogPurpose::Open}}));
   CHECK_FALSE(needs_confirmation(ui, UiIntent{intent::ShowDialog{FileDialogPurpose::SaveModel}}));
@@ -60,8 +60,8 @@ TEST_CASE("ui confirm: Cancel drops the held action, Discard releases it with a 
   ask_confirmation(ui, UiIntent{intent::OpenPath{"/pics/cat.png"}});
   confirm_discard(ui);
   REQUIRE(ui.intents.size() == 2);
-  REQUIRE(ui.intents[0].is<intent::KeepDiscarded>());
-  CHECK(ui.intents[0].get<intent::KeepDiscarded>()->path.find("/autosave/discarded-") != std::string::npos);
+  REQUIRE(ui.intents[0].is<run_command::KeepCopy>());
+  CHECK(ui.intents[0].get<run_command::KeepCopy>()->path.find("/autosave/discarded-") != std::string::npos);
   CHECK(ui.intents[1].is<intent::OpenPath>());
   CHECK(ui.intents[1].confirmed);
   CHECK_FALSE(ui.confirm.holding);

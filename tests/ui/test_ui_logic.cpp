@@ -250,11 +250,11 @@ TEST_CASE("ui: the export dialog's bit depth reaches a PNG-frames timelapse") {
   d.export_kind = 0;
   d.path = "/tmp/x.png";
   in = export_intent(d, tl);
-  REQUIRE(in.is<intent::ExportImage>());
-  CHECK(in.get<intent::ExportImage>()->bit_depth == 16);
-  CHECK(in.get<intent::ExportImage>()->frame == -1);
+  REQUIRE(in.is<run_command::ExportImage>());
+  CHECK(in.get<run_command::ExportImage>()->bit_depth == 16);
+  CHECK(in.get<run_command::ExportImage>()->frame_step == -1);
   d.export_kind = 1;
-  CHECK(export_intent(d, tl).is<intent::ExportComparison>());
+  CHECK(export_intent(d, tl).is<run_command::ExportComparison>());
 }
 
 TEST_CASE("ui: the preset combo says custom for a model of another shape; saved models become recent") {

@@ -256,7 +256,7 @@ Done timing_command(const Line& l, UiState& ui) {
 }
 
 /// The commands that act on the run: keys, drops, the timelapse, comparisons, saves.
-Done run_command(const Line& l, UiState& ui) {
+Done run_script_command(const Line& l, UiState& ui) {
   const std::string& cmd = l.cmd;
   const std::string& arg = l.arg;
   if (cmd == "key") {
@@ -283,11 +283,11 @@ Done run_command(const Line& l, UiState& ui) {
     ui.push(intent::OpenWithBudget{});
   } else if (cmd == "resume_here") {
     if (!ui.timelapse.active) return l.fail("no frame is scrubbed");
-    ui.push(intent::BranchFromFrame{ui.timelapse.wanted_step()});
+    ui.push(run_command::Branch{ui.timelapse.wanted_step()});
   } else if (cmd == "stop_at") { // stop_at STEP: training pauses by itself at STEP
-    ui.push(intent::StopAt{std::stoll(arg)});
+    ui.push(run_command::StopAt{std::stoll(arg)});
   } else if (cmd == "switch_line") {
-    ui.push(intent::SwitchLine{int32_t(std::stoll(arg))});
+    ui.push(run_command::SwitchLine{int32_t(std::stoll(arg))});
   } else if (cmd == "exec") {
     if (const int rc = std::system(arg.c_str()); rc != 0) return l.fail("exited with " + std::to_string(rc));
   } else if (cmd == "save") { // what File > Save model does with PATH
@@ -406,7 +406,7 @@ void run_test_script(TestScript& s, UiState& ui) {
     const size_t sp = text.find(' ');
     const Line l{s, text, text.substr(0, sp), sp == std::string::npos ? std::string() : trim(text.substr(sp + 1))};
     Done done = timing_command(l, ui);
-    if (done == Done::NotMine) done = run_command(l, ui);
+    if (done == Done::NotMine) done = run_script_command(l, ui);
     if (done == Done::NotMine) done = view_command(l, ui);
     if (done == Done::NotMine) done = sweep_command(l, ui);
     if (done == Done::NotMine) done = l.fail("unknown command");
