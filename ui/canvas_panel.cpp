@@ -196,15 +196,15 @@ struct CanvasLayout {
 /// The panes the view mode (or the comparison) shows, and their rectangles.
 void choose_panes(const UiState& ui, const Image* truth, CanvasLayout& L) {
   const RunView& run = ui.run;
-  const bool frame = ui.timelapse.active && ui.frame_texture && !ui.frame_texture->empty() && ui.timelapse.frame;
+  const bool frame = ui.timelapse.active && run.tex.frame && !run.tex.frame->empty() && ui.timelapse.frame;
   L.frame = frame;
-  Pane all[3] = {{"ground truth", ui.truth_texture, truth, {}, {}},
+  Pane all[3] = {{"ground truth", run.tex.truth, truth, {}, {}},
                  {frame ? "timelapse frame" : "reconstruction",
-                  frame ? ui.frame_texture : ui.recon_texture,
+                  frame ? run.tex.frame : run.tex.recon,
                   frame ? ui.timelapse.frame.get() : run.reconstruction.get(),
                   {},
                   {}},
-                 {"error |prediction - truth|", ui.error_texture, nullptr, {}, {}}};
+                 {"error |prediction - truth|", run.tex.error, nullptr, {}, {}}};
   all[1].step = frame ? ui.timelapse.shown_step : run.shown_step;
   all[1].recon = true;
   if (ui.compare.open) {
@@ -212,7 +212,7 @@ void choose_panes(const UiState& ui, const Image* truth, CanvasLayout& L) {
     all[1].caption = cmp.label_a.c_str();
     const bool b_frame = frame && cmp.frame_shown(); // linked scrubbing: B's frame at A's step
     Pane b{cmp.label_b.c_str(),
-           b_frame ? cmp.frame_texture : cmp.texture,
+           b_frame ? cmp.run.tex.frame : cmp.run.tex.recon,
            b_frame ? cmp.frame.get() : cmp.run.reconstruction.get(),
            {},
            {},
@@ -298,7 +298,7 @@ void draw_pane(UiState& ui, ImDrawList* dl, const CanvasLayout& L, int i, const 
     caption = L.frame ? "timelapse frame, drawn at screen resolution" : "reconstruction, drawn at screen resolution";
   else if (p.recon && L.frame && !frame_sharpens && zoomed_past_texels(texel_zoom, fb.x))
     caption = "timelapse frame: a picture only, enlarged";
-  if (p.texture == ui.error_texture) {
+  if (p.texture == ui.run.tex.error) {
     // The scale matters more than the long caption: "error" alone when both do not fit, then
     // a compact legend, and no legend only when even that does not fit.
     ErrorLegend legend(v, false);
@@ -403,7 +403,7 @@ void draw_canvas(UiState& ui) {
   }
 
   const Image* truth = ui.run.ground_truth.get();
-  if (!truth || !ui.truth_texture || ui.truth_texture->empty()) {
+  if (!truth || !ui.run.tex.truth || ui.run.tex.truth->empty()) {
     const char* msg = ui.run.status.busy ? "Loading..." : "Drop an image here, or File > Open (Ctrl+O)";
     const ImVec2 ts = ImGui::CalcTextSize(msg);
     dl->AddText(ImVec2(L.origin.x + (L.avail.x - ts.x) * 0.5f, L.origin.y + (L.avail.y - ts.y) * 0.5f),

@@ -70,7 +70,7 @@ void open_compare(UiState& ui, CompareSessions& cs, const intent::OpenCompare& i
   cs.b->post(run_command::Load{std::move(req)});
   if (st.running) cs.b->post(run_command::SetRunning{true});
   CompareState& cmp = ui.compare;
-  cmp.run = RunView{};
+  cmp.run.forget();
   cmp.open = true;
   cmp.split = ui.settings.compare_split;
   cmp.label_a = "A: " + (st.config.name.empty() ? std::string("run") : widget_text(st.config.name, 60));
@@ -166,7 +166,7 @@ void sync_linked_frame(UiState& ui, CompareSessions& cs, SessionSnapshot& take) 
   if (take.frame) {
     c.frame = std::move(take.frame);
     c.frame_step = take.frame_step;
-    if (cs.frame_texture_b) cs.frame_texture_b->upload_image(*c.frame);
+    if (c.run.tex.frame) c.run.tex.frame->upload_image(*c.frame);
   }
   if (!ui.timelapse.active || ui.timelapse.frames.empty()) {
     c.frame_requested = -1;
@@ -188,7 +188,7 @@ bool absorb_compare(UiState& ui, CompareSessions& cs, SessionSnapshot& take_a) {
   cs.b->report_messages(ui, take);
   if (take.picture) cs.export_b = std::move(take.picture);
   absorb_run_rows(ui.compare.run, take);
-  absorb_run_preview(ui.compare.run, cs.texture_b.get(), take);
+  absorb_run_preview(ui.compare.run, ui.compare.run.tex.recon, take);
   ++ui.compare.run.frames_since_preview;
   sync_linked_frame(ui, cs, take);
   finish_export(ui, cs);
@@ -209,7 +209,7 @@ void close_compare(UiState& ui, CompareSessions& cs) {
   }
   cs.export_path.clear();
   ui.compare.open = false;
-  ui.compare.run = RunView{};
+  ui.compare.run.forget();
   ui.compare.frame.reset();
   ui.compare.frame_step = ui.compare.frame_requested = -1;
   ui.view.fit_requested = true;

@@ -1,7 +1,7 @@
 #pragma once
 /// Compare runs: run B, made from run A's config with one change
 /// (engine/insight/compare_runs.h), trains from step 0 on the same image beside A.
-/// - CompareSessions owns B's RunSlot (ui/run_slot.h: the same type as run A's) and texture;
+/// - CompareSessions owns B's RunSlot (ui/run_slot.h: the same type as run A's);
 ///   both sessions share one SliceTurns, so on one device they train in alternating slices.
 /// - apply_compare_intent carries out the compare intents and makes B follow A's Train / Pause /
 ///   Step / Reset / Save (B saves beside A's file as NAME-B.redraw).
@@ -23,8 +23,7 @@ namespace redraw {
 struct CompareSessions {
   BackendFactory make_backend;
   std::shared_ptr<SliceTurns> turns = std::make_shared<SliceTurns>();
-  std::unique_ptr<RunSlot> b; ///< run B while comparing, labelled "B"
-  std::unique_ptr<PreviewTexture> texture_b, frame_texture_b;
+  std::unique_ptr<RunSlot> b; ///< run B while comparing, labelled "B" (its textures: ui.compare.run.tex)
   // A pending side-by-side export: both pictures are asked for, then composed.
   std::string export_path;
   std::shared_ptr<const Image> export_a, export_b;

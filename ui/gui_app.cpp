@@ -25,6 +25,7 @@
 #include <imgui_impl_opengl3.h>
 
 #include <algorithm>
+#include <array>
 #include <cfloat>
 #include <cmath>
 #include <chrono>
@@ -140,13 +141,13 @@ void release_held(GLFWwindow* window, const std::vector<int>& held) {
 /// Copies a waiting GPU frame into the reconstruction texture (a GPU backend with interop only).
 void upload_device_frame(UiState& ui, TrainingSession& session) {
   auto frames = session.device_frames();
-  if (!frames || !ui.recon_texture) return;
+  if (!frames || !ui.run.tex.recon) return;
   const void* ptr = nullptr;
   int32_t w = 0, h = 0;
   int64_t step = 0;
   if (!frames->begin_read(ptr, w, h, step)) return;
   try {
-    if (ui.recon_texture->upload_device(ptr, w, h)) {
+    if (ui.run.tex.recon->upload_device(ptr, w, h)) {
       ui.run.shown_step = step;
       ui.run.frames_since_preview = 0;
     }
@@ -200,7 +201,7 @@ void take_news(UiState& ui, TrainingSession& session, CompareSessions& compare, 
 /// default cadence).
 void tell_sessions(UiState& ui, RunSlot& run_a, CompareSessions& compare, LoopState& st, double frame_s) {
   TrainingSession& session = run_a.session();
-  const bool device_path = ui.recon_texture && std::string_view(ui.recon_texture->kind()) == "cuda-gl";
+  const bool device_path = ui.run.tex.recon && std::string_view(ui.run.tex.recon->kind()) == "cuda-gl";
   const bool error_shown = ui.view.mode == CanvasMode::SideBySide || ui.view.mode == CanvasMode::Error;
   if (device_path && error_shown && ui.run.status.running && ui.now - st.last_host_request > 1.0) {
     session.post(run_command::RequestHostPreview{});
@@ -452,6 +453,26 @@ int end_session(UiState& ui, TrainingSession& session, CompareSessions& compare,
   return signal != 0 ? 128 + signal : code;
 }
 
+/// The textures one run draws with, owned; its RunView's `tex` points at them. GL context current.
+struct RunTextureSet {
+  std::unique_ptr<PreviewTexture> truth = make_host_texture(), recon, error = make_host_texture(),
+                                  frame = make_host_texture();
+  /// `device_recon`: a device-fed preview texture, or null for a host one.
+  explicit RunTextureSet(std::unique_ptr<PreviewTexture> device_recon = nullptr)
+      : recon(device_recon ? std::move(device_recon) : make_host_texture()) {}
+  RunTextures pointers() const { return RunTextures{truth.get(), recon.get(), error.get(), frame.get()}; }
+};
+
+/// Run A's preview texture: fed from the device when the backend may be a GPU and interop works
+/// (the session is then told to hand GPU frames over), else null (a host one).
+std::unique_ptr<PreviewTexture> device_recon_texture(const UiState& ui, const GuiOptions& opts, TrainingSession& a) {
+  if (!may_use_gpu(ui.settings.backend)) return nullptr;
+  std::string why;
+  std::unique_ptr<PreviewTexture> recon = make_device_preview_texture(opts.interop.get(), &why);
+  if (recon) a.enable_device_preview(true);
+  return recon;
+}
+
 /// One session in the open window: the textures, the training session and run B, the first load,
 /// the frame loop and the end; returns the exit code. The session joins its thread and the
 /// textures go before this returns, while the context is current.
@@ -459,27 +480,13 @@ int run_session(GLFWwindow* window, UiState& ui, const GuiOptions& opts, Autosav
   const TestOptions& test = opts.testing;
   CompareSessions compare; // run B of Training > Compare with... (one device: A and B take turns)
   compare.make_backend = opts.make_backend;
-  compare.texture_b = make_host_texture();
-  ui.compare.texture = compare.texture_b.get();
-  compare.frame_texture_b = make_host_texture();
-  ui.compare.frame_texture = compare.frame_texture_b.get();
   RunSlot run_a(std::make_unique<TrainingSession>(opts.make_backend, opts.interop, compare.turns), "");
   TrainingSession& session = run_a.session();
-  auto truth = make_host_texture();
-  auto error = make_host_texture();
-  auto frame = make_host_texture();
+  // Each run's textures, A's then B's (B's stay while no comparison is open: RunView::forget).
+  const std::array<RunTextureSet, 2> textures{RunTextureSet(device_recon_texture(ui, opts, session)), RunTextureSet()};
+  ui.run.tex = textures[0].pointers();
+  ui.compare.run.tex = textures[1].pointers();
   auto zoom = make_host_texture();
-  std::unique_ptr<PreviewTexture> recon;
-  if (may_use_gpu(ui.settings.backend)) {
-    std::string why;
-    recon = make_device_preview_texture(opts.interop.get(), &why);
-    if (recon) session.enable_device_preview(true);
-  }
-  if (!recon) recon = make_host_texture();
-  ui.truth_texture = truth.get();
-  ui.recon_texture = recon.get();
-  ui.error_texture = error.get();
-  ui.frame_texture = frame.get();
   ui.zoom_texture = zoom.get();
   InsightResources insight; // the Spectrum and Neuron maps windows' worker and textures
   ui.insight.res = &insight;

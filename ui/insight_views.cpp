@@ -116,7 +116,7 @@ bool update_spectrum(UiState& ui, TrainingSession& session, InsightResources& re
     }
   }
   // On a GPU backend the previews skip the host: ask for a host copy about once a second.
-  const bool device_path = ui.recon_texture && std::string_view(ui.recon_texture->kind()) == "cuda-gl";
+  const bool device_path = ui.run.tex.recon && std::string_view(ui.run.tex.recon->kind()) == "cuda-gl";
   if (ui.settings.show_spectrum && device_path && ui.run.status.running && ui.now - s.last_host_request > 1.0) {
     session.post(run_command::RequestHostPreview{});
     s.last_host_request = ui.now;

@@ -16,12 +16,12 @@ namespace redraw {
 void update_error_map(UiState& ui, const Image& shown) {
   CanvasView& v = ui.view;
   const Image* truth = ui.run.truth_for(shown);
-  if (!ui.error_texture || !truth) return; // no truth, or a frame of another run
+  if (!ui.run.tex.error || !truth) return; // no truth, or a frame of another run
   const float full = v.error_auto ? auto_error_full_scale(shown, *truth) : 1.0f / std::max(1e-3f, v.error_gain);
   if (full <= 0) return;
   const auto rgba = error_heat_map(shown, *truth, 1.0f / full);
   if (rgba.empty()) return;
-  ui.error_texture->upload_host(rgba.data(), truth->width, truth->height);
+  ui.run.tex.error->upload_host(rgba.data(), truth->width, truth->height);
   v.error_full_scale = full;
   v.error_dirty = false;
 }
@@ -115,13 +115,13 @@ void absorb_snapshot(UiState& ui, SessionSnapshot&& take) {
   if (take.ground_truth) {
     run.ground_truth = std::move(take.ground_truth);
     run.truth_shown.reset();
-    if (ui.truth_texture)
-      ui.truth_texture->upload_image(*run.ground_truth); // a band of rows at a time: no whole RGBA8 copy
+    if (run.tex.truth)
+      run.tex.truth->upload_image(*run.ground_truth); // a band of rows at a time: no whole RGBA8 copy
     run.reconstruction.reset();
     error_needed = true;
   }
   if (take.preview) {
-    absorb_run_preview(run, ui.recon_texture, take);
+    absorb_run_preview(run, run.tex.recon, take);
     error_needed = true;
   }
   if (error_needed && displayed_reconstruction(ui)) update_error_map(ui, *displayed_reconstruction(ui));

@@ -120,9 +120,9 @@ void draw_status_bar(UiState& ui) {
     fields.push_back({"loss -  PSNR -", text, true});
   }
   fields.push_back({printf_string("%dx%d", st.width, st.height), text, false, 3});
-  const char* path = ui.recon_texture ? ui.recon_texture->kind() : "-";
+  const char* path = ui.run.tex.recon ? ui.run.tex.recon->kind() : "-";
   fields.push_back(
-      {printf_string("preview %s %.2f ms", path, ui.recon_texture ? ui.recon_texture->last_upload_ms() : 0.0), text,
+      {printf_string("preview %s %.2f ms", path, ui.run.tex.recon ? ui.run.tex.recon->last_upload_ms() : 0.0), text,
        false, 5, true});
 
   // Drop the least important fields until the row fits what is left of the window.

@@ -31,7 +31,7 @@ void sync_timelapse(UiState& ui, TrainingSession& session) {
     if (step == want) {
       tl.frame = img;
       tl.shown_step = step;
-      if (ui.frame_texture) ui.frame_texture->upload_image(*img);
+      if (ui.run.tex.frame) ui.run.tex.frame->upload_image(*img);
       ui.view.error_dirty = true;
       update_error_map(ui, *img);
       return;

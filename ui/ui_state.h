@@ -4,7 +4,7 @@
 ///   touches it; the training thread is reached through TrainingSession and UiIntent.
 /// - Panels never call the session directly: they push UiIntents, which gui_app.cpp carries out
 ///   after the frame's widgets are drawn (so one place owns every side effect).
-/// - No GL types here (docs/contributing.md, 7): textures are reached through PreviewTexture pointers.
+/// - No GL types here (docs/contributing.md, 7): textures are reached through PreviewTexture pointers (RunTextures).
 #include "engine/backend_names.h"
 #include "engine/metric_columns.h"
 #include "engine/run_config.h"
@@ -71,7 +71,7 @@ struct TimelapseState {
   float fps = 8.0f;
   double next_advance = 0;
   int64_t requested_step = -1;        ///< asked of the session, not yet arrived
-  int64_t shown_step = -1;            ///< step of the frame in frame_texture
+  int64_t shown_step = -1;            ///< step of the frame in run.tex.frame
   std::shared_ptr<const Image> frame; ///< host pixels of the shown frame
   /// Frames seen so far at the training size, by step (cleared when the run changes).
   std::vector<std::pair<int64_t, std::shared_ptr<const Image>>> cache;
@@ -167,7 +167,23 @@ struct LayoutProbe {
 };
 
 /// Everything the GUI thread knows about the run, copied from the session each frame.
+/// The textures a run draws with (owned by run_gui's RunTextureSet, ui/preview_texture.h; null
+/// before they are made). Each run has its own: run A's and run B's pictures never share one.
+struct RunTextures {
+  PreviewTexture* truth = nullptr; ///< the ground truth
+  PreviewTexture* recon = nullptr; ///< the latest preview (fed from the device on a GPU with interop)
+  PreviewTexture* error = nullptr; ///< the error map |prediction - truth|
+  PreviewTexture* frame = nullptr; ///< the timelapse frame shown (scrubbed, or linked to run A's)
+};
+
 struct RunView {
+  RunTextures tex; ///< what this run draws with; kept by forget()
+  /// Forgets everything of the run shown (a new run B) but the textures it draws with.
+  void forget() {
+    const RunTextures kept = tex;
+    *this = RunView{};
+    tex = kept;
+  }
   SessionStatus status;
   std::vector<MetricsRow> history;
   std::shared_ptr<const Image> ground_truth;
@@ -183,7 +199,7 @@ struct RunView {
     return nullptr;
   }
   int64_t preview_step = -1;
-  int64_t shown_step = -1; ///< step of the picture in recon_texture
+  int64_t shown_step = -1; ///< step of the picture in tex.recon
   uint64_t run_id = 0;
   uint64_t trainer_id = 0;
   /// Plot columns, appended as rows arrive: one per metric column (engine/metric_columns.h), in its
@@ -212,14 +228,12 @@ struct CompareState {
   float rect_a[4] = {0, 0, 0, 0}, rect_b[4] = {0, 0, 0, 0}; ///< each run's picture last frame (sidecar)
   std::string label_a, label_b; ///< "A: siren", "B: fourier"
   std::string label_split;      ///< the split view's caption: "A: siren  |  B: fourier"
-  RunView run;                       ///< run B, folded in like UiState::run
-  PreviewTexture* texture = nullptr; ///< B's reconstruction
+  RunView run; ///< run B, folded in like UiState::run
   // Linked scrubbing: while A's timelapse is scrubbed, B shows its own frame at or before that step.
-  PreviewTexture* frame_texture = nullptr;
-  std::shared_ptr<const Image> frame; ///< B's frame in frame_texture
+  std::shared_ptr<const Image> frame; ///< B's frame in run.tex.frame
   int64_t frame_step = -1;            ///< its step
   int64_t frame_requested = -1;       ///< the step last asked of B's session
-  bool frame_shown() const { return frame && frame_texture && !frame_texture->empty(); }
+  bool frame_shown() const { return frame && run.tex.frame && !run.tex.frame->empty(); }
 };
 
 struct UiState {
@@ -252,12 +266,8 @@ struct UiState {
   /// A load refused for the image memory budget, offered again with a larger one for its file.
   std::optional<BudgetOffer> budget_offer;
 
-  // Textures (owned by run_gui; may be null before the first image).
-  PreviewTexture* truth_texture = nullptr;
-  PreviewTexture* recon_texture = nullptr;
-  PreviewTexture* error_texture = nullptr;
-  PreviewTexture* frame_texture = nullptr; ///< the timelapse frame being scrubbed
-  PreviewTexture* zoom_texture = nullptr;  ///< the sharp zoom's render (ui/zoom_view.h)
+  // Run A's textures are ui.run.tex, run B's ui.compare.run.tex.
+  PreviewTexture* zoom_texture = nullptr; ///< the sharp zoom's render (owned by run_gui; ui/zoom_view.h)
 
   // Frame timing.
   FramePacing pacing; ///< set once at startup from GL_RENDERER (see frame_pacing.h for the rule)

@@ -103,7 +103,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   UiState ui;
   NullTexture truth, recon, error, frame;
-  ui.truth_texture = &truth, ui.recon_texture = &recon, ui.error_texture = &error, ui.frame_texture = &frame;
+  ui.run.tex = RunTextures{&truth, &recon, &error, &frame};
   {
     TrainingSession session([](const std::string&, std::string*, const std::string&) -> std::unique_ptr<Backend> {
       return std::make_unique<CpuBackend>();

@@ -114,9 +114,9 @@ std::string load_test_script(const std::string& path, TestScript& out) {
 
 /// The ground truth's texture, read back from GL, holds exactly to_rgba8 of the training image.
 bool truth_texels_match(const UiState& ui, std::string& error) {
-  if (!ui.truth_texture || !ui.run.ground_truth) return false;
+  if (!ui.run.tex.truth || !ui.run.ground_truth) return false;
   std::vector<uint8_t> texels;
-  if (!ui.truth_texture->read_rgba(texels)) {
+  if (!ui.run.tex.truth->read_rgba(texels)) {
     error = "the ground truth's texture cannot be read back";
     return false;
   }
