@@ -179,17 +179,14 @@ void sync_linked_frame(UiState& ui, CompareSessions& cs, SessionSnapshot& take) 
 }
 } // namespace
 
-bool absorb_compare(UiState& ui, CompareSessions& cs, SessionSnapshot& take_a) {
+bool absorb_compare(UiState& ui, CompareSessions& cs, SessionSnapshot& take_a, SessionSnapshot* take_b) {
   if (take_a.picture) cs.export_a = std::move(take_a.picture);
-  if (!cs.b) return false;
-  SessionSnapshot take = cs.b->take();
-  const bool news = take.preview || !take.rows.empty() || !take.errors.empty() || !take.notices.empty() ||
-                    take.status.running != ui.compare.run.status.running;
-  cs.b->report_messages(ui, take);
+  if (!cs.b || !take_b) return false;
+  SessionSnapshot& take = *take_b;
+  const bool news = take.has_news() || !take.rows.empty();
   if (take.picture) cs.export_b = std::move(take.picture);
   absorb_run_rows(ui.compare.run, take);
   absorb_run_preview(ui.compare.run, ui.compare.run.tex.recon, take);
-  ++ui.compare.run.frames_since_preview;
   sync_linked_frame(ui, cs, take);
   finish_export(ui, cs);
   return news;

@@ -37,10 +37,11 @@ CompareChange compare_change_from(const intent::OpenCompare& in);
 /// Handles OpenCompare, CloseCompare and ExportCompare, and makes B follow A's run intents. Returns
 /// true when the intent was a compare one (nothing more to do).
 bool apply_compare_intent(UiState& ui, TrainingSession& a, CompareSessions& cs, const UiIntent& in);
-/// Each frame: folds B's snapshot into ui.compare.run and B's texture; finishes a pending export
-/// once both pictures arrived. `take_a` is A's snapshot of this frame (its export picture).
-/// Takes run B's news into ui.compare; true when B brought something to show (a frame is due).
-bool absorb_compare(UiState& ui, CompareSessions& cs, SessionSnapshot& take_a);
+/// Each frame: folds B's snapshot `take_b` (null while not comparing; its messages already
+/// reported) into ui.compare.run and B's texture; finishes a pending export once both pictures
+/// arrived. `take_a` is A's snapshot of this frame (its export picture). True when B brought
+/// something to show (a frame is due).
+bool absorb_compare(UiState& ui, CompareSessions& cs, SessionSnapshot& take_a, SessionSnapshot* take_b);
 /// Ends the comparison (keeping A); waits for B's copy to be written. Also at quit.
 void close_compare(UiState& ui, CompareSessions& cs);
 /// Training > Compare with...: the one change that makes run B; and the "which run goes on" popup.

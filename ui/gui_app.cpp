@@ -138,18 +138,19 @@ void release_held(GLFWwindow* window, const std::vector<int>& held) {
   update_modifiers(io);
 }
 
-/// Copies a waiting GPU frame into the reconstruction texture (a GPU backend with interop only).
-void upload_device_frame(UiState& ui, TrainingSession& session) {
+/// Copies a waiting GPU frame into a run's reconstruction texture (a GPU backend with interop only).
+void upload_device_frame(UiState& ui, const OpenRun& run) {
+  TrainingSession& session = run.slot->session();
   auto frames = session.device_frames();
-  if (!frames || !ui.run.tex.recon) return;
+  if (!frames || !run.view->tex.recon) return;
   const void* ptr = nullptr;
   int32_t w = 0, h = 0;
   int64_t step = 0;
   if (!frames->begin_read(ptr, w, h, step)) return;
   try {
-    if (ui.run.tex.recon->upload_device(ptr, w, h)) {
-      ui.run.shown_step = step;
-      ui.run.frames_since_preview = 0;
+    if (run.view->tex.recon->upload_device(ptr, w, h)) {
+      run.view->shown_step = step;
+      run.view->frames_since_preview = 0;
     }
   } catch (const std::exception& e) {
     ui.notify(std::string("GPU preview failed, using host previews: ") + e.what(), true);
@@ -170,11 +171,24 @@ struct LoopState {
   std::string title;
 };
 
-/// Takes what the runs published: run A's snapshot, run B's, the insight views' and the
-/// timelapse's news; tells the pacing rule what changed.
-void take_news(UiState& ui, TrainingSession& session, CompareSessions& compare, SessionSnapshot& take, FrameEvents& ev) {
-  take.take_from(session.mailbox());
-  const bool compare_news = absorb_compare(ui, compare, take);
+/// The runs open now: run A, then run B while comparing.
+std::vector<OpenRun> open_runs(UiState& ui, RunSlot& run_a, CompareSessions& compare) {
+  std::vector<OpenRun> runs{OpenRun{&run_a, &ui.run}};
+  if (compare.b) runs.push_back(OpenRun{compare.b.get(), &ui.compare.run});
+  return runs;
+}
+
+/// Takes what the runs published (each run's snapshot and messages, run A's first), the insight
+/// views' and the timelapse's news; tells the pacing rule what changed.
+void take_news(UiState& ui, const std::vector<OpenRun>& runs, CompareSessions& compare, FrameEvents& ev) {
+  std::vector<SessionSnapshot*> takes;
+  for (const OpenRun& run : runs) {
+    takes.push_back(&run.slot->take_news());
+    run.slot->report_messages(ui, *takes.back());
+  }
+  TrainingSession& session = runs[0].slot->session();
+  SessionSnapshot& take = *takes[0];
+  const bool compare_news = absorb_compare(ui, compare, take, takes.size() > 1 ? takes[1] : nullptr);
   const ComparePace pace = ui.settings.compare_same_step ? ComparePace::SameStep : ComparePace::SameSecond;
   if (compare.turns->pace() != pace) compare.turns->set_pace(pace);
   for (const SessionProfile& p : take.profiles)
@@ -186,7 +200,7 @@ void take_news(UiState& ui, TrainingSession& session, CompareSessions& compare, 
   absorb_snapshot(ui, std::move(take));
   update_zoom(ui, session);
   const int64_t shown_before = ui.run.shown_step;
-  upload_device_frame(ui, session);
+  for (const OpenRun& run : runs) upload_device_frame(ui, run);
   const bool insight_news = update_insight(ui, session);
   const int64_t timelapse_before = ui.timelapse.shown_step;
   sync_timelapse(ui, session);
@@ -197,9 +211,10 @@ void take_news(UiState& ui, TrainingSession& session, CompareSessions& compare, 
 
 /// What the runs' sessions should know about the screen: the preview cadence and gap (no faster
 /// than frames show them), and, for GPU previews, a host copy about once a second while the error
-/// map or the pixel tooltip needs host pixels. Run B is told A's limit and gap (and keeps the
-/// default cadence).
-void tell_sessions(UiState& ui, RunSlot& run_a, CompareSessions& compare, LoopState& st, double frame_s) {
+/// map or the pixel tooltip needs host pixels. The other runs are told A's limit and gap (and keep
+/// the default cadence).
+void tell_sessions(UiState& ui, const std::vector<OpenRun>& runs, LoopState& st, double frame_s) {
+  RunSlot& run_a = *runs[0].slot;
   TrainingSession& session = run_a.session();
   const bool device_path = ui.run.tex.recon && std::string_view(ui.run.tex.recon->kind()) == "cuda-gl";
   const bool error_shown = ui.view.mode == CanvasMode::SideBySide || ui.view.mode == CanvasMode::Error;
@@ -212,7 +227,8 @@ void tell_sessions(UiState& ui, RunSlot& run_a, CompareSessions& compare, LoopSt
   const int32_t max_w = preview_limit(laid_out ? float(ui.preview_pane[0]) : fb.x * scale.x);
   const int32_t max_h = preview_limit(laid_out ? float(ui.preview_pane[1]) : fb.y * scale.y);
   run_a.tell(PreviewAsk{ui.settings.preview_every, max_w, max_h, watch_gap(ui.pacing, frame_s)});
-  if (compare.b) compare.b->tell(PreviewAsk{-1, run_a.told().max_w, run_a.told().max_h, run_a.told().gap});
+  for (size_t i = 1; i < runs.size(); ++i)
+    runs[i].slot->tell(PreviewAsk{-1, run_a.told().max_w, run_a.told().max_h, run_a.told().gap});
 }
 
 /// ImGui's frame: new frame, the main window, render into the back buffer.
@@ -260,15 +276,14 @@ std::string autosave_on_quit(TrainingSession& session, AutosaveSession& autosave
          autosave.model_path().string() + " instead, and the next launch offers to restore it";
 }
 
-/// The autosave (the session skips it when nothing changed since the last one), and run B's
-/// beside it (NAME-B.redraw): a crash loses neither run's training.
-void autosave_due(UiState& ui, RunSlot& run_a, CompareSessions& compare, const AutosaveSession* autosave,
-                  LoopState& st) {
+/// The autosave of every open run (the session skips it when nothing changed since the last one),
+/// run B's beside A's (NAME-B.redraw): a crash loses no run's training.
+void autosave_due(UiState& ui, const std::vector<OpenRun>& runs, const AutosaveSession* autosave, LoopState& st) {
   if (!autosave || ui.settings.autosave_minutes <= 0 || ui.now - st.last_autosave < 60.0 * ui.settings.autosave_minutes)
     return;
   st.last_autosave = ui.now;
-  for (RunSlot* slot : {&run_a, compare.b.get()})
-    if (slot) slot->post(run_command::Autosave{slot->autosave_path(autosave->model_path().string())});
+  for (const OpenRun& run : runs)
+    run.slot->post(run_command::Autosave{run.slot->autosave_path(autosave->model_path().string())});
 }
 
 /// The window's loop: take the runs' news, decide whether to draw (ui/frame_pacing.h: a frame
@@ -282,21 +297,22 @@ int frame_loop(GLFWwindow* window, UiState& ui, RunSlot& run_a, CompareSessions&
   st.last_autosave = st.last_host_request = glfwGetTime();
   FrameEvents ev;    // what the pacing rule sees
   double wait_s = 0; // until the next look, as the rule said last time
-  SessionSnapshot take;
   while (!glfwWindowShouldClose(window)) {
     glfwWaitEventsTimeout(wait_s); // returns at once on input
     if (signals.caught()) break;   // run_gui autosaves, then exits
     ui.now = glfwGetTime();
     const auto frame_start = std::chrono::steady_clock::now();
-    take_news(ui, session, compare, take, ev);
-    tell_sessions(ui, run_a, compare, st, ui.frame_ms * 1e-3);
+    const std::vector<OpenRun> runs = open_runs(ui, run_a, compare); // intents below may open or close B
+    take_news(ui, runs, compare, ev);
+    tell_sessions(ui, runs, st, ui.frame_ms * 1e-3);
     if (const auto code = hooks.after_news(ui, session)) return *code;
 
     ev.now = ui.now;
     ev.last_input = ui.last_input;
     ev.item_active = ImGui::IsAnyItemActive();
     ev.animating = ui.timelapse.playing || ui.run.status.busy;
-    ev.training = ui.run.status.running || ui.run.status.busy || ui.compare.run.status.running;
+    ev.training = ui.run.status.busy;
+    for (const OpenRun& run : runs) ev.training = ev.training || run.view->status.running;
     ev.forced = hooks.forces_frames() || !ui.intents.empty();
     ev.frame_seconds = ui.frame_ms * 1e-3;
     const FrameDecision decision = decide_frame(ui.pacing, ev);
@@ -304,7 +320,7 @@ int frame_loop(GLFWwindow* window, UiState& ui, RunSlot& run_a, CompareSessions&
     if (!decision.draw) continue;
     ev.last_frame = ui.now;
     ev.changed = ev.minor_change = false;
-    ++ui.run.frames_since_preview;
+    for (const OpenRun& run : runs) ++run.view->frames_since_preview;
     if (const std::string t = window_title(ui); t != st.title) {
       st.title = t;
       glfwSetWindowTitle(window, st.title.c_str());
@@ -315,7 +331,7 @@ int frame_loop(GLFWwindow* window, UiState& ui, RunSlot& run_a, CompareSessions&
     glfwGetFramebufferSize(window, &fw, &fh);
     if (const auto code = hooks.after_render(window, ui, fw, fh)) return *code;
     glfwSwapBuffers(window);
-    autosave_due(ui, run_a, compare, autosave, st);
+    autosave_due(ui, runs, autosave, st);
 
     std::vector<UiIntent> intents;
     intents.swap(ui.intents);

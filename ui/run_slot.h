@@ -36,6 +36,13 @@ public:
   bool flush(double timeout_s) { return m_session->flush(timeout_s); }
   void request_frame(int64_t step) { m_session->request_frame(step); }
   SessionSnapshot take() { return m_session->take(); }
+  /// Takes what the session published since the last call into this slot's own snapshot (kept, so
+  /// that its has_news() compares with the take before) and returns it; the caller may move out of
+  /// it until the next call.
+  SessionSnapshot& take_news() {
+    m_take.take_from(m_session->mailbox());
+    return m_take;
+  }
 
   /// Posts what of `ask` differs from what this slot's session was last told: the cadence and
   /// the size limit when they changed, the gap when it moved by more than 20% (so that a frame
@@ -53,6 +60,15 @@ private:
   std::unique_ptr<TrainingSession> m_session;
   std::string m_label;
   PreviewAsk m_told;
+  SessionSnapshot m_take;
+};
+
+/// A run the window serves: its slot (session, label, textures told) and what the GUI shows of it
+/// (UiState::run for run A, CompareState::run for run B). The frame loop goes over the open runs,
+/// run A first, for their news, messages, preview pacing and autosave.
+struct OpenRun {
+  RunSlot* slot = nullptr;
+  RunView* view = nullptr;
 };
 
 /// Reports `take`'s errors and notices as UiMessages, each after `prefix`, and empties them.

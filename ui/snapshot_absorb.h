@@ -7,8 +7,9 @@
 
 namespace redraw {
 
-/// Takes the session's snapshot: history, status, messages, ground truth and host preview
-/// (uploaded into the host textures, error map recomputed). Device frames are uploaded by the caller.
+/// Takes run A's snapshot: history, status, messages (those its RunSlot has not reported yet),
+/// ground truth and host preview (uploaded into ui.run's textures, error map recomputed). Device
+/// frames are uploaded by the caller.
 void absorb_snapshot(UiState& ui, SessionSnapshot&& take);
 /// The part of absorb_snapshot every run shares (run A, and run B when comparing): appends the new
 /// metrics rows to the history and plot columns (or replaces them) and takes the status.
