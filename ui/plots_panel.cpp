@@ -1,5 +1,6 @@
 #include "ui/panels.h"
 #include "ui/plot_widgets.h"
+#include "ui/shown_runs.h"
 
 #include "engine/metric_columns.h"
 
@@ -9,16 +10,16 @@
 
 namespace redraw {
 namespace {
-/// One series per run: A, and B when comparing (named in the legend then).
+/// One series per run shown (ui/shown_runs.h; named in the legend while comparing).
 /// Against steps, or against training seconds (View > Curves against time).
 /// `column` indexes engine/metric_columns.h's table (and RunView::plot_columns).
 std::vector<PlotSeries> run_series(const UiState& ui, size_t column, ImU32 color_a) {
   const size_t x = metric_index(ui.settings.plots_seconds ? "seconds" : "step");
-  std::vector<PlotSeries> out{{ui.run.plot_columns[x], ui.run.plot_columns[column], color_a}};
-  if (!ui.compare.open) return out;
-  out[0].label = ui.compare.label_a.c_str();
-  out.push_back(PlotSeries{ui.compare.run.plot_columns[x], ui.compare.run.plot_columns[column],
-                           IM_COL32(240, 110, 200, 255), ui.compare.label_b.c_str()});
+  std::vector<PlotSeries> out;
+  const std::vector<ShownRun> runs = shown_runs(ui);
+  for (size_t i = 0; i < runs.size(); ++i)
+    out.push_back(PlotSeries{runs[i].view->plot_columns[x], runs[i].view->plot_columns[column],
+                             shown_run_color(i, color_a, 255), runs[i].label});
   return out;
 }
 
@@ -39,11 +40,12 @@ PlotOptions curve_options(const UiState& ui, const char* title, bool log_y) {
 std::vector<PlotTrace> loss_traces(const UiState& ui) {
   std::vector<PlotTrace> out;
   if (ui.settings.plots_seconds) return out;
-  const auto add = [&](const RunView& run, ImU32 color) {
-    if (!run.loss_trace.empty()) out.push_back(PlotTrace{run.loss_trace.loss, double(run.loss_trace.first_count), color});
-  };
-  add(ui.run, IM_COL32(90, 170, 255, 90));
-  if (ui.compare.open) add(ui.compare.run, IM_COL32(240, 110, 200, 90));
+  const std::vector<ShownRun> runs = shown_runs(ui);
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const LossTrace& trace = runs[i].view->loss_trace;
+    if (!trace.empty())
+      out.push_back(PlotTrace{trace.loss, double(trace.first_count), shown_run_color(i, IM_COL32(90, 170, 255, 0), 90)});
+  }
   return out;
 }
 

@@ -1,5 +1,6 @@
 #include "ui/panels.h"
 #include "ui/bounded_text.h"
+#include "ui/shown_runs.h"
 #include "ui/ui_scale.h"
 
 #include <imgui.h>
@@ -94,19 +95,21 @@ void draw_status_bar(UiState& ui) {
   fields.push_back(
       {printf_string("step %lld / %lld", static_cast<long long>(st.step), static_cast<long long>(st.total_steps)),
        text});
-  const char* a_prefix = ui.compare.open ? "A " : "";
+  const std::vector<ShownRun> runs = shown_runs(ui);
+  const std::string a_prefix = *runs[0].letter ? std::string(runs[0].letter) + " " : std::string();
   if (const std::string r = rate_text(st); !r.empty())
     fields.push_back({a_prefix + r, text, !st.running, 2});
   else
-    fields.push_back({std::string(a_prefix) + "- steps/s", text, true, 2});
-  if (ui.compare.open && ui.compare.run.status.has_run) { // run B, training in turns with A
-    const SessionStatus& b = ui.compare.run.status;
-    const std::string r = rate_text(b);
-    const double psnr = ui.compare.run.history.empty() ? 0 : ui.compare.run.history.back().psnr_db;
-    fields.push_back({printf_string("B step %lld  %s  PSNR %.2f dB  (%s)", static_cast<long long>(b.step),
-                                    r.empty() ? "- steps/s" : r.c_str(), psnr,
-                                    ui.settings.compare_same_step ? "same step" : "same seconds"),
-                      ImVec4(0.95f, 0.55f, 0.85f, 1), false, 2});
+    fields.push_back({a_prefix + "- steps/s", text, true, 2});
+  for (size_t i = 1; i < runs.size(); ++i) { // the other runs, training in turns with A
+    const RunView& other = *runs[i].view;
+    if (!other.status.has_run) continue;
+    const std::string r = rate_text(other.status);
+    const double psnr = other.history.empty() ? 0 : other.history.back().psnr_db;
+    fields.push_back({printf_string("%s step %lld  %s  PSNR %.2f dB  (%s)", runs[i].letter,
+                                    static_cast<long long>(other.status.step), r.empty() ? "- steps/s" : r.c_str(),
+                                    psnr, ui.settings.compare_same_step ? "same step" : "same seconds"),
+                      ImGui::ColorConvertU32ToFloat4(shown_run_color(i, 0, 255)), false, 2});
   }
   char elapsed[32], eta[32];
   format_duration(elapsed, sizeof elapsed, st.elapsed_s);
