@@ -11,7 +11,7 @@
 /// `--size 4899 --preset instant --preset-batch` is a 24-megapixel run's step.
 #include "bench/bench_grid.h"
 #include "cpu/cpu_backend.h"
-#include "engine/cpu_threads.h"
+#include "engine/thread_budget.h"
 #include "engine/training/trainer.h"
 #include "tests/tool_support.h"
 

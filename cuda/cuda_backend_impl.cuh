@@ -14,7 +14,7 @@
 #include "cuda/parameter_copy.h"
 #include "cuda/render_kernels.cuh"
 #include "engine/errors.h"
-#include "engine/export/renderer.h"
+#include "engine/frames/renderer.h"
 
 #include <algorithm>
 #include <array>
@@ -117,7 +117,7 @@ struct BoundState {
   int64_t table_floats = 0;
   DeviceBuffer<float> batch_coords; ///< HashGrid minibatch: the chunk's coordinates (backward needs them)
   DeviceBuffer<float> enc_grad;     ///< HashGrid: dLoss/dEncoding of a chunk
-  /// A minibatch run's metric sample (engine/images/pixel_sample.h), when the image has more pixels:
+  /// A minibatch run's metric sample (engine/pixel_sample.h), when the image has more pixels:
   /// its coordinates and targets. metric_n == n: the whole dataset is measured.
   int64_t metric_n = 0;
   DeviceBuffer<float> metric_coords, metric_targets;

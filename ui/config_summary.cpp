@@ -1,7 +1,7 @@
 #include "ui/config_summary.h"
 
 #include "engine/backend.h"
-#include "engine/training/cpu_table_memory.h"
+#include "engine/deferred_table_memory.h"
 #include "engine/model_spec.h"
 #include "engine/training/schedule.h"
 

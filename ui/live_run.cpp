@@ -3,8 +3,8 @@
 #include "engine/export/comparison.h"
 #include "engine/errors.h"
 #include "engine/export/render_export.h"
-#include "engine/export/renderer.h"
-#include "engine/training/timelapse.h"
+#include "engine/frames/renderer.h"
+#include "engine/frames/timelapse.h"
 
 #include <cstdio>
 #include <filesystem>

@@ -3,7 +3,7 @@
 #include "ui/machine_fit.h"
 #include "ui/panels.h"
 
-#include "engine/cpu_threads.h"
+#include "engine/thread_budget.h"
 #include "ui/settings_store.h"
 
 #include <imgui.h>

@@ -7,7 +7,7 @@
 /// - A command that fails reports an error message, and the run goes on as it was.
 /// - A few take part of their effect at once, on the posting thread (see TrainingSession::post).
 /// - Adding a command: its struct here, its place in RunCommand, its handler in run_commands.cpp.
-#include "engine/export/renderer.h"
+#include "engine/frames/renderer.h"
 #include "engine/export/timelapse_export.h"
 #include "engine/run_config.h"
 #include "ui/load_request.h"

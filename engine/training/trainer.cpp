@@ -1,7 +1,7 @@
 #include "engine/training/trainer.h"
 
 #include "engine/errors.h"
-#include "engine/images/pixel_sample.h"
+#include "engine/pixel_sample.h"
 
 #include <limits>
 

@@ -15,7 +15,7 @@
 #include "engine/training/lagged_rows.h"
 #include "engine/training/metric_sampler.h"
 #include "engine/training/metrics_history.h"
-#include "engine/export/renderer.h"
+#include "engine/frames/renderer.h"
 #include "engine/training/schedule.h"
 #include "engine/training/snapshot_keeper.h"
 #include "engine/training/step_plan.h"

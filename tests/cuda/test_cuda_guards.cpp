@@ -13,7 +13,7 @@
 #include "cuda/mlp_pass.h"
 #include "cpu/cpu_backend.h"
 #include "engine/errors.h"
-#include "engine/export/renderer.h"
+#include "engine/frames/renderer.h"
 #include "engine/training/trainer.h"
 
 #include <doctest/doctest.h>

@@ -24,8 +24,8 @@
 #include "cuda/cuda_backend.h"
 #include "cpu/cpu_backend.h"
 #include "engine/errors.h"
-#include "engine/images/pixel_sample.h"
-#include "engine/export/renderer.h"
+#include "engine/pixel_sample.h"
+#include "engine/frames/renderer.h"
 #include "engine/rng_math.h"
 #include "engine/training/trainer.h"
 

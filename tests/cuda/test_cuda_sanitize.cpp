@@ -18,7 +18,7 @@
 #include "cuda/fused_mlp_rules.h"
 #include "cuda/hash_grid_choice.h"
 #include "cpu/cpu_backend.h"
-#include "engine/export/renderer.h"
+#include "engine/frames/renderer.h"
 #include "engine/rng_math.h"
 #include "engine/training/trainer.h"
 

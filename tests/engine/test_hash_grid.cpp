@@ -7,7 +7,7 @@
 
 #include "engine/model_files/checkpoint.h"
 #include "cpu/cpu_backend.h"
-#include "engine/cpu_threads.h"
+#include "engine/thread_budget.h"
 #include "engine/errors.h"
 #include "engine/rng_math.h"
 #include "engine/run_config.h"

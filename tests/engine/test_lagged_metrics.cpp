@@ -7,7 +7,7 @@
 
 #include "cpu/cpu_backend.h"
 #include "engine/errors.h"
-#include "engine/images/pixel_sample.h"
+#include "engine/pixel_sample.h"
 #include "engine/training/trainer.h"
 
 #include <doctest/doctest.h>

@@ -2,8 +2,8 @@
 // measured on it (sampled) beside the exact ones over every pixel.
 #include "test_support.h"
 
-#include "engine/cpu_threads.h"
-#include "engine/images/pixel_sample.h"
+#include "engine/thread_budget.h"
+#include "engine/pixel_sample.h"
 
 #include <doctest/doctest.h>
 

@@ -3,11 +3,11 @@
 #include "reference_mlp.h"
 #include "test_support.h"
 
-#include "engine/images/dataset.h"
+#include "engine/dataset.h"
 
 #include "engine/errors.h"
 #include "engine/loss_math.h"
-#include "engine/export/renderer.h"
+#include "engine/frames/renderer.h"
 
 #include <doctest/doctest.h>
 

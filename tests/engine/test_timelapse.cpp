@@ -6,7 +6,7 @@
 #include "cpu/cpu_backend.h"
 #include "engine/errors.h"
 #include "engine/half_float.h"
-#include "engine/training/timelapse.h"
+#include "engine/frames/timelapse.h"
 
 #include <doctest/doctest.h>
 
