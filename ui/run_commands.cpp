@@ -49,7 +49,7 @@ struct TrainingSession::Handler {
     if (c.on && !s.m_run) return;
     if (c.on) {
       const Trainer& t = *s.m_run->trainer;
-      const std::string refusal = s.m_limits.refusal(t.current_step(), t.total_steps(), t.time_budget_left());
+      const std::string refusal = s.m_limits.refusal(t.current_step(), t.total_steps(), t.clock().budget_left());
       if (!refusal.empty()) return s.report_notice(refusal);
       s.m_limits.going_on_at(t.current_step());
     }
@@ -123,7 +123,7 @@ struct TrainingSession::Handler {
   }
   void operator()(const ExportTimelapse& c) const {
     if (!s.m_run) return s.report_error("timelapse: nothing to export yet (open an image first)");
-    run_export("timelapse (" + std::to_string(s.m_run->trainer->snapshot_count()) + " frames)", c.path,
+    run_export("timelapse (" + std::to_string(s.m_run->trainer->frames().store().size()) + " frames)", c.path,
                [&](const std::function<bool(double)>& progress) {
                  s.m_run->export_timelapse(c.path, c.options, progress);
                });
@@ -182,7 +182,7 @@ void TrainingSession::Handler::operator()(const Load& c) const {
     ++s.m_trainer_id;
     s.apply_time_budget();
     const std::shared_ptr<const Dataset> data = s.m_run->trainer->shared_dataset();
-    s.m_mailbox.new_history(s.m_run->trainer->history(), ++s.m_run_id,
+    s.m_mailbox.new_history(s.m_run->trainer->record().rows(), ++s.m_run_id,
                             std::shared_ptr<const Image>(data, &data->image)); // the trainer's floats, shared
     s.make_preview(true);
     s.m_run->post_frames(s.m_mailbox, true);
@@ -197,7 +197,7 @@ void TrainingSession::Handler::operator()(const Load& c) const {
 
 void TrainingSession::Handler::operator()(const Branch& c) const {
   on_run("resume from here", [&](LiveRun& run) {
-    if (run.trainer->snapshot_count() == 0) return;
+    if (run.trainer->frames().store().empty()) return;
     s.settle_metrics(); // the line being left keeps every row it measured
     run.trainer->pause_clock();
     bool trains_on = false;

@@ -79,7 +79,7 @@ void TrainingSession::show_new_line() {
   m_run->changes.changed();
   apply_time_budget();
   m_run->restart_rows();
-  m_mailbox.new_history(m_run->trainer->history(), ++m_run_id);
+  m_mailbox.new_history(m_run->trainer->record().rows(), ++m_run_id);
   make_preview(true);
   m_run->post_frames(m_mailbox, true);
 }
@@ -157,7 +157,7 @@ void TrainingSession::train_slice() {
       if (t.stop_requested()) return; // a pause or a quit: its command, next, pauses the run
       report_recoveries();
       if (m_pacing.due(t.current_step(), seconds_since(m_run->last_preview))) make_preview(false);
-      if (m_limits.budget_spent(t.time_budget_left())) {
+      if (m_limits.budget_spent(t.clock().budget_left())) {
         pause_run();
         report_notice(m_limits.budget_notice(t.current_step()));
         return;
