@@ -12,7 +12,7 @@
 #include "engine/training/open_run.h"
 #include "engine/training/preset_match.h"
 #include "engine/export/render_export.h"
-#include "engine/export/renderer.h"
+#include "engine/frames/renderer.h"
 
 #include <nlohmann/json.hpp>
 

@@ -4,7 +4,7 @@
 // (up to milliseconds) before it sleeps. Next to a busy process that spin takes the core the other
 // thread of the team needs, and two threads fell far below one. A short spin (which
 // still catches the quick hand-overs between a step's parallel regions) then a sleep costs the
-// neighbour little; engine/cpu_threads.h measures the rest.
+// neighbour little; the CPU backend's measured team (cpu/team_sizer.h) does the rest.
 //
 // libgomp reads OMP_WAIT_POLICY and GOMP_SPINCOUNT once, in its own constructor, before main(),
 // and offers no call to change them later; an ELF .preinit_array entry runs early enough but libc

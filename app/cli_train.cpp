@@ -47,15 +47,15 @@ std::optional<MetricsRow> save_run(Trainer& t, SpectrumHistory& spectrum, const 
     // saved step's row holds the exact PSNR over every pixel (the rows before it were sampled),
     // measured from final.png's own predictions when the history lacks it: one pass, not two.
     const auto to_png = [&](const uint8_t* d, size_t n) { png->write(d, n); };
-    const bool exact =
-        !t.history().empty() && t.history().back().step == t.current_step() && t.history().back().psnr_exact;
+    const bool exact = !t.record().rows().empty() && t.record().rows().back().step == t.current_step() &&
+                       t.record().rows().back().psnr_exact;
     if (exact) t.render_png(t.dataset().image.width, t.dataset().image.height, to_png);
-    row = exact ? t.history().back() : t.render_png_measured(to_png);
+    row = exact ? t.record().rows().back() : t.render_png_measured(to_png);
   }
   AtomicFileWriter weights(dir / "model.redraw");
   // Written chunk by chunk; the weights are checked finite (recovered first if not).
   t.with_checkpoint(source, [&](const Checkpoint& ckpt) { write_checkpoint(weights, ckpt); });
-  const std::string csv = metrics_csv(t.history(), t.recoveries());
+  const std::string csv = metrics_csv(t.record().rows(), t.guard().recoveries());
   spectrum.record(t);
   const std::string spectrum_rows = spectrum.csv();
   metrics.write(bytes_of(csv));
@@ -267,7 +267,7 @@ public:
     if (o.time_limit) m_trainer.set_time_budget(*o.time_limit);
     install_interrupt_handler();
     m_trainer.set_stop_flag(&stop_flag()); // a signal stops a step between its chunks
-    m_seconds0 = m_trainer.elapsed_seconds();
+    m_seconds0 = m_trainer.clock().elapsed();
   }
 
   /// Trains to the end, a time limit or a signal. False when the run diverged past its
@@ -332,7 +332,7 @@ private:
   }
   int32_t max_recoveries() const { return m_trainer.config().training.max_recoveries; }
   /// Training time of this process: time stopped (SIGSTOP, Ctrl+Z) is not in it.
-  double trained_seconds() const { return m_trainer.elapsed_seconds() - m_seconds0; }
+  double trained_seconds() const { return m_trainer.clock().elapsed() - m_seconds0; }
   bool should_stop() {
     if (interrupted() || (m_o.time_limit && trained_seconds() >= *m_o.time_limit)) m_stopped = true;
     return m_stopped;
@@ -389,30 +389,30 @@ private:
       if (!m_o.quiet) m_progress.finish(describe(*saved_row, sps));
       std::printf("%s: %lld steps, PSNR %s, %s -> %s\n", m_stopped ? "stopped" : "done",
                   static_cast<long long>(m_trainer.current_step()), psnr_text(saved_row->psnr_db).c_str(),
-                  format_seconds(m_trainer.elapsed_seconds()).c_str(),
+                  format_seconds(m_trainer.clock().elapsed()).c_str(),
                   escape_control((m_dir / "final.png").string()).c_str());
     } else {
       if (!m_o.quiet) m_progress.finish();
       const std::filesystem::path model = m_dir / "model.redraw";
       std::printf("stopped: %lld steps, %s -> %s\n", static_cast<long long>(m_trainer.current_step()),
-                  format_seconds(m_trainer.elapsed_seconds()).c_str(), escape_control(model.string()).c_str());
+                  format_seconds(m_trainer.clock().elapsed()).c_str(), escape_control(model.string()).c_str());
       print_note(
           "final.png was not redrawn, to stop at once; `redraw render " + model.string() + " -o " +
           (m_dir / "final.png").string() + "` draws it" +
           (std::filesystem::exists(m_dir / "final.png") ? " (the one there is from an earlier checkpoint)" : ""));
     }
-    if (m_trainer.metric_rows() > 0) { // what the sampled rows cost (the floor: at most 5% of the training time)
-      const double share = 100.0 * m_trainer.metric_row_seconds() / std::max(1e-9, wall);
+    if (m_trainer.sampler().rows() > 0) { // what the sampled rows cost (the floor: at most 5% of the training time)
+      const double share = 100.0 * m_trainer.sampler().row_seconds() / std::max(1e-9, wall);
       std::printf("metrics rows: %lld sampled, %.2f s, %.1f%% of the training time\n",
-                  static_cast<long long>(m_trainer.metric_rows()), m_trainer.metric_row_seconds(), share);
+                  static_cast<long long>(m_trainer.sampler().rows()), m_trainer.sampler().row_seconds(), share);
     }
     if (m_peak_device >= 0) // `redraw sweep` and `redraw bench` read this line (peak_device_bytes)
       std::printf("%s%lld bytes (%.0f MiB) in use on the device at most, this process's and any other's\n",
                   k_peak_device_line, static_cast<long long>(m_peak_device), double(m_peak_device) / 1048576.0);
-    if (!m_trainer.recoveries().empty())
-      print_note(std::to_string(m_trainer.recoveries().size()) +
-                 " recovered divergence(s) in this run; the learning rate is x" + format_number(m_trainer.lr_scale()) +
-                 " (see the event column of metrics.csv)");
+    if (!m_trainer.guard().recoveries().empty())
+      print_note(std::to_string(m_trainer.guard().recoveries().size()) +
+                 " recovered divergence(s) in this run; the learning rate is x" +
+                 format_number(m_trainer.guard().lr_scale()) + " (see the event column of metrics.csv)");
   }
 
   const TrainCommand& m_o;

@@ -16,7 +16,7 @@
 #include "app/cli_usage_hints.h"
 #include "app/cli_version.h"
 #include "engine/backend_names.h"
-#include "engine/cpu_threads.h"
+#include "engine/thread_budget.h"
 #include "engine/errors.h"
 #include "engine/run_config.h"
 #include "engine/thread_settle.h"

@@ -8,7 +8,7 @@
 #include "app/cli_openmp_env.h"
 #include "bench/bench_grid.h"
 #include "cpu/cpu_backend.h"
-#include "engine/cpu_threads.h"
+#include "engine/thread_budget.h"
 #include "engine/images/image.h"
 #include "engine/metrics.h"
 #include "engine/training/trainer.h"

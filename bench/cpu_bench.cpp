@@ -12,7 +12,7 @@
 #include "bench/bench_grid.h"
 #include "cpu/cpu_backend.h"
 #include "engine/backend_names.h"
-#include "engine/cpu_threads.h"
+#include "engine/thread_budget.h"
 #include "engine/training/trainer.h"
 #include "tests/tool_support.h"
 

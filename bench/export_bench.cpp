@@ -6,7 +6,7 @@
 /// N x N export with render_tiles into a PngStreamWriter, and prints one table row per size:
 /// seconds, Mpixel/s, the process's peak resident memory (VmHWM) and its growth during that export.
 ///
-/// Memory bound of an export (CPU backend, engine/export/renderer.h + engine/images/image.h), independent of N:
+/// Memory bound of an export (CPU backend, engine/frames/renderer.h + engine/images/image.h), independent of N:
 ///   band    = max_tile_pixels (default 2^18) pixels: coords 2 floats + outputs C floats each
 ///             = 2^18 * (2 + C) * 4 B = 3 MiB (grey) / 5 MiB (RGB);
 ///   backend = one CpuWorkspace per predict() call: k_chunk_rows (4096) rows x the sum of the layer
@@ -31,7 +31,7 @@
 #include "cpu/cpu_backend.h"
 #include "engine/backend_names.h"
 #include "engine/images/image.h"
-#include "engine/export/renderer.h"
+#include "engine/frames/renderer.h"
 #include "engine/training/trainer.h"
 
 #include <CLI/CLI.hpp>

@@ -100,11 +100,11 @@ nlohmann::json run_preset(const std::string& preset, const Options& o) {
       if (r < 0) return false;
     return true;
   };
-  while (!all_reached() && t.elapsed_seconds() < o.time_limit) {
+  while (!all_reached() && t.clock().elapsed() < o.time_limit) {
     for (int64_t i = 0; i < every; ++i)
       t.step();
     t.pause_clock(); // synchronises; the measurement below is not training time
-    const double seconds = t.elapsed_seconds();
+    const double seconds = t.clock().elapsed();
     const double psnr = psnr_from_mse(t.backend().dataset_mse());
     best = std::max(best, psnr);
     for (size_t k = 0; k < o.targets.size(); ++k)
@@ -115,7 +115,7 @@ nlohmann::json run_preset(const std::string& preset, const Options& o) {
     if (seconds - last_measure < o.measure_every) every *= 2;
     last_measure = seconds;
   }
-  const double seconds = t.elapsed_seconds();
+  const double seconds = t.clock().elapsed();
   nlohmann::json r;
   r["preset"] = preset;
   r["backend"] = t.backend().name();

@@ -7,8 +7,8 @@
 #include "engine/model_files/checkpoint.h"
 #include "cpu/cpu_backend.h"
 #include "engine/training/open_run.h"
-#include "engine/export/renderer.h"
-#include "engine/training/timelapse.h"
+#include "engine/frames/renderer.h"
+#include "engine/frames/timelapse.h"
 
 #include <cmath>
 #include <cstdio>

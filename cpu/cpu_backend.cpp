@@ -1,12 +1,13 @@
 #include "cpu/cpu_backend.h"
-#include "engine/model_files/checkpoint.h"
+#include "engine/soundness.h"
 
 #include "cpu/cpu_gaussians.h"
 #include "cpu/cpu_hash_grid.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/cpu_passes.h"
 #include "cpu/openblas_kernels.h"
-#include "engine/cpu_threads.h"
+#include "engine/thread_budget.h"
+#include "cpu/team_sizer.h"
 #include "engine/errors.h"
 
 #include <cblas.h>

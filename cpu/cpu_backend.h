@@ -13,7 +13,7 @@
 #include "engine/backend.h"
 #include "engine/backend_names.h"
 #include "engine/model_spec.h"
-#include "engine/training/cpu_table_memory.h"
+#include "engine/deferred_table_memory.h"
 
 #include <memory>
 
@@ -76,7 +76,7 @@ public:
   StepProfile take_step_profile() override;
 
   /// The threads the next operation runs on: the fixed count (set_cpu_threads), or what this
-  /// backend's TeamSizer measured fastest (engine/cpu_threads.h).
+  /// backend's TeamSizer measured fastest (cpu/team_sizer.h).
   int team_size() const;
 
   /// The most rows per chunk of the forward/backward pass (cpu_chunk_rows picks a network's).

@@ -1,5 +1,5 @@
 #include "cuda/cuda_backend_impl.cuh"
-#include "engine/images/pixel_sample.h"
+#include "engine/pixel_sample.h"
 
 #include <chrono>
 

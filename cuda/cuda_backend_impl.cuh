@@ -15,7 +15,7 @@
 #include "cuda/parameter_copy.h"
 #include "cuda/render_kernels.cuh"
 #include "engine/errors.h"
-#include "engine/export/renderer.h"
+#include "engine/frames/renderer.h"
 
 #include <algorithm>
 #include <array>
@@ -124,7 +124,7 @@ struct BoundState {
   DeviceBuffer<float> enc_grad;     ///< HashGrid or Gaussians: dLoss/dEncoding of a chunk
   /// An encoding that reads the parameters (hash grid, Gaussians): its gradient reaches them.
   bool trains_encoding() const { return grid || gauss; }
-  /// A minibatch run's metric sample (engine/images/pixel_sample.h), when the image has more pixels:
+  /// A minibatch run's metric sample (engine/pixel_sample.h), when the image has more pixels:
   /// its coordinates and targets. metric_n == n: the whole dataset is measured.
   int64_t metric_n = 0;
   DeviceBuffer<float> metric_coords, metric_targets;

@@ -1,7 +1,7 @@
 #pragma once
 /// CUDA-OpenGL interop for the live preview: GPU -> GL with no host round trip. Implements
 /// engine/device_interop.h; the GUI reaches it only through that interface, handed over by app/.
-/// - CudaFrameRing: three device RGBA8 frames (slot logic in engine/training/frame_ring_state.h). The
+/// - CudaFrameRing: three device RGBA8 frames (slot logic in engine/frame_ring_state.h). The
 ///   training thread renders into a free slot and publishes it; the GUI thread takes the newest.
 /// - CudaGlBuffer: a GL pixel-unpack buffer registered with CUDA once
 ///   (cudaGraphicsGLRegisterBuffer). copy_from_device() maps it on its own stream, copies

@@ -1,6 +1,6 @@
 #include "engine/backend.h"
 
-#include "engine/model_files/checkpoint.h"
+#include "engine/soundness.h"
 #include "engine/errors.h"
 
 #include <string>
@@ -17,19 +17,6 @@ void check_fourier(const EncodingSpec& enc, std::span<const float> b) {
   if (enc.kind == EncodingKind::Fourier) check_size("fourier matrix", b.size(), want);
 }
 } // namespace
-
-int optimizer_state_arrays(const OptimizerSpec& opt) {
-  if (opt.kind == OptimizerKind::Adam) return 2;
-  return opt.sgd.momentum != 0.0f ? 1 : 0;
-}
-
-bool zero_fill_optimizer_state(OptimizerState& state, const OptimizerSpec& opt, size_t count) {
-  const int arrays = optimizer_state_arrays(opt);
-  bool zeroed = false;
-  if (arrays >= 1 && state.first.size() != count) state.first.assign(count, 0.0f), zeroed = true;
-  if (arrays >= 2 && state.second.size() != count) state.second.assign(count, 0.0f), zeroed = true;
-  return zeroed;
-}
 
 void Backend::require_configured(const char* what) const {
   if (!m_configured) throw BackendError(std::string(what) + ": backend '" + name() + "' has no model configured");

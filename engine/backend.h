@@ -11,9 +11,10 @@
 ///   2. stateless ops on host arrays (predict, loss_and_gradients, optimizer_update, encode),
 ///      used by rendering and by the backend-parity tests. These may allocate.
 /// - Threading: a backend is used by one thread at a time (the trainer's thread).
-#include "engine/images/dataset.h"
+#include "engine/dataset.h"
 #include "engine/device_interop.h"
-#include "engine/images/pixel_sample.h"
+#include "engine/optimizer_state.h"
+#include "engine/pixel_sample.h"
 #include "engine/run_config.h"
 
 #include <atomic>
@@ -66,7 +67,7 @@ struct TrainSetup {
   OptimizerSpec optimizer;
   int64_t batch_size = 0; ///< 0 = full batch
   uint64_t seed = 1;      ///< minibatch RNG and Fourier matrix
-  /// Pixels in the fixed metric sample a minibatch run's rows measure (engine/images/pixel_sample.h:
+  /// Pixels in the fixed metric sample a minibatch run's rows measure (engine/pixel_sample.h:
   /// metric_sample_pixels(batch_size), which the Trainer sets).
   int64_t metric_sample_pixels = k_metric_sample_pixels;
 };
@@ -96,15 +97,10 @@ struct LossSample {
   bool nonfinite = false;
   /// Clamped MSE of the parameters step `step` started from, when the backend measured it; NaN
   /// otherwise. Over the whole dataset (what dataset_mse() returned after step - 1), or, when
-  /// mse_sampled, over the dataset's fixed metric sample (engine/images/pixel_sample.h: the pixels
+  /// mse_sampled, over the dataset's fixed metric sample (engine/pixel_sample.h: the pixels
   /// stratified_pixel_sample(width, height, TrainSetup::metric_sample_pixels, 0) picks, as the Trainer's rows).
   double mse = std::numeric_limits<double>::quiet_NaN();
   bool mse_sampled = false;
-};
-
-/// Optimizer state in the flat parameter layout: Adam's m and v, or SGD's velocity in `first`.
-struct OptimizerState {
-  std::vector<float> first, second;
 };
 
 /// The bound parameters (and optimizer state, when asked for) at one point of a run, copied
@@ -144,7 +140,7 @@ public:
   void set_optimizer_state(const OptimizerState& state);
   OptimizerState optimizer_state();
   /// When the bound parameters and optimizer state are all sound (finite, and within the bounds a
-  /// model file may hold: checkpoint.h's count_unsound), copies them into `params` and
+  /// model file may hold: engine/soundness.h's count_unsound), copies them into `params` and
   /// `optimizer` (reusing their memory: a 24-megapixel run's good state is 87 MB) and returns
   /// true; otherwise returns false and leaves both as they were.
   bool copy_state_if_sound(std::vector<float>& params, OptimizerState& optimizer);
@@ -256,11 +252,5 @@ private:
 /// executable hands to the GUI, so ui/ never includes app/ (STYLE: arrows point down).
 using BackendFactory =
     std::function<std::unique_ptr<Backend>(const std::string& name, std::string* notice, const std::string& precision)>;
-
-/// Number of optimizer-state arrays for an optimizer: Adam 2, SGD with momentum 1, plain SGD 0.
-int optimizer_state_arrays(const OptimizerSpec& opt);
-/// Gives `state` the arrays `opt` keeps for `count` parameters: each one it lacks (empty, or of
-/// another size) becomes `count` zeros. Returns whether any did (the optimizer starts afresh).
-bool zero_fill_optimizer_state(OptimizerState& state, const OptimizerSpec& opt, size_t count);
 
 } // namespace redraw

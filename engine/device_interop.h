@@ -7,7 +7,7 @@
 ///   or without the CUDA toolkit.
 /// - Device pointers are opaque `void*` handles here: only the module that made them reads them.
 /// - No GL or CUDA types: GL buffer names are plain uint32_t.
-#include "engine/training/frame_ring_state.h"
+#include "engine/frame_ring_state.h"
 
 #include <cstddef>
 #include <cstdint>

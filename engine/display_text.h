@@ -4,12 +4,15 @@
 ///   visible escapes (\n, \t, \x1b, ...), so a crafted name cannot drive a terminal.
 /// - elide(): at most `max_chars` code points, cut at a code point boundary, "..." in the middle
 ///   or at the end; a widget drawing it stays within a few hundred vertices per line.
+/// - is_valid_utf8(): the check both use, and the model file's check of its strings.
 #include <cstddef>
 #include <string>
 #include <string_view>
 
 namespace redraw {
 
+/// True when `s` is valid UTF-8 (no overlong forms, no surrogates, nothing past U+10FFFF).
+bool is_valid_utf8(std::string_view s);
 /// `s` with every control character and invalid byte written as an escape.
 std::string escape_control(std::string_view s);
 /// escape_control(s) shortened to at most `max_chars` code points (>= 8), the middle replaced by

@@ -13,7 +13,7 @@ struct MetricsRow {
   double lr = 0;      ///< learning rate used by that step
   double seconds = 0; ///< training wall time so far, across resumes
   /// psnr_db is over every pixel of the training image (true), or estimated from the run's fixed
-  /// pixel sample (false: engine/images/pixel_sample.h; "sampled" in metrics.csv).
+  /// pixel sample (false: engine/pixel_sample.h; "sampled" in metrics.csv).
   bool psnr_exact = false;
 };
 

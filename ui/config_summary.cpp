@@ -2,7 +2,7 @@
 
 #include "engine/backend.h"
 #include "engine/backend_names.h"
-#include "engine/training/cpu_table_memory.h"
+#include "engine/deferred_table_memory.h"
 #include "engine/model_spec.h"
 #include "engine/training/schedule.h"
 

@@ -13,7 +13,7 @@
 #include "ui/training_session.h"
 #include "ui/ui_scale.h"
 
-#include "engine/cpu_threads.h"
+#include "engine/thread_budget.h"
 #include "engine/display_text.h"
 #include "engine/run_config.h"
 
@@ -535,7 +535,7 @@ int run_gui(const GuiOptions& opts) {
   UiState ui;
   ui.settings = load_settings();
   // The CPU backend's measured team also tries leaving this thread (and the GL driver's work) a
-  // core, on machines with 3 or more (engine/cpu_threads.h).
+  // core, on machines with 3 or more (engine/thread_budget.h).
   set_cpu_reserved_threads(1);
   const TestOptions& test = opts.testing;
   ui.scripted = test.scripted();

@@ -3,8 +3,8 @@
 #include "engine/export/comparison.h"
 #include "engine/errors.h"
 #include "engine/export/render_export.h"
-#include "engine/export/renderer.h"
-#include "engine/training/timelapse.h"
+#include "engine/frames/renderer.h"
+#include "engine/frames/timelapse.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -51,7 +51,7 @@ void LiveRun::restart_rows() {
 }
 
 void LiveRun::post_loss_trace(SessionMailbox& box) {
-  const LossTrace& t = m_trainer->loss_trace();
+  const LossTrace& t = m_trainer->record().losses();
   const int64_t end = t.end_count();
   if (m_posted_loss_end < 0 || m_posted_loss_end > end || m_posted_loss_end < t.first_count) {
     box.loss_trace(t, true);
@@ -74,7 +74,7 @@ void LiveRun::step() {
 std::vector<std::string> LiveRun::branch(int64_t step, bool& trains_on) {
   Trainer& t = *m_trainer;
   const int64_t left_at = t.current_step();
-  RunTree::BranchResult r = m_tree.branch(t, t.snapshots().index_at_step(step));
+  RunTree::BranchResult r = m_tree.branch(t, t.frames().store().index_at_step(step));
   const std::string from = std::to_string(t.current_step());
   const std::string kept = "; the line up to step " + std::to_string(left_at) + " is kept in the run tree";
   const std::string optimizer = r.exact ? " with its optimizer state (an exact continuation)"
@@ -134,19 +134,19 @@ void LiveRun::post_recoveries(SessionMailbox& box) {
   for (const auto& n : notices)
     box.notice(n);
   if (!notices.empty()) {
-    box.replace_history(m_trainer->history());
+    box.replace_history(m_trainer->record().rows());
     resend_loss_trace();
   }
 }
 
 void LiveRun::post_frame(SessionMailbox& box, int64_t step, int32_t max_w, int32_t max_h) {
   Trainer& t = *m_trainer;
-  if (t.snapshot_count() == 0) return;
+  if (t.frames().store().empty()) return;
   try {
-    const size_t i = t.snapshots().index_at_step(step);
+    const size_t i = t.frames().store().index_at_step(step);
     int32_t w = 0, h = 0;
     fit_within(t.dataset().image.width, t.dataset().image.height, max_w, max_h, w, h);
-    box.frame(std::make_shared<Image>(t.render_snapshot(i, w, h)), t.snapshot(i).metrics.step);
+    box.frame(std::make_shared<Image>(t.render_snapshot(i, w, h)), t.frames().frame(i).metrics.step);
   } catch (const std::exception& e) {
     box.error(std::string("timelapse frame: ") + e.what());
   }
@@ -161,10 +161,10 @@ void LiveRun::post_window(SessionMailbox& box, const RenderWindow& window, int32
     opts.progress = [&current](double) { return current(); };
     if (frame_step >= 0) {
       Trainer& t = *m_trainer;
-      if (t.snapshot_count() == 0) return;
-      const size_t i = t.snapshots().index_at_step(frame_step);
+      if (t.frames().store().empty()) return;
+      const size_t i = t.frames().store().index_at_step(frame_step);
       // Thinned away since it was shown, or a picture only: nothing sharper to draw.
-      if (t.snapshot(i).metrics.step != frame_step || !has_weights(t.snapshot(i))) return;
+      if (t.frames().frame(i).metrics.step != frame_step || !has_weights(t.frames().frame(i))) return;
       box.zoom(std::make_shared<Image>(t.render_snapshot(i, w, h, opts)), generation, frame_step);
       return;
     }
@@ -185,7 +185,7 @@ SessionStatus LiveRun::status(bool running) {
   s.device = t.backend().device_description();
   s.step = t.current_step();
   s.total_steps = t.total_steps();
-  s.elapsed_s = t.elapsed_seconds();
+  s.elapsed_s = t.clock().elapsed();
   s.parameter_count = t.backend().parameter_count();
   s.config = t.config();
   s.width = t.dataset().image.width;
@@ -196,7 +196,7 @@ SessionStatus LiveRun::status(bool running) {
   s.unsaved = m_changes.unsaved(s.step, s.lines.size());
   s.model_path = m_changes.model_path();
   auto& win = m_rate_window;
-  const double now = t.elapsed_seconds(); // training time: a stop (SIGSTOP) is no time
+  const double now = t.clock().elapsed(); // training time: a stop (SIGSTOP) is no time
   win.emplace_back(now, s.step);
   while (win.size() > 2 && now - win.front().first > 2.0)
     win.pop_front();
@@ -246,7 +246,7 @@ bool LiveRun::preview(SessionMailbox& box, DeviceFrameRing* ring, bool host, int
 }
 
 void LiveRun::post_frames(SessionMailbox& box, bool force) {
-  const SnapshotStore& store = m_trainer->snapshots();
+  const SnapshotStore& store = m_trainer->frames().store();
   const int64_t newest = store.empty() ? -1 : store.frames().back().metrics.step;
   // The bytes change too when frames lose their optimizer state (Snapshot::resumable).
   if (!force && store.size() == m_posted_frames && store.thinned() == m_posted_thinned && newest == m_posted_newest &&
@@ -305,17 +305,17 @@ void LiveRun::run_export(SessionMailbox& box, const std::string& what, const std
 
 std::string LiveRun::export_image_what(int32_t w, int32_t h, int64_t snapshot_step) const {
   std::string what = "export " + std::to_string(w) + "x" + std::to_string(h);
-  if (snapshot_step >= 0 && m_trainer->snapshot_count() > 0)
+  if (snapshot_step >= 0 && !m_trainer->frames().store().empty())
     what += " (step " +
-            std::to_string(m_trainer->snapshot(m_trainer->snapshots().index_at_step(snapshot_step)).metrics.step) + ")";
+            std::to_string(m_trainer->frames().frame(m_trainer->frames().store().index_at_step(snapshot_step)).metrics.step) + ")";
   return what;
 }
 
 void LiveRun::export_image(const std::string& path, int32_t w, int32_t h, int bit_depth, int64_t snapshot_step,
                            const std::function<bool(double)>& progress) {
   Trainer& t = *m_trainer;
-  const std::vector<float> params = snapshot_step >= 0 && t.snapshot_count() > 0
-                                        ? frame_weights(t.snapshot(t.snapshots().index_at_step(snapshot_step)))
+  const std::vector<float> params = snapshot_step >= 0 && !t.frames().store().empty()
+                                        ? frame_weights(t.frames().frame(t.frames().store().index_at_step(snapshot_step)))
                                         : t.parameters();
   if (params.empty()) throw ConfigError("this frame is a picture only (its weights were not kept): export a keyframe");
   RenderOptions opts;
@@ -338,7 +338,7 @@ void LiveRun::export_timelapse(const std::string& path, TimelapseOptions opts,
                                const std::function<bool(double)>& progress) {
   Trainer& t = *m_trainer;
   opts.progress = progress;
-  redraw::export_timelapse(t.backend(), t.config().model, t.fourier_b(), t.snapshots().frames(), path, opts);
+  redraw::export_timelapse(t.backend(), t.config().model, t.fourier_b(), t.frames().store().frames(), path, opts);
 }
 
 } // namespace redraw

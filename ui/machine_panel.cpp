@@ -4,7 +4,7 @@
 #include "ui/panels.h"
 
 #include "engine/backend_names.h"
-#include "engine/cpu_threads.h"
+#include "engine/thread_budget.h"
 #include "ui/settings_store.h"
 
 #include <imgui.h>

@@ -96,7 +96,7 @@ struct Handler {
   void operator()(const ExportTimelapse& c) const {
     run_export(
         "timelapse: nothing to export yet (open an image first)", c.path,
-        [&](LiveRun& run) { return "timelapse (" + std::to_string(run.trainer().snapshot_count()) + " frames)"; },
+        [&](LiveRun& run) { return "timelapse (" + std::to_string(run.trainer().frames().store().size()) + " frames)"; },
         [&](LiveRun& run, const auto& progress) { run.export_timelapse(c.path, c.options, progress); });
   }
 
@@ -143,7 +143,7 @@ void Handler::operator()(const Load& c) const {
 
 void Handler::operator()(const Branch& c) const {
   on_run("resume from here", [&](LiveRun& run) {
-    if (run.trainer().snapshot_count() == 0) return;
+    if (run.trainer().frames().store().empty()) return;
     ctx.settle_metrics(); // the line being left keeps every row it measured
     run.pause_clock();
     bool trains_on = false;

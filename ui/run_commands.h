@@ -12,7 +12,7 @@
 ///   (TrainingSession::post). Panels push a command as an intent (ui/intents.h) as it is.
 /// - Adding a command: its struct here (with its traits), its place in RunCommand, its handler in
 ///   run_commands.cpp.
-#include "engine/export/renderer.h"
+#include "engine/frames/renderer.h"
 #include "engine/export/timelapse_export.h"
 #include "engine/run_config.h"
 #include "ui/load_request.h"

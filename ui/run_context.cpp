@@ -68,7 +68,7 @@ void RunContext::adopt(std::unique_ptr<LiveRun> run) {
   ++m_trainer_id;
   apply_time_budget();
   const std::shared_ptr<const Dataset> data = m_run->trainer().shared_dataset();
-  m_mailbox.new_history(m_run->trainer().history(), ++m_run_id,
+  m_mailbox.new_history(m_run->trainer().record().rows(), ++m_run_id,
                         std::shared_ptr<const Image>(data, &data->image)); // the trainer's floats, shared
   make_preview(true);
   m_run->post_frames(m_mailbox, true);
@@ -79,7 +79,7 @@ void RunContext::set_running(bool on) {
   if (on && !m_run) return;
   if (on) {
     const Trainer& t = m_run->trainer();
-    const std::string refusal = m_limits.refusal(t.current_step(), t.total_steps(), t.time_budget_left());
+    const std::string refusal = m_limits.refusal(t.current_step(), t.total_steps(), t.clock().budget_left());
     if (!refusal.empty()) return notice(refusal);
     m_limits.going_on_at(t.current_step());
   }
@@ -124,7 +124,7 @@ void RunContext::show_new_line() {
   m_run->changed();
   apply_time_budget();
   m_run->restart_rows();
-  m_mailbox.new_history(m_run->trainer().history(), ++m_run_id);
+  m_mailbox.new_history(m_run->trainer().record().rows(), ++m_run_id);
   make_preview(true);
   m_run->post_frames(m_mailbox, true);
 }
@@ -214,7 +214,7 @@ void RunContext::train_slice(const std::function<bool()>& commands_waiting) {
       if (t.stop_requested()) return; // a pause or a quit: its command, next, pauses the run
       report_recoveries();
       if (m_pacing.due(t.current_step(), run.seconds_since_preview())) make_preview(false);
-      if (m_limits.budget_spent(t.time_budget_left())) {
+      if (m_limits.budget_spent(t.clock().budget_left())) {
         pause();
         notice(m_limits.budget_notice(t.current_step()));
         return;

@@ -2,7 +2,7 @@
 /// When training pauses by itself before its last step: a step to stop at (the screenshot mode)
 /// and a time budget in training seconds (`redraw train --time-limit`). The session keeps one for
 /// all its runs; the Trainer keeps the budget's clock (Trainer::set_time_budget), and the calls
-/// here take what it says (its step, total and time_budget_left()). Training thread only.
+/// here take what it says (its step, total and clock().budget_left()). Training thread only.
 #include <cstdint>
 #include <string>
 
@@ -19,7 +19,7 @@ public:
 
   /// The step a run of `total_steps` trains up to: the stop-at step when it comes first.
   int64_t pause_step(int64_t total_steps) const;
-  /// Whether the budget is spent, given the trainer's time_budget_left() (<= 0 once spent).
+  /// Whether the budget is spent, given the trainer's clock().budget_left() (<= 0 once spent).
   bool budget_spent(double budget_left) const { return m_time_budget > 0 && budget_left <= 0; }
   /// Why a run at `step` of `total_steps` cannot train further, as the notice to show; "" when it can.
   std::string refusal(int64_t step, int64_t total_steps, double budget_left) const;

@@ -12,7 +12,7 @@
 ///   network changes, taking at most about a fifth of the time (the training thread draws it).
 /// - Cost follows the screen, not the image: at most one sample per framebuffer pixel of the pane,
 ///   and no more than k_zoom_max_samples.
-#include "engine/export/renderer.h"
+#include "engine/frames/renderer.h"
 
 #include <cstdint>
 #include <memory>

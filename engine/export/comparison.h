@@ -5,7 +5,7 @@
 ///   half band by band and holds only the upscaled original (w * h * channels floats, so w * h is
 ///   limited to k_max_comparison_pixels: 64 Mpixel, 768 MiB for RGB) plus one render band.
 #include "engine/images/image.h"
-#include "engine/export/renderer.h"
+#include "engine/frames/renderer.h"
 
 #include <filesystem>
 

@@ -8,7 +8,7 @@
 /// - The destination is checked before rendering; the file appears atomically at the end, and a
 ///   cancel (progress returning false -> CancelledError) or an error leaves no file behind.
 /// - Threading: blocking; call it from a worker thread in the GUI and cancel through progress.
-#include "engine/export/renderer.h"
+#include "engine/frames/renderer.h"
 
 #include <filesystem>
 

@@ -1,7 +1,7 @@
 #include "engine/export/timelapse_export.h"
 
 #include "engine/images/resample.h"
-#include "engine/training/timelapse.h"
+#include "engine/frames/timelapse.h"
 
 #include "engine/atomic_file.h"
 #include "engine/path_problem.h"

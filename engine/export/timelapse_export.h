@@ -13,7 +13,7 @@
 #include "engine/export/ffmpeg_writer.h" // ffmpeg_available(): MP4 needs ffmpeg on PATH
 #include "engine/export/gif_writer.h"
 #include "engine/images/image.h"
-#include "engine/export/renderer.h"
+#include "engine/frames/renderer.h"
 
 #include <filesystem>
 #include <set>

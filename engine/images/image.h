@@ -1,6 +1,7 @@
 #pragma once
 /// Images in memory and on disk.
-/// - Image holds float pixels in [0, 1], row-major, interleaved channels (1 or 3, or 4 when raw).
+/// - Image (engine/image_buffer.h) holds float pixels in [0, 1], row-major, interleaved channels
+///   (1 or 3, or 4 when raw).
 /// - load_image reads, through libvips 8.14, PNG (8/16-bit), JPEG (CMYK included), WebP, TIFF
 ///   (8/16-bit, 32-bit float; 16- and 64-bit float through libtiff), HEIC and AVIF (libheif);
 ///   OpenEXR through the OpenEXR library; GIF (first frame) through giflib; BMP (bottom-up and
@@ -21,6 +22,7 @@
 ///   the DCT) to no less than that size first.
 /// - write_png writes 8- or 16-bit PNG atomically (temp file, fsync, rename); IoError on failure,
 ///   and no partial file is left behind.
+#include "engine/image_buffer.h"
 #include "engine/run_config.h"
 
 #include <cstdint>
@@ -45,15 +47,6 @@ constexpr uint64_t k_default_image_memory_bytes = uint64_t(1) << 30;
 /// the header before anything is allocated. GIF: the logical screen and every frame looked at.
 struct DecodeLimits {
   uint64_t max_bytes = k_default_image_memory_bytes;
-};
-
-struct Image {
-  int32_t width = 0, height = 0, channels = 0;
-  std::vector<float> pixels; ///< width * height * channels, in [0, 1]
-
-  float& at(int32_t x, int32_t y, int32_t c) { return pixels[(size_t(y) * width + x) * channels + c]; }
-  float at(int32_t x, int32_t y, int32_t c) const { return pixels[(size_t(y) * width + x) * channels + c]; }
-  int64_t pixel_count() const { return int64_t(width) * height; }
 };
 
 /// What a decoder read from a file's header, and what it did to the pixels.

@@ -1,6 +1,6 @@
 #include "engine/insight/neuron_maps.h"
 
-#include "engine/images/dataset.h"
+#include "engine/dataset.h"
 #include "engine/errors.h"
 
 #include <algorithm>

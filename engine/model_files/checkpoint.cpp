@@ -6,7 +6,7 @@
 #include "engine/errors.h"
 #include "engine/model_files/checkpoint_codec.h"
 #include "engine/half_float.h"
-#include "engine/training/timelapse.h"
+#include "engine/frames/timelapse.h"
 
 #include <nlohmann/json.hpp>
 
@@ -23,26 +23,9 @@ namespace {
 using Writer = ByteWriter;
 } // namespace
 
-int64_t count_nonfinite(std::span<const float> v) {
-  int64_t n = 0;
-  for (float x : v) n += std::isfinite(x) ? 0 : 1;
-  return n;
-}
-
-int64_t count_unsound(std::span<const float> v, float limit) {
-  int64_t n = 0;
-  for (float x : v) n += std::abs(x) <= limit ? 0 : 1; // false for NaN too
-  return n;
-}
-
 int64_t count_unsound(const Checkpoint& c) {
   return count_unsound(c.params, k_max_model_weight) + count_unsound(c.optimizer.first, k_max_optimizer_value) +
          count_unsound(c.optimizer.second, k_max_optimizer_value);
-}
-
-bool frame_weights_unsound(const Snapshot& s) {
-  if (!s.params.empty()) return count_unsound(s.params, k_max_model_weight) > 0;
-  return !s.half_params.empty() && count_unsound(from_half(s.half_params), k_max_model_weight) > 0;
 }
 
 uint64_t parameter_fingerprint(std::span<const float> params) {
@@ -62,17 +45,6 @@ int64_t count_nonfinite(const Checkpoint& c) {
   int64_t n = count_nonfinite(c.params) + count_nonfinite(c.optimizer.first) + count_nonfinite(c.optimizer.second);
   for (const auto& s : c.snapshots) n += count_nonfinite(frame_weights(s));
   return n;
-}
-
-bool has_weights(const Snapshot& s) { return !s.params.empty() || !s.half_params.empty(); }
-
-size_t frame_weight_count(const Snapshot& s) { return s.params.empty() ? s.half_params.size() : s.params.size(); }
-
-std::vector<float> frame_weights(const Snapshot& s) { return s.params.empty() ? from_half(s.half_params) : s.params; }
-
-FrameKind frame_kind(const Snapshot& s) {
-  if (s.resumable && !s.params.empty()) return FrameKind::Resumable;
-  return has_weights(s) ? FrameKind::Weights : FrameKind::Picture;
 }
 
 namespace {

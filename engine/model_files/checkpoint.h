@@ -14,10 +14,11 @@
 /// (CheckpointError), nor one whose weights or optimizer state are past the bounds a model may
 /// hold (count_unsound); a frame whose weights are past them keeps its picture only. One written by an older redraw may still hold them: load_checkpoint reads it
 /// (so `info` can say so), and count_nonfinite tells the callers that must refuse it.
-#include "engine/backend.h"
+#include "engine/frames/snapshot.h"
 #include "engine/model_files/loss_trace.h"
 #include "engine/metrics.h"
 #include "engine/run_config.h"
+#include "engine/soundness.h"
 
 #include <filesystem>
 #include <limits>
@@ -43,44 +44,6 @@ constexpr uint64_t k_max_file_picture_bytes = uint64_t(256) << 20; ///< the fram
 constexpr uint64_t k_max_file_history_rows = uint64_t(1) << 21;   ///< metrics rows
 constexpr uint64_t k_max_file_loss_values = uint64_t(1) << 24;    ///< the loss trace's values (the newest kept)
 
-/// A timelapse frame's picture: 8-bit samples, row-major, `channels` (1 or 3) per pixel.
-struct FramePicture {
-  int32_t width = 0, height = 0, channels = 0;
-  std::vector<uint8_t> pixels;
-  bool empty() const { return pixels.empty(); }
-};
-
-/// What a frame keeps, from least to most: a picture only, weights (a keyframe: it renders at any
-/// size and can be branched from with a fresh optimizer), or an exact continuation.
-enum class FrameKind : uint8_t { Picture = 0, Weights = 1, Resumable = 2 };
-
-/// One timelapse frame: a step's metrics, its picture, and its weights when it is a keyframe.
-/// - Weights are exact (`params`, fp32) or rounded to fp16 (`half_params`) when memory or the
-///   file is short; at most one of the two is set. A frame with neither is a picture only.
-/// - In memory a frame may also hold what an exact continuation from it needs (the optimizer's
-///   state, its update count and the recoveries' learning-rate factor): `resumable`, which
-///   requires exact `params`. A .redraw file stores no frame's optimizer state, so frames read
-///   from a file are not resumable (except step 0's, whose optimizer state is all zeros, when
-///   its exact weights were stored).
-struct Snapshot {
-  MetricsRow metrics;
-  std::vector<float> params;         ///< exact weights; empty when not kept
-  std::vector<uint16_t> half_params; ///< fp16 weights (half_float.h) when `params` is empty; may be empty too
-  FramePicture picture;              ///< at most k_frame_picture_side on its longer side; may be empty (old files)
-  bool resumable = false;     ///< `optimizer`, `optimizer_step` and `lr_scale` are this step's
-  OptimizerState optimizer{}; ///< empty arrays stand for zeros (the untrained network's state)
-  int64_t optimizer_step = 0;
-  double lr_scale = 1;
-};
-
-/// True when the frame keeps weights (exact or fp16).
-bool has_weights(const Snapshot& s);
-/// The frame's weights as fp32 (fp16 ones widened); empty for a picture-only frame.
-std::vector<float> frame_weights(const Snapshot& s);
-FrameKind frame_kind(const Snapshot& s);
-/// The frame's weight count (either precision).
-size_t frame_weight_count(const Snapshot& s);
-
 struct Checkpoint {
   RunConfig config;
   int32_t image_width = 0, image_height = 0; ///< training size
@@ -98,25 +61,12 @@ struct Checkpoint {
   std::vector<RecoveryEvent> recoveries;
 };
 
-/// Largest |weight| a model may hold in its parameters and snapshots. Trained networks stay within
-/// a few hundred; 3e38 (finite) overflows to inf and NaN in the first layer.
-constexpr float k_max_model_weight = 1e6f;
-/// Largest |value| a model may hold in its optimizer's state (Adam's second moment is a squared
-/// gradient).
-constexpr float k_max_optimizer_value = 1e12f;
-
-/// How many values of `v` are NaN or infinite.
-int64_t count_nonfinite(std::span<const float> v);
-/// How many values of `v` are not sound: NaN, infinite, or beyond `limit` in magnitude. One rule
-/// for what a run keeps and what a model file may hold: the trainer's good state, its divergence
-/// check and the writer use it, and model_check refuses the same values, so what is kept opens.
-int64_t count_unsound(std::span<const float> v, float limit);
+/// The soundness bounds (k_max_model_weight, k_max_optimizer_value) and the counts over one array
+/// (count_nonfinite, count_unsound) are engine/soundness.h's; these count over a whole model.
 /// Unsound values in the weights (k_max_model_weight) and optimizer state (k_max_optimizer_value)
 /// of `c`, all together; its frames are not counted (the writer keeps a frame's picture without
 /// weights that are not sound).
 int64_t count_unsound(const Checkpoint& c);
-/// True when `s` keeps weights and some are not sound.
-bool frame_weights_unsound(const Snapshot& s);
 /// Non-finite values in the weights, optimizer state and snapshots of `c`, all together.
 int64_t count_nonfinite(const Checkpoint& c);
 /// 64-bit FNV-1a of the parameters' fp32 bit patterns (little-endian bytes, in order): equal

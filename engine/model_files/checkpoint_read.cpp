@@ -9,7 +9,7 @@
 #include "engine/errors.h"
 #include "engine/json_read.h"
 #include "engine/path_problem.h"
-#include "engine/training/timelapse.h"
+#include "engine/frames/timelapse.h"
 
 #include <nlohmann/json.hpp>
 

@@ -60,34 +60,6 @@ void check_seconds(double s, const std::string& field, std::vector<ModelIssue>& 
 }
 } // namespace
 
-bool is_valid_utf8(std::string_view s) {
-  size_t i = 0;
-  const size_t n = s.size();
-  while (i < n) {
-    const auto b = static_cast<unsigned char>(s[i]);
-    if (b < 0x80) {
-      ++i;
-      continue;
-    }
-    int len = 0;
-    uint32_t cp = 0;
-    if ((b & 0xE0) == 0xC0) len = 2, cp = b & 0x1F;
-    else if ((b & 0xF0) == 0xE0) len = 3, cp = b & 0x0F;
-    else if ((b & 0xF8) == 0xF0) len = 4, cp = b & 0x07;
-    else return false;
-    if (i + size_t(len) > n) return false;
-    for (int k = 1; k < len; ++k) {
-      const auto c = static_cast<unsigned char>(s[i + size_t(k)]);
-      if ((c & 0xC0) != 0x80) return false;
-      cp = (cp << 6) | (c & 0x3F);
-    }
-    const uint32_t min_cp = len == 2 ? 0x80 : len == 3 ? 0x800 : 0x10000;
-    if (cp < min_cp || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
-    i += size_t(len);
-  }
-  return true;
-}
-
 std::vector<ModelIssue> check_model(const Checkpoint& c) {
   std::vector<ModelIssue> out;
   if (c.step < 0 || c.step > k_max_model_steps)

@@ -6,6 +6,7 @@
 ///   monotone and within limits, strings bounded and valid UTF-8, image facts consistent.
 /// - open_model() is load_checkpoint() then require_sane_model(): what every consumer but `info`
 ///   calls. `info` lists the problems instead, so a damaged file can still be inspected.
+#include "engine/display_text.h" // is_valid_utf8
 #include "engine/model_files/checkpoint.h"
 
 #include <filesystem>
@@ -32,9 +33,6 @@ std::vector<ModelIssue> check_model(const Checkpoint& c);
 void require_sane_model(const Checkpoint& c, const std::string& name);
 /// load_checkpoint(file), then require_sane_model(): throws CheckpointError naming the field.
 Checkpoint open_model(const std::filesystem::path& file);
-
-/// True when `s` is valid UTF-8 (no overlong forms, no surrogates, nothing past U+10FFFF).
-bool is_valid_utf8(std::string_view s);
 
 } // namespace redraw
 

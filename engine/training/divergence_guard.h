@@ -6,7 +6,7 @@
 ///   network's from good_state_every steps on (what a far too high learning rate does to Adam:
 ///   finite garbage). A loss of exactly 0 (an exact fit, PSNR +inf) is no divergence.
 /// - Weights or optimizer values that are not sound (not finite, or past the bounds a model file
-///   may hold: checkpoint.h's count_unsound) are a divergence too.
+///   may hold: engine/soundness.h's count_unsound) are a divergence too.
 /// - The good state: a copy of weights, optimizer state, step counts and loss whose weights were
 ///   finite, refreshed every good_state_every steps (at a metrics step) into its own buffers.
 /// - A recovery: the trainer puts the good state back on the backend, then record_recovery()

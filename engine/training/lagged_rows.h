@@ -9,7 +9,7 @@
 /// - Threading: the trainer's thread. Holds a reference to the backend, which must outlive it.
 #include "engine/backend.h"
 #include "engine/metrics.h"
-#include "engine/training/timelapse.h"
+#include "engine/frames/timelapse.h"
 
 #include <optional>
 

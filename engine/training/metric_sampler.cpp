@@ -3,7 +3,7 @@
 
 #include "engine/images/image.h"
 #include "engine/loss_math.h"
-#include "engine/images/pixel_sample.h"
+#include "engine/pixel_sample.h"
 
 #include <algorithm>
 #include <chrono>

@@ -1,6 +1,6 @@
 #pragma once
 /// The measurements behind a run's metrics rows.
-/// - The fixed pixel sample (engine/images/pixel_sample.h: stratified_pixel_sample(width, height,
+/// - The fixed pixel sample (engine/pixel_sample.h: stratified_pixel_sample(width, height,
 ///   sample_pixels, 0), the same pixels for every seed): a sampled row is one forward pass over it,
 ///   so it costs the same at any image size. An image no larger than the sample is measured whole,
 ///   exactly, through the backend.
@@ -13,9 +13,9 @@
 /// - Threading: the trainer's thread. Holds references to the backend and the dataset, which
 ///   must outlive it.
 #include "engine/backend.h"
-#include "engine/images/dataset.h"
+#include "engine/dataset.h"
 #include "engine/metrics.h"
-#include "engine/export/renderer.h"
+#include "engine/frames/renderer.h"
 
 #include <optional>
 #include <span>

@@ -4,7 +4,7 @@
 #include "engine/errors.h"
 #include "engine/model_files/model_check.h"
 #include "engine/path_problem.h"
-#include "engine/export/renderer.h"
+#include "engine/frames/renderer.h"
 
 #include <filesystem>
 #include <optional>

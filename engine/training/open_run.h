@@ -13,7 +13,7 @@
 #include "engine/backend_names.h"
 #include "engine/model_files/checkpoint.h"
 #include "engine/images/image.h"
-#include "engine/export/renderer.h"
+#include "engine/frames/renderer.h"
 #include "engine/run_config.h"
 #include "engine/training/trainer.h"
 

@@ -80,7 +80,7 @@ void RunTree::store_active(Trainer& t) {
 }
 
 RunTree::BranchResult RunTree::branch(Trainer& t, size_t frame) {
-  if (frame >= t.snapshot_count()) throw std::out_of_range("run tree: no frame " + std::to_string(frame));
+  if (frame >= t.frames().store().size()) throw std::out_of_range("run tree: no frame " + std::to_string(frame));
   BranchResult r;
   store_active(t);
   try {

@@ -14,7 +14,7 @@
 /// - Lines are not saved in .redraw files: a saved model is the active line.
 /// - Threading: none; the training thread owns it with the Trainer.
 #include "engine/model_files/checkpoint.h"
-#include "engine/training/timelapse.h"
+#include "engine/frames/timelapse.h"
 #include "engine/training/trainer.h"
 
 #include <cstddef>

@@ -9,7 +9,7 @@
 ///   (k_large_frame_bytes, an eighth of the default cap), frames keep weights (fp16: a keyframe)
 ///   only at steps 0 and powers of two, and the frames between are pictures only, drawn from the
 ///   live weights in place. Frames then cost about what they cost a small model.
-/// - The store: a SnapshotStore under a byte cap (timelapse.h).
+/// - The store: a SnapshotStore under a byte cap (engine/frames/timelapse.h).
 /// - A checkpoint borrows the store's frames and the good state's buffers (CheckpointLoan) and
 ///   gives them back; check_restorable says which checkpoints a trainer's model can take.
 /// - A branch from a frame or a resume from a checkpoint starts from a TrainingState with every
@@ -19,8 +19,8 @@
 #include "engine/backend.h"
 #include "engine/model_files/checkpoint.h"
 #include "engine/training/lagged_rows.h"
-#include "engine/export/renderer.h"
-#include "engine/training/timelapse.h"
+#include "engine/frames/renderer.h"
+#include "engine/frames/timelapse.h"
 #include "engine/training/training_state.h"
 
 #include <optional>

@@ -2,7 +2,7 @@
 /// What a training step is followed by: a metrics row (loss and PSNR in the history) and a
 /// timelapse frame; and when the command line writes a checkpoint. Both Trainer paths (step() and
 /// the GPU's lagged metrics) and `redraw train` ask here, so they cannot drift apart.
-#include "engine/training/timelapse.h"
+#include "engine/frames/timelapse.h"
 
 #include <cstdint>
 

@@ -2,7 +2,7 @@
 
 #include "engine/backend_names.h"
 #include "engine/errors.h"
-#include "engine/images/pixel_sample.h"
+#include "engine/pixel_sample.h"
 
 #include <limits>
 
@@ -80,7 +80,7 @@ std::optional<MetricsRow> Trainer::step_lagged() {
   const StepPlan plan = plan_step(m_step, m_config.training.steps, m_config.training.metrics_every, m_frames.policy());
   train_step_now(m_lagged.begin_step(m_step)); // it measures the row due at its starting count
   if (plan.measure || plan.snapshot) {
-    PendingRow& due = m_lagged.expect(m_step, plan.measure, elapsed_seconds(), m_sampler.last_lr());
+    PendingRow& due = m_lagged.expect(m_step, plan.measure, m_clock.elapsed(), m_sampler.last_lr());
     if (plan.snapshot) m_frames.begin_frame(due, m_step, resume_point()); // nothing waits for its copy
   }
   if (!out && m_lagged.awaiting()) out = finish_awaited(false);
@@ -154,7 +154,7 @@ MetricsRow Trainer::measure_row(bool exact, const ErrorMeans* given) {
   poll_loss();
   MetricsRow row = m_sampler.measure(m_step, exact, given, m_config.model, m_fourier_b);
   row.lr = m_sampler.lr_reaching(m_step).value_or(learning_rate_at(std::max<int64_t>(0, m_step - 1)));
-  row.seconds = elapsed_seconds();
+  row.seconds = m_clock.elapsed();
   return row;
 }
 
@@ -191,7 +191,7 @@ void Trainer::recover(const std::string& reason) {
   set_state(m_guard.good()); // back to it first: even a run that stops here holds finite weights
   m_record.truncate_after(m_step);
   m_frames.store().truncate_after(m_step);
-  m_guard.record_recovery(reason, found_at, elapsed_seconds());
+  m_guard.record_recovery(reason, found_at, m_clock.elapsed());
 }
 
 void Trainer::set_state(const TrainingState& s) {
@@ -265,7 +265,7 @@ Checkpoint Trainer::checkpoint_base(const std::string& source_image) {
   c.source_image = source_image;
   c.step = m_step;
   c.optimizer_step = m_optimizer_step;
-  c.seconds = elapsed_seconds();
+  c.seconds = m_clock.elapsed();
   c.history = m_record.rows();
   c.loss_trace = m_record.losses();
   m_guard.save_into(c);
@@ -274,7 +274,7 @@ Checkpoint Trainer::checkpoint_base(const std::string& source_image) {
 
 void Trainer::lend_state(CheckpointLoan& loan, Checkpoint& c) {
   // The current state becomes the good state when it qualifies (sound, not worse than the start).
-  const bool qualifies = !history().empty() && !m_guard.worse_than_start(history().back(), m_step);
+  const bool qualifies = !m_record.rows().empty() && !m_guard.worse_than_start(m_record.rows().back(), m_step);
   if (qualifies && m_guard.refresh(*m_backend, m_step, m_optimizer_step, m_sampler.last_loss())) {
     loan.lend_state(m_guard.good().params, m_guard.good().optimizer);
   } else {

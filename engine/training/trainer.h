@@ -5,6 +5,8 @@
 /// StepMetrics backend, the GPU, rows measured inside the next step: lagged_rows.h) and their
 /// history (metrics_history.h); the divergence guard with its good state (divergence_guard.h); the
 /// timelapse and what a checkpoint borrows (snapshot_keeper.h).
+/// - The parts are read through const accessors (clock(), record(), sampler(), guard(), frames());
+///   whatever changes them is a Trainer verb, so the run's invariants stay the Trainer's.
 /// - Threading: one thread (the GUI's training thread); not locked. Other threads read copies.
 /// - A metrics row every training.metrics_every steps is the only wait for the device.
 /// - Determinism: same seed, config and backend -> same parameters (bit-exact on the CPU), and a
@@ -15,7 +17,7 @@
 #include "engine/training/lagged_rows.h"
 #include "engine/training/metric_sampler.h"
 #include "engine/training/metrics_history.h"
-#include "engine/export/renderer.h"
+#include "engine/frames/renderer.h"
 #include "engine/training/schedule.h"
 #include "engine/training/snapshot_keeper.h"
 #include "engine/training/step_plan.h"
@@ -55,15 +57,29 @@ public:
 
   int64_t current_step() const { return m_step; }
   int64_t total_steps() const { return m_config.training.steps; }
-  /// The learning rate step `step` uses: the schedule's, times lr_scale().
+  /// The learning rate step `step` uses: the schedule's, times guard().lr_scale().
   double learning_rate_at(int64_t step) const { return m_schedule->learning_rate(step) * m_guard.lr_scale(); }
   /// Changes the schedule from the next step on (shape changes need a new Trainer).
   void set_schedule(const ScheduleSpec& spec);
   /// Changes the step count (a cosine of period 0 and the default snapshot policy follow).
   void set_total_steps(int64_t steps);
 
+  // ---- the parts, read-only: each says what it holds (a change goes through a Trainer verb) -----
+  /// Training time across resumes, the time budget and what is left of it (training_clock.h).
+  const TrainingClock& clock() const { return m_clock; }
+  /// The metrics rows and every step's loss, where the backend reports it (metrics_history.h).
+  const MetricsHistory& record() const { return m_record; }
+  /// What this session's sampled rows cost: their wall time and count (metric_sampler.h).
+  const MetricSampler& sampler() const { return m_sampler; }
+  /// Every recovery from a divergence (across resumes) and the learning-rate factor they left
+  /// (divergence_guard.h).
+  const DivergenceGuard& guard() const { return m_guard; }
+  /// The timelapse: its store (frames oldest first), policy and frames (snapshot_keeper.h). A
+  /// frame reference stays valid until the next step(), restore(), reset(), branch or cap change:
+  /// copy what another thread needs.
+  const SnapshotKeeper& frames() const { return m_frames; }
+
   // ---- time: seconds of training time (training_clock.h) -----------------------------------
-  double elapsed_seconds() const { return m_clock.elapsed(); } ///< across resumes
   /// Stops the clock once the device is idle (on a pause, at run()'s end); the next step restarts it.
   void pause_clock() {
     if (m_clock.running()) m_backend->synchronize();
@@ -71,24 +87,12 @@ public:
   }
   /// A deadline `seconds` of training time from now the schedule anneals to; 0 or less: none.
   void set_time_budget(double seconds) { m_clock.set_budget(seconds, m_step); }
-  double time_budget() const { return m_clock.budget(); }
-  double time_budget_left() const { return m_clock.budget_left(); } ///< <= 0 once spent; +inf: none
   /// The step the next step reads the schedule at: the step count, or further on under a budget.
   int64_t schedule_step() const { return m_clock.schedule_step(m_step, m_config.training.steps); }
 
-  // ---- measurements (metrics_history.h, metric_sampler.h) -----------------------------------
-  const std::vector<MetricsRow>& history() const { return m_record.rows(); }
-  /// Every step's loss on a backend that reports it without waiting (empty otherwise).
-  const LossTrace& loss_trace() const { return m_record.losses(); }
-  /// Wall time of this session's sampled rows (part of the training time) and their count.
-  double metric_row_seconds() const { return m_sampler.row_seconds(); }
-  int64_t metric_rows() const { return m_sampler.rows(); }
-
   // ---- divergence (divergence_guard.h) ------------------------------------------------------
-  /// Every recovery so far (across resumes), oldest first; those since the last call.
-  const std::vector<RecoveryEvent>& recoveries() const { return m_guard.recoveries(); }
+  /// The recoveries since the last call, oldest first (guard().recoveries() holds them all).
   std::vector<RecoveryEvent> take_new_recoveries() { return m_guard.take_new(); }
-  double lr_scale() const { return m_guard.lr_scale(); } ///< 1 without recoveries
   /// Blocks until the device is idle and checks the weights, optimizer state and divergence flag;
   /// recovers when they are not sound and returns true. DivergedError when no recovery is left.
   bool ensure_finite();
@@ -132,22 +136,15 @@ public:
   /// the model cannot take it (check_restorable).
   void restore(const Checkpoint& ckpt);
 
-  // ---- timelapse (snapshot_keeper.h) --------------------------------------------------------
-  /// The frames kept so far, oldest first. References stay valid until the next step(), restore(),
-  /// reset(), branch or cap change: copy what another thread needs.
-  const SnapshotStore& snapshots() const { return m_frames.store(); }
-  size_t snapshot_count() const { return m_frames.store().size(); }
-  const Snapshot& snapshot(size_t i) const { return m_frames.frame(i); } ///< std::out_of_range past the end
+  // ---- timelapse (snapshot_keeper.h; frames() reads it) -------------------------------------
   Image render_snapshot(size_t i, int32_t w, int32_t h, const RenderOptions& opts = {}) {
     return m_frames.render(i, w, h, opts);
   }
   /// The frames' memory cap in bytes (default 256 MiB); lowering it thins at once.
   void set_snapshot_cap_bytes(size_t bytes) { m_frames.store().set_cap_bytes(bytes); }
-  size_t snapshot_cap_bytes() const { return m_frames.store().cap_bytes(); }
   void set_large_frame_bytes(size_t bytes) { m_frames.set_large_frame_bytes(bytes); } ///< tests
   /// Which steps keep a frame from the next step on (default: SnapshotPolicy::for_run of the config).
   void set_snapshot_policy(const SnapshotPolicy& policy) { m_frames.set_policy(policy); }
-  const SnapshotPolicy& snapshot_policy() const { return m_frames.policy(); }
   /// Training resumes from frame i: its weights and step, later rows and frames dropped, the clock
   /// at its time. A resumable frame brings back the optimizer state, update count and lr factor
   /// (the run continues bit for bit on the CPU; returns true); else the optimizer starts from

@@ -2,7 +2,7 @@
 /// What the Python Trainer and Model share: rendering and predicting with a backend, the GIL
 /// released while the engine works.
 #include "engine/backend.h"
-#include "engine/export/renderer.h"
+#include "engine/frames/renderer.h"
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>

@@ -73,7 +73,7 @@ public:
     BusyGuard busy(m_busy);
     Trainer& t = trainer();
     const bool has_callback = !callback.is_none();
-    const double start_seconds = t.elapsed_seconds();
+    const double start_seconds = t.clock().elapsed();
     const bool timed = std::isfinite(seconds);
     if (timed) t.set_time_budget(seconds); // the schedule anneals to the deadline, as train --time-limit
     std::optional<MetricsRow> last;
@@ -93,7 +93,7 @@ public:
           py::gil_scoped_release unlocked;
           const auto slice_end = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
           while (done < n) {
-            if (timed && t.elapsed_seconds() - start_seconds >= seconds) {
+            if (timed && t.clock().elapsed() - start_seconds >= seconds) {
               stop = true;
               break;
             }
@@ -175,7 +175,7 @@ public:
   /// The metrics rows so far (refused while another thread trains: the history grows then).
   py::dict metrics() {
     BusyGuard busy(m_busy);
-    return history_arrays(trainer().history());
+    return history_arrays(trainer().record().rows());
   }
 
   /// The training picture (H, W, C) as a read-only view of the engine's own pixels.
@@ -253,7 +253,7 @@ void bind_trainer(py::module_& m) {
                              "The metrics rows as a dict of numpy arrays: step, loss, psnr_db, lr, seconds, psnr_exact.")
       .def_property_readonly("step_count", [](PyTrainer& t) { return t.trainer().current_step(); })
       .def_property_readonly("total_steps", [](PyTrainer& t) { return t.trainer().total_steps(); })
-      .def_property_readonly("elapsed_seconds", [](PyTrainer& t) { return t.trainer().elapsed_seconds(); })
+      .def_property_readonly("elapsed_seconds", [](PyTrainer& t) { return t.trainer().clock().elapsed(); })
       .def_property_readonly("config", [](PyTrainer& t) { return python_of(to_json(t.trainer().config())); })
       .def_property_readonly("backend", [](PyTrainer& t) { return t.trainer().backend().name(); })
       .def_property_readonly("notices", &PyTrainer::notices)

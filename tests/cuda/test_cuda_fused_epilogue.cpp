@@ -93,10 +93,10 @@ TEST_CASE("cuda fused epilogues: a 100-step instant run with the fragment epilog
   Trainer gpu(test::cuda_backend(CudaPrecision::Auto), c, Dataset{img});
   cpu.run(100);
   gpu.run(100);
-  REQUIRE(cpu.history().size() == gpu.history().size());
-  for (size_t i = 0; i < cpu.history().size(); ++i)
-    CHECK(std::abs(gpu.history()[i].psnr_db - cpu.history()[i].psnr_db) <= 1.0);
-  CHECK(gpu.history().back().psnr_db > 25.0);
+  REQUIRE(cpu.record().rows().size() == gpu.record().rows().size());
+  for (size_t i = 0; i < cpu.record().rows().size(); ++i)
+    CHECK(std::abs(gpu.record().rows()[i].psnr_db - cpu.record().rows()[i].psnr_db) <= 1.0);
+  CHECK(gpu.record().rows().back().psnr_db > 25.0);
 }
 
 #endif // REDRAW_HAVE_CUDA

@@ -13,7 +13,7 @@
 #include "cuda/mlp_pass.h"
 #include "cpu/cpu_backend.h"
 #include "engine/errors.h"
-#include "engine/export/renderer.h"
+#include "engine/frames/renderer.h"
 #include "engine/training/trainer.h"
 
 #include <doctest/doctest.h>
@@ -116,8 +116,8 @@ TEST_CASE("cuda guards: BCE with a linear output trains in fp32 on cuBLAS, as th
   CHECK(gpu->device_description().find("fused fp16 MLP off: BCE") != std::string::npos);
   tg.run(40);
   tc.run(40);
-  const auto& hg = tg.history();
-  const auto& hc = tc.history();
+  const auto& hg = tg.record().rows();
+  const auto& hc = tc.record().rows();
   REQUIRE(hg.size() == hc.size());
   for (size_t i = 0; i < hg.size(); ++i) {
     CAPTURE(i);

@@ -15,7 +15,7 @@
 
 #include "cuda/cuda_backend.h"
 #include "cpu/cpu_backend.h"
-#include "engine/export/renderer.h"
+#include "engine/frames/renderer.h"
 #include "engine/rng_math.h"
 #include "engine/training/trainer.h"
 
@@ -184,8 +184,8 @@ TEST_CASE("cuda hash grid: 100-step training runs match the CPU (fp32 and fused)
     Trainer gpu(test::cuda_backend(p), c, Dataset{img});
     cpu.run(100);
     gpu.run(100);
-    const auto& hc = cpu.history();
-    const auto& hg = gpu.history();
+    const auto& hc = cpu.record().rows();
+    const auto& hg = gpu.record().rows();
     REQUIRE(hc.size() == hg.size());
     CAPTURE(cuda_precision_name(p));
     const double tolerance = p == CudaPrecision::Fp32 ? 0.1 : 1.0;

@@ -187,7 +187,7 @@ TEST_CASE("cuda hash grid kernels: renders agree across the encoders, and a fuse
     KernelScope scope(k);
     Trainer t(test::cuda_backend(CudaPrecision::Auto), c, Dataset{img});
     t.run(60);
-    psnr.push_back(t.history().back().psnr_db);
+    psnr.push_back(t.record().rows().back().psnr_db);
   }
   for (size_t i = 1; i < psnr.size(); ++i) CHECK(std::abs(psnr[i] - psnr[0]) <= 0.5); // atomics' order, no more
   // One network drawn by each encoder (render_grid on pixel centres, below and above the chunk).

@@ -24,8 +24,8 @@
 #include "cuda/cuda_backend.h"
 #include "cpu/cpu_backend.h"
 #include "engine/errors.h"
-#include "engine/images/pixel_sample.h"
-#include "engine/export/renderer.h"
+#include "engine/pixel_sample.h"
+#include "engine/frames/renderer.h"
 #include "engine/rng_math.h"
 #include "engine/training/trainer.h"
 
@@ -189,8 +189,8 @@ TEST_CASE("cuda: a bf16 training run still learns") {
   c.training.metrics_every = 50;
   Trainer t(std::move(gpu), c, Dataset{redraw::test::gradient_image(40, 30, 1)});
   t.run(200);
-  REQUIRE(t.history().size() >= 2);
-  CHECK(t.history().back().loss < 0.5 * t.history().front().loss);
+  REQUIRE(t.record().rows().size() >= 2);
+  CHECK(t.record().rows().back().loss < 0.5 * t.record().rows().front().loss);
 }
 
 TEST_CASE("cuda parity: loss and gradients, every activation, encoding and loss") {
@@ -331,8 +331,8 @@ TEST_CASE("cuda parity: 200-step training runs through the bound API") {
     const double perr = normalised_error(p.gpu.parameters(), p.cpu.parameters());
     INFO("parameter error " << perr);
     CHECK(perr <= 1e-3);
-    const auto& hc = p.cpu.history();
-    const auto& hg = p.gpu.history();
+    const auto& hc = p.cpu.record().rows();
+    const auto& hg = p.gpu.record().rows();
     // The GPU measures a row inside the step after its count, so a row's loss is the training loss
     // at the row's weights: the loss the CPU reports one step later (engine/training/lagged_rows.h).
     // The reference: the same CPU run with a row at every step.
@@ -340,7 +340,7 @@ TEST_CASE("cuda parity: 200-step training runs through the bound API") {
     every_step.training.metrics_every = 1;
     Trainer ref(std::make_unique<CpuBackend>(), every_step, Dataset{img});
     ref.run(200);
-    const auto& every = ref.history();
+    const auto& every = ref.record().rows();
     REQUIRE(every.size() >= 200); // a row at each count 1..200 (and the untrained one, if kept)
     REQUIRE(hc.size() == hg.size());
     // FINER's phase omega (|z| + 1) z runs to about 3x SIREN's at |z| = 1, so the few-ulp differences

@@ -18,7 +18,7 @@
 #include "cuda/fused_mlp_rules.h"
 #include "cuda/hash_grid_choice.h"
 #include "cpu/cpu_backend.h"
-#include "engine/export/renderer.h"
+#include "engine/frames/renderer.h"
 #include "engine/rng_math.h"
 #include "engine/training/trainer.h"
 
@@ -160,8 +160,8 @@ TEST_CASE("cuda sanitize: bound instant steps (eager, captured, replayed), rende
     t.set_snapshot_policy(every_two);
     t.run(6);
     t.flush_metrics();
-    CHECK(t.snapshot_count() >= 3);
-    for (const auto& row : t.history()) CHECK(std::isfinite(row.psnr_db));
+    CHECK(t.frames().store().size() >= 3);
+    for (const auto& row : t.record().rows()) CHECK(std::isfinite(row.psnr_db));
     const auto params = t.parameters();
     CpuBackend reference;
     const NetworkView view{&t.config().model, params, {}};

@@ -89,13 +89,13 @@ TEST_CASE("cuda snapshots: a GPU run's timelapse frames are the weights of their
   t.set_snapshot_policy(every_five);
   t.run(20);
   (void)t.flush_metrics();
-  REQUIRE(t.snapshot_count() == 5); // steps 0, 5, 10, 15, 20
-  CHECK(t.snapshot(4).metrics.step == 20);
-  CHECK(t.snapshot(4).params == t.parameters()); // the last frame is the current network
-  CHECK(t.snapshot(4).optimizer.first == t.backend().optimizer_state().first);
-  for (size_t i = 1; i < t.snapshot_count(); ++i) {
-    CHECK(t.snapshot(i).params != t.snapshot(i - 1).params);
-    for (float v : t.snapshot(i).params) REQUIRE(std::isfinite(v));
+  REQUIRE(t.frames().store().size() == 5); // steps 0, 5, 10, 15, 20
+  CHECK(t.frames().frame(4).metrics.step == 20);
+  CHECK(t.frames().frame(4).params == t.parameters()); // the last frame is the current network
+  CHECK(t.frames().frame(4).optimizer.first == t.backend().optimizer_state().first);
+  for (size_t i = 1; i < t.frames().store().size(); ++i) {
+    CHECK(t.frames().frame(i).params != t.frames().frame(i - 1).params);
+    for (float v : t.frames().frame(i).params) REQUIRE(std::isfinite(v));
   }
 }
 

@@ -44,7 +44,7 @@ TEST_CASE("checkpoint round trip is bit-exact") {
   Trainer t = test::small_trainer(test::small_config(OptimizerKind::Adam, 0), test::gradient_image(12, 9, 3));
   t.run(7);
   Checkpoint c = t.checkpoint("somewhere/img.png");
-  c.snapshots.push_back(Snapshot{t.history().front(), c.params, {}, {}});
+  c.snapshots.push_back(Snapshot{t.record().rows().front(), c.params, {}, {}});
   const auto bytes = serialize_checkpoint(c);
   const Checkpoint back = deserialize_checkpoint(bytes.data(), bytes.size(), "mem");
   CHECK(serialize_checkpoint(back) == bytes);
@@ -109,7 +109,7 @@ TEST_CASE("resume: 100 steps equal 50 steps, save, load, 50 steps (bit-exact)") 
       const auto a = straight.parameters(), b = second.parameters();
       REQUIRE(a.size() == b.size());
       CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
-      CHECK(second.history().back().psnr_db == straight.history().back().psnr_db);
+      CHECK(second.record().rows().back().psnr_db == straight.record().rows().back().psnr_db);
     }
   }
 }
@@ -197,7 +197,7 @@ TEST_CASE("a format-2 frame with no weights is refused, not loaded as an empty f
   Trainer t = test::small_trainer(test::small_config(OptimizerKind::Adam, 0), test::gradient_image(8, 8, 1));
   t.run(2);
   Checkpoint c = t.checkpoint();
-  c.snapshots = {Snapshot{t.history().back(), c.params, {}, {}}};
+  c.snapshots = {Snapshot{t.record().rows().back(), c.params, {}, {}}};
   std::vector<uint8_t> bytes = serialize_checkpoint(c, 2);
   // The SNAP chunk: tag, u64 body length, then u64 frame count, the row, u64 weight count, weights.
   const std::string tag = "SNAP";

@@ -1,10 +1,11 @@
 // The vectorised CPU kernels (cpu/cpu_kernels.h) against the shared REDRAW_HD math they
-// replace in the hot loops, and against a float64 evaluation; the thread team (engine/cpu_threads.h).
+// replace in the hot loops, and against a float64 evaluation; the thread team (cpu/team_sizer.h, engine/thread_budget.h).
 #include "test_support.h"
 
 #include "cpu/cpu_backend.h"
 #include "cpu/cpu_kernels.h"
-#include "engine/cpu_threads.h"
+#include "cpu/team_sizer.h"
+#include "engine/thread_budget.h"
 #include "engine/rng_math.h"
 
 #include <doctest/doctest.h>

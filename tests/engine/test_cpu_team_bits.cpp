@@ -6,7 +6,7 @@
 // family (unit_tests_openblas_*).
 #include "test_support.h"
 #include "cpu/cpu_backend.h"
-#include "engine/cpu_threads.h"
+#include "engine/thread_budget.h"
 #include <doctest/doctest.h>
 #include <cstring>
 

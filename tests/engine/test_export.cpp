@@ -30,8 +30,8 @@ struct Trained {
     trainer.run(40);
   }
   void export_to(const fs::path& out, TimelapseOptions o) {
-    export_timelapse(trainer.backend(), trainer.config().model, trainer.fourier_b(), trainer.snapshots().frames(), out,
-                     o);
+    export_timelapse(trainer.backend(), trainer.config().model, trainer.fourier_b(), trainer.frames().store().frames(),
+                     out, o);
   }
 };
 
@@ -67,14 +67,14 @@ TEST_CASE("a GIF timelapse decodes to the expected frame count, size and delays"
     };
     t.export_to(out, o);
     CHECK(last == doctest::Approx(1.0));
-    CHECK(calls >= int(t.trainer.snapshot_count()));
+    CHECK(calls >= int(t.trainer.frames().store().size()));
     int err = 0;
     GifFileType* gif = DGifOpenFileName(out.c_str(), &err);
     REQUIRE(gif != nullptr);
     REQUIRE(DGifSlurp(gif) == GIF_OK);
     CHECK(gif->SWidth == 40);
     CHECK(gif->SHeight == 30);
-    CHECK(size_t(gif->ImageCount) == t.trainer.snapshot_count());
+    CHECK(size_t(gif->ImageCount) == t.trainer.frames().store().size());
     int total_delay = 0, last_delay = 0;
     for (int i = 0; i < gif->ImageCount; ++i) {
       CHECK(gif->SavedImages[i].ImageDesc.Width == 40);
@@ -147,7 +147,7 @@ TEST_CASE("PNG frames go into a folder, replacing an earlier sequence") {
   test::TempDir dir;
   const fs::path out = dir.path / "frames";
   t.export_to(out.string() + "/", options(20, 15));
-  const size_t n = t.trainer.snapshot_count();
+  const size_t n = t.trainer.frames().store().size();
   CHECK(size_t(test::files_in(out)) == n + 1); // the frames and .redraw-frames, which lists them
   const Image first = load_image(out / "frame_00000.png");
   CHECK(first.width == 20);
@@ -166,7 +166,7 @@ TEST_CASE("PNG frames go into a folder, replacing an earlier sequence") {
 
 TEST_CASE("a timelapse frame is the snapshot's render, plus the label when asked") {
   Trained t(3);
-  const Snapshot& s = t.trainer.snapshot(3);
+  const Snapshot& s = t.trainer.frames().frame(3);
   const Image plain =
       render_timelapse_frame(t.trainer.backend(), t.trainer.config().model, t.trainer.fourier_b(), s, 300, 120, false);
   CHECK(plain.pixels == t.trainer.render_snapshot(3, 300, 120).pixels);
@@ -194,7 +194,7 @@ TEST_CASE("a tiled render equals an untiled one at a larger size") {
   CHECK(test::max_abs_diff(a, b) <= test::k_tiling_tolerance);
   // The streamed 16-bit PNG matches the in-memory render to 16-bit precision.
   test::TempDir dir;
-  const NetworkView view{&t.trainer.config().model, t.trainer.snapshot(2).params, t.trainer.fourier_b()};
+  const NetworkView view{&t.trainer.config().model, t.trainer.frames().frame(2).params, t.trainer.fourier_b()};
   PngStreamWriter png(dir.path / "r.png", 640, 360, 3, 16);
   render_tiles(t.trainer.backend(), view, 640, 360, small,
                [&](int32_t y0, int32_t y1, const float* v) { png.write_rows(v, y1 - y0); });
@@ -210,7 +210,7 @@ TEST_CASE("a tiled render equals an untiled one at a larger size") {
 TEST_CASE("the side-by-side comparison: bicubic original on the left, the render on the right") {
   Trained t(3);
   const Image original = test::gradient_image(16, 12, 3);
-  const NetworkView view{&t.trainer.config().model, t.trainer.snapshot(4).params, t.trainer.fourier_b()};
+  const NetworkView view{&t.trainer.config().model, t.trainer.frames().frame(4).params, t.trainer.fourier_b()};
   const Image cmp = comparison_image(t.trainer.backend(), view, original, 48, 36);
   CHECK(cmp.width == 96);
   CHECK(cmp.height == 36);
@@ -270,7 +270,7 @@ TEST_CASE("a bad destination is refused before rendering, naming the path, and l
   CHECK(timelapse_format_for("x.GIF") == TimelapseFormat::Gif);
   CHECK(timelapse_format_for("frames") == TimelapseFormat::PngFrames);
   // The comparison export too.
-  const NetworkView view{&t.trainer.config().model, t.trainer.snapshot(1).params, t.trainer.fourier_b()};
+  const NetworkView view{&t.trainer.config().model, t.trainer.frames().frame(1).params, t.trainer.fourier_b()};
   CHECK_THROWS_WITH_AS(
       export_comparison_png(t.trainer.backend(), view, test::gradient_image(8, 8, 3), 8, 8, dir.path / "no" / "c.png"),
       doctest::Contains((dir.path / "no" / "c.png").string().c_str()), IoError);
@@ -285,7 +285,7 @@ TEST_CASE("a full disk leaves no partial file behind") {
     test::ScopedFileSizeLimit full(2000);
     CHECK_THROWS_AS(t.export_to(keep, options(64, 48)), IoError);
     CHECK_THROWS_AS(t.export_to(dir.path / "frames/", options(64, 48)), IoError);
-    const NetworkView view{&t.trainer.config().model, t.trainer.snapshot(1).params, t.trainer.fourier_b()};
+    const NetworkView view{&t.trainer.config().model, t.trainer.frames().frame(1).params, t.trainer.fourier_b()};
     CHECK_THROWS_AS(
         export_comparison_png(t.trainer.backend(), view, test::gradient_image(16, 12, 3), 64, 48, dir.path / "c.png"),
         IoError);
@@ -332,12 +332,11 @@ TEST_CASE("MP4 goes through ffmpeg on PATH, atomically, and names ffmpeg when it
     CHECK(ffmpeg_available());
     t.export_to(dir.path / "v.mp4", options(21, 15));
     // The last frame is repeated for the 2 s hold at 10 fps.
-    CHECK(fs::file_size(dir.path / "v.mp4") == (t.trainer.snapshot_count() - 1 + 20) * 21 * 15 * 3);
+    CHECK(fs::file_size(dir.path / "v.mp4") == (t.trainer.frames().store().size() - 1 + 20) * 21 * 15 * 3);
   }
   // One that fails: its message is reported and no partial video is left.
-  write_script(
-      dir.path / "bin" / "ffmpeg",
-      "#!/bin/sh\nfor a; do out=\"${a#file:}\"; done\nhead -c 100 > \"$out\"\necho 'Unknown encoder libx264' >&2\nexit 1\n");
+  write_script(dir.path / "bin" / "ffmpeg", "#!/bin/sh\nfor a; do out=\"${a#file:}\"; done\nhead -c 100 > "
+                                            "\"$out\"\necho 'Unknown encoder libx264' >&2\nexit 1\n");
   {
     ScopedEnv path("PATH", (dir.path / "bin").string() + ":" + old_path);
     CHECK_THROWS_WITH_AS(t.export_to(dir.path / "w.mp4", options(64, 48)), doctest::Contains("Unknown encoder libx264"),
@@ -350,7 +349,7 @@ TEST_CASE("MP4 goes through ffmpeg on PATH, atomically, and names ffmpeg when it
 TEST_CASE("a reconstruction export streams to PNG, and a bad path, full disk or cancel leaves nothing") {
   Trained t(3);
   test::TempDir dir;
-  const NetworkView view{&t.trainer.config().model, t.trainer.snapshot(2).params, t.trainer.fourier_b()};
+  const NetworkView view{&t.trainer.config().model, t.trainer.frames().frame(2).params, t.trainer.fourier_b()};
   RenderOptions tiles;
   tiles.max_tile_pixels = 500;
   export_render_png(t.trainer.backend(), view, 90, 70, dir.path / "r.png", 16, tiles);

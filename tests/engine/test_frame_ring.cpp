@@ -1,8 +1,8 @@
-// The GPU preview ring's slot bookkeeping (engine/training/frame_ring_state.h), checked on the CPU: the
+// The GPU preview ring's slot bookkeeping (engine/frame_ring_state.h), checked on the CPU: the
 // writer never gets a slot the reader holds, the reader always gets the newest frame, and a
 // reader that has not released its frame cannot take another (which would hand its busy slot
 // back to the writer).
-#include "engine/training/frame_ring_state.h"
+#include "engine/frame_ring_state.h"
 
 #include <doctest/doctest.h>
 

@@ -7,7 +7,7 @@
 
 #include "engine/model_files/checkpoint.h"
 #include "cpu/cpu_backend.h"
-#include "engine/cpu_threads.h"
+#include "engine/thread_budget.h"
 #include "engine/errors.h"
 #include "engine/rng_math.h"
 #include "engine/run_config.h"
@@ -281,7 +281,7 @@ TEST_CASE("hash grid: CPU training is bit-identical for the same seed, and diffe
     c.training.seed = seed;
     Trainer t = redraw::test::small_trainer(c, img);
     t.run(30);
-    return std::make_pair(t.parameters(), t.history().back().psnr_db);
+    return std::make_pair(t.parameters(), t.record().rows().back().psnr_db);
   };
   const auto a = run(3), b = run(3), other = run(4);
   CHECK(a.first == b.first);
@@ -516,12 +516,12 @@ TEST_CASE("hash grid: the timelapse keeps to its cap with large parameter vector
   const size_t frame = snapshot_bytes(Snapshot{MetricsRow{}, t.parameters(), {}, {}});
   t.set_snapshot_cap_bytes(5 * frame);
   t.run(30);
-  CHECK(t.snapshots().bytes() <= 5 * frame);
+  CHECK(t.frames().store().bytes() <= 5 * frame);
   // Every frame of the 30 steps fits as a picture; a few keep (fp16) weights.
-  CHECK(t.snapshot_count() == size_t(std::count_if(
-      t.snapshots().frames().begin(), t.snapshots().frames().end(),
-      [&](const Snapshot& s) { return t.snapshot_policy().should_snapshot(s.metrics.step); })));
-  CHECK(t.snapshots().thinned() == 0);
-  CHECK(frame_kind(t.snapshots().frames().front()) != FrameKind::Picture);
-  CHECK(frame_kind(t.snapshots().frames()[1]) == FrameKind::Picture);
+  CHECK(t.frames().store().size() == size_t(std::count_if(
+      t.frames().store().frames().begin(), t.frames().store().frames().end(),
+      [&](const Snapshot& s) { return t.frames().policy().should_snapshot(s.metrics.step); })));
+  CHECK(t.frames().store().thinned() == 0);
+  CHECK(frame_kind(t.frames().store().frames().front()) != FrameKind::Picture);
+  CHECK(frame_kind(t.frames().store().frames()[1]) == FrameKind::Picture);
 }

@@ -7,7 +7,7 @@
 
 #include "cpu/cpu_backend.h"
 #include "engine/errors.h"
-#include "engine/images/pixel_sample.h"
+#include "engine/pixel_sample.h"
 #include "engine/training/trainer.h"
 
 #include <doctest/doctest.h>
@@ -168,8 +168,8 @@ TEST_CASE("lagged metrics: the same weights, PSNR and frames as measuring synchr
       // Training is untouched by how metrics are taken.
       CHECK(sync.backend().parameters() == lag.backend().parameters());
 
-      const auto& a = sync.history();
-      const auto& b = lag.history();
+      const auto& a = sync.record().rows();
+      const auto& b = lag.record().rows();
       REQUIRE(a.size() == b.size());
       for (size_t i = 0; i < a.size(); ++i) {
         CHECK(b[i].step == a[i].step);
@@ -186,8 +186,8 @@ TEST_CASE("lagged metrics: the same weights, PSNR and frames as measuring synchr
       CHECK(b.back().step == 40);
 
       // Timelapse frames: the same steps, weights and PSNR.
-      const auto& fa = sync.snapshots().frames();
-      const auto& fb = lag.snapshots().frames();
+      const auto& fa = sync.frames().store().frames();
+      const auto& fb = lag.frames().store().frames();
       REQUIRE(fa.size() == fb.size());
       for (size_t i = 0; i < fa.size(); ++i) {
         CHECK(fb[i].metrics.step == fa[i].metrics.step);
@@ -222,8 +222,8 @@ TEST_CASE("lagged metrics: on an image over the metric sample, rows say sampled 
   (void)lag.flush_metrics();
   CHECK(lb->recorded_sampled > 0);
   CHECK(lb->recorded_sampled == lb->recorded_with_mse);
-  const auto& a = sync.history();
-  const auto& b = lag.history();
+  const auto& a = sync.record().rows();
+  const auto& b = lag.record().rows();
   REQUIRE(a.size() == b.size());
   REQUIRE(a.size() >= 5);
   int sampled = 0;
@@ -262,10 +262,10 @@ TEST_CASE("lagged metrics: timelapse frames are copied without waiting for the d
   Trainer sync(std::make_unique<CpuBackend>(), cfg, Dataset{gradient_image(12, 10, 3)});
   sync.set_snapshot_policy(every_four);
   for (int i = 0; i < 36; ++i) (void)sync.step();
-  REQUIRE(sync.snapshot_count() == lag.snapshot_count());
-  for (size_t i = 0; i < sync.snapshot_count(); ++i) {
-    CHECK(lag.snapshot(i).metrics.step == sync.snapshot(i).metrics.step);
-    CHECK(lag.snapshot(i).params == sync.snapshot(i).params);
+  REQUIRE(sync.frames().store().size() == lag.frames().store().size());
+  for (size_t i = 0; i < sync.frames().store().size(); ++i) {
+    CHECK(lag.frames().frame(i).metrics.step == sync.frames().frame(i).metrics.step);
+    CHECK(lag.frames().frame(i).params == sync.frames().frame(i).params);
   }
 }
 
@@ -282,7 +282,7 @@ TEST_CASE("lagged metrics: a frame whose row is dropped leaves no copy in flight
   (void)lag.flush_metrics();
   REQUIRE(lag.take_new_recoveries().size() == 1);
   CHECK(lb->copies_in_flight() == 0);
-  for (const auto& f : lag.snapshots().frames())
+  for (const auto& f : lag.frames().store().frames())
     for (float v : f.params) REQUIRE(std::isfinite(v));
 }
 
@@ -299,8 +299,8 @@ TEST_CASE("lagged metrics: a NaN found a step late still rolls back and the run 
   REQUIRE(rec.size() == 1);
   CHECK(rec[0].rolled_back_to <= 33);
   for (float v : lag.backend().parameters()) REQUIRE(std::isfinite(v));
-  for (const auto& r : lag.history()) CHECK(std::isfinite(r.psnr_db));
-  CHECK(lag.history().back().step == 60);
+  for (const auto& r : lag.record().rows()) CHECK(std::isfinite(r.psnr_db));
+  CHECK(lag.record().rows().back().step == 60);
 }
 
 TEST_CASE("lagged metrics: measure() and checkpoint() settle the rows in flight first") {
@@ -315,5 +315,5 @@ TEST_CASE("lagged metrics: measure() and checkpoint() settle the rows in flight 
   for (size_t i = 1; i < c.history.size(); ++i) CHECK(c.history[i].step > c.history[i - 1].step);
   const MetricsRow m = lag.measure();
   CHECK(m.step == 20);
-  CHECK(lag.history().back().step == 20);
+  CHECK(lag.record().rows().back().step == 20);
 }

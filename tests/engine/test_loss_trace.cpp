@@ -34,18 +34,18 @@ TEST_CASE("loss trace: the CPU trainer keeps every step's loss, equal to the row
   cfg.training.metrics_every = 10;
   Trainer t = test::small_trainer(cfg, test::gradient_image(24, 20, 3));
   t.run(35);
-  const LossTrace& trace = t.loss_trace();
+  const LossTrace& trace = t.record().losses();
   CHECK(trace.first_count == 1);
   CHECK(trace.end_count() == 36);
-  for (const MetricsRow& r : t.history())
+  for (const MetricsRow& r : t.record().rows())
     if (r.step > 0) CHECK(double(trace.loss[size_t(r.step - 1)]) == doctest::Approx(r.loss).epsilon(1e-6));
   // A branch from an earlier frame drops the later steps.
   size_t frame = 0;
-  for (size_t i = 0; i < t.snapshot_count(); ++i)
-    if (t.snapshot(i).metrics.step > 0 && t.snapshot(i).metrics.step < 30) frame = i;
+  for (size_t i = 0; i < t.frames().store().size(); ++i)
+    if (t.frames().frame(i).metrics.step > 0 && t.frames().frame(i).metrics.step < 30) frame = i;
   REQUIRE(frame > 0);
   t.branch_from_snapshot(frame);
-  CHECK(t.loss_trace().end_count() == t.current_step() + 1);
+  CHECK(t.record().losses().end_count() == t.current_step() + 1);
 }
 
 TEST_CASE("curves chunk: round trip through a model, and a damaged body is named") {

@@ -8,7 +8,7 @@
 #include "engine/errors.h"
 #include "engine/images/image.h"
 #include "engine/path_problem.h"
-#include "engine/export/renderer.h"
+#include "engine/frames/renderer.h"
 
 #include <doctest/doctest.h>
 

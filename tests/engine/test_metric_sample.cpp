@@ -2,8 +2,8 @@
 // measured on it (sampled) beside the exact ones over every pixel.
 #include "test_support.h"
 
-#include "engine/cpu_threads.h"
-#include "engine/images/pixel_sample.h"
+#include "engine/thread_budget.h"
+#include "engine/pixel_sample.h"
 
 #include <doctest/doctest.h>
 
@@ -111,8 +111,8 @@ TEST_CASE("metrics rows: sampled while training, exact from measure(), both agai
   const Image img = busy_image();
   Trainer t = test::small_trainer(minibatch_config(), img);
   t.run(20);
-  REQUIRE(t.history().size() >= 2);
-  const MetricsRow& row = t.history().back();
+  REQUIRE(t.record().rows().size() >= 2);
+  const MetricsRow& row = t.record().rows().back();
   CHECK(row.step == 20);
   CHECK_FALSE(row.psnr_exact);
   // The run's sample: 1.5 of its 1024-pixel batches.
@@ -125,15 +125,15 @@ TEST_CASE("metrics rows: sampled while training, exact from measure(), both agai
   CHECK(exact.psnr_db == doctest::Approx(psnr_from_mse(reference_mse(t, {}))).epsilon(1e-6));
   // The estimate is close to the truth: a stratified sample of most of the picture.
   CHECK(std::abs(exact.psnr_db - row.psnr_db) < 0.2);
-  CHECK(t.history().back().psnr_exact); // measure() replaced the row of the same step
+  CHECK(t.record().rows().back().psnr_exact); // measure() replaced the row of the same step
 }
 
 TEST_CASE("metrics rows: a picture no larger than the sample is measured exactly, as before") {
   // 36 x 32 = 1,152 pixels, within the 1,536-pixel sample of a 1024-pixel batch.
   Trainer t = test::small_trainer(minibatch_config(), test::gradient_image(36, 32, 3));
   t.run(10);
-  for (const MetricsRow& r : t.history()) CHECK(r.psnr_exact);
-  CHECK(t.history().back().psnr_db == doctest::Approx(psnr_from_mse(reference_mse(t, {}))).epsilon(1e-6));
+  for (const MetricsRow& r : t.record().rows()) CHECK(r.psnr_exact);
+  CHECK(t.record().rows().back().psnr_db == doctest::Approx(psnr_from_mse(reference_mse(t, {}))).epsilon(1e-6));
 }
 
 TEST_CASE("metrics rows: the same bits at any thread count") {
@@ -143,7 +143,7 @@ TEST_CASE("metrics rows: the same bits at any thread count") {
     set_cpu_threads(threads);
     Trainer t = test::small_trainer(minibatch_config(), img);
     t.run(30);
-    rows[threads - 1] = t.history();
+    rows[threads - 1] = t.record().rows();
   }
   set_cpu_threads(0);
   REQUIRE(rows[0].size() == rows[1].size());

@@ -4,7 +4,7 @@
 #include "test_support.h"
 
 #include "engine/training/metric_sampler.h"
-#include "engine/images/pixel_sample.h"
+#include "engine/pixel_sample.h"
 
 #include <doctest/doctest.h>
 

@@ -23,7 +23,7 @@ Checkpoint sane_model() {
   Checkpoint c = t.checkpoint("/somewhere/img.png");
   c.snapshots.clear();
   Snapshot first;
-  first.metrics = t.history().front();
+  first.metrics = t.record().rows().front();
   first.params = c.params;
   c.snapshots.push_back(first);
   return c;

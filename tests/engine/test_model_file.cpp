@@ -11,8 +11,8 @@
 #include "engine/half_float.h"
 #include "engine/images/image.h"
 #include "engine/training/open_run.h"
-#include "engine/export/renderer.h"
-#include "engine/training/timelapse.h"
+#include "engine/frames/renderer.h"
+#include "engine/frames/timelapse.h"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>

@@ -7,7 +7,7 @@
 #include "engine/model_files/checkpoint.h"
 #include "engine/model_files/checkpoint_codec.h"
 #include "engine/errors.h"
-#include "engine/training/timelapse.h"
+#include "engine/frames/timelapse.h"
 
 #include <doctest/doctest.h>
 #include <zstd.h>

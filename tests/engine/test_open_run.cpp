@@ -6,7 +6,7 @@
 #include "engine/errors.h"
 #include "engine/training/open_run.h"
 #include "engine/path_problem.h"
-#include "engine/export/renderer.h"
+#include "engine/frames/renderer.h"
 #include "test_support.h"
 
 using namespace redraw;

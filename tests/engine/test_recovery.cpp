@@ -38,8 +38,8 @@ TEST_CASE("an injected NaN is found at the next loss read and rolled back and th
   Trainer t = test::small_trainer(recovery_config(), test::gradient_image(12, 10, 3));
   t.inject_nan_after_step(23);
   run_to(t, 60);
-  REQUIRE(t.recoveries().size() == 1);
-  const RecoveryEvent e = t.recoveries().front();
+  REQUIRE(t.guard().recoveries().size() == 1);
+  const RecoveryEvent e = t.guard().recoveries().front();
   CHECK(e.step == 23);           // found at once: 23 is a snapshot step, whose loss is read
   CHECK(e.rolled_back_to == 20); // the last good state (kept every 10 steps)
   CHECK(e.lr_scale == doctest::Approx(0.5));
@@ -48,10 +48,10 @@ TEST_CASE("an injected NaN is found at the next loss read and rolled back and th
   CHECK(t.take_new_recoveries().empty());
   CHECK(t.current_step() == 60);
   CHECK(count_nonfinite(t.parameters()) == 0);
-  CHECK(all_finite(t.history()));
-  CHECK(t.history().back().step == 60);
+  CHECK(all_finite(t.record().rows()));
+  CHECK(t.record().rows().back().step == 60);
   CHECK(t.learning_rate_at(30) == doctest::Approx(0.5 * 1e-2));
-  CHECK(t.history().back().lr == doctest::Approx(0.5 * 1e-2));
+  CHECK(t.record().rows().back().lr == doctest::Approx(0.5 * 1e-2));
 }
 
 TEST_CASE("a configurable factor brings a far too high learning rate down until the run trains") {
@@ -61,10 +61,10 @@ TEST_CASE("a configurable factor brings a far too high learning rate down until 
   Trainer t = test::small_trainer(cfg, test::gradient_image(8, 8, 1));
   run_to(t, 100);
   CHECK(t.current_step() == 100);
-  CHECK(!t.recoveries().empty());
-  CHECK(t.lr_scale() <= 1e-6);
+  CHECK(!t.guard().recoveries().empty());
+  CHECK(t.guard().lr_scale() <= 1e-6);
   CHECK(count_nonfinite(t.parameters()) == 0);
-  CHECK(all_finite(t.history()));
+  CHECK(all_finite(t.record().rows()));
 }
 
 TEST_CASE("weights are checked before a checkpoint or a render: never NaN out even between metrics steps") {
@@ -85,8 +85,8 @@ TEST_CASE("weights are checked before a checkpoint or a render: never NaN out ev
   const Image img = t.render(12, 10);
   for (float v : img.pixels)
     REQUIRE(std::isfinite(v));
-  CHECK(t.recoveries().size() == 2);
-  CHECK(t.lr_scale() == doctest::Approx(0.25));
+  CHECK(t.guard().recoveries().size() == 2);
+  CHECK(t.guard().lr_scale() == doctest::Approx(0.25));
 }
 
 TEST_CASE("a non-finite optimizer moment behind finite weights is found where it is, and recovered") {
@@ -103,7 +103,7 @@ TEST_CASE("a non-finite optimizer moment behind finite weights is found where it
   CHECK(t.backend().parameters_sound()); // the weights alone are finite
   CHECK_FALSE(t.backend().parameters_sound(true));
   CHECK(t.ensure_finite()); // recovered to the last good state
-  CHECK(t.recoveries().size() == 1);
+  CHECK(t.guard().recoveries().size() == 1);
   CHECK(t.backend().parameters_sound(true));
 }
 
@@ -131,10 +131,10 @@ TEST_CASE("an exact fit (MSE 0) is reported as +inf dB and is no divergence") {
   std::fill(c.params.begin(), c.params.end(), 0.0f);
   t.restore(c);
   t.run(20);
-  CHECK(t.recoveries().empty());
-  REQUIRE(!t.history().empty());
-  CHECK(std::isinf(t.history().back().psnr_db));
-  CHECK(t.history().back().loss == 0.0);
+  CHECK(t.guard().recoveries().empty());
+  REQUIRE(!t.record().rows().empty());
+  CHECK(std::isinf(t.record().rows().back().psnr_db));
+  CHECK(t.record().rows().back().loss == 0.0);
 }
 
 TEST_CASE("recoveries and the lowered learning rate travel in the checkpoint and a resume keeps them") {
@@ -148,10 +148,10 @@ TEST_CASE("recoveries and the lowered learning rate travel in the checkpoint and
   REQUIRE(back.recoveries.size() == 1);
   CHECK(back.recoveries[0].step == 23);
   CHECK(back.recoveries[0].rolled_back_to == 20);
-  CHECK(back.recoveries[0].reason == t.recoveries()[0].reason);
+  CHECK(back.recoveries[0].reason == t.guard().recoveries()[0].reason);
   Trainer r = test::small_trainer(recovery_config(), test::gradient_image(12, 10, 3));
   r.restore(back);
-  CHECK(r.lr_scale() == doctest::Approx(0.5));
+  CHECK(r.guard().lr_scale() == doctest::Approx(0.5));
   CHECK(r.take_new_recoveries().empty()); // reported by the run that wrote them
   t.run(20);
   r.run(20);
@@ -197,7 +197,7 @@ TEST_CASE("Adam at a far too high learning rate is flagged: finite garbage count
   cfg.schedule.lr_max = 1e-2;
   Trainer ok = test::small_trainer(cfg, img);
   run_to(ok, 400);
-  CHECK(ok.recoveries().empty());
+  CHECK(ok.guard().recoveries().empty());
 }
 
 TEST_CASE("a save lends the weights and moments through the good state: the same bytes as a copy, and the "
@@ -219,15 +219,15 @@ TEST_CASE("a save lends the weights and moments through the good state: the same
   // The buffers came back as the good state of step 23: a divergence now rolls back there (not to
   // step 20), to exactly the saved weights, and the run finishes finite.
   t.inject_nan_after_step(27);
-  while (t.recoveries().empty() && t.current_step() < 40)
+  while (t.guard().recoveries().empty() && t.current_step() < 40)
     t.step();
-  REQUIRE(t.recoveries().size() == 1);
-  CHECK(t.recoveries().front().rolled_back_to == 23);
+  REQUIRE(t.guard().recoveries().size() == 1);
+  CHECK(t.guard().recoveries().front().rolled_back_to == 23);
   CHECK(t.current_step() == 23);
   CHECK(t.parameters() == copied.params);
   run_to(t, 60);
   CHECK(count_nonfinite(t.parameters()) == 0);
-  CHECK(all_finite(t.history()));
+  CHECK(all_finite(t.record().rows()));
 }
 
 TEST_CASE("recovery: weights that grow past what a model may hold are a divergence, so what is kept opens") {

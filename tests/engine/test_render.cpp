@@ -3,11 +3,11 @@
 #include "reference_mlp.h"
 #include "test_support.h"
 
-#include "engine/images/dataset.h"
+#include "engine/dataset.h"
 
 #include "engine/errors.h"
 #include "engine/loss_math.h"
-#include "engine/export/renderer.h"
+#include "engine/frames/renderer.h"
 
 #include <doctest/doctest.h>
 
@@ -147,12 +147,12 @@ TEST_CASE("final.png and the exact row from one pass: the same picture, the row 
     CHECK(row.step == 0);
     CHECK(row.psnr_db == doctest::Approx(psnr).epsilon(1e-6));
     CHECK(row.loss == doctest::Approx(loss).epsilon(1e-6));
-    REQUIRE(!t.history().empty());
-    CHECK(t.history().back().step == 0);
-    CHECK(t.history().back().psnr_db == row.psnr_db);
+    REQUIRE(!t.record().rows().empty());
+    CHECK(t.record().rows().back().step == 0);
+    CHECK(t.record().rows().back().psnr_db == row.psnr_db);
   }
   t.run(30);
-  REQUIRE(!t.history().back().psnr_exact); // the sampled rows of a minibatch run
+  REQUIRE(!t.record().rows().back().psnr_exact); // the sampled rows of a minibatch run
   const auto [bytes, row] = measured_png();
   const auto [psnr, loss] = reference();
   CHECK(bytes == t.render_png(600, 500));
@@ -160,8 +160,8 @@ TEST_CASE("final.png and the exact row from one pass: the same picture, the row 
   CHECK(row.psnr_exact);
   CHECK(row.psnr_db == doctest::Approx(psnr).epsilon(1e-6));
   CHECK(row.psnr_db == doctest::Approx(t.measure().psnr_db).epsilon(1e-6)); // the backend's own pass
-  CHECK(t.history().back().step == 30);
-  CHECK(t.history().back().psnr_exact);
+  CHECK(t.record().rows().back().step == 30);
+  CHECK(t.record().rows().back().psnr_exact);
 }
 
 TEST_CASE("a window of the picture: each sample is the float64 network at its cell's centre") {

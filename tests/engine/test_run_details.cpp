@@ -61,8 +61,8 @@ TEST_CASE("the untrained frame carries the untrained network's loss, not nan") {
     Trainer t = test::small_trainer(cfg, test::gradient_image(12, 9, 1));
     const std::vector<float> initial = t.parameters();
     t.run(3);
-    REQUIRE(t.snapshot_count() >= 1);
-    const Snapshot& first = t.snapshot(0);
+    REQUIRE(t.frames().store().size() >= 1);
+    const Snapshot& first = t.frames().frame(0);
     CHECK(first.metrics.step == 0);
     REQUIRE(std::isfinite(first.metrics.loss));
     CHECK(first.params == initial);
@@ -70,9 +70,9 @@ TEST_CASE("the untrained frame carries the untrained network's loss, not nan") {
     if (loss == LossKind::MSE) // a sigmoid output never needs clamping: the loss is the PSNR's MSE
       CHECK(first.metrics.psnr_db == doctest::Approx(-10.0 * std::log10(first.metrics.loss)).epsilon(1e-4));
     // The first history row is step 1's, whose loss is the full batch's at the initial weights.
-    REQUIRE(!t.history().empty());
-    CHECK(t.history().front().step == 1);
-    CHECK(t.history().front().loss == doctest::Approx(first.metrics.loss).epsilon(1e-5));
+    REQUIRE(!t.record().rows().empty());
+    CHECK(t.record().rows().front().step == 1);
+    CHECK(t.record().rows().front().loss == doctest::Approx(first.metrics.loss).epsilon(1e-5));
   }
 }
 
@@ -84,11 +84,11 @@ TEST_CASE("the last row after a stop between metrics steps has the current loss,
   frames.enabled = false; // no frame steps: they record their loss too
   t.set_snapshot_policy(frames);
   t.run(8); // rows at 1 and 5; steps 6..8 make no row
-  REQUIRE(t.history().back().step == 5);
-  const double older = t.history().back().loss;
+  REQUIRE(t.record().rows().back().step == 5);
+  const double older = t.record().rows().back().loss;
   const MetricsRow last = t.measure();
   CHECK(last.step == 8);
-  CHECK(t.history().back().step == 8);
+  CHECK(t.record().rows().back().step == 8);
   CHECK(last.loss != older);
   // Step 8's own loss (the CPU reports every step's): the full-batch loss of the weights it
   // started from, those of the same run stopped after 7 steps.
@@ -116,8 +116,8 @@ TEST_CASE("the untrained network's measurements are off the training clock") {
   REQUIRE(wall >= 2 * 1.5);
   // Before: the untrained frame, its PSNR and step 1's row were all on the clock (3 pauses).
   // Now only step 1's row is (a metrics row is measured inside the step, as on every later step).
-  CHECK(t.elapsed_seconds() < 2 * 1.5);
-  CHECK(t.snapshot(0).metrics.seconds == 0.0);
+  CHECK(t.clock().elapsed() < 2 * 1.5);
+  CHECK(t.frames().frame(0).metrics.seconds == 0.0);
 }
 
 TEST_CASE("preset_label: a preset's name only while the recipe is the preset's") {

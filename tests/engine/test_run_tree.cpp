@@ -20,12 +20,12 @@ TEST_CASE("a branch keeps the abandoned line, and switching back brings back its
   (void)tree.set_cap_bytes(t, size_t(64) << 20);
   t.run(80);
   const std::vector<float> main_params = t.parameters();
-  const std::vector<MetricsRow> main_history = t.history();
-  const std::vector<Snapshot> main_frames = t.snapshots().frames();
+  const std::vector<MetricsRow> main_history = t.record().rows();
+  const std::vector<Snapshot> main_frames = t.frames().store().frames();
   REQUIRE(main_history.back().step == 80);
 
-  const size_t at = t.snapshots().index_at_step(40);
-  REQUIRE(t.snapshot(at).metrics.step == 40);
+  const size_t at = t.frames().store().index_at_step(40);
+  REQUIRE(t.frames().frame(at).metrics.step == 40);
   const RunTree::BranchResult r = tree.branch(t, at);
   CHECK(r.exact);
   CHECK(r.notices.empty());
@@ -46,12 +46,12 @@ TEST_CASE("a branch keeps the abandoned line, and switching back brings back its
   REQUIRE(tree.switch_to(t, 0, notices));
   CHECK(t.current_step() == 80);
   CHECK(t.parameters() == main_params);
-  REQUIRE(t.history().size() == main_history.size());
+  REQUIRE(t.record().rows().size() == main_history.size());
   for (size_t k = 0; k < main_history.size(); ++k)
-    CHECK(t.history()[k].loss == main_history[k].loss);
-  REQUIRE(t.snapshot_count() == main_frames.size());
+    CHECK(t.record().rows()[k].loss == main_history[k].loss);
+  REQUIRE(t.frames().store().size() == main_frames.size());
   for (size_t k = 0; k < main_frames.size(); ++k)
-    CHECK(t.snapshot(k).params == main_frames[k].params);
+    CHECK(t.frames().frame(k).params == main_frames[k].params);
   CHECK_FALSE(tree.switch_to(t, 0, notices)); // already active
 
   // The main line continues exactly as if it had never been left.
@@ -85,14 +85,14 @@ TEST_CASE("the run tree stays under the frame memory cap: stored lines thin, the
   t.run(60);
   std::vector<std::string> notices;
   for (int k = 0; k < 6; ++k) {
-    const RunTree::BranchResult r = tree.branch(t, t.snapshots().index_at_step(10 + k));
+    const RunTree::BranchResult r = tree.branch(t, t.frames().store().index_at_step(10 + k));
     for (const auto& n : r.notices)
       notices.push_back(n);
     t.run(20);
     // Stored lines take at most half the cap; the timelapse gets the rest, so all of it fits.
     CHECK(tree.stored_bytes() <= cap / 2);
-    CHECK(t.snapshots().bytes() <= t.snapshot_cap_bytes());
-    CHECK(tree.stored_bytes() + t.snapshot_cap_bytes() <= cap);
+    CHECK(t.frames().store().bytes() <= t.frames().store().cap_bytes());
+    CHECK(tree.stored_bytes() + t.frames().store().cap_bytes() <= cap);
   }
   CHECK(tree.stored_bytes() <= cap / 2);
   CHECK_FALSE(notices.empty());

@@ -64,8 +64,8 @@ TEST_CASE("step plan: a trainer records rows and frames exactly where the plan s
   t.set_snapshot_policy(policy);
   t.run(37);
   std::vector<int64_t> rows, frames;
-  for (const MetricsRow& r : t.history()) rows.push_back(r.step);
-  for (const Snapshot& s : t.snapshots().frames()) frames.push_back(s.metrics.step);
+  for (const MetricsRow& r : t.record().rows()) rows.push_back(r.step);
+  for (const Snapshot& s : t.frames().store().frames()) frames.push_back(s.metrics.step);
   CHECK(rows == counts(37, 6, policy, false));
   std::vector<int64_t> planned_frames = counts(37, 6, policy, true);
   planned_frames.insert(planned_frames.begin(), 0); // the untrained network

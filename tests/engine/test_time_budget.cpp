@@ -52,19 +52,19 @@ TEST_CASE("trainer: without a budget the schedule follows the step, and rows car
   cfg.schedule.kind = ScheduleKind::Cosine;
   cfg.training.steps = 50;
   Trainer t = test::small_trainer(cfg, test::gradient_image(16, 16, 1));
-  CHECK(t.time_budget() == 0);
-  CHECK(std::isinf(t.time_budget_left()));
+  CHECK(t.clock().budget() == 0);
+  CHECK(std::isinf(t.clock().budget_left()));
   t.run(20);
   CHECK(t.schedule_step() == 20);
-  CHECK(t.history().back().lr == doctest::Approx(t.learning_rate_at(19)));
+  CHECK(t.record().rows().back().lr == doctest::Approx(t.learning_rate_at(19)));
   // A budget of a year: the time fraction stays ~0, so the position is still the step.
   t.set_time_budget(365.0 * 86400);
   CHECK(t.schedule_step() == 20);
-  CHECK(t.time_budget_left() <= 365.0 * 86400);
-  CHECK(t.time_budget_left() > 364.0 * 86400);
+  CHECK(t.clock().budget_left() <= 365.0 * 86400);
+  CHECK(t.clock().budget_left() > 364.0 * 86400);
   t.set_time_budget(1e-9); // spent by the next steps' training time
   t.run(2);
-  CHECK(t.time_budget_left() <= 0);
+  CHECK(t.clock().budget_left() <= 0);
   t.set_time_budget(0);
-  CHECK(t.time_budget() == 0);
+  CHECK(t.clock().budget() == 0);
 }

@@ -6,7 +6,7 @@
 #include "cpu/cpu_backend.h"
 #include "engine/errors.h"
 #include "engine/half_float.h"
-#include "engine/training/timelapse.h"
+#include "engine/frames/timelapse.h"
 
 #include <doctest/doctest.h>
 
@@ -139,12 +139,12 @@ TEST_CASE("a snapshot re-rendered equals what was rendered at that step during t
   shown[0] = t.render(24, 20).pixels;
   while (t.current_step() < 60) {
     t.step();
-    if (t.snapshot_policy().should_snapshot(t.current_step())) shown[t.current_step()] = t.render(24, 20).pixels;
+    if (t.frames().policy().should_snapshot(t.current_step())) shown[t.current_step()] = t.render(24, 20).pixels;
   }
-  REQUIRE(t.snapshot_count() == shown.size());
-  CHECK(t.snapshot(0).metrics.step == 0);
-  for (size_t i = 0; i < t.snapshot_count(); ++i) {
-    const Snapshot& s = t.snapshot(i);
+  REQUIRE(t.frames().store().size() == shown.size());
+  CHECK(t.frames().frame(0).metrics.step == 0);
+  for (size_t i = 0; i < t.frames().store().size(); ++i) {
+    const Snapshot& s = t.frames().frame(i);
     CHECK(t.render_snapshot(i, 24, 20).pixels == shown.at(s.metrics.step));
   }
   // And after a save and load into a new trainer.
@@ -153,19 +153,19 @@ TEST_CASE("a snapshot re-rendered equals what was rendered at that step during t
   CHECK(c.snapshots.size() == shown.size());
   Trainer u = test::small_trainer(tiny_config(), test::gradient_image(12, 10, 3));
   u.restore(c);
-  REQUIRE(u.snapshot_count() == shown.size());
+  REQUIRE(u.frames().store().size() == shown.size());
   // A file keeps pictures, fp16 keyframes and step 0's exact weights: step 0 renders the same, a
   // keyframe within fp16 rounding, and a picture is the exact render at its size in 8 bits.
-  for (size_t i = 0; i < u.snapshot_count(); ++i) {
-    const Snapshot& s = u.snapshot(i);
+  for (size_t i = 0; i < u.frames().store().size(); ++i) {
+    const Snapshot& s = u.frames().frame(i);
     const std::vector<float>& exact = shown.at(s.metrics.step);
     if (!s.params.empty()) CHECK(u.render_snapshot(i, 24, 20).pixels == exact);
     if (!s.half_params.empty()) CHECK(test::psnr_f64(u.render_snapshot(i, 24, 20).pixels, exact) > 50);
     if (!has_weights(s)) CHECK(s.picture.pixels == to_frame_picture(t.render_snapshot(i, 12, 10)).pixels);
   }
   u.reset();
-  CHECK(u.snapshot_count() == 0);
-  CHECK_THROWS_AS((void)u.snapshot(0), std::out_of_range);
+  CHECK(u.frames().store().empty());
+  CHECK_THROWS_AS((void)u.frames().frame(0), std::out_of_range);
 }
 
 TEST_CASE("snapshots do not change training or the metrics history, and carry their step's metrics") {
@@ -177,14 +177,14 @@ TEST_CASE("snapshots do not change training or the metrics history, and carry th
   with.run(60);
   without.run(60);
   CHECK(with.parameters() == without.parameters());
-  CHECK(without.snapshot_count() == 0);
-  REQUIRE(with.history().size() == without.history().size());
-  for (size_t i = 0; i < with.history().size(); ++i)
-    CHECK(with.history()[i].psnr_db == without.history()[i].psnr_db);
-  for (const auto& s : with.snapshots().frames()) {
+  CHECK(without.frames().store().empty());
+  REQUIRE(with.record().rows().size() == without.record().rows().size());
+  for (size_t i = 0; i < with.record().rows().size(); ++i)
+    CHECK(with.record().rows()[i].psnr_db == without.record().rows()[i].psnr_db);
+  for (const auto& s : with.frames().store().frames()) {
     CHECK(std::isfinite(s.metrics.psnr_db));
     if (s.metrics.step > 0) CHECK(std::isfinite(s.metrics.loss));
-    for (const auto& row : with.history())
+    for (const auto& row : with.record().rows())
       if (row.step == s.metrics.step) CHECK(row.psnr_db == s.metrics.psnr_db);
   }
 }
@@ -200,18 +200,18 @@ TEST_CASE("the snapshot cap holds during training") {
   // Seven exact frames' worth: the newest keeps its exact state (3 frames' weight with Adam's
   // moments), the rest are thinned to fp16 keyframes and then to 8x8 pictures (which with a
   // network this small cost about a fifth of an exact frame, the Snapshot itself included).
-  const size_t n = t.snapshot_count();
+  const size_t n = t.frames().store().size();
   CHECK(n > 20);
-  CHECK(t.snapshots().bytes() <= t.snapshot_cap_bytes());
-  CHECK(t.snapshot(0).metrics.step == 0);
-  CHECK(has_weights(t.snapshot(0))); // the first frame keeps weights
-  CHECK(t.snapshot(n - 1).metrics.step == 60);
-  CHECK(t.snapshot(n - 1).params == t.parameters());
-  CHECK(frame_kind(t.snapshot(n - 1)) == FrameKind::Resumable);
+  CHECK(t.frames().store().bytes() <= t.frames().store().cap_bytes());
+  CHECK(t.frames().frame(0).metrics.step == 0);
+  CHECK(has_weights(t.frames().frame(0))); // the first frame keeps weights
+  CHECK(t.frames().frame(n - 1).metrics.step == 60);
+  CHECK(t.frames().frame(n - 1).params == t.parameters());
+  CHECK(frame_kind(t.frames().frame(n - 1)) == FrameKind::Resumable);
   size_t pictures = 0;
   for (size_t i = 0; i < n; ++i) {
-    CHECK(t.snapshot(i).picture.width == 8);
-    pictures += frame_kind(t.snapshot(i)) == FrameKind::Picture;
+    CHECK(t.frames().frame(i).picture.width == 8);
+    pictures += frame_kind(t.frames().frame(i)) == FrameKind::Picture;
   }
   CHECK(pictures >= n - 4);
 }
@@ -268,20 +268,20 @@ TEST_CASE("a branch from a resumable frame continues bit for bit as the uninterr
       straight.run(60);
       Trainer t = test::small_trainer(cfg, img);
       t.run(45);
-      const size_t i = t.snapshots().index_at_step(20);
-      REQUIRE(t.snapshot(i).metrics.step == 20);
-      REQUIRE(t.snapshot(i).resumable);
+      const size_t i = t.frames().store().index_at_step(20);
+      REQUIRE(t.frames().frame(i).metrics.step == 20);
+      REQUIRE(t.frames().frame(i).resumable);
       CHECK(t.branch_from_snapshot(i));
       t.run(40);
       REQUIRE(t.current_step() == 60);
       CHECK(t.parameters() == straight.parameters());
       CHECK(t.backend().optimizer_state().first == straight.backend().optimizer_state().first);
       CHECK(t.backend().optimizer_state().second == straight.backend().optimizer_state().second);
-      REQUIRE(t.history().size() == straight.history().size());
-      for (size_t k = 0; k < t.history().size(); ++k) {
-        CHECK(t.history()[k].step == straight.history()[k].step);
-        CHECK(t.history()[k].loss == straight.history()[k].loss);
-        CHECK(t.history()[k].psnr_db == straight.history()[k].psnr_db);
+      REQUIRE(t.record().rows().size() == straight.record().rows().size());
+      for (size_t k = 0; k < t.record().rows().size(); ++k) {
+        CHECK(t.record().rows()[k].step == straight.record().rows()[k].step);
+        CHECK(t.record().rows()[k].loss == straight.record().rows()[k].loss);
+        CHECK(t.record().rows()[k].psnr_db == straight.record().rows()[k].psnr_db);
       }
     }
   }
@@ -290,23 +290,23 @@ TEST_CASE("a branch from a resumable frame continues bit for bit as the uninterr
 TEST_CASE("branching from a snapshot restores its weights, step and timeline") {
   Trainer t = test::small_trainer(tiny_config(), test::gradient_image(12, 10, 1));
   t.run(60);
-  const size_t i = t.snapshots().index_at_step(20);
-  const Snapshot s = t.snapshot(i);
+  const size_t i = t.frames().store().index_at_step(20);
+  const Snapshot s = t.frames().frame(i);
   REQUIRE(s.metrics.step == 20);
   REQUIRE(s.resumable);
   CHECK(t.branch_from_snapshot(i));
   CHECK(t.current_step() == 20);
   CHECK(t.parameters() == s.params);
-  CHECK(t.snapshot_count() == i + 1);
-  CHECK(t.history().back().step == 20);
+  CHECK(t.frames().store().size() == i + 1);
+  CHECK(t.record().rows().back().step == 20);
   const OptimizerState st = t.backend().optimizer_state();
   CHECK(st.first == s.optimizer.first);
   CHECK(st.second == s.optimizer.second);
   CHECK(std::any_of(st.first.begin(), st.first.end(), [](float v) { return v != 0.0f; }));
   t.run(10);
   CHECK(t.current_step() == 30);
-  CHECK(t.snapshots().frames().back().metrics.step == 30);
-  CHECK(t.history().back().step == 30);
+  CHECK(t.frames().store().frames().back().metrics.step == 30);
+  CHECK(t.record().rows().back().step == 30);
   CHECK_THROWS_AS(t.branch_from_snapshot(1000), std::out_of_range);
 }
 
@@ -325,8 +325,8 @@ TEST_CASE("a branch from a frame without its optimizer state restarts Adam's bia
     CHECK_FALSE(loaded.snapshots.back().resumable);
     t.restore(loaded);
   }
-  const size_t i = t.snapshot_count() - 1;
-  const Snapshot s = t.snapshot(i);
+  const size_t i = t.frames().store().size() - 1;
+  const Snapshot s = t.frames().frame(i);
   REQUIRE(s.metrics.step == 400);
   CHECK_FALSE(t.branch_from_snapshot(i));
   const Dataset& d = t.dataset();
@@ -394,10 +394,10 @@ TEST_CASE("a network too large for exact frames keeps fp16 keyframes at powers o
     renders[t.current_step()] = t.render(24, 20).pixels;
   }
   (void)t.flush_metrics();
-  REQUIRE(t.snapshot_count() == 41); // step 0 and every step after
+  REQUIRE(t.frames().store().size() == 41); // step 0 and every step after
   size_t keyframes = 0;
-  for (size_t i = 0; i < t.snapshot_count(); ++i) {
-    const Snapshot& s = t.snapshot(i);
+  for (size_t i = 0; i < t.frames().store().size(); ++i) {
+    const Snapshot& s = t.frames().frame(i);
     const int64_t step = s.metrics.step;
     CHECK(s.optimizer.first.empty());
     if (step == 0) {
@@ -419,9 +419,9 @@ TEST_CASE("a network too large for exact frames keeps fp16 keyframes at powers o
   u.set_snapshot_policy(every);
   u.run(5);
   (void)u.flush_metrics();
-  REQUIRE(u.snapshot_count() == 6);
-  CHECK(u.snapshot(3).params.size() == params);
-  CHECK(u.snapshot(3).resumable);
+  REQUIRE(u.frames().store().size() == 6);
+  CHECK(u.frames().frame(3).params.size() == params);
+  CHECK(u.frames().frame(3).resumable);
 }
 
 TEST_CASE("timelapse memory: a keyframe frees its fp32 weights, and a frame's bytes count what it holds allocated") {
@@ -444,19 +444,19 @@ TEST_CASE("timelapse memory: a save borrows the frames and gives them back, also
   Trainer t = redraw::test::small_trainer(c, redraw::test::gradient_image(16, 16, 1));
   for (int i = 0; i < 20; ++i)
     t.step();
-  const size_t frames = t.snapshot_count(), bytes = t.snapshots().bytes();
+  const size_t frames = t.frames().store().size(), bytes = t.frames().store().bytes();
   REQUIRE(frames >= 2);
   size_t seen = 0;
   t.with_checkpoint("src.png", [&](const Checkpoint& ckpt) {
     seen = ckpt.snapshots.size();
     CHECK(ckpt.source_image == "src.png");
-    CHECK(t.snapshot_count() == 0); // lent, not copied
+    CHECK(t.frames().store().empty()); // lent, not copied
   });
   CHECK(seen == frames);
-  CHECK(t.snapshot_count() == frames);
+  CHECK(t.frames().store().size() == frames);
   CHECK_THROWS_AS(t.with_checkpoint("", [](const Checkpoint&) { throw IoError("disk full"); }), IoError);
-  CHECK(t.snapshot_count() == frames);
-  CHECK(t.snapshots().bytes() == bytes);
+  CHECK(t.frames().store().size() == frames);
+  CHECK(t.frames().store().bytes() == bytes);
   CHECK(t.checkpoint().snapshots.size() == frames); // the copying form still copies
 }
 

@@ -22,7 +22,7 @@ TEST_CASE("end to end: a SIREN learns the cameraman to a PSNR floor") {
   const double end = t.measure().psnr_db;
   MESSAGE("cameraman 64x64 SIREN: PSNR " << start << " dB -> " << end << " dB after 300 steps");
   CHECK(end > 28.0);
-  CHECK(t.history().size() >= 6);
+  CHECK(t.record().rows().size() >= 6);
 }
 
 TEST_CASE("same seed, same result; another seed, another result") {
@@ -59,21 +59,21 @@ TEST_CASE("metrics rows follow metrics_every and the schedule") {
   Trainer t = test::small_trainer(cfg, test::gradient_image(8, 8, 1));
   t.run(20);
   std::vector<int64_t> steps;
-  for (const auto& r : t.history()) steps.push_back(r.step);
+  for (const auto& r : t.record().rows()) steps.push_back(r.step);
   CHECK(steps == std::vector<int64_t>{1, 5, 10, 15, 20});
-  CHECK(t.history().front().lr == doctest::Approx(0.1));
-  CHECK(t.history()[2].lr == doctest::Approx(t.learning_rate_at(9)));
-  for (const auto& r : t.history()) CHECK(std::isfinite(r.loss));
+  CHECK(t.record().rows().front().lr == doctest::Approx(0.1));
+  CHECK(t.record().rows()[2].lr == doctest::Approx(t.learning_rate_at(9)));
+  for (const auto& r : t.record().rows()) CHECK(std::isfinite(r.loss));
 }
 
 TEST_CASE("a run that keeps diverging stops with DivergedError after its recoveries on finite weights") {
   Trainer t = test::small_trainer(test::diverging_config(), test::gradient_image(8, 8, 1));
   CHECK_THROWS_AS(t.run(50), DivergedError);
-  CHECK(t.recoveries().size() == 3);
-  CHECK(t.lr_scale() == doctest::Approx(0.125));
+  CHECK(t.guard().recoveries().size() == 3);
+  CHECK(t.guard().lr_scale() == doctest::Approx(0.125));
   CHECK(count_nonfinite(t.parameters()) == 0);
   CHECK(t.current_step() == 0); // the only good state was the untrained network
-  for (const auto& r : t.history()) CHECK(std::isfinite(r.loss));
+  for (const auto& r : t.record().rows()) CHECK(std::isfinite(r.loss));
 }
 
 TEST_CASE("a dataset whose channels do not match the model is refused") {

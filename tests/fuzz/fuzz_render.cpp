@@ -3,7 +3,7 @@
 #include "engine/model_files/checkpoint.h"
 #include "cpu/cpu_backend.h"
 #include "engine/errors.h"
-#include "engine/export/renderer.h"
+#include "engine/frames/renderer.h"
 #include "fuzz_support.h"
 
 #include <cstdlib>

@@ -2,6 +2,8 @@
 # The architecture's arrows (docs/contributing.md, 1): app -> ui -> engine <- cpu, cuda. ui/ never
 # includes cpu/, cuda/ or app/ and has no CUDA conditionals; engine/ (every room) includes no GL,
 # ImGui, GLFW or CUDA header and nothing from a backend; each backend sees only engine/.
+# engine/'s rooms are floors (docs/architecture.md, Folders): a room includes only itself and the
+# rooms below it, so no include points up and no two rooms include each other.
 #   layering.sh SOURCE_DIR
 set -uo pipefail
 cd "$1"
@@ -19,7 +21,31 @@ report "engine/ includes no GL, ImGui, GLFW, CUDA, ui/, app/, cpu/ or cuda/ head
   "$(grep -nE '^\s*#\s*include\s*[<"](GL/|GLFW/|glad/|imgui|cuda|cublas|ui/|app/|cpu/)' $engine_files 2>/dev/null)"
 report "engine/ keeps at most 40 .cpp files at its top level; the rest are in its rooms" \
   "$(n=$(ls engine/*.cpp | wc -l); [ "$n" -le 40 ] || echo "$n files")"
-report "no CPU backend file in engine/ (it lives in cpu/)" "$(find engine -name 'cpu_*' ! -name 'cpu_threads.*' ! -name 'cpu_table_memory.*')"
+report "no CPU backend file in engine/ (it lives in cpu/)" "$(find engine -name 'cpu_*')"
+# The floors, lowest first: the core is the files directly in engine/. A new room must be placed here.
+engine_floors="core images frames model_files training export insight sweep bench"
+engine_upward_includes() { # FILE:LINE: #include "..." (why) for each include of a higher room, or
+  # one not named by its engine/ path (which the floors could not place)
+  local dir
+  for dir in engine/*/; do
+    dir=${dir%/}; [[ " $engine_floors " == *" ${dir#engine/} "* ]] || echo "$dir/ is not a room of engine_floors"
+  done
+  # shellcheck disable=SC2086
+  grep -nE '^\s*#\s*include\s*"' $engine_files /dev/null | awk -v floors="$engine_floors" '
+    function room(path, parts) { return split(path, parts, "/") > 2 ? parts[2] : "core" }
+    BEGIN { n = split(floors, f, " "); for (i = 1; i <= n; ++i) rank[f[i]] = i }
+    {
+      file = $0; sub(/:.*/, "", file)
+      inc = $0; sub(/^[^"]*"/, "", inc); sub(/".*/, "", inc)
+      line = $0; sub(/^[^:]*:/, "", line); sub(/:.*/, "", line)
+      from = room(file); to = room(inc)
+      if (!(from in rank)) next # its folder is reported above
+      if (inc !~ /^engine\//) { print file ":" line ": #include \"" inc "\" (name it by its engine/ path)"; next }
+      if (!(to in rank)) print file ":" line ": #include \"" inc "\" (" to " is not a room)"
+      else if (rank[to] > rank[from]) print file ":" line ": #include \"" inc "\" (" from " is below " to ")"
+    }' | sort -u
+}
+report "engine/'s rooms include only the rooms below them ($engine_floors)" "$(engine_upward_includes)"
 # engine/images/image_decode.cpp picks a decoder and nothing else: what the decoders share is in
 # decode_support.cpp, so no decoder calls into the dispatcher and the dispatcher defines no helper.
 report "engine/images/image_decode.cpp defines no decoder helper (they live in decode_support.cpp)" \

@@ -27,7 +27,7 @@ TEST_CASE("run limits: the stop-at step comes before the run's last step, and cl
 }
 
 TEST_CASE("run limits: a time budget is spent when the trainer's clock says so, and only when one is set") {
-  const double none = std::numeric_limits<double>::infinity(); // Trainer::time_budget_left without a budget
+  const double none = std::numeric_limits<double>::infinity(); // TrainingClock::budget_left without a budget
   RunLimits l;
   CHECK(l.time_budget() == 0);
   CHECK_FALSE(l.budget_spent(0.0)); // no budget: never spent, whatever the clock says

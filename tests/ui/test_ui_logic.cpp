@@ -13,7 +13,7 @@
 #include "ui/settings_store.h"
 
 #include "engine/backend.h"
-#include "engine/cpu_threads.h"
+#include "engine/thread_budget.h"
 
 #include <cstdlib>
 #include <filesystem>

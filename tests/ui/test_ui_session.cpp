@@ -16,7 +16,7 @@
 #include "engine/model_files/model_check.h"
 #include "engine/training/open_run.h"
 #include "engine/images/resample.h"
-#include "engine/training/timelapse.h"
+#include "engine/frames/timelapse.h"
 #include "test_support.h"
 
 #include <algorithm>

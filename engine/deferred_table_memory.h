@@ -1,7 +1,10 @@
 #pragma once
-/// What the CPU backend holds for a hash grid's table when it trains in minibatches, as a formula
-/// of the grid and the batch: the backend allocates it, and the app's memory estimate shows it,
-/// from this one place.
+/// What a hash-grid minibatch holds for its table when the table's update is deferred to the next
+/// step's encoding (the CPU backend trains so), as a formula of the grid, the batch and the thread
+/// budget: the backend allocates it, and the GUI's memory estimate shows it, from this one place.
+/// - In the core rather than cpu/ because the GUI's estimate (ui/config_summary) reads it and ui/
+///   sees no backend; it is arithmetic, no backend code. It goes to cpu/ once the estimate is the
+///   backend's own (a backend's registration record, read by the GUI).
 #include "engine/hash_grid_math.h"
 
 #include <cstdint>

@@ -1,6 +1,6 @@
-#include "engine/training/cpu_table_memory.h"
+#include "engine/deferred_table_memory.h"
 
-#include "engine/cpu_threads.h"
+#include "engine/thread_budget.h"
 
 #include <algorithm>
 

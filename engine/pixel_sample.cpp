@@ -1,4 +1,4 @@
-#include "engine/images/pixel_sample.h"
+#include "engine/pixel_sample.h"
 
 #include "engine/rng_math.h"
 

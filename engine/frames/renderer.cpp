@@ -1,6 +1,6 @@
-#include "engine/export/renderer.h"
+#include "engine/frames/renderer.h"
 
-#include "engine/images/dataset.h"
+#include "engine/dataset.h"
 #include "engine/errors.h"
 
 #include <algorithm>

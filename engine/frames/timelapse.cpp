@@ -1,4 +1,4 @@
-#include "engine/training/timelapse.h"
+#include "engine/frames/timelapse.h"
 
 #include "engine/half_float.h"
 

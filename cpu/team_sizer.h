@@ -1,33 +1,20 @@
 #pragma once
-/// The CPU backend's thread team.
-/// - A process-wide setting: set_cpu_threads(n) with n > 0 fixes every CPU backend's team at n
-///   threads (`--threads N`, the GUI's Threads control); 0 (the default) lets each backend measure.
-/// - Measured team sizing (TeamSizer): every so often a backend times a few steps at each
-///   candidate team size (all cores, half of them, one) and trains with the fastest, taking a
-///   smaller team when it is within k_prefer_smaller of the best. So a busy neighbour (another
-///   process, or the GUI's own threads) never leaves two threads slower than one: when it would,
-///   the measurement says so and the team shrinks. Results do not depend on the team size (every
-///   reduction has a fixed blocking), so switching never changes the weights.
-/// - Reserved threads: set_cpu_reserved_threads(1) (the GUI: its UI thread and the GL driver's
-///   work) adds "all cores but that many" to the measured candidates on 3 or more cores, so the
-///   team can leave the window a core when that is faster; it never forces a smaller team.
-/// - The OpenMP runtime's idle threads wait passively after a short spin: app/openmp_env.cpp sets
+/// The CPU backend's thread team: measured team sizing (TeamSizer).
+/// - Every so often a backend times a few steps at each candidate team size (all cores, half of
+///   them, one) and trains with the fastest, taking a smaller team when it is within
+///   k_prefer_smaller of the best. So a busy neighbour (another process, or the GUI's own threads)
+///   never leaves two threads slower than one: when it would, the measurement says so and the team
+///   shrinks. Results do not depend on the team size (every reduction has a fixed blocking), so
+///   switching never changes the weights.
+/// - What the team may use is the process's thread budget (engine/thread_budget.h: the fixed count
+///   of `--threads N` or the GUI's Threads control, the cores, the threads reserved for the GUI),
+///   which the front ends set without knowing this backend.
+/// - The OpenMP runtime's idle threads wait passively after a short spin: app/cli_openmp_env.cpp sets
 ///   GOMP_SPINCOUNT before the runtime starts (a user's OMP_WAIT_POLICY or GOMP_SPINCOUNT wins).
 #include <cstdint>
 #include <vector>
 
 namespace redraw {
-
-/// Logical cores this process may use (the OpenMP runtime's count, which follows the affinity mask).
-int cpu_core_count();
-/// n > 0: every CPU backend uses exactly n threads (clamped to 1..1024); 0: measured (the default).
-void set_cpu_threads(int n);
-/// The setting: 0 for measured, else the fixed count.
-int cpu_threads_setting();
-/// Threads the process keeps busy besides training (0..64; the GUI sets 1). Backends made after the
-/// call measure the extra candidate (TeamSizer's `reserve`).
-void set_cpu_reserved_threads(int n);
-int cpu_reserved_threads();
 
 /// Picks a team size from measured step times. Pure logic: the backend reports how long each step
 /// took at the size team() gave it.

@@ -4,7 +4,7 @@
 /// Full batch uses every pixel each step; a minibatch of B draws B indices with the counter-based
 /// RNG (minibatch_index), identically on every backend.
 #include "engine/hd_common.h"
-#include "engine/images/image.h"
+#include "engine/image_buffer.h"
 #include "engine/rng_math.h"
 
 namespace redraw {

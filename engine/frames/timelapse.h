@@ -18,7 +18,7 @@
 /// - A network whose exact frame is over k_large_frame_bytes keeps fp16 weights only at steps 0
 ///   and powers of two; its other frames arrive as pictures only (SnapshotKeeper::big_frames).
 /// - Threading: neither type is locked; the Trainer's thread owns the store.
-#include "engine/model_files/checkpoint.h"
+#include "engine/frames/snapshot.h"
 #include "engine/images/image.h"
 
 #include <cstddef>

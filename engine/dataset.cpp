@@ -1,4 +1,4 @@
-#include "engine/images/dataset.h"
+#include "engine/dataset.h"
 
 namespace redraw {
 
