@@ -16,7 +16,7 @@
 
 #include "cuda/cuda_backend.h"
 #include "cpu/cpu_backend.h"
-#include "engine/export/renderer.h"
+#include "engine/frames/renderer.h"
 #include "engine/rng_math.h"
 #include "engine/training/trainer.h"
 
