@@ -125,8 +125,8 @@ TEST_CASE("cuda gaussians: 100-step training runs match the CPU (full batch and 
     Trainer gpu(test::cuda_backend(CudaPrecision::Fp32), c, Dataset{img});
     cpu.run(100);
     gpu.run(100);
-    const auto& hc = cpu.history();
-    const auto& hg = gpu.history();
+    const auto& hc = cpu.record().rows();
+    const auto& hg = gpu.record().rows();
     REQUIRE(hc.size() == hg.size());
     CAPTURE(batch);
     for (size_t i = 0; i < hc.size(); ++i) CHECK(std::abs(hg[i].psnr_db - hc[i].psnr_db) <= 0.1);
