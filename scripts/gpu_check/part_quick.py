@@ -1,7 +1,7 @@
 """quick: the most one device call proves (QUICK_LIMIT), run first on every visit. The CUDA tests,
 memcheck and racecheck on the fused MLP and hash-grid cases, instant's samples/s (default kernels,
 a user's grid) beside the PyTorch hash grid and tiny-cuda-nn (when packed) on that same grid, the
-per-sample and shared-dense backwards on a user's grid and the preset's unsized one, interop at
+shared-dense (default) and per-sample backwards on a user's grid and the preset's unsized one, interop at
 1024x1024, a short fullres run. All of it goes to quick.log and quick.json: with device.txt, 3
 files in $OUT."""
 import json
@@ -16,7 +16,7 @@ from .readers import (DEFAULT_BACKWARD, collect_instant, ours, parse_fullres, pa
 
 QUICK_SANITIZE_CASES = "cuda sanitize: fused MLP*,cuda sanitize: hash grid*"  # tests/cuda/test_cuda_sanitize.cpp
 QUICK_TOOLS = {"memcheck": 40, "racecheck": 45}  # quick's compute-sanitizer tools and their timeouts
-AB_BACKWARD = "shared-dense"  # the opt-in backward quick times against the default, on a user's grid and the preset's
+AB_BACKWARD = "per-sample"  # the earlier default backward quick times against the default, on a user's grid and the preset's
 
 
 def part_quick(p):
@@ -69,7 +69,7 @@ def quick_speed(p, rcs, tcnn_conf):
     tcnn = p.bin(TCNN_BIN)
     p.header("instant")
     # The default backward on a user's grid first (the figure the floors judge; the JSON keeps each
-    # row as it comes), then the A/B: the opt-in backward, and both on the preset's unsized grid.
+    # row as it comes), then the A/B: the per-sample backward, and both on the preset's unsized grid.
     rcs["instant"] = p.step("cuda_bench instant auto, backward A/B on two grids", 50,
                             [p.bin("cuda_bench"), "--presets", "instant", "--sizes", "512", "--steps", "200",
                              "--precision", "auto", "--grids", "image,preset", "--backwards",
@@ -102,8 +102,8 @@ def quick_speed(p, rcs, tcnn_conf):
 
 def check_backward_ab(p, rc):
     """quick's A/B of the hash-grid backwards: each one's samples/s on a user's grid and on the
-    preset's unsized one, the opt-in one's as a share of the default's (no floor: it says which to
-    keep); failed when a row is missing (the opt-in kernel failed or the step ran out of time)."""
+    preset's unsized one, the other one's as a share of the default's (no floor: it says which to
+    keep); failed when a row is missing (the other kernel failed or the step ran out of time)."""
     rows = {((r.get("grid") or {}).get("sizing"), r.get("hash_grid_backward")): r for r in p.data["instant_cuda"]
             if r.get("hash_grid_backward") and r.get("precision") == "auto"}
     p.data["backward_ab"] = [{"grid": g, "backward": b, "samples_per_s": r["samples_per_s"], "grid_resolved": r["grid"]}

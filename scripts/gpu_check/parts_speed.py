@@ -38,8 +38,8 @@ def part_instant(p):
                   env_extra={"REDRAW_HASH_GRID_BACKWARD": "atomic"})
     instant_bench(p, "cuda_bench instant auto, warp-aggregated backward", 40, "cuda-auto-warp-aggregated.json",
                   env_extra={"REDRAW_HASH_GRID_BACKWARD": "warp-aggregated"})
-    instant_bench(p, "cuda_bench instant auto, shared-dense backward", 40, "cuda-auto-shared-dense.json",
-                  env_extra={"REDRAW_HASH_GRID_BACKWARD": "shared-dense"})
+    instant_bench(p, "cuda_bench instant auto, per-sample backward", 40, "cuda-auto-per-sample.json",
+                  env_extra={"REDRAW_HASH_GRID_BACKWARD": "per-sample"})
     for img in ("chelsea", "camera"):
         p.header(f"time to PSNR, {img} 512x512")
         if p.step(f"time to PSNR, {img} 512x512", 90,

@@ -10,7 +10,7 @@ from .common import load_json
 from .floors import FLOORS
 
 TCNN_BATCH = 1 << 18  # the batch at which tiny-cuda-nn's figure is read
-DEFAULT_BACKWARD = "per-sample"  # the hash-grid backward the CUDA backend runs by default (cuda/hash_grid_choice.h)
+DEFAULT_BACKWARD = "shared-dense"  # the hash-grid backward the CUDA backend runs by default (cuda/hash_grid_choice.h)
 
 
 def parse_tests(log):

@@ -178,13 +178,16 @@ TEST_CASE("hash grid shared levels: a few persistent blocks per SM, several samp
   CHECK(k_hash_grid_shared_blocks_per_sm == 2);
 }
 
-TEST_CASE("hash grid shared levels: the switch names the shared-dense backward") {
+TEST_CASE("hash grid shared levels: the switch names the shared-dense backward, the default, and per-sample") {
   const HashGridKernels k = parse_hash_grid_kernels(nullptr, "shared-dense");
   CHECK(k.backward == HashGridBackwardKernel::SharedDense);
   CHECK(std::string(hash_grid_backward_kernel_name(k.backward)) == "shared-dense");
-  CHECK(parse_hash_grid_kernels(nullptr, nullptr).backward == HashGridBackwardKernel::PerSample); // still the default
+  CHECK(parse_hash_grid_kernels(nullptr, nullptr).backward == HashGridBackwardKernel::SharedDense); // the default
+  CHECK(parse_hash_grid_kernels(nullptr, "").backward == HashGridBackwardKernel::SharedDense);
+  CHECK(parse_hash_grid_kernels(nullptr, "per-sample").backward == HashGridBackwardKernel::PerSample);
+  CHECK(parse_hash_grid_kernels(nullptr, "atomic").backward == HashGridBackwardKernel::Atomic);
   CHECK_THROWS_WITH_AS(parse_hash_grid_kernels(nullptr, "shared"),
-                       "REDRAW_HASH_GRID_BACKWARD: 'shared' not found (known: per-sample, atomic, warp-aggregated, "
-                       "shared-dense)",
+                       "REDRAW_HASH_GRID_BACKWARD: 'shared' not found (known: shared-dense, per-sample, atomic, "
+                       "warp-aggregated)",
                        ConfigError);
 }

@@ -6,8 +6,8 @@ variables in the environment of the run:
   FAKE_GPU_NAME      the card's name (an H100's floors apply only on a card so named)
   FAKE_HANG          redraw_cuda_tests or redraw_tests: that binary prints "hanging" and sleeps 20 s
   FAKE_FULL_STEPS    redraw train's steps at full resolution (300 at --max-side 1000; default 270)
-  FAKE_SAMPLES       cuda_bench's samples/s with the default (per-sample) backward (default 3.5e8)
-  FAKE_AB_SAMPLES    ... with the shared-dense one (default 3.2e8); FAKE_AB_CRASH=1: dies after a row
+  FAKE_SAMPLES       cuda_bench's samples/s with the default (shared-dense) backward (default 3.5e8)
+  FAKE_AB_SAMPLES    ... with the per-sample one, the A/B's other (default 3.2e8); FAKE_AB_CRASH=1: dies after a row
   FAKE_CPU_X16       cpu_bench at 16 threads, in multiples of 1 thread's 10 steps/s (default 12)
   FAKE_CPU_CORES     the cores cpu_bench reports (default 16)
   FAKE_INTEROP_MS    the interop check's copy + upload (default 0.640); FAKE_NO_EGL=1 skips it (77)
@@ -62,8 +62,8 @@ grids = {{"image": {{"sizing": "image", "levels": 16, "dense_levels": 15, "featu
                     "per_level_scale": 1.5, "entries": 1184057}}}}
 rows = []
 for g in opt("--grids", "image").split(","):
-    for b in opt("--backwards", os.environ.get("REDRAW_HASH_GRID_BACKWARD", "per-sample")).split(","):
-        default = b == "per-sample"
+    for b in opt("--backwards", os.environ.get("REDRAW_HASH_GRID_BACKWARD", "shared-dense")).split(","):
+        default = b == "shared-dense"
         s = float(os.environ.get("FAKE_SAMPLES" if default else "FAKE_AB_SAMPLES", "3.5e8" if default else "3.2e8"))
         print(f"grid ({{g}}), {{b}} backward\\ninstant     512   262144 samples/s {{s}}", flush=True)
         rows.append({{"impl": "redraw-cuda", "preset": "instant", "size": 512, "batch": 262144,

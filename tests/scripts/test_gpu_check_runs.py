@@ -167,11 +167,11 @@ class Quick(unittest.TestCase):
         self.assertIn("log2_hashmap_size", c["detail"])
         self.assertNotIn("figure", c)
 
-    def test_a_shared_dense_run_that_dies_fails_the_ab_naming_the_rows_missing(self):
+    def test_an_ab_run_that_dies_fails_the_ab_naming_the_rows_missing(self):
         j = run("quick-ab-crash").json("quick")
         c = check_of(j, "backward A/B")
         self.assertEqual(c["status"], "failed")
-        self.assertIn("shared-dense on the image grid", c["detail"])
+        self.assertIn("per-sample on the image grid", c["detail"])
         self.assertEqual(check_of(j, "instant")["figure"], 3.5e8)
 
 
