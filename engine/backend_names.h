@@ -5,7 +5,6 @@
 /// factory (app/backend_registry.cpp: engine never links a backend, so the record's factory lives
 /// there, one entry per record). No backend name is spelled anywhere else
 /// (tests/project/backend_names.sh checks). A new backend: a record here, its factory there.
-#include "engine/encoding_math.h"
 #include "engine/run_config.h"
 
 #include <cstdint>
@@ -62,26 +61,5 @@ bool may_use_gpu(std::string_view requested);
 /// The batch rule: the batch a run of `training` takes on the backend named `backend` (an unknown
 /// name or "auto": training.batch_size).
 int64_t backend_batch(const TrainingSpec& training, std::string_view backend);
-
-/// Why "auto" picks the CPU backend for a network of this encoding even where a GPU is usable, or
-/// "" when it need not. The gaussians model has CUDA passes (cuda/gaussian_kernels.cuh), but they
-/// have not yet been checked against the CPU on a device: until they are, `--backend cuda` runs
-/// them when asked by name and "auto" keeps to the CPU, whose passes are tested.
-inline std::string auto_keeps_cpu_reason(EncodingKind encoding) {
-  return encoding == EncodingKind::Gaussians
-             ? "the gaussians model trains on the CPU unless --backend cuda asks for its GPU kernels, which await "
-               "their first check on a GPU"
-             : "";
-}
-
-/// The backend to make for `requested` and a network of `encoding`: "auto" becomes the CPU where
-/// auto_keeps_cpu_reason says so (with the reason in *notice, when given), else `requested` as it is.
-inline std::string backend_for_encoding(const std::string& requested, EncodingKind encoding,
-                                        std::string* notice = nullptr) {
-  const std::string why = auto_keeps_cpu_reason(encoding);
-  if (requested != k_auto_backend || why.empty()) return requested;
-  if (notice) *notice = std::string(k_auto_backend) + ": " + why;
-  return k_cpu_backend.name;
-}
 
 } // namespace redraw

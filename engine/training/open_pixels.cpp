@@ -1,6 +1,5 @@
 #include "engine/training/open_pixels.h"
 
-#include "engine/backend_names.h"
 #include "engine/errors.h"
 #include "engine/images/training_pixels.h"
 
@@ -29,10 +28,7 @@ OpenedRun open_run_on_pixels(Image raw, const std::string& name, const BackendFa
   Dataset data;
   data.image = prepare_training_pixels(std::move(raw), config.data, w, h);
   size_hash_grid_to_image(config.model.encoding, data.image.width, data.image.height);
-  std::string notice;
-  auto backend = make_backend(backend_for_encoding(options.backend, config.model.encoding.kind, &notice),
-                              &out.backend_notice, options.precision);
-  if (out.backend_notice.empty()) out.backend_notice = notice;
+  auto backend = make_backend(options.backend, &out.backend_notice, options.precision);
   out.trainer = std::make_unique<Trainer>(std::move(backend), std::move(config), std::move(data));
   if (options.snapshot_cap_bytes > 0) out.trainer->set_snapshot_cap_bytes(options.snapshot_cap_bytes);
   out.source_image = name;

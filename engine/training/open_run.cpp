@@ -1,6 +1,5 @@
 #include "engine/training/open_run.h"
 
-#include "engine/backend_names.h"
 #include "engine/errors.h"
 #include "engine/model_files/model_check.h"
 #include "engine/path_problem.h"
@@ -16,10 +15,7 @@ OpenedNetwork open_network(const Checkpoint& model, const BackendFactory& make_b
   OpenedNetwork out;
   out.model = model.config.model;
   out.fourier_b = fourier_matrix(out.model.encoding, model.config.training.seed);
-  std::string notice;
-  out.backend = make_backend(backend_for_encoding(backend, out.model.encoding.kind, &notice), &out.backend_notice,
-                             precision);
-  if (out.backend_notice.empty()) out.backend_notice = notice;
+  out.backend = make_backend(backend, &out.backend_notice, precision);
   return out;
 }
 
@@ -74,10 +70,7 @@ OpenedRun open_run(const RunSource& source, const BackendFactory& make_backend, 
 
   // A fresh run sizes an auto hash grid to its image; a model keeps the sizes it was trained with.
   if (!model) size_hash_grid_to_image(config.model.encoding, data.image.width, data.image.height);
-  std::string notice;
-  auto backend = make_backend(backend_for_encoding(options.backend, config.model.encoding.kind, &notice),
-                              &out.backend_notice, options.precision);
-  if (out.backend_notice.empty()) out.backend_notice = notice;
+  auto backend = make_backend(options.backend, &out.backend_notice, options.precision);
   out.trainer = std::make_unique<Trainer>(std::move(backend), std::move(config), std::move(data));
   if (options.snapshot_cap_bytes > 0) out.trainer->set_snapshot_cap_bytes(options.snapshot_cap_bytes);
   if (model) out.trainer->restore(*model);

@@ -43,10 +43,3 @@ TEST_CASE("backend records: the batch rule (the CPU's minibatch when the config 
   CHECK(backend_batch(t, "cpu") == 65536);
   CHECK(backend_batch(t, "cpu") == t.batch_for("cpu")); // the old rule, kept for outside callers
 }
-
-TEST_CASE("backend records: auto falls back to the CPU's record for a CPU-only encoding") {
-  std::string notice;
-  CHECK(backend_for_encoding("auto", EncodingKind::Gaussians, &notice) == "cpu");
-  CHECK(notice.rfind("auto: ", 0) == 0);
-  CHECK(backend_for_encoding("cuda", EncodingKind::Gaussians) == "cuda");
-}

@@ -348,15 +348,9 @@ TEST_CASE("config: model.gaussians is read, written only for a gaussians model, 
   CHECK(what.find("[1, 4000000]") != std::string::npos);
 }
 
-TEST_CASE("gaussians model: \"auto\" opens it on the CPU with the reason; a backend named stays; the fp16 path declines") {
-  CHECK(backend_for_encoding("auto", EncodingKind::HashGrid) == "auto");
-  CHECK(backend_for_encoding("cuda", EncodingKind::Gaussians) == "cuda"); // its GPU kernels, asked for by name
-  std::string notice;
-  CHECK(backend_for_encoding("auto", EncodingKind::Gaussians, &notice) == "cpu");
-  CHECK(notice == "auto: " + auto_keeps_cpu_reason(EncodingKind::Gaussians));
-  CHECK(notice.find("--backend cuda") != std::string::npos);
+TEST_CASE("gaussians model: \"auto\" opens it like any model (its GPU kernels are tested); the fp16 path declines") {
   CHECK(cuda::fused_mlp_unsupported(load_preset("gaussians").model) == "the gaussians encoding");
-  // open_run asks its factory for the CPU and passes the reason on.
+  // open_run asks its factory for the backend named, "auto" included, whatever the encoding.
   std::vector<std::string> asked;
   const BackendFactory factory = [&asked](const std::string& name, std::string*, const std::string&) {
     asked.push_back(name);
@@ -367,12 +361,11 @@ TEST_CASE("gaussians model: \"auto\" opens it on the CPU with the reason; a back
   opts.config.data.max_side = 16;
   opts.backend = "auto";
   const OpenedRun run = open_run(RunSource{test::sample("horse.png").string(), ""}, factory, opts);
-  CHECK(asked == std::vector<std::string>{"cpu"});
-  CHECK(run.backend_notice == notice);
-  opts.config = load_preset("siren");
-  opts.config.data.max_side = 16;
+  CHECK(asked == std::vector<std::string>{"auto"});
+  CHECK(run.backend_notice.empty());
+  opts.backend = "cuda";
   (void)open_run(RunSource{test::sample("horse.png").string(), ""}, factory, opts);
-  CHECK(asked.back() == "auto");
+  CHECK(asked.back() == "cuda");
 }
 
 TEST_CASE("gaussians model: exported weights hold the Gaussians as a count x 8 tensor; neuron maps decline") {
