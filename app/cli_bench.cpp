@@ -171,7 +171,8 @@ BenchHeader bench_header(const BenchProtocol& p, const BenchCommand& o, const st
   std::set<std::string> how;
   for (const CellResult& r : results)
     if (r.status == CellStatus::Done)
-      how.insert(is_gpu_backend(r.backend) ? std::string("on the GPU") : std::to_string(r.threads) + " CPU thread(s) each");
+      how.insert(is_gpu_backend(r.backend) ? std::string("on the GPU")
+                                           : "with " + std::to_string(r.threads) + " CPU thread(s) each");
   std::string note;
   if (o.time_limit)
     note += "--time-limit " + format_seconds(*o.time_limit) + " per cell (the protocol's is " +
@@ -181,8 +182,10 @@ BenchHeader bench_header(const BenchProtocol& p, const BenchCommand& o, const st
   std::string trained;
   for (const std::string& t : how)
     trained += (trained.empty() ? "" : ", ") + t;
-  note += "cells trained with " + (trained.empty() ? std::string("(none done)") : trained) +
-          "; decode FPS timed after training, alone, with " + std::to_string(cores) + " thread(s)";
+  note += "cells trained " + (trained.empty() ? std::string("(none done)") : trained) +
+          "; decode FPS timed after training, alone" +
+          (how.count("on the GPU") ? std::string(": on the GPU, renders into device memory (RGBA8, as the live view draws)")
+                                   : ", with " + std::to_string(cores) + " thread(s)");
   h.note = note;
   return h;
 }

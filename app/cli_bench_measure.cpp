@@ -4,6 +4,8 @@
 #include "app/cli_bench.h"
 #include "app/cli_common.h"
 #include "engine/atomic_file.h"
+#include "engine/backend_names.h"
+#include "engine/device_interop.h"
 #include "engine/thread_budget.h"
 #include "engine/errors.h"
 #include "engine/frames/renderer.h"
@@ -17,6 +19,8 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <functional>
+#include <limits>
 #include <cmath>
 
 namespace redraw::cli {
@@ -42,22 +46,56 @@ double psnr_of(const Image& a, const Image& b) {
   return mse > 0 ? 10 * std::log10(1 / mse) : INFINITY;
 }
 
-/// Full renders per second at the model's training size: one warm-up render, then renders until
+/// Calls of `render` (one full render each) per second: one warm-up call, then calls until
 /// `seconds` have passed (at least one: a SIREN's 768x512 render takes seconds on a CPU).
-double decode_fps(const std::filesystem::path& model, const std::string& backend, double seconds) {
-  const Checkpoint c = open_model(model);
-  const OpenedNetwork net = open_network(c, backend_factory(), backend, "");
-  const NetworkView view = net.view(c.params);
-  (void)render_image(*net.backend, view, c.image_width, c.image_height);
+double renders_per_second(const std::function<void()>& render, double seconds) {
+  render();
   const auto t0 = std::chrono::steady_clock::now();
   int64_t renders = 0;
   double elapsed = 0;
   do {
-    (void)render_image(*net.backend, view, c.image_width, c.image_height);
+    render();
     ++renders;
     elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   } while (elapsed < seconds && !interrupted());
   return double(renders) / elapsed;
+}
+
+/// A decode timing and the path it timed.
+struct DecodeTiming {
+  double fps = std::numeric_limits<double>::quiet_NaN();
+  const char* path = "host"; ///< "device": RGBA8 into device memory; "host": floats into host memory
+};
+
+/// Full renders per second of `model` at its training size. On a GPU backend the render is the
+/// one the live view draws: RGBA8 pixels into device memory, the run bound to the device as
+/// training leaves it (the published decoding figures time the GPU's render the same way, with no
+/// copy to the host). Elsewhere, or when the run cannot be bound (its image gone), the float
+/// picture rendered into host memory, coordinates made and values read back on the CPU.
+DecodeTiming decode_fps(const std::filesystem::path& model, const std::string& image, const std::string& backend,
+                        double seconds) {
+  const Checkpoint c = open_model(model);
+  const OpenedNetwork net = open_network(c, backend_factory(), backend, "");
+  DecodeTiming t;
+  if (is_gpu_backend(net.backend->name()) && std::filesystem::exists(image)) {
+    std::string why;
+    const std::shared_ptr<DeviceInterop> interop = make_device_interop(&why);
+    OpenRunOptions options;
+    options.backend = net.backend->name();
+    const OpenedRun run = open_run(RunSource{image, model.string()}, backend_factory(), options);
+    DeviceRenderer* device = run.trainer->backend().device_renderer();
+    if (interop && device) {
+      const std::unique_ptr<DeviceFrameRing> ring = interop->make_frame_ring();
+      void* pixels = ring->begin_write(c.image_width, c.image_height);
+      t.fps = renders_per_second([&] { device->render_rgba8_device(c.image_width, c.image_height, pixels); }, seconds);
+      ring->end_write(0);
+      t.path = "device";
+      return t;
+    }
+  }
+  const NetworkView view = net.view(c.params);
+  t.fps = renders_per_second([&] { (void)render_image(*net.backend, view, c.image_width, c.image_height); }, seconds);
+  return t;
 }
 } // namespace
 
@@ -88,6 +126,7 @@ BenchCell measure_bench_cell(const SweepSite& site, const SweepCell& cell, const
       }
     }
   }
+  const char* decode_path = nullptr;
   try {
     DataSpec data = cell.config.data;
     data.width = cell.train_width;
@@ -100,7 +139,9 @@ BenchCell measure_bench_cell(const SweepSite& site, const SweepCell& cell, const
     print_note("cell " + cell.name + ": PSNR and MS-SSIM of final.png not measured (" + e.what() + ")");
   }
   try {
-    b.decode_fps = decode_fps(folder / "model.redraw", backend, decode_seconds);
+    const DecodeTiming t = decode_fps(folder / "model.redraw", cell.image, backend, decode_seconds);
+    b.decode_fps = t.fps;
+    decode_path = t.path;
   } catch (const Error& e) {
     print_note("cell " + cell.name + ": decoding not timed (" + e.what() + ")");
   }
@@ -109,6 +150,7 @@ BenchCell measure_bench_cell(const SweepSite& site, const SweepCell& cell, const
                   {"ms_ssim", number_or_null(b.ms_ssim)},
                   {"decode_fps", number_or_null(b.decode_fps)},
                   {"decode_threads", cpu_threads_setting()},
+                  {"decode_path", decode_path ? json(decode_path) : json(nullptr)},
                   {"peak_device_bytes", b.peak_device_bytes}};
   if (const std::string why = write_error([&] { write_text_atomic(file, j.dump(1) + "\n"); }); !why.empty())
     print_note(why);

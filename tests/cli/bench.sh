@@ -33,6 +33,9 @@ check "grep -q '^| instant | Redraw (this run) | 20K |' '$work/b/table.md'"
 check "grep -q '^| siren | Redraw (this run) | 20K |' '$work/b/table.md'"
 check "grep -q '^| GaussianImage | published: Zhang et al., ECCV 2024, Table 1' '$work/b/table.md'"
 check "grep -q '^- commit: redraw ' '$work/b/table.md' && grep -q '^- threads: ' '$work/b/table.md'"
+# Each done cell's decoding was timed on the CPU's path (host memory), and its bench.json says so.
+check "[ \$(grep -l '\"decode_path\": \"host\"' '$work/b'/cells/*/bench.json | wc -l) = 4 ]"
+check "grep -q 'decode FPS timed after training, alone, with ' '$work/b/table.md'"
 
 # Every cell against ImageMagick and the numpy reference.
 python3 - "$work/b" <<'PY' >"$work/cells.txt"
