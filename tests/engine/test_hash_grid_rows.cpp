@@ -107,14 +107,15 @@ TEST_CASE("hash grid kernels: the switch's names, defaults and errors") {
   using namespace redraw::cuda;
   const HashGridKernels d = parse_hash_grid_kernels(nullptr, nullptr);
   CHECK(d.encode == HashGridEncodeKernel::PerSample);
-  CHECK(d.backward == HashGridBackwardKernel::PerSample);
+  CHECK(d.backward == HashGridBackwardKernel::SharedDense);
   const HashGridKernels k = parse_hash_grid_kernels("per-level", "warp-aggregated");
   CHECK(k.encode == HashGridEncodeKernel::PerLevel);
   CHECK(k.backward == HashGridBackwardKernel::WarpAggregated);
   CHECK(std::string(hash_grid_encode_kernel_name(k.encode)) == "per-level");
   CHECK(std::string(hash_grid_backward_kernel_name(k.backward)) == "warp-aggregated");
   CHECK(parse_hash_grid_kernels("per-sample", "atomic").encode == HashGridEncodeKernel::PerSample);
-  CHECK(parse_hash_grid_kernels("", "").backward == HashGridBackwardKernel::PerSample);
+  CHECK(parse_hash_grid_kernels("", "").backward == HashGridBackwardKernel::SharedDense);
+  CHECK(parse_hash_grid_kernels("", "per-sample").backward == HashGridBackwardKernel::PerSample);
   CHECK(parse_hash_grid_kernels(nullptr, "atomic").backward == HashGridBackwardKernel::Atomic);
   CHECK(std::string(hash_grid_backward_kernel_name(HashGridBackwardKernel::PerSample)) == "per-sample");
   CHECK_THROWS_WITH_AS(parse_hash_grid_kernels("fast", nullptr),
