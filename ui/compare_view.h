@@ -23,7 +23,7 @@ namespace redraw {
 struct CompareSessions {
   BackendFactory make_backend;
   std::shared_ptr<SliceTurns> turns = std::make_shared<SliceTurns>();
-  std::unique_ptr<RunSlot> b; ///< run B while comparing, labelled "B" (its textures: ui.compare.run.tex)
+  std::unique_ptr<RunSlot> b; ///< run B while comparing, labelled "B" (its textures: ui.runs[k_run_b].tex)
   // A pending side-by-side export: both pictures are asked for, then composed.
   std::string export_path;
   std::shared_ptr<const Image> export_a, export_b;
@@ -38,7 +38,7 @@ CompareChange compare_change_from(const intent::OpenCompare& in);
 /// true when the intent was a compare one (nothing more to do).
 bool apply_compare_intent(UiState& ui, TrainingSession& a, CompareSessions& cs, const UiIntent& in);
 /// Each frame: folds B's snapshot `take_b` (null while not comparing; its messages already
-/// reported) into ui.compare.run and B's texture; finishes a pending export once both pictures
+/// reported) into ui.runs[k_run_b] and B's texture; finishes a pending export once both pictures
 /// arrived. `take_a` is A's snapshot of this frame (its export picture). True when B brought
 /// something to show (a frame is due).
 bool absorb_compare(UiState& ui, CompareSessions& cs, SessionSnapshot& take_a, SessionSnapshot* take_b);

@@ -171,10 +171,13 @@ struct LoopState {
   std::string title;
 };
 
-/// The runs open now: run A, then run B while comparing.
+/// The runs open now, run A first: each open session's slot with its view in UiState::runs (the
+/// session at index i shows as ui.runs[i]; run B's is open while comparing).
 std::vector<OpenRun> open_runs(UiState& ui, RunSlot& run_a, CompareSessions& compare) {
-  std::vector<OpenRun> runs{OpenRun{&run_a, &ui.run}};
-  if (compare.b) runs.push_back(OpenRun{compare.b.get(), &ui.compare.run});
+  const std::array<RunSlot*, k_max_runs> slots{&run_a, compare.b.get()};
+  std::vector<OpenRun> runs;
+  for (size_t i = 0; i < slots.size(); ++i)
+    if (slots[i]) runs.push_back(OpenRun{slots[i], &ui.runs[i]});
   return runs;
 }
 
@@ -196,15 +199,15 @@ void take_news(UiState& ui, const std::vector<OpenRun>& runs, CompareSessions& c
   if (take.network) ui.insight.network = std::move(take.network);
   const bool new_rows = !take.rows.empty();
   const bool fresh = take.has_news();
-  const bool zoom_news = absorb_zoom(ui, take);
+  const bool zoom_news = absorb_zoom(ui, *runs[0].view, take);
   absorb_snapshot(ui, std::move(take));
-  update_zoom(ui, session);
-  const int64_t shown_before = ui.run.shown_step;
+  update_zoom(ui, *runs[0].view, session);
+  const int64_t shown_before = ui.run_a().shown_step;
   for (const OpenRun& run : runs) upload_device_frame(ui, run);
-  const bool insight_news = update_insight(ui, session);
+  const bool insight_news = update_insight(ui, *runs[0].view, session);
   const int64_t timelapse_before = ui.timelapse.shown_step;
   sync_timelapse(ui, session);
-  ev.changed = ev.changed || fresh || zoom_news || compare_news || ui.run.shown_step != shown_before ||
+  ev.changed = ev.changed || fresh || zoom_news || compare_news || ui.run_a().shown_step != shown_before ||
                ui.timelapse.shown_step != timelapse_before;
   ev.minor_change = ev.minor_change || new_rows || insight_news;
 }
@@ -216,9 +219,9 @@ void take_news(UiState& ui, const std::vector<OpenRun>& runs, CompareSessions& c
 void tell_sessions(UiState& ui, const std::vector<OpenRun>& runs, LoopState& st, double frame_s) {
   RunSlot& run_a = *runs[0].slot;
   TrainingSession& session = run_a.session();
-  const bool device_path = ui.run.tex.recon && std::string_view(ui.run.tex.recon->kind()) == "cuda-gl";
+  const bool device_path = ui.run_a().tex.recon && std::string_view(ui.run_a().tex.recon->kind()) == "cuda-gl";
   const bool error_shown = ui.view.mode == CanvasMode::SideBySide || ui.view.mode == CanvasMode::Error;
-  if (device_path && error_shown && ui.run.status.running && ui.now - st.last_host_request > 1.0) {
+  if (device_path && error_shown && ui.run_a().status.running && ui.now - st.last_host_request > 1.0) {
     session.post(run_command::RequestHostPreview{});
     st.last_host_request = ui.now;
   }
@@ -310,8 +313,8 @@ int frame_loop(GLFWwindow* window, UiState& ui, RunSlot& run_a, CompareSessions&
     ev.now = ui.now;
     ev.last_input = ui.last_input;
     ev.item_active = ImGui::IsAnyItemActive();
-    ev.animating = ui.timelapse.playing || ui.run.status.busy;
-    ev.training = ui.run.status.busy;
+    ev.animating = ui.timelapse.playing || ui.run_a().status.busy;
+    ev.training = ui.run_a().status.busy;
     for (const OpenRun& run : runs) ev.training = ev.training || run.view->status.running;
     ev.forced = hooks.forces_frames() || !ui.intents.empty();
     ev.frame_seconds = ui.frame_ms * 1e-3;
@@ -454,7 +457,7 @@ int end_session(UiState& ui, TrainingSession& session, CompareSessions& compare,
     std::filesystem::remove(b_model_path(autosave->model_path().string()), ec);
   }
   session.post(run_command::SetRunning{false}); // a long step in progress is left: the quit saves its last finished one
-  const bool unsaved = signal != 0 && ui.run.status.has_run && ui.run.status.unsaved;
+  const bool unsaved = signal != 0 && ui.run_a().status.has_run && ui.run_a().status.unsaved;
   if (autosave) { // the autosave on quit, then a clean end: no restore offer next time
     const std::string outcome = autosave_on_quit(session, *autosave, unsaved);
     // Ended by a signal with training not saved: the autosave stays, and the next launch offers it.
@@ -499,9 +502,10 @@ int run_session(GLFWwindow* window, UiState& ui, const GuiOptions& opts, Autosav
   RunSlot run_a(std::make_unique<TrainingSession>(opts.make_backend, opts.interop, compare.turns), "");
   TrainingSession& session = run_a.session();
   // Each run's textures, A's then B's (B's stay while no comparison is open: RunView::forget).
-  const std::array<RunTextureSet, 2> textures{RunTextureSet(device_recon_texture(ui, opts, session)), RunTextureSet()};
-  ui.run.tex = textures[0].pointers();
-  ui.compare.run.tex = textures[1].pointers();
+  const std::array<RunTextureSet, k_max_runs> textures{RunTextureSet(device_recon_texture(ui, opts, session)),
+                                                       RunTextureSet()};
+  for (size_t i = 0; i < k_max_runs; ++i)
+    ui.runs[i].tex = textures[i].pointers();
   auto zoom = make_host_texture();
   ui.zoom_texture = zoom.get();
   InsightResources insight; // the Spectrum and Neuron maps windows' worker and textures

@@ -3,7 +3,8 @@
 /// comparing, run B (ui/compare_view.h) are two RunSlots: each tells its own session what the
 /// screen wants of previews (posting only what changed), reports its session's messages under its
 /// label ("B: ..."), and autosaves beside the app's autosave under that label (NAME-B.redraw).
-/// What the GUI shows of each run is its RunView (UiState::run, CompareState::run). GUI thread only.
+/// What the GUI shows of each run is its RunView (UiState::runs: A at k_run_a, B at k_run_b).
+/// GUI thread only.
 #include "ui/training_session.h"
 #include "ui/ui_state.h"
 
@@ -64,7 +65,7 @@ private:
 };
 
 /// A run the window serves: its slot (session, label, textures told) and what the GUI shows of it
-/// (UiState::run for run A, CompareState::run for run B). The frame loop goes over the open runs,
+/// (its RunView in UiState::runs, at the slot's place). The frame loop goes over the open runs,
 /// run A first, for their news, messages, preview pacing and autosave.
 struct OpenRun {
   RunSlot* slot = nullptr;
