@@ -173,11 +173,10 @@ struct LoopState {
 
 /// The runs open now, run A first: each open session's slot with its view in UiState::runs (the
 /// session at index i shows as ui.runs[i]; run B's is open while comparing).
-std::vector<OpenRun> open_runs(UiState& ui, RunSlot& run_a, CompareSessions& compare) {
-  const std::array<RunSlot*, k_max_runs> slots{&run_a, compare.b.get()};
+std::vector<OpenRun> open_runs(UiState& ui, RunSlots& slots) {
   std::vector<OpenRun> runs;
   for (size_t i = 0; i < slots.size(); ++i)
-    if (slots[i]) runs.push_back(OpenRun{slots[i], &ui.runs[i]});
+    if (slots[i]) runs.push_back(OpenRun{slots[i].get(), &ui.runs[i]});
   return runs;
 }
 
@@ -293,9 +292,9 @@ void autosave_due(UiState& ui, const std::vector<OpenRun>& runs, const AutosaveS
 /// only when something changed, at most 10 a second while training on software GL, 30 on
 /// hardware, 60 while the user interacts), draw, swap, apply the frame's intents. Tests and
 /// benchmarks act through `hooks` (ui/testing/frame_hooks.h).
-int frame_loop(GLFWwindow* window, UiState& ui, RunSlot& run_a, CompareSessions& compare,
+int frame_loop(GLFWwindow* window, UiState& ui, RunSlots& slots, CompareSessions& compare,
                const AutosaveSession* autosave, FrameHooks& hooks, const TerminationSignals& signals) {
-  TrainingSession& session = run_a.session();
+  TrainingSession& session = slots[k_run_a]->session();
   LoopState st;
   st.last_autosave = st.last_host_request = glfwGetTime();
   FrameEvents ev;    // what the pacing rule sees
@@ -305,7 +304,7 @@ int frame_loop(GLFWwindow* window, UiState& ui, RunSlot& run_a, CompareSessions&
     if (signals.caught()) break;   // run_gui autosaves, then exits
     ui.now = glfwGetTime();
     const auto frame_start = std::chrono::steady_clock::now();
-    const std::vector<OpenRun> runs = open_runs(ui, run_a, compare); // intents below may open or close B
+    const std::vector<OpenRun> runs = open_runs(ui, slots); // intents below may open or close B
     take_news(ui, runs, compare, ev);
     tell_sessions(ui, runs, st, ui.frame_ms * 1e-3);
     if (const auto code = hooks.after_news(ui, session)) return *code;
@@ -497,9 +496,12 @@ std::unique_ptr<PreviewTexture> device_recon_texture(const UiState& ui, const Gu
 /// textures go before this returns, while the context is current.
 int run_session(GLFWwindow* window, UiState& ui, const GuiOptions& opts, AutosaveSession* autosave, FrameHooks& hooks) {
   const TestOptions& test = opts.testing;
-  CompareSessions compare; // run B of Training > Compare with... (one device: A and B take turns)
+  RunSlots slots;                // run A's session, and run B's while comparing
+  CompareSessions compare(slots); // run B of Training > Compare with... (one device: A and B take turns)
   compare.make_backend = opts.make_backend;
-  RunSlot run_a(std::make_unique<TrainingSession>(opts.make_backend, opts.interop, compare.turns), "");
+  slots[k_run_a] = std::make_unique<RunSlot>(
+      std::make_unique<TrainingSession>(opts.make_backend, opts.interop, compare.turns), "");
+  RunSlot& run_a = *slots[k_run_a];
   TrainingSession& session = run_a.session();
   // Each run's textures, A's then B's (B's stay while no comparison is open: RunView::forget).
   const std::array<RunTextureSet, k_max_runs> textures{RunTextureSet(device_recon_texture(ui, opts, session)),
@@ -525,7 +527,7 @@ int run_session(GLFWwindow* window, UiState& ui, const GuiOptions& opts, Autosav
   if (opts.autostart || test.screenshot_run()) session.post(run_command::SetRunning{true});
 
   const TerminationSignals signals([] { glfwPostEmptyEvent(); });
-  const int code = frame_loop(window, ui, run_a, compare, autosave, hooks, signals);
+  const int code = frame_loop(window, ui, slots, compare, autosave, hooks, signals);
   return end_session(ui, session, compare, autosave, code, signals.caught());
 }
 } // namespace

@@ -8,6 +8,7 @@
 #include "ui/training_session.h"
 #include "ui/ui_state.h"
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -71,6 +72,10 @@ struct OpenRun {
   RunSlot* slot = nullptr;
   RunView* view = nullptr;
 };
+
+/// The window's runs' slots, one owning list: run A's at k_run_a (always there while the window is
+/// open), run B's at k_run_b while comparing (null otherwise). Run i's view is UiState::runs[i].
+using RunSlots = std::array<std::unique_ptr<RunSlot>, k_max_runs>;
 
 /// Reports `take`'s errors and notices as UiMessages, each after `prefix`, and empties them.
 void report_run_messages(UiState& ui, SessionSnapshot& take, const std::string& prefix = {});

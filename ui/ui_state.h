@@ -212,8 +212,8 @@ struct RunView {
 };
 
 /// Compare runs (engine/insight/compare_runs.h, ui/compare_view.h): run B beside the main run A. The
-/// session that trains B lives in run_gui (CompareSessions), what the GUI shows of it in
-/// UiState::runs[k_run_b]; this is the comparison's own state.
+/// session that trains B lives in run_gui (RunSlots, opened by CompareSessions), what the GUI shows
+/// of it in UiState::runs[k_run_b]; this is the comparison's own state.
 struct CompareState {
   bool dialog_requested = false; ///< open Training > Compare with... next frame
   bool close_requested = false;  ///< open the "which run goes on" popup next frame
