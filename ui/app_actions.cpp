@@ -97,7 +97,7 @@ bool apply_intent(UiState& ui, TrainingSession& session, const UiIntent& in) {
     return true;
   }
   if (in.get<intent::Quit>()) return false;
-  std::visit(RunIntents{ui, session, ui.run.status}, in.what);
+  std::visit(RunIntents{ui, session, ui.run_a().status}, in.what);
   return true;
 }
 
@@ -119,7 +119,7 @@ void handle_shortcuts(UiState& ui) {
   if (ImGui::IsKeyPressed(GLFW_KEY_P, false)) ui.settings.show_perf = !ui.settings.show_perf;
   if (ImGui::IsKeyPressed(GLFW_KEY_S, false)) ui.settings.show_spectrum = !ui.settings.show_spectrum;
   if (ImGui::IsKeyPressed(GLFW_KEY_N, false)) ui.settings.show_neuron_maps = !ui.settings.show_neuron_maps;
-  if (ImGui::IsKeyPressed(GLFW_KEY_C, false) && ui.run.status.has_run) ui.compare.dialog_requested = true;
+  if (ImGui::IsKeyPressed(GLFW_KEY_C, false) && ui.run_a().status.has_run) ui.compare.dialog_requested = true;
   if (ImGui::IsKeyPressed(GLFW_KEY_V, false) && ui.compare.open)
     ui.compare.split = ui.settings.compare_split = !ui.compare.split;
 }

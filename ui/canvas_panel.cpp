@@ -2,12 +2,15 @@
 #include "ui/gaussians_view.h"
 #include "ui/image_views.h"
 #include "ui/panels.h"
+#include "ui/shown_runs.h"
 
 #include <imgui.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
+#include <vector>
 
 namespace redraw {
 namespace {
@@ -193,37 +196,40 @@ struct CanvasLayout {
   }
 };
 
-/// The panes the view mode (or the comparison) shows, and their rectangles.
+/// Run `shown`'s picture: its timelapse frame while one is on screen (run B's linked frame only
+/// while run A's timelapse shows one, `a_frame`), else its live preview; captioned with the run's
+/// label while comparing. Each run is drawn the same way; only run A's is `recon` (the sharp
+/// zoom, the Gaussians and the screenshot sidecar's rect follow run A).
+Pane run_pane(const UiState& ui, const ShownRun& shown, bool a_frame) {
+  const RunView& run = *shown.view;
+  const ShownFrame f = a_frame ? run_frame(ui, shown.index) : ShownFrame{};
+  Pane p{shown.label ? shown.label : f.image ? "timelapse frame" : "reconstruction",
+         f.image ? run.tex.frame : run.tex.recon,
+         f.image ? f.image : run.reconstruction.get(),
+         {},
+         {},
+         f.image ? f.step : run.shown_step};
+  p.recon = shown.index == k_run_a;
+  return p;
+}
+
+/// The panes the view mode (or the comparison: one per shown run, or one split pane) shows, and
+/// their rectangles.
 void choose_panes(const UiState& ui, const Image* truth, CanvasLayout& L) {
-  const RunView& run = ui.run;
-  const bool frame = ui.timelapse.active && run.tex.frame && !run.tex.frame->empty() && ui.timelapse.frame;
-  L.frame = frame;
-  Pane all[3] = {{"ground truth", run.tex.truth, truth, {}, {}},
-                 {frame ? "timelapse frame" : "reconstruction",
-                  frame ? run.tex.frame : run.tex.recon,
-                  frame ? ui.timelapse.frame.get() : run.reconstruction.get(),
-                  {},
-                  {}},
-                 {"error |prediction - truth|", run.tex.error, nullptr, {}, {}}};
-  all[1].step = frame ? ui.timelapse.shown_step : run.shown_step;
-  all[1].recon = true;
+  const std::vector<ShownRun> runs = shown_runs(ui);
+  L.frame = run_frame(ui, k_run_a).image != nullptr;
   if (ui.compare.open) {
-    const CompareState& cmp = ui.compare;
-    all[1].caption = cmp.label_a.c_str();
-    const bool b_frame = frame && cmp.frame_shown(); // linked scrubbing: B's frame at A's step
-    Pane b{cmp.label_b.c_str(),
-           b_frame ? cmp.run.tex.frame : cmp.run.tex.recon,
-           b_frame ? cmp.frame.get() : cmp.run.reconstruction.get(),
-           {},
-           {},
-           b_frame ? cmp.frame_step : cmp.run.shown_step};
-    if (cmp.split) {
-      all[1].split = b.texture;
-      all[1].caption = cmp.label_split.c_str();
+    for (size_t k = 0; k < runs.size() && k < std::size(L.panes); ++k)
+      L.panes[k] = run_pane(ui, runs[k], L.frame);
+    if (ui.compare.split && runs.size() > 1) {
+      L.panes[0].split = L.panes[1].texture;
+      L.panes[0].caption = ui.compare.label_split.c_str();
     }
-    L.panes[0] = all[1];
-    L.panes[1] = b;
-  } else
+  } else {
+    const RunView& run = ui.run_a();
+    const Pane all[3] = {{"ground truth", run.tex.truth, truth, {}, {}},
+                         run_pane(ui, runs[0], L.frame),
+                         {"error |prediction - truth|", run.tex.error, nullptr, {}, {}}};
     switch (ui.view.mode) {
     case CanvasMode::SideBySide:
       std::copy(all, all + 3, L.panes);
@@ -238,6 +244,7 @@ void choose_panes(const UiState& ui, const Image* truth, CanvasLayout& L) {
       L.panes[0] = all[2];
       break;
     }
+  }
   for (int i = 0; i < L.count; ++i) {
     L.panes[i].min = ImVec2(L.origin.x + float(i) * (L.pane_w + L.gap), L.origin.y + L.caption_h);
     L.panes[i].max = ImVec2(L.panes[i].min.x + L.pane_w, L.panes[i].min.y + L.pane_h);
@@ -298,7 +305,7 @@ void draw_pane(UiState& ui, ImDrawList* dl, const CanvasLayout& L, int i, const 
     caption = L.frame ? "timelapse frame, drawn at screen resolution" : "reconstruction, drawn at screen resolution";
   else if (p.recon && L.frame && !frame_sharpens && zoomed_past_texels(texel_zoom, fb.x))
     caption = "timelapse frame: a picture only, enlarged";
-  if (p.texture == ui.run.tex.error) {
+  if (p.texture == ui.run_a().tex.error) {
     // The scale matters more than the long caption: "error" alone when both do not fit, then
     // a compact legend, and no legend only when even that does not fit.
     ErrorLegend legend(v, false);
@@ -325,7 +332,7 @@ void draw_pane(UiState& ui, ImDrawList* dl, const CanvasLayout& L, int i, const 
       dl->AddImage(ui.zoom_texture->imgui_id(), ImVec2(z.screen_x0, z.screen_y0), ImVec2(z.screen_x1, z.screen_y1));
     }
     // Run A's live Gaussians (never over a scrubbed frame: they are the weights of now).
-    if (p.recon && !L.frame) draw_gaussians_overlay(ui, dl, a, v.zoom, p.min, p.max);
+    if (p.recon && !L.frame) draw_gaussians_overlay(ui, ui.run_a(), dl, a, v.zoom, p.min, p.max);
   } else {
     const char* msg = "waiting for the first preview";
     const ImVec2 ts = ImGui::CalcTextSize(msg);
@@ -344,10 +351,9 @@ void draw_pane(UiState& ui, ImDrawList* dl, const CanvasLayout& L, int i, const 
   }
 }
 
-/// The pixel under the pointer in every view: the truth, the picture shown, their error.
-void pixel_tooltip(const UiState& ui, const CanvasLayout& L, int hovered_pane, const Image& truth) {
+/// The pixel under the pointer in every view: the truth, `run`'s picture shown, their error.
+void pixel_tooltip(const UiState& ui, const RunView& run, const CanvasLayout& L, int hovered_pane, const Image& truth) {
   const CanvasView& v = ui.view;
-  const RunView& run = ui.run;
   const ImGuiIO& io = ImGui::GetIO();
   const ImVec2 c = L.center(hovered_pane);
   const int32_t x = int32_t(std::floor(v.center_x + (io.MousePos.x - c.x) / v.zoom));
@@ -368,7 +374,7 @@ void pixel_tooltip(const UiState& ui, const CanvasLayout& L, int hovered_pane, c
       err += std::abs(shown->at(sx, sy, k) - at_size->at(sx, sy, k));
     err /= float(at_size->channels);
   }
-  const std::string gaussian = L.frame ? "" : gaussian_tooltip(ui, double(x) + 0.5, double(y) + 0.5);
+  const std::string gaussian = L.frame ? "" : gaussian_tooltip(ui, run, double(x) + 0.5, double(y) + 0.5);
   if (err >= 0)
     ImGui::SetTooltip("pixel (%d, %d)\ntruth          %s\nreconstruction %s\n|error|        %.4f%s", x, y, t, r, err,
                       gaussian.c_str());
@@ -393,7 +399,9 @@ void draw_canvas(UiState& ui) {
   // The panes' size is known before any picture: previews are rendered to fit it, the first one
   // of a load included (tell_session). Only the ground truth alone shows no preview.
   L.caption_h = ImGui::GetTextLineHeightWithSpacing();
-  L.count = ui.compare.open ? (ui.compare.split ? 1 : 2) : v.mode == CanvasMode::SideBySide ? 3 : 1;
+  L.count = ui.compare.open ? (ui.compare.split ? 1 : int(shown_runs(ui).size()))
+            : v.mode == CanvasMode::SideBySide ? 3
+                                               : 1;
   L.pane_w = (L.avail.x - L.gap * float(L.count - 1)) / float(L.count);
   L.pane_h = L.avail.y - L.caption_h;
   if (ui.compare.open || v.mode != CanvasMode::GroundTruth) {
@@ -402,9 +410,10 @@ void draw_canvas(UiState& ui) {
     ui.preview_pane[1] = std::max(1, int32_t(std::ceil(L.pane_h * fb.y)));
   }
 
-  const Image* truth = ui.run.ground_truth.get();
-  if (!truth || !ui.run.tex.truth || ui.run.tex.truth->empty()) {
-    const char* msg = ui.run.status.busy ? "Loading..." : "Drop an image here, or File > Open (Ctrl+O)";
+  const RunView& run = ui.run_a(); // the run the user edits: its truth sets the view
+  const Image* truth = run.ground_truth.get();
+  if (!truth || !run.tex.truth || run.tex.truth->empty()) {
+    const char* msg = run.status.busy ? "Loading..." : "Drop an image here, or File > Open (Ctrl+O)";
     const ImVec2 ts = ImGui::CalcTextSize(msg);
     dl->AddText(ImVec2(L.origin.x + (L.avail.x - ts.x) * 0.5f, L.origin.y + (L.avail.y - ts.y) * 0.5f),
                 IM_COL32(180, 180, 190, 255), msg);
@@ -423,7 +432,7 @@ void draw_canvas(UiState& ui) {
     draw_pane(ui, dl, L, i, *truth, wanted);
   if (!wanted.same_view(ui.zoom.wanted)) ui.zoom.wanted_since = ui.now;
   ui.zoom.wanted = wanted;
-  if (hovered && !active && hovered_pane >= 0 && !ui.scripted) pixel_tooltip(ui, L, hovered_pane, *truth);
+  if (hovered && !active && hovered_pane >= 0 && !ui.scripted) pixel_tooltip(ui, run, L, hovered_pane, *truth);
 }
 
 } // namespace redraw

@@ -48,7 +48,7 @@ CompareChange compare_change_from(const intent::OpenCompare& in) {
 
 namespace {
 void open_compare(UiState& ui, CompareSessions& cs, const intent::OpenCompare& in) {
-  const SessionStatus& st = ui.run.status;
+  const SessionStatus& st = ui.run_a().status;
   if (!st.has_run) return ui.notify("compare: no run to compare with", true);
   if (cs.b) close_compare(ui, cs);
   CompareChange change;
@@ -70,7 +70,7 @@ void open_compare(UiState& ui, CompareSessions& cs, const intent::OpenCompare& i
   cs.b->post(run_command::Load{std::move(req)});
   if (st.running) cs.b->post(run_command::SetRunning{true});
   CompareState& cmp = ui.compare;
-  cmp.run.forget();
+  ui.runs[k_run_b].forget();
   cmp.open = true;
   cmp.split = ui.settings.compare_split;
   cmp.label_a = "A: " + (st.config.name.empty() ? std::string("run") : widget_text(st.config.name, 60));
@@ -102,7 +102,7 @@ void keep_b(UiState& ui, CompareSessions& cs) {
     ui.notify("compare: run B could not be written to " + path + "; the comparison stays open", true);
     return;
   }
-  ui.compare.run.status.unsaved = false; // the copy holds it: closing makes no second one
+  ui.runs[k_run_b].status.unsaved = false; // the copy holds it: closing makes no second one
   close_compare(ui, cs);
   ui.push(intent::OpenPath{path});
 }
@@ -138,7 +138,7 @@ bool apply_compare_intent(UiState& ui, TrainingSession& a, CompareSessions& cs, 
     cs.b->post(run_command::RenderPicture{ex->width, ex->height});
   } else {
     // A guarded action waiting for the Save / Discard / Cancel answer comes back confirmed.
-    if (cs.b && !needs_confirmation(ui, in)) follow_a(ui, cs, in, ui.run.status.running);
+    if (cs.b && !needs_confirmation(ui, in)) follow_a(ui, cs, in, ui.run_a().status.running);
     return false;
   }
   return true;
@@ -166,7 +166,7 @@ void sync_linked_frame(UiState& ui, CompareSessions& cs, SessionSnapshot& take) 
   if (take.frame) {
     c.frame = std::move(take.frame);
     c.frame_step = take.frame_step;
-    if (c.run.tex.frame) c.run.tex.frame->upload_image(*c.frame);
+    if (PreviewTexture* t = ui.runs[k_run_b].tex.frame) t->upload_image(*c.frame);
   }
   if (!ui.timelapse.active || ui.timelapse.frames.empty()) {
     c.frame_requested = -1;
@@ -185,8 +185,8 @@ bool absorb_compare(UiState& ui, CompareSessions& cs, SessionSnapshot& take_a, S
   SessionSnapshot& take = *take_b;
   const bool news = take.has_news() || !take.rows.empty();
   if (take.picture) cs.export_b = std::move(take.picture);
-  absorb_run_rows(ui.compare.run, take);
-  absorb_run_preview(ui.compare.run, ui.compare.run.tex.recon, take);
+  absorb_run_rows(ui.runs[k_run_b], take);
+  absorb_run_preview(ui.runs[k_run_b], ui.runs[k_run_b].tex.recon, take);
   sync_linked_frame(ui, cs, take);
   finish_export(ui, cs);
   return news;
@@ -194,7 +194,7 @@ bool absorb_compare(UiState& ui, CompareSessions& cs, SessionSnapshot& take_a, S
 
 void close_compare(UiState& ui, CompareSessions& cs) {
   if (cs.b) {
-    if (ui.compare.run.status.unsaved) {
+    if (ui.runs[k_run_b].status.unsaved) {
       const std::string keep = discard_copy_path(ui.confirm);
       if (!keep.empty()) cs.b->post(run_command::KeepCopy{keep}); // a notice names it
     }
@@ -206,7 +206,7 @@ void close_compare(UiState& ui, CompareSessions& cs) {
   }
   cs.export_path.clear();
   ui.compare.open = false;
-  ui.compare.run.forget();
+  ui.runs[k_run_b].forget();
   ui.compare.frame.reset();
   ui.compare.frame_step = ui.compare.frame_requested = -1;
   ui.view.fit_requested = true;

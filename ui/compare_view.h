@@ -1,7 +1,8 @@
 #pragma once
 /// Compare runs: run B, made from run A's config with one change
 /// (engine/insight/compare_runs.h), trains from step 0 on the same image beside A.
-/// - CompareSessions owns B's RunSlot (ui/run_slot.h: the same type as run A's);
+/// - CompareSessions opens and closes B's RunSlot, which the window's RunSlots hold beside A's
+///   (ui/run_slot.h: the same type);
 ///   both sessions share one SliceTurns, so on one device they train in alternating slices.
 /// - apply_compare_intent carries out the compare intents and makes B follow A's Train / Pause /
 ///   Step / Reset / Save (B saves beside A's file as NAME-B.redraw).
@@ -21,9 +22,11 @@
 namespace redraw {
 
 struct CompareSessions {
+  /// `runs`: the window's slots, which hold run B's (at k_run_b) while comparing.
+  explicit CompareSessions(RunSlots& runs) : b(runs[k_run_b]) {}
   BackendFactory make_backend;
   std::shared_ptr<SliceTurns> turns = std::make_shared<SliceTurns>();
-  std::unique_ptr<RunSlot> b; ///< run B while comparing, labelled "B" (its textures: ui.compare.run.tex)
+  std::unique_ptr<RunSlot>& b; ///< run B while comparing, labelled "B": its place in the RunSlots
   // A pending side-by-side export: both pictures are asked for, then composed.
   std::string export_path;
   std::shared_ptr<const Image> export_a, export_b;
@@ -38,7 +41,7 @@ CompareChange compare_change_from(const intent::OpenCompare& in);
 /// true when the intent was a compare one (nothing more to do).
 bool apply_compare_intent(UiState& ui, TrainingSession& a, CompareSessions& cs, const UiIntent& in);
 /// Each frame: folds B's snapshot `take_b` (null while not comparing; its messages already
-/// reported) into ui.compare.run and B's texture; finishes a pending export once both pictures
+/// reported) into ui.runs[k_run_b] and B's texture; finishes a pending export once both pictures
 /// arrived. `take_a` is A's snapshot of this frame (its export picture). True when B brought
 /// something to show (a frame is due).
 bool absorb_compare(UiState& ui, CompareSessions& cs, SessionSnapshot& take_a, SessionSnapshot* take_b);

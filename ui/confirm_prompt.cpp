@@ -63,7 +63,7 @@ void release(UiState& ui, bool confirmed_again) {
 
 bool needs_confirmation(const UiState& ui, const UiIntent& in) {
   if (in.confirmed || !guarded(in)) return false;
-  const SessionStatus& st = ui.run.status;
+  const SessionStatus& st = ui.run_a().status;
   if (!st.has_run || !st.unsaved) return false;
   // An open chosen in a dialog that was opened after the prompt was answered is confirmed.
   if (const auto* o = in.get<intent::OpenPath>(); o && o->from_answered_dialog) return false;
@@ -80,7 +80,7 @@ void ask_confirmation(UiState& ui, const UiIntent& in) {
 }
 
 std::string save_destination(const UiState& ui) {
-  const SessionStatus& st = ui.run.status;
+  const SessionStatus& st = ui.run_a().status;
   std::error_code ec;
   if (!st.model_path.empty() && !inside(st.model_path, ui.confirm.keep_folder)) return st.model_path;
   const std::string src = !st.image_path.empty() ? st.image_path : st.source_path;
@@ -155,7 +155,7 @@ void confirm_after_saves(UiState& ui, const std::vector<std::string>& saved, con
 }
 
 std::string window_title(const UiState& ui) {
-  const SessionStatus& st = ui.run.status;
+  const SessionStatus& st = ui.run_a().status;
   std::string name;
   if (!st.model_path.empty())
     name = widget_text(fs::path(st.model_path).filename().string(), 120, true);
@@ -178,7 +178,7 @@ void draw_confirm_prompt(UiState& ui) {
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   ImGui::SetNextWindowPos(vp->GetCenter(), ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
   if (!ImGui::BeginPopupModal(k_title, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
-  const SessionStatus& st = ui.run.status;
+  const SessionStatus& st = ui.run_a().status;
   if (!c.save_path.empty()) {
     // Save was answered: wait for it (confirm_after_saves closes the prompt either way).
     bounded_text("Saving to " + c.save_path + " ...", k_widget_chars, true);

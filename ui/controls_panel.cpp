@@ -78,7 +78,7 @@ void help_marker(const char* text) {
 }
 
 void draw_run_buttons(UiState& ui) {
-  const SessionStatus& st = ui.run.status;
+  const SessionStatus& st = ui.run_a().status;
   const float w = (ImGui::GetContentRegionAvail().x - 2 * ImGui::GetStyle().ItemSpacing.x) / 3;
   ImGui::BeginDisabled(!st.has_run);
   ImGui::PushStyleColor(ImGuiCol_Button, st.running ? ImVec4(0.55f, 0.35f, 0.10f, 1) : ImVec4(0.15f, 0.45f, 0.25f, 1));
@@ -174,7 +174,7 @@ void draw_hash_grid(UiState& ui, EncodingSpec& e) {
     ImGui::EndCombo();
   }
   // Auto sizes follow the training image (the run's size; the defaults until an image is open).
-  const int32_t tw = ui.run.status.width, th = ui.run.status.height;
+  const int32_t tw = ui.run_a().status.width, th = ui.run_a().status.height;
   if (tw > 0) size_hash_grid_to_image(e, tw, th);
   ImGui::Checkbox("auto##table", &e.auto_table_size);
   ImGui::SameLine();
@@ -330,7 +330,7 @@ void draw_schedule(UiState& ui) {
   PlotOptions opts;
   opts.title = "learning rate (schedule preview)";
   opts.log_y = s.lr_min > 0 || s.kind == ScheduleKind::Constant;
-  opts.marker_x = float(ui.run.status.step);
+  opts.marker_x = float(ui.run_a().status.step);
   draw_line_plot("lr_preview", ImVec2(ImGui::GetContentRegionAvail().x, ui_px(150)), std::span(&series, 1), opts);
 }
 
@@ -376,7 +376,7 @@ void draw_training(UiState& ui) {
 /// The footer pinned below the scrolling settings: what the edited network costs, where it runs,
 /// and Apply & reset, so an edit anywhere above shows its count and the "apply" prompt at once.
 void draw_summary(UiState& ui) {
-  const SessionStatus& st = ui.run.status;
+  const SessionStatus& st = ui.run_a().status;
   int32_t w = 0, h = 0;
   edited_training_size(st.image_width, st.image_height, st.width, st.height, ui.edit.config.data, w, h);
   // Auto resolves from the image: the running auto run already knows its channel count.
@@ -454,7 +454,7 @@ void draw_controls(UiState& ui) {
   ImGui::BeginChild("settings", ImVec2(0, scroll_h), false);
   ImGui::PushItemWidth(-ImGui::GetFontSize() * 10);
   draw_run_buttons(ui);
-  draw_eta_hint(ui);
+  draw_eta_hint(ui, ui.run_a());
   ImGui::Separator();
   draw_preset(ui);
   if (ImGui::CollapsingHeader("Network", ImGuiTreeNodeFlags_DefaultOpen)) draw_network(ui);

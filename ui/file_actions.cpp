@@ -20,7 +20,7 @@ void remember_file(UiState& ui, const std::string& path) {
 
 namespace {
 std::string stem_of_source(const UiState& ui) {
-  const std::string& src = ui.run.status.source_path;
+  const std::string& src = ui.run_a().status.source_path;
   return src.empty() ? std::string("redraw") : fs::path(src).stem().string();
 }
 } // namespace
@@ -32,7 +32,7 @@ void open_dialog(UiState& ui, FileDialogPurpose purpose) {
   d.folder = ui.settings.last_folder.empty() ? fs::current_path().string() : ui.settings.last_folder;
   d.listed_folder.clear();
   const std::string stem = stem_of_source(ui);
-  const int32_t w = std::max(1, ui.run.status.width), h = std::max(1, ui.run.status.height);
+  const int32_t w = std::max(1, ui.run_a().status.width), h = std::max(1, ui.run_a().status.height);
   switch (purpose) {
   case FileDialogPurpose::Open:
     d.path = d.folder + "/";

@@ -136,7 +136,7 @@ void draw_export_options(UiState& ui) {
     ImGui::SameLine();
     ImGui::Checkbox("step and PSNR on each frame", &d.timelapse_overlay);
   }
-  const int32_t tw = std::max(1, ui.run.status.width), th = std::max(1, ui.run.status.height);
+  const int32_t tw = std::max(1, ui.run_a().status.width), th = std::max(1, ui.run_a().status.height);
   const double aspect = double(th) / double(tw);
   ImGui::TextUnformatted("size");
   ImGui::SameLine();

@@ -41,15 +41,15 @@ ImU32 outline_colour(const GaussiansViewState& g, const GaussianEllipse& e) {
 }
 } // namespace
 
-bool gaussian_view_current(const UiState& ui) {
+bool gaussian_view_current(const UiState& ui, const RunView& run) {
   const GaussiansViewState& g = ui.insight.gaussians;
-  return g.view && ui.run.status.has_run && g.trainer == ui.run.status.trainer_id &&
-         ui.run.status.config.model.encoding.kind == EncodingKind::Gaussians;
+  return g.view && run.status.has_run && g.trainer == run.status.trainer_id &&
+         run.status.config.model.encoding.kind == EncodingKind::Gaussians;
 }
 
-void update_gaussian_view(UiState& ui, const NetworkSnapshot& net) {
+void update_gaussian_view(UiState& ui, const RunView& run, const NetworkSnapshot& net) {
   GaussiansViewState& g = ui.insight.gaussians;
-  const SessionStatus& st = ui.run.status;
+  const SessionStatus& st = run.status;
   const GaussianView* earlier = g.view && g.trainer == st.trainer_id ? g.view.get() : nullptr;
   try {
     g.view = std::make_shared<const GaussianView>(gaussian_view(net, st.width, st.height, earlier));
@@ -60,12 +60,12 @@ void update_gaussian_view(UiState& ui, const NetworkSnapshot& net) {
   g.next_request = ui.now + (st.running ? k_refresh_s : 0.2);
 }
 
-void draw_gaussians_controls(UiState& ui) {
+void draw_gaussians_controls(UiState& ui, const RunView& run) {
   GaussiansViewState& g = ui.insight.gaussians;
   // The maps' window is sized for a grid of thumbnails; these few lines would cover the canvas.
   // Fitted once for each run, then the user's size stands.
-  if (g.fitted_trainer != ui.run.status.trainer_id) {
-    g.fitted_trainer = ui.run.status.trainer_id;
+  if (g.fitted_trainer != run.status.trainer_id) {
+    g.fitted_trainer = run.status.trainer_id;
     ImGui::SetWindowSize(ImVec2(ImGui::GetFontSize() * 36, ImGui::GetFrameHeightWithSpacing() * 9));
   }
   ImGui::TextWrapped("This run's model is a sum of 2-D Gaussians (gaussians): it has no neurons to map. "
@@ -79,7 +79,7 @@ void draw_gaussians_controls(UiState& ui) {
     ImGui::SetTooltip("size: a quarter of the median radius (blue) to four times it (yellow)\n"
                       "colour: what each adds to the picture\n"
                       "change: how far its floats moved since the previous view (where the gradient works)");
-  if (!gaussian_view_current(ui)) {
+  if (!gaussian_view_current(ui, run)) {
     ImGui::TextDisabled("waiting for the parameters...");
     return;
   }
@@ -92,10 +92,11 @@ void draw_gaussians_controls(UiState& ui) {
                         static_cast<long long>(g.drawn), static_cast<long long>(g.visible));
 }
 
-void draw_gaussians_overlay(UiState& ui, ImDrawList* dl, ImVec2 origin, float zoom, ImVec2 clip_min, ImVec2 clip_max) {
+void draw_gaussians_overlay(UiState& ui, const RunView& run, ImDrawList* dl, ImVec2 origin, float zoom, ImVec2 clip_min,
+                            ImVec2 clip_max) {
   GaussiansViewState& g = ui.insight.gaussians;
   g.visible = g.drawn = 0;
-  if (!g.overlay || !ui.settings.show_neuron_maps || !gaussian_view_current(ui)) return;
+  if (!g.overlay || !ui.settings.show_neuron_maps || !gaussian_view_current(ui, run)) return;
   const GaussianView& v = *g.view;
   // Those whose box meets the pane, the largest first.
   std::vector<uint32_t> shown;
@@ -132,9 +133,9 @@ void draw_gaussians_overlay(UiState& ui, ImDrawList* dl, ImVec2 origin, float zo
   dl->PopClipRect();
 }
 
-std::string gaussian_tooltip(const UiState& ui, double px, double py) {
+std::string gaussian_tooltip(const UiState& ui, const RunView& run, double px, double py) {
   const GaussiansViewState& g = ui.insight.gaussians;
-  if (!g.overlay || !ui.settings.show_neuron_maps || !gaussian_view_current(ui)) return "";
+  if (!g.overlay || !ui.settings.show_neuron_maps || !gaussian_view_current(ui, run)) return "";
   double weight = 0;
   const int64_t i = gaussian_at(*g.view, px, py, weight);
   if (i < 0) return "\nno Gaussian reaches this pixel";

@@ -18,17 +18,18 @@ namespace redraw {
 enum class GaussianColour : int32_t { Size = 0, Colour, Change };
 constexpr int64_t k_gaussians_outlined = 6000;
 
-/// A parameter snapshot of a gaussians model arrived: the view is remade from it (the earlier
-/// view of the same run gives the change).
-void update_gaussian_view(UiState& ui, const NetworkSnapshot& net);
-/// True when the view belongs to run A's current run (what the canvas and the window show).
-bool gaussian_view_current(const UiState& ui);
+/// A parameter snapshot of `run`'s gaussians model arrived: the view is remade from it (the
+/// earlier view of the same run gives the change). The Gaussians view follows run A.
+void update_gaussian_view(UiState& ui, const RunView& run, const NetworkSnapshot& net);
+/// True when the view belongs to `run`'s current line (what the canvas and the window show).
+bool gaussian_view_current(const UiState& ui, const RunView& run);
 /// The window's body in the maps' place: the overlay switch, the colouring, the figures.
-void draw_gaussians_controls(UiState& ui);
-/// The outlines over A's picture, whose top-left is at `origin` on screen at `zoom` screen
+void draw_gaussians_controls(UiState& ui, const RunView& run);
+/// The outlines over `run`'s picture, whose top-left is at `origin` on screen at `zoom` screen
 /// pixels per training pixel, clipped to [clip_min, clip_max].
-void draw_gaussians_overlay(UiState& ui, ImDrawList* dl, ImVec2 origin, float zoom, ImVec2 clip_min, ImVec2 clip_max);
+void draw_gaussians_overlay(UiState& ui, const RunView& run, ImDrawList* dl, ImVec2 origin, float zoom, ImVec2 clip_min,
+                            ImVec2 clip_max);
 /// The hovered Gaussian's lines for the pixel tooltip at training-pixel (px, py); "" when none.
-std::string gaussian_tooltip(const UiState& ui, double px, double py);
+std::string gaussian_tooltip(const UiState& ui, const RunView& run, double px, double py);
 
 } // namespace redraw

@@ -171,10 +171,12 @@ struct LoopState {
   std::string title;
 };
 
-/// The runs open now: run A, then run B while comparing.
-std::vector<OpenRun> open_runs(UiState& ui, RunSlot& run_a, CompareSessions& compare) {
-  std::vector<OpenRun> runs{OpenRun{&run_a, &ui.run}};
-  if (compare.b) runs.push_back(OpenRun{compare.b.get(), &ui.compare.run});
+/// The runs open now, run A first: each open session's slot with its view in UiState::runs (the
+/// session at index i shows as ui.runs[i]; run B's is open while comparing).
+std::vector<OpenRun> open_runs(UiState& ui, RunSlots& slots) {
+  std::vector<OpenRun> runs;
+  for (size_t i = 0; i < slots.size(); ++i)
+    if (slots[i]) runs.push_back(OpenRun{slots[i].get(), &ui.runs[i]});
   return runs;
 }
 
@@ -196,15 +198,15 @@ void take_news(UiState& ui, const std::vector<OpenRun>& runs, CompareSessions& c
   if (take.network) ui.insight.network = std::move(take.network);
   const bool new_rows = !take.rows.empty();
   const bool fresh = take.has_news();
-  const bool zoom_news = absorb_zoom(ui, take);
+  const bool zoom_news = absorb_zoom(ui, *runs[0].view, take);
   absorb_snapshot(ui, std::move(take));
-  update_zoom(ui, session);
-  const int64_t shown_before = ui.run.shown_step;
+  update_zoom(ui, *runs[0].view, session);
+  const int64_t shown_before = ui.run_a().shown_step;
   for (const OpenRun& run : runs) upload_device_frame(ui, run);
-  const bool insight_news = update_insight(ui, session);
+  const bool insight_news = update_insight(ui, *runs[0].view, session);
   const int64_t timelapse_before = ui.timelapse.shown_step;
   sync_timelapse(ui, session);
-  ev.changed = ev.changed || fresh || zoom_news || compare_news || ui.run.shown_step != shown_before ||
+  ev.changed = ev.changed || fresh || zoom_news || compare_news || ui.run_a().shown_step != shown_before ||
                ui.timelapse.shown_step != timelapse_before;
   ev.minor_change = ev.minor_change || new_rows || insight_news;
 }
@@ -216,9 +218,9 @@ void take_news(UiState& ui, const std::vector<OpenRun>& runs, CompareSessions& c
 void tell_sessions(UiState& ui, const std::vector<OpenRun>& runs, LoopState& st, double frame_s) {
   RunSlot& run_a = *runs[0].slot;
   TrainingSession& session = run_a.session();
-  const bool device_path = ui.run.tex.recon && std::string_view(ui.run.tex.recon->kind()) == "cuda-gl";
+  const bool device_path = ui.run_a().tex.recon && std::string_view(ui.run_a().tex.recon->kind()) == "cuda-gl";
   const bool error_shown = ui.view.mode == CanvasMode::SideBySide || ui.view.mode == CanvasMode::Error;
-  if (device_path && error_shown && ui.run.status.running && ui.now - st.last_host_request > 1.0) {
+  if (device_path && error_shown && ui.run_a().status.running && ui.now - st.last_host_request > 1.0) {
     session.post(run_command::RequestHostPreview{});
     st.last_host_request = ui.now;
   }
@@ -290,9 +292,9 @@ void autosave_due(UiState& ui, const std::vector<OpenRun>& runs, const AutosaveS
 /// only when something changed, at most 10 a second while training on software GL, 30 on
 /// hardware, 60 while the user interacts), draw, swap, apply the frame's intents. Tests and
 /// benchmarks act through `hooks` (ui/testing/frame_hooks.h).
-int frame_loop(GLFWwindow* window, UiState& ui, RunSlot& run_a, CompareSessions& compare,
+int frame_loop(GLFWwindow* window, UiState& ui, RunSlots& slots, CompareSessions& compare,
                const AutosaveSession* autosave, FrameHooks& hooks, const TerminationSignals& signals) {
-  TrainingSession& session = run_a.session();
+  TrainingSession& session = slots[k_run_a]->session();
   LoopState st;
   st.last_autosave = st.last_host_request = glfwGetTime();
   FrameEvents ev;    // what the pacing rule sees
@@ -302,7 +304,7 @@ int frame_loop(GLFWwindow* window, UiState& ui, RunSlot& run_a, CompareSessions&
     if (signals.caught()) break;   // run_gui autosaves, then exits
     ui.now = glfwGetTime();
     const auto frame_start = std::chrono::steady_clock::now();
-    const std::vector<OpenRun> runs = open_runs(ui, run_a, compare); // intents below may open or close B
+    const std::vector<OpenRun> runs = open_runs(ui, slots); // intents below may open or close B
     take_news(ui, runs, compare, ev);
     tell_sessions(ui, runs, st, ui.frame_ms * 1e-3);
     if (const auto code = hooks.after_news(ui, session)) return *code;
@@ -310,8 +312,8 @@ int frame_loop(GLFWwindow* window, UiState& ui, RunSlot& run_a, CompareSessions&
     ev.now = ui.now;
     ev.last_input = ui.last_input;
     ev.item_active = ImGui::IsAnyItemActive();
-    ev.animating = ui.timelapse.playing || ui.run.status.busy;
-    ev.training = ui.run.status.busy;
+    ev.animating = ui.timelapse.playing || ui.run_a().status.busy;
+    ev.training = ui.run_a().status.busy;
     for (const OpenRun& run : runs) ev.training = ev.training || run.view->status.running;
     ev.forced = hooks.forces_frames() || !ui.intents.empty();
     ev.frame_seconds = ui.frame_ms * 1e-3;
@@ -454,7 +456,7 @@ int end_session(UiState& ui, TrainingSession& session, CompareSessions& compare,
     std::filesystem::remove(b_model_path(autosave->model_path().string()), ec);
   }
   session.post(run_command::SetRunning{false}); // a long step in progress is left: the quit saves its last finished one
-  const bool unsaved = signal != 0 && ui.run.status.has_run && ui.run.status.unsaved;
+  const bool unsaved = signal != 0 && ui.run_a().status.has_run && ui.run_a().status.unsaved;
   if (autosave) { // the autosave on quit, then a clean end: no restore offer next time
     const std::string outcome = autosave_on_quit(session, *autosave, unsaved);
     // Ended by a signal with training not saved: the autosave stays, and the next launch offers it.
@@ -494,14 +496,18 @@ std::unique_ptr<PreviewTexture> device_recon_texture(const UiState& ui, const Gu
 /// textures go before this returns, while the context is current.
 int run_session(GLFWwindow* window, UiState& ui, const GuiOptions& opts, AutosaveSession* autosave, FrameHooks& hooks) {
   const TestOptions& test = opts.testing;
-  CompareSessions compare; // run B of Training > Compare with... (one device: A and B take turns)
+  RunSlots slots;                // run A's session, and run B's while comparing
+  CompareSessions compare(slots); // run B of Training > Compare with... (one device: A and B take turns)
   compare.make_backend = opts.make_backend;
-  RunSlot run_a(std::make_unique<TrainingSession>(opts.make_backend, opts.interop, compare.turns), "");
+  slots[k_run_a] = std::make_unique<RunSlot>(
+      std::make_unique<TrainingSession>(opts.make_backend, opts.interop, compare.turns), "");
+  RunSlot& run_a = *slots[k_run_a];
   TrainingSession& session = run_a.session();
   // Each run's textures, A's then B's (B's stay while no comparison is open: RunView::forget).
-  const std::array<RunTextureSet, 2> textures{RunTextureSet(device_recon_texture(ui, opts, session)), RunTextureSet()};
-  ui.run.tex = textures[0].pointers();
-  ui.compare.run.tex = textures[1].pointers();
+  const std::array<RunTextureSet, k_max_runs> textures{RunTextureSet(device_recon_texture(ui, opts, session)),
+                                                       RunTextureSet()};
+  for (size_t i = 0; i < k_max_runs; ++i)
+    ui.runs[i].tex = textures[i].pointers();
   auto zoom = make_host_texture();
   ui.zoom_texture = zoom.get();
   InsightResources insight; // the Spectrum and Neuron maps windows' worker and textures
@@ -521,7 +527,7 @@ int run_session(GLFWwindow* window, UiState& ui, const GuiOptions& opts, Autosav
   if (opts.autostart || test.screenshot_run()) session.post(run_command::SetRunning{true});
 
   const TerminationSignals signals([] { glfwPostEmptyEvent(); });
-  const int code = frame_loop(window, ui, run_a, compare, autosave, hooks, signals);
+  const int code = frame_loop(window, ui, slots, compare, autosave, hooks, signals);
   return end_session(ui, session, compare, autosave, code, signals.caught());
 }
 } // namespace

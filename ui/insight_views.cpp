@@ -88,19 +88,19 @@ void rebuild_heat(SpectrumViewState& s, PreviewTexture* tex) {
 }
 
 /// True when a result arrived (or the view was reset for a new run).
-bool update_spectrum(UiState& ui, TrainingSession& session, InsightResources& res) {
+bool update_spectrum(UiState& ui, const RunView& run, TrainingSession& session, InsightResources& res) {
   SpectrumViewState& s = ui.insight.spectrum;
   bool news = false;
-  if (s.run_id != ui.run.run_id) {
+  if (s.run_id != run.run_id) {
     std::string path = std::move(s.export_path);
     s = SpectrumViewState{};
-    s.run_id = ui.run.run_id;
+    s.run_id = run.run_id;
     s.export_path = std::move(path);
     news = true;
   }
   if (auto r = res.worker.take_spectrum()) {
     news = true;
-    s.next_submit = ui.now + std::max(ui.run.status.running ? k_training_refresh_s : 0.1, k_duty * r->seconds);
+    s.next_submit = ui.now + std::max(run.status.running ? k_training_refresh_s : 0.1, k_duty * r->seconds);
     if (r->run_id == s.run_id && r->error.empty()) {
       s.width = r->width;
       s.height = r->height;
@@ -116,26 +116,26 @@ bool update_spectrum(UiState& ui, TrainingSession& session, InsightResources& re
     }
   }
   // On a GPU backend the previews skip the host: ask for a host copy about once a second.
-  const bool device_path = ui.run.tex.recon && std::string_view(ui.run.tex.recon->kind()) == "cuda-gl";
-  if (ui.settings.show_spectrum && device_path && ui.run.status.running && ui.now - s.last_host_request > 1.0) {
+  const bool device_path = run.tex.recon && std::string_view(run.tex.recon->kind()) == "cuda-gl";
+  if (ui.settings.show_spectrum && device_path && run.status.running && ui.now - s.last_host_request > 1.0) {
     session.post(run_command::RequestHostPreview{});
     s.last_host_request = ui.now;
   }
-  const auto& recon = ui.run.reconstruction;
-  const Image* truth = recon ? ui.run.truth_for(*recon) : nullptr;
-  if (truth && ui.run.preview_step != s.submitted_step && ui.now >= s.next_submit && !res.worker.spectrum_pending()) {
-    s.submitted_step = ui.run.preview_step;
-    const auto& owner = truth == ui.run.ground_truth.get() ? ui.run.ground_truth : ui.run.truth_shown;
-    res.worker.submit(SpectrumJob{owner, recon, ui.run.preview_step, s.run_id});
+  const auto& recon = run.reconstruction;
+  const Image* truth = recon ? run.truth_for(*recon) : nullptr;
+  if (truth && run.preview_step != s.submitted_step && ui.now >= s.next_submit && !res.worker.spectrum_pending()) {
+    s.submitted_step = run.preview_step;
+    const auto& owner = truth == run.ground_truth.get() ? run.ground_truth : run.truth_shown;
+    res.worker.submit(SpectrumJob{owner, recon, run.preview_step, s.run_id});
   }
   if (s.heat_dirty && ui.settings.show_spectrum) rebuild_heat(s, res.spectrum_heat.get());
   return news;
 }
 
 /// True when a result arrived (or the maps of an old run were dropped).
-bool update_neurons(UiState& ui, TrainingSession& session, InsightResources& res) {
+bool update_neurons(UiState& ui, const RunView& run, TrainingSession& session, InsightResources& res) {
   NeuronMapViewState& n = ui.insight.neurons;
-  const SessionStatus& st = ui.run.status;
+  const SessionStatus& st = run.status;
   bool news = false;
   if (n.maps_trainer != st.trainer_id && n.maps) {
     n.maps.reset();
@@ -162,7 +162,7 @@ bool update_neurons(UiState& ui, TrainingSession& session, InsightResources& res
     n.network_requested = false;
     if (net->model.encoding.kind == EncodingKind::Gaussians) {
       news = true;
-      update_gaussian_view(ui, *net);
+      update_gaussian_view(ui, run, *net);
     } else if (ui.settings.show_neuron_maps) {
       int32_t w = 0, h = 0;
       neuron_map_size(st.width, st.height, n.side, w, h);
@@ -202,11 +202,11 @@ InsightResources::InsightResources()
     : spectrum_truth(make_host_texture()), spectrum_recon(make_host_texture()), spectrum_error(make_host_texture()),
       spectrum_heat(make_host_texture()), neuron_atlas(make_host_texture()) {}
 
-bool update_insight(UiState& ui, TrainingSession& session) {
+bool update_insight(UiState& ui, const RunView& run, TrainingSession& session) {
   InsightResources* res = ui.insight.res;
   if (!res) return false;
-  const bool spectrum = update_spectrum(ui, session, *res);
-  const bool neurons = update_neurons(ui, session, *res);
+  const bool spectrum = update_spectrum(ui, run, session, *res);
+  const bool neurons = update_neurons(ui, run, session, *res);
   if (ui.insight.neurons.atlas_dirty && ui.settings.show_neuron_maps) rebuild_atlas(ui, *res);
   return (spectrum && ui.settings.show_spectrum) || (neurons && ui.settings.show_neuron_maps);
 }
@@ -327,7 +327,7 @@ void store_item_rect(float out[4]) {
 
 std::string insight_export_path(const UiState& ui, const char* suffix) {
   namespace fs = std::filesystem;
-  const std::string& src = ui.run.status.source_path;
+  const std::string& src = ui.run_a().status.source_path;
   const std::string stem = src.empty() ? std::string("redraw") : fs::path(src).stem().string();
   std::error_code ec;
   const fs::path folder = ui.settings.last_folder.empty() ? fs::current_path(ec) : fs::path(ui.settings.last_folder);
@@ -372,10 +372,10 @@ std::string export_spectrum_png(const UiState& ui, const std::string& path) {
 }
 
 std::string export_curves_csv(const UiState& ui, const std::string& path) {
-  if (ui.run.history.empty()) return "no curves yet";
+  if (ui.run_a().history.empty()) return "no curves yet";
   return write_error([&] {
     // metrics.csv's writer and columns; the GUI keeps no recovery list, so `event` stays empty.
-    write_text_atomic(path, metrics_csv(ui.run.history, {}));
+    write_text_atomic(path, metrics_csv(ui.run_a().history, {}));
   });
 }
 

@@ -26,9 +26,10 @@ public:
   std::unique_ptr<PreviewTexture> spectrum_truth, spectrum_recon, spectrum_error, spectrum_heat, neuron_atlas;
 };
 
-/// Every time the frame loop wakes, after absorb_snapshot: results in, new jobs out. True when a
+/// Every time the frame loop wakes, after absorb_snapshot: results in, new jobs out for `run` (the
+/// run the views show: run A), through `session`, its session. True when a
 /// result changed what an open view shows (the frame loop then draws a frame).
-bool update_insight(UiState& ui, TrainingSession& session);
+bool update_insight(UiState& ui, const RunView& run, TrainingSession& session);
 
 /// The heat map's value for a history row's band: log10 of the radially averaged power, or with
 /// heat_relative log10 of the band's power over its power in the first row.

@@ -42,10 +42,10 @@ void draw_image_memory(UiState& ui) {
                       "--max-image-memory).");
 }
 
-void draw_eta_hint(UiState& ui) {
-  const SessionStatus& st = ui.run.status;
+void draw_eta_hint(UiState& ui, const RunView& run) {
+  const SessionStatus& st = run.status;
   // Running: the live rate; paused mid-run: the rate it last had.
-  const double rate = st.running ? st.steps_per_s : ui.run.last_steps_per_s;
+  const double rate = st.running ? st.steps_per_s : run.last_steps_per_s;
   if (!st.has_run || rate <= 0 || st.step >= st.total_steps || st.width <= 0 || st.height <= 0) return;
   const double remaining = double(st.total_steps - st.step) / rate;
   if (remaining <= k_eta_hint_seconds) return;

@@ -78,7 +78,7 @@ void draw_main_window(UiState& ui) {
   draw_canvas(ui);
   ImGui::EndChild();
   ImGui::Separator();
-  draw_timelapse(ui);
+  draw_timelapse(ui, ui.run_a());
   ImGui::EndChild();
   if (const float d = splitter("##hsplit", false, gap, right_w); d != 0)
     s.plots_height = std::clamp((plots_h - d) / k, k_min_plots_height, k_max_panel_size);
@@ -93,15 +93,15 @@ void draw_main_window(UiState& ui) {
   ui.layout = LayoutProbe{controls_w, plots_h, right_w, canvas_h, status_y, status_h, vp->Size.x, vp->Size.y};
   ImGui::End();
 
-  draw_spectrum(ui);
-  draw_neuron_maps(ui);
+  draw_spectrum(ui, ui.run_a());
+  draw_neuron_maps(ui, ui.run_a());
   draw_file_dialog(ui);
   draw_about(ui);
   draw_messages(ui);
   draw_restore_offer(ui);
   draw_budget_offer(ui);
   draw_message_log(ui);
-  draw_perf_panel(ui);
+  draw_perf_panel(ui, ui.run_a());
   draw_help(ui);
   draw_confirm_prompt(ui);
   draw_compare_dialog(ui);

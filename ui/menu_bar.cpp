@@ -29,7 +29,7 @@ void draw_ui_scale_menu(UiState& ui) {
 
 void draw_menu_bar(UiState& ui) {
   if (!ImGui::BeginMenuBar()) return;
-  const SessionStatus& st = ui.run.status;
+  const SessionStatus& st = ui.run_a().status;
   if (ImGui::BeginMenu("File")) {
     if (ImGui::MenuItem("Open image or model...", "Ctrl+O"))
       ui.push(intent::ShowDialog{FileDialogPurpose::Open});
@@ -44,7 +44,7 @@ void draw_menu_bar(UiState& ui) {
       ui.push(intent::ShowDialog{FileDialogPurpose::SaveModel});
     if (ImGui::MenuItem("Export...", "Ctrl+E", false, st.has_run))
       ui.push(intent::ShowDialog{FileDialogPurpose::Export});
-    if (ImGui::MenuItem("Export curves as CSV", nullptr, false, !ui.run.history.empty())) {
+    if (ImGui::MenuItem("Export curves as CSV", nullptr, false, !ui.run_a().history.empty())) {
       const std::string path = insight_export_path(ui, "_metrics.csv");
       const std::string err = export_curves_csv(ui, path);
       ui.notify(err.empty() ? "saved " + path : "curves export: " + err, !err.empty());

@@ -104,20 +104,20 @@ void draw_enlarged(UiState& ui, PreviewTexture* atlas, float side) {
 
 } // namespace
 
-void draw_neuron_maps(UiState& ui) {
+void draw_neuron_maps(UiState& ui, const RunView& run) {
   if (!begin_tool_window("Neuron maps", &ui.settings.show_neuron_maps,
                          work_area_placement(0.3f, 70, ImVec2(820, 720), ImVec2(0.65f, 0.85f))))
     return;
   NeuronMapViewState& n = ui.insight.neurons;
   InsightResources* res = ui.insight.res;
-  const SessionStatus& st = ui.run.status;
+  const SessionStatus& st = run.status;
   if (!st.has_run) {
     ImGui::TextDisabled("no run");
     ImGui::End();
     return;
   }
   if (st.config.model.encoding.kind == EncodingKind::Gaussians) { // no neurons: its Gaussians instead
-    draw_gaussians_controls(ui);
+    draw_gaussians_controls(ui, run);
     ImGui::End();
     return;
   }

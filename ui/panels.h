@@ -1,6 +1,7 @@
 #pragma once
 /// The app's panels: one draw_*() per file (docs/contributing.md, 8). Each draws ImGui widgets from UiState and
-/// pushes UiIntents for anything with side effects. GUI thread only, inside an ImGui frame.
+/// pushes UiIntents for anything with side effects. A panel that shows one run takes that run
+/// (a RunView of UiState::runs; the main window passes run A). GUI thread only, inside an ImGui frame.
 #include "ui/ui_state.h"
 
 namespace redraw {
@@ -18,11 +19,11 @@ void draw_image_memory(UiState& ui);
 /// The offer to open an image over the memory budget with a larger one (UiState::budget_offer).
 void draw_budget_offer(UiState& ui);
 /// A banner offering a smaller training size when a run's ETA is long (machine_panel.cpp).
-void draw_eta_hint(UiState& ui);
+void draw_eta_hint(UiState& ui, const RunView& run);
 /// Ground truth, reconstruction and error map with zoom, pan and a pixel tooltip (canvas_panel.cpp).
 void draw_canvas(UiState& ui);
 /// The timelapse scrubber under the canvas: slider, play, step, resume from here (timelapse_panel.cpp).
-void draw_timelapse(UiState& ui);
+void draw_timelapse(UiState& ui, const RunView& run);
 /// Loss (log), PSNR and learning rate against step (plots_panel.cpp).
 void draw_plots(UiState& ui);
 /// Backend, device, steps/s, elapsed, ETA, step, loss, PSNR (status_bar.cpp).
@@ -42,16 +43,16 @@ void draw_messages(UiState& ui);
 /// View > Messages: every message of this session, newest first (message_log_panel.cpp).
 void draw_message_log(UiState& ui);
 /// View > Performance (P): step phases, GUI frame time, memory and steps/s as timelines (perf_panel.cpp).
-void draw_perf_panel(UiState& ui);
+void draw_perf_panel(UiState& ui, const RunView& run);
 /// Help > Help (F1): the shortcuts and what each view shows (help_window.cpp).
 void draw_help(UiState& ui);
 /// The Save / Discard / Cancel prompt before an action drops an unsaved run (confirm_prompt.cpp).
 void draw_confirm_prompt(UiState& ui);
 /// The Spectrum window: log-magnitude spectra of target, reconstruction and error, and the
 /// error's band power over the steps as a heat map (spectrum_panel.cpp). Drawn when open.
-void draw_spectrum(UiState& ui);
+void draw_spectrum(UiState& ui, const RunView& run);
 /// The Neuron maps window: one heat map per unit of a chosen layer (neuron_maps_panel.cpp).
-void draw_neuron_maps(UiState& ui);
+void draw_neuron_maps(UiState& ui, const RunView& run);
 /// The launch-time offer to restore a run autosaved by a session that crashed (ui.crashed).
 void draw_restore_offer(UiState& ui);
 

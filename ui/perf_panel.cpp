@@ -105,7 +105,7 @@ void draw_field_timeline(const char* id, const PerfState& p, float PerfBin::*fie
 
 } // namespace
 
-void draw_perf_panel(UiState& ui) {
+void draw_perf_panel(UiState& ui, const RunView& run) {
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   const WindowPlacement first{
       ImVec2(vp->WorkPos.x + vp->WorkSize.x - std::min(ui_px(540), vp->WorkSize.x * 0.5f + ui_px(20)),
@@ -113,7 +113,7 @@ void draw_perf_panel(UiState& ui) {
       ImVec2(std::min(ui_px(520), vp->WorkSize.x * 0.5f), std::min(ui_px(640), vp->WorkSize.y * 0.8f))};
   if (!begin_tool_window("Performance", &ui.settings.show_perf, first, ImGuiWindowFlags_NoCollapse)) return;
   const PerfState& p = ui.perf;
-  const SessionStatus& st = ui.run.status;
+  const SessionStatus& st = run.status;
   const double average = st.elapsed_s > 0 ? double(st.step) / st.elapsed_s : 0;
   ImGui::Text("steps/s: %.2f run average", average);
   ImGui::SameLine();

@@ -32,7 +32,7 @@ PlotOptions curve_options(const UiState& ui, const char* title, bool log_y) {
   o.x_decimals = ui.settings.plots_seconds ? 1 : 0;
   if (!ui.settings.plots_seconds)
     o.marker_x = ui.timelapse.active && !ui.timelapse.frames.empty() ? float(ui.timelapse.wanted_step())
-                                                                     : float(ui.run.status.step);
+                                                                     : float(ui.run_a().status.step);
   return o;
 }
 /// Every step's loss, shaded under the rows of each run shown (against steps only: the trace has
@@ -82,9 +82,9 @@ void draw_plots(UiState& ui) {
     PlotOptions o = curve_options(ui, c.plot.title, c.plot.log_y);
     if (c.plot.step_trace) o.traces = traces;
     if (c.plot.exact_marks) {
-      const PsnrKinds kinds = psnr_kinds(ui.run.plot_exact, c.plot.title);
+      const PsnrKinds kinds = psnr_kinds(ui.run_a().plot_exact, c.plot.title);
       o.title = kinds.title;
-      series[0].marked = ui.run.plot_exact;
+      series[0].marked = ui.run_a().plot_exact;
       series[0].draw_marks = kinds.exact && kinds.sampled;
       o.marked_note = "exact (every pixel)";
       o.unmarked_note = "sampled pixels";

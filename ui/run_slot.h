@@ -3,10 +3,12 @@
 /// comparing, run B (ui/compare_view.h) are two RunSlots: each tells its own session what the
 /// screen wants of previews (posting only what changed), reports its session's messages under its
 /// label ("B: ..."), and autosaves beside the app's autosave under that label (NAME-B.redraw).
-/// What the GUI shows of each run is its RunView (UiState::run, CompareState::run). GUI thread only.
+/// What the GUI shows of each run is its RunView (UiState::runs: A at k_run_a, B at k_run_b).
+/// GUI thread only.
 #include "ui/training_session.h"
 #include "ui/ui_state.h"
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -64,12 +66,16 @@ private:
 };
 
 /// A run the window serves: its slot (session, label, textures told) and what the GUI shows of it
-/// (UiState::run for run A, CompareState::run for run B). The frame loop goes over the open runs,
+/// (its RunView in UiState::runs, at the slot's place). The frame loop goes over the open runs,
 /// run A first, for their news, messages, preview pacing and autosave.
 struct OpenRun {
   RunSlot* slot = nullptr;
   RunView* view = nullptr;
 };
+
+/// The window's runs' slots, one owning list: run A's at k_run_a (always there while the window is
+/// open), run B's at k_run_b while comparing (null otherwise). Run i's view is UiState::runs[i].
+using RunSlots = std::array<std::unique_ptr<RunSlot>, k_max_runs>;
 
 /// Reports `take`'s errors and notices as UiMessages, each after `prefix`, and empties them.
 void report_run_messages(UiState& ui, SessionSnapshot& take, const std::string& prefix = {});

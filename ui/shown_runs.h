@@ -5,7 +5,9 @@
 #include "ui/ui_state.h"
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace redraw {
@@ -15,13 +17,36 @@ struct ShownRun {
   /// The run's name in the legends ("A: siren", "B: fourier"); null for a lone run A (no legend).
   const char* label = nullptr;
   const char* letter = ""; ///< "A", "B" while comparing; "" for a lone run A
+  size_t index = k_run_a;  ///< where the run is in UiState::runs
 };
 
 /// Run A, then run B while comparing.
 inline std::vector<ShownRun> shown_runs(const UiState& ui) {
-  if (!ui.compare.open) return {ShownRun{&ui.run, nullptr, ""}};
-  return {ShownRun{&ui.run, ui.compare.label_a.c_str(), "A"},
-          ShownRun{&ui.compare.run, ui.compare.label_b.c_str(), "B"}};
+  if (!ui.compare.open) return {ShownRun{&ui.run_a(), nullptr, "", k_run_a}};
+  const std::array<const std::string*, k_max_runs> labels{&ui.compare.label_a, &ui.compare.label_b};
+  constexpr std::array<const char*, k_max_runs> letters{"A", "B"};
+  std::vector<ShownRun> shown;
+  for (size_t i = 0; i < k_max_runs; ++i)
+    shown.push_back(ShownRun{&ui.runs[i], labels[i]->c_str(), letters[i], i});
+  return shown;
+}
+
+/// A timelapse frame a run has on screen: its host pixels and its step.
+struct ShownFrame {
+  const Image* image = nullptr; ///< null: the run shows its live picture
+  int64_t step = -1;
+};
+
+/// The timelapse frame run `index` (of UiState::runs) holds in its tex.frame: run A's while its
+/// timelapse is scrubbed and the frame has arrived; run B's own frame at or before A's step
+/// (linked scrubbing, CompareState::frame) once it has arrived. None otherwise.
+inline ShownFrame run_frame(const UiState& ui, size_t index) {
+  const RunView& run = ui.runs[index];
+  if (!run.tex.frame || run.tex.frame->empty()) return {};
+  if (index == k_run_a)
+    return ui.timelapse.active && ui.timelapse.frame ? ShownFrame{ui.timelapse.frame.get(), ui.timelapse.shown_step}
+                                                     : ShownFrame{};
+  return ui.compare.frame ? ShownFrame{ui.compare.frame.get(), ui.compare.frame_step} : ShownFrame{};
 }
 
 /// The colour of the run at `index` of shown_runs() in the plots and the status bar, as ImU32 packs

@@ -15,13 +15,13 @@ namespace redraw {
 
 void update_error_map(UiState& ui, const Image& shown) {
   CanvasView& v = ui.view;
-  const Image* truth = ui.run.truth_for(shown);
-  if (!ui.run.tex.error || !truth) return; // no truth, or a frame of another run
+  const Image* truth = ui.run_a().truth_for(shown);
+  if (!ui.run_a().tex.error || !truth) return; // no truth, or a frame of another run
   const float full = v.error_auto ? auto_error_full_scale(shown, *truth) : 1.0f / std::max(1e-3f, v.error_gain);
   if (full <= 0) return;
   const auto rgba = error_heat_map(shown, *truth, 1.0f / full);
   if (rgba.empty()) return;
-  ui.run.tex.error->upload_host(rgba.data(), truth->width, truth->height);
+  ui.run_a().tex.error->upload_host(rgba.data(), truth->width, truth->height);
   v.error_full_scale = full;
   v.error_dirty = false;
 }
@@ -65,7 +65,7 @@ void absorb_run_preview(RunView& run, PreviewTexture* texture, SessionSnapshot& 
 }
 
 void absorb_snapshot(UiState& ui, SessionSnapshot&& take) {
-  RunView& run = ui.run;
+  RunView& run = ui.run_a();
   report_run_messages(ui, take);
   if (take.budget_offer) ui.budget_offer = std::move(take.budget_offer);
   for (const auto& path : take.saved_models)

@@ -8,7 +8,7 @@
 namespace redraw {
 
 /// Takes run A's snapshot: history, status, messages (those its RunSlot has not reported yet),
-/// ground truth and host preview (uploaded into ui.run's textures, error map recomputed). Device
+/// ground truth and host preview (uploaded into ui.run_a()'s textures, error map recomputed). Device
 /// frames are uploaded by the caller.
 void absorb_snapshot(UiState& ui, SessionSnapshot&& take);
 /// The part of absorb_snapshot every run shares (run A, and run B when comparing): appends the new

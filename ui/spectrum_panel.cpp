@@ -89,7 +89,7 @@ void draw_heat_map(UiState& ui, PreviewTexture* tex, ImVec2 size) {
 
 } // namespace
 
-void draw_spectrum(UiState& ui) {
+void draw_spectrum(UiState& ui, const RunView& run) {
   if (!begin_tool_window("Spectrum", &ui.settings.show_spectrum,
                          work_area_placement(0.25f, 40, ImVec2(960, 640), ImVec2(0.72f, 0.8f))))
     return;
@@ -114,7 +114,7 @@ void draw_spectrum(UiState& ui) {
   const float heat_h = std::max(60.0f, ImGui::GetContentRegionAvail().y - footer);
   draw_heat_map(ui, res ? res->spectrum_heat.get() : nullptr, ImVec2(ImGui::GetContentRegionAvail().x, heat_h));
 
-  if (s.export_path.empty() && ui.run.status.has_run) s.export_path = insight_export_path(ui, "_spectrum.png");
+  if (s.export_path.empty() && run.status.has_run) s.export_path = insight_export_path(ui, "_spectrum.png");
   char path[1024];
   std::snprintf(path, sizeof path, "%s", s.export_path.c_str());
   ImGui::SetNextItemWidth(std::max(120.0f, ImGui::GetContentRegionAvail().x - 260));

@@ -66,7 +66,8 @@ std::string rate_text(const SessionStatus& st) {
 } // namespace
 
 void draw_status_bar(UiState& ui) {
-  const SessionStatus& st = ui.run.status;
+  const RunView& run = ui.run_a(); // the run the status bar's own fields describe
+  const SessionStatus& st = run.status;
   ImGui::Separator();
   if (st.busy) {
     bounded_text_colored(ImVec4(0.5f, 0.8f, 1.0f, 1), st.busy_what);
@@ -116,16 +117,16 @@ void draw_status_bar(UiState& ui) {
   const double remaining = st.steps_per_s > 0 ? double(st.total_steps - st.step) / st.steps_per_s : NAN;
   format_duration(eta, sizeof eta, st.running ? remaining : NAN);
   fields.push_back({printf_string("elapsed %s  ETA %s", elapsed, eta), text, false, 1});
-  if (!ui.run.history.empty()) {
-    const MetricsRow& last = ui.run.history.back();
+  if (!run.history.empty()) {
+    const MetricsRow& last = run.history.back();
     fields.push_back({printf_string("loss %.3e  PSNR %.2f dB", last.loss, last.psnr_db), text});
   } else {
     fields.push_back({"loss -  PSNR -", text, true});
   }
   fields.push_back({printf_string("%dx%d", st.width, st.height), text, false, 3});
-  const char* path = ui.run.tex.recon ? ui.run.tex.recon->kind() : "-";
+  const char* path = run.tex.recon ? run.tex.recon->kind() : "-";
   fields.push_back(
-      {printf_string("preview %s %.2f ms", path, ui.run.tex.recon ? ui.run.tex.recon->last_upload_ms() : 0.0), text,
+      {printf_string("preview %s %.2f ms", path, run.tex.recon ? run.tex.recon->last_upload_ms() : 0.0), text,
        false, 5, true});
 
   // Drop the least important fields until the row fits what is left of the window.

@@ -233,7 +233,7 @@ void follow_sweep_compare(UiState& ui) {
   SweepBrowserState& s = ui.sweep;
   if (s.compare_b.empty()) return;
   if (ui.now - s.compare_asked > k_compare_wait_seconds) return s.compare_b.clear(); // A never opened (Cancel)
-  const SessionStatus& st = ui.run.status;
+  const SessionStatus& st = ui.run_a().status;
   std::error_code ec;
   if (!st.has_run || st.model_path.empty() || s.selected.size() != 2 ||
       !fs::equivalent(st.model_path, sweep_cell_model(s, s.selected[0]), ec))

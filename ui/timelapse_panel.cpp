@@ -18,9 +18,9 @@ bool TimelapseState::shown_is_picture() const {
 namespace {
 /// The run tree: a button naming the current line, and a popup listing every line (indented
 /// under the line it branched from); choosing one switches to it.
-void draw_run_tree(UiState& ui) {
+void draw_run_tree(UiState& ui, const RunView& run) {
   TimelapseState& tl = ui.timelapse;
-  const std::vector<RunLine>& lines = ui.run.status.lines;
+  const std::vector<RunLine>& lines = run.status.lines;
   std::string current = "main";
   for (const RunLine& l : lines)
     if (l.active) current = l.label();
@@ -149,7 +149,7 @@ void draw_frame_slider(TimelapseState& tl) {
 }
 
 /// Live, Resume training from here, the run tree and the frame memory cap.
-void draw_frame_actions(UiState& ui) {
+void draw_frame_actions(UiState& ui, const RunView& run) {
   TimelapseState& tl = ui.timelapse;
   const MetricsRow& f = tl.frames[size_t(tl.index)];
   const uint8_t kind = tl.kind(size_t(tl.index));
@@ -173,7 +173,7 @@ void draw_frame_actions(UiState& ui) {
                                     "branch from a keyframe instead.");
   ImGui::EndDisabled();
   ImGui::SameLine();
-  draw_run_tree(ui);
+  draw_run_tree(ui, run);
   ImGui::SameLine();
   ImGui::SetNextItemWidth(ui_px(110));
   if (ImGui::InputInt("frame memory cap (MB)", &ui.settings.snapshot_cap_mb, 16, 64,
@@ -184,7 +184,7 @@ void draw_frame_actions(UiState& ui) {
 }
 } // namespace
 
-void draw_timelapse(UiState& ui) {
+void draw_timelapse(UiState& ui, const RunView& run) {
   if (ui.timelapse.frames.empty()) {
     ImGui::TextDisabled("timelapse: frames appear here as the network trains");
     return;
@@ -192,7 +192,7 @@ void draw_timelapse(UiState& ui) {
   draw_transport(ui);
   ImGui::SameLine();
   draw_frame_slider(ui.timelapse);
-  draw_frame_actions(ui);
+  draw_frame_actions(ui, run);
 }
 
 } // namespace redraw

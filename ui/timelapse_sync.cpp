@@ -8,7 +8,7 @@ namespace redraw {
 
 const Image* displayed_reconstruction(const UiState& ui) {
   if (ui.timelapse.active && ui.timelapse.frame) return ui.timelapse.frame.get();
-  return ui.run.reconstruction.get();
+  return ui.run_a().reconstruction.get();
 }
 
 void sync_timelapse(UiState& ui, TrainingSession& session) {
@@ -31,7 +31,7 @@ void sync_timelapse(UiState& ui, TrainingSession& session) {
     if (step == want) {
       tl.frame = img;
       tl.shown_step = step;
-      if (ui.run.tex.frame) ui.run.tex.frame->upload_image(*img);
+      if (ui.run_a().tex.frame) ui.run_a().tex.frame->upload_image(*img);
       ui.view.error_dirty = true;
       update_error_map(ui, *img);
       return;

@@ -71,7 +71,7 @@ struct TimelapseState {
   float fps = 8.0f;
   double next_advance = 0;
   int64_t requested_step = -1;        ///< asked of the session, not yet arrived
-  int64_t shown_step = -1;            ///< step of the frame in run.tex.frame
+  int64_t shown_step = -1;            ///< step of the frame in run A's tex.frame
   std::shared_ptr<const Image> frame; ///< host pixels of the shown frame
   /// Frames seen so far at the training size, by step (cleared when the run changes).
   std::vector<std::pair<int64_t, std::shared_ptr<const Image>>> cache;
@@ -212,7 +212,8 @@ struct RunView {
 };
 
 /// Compare runs (engine/insight/compare_runs.h, ui/compare_view.h): run B beside the main run A. The
-/// session that trains B lives in run_gui (CompareSessions); this is what the GUI shows of it.
+/// session that trains B lives in run_gui (RunSlots, opened by CompareSessions), what the GUI shows
+/// of it in UiState::runs[k_run_b]; this is the comparison's own state.
 struct CompareState {
   bool dialog_requested = false; ///< open Training > Compare with... next frame
   bool close_requested = false;  ///< open the "which run goes on" popup next frame
@@ -228,13 +229,16 @@ struct CompareState {
   float rect_a[4] = {0, 0, 0, 0}, rect_b[4] = {0, 0, 0, 0}; ///< each run's picture last frame (sidecar)
   std::string label_a, label_b; ///< "A: siren", "B: fourier"
   std::string label_split;      ///< the split view's caption: "A: siren  |  B: fourier"
-  RunView run; ///< run B, folded in like UiState::run
   // Linked scrubbing: while A's timelapse is scrubbed, B shows its own frame at or before that step.
-  std::shared_ptr<const Image> frame; ///< B's frame in run.tex.frame
+  std::shared_ptr<const Image> frame; ///< B's frame in its RunView's tex.frame
   int64_t frame_step = -1;            ///< its step
   int64_t frame_requested = -1;       ///< the step last asked of B's session
-  bool frame_shown() const { return frame && run.tex.frame && !run.tex.frame->empty(); }
 };
+
+/// How many runs the window holds: run A and, while comparing, run B (UiState::runs).
+constexpr size_t k_max_runs = 2;
+/// Where each run is in UiState::runs: run A (the run the user edits, opens and saves) first.
+constexpr size_t k_run_a = 0, k_run_b = 1;
 
 struct UiState {
   Settings settings;
@@ -245,7 +249,12 @@ struct UiState {
   FileDialogState dialog;
   AboutState about;
   ConfirmState confirm;
-  RunView run;
+  /// What the GUI shows of each run, one type for all: run A at k_run_a, run B at k_run_b (shown
+  /// while comparing; forgotten when the comparison closes). The sessions that train them live in
+  /// run_gui (ui/run_slot.h); open_runs() pairs each open one with its view here.
+  std::array<RunView, k_max_runs> runs;
+  RunView& run_a() { return runs[k_run_a]; }
+  const RunView& run_a() const { return runs[k_run_a]; }
   TimelapseState timelapse;
   std::vector<UiMessage> messages;    ///< toasts on screen, oldest first
   std::vector<UiMessage> message_log; ///< every message this session, oldest first (at most 500)
@@ -266,7 +275,7 @@ struct UiState {
   /// A load refused for the image memory budget, offered again with a larger one for its file.
   std::optional<BudgetOffer> budget_offer;
 
-  // Run A's textures are ui.run.tex, run B's ui.compare.run.tex.
+  // Each run's textures are its RunView's tex (UiState::runs).
   PreviewTexture* zoom_texture = nullptr; ///< the sharp zoom's render (owned by run_gui; ui/zoom_view.h)
 
   // Frame timing.

@@ -57,12 +57,12 @@ ZoomRegion zoom_region(float center_x, float center_y, float zoom, float pane_x0
   return r;
 }
 
-bool absorb_zoom(UiState& ui, SessionSnapshot& take) {
+bool absorb_zoom(UiState& ui, const RunView& run, SessionSnapshot& take) {
   ZoomViewState& z = ui.zoom;
-  if (z.run_id != ui.run.run_id || z.trainer_id != ui.run.status.trainer_id) { // a new run or line
+  if (z.run_id != run.run_id || z.trainer_id != run.status.trainer_id) { // a new run or line
     z.shown = ZoomRegion{};
-    z.run_id = ui.run.run_id;
-    z.trainer_id = ui.run.status.trainer_id;
+    z.run_id = run.run_id;
+    z.trainer_id = run.status.trainer_id;
   }
   if (!take.zoom || take.zoom_generation != z.generation || z.generation == 0) return false;
   const Image& img = *take.zoom;
@@ -75,9 +75,9 @@ bool absorb_zoom(UiState& ui, SessionSnapshot& take) {
   return true;
 }
 
-void update_zoom(UiState& ui, TrainingSession& session) {
+void update_zoom(UiState& ui, const RunView& run, TrainingSession& session) {
   ZoomViewState& z = ui.zoom;
-  const bool want = z.enabled && !z.wanted.empty() && ui.zoom_texture && ui.run.status.has_run;
+  const bool want = z.enabled && !z.wanted.empty() && ui.zoom_texture && run.status.has_run;
   if (!want) {
     if (z.generation != 0) session.post(run_command::RenderZoom{RenderWindow{}, 0, 0, 0}); // cancels
     z.generation = 0;
@@ -86,7 +86,7 @@ void update_zoom(UiState& ui, TrainingSession& session) {
   if (z.generation != 0 && z.requested.same_view(z.wanted)) return; // on its way
   if (ui.now - z.wanted_since < k_still_seconds) return;             // still moving
   bool ask = !z.shown.same_view(z.wanted);
-  if (!ask && z.wanted.frame_step < 0 && ui.run.shown_step > z.shown_step) { // the network moved on: refresh now and then
+  if (!ask && z.wanted.frame_step < 0 && run.shown_step > z.shown_step) { // the network moved on: refresh now and then
     const double gap = std::max(k_refresh_seconds, z.render_s / k_refresh_share);
     ask = ui.now - z.finished_at >= gap;
   }

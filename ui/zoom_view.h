@@ -20,6 +20,7 @@
 namespace redraw {
 
 struct UiState;
+struct RunView;
 struct SessionSnapshot;
 class TrainingSession;
 
@@ -65,10 +66,11 @@ struct ZoomViewState {
   bool sharp() const { return enabled && !wanted.empty() && shown.same_view(wanted); }
 };
 
-/// Takes a render that arrived (into ui.zoom_texture) when it answers the newest request.
-/// Returns true when the screen changed.
-bool absorb_zoom(UiState& ui, SessionSnapshot& take);
-/// Asks for, refreshes or cancels the render (every time the loop wakes, after absorbing).
-void update_zoom(UiState& ui, TrainingSession& session);
+/// Takes a render that arrived (into ui.zoom_texture) when it answers the newest request for
+/// `run`, the run the zoom draws (run A). Returns true when the screen changed.
+bool absorb_zoom(UiState& ui, const RunView& run, SessionSnapshot& take);
+/// Asks `run`'s session for, refreshes or cancels the render (every time the loop wakes, after
+/// absorbing).
+void update_zoom(UiState& ui, const RunView& run, TrainingSession& session);
 
 } // namespace redraw

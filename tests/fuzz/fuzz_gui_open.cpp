@@ -103,7 +103,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   UiState ui;
   NullTexture truth, recon, error, frame;
-  ui.run.tex = RunTextures{&truth, &recon, &error, &frame};
+  ui.run_a().tex = RunTextures{&truth, &recon, &error, &frame};
   {
     TrainingSession session([](const std::string&, std::string*, const std::string&) -> std::unique_ptr<Backend> {
       return std::make_unique<CpuBackend>();
@@ -112,9 +112,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     req.model = path;
     req.backend = "cpu";
     session.post(run_command::Load{req});
-    pump(ui, session, [&] { return !ui.message_log.empty() || (ui.run.status.has_run && ui.run.shown_step >= 0); }, 20);
+    const RunView& run = ui.run_a();
+    pump(ui, session, [&] { return !ui.message_log.empty() || (run.status.has_run && run.shown_step >= 0); }, 20);
     headless_frame(ui);
-    if (ui.run.status.has_run && !ui.timelapse.frames.empty()) {
+    if (ui.run_a().status.has_run && !ui.timelapse.frames.empty()) {
       // The scrub: the first frame, then the last, each shown on the canvas with its error map.
       for (int32_t index : {0, int32_t(ui.timelapse.frames.size()) - 1}) {
         ui.timelapse.active = true;
@@ -122,8 +123,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         pump(ui, session, [&] { return ui.timelapse.shown_step == ui.timelapse.wanted_step(); }, 10);
         headless_frame(ui);
       }
-      if (ui.run.reconstruction && ui.run.ground_truth)
-        (void)error_heat_map(*ui.run.reconstruction, *ui.run.ground_truth, 1.0f);
+      if (ui.run_a().reconstruction && ui.run_a().ground_truth)
+        (void)error_heat_map(*ui.run_a().reconstruction, *ui.run_a().ground_truth, 1.0f);
     }
   } // the session joins its thread
   headless_frame(ui);

@@ -8,6 +8,7 @@
 
 #include "ui/compare_view.h"
 #include "ui/settings_store.h"
+#include "ui/shown_runs.h"
 #include "ui/training_session.h"
 
 #include "app/backend_registry.h"
@@ -15,6 +16,8 @@
 
 #include <chrono>
 #include <filesystem>
+#include <memory>
+#include <string>
 #include <thread>
 
 using namespace redraw;
@@ -45,6 +48,55 @@ TEST_CASE("compare: the dialog's intent becomes the change it names, and bad val
 
 TEST_CASE("compare: the split view and the curves against time are remembered in settings.json") {
   test::check_flags_remembered({&Settings::compare_split, &Settings::compare_same_step, &Settings::plots_seconds});
+}
+
+namespace {
+/// A texture that only has a size (what shown_runs and run_frame look at); it draws nothing.
+struct SizedTexture final : PreviewTexture {
+  int32_t w = 0, h = 0;
+  void upload_host(const uint8_t*, int32_t nw, int32_t nh) override { w = nw, h = nh; }
+  void* imgui_id() const override { return nullptr; }
+  int32_t width() const override { return w; }
+  int32_t height() const override { return h; }
+  const char* kind() const override { return "host"; }
+  double last_upload_ms() const override { return 0; }
+};
+} // namespace
+
+TEST_CASE("compare: the runs shown are UiState::runs in order, and a run's timelapse frame is read by its place") {
+  UiState ui;
+  const std::vector<ShownRun> lone = shown_runs(ui);
+  REQUIRE(lone.size() == 1);
+  CHECK(lone[0].view == &ui.run_a());
+  CHECK(lone[0].label == nullptr);
+  ui.compare.open = true;
+  ui.compare.label_a = "A: siren";
+  ui.compare.label_b = "B: fourier";
+  const std::vector<ShownRun> both = shown_runs(ui);
+  REQUIRE(both.size() == k_max_runs);
+  for (size_t i = 0; i < both.size(); ++i) {
+    CHECK(both[i].view == &ui.runs[i]);
+    CHECK(both[i].index == i);
+  }
+  CHECK(std::string(both[k_run_b].label) == "B: fourier");
+  CHECK(std::string(both[k_run_b].letter) == "B");
+
+  SizedTexture frame_a, frame_b;
+  ui.runs[k_run_a].tex.frame = &frame_a;
+  ui.runs[k_run_b].tex.frame = &frame_b;
+  const auto picture = std::make_shared<const Image>();
+  ui.compare.frame = picture; // B's linked frame arrived...
+  ui.compare.frame_step = 40;
+  CHECK(run_frame(ui, k_run_b).image == nullptr); // ...but its texture holds nothing yet
+  frame_b.upload_host(nullptr, 4, 4);
+  CHECK(run_frame(ui, k_run_b).image == picture.get());
+  CHECK(run_frame(ui, k_run_b).step == 40);
+  frame_a.upload_host(nullptr, 4, 4);
+  ui.timelapse.frame = picture;
+  ui.timelapse.shown_step = 50;
+  CHECK(run_frame(ui, k_run_a).step == -1); // A's timelapse is live
+  ui.timelapse.active = true;
+  CHECK(run_frame(ui, k_run_a).step == 50);
 }
 
 TEST_CASE("compare: two sessions sharing one device both train, and each renders its own picture") {

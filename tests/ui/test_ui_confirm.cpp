@@ -16,11 +16,11 @@ using namespace redraw;
 namespace {
 UiState unsaved_run(const std::string& source) {
   UiState ui;
-  ui.run.status.has_run = true;
-  ui.run.status.unsaved = true;
-  ui.run.status.step = 120;
-  ui.run.status.source_path = source;
-  ui.run.status.image_path = source;
+  ui.run_a().status.has_run = true;
+  ui.run_a().status.unsaved = true;
+  ui.run_a().status.step = 120;
+  ui.run_a().status.source_path = source;
+  ui.run_a().status.image_path = source;
   return ui;
 }
 } // namespace
@@ -38,7 +38,7 @@ TEST_CASE("ui confirm: Open, Quit, Reset and Apply & reset ask on an unsaved run
   UiIntent answered{intent::Quit{}};
   answered.confirmed = true;
   CHECK_FALSE(needs_confirmation(ui, answered));
-  ui.run.status.unsaved = false;
+  ui.run_a().status.unsaved = false;
   CHECK_FALSE(needs_confirmation(ui, UiIntent{intent::Quit{}}));
 }
 
@@ -98,10 +98,10 @@ TEST_CASE("ui confirm: Save never writes over another file or into the autosave 
   std::ofstream(dir.path / "horse.redraw") << "x";
   std::ofstream(dir.path / "horse-2.redraw") << "x";
   CHECK(save_destination(ui) == (dir.path / "horse-3.redraw").string());
-  ui.run.status.model_path = (dir.path / "mine.redraw").string(); // its own model file: saved in place
-  CHECK(save_destination(ui) == ui.run.status.model_path);
+  ui.run_a().status.model_path = (dir.path / "mine.redraw").string(); // its own model file: saved in place
+  CHECK(save_destination(ui) == ui.run_a().status.model_path);
   std::filesystem::create_directories(ui.confirm.keep_folder);
-  ui.run.status.model_path = (dir.path / "autosave" / "restored-12.redraw").string();
+  ui.run_a().status.model_path = (dir.path / "autosave" / "restored-12.redraw").string();
   CHECK(save_destination(ui) == (dir.path / "horse-3.redraw").string());
 }
 
@@ -123,9 +123,9 @@ TEST_CASE("ui confirm: the five newest discarded copies are kept") {
 TEST_CASE("ui confirm: the window title marks unsaved training") {
   UiState ui = unsaved_run("/pics/horse.png");
   CHECK(window_title(ui) == "*horse.png - Redraw (unsaved)");
-  ui.run.status.unsaved = false;
+  ui.run_a().status.unsaved = false;
   CHECK(window_title(ui) == "horse.png - Redraw");
-  ui.run.status.model_path = "/models/horse.redraw";
+  ui.run_a().status.model_path = "/models/horse.redraw";
   CHECK(window_title(ui) == "horse.redraw - Redraw");
   const UiState empty; // a named object: GCC 12 warns (falsely) on a temporary UiState here
   CHECK(window_title(empty) == "Redraw");

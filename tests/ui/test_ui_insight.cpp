@@ -121,11 +121,11 @@ TEST_CASE("insight: exports write the spectrum history, the curves and the neuro
   ui.insight.spectrum.history = {SpectrumRow{0, {0.1, 0.2, 0.3}}, SpectrumRow{10, {0.01, 0.02, 0.03}}};
   CHECK(export_spectrum_csv(ui, (dir.path / "s.csv").string()).empty());
   CHECK(test::read_bytes(dir.path / "s.csv").size() > 20);
-  ui.run.history = {MetricsRow{5, 0.5, 10, 1e-3, 1}, MetricsRow{10, 0.25, 12, 1e-3, 2}};
+  ui.run_a().history = {MetricsRow{5, 0.5, 10, 1e-3, 1}, MetricsRow{10, 0.25, 12, 1e-3, 2}};
   CHECK(export_curves_csv(ui, (dir.path / "m.csv").string()).empty());
   const std::vector<uint8_t> m = test::read_bytes(dir.path / "m.csv");
   CHECK(std::count(m.begin(), m.end(), '\n') == 3);
-  CHECK(std::string(m.begin(), m.end()) == metrics_csv(ui.run.history, {})); // metrics.csv's one writer
+  CHECK(std::string(m.begin(), m.end()) == metrics_csv(ui.run_a().history, {})); // metrics.csv's one writer
   RunConfig cfg = test::small_config(OptimizerKind::Adam, 0);
   auto maps =
       std::make_shared<NeuronMaps>(compute_neuron_maps(cfg.model, initial_parameters(cfg.model, 2), {}, 1, 8, 8));

@@ -138,8 +138,8 @@ TEST_CASE("sweep browser: a click opens a cell's model; two selected open as run
   CHECK(ui.intents[0].get<intent::OpenPath>()->path == sweep_cell_model(ui.sweep, 0));
   follow_sweep_compare(ui);
   CHECK(ui.intents.size() == 1);
-  ui.run.status.has_run = true;
-  ui.run.status.model_path = sweep_cell_model(ui.sweep, 0);
+  ui.run_a().status.has_run = true;
+  ui.run_a().status.model_path = sweep_cell_model(ui.sweep, 0);
   follow_sweep_compare(ui);
   REQUIRE(ui.intents.size() == 2);
   REQUIRE(ui.intents[1].get<intent::OpenCompare>());

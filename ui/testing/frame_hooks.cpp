@@ -17,10 +17,10 @@ namespace {
 
 /// The screenshot run's exit test: the picture of step >= N has been on screen for two frames.
 bool screenshot_ready(const UiState& ui, int64_t after_steps) {
-  const SessionStatus& st = ui.run.status;
+  const SessionStatus& st = ui.run_a().status;
   if (!st.has_run || st.busy) return false;
   const int64_t target = std::min(after_steps, st.total_steps);
-  return ui.run.shown_step >= target && st.step >= target && ui.run.frames_since_preview >= 2 &&
+  return ui.run_a().shown_step >= target && st.step >= target && ui.run_a().frames_since_preview >= 2 &&
          insight_ready(ui, target);
 }
 
@@ -31,7 +31,7 @@ std::string compare_sidecar_json(const UiState& ui) {
   char buf[256];
   std::snprintf(buf, sizeof buf, R"({"compare_a": [%g, %g, %g, %g], "compare_b": [%g, %g, %g, %g], "compare_step": %lld})",
                 double(a[0]), double(a[1]), double(a[2]), double(a[3]), double(b[0]), double(b[1]), double(b[2]),
-                double(b[3]), static_cast<long long>(ui.compare.run.shown_step));
+                double(b[3]), static_cast<long long>(ui.runs[k_run_b].shown_step));
   return buf;
 }
 
@@ -39,11 +39,11 @@ std::string compare_sidecar_json(const UiState& ui) {
 ScreenshotInfo screenshot_info(const UiState& ui) {
   ScreenshotInfo info;
   std::copy(ui.recon_rect, ui.recon_rect + 4, info.recon_rect);
-  info.step = ui.run.shown_step;
-  info.psnr_db = ui.run.history.empty() ? 0 : ui.run.history.back().psnr_db;
+  info.step = ui.run_a().shown_step;
+  info.psnr_db = ui.run_a().history.empty() ? 0 : ui.run_a().history.back().psnr_db;
   info.fps = ui.fps;
   info.frame_ms = ui.frame_ms;
-  info.steps_per_s = ui.run.last_steps_per_s;
+  info.steps_per_s = ui.run_a().last_steps_per_s;
   if (ui.compare.open) info.extra_json = compare_sidecar_json(ui);
   return info;
 }
@@ -95,7 +95,7 @@ public:
     if (!m_opts.print_stats || ui.now - m_last_stats < 1.0) return;
     m_last_stats = ui.now;
     std::fprintf(stderr, "gui: %.1f fps, %.1f ms/frame, step %lld, %.2f steps/s\n", double(ui.fps), ui.frame_ms,
-                 static_cast<long long>(ui.run.status.step), ui.run.status.steps_per_s);
+                 static_cast<long long>(ui.run_a().status.step), ui.run_a().status.steps_per_s);
   }
 
   int on_close() override {
@@ -111,7 +111,7 @@ private:
   /// --time-limit: pauses the run once it has trained that long, then (once the pause is
   /// published, with the step and the clock of the same moment) prints what it did.
   bool time_limit_reached(const UiState& ui, TrainingSession& session) {
-    const SessionStatus& st = ui.run.status;
+    const SessionStatus& st = ui.run_a().status;
     if (!m_time_limit_asked && st.running && st.elapsed_s >= m_opts.time_limit) {
       session.post(run_command::SetRunning{false});
       m_time_limit_asked = true;
@@ -130,7 +130,7 @@ private:
     const bool ready = screenshot_ready(ui, m_opts.screenshot_after_steps) &&
                        step_resize_test(m_resize, window, ui, m_opts.screenshot, fw, fh);
     const bool failed =
-        !ui.run.status.has_run && !ui.run.status.busy && ui.now - m_start > 2.0 &&
+        !ui.run_a().status.has_run && !ui.run_a().status.busy && ui.now - m_start > 2.0 &&
         std::any_of(ui.message_log.begin(), ui.message_log.end(), [](const UiMessage& m) { return m.error; });
     const bool timed_out = ui.now - m_start > k_timeout_s;
     if (!ready && !failed && !timed_out) return std::nullopt;

@@ -1,12 +1,14 @@
 #include "ui/testing/test_script.h"
 
 #include "ui/image_views.h"
+#include "ui/shown_runs.h"
 #include "ui/sweep_browser.h"
 
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -86,16 +88,41 @@ double spread(const Image& img) {
   return std::sqrt(std::max(0.0, sq / n - mean * mean));
 }
 
-/// Runs A and B show different pictures, and neither is blank (compare_differs).
-bool compare_differs(const UiState& ui) {
-  const Image* a = ui.run.reconstruction.get();
-  const Image* b = ui.compare.run.reconstruction.get();
+/// Runs `a` and `b` (places in UiState::runs) show different pictures, and neither is blank
+/// (compare_differs: runs A and B while comparing).
+bool runs_differ(const UiState& ui, size_t a_index, size_t b_index) {
+  const Image* a = ui.runs[a_index].reconstruction.get();
+  const Image* b = ui.runs[b_index].reconstruction.get();
   if (!ui.compare.open || !a || !b || a->pixels.size() != b->pixels.size()) return false;
   double diff = 0;
   for (size_t i = 0; i < a->pixels.size(); ++i)
     diff += std::abs(double(a->pixels[i]) - b->pixels[i]);
   diff /= double(std::max<size_t>(1, a->pixels.size()));
   return diff > 0.005 && spread(*a) > 0.02 && spread(*b) > 0.02; // identical runs give 0
+}
+
+/// The conditions on a run beside A, named PREFIX + what they read, and the run they read (its
+/// place in UiState::runs): "compare_" is run B's. Another run is one more entry.
+struct RunConditions {
+  const char* prefix;
+  size_t index;
+};
+constexpr std::array<RunConditions, 1> k_run_conditions{{{"compare_", k_run_b}}};
+
+/// PREFIXstep>=N (the run's step), PREFIXshown>=N (the step of its picture on screen), PREFIXgap<=N
+/// (its step and run A's apart, either way), PREFIXframe<=N (its timelapse frame on screen while
+/// A's is scrubbed; -1 when none), for each of k_run_conditions. `known`: `cond` was one of them.
+bool run_condition(const UiState& ui, const std::string& cond, bool& known, std::string& error) {
+  bool r = false;
+  for (const RunConditions& c : k_run_conditions) {
+    const RunView& run = ui.runs[c.index];
+    const std::string p = c.prefix;
+    if (!known) r = compare(cond, p + "step", run.status.step, known, error);
+    if (!known) r = compare(cond, p + "shown", run.shown_step, known, error);
+    if (!known) r = compare(cond, p + "gap", std::abs(ui.run_a().status.step - run.status.step), known, error);
+    if (!known) r = compare(cond, p + "frame", run_frame(ui, c.index).step, known, error);
+  }
+  return r;
 }
 } // namespace
 
@@ -114,20 +141,20 @@ std::string load_test_script(const std::string& path, TestScript& out) {
 
 /// The ground truth's texture, read back from GL, holds exactly to_rgba8 of the training image.
 bool truth_texels_match(const UiState& ui, std::string& error) {
-  if (!ui.run.tex.truth || !ui.run.ground_truth) return false;
+  if (!ui.run_a().tex.truth || !ui.run_a().ground_truth) return false;
   std::vector<uint8_t> texels;
-  if (!ui.run.tex.truth->read_rgba(texels)) {
+  if (!ui.run_a().tex.truth->read_rgba(texels)) {
     error = "the ground truth's texture cannot be read back";
     return false;
   }
-  return texels == to_rgba8(*ui.run.ground_truth);
+  return texels == to_rgba8(*ui.run_a().ground_truth);
 }
 
 bool test_condition(const UiState& ui, const std::string& cond, std::string& error) {
-  const SessionStatus& st = ui.run.status;
+  const SessionStatus& st = ui.run_a().status;
   const bool prompt = ui.confirm.holding && ui.confirm.save_path.empty();
   if (cond == "prompt") return prompt;
-  if (cond == "has_run") return st.has_run && !st.busy && ui.run.shown_step >= 0;
+  if (cond == "has_run") return st.has_run && !st.busy && ui.run_a().shown_step >= 0;
   if (cond == "no_prompt") return !prompt;
   if (cond == "budget_offer") return ui.budget_offer.has_value();
   if (cond == "running") return st.running;
@@ -140,7 +167,7 @@ bool test_condition(const UiState& ui, const std::string& cond, std::string& err
   if (cond == "live") return !ui.timelapse.active;
   if (cond == "comparing") return ui.compare.open;
   if (cond == "not_comparing") return !ui.compare.open;
-  if (cond == "compare_differs") return compare_differs(ui);
+  if (cond == "compare_differs") return runs_differ(ui, k_run_a, k_run_b);
   if (cond == "truth_texels") return truth_texels_match(ui, error);
   if (cond == "sharp") return ui.zoom.sharp();
   if (cond == "not_sharp") return !ui.zoom.sharp();
@@ -153,20 +180,16 @@ bool test_condition(const UiState& ui, const std::string& cond, std::string& err
     return std::filesystem::exists(trim(cond.substr(12)), ec);
   }
   bool known = false;
-  const int64_t last = ui.run.history.empty() ? -1 : ui.run.history.back().step;
+  const int64_t last = ui.run_a().history.empty() ? -1 : ui.run_a().history.back().step;
   bool r = compare(cond, "step", st.step, known, error);
   if (!known) r = compare(cond, "lines", int64_t(st.lines.size()), known, error);
   if (!known) r = compare(cond, "history_last", last, known, error);
   if (!known) r = compare(cond, "discarded_copies", discarded_copies(ui), known, error);
-  if (!known) r = compare(cond, "compare_step", ui.compare.run.status.step, known, error);
-  if (!known) r = compare(cond, "compare_shown", ui.compare.run.shown_step, known, error);
-  if (!known) r = compare(cond, "compare_gap", std::abs(st.step - ui.compare.run.status.step), known, error);
+  if (!known) r = run_condition(ui, cond, known, error);
   // The Gaussians view: ellipses outlined over run A's picture last frame, and the view's step.
   if (!known) r = compare(cond, "gaussians_outlined", ui.insight.gaussians.drawn, known, error);
   const GaussianView* gv = ui.insight.gaussians.view.get();
   if (!known) r = compare(cond, "gaussians_step", gv ? gv->step : -1, known, error);
-  const int64_t b_frame = ui.compare.frame_shown() ? ui.compare.frame_step : -1;
-  if (!known) r = compare(cond, "compare_frame", b_frame, known, error);
   if (!known) r = compare(cond, "frames", int64_t(ui.timelapse.frames.size()), known, error);
   if (!known) r = compare(cond, "sweep_cells", int64_t(ui.sweep.plan.cells.size()), known, error);
   const auto thumbs =
@@ -176,11 +199,12 @@ bool test_condition(const UiState& ui, const std::string& cond, std::string& err
   if (!known) r = compare(cond, "frame_last", newest_frame, known, error);
   // The step of the weights the sharp zoom drew, as the training thread reported it.
   if (!known) r = compare(cond, "zoom_step", ui.zoom.shown_step, known, error);
-  const Image* preview = ui.run.reconstruction.get();
+  const Image* preview = ui.run_a().reconstruction.get();
   if (!known) r = compare(cond, "preview_w", preview ? int64_t(preview->width) : -1, known, error);
-  if (!known) r = compare(cond, "truth_w", ui.run.ground_truth ? int64_t(ui.run.ground_truth->width) : -1, known, error);
+  const Image* truth = ui.run_a().ground_truth.get();
+  if (!known) r = compare(cond, "truth_w", truth ? int64_t(truth->width) : -1, known, error);
   if (!known) {
-    r = compare(cond, "shown", ui.run.shown_step, known, error);
+    r = compare(cond, "shown", ui.run_a().shown_step, known, error);
     r = r && !ui.timelapse.active;
   }
   if (!known && error.empty()) error = "unknown condition \"" + cond + "\"";

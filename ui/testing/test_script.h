@@ -47,7 +47,8 @@
 /// comparing, not_comparing, compare_step>=N, compare_shown>=N (run B), compare_gap<=N (A's step
 /// and B's apart, either way), compare_frame<=N (B's
 /// timelapse frame on screen while A's is scrubbed; -1 when none), compare_differs (A's and
-/// B's pictures differ and neither is blank).
+/// B's pictures differ and neither is blank). The compare_ conditions read run B by its place in
+/// UiState::runs (test_script.cpp's k_run_conditions), so another run needs one more prefix there.
 /// Every comparison takes >=, <= or ==.
 /// GUI thread only; nothing here runs without --test-script.
 #include "ui/ui_state.h"
