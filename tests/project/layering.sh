@@ -46,6 +46,33 @@ engine_upward_includes() { # FILE:LINE: #include "..." (why) for each include of
     }' | sort -u
 }
 report "engine/'s rooms include only the rooms below them ($engine_floors)" "$(engine_upward_includes)"
+# tests/engine/ follows the rooms: a test lives in the folder of the room whose code it tests (the
+# highest one it needs), or in cpu/ or cuda/ for a backend's code checked on the CPU. A .cpp left at
+# the top would not be built (tests/CMakeLists.txt globs the folders).
+report "tests/engine/ keeps no source at its top level; each test is in its room's folder" \
+  "$(find tests/engine -maxdepth 1 -type f \( -name '*.cpp' -o -name '*.h' \) | sort)"
+tests_engine_upward_includes() { # as engine_upward_includes, for tests/engine/<room>/; cpu/ and
+  # cuda/ stand on the core, as the backends do
+  local dir
+  for dir in tests/engine/*/; do
+    [ -d "$dir" ] || continue
+    dir=${dir%/}; [[ " $engine_floors cpu cuda " == *" ${dir#tests/engine/} "* ]] || echo "$dir/ is not a room of engine_floors, cpu or cuda"
+  done
+  find tests/engine -mindepth 2 -name '*.cpp' -print0 | xargs -0 -r grep -nE '^\s*#\s*include\s*"engine/' /dev/null |
+    awk -v floors="$engine_floors" '
+    function room(path, parts) { return split(path, parts, "/") > 2 ? parts[2] : "core" }
+    BEGIN { n = split(floors, f, " "); for (i = 1; i <= n; ++i) rank[f[i]] = i; rank["cpu"] = rank["cuda"] = 1 }
+    {
+      file = $0; sub(/:.*/, "", file)
+      inc = $0; sub(/^[^"]*"/, "", inc); sub(/".*/, "", inc)
+      line = $0; sub(/^[^:]*:/, "", line); sub(/:.*/, "", line)
+      split(file, p, "/"); from = p[3]; to = room(inc)
+      if (!(from in rank)) next # its folder is reported above
+      if (!(to in rank)) print file ":" line ": #include \"" inc "\" (" to " is not a room)"
+      else if (rank[to] > rank[from]) print file ":" line ": #include \"" inc "\" (" from " is below " to ")"
+    }' | sort -u
+}
+report "a test in tests/engine/<room>/ includes no engine/ header of a room above it" "$(tests_engine_upward_includes)"
 # engine/images/image_decode.cpp picks a decoder and nothing else: what the decoders share is in
 # decode_support.cpp, so no decoder calls into the dispatcher and the dispatcher defines no helper.
 report "engine/images/image_decode.cpp defines no decoder helper (they live in decode_support.cpp)" \

@@ -49,7 +49,7 @@ DECODE_BENCH = """#!/bin/sh
 """
 # cuda_bench: its JSON, a row per --grids x --backwards pair (rewritten after each row, as the real
 # one), each naming its grid as the engine resolves instant's at 512x512
-# (tests/engine/test_hash_grid_summary.cpp).
+# (tests/engine/core/test_hash_grid_summary.cpp).
 CUDA_BENCH = """#!{py}
 import json, os, sys
 a = sys.argv[1:]

@@ -1,7 +1,8 @@
 """What the GPU check's repository holds: no folder of the development machine in the program or
 the report, bench/torch_reference.py resolving instant's grid as the engine does (no PyTorch
-needed; the numbers are tests/engine/test_hash_grid_summary.cpp's, worked out by hand there), and
-no recipe for another project's code: tiny-cuda-nn's benchmark is built by hand, elsewhere."""
+needed; the numbers are tests/engine/core/test_hash_grid_summary.cpp's, worked out by hand
+there), and no recipe for another project's code: tiny-cuda-nn's benchmark is built by hand,
+elsewhere."""
 import glob
 import os
 import subprocess
