@@ -7,7 +7,7 @@
 ///   functions), for AVX2 + FMA (8-wide) and for AVX-512 (16-wide); kernels() picks the widest the
 ///   CPU has once. REDRAW_SIMD=sse2|avx2|avx512 forces one (an unsupported choice falls back).
 /// - The shared REDRAW_HD math (activation_math.h, encoding_math.h) stays the reference: every
-///   variant is tested against it (a few ulp) and against a float64 evaluation (tests/engine/test_cpu_kernels.cpp).
+///   variant is tested against it (a few ulp) and against a float64 evaluation (tests/engine/cpu/test_cpu_kernels.cpp).
 ///   libmvec's functions are within 4 ulp of the correctly rounded result.
 /// - Results can differ in the last bits between variants (different vector widths call different
 ///   libmvec entry points, and FMA contraction), never between runs on one machine.

@@ -2,7 +2,7 @@
 /// A per-step curve (the loss trace: one value per training step) thinned for drawing: each pixel
 /// column of the plot gets the smallest and largest value of the steps that fall in it, so a
 /// million steps draw as a few hundred vertical strokes that still show every spike. Pure logic,
-/// no ImGui (tests/test_ui_curves.cpp). Drawing only: the trace itself is kept whole.
+/// no ImGui (tests/ui/test_ui_curves.cpp). Drawing only: the trace itself is kept whole.
 #include <cmath>
 #include <cstdint>
 #include <span>

@@ -1,6 +1,6 @@
 // The `gaussians` model on the GPU (cuda/gaussian_kernels.cuh) against the CPU backend
 // (cpu/cpu_gaussians.h, itself checked against a float64 all-pairs sum and finite differences in
-// tests/engine/test_gaussians.cpp). Both bin the Gaussians the same way and add the same terms in
+// tests/engine/bench/test_gaussians.cpp). Both bin the Gaussians the same way and add the same terms in
 // the same order, so only expf, sqrtf and FMA contraction differ. Normalised error
 // e = max |cuda - cpu| / max |cpu| (reference_mlp.h), with bounds:
 //   encode                       1e-5

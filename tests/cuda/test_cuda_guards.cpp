@@ -1,7 +1,7 @@
 // The CUDA backend's guards on a device: a pass over more rows than its buffers hold throws
 // instead of writing past them; set_precision leaves no render workspace of the old precision
 // behind; a BCE run with a linear output trains in fp32 on cuBLAS instead of overflowing fp16.
-// The rules themselves are checked on the CPU (tests/test_fused_mlp_rules.cpp).
+// The rules themselves are checked on the CPU (tests/engine/cuda/test_fused_mlp_rules.cpp).
 // Without a device every case prints "SKIPPED: no CUDA device: <why>" and checks nothing.
 #if REDRAW_HAVE_CUDA
 
