@@ -21,7 +21,7 @@
 #include "engine/run_config.h"
 #include "engine/thread_settle.h"
 
-#include "ui/gui_app.h" // plain declarations; run_gui exists only when REDRAW_HAVE_GUI
+#include "ui/window/gui_app.h" // plain declarations; run_gui exists only when REDRAW_HAVE_GUI
 #include <cstdlib>
 
 #include <CLI/CLI.hpp>

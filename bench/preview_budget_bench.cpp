@@ -8,7 +8,7 @@
 #include "app/backend_registry.h"
 #include "engine/run_config.h"
 #include "tests/cli_options.h"
-#include "ui/training_session.h"
+#include "ui/session/training_session.h"
 
 #include <chrono>
 #include <cstdio>

@@ -22,6 +22,7 @@
 /// - REDRAW_CUDA_GRAPHS=0 disables graph capture (every step enqueued op by op), for debugging.
 /// - Threading: one thread at a time uses a backend (the trainer's thread), as for every Backend.
 #include "engine/backend.h"
+#include "engine/backend_names.h"
 
 #include <memory>
 #include <string>
@@ -56,7 +57,7 @@ public:
   CudaBackend(const CudaBackend&) = delete;
   CudaBackend& operator=(const CudaBackend&) = delete;
 
-  std::string name() const override { return "cuda"; }
+  std::string name() const override { return k_cuda_backend.name; }
   std::string device_description() const override;
   bool supports(BackendFeature f) const override;
   /// Device memory in use on the whole device (cudaMemGetInfo); no phase times (StepProfile).

@@ -3,7 +3,7 @@
 /// that writes, keeps or shows one:
 /// - metrics.csv, the CLI's and the GUI's curves export alike (metrics_csv below: the one writer);
 /// - the .redraw model (engine/model_files: HIST rows, the CURV chunk, the MCOL chunk);
-/// - the GUI's plots (ui/plots_panel.cpp: one plot per column with a plot title);
+/// - the GUI's plots (ui/panels/plots_panel.cpp: one plot per column with a plot title);
 /// - `redraw info --json`'s last_metrics and the Python module's rows.
 /// A new metric is a field in MetricsRow, its measurement (engine/training/metric_sampler.cpp, and
 /// lagged_rows.cpp for a backend that measures inside its step) and one entry here, coded Extra.

@@ -47,10 +47,6 @@ struct TrainingSpec {
   /// The batch on the CPU backend: -1 = batch_size (JSON "same"), 0 = full, else a size. A GPU
   /// needs big batches to fill it; two CPU cores learn faster per second from smaller ones.
   int64_t cpu_batch_size = -1;
-  /// The batch a backend named `backend` ("cpu", "cuda") trains with.
-  int64_t batch_for(const std::string& backend) const {
-    return backend == "cpu" && cpu_batch_size >= 0 ? cpu_batch_size : batch_size;
-  }
   int64_t steps = 2000;
   uint64_t seed = 1;          ///< 0..k_max_seed
   int64_t metrics_every = 10; ///< loss/PSNR logged every this many steps

@@ -18,7 +18,7 @@ add_library(redraw_glad STATIC ${REDRAW_GLAD_DIR}/src/gl.c)
 target_include_directories(redraw_glad PUBLIC ${REDRAW_GLAD_DIR}/include)
 target_link_libraries(redraw_glad PUBLIC ${CMAKE_DL_LIBS})
 
-file(GLOB REDRAW_UI_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/ui/*.cpp ${CMAKE_SOURCE_DIR}/ui/testing/*.cpp)
+file(GLOB REDRAW_UI_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/ui/*/*.cpp)
 add_library(redraw_ui STATIC ${REDRAW_UI_SOURCES})
 target_compile_options(redraw_ui PRIVATE ${REDRAW_WARNINGS})
 redraw_precompile(redraw_ui <imgui.h>)

@@ -9,13 +9,13 @@
 #include "cpu/cpu_backend.h"
 #include "engine/errors.h"
 #include "fuzz_support.h"
-#include "ui/app_actions.h"
-#include "ui/image_views.h"
-#include "ui/panels.h"
-#include "ui/preview_texture.h"
-#include "ui/training_session.h"
-#include "ui/ui_scale.h"
-#include "ui/ui_state.h"
+#include "ui/window/app_actions.h"
+#include "ui/panels/image_views.h"
+#include "ui/panels/panels.h"
+#include "ui/widgets/preview_texture.h"
+#include "ui/session/training_session.h"
+#include "ui/widgets/ui_scale.h"
+#include "ui/window/ui_state.h"
 
 #include <imgui.h>
 

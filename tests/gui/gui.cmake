@@ -101,7 +101,7 @@ endforeach()
 add_test(NAME gui_ui_scale_check
          COMMAND redraw_gui_layout_check scale ${_gui_dir}/scale_1.png ${_gui_dir}/scale_2.png)
 set_tests_properties(gui_ui_scale_check PROPERTIES FIXTURES_REQUIRED gui_ui_scale)
-# Frame pacing in a user's session (ui/frame_pacing.h): a test script with `pace real` checks that
+# Frame pacing in a user's session (ui/session/frame_pacing.h): a test script with `pace real` checks that
 # the window draws few frames while training untouched and still answers a key within a second;
 # `--autostart --time-limit` trains, draws under the same pacing and quits with the steps done.
 set(_paced_dir ${_gui_dir}/paced)

@@ -1,5 +1,5 @@
 /// Checks two `redraw gui --screenshot` captures of a run with the Spectrum or Neuron maps window
-/// open (FILE.insight.json sidecars from ui/insight_views.cpp): every view area named in both
+/// open (FILE.insight.json sidecars from ui/panels/insight_views.cpp): every view area named in both
 /// sidecars is not blank (its luminance varies, it is not one flat colour) and differs between the
 /// early and the late capture; the views' steps increase.
 /// Usage: redraw_gui_insight_check EARLY.png LATE.png. Exit 0 on success, 1 with a message.

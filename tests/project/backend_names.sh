@@ -13,11 +13,8 @@ if [ -z "$names" ]; then
   echo "FAIL: no BackendInfo record found in engine/backend_names.h"
   exit 1
 fi
-# The allow-list: the records themselves; TrainingSpec::batch_for (engine/run_config.h), which the
-# code here no longer calls (backend_batch reads the record); and CudaBackend::name() in
-# cuda/cuda_backend.h. The last two are headers nearly every file includes (every CUDA one): they
-# read the record the next time they change for another reason.
-allowed='^(engine/backend_names\.h|engine/run_config\.h|cuda/cuda_backend\.h):'
+# The allow-list: the records themselves.
+allowed='^engine/backend_names\.h:'
 pattern="\"($(echo "$names" | paste -sd'|'))\""
 # Comments are dropped first (// to the end of the line), so a line's code is what is searched.
 hits=$(find app ui engine cpu cuda python/bindings bench -type f \( -name '*.h' -o -name '*.cpp' -o -name '*.cu' -o -name '*.cuh' \) \

@@ -2,7 +2,7 @@
 /// Shared by the ui tests (built when the GUI is, REDRAW_TEST_UI).
 #include "test_support.h"
 
-#include "ui/settings_store.h"
+#include "ui/window/settings_store.h"
 
 #include <doctest/doctest.h>
 #include <imgui.h>

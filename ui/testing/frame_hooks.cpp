@@ -1,11 +1,11 @@
 #include "ui/testing/frame_hooks.h"
 
-#include "ui/insight_views.h"
+#include "ui/panels/insight_views.h"
 #include "ui/testing/screenshot.h"
 #include "ui/testing/test_script.h"
 #include "ui/testing/window_test_hook.h"
-#include "ui/training_session.h"
-#include "ui/ui_state.h"
+#include "ui/session/training_session.h"
+#include "ui/window/ui_state.h"
 
 #include <imgui.h>
 

@@ -1,8 +1,8 @@
 #include "ui/testing/test_script.h"
 
-#include "ui/image_views.h"
-#include "ui/shown_runs.h"
-#include "ui/sweep_browser.h"
+#include "ui/panels/image_views.h"
+#include "ui/window/shown_runs.h"
+#include "ui/panels/sweep_browser.h"
 
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>

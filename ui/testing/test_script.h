@@ -28,7 +28,7 @@
 ///   screenshot FILE     write the window as PNG after this frame (and FILE.json, as --screenshot)
 ///   expect_quit         the window must close within 30 s (a confirmed Quit); the script ends there
 ///   pace real           from here on frames follow the pacing rule of a user's session
-///                       (ui/frame_pacing.h) instead of coming at every wake-up; a scripted key
+///                       (ui/session/frame_pacing.h) instead of coming at every wake-up; a scripted key
 ///                       counts as input. Commands still run once per drawn frame.
 ///   idle SECONDS        let that much time pass (frames as the pacing gives them)
 ///   wait_within S COND  wait until COND holds, failing after S seconds
@@ -51,7 +51,7 @@
 /// UiState::runs (test_script.cpp's k_run_conditions), so another run needs one more prefix there.
 /// Every comparison takes >=, <= or ==.
 /// GUI thread only; nothing here runs without --test-script.
-#include "ui/ui_state.h"
+#include "ui/window/ui_state.h"
 
 #include <deque>
 #include <string>

@@ -41,5 +41,4 @@ TEST_CASE("backend records: the batch rule (the CPU's minibatch when the config 
   CHECK(backend_batch(t, "auto") == 65536);
   t.cpu_batch_size = -1; // "same"
   CHECK(backend_batch(t, "cpu") == 65536);
-  CHECK(backend_batch(t, "cpu") == t.batch_for("cpu")); // the old rule, kept for outside callers
 }

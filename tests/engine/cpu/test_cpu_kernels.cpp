@@ -322,6 +322,9 @@ TEST_CASE("TeamSizer: measures every candidate, keeps the fastest, prefers a sma
     TeamSizer quiet(8, 0, 1); // nothing to leave room for: the full team stays
     CHECK(settle4(quiet, 0.15, 0.2) == 8);
   }
+}
+
+TEST_CASE("TeamSizer: the first step at a size is not counted, and a choice is measured again later") {
   SUBCASE("the first step at a size is not counted, and the choice is measured again later") {
     TeamSizer t(2);
     int previous = -1;

@@ -6,6 +6,7 @@
 // family (unit_tests_openblas_*).
 #include "test_support.h"
 #include "cpu/cpu_backend.h"
+#include "engine/backend_names.h"
 #include "engine/thread_budget.h"
 #include <doctest/doctest.h>
 #include <cstring>
@@ -19,7 +20,7 @@ namespace {
 RunConfig preset_on(const std::string& name, int32_t w, int32_t h) {
   RunConfig cfg = load_preset(name);
   size_hash_grid_to_image(cfg.model.encoding, w, h);
-  cfg.training.batch_size = cfg.training.batch_for("cpu");
+  cfg.training.batch_size = backend_batch(cfg.training, "cpu");
   cfg.training.cpu_batch_size = -1;
   cfg.training.metrics_every = 1000; // the test reads the weights, not the metrics
   return cfg;

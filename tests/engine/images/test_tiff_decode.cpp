@@ -13,6 +13,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <utility>
 
 using namespace redraw;
 
@@ -29,32 +30,38 @@ struct TiffSpec {
   int photometric = -1;   ///< -1: RGB for 3 or more samples, else grey (min-is-black)
 };
 
-/// The TIFF's bytes for `values` (w x h x samples, interleaved; integers as they are, floats in
-/// any range). The directory comes first, so a file cut in its pixels keeps it.
-std::vector<uint8_t> tiff_bytes(const TiffSpec& s, const std::vector<double>& values) {
-  const int bytes = s.bits / 8;
-  const auto put = [&](std::vector<uint8_t>& out, uint64_t v, int n) {
-    for (int i = 0; i < n; ++i)
-      out.push_back(uint8_t(v >> (8 * (s.big_endian ? n - 1 - i : i))));
-  };
-  const auto put_sample = [&](std::vector<uint8_t>& out, double v) {
-    if (s.format == 1) {
-      put(out, uint64_t(v), bytes);
-    } else if (s.bits == 16) {
-      put(out, float_to_half(float(v)), 2);
-    } else if (s.bits == 32) {
-      const float f = float(v);
-      uint32_t u = 0;
-      std::memcpy(&u, &f, 4);
-      put(out, u, 4);
-    } else {
-      uint64_t u = 0;
-      std::memcpy(&u, &v, 8);
-      put(out, u, 8);
-    }
-  };
-  // The blocks: strips of rows, or tiles (padded at the edges), per plane when in planes.
-  const int bw = s.tile ? s.tile : s.w, bh = s.tile ? s.tile : (s.rows_per_strip ? s.rows_per_strip : s.h);
+/// `v`'s low `n` bytes in the spec's byte order.
+void put_bytes(const TiffSpec& s, std::vector<uint8_t>& out, uint64_t v, int n) {
+  for (int i = 0; i < n; ++i)
+    out.push_back(uint8_t(v >> (8 * (s.big_endian ? n - 1 - i : i))));
+}
+
+/// One sample in the spec's format: an integer as it is, or a half, single or double float.
+void put_sample(const TiffSpec& s, std::vector<uint8_t>& out, double v) {
+  if (s.format == 1) {
+    put_bytes(s, out, uint64_t(v), s.bits / 8);
+  } else if (s.bits == 16) {
+    put_bytes(s, out, float_to_half(float(v)), 2);
+  } else if (s.bits == 32) {
+    const float f = float(v);
+    uint32_t u = 0;
+    std::memcpy(&u, &f, 4);
+    put_bytes(s, out, u, 4);
+  } else {
+    uint64_t u = 0;
+    std::memcpy(&u, &v, 8);
+    put_bytes(s, out, u, 8);
+  }
+}
+
+/// The pixel blocks' width and height: a tile's, or a strip's (the whole width).
+std::pair<int, int> tiff_block_size(const TiffSpec& s) {
+  return {s.tile ? s.tile : s.w, s.tile ? s.tile : (s.rows_per_strip ? s.rows_per_strip : s.h)};
+}
+
+/// The blocks: strips of rows, or tiles (padded at the edges), per plane when in planes.
+std::vector<std::vector<uint8_t>> tiff_blocks(const TiffSpec& s, const std::vector<double>& values) {
+  const auto [bw, bh] = tiff_block_size(s);
   std::vector<std::vector<uint8_t>> blocks;
   for (int plane = 0; plane < (s.planes ? s.samples : 1); ++plane)
     for (int y0 = 0; y0 < s.h; y0 += bh)
@@ -64,9 +71,18 @@ std::vector<uint8_t> tiff_bytes(const TiffSpec& s, const std::vector<double>& va
         for (int y = y0; y < y0 + rows; ++y)
           for (int x = x0; x < x0 + bw; ++x)
             for (int c = s.planes ? plane : 0; c < (s.planes ? plane + 1 : s.samples); ++c)
-              put_sample(b, x < s.w && y < s.h ? values[(size_t(y) * s.w + x) * s.samples + c] : 0.0);
+              put_sample(s, b, x < s.w && y < s.h ? values[(size_t(y) * s.w + x) * s.samples + c] : 0.0);
         blocks.push_back(std::move(b));
       }
+  return blocks;
+}
+
+/// The TIFF's bytes for `values` (w x h x samples, interleaved; integers as they are, floats in
+/// any range). The directory comes first, so a file cut in its pixels keeps it.
+std::vector<uint8_t> tiff_bytes(const TiffSpec& s, const std::vector<double>& values) {
+  const auto put = [&](std::vector<uint8_t>& out, uint64_t v, int n) { put_bytes(s, out, v, n); };
+  const auto [bw, bh] = tiff_block_size(s);
+  const std::vector<std::vector<uint8_t>> blocks = tiff_blocks(s, values);
   const int photometric = s.photometric >= 0 ? s.photometric : s.samples >= 3 ? 2 : 1;
   struct Entry {
     uint16_t tag, type;

@@ -5,6 +5,7 @@
 #include "reference_mlp.h"
 #include "test_support.h"
 
+#include "engine/backend_names.h"
 #include "engine/model_files/checkpoint.h"
 #include "cpu/cpu_backend.h"
 #include "engine/thread_budget.h"
@@ -419,8 +420,8 @@ TEST_CASE("hash grid: config keys round-trip; bad values name the field") {
   CHECK(c.model.encoding.width() == 48);
   CHECK(c.model.encoding.interpolation == GridInterpolation::Smoothstep);
   CHECK(hash_grid_per_level_scale(c.model.encoding) == doctest::Approx(std::pow(128.0, 1.0 / 11)));
-  CHECK(c.training.batch_for("cpu") == 4096);
-  CHECK(c.training.batch_for("cuda") == 65536);
+  CHECK(backend_batch(c.training, "cpu") == 4096);
+  CHECK(backend_batch(c.training, "cuda") == 65536);
   const RunConfig back = parse_run_config(to_json(c), "back");
   CHECK(to_json(back) == to_json(c));
   CHECK(parameter_count(back.model) == parameter_count(c.model));
@@ -458,9 +459,9 @@ TEST_CASE("hash grid: the instant preset") {
   CHECK(c.optimizer.adam.beta2 == 0.99f);
   CHECK(c.optimizer.adam.epsilon == 1e-15f);
   CHECK(c.schedule.kind == ScheduleKind::Cosine);
-  CHECK(c.training.batch_for("cuda") == 262144);
-  CHECK(c.training.batch_for("cpu") > 0);
-  CHECK(c.training.batch_for("cpu") < c.training.batch_for("cuda"));
+  CHECK(backend_batch(c.training, "cuda") == 262144);
+  CHECK(backend_batch(c.training, "cpu") > 0);
+  CHECK(backend_batch(c.training, "cpu") < backend_batch(c.training, "cuda"));
   const HashGridParams g = hash_grid_params(c.model.encoding);
   CHECK(g.resolution[0] == 16);
   CHECK(g.dense[0] == 1u);

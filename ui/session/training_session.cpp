@@ -1,0 +1,51 @@
+#include "ui/session/training_session.h"
+
+#include <chrono>
+#include <future>
+
+namespace redraw {
+
+TrainingSession::TrainingSession(BackendFactory make_backend, std::shared_ptr<DeviceInterop> interop,
+                                 std::shared_ptr<SliceTurns> turns, int32_t turn_slot)
+    : m_context(std::move(make_backend), std::move(interop), std::move(turns), turn_slot),
+      m_thread([this] { thread_main(); }) {}
+
+TrainingSession::~TrainingSession() {
+  m_queue.quit();
+  if (m_thread.joinable()) m_thread.join();
+}
+
+void TrainingSession::post(RunCommand command) {
+  if (command_traits(command).immediate && !m_context.take_at_once(command)) return;
+  m_queue.push(std::move(command));
+}
+
+bool TrainingSession::flush(double timeout_s) {
+  auto done = std::make_shared<std::promise<void>>();
+  std::future<void> f = done->get_future();
+  post(run_command::Flush{done});
+  return f.wait_for(std::chrono::duration<double>(timeout_s)) == std::future_status::ready;
+}
+
+SessionSnapshot TrainingSession::take() {
+  SessionSnapshot out;
+  out.take_from(m_context.mailbox());
+  return out;
+}
+
+void TrainingSession::thread_main() {
+  std::deque<RunCommand> commands;
+  const auto quitting = [this] { return m_queue.quitting(); };
+  const auto waiting = [this] { return m_queue.pending(); };
+  while (m_queue.take(commands, !m_context.running() || !m_context.run(), std::chrono::milliseconds(200))) {
+    for (const RunCommand& c : commands)
+      handle_run_command(m_context, c, quitting);
+    commands.clear();
+    m_context.serve_frame(m_queue.take_frame_request());
+    m_context.train_slice(waiting);
+    if (m_context.run() && m_context.pacing().host_wanted()) m_context.make_preview(true);
+    m_context.publish_status();
+  }
+}
+
+} // namespace redraw

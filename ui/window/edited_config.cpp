@@ -1,0 +1,33 @@
+#include "ui/window/edited_config.h"
+
+#include "ui/window/run_requests.h"
+
+#include <algorithm>
+
+namespace redraw {
+
+std::string preset_for_run(const EditState& edit, const RunConfig& running) {
+  if (edit.preset.empty() || requires_new_trainer(running, edit.preset_config)) return {};
+  return edit.preset;
+}
+
+void load_preset_into(UiState& ui, const std::string& name_or_path) {
+  try {
+    RunConfig c = has_extension(name_or_path, ".json") ? load_run_config(name_or_path) : load_preset(name_or_path);
+    ui.edit.config = c;
+    ui.edit.preset_config = std::move(c);
+    ui.edit.preset = name_or_path;
+    ui.edit.full_batch = ui.edit.config.training.batch_size == 0;
+    if (!ui.edit.full_batch) ui.edit.batch_size = int32_t(ui.edit.config.training.batch_size);
+    ui.edit.selected_layer = 0;
+    if (!has_extension(name_or_path, ".json")) ui.settings.preset = name_or_path;
+  } catch (const std::exception& e) {
+    ui.notify(e.what(), true);
+  }
+}
+
+double edit_time_budget(const EditState& edit) {
+  return edit.time_budget_on ? std::clamp(edit.time_budget_s, 1.0, 1e7) : 0.0;
+}
+
+} // namespace redraw

@@ -1,0 +1,60 @@
+#pragma once
+/// The runs the panels draw, in order: run A, then run B while comparing (ui/panels/compare_view.h). A
+/// panel goes over these rather than asking whether a comparison is open, so another run costs it
+/// nothing. GUI thread only.
+#include "ui/window/ui_state.h"
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace redraw {
+
+struct ShownRun {
+  const RunView* view = nullptr;
+  /// The run's name in the legends ("A: siren", "B: fourier"); null for a lone run A (no legend).
+  const char* label = nullptr;
+  const char* letter = ""; ///< "A", "B" while comparing; "" for a lone run A
+  size_t index = k_run_a;  ///< where the run is in UiState::runs
+};
+
+/// Run A, then run B while comparing.
+inline std::vector<ShownRun> shown_runs(const UiState& ui) {
+  if (!ui.compare.open) return {ShownRun{&ui.run_a(), nullptr, "", k_run_a}};
+  const std::array<const std::string*, k_max_runs> labels{&ui.compare.label_a, &ui.compare.label_b};
+  constexpr std::array<const char*, k_max_runs> letters{"A", "B"};
+  std::vector<ShownRun> shown;
+  for (size_t i = 0; i < k_max_runs; ++i)
+    shown.push_back(ShownRun{&ui.runs[i], labels[i]->c_str(), letters[i], i});
+  return shown;
+}
+
+/// A timelapse frame a run has on screen: its host pixels and its step.
+struct ShownFrame {
+  const Image* image = nullptr; ///< null: the run shows its live picture
+  int64_t step = -1;
+};
+
+/// The timelapse frame run `index` (of UiState::runs) holds in its tex.frame: run A's while its
+/// timelapse is scrubbed and the frame has arrived; run B's own frame at or before A's step
+/// (linked scrubbing, CompareState::frame) once it has arrived. None otherwise.
+inline ShownFrame run_frame(const UiState& ui, size_t index) {
+  const RunView& run = ui.runs[index];
+  if (!run.tex.frame || run.tex.frame->empty()) return {};
+  if (index == k_run_a)
+    return ui.timelapse.active && ui.timelapse.frame ? ShownFrame{ui.timelapse.frame.get(), ui.timelapse.shown_step}
+                                                     : ShownFrame{};
+  return ui.compare.frame ? ShownFrame{ui.compare.frame.get(), ui.compare.frame_step} : ShownFrame{};
+}
+
+/// The colour of the run at `index` of shown_runs() in the plots and the status bar, as ImU32 packs
+/// it (0xAABBGGRR) with alpha `alpha`: `first` (the plot's own colour) for run A, pink for run B.
+inline uint32_t shown_run_color(size_t index, uint32_t first, uint8_t alpha) {
+  constexpr std::array<uint32_t, 3> others{0xC86EF0u, 0x50C8A0u, 0x40B4F0u}; // BGR: pink, green, orange
+  const uint32_t rgb = index == 0 ? (first & 0xFFFFFFu) : others[(index - 1) % others.size()];
+  return rgb | (uint32_t(alpha) << 24);
+}
+
+} // namespace redraw
