@@ -68,15 +68,8 @@ def section(parts, key, *names):
     return None
 
 
-def main(argv):
-    env = [d for d in os.environ.get("REDRAW_GPU_RESULTS", "").split(":") if d]
-    dirs = argv or env or [os.path.join(REPO, ".gpu-results")]
-    dirs = [d for d in dirs if os.path.isdir(d)]
-    parts, device = load(dirs)
-    if not parts:
-        print("gpu_report: no results in " + (", ".join(dirs) or "(no folders)"))
-        return 1
-    print(f"GPU: {device or 'unknown'}\n")
+def print_parts(parts):
+    """Each part's status, then every check's: True when a part failed or is incomplete."""
     print("| part | status | detail |\n|---|---|---|")
     failed = False
     for p in PARTS:
@@ -93,7 +86,11 @@ def main(argv):
         print("\n| part | check | status | detail |\n|---|---|---|---|")
         for p, c in checks:
             print(f"| {p} | {c['check']} | {c['status']} | {c['detail']} |")
+    return failed
 
+
+def print_bench(parts):
+    """bench's throughput beside PyTorch's rows of the same preset, size and precision, and `redraw train`'s rate."""
     bench = parts.get("bench", {}).get("throughput", [])
     torch = parts.get("torch", {}).get("torch", [])
     ref = {(t["preset"], t["size"], t["impl"], t.get("precision", "fp32")): t for t in torch if "steps_per_s" in t}
@@ -117,6 +114,10 @@ def main(argv):
         ratio = f" ({100 * cli['steps_per_s'] / same['steps_per_s']:.0f}% of cuda_bench's step rate)" if same else ""
         print(f"\n`redraw train` {cli['preset']} {cli['size']}x{cli['size']}: {cli['steps_per_s']:.1f} steps/s over "
               f"{cli['steps']} steps with metrics and timelapse{ratio}; final PSNR {cli['final_psnr_db']:.2f} dB")
+
+
+def print_accuracy_interop_sanitizers(parts):
+    """accuracy's time to 99% of pixels right, the interop frame, each part's compute-sanitizer tools."""
     acc = parts.get("accuracy", {}).get("accuracy", [])
     if acc:
         print("\n| preset (horse 200x200 binary) | limit | reached 99% | steps | seconds | pixels right |")
@@ -135,6 +136,10 @@ def main(argv):
             print(f"\ncompute-sanitizer ({part}): " +
                   ", ".join(f"{t} {v.get('errors')} errors (exit {v.get('exit')}{', timed out' if v.get('timed_out') else ''})"
                             for t, v in san.items()))
+
+
+def print_instant(parts):
+    """instant's samples/s against the fastest PyTorch hash grid on the same grid, tiny-cuda-nn's, and the times to PSNR."""
     ours = section(parts, "instant_cuda", "instant", "instant-torch") or []
     if ours:
         peers = section(parts, "instant_torch", "instant-torch", "instant") or []
@@ -162,6 +167,10 @@ def main(argv):
             hits = ", ".join(f"{h['target_db']} dB {h['seconds']:.2f} s" for h in r.get("time_to_psnr", [])
                              if h.get("seconds") is not None)
             print(f"{img} {r['preset']}: {hits or 'no target reached'}")
+
+
+def print_fullres_and_threads(parts):
+    """fullres's rounds and share, and the CPU's steps/s per thread count."""
     full = section(parts, "fullres", "fullres") or {}
     if full.get("rows"):
         print("\n| full resolution, instant | round | steps/s | outside training s | PSNR dB |\n|---|---|---|---|---|")
@@ -179,8 +188,23 @@ def main(argv):
             one, last = v.get(str(counts[0])), v.get(str(counts[-1]))
             print(f"| {preset} | " + " | ".join(fmt(v.get(str(t)), ".2f") for t in counts) +
                   f" | {fmt(last / one if one and last else None, '.2f')}x |")
-    return 1 if failed else 0
 
+
+def main(argv):
+    env = [d for d in os.environ.get("REDRAW_GPU_RESULTS", "").split(":") if d]
+    dirs = argv or env or [os.path.join(REPO, ".gpu-results")]
+    dirs = [d for d in dirs if os.path.isdir(d)]
+    parts, device = load(dirs)
+    if not parts:
+        print("gpu_report: no results in " + (", ".join(dirs) or "(no folders)"))
+        return 1
+    print(f"GPU: {device or 'unknown'}\n")
+    failed = print_parts(parts)
+    print_bench(parts)
+    print_accuracy_interop_sanitizers(parts)
+    print_instant(parts)
+    print_fullres_and_threads(parts)
+    return 1 if failed else 0
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
