@@ -177,6 +177,120 @@ Options parse(int argc, char** argv) {
   return o;
 }
 
+/// The picture the check trains on: `o.image` at `config`'s size, else a 128x128 pattern of
+/// sines (and `config` then takes RGB).
+Dataset check_dataset(const Options& o, RunConfig& config) {
+  Dataset data;
+  data.image = o.image.empty() ? Image{} : prepare_training_image(o.image, config.data);
+  if (o.image.empty()) {
+    data.image.width = data.image.height = 128;
+    data.image.channels = 3;
+    data.image.pixels.resize(size_t(128) * 128 * 3);
+    for (int32_t y = 0; y < 128; ++y)
+      for (int32_t x = 0; x < 128; ++x)
+        for (int c = 0; c < 3; ++c)
+          data.image.at(x, y, c) = 0.5f + 0.5f * std::sin(0.1f * float(x * (c + 1)) + 0.07f * float(y));
+    config.data.color_mode = ColorMode::Rgb;
+  }
+  return data;
+}
+
+/// A w x h RGBA8 pixel-unpack buffer and texture, as the GUI makes them; false on a GL error.
+bool make_frame_texture(const Gl& gl, int32_t w, int32_t h, GLuint& pbo, GLuint& tex) {
+  const size_t bytes = size_t(w) * size_t(h) * 4;
+  gl.GenBuffers(1, &pbo);
+  gl.BindBuffer(GL_PIXEL_UNPACK_BUFFER, pbo);
+  gl.BufferData(GL_PIXEL_UNPACK_BUFFER, GLsizeiptr(bytes), nullptr, GL_STREAM_DRAW);
+  gl.BindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+  gl.GenTextures(1, &tex);
+  gl.BindTexture(GL_TEXTURE_2D, tex);
+  gl.TexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, w, h, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
+  return gl.GetError() == GL_NO_ERROR;
+}
+
+/// The texture's w x h RGBA8 texels into `out` through a framebuffer; false when it is incomplete.
+bool read_texture(const Gl& gl, GLuint tex, int32_t w, int32_t h, std::vector<uint8_t>& out) {
+  GLuint fbo = 0;
+  gl.GenFramebuffers(1, &fbo);
+  gl.BindFramebuffer(GL_FRAMEBUFFER, fbo);
+  gl.FramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, tex, 0);
+  const bool complete = gl.CheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
+  if (complete) {
+    out.assign(size_t(w) * size_t(h) * 4, 0);
+    gl.PixelStorei(GL_PACK_ALIGNMENT, 1);
+    gl.ReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, out.data());
+  }
+  gl.BindFramebuffer(GL_FRAMEBUFFER, 0);
+  gl.DeleteFramebuffers(1, &fbo);
+  return complete;
+}
+
+struct TexelDifference {
+  int worst = 0;           ///< the largest difference in levels
+  int64_t off_by_more = 0; ///< texel channels off by more than one level
+};
+
+/// RGBA8 `texels` (row 0 at the top) against `ref` rounded to 8 bits, alpha against 255.
+TexelDifference texel_difference(const std::vector<uint8_t>& texels, const Image& ref) {
+  TexelDifference t;
+  for (int32_t y = 0; y < ref.height; ++y)
+    for (int32_t x = 0; x < ref.width; ++x)
+      for (int c = 0; c < 4; ++c) {
+        const int want = c == 3 ? 255
+                                : int(std::lround(std::clamp(ref.at(x, y, ref.channels == 1 ? 0 : c), 0.0f, 1.0f) *
+                                                  255.0f));
+        // Row 0 of the texture is row 0 of the frame (the top); glReadPixels keeps that order.
+        const int got = texels[(size_t(y) * ref.width + x) * 4 + c];
+        const int d = std::abs(got - want);
+        t.worst = std::max(t.worst, d);
+        if (d > 1) ++t.off_by_more;
+      }
+  return t;
+}
+
+/// Each frame's times after the first (which pays for allocation and registration), and the
+/// step of the last frame shown.
+struct FrameTimes {
+  std::vector<double> render_ms, copy_ms, total_ms;
+  int64_t shown_step = -1;
+};
+
+/// `frames` frames through the ring as the GUI passes them: rendered into the ring on the device,
+/// copied into the pixel buffer, uploaded to the texture (training 5 steps every 10 frames, so the
+/// network changes as while training). Returns "" or what went wrong.
+std::string pass_frames(const Gl& gl, GLuint pbo, GLuint tex, DeviceFrameRing& ring, DeviceGlBuffer& glbuf,
+                        DeviceRenderer& device, Trainer& trainer, int32_t w, int32_t h, int frames, FrameTimes& t) {
+  const size_t bytes = size_t(w) * size_t(h) * 4;
+  for (int f = 0; f < frames; ++f) {
+    if (f > 0 && f % 10 == 0) trainer.run(5); // frames of a changing network, as while training
+    const auto t0 = std::chrono::steady_clock::now();
+    void* dst = ring.begin_write(w, h);
+    device.render_rgba8_device(w, h, dst);
+    ring.end_write(trainer.current_step());
+    const auto t1 = std::chrono::steady_clock::now();
+    const void* src = nullptr;
+    int32_t rw = 0, rh = 0;
+    if (!ring.begin_read(src, rw, rh, t.shown_step)) return "the ring gave no frame after end_write";
+    if (rw != w || rh != h) return "the ring's frame has the wrong size";
+    glbuf.copy_from_device(src, bytes);
+    ring.end_read();
+    gl.BindBuffer(GL_PIXEL_UNPACK_BUFFER, pbo);
+    gl.BindTexture(GL_TEXTURE_2D, tex);
+    gl.PixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    gl.TexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
+    gl.BindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+    gl.Finish(); // the GUI never waits here; the check does, to time the whole hand-over
+    const auto t2 = std::chrono::steady_clock::now();
+    if (gl.GetError() != GL_NO_ERROR) return "glTexSubImage2D from the pixel buffer raised a GL error";
+    if (f > 0) { // the first frame pays for allocation and registration
+      t.render_ms.push_back(ms_between(t0, t1));
+      t.copy_ms.push_back(ms_between(t1, t2));
+      t.total_ms.push_back(ms_between(t0, t2));
+    }
+  }
+  return "";
+}
+
 int run(const Options& o) {
   std::string why;
   auto interop = make_device_interop(&why);
@@ -203,18 +317,7 @@ int run(const Options& o) {
   auto backend = make_backend("cuda", &notice, "");
   RunConfig config = load_preset("siren");
   config.data.max_side = 128;
-  Dataset data;
-  data.image = o.image.empty() ? Image{} : prepare_training_image(o.image, config.data);
-  if (o.image.empty()) {
-    data.image.width = data.image.height = 128;
-    data.image.channels = 3;
-    data.image.pixels.resize(size_t(128) * 128 * 3);
-    for (int32_t y = 0; y < 128; ++y)
-      for (int32_t x = 0; x < 128; ++x)
-        for (int c = 0; c < 3; ++c)
-          data.image.at(x, y, c) = 0.5f + 0.5f * std::sin(0.1f * float(x * (c + 1)) + 0.07f * float(y));
-    config.data.color_mode = ColorMode::Rgb;
-  }
+  Dataset data = check_dataset(o, config);
   Trainer trainer(std::move(backend), config, std::move(data));
   trainer.run(50);
   DeviceRenderer* device = trainer.backend().device_renderer();
@@ -222,15 +325,8 @@ int run(const Options& o) {
 
   const int32_t w = o.size, h = o.size;
   const size_t bytes = size_t(w) * size_t(h) * 4;
-  GLuint pbo = 0, tex = 0, fbo = 0;
-  gl.GenBuffers(1, &pbo);
-  gl.BindBuffer(GL_PIXEL_UNPACK_BUFFER, pbo);
-  gl.BufferData(GL_PIXEL_UNPACK_BUFFER, GLsizeiptr(bytes), nullptr, GL_STREAM_DRAW);
-  gl.BindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
-  gl.GenTextures(1, &tex);
-  gl.BindTexture(GL_TEXTURE_2D, tex);
-  gl.TexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, w, h, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
-  if (gl.GetError() != GL_NO_ERROR) return fail("creating the pixel buffer and texture raised a GL error");
+  GLuint pbo = 0, tex = 0;
+  if (!make_frame_texture(gl, w, h, pbo, tex)) return fail("creating the pixel buffer and texture raised a GL error");
   std::unique_ptr<DeviceGlBuffer> glbuf;
   try {
     glbuf = interop->register_gl_buffer(pbo, bytes);
@@ -240,61 +336,21 @@ int run(const Options& o) {
   }
   auto ring = interop->make_frame_ring();
 
-  std::vector<double> render_ms, copy_ms, total_ms;
-  std::vector<uint8_t> readback(bytes);
-  int64_t shown_step = -1;
-  for (int f = 0; f < o.frames; ++f) {
-    if (f > 0 && f % 10 == 0) trainer.run(5); // frames of a changing network, as while training
-    const auto t0 = std::chrono::steady_clock::now();
-    void* dst = ring->begin_write(w, h);
-    device->render_rgba8_device(w, h, dst);
-    ring->end_write(trainer.current_step());
-    const auto t1 = std::chrono::steady_clock::now();
-    const void* src = nullptr;
-    int32_t rw = 0, rh = 0;
-    if (!ring->begin_read(src, rw, rh, shown_step)) return fail("the ring gave no frame after end_write");
-    if (rw != w || rh != h) return fail("the ring's frame has the wrong size");
-    glbuf->copy_from_device(src, bytes);
-    ring->end_read();
-    gl.BindBuffer(GL_PIXEL_UNPACK_BUFFER, pbo);
-    gl.BindTexture(GL_TEXTURE_2D, tex);
-    gl.PixelStorei(GL_UNPACK_ALIGNMENT, 1);
-    gl.TexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
-    gl.BindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
-    gl.Finish(); // the GUI never waits here; the check does, to time the whole hand-over
-    const auto t2 = std::chrono::steady_clock::now();
-    if (gl.GetError() != GL_NO_ERROR) return fail("glTexSubImage2D from the pixel buffer raised a GL error");
-    if (f > 0) { // the first frame pays for allocation and registration
-      render_ms.push_back(ms_between(t0, t1));
-      copy_ms.push_back(ms_between(t1, t2));
-      total_ms.push_back(ms_between(t0, t2));
-    }
-  }
+  FrameTimes times;
+  if (const std::string err = pass_frames(gl, pbo, tex, *ring, *glbuf, *device, trainer, w, h, o.frames, times);
+      !err.empty())
+    return fail(err);
+  const std::vector<double>& render_ms = times.render_ms;
+  const std::vector<double>& copy_ms = times.copy_ms;
+  const std::vector<double>& total_ms = times.total_ms;
+  const int64_t shown_step = times.shown_step;
+  std::vector<uint8_t> readback;
 
   // Read the texture back and compare with the backend's own render of the same network.
-  gl.GenFramebuffers(1, &fbo);
-  gl.BindFramebuffer(GL_FRAMEBUFFER, fbo);
-  gl.FramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, tex, 0);
-  if (gl.CheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) return fail("framebuffer incomplete");
-  gl.PixelStorei(GL_PACK_ALIGNMENT, 1);
-  gl.ReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, readback.data());
-  const Image ref = trainer.render(w, h);
-  int worst = 0;
-  int64_t off_by_more = 0;
-  for (int32_t y = 0; y < h; ++y)
-    for (int32_t x = 0; x < w; ++x)
-      for (int c = 0; c < 4; ++c) {
-        const int want = c == 3 ? 255
-                                : int(std::lround(std::clamp(ref.at(x, y, ref.channels == 1 ? 0 : c), 0.0f, 1.0f) *
-                                                  255.0f));
-        // Row 0 of the texture is row 0 of the frame (the top); glReadPixels keeps that order.
-        const int got = readback[(size_t(y) * w + x) * 4 + c];
-        const int d = std::abs(got - want);
-        worst = std::max(worst, d);
-        if (d > 1) ++off_by_more;
-      }
-  gl.BindFramebuffer(GL_FRAMEBUFFER, 0);
-  gl.DeleteFramebuffers(1, &fbo);
+  if (!read_texture(gl, tex, w, h, readback)) return fail("framebuffer incomplete");
+  const TexelDifference diff = texel_difference(readback, trainer.render(w, h));
+  const int worst = diff.worst;
+  const int64_t off_by_more = diff.off_by_more;
   glbuf.reset();
   gl.DeleteTextures(1, &tex);
   gl.DeleteBuffers(1, &pbo);
