@@ -75,13 +75,14 @@ struct DecodeTiming {
 DecodeTiming decode_fps(const std::filesystem::path& model, const std::string& image, const std::string& backend,
                         double seconds) {
   const Checkpoint c = open_model(model);
-  const OpenedNetwork net = open_network(c, backend_factory(), backend, "");
+  OpenedNetwork net = open_network(c, backend_factory(), backend, "");
   DecodeTiming t;
   if (is_gpu_backend(net.backend->name()) && std::filesystem::exists(image)) {
-    std::string why;
-    const std::shared_ptr<DeviceInterop> interop = make_device_interop(&why);
     OpenRunOptions options;
     options.backend = net.backend->name();
+    net.backend.reset(); // one device backend at a time: the bound run's
+    std::string why;
+    const std::shared_ptr<DeviceInterop> interop = make_device_interop(&why);
     const OpenedRun run = open_run(RunSource{image, model.string()}, backend_factory(), options);
     DeviceRenderer* device = run.trainer->backend().device_renderer();
     if (interop && device) {
@@ -92,6 +93,7 @@ DecodeTiming decode_fps(const std::filesystem::path& model, const std::string& i
       t.path = "device";
       return t;
     }
+    net = open_network(c, backend_factory(), backend, "");
   }
   const NetworkView view = net.view(c.params);
   t.fps = renders_per_second([&] { (void)render_image(*net.backend, view, c.image_width, c.image_height); }, seconds);
