@@ -153,7 +153,7 @@ def use_grid(p, grid):
     return q
 
 
-def main():
+def parse_args(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--presets", default="classic,siren,fourier")
     ap.add_argument("--sizes", default="")
@@ -165,13 +165,36 @@ def main():
     ap.add_argument("--threads", type=int, default=0)
     ap.add_argument("--seconds", type=float, default=0.0)
     ap.add_argument("--grid-from", default="", help="train the hash grid recorded in this JSON")
-    args = ap.parse_args()
-    given_grid = grid_from(args.grid_from) if args.grid_from else None
-    if args.grid_from and given_grid is None:
-        print(f"torch_reference: no grid in {args.grid_from}")
-        return 2
-    on_cpu = args.device == "cpu"
+    return ap.parse_args(argv)
 
+
+class Peer:
+    """Where and how the peer runs: PyTorch, the device, the precision and the step count or time."""
+
+    def __init__(self, torch, args):
+        self.torch = torch
+        self.args = args
+        self.on_cpu = args.device == "cpu"
+        self.dev = torch.device(args.device)
+        # bf16 as Redraw's: matrix products with bf16 inputs, everything else fp32 (autocast keeps
+        # fp32 weights; its matmul outputs are bf16, a little coarser than Redraw's fp32 outputs).
+        self.tf32 = args.precision == "tf32"
+        self.autocast = args.precision in ("bf16", "fp16")
+        self.autocast_dtype = torch.float16 if args.precision == "fp16" else torch.bfloat16
+
+    def sync(self):
+        if not self.on_cpu:
+            self.torch.cuda.synchronize()
+
+    def where(self):
+        if self.on_cpu:
+            return f"CPU, {self.torch.get_num_threads()} threads"
+        return self.torch.cuda.get_device_name(0)
+
+
+def open_peer(args):
+    """(the Peer, None), or (None, the exit code) where PyTorch, the GPU or the precision is missing."""
+    on_cpu = args.device == "cpu"
     if on_cpu and args.threads > 0:
         # torch.set_num_threads sets only PyTorch's own OpenMP team: the BLAS that runs its matrix
         # products (Debian's torch calls OpenBLAS's pthread build) keeps one thread per core
@@ -182,238 +205,292 @@ def main():
         import torch
     except ImportError as e:
         print(f"torch_reference: SKIPPED: {'no CUDA device: ' if not on_cpu else ''}PyTorch is not installed ({e})")
-        return 0
+        return None, 0
     if on_cpu:
         if args.threads > 0:
             torch.set_num_threads(args.threads)
     elif not torch.cuda.is_available():
         print("torch_reference: SKIPPED: no CUDA device: torch.cuda.is_available() is False")
-        return 0
-    # bf16 as Redraw's: matrix products with bf16 inputs, everything else fp32 (autocast keeps
-    # fp32 weights; its matmul outputs are bf16, a little coarser than Redraw's fp32 outputs).
-    tf32 = args.precision == "tf32"
-    autocast = args.precision in ("bf16", "fp16")
-    autocast_dtype = torch.float16 if args.precision == "fp16" else torch.bfloat16
-    if on_cpu and (tf32 or autocast):
+        return None, 0
+    peer = Peer(torch, args)
+    if on_cpu and (peer.tf32 or peer.autocast):
         print("torch_reference: the CPU mode computes in fp32 only")
-        return 2
+        return None, 2
     if not on_cpu:
-        torch.backends.cuda.matmul.allow_tf32 = tf32
-        torch.backends.cudnn.allow_tf32 = tf32
-        torch.set_float32_matmul_precision("high" if tf32 else "highest")
-    dev = torch.device(args.device)
-    sync = torch.cuda.synchronize if not on_cpu else (lambda: None)
-    where = torch.cuda.get_device_name(0) if not on_cpu else f"CPU, {torch.get_num_threads()} threads"
-    print(f"torch {torch.__version__}, {where}, precision {args.precision}")
+        torch.backends.cuda.matmul.allow_tf32 = peer.tf32
+        torch.backends.cudnn.allow_tf32 = peer.tf32
+        torch.set_float32_matmul_precision("high" if peer.tf32 else "highest")
+    return peer, None
 
-    def activation(name, omega):
-        n = name.lower()
-        if n == "identity":
-            return lambda z: z
-        if n == "relu":
-            return torch.relu
-        if n == "leakyrelu":
-            return lambda z: torch.nn.functional.leaky_relu(z, 0.01)
-        if n == "tanh":
-            return torch.tanh
-        if n == "sigmoid":
-            return torch.sigmoid
-        if n == "softplus":
-            return torch.nn.functional.softplus  # beta 1, threshold 20, as the engine
-        if n == "sine":
-            return lambda z: torch.sin(omega * z)
-        raise ValueError(f"activation {name}")
 
-    def hash_grid(p, g, w, h):
-        """The levels, a trainable table (+-1e-4) and the encode function of a HashGrid preset.
-        "auto" sizes resolve for the w x h image as size_hash_grid_to_image does (resolve_grid)."""
-        summary, res, dense = resolve_grid(p, w, h)
-        L, F, T = summary["levels"], summary["features_per_level"], 1 << summary["log2_hashmap_size"]
-        offset, total = [], 0
-        for n, d in zip(res, dense):
-            offset.append(total)
-            total += (n + 1) ** 2 if d else T
-        table = ((torch.rand(total, F, generator=g, dtype=torch.float64) * 2 - 1) * 1e-4).float()
-        table = table.to(dev).requires_grad_()
-        res_t = torch.tensor(res, dtype=torch.float32, device=dev)
-        res_i = torch.tensor(res, dtype=torch.int64, device=dev)
-        dense_t = torch.tensor(dense, device=dev)
-        off_t = torch.tensor(offset, dtype=torch.int64, device=dev)
-        smooth = p["interpolation"].lower() == "smoothstep"
+def activation(torch, name, omega):
+    n = name.lower()
+    if n == "identity":
+        return lambda z: z
+    if n == "relu":
+        return torch.relu
+    if n == "leakyrelu":
+        return lambda z: torch.nn.functional.leaky_relu(z, 0.01)
+    if n == "tanh":
+        return torch.tanh
+    if n == "sigmoid":
+        return torch.sigmoid
+    if n == "softplus":
+        return torch.nn.functional.softplus  # beta 1, threshold 20, as the engine
+    if n == "sine":
+        return lambda z: torch.sin(omega * z)
+    raise ValueError(f"activation {name}")
 
-        def encode(xy, tab):
-            pos = ((xy + 1) * 0.5).unsqueeze(1) * res_t.view(1, L, 1)  # n x L x 2
-            pos = torch.minimum(torch.clamp(pos, min=0), res_t.view(1, L, 1))
-            cell = torch.minimum(torch.floor(pos), (res_t - 1).view(1, L, 1))
-            f = pos - cell
-            if smooth:
-                f = f * f * (3 - 2 * f)
-            c = cell.long()
-            out = 0
-            for dx, dy in ((0, 0), (1, 0), (0, 1), (1, 1)):
-                vx, vy = c[..., 0] + dx, c[..., 1] + dy
-                hashed = (vx ^ ((vy * 2654435761) & 0xFFFFFFFF)) & (T - 1)
-                idx = torch.where(dense_t.view(1, L), vx + vy * (res_i.view(1, L) + 1), hashed) + off_t.view(1, L)
-                wx = f[..., 0] if dx else 1 - f[..., 0]
-                wy = f[..., 1] if dy else 1 - f[..., 1]
-                out = out + (wx * wy).unsqueeze(-1) * tab[idx]  # n x L x F
-            return out.reshape(xy.shape[0], L * F)
 
-        return table, encode, L * F
+def hash_grid(peer, p, g, w, h):
+    """The levels, a trainable table (+-1e-4) and the encode function of a HashGrid preset.
+    "auto" sizes resolve for the w x h image as size_hash_grid_to_image does (resolve_grid)."""
+    torch, dev = peer.torch, peer.dev
+    summary, res, dense = resolve_grid(p, w, h)
+    L, F, T = summary["levels"], summary["features_per_level"], 1 << summary["log2_hashmap_size"]
+    offset, total = [], 0
+    for n, d in zip(res, dense):
+        offset.append(total)
+        total += (n + 1) ** 2 if d else T
+    table = ((torch.rand(total, F, generator=g, dtype=torch.float64) * 2 - 1) * 1e-4).float()
+    table = table.to(dev).requires_grad_()
+    res_t = torch.tensor(res, dtype=torch.float32, device=dev)
+    res_i = torch.tensor(res, dtype=torch.int64, device=dev)
+    dense_t = torch.tensor(dense, device=dev)
+    off_t = torch.tensor(offset, dtype=torch.int64, device=dev)
+    smooth = p["interpolation"].lower() == "smoothstep"
 
-    def build(p, w, h):
-        g = torch.Generator(device="cpu").manual_seed(int(p["seed"]))
-        enc = p["encoding"].lower()
-        grid = hash_grid(p, g, w, h) if enc == "hashgrid" else None
-        in_w = grid[2] if grid else {"identity": 2, "positional": 2 + 4 * p["levels"], "fourier": 2 * p["features"]}[enc]
-        widths = [in_w] + list(p["hidden"]) + [p["channels"]]
-        params = []
-        init = p["init"].lower()
-        for li in range(len(widths) - 1):
-            fan_in, fan_out = widths[li], widths[li + 1]
-            if init == "xavier":
-                wb, bb = math.sqrt(6.0 / (fan_in + fan_out)), 0.0
-            elif init == "he":
-                wb, bb = math.sqrt(6.0 / fan_in), 0.0
-            if li == 0 and init in ("xavier", "he") and p["first_layer_scale"] > 0:
-                wb = bb = p["first_layer_scale"]
-            else:  # SIREN
-                wb = 1.0 / fan_in if li == 0 else math.sqrt(6.0 / fan_in) / p["omega_0"]
-                bb = 1.0 / math.sqrt(fan_in)
-            W = ((torch.rand(fan_out, fan_in, generator=g, dtype=torch.float64) * 2 - 1) * wb).float()
-            b = ((torch.rand(fan_out, generator=g, dtype=torch.float64) * 2 - 1) * bb).float()
-            params += [W.to(dev).requires_grad_(), b.to(dev).requires_grad_()]
-        acts = [activation(a, p["omega_0"]) for a in p["activations"]] + [
-            activation(p["output_activation"], p["omega_0"])]
-        B = (torch.randn(p["features"], 2, generator=g) * p["sigma"]).to(dev) if enc == "fourier" else None
+    def encode(xy, tab):
+        pos = ((xy + 1) * 0.5).unsqueeze(1) * res_t.view(1, L, 1)  # n x L x 2
+        pos = torch.minimum(torch.clamp(pos, min=0), res_t.view(1, L, 1))
+        cell = torch.minimum(torch.floor(pos), (res_t - 1).view(1, L, 1))
+        f = pos - cell
+        if smooth:
+            f = f * f * (3 - 2 * f)
+        c = cell.long()
+        out = 0
+        for dx, dy in ((0, 0), (1, 0), (0, 1), (1, 1)):
+            vx, vy = c[..., 0] + dx, c[..., 1] + dy
+            hashed = (vx ^ ((vy * 2654435761) & 0xFFFFFFFF)) & (T - 1)
+            idx = torch.where(dense_t.view(1, L), vx + vy * (res_i.view(1, L) + 1), hashed) + off_t.view(1, L)
+            wx = f[..., 0] if dx else 1 - f[..., 0]
+            wy = f[..., 1] if dy else 1 - f[..., 1]
+            out = out + (wx * wy).unsqueeze(-1) * tab[idx]  # n x L x F
+        return out.reshape(xy.shape[0], L * F)
 
-        xs = (2 * (torch.arange(w, dtype=torch.float32) + 0.5)) / w - 1
-        ys = (2 * (torch.arange(h, dtype=torch.float32) + 0.5)) / h - 1
-        coords = torch.stack(torch.meshgrid(ys, xs, indexing="ij")[::-1], dim=-1).reshape(-1, 2).to(dev)
-        gx = torch.linspace(0, 17, w).view(1, w)
-        gy = torch.linspace(0, 11, h).view(h, 1)
-        img = torch.stack([0.5 + 0.45 * torch.sin(gx + gy + c) for c in range(p["channels"])], -1)
-        targets = img.reshape(-1, p["channels"]).float().to(dev)
+    return table, encode, L * F
 
-        def encode(xy):
-            if enc == "identity":
-                return xy
-            if enc == "fourier":
-                ph = math.pi * xy @ B.t()
-                return torch.cat([torch.sin(ph), torch.cos(ph)], -1)
-            parts = [xy]
-            for k in range(p["levels"]):
-                v = xy * (math.pi * 2 ** k)
-                parts += [torch.sin(v[:, :1]), torch.cos(v[:, :1]), torch.sin(v[:, 1:]), torch.cos(v[:, 1:])]
-            return torch.cat(parts, -1)
 
-        loss_kind = p["loss"].lower()
+def init_bounds(p, li, fan_in, fan_out):
+    """Layer LI's weight and bias bounds (uniform, +-bound)."""
+    init = p["init"].lower()
+    if init == "xavier":
+        wb, bb = math.sqrt(6.0 / (fan_in + fan_out)), 0.0
+    elif init == "he":
+        wb, bb = math.sqrt(6.0 / fan_in), 0.0
+    if li == 0 and init in ("xavier", "he") and p["first_layer_scale"] > 0:
+        wb = bb = p["first_layer_scale"]
+    else:  # SIREN
+        wb = 1.0 / fan_in if li == 0 else math.sqrt(6.0 / fan_in) / p["omega_0"]
+        bb = 1.0 / math.sqrt(fan_in)
+    return wb, bb
 
-        def loss_fn(x, t, *ps):
-            if grid:  # the table is the first tensor; x holds coordinates
-                x, ps = grid[1](x, ps[0]), ps[1:]
-            y = x
-            for li in range(len(ps) // 2):
-                y = acts[li](torch.addmm(ps[2 * li + 1], y, ps[2 * li].t()))
-            if loss_kind == "mse":
-                return torch.mean((y - t) ** 2)
-            if loss_kind == "l1":
-                return torch.mean(torch.abs(y - t))
-            if loss_kind == "huber":
-                return torch.nn.functional.huber_loss(y, t, delta=p["huber_delta"])
-            eps = p["bce_epsilon"]
-            q = y.clamp(eps, 1 - eps)
-            return -torch.mean(t * torch.log(q) + (1 - t) * torch.log(1 - q))
 
-        # The encoded full batch is computed once, as the CUDA backend caches it (not a hash
-        # grid's: its table trains).
-        if grid:
-            encode = lambda xy: xy  # noqa: E731 (coordinates go in; loss_fn encodes with the table)
-        encoded = encode(coords) if p["batch"] == 0 else None
-        groups = [{"params": params, "weight_decay": p["weight_decay"]}]
-        if grid:
-            params = [grid[0]] + params
-            groups.append({"params": [grid[0]], "weight_decay": 0.0})
-        if p["optimizer"].lower() == "adam":
-            # The fused Adam kernel for the hash grid's millions of table entries (a fair peer for
-            # Redraw's one-launch update); the other presets keep the default, as measured before.
-            opt = torch.optim.Adam(groups, lr=p["lr_max"], betas=(p["beta1"], p["beta2"]), eps=p["epsilon"],
-                                   **({"fused": True} if grid and not on_cpu else {}))
+def mlp_params(peer, p, g, widths):
+    """The dense layers' weights and biases, [W0, b0, W1, b1, ...], trainable on the peer's device."""
+    torch = peer.torch
+    params = []
+    for li in range(len(widths) - 1):
+        fan_in, fan_out = widths[li], widths[li + 1]
+        wb, bb = init_bounds(p, li, fan_in, fan_out)
+        W = ((torch.rand(fan_out, fan_in, generator=g, dtype=torch.float64) * 2 - 1) * wb).float()
+        b = ((torch.rand(fan_out, generator=g, dtype=torch.float64) * 2 - 1) * bb).float()
+        params += [W.to(peer.dev).requires_grad_(), b.to(peer.dev).requires_grad_()]
+    return params
+
+
+def pattern(peer, p, w, h):
+    """The pixel centres in [-1, 1] and a smooth w x h test pattern, one row per pixel."""
+    torch = peer.torch
+    xs = (2 * (torch.arange(w, dtype=torch.float32) + 0.5)) / w - 1
+    ys = (2 * (torch.arange(h, dtype=torch.float32) + 0.5)) / h - 1
+    coords = torch.stack(torch.meshgrid(ys, xs, indexing="ij")[::-1], dim=-1).reshape(-1, 2).to(peer.dev)
+    gx = torch.linspace(0, 17, w).view(1, w)
+    gy = torch.linspace(0, 11, h).view(h, 1)
+    img = torch.stack([0.5 + 0.45 * torch.sin(gx + gy + c) for c in range(p["channels"])], -1)
+    return coords, img.reshape(-1, p["channels"]).float().to(peer.dev)
+
+
+def input_encoder(torch, p, enc, B):
+    """The fixed input encoding (identity, positional or Fourier features) of a batch of coordinates."""
+    def encode(xy):
+        if enc == "identity":
+            return xy
+        if enc == "fourier":
+            ph = math.pi * xy @ B.t()
+            return torch.cat([torch.sin(ph), torch.cos(ph)], -1)
+        parts = [xy]
+        for k in range(p["levels"]):
+            v = xy * (math.pi * 2 ** k)
+            parts += [torch.sin(v[:, :1]), torch.cos(v[:, :1]), torch.sin(v[:, 1:]), torch.cos(v[:, 1:])]
+        return torch.cat(parts, -1)
+    return encode
+
+
+def make_loss(torch, p, grid, acts):
+    """loss(x, targets, *params): the network's forward pass and the preset's loss."""
+    loss_kind = p["loss"].lower()
+
+    def loss_fn(x, t, *ps):
+        if grid:  # the table is the first tensor; x holds coordinates
+            x, ps = grid[1](x, ps[0]), ps[1:]
+        y = x
+        for li in range(len(ps) // 2):
+            y = acts[li](torch.addmm(ps[2 * li + 1], y, ps[2 * li].t()))
+        if loss_kind == "mse":
+            return torch.mean((y - t) ** 2)
+        if loss_kind == "l1":
+            return torch.mean(torch.abs(y - t))
+        if loss_kind == "huber":
+            return torch.nn.functional.huber_loss(y, t, delta=p["huber_delta"])
+        eps = p["bce_epsilon"]
+        q = y.clamp(eps, 1 - eps)
+        return -torch.mean(t * torch.log(q) + (1 - t) * torch.log(1 - q))
+    return loss_fn
+
+
+def make_optimizer(peer, p, params, grid):
+    """(every trainable tensor, the table first where there is one; the optimizer)."""
+    torch = peer.torch
+    groups = [{"params": params, "weight_decay": p["weight_decay"]}]
+    if grid:
+        params = [grid[0]] + params
+        groups.append({"params": [grid[0]], "weight_decay": 0.0})
+    if p["optimizer"].lower() == "adam":
+        # The fused Adam kernel for the hash grid's millions of table entries (a fair peer for
+        # Redraw's one-launch update); the other presets keep the default, as measured before.
+        opt = torch.optim.Adam(groups, lr=p["lr_max"], betas=(p["beta1"], p["beta2"]), eps=p["epsilon"],
+                               **({"fused": True} if grid and not peer.on_cpu else {}))
+    else:
+        opt = torch.optim.SGD(groups, lr=p["lr_max"], momentum=p["momentum"], nesterov=p["nesterov"])
+    return params, opt
+
+
+def build(peer, p, w, h):
+    torch = peer.torch
+    g = torch.Generator(device="cpu").manual_seed(int(p["seed"]))
+    enc = p["encoding"].lower()
+    grid = hash_grid(peer, p, g, w, h) if enc == "hashgrid" else None
+    in_w = grid[2] if grid else {"identity": 2, "positional": 2 + 4 * p["levels"], "fourier": 2 * p["features"]}[enc]
+    params = mlp_params(peer, p, g, [in_w] + list(p["hidden"]) + [p["channels"]])
+    acts = [activation(torch, a, p["omega_0"]) for a in p["activations"]] + [
+        activation(torch, p["output_activation"], p["omega_0"])]
+    B = (torch.randn(p["features"], 2, generator=g) * p["sigma"]).to(peer.dev) if enc == "fourier" else None
+    coords, targets = pattern(peer, p, w, h)
+    encode = input_encoder(torch, p, enc, B)
+    loss_fn = make_loss(torch, p, grid, acts)
+    # The encoded full batch is computed once, as the CUDA backend caches it (not a hash
+    # grid's: its table trains).
+    if grid:
+        encode = lambda xy: xy  # noqa: E731 (coordinates go in; loss_fn encodes with the table)
+    encoded = encode(coords) if p["batch"] == 0 else None
+    params, opt = make_optimizer(peer, p, params, grid)
+    return params, opt, loss_fn, encoded, coords, targets, encode
+
+
+def lr_at(p, step):
+    if p["schedule"].lower() == "constant":
+        return p["lr_max"]
+    period = p["period"] or p["steps"]
+    s = min(step, period)
+    return p["lr_min"] + (p["lr_max"] - p["lr_min"]) * 0.5 * (1 + math.cos(math.pi * s / period))
+
+
+def run_one(peer, p, name, size, mode):
+    torch, args, dev = peer.torch, peer.args, peer.dev
+    torch.manual_seed(p["seed"])
+    params, opt, loss_fn, encoded, coords, targets, encode = build(peer, p, size, size)
+    if mode == "compile":
+        # A fresh Dynamo cache per configuration: otherwise the shape changes between
+        # sizes turn on dynamic shapes, and after the recompile limit Dynamo silently
+        # falls back to eager, so later "compile" rows would really be eager.
+        torch._dynamo.reset()
+        fn = torch.compile(loss_fn)
+    else:
+        fn = loss_fn
+    n = coords.shape[0]
+    batch = p["batch"] or n
+
+    def step(i):
+        for g in opt.param_groups:
+            g["lr"] = lr_at(p, i)
+        if p["batch"]:
+            idx = torch.randint(0, n, (batch,), device=dev)
+            x, t = encode(coords[idx]), targets[idx]
         else:
-            opt = torch.optim.SGD(groups, lr=p["lr_max"], momentum=p["momentum"], nesterov=p["nesterov"])
-        return params, opt, loss_fn, encoded, coords, targets, encode
+            x, t = encoded, targets
+        opt.zero_grad(set_to_none=True)
+        with torch.autocast(args.device, dtype=peer.autocast_dtype, enabled=peer.autocast):
+            loss = fn(x, t, *params)
+        loss.backward()
+        opt.step()
 
-    def lr_at(p, step):
-        if p["schedule"].lower() == "constant":
-            return p["lr_max"]
-        period = p["period"] or p["steps"]
-        s = min(step, period)
-        return p["lr_min"] + (p["lr_max"] - p["lr_min"]) * 0.5 * (1 + math.cos(math.pi * s / period))
+    for i in range(5 if not peer.on_cpu else 2):
+        step(i)
+    peer.sync()
+    t0 = time.perf_counter()
+    c0 = time.process_time()
+    steps = 0
+    while steps < args.steps or time.perf_counter() - t0 < args.seconds:
+        step(5 + steps)
+        steps += 1
+        if args.seconds and time.perf_counter() - t0 >= args.seconds:
+            break
+    peer.sync()
+    wall = time.perf_counter() - t0
+    with torch.no_grad():  # over every pixel: what the peer learnt in its timed steps
+        final_loss = float(loss_fn(encoded if encoded is not None else encode(coords), targets, *params))
+    cores = (time.process_time() - c0) / wall  # CPU seconds per second: the cores it really used
+    r = {"impl": "torch-" + mode, "preset": name, "size": size, "batch": batch, "device": args.device,
+         "threads": torch.get_num_threads() if peer.on_cpu else 0,
+         "precision": args.precision, "steps_per_s": steps / wall,
+         "samples_per_s": steps / wall * batch, "cpu_cores_used": cores, "torch": torch.__version__,
+         "grid": resolve_grid(p, size, size)[0] if p["encoding"].lower() == "hashgrid" else None,
+         "final_loss": final_loss}
+    print(f"{name:8} {size:6d} {mode:>8} {batch:8d} {r['steps_per_s']:9.1f} {r['samples_per_s']:11.3g}"
+          f" {cores:6.2f}", flush=True)
+    return r
 
-    def run_one(p, name, size, mode):
-        torch.manual_seed(p["seed"])
-        params, opt, loss_fn, encoded, coords, targets, encode = build(p, size, size)
-        if mode == "compile":
-            # A fresh Dynamo cache per configuration: otherwise the shape changes between
-            # sizes turn on dynamic shapes, and after the recompile limit Dynamo silently
-            # falls back to eager, so later "compile" rows would really be eager.
-            torch._dynamo.reset()
-            fn = torch.compile(loss_fn)
-        else:
-            fn = loss_fn
-        n = coords.shape[0]
-        batch = p["batch"] or n
 
-        def step(i):
-            for g in opt.param_groups:
-                g["lr"] = lr_at(p, i)
-            if p["batch"]:
-                idx = torch.randint(0, n, (batch,), device=dev)
-                x, t = encode(coords[idx]), targets[idx]
-            else:
-                x, t = encoded, targets
-            opt.zero_grad(set_to_none=True)
-            with torch.autocast(args.device, dtype=autocast_dtype, enabled=autocast):
-                loss = fn(x, t, *params)
-            loss.backward()
-            opt.step()
+def preset_for(args, name, given_grid):
+    """Preset NAME as this run trains it: the given grid in place of its own, the CPU's batch on the CPU."""
+    p = load_preset(name)
+    if given_grid is not None and p["encoding"].lower() == "hashgrid":
+        p = use_grid(p, given_grid)
+    if args.device == "cpu" and p["batch_cpu"] is not None:
+        p["batch"] = p["batch_cpu"]
+    return p
 
-        for i in range(5 if not on_cpu else 2):
-            step(i)
-        sync()
-        t0 = time.perf_counter()
-        c0 = time.process_time()
-        steps = 0
-        while steps < args.steps or time.perf_counter() - t0 < args.seconds:
-            step(5 + steps)
-            steps += 1
-            if args.seconds and time.perf_counter() - t0 >= args.seconds:
-                break
-        sync()
-        wall = time.perf_counter() - t0
-        cores = (time.process_time() - c0) / wall  # CPU seconds per second: the cores it really used
-        r = {"impl": "torch-" + mode, "preset": name, "size": size, "batch": batch, "device": args.device,
-             "threads": torch.get_num_threads() if on_cpu else 0,
-             "precision": args.precision, "steps_per_s": steps / wall,
-             "samples_per_s": steps / wall * batch, "cpu_cores_used": cores, "torch": torch.__version__,
-             "grid": resolve_grid(p, size, size)[0] if p["encoding"].lower() == "hashgrid" else None}
-        print(f"{name:8} {size:6d} {mode:>8} {batch:8d} {r['steps_per_s']:9.1f} {r['samples_per_s']:11.3g}"
-              f" {cores:6.2f}", flush=True)
-        return r
 
+def main(argv=None):
+    args = parse_args(argv)
+    given_grid = grid_from(args.grid_from) if args.grid_from else None
+    if args.grid_from and given_grid is None:
+        print(f"torch_reference: no grid in {args.grid_from}")
+        return 2
+    peer, code = open_peer(args)
+    if peer is None:
+        return code
+    print(f"torch {peer.torch.__version__}, {peer.where()}, precision {args.precision}")
     results = []
     print(f"{'preset':8} {'size':>6} {'mode':>8} {'batch':>8} {'steps/s':>9} {'samples/s':>11} {'cores':>6}")
     for name in [s for s in args.presets.split(",") if s]:
-        p = load_preset(name)
-        if given_grid is not None and p["encoding"].lower() == "hashgrid":
-            p = use_grid(p, given_grid)
-        if on_cpu and p["batch_cpu"] is not None:
-            p["batch"] = p["batch_cpu"]
+        p = preset_for(args, name, given_grid)
         sizes = [int(s) for s in args.sizes.split(",") if s] or [200 if name == "classic" else 256, 512]
         for size in sizes:
             for mode in [m for m in args.modes.split(",") if m]:
                 try:
-                    results.append(run_one(p, name, size, mode))
+                    results.append(run_one(peer, p, name, size, mode))
                 except Exception as e:  # e.g. torch.compile without Triton or a C compiler
                     msg = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
                     print(f"{name:8} {size:6d} {mode:>8} failed: {msg}", flush=True)
