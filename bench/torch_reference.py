@@ -9,10 +9,14 @@ table as one trainable tensor gathered per corner; autograd scatters its gradien
 weight decay to the MLP only, as the engine does. Under --precision auto (Redraw's default) the
 PyTorch peer computes in fp32; fp16 autocast is --precision fp16.
 
-  python3 bench/torch_reference.py [--presets classic,siren,fourier,instant] [--sizes 200,256,512]
+  python3 bench/torch_reference.py [--presets classic,siren,finer,gauss,wire,fourier,instant] [--sizes 200,256,512]
                                    [--steps 200] [--precision fp32|tf32]
                                    [--modes eager,compile] [--json FILE] [--grid-from FILE]
                                    [--device cuda|cpu] [--threads N] [--seconds S]
+
+Every network preset has its peer (the activations and initialisations of engine/activation_math.h
+and engine/model_spec.cpp, FINER's scale |z| + 1 differentiated as the engine does); gaussians is not
+a network and has none. Each row records final_loss, the loss over every pixel after the timed steps.
 
 A HashGrid's "auto" fields resolve for the image as a user's run resolves them (resolve_grid);
 --grid-from FILE trains the grid another benchmark recorded instead (a cuda_bench JSON: its first
@@ -75,6 +79,8 @@ def load_preset(name):
         "output_activation": model.get("output_activation", "Sigmoid"),
         "init": model.get("init", "Xavier"),
         "omega_0": model.get("omega_0", 30.0),
+        "gauss_scale": model.get("gauss_scale", 10.0),  # engine/model_spec.h k_default_gauss_scale
+        "first_bias_scale": model.get("first_bias_scale", 1.0),  # k_default_first_bias_scale
         "first_layer_scale": model.get("first_layer_scale", 0.0),
         "loss": j.get("loss", {}).get("otype", "MSE"),
         "huber_delta": j.get("loss", {}).get("huber_delta", 0.1),
@@ -223,7 +229,8 @@ def open_peer(args):
     return peer, None
 
 
-def activation(torch, name, omega):
+def activation(torch, name, omega, scale):
+    """The activation NAME as engine/activation_math.h computes it (autograd gives its derivative)."""
     n = name.lower()
     if n == "identity":
         return lambda z: z
@@ -239,6 +246,12 @@ def activation(torch, name, omega):
         return torch.nn.functional.softplus  # beta 1, threshold 20, as the engine
     if n == "sine":
         return lambda z: torch.sin(omega * z)
+    if n == "finer":  # the scale |z| + 1 is differentiated too, as the engine's derivative
+        return lambda z: torch.sin(omega * ((torch.abs(z) + 1) * z))
+    if n == "gauss":
+        return lambda z: torch.exp(-(scale * z) ** 2)
+    if n == "gabor":
+        return lambda z: torch.cos(omega * z) * torch.exp(-(scale * z) ** 2)
     raise ValueError(f"activation {name}")
 
 
@@ -282,17 +295,24 @@ def hash_grid(peer, p, g, w, h):
 
 
 def init_bounds(p, li, fan_in, fan_out):
-    """Layer LI's weight and bias bounds (uniform, +-bound)."""
+    """Layer LI's weight and bias bounds (uniform, +-bound; a bias bound of 0 leaves the biases 0),
+    as engine/model_spec.cpp's initial_parameters draws them."""
     init = p["init"].lower()
     if init == "xavier":
         wb, bb = math.sqrt(6.0 / (fan_in + fan_out)), 0.0
     elif init == "he":
         wb, bb = math.sqrt(6.0 / fan_in), 0.0
+    elif init in ("siren", "finer"):
+        # SIREN: first layer U(-1/n, 1/n), later U(-sqrt(6/n)/omega_0, +), biases as torch.nn.Linear;
+        # FINER: the same, with the first layer's biases U(-first_bias_scale, +).
+        wb = 1.0 / fan_in if li == 0 else math.sqrt(6.0 / fan_in) / p["omega_0"]
+        bb = p["first_bias_scale"] if init == "finer" and li == 0 else 1.0 / math.sqrt(fan_in)
+    elif init == "linear":  # torch.nn.Linear's default
+        wb = bb = 1.0 / math.sqrt(fan_in)
+    else:
+        raise ValueError(f"init {p['init']}")
     if li == 0 and init in ("xavier", "he") and p["first_layer_scale"] > 0:
         wb = bb = p["first_layer_scale"]
-    else:  # SIREN
-        wb = 1.0 / fan_in if li == 0 else math.sqrt(6.0 / fan_in) / p["omega_0"]
-        bb = 1.0 / math.sqrt(fan_in)
     return wb, bb
 
 
@@ -380,11 +400,12 @@ def build(peer, p, w, h):
     torch = peer.torch
     g = torch.Generator(device="cpu").manual_seed(int(p["seed"]))
     enc = p["encoding"].lower()
+    if enc not in ("identity", "positional", "fourier", "hashgrid"):
+        raise ValueError(f"no PyTorch peer for the {p['encoding']} encoding")
     grid = hash_grid(peer, p, g, w, h) if enc == "hashgrid" else None
     in_w = grid[2] if grid else {"identity": 2, "positional": 2 + 4 * p["levels"], "fourier": 2 * p["features"]}[enc]
     params = mlp_params(peer, p, g, [in_w] + list(p["hidden"]) + [p["channels"]])
-    acts = [activation(torch, a, p["omega_0"]) for a in p["activations"]] + [
-        activation(torch, p["output_activation"], p["omega_0"])]
+    acts = [activation(torch, a, p["omega_0"], p["gauss_scale"]) for a in p["activations"] + [p["output_activation"]]]
     B = (torch.randn(p["features"], 2, generator=g) * p["sigma"]).to(peer.dev) if enc == "fourier" else None
     coords, targets = pattern(peer, p, w, h)
     encode = input_encoder(torch, p, enc, B)

@@ -4,6 +4,7 @@ needed; the numbers are tests/engine/core/test_hash_grid_summary.cpp's, worked o
 there), and no recipe for another project's code: tiny-cuda-nn's benchmark is built by hand,
 elsewhere."""
 import glob
+import math
 import os
 import subprocess
 import sys
@@ -52,6 +53,88 @@ class Grids(unittest.TestCase):
                 f"t.use_grid(t.load_preset('instant'), {bad!r})")
         proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True)
         self.assertEqual(proc.returncode, 2)
+
+
+def preset_bounds(name, widths):
+    p = torch_reference.load_preset(name)
+    return [torch_reference.init_bounds(p, li, widths[li], widths[li + 1]) for li in range(len(widths) - 1)]
+
+
+class Inits(unittest.TestCase):
+    """The peer's initial bounds, against the papers' closed forms (engine/model_spec.cpp draws the same)."""
+
+    def test_he_and_xavier_keep_their_bounds_past_the_first_layer(self):
+        # fourier: He, U(+-sqrt(6/n)), zero biases, on every layer (no first-layer scale).
+        self.assertEqual(preset_bounds("fourier", [512, 256, 3]), [(math.sqrt(6 / 512), 0.0), (math.sqrt(6 / 256), 0.0)])
+        # classic: Xavier, its first layer at first_layer_scale 10 (weights and biases).
+        self.assertEqual(preset_bounds("classic", [2, 64, 3]), [(10, 10), (math.sqrt(6 / 67), 0.0)])
+
+    def test_siren_finer_and_linear(self):
+        b = 1 / math.sqrt(256)
+        self.assertEqual(preset_bounds("siren", [2, 256, 256]), [(0.5, 1 / math.sqrt(2)), (math.sqrt(6 / 256) / 30, b)])
+        self.assertEqual(preset_bounds("finer", [2, 256, 256]), [(0.5, 1.0), (math.sqrt(6 / 256) / 30, b)])
+        self.assertEqual(preset_bounds("gauss", [2, 256]), [(1 / math.sqrt(2),) * 2])
+        self.assertEqual(preset_bounds("wire", [256, 1]), [(b, b)])
+
+    def test_an_unknown_init_is_refused(self):
+        p = dict(torch_reference.load_preset("siren"), init="Orthogonal")
+        with self.assertRaises(ValueError):
+            torch_reference.init_bounds(p, 0, 2, 256)
+
+
+def have_torch():
+    try:
+        import torch  # noqa: F401
+        return True
+    except ImportError:
+        return False
+
+
+@unittest.skipUnless(have_torch(), "PyTorch is not installed (Debian: python3-torch): the peer's CPU run is not checked")
+class PeerOnCpu(unittest.TestCase):
+    def test_activations_and_their_derivatives_match_the_engines_closed_forms(self):
+        import torch
+        w, s = 20.0, 10.0
+        for z in (-0.31, -0.02, 0.0, 0.07, 0.45):
+            x = torch.tensor(z, dtype=torch.float64, requires_grad=True)
+            forms = {  # engine/activation_math.h: value and derivative
+                "finer": (math.sin(w * (abs(z) + 1) * z), w * (2 * abs(z) + 1) * math.cos(w * (abs(z) + 1) * z)),
+                "gauss": (math.exp(-(s * z) ** 2), -2 * s * s * z * math.exp(-(s * z) ** 2)),
+                "gabor": (math.cos(w * z) * math.exp(-(s * z) ** 2),
+                          -math.exp(-(s * z) ** 2) * (w * math.sin(w * z) + 2 * s * s * z * math.cos(w * z))),
+            }
+            for name, (value, slope) in forms.items():
+                y = torch_reference.activation(torch, name, w, s)(x)
+                (g,) = torch.autograd.grad(y, x)
+                self.assertAlmostEqual(float(y), value, places=12, msg=f"{name}({z})")
+                self.assertAlmostEqual(float(g), slope, places=9, msg=f"{name}'({z})")
+
+    def test_every_network_preset_trains_on_the_cpu(self):
+        import json
+        import tempfile
+        presets = "classic,classic-sgd,siren,finer,gauss,wire,fourier,instant"
+        losses = {}
+        with tempfile.TemporaryDirectory() as tmp:
+            for steps in (1, 40):
+                out = os.path.join(tmp, f"{steps}.json")
+                code = torch_reference.main(["--device", "cpu", "--threads", "1", "--presets", presets, "--sizes", "16",
+                                             "--steps", str(steps), "--modes", "eager", "--json", out])
+                self.assertEqual(code, 0)
+                with open(out) as f:
+                    losses[steps] = {r["preset"]: r["final_loss"] for r in json.load(f)}
+        self.assertEqual(sorted(losses[40]), sorted(presets.split(",")))
+        for name, loss in losses[40].items():
+            self.assertLess(loss, losses[1][name], name)
+
+    def test_gaussians_have_no_peer_and_say_so(self):
+        import io
+        from contextlib import redirect_stdout
+        buf = io.StringIO()
+        with redirect_stdout(buf):
+            code = torch_reference.main(["--device", "cpu", "--presets", "gaussians", "--sizes", "16", "--steps", "1",
+                                         "--modes", "eager"])
+        self.assertEqual(code, 0)
+        self.assertIn("no PyTorch peer for the Gaussians encoding", buf.getvalue())
 
 
 @unittest.skipUnless(in_git(), "no git checkout (the recipe check reads the tracked files)")
