@@ -12,14 +12,16 @@ namespace redraw {
 namespace {
 /// One series per run shown (ui/window/shown_runs.h; named in the legend while comparing).
 /// Against steps, or against training seconds (View > Curves against time).
-/// `column` indexes engine/metric_columns.h's table (and RunView::plot_columns).
+/// `column` indexes engine/metric_columns.h's table (and RunView::plot_columns). Alone, run A
+/// takes the plot's own colour `color_a`; beside other runs, its one colour in every plot.
 std::vector<PlotSeries> run_series(const UiState& ui, size_t column, ImU32 color_a) {
   const size_t x = metric_index(ui.settings.plots_seconds ? "seconds" : "step");
   std::vector<PlotSeries> out;
   const std::vector<ShownRun> runs = shown_runs(ui);
+  const ImU32 first = runs.size() > 1 ? ImU32(k_run_a_rgb) : color_a;
   for (size_t i = 0; i < runs.size(); ++i)
     out.push_back(PlotSeries{runs[i].view->plot_columns[x], runs[i].view->plot_columns[column],
-                             shown_run_color(i, color_a, 255), runs[i].label});
+                             shown_run_color(i, first, 255), runs[i].label});
   return out;
 }
 
@@ -44,7 +46,7 @@ std::vector<PlotTrace> loss_traces(const UiState& ui) {
   for (size_t i = 0; i < runs.size(); ++i) {
     const LossTrace& trace = runs[i].view->loss_trace;
     if (!trace.empty())
-      out.push_back(PlotTrace{trace.loss, double(trace.first_count), shown_run_color(i, IM_COL32(90, 170, 255, 0), 90)});
+      out.push_back(PlotTrace{trace.loss, double(trace.first_count), shown_run_color(i, k_run_a_rgb, 90)});
   }
   return out;
 }

@@ -49,8 +49,12 @@ inline ShownFrame run_frame(const UiState& ui, size_t index) {
   return ui.compare.frame ? ShownFrame{ui.compare.frame.get(), ui.compare.frame_step} : ShownFrame{};
 }
 
+/// Run A's colour in every plot while other runs are shown beside it (BGR, as ImU32 packs it): the
+/// loss plot's blue, so that each run keeps one colour across the plots.
+constexpr uint32_t k_run_a_rgb = 0xFFAA5Au;
+
 /// The colour of the run at `index` of shown_runs() in the plots and the status bar, as ImU32 packs
-/// it (0xAABBGGRR) with alpha `alpha`: `first` (the plot's own colour) for run A, pink for run B.
+/// it (0xAABBGGRR) with alpha `alpha`: `first` for run A, pink for run B.
 inline uint32_t shown_run_color(size_t index, uint32_t first, uint8_t alpha) {
   constexpr std::array<uint32_t, 3> others{0xC86EF0u, 0x50C8A0u, 0x40B4F0u}; // BGR: pink, green, orange
   const uint32_t rgb = index == 0 ? (first & 0xFFFFFFu) : others[(index - 1) % others.size()];
