@@ -17,6 +17,12 @@ nlohmann::json recipe_json(const RunConfig& c) {
   for (const char* k : {"steps", "seed", "metrics_every"})
     j["training"].erase(k);
   j["model"].erase("output_channels");
+  // A hash grid's fields sized to the image (size_hash_grid_to_image) are sizes, not the recipe;
+  // the list of them stays, so "auto" and a fixed value still differ.
+  nlohmann::json& enc = j["model"]["encoding"];
+  if (enc.contains("sized_to_image"))
+    for (const auto& field : enc["sized_to_image"])
+      if (field.is_string()) enc.erase(field.get<std::string>());
   return j;
 }
 } // namespace

@@ -136,6 +136,17 @@ TEST_CASE("preset_label: a preset's name only while the recipe is the preset's")
   edited = siren;
   edited.schedule.lr_max = 3e-4;
   CHECK(preset_label(edited) == "custom (from siren)");
+  // A hash grid sized to its image (what a run stores) is still its preset; a fixed size is not.
+  RunConfig instant = load_preset("instant");
+  size_hash_grid_to_image(instant.model.encoding, 400, 328);
+  CHECK(instant.model.encoding.finest_resolution == 400);
+  CHECK(preset_label(instant) == "instant");
+  instant.model.encoding.auto_finest_resolution = false;
+  CHECK(preset_label(instant) == "custom (from instant)");
+  instant = load_preset("instant");
+  size_hash_grid_to_image(instant.model.encoding, 400, 328);
+  instant.model.encoding.n_levels = 8;
+  CHECK(preset_label(instant) == "custom (from instant)");
   RunConfig own;
   own.name = "my-net";
   CHECK(preset_label(own) == "my-net");
