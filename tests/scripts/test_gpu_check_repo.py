@@ -109,6 +109,12 @@ class PeerOnCpu(unittest.TestCase):
                 self.assertAlmostEqual(float(y), value, places=12, msg=f"{name}({z})")
                 self.assertAlmostEqual(float(g), slope, places=9, msg=f"{name}'({z})")
 
+    def peer(self, *args):
+        """bench/torch_reference.py on the CPU in its own process (it sets the BLAS's thread variables)."""
+        cmd = [sys.executable, os.path.join(ROOT, "bench", "torch_reference.py"), "--device", "cpu", "--threads", "1",
+               "--modes", "eager", "--sizes", "16", *args]
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+
     def test_every_network_preset_trains_on_the_cpu(self):
         import json
         import tempfile
@@ -117,9 +123,8 @@ class PeerOnCpu(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             for steps in (1, 40):
                 out = os.path.join(tmp, f"{steps}.json")
-                code = torch_reference.main(["--device", "cpu", "--threads", "1", "--presets", presets, "--sizes", "16",
-                                             "--steps", str(steps), "--modes", "eager", "--json", out])
-                self.assertEqual(code, 0)
+                proc = self.peer("--presets", presets, "--steps", str(steps), "--json", out)
+                self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
                 with open(out) as f:
                     losses[steps] = {r["preset"]: r["final_loss"] for r in json.load(f)}
         self.assertEqual(sorted(losses[40]), sorted(presets.split(",")))
@@ -127,15 +132,9 @@ class PeerOnCpu(unittest.TestCase):
             self.assertLess(loss, losses[1][name], name)
 
     def test_gaussians_have_no_peer_and_say_so(self):
-        import io
-        from contextlib import redirect_stdout
-        buf = io.StringIO()
-        with redirect_stdout(buf):
-            code = torch_reference.main(["--device", "cpu", "--presets", "gaussians", "--sizes", "16", "--steps", "1",
-                                         "--modes", "eager"])
-        self.assertEqual(code, 0)
-        self.assertIn("no PyTorch peer for the Gaussians encoding", buf.getvalue())
-
+        proc = self.peer("--presets", "gaussians", "--steps", "1")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("no PyTorch peer for the Gaussians encoding", proc.stdout)
 
 @unittest.skipUnless(in_git(), "no git checkout (the recipe check reads the tracked files)")
 class NoTinyCudaNn(unittest.TestCase):
