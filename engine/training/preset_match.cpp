@@ -20,9 +20,9 @@ nlohmann::json recipe_json(const RunConfig& c) {
   // A hash grid's fields sized to the image (size_hash_grid_to_image) are sizes, not the recipe;
   // the list of them stays, so "auto" and a fixed value still differ.
   nlohmann::json& enc = j["model"]["encoding"];
-  if (enc.contains("sized_to_image"))
-    for (const auto& field : enc["sized_to_image"])
-      if (field.is_string()) enc.erase(field.get<std::string>());
+  const nlohmann::json sized = enc.contains("sized_to_image") ? enc["sized_to_image"] : nlohmann::json::array();
+  for (const auto& field : sized) // a copy: the loop erases from the object the list lives in
+    if (field.is_string() && field != "sized_to_image") enc.erase(field.get<std::string>());
   return j;
 }
 } // namespace
