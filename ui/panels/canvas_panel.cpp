@@ -23,6 +23,8 @@ struct Pane {
   int64_t step = -1;               ///< shown top right when >= 0 (a run's picture)
   bool recon = false;              ///< run A's picture (its rect goes to the screenshot sidecar)
   PreviewTexture* split = nullptr; ///< compare split view: run B, drawn right of the divider
+  const RunView* run = nullptr;    ///< the run whose picture this is (null: the truth, the error)
+  const char* label = nullptr;     ///< that run's label while comparing ("B: siren")
 };
 
 void pixel_text(char* buf, size_t n, const Image* img, int32_t x, int32_t y) {
@@ -210,6 +212,8 @@ Pane run_pane(const UiState& ui, const ShownRun& shown, bool a_frame) {
          {},
          f.image ? f.step : run.shown_step};
   p.recon = shown.index == k_run_a;
+  p.run = &run;
+  p.label = shown.label;
   return p;
 }
 
@@ -351,10 +355,24 @@ void draw_pane(UiState& ui, ImDrawList* dl, const CanvasLayout& L, int i, const 
   }
 }
 
-/// The pixel under the pointer in every view: the truth, `run`'s picture shown, their error.
-void pixel_tooltip(const UiState& ui, const RunView& run, const CanvasLayout& L, int hovered_pane, const Image& truth) {
+/// The run's pane the pointer reads: the hovered one (run B's right of the split view's divider);
+/// run A's over the truth and the error.
+Pane pane_read(const UiState& ui, const CanvasLayout& L, int hovered_pane) {
+  const Pane& p = L.panes[hovered_pane];
+  if (p.split) {
+    const SplitGeometry g = split_view(p.min.x, p.max.x - p.min.x, ui.compare.divider);
+    if (ImGui::GetIO().MousePos.x >= g.divider_x && L.panes[1].run) return L.panes[1];
+  }
+  return p.run ? p : run_pane(ui, shown_runs(ui)[0], L.frame);
+}
+
+/// The pixel under the pointer in every view: the truth, the picture of the run it reads, their
+/// error (each run's against its own truth at the picture's size).
+void pixel_tooltip(UiState& ui, const CanvasLayout& L, int hovered_pane, const Image& truth) {
   const CanvasView& v = ui.view;
   const ImGuiIO& io = ImGui::GetIO();
+  const Pane read = pane_read(ui, L, hovered_pane);
+  const RunView& run = *read.run;
   const ImVec2 c = L.center(hovered_pane);
   const int32_t x = int32_t(std::floor(v.center_x + (io.MousePos.x - c.x) / v.zoom));
   const int32_t y = int32_t(std::floor(v.center_y + (io.MousePos.y - c.y) / v.zoom));
@@ -363,7 +381,8 @@ void pixel_tooltip(const UiState& ui, const RunView& run, const CanvasLayout& L,
   pixel_text(t, sizeof t, &truth, x, y);
   // The picture shown may be smaller than the training grid (a screen-sized preview, a
   // timelapse frame): its pixel under the pointer, against the truth at its size.
-  const Image* shown = L.frame ? ui.timelapse.frame.get() : run.reconstruction.get();
+  const Image* shown = read.values;
+  const bool frame = shown && shown != run.reconstruction.get(); // a timelapse frame
   const int32_t sx = shown ? int32_t(int64_t(x) * shown->width / truth.width) : x;
   const int32_t sy = shown ? int32_t(int64_t(y) * shown->height / truth.height) : y;
   pixel_text(r, sizeof r, shown, sx, sy);
@@ -374,12 +393,16 @@ void pixel_tooltip(const UiState& ui, const RunView& run, const CanvasLayout& L,
       err += std::abs(shown->at(sx, sy, k) - at_size->at(sx, sy, k));
     err /= float(at_size->channels);
   }
-  const std::string gaussian = L.frame ? "" : gaussian_tooltip(ui, run, double(x) + 0.5, double(y) + 0.5);
+  const std::string gaussian = frame ? "" : gaussian_tooltip(ui, run, double(x) + 0.5, double(y) + 0.5);
+  const std::string of = read.label ? std::string("  ") + read.label : std::string();
+  char text[1024];
   if (err >= 0)
-    ImGui::SetTooltip("pixel (%d, %d)\ntruth          %s\nreconstruction %s\n|error|        %.4f%s", x, y, t, r, err,
-                      gaussian.c_str());
+    std::snprintf(text, sizeof text, "pixel (%d, %d)%s\ntruth          %s\nreconstruction %s\n|error|        %.4f%s", x, y,
+                  of.c_str(), t, r, double(err), gaussian.c_str());
   else
-    ImGui::SetTooltip("pixel (%d, %d)\ntruth          %s%s", x, y, t, gaussian.c_str());
+    std::snprintf(text, sizeof text, "pixel (%d, %d)%s\ntruth          %s%s", x, y, of.c_str(), t, gaussian.c_str());
+  ui.hover_text = text;
+  ImGui::SetTooltip("%s", text);
 }
 } // namespace
 
@@ -432,7 +455,9 @@ void draw_canvas(UiState& ui) {
     draw_pane(ui, dl, L, i, *truth, wanted);
   if (!wanted.same_view(ui.zoom.wanted)) ui.zoom.wanted_since = ui.now;
   ui.zoom.wanted = wanted;
-  if (hovered && !active && hovered_pane >= 0 && !ui.scripted) pixel_tooltip(ui, run, L, hovered_pane, *truth);
+  ui.hover_text.clear();
+  const bool pointer = !ui.scripted || ui.script_pointer[0] >= 0; // a user's, or a script's
+  if (hovered && !active && hovered_pane >= 0 && pointer) pixel_tooltip(ui, L, hovered_pane, *truth);
 }
 
 } // namespace redraw

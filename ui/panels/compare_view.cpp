@@ -185,8 +185,13 @@ bool absorb_compare(UiState& ui, CompareSessions& cs, SessionSnapshot& take_a, S
   SessionSnapshot& take = *take_b;
   const bool news = take.has_news() || !take.rows.empty();
   if (take.picture) cs.export_b = std::move(take.picture);
-  absorb_run_rows(ui.runs[k_run_b], take);
-  absorb_run_preview(ui.runs[k_run_b], ui.runs[k_run_b].tex.recon, take);
+  RunView& b = ui.runs[k_run_b];
+  absorb_run_rows(b, take);
+  if (take.ground_truth) { // B's image at its own training size: the pixel tooltip's error over B
+    b.ground_truth = std::move(take.ground_truth);
+    b.truth_shown.reset();
+  }
+  absorb_run_preview(b, b.tex.recon, take);
   sync_linked_frame(ui, cs, take);
   finish_export(ui, cs);
   return news;

@@ -171,6 +171,8 @@ bool test_condition(const UiState& ui, const std::string& cond, std::string& err
   if (cond == "truth_texels") return truth_texels_match(ui, error);
   if (cond == "sharp") return ui.zoom.sharp();
   if (cond == "not_sharp") return !ui.zoom.sharp();
+  if (cond == "no_hover") return ui.hover_text.empty();
+  if (cond.rfind("hover_has ", 0) == 0) return ui.hover_text.find(cond.substr(10)) != std::string::npos;
   if (cond.rfind("source_has ", 0) == 0) return st.source_path.find(cond.substr(11)) != std::string::npos;
   if (cond.rfind("message_has ", 0) == 0)
     return std::any_of(ui.message_log.begin(), ui.message_log.end(),
@@ -349,6 +351,15 @@ Done view_command(const Line& l, UiState& ui) {
   } else if (cmd == "close_compare") { // close_compare [a|b]: the run that goes on (a by default)
     if (!arg.empty() && arg != "a" && arg != "b") return l.fail("expected close_compare a|b");
     ui.push(intent::CloseCompare{arg == "b"});
+  } else if (cmd == "pointer") { // pointer FX FY: the pointer there (fractions of the window); pointer off
+    std::istringstream in(arg);
+    float fx = -1, fy = -1;
+    if (arg == "off") fx = fy = -1;
+    else if (!(in >> fx >> fy) || !(fx >= 0 && fx <= 1 && fy >= 0 && fy <= 1))
+      return l.fail("expected pointer FX FY (0..1) or pointer off");
+    ui.script_pointer[0] = fx;
+    ui.script_pointer[1] = fy;
+    return Done::NextFrame; // hovering is read when the next frame starts
   } else if (cmd == "sharp_zoom") { // sharp_zoom on|off: the toolbar's checkbox
     if (arg != "on" && arg != "off") return l.fail("expected sharp_zoom on|off");
     ui.zoom.enabled = arg == "on";

@@ -22,6 +22,8 @@
 ///   sweep_compare       "Compare selected" (the two selected cells as runs A and B)
 ///   exec COMMAND        run a shell command and wait for it (fail unless it exits 0), e.g. the
 ///                       test helper that sends the window manager's close request
+///   pointer FX FY       the pointer at (FX, FY), fractions of the window, until `pointer off`:
+///                       hovering and the picture's pixel tooltip as under a user's pointer
 ///   frames N            let N frames pass
 ///   wait COND           wait until COND holds (at most 120 s, then fail)
 ///   expect COND         fail unless COND holds now
@@ -33,7 +35,8 @@
 ///   idle SECONDS        let that much time pass (frames as the pacing gives them)
 ///   wait_within S COND  wait until COND holds, failing after S seconds
 ///   expect_fps_at_most N  fail when more than N frames were drawn in the last second
-/// Conditions: has_run (a run is loaded and its picture shown), prompt, no_prompt, budget_offer (an
+/// Conditions: hover_has TEXT (the picture's pixel tooltip drawn last frame holds TEXT), no_hover
+/// (none was drawn), has_run (a run is loaded and its picture shown), prompt, no_prompt, budget_offer (an
 /// image over the memory budget is offered), running, paused, unsaved, saved,
 /// scrubbed, live, frame_shown (the scrubbed frame's picture has arrived), sharp, not_sharp (the
 /// sharp zoom's render is drawn), zoom_step<=N (the step of the weights that render drew), step>=N, step<=N, lines==N, shown>=N (the canvas shows the live picture of step N or later),

@@ -239,8 +239,14 @@ void draw_frame(GLFWwindow* window, UiState& ui) {
   const std::vector<int> held = hold_quick_taps(ui);
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
-  // A scripted run has no user: no pointer hovering (and tooltips) wherever the display left it.
-  if (ui.scripted) ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+  // A scripted run has no user: no pointer hovering (and tooltips) wherever the display left it,
+  // only where its script puts the pointer.
+  if (ui.scripted) {
+    ImGuiIO& io = ImGui::GetIO();
+    io.MousePos = ui.script_pointer[0] >= 0 ? ImVec2(ui.script_pointer[0] * io.DisplaySize.x,
+                                                     ui.script_pointer[1] * io.DisplaySize.y)
+                                            : ImVec2(-FLT_MAX, -FLT_MAX);
+  }
   ImGui::NewFrame();
   ui.fps = ImGui::GetIO().Framerate;
   close_menus_on_escape();

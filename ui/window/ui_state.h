@@ -283,6 +283,10 @@ struct UiState {
   double now = 0;
   float fps = 0;
   bool scripted = false;         ///< --screenshot run: no hover tooltips over the picture
+  /// A scripted run's pointer (the test script's `pointer FX FY`), as fractions of the window;
+  /// negative: none, and no hovering.
+  float script_pointer[2] = {-1, -1};
+  std::string hover_text; ///< the picture's pixel tooltip drawn last frame ("" when none)
   double last_input = -1;        ///< glfwGetTime() of the last mouse, key or window event
   double frame_ms = 0;           ///< smoothed CPU time to build and draw one frame
   std::vector<int> keys_changed; ///< GLFW keys pressed or released since the last frame (see hold_quick_taps)
