@@ -19,18 +19,6 @@ constexpr int32_t k_activation_count = int32_t(Activation::Gabor) + 1;
 
 constexpr float k_leaky_relu_slope = 0.01f;
 constexpr float k_softplus_linear_above = 20.0f; ///< softplus(z) == z to float precision beyond this
-/// Where the Gaussian window exp(-q) ends: exp(-87) = 1.6e-38 is still a normal float (the smallest
-/// is 1.2e-38). Past it the window is 0, so the exponential never underflows: a vectorised exp
-/// keeps its fast path (glibc's takes a scalar errno path per lane that underflows, a fifth of a
-/// CPU `gauss` step), and no denormal reaches the next layer's matrix product.
-constexpr float k_gauss_window_end = 87.0f;
-
-/// exp(-q) for q >= 0, 0 from k_gauss_window_end on: the window of Gauss and Gabor.
-template <class T> REDRAW_HD inline T gauss_window(T q) {
-  const bool inside = q < T(k_gauss_window_end);
-  const T e = rd_exp(-(inside ? q : T(0)));
-  return inside ? e : T(0);
-}
 
 template <class T> REDRAW_HD inline T activate(Activation a, T z, T omega, T scale) {
   switch (a) {
@@ -44,11 +32,11 @@ template <class T> REDRAW_HD inline T activate(Activation a, T z, T omega, T sca
   case Activation::Finer: return rd_sin(omega * ((rd_abs(z) + T(1)) * z));
   case Activation::Gauss: {
     const T sz = scale * z;
-    return gauss_window(sz * sz);
+    return rd_exp(-(sz * sz));
   }
   case Activation::Gabor: {
     const T sz = scale * z;
-    return rd_cos(omega * z) * gauss_window(sz * sz);
+    return rd_cos(omega * z) * rd_exp(-(sz * sz));
   }
   }
   return z;
@@ -69,11 +57,11 @@ template <class T> REDRAW_HD inline T activate_derivative(Activation a, T z, T y
   }
   case Activation::Gauss: return T(-2) * scale * scale * z * y;
   case Activation::Gabor: {
-    // -window (omega sin(omega z)) - 2 s^2 z y, with y = cos(omega z) window from the forward pass:
-    // one sine and one exponential, no cosine, so a CPU loop stays vectorised (a sine and a cosine
-    // of one argument become one scalar sincos call).
+    // -exp(-(s z)^2) omega sin(omega z) - 2 s^2 z y, with y = cos(omega z) exp(-(s z)^2) from the
+    // forward pass: one sine and one exponential, no cosine, so a CPU loop stays vectorised (a
+    // sine and a cosine of one argument become one scalar sincosf call).
     const T sz = scale * z;
-    return -(gauss_window(sz * sz) * omega * rd_sin(omega * z)) - T(2) * scale * scale * z * y;
+    return -(rd_exp(-(sz * sz)) * omega * rd_sin(omega * z)) - T(2) * scale * scale * z * y;
   }
   }
   return T(1);
