@@ -353,9 +353,8 @@ Done view_command(const Line& l, UiState& ui) {
     ui.push(intent::CloseCompare{arg == "b"});
   } else if (cmd == "pointer") { // pointer FX FY: the pointer there (fractions of the window); pointer off
     std::istringstream in(arg);
-    float fx = -1, fy = -1;
-    if (arg == "off") fx = fy = -1;
-    else if (!(in >> fx >> fy) || !(fx >= 0 && fx <= 1 && fy >= 0 && fy <= 1))
+    float fx = -1, fy = -1; // "off" keeps these
+    if (arg != "off" && (!(in >> fx >> fy) || !(fx >= 0 && fx <= 1 && fy >= 0 && fy <= 1)))
       return l.fail("expected pointer FX FY (0..1) or pointer off");
     ui.script_pointer[0] = fx;
     ui.script_pointer[1] = fy;
