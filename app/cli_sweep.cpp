@@ -101,7 +101,7 @@ SweepPlan plan_of(const SweepCommand& o, const std::filesystem::path& dir) {
   return plan;
 }
 
-std::string joined(const std::vector<std::string>& items, size_t most = 8) {
+std::string joined_first(const std::vector<std::string>& items, size_t most = 8) {
   std::string s;
   for (size_t i = 0; i < items.size() && i < most; ++i)
     s += (i ? ", " : "") + items[i];
@@ -121,13 +121,13 @@ void print_grid(const SweepSite& site, const std::vector<int64_t>& todo, const S
   std::vector<std::string> names;
   for (const std::string& i : g.images)
     names.push_back(std::filesystem::path(i).filename().string());
-  std::printf("  images    %s\n  presets   %s\n", escape_control(joined(names)).c_str(),
-              escape_control(joined(g.presets)).c_str());
+  std::printf("  images    %s\n  presets   %s\n", escape_control(joined_first(names)).c_str(),
+              escape_control(joined_first(g.presets)).c_str());
   for (const SweepAxis& a : g.axes) {
     std::vector<std::string> labels;
     for (const std::string& v : a.values)
       labels.push_back(sweep_value_label(v));
-    std::printf("  %-9s %s\n", escape_control(a.key).c_str(), escape_control(joined(labels, 20)).c_str());
+    std::printf("  %-9s %s\n", escape_control(a.key).c_str(), escape_control(joined_first(labels, 20)).c_str());
   }
   std::printf("  seeds     1..%d\n", g.seeds);
   if (g.time_limit > 0)
@@ -235,7 +235,7 @@ int run_sweep(const SweepCommand& o, int threads) {
               static_cast<long long>(failed),
               elsewhere.empty() ? ""
                                 : (", " + std::to_string(elsewhere.size()) + " running in another process (" +
-                                   joined(elsewhere) + "): run the sweep again once they end")
+                                   joined_first(elsewhere) + "): run the sweep again once they end")
                                       .c_str(),
               escape_control((site.dir / "report.html").string()).c_str());
   if (interrupted()) return interrupted_exit_code();

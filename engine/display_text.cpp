@@ -91,4 +91,10 @@ std::string elide(std::string_view s, size_t max_chars, bool keep_end) {
   return safe.substr(0, starts[head]) + "..." + safe.substr(starts[starts.size() - tail]);
 }
 
+std::string trim_blanks(std::string_view s) {
+  const size_t b = s.find_first_not_of(" \t\r");
+  if (b == std::string_view::npos) return {};
+  return std::string(s.substr(b, s.find_last_not_of(" \t\r") - b + 1));
+}
+
 } // namespace redraw

@@ -5,6 +5,7 @@
 /// - elide(): at most `max_chars` code points, cut at a code point boundary, "..." in the middle
 ///   or at the end; a widget drawing it stays within a few hundred vertices per line.
 /// - is_valid_utf8(): the check both use, and the model file's check of its strings.
+/// - trim_blanks(): a line without its leading and trailing spaces, tabs and carriage returns.
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -18,5 +19,7 @@ std::string escape_control(std::string_view s);
 /// escape_control(s) shortened to at most `max_chars` code points (>= 8), the middle replaced by
 /// "..." when `keep_end` (paths: the file name stays readable), else the end.
 std::string elide(std::string_view s, size_t max_chars, bool keep_end = false);
+/// `s` without leading and trailing spaces, tabs and carriage returns (a CRLF file's lines too).
+std::string trim_blanks(std::string_view s);
 
 } // namespace redraw

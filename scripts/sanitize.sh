@@ -42,12 +42,15 @@ echo "sanitize: ctest under ASan + UBSan"
 # report the GL driver's leaks without the suppression set-up of the build tree's GUI tests.
 # The kernel-family reruns (label kernels) belong to the first stage.
 # Left to the first stage as well: the scripts' own tests (label scripts: nothing instrumented runs) and
-# the long fits (the PSNR floor, the per-format fit: the same code runs here in shorter tests).
+# the long fits (the PSNR floor, the per-format fit: the same code runs here in shorter tests), and
+# the every-preset bit comparison at 1 to 32 threads (its longest test, a seventh of its test time: it compares
+# bits, which instrumentation cannot change, and the same team code runs here in the 1-to-4-thread
+# weights test and every CPU training test).
 # A test that failed only because LeakSanitizer's tracer crashed at its exit (a rare fault of the
 # sanitizer runtime: no leak, no test result) is rerun once, alone; scripts/lsan_tracer_rerun.sh
 # reruns nothing else.
 if ! (cd build-asan && ctest --output-on-failure -j"$(nproc)" -LE "packaging|kernels|scripts" \
-  -E "^end to end: a SIREN learns the cameraman|^formats: a short SIREN fit" "$@"); then
+  -E "^end to end: a SIREN learns the cameraman|^formats: a short SIREN fit|^every preset trains the same bits at" "$@"); then
   bash scripts/lsan_tracer_rerun.sh build-asan
 fi
 

@@ -60,7 +60,7 @@ void limit_exr_headers() {
   });
 }
 
-void fill_info(const Imf::RgbaInputFile& file, ImageInfo& info) {
+void fill_exr_info(const Imf::RgbaInputFile& file, ImageInfo& info) {
   const Imath::Box2i dw = file.dataWindow();
   info.format = "OpenEXR";
   info.width = dw.max.x - dw.min.x + 1;
@@ -171,7 +171,7 @@ void with_exr_file(const uint8_t* data, size_t size, const std::string& name, Im
     check_exr_header(data, size, name);
     MemoryStream stream(data, size);
     Imf::RgbaInputFile file(stream, 1);
-    fill_info(file, info);
+    fill_exr_info(file, info);
     read(file);
   } catch (...) {
     rethrow_as_image_error(name);

@@ -21,7 +21,7 @@ const NameTable<CellStatus> k_statuses = {{"pending", CellStatus::Pending},
                                           {"failed", CellStatus::Failed}};
 
 /// A number for a table: "" for NaN (not measured), "inf" for +infinity (an exact fit).
-std::string number(double v, const char* format) {
+std::string formatted(double v, const char* format) {
   if (std::isnan(v)) return "";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   char b[64];
@@ -55,7 +55,7 @@ std::string csv_row(const std::vector<std::string>& fields) {
   return row + "\n";
 }
 
-json json_number(double v) { return std::isfinite(v) ? json(v) : json(number(v, "%g")); }
+json json_number(double v) { return std::isfinite(v) ? json(v) : json(formatted(v, "%g")); }
 double number_of(const json& v) { return v.is_number() ? v.get<double>() : parse_number(v.get<std::string>()); }
 } // namespace
 
@@ -129,14 +129,14 @@ std::string results_csv(const SweepPlan& plan, const std::vector<CellResult>& re
     f.push_back(std::to_string(c.seed));
     f.push_back(cell_status_name(r.status));
     f.push_back(ran ? std::to_string(r.steps) : "");
-    f.push_back(ran ? number(r.seconds, "%.3f") : "");
-    f.push_back(number(r.psnr_db, "%.4f"));
-    f.push_back(number(r.ssim, "%.6f"));
+    f.push_back(ran ? formatted(r.seconds, "%.3f") : "");
+    f.push_back(formatted(r.psnr_db, "%.4f"));
+    f.push_back(formatted(r.ssim, "%.6f"));
     f.push_back(r.parameters > 0 ? std::to_string(r.parameters) : "");
     f.push_back(r.model_bytes > 0 ? std::to_string(r.model_bytes) : "");
     f.push_back(r.backend);
     f.push_back(r.threads > 0 ? std::to_string(r.threads) : "");
-    f.push_back(ran ? number(r.wall_seconds, "%.3f") : "");
+    f.push_back(ran ? formatted(r.wall_seconds, "%.3f") : "");
     f.push_back(r.error);
     out += csv_row(f);
   }
@@ -279,7 +279,7 @@ std::string summary_csv(const SweepPlan& plan, const std::vector<ConfigurationSu
     for (const auto& [s, format] :
          {std::pair{&r.psnr_db, "%.4f"}, std::pair{&r.ssim, "%.6f"}, std::pair{&r.seconds, "%.3f"}})
       for (const double v : {s->mean, s->stddev, s->min, s->max})
-        f.push_back(number(v, format));
+        f.push_back(formatted(v, format));
     out += csv_row(f);
   }
   return out;

@@ -1,5 +1,6 @@
 #include "ui/testing/test_script.h"
 
+#include "engine/display_text.h"
 #include "ui/panels/image_views.h"
 #include "ui/window/shown_runs.h"
 #include "ui/panels/sweep_browser.h"
@@ -19,12 +20,6 @@
 namespace redraw {
 namespace {
 constexpr double k_wait_timeout_s = 120;
-
-std::string trim(const std::string& s) {
-  const size_t a = s.find_first_not_of(" \t\r");
-  if (a == std::string::npos) return {};
-  return s.substr(a, s.find_last_not_of(" \t\r") - a + 1);
-}
 
 /// GLFW key codes for a SPEC such as "ctrl+o"; empty when unknown.
 std::vector<int> keys_for(std::string spec) {
@@ -133,7 +128,7 @@ std::string load_test_script(const std::string& path, TestScript& out) {
   while (std::getline(in, line)) {
     const size_t hash = line.find('#');
     if (hash != std::string::npos) line.resize(hash);
-    line = trim(line);
+    line = trim_blanks(line);
     if (!line.empty()) out.lines.push_back(line);
   }
   return {};
@@ -179,7 +174,7 @@ bool test_condition(const UiState& ui, const std::string& cond, std::string& err
                        [&](const UiMessage& m) { return m.text.find(cond.substr(12)) != std::string::npos; });
   if (cond.rfind("file_exists ", 0) == 0) {
     std::error_code ec;
-    return std::filesystem::exists(trim(cond.substr(12)), ec);
+    return std::filesystem::exists(trim_blanks(cond.substr(12)), ec);
   }
   bool known = false;
   const int64_t last = ui.run_a().history.empty() ? -1 : ui.run_a().history.back().step;
@@ -240,7 +235,7 @@ Done timing_command(const Line& l, UiState& ui) {
       const size_t cut = l.arg.find(' ');
       if (cut == std::string::npos) return l.fail("expected: wait_within SECONDS CONDITION");
       timeout = std::stod(l.arg.substr(0, cut));
-      cond = trim(l.arg.substr(cut + 1));
+      cond = trim_blanks(l.arg.substr(cut + 1));
     }
     if (s.wait_started < 0) s.wait_started = ui.now;
     const bool ok = test_condition(ui, cond, error);
@@ -332,7 +327,7 @@ Done view_command(const Line& l, UiState& ui) {
   const std::string& arg = l.arg;
   if (cmd == "compare") { // compare KIND VALUE: KIND is preset, activation, omega_0 or lr_max
     const size_t k = arg.find(' ');
-    const std::string kind = arg.substr(0, k), value = k == std::string::npos ? "" : trim(arg.substr(k + 1));
+    const std::string kind = arg.substr(0, k), value = k == std::string::npos ? "" : trim_blanks(arg.substr(k + 1));
     const char* kinds[] = {"preset", "activation", "omega_0", "lr_max"};
     int64_t i = 0;
     while (i < 4 && kind != kinds[i])
@@ -438,7 +433,7 @@ void run_test_script(TestScript& s, UiState& ui) {
   while (s.next < s.lines.size()) {
     const std::string& text = s.lines[s.next];
     const size_t sp = text.find(' ');
-    const Line l{s, text, text.substr(0, sp), sp == std::string::npos ? std::string() : trim(text.substr(sp + 1))};
+    const Line l{s, text, text.substr(0, sp), sp == std::string::npos ? std::string() : trim_blanks(text.substr(sp + 1))};
     Done done = timing_command(l, ui);
     if (done == Done::NotMine) done = run_script_command(l, ui);
     if (done == Done::NotMine) done = view_command(l, ui);

@@ -1,16 +1,12 @@
 #include "ui/widgets/markdown_blocks.h"
 
+#include "engine/display_text.h"
+
 #include <sstream>
 
 namespace redraw {
 
 namespace {
-
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t\r");
-  if (b == std::string::npos) return {};
-  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
-}
 
 std::string drop_code_marks(std::string s) {
   std::string out;
@@ -28,7 +24,7 @@ std::vector<MarkdownBlock> parse_markdown_blocks(const std::string& md) {
   std::istringstream in(md);
   std::string raw;
   while (std::getline(in, raw)) {
-    const std::string line = trim(raw);
+    const std::string line = trim_blanks(raw);
     if (line.empty()) {
       open = false;
       continue;
@@ -36,13 +32,13 @@ std::vector<MarkdownBlock> parse_markdown_blocks(const std::string& md) {
     if (line[0] == '#') {
       const auto level = line.find_first_not_of('#');
       const auto kind = level == 1 ? MarkdownBlockKind::Heading : MarkdownBlockKind::Subheading;
-      std::string text = drop_code_marks(trim(line.substr(level == std::string::npos ? line.size() : level)));
+      std::string text = drop_code_marks(trim_blanks(line.substr(level == std::string::npos ? line.size() : level)));
       if (!text.empty()) blocks.push_back({kind, std::move(text)});
       open = false;
       continue;
     }
     if (line.size() > 1 && (line[0] == '-' || line[0] == '*') && line[1] == ' ') {
-      blocks.push_back({MarkdownBlockKind::Bullet, drop_code_marks(trim(line.substr(2)))});
+      blocks.push_back({MarkdownBlockKind::Bullet, drop_code_marks(trim_blanks(line.substr(2)))});
       open = true;
       continue;
     }

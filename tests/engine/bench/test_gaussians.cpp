@@ -55,7 +55,7 @@ std::vector<float> random_gaussians(int64_t count, uint64_t seed) {
 }
 
 /// n coordinates over [-1.2, 1.2]^2: samples may fall outside the picture (a render's margin).
-std::vector<float> random_coords(int64_t n, uint64_t seed) {
+std::vector<float> margin_coords(int64_t n, uint64_t seed) {
   return test::uniform_values(size_t(2 * n), seed, 22, -1.2f, 1.2f);
 }
 
@@ -117,7 +117,7 @@ TEST_CASE("gaussians: the tiled CPU forward pass is the all-pairs float64 sum wi
     const GaussianParams g = gaussian_params(count);
     const std::vector<float> p = random_gaussians(count, k_seed + uint64_t(count));
     const int64_t n = 3000;
-    const std::vector<float> coords = random_coords(n, k_seed);
+    const std::vector<float> coords = margin_coords(n, k_seed);
     std::vector<float> out(size_t(n * k_gaussian_channels), NAN);
     gaussian_encode_rows(g, p.data(), coords.data(), n, out.data());
     const Reference ref = reference_of(g, p);
@@ -140,7 +140,7 @@ TEST_CASE("gaussians: the gradient of every field matches central differences in
   const int64_t count = 40, n = 400;
   const GaussianParams g = gaussian_params(count);
   const std::vector<float> p = random_gaussians(count, k_seed + 1);
-  const std::vector<float> coords = random_coords(n, k_seed + 2);
+  const std::vector<float> coords = margin_coords(n, k_seed + 2);
   const std::vector<float> r = test::uniform_values(size_t(n * k_gaussian_channels), k_seed, 23, -1.0f, 1.0f);
   std::vector<float> grads(p.size(), NAN);
   gaussian_backward_rows(g, p.data(), coords.data(), r.data(), n, grads.data(), false);
@@ -171,7 +171,7 @@ TEST_CASE("gaussians: forward and backward give the same bits at 1, 2 and 3 thre
   const int64_t count = 900, n = 5000;
   const GaussianParams g = gaussian_params(count);
   const std::vector<float> p = random_gaussians(count, k_seed + 3);
-  const std::vector<float> coords = random_coords(n, k_seed + 4);
+  const std::vector<float> coords = margin_coords(n, k_seed + 4);
   const std::vector<float> r = test::uniform_values(size_t(n * k_gaussian_channels), k_seed, 24, -1.0f, 1.0f);
   const int before = omp_get_max_threads();
   std::vector<float> out1, grad1;
@@ -206,7 +206,7 @@ TEST_CASE("gaussians model: the CPU backend's loss gradient, head included, matc
     const std::vector<float> shaped = random_gaussians(m.encoding.gaussians, k_seed + 5);
     std::copy(shaped.begin(), shaped.end(), p.begin());
     const int64_t n = 300;
-    const std::vector<float> coords = random_coords(n, k_seed + 6);
+    const std::vector<float> coords = margin_coords(n, k_seed + 6);
     const std::vector<float> targets = test::uniform_values(size_t(n * channels), k_seed, 25, 0.0f, 1.0f);
     CpuBackend cpu;
     std::vector<float> grads(p.size());

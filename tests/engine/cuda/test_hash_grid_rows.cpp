@@ -146,7 +146,7 @@ template <class Fn> void for_each_avx2_grid(Fn&& fn) {
 }
 
 /// n random coordinates in [-1, 1)^2, interleaved.
-std::vector<float> random_coords(int64_t n, uint64_t seed) {
+std::vector<float> grid_coords(int64_t n, uint64_t seed) {
   std::vector<float> coords(size_t(n) * 2);
   for (size_t i = 0; i < coords.size(); ++i)
     coords[i] = float(2 * random_unit(seed, 1, i) - 1);
@@ -160,7 +160,7 @@ TEST_CASE("hash grid rows: the AVX2 encoder gives the scalar encoder's bits, at 
     const char* simd_env = std::getenv("REDRAW_SIMD");
     CHECK(hash_grid_detail::passes_use_avx2(g) == !(simd_env && std::string(simd_env) == "sse2"));
     const int64_t n = 203; // 25 groups of eight and a tail of three
-    std::vector<float> coords = random_coords(n, 31), table(size_t(encoding_parameter_count(e)));
+    std::vector<float> coords = grid_coords(n, 31), table(size_t(encoding_parameter_count(e)));
     // The edges: the corners of the square, and points on cell boundaries of the finest level
     // (where floor and the last-cell clamp decide the cell).
     const float edges[] = {-1.0f, 1.0f, 0.0f, -0.5f, 0.5f, 1.0f - 1e-7f, -1.0f + 1e-7f, 2.0f / 1750.0f - 1.0f};
@@ -202,7 +202,7 @@ TEST_CASE("hash grid rows: the AVX2 backward pass adds the scalar pass's product
   for_each_avx2_grid([](const EncodingSpec& e, const HashGridParams& g, int32_t features) {
     const int64_t n = 333; // 41 groups of eight and a tail of five
     const int32_t width = g.n_levels * features;
-    std::vector<float> coords = random_coords(n, 41), d_out(size_t(n) * size_t(width));
+    std::vector<float> coords = grid_coords(n, 41), d_out(size_t(n) * size_t(width));
     // Many rows in one cell of every level (rows of a group share entries: the order of the
     // additions into an entry decides its rounding).
     for (int64_t i = 0; i < 24; ++i) {

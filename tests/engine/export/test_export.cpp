@@ -21,12 +21,12 @@ namespace fs = std::filesystem;
 using test::ScopedEnv;
 
 namespace {
-RunConfig tiny_config(int64_t steps = 40) { return test::tanh16_config(0, steps, 10); }
+RunConfig export_config(int64_t steps = 40) { return test::tanh16_config(0, steps, 10); }
 
 struct Trained {
   Trainer trainer;
   explicit Trained(int32_t channels)
-      : trainer(test::small_trainer(tiny_config(), test::gradient_image(16, 12, channels))) {
+      : trainer(test::small_trainer(export_config(), test::gradient_image(16, 12, channels))) {
     trainer.run(40);
   }
   void export_to(const fs::path& out, TimelapseOptions o) {

@@ -104,7 +104,7 @@ Image shown(const Image& s, int o) {
   return d;
 }
 
-std::string error_of(const std::function<void()>& f) {
+std::string image_error_of(const std::function<void()>& f) {
   try {
     f();
   } catch (const ImageError& e) {
@@ -193,7 +193,7 @@ TEST_CASE("formats: OpenEXR gets the sRGB curve and HDR values are clamped and t
   // Truncated: refused, never read as black.
   auto bytes = test::read_bytes(file);
   bytes.resize(bytes.size() * 2 / 3);
-  CHECK(error_of([&] { decode_image(bytes.data(), bytes.size(), "cut.exr"); }).find("cut.exr") == 0);
+  CHECK(image_error_of([&] { decode_image(bytes.data(), bytes.size(), "cut.exr"); }).find("cut.exr") == 0);
 }
 
 TEST_CASE("formats: every EXIF orientation is applied as a viewer applies it and info reports it") {
@@ -263,7 +263,7 @@ TEST_CASE("formats: a PNG with wrong CRCs opens with a note and a truncated one 
   const Image a = decode_image(adler.data(), adler.size(), "adler.png");
   CHECK(test::max_abs_diff(a, src) <= 0.5 / 255 + 1e-6);
   const std::vector<uint8_t> cut(png.begin(), png.begin() + long(png.size() / 2));
-  CHECK(error_of([&] { decode_image(cut.data(), cut.size(), "cut.png"); }).find("cut.png: corrupt or truncated") == 0);
+  CHECK(image_error_of([&] { decode_image(cut.data(), cut.size(), "cut.png"); }).find("cut.png: corrupt or truncated") == 0);
 }
 
 TEST_CASE("formats: loaders Redraw does not enable are refused") {
@@ -271,13 +271,13 @@ TEST_CASE("formats: loaders Redraw does not enable are refused") {
                           "<rect width=\"8\" height=\"8\" fill=\"red\"/></svg>";
   const std::string pdf = "%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n";
   for (const std::string& s : {svg, pdf}) {
-    const std::string e = error_of([&] { decode_image(reinterpret_cast<const uint8_t*>(s.data()), s.size(), "x"); });
+    const std::string e = image_error_of([&] { decode_image(reinterpret_cast<const uint8_t*>(s.data()), s.size(), "x"); });
     CHECK(e.find("not a readable image") != std::string::npos);
   }
   // A Windows icon (a format no enabled loader knows): the error lists what Redraw reads instead
   // of a decoder's "unknown image type".
   const uint8_t ico[] = {0, 0, 1, 0, 1, 0, 16, 16, 0, 0, 1, 0, 32, 0, 0x68, 4, 0, 0, 22, 0, 0, 0};
-  const std::string e = error_of([&] { decode_image(ico, sizeof ico, "app.ico"); });
+  const std::string e = image_error_of([&] { decode_image(ico, sizeof ico, "app.ico"); });
   CHECK(e.find("app.ico: not a readable image (unknown format; Redraw reads PNG, JPEG") == 0);
 }
 
@@ -287,7 +287,7 @@ TEST_CASE("formats: the memory budget refuses a WebP from its header before deco
   vips_write(photo(96, 64), file + "[Q=80]");
   DecodeLimits tight;
   tight.max_bytes = 96 * 64 * 3 * 6 - 1; // libwebp's copy, ours, and the floats
-  CHECK(error_of([&] { load_image(file, tight); }).find("memory budget") != std::string::npos);
+  CHECK(image_error_of([&] { load_image(file, tight); }).find("memory budget") != std::string::npos);
   tight.max_bytes += 1;
   CHECK(load_image(file, tight).width == 96);
 }

@@ -167,14 +167,14 @@ double srgb(double linear) { // the sRGB curve in double, for the expected value
   return linear <= 0.0031308 ? 12.92 * linear : 1.055 * std::pow(linear, 1.0 / 2.4) - 0.055;
 }
 
-Image decode(const std::vector<uint8_t>& bytes, ImageInfo& info, const std::string& name = "t.tif") {
+Image decode_tiff(const std::vector<uint8_t>& bytes, ImageInfo& info, const std::string& name = "t.tif") {
   return decode_image(bytes.data(), bytes.size(), name, {}, {}, &info);
 }
 
-std::string decode_error(const std::vector<uint8_t>& bytes, const std::string& name) {
+std::string tiff_error(const std::vector<uint8_t>& bytes, const std::string& name) {
   try {
     ImageInfo info;
-    decode(bytes, info, name);
+    decode_tiff(bytes, info, name);
   } catch (const ImageError& e) {
     return e.what();
   }
@@ -206,7 +206,7 @@ TEST_CASE("TIFF: 16-bit grey and RGB samples read as value / 65535, in either by
         for (size_t i = 0; i < v.size(); ++i)
           v[i] = double((i * 2654435761u) % 65536);
         ImageInfo info;
-        const Image img = decode(tiff_bytes(s, v), info);
+        const Image img = decode_tiff(tiff_bytes(s, v), info);
         CHECK(info.format == "TIFF");
         CHECK(info.bits == 16);
         CHECK_FALSE(info.floats);
@@ -236,12 +236,12 @@ TEST_CASE("TIFF: 16- and 64-bit floats read as the same values in 32-bit floats 
         const std::vector<double> v = float_values(s, true);
         s.bits = 32;
         ImageInfo info32;
-        const Image f32 = decode(tiff_bytes(s, v), info32); // libvips' own float TIFF path
+        const Image f32 = decode_tiff(tiff_bytes(s, v), info32); // libvips' own float TIFF path
         for (const int bits : {16, 64}) {
           CAPTURE(bits);
           s.bits = bits;
           ImageInfo info;
-          const Image img = decode(tiff_bytes(s, v), info);
+          const Image img = decode_tiff(tiff_bytes(s, v), info);
           CHECK(info.format == "TIFF");
           CHECK(info.bits == bits);
           CHECK(info.floats);
@@ -266,7 +266,7 @@ TEST_CASE("TIFF: 16- and 64-bit floats read as the same values in 32-bit floats 
   s.bits = 64;
   const auto bytes = tiff_bytes(s, float_values(s, false));
   ImageInfo info;
-  decode(bytes, info);
+  decode_tiff(bytes, info);
   CHECK(has_note(info, "none clamped"));
   const ImageInfo probed = probe_image(bytes.data(), bytes.size(), "t.tif");
   CHECK(probed.width == s.w);
@@ -286,17 +286,17 @@ TEST_CASE("TIFF: a file cut before its directory, or with a damaged one, is refu
   const uint32_t directory = uint32_t(bytes.size()) + 8;
   for (int i = 0; i < 4; ++i)
     moved[4 + size_t(i)] = uint8_t(directory >> (8 * i));
-  const std::string cut = decode_error(moved, "cut.tif");
+  const std::string cut = tiff_error(moved, "cut.tif");
   CHECK(cut == "cut.tif: corrupt or truncated image: the file ends before the image does (the TIFF's directory "
                "would start at byte " +
                    std::to_string(directory) + " of a 108-byte file)");
   std::vector<uint8_t> header_only(bytes.begin(), bytes.begin() + 6);
-  CHECK(decode_error(header_only, "six.tif").find("six.tif: corrupt or truncated image") == 0);
+  CHECK(tiff_error(header_only, "six.tif").find("six.tif: corrupt or truncated image") == 0);
   // A directory whose entry count runs past the file.
   std::vector<uint8_t> damaged(bytes.begin(), bytes.begin() + 40);
   damaged[8] = 0xff;
   damaged[9] = 0x7f;
-  const std::string e = decode_error(damaged, "bad.tif");
+  const std::string e = tiff_error(damaged, "bad.tif");
   CHECK(e.find("bad.tif: corrupt or truncated image") == 0);
   CHECK_THROWS_AS(probe_image(moved.data(), moved.size(), "cut.tif"), ImageError);
 }
@@ -313,10 +313,10 @@ TEST_CASE("TIFF: a float TIFF cut in its strips keeps its whole rows, and more t
   const auto bytes = tiff_bytes(s, v);
   const size_t row_bytes = size_t(s.w) * 8, pixels_at = bytes.size() - row_bytes * size_t(s.h);
   ImageInfo whole_info;
-  const Image whole = decode(bytes, whole_info);
+  const Image whole = decode_tiff(bytes, whole_info);
   CHECK(whole_info.incomplete.empty());
   ImageInfo info;
-  const Image cut = decode(std::vector<uint8_t>(bytes.begin(), bytes.begin() + long(pixels_at + row_bytes * 13 + 9)),
+  const Image cut = decode_tiff(std::vector<uint8_t>(bytes.begin(), bytes.begin() + long(pixels_at + row_bytes * 13 + 9)),
                            info, "strips.tif");
   CHECK(info.incomplete == "the file ends early; rows 14-20 of 20 (35%) are missing and shown grey");
   for (size_t i = 0; i < size_t(13 * s.w); ++i)
@@ -324,7 +324,7 @@ TEST_CASE("TIFF: a float TIFF cut in its strips keeps its whole rows, and more t
   for (size_t i = size_t(13 * s.w); i < cut.pixels.size(); ++i)
     REQUIRE(cut.pixels[i] == 0.5f);
   const std::string e =
-      decode_error(std::vector<uint8_t>(bytes.begin(), bytes.begin() + long(pixels_at + row_bytes * 9)), "strips.tif");
+      tiff_error(std::vector<uint8_t>(bytes.begin(), bytes.begin() + long(pixels_at + row_bytes * 9)), "strips.tif");
   CHECK(e == "strips.tif: corrupt or truncated image: the file ends before the image does; rows 10-20 of 20 (55%) "
              "are missing, more than half of the picture");
 }

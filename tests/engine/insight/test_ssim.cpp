@@ -13,10 +13,10 @@
 namespace redraw {
 namespace {
 
-Image filled(int32_t w, int32_t h, int32_t c, float v) { return test::filled_image(w, h, c, v); }
+Image filled_ssim(int32_t w, int32_t h, int32_t c, float v) { return test::filled_image(w, h, c, v); }
 
 Image noise(int32_t w, int32_t h, int32_t c, uint32_t seed) {
-  Image im = filled(w, h, c, 0);
+  Image im = filled_ssim(w, h, c, 0);
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> u(0, 1);
   for (float& p : im.pixels)
@@ -61,13 +61,13 @@ TEST_CASE("ssim: a picture against itself is 1; flat pictures follow the closed 
     CAPTURE(p);
     CAPTURE(q);
     const double want = (2.0 * p * q + c1) / (double(p) * p + double(q) * q + c1);
-    CHECK(ssim(filled(9, 4, 1, p), filled(9, 4, 1, q)) == doctest::Approx(want).epsilon(1e-6));
-    CHECK(ssim(filled(1, 1, 3, p), filled(1, 1, 3, q)) == doctest::Approx(want).epsilon(1e-6));
+    CHECK(ssim(filled_ssim(9, 4, 1, p), filled_ssim(9, 4, 1, q)) == doctest::Approx(want).epsilon(1e-6));
+    CHECK(ssim(filled_ssim(1, 1, 3, p), filled_ssim(1, 1, 3, q)) == doctest::Approx(want).epsilon(1e-6));
   }
 }
 
 TEST_CASE("ssim: worked by hand on two pixels") {
-  Image x = filled(2, 1, 1, 0), y = filled(2, 1, 1, 0.5f);
+  Image x = filled_ssim(2, 1, 1, 0), y = filled_ssim(2, 1, 1, 0.5f);
   x.pixels = {0.0f, 1.0f};
   const double c1 = 1e-4, c2 = 9e-4;
   // A one-pixel window: no variance, so each pixel is its luminance term alone.

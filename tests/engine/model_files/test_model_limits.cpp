@@ -58,7 +58,7 @@ std::vector<uint8_t> packed_body(const std::vector<uint8_t>& raw, uint64_t state
   return out;
 }
 
-std::string refusal(const std::vector<uint8_t>& bytes) {
+std::string model_refusal(const std::vector<uint8_t>& bytes) {
   try {
     (void)deserialize_checkpoint(bytes.data(), bytes.size(), "m.redraw");
   } catch (const CheckpointError& e) {
@@ -94,7 +94,7 @@ TEST_CASE("model limits: a known chunk whose stated length the model's shape doe
     for (auto& [tag, body] : chunks)
       if (tag == "PARM") body = packed_body(more, more.size());
   });
-  const std::string why = refusal(parm);
+  const std::string why = model_refusal(parm);
   CHECK(why.find("m.redraw: chunk PARM: holds " + std::to_string(more.size()) + " bytes unpacked") == 0);
   CHECK(why.find("needs exactly " + std::to_string(weights)) != std::string::npos);
   // The right length stated, but the data runs on: refused as it runs past, not after.
@@ -102,16 +102,16 @@ TEST_CASE("model limits: a known chunk whose stated length the model's shape doe
     for (auto& [tag, body] : chunks)
       if (tag == "PARM") body = packed_body(more, weights);
   });
-  CHECK(refusal(runs).find("chunk PARM: compressed data runs past its stated length") != std::string::npos);
+  CHECK(model_refusal(runs).find("chunk PARM: compressed data runs past its stated length") != std::string::npos);
   // META over its limit: refused from the header.
   const auto meta = rebuilt(good, [&](auto& chunks) {
     for (auto& [tag, body] : chunks)
       if (tag == "META") body = packed_body(std::vector<uint8_t>(100, ' '), k_max_meta_bytes + 1);
   });
-  CHECK(refusal(meta).find("chunk META: holds " + std::to_string(k_max_meta_bytes + 1)) != std::string::npos);
+  CHECK(model_refusal(meta).find("chunk META: holds " + std::to_string(k_max_meta_bytes + 1)) != std::string::npos);
   // A known tag twice.
   const auto twice = rebuilt(good, [&](auto& chunks) { chunks.push_back(chunks.front()); });
-  CHECK(refusal(twice).find("chunk META appears twice") != std::string::npos);
+  CHECK(model_refusal(twice).find("chunk META appears twice") != std::string::npos);
 }
 
 TEST_CASE("model limits: a table of more chunks than the limit is refused from the header, naming the limit") {
@@ -120,7 +120,7 @@ TEST_CASE("model limits: a table of more chunks than the limit is refused from t
   const size_t own = chunk_table(good.data() + 12, good.size() - 16, "t").size();
   // 200,000 empty chunks: 2.4 MB of file, each pair of which an all-pairs check would compare.
   const auto many = rebuilt(good, [&](auto& chunks) { chunks.resize(own + 200000, {"ZZZZ", {}}); });
-  CHECK(refusal(many) == "m.redraw: header: chunk count " + std::to_string(own + 200000) + " is over the limit of " +
+  CHECK(model_refusal(many) == "m.redraw: header: chunk count " + std::to_string(own + 200000) + " is over the limit of " +
                              std::to_string(k_max_file_chunks) + " chunks");
   // Up to the limit the file opens, the unknown chunks skipped; a known tag twice among them is
   // still found, however far apart.
@@ -130,7 +130,7 @@ TEST_CASE("model limits: a table of more chunks than the limit is refused from t
     chunks.resize(k_max_file_chunks - 1, {"ZZZZ", {}});
     chunks.push_back(chunks[1]);
   });
-  CHECK(refusal(twice) ==
+  CHECK(model_refusal(twice) ==
         "m.redraw: chunk " + chunk_table(good.data() + 12, good.size() - 16, "t")[1].tag + " appears twice");
 }
 
@@ -139,14 +139,14 @@ TEST_CASE("model limits: a frame picture larger than the training size's frames 
   REQUIRE(!c.snapshots.empty());
   int32_t pw = 0, ph = 0;
   frame_picture_size(c.image_width, c.image_height, pw, ph);
-  CHECK(refusal(serialize_checkpoint(c)) == "(opened)");
+  CHECK(model_refusal(serialize_checkpoint(c)) == "(opened)");
   Snapshot big = c.snapshots.back();
   big.metrics.step = c.step;
   big.params.clear();
   big.half_params.clear();
   big.picture = {pw + 1, ph, 3, std::vector<uint8_t>(size_t(pw + 1) * size_t(ph) * 3, 9)};
   c.snapshots.push_back(big);
-  const std::string why = refusal(serialize_checkpoint(c));
+  const std::string why = model_refusal(serialize_checkpoint(c));
   CHECK(why.find("chunk FRAM: frame ") != std::string::npos);
   CHECK(why.find("picture size " + std::to_string(pw + 1) + "x" + std::to_string(ph)) != std::string::npos);
 }

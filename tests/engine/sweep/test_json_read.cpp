@@ -23,7 +23,7 @@ namespace {
 /// `depth` nested arrays around a 1: "[[[1]]]" for 3.
 std::string nested(size_t depth) { return std::string(depth, '[') + "1" + std::string(depth, ']'); }
 
-std::string error_of(const std::function<void()>& read) {
+std::string json_error_of(const std::function<void()>& read) {
   try {
     read();
   } catch (const Error& e) {
@@ -32,7 +32,7 @@ std::string error_of(const std::function<void()>& read) {
   return "(no error)";
 }
 
-void write(const std::filesystem::path& file, const std::string& text) {
+void write_text(const std::filesystem::path& file, const std::string& text) {
   std::ofstream(file, std::ios::binary) << text;
 }
 } // namespace
@@ -45,29 +45,29 @@ TEST_CASE("json read: nesting up to the limit parses, one level more is refused 
     ++levels;
   CHECK(levels == k_max_json_depth);
   CHECK(*v == 1);
-  CHECK(error_of([] { (void)parse_json(nested(size_t(k_max_json_depth) + 1), "t.json"); }) ==
+  CHECK(json_error_of([] { (void)parse_json(nested(size_t(k_max_json_depth) + 1), "t.json"); }) ==
         "t.json: [][][][][][]...: nested deeper than 64 levels of arrays and objects");
   // The keys above the deep value name the field; long keys are shortened, control characters escaped.
   const std::string deep = R"({"config": {"name": "x", "model": {"hidden": )" + nested(100000) + "}}}";
-  CHECK(error_of([&] { (void)parse_json(deep, "c.json"); }) ==
+  CHECK(json_error_of([&] { (void)parse_json(deep, "c.json"); }) ==
         "c.json: config.model.hidden[][][]...: nested deeper than 64 levels of arrays and objects");
   const std::string odd = "{\"a\\u001bb\": " + std::string(70, '[') + std::string(70, ']') + "}";
-  CHECK(error_of([&] { (void)parse_json(odd, "o.json"); }).find("o.json: a\\x1bb[][][][][]...: nested") == 0);
+  CHECK(json_error_of([&] { (void)parse_json(odd, "o.json"); }).find("o.json: a\\x1bb[][][][][]...: nested") == 0);
   const std::string objects = [] {
     std::string s;
     for (int i = 0; i < 100000; ++i)
       s += "{\"k\":";
     return s + "1" + std::string(100000, '}');
   }();
-  CHECK(error_of([&] { (void)parse_json(objects, "d.json"); }) ==
+  CHECK(json_error_of([&] { (void)parse_json(objects, "d.json"); }) ==
         "d.json: k.k.k.k.k.k...: nested deeper than 64 levels of arrays and objects");
 }
 
 TEST_CASE("json read: text that is not JSON is refused by position, never quoted; try_parse_json gives it back") {
-  CHECK(error_of([] { (void)parse_json("{\"a\": tru", "t.json"); }) == "t.json: not valid JSON (at byte 10)");
+  CHECK(json_error_of([] { (void)parse_json("{\"a\": tru", "t.json"); }) == "t.json: not valid JSON (at byte 10)");
   CHECK(try_parse_json("Tanh", "--set x").is_discarded());
   CHECK(try_parse_json("[64, 64]", "--set x") == nlohmann::json::array({64, 64}));
-  CHECK(error_of([] { (void)try_parse_json(nested(100000), "--set model.hidden"); }).find("--set model.hidden: [][]") ==
+  CHECK(json_error_of([] { (void)try_parse_json(nested(100000), "--set model.hidden"); }).find("--set model.hidden: [][]") ==
         0);
   CHECK(json_excerpt(nlohmann::json(std::string(1000, 'x'))).size() <= 43);
 }
@@ -76,18 +76,18 @@ TEST_CASE("json read: every reader refuses a value 100,000 levels deep, naming i
   test::TempDir dir;
   const std::string deep = nested(100000);
   // A run config (--config, presets).
-  write(dir.path / "run.json", R"({"model": {"encoding": {"sized_to_image": )" + deep + "}}}");
-  CHECK(error_of([&] { (void)load_run_config(dir.path / "run.json"); }) ==
+  write_text(dir.path / "run.json", R"({"model": {"encoding": {"sized_to_image": )" + deep + "}}}");
+  CHECK(json_error_of([&] { (void)load_run_config(dir.path / "run.json"); }) ==
         (dir.path / "run.json").string() +
             ": model.encoding.sized_to_image[][][]...: nested deeper than 64 levels of arrays and objects");
   // A sweep's --set value and its sweep.json.
-  CHECK(error_of([&] { (void)parse_sweep_axis("model.hidden=" + deep); }).find("--set model.hidden: [][]") == 0);
-  write(dir.path / "sweep.json", R"({"format": "redraw-sweep", "version": )" + deep + "}");
-  CHECK(error_of([&] { (void)load_sweep_plan(dir.path); }) ==
+  CHECK(json_error_of([&] { (void)parse_sweep_axis("model.hidden=" + deep); }).find("--set model.hidden: [][]") == 0);
+  write_text(dir.path / "sweep.json", R"({"format": "redraw-sweep", "version": )" + deep + "}");
+  CHECK(json_error_of([&] { (void)load_sweep_plan(dir.path); }) ==
         (dir.path / "sweep.json").string() +
             ": version[][][][][]...: nested deeper than 64 levels of arrays and objects");
   // A cell's result.json.
-  CHECK(error_of([&] {
+  CHECK(json_error_of([&] {
           (void)parse_cell_result(R"({"status": )" + deep + "}", "result.json");
         }).find("result.json: status[][][][][]...: nested deeper") == 0);
   // A model's metadata (META) and recovery list (RCOV).
@@ -122,7 +122,7 @@ TEST_CASE("json read: every reader refuses a value 100,000 levels deep, naming i
     }
     const uint32_t crc = checkpoint_crc(out.data(), out.size());
     out.insert(out.end(), reinterpret_cast<const uint8_t*>(&crc), reinterpret_cast<const uint8_t*>(&crc) + 4);
-    CHECK(error_of([&] { (void)deserialize_checkpoint(out.data(), out.size(), "m.redraw"); }) ==
+    CHECK(json_error_of([&] { (void)deserialize_checkpoint(out.data(), out.size(), "m.redraw"); }) ==
           std::string("m.redraw: chunk ") + tag +
               ": [][][][][][]...: nested deeper than 64 levels of arrays and objects");
   }

@@ -30,7 +30,7 @@ std::vector<std::string> lines_of(const std::string& s) {
   return out;
 }
 
-std::string refusal(const SlurmJob& j) {
+std::string script_refusal(const SlurmJob& j) {
   try {
     check_slurm_job(j);
   } catch (const ConfigError& e) {
@@ -42,25 +42,25 @@ std::string refusal(const SlurmJob& j) {
 
 TEST_CASE("slurm script: a newline or other control character in any value is refused, naming the option") {
   SlurmJob j = job_in("/data/run");
-  CHECK(refusal(j).empty());
+  CHECK(script_refusal(j).empty());
   j.partition = "debug\n#SBATCH --wrap=touch /tmp/pwned";
-  CHECK(refusal(j).find("--partition: the partition holds a control character") == 0);
+  CHECK(script_refusal(j).find("--partition: the partition holds a control character") == 0);
   j = job_in("/data/run");
   j.time = "1\ntouch /tmp/pwned";
-  CHECK(refusal(j).find("--time: ") == 0);
+  CHECK(script_refusal(j).find("--time: ") == 0);
   j = job_in("/data/run\nrm -rf ~");
-  CHECK(refusal(j).find("--out: the sweep's folder holds a control character") == 0);
+  CHECK(script_refusal(j).find("--out: the sweep's folder holds a control character") == 0);
   j = job_in("/data/ru\tn");
-  CHECK(refusal(j).find("--out: ") == 0);
+  CHECK(script_refusal(j).find("--out: ") == 0);
   j = job_in("/data/\"quoted\"");
-  CHECK(refusal(j).find("double quote") != std::string::npos);
+  CHECK(script_refusal(j).find("double quote") != std::string::npos);
   j = job_in("/data/back\\slash");
-  CHECK(refusal(j).find("backslash") != std::string::npos);
+  CHECK(script_refusal(j).find("backslash") != std::string::npos);
 }
 
 TEST_CASE("slurm script: every #SBATCH line is one quoted value; % is literal; the commands are shell words") {
   const SlurmJob j = job_in("/data/my sweep's 100%");
-  REQUIRE(refusal(j).empty());
+  REQUIRE(script_refusal(j).empty());
   for (const std::string& script : {slurm_cells_script(j), slurm_collect_script(j)}) {
     CAPTURE(script);
     int commands = 0;

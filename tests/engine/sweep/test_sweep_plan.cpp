@@ -36,7 +36,7 @@ struct Images {
   }
 };
 
-std::string error_of(const SweepGrid& g) {
+std::string plan_error_of(const SweepGrid& g) {
   try {
     (void)build_sweep_plan(g);
   } catch (const Error& e) {
@@ -100,27 +100,27 @@ TEST_CASE("sweep plan: a bad key, value, preset or image is refused, named, befo
   g.images = {(images.dir.path / "a.png").string()};
   g.presets = {"siren"};
   g.axes = {parse_sweep_axis("model.omega=20")};
-  CHECK(error_of(g).find("model.omega: unknown key") != std::string::npos);
+  CHECK(plan_error_of(g).find("model.omega: unknown key") != std::string::npos);
   g.axes = {parse_sweep_axis("optimizer.lr_max=1e-3")};
-  CHECK(error_of(g).find("(schedule.lr_max is a field)") != std::string::npos);
+  CHECK(plan_error_of(g).find("(schedule.lr_max is a field)") != std::string::npos);
   g.axes = {parse_sweep_axis("model.omega_0=20,abc")};
-  const std::string bad = error_of(g);
+  const std::string bad = plan_error_of(g);
   CHECK(bad.find("model.omega_0=abc") != std::string::npos);
   CHECK(bad.find("must be a number") != std::string::npos);
   g.axes = {parse_sweep_axis("model.hidden.width=3")};
-  CHECK(error_of(g).find("model.hidden is a value, not a section") != std::string::npos);
+  CHECK(plan_error_of(g).find("model.hidden is a value, not a section") != std::string::npos);
   g.axes = {parse_sweep_axis("data.width=32")};
-  CHECK(error_of(g).find("width and height must be given together") != std::string::npos);
+  CHECK(plan_error_of(g).find("width and height must be given together") != std::string::npos);
   g.axes = {};
   g.presets = {"sirenn"};
-  CHECK(error_of(g).find("Preset 'sirenn' not found") != std::string::npos);
+  CHECK(plan_error_of(g).find("Preset 'sirenn' not found") != std::string::npos);
   g.presets = {"siren"};
   g.images = {(images.dir.path / "gone.png").string()};
-  CHECK(error_of(g).find("gone.png: no such image") != std::string::npos);
+  CHECK(plan_error_of(g).find("gone.png: no such image") != std::string::npos);
   g.images = {(images.dir.path / "a.png").string()};
   g.time_limit = 2;
   g.steps = 10;
-  CHECK(error_of(g).find("not both") != std::string::npos);
+  CHECK(plan_error_of(g).find("not both") != std::string::npos);
 }
 
 TEST_CASE("sweep plan: a swept activation or depth is the one trained") {
@@ -255,7 +255,7 @@ TEST_CASE("sweep plan: a grid past the cell limit is refused before it is expand
   g.presets = {"siren"};
   g.axes = {parse_sweep_axis("model.omega_0=" + thousand), parse_sweep_axis("schedule.lr_max=" + thousand)};
   g.seeds = 1;
-  CHECK(error_of(g).find("the grid has 2000000 cells (2 images x 1 presets x 1000 model.omega_0 x 1000 schedule.lr_max x 1 seeds); one sweep runs at most "
+  CHECK(plan_error_of(g).find("the grid has 2000000 cells (2 images x 1 presets x 1000 model.omega_0 x 1000 schedule.lr_max x 1 seeds); one sweep runs at most "
                  "10000") == 0);
   // The count never overflows: 20 axes of 1000 values is far past int64.
   std::vector<SweepAxis> many(20, parse_sweep_axis("model.omega_0=" + thousand));

@@ -27,7 +27,7 @@ SweepPlan small_plan() {
   return plan;
 }
 
-CellResult done(double psnr, double ssim, double seconds) {
+CellResult finished_cell(double psnr, double ssim, double seconds) {
   CellResult r;
   r.status = CellStatus::Done;
   r.steps = 100;
@@ -48,7 +48,7 @@ TEST_CASE("sweep results: results.csv quotes what needs it and reads back") {
   CellResult failed;
   failed.status = CellStatus::Failed;
   failed.error = "photo.png: the file ends early, \"badly\"\nsecond line";
-  const std::vector<CellResult> results = {done(30.5, 0.9, 10), failed, done(INFINITY, 1.0, 9.5), CellResult{}};
+  const std::vector<CellResult> results = {finished_cell(30.5, 0.9, 10), failed, finished_cell(INFINITY, 1.0, 9.5), CellResult{}};
   const std::string csv = results_csv(plan, results);
   CHECK(csv.rfind("cell,image,preset,model.omega_0,seed,status,steps,seconds,psnr_db,ssim,parameters,model_bytes,"
                   "backend,threads,wall_seconds,error\n",
@@ -73,7 +73,7 @@ TEST_CASE("sweep results: results.csv quotes what needs it and reads back") {
 
 TEST_CASE("sweep results: result.json reads back, an exact fit included") {
   const SweepPlan plan = small_plan();
-  CellResult r = done(INFINITY, 0.75, 3.25);
+  CellResult r = finished_cell(INFINITY, 0.75, 3.25);
   r.error = "SSIM not measured: gone";
   const CellResult back = parse_cell_result(cell_result_json(plan.cells[0], r), "result.json");
   CHECK(back.status == CellStatus::Done);
@@ -88,7 +88,7 @@ TEST_CASE("sweep results: result.json reads back, an exact fit included") {
 
 TEST_CASE("sweep results: a cell's peak host and device memory read back; a result.json written before them has 0") {
   const SweepPlan plan = small_plan();
-  CellResult r = done(30, 0.9, 2);
+  CellResult r = finished_cell(30, 0.9, 2);
   r.peak_host_bytes = int64_t(5) << 30;
   r.peak_device_bytes = (int64_t(3) << 30) + 7;
   const CellResult back = parse_cell_result(cell_result_json(plan.cells[0], r), "result.json");
@@ -119,7 +119,7 @@ TEST_CASE("sweep summary: mean, sample standard deviation, min and max per confi
   CellResult failed;
   failed.status = CellStatus::Failed;
   // omega 20: cells 0 and 2 (PSNR 20 and 24); omega 30: cell 1 failed, cell 3 done (PSNR 30).
-  const auto rows = summarize(plan, {done(20, 0.5, 10), failed, done(24, 0.7, 12), done(30, 0.9, 11)});
+  const auto rows = summarize(plan, {finished_cell(20, 0.5, 10), failed, finished_cell(24, 0.7, 12), finished_cell(30, 0.9, 11)});
   REQUIRE(rows.size() == 2);
   CHECK(rows[0].configuration == "siren model.omega_0=20");
   CHECK(rows[0].cells == std::vector<int64_t>{0, 2});

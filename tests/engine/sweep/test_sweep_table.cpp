@@ -26,7 +26,7 @@ SweepPlan four_cells() {
   return plan;
 }
 
-CellResult done(double psnr, double seconds) {
+CellResult finished_cell_at(double psnr, double seconds) {
   CellResult r;
   r.status = CellStatus::Done;
   r.steps = 10;
@@ -36,7 +36,7 @@ CellResult done(double psnr, double seconds) {
   return r;
 }
 
-void write(const std::filesystem::path& file, const std::string& text) {
+void write_file(const std::filesystem::path& file, const std::string& text) {
   std::filesystem::create_directories(file.parent_path());
   std::ofstream(file, std::ios::binary) << text;
 }
@@ -46,9 +46,9 @@ void write(const std::filesystem::path& file, const std::string& text) {
 TEST_CASE("sweep table: a cell's state comes from its folder") {
   test::TempDir dir;
   const SweepPlan plan = four_cells();
-  write(cell_folder(dir.path, plan.cells[0]) / "result.json", cell_result_json(plan.cells[0], done(31.5, 2)));
-  write(cell_folder(dir.path, plan.cells[1]) / "model.redraw", "checkpoint");
-  write(cell_folder(dir.path, plan.cells[2]) / "result.json", "{not json");
+  write_file(cell_folder(dir.path, plan.cells[0]) / "result.json", cell_result_json(plan.cells[0], finished_cell_at(31.5, 2)));
+  write_file(cell_folder(dir.path, plan.cells[1]) / "model.redraw", "checkpoint");
+  write_file(cell_folder(dir.path, plan.cells[2]) / "result.json", "{not json");
   const std::vector<CellResult> r = read_sweep_results(dir.path, plan);
   REQUIRE(r.size() == 4);
   CHECK(r[0].status == CellStatus::Done);
@@ -63,7 +63,7 @@ TEST_CASE("sweep table: a cell folder that is a link is a failed cell, nothing r
   test::TempDir dir;
   const SweepPlan plan = four_cells();
   const std::filesystem::path victim = dir.path / "victim";
-  write(victim / "result.json", cell_result_json(plan.cells[0], done(40, 1))); // read through, it would be done
+  write_file(victim / "result.json", cell_result_json(plan.cells[0], finished_cell_at(40, 1))); // read through, it would be done
   std::filesystem::create_directories(dir.path / "sweep" / "cells");
   std::filesystem::create_directory_symlink(victim, cell_folder(dir.path / "sweep", plan.cells[0]));
   const std::vector<CellResult> r = read_sweep_results(dir.path / "sweep", plan);
@@ -88,7 +88,7 @@ TEST_CASE("sweep table: a cell folder that is a link is a failed cell, nothing r
 
 TEST_CASE("sweep table: cells ordered by a column, missing values last both ways") {
   const SweepPlan plan = four_cells();
-  std::vector<CellResult> r = {done(30, 5), CellResult{}, done(35, 1), done(25, 3)};
+  std::vector<CellResult> r = {finished_cell_at(30, 5), CellResult{}, finished_cell_at(35, 1), finished_cell_at(25, 3)};
   using V = std::vector<size_t>;
   CHECK(sweep_cell_order(plan, r, SweepColumn::Psnr, true) == V{2, 0, 3, 1});
   CHECK(sweep_cell_order(plan, r, SweepColumn::Psnr, false) == V{3, 0, 2, 1});

@@ -20,7 +20,7 @@ TrainingSpec settings(int64_t good_every, int32_t max_recoveries, double factor)
   t.recovery_lr_factor = factor;
   return t;
 }
-MetricsRow row(double loss, double psnr) {
+MetricsRow loss_row(double loss, double psnr) {
   MetricsRow r;
   r.loss = loss;
   r.psnr_db = psnr;
@@ -38,38 +38,38 @@ constexpr double inf = std::numeric_limits<double>::infinity();
 
 TEST_CASE("divergence guard: a non-finite loss or prediction is a divergence, an exact fit is not") {
   DivergenceGuard g(settings(10, 3, 0.5));
-  CHECK(g.divergence_reason(row(0.01, 25), 50).empty());
-  CHECK(g.divergence_reason(row(inf, 25), 50) == "the loss became inf");
-  CHECK(g.divergence_reason(row(-inf, 25), 50) == "the loss became -inf");
-  CHECK(g.divergence_reason(row(std::nan(""), 25), 50) == "the loss became nan");
-  CHECK(g.divergence_reason(row(0.01, std::nan("")), 50) == "the prediction became nan");
-  CHECK(g.divergence_reason(row(0.0, inf), 50).empty()); // MSE 0: +inf dB
+  CHECK(g.divergence_reason(loss_row(0.01, 25), 50).empty());
+  CHECK(g.divergence_reason(loss_row(inf, 25), 50) == "the loss became inf");
+  CHECK(g.divergence_reason(loss_row(-inf, 25), 50) == "the loss became -inf");
+  CHECK(g.divergence_reason(loss_row(std::nan(""), 25), 50) == "the loss became nan");
+  CHECK(g.divergence_reason(loss_row(0.01, std::nan("")), 50) == "the prediction became nan");
+  CHECK(g.divergence_reason(loss_row(0.0, inf), 50).empty()); // MSE 0: +inf dB
   // The backend's flag, however finite the row looks, until it is cleared.
   g.note_nonfinite(true);
   g.note_nonfinite(false);
   CHECK(g.nonfinite_seen());
-  CHECK(g.divergence_reason(row(0.01, 25), 50) == "the loss became nan");
+  CHECK(g.divergence_reason(loss_row(0.01, 25), 50) == "the loss became nan");
   g.clear_nonfinite();
-  CHECK(g.divergence_reason(row(0.01, 25), 50).empty());
+  CHECK(g.divergence_reason(loss_row(0.01, 25), 50).empty());
 }
 
 TEST_CASE("divergence guard: worse than the untrained network by more than 1 dB, from good_state_every steps on") {
   DivergenceGuard g(settings(10, 3, 0.5));
   CHECK_FALSE(g.knows_start());
-  CHECK_FALSE(g.worse_than_start(row(1, 0), 100)); // no start known: never
+  CHECK_FALSE(g.worse_than_start(loss_row(1, 0), 100)); // no start known: never
   g.note_start(20.0);
   g.note_start(30.0); // the first one stays
   CHECK(g.initial_psnr() == 20.0);
-  CHECK_FALSE(g.worse_than_start(row(1, 18.9), 9)); // too early
-  CHECK(g.worse_than_start(row(1, 18.9), 10));
-  CHECK_FALSE(g.worse_than_start(row(1, 19.0), 10)); // exactly 1 dB below: not yet
-  CHECK(g.divergence_reason(row(1, 18.9), 10) ==
+  CHECK_FALSE(g.worse_than_start(loss_row(1, 18.9), 9)); // too early
+  CHECK(g.worse_than_start(loss_row(1, 18.9), 10));
+  CHECK_FALSE(g.worse_than_start(loss_row(1, 19.0), 10)); // exactly 1 dB below: not yet
+  CHECK(g.divergence_reason(loss_row(1, 18.9), 10) ==
         "the picture became worse than the untrained network's: PSNR 18.90 dB, 20.00 dB at the start");
   // good_state_every 0 counts as 1.
   DivergenceGuard h(settings(0, 3, 0.5));
   h.note_start(20.0);
-  CHECK_FALSE(h.worse_than_start(row(1, 10), 0));
-  CHECK(h.worse_than_start(row(1, 10), 1));
+  CHECK_FALSE(h.worse_than_start(loss_row(1, 10), 0));
+  CHECK(h.worse_than_start(loss_row(1, 10), 1));
 }
 
 TEST_CASE("divergence guard: what is unsound in a state, counted") {

@@ -7,7 +7,7 @@
 using namespace redraw;
 
 namespace {
-MetricsRow row(int64_t step, double psnr) {
+MetricsRow psnr_row(int64_t step, double psnr) {
   MetricsRow r;
   r.step = step;
   r.psnr_db = psnr;
@@ -17,12 +17,12 @@ MetricsRow row(int64_t step, double psnr) {
 
 TEST_CASE("metrics history: rows append in step order; a row at the newest row's step replaces it") {
   MetricsHistory h;
-  h.record(row(5, 10));
-  h.record(row(10, 12));
-  h.record(row(10, 12.5)); // measured exactly after a sampled row
+  h.record(psnr_row(5, 10));
+  h.record(psnr_row(10, 12));
+  h.record(psnr_row(10, 12.5)); // measured exactly after a sampled row
   REQUIRE(h.rows().size() == 2);
   CHECK(h.rows()[1].psnr_db == 12.5);
-  h.record(row(15, 13));
+  h.record(psnr_row(15, 13));
   CHECK(h.rows().size() == 3);
 }
 
@@ -31,7 +31,7 @@ TEST_CASE("metrics history: a rollback drops rows and losses after its step; a r
   for (int64_t s = 1; s <= 30; ++s)
     h.record_loss(s, float(s));
   for (int64_t s = 5; s <= 30; s += 5)
-    h.record(row(s, double(s)));
+    h.record(psnr_row(s, double(s)));
   h.truncate_after(17);
   REQUIRE(h.rows().size() == 3);
   CHECK(h.rows().back().step == 15);
@@ -40,7 +40,7 @@ TEST_CASE("metrics history: a rollback drops rows and losses after its step; a r
   LossTrace saved;
   for (int64_t s = 1; s <= 40; ++s)
     saved.record(s, 0.5f);
-  h.assign({row(20, 1), row(40, 2), row(45, 3)}, saved, 40);
+  h.assign({psnr_row(20, 1), psnr_row(40, 2), psnr_row(45, 3)}, saved, 40);
   CHECK(h.rows().size() == 3); // the rows as they are
   CHECK(h.losses().end_count() == 41);
   h.assign({}, saved, 25);

@@ -38,7 +38,7 @@ Image render_cpu(const Checkpoint& c, const std::vector<float>& params, int32_t 
   return render_image(cpu, NetworkView{&c.config.model, params, {}}, w, h);
 }
 
-BackendFactory cpu_factory() {
+BackendFactory cpu_only() {
   return [](const std::string&, std::string*, const std::string&) {
     return std::unique_ptr<Backend>(std::make_unique<CpuBackend>());
   };
@@ -114,7 +114,7 @@ TEST_CASE("model file: an instant-style keyframe renders within 50 dB of the exa
   RunSource src{test::sample("horse.png").string(), ""};
   OpenRunOptions opts;
   opts.config = cfg;
-  OpenedRun run = open_run(src, cpu_factory(), opts);
+  OpenedRun run = open_run(src, cpu_only(), opts);
   Trainer& t = *run.trainer;
   t.run(60);
   const Checkpoint c = t.checkpoint("horse.png");
@@ -175,7 +175,7 @@ TEST_CASE("hash grid sized to the image: the table follows the pixel count, the 
   cfg.training.cpu_batch_size = 1024;
   OpenRunOptions opts;
   opts.config = cfg;
-  OpenedRun run = open_run(RunSource{test::sample("horse.png").string(), ""}, cpu_factory(), opts);
+  OpenedRun run = open_run(RunSource{test::sample("horse.png").string(), ""}, cpu_only(), opts);
   const EncodingSpec& e = run.trainer->config().model.encoding;
   CHECK(e.log2_hashmap_size == 17);
   CHECK(e.finest_resolution == 400);
@@ -243,7 +243,7 @@ TEST_CASE("model file: finer, gauss and wire presets save, load and render the s
     RunSource src{test::sample("horse.png").string(), ""};
     OpenRunOptions opts;
     opts.config = cfg;
-    OpenedRun run = open_run(src, cpu_factory(), opts);
+    OpenedRun run = open_run(src, cpu_only(), opts);
     run.trainer->run(3);
     const Checkpoint c = run.trainer->checkpoint("horse.png");
     test::TempDir dir;

@@ -69,7 +69,7 @@ struct Decoded {
   std::string error;
 };
 
-Decoded decode(const std::vector<uint8_t>& bytes, const std::string& name, const DecodeOptions& options = {}) {
+Decoded decode_partial(const std::vector<uint8_t>& bytes, const std::string& name, const DecodeOptions& options = {}) {
   Decoded d;
   try {
     d.img = decode_image(bytes.data(), bytes.size(), name, {}, options, &d.info);
@@ -154,23 +154,23 @@ TEST_CASE("a JPEG cut short keeps the rows it has, grey below, and says which ro
   const auto jpeg = jpeg_of(rgb, w, h, "Q=90,subsample_mode=off,restart_interval=16");
   const auto ends = restart_ends(jpeg);
   REQUIRE(ends.size() == 11);
-  const Decoded whole = decode(jpeg, "whole.jpg");
+  const Decoded whole = decode_partial(jpeg, "whole.jpg");
   REQUIRE(whole.error.empty());
   CHECK(whole.info.incomplete.empty());
   for (const bool end_marker : {true, false}) { // ending with EOI (libjpeg only warns), or just cut
     CAPTURE(end_marker);
     // 7 of 12 MCU rows: rows 57-96 missing.
-    const Decoded cut = decode(prefix(jpeg, ends[6], end_marker), "photo.jpg");
+    const Decoded cut = decode_partial(prefix(jpeg, ends[6], end_marker), "photo.jpg");
     REQUIRE(cut.error.empty());
     CHECK(cut.info.incomplete == "the file ends early; rows 57-96 of 96 (42%) are missing and shown grey");
     CHECK(same_rows(cut.img, whole.img, 0, 56));
     CHECK(grey_from(cut.img, 56));
     // 5 of 12 is less than half: refused, naming the file and the rows.
-    const Decoded most = decode(prefix(jpeg, ends[4], end_marker), "photo.jpg");
+    const Decoded most = decode_partial(prefix(jpeg, ends[4], end_marker), "photo.jpg");
     CHECK(most.error == "photo.jpg: corrupt or truncated image: the file ends before the image does; rows 41-96 of 96 "
                         "(58%) are missing, more than half of the picture");
     // Exactly half is still shown.
-    const Decoded half = decode(prefix(jpeg, ends[5], end_marker), "photo.jpg");
+    const Decoded half = decode_partial(prefix(jpeg, ends[5], end_marker), "photo.jpg");
     CHECK(half.error.empty());
     CHECK(half.info.incomplete == "the file ends early; rows 49-96 of 96 (50%) are missing and shown grey");
   }
@@ -190,12 +190,12 @@ TEST_CASE("a JPEG whose header claims far more than its scan holds is refused, s
   }
   DecodeOptions small;
   small.min_width = small.min_height = 256; // shrunk 1/8 on load: 2048 x 2048, within the budget
-  const Decoded d = decode(jpeg, "huge.jpg", small);
+  const Decoded d = decode_partial(jpeg, "huge.jpg", small);
   CHECK(d.error.find("huge.jpg: corrupt or truncated image: the file ends before the image does; rows ") == 0);
   CHECK(d.error.find(" of 16384 (") != std::string::npos);
   CHECK(d.error.find("more than half of the picture") != std::string::npos);
   // At full size it is over the default memory budget, refused from the header.
-  CHECK(decode(jpeg, "huge.jpg").error.find("memory budget") != std::string::npos);
+  CHECK(decode_partial(jpeg, "huge.jpg").error.find("memory budget") != std::string::npos);
 }
 
 TEST_CASE("a cut JPEG of any length is refused or shown with what is missing, never silently") {
@@ -208,7 +208,7 @@ TEST_CASE("a cut JPEG of any length is refused or shown with what is missing, ne
     for (size_t n = 3; n + 2 < jpeg.size(); n += 29)
       for (const bool end_marker : {false, true}) {
         CAPTURE(n);
-        const Decoded d = decode(prefix(jpeg, n, end_marker), "t.jpg");
+        const Decoded d = decode_partial(prefix(jpeg, n, end_marker), "t.jpg");
         CHECK((!d.error.empty() || !d.info.incomplete.empty()));
         if (!d.error.empty()) CHECK(d.error.find("t.jpg: ") == 0);
         shown += d.error.empty();
@@ -221,21 +221,21 @@ TEST_CASE("a PNG cut short keeps its whole rows, grey below, and more than half 
   const int w = 64, h = 48;
   const auto rgb = textured_rgb(w, h);
   const StoredPng png = stored_png(rgb, w, h);
-  const Decoded whole = decode(png.bytes, "whole.png");
+  const Decoded whole = decode_partial(png.bytes, "whole.png");
   REQUIRE(whole.error.empty());
   CHECK(whole.info.incomplete.empty());
   for (size_t i = 0; i < rgb.size(); ++i)
     REQUIRE(std::abs(whole.img.pixels[i] - float(rgb[i]) / 255.0f) < 1e-6f); // the writer above is sound
-  const Decoded cut = decode(prefix(png.bytes, png.rows_start(30)), "draw.png");
+  const Decoded cut = decode_partial(prefix(png.bytes, png.rows_start(30)), "draw.png");
   REQUIRE(cut.error.empty());
   CHECK(cut.info.incomplete == "the file ends early; rows 31-48 of 48 (38%) are missing and shown grey");
   CHECK(same_rows(cut.img, whole.img, 0, 30));
   CHECK(grey_from(cut.img, 30));
-  const Decoded most = decode(prefix(png.bytes, png.rows_start(20)), "draw.png");
+  const Decoded most = decode_partial(prefix(png.bytes, png.rows_start(20)), "draw.png");
   CHECK(most.error == "draw.png: corrupt or truncated image: the file ends before the image does; rows 21-48 of 48 "
                       "(58%) are missing, more than half of the picture");
   // Every row there, the end of the file (IEND) missing: shown, and said.
-  const Decoded no_end = decode(prefix(png.bytes, png.bytes.size() - 12), "draw.png");
+  const Decoded no_end = decode_partial(prefix(png.bytes, png.bytes.size() - 12), "draw.png");
   REQUIRE(no_end.error.empty());
   CHECK(no_end.info.incomplete == "the file ends early, but every row of the picture was read");
   CHECK(same_rows(no_end.img, whole.img, 0, h));
@@ -250,9 +250,9 @@ TEST_CASE("a whole PNG with empty ancillary chunks opens whole: libpng's warning
     const int w = size.first, h = size.second; // named copies: clang's CAPTURE refuses structured bindings
     CAPTURE(w);
     const auto rgb = textured_rgb(w, h);
-    const Decoded plain = decode(stored_png(rgb, w, h).bytes, "plain.png");
+    const Decoded plain = decode_partial(stored_png(rgb, w, h).bytes, "plain.png");
     REQUIRE(plain.error.empty());
-    const Decoded d = decode(stored_png(rgb, w, h, empty).bytes, "chunks.png");
+    const Decoded d = decode_partial(stored_png(rgb, w, h, empty).bytes, "chunks.png");
     CHECK(d.error.empty());
     CHECK(d.info.incomplete.empty());
     REQUIRE(d.img.pixels.size() == plain.img.pixels.size());
@@ -260,7 +260,7 @@ TEST_CASE("a whole PNG with empty ancillary chunks opens whole: libpng's warning
     // Cut in its image data, the same file still says which rows are missing.
     const StoredPng png = stored_png(rgb, w, h, empty);
     if (h > 8) {
-      const Decoded cut = decode(prefix(png.bytes, png.rows_start(40)), "cut.png");
+      const Decoded cut = decode_partial(prefix(png.bytes, png.rows_start(40)), "cut.png");
       REQUIRE(cut.error.empty());
       CHECK(cut.info.incomplete == "the file ends early; rows 41-48 of 48 (17%) are missing and shown grey");
       CHECK(same_rows(cut.img, plain.img, 0, 40));
@@ -279,7 +279,7 @@ TEST_CASE("a WebP cut short is refused as truncated, naming the file") {
   REQUIRE(vips_image_write_to_file(v, (file + "[lossless]").c_str(), nullptr) == 0);
   g_object_unref(v);
   const auto webp = test::read_bytes(file);
-  const Decoded d = decode(prefix(webp, webp.size() * 2 / 3), "pic.webp");
+  const Decoded d = decode_partial(prefix(webp, webp.size() * 2 / 3), "pic.webp");
   CHECK(d.error.find("pic.webp: corrupt or truncated image: the file ends before the image does") == 0);
 }
 
@@ -375,7 +375,7 @@ TEST_CASE("an interlaced PNG cut short shows the passes it holds: the pixels rea
   const int w = 64, h = 48;
   const auto rgb = textured_rgb(w, h);
   const Adam7Png png = adam7_png(rgb, w, h);
-  const Decoded whole = decode(png.bytes, "whole.png");
+  const Decoded whole = decode_partial(png.bytes, "whole.png");
   REQUIRE(whole.error.empty());
   CHECK(whole.info.incomplete.empty());
   for (size_t i = 0; i < rgb.size(); ++i)
@@ -385,7 +385,7 @@ TEST_CASE("an interlaced PNG cut short shows the passes it holds: the pixels rea
   for (const size_t kept : {total_rows * 99 / 100, total_rows / 2, size_t(2)}) {
     CAPTURE(kept);
     const size_t n = png.ends[kept - 1] + 3; // a few bytes of the next row too
-    const Decoded cut = decode(prefix(png.bytes, n), "inter.png");
+    const Decoded cut = decode_partial(prefix(png.bytes, n), "inter.png");
     // The pixels of the rows kept, from the file's own layout: exactly the original.
     size_t read = 0;
     bool same = true;
@@ -427,11 +427,11 @@ TEST_CASE("a baseline JPEG cut inside a band of rows counts the whole band missi
   const auto jpeg = jpeg_of(rgb, w, h, "Q=90,subsample_mode=on,restart_interval=8");
   const auto ends = restart_ends(jpeg);
   REQUIRE(ends.size() == 5);
-  const Decoded whole = decode(jpeg, "whole.jpg");
+  const Decoded whole = decode_partial(jpeg, "whole.jpg");
   REQUIRE(whole.error.empty());
   // Cut half way through the last MCU row: its 16 rows are each partly grey.
   const size_t n = ends[4] + (jpeg.size() - 2 - ends[4]) / 2;
-  const Decoded cut = decode(prefix(jpeg, n), "photo.jpg");
+  const Decoded cut = decode_partial(prefix(jpeg, n), "photo.jpg");
   REQUIRE(cut.error.empty());
   CHECK(cut.info.incomplete == "the file ends early; rows 81-96 of 96 (17%) are missing and shown grey");
   CHECK(same_rows(cut.img, whole.img, 0, 79)); // the last row above the band blends with the band's colours
@@ -442,7 +442,7 @@ TEST_CASE("a baseline JPEG cut inside a band of rows counts the whole band missi
   for (size_t i = 0; i + 1 < prog.size(); ++i)
     if (prog[i] == 0xff && prog[i + 1] == 0xda) sos.push_back(i);
   REQUIRE(sos.size() > 3);
-  const Decoded early = decode(prefix(prog, sos[2] + 40), "prog.jpg");
+  const Decoded early = decode_partial(prefix(prog, sos[2] + 40), "prog.jpg");
   REQUIRE(early.error.empty());
   CHECK(early.info.incomplete == "the file ends in scan 3 of this progressive JPEG: every row was read, but the "
                                  "detail of its later scans is missing (the picture is blurred or blocky)");

@@ -26,7 +26,7 @@ Snapshot frame_at(int64_t step, size_t params) {
   return s;
 }
 
-RunConfig tiny_config() { return test::tanh16_config(0, 60, 10); }
+RunConfig timelapse_config() { return test::tanh16_config(0, 60, 10); }
 } // namespace
 
 TEST_CASE("the snapshot policy is dense early and regular later") {
@@ -134,7 +134,7 @@ TEST_CASE("a frame at an earlier step replaces the later part of the timeline") 
 }
 
 TEST_CASE("a snapshot re-rendered equals what was rendered at that step during training") {
-  Trainer t = test::small_trainer(tiny_config(), test::gradient_image(12, 10, 3));
+  Trainer t = test::small_trainer(timelapse_config(), test::gradient_image(12, 10, 3));
   std::map<int64_t, std::vector<float>> shown;
   shown[0] = t.render(24, 20).pixels;
   while (t.current_step() < 60) {
@@ -151,7 +151,7 @@ TEST_CASE("a snapshot re-rendered equals what was rendered at that step during t
   const auto bytes = serialize_checkpoint(t.checkpoint("x.png"));
   const Checkpoint c = deserialize_checkpoint(bytes.data(), bytes.size(), "mem");
   CHECK(c.snapshots.size() == shown.size());
-  Trainer u = test::small_trainer(tiny_config(), test::gradient_image(12, 10, 3));
+  Trainer u = test::small_trainer(timelapse_config(), test::gradient_image(12, 10, 3));
   u.restore(c);
   REQUIRE(u.frames().store().size() == shown.size());
   // A file keeps pictures, fp16 keyframes and step 0's exact weights: step 0 renders the same, a
@@ -169,8 +169,8 @@ TEST_CASE("a snapshot re-rendered equals what was rendered at that step during t
 }
 
 TEST_CASE("snapshots do not change training or the metrics history, and carry their step's metrics") {
-  Trainer with = test::small_trainer(tiny_config(), test::gradient_image(12, 10, 1));
-  Trainer without = test::small_trainer(tiny_config(), test::gradient_image(12, 10, 1));
+  Trainer with = test::small_trainer(timelapse_config(), test::gradient_image(12, 10, 1));
+  Trainer without = test::small_trainer(timelapse_config(), test::gradient_image(12, 10, 1));
   SnapshotPolicy off;
   off.enabled = false;
   without.set_snapshot_policy(off);
@@ -190,7 +190,7 @@ TEST_CASE("snapshots do not change training or the metrics history, and carry th
 }
 
 TEST_CASE("the snapshot cap holds during training") {
-  Trainer t = test::small_trainer(tiny_config(), test::gradient_image(8, 8, 1));
+  Trainer t = test::small_trainer(timelapse_config(), test::gradient_image(8, 8, 1));
   SnapshotPolicy every;
   every.every = 1;
   t.set_snapshot_policy(every);
@@ -288,7 +288,7 @@ TEST_CASE("a branch from a resumable frame continues bit for bit as the uninterr
 }
 
 TEST_CASE("branching from a snapshot restores its weights, step and timeline") {
-  Trainer t = test::small_trainer(tiny_config(), test::gradient_image(12, 10, 1));
+  Trainer t = test::small_trainer(timelapse_config(), test::gradient_image(12, 10, 1));
   t.run(60);
   const size_t i = t.frames().store().index_at_step(20);
   const Snapshot s = t.frames().frame(i);
@@ -314,7 +314,7 @@ TEST_CASE("a branch from a frame without its optimizer state restarts Adam's bia
   // Closed form: from zero moments, Adam's first bias-corrected update is exactly lr * g / (|g| + eps).
   // Keeping the run's step count instead (1 - beta^t near 1) makes it several times larger.
   // Frames read from a .redraw file carry no optimizer state (only step 0's, which is zero).
-  RunConfig cfg = tiny_config();
+  RunConfig cfg = timelapse_config();
   cfg.training.steps = 400;
   Trainer t = test::small_trainer(cfg, test::gradient_image(12, 10, 1));
   t.run(400);
@@ -367,18 +367,18 @@ TEST_CASE("a branch from a frame without its optimizer state restarts Adam's bia
 }
 
 TEST_CASE("restore refuses snapshots that do not fit the model") {
-  Trainer t = test::small_trainer(tiny_config(), test::gradient_image(8, 8, 1));
+  Trainer t = test::small_trainer(timelapse_config(), test::gradient_image(8, 8, 1));
   t.run(5);
   Checkpoint c = t.checkpoint();
   c.snapshots.push_back(Snapshot{{}, std::vector<float>(3, 0.0f), {}, {}});
-  Trainer u = test::small_trainer(tiny_config(), test::gradient_image(8, 8, 1));
+  Trainer u = test::small_trainer(timelapse_config(), test::gradient_image(8, 8, 1));
   const auto before = u.parameters();
   CHECK_THROWS_AS(u.restore(c), CheckpointError);
   CHECK(u.parameters() == before); // nothing half-restored
 }
 
 TEST_CASE("a network too large for exact frames keeps fp16 keyframes at powers of two and pictures between") {
-  Trainer t = test::small_trainer(tiny_config(), test::gradient_image(12, 10, 3));
+  Trainer t = test::small_trainer(timelapse_config(), test::gradient_image(12, 10, 3));
   const auto params = size_t(t.parameters().size());
   // Adam: weights and two moments; an exact frame over the bound counts as large.
   t.set_large_frame_bytes(params * sizeof(float) * 3 - 1);
@@ -415,7 +415,7 @@ TEST_CASE("a network too large for exact frames keeps fp16 keyframes at powers o
   }
   CHECK(keyframes == 6); // 1, 2, 4, 8, 16, 32
   // Below the bound the same run keeps exact, resumable frames.
-  Trainer u = test::small_trainer(tiny_config(), test::gradient_image(12, 10, 3));
+  Trainer u = test::small_trainer(timelapse_config(), test::gradient_image(12, 10, 3));
   u.set_snapshot_policy(every);
   u.run(5);
   (void)u.flush_metrics();

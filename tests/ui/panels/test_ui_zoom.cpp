@@ -74,7 +74,7 @@ void load_gradient(TrainingSession& session, const test::TempDir& dir) {
 }
 
 /// Takes the session's snapshots until done(snapshot) holds; false after 60 s.
-template <class Done> bool take_until(TrainingSession& session, Done done) {
+template <class Done> bool step_until(TrainingSession& session, Done done) {
   const auto start = std::chrono::steady_clock::now();
   while (std::chrono::steady_clock::now() - start < std::chrono::seconds(60)) {
     SessionSnapshot t = session.take();
@@ -89,7 +89,7 @@ TEST_CASE("ui session: a window render is the network drawn at twice the size, c
   test::TempDir dir;
   TrainingSession session(backend_factory());
   load_gradient(session, dir);
-  auto wait = [&](auto done) { return take_until(session, done); };
+  auto wait = [&](auto done) { return step_until(session, done); };
   REQUIRE(wait([](const SessionSnapshot& t) { return t.status.has_run && !t.status.busy; }));
   // The top-left quarter (image 0..6 x 0..4) on a 12 x 8 grid: two samples a pixel.
   const RenderWindow quarter{0, 0, 6, 4, 12, 8};
@@ -131,7 +131,7 @@ TEST_CASE("ui session: a window render of a timelapse frame draws that frame's w
   uint64_t generation = 0;
   int64_t got_step = -1;
   auto wait = [&](auto done) { // every snapshot's frame list and window render are kept
-    return take_until(session, [&](SessionSnapshot& t) {
+    return step_until(session, [&](SessionSnapshot& t) {
       if (t.snapshots_changed) frames = t.snapshots;
       if (t.zoom) {
         got = t.zoom;

@@ -12,7 +12,7 @@
 using namespace redraw;
 
 namespace {
-MetricsRow row(int64_t step) {
+MetricsRow step_row(int64_t step) {
   MetricsRow r;
   r.step = step;
   r.loss = 1.0 / double(step + 1);
@@ -34,9 +34,9 @@ TEST_CASE("session mailbox: a take hands over what arrived and keeps the latest 
   CHECK(snap.preview_step == -1);
 
   auto truth = std::make_shared<Image>();
-  box.new_history({row(0), row(10)}, 7, truth);
+  box.new_history({step_row(0), step_row(10)}, 7, truth);
   box.preview(std::make_shared<Image>(), 10);
-  box.frames({row(0)}, {1}, 1234, 5678);
+  box.frames({step_row(0)}, {1}, 1234, 5678);
   box.frame(std::make_shared<Image>(), 0);
   box.error("bad");
   box.notice("note");
@@ -47,7 +47,7 @@ TEST_CASE("session mailbox: a take hands over what arrived and keeps the latest 
   st.step = 10;
   SessionProfile prof;
   prof.steps = 3;
-  box.publish(st, 7, {row(20)}, &prof);
+  box.publish(st, 7, {step_row(20)}, &prof);
   snap.take_from(box);
   CHECK(snap.has_news());
   CHECK(snap.run_id == 7);
@@ -87,7 +87,7 @@ TEST_CASE("session mailbox: a take hands over what arrived and keeps the latest 
   CHECK(snap.profiles.empty());
 
   // Rows alone are not news; a change of running is.
-  box.publish(st, 7, {row(30)}, nullptr);
+  box.publish(st, 7, {step_row(30)}, nullptr);
   snap.take_from(box);
   CHECK_FALSE(snap.has_news());
   CHECK(steps(snap.rows) == std::vector<int64_t>{30});
@@ -107,15 +107,15 @@ TEST_CASE("session mailbox: busy and progress survive a publish; the history aft
   box.progress(0.5);
   SessionStatus st;
   st.step = 4;
-  box.publish(st, 1, {row(1), row(2)}, nullptr);
+  box.publish(st, 1, {step_row(1), step_row(2)}, nullptr);
   snap.take_from(box);
   CHECK(snap.status.busy);
   CHECK(snap.status.busy_what == "export 64x64");
   CHECK(snap.status.busy_progress == 0.5);
   CHECK(snap.status.step == 4);
   CHECK(snap.has_news()); // busy changed
-  box.publish(st, 1, {row(3)}, nullptr);
-  box.replace_history({row(0), row(1)});
+  box.publish(st, 1, {step_row(3)}, nullptr);
+  box.replace_history({step_row(0), step_row(1)});
   box.idle();
   snap.take_from(box);
   CHECK_FALSE(snap.status.busy);

@@ -30,18 +30,18 @@
 using namespace redraw;
 
 namespace {
-RunConfig tiny_config() {
+RunConfig session_config() {
   RunConfig c = load_run_config(std::filesystem::path(REDRAW_TEST_ASSET_DIR) / "../tests/gui/gui_tiny.json");
   c.data.max_side = 32;
   c.training.steps = 60;
   return c;
 }
 
-/// A load of the default image with tiny_config() on the CPU.
+/// A load of the default image with session_config() on the CPU.
 LoadRequest tiny_request() {
   LoadRequest req;
   req.image = default_image_path().string();
-  req.config = tiny_config();
+  req.config = session_config();
   req.backend = "cpu";
   return req;
 }
@@ -265,7 +265,7 @@ TEST_CASE("ui autosave: a crashed session's autosave is found and offered once a
 TEST_CASE("ui session: a model opened from another folder finds its image beside it and saves its absolute path") {
   test::TempDir a, b;
   std::filesystem::copy_file(default_image_path(), a.path / "img.png");
-  RunConfig cfg = tiny_config();
+  RunConfig cfg = session_config();
   {
     Trainer t(std::make_unique<CpuBackend>(), cfg, Dataset{prepare_training_image(a.path / "img.png", cfg.data)});
     t.run(3);
@@ -292,7 +292,7 @@ TEST_CASE("ui session: a model opened from another folder finds its image beside
 TEST_CASE("ui session: a model whose image is gone opens as the command line opens it (open_run)") {
   test::TempDir a;
   std::filesystem::copy_file(default_image_path(), a.path / "img.png");
-  const RunConfig cfg = tiny_config();
+  const RunConfig cfg = session_config();
   {
     Trainer t(std::make_unique<CpuBackend>(), cfg, Dataset{prepare_training_image(a.path / "img.png", cfg.data)});
     t.run(3);
@@ -387,7 +387,7 @@ TEST_CASE("ui session: previews fit the preview limit; the truth at their size s
   Collected c;
   LoadRequest req;
   req.image = default_image_path().string();
-  req.config = tiny_config(); // 32 pixels on the longer side
+  req.config = session_config(); // 32 pixels on the longer side
   req.backend = "cpu";
   session.post(run_command::Load{req});
   REQUIRE(wait_for(session, c, [](const Collected& x) { return x.status.has_run && x.truth && x.preview; }));

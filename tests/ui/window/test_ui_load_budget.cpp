@@ -19,7 +19,7 @@ using namespace redraw;
 
 namespace {
 /// Takes snapshots until one satisfies `done` (or 60 s pass); returns it.
-template <class Pred> std::optional<SessionSnapshot> take_until(TrainingSession& s, Pred done) {
+template <class Pred> std::optional<SessionSnapshot> snapshot_until(TrainingSession& s, Pred done) {
   const auto start = std::chrono::steady_clock::now();
   while (std::chrono::steady_clock::now() - start < std::chrono::seconds(60)) {
     SessionSnapshot t = s.take();
@@ -45,7 +45,7 @@ TEST_CASE("ui load budget: an image over the budget is offered again with a larg
 
   TrainingSession session(backend_factory());
   session.post(run_command::Load{req});
-  const auto offered = take_until(session, [](const SessionSnapshot& t) { return t.budget_offer.has_value(); });
+  const auto offered = snapshot_until(session, [](const SessionSnapshot& t) { return t.budget_offer.has_value(); });
   REQUIRE(offered);
   CHECK(offered->errors.empty()); // an offer, not an error
   CHECK_FALSE(offered->status.has_run);
@@ -64,7 +64,7 @@ TEST_CASE("ui load budget: an image over the budget is offered again with a larg
   CHECK_FALSE(ui.budget_offer);
   CHECK(ui.settings.max_image_memory_mb == 1);
   std::vector<std::string> errors;
-  const auto opened = take_until(session, [&](const SessionSnapshot& t) {
+  const auto opened = snapshot_until(session, [&](const SessionSnapshot& t) {
     errors.insert(errors.end(), t.errors.begin(), t.errors.end());
     return t.status.has_run || t.budget_offer;
   });
