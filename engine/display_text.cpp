@@ -97,4 +97,12 @@ std::string trim_blanks(std::string_view s) {
   return std::string(s.substr(b, s.find_last_not_of(" \t\r") - b + 1));
 }
 
+std::string csv_field(std::string_view s) {
+  if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
+  std::string out = "\"";
+  for (const char c : s)
+    out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
 } // namespace redraw

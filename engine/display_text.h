@@ -6,6 +6,7 @@
 ///   or at the end; a widget drawing it stays within a few hundred vertices per line.
 /// - is_valid_utf8(): the check both use, and the model file's check of its strings.
 /// - trim_blanks(): a line without its leading and trailing spaces, tabs and carriage returns.
+/// - csv_field(): a value as one CSV field (RFC 4180): the sweep's and the benchmark's tables quote with it.
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -21,5 +22,8 @@ std::string escape_control(std::string_view s);
 std::string elide(std::string_view s, size_t max_chars, bool keep_end = false);
 /// `s` without leading and trailing spaces, tabs and carriage returns (a CRLF file's lines too).
 std::string trim_blanks(std::string_view s);
+/// `s` as one CSV field: unchanged, or quoted (quotes doubled) when it holds a comma, a quote or a
+/// line break (RFC 4180).
+std::string csv_field(std::string_view s);
 
 } // namespace redraw

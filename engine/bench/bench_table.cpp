@@ -1,5 +1,6 @@
 #include "engine/bench/bench_table.h"
 
+#include "engine/display_text.h"
 #include "engine/errors.h"
 
 #include <nlohmann/json.hpp>
@@ -48,14 +49,6 @@ std::string budget_text(int64_t n) {
   if (n <= 0) return "-";
   if (n % 1000 == 0) return std::to_string(n / 1000) + "K";
   return count_text(n);
-}
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (const char c : s)
-    q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
 }
 
 std::string csv_number(double v, int digits) {

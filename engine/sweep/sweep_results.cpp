@@ -1,5 +1,6 @@
 #include "engine/sweep/sweep_results.h"
 
+#include "engine/display_text.h"
 #include "engine/errors.h"
 #include "engine/json_read.h"
 #include "engine/named_enum.h"
@@ -35,15 +36,6 @@ double parse_number(const std::string& s) {
   const double v = std::strtod(s.c_str(), &end);
   if (end != s.c_str() + s.size()) throw ConfigError("results.csv: '" + s + "' is not a number");
   return v;
-}
-
-/// A CSV field, quoted when it holds a comma, a quote or a line break.
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (const char c : s)
-    out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
 }
 
 std::string csv_row(const std::vector<std::string>& fields) {
