@@ -8,6 +8,10 @@ set -u
 redraw="$1"
 shim="$2"
 . "$(dirname "$0")/../lib.sh"
+# The choice is redraw's only where nobody made it: a machine whose environment already sets the
+# family (one here sets OPENBLAS_CORETYPE=Haswell for every process) would make every line below the
+# user's choice. The cases that set it do so themselves.
+unset OPENBLAS_CORETYPE
 flags=" $(grep -m1 '^flags' /proc/cpuinfo) "
 has() { [[ "$flags" == *" $1 "* ]]; }
 if has avx512f && has avx512bw && has avx512dq && has avx512vl && has avx2 && has fma; then family=SkylakeX; why=AVX-512
