@@ -5,7 +5,8 @@
 ///   - Sine:  y = sin(omega * z) (SIREN);
 ///   - Finer: y = sin(omega * (|z| + 1) * z) (FINER, Liu et al. 2024);
 ///   - Gauss: y = exp(-(s * z)^2) (Ramasinghe and Lucey 2022);
-///   - Gabor: y = cos(omega * z) * exp(-(s * z)^2) (real WIRE, Saragadam et al. 2023).
+///   - Gabor: y = cos(omega * z) * exp(-(s * z)^2) (real WIRE, Saragadam et al. 2023);
+///   the bell exp(-(s * z)^2) never goes below exp(-9.3^2) (gauss_bell()).
 /// - activate_derivative(a, z, y, omega, scale): dy/dz, given both the pre-activation z and
 ///   y = f(z). The exact derivative everywhere: Finer's is omega * (2|z| + 1) * cos(omega * (|z| + 1) * z)
 ///   (FINER's reference code treats |z| + 1 as a constant in backward; this does not).
@@ -19,6 +20,19 @@ constexpr int32_t k_activation_count = int32_t(Activation::Gabor) + 1;
 
 constexpr float k_leaky_relu_slope = 0.01f;
 constexpr float k_softplus_linear_above = 20.0f; ///< softplus(z) == z to float precision beyond this
+/// |s z| is held at this in the Gaussian bell: exp(-9.3^2) = 2.7e-38, just above the smallest normal
+/// float, so an output changes by less than 3e-38 (nothing a sum of weights can carry). Beyond it the
+/// exponent would underflow, and glibc's SIMD expf sends any vector holding such a lane down its
+/// scalar path (a fifth of a Gauss step's time on a CPU). The clamp is on s z, not on the exponent:
+/// GCC rewrites exp(max(e, -87)) as a choice between exp(e) and the constant exp(-87), which still
+/// calls exp on the underflowing lanes.
+constexpr float k_gauss_bell_reach = 9.3f;
+
+/// exp(-(s z)^2), s z held within +-k_gauss_bell_reach: the bell of Gauss and Gabor.
+template <class T> REDRAW_HD inline T gauss_bell(T sz) {
+  const T c = rd_clamp(sz, T(-k_gauss_bell_reach), T(k_gauss_bell_reach));
+  return rd_exp(-(c * c));
+}
 
 template <class T> REDRAW_HD inline T activate(Activation a, T z, T omega, T scale) {
   switch (a) {
@@ -30,14 +44,8 @@ template <class T> REDRAW_HD inline T activate(Activation a, T z, T omega, T sca
   case Activation::Softplus: return z > T(k_softplus_linear_above) ? z : rd_log1p(rd_exp(z));
   case Activation::Sine: return rd_sin(omega * z);
   case Activation::Finer: return rd_sin(omega * ((rd_abs(z) + T(1)) * z));
-  case Activation::Gauss: {
-    const T sz = scale * z;
-    return rd_exp(-(sz * sz));
-  }
-  case Activation::Gabor: {
-    const T sz = scale * z;
-    return rd_cos(omega * z) * rd_exp(-(sz * sz));
-  }
+  case Activation::Gauss: return gauss_bell(scale * z);
+  case Activation::Gabor: return rd_cos(omega * z) * gauss_bell(scale * z);
   }
   return z;
 }
@@ -60,8 +68,7 @@ template <class T> REDRAW_HD inline T activate_derivative(Activation a, T z, T y
     // -exp(-(s z)^2) omega sin(omega z) - 2 s^2 z y, with y = cos(omega z) exp(-(s z)^2) from the
     // forward pass: one sine and one exponential, no cosine, so a CPU loop stays vectorised (a
     // sine and a cosine of one argument become one scalar sincosf call).
-    const T sz = scale * z;
-    return -(rd_exp(-(sz * sz)) * omega * rd_sin(omega * z)) - T(2) * scale * scale * z * y;
+    return -(gauss_bell(scale * z) * omega * rd_sin(omega * z)) - T(2) * scale * scale * z * y;
   }
   }
   return T(1);
