@@ -178,19 +178,28 @@ void RunContext::make_preview(bool force) {
   }
 }
 
-void RunContext::publish_status() {
+SessionStatus RunContext::current_status() {
   SessionStatus s;
+  if (m_run) {
+    s = m_run->status(m_running);
+    s.trainer_id = m_trainer_id;
+    s.stop_at_step = m_limits.stop_at();
+  }
+  return s;
+}
+
+void RunContext::publish_command_effects() { m_mailbox.publish(current_status(), m_run_id, {}, nullptr); }
+
+void RunContext::publish_status() {
   SessionProfile profile;
   std::vector<MetricsRow> rows;
   if (m_run) {
     m_run->post_frames(m_mailbox, false);
     m_run->post_loss_trace(m_mailbox);
-    s = m_run->status(m_running);
-    s.trainer_id = m_trainer_id;
-    s.stop_at_step = m_limits.stop_at();
     profile = m_run->take_profile();
     rows = m_run->take_rows();
   }
+  SessionStatus s = current_status();
   if (m_turns) m_turns->report(m_turn_slot, s.step, m_running && m_run);
   m_mailbox.publish(std::move(s), m_run_id, std::move(rows), m_run ? &profile : nullptr);
 }

@@ -113,8 +113,13 @@ public:
   void train_slice(const std::function<bool()>& commands_waiting);
   /// Publishes the status, the new rows, the frame list, the loss trace and the profile.
   void publish_status();
+  /// Publishes the status alone: a run or pause the commands just made reaches the GUI before the
+  /// next slice, which may first wait for another session's turn (compare: B's slice), so Space
+  /// pressed again toggles from what the run now does, not from a status a slice old.
+  void publish_command_effects();
 
 private:
+  SessionStatus current_status(); ///< the run's status now (empty without a run)
   /// A GPU run's device frame ring, made once when device previews are on.
   void ensure_frame_ring();
 

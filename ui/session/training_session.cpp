@@ -38,8 +38,12 @@ void TrainingSession::thread_main() {
   const auto quitting = [this] { return m_queue.quitting(); };
   const auto waiting = [this] { return m_queue.pending(); };
   while (m_queue.take(commands, !m_context.running() || !m_context.run(), std::chrono::milliseconds(200))) {
+    const bool was_running = m_context.running();
+    const uint64_t trainer = m_context.trainer_id();
     for (const RunCommand& c : commands)
       handle_run_command(m_context, c, quitting);
+    // Run or pause shows at once (a toggle reads it), whatever the slice below waits for.
+    if (m_context.running() != was_running && m_context.trainer_id() == trainer) m_context.publish_command_effects();
     commands.clear();
     m_context.serve_frame(m_queue.take_frame_request());
     m_context.train_slice(waiting);

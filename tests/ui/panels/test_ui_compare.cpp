@@ -99,6 +99,38 @@ TEST_CASE("compare: the runs shown are UiState::runs in order, and a run's timel
   CHECK(run_frame(ui, k_run_a).step == 50);
 }
 
+TEST_CASE("compare: a run's start shows in its status while it waits for the other run's turn") {
+  // Space toggles from the status the GUI holds: before the fix, a run told to train published
+  // nothing until it had its turn on the device, so a second Space read "paused" and trained it on.
+  auto turns = std::make_shared<SliceTurns>();
+  TrainingSession a(backend_factory(), nullptr, turns);
+  RunConfig cfg = load_run_config(std::filesystem::path(REDRAW_TEST_ASSET_DIR) / "../tests/gui/gui_tiny.json");
+  cfg.data.max_side = 32;
+  LoadRequest req;
+  req.image = default_image_path().string();
+  req.config = cfg;
+  req.backend = "cpu";
+  a.post(run_command::Load{req});
+  REQUIRE(a.flush(60.0));
+  SessionStatus st = a.take().status;
+  REQUIRE(st.has_run);
+  REQUIRE_FALSE(st.running);
+  turns->begin_slice(); // the other run holds the device
+  a.post(run_command::SetRunning{true});
+  // Bounded by the wait for the session to reach the device, not by a clock: it shows "running" no
+  // later than when it stands blocked for its turn (the fail-safe deadline only ends a broken run).
+  const auto start = std::chrono::steady_clock::now();
+  while (turns->waiting() == 0 && std::chrono::steady_clock::now() - start < std::chrono::seconds(60))
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  CHECK(turns->waiting() == 1);
+  st = a.take().status;
+  CHECK(st.running);
+  CHECK(st.step == 0); // not one step yet: the status came from the command, not from a slice
+  turns->end_slice();
+  a.post(run_command::SetRunning{false});
+  REQUIRE(a.flush(60.0));
+}
+
 TEST_CASE("compare: two sessions sharing one device both train, and each renders its own picture") {
   auto turns = std::make_shared<SliceTurns>();
   TrainingSession a(backend_factory(), nullptr, turns), b(backend_factory(), nullptr, turns);
