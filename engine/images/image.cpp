@@ -168,7 +168,9 @@ Image prepare_training_image(const std::filesystem::path& file, const DataSpec& 
   return prepare_training_pixels(std::move(raw), spec, w, h);
 }
 
-namespace {
+/// Named, not anonymous: PngStreamWriter::Impl holds one, and a class with linkage may not hold a
+/// member of an anonymous type (GCC warns where a unity batch includes this file).
+namespace png_encoding {
 /// libpng encoder with a byte sink. libpng reports errors by longjmp (C code cannot carry C++
 /// exceptions), so every call into libpng sits behind setjmp in this class and errors are turned
 /// into IoError here; the sink's own exceptions are caught in the callback and rethrown after.
@@ -265,7 +267,8 @@ private:
   std::exception_ptr m_error; ///< the sink's exception, rethrown after libpng unwinds
   std::string m_message;      ///< libpng's own error message
 };
-} // namespace
+} // namespace png_encoding
+using png_encoding::PngEncoder;
 
 std::vector<uint8_t> encode_png(const Image& img, int bit_depth) {
   std::vector<uint8_t> out;

@@ -14,7 +14,9 @@
 
 namespace redraw {
 
-namespace {
+/// Named, not anonymous: SpectrumAnalyzer::Plan holds LineFfts, and a class with linkage may not hold
+/// members of an anonymous type (GCC warns where a unity batch includes this file).
+namespace spectrum_fft {
 
 int largest_prime_factor(int n) {
   int largest = 1;
@@ -94,7 +96,8 @@ private:
   std::vector<kiss_fft_cpx> m_a, m_fa;             ///< work lines of length m
 };
 
-} // namespace
+} // namespace spectrum_fft
+using spectrum_fft::LineFft;
 
 /// The 2-D DFT as rows, then columns (each through LineFft). The input is real, so the spectrum is
 /// conjugate-symmetric; the full plane is kept for simple indexing.
