@@ -122,13 +122,14 @@ __device__ inline void scatter_corners(float* __restrict__ table_grad, const uin
     float2* t2 = reinterpret_cast<float2*>(table_grad);
 #pragma unroll
     for (int c = 0; c < 4; ++c) atomicAdd(t2 + e[c], make_float2(w[c] * d[0], w[c] * d[1]));
-    return;
-  }
+  } else // the scalar adds below, for every other F (an else, not a return: no unreachable loop)
 #endif
+  {
 #pragma unroll
-  for (int c = 0; c < 4; ++c)
+    for (int c = 0; c < 4; ++c)
 #pragma unroll
-    for (int f = 0; f < F; ++f) atomicAdd(table_grad + size_t(e[c]) * F + f, w[c] * d[f]);
+      for (int f = 0; f < F; ++f) atomicAdd(table_grad + size_t(e[c]) * F + f, w[c] * d[f]);
+  }
 }
 
 /// backward_kernel with one thread per sample looping over the levels: the sample's coordinates
