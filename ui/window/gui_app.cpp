@@ -124,6 +124,9 @@ std::vector<int> hold_quick_taps(UiState& ui) {
   for (int k : ui.keys_changed)
     if (!io.KeysDown[k]) {
       io.KeysDown[k] = true;
+      // A new press, even right after a tap of the same key held for the frame before: NewFrame has
+      // not seen that key up in between, and would count this one as still held (not pressed).
+      io.KeysDownDuration[k] = -1.0f;
       held.push_back(k);
     }
   ui.keys_changed.clear();
