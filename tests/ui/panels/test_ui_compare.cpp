@@ -111,8 +111,12 @@ TEST_CASE("compare: a run's start shows in its status while it waits for the oth
   req.config = cfg;
   req.backend = "cpu";
   a.post(run_command::Load{req});
-  REQUIRE(a.flush(60.0));
-  SessionStatus st = a.take().status;
+  // The status comes after the commands a flush waits for: poll for it (the deadline only ends a
+  // broken run).
+  SessionStatus st;
+  for (const auto t0 = std::chrono::steady_clock::now();
+       !st.has_run && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60);)
+    if (!(st = a.take().status).has_run) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   REQUIRE(st.has_run);
   REQUIRE_FALSE(st.running);
   turns->begin_slice(); // the other run holds the device
