@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config git
+  ninja-build  # the generator scripts/build.sh and scripts/sanitize.sh give a new build folder
   libstb-dev libpng-dev libopenblas-dev nlohmann-json3-dev libcli11-dev doctest-dev zlib1g-dev
   libzstd-dev  # packed chunks in .redraw model files (engine/model_files/checkpoint_codec.cpp)
   libgif-dev libkissfft-dev

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The sanitizer and fuzzing stage of scripts/test.sh (also runnable alone):
 #  1. builds build-asan/ with clang, AddressSanitizer + UndefinedBehaviorSanitizer
-#     (-fno-sanitize-recover=all: the first report fails), CUDA off, GUI on, the fuzz targets on;
+#     (-fno-sanitize-recover=all: the first report fails), CUDA off, GUI on, the fuzz targets on
+#     (the CPU backend's kernels at -O2 and without the fuzzers' coverage hooks: CMakeLists.txt says why);
 #  2. runs every ctest test there. Any sanitizer report fails its test (a test whose only fault was
 #     LeakSanitizer's tracer crashing at exit is rerun once: scripts/lsan_tracer_rerun.sh). The GUI tests run with
 #     tests/gui/lsan_gui.supp, which suppresses the leaks of the GL driver (Mesa) only, and with
@@ -20,10 +21,14 @@ mkdir -p build-asan
 cc -shared -fPIC -O1 tests/gui/dlclose_noop.c -o build-asan/libdlclose_noop.so
 # The Python module is off here: an extension module would need the sanitizer runtimes preloaded into python3.
 flags="-O1 -gline-tables-only -Wno-pass-failed -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all -fsanitize=fuzzer-no-link"
-CC=clang CXX=clang++ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DREDRAW_CUDA=OFF -DREDRAW_GUI=ON -DREDRAW_PCH=ON -DREDRAW_PYTHON=OFF \
+# Ninja for a new folder, as scripts/build.sh does (a folder configured before keeps its generator).
+generator=()
+[ -f build-asan/CMakeCache.txt ] || generator=(-G Ninja)
+CC=clang CXX=clang++ cmake -S . -B build-asan "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DREDRAW_CUDA=OFF -DREDRAW_GUI=ON -DREDRAW_PCH=ON -DREDRAW_PYTHON=OFF \
   -DREDRAW_FUZZ=ON -DREDRAW_TEST_LD_PRELOAD="$root/build-asan/libdlclose_noop.so" -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
-  -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" >/dev/null
+  -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
+  -DREDRAW_CPU_EXTRA_OPTIONS="-O2;-fno-sanitize=fuzzer-no-link" >/dev/null
 # Only what the tests and fuzzers run (the benchmarks are not built here).
 cmake --build build-asan -j"$(nproc)" --target redraw redraw_tests redraw_gui_screenshot_check redraw_gui_layout_check \
   redraw_gui_insight_check redraw_x11_close_request redraw_decoder_exit_check \
