@@ -7,10 +7,17 @@
 # - expect CODE NEEDLE -- COMMAND...: runs it, checks the exit code and that its output has NEEDLE;
 # - wait_for SECONDS CONDITION: polls a state with a deadline, never a fixed sleep;
 # - png_size FILE: "WxH" from the PNG header;
+# - python3: Debian's interpreter (not a shim that PATH may find first);
 # - tiny_config FILE STEPS METRICS_EVERY [adam] [DATA]: the small network the shell tests train
 #   (16-16 Tanh, sigmoid output, gray); `adam` adds Adam on a cosine schedule from 0.01 to 0.0001,
 #   DATA replaces the "data" object;
 # - require_tools TOOL...: exits 77 (a skip to ctest), naming the tools that are not installed.
+# python3 is Debian's interpreter, called directly (scripts/install_deps.sh installs it with the
+# modules the tests use). The first python3 on PATH may be a version manager's shim: pyenv's is a
+# bash script that costs 0.3 s a call, 10 times the interpreter's own start, and png_size alone
+# called it 60 times in aspect_ratios (20 of its 30 s).
+lib_python="$(command -v /usr/bin/python3 || command -v python3)"
+python3() { "$lib_python" "$@"; }
 tests_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 samples="$tests_dir/data"
 make_png() { python3 "$tests_dir/make_png.py" "$@"; }
@@ -57,7 +64,12 @@ wait_for() {
   done
   return 1
 }
-png_size() { python3 -c 'import struct,sys; b=open(sys.argv[1],"rb").read(24); print("%dx%d" % struct.unpack(">II", b[16:24]))' "$1" 2>/dev/null; }
+png_size() { # the IHDR's two big-endian 32-bit numbers, bytes 16 to 23
+  local b
+  b=($(od -An -tu1 -j16 -N8 "$1" 2>/dev/null))
+  [ ${#b[@]} = 8 ] || return 1
+  echo "$(((b[0] << 24) | (b[1] << 16) | (b[2] << 8) | b[3]))x$(((b[4] << 24) | (b[5] << 16) | (b[6] << 8) | b[7]))"
+}
 tiny_config() {
   local optimizer="" data='{"color_mode": "gray"}'
   if [ "${4:-}" = adam ]; then
