@@ -3,8 +3,9 @@
 #  1. builds build-asan/ with clang, AddressSanitizer + UndefinedBehaviorSanitizer
 #     (-fno-sanitize-recover=all: the first report fails), CUDA off, GUI on, the fuzz targets on
 #     (the CPU backend's kernels at -O2 and without the fuzzers' coverage hooks: CMakeLists.txt says why);
-#  2. runs every ctest test there (the unit-test cases as four runs of a quarter each). Any sanitizer report fails its test (a test whose only fault was
-#     LeakSanitizer's tracer crashing at exit is rerun once: scripts/lsan_tracer_rerun.sh). The GUI tests run with
+#  2. runs every ctest test there (the unit-test cases as four runs of a quarter each). Any
+#     sanitizer report fails its test (a test whose only fault was LeakSanitizer's tracer
+#     crashing at exit is rerun once: scripts/lsan_tracer_rerun.sh). The GUI tests run with
 #     tests/gui/lsan_gui.supp, which suppresses the leaks of the GL driver (Mesa) only, and with
 #     tests/gui/dlclose_noop.c preloaded so the driver is still loaded (and nameable) when LSan reports;
 #  3. runs each libFuzzer target in tests/fuzz for REDRAW_FUZZ_SECONDS (default 35) from its seed
