@@ -8,7 +8,7 @@
 #     crashing at exit is rerun once: scripts/lsan_tracer_rerun.sh). The GUI tests run with
 #     tests/gui/lsan_gui.supp, which suppresses the leaks of the GL driver (Mesa) only, and with
 #     tests/gui/dlclose_noop.c preloaded so the driver is still loaded (and nameable) when LSan reports;
-#  3. runs each libFuzzer target in tests/fuzz for REDRAW_FUZZ_SECONDS (default 35) from its seed
+#  3. runs each libFuzzer target in tests/fuzz for REDRAW_FUZZ_SECONDS (default 30) from its seed
 #     corpus in tests/fuzz/corpus, one target per core at a time; a crash, leak, timeout or
 #     sanitizer report fails the stage and leaves the input in build-asan/fuzz-artifacts/.
 #     The seed is fixed (REDRAW_FUZZ_SEED, default 1) so that CI runs the same inputs every time
@@ -62,7 +62,7 @@ if ! (cd build-asan && ctest --output-on-failure -j"$(nproc)" -LE "packaging|ker
   bash scripts/lsan_tracer_rerun.sh build-asan
 fi
 
-seconds="${REDRAW_FUZZ_SECONDS:-35}"
+seconds="${REDRAW_FUZZ_SECONDS:-30}"
 seed="${REDRAW_FUZZ_SEED:-1}"
 mkdir -p build-asan/fuzz-artifacts
 # Each target is one single-threaded process, so they run side by side, one per core: every
