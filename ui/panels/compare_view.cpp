@@ -112,7 +112,7 @@ void follow_a(UiState& ui, CompareSessions& cs, const UiIntent& in, bool a_was_r
   if (const RunCommand* command = in.command()) {
     if (command_traits(*command).follows_b) cs.b->post(*command); // StepOnce, Reset, ...
   } else if (in.is<intent::ToggleRun>()) {
-    cs.b->post(run_command::SetRunning{!a_was_running});
+    ui.runs[k_run_b].running_ask = {!a_was_running, cs.b->post(run_command::SetRunning{!a_was_running})};
   } else if (const auto* save = in.get<intent::SaveModel>()) {
     cs.b->post(run_command::Save{b_model_path(model_path_for(save->path))});
   } else if (in.is<intent::OpenPath>() || in.is<intent::ApplyReset>() || in.is<intent::Quit>()) {
@@ -138,7 +138,7 @@ bool apply_compare_intent(UiState& ui, TrainingSession& a, CompareSessions& cs, 
     cs.b->post(run_command::RenderPicture{ex->width, ex->height});
   } else {
     // A guarded action waiting for the Save / Discard / Cancel answer comes back confirmed.
-    if (cs.b && !needs_confirmation(ui, in)) follow_a(ui, cs, in, ui.run_a().status.running);
+    if (cs.b && !needs_confirmation(ui, in)) follow_a(ui, cs, in, ui.run_a().running_as_asked());
     return false;
   }
   return true;

@@ -80,9 +80,10 @@ void help_marker(const char* text) {
 void draw_run_buttons(UiState& ui) {
   const SessionStatus& st = ui.run_a().status;
   const float w = (ImGui::GetContentRegionAvail().x - 2 * ImGui::GetStyle().ItemSpacing.x) / 3;
+  const bool training = ui.run_a().running_as_asked(); // the label follows a click at once
   ImGui::BeginDisabled(!st.has_run);
-  ImGui::PushStyleColor(ImGuiCol_Button, st.running ? ImVec4(0.55f, 0.35f, 0.10f, 1) : ImVec4(0.15f, 0.45f, 0.25f, 1));
-  if (ImGui::Button(st.running ? "Pause (Space)" : "Train (Space)", ImVec2(w, 0))) ui.push(intent::ToggleRun{});
+  ImGui::PushStyleColor(ImGuiCol_Button, training ? ImVec4(0.55f, 0.35f, 0.10f, 1) : ImVec4(0.15f, 0.45f, 0.25f, 1));
+  if (ImGui::Button(training ? "Pause (Space)" : "Train (Space)", ImVec2(w, 0))) ui.push(intent::ToggleRun{});
   ImGui::PopStyleColor();
   ImGui::SameLine();
   ImGui::BeginDisabled(st.running);

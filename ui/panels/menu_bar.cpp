@@ -54,7 +54,8 @@ void draw_menu_bar(UiState& ui) {
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("Training")) {
-    if (ImGui::MenuItem(st.running ? "Pause" : "Train", "Space", false, st.has_run)) ui.push(intent::ToggleRun{});
+    if (ImGui::MenuItem(ui.run_a().running_as_asked() ? "Pause" : "Train", "Space", false, st.has_run))
+      ui.push(intent::ToggleRun{});
     if (ImGui::MenuItem("Step", ".", false, st.has_run && !st.running)) ui.push(run_command::StepOnce{});
     if (ImGui::MenuItem("Reset", "R", false, st.has_run)) ui.push(run_command::Reset{});
     if (ImGui::MenuItem("Apply & reset", nullptr, false, st.has_run)) ui.push(intent::ApplyReset{});

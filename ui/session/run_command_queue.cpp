@@ -4,13 +4,16 @@
 
 namespace redraw {
 
-void RunCommandQueue::push(RunCommand command) {
+uint64_t RunCommandQueue::push(RunCommand command) {
+  uint64_t ticket = 0;
   {
     std::lock_guard lock(m_mutex);
-    if (m_quit) return;
+    if (m_quit) return m_pushed;
     m_commands.push_back(std::move(command));
+    ticket = ++m_pushed;
   }
   m_cv.notify_all();
+  return ticket;
 }
 
 void RunCommandQueue::request_frame(int64_t step) {
@@ -42,7 +45,18 @@ bool RunCommandQueue::take(std::deque<RunCommand>& out, bool wait, std::chrono::
   if (m_quit) return false;
   out.clear();
   out.swap(m_commands);
+  m_handed = m_pushed;
   return true;
+}
+
+uint64_t RunCommandQueue::last_ticket() const {
+  std::lock_guard lock(m_mutex);
+  return m_pushed;
+}
+
+uint64_t RunCommandQueue::handed() const {
+  std::lock_guard lock(m_mutex);
+  return m_handed;
 }
 
 int64_t RunCommandQueue::take_frame_request() {

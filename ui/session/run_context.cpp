@@ -185,6 +185,7 @@ SessionStatus RunContext::current_status() {
     s.trainer_id = m_trainer_id;
     s.stop_at_step = m_limits.stop_at();
   }
+  s.commands_run = m_commands_run;
   return s;
 }
 

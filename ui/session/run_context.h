@@ -53,6 +53,8 @@ public:
   /// until set).
   size_t snapshot_cap() const { return m_snapshot_cap > 0 ? m_snapshot_cap : k_default_snapshot_cap_bytes; }
   void set_snapshot_cap(size_t bytes) { m_snapshot_cap = bytes; }
+  /// The newest ticket handled (RunCommandQueue::handed()); every status says it from now on.
+  void set_commands_run(uint64_t ticket) { m_commands_run = ticket; }
 
   // ---- any thread -------------------------------------------------------------------------------
   /// The part of `command` that takes effect at once, on the posting thread (a command whose
@@ -151,6 +153,7 @@ private:
   uint64_t m_trainer_id = 0;
   bool m_backend_notice_shown = false; ///< "using the CPU backend" is said once per session
   size_t m_snapshot_cap = 0;           ///< SetSnapshotCap's bytes; 0 = the Trainer's default
+  uint64_t m_commands_run = 0;         ///< set_commands_run's ticket
 };
 
 /// Runs one command on the training thread (ui/session/run_commands.cpp); what it throws is reported.

@@ -34,7 +34,7 @@ public:
 
   TrainingSession& session() { return *m_session; }
   const std::string& label() const { return m_label; }
-  void post(RunCommand command) { m_session->post(std::move(command)); }
+  uint64_t post(RunCommand command) { return m_session->post(std::move(command)); } ///< its ticket
   bool flush(double timeout_s) { return m_session->flush(timeout_s); }
   void request_frame(int64_t step) { m_session->request_frame(step); }
   SessionSnapshot take() { return m_session->take(); }

@@ -47,6 +47,9 @@ struct SessionStatus {
   bool unsaved = false;
   std::string model_path;     ///< the .redraw this run was loaded from or last saved to ("" = none)
   std::vector<RunLine> lines; ///< the run tree (one line until "Resume training from here")
+  /// The newest ticket (TrainingSession::post) the session had run when it made this status: a
+  /// status with commands_run >= t shows what the command of ticket t did.
+  uint64_t commands_run = 0;
 };
 
 /// The training thread's time between two publishes (the performance panel, ui/widgets/perf_monitor.h).

@@ -15,9 +15,9 @@ TrainingSession::~TrainingSession() {
   if (m_thread.joinable()) m_thread.join();
 }
 
-void TrainingSession::post(RunCommand command) {
-  if (command_traits(command).immediate && !m_context.take_at_once(command)) return;
-  m_queue.push(std::move(command));
+uint64_t TrainingSession::post(RunCommand command) {
+  if (command_traits(command).immediate && !m_context.take_at_once(command)) return m_queue.last_ticket();
+  return m_queue.push(std::move(command));
 }
 
 bool TrainingSession::flush(double timeout_s) {
@@ -42,6 +42,7 @@ void TrainingSession::thread_main() {
     const uint64_t trainer = m_context.trainer_id();
     for (const RunCommand& c : commands)
       handle_run_command(m_context, c, quitting);
+    m_context.set_commands_run(m_queue.handed());
     // Run or pause shows at once (a toggle reads it), whatever the slice below waits for.
     if (m_context.running() != was_running && m_context.trainer_id() == trainer) m_context.publish_command_effects();
     commands.clear();

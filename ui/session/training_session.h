@@ -58,7 +58,9 @@ public:
   /// SetRunning{false} leaves a step in progress between its chunks (for a quit, before its
   /// autosave), SetPreviewLimit sets the limit a load in progress renders at, and RenderZoom
   /// cancels an older zoom still rendering (generation 0 only cancels: nothing is queued).
-  void post(RunCommand command);
+  /// Returns the command's ticket: from the first status (SessionStatus::commands_run) that
+  /// reaches it, the status shows what the command did (a command not queued gets the last ticket).
+  uint64_t post(RunCommand command);
   /// Waits until every command posted before this call has run (at most `timeout_s`); false on
   /// timeout. For the autosave on quit.
   bool flush(double timeout_s);

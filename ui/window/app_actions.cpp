@@ -19,8 +19,9 @@ struct RunIntents {
     if (!st.has_run) {
       ui.notify("open an image first (Ctrl+O, or drop one on the window)", true);
     } else {
-      session.post(run_command::SetRunning{!st.running});
-      if (!st.running) leave_timelapse(); // training again: the canvas follows it, not the scrubbed frame
+      const bool train = !ui.run_a().running_as_asked();
+      ui.run_a().running_ask = {train, session.post(run_command::SetRunning{train})};
+      if (train) leave_timelapse(); // training again: the canvas follows it, not the scrubbed frame
     }
   }
   void operator()(const intent::ApplyReset&) const {

@@ -209,6 +209,15 @@ struct RunView {
   LossTrace loss_trace;            ///< every step's loss, where the backend keeps it (shaded under the rows)
   int32_t frames_since_preview = 0;
   double last_steps_per_s = 0; ///< the rate while it last trained (shown when paused)
+  /// The last Train or Pause asked for (a SetRunning posted) and its ticket (TrainingSession::post).
+  struct RunningAsk {
+    bool on = false;
+    uint64_t ticket = 0;
+  } running_ask;
+  /// Whether the run trains as far as the GUI knows: what was last asked until a status shows its
+  /// command run, then the status. Space toggles from it, so two presses quicker than the session
+  /// answers train and pause, not train twice.
+  bool running_as_asked() const { return status.commands_run < running_ask.ticket ? running_ask.on : status.running; }
 };
 
 /// Compare runs (engine/insight/compare_runs.h, ui/panels/compare_view.h): run B beside the main run A. The

@@ -204,6 +204,42 @@ TEST_CASE("ui session: the frame memory cap outlives new runs, and saves report 
   CHECK(c.saved == std::vector<std::string>{(dir / "m.redraw").string()});
   std::filesystem::remove_all(dir);
 }
+TEST_CASE("ui session: Space pressed twice before the session answers trains, then pauses") {
+  TrainingSession session(backend_factory());
+  Collected c;
+  LoadRequest req = tiny_request();
+  req.config.training.steps = 100000; // far more than this test trains: the run never ends by itself
+  session.post(run_command::Load{req});
+  REQUIRE(wait_for(session, c, [](const Collected& x) { return x.status.has_run; }));
+  UiState ui;
+  ui.run_a().status = c.status; // paused at step 0
+  REQUIRE_FALSE(ui.run_a().running_as_asked());
+
+  // Two presses in one frame: no status is taken between them, so the second must not read
+  // "paused" from the status and ask to train again.
+  REQUIRE(apply_intent(ui, session, UiIntent{intent::ToggleRun{}}));
+  CHECK(ui.run_a().running_as_asked());
+  REQUIRE(apply_intent(ui, session, UiIntent{intent::ToggleRun{}}));
+  CHECK_FALSE(ui.run_a().running_as_asked());
+  uint64_t ticket = ui.run_a().running_ask.ticket;
+  REQUIRE(wait_for(session, c, [&](const Collected& x) { return x.status.commands_run >= ticket; }));
+  CHECK_FALSE(c.status.running);
+  ui.run_a().status = c.status;
+  CHECK_FALSE(ui.run_a().running_as_asked()); // the status has caught up and says the same
+
+  // A third press toggles from that status: training again, until a pause.
+  REQUIRE(apply_intent(ui, session, UiIntent{intent::ToggleRun{}}));
+  ticket = ui.run_a().running_ask.ticket;
+  REQUIRE(wait_for(session, c, [&](const Collected& x) { return x.status.commands_run >= ticket && x.status.step > 0; }));
+  CHECK(c.status.running);
+  ui.run_a().status = c.status;
+  REQUIRE(apply_intent(ui, session, UiIntent{intent::ToggleRun{}}));
+  ticket = ui.run_a().running_ask.ticket;
+  REQUIRE(wait_for(session, c, [&](const Collected& x) { return x.status.commands_run >= ticket; }));
+  CHECK_FALSE(c.status.running);
+  CHECK(c.status.step < req.config.training.steps);
+}
+
 TEST_CASE("ui autosave: a crashed session's autosave is found and offered once and a clean quit leaves no offer") {
   char tmpl[] = "/tmp/redraw-autosave-XXXXXX";
   REQUIRE(mkdtemp(tmpl) != nullptr);
