@@ -42,6 +42,13 @@ Image image_from_array(const py::object& obj, const char* what) {
   if (c < 1 || c > 4)
     throw py::value_error(std::string(what) + ": " + std::to_string(c) + " channels; 1 to 4 are read (grey, grey and "
                           "alpha, RGB, RGBA)");
+  // The decoders' limits, before the copy below (a broadcast view can be far larger than its memory).
+  const std::string size = std::to_string(w) + "x" + std::to_string(h);
+  if (w < 1 || h < 1) throw py::value_error(std::string(what) + ": the array holds no pixels (" + size + ")");
+  if (w > k_max_image_side || h > k_max_image_side || int64_t(w) * int64_t(h) > k_max_image_pixels)
+    throw py::value_error(std::string(what) + ": " + size + " is larger than an image Redraw reads (" +
+                          std::to_string(k_max_image_side) + " per side, " + std::to_string(k_max_image_pixels >> 20) +
+                          " Mpixel in all)");
   double scale = 1.0;
   const char kind = arr.dtype().kind();
   if (kind == 'u' && arr.itemsize() == 1) scale = 1.0 / 255.0;

@@ -197,6 +197,12 @@ def test_configs_from_dicts_and_their_errors(picture, tmp_path):
         redraw.Trainer(np.zeros((4, 4, 5), np.float32))
     with pytest.raises(ValueError, match="outside"):
         redraw.Trainer(np.full((4, 4), 2.0))
+    with pytest.raises(ValueError, match=r"image: the array holds no pixels \(16x0\)"):
+        redraw.Trainer(np.zeros((0, 16, 3), np.float32))
+    # Refused by its shape before a copy: this view is 4 bytes, its copy would be 1.6 GB and its training floats more.
+    huge = np.broadcast_to(np.zeros((1, 1), np.float32), (20000, 20000))  # 400 Mpixel
+    with pytest.raises(ValueError, match="20000x20000 is larger"):
+        redraw.Trainer(huge)
     with pytest.raises(redraw.ImageError, match="missing.png"):
         redraw.Trainer(tmp_path / "missing.png")
 
