@@ -14,6 +14,7 @@ struct TrainCommand {
   std::string image;
   std::string preset; ///< empty with no config = the default preset
   std::string config; ///< JSON config file
+  std::vector<std::string> sets; ///< --set KEY=VALUE: config fields over the preset or config (with_config_fields)
   std::string size;   ///< "WxH"
   std::optional<int32_t> max_side; ///< 0: the image's own size
   bool full = false;               ///< --full: train at the image's own size (--max-side 0)

@@ -2,6 +2,7 @@
 #include "app/cli_commands.h"
 #include "app/cli_common.h"
 #include "engine/atomic_file.h"
+#include "engine/config_fields.h"
 #include "engine/display_text.h"
 #include "engine/errors.h"
 #include "engine/folder_lock.h"
@@ -174,6 +175,11 @@ RunConfig build_config(const TrainCommand& o, int32_t size_w, int32_t size_h, st
     c = load_run_config(o.config);
   else
     c = load_preset(o.preset.empty() ? k_default_preset : o.preset);
+  try { // a field or value the command line names: a usage error (exit 2), as a sweep's --set
+    c = with_config_fields(c, o.sets, o.config.empty() ? "preset " + (o.preset.empty() ? k_default_preset : o.preset) : o.config);
+  } catch (const ConfigError& e) {
+    throw UsageError(e.what());
+  }
   if (size_w > 0) {
     c.data.width = size_w;
     c.data.height = size_h;
@@ -214,8 +220,8 @@ OpenRunOptions run_options(const TrainCommand& o) {
   if (o.resume.empty()) options.config = build_config(o, size_w, size_h, seed);
   options.adjust_config = [&o, seed](RunConfig& config, const Checkpoint* resume) {
     if (!resume) return;
-    if (!o.config.empty() || !o.preset.empty())
-      print_note("--resume: the network comes from " + o.resume + "; --preset/--config are ignored");
+    if (!o.config.empty() || !o.preset.empty() || !o.sets.empty())
+      print_note("--resume: the network comes from " + o.resume + "; --preset/--config/--set are ignored");
     if (o.steps) {
       if (*o.steps < resume->step)
         throw UsageError("--steps " + std::to_string(*o.steps) + " is below the " + std::to_string(resume->step) +

@@ -151,6 +151,9 @@ CLI::App* add_train_command(CLI::App& app, TrainCommand& train, int& threads) {
                                      "without it and --config: instant");
   auto* config_opt = cmd->add_option("--config", train.config, "Run config JSON file");
   preset_opt->excludes(config_opt);
+  cmd->add_option("--set", train.sets,
+                  "A config field over the preset or config: KEY=VALUE (e.g. model.gaussians=70000); repeatable")
+      ->allow_extra_args(false);
   auto* size_opt = cmd->add_option("--size", train.size, "Training size WxH");
   auto* max_side_opt =
       cmd->add_option("--max-side", train.max_side, "Longest training side, aspect kept (0: full resolution)")

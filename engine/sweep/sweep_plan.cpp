@@ -2,6 +2,7 @@
 
 #include "engine/atomic_file.h"
 #include "engine/backend_names.h"
+#include "engine/config_fields.h"
 #include "engine/display_text.h"
 #include "engine/errors.h"
 #include "engine/images/image.h"
@@ -23,42 +24,6 @@ using nlohmann::json;
 
 namespace {
 constexpr int k_plan_version = 1;
-
-/// `text` split at the commas that are outside brackets, braces and double quotes.
-std::vector<std::string> split_top_level(const std::string& text) {
-  std::vector<std::string> parts(1);
-  int depth = 0;
-  bool quoted = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (quoted && c == '\\' && i + 1 < text.size()) {
-      parts.back() += c;
-      parts.back() += text[++i];
-      continue;
-    }
-    if (c == '"') quoted = !quoted;
-    if (!quoted && (c == '[' || c == '{')) ++depth;
-    if (!quoted && (c == ']' || c == '}')) --depth;
-    if (c == ',' && depth == 0 && !quoted) {
-      parts.emplace_back();
-      continue;
-    }
-    parts.back() += c;
-  }
-  return parts;
-}
-
-std::string trim(const std::string& s) {
-  const size_t a = s.find_first_not_of(" \t"), b = s.find_last_not_of(" \t");
-  return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
-}
-
-/// A value as compact JSON text: JSON as written, anything else a string. ConfigError naming the
-/// key when it is nested too deep.
-std::string value_json(const std::string& text, const std::string& key) {
-  const json v = try_parse_json(text, "--set " + key);
-  return v.is_discarded() ? json(text).dump() : v.dump();
-}
 
 /// A name part made of letters, digits and ._+=- only, at most 24 characters.
 std::string slug(const std::string& s) {
@@ -84,82 +49,9 @@ std::string preset_stem(const std::string& preset) {
   return is_config_file(preset) ? std::filesystem::path(preset).stem().string() : preset;
 }
 
-std::vector<std::string> split_key(const std::string& key) {
-  std::vector<std::string> parts(1);
-  for (const char c : key) {
-    if (c == '.')
-      parts.emplace_back();
-    else
-      parts.back() += c;
-  }
-  return parts;
-}
-
-/// A config's JSON lists one activation per hidden layer ("activations"), which would override a
-/// swept "activation" and no longer fit a swept "hidden": when they are all the same, it becomes
-/// the one "activation" they share, which fits any depth.
-void merge_activations(json& model, const std::string& field) {
-  if ((field != "hidden" && field != "activation") || !model.contains("activations")) return;
-  const json list = model["activations"];
-  const bool uniform = list.is_array() && !list.empty() &&
-                       std::all_of(list.begin(), list.end(), [&](const json& a) { return a == list[0]; });
-  if (!uniform && field == "hidden") return; // mixed: the error asks for model.activations too
-  if (field == "hidden" && !model.contains("activation")) model["activation"] = list[0];
-  model.erase("activations");
-}
-
-/// Sets the field at `key` (a dotted path) of a config's JSON. A hash grid field that was sized
-/// to the image leaves the "sized_to_image" list, so the value given is the one trained.
-void set_field(json& j, const std::string& key, const json& value) {
-  const std::vector<std::string> parts = split_key(key);
-  json* at = &j;
-  std::string path;
-  for (size_t i = 0; i + 1 < parts.size(); ++i) {
-    path += (path.empty() ? "" : ".") + parts[i];
-    if (!at->contains(parts[i])) (*at)[parts[i]] = json::object();
-    at = &(*at)[parts[i]];
-    if (!at->is_object()) throw ConfigError("--set " + key + ": " + path + " is a value, not a section");
-  }
-  (*at)[parts.back()] = value;
-  if (parts.size() == 2 && parts[0] == "model") merge_activations(*at, parts[1]);
-  if (parts.size() == 3 && parts[0] == "model" && parts[1] == "encoding" && at->contains("sized_to_image")) {
-    json& sized = (*at)["sized_to_image"];
-    sized.erase(std::remove(sized.begin(), sized.end(), json(parts.back())), sized.end());
-    if (sized.empty()) at->erase("sized_to_image");
-  }
-}
-
-/// "(schedule.lr_max is a field)" for a key whose last part is a field of another section.
-std::string field_hint(const json& config, const std::string& key) {
-  const std::string leaf = split_key(key).back();
-  std::string found;
-  for (auto it = config.begin(); it != config.end(); ++it) {
-    if (it->is_object() && it->contains(leaf) && it.key() + "." + leaf != key) found = it.key() + "." + leaf;
-    if (it.key() == "model" && it->contains("encoding") && (*it)["encoding"].contains(leaf))
-      found = "model.encoding." + leaf;
-  }
-  return found.empty() ? std::string() : " (" + found + " is a field)";
-}
-
-void check_key(const std::string& key) {
-  if (key.empty() || key.front() == '.' || key.back() == '.' || key.find("..") != std::string::npos)
-    throw ConfigError("--set " + key + ": a field is named by its JSON path, e.g. model.omega_0");
-}
 } // namespace
 
-SweepAxis parse_sweep_axis(const std::string& text) {
-  const size_t eq = text.find('=');
-  if (eq == std::string::npos) throw ConfigError("--set " + text + ": give KEY=VALUE[,VALUE...]");
-  SweepAxis axis;
-  axis.key = trim(text.substr(0, eq));
-  check_key(axis.key);
-  for (const std::string& part : split_top_level(text.substr(eq + 1))) {
-    const std::string v = trim(part);
-    if (v.empty()) throw ConfigError("--set " + text + ": an empty value");
-    axis.values.push_back(value_json(v, axis.key));
-  }
-  return axis;
-}
+SweepAxis parse_sweep_axis(const std::string& text) { return parse_config_field(text); }
 
 std::string sweep_value_label(const std::string& json_text) {
   const json v = try_parse_json(json_text, "a swept value");
@@ -191,7 +83,7 @@ std::vector<SweepAxis> spec_axes(const json& set, const std::string& source) {
   const auto add = [&](const std::string& key, const json& values) {
     SweepAxis axis;
     axis.key = key;
-    check_key(key);
+    check_config_key(key);
     for (const json& v : values.is_array() ? values : json::array({values}))
       axis.values.push_back(v.dump());
     if (axis.values.empty()) throw ConfigError(source + ": set." + key + ": no values");
@@ -314,7 +206,7 @@ json cell_json(const RunConfig& base, const SweepGrid& g, const std::vector<std:
     j["data"]["width"] = j["data"]["height"] = 0;
   }
   for (size_t i = 0; i < g.axes.size(); ++i)
-    set_field(j, g.axes[i].key, parse_json(values[i], "--set " + g.axes[i].key));
+    set_config_field(j, g.axes[i].key, parse_json(values[i], "--set " + g.axes[i].key));
   return j;
 }
 
@@ -326,7 +218,7 @@ std::string cell_name(size_t index, size_t count, const std::string& image, cons
   std::string name = idx + "-" + slug(std::filesystem::path(image).stem().string()) + "-" + slug(preset_stem(preset));
   for (size_t i = 0; i < g.axes.size(); ++i) {
     name += '-';
-    name += slug(split_key(g.axes[i].key).back() + "=" + sweep_value_label(values[i]));
+    name += slug(split_config_key(g.axes[i].key).back() + "=" + sweep_value_label(values[i]));
   }
   return name + "-s" + std::to_string(seed);
 }
@@ -419,7 +311,7 @@ SweepPlan build_sweep_plan(const SweepGrid& grid) {
           } catch (const ConfigError& e) {
             std::string hint;
             for (const SweepAxis& a : grid.axes)
-              if (std::string(e.what()).find(a.key + ": unknown key") != std::string::npos) hint = field_hint(j, a.key);
+              if (std::string(e.what()).find(a.key + ": unknown key") != std::string::npos) hint = config_field_hint(j, a.key);
             throw ConfigError(e.what() + hint);
           }
           const auto [w, h] = image_sizes[image];

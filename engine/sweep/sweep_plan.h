@@ -14,6 +14,7 @@
 ///   cell runs in DIR/cells/<name>/. The format is documented in docs/cli.md ("redraw sweep") for
 ///   other readers (the app).
 #include "engine/backend_names.h"
+#include "engine/config_fields.h"
 #include "engine/run_config.h"
 
 #include <nlohmann/json_fwd.hpp>
@@ -25,11 +26,8 @@
 
 namespace redraw {
 
-/// One swept config field and its values.
-struct SweepAxis {
-  std::string key;                 ///< JSON path of a config field, "model.omega_0"
-  std::vector<std::string> values; ///< each as compact JSON text: "20", "\"Tanh\"", "[64,64]"
-};
+/// One swept config field (its JSON path, "model.omega_0") and its values as compact JSON text.
+using SweepAxis = ConfigField;
 
 struct SweepGrid {
   std::vector<std::string> images;  ///< image files or folders of images (absolute files once planned)
@@ -63,9 +61,7 @@ struct SweepPlan {
   std::vector<SweepCell> cells;
 };
 
-/// "KEY=V1,V2,...": a swept field from the command line. Values are split at commas outside
-/// brackets, braces and quotes; a value that is not JSON is a string. ConfigError naming the
-/// text when it has no '=', no key or an empty value.
+/// "KEY=V1,V2,...": a swept field from the command line (parse_config_field).
 SweepAxis parse_sweep_axis(const std::string& text);
 /// A value's text for a table: a JSON string's characters, anything else as JSON.
 std::string sweep_value_label(const std::string& json_text);

@@ -57,6 +57,10 @@ echo '{"model": ' >"$work/broken.json"
 expect 1 "$work/broken.json" -- "$redraw" train "$samples/horse.png" --config "$work/broken.json" --out "$work/x"
 expect 1 "Preset 'nope' not found" -- "$redraw" train "$samples/horse.png" --preset nope --out "$work/x"
 expect 2 "--size: 40000x40000 is over the limit" -- "$redraw" train "$samples/horse.png" --config "$cfg" --size 40000x40000 --out "$work/x"
+# --set KEY=VALUE: a field over the preset or config, named when wrong (exit 2, as a sweep's --set)
+expect 2 "preset siren with --set model.omega=3: model.omega: unknown key" -- "$redraw" train "$samples/horse.png" --preset siren --set model.omega=3 --out "$work/x"
+expect 2 "(schedule.lr_max is a field)" -- "$redraw" train "$samples/horse.png" --config "$cfg" --set optimizer.lr_max=1 --out "$work/x"
+expect 2 "one value per field" -- "$redraw" train "$samples/horse.png" --preset siren --set model.omega_0=20,30 --out "$work/x"
 # none of the failed runs above left an output folder behind: train creates it once its inputs are good
 check '[ ! -e "$work/x" ]'
 expect 1 "$work/missing.redraw" -- "$redraw" info "$work/missing.redraw"
@@ -77,6 +81,9 @@ expect 2 "--precision" -- "$redraw" train "$samples/horse.png" --config "$cfg" -
 # model renders and reports.
 expect 0 "" -- "$redraw" train "$samples/horse.png" --preset instant --max-side 32 --steps 6 --backend cpu --precision auto --out "$work/instant"
 expect 0 "HashGrid" -- "$redraw" info "$work/instant/model.redraw"
+# --set before the image takes one KEY=VALUE each time; the model records what was set
+expect 0 "" -- "$redraw" train --set model.gaussians=900 --set 'model.hidden=[]' "$samples/horse.png" --preset gaussians --max-side 32 --steps 2 --quiet --out "$work/set"
+expect 0 '"gaussians": 900' -- "$redraw" info "$work/set/model.redraw"
 expect 0 "" -- "$redraw" render "$work/instant/model.redraw" --size 70x50 -o "$work/instant/big.png"
 check '[ ! -e "$work/x" ]' # nor did a backend that could not start
 
