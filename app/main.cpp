@@ -16,6 +16,7 @@
 #include "app/cli_usage_hints.h"
 #include "app/cli_version.h"
 #include "engine/backend_names.h"
+#include "engine/config_fields.h"
 #include "engine/thread_budget.h"
 #include "engine/errors.h"
 #include "engine/run_config.h"
@@ -41,6 +42,20 @@ using namespace redraw;
 using namespace redraw::cli;
 
 namespace {
+
+/// `gui --set` checked before a window opens, over --preset (or the first launch's preset when
+/// the app will start from a remembered one): a bad key or value is a usage error (exit 2).
+void check_gui_sets(const GuiOptions& gui) {
+  if (gui.sets.empty()) return;
+  const std::string preset = gui.preset.empty() ? k_default_preset : gui.preset;
+  try {
+    const bool file = std::filesystem::path(preset).extension() == ".json";
+    (void)with_config_fields(file ? load_run_config(preset) : load_preset(preset), gui.sets,
+                             file ? preset : "preset " + preset);
+  } catch (const ConfigError& e) {
+    throw UsageError(e.what());
+  }
+}
 
 int open_gui(const GuiOptions* opts_in) {
 #if REDRAW_HAVE_GUI
@@ -116,6 +131,8 @@ CLI::App* add_gui_command(CLI::App& app, GuiOptions& gui, std::optional<double>&
   cmd->add_option("image", gui.image, "Image to open (default: the bundled drawing)");
   cmd->add_option("--model", gui.model, "A .redraw model to open");
   cmd->add_option("--preset", gui.preset, "Preset to start with");
+  cmd->add_option("--set", gui.sets, "A config field over the preset: KEY=VALUE (e.g. model.gaussians=70000); repeatable")
+      ->allow_extra_args(false);
   backend_option(cmd, gui.backend);
   precision_option(cmd, gui.precision);
   cmd->add_flag("--autostart", gui.autostart, "Start training at once");
@@ -389,6 +406,7 @@ int main(int argc, char** argv) {
     if (bench_cmd->parsed()) return run_bench(bench, threads);
     if (export_cmd->parsed()) return run_export_weights(export_weights);
     if (gui_image_memory_mb) gui.max_image_memory_mb = double(decode_limits(gui_image_memory_mb).max_bytes >> 20);
+    check_gui_sets(gui);
     return open_gui(&gui);
   });
 }

@@ -61,6 +61,7 @@ expect 2 "--size: 40000x40000 is over the limit" -- "$redraw" train "$samples/ho
 expect 2 "preset siren with --set model.omega=3: model.omega: unknown key" -- "$redraw" train "$samples/horse.png" --preset siren --set model.omega=3 --out "$work/x"
 expect 2 "(schedule.lr_max is a field)" -- "$redraw" train "$samples/horse.png" --config "$cfg" --set optimizer.lr_max=1 --out "$work/x"
 expect 2 "one value per field" -- "$redraw" train "$samples/horse.png" --preset siren --set model.omega_0=20,30 --out "$work/x"
+expect 2 "preset gaussians with --set model.gaussians=0: model.gaussians: 0 is outside" -- "$redraw" gui --preset gaussians --set model.gaussians=0
 # none of the failed runs above left an output folder behind: train creates it once its inputs are good
 check '[ ! -e "$work/x" ]'
 expect 1 "$work/missing.redraw" -- "$redraw" info "$work/missing.redraw"

@@ -2,6 +2,8 @@
 
 #include "ui/window/run_requests.h"
 
+#include "engine/config_fields.h"
+
 #include <algorithm>
 
 namespace redraw {
@@ -11,10 +13,10 @@ std::string preset_for_run(const EditState& edit, const RunConfig& running) {
   return edit.preset;
 }
 
-void load_preset_into(UiState& ui, const std::string& name_or_path) {
+void load_preset_into(UiState& ui, const std::string& name_or_path, const std::vector<std::string>& sets) {
   try {
     RunConfig c = has_extension(name_or_path, ".json") ? load_run_config(name_or_path) : load_preset(name_or_path);
-    ui.edit.config = c;
+    ui.edit.config = with_config_fields(c, sets, has_extension(name_or_path, ".json") ? name_or_path : "preset " + name_or_path);
     ui.edit.preset_config = std::move(c);
     ui.edit.preset = name_or_path;
     ui.edit.full_batch = ui.edit.config.training.batch_size == 0;

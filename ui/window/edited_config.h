@@ -5,11 +5,14 @@
 #include "ui/window/ui_state.h"
 
 #include <string>
+#include <vector>
 
 namespace redraw {
 
-/// Loads a preset (a name from assets/presets, or a path to a .json config) into the edited config.
-void load_preset_into(UiState& ui, const std::string& name_or_path);
+/// Loads a preset (a name from assets/presets, or a path to a .json config) into the edited config,
+/// with `sets` ("KEY=VALUE", the command line's --set) over it: the controls then show it edited.
+/// A preset or field that cannot be read is a notice, and the edited config stays as it was.
+void load_preset_into(UiState& ui, const std::string& name_or_path, const std::vector<std::string>& sets = {});
 /// The preset the controls name once `running` (a new trainer's config) is in the editor:
 /// `edit.preset` while `running` has that preset's shape, data, loss and optimizer (requires_new_trainer
 /// with `edit.preset_config`), "" (shown as "custom") otherwise, e.g. for a model made elsewhere.

@@ -523,7 +523,7 @@ int run_session(GLFWwindow* window, UiState& ui, const GuiOptions& opts, Autosav
   ui.insight.res = &insight;
   ui.preset_names = preset_names();
 
-  load_preset_into(ui, opts.preset.empty() ? ui.settings.preset : opts.preset);
+  load_preset_into(ui, opts.preset.empty() ? ui.settings.preset : opts.preset, opts.sets);
   session.post(run_command::SetSnapshotCap{size_t(ui.settings.snapshot_cap_mb) << 20}); // kept for every run
   run_a.tell(PreviewAsk{-1, -1, -1, ui.pacing.watch_seconds});                         // no faster than frames show them
   int fb_w = 0, fb_h = 0;

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace redraw {
 
@@ -21,6 +22,7 @@ struct GuiOptions {
   std::string image;                  ///< image to open; empty = the bundled default image
   std::string model;                  ///< a .redraw model to open instead of an image (optional)
   std::string preset;                 ///< preset name or a .json config path; empty = the remembered one
+  std::vector<std::string> sets;      ///< --set KEY=VALUE: config fields over that preset (engine/config_fields.h)
   std::string backend = k_auto_backend; ///< a backend_choices() name (engine/backend_names.h)
   std::string precision;              ///< fp32 | tf32 | bf16 on the GPU; empty = the remembered one
   bool autostart = false;             ///< start training as soon as the window opens

@@ -16,6 +16,8 @@
 #include "engine/backend.h"
 #include "engine/thread_budget.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -256,6 +258,25 @@ TEST_CASE("ui: the export dialog's bit depth reaches a PNG-frames timelapse") {
   CHECK(in.get<run_command::ExportImage>()->frame_step == -1);
   d.export_kind = 1;
   CHECK(export_intent(d, tl).is<run_command::ExportComparison>());
+}
+
+TEST_CASE("ui: gui --set edits the preset it starts with; a field it cannot set is said and changes nothing") {
+  UiState ui;
+  load_preset_into(ui, "gaussians", {"model.gaussians=5000", "schedule.lr_max=0.003"});
+  REQUIRE(ui.edit.preset == "gaussians");
+  CHECK(ui.edit.config.model.encoding.gaussians == 5000);
+  CHECK(ui.edit.config.schedule.lr_max == doctest::Approx(0.003).epsilon(1e-12));
+  CHECK(ui.edit.preset_config.model.encoding.gaussians == load_preset("gaussians").model.encoding.gaussians);
+  CHECK(preset_for_run(ui.edit, ui.edit.config).empty()); // another count: shown as custom
+  CHECK(ui.messages.empty());
+
+  const RunConfig before = ui.edit.config;
+  load_preset_into(ui, "siren", {"model.omega=3"});
+  REQUIRE(ui.messages.size() == 1);
+  CHECK(ui.messages[0].error);
+  CHECK(ui.messages[0].text.find("model.omega: unknown key") != std::string::npos);
+  CHECK(ui.edit.preset == "gaussians"); // as it was
+  CHECK(to_json(ui.edit.config) == to_json(before));
 }
 
 TEST_CASE("ui: the preset combo says custom for a model of another shape; saved models become recent") {
