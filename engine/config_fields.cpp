@@ -102,6 +102,12 @@ std::string config_field_hint(const json& config, const std::string& key) {
 }
 
 void check_config_key(const std::string& key) {
+  // A config's deepest field is three parts down (model.encoding.n_levels): a longer path names none,
+  // and is refused before a section is made for each of its parts.
+  if (key.size() > k_max_config_key_chars || std::count(key.begin(), key.end(), '.') >= k_max_config_key_parts)
+    throw ConfigError("--set " + key.substr(0, 40) + "...: not a config field (a field's path has at most " +
+                      std::to_string(k_max_config_key_parts) + " parts and " + std::to_string(k_max_config_key_chars) +
+                      " characters, e.g. model.encoding.n_levels)");
   if (key.empty() || key.front() == '.' || key.back() == '.' || key.find("..") != std::string::npos)
     throw ConfigError("--set " + key + ": a field is named by its JSON path, e.g. model.omega_0");
 }

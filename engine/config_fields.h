@@ -14,6 +14,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -29,7 +30,11 @@ struct ConfigField {
 /// naming the text when it has no '=', no key or a malformed one, or an empty value.
 ConfigField parse_config_field(const std::string& text);
 
-/// ConfigError unless `key` names a field by its path: not empty, no empty part ("model..omega_0").
+/// The longest path a field is named by (a config's deepest is three parts).
+inline constexpr int k_max_config_key_parts = 8;
+inline constexpr size_t k_max_config_key_chars = 200;
+/// ConfigError unless `key` names a field by its path: not empty, no empty part ("model..omega_0"),
+/// within k_max_config_key_parts and k_max_config_key_chars.
 void check_config_key(const std::string& key);
 
 /// "model.encoding.n_levels" -> {"model", "encoding", "n_levels"}.

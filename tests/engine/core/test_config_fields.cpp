@@ -58,6 +58,14 @@ TEST_CASE("config fields: a bad key, value or form is refused, naming the preset
   CHECK(fields_error("siren", {"model.omega_0"}).find("give KEY=VALUE") != std::string::npos);
   CHECK(fields_error("siren", {"model..omega_0=3"}).find("named by its JSON path") != std::string::npos);
   CHECK(fields_error("siren", {"model.omega_0="}).find("an empty value") != std::string::npos);
+  std::string deep = "model";
+  for (int i = 0; i < 20000; ++i)
+    deep += ".a";
+  const std::string too_deep = fields_error("siren", {deep + "=1"});
+  CHECK(too_deep.find("not a config field (a field's path has at most 8 parts") != std::string::npos);
+  CHECK(too_deep.size() < 300); // the path is not echoed whole
+  CHECK(fields_error("siren", {"a.b.c.d.e.f.g.h.i=1"}).find("at most 8 parts") != std::string::npos);
+  CHECK(fields_error("siren", {"a.b.c.d.e.f.g.h=1"}).find("a: unknown key") != std::string::npos); // 8 parts: read
   CHECK(fields_error("siren", {"model.omega_0=25"}) == "(no error)");
 }
 
