@@ -1,7 +1,10 @@
 #include "python/bindings/py_convert.h"
 
 #include "engine/errors.h"
+#include "engine/json_read.h"
 #include "engine/metric_columns.h"
+
+#include <cmath>
 
 namespace redraw::python {
 
@@ -15,10 +18,32 @@ std::string path_of(const py::handle& obj, const char* what) {
                        std::string(py::str(obj.get_type().attr("__name__"))));
 }
 
+namespace {
+/// ConfigError naming the place in a config dict that JSON cannot hold: a float that is NaN or
+/// infinite, or lists and dicts nested deeper than a config file may be (checked before
+/// json.dumps, which would write NaN as a bare word or run out of Python's recursion).
+void check_config_value(const py::handle& v, const std::string& path, int depth) {
+  if (depth > k_max_json_depth)
+    throw ConfigError("config dict: " + path + ": nested deeper than " + std::to_string(k_max_json_depth) +
+                      " levels of lists and dicts");
+  if (py::isinstance<py::float_>(v) && !std::isfinite(v.cast<double>()))
+    throw ConfigError("config dict: " + path + ": " + std::string(py::repr(v)) + " is not a number a config holds");
+  if (py::isinstance<py::dict>(v)) {
+    for (const auto& [key, value] : v.cast<py::dict>())
+      check_config_value(value, path + (path.empty() ? "" : ".") + std::string(py::str(key)), depth + 1);
+  } else if (py::isinstance<py::list>(v) || py::isinstance<py::tuple>(v)) {
+    size_t i = 0;
+    for (const py::handle item : v)
+      check_config_value(item, path + "[" + std::to_string(i++) + "]", depth + 1);
+  }
+}
+} // namespace
+
 RunConfig config_of(const py::object& preset) {
   if (py::isinstance<py::dict>(preset)) {
+    check_config_value(preset, "", 0);
     const std::string text = py::module_::import("json").attr("dumps")(preset).cast<std::string>();
-    return parse_run_config(nlohmann::json::parse(text), "config dict");
+    return parse_run_config(parse_json(text, "config dict"), "config dict");
   }
   const std::string name = path_of(preset, "preset");
   const bool file = !py::isinstance<py::str>(preset) ||

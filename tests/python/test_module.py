@@ -187,6 +187,17 @@ def test_configs_from_dicts_and_their_errors(picture, tmp_path):
         redraw.Trainer(picture, preset=dict(base, model=dict(base["model"], hidden=[8, 8, 8])))
     with pytest.raises(redraw.ConfigError, match="hiden"):
         redraw.Trainer(picture, preset=bad)
+    # What JSON cannot hold is named where it is, not as a parse error of json.dumps's text.
+    nan = dict(base, schedule=dict(base["schedule"], lr_max=float("nan")))
+    with pytest.raises(redraw.ConfigError, match=r"config dict: schedule.lr_max: nan is not a number"):
+        redraw.Trainer(picture, preset=nan)
+    with pytest.raises(redraw.ConfigError, match=r"model.hidden\[1\]: inf is not"):
+        redraw.Trainer(picture, preset=dict(base, model=dict(base["model"], hidden=[8, float("inf")])))
+    deep = 1
+    for _ in range(5000):  # deeper than json.dumps recurses
+        deep = {"a": deep}
+    with pytest.raises(redraw.ConfigError, match="nested deeper than 64 levels"):
+        redraw.Trainer(picture, preset={"model": deep})
     with pytest.raises(redraw.ConfigError, match="instant"):  # lists the known presets
         redraw.Trainer(picture, preset="no-such-preset")
     config_file = tmp_path / "c.json"
