@@ -90,15 +90,19 @@ void set_config_field(json& j, const std::string& key, const json& value) {
   }
 }
 
-std::string config_field_hint(const json& config, const std::string& key) {
-  const std::string leaf = split_config_key(key).back();
-  std::string found;
-  for (auto it = config.begin(); it != config.end(); ++it) {
-    if (it->is_object() && it->contains(leaf) && it.key() + "." + leaf != key) found = it.key() + "." + leaf;
-    if (it.key() == "model" && it->contains("encoding") && (*it)["encoding"].contains(leaf))
-      found = "model.encoding." + leaf;
+std::string config_field_hint(const json& config, const std::string& error, const std::vector<std::string>& keys) {
+  for (const std::string& key : keys) {
+    if (error.find(key + ": unknown key") == std::string::npos) continue;
+    const std::string leaf = split_config_key(key).back();
+    std::string found;
+    for (auto it = config.begin(); it != config.end(); ++it) {
+      if (it->is_object() && it->contains(leaf) && it.key() + "." + leaf != key) found = it.key() + "." + leaf;
+      if (it.key() == "model" && it->contains("encoding") && (*it)["encoding"].contains(leaf))
+        found = "model.encoding." + leaf;
+    }
+    return found.empty() ? std::string() : " (" + found + " is a field)";
   }
-  return found.empty() ? std::string() : " (" + found + " is a field)";
+  return {};
 }
 
 void check_config_key(const std::string& key) {
@@ -130,22 +134,19 @@ RunConfig with_config_fields(const RunConfig& base, const std::vector<std::strin
   if (sets.empty()) return base;
   json j = to_json(base);
   std::string described = source;
+  std::vector<std::string> keys;
   for (size_t i = 0; i < sets.size(); ++i) {
     const ConfigField f = parse_config_field(sets[i]);
     if (f.values.size() != 1)
       throw ConfigError("--set " + sets[i] + ": one value per field here (a sweep's --set takes several)");
     set_config_field(j, f.key, parse_json(f.values[0], "--set " + f.key));
+    keys.push_back(f.key);
     described += (i ? ", " : " with --set ") + trim_blanks(sets[i]);
   }
   try {
     return parse_run_config(j, described);
   } catch (const ConfigError& e) {
-    std::string hint;
-    for (const std::string& s : sets) {
-      const std::string key = parse_config_field(s).key;
-      if (std::string(e.what()).find(key + ": unknown key") != std::string::npos) hint = config_field_hint(j, key);
-    }
-    throw ConfigError(e.what() + hint);
+    throw ConfigError(e.what() + config_field_hint(j, e.what(), keys));
   }
 }
 

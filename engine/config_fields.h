@@ -44,9 +44,10 @@ std::vector<std::string> split_config_key(const std::string& key);
 /// ConfigError when a part of the path is a value, not a section.
 void set_config_field(nlohmann::json& config, const std::string& key, const nlohmann::json& value);
 
-/// " (schedule.lr_max is a field)" when the key's last part is a field of another section of
-/// `config`, else "".
-std::string config_field_hint(const nlohmann::json& config, const std::string& key);
+/// " (schedule.lr_max is a field)" when `error` says one of `keys` is an unknown key and that key's
+/// last part is a field of another section of `config`, else "".
+std::string config_field_hint(const nlohmann::json& config, const std::string& error,
+                              const std::vector<std::string>& keys);
 
 /// `base` with each of `sets` ("KEY=VALUE", one value each) set, read as a config file is.
 /// ConfigError naming `source`, the key and what is wrong.

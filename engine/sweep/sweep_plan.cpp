@@ -309,10 +309,10 @@ SweepPlan build_sweep_plan(const SweepGrid& grid) {
           try {
             cell.config = parse_run_config(j, source);
           } catch (const ConfigError& e) {
-            std::string hint;
+            std::vector<std::string> keys;
             for (const SweepAxis& a : grid.axes)
-              if (std::string(e.what()).find(a.key + ": unknown key") != std::string::npos) hint = config_field_hint(j, a.key);
-            throw ConfigError(e.what() + hint);
+              keys.push_back(a.key);
+            throw ConfigError(e.what() + config_field_hint(j, e.what(), keys));
           }
           const auto [w, h] = image_sizes[image];
           try {
