@@ -23,7 +23,8 @@ A HashGrid's "auto" fields resolve for the image as a user's run resolves them (
 hash-grid row's "grid", or a bare grid object), and refuses one it cannot reproduce. Every row
 of the JSON carries the resolved grid ("grid", the keys of bench/bench_grid.h's grid_json).
 
---device cpu runs the same networks on the CPU in fp32 with --threads intra-op threads (the
+--device cpu runs the same networks on the CPU in fp32, subnormals flushed to zero as Redraw's CPU
+backend computes, with --threads intra-op threads (the
 CPU backend's batch, training.batch_cpu, where a preset has one), for bench/run_cpu_defaults_bench.sh.
 --threads also fixes the BLAS's own thread count (OPENBLAS_NUM_THREADS and friends), since
 torch.set_num_threads alone leaves OpenBLAS's pthread build on every core.
@@ -194,7 +195,7 @@ class Peer:
 
     def where(self):
         if self.on_cpu:
-            return f"CPU, {self.torch.get_num_threads()} threads"
+            return f"CPU, {self.torch.get_num_threads()} threads, subnormals flushed"
         return self.torch.cuda.get_device_name(0)
 
 
@@ -215,6 +216,11 @@ def open_peer(args):
     if on_cpu:
         if args.threads > 0:
             torch.set_num_threads(args.threads)
+        # Subnormals flushed, as Redraw's CPU backend computes (cpu/flushed_team.h): a Gauss or
+        # Gabor window near the smallest normal float makes subnormal products, which Intel cores
+        # run in microcode. This sets the calling thread, where PyTorch's ops and a one-thread
+        # OpenBLAS run; OpenBLAS's own pool threads (more than one thread) keep IEEE subnormals.
+        torch.set_flush_denormal(True)
     elif not torch.cuda.is_available():
         print("torch_reference: SKIPPED: no CUDA device: torch.cuda.is_available() is False")
         return None, 0

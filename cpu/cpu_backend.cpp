@@ -5,6 +5,7 @@
 #include "cpu/cpu_hash_grid.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/cpu_passes.h"
+#include "cpu/flushed_team.h"
 #include "cpu/openblas_kernels.h"
 #include "engine/thread_budget.h"
 #include "cpu/team_sizer.h"
@@ -30,6 +31,15 @@ constexpr int64_t k_gather_ahead = 16;
 } // namespace
 
 /// The bound training state.
+namespace {
+/// An entry point's first line: the calling thread's OpenMP regions get `team` threads, and each
+/// of them, the caller too, computes with subnormals flushed until the call returns.
+[[nodiscard]] FlushedTeam use_team(int team) {
+  omp_set_num_threads(team);
+  return FlushedTeam(team);
+}
+} // namespace
+
 struct CpuBackend::State {
   TrainSetup setup;
   std::vector<DenseLayer> layers;
@@ -120,7 +130,7 @@ struct CpuBackend::State {
   /// Applies a deferred table update now: the state is then exactly the last step's.
   void settle() {
     if (!deferred.pending) return;
-    omp_set_num_threads(sizer.team()); // the calling thread's regions (it may not be the one that trains)
+    const FlushedTeam flushed = use_team(sizer.team()); // the calling thread's regions (it may not be the one that trains)
     const int32_t group = levels_per_group();
     for (int32_t l0 = 0; l0 < grid->n_levels; l0 += group)
       apply_deferred_levels(l0, std::min(grid->n_levels, l0 + group));
@@ -319,7 +329,7 @@ void CpuBackend::train_step_impl(const StepArgs& args) {
     s.threads_setting = setting;
     s.sizer = TeamSizer(cpu_core_count(), setting, cpu_reserved_threads());
   }
-  omp_set_num_threads(s.sizer.team()); // this thread's regions; the GUI trains on its own thread
+  const FlushedTeam flushed = use_team(s.sizer.team()); // this thread's regions; the GUI trains on its own thread
   const auto started = std::chrono::steady_clock::now();
   NetView net = s.view();
   const int32_t C = s.layers.back().out;
@@ -402,7 +412,7 @@ double CpuBackend::dataset_mse_impl() {
       ++p.metrics_calls;
     }
   } timed{s.profile, t_start};
-  omp_set_num_threads(team_size());
+  const FlushedTeam flushed = use_team(team_size());
   s.settle();
   const NetView net = s.view();
   const int32_t C = s.layers.back().out;
@@ -490,7 +500,7 @@ bool all_sound(const std::vector<float>& v, float limit) {
 } // namespace
 
 bool CpuBackend::parameters_sound_impl(bool with_optimizer) {
-  omp_set_num_threads(team_size());
+  const FlushedTeam flushed = use_team(team_size());
   m_state->settle();
   const State& s = *m_state;
   return all_sound(s.params, k_max_model_weight) &&
@@ -498,7 +508,7 @@ bool CpuBackend::parameters_sound_impl(bool with_optimizer) {
 }
 
 bool CpuBackend::copy_state_if_sound_impl(std::vector<float>& params, OptimizerState& optimizer) {
-  omp_set_num_threads(team_size());
+  const FlushedTeam flushed = use_team(team_size());
   m_state->settle();
   const State& s = *m_state;
   if (!all_sound(s.params, k_max_model_weight) || !all_sound(s.first, k_max_optimizer_value) ||
@@ -514,14 +524,14 @@ void CpuBackend::predict_bound_impl(const float* coords, int64_t n, float* out) 
   // The training workspace and weights in place: between steps the workspace holds nothing the
   // next step needs (it recomputes every activation), and no copy of a large table is made.
   State& s = *m_state;
-  omp_set_num_threads(team_size());
+  const FlushedTeam flushed = use_team(team_size());
   s.settle();
   predict_chunks(s.view(), s.ws, coords, n, out);
 }
 
 void CpuBackend::predict_impl(const ModelSpec& model, std::span<const float> params, std::span<const float> fourier_b,
                               const float* coords, int64_t n, float* out) {
-  omp_set_num_threads(team_size());
+  const FlushedTeam flushed = use_team(team_size());
   // A forward pass gives the same bits in chunks of any multiple of a tile: the smallest chunk,
   // whose workspace (made for every call: a timelapse frame, an export band) costs least to make.
   ChunkedPass pass(model, params, fourier_b, n, k_min_chunk_rows);
@@ -532,7 +542,7 @@ double CpuBackend::loss_and_gradients_impl(const ModelSpec& model, const LossPar
                                            std::span<const float> params, std::span<const float> fourier_b,
                                            const float* coords, const float* targets, int64_t n,
                                            std::span<float> grads) {
-  omp_set_num_threads(team_size());
+  const FlushedTeam flushed = use_team(team_size());
   const auto layers = dense_layers(model);
   ChunkedPass pass(model, params, fourier_b, n, cpu_chunk_rows(layers, model.encoding.width()));
   const int32_t C = pass.channels;
@@ -550,14 +560,14 @@ double CpuBackend::loss_and_gradients_impl(const ModelSpec& model, const LossPar
 
 void CpuBackend::optimizer_update_impl(const OptimizerSpec& opt, std::span<float> params, std::span<const float> grads,
                                        OptimizerState& st, float lr, int64_t step) {
-  omp_set_num_threads(team_size());
+  const FlushedTeam flushed = use_team(team_size());
   optimizer_all(opt, params.data(), grads.data(), st.first.empty() ? nullptr : st.first.data(),
                 st.second.empty() ? nullptr : st.second.data(), int64_t(params.size()), lr, step);
 }
 
 void CpuBackend::encode_impl(const EncodingSpec& enc, std::span<const float> fourier_b, const float* coords, int64_t n,
                              float* out) {
-  omp_set_num_threads(team_size());
+  const FlushedTeam flushed = use_team(team_size());
   if (enc.kind == EncodingKind::HashGrid)
     hash_grid_encode_rows(hash_grid_params(enc), fourier_b.data(), coords, n, out);
   else if (enc.kind == EncodingKind::Gaussians)

@@ -1,6 +1,7 @@
 #include "cpu/cpu_gaussians.h"
 
 #include "engine/errors.h"
+#include "engine/gaussian_bounds.h"
 
 #include <omp.h>
 
@@ -34,29 +35,26 @@ template <class T> void resize_or_throw(std::vector<T>& v, int64_t n) {
 }
 
 /// The Gaussians' boxes, clipped to the samples' rectangle, as bins: x0, x1, y0, y1 (inclusive),
-/// or x0 > x1 when a box misses it.
+/// or x0 > x1 when a box misses it. BackendError, before anything is sized from them, when their
+/// boxes on the whole grid make more pairs than a model may (engine/gaussian_bounds.h).
 void clipped_boxes(const GaussianParams& g, const float* params, GaussianBins& b, std::vector<int32_t>& box) {
   resize_or_throw(box, g.count * 4);
   resize_or_throw(b.shapes, g.count);
   const float cell = g.cell;
-#pragma omp parallel for schedule(static)
+  int64_t whole_grid_pairs = 0;
+#pragma omp parallel for schedule(static) reduction(+ : whole_grid_pairs)
   for (int64_t i = 0; i < g.count; ++i) {
     const float* p = params + i * k_gaussian_floats;
     b.shapes[size_t(i)] = gaussian_shape<float>(p, cell);
-    float hx = 0, hy = 0;
-    gaussian_half_extent<float>(p, cell, hx, hy);
-    // A margin of a thousandth: the box is worked out in float, the support's rim too.
-    hx = hx * 1.001f + 1e-6f;
-    hy = hy * 1.001f + 1e-6f;
-    const float mx = p[k_gauss_mx], my = p[k_gauss_my];
     int32_t* o = box.data() + i * 4;
-    o[0] = std::max(gaussian_bin(mx - hx, g.bins), b.bx0);
-    o[1] = std::min(gaussian_bin(mx + hx, g.bins), b.bx0 + b.nx - 1);
-    o[2] = std::max(gaussian_bin(my - hy, g.bins), b.by0);
-    o[3] = std::min(gaussian_bin(my + hy, g.bins), b.by0 + b.ny - 1);
-    if (!(std::isfinite(mx) && std::isfinite(my) && std::isfinite(hx) && std::isfinite(hy)) || o[2] > o[3])
-      o[0] = 1, o[1] = 0; // seen by no sample: its box means nothing (the weights check catches it)
+    gaussian_box(p, cell, g.bins, o);
+    whole_grid_pairs += gaussian_box_pairs(o);
+    o[0] = std::max(o[0], b.bx0), o[1] = std::min(o[1], b.bx0 + b.nx - 1);
+    o[2] = std::max(o[2], b.by0), o[3] = std::min(o[3], b.by0 + b.ny - 1);
+    if (o[2] > o[3]) o[0] = 1, o[1] = 0; // seen by no sample
   }
+  if (const std::string why = gaussian_pairs_problem(whole_grid_pairs, g.count); !why.empty())
+    throw BackendError("cpu backend: " + why);
 }
 
 /// Calls fn(bin) for each bin of a clipped box o (x0, x1, y0, y1) in row-major order, which is
@@ -67,9 +65,11 @@ template <class Fn> void for_each_bin(const int32_t* o, const GaussianBins& b, F
 }
 
 /// Bins the Gaussians for the n samples at coords; with `pairs`, also each Gaussian's pairs.
-/// The lists are the same whatever the team: each thread takes a contiguous range of Gaussians,
-/// and within a bin the ranges' entries follow one another in thread order, so every bin's list
-/// ascends by index as a one-thread build would leave it.
+/// The lists are the same whatever the team: range r of `ranges` contiguous ranges of Gaussians
+/// counts, then fills, its entries, and within a bin the ranges' entries follow one another in
+/// range order, so every bin's list ascends by index as a one-thread build would leave it.
+/// Everything is sized between the two parallel loops: an allocation that fails throws from
+/// no parallel region.
 void build_bins(const GaussianParams& g, const float* params, const float* coords, int64_t n, bool pairs,
                 GaussianBins& b) {
   int32_t x0 = g.bins, x1 = -1, y0 = g.bins, y1 = -1;
@@ -87,17 +87,18 @@ void build_bins(const GaussianParams& g, const float* params, const float* coord
   std::vector<int32_t> box;
   clipped_boxes(g, params, b, box);
   const int64_t bins = int64_t(b.nx) * b.ny;
-  const int teams = std::max(1, omp_get_max_threads());
-  // cursor[t * bins + k]: thread t's count in bin k, then where its next entry in bin k goes.
-  std::vector<int64_t> cursor, range_pairs(size_t(teams) + 1, 0);
-  resize_or_throw(cursor, int64_t(teams) * bins);
+  const int ranges = std::max(1, omp_get_max_threads());
+  // cursor[r * bins + k]: range r's count in bin k, then where its next entry in bin k goes.
+  std::vector<int64_t> cursor, range_pairs(size_t(ranges) + 1, 0);
+  resize_or_throw(cursor, int64_t(ranges) * bins);
   b.start.assign(size_t(bins + 1), 0);
   if (pairs) resize_or_throw(b.gaussian_start, g.count + 1);
-#pragma omp parallel num_threads(teams)
-  {
-    const int t = omp_get_thread_num(), nt = omp_get_num_threads();
-    const int64_t i0 = g.count * t / nt, i1 = g.count * (t + 1) / nt;
-    int64_t* mine = cursor.data() + int64_t(t) * bins;
+  auto range_of = [&](int r, int64_t& i0, int64_t& i1) { i0 = g.count * r / ranges, i1 = g.count * (r + 1) / ranges; };
+#pragma omp parallel for schedule(static, 1)
+  for (int r = 0; r < ranges; ++r) {
+    int64_t i0, i1;
+    range_of(r, i0, i1);
+    int64_t* mine = cursor.data() + int64_t(r) * bins;
     std::fill(mine, mine + bins, int64_t(0));
     int64_t own = 0;
     for (int64_t i = i0; i < i1; ++i) {
@@ -106,35 +107,37 @@ void build_bins(const GaussianParams& g, const float* params, const float* coord
       for_each_bin(o, b, [&](int64_t k) { ++mine[k]; });
       if (o[0] <= o[1]) own += int64_t(o[1] - o[0] + 1) * (o[3] - o[2] + 1);
     }
-    range_pairs[size_t(t) + 1] = own;
-#pragma omp barrier
-#pragma omp single
-    {
-      // Bin after bin, the threads' counts in thread order: where each thread's entries start.
-      int64_t at = 0;
-      for (int64_t k = 0; k < bins; ++k) {
-        b.start[size_t(k)] = at;
-        for (int r = 0; r < nt; ++r) {
-          const int64_t c = cursor[size_t(int64_t(r) * bins + k)];
-          cursor[size_t(int64_t(r) * bins + k)] = at;
-          at += c;
-        }
-      }
-      b.start[size_t(bins)] = at;
-      for (int r = 0; r < nt; ++r) range_pairs[size_t(r) + 1] += range_pairs[size_t(r)];
-      resize_or_throw(b.list, at);
-      if (pairs) {
-        resize_or_throw(b.pair_at, at);
-        b.gaussian_start[size_t(g.count)] = at;
-      }
-    } // the implied barrier publishes the offsets and the buffers
-    int64_t pair = range_pairs[size_t(t)];
+    range_pairs[size_t(r) + 1] = own;
+  }
+  // Bin after bin, the ranges' counts in range order: where each range's entries start.
+  int64_t at = 0;
+  for (int64_t k = 0; k < bins; ++k) {
+    b.start[size_t(k)] = at;
+    for (int r = 0; r < ranges; ++r) {
+      const int64_t c = cursor[size_t(int64_t(r) * bins + k)];
+      cursor[size_t(int64_t(r) * bins + k)] = at;
+      at += c;
+    }
+  }
+  b.start[size_t(bins)] = at;
+  for (int r = 0; r < ranges; ++r) range_pairs[size_t(r) + 1] += range_pairs[size_t(r)];
+  resize_or_throw(b.list, at);
+  if (pairs) {
+    resize_or_throw(b.pair_at, at);
+    b.gaussian_start[size_t(g.count)] = at;
+  }
+#pragma omp parallel for schedule(static, 1)
+  for (int r = 0; r < ranges; ++r) {
+    int64_t i0, i1;
+    range_of(r, i0, i1);
+    int64_t* mine = cursor.data() + int64_t(r) * bins;
+    int64_t pair = range_pairs[size_t(r)];
     for (int64_t i = i0; i < i1; ++i) { // Gaussians in index order: each bin's list ascends
-      if (pairs) b.gaussian_start[size_t(i)] += range_pairs[size_t(t)];
+      if (pairs) b.gaussian_start[size_t(i)] += range_pairs[size_t(r)];
       for_each_bin(box.data() + i * 4, b, [&](int64_t k) { // the Gaussian's pairs in bin order
-        const int64_t at = mine[k]++;
-        b.list[size_t(at)] = int32_t(i);
-        if (pairs) b.pair_at[size_t(pair++)] = at;
+        const int64_t slot = mine[k]++;
+        b.list[size_t(slot)] = int32_t(i);
+        if (pairs) b.pair_at[size_t(pair++)] = slot;
       });
     }
   }

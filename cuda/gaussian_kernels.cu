@@ -1,6 +1,7 @@
 #include "cuda/cuda_check.h"
 #include "cuda/gaussian_kernels.cuh"
 #include "engine/errors.h"
+#include "engine/gaussian_bounds.h"
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
@@ -52,22 +53,9 @@ __global__ void boxes_kernel(GaussianParams g, const float* __restrict__ params,
   const GaussianShape<float> s = gaussian_shape<float>(p, g.cell);
   float* so = shapes + i * k_shape_floats;
   so[0] = s.mx, so[1] = s.my, so[2] = s.inv_a, so[3] = s.b, so[4] = s.inv_c;
-  float hx = 0, hy = 0;
-  gaussian_half_extent<float>(p, g.cell, hx, hy);
-  hx = hx * 1.001f + 1e-6f;
-  hy = hy * 1.001f + 1e-6f;
-  const float mx = p[k_gauss_mx], my = p[k_gauss_my];
   int32_t* o = boxes + i * 4;
-  o[0] = gaussian_bin(mx - hx, g.bins);
-  o[1] = gaussian_bin(mx + hx, g.bins);
-  o[2] = gaussian_bin(my - hy, g.bins);
-  o[3] = gaussian_bin(my + hy, g.bins);
-  if (!(isfinite(mx) && isfinite(my) && isfinite(hx) && isfinite(hy)) || o[0] > o[1] || o[2] > o[3]) {
-    o[0] = 1, o[1] = 0; // no pairs: a sample never meets it
-    counts[i] = 0;
-    return;
-  }
-  counts[i] = int64_t(o[1] - o[0] + 1) * int64_t(o[3] - o[2] + 1);
+  gaussian_box(p, g.cell, g.bins, o); // the CPU backend's boxes, unclipped
+  counts[i] = gaussian_box_pairs(o);
 }
 
 __global__ void total_kernel(const int64_t* __restrict__ offsets, const int64_t* __restrict__ counts, int64_t count,
@@ -221,10 +209,13 @@ void GaussianBinning::bin(const DevicePool& pool, cudaStream_t stream, const Gau
   CUDA_CHECK(cudaMemcpyAsync(m_host_total, m_total.data(), sizeof(int64_t), cudaMemcpyDeviceToHost, stream));
   CUDA_CHECK(cudaStreamSynchronize(stream));
   const int64_t pairs = *m_host_total;
+  // The model bound (engine/gaussian_bounds.h) before anything is sized from the count; the
+  // device's 32-bit pair indices hold it (k_gaussian_max_count x 128 < 2^31 - 1).
+  if (const std::string why = gaussian_pairs_problem(pairs, g.count); !why.empty())
+    throw BackendError("gaussians: " + why);
   if (pairs < 0 || pairs > int64_t(INT_MAX))
     throw BackendError("gaussians: " + std::to_string(pairs) +
-                       " Gaussian-bin pairs, more than the device's binning holds (2^31 - 1): Gaussians far larger "
-                       "than the picture");
+                       " Gaussian-bin pairs, more than the device's binning holds (2^31 - 1)");
   m_pairs = pairs;
   const int64_t bins = int64_t(g.bins) * g.bins;
   ensure(m_bin_start, pool, stream, bins, "gaussians: bin starts");

@@ -33,7 +33,8 @@ public:
 
   /// Bins the g.count Gaussians of `params` (device, g.count x k_gaussian_floats) on `stream`,
   /// growing the buffers from `pool` when they are short. Waits for the stream once (the pair
-  /// count). BackendError when the pairs pass 2^31 - 1 (Gaussians larger than the picture by far).
+  /// count). BackendError, before the pair buffers grow, when the pairs pass the bound a model is
+  /// held to (engine/gaussian_bounds.h: Gaussians far larger than the picture).
   void bin(const DevicePool& pool, cudaStream_t stream, const GaussianParams& g, const float* params);
   /// out (n x k_gaussian_channels) = the Gaussians' sum at coords (n x 2), for the parameters of
   /// the last bin().

@@ -25,7 +25,8 @@ constexpr float k_softplus_linear_above = 20.0f; ///< softplus(z) == z to float 
 /// exponent would underflow, and glibc's SIMD expf sends any vector holding such a lane down its
 /// scalar path (a fifth of a Gauss step's time on a CPU). The clamp is on s z, not on the exponent:
 /// GCC rewrites exp(max(e, -87)) as a choice between exp(e) and the constant exp(-87), which still
-/// calls exp on the underflowing lanes.
+/// calls exp on the underflowing lanes. The next layer's products of such a value are subnormal
+/// below a weight of 0.43: the CPU backend flushes them to 0 (cpu/flushed_team.h).
 constexpr float k_gauss_bell_reach = 9.3f;
 
 /// exp(-(s z)^2), s z held within +-k_gauss_bell_reach: the bell of Gauss and Gabor.

@@ -45,6 +45,27 @@ size_t utf8_length(std::string_view s, size_t i) {
 }
 } // namespace
 
+std::string utf8_within(std::string_view s, size_t max_bytes) {
+  if (s.size() <= max_bytes && is_valid_utf8(s)) return std::string(s);
+  std::string valid;
+  valid.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    const size_t len = utf8_length(s, i);
+    if (len == 0) {
+      valid += "\xEF\xBF\xBD"; // U+FFFD
+      ++i;
+    } else {
+      valid.append(s.substr(i, len));
+      i += len;
+    }
+  }
+  if (valid.size() <= max_bytes) return valid;
+  const std::string_view dots = "...";
+  size_t from = valid.size() - (max_bytes - dots.size());
+  while (from < valid.size() && (static_cast<unsigned char>(valid[from]) & 0xC0) == 0x80) ++from; // a character's start
+  return std::string(dots) + valid.substr(from);
+}
+
 std::string escape_control(std::string_view s) {
   std::string out;
   out.reserve(s.size());

@@ -5,6 +5,7 @@
 /// - elide(): at most `max_chars` code points, cut at a code point boundary, "..." in the middle
 ///   or at the end; a widget drawing it stays within a few hundred vertices per line.
 /// - is_valid_utf8(): the check both use, and the model file's check of its strings.
+/// - utf8_within(): a string a model file may hold (a path at most so many bytes of UTF-8).
 /// - trim_blanks(): a line without its leading and trailing spaces, tabs and carriage returns.
 /// - csv_field(): a value as one CSV field (RFC 4180): the sweep's and the benchmark's tables quote with it.
 #include <cstddef>
@@ -20,6 +21,10 @@ std::string escape_control(std::string_view s);
 /// escape_control(s) shortened to at most `max_chars` code points (>= 8), the middle replaced by
 /// "..." when `keep_end` (paths: the file name stays readable), else the end.
 std::string elide(std::string_view s, size_t max_chars, bool keep_end = false);
+/// `s` as valid UTF-8 of at most `max_bytes` bytes (>= 16): unchanged when it is so already; else
+/// each byte that is not UTF-8 becomes U+FFFD and, when that is still too long, "..." and the
+/// longest tail that fits, cut at a character (a path keeps its file name).
+std::string utf8_within(std::string_view s, size_t max_bytes);
 /// `s` without leading and trailing spaces, tabs and carriage returns (a CRLF file's lines too).
 std::string trim_blanks(std::string_view s);
 /// `s` as one CSV field: unchanged, or quoted (quotes doubled) when it holds a comma, a quote or a

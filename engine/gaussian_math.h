@@ -80,6 +80,34 @@ REDRAW_HD inline int32_t gaussian_bin(float v, int32_t bins) {
   return t >= float(bins) ? bins - 1 : int32_t(t);
 }
 
+/// The bins of the box that holds Gaussian g's support on the whole grid, with a thousandth's
+/// margin (the box is worked out in float, the support's rim too): o = x0, x1, y0, y1, inclusive.
+/// False, with o = 1, 0, 0, 0, for a Gaussian no sample can meet (a value not finite). Both
+/// backends bin with it, and gaussian_box_pairs counts what the bounds (engine/gaussian_bounds.h)
+/// hold a model to.
+REDRAW_HD inline bool gaussian_box(const float* g, float cell, int32_t bins, int32_t* o) {
+  float hx = 0, hy = 0;
+  gaussian_half_extent<float>(g, cell, hx, hy);
+  hx = hx * 1.001f + 1e-6f;
+  hy = hy * 1.001f + 1e-6f;
+  const float mx = g[k_gauss_mx], my = g[k_gauss_my];
+  o[0] = gaussian_bin(mx - hx, bins);
+  o[1] = gaussian_bin(mx + hx, bins);
+  o[2] = gaussian_bin(my - hy, bins);
+  o[3] = gaussian_bin(my + hy, bins);
+  const bool finite = rd_isfinite(mx) && rd_isfinite(my) && rd_isfinite(hx) && rd_isfinite(hy);
+  if (!finite || o[0] > o[1] || o[2] > o[3]) {
+    o[0] = 1, o[1] = 0, o[2] = 0, o[3] = 0;
+    return false;
+  }
+  return true;
+}
+
+/// The (bin, Gaussian) pairs of a box from gaussian_box: 0 for an empty one.
+REDRAW_HD inline int64_t gaussian_box_pairs(const int32_t* o) {
+  return o[0] > o[1] || o[2] > o[3] ? 0 : int64_t(o[1] - o[0] + 1) * int64_t(o[3] - o[2] + 1);
+}
+
 /// A Gaussian's mean and inverse factor, worked out once per pass and then read per sample.
 template <class T> struct GaussianShape {
   T mx, my, inv_a, b, inv_c;

@@ -33,6 +33,8 @@ REDRAW_HD inline float rd_floor(float x) { return floorf(x); }
 REDRAW_HD inline double rd_floor(double x) { return floor(x); }
 REDRAW_HD inline float rd_abs(float x) { return fabsf(x); }
 REDRAW_HD inline double rd_abs(double x) { return fabs(x); }
+/// Finite: neither NaN nor infinite (x - x is NaN for both). The build uses no fast-math flag.
+REDRAW_HD inline bool rd_isfinite(float x) { return x - x == 0.0f; }
 template <class T> REDRAW_HD inline T rd_clamp(T x, T lo, T hi) { return x < lo ? lo : (x > hi ? hi : x); }
 
 constexpr double k_pi = 3.14159265358979323846;

@@ -4,6 +4,7 @@
 #include "engine/json_read.h"
 #include "engine/named_enum.h"
 #include "engine/path_problem.h"
+#include "engine/soundness.h"
 
 #include <nlohmann/json.hpp>
 
@@ -104,6 +105,15 @@ public:
     const json& v = at(k);
     if (!v.is_string()) fail(k, "must be a string");
     return v.get<std::string>();
+  }
+  /// A name a model file keeps: at most k_max_model_string_bytes, no NUL (JSON text is UTF-8).
+  std::string name(const std::string& k) {
+    std::string s = string(k);
+    if (s.size() > k_max_model_string_bytes)
+      fail(k, "is " + std::to_string(s.size()) + " bytes long (a model keeps at most " +
+                  std::to_string(k_max_model_string_bytes) + ")");
+    if (s.find('\0') != std::string::npos) fail(k, "holds a NUL character");
+    return s;
   }
   template <class E> void named(const std::string& k, E& out, E (*parse)(const std::string&)) {
     if (!has(k)) return;
@@ -225,7 +235,7 @@ RunConfig parse_run_config(const json& j, const std::string& source) {
   c.model.hidden_activations.assign(3, Activation::Relu);
   {
     Reader r(j, source, "");
-    if (r.has("name")) c.name = r.string("name");
+    if (r.has("name")) c.name = r.name("name");
     if (r.has("description")) (void)r.string("description");
     if (r.has("model")) read_model(r.child("model"), c.model);
     if (r.has("loss")) {

@@ -2,6 +2,7 @@
 """Rewrites a .redraw model with one change in meaning and a correct CRC, for the fault tests and
 the fuzz seeds. Usage: model_mutate.py IN OUT OP [ARGS...]
   param I VALUE        weight I of PARM set to VALUE (a float: 3e38, nan, inf)
+  param-every I S N V  N weights of PARM, from I and S apart, set to V (every Gaussian's size)
   optm I VALUE         value I of the first OPTM array
   snap K I VALUE       weight I of timelapse frame K (format 3: fp16 or exact, as the frame keeps it)
   meta KEY JSON        META[KEY] = JSON (a dotted KEY reaches into objects: config.name)
@@ -78,6 +79,9 @@ def snap_offset(body, k):
 def main(a):
     version, chunks = read(a[0]); op = a[2]
     if op == 'param': struct.pack_into('<f', chunk(chunks, 'PARM'), (0 if version >= 3 else 8) + 4 * int(a[3]), float(a[4]))
+    elif op == 'param-every':  # param-every START STRIDE COUNT VALUE: COUNT floats of PARM, STRIDE apart
+        for k in range(int(a[5])):
+            struct.pack_into('<f', chunk(chunks, 'PARM'), (0 if version >= 3 else 8) + 4 * (int(a[3]) + k * int(a[4])), float(a[6]))
     elif op == 'optm': struct.pack_into('<f', chunk(chunks, 'OPTM'), 8 + 4 * int(a[3]), float(a[4]))
     elif op == 'snap' and version >= 3: set_frame_weight(chunks, int(a[3]), int(a[4]), float(a[5]))
     elif op == 'snap-step' and version >= 3: struct.pack_into('<q', chunk(chunks, 'FRAM'), 8 + FRAME * int(a[3]), int(a[4]))

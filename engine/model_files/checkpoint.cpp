@@ -3,6 +3,8 @@
 #include "engine/atomic_file.h"
 #include "engine/model_files/curves_chunk.h"
 #include "engine/path_problem.h"
+#include "engine/display_text.h"
+#include "engine/soundness.h"
 #include "engine/errors.h"
 #include "engine/model_files/checkpoint_codec.h"
 #include "engine/half_float.h"
@@ -49,7 +51,11 @@ int64_t count_nonfinite(const Checkpoint& c) {
 
 namespace {
 std::vector<uint8_t> meta_bytes(const Checkpoint& c) {
-  nlohmann::json meta = {{"config", to_json(c.config)},
+  // The strings as the reader takes them (k_max_model_string_bytes of UTF-8): a source path too
+  // long or not UTF-8 is stored shortened, never a file that no reader opens.
+  nlohmann::json config = to_json(c.config);
+  config["name"] = utf8_within(c.config.name, k_max_model_string_bytes);
+  nlohmann::json meta = {{"config", config},
                          {"step", c.step},
                          {"optimizer_step", c.optimizer_step >= 0 ? c.optimizer_step : c.step},
                          {"seconds", c.seconds},
@@ -58,7 +64,7 @@ std::vector<uint8_t> meta_bytes(const Checkpoint& c) {
                                                                                 : nlohmann::json(nullptr)},
                          {"image_width", c.image_width},
                          {"image_height", c.image_height},
-                         {"source_image", c.source_image},
+                         {"source_image", utf8_within(c.source_image, k_max_model_string_bytes)},
                          {"output_channels", c.config.model.output_channels},
                          {"writer", std::string("redraw ") + REDRAW_VERSION}};
   const std::string text = meta.dump();

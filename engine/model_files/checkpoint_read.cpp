@@ -13,6 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -39,7 +41,16 @@ void read_meta(const Reader& r, const uint8_t* body, size_t len, Checkpoint& c) 
   const std::string& name = r.name();
   const nlohmann::json meta = chunk_json(r, "META", body, len);
   try {
-    c.config = parse_run_config(meta.at("config"), name);
+    // The name as the file holds it, past the limit a config is held to: the model check names
+    // META.config.name, and `info` still lists what else the file holds.
+    nlohmann::json config = meta.at("config");
+    std::optional<std::string> config_name;
+    if (config.is_object() && config.contains("name") && config["name"].is_string()) {
+      config_name = config["name"].get<std::string>();
+      config.erase("name");
+    }
+    c.config = parse_run_config(config, name);
+    if (config_name) c.config.name = *config_name;
     c.step = meta.at("step").get<int64_t>();
     c.optimizer_step = meta.value("optimizer_step", c.step); // files written before it: the same
     c.seconds = meta.at("seconds").get<double>();

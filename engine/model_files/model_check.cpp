@@ -1,6 +1,7 @@
 #include "engine/model_files/model_check.h"
 
 #include "engine/errors.h"
+#include "engine/gaussian_bounds.h"
 #include "engine/images/image.h"
 
 #include <cmath>
@@ -35,6 +36,13 @@ void check_values(std::span<const float> v, float limit, const std::string& fiel
     out.push_back({field, std::to_string(huge) + " of " + std::to_string(v.size()) + " values exceed " +
                               number(limit) + " in magnitude (the first, at index " + std::to_string(first_huge) +
                               ", is " + number(v[size_t(first_huge)]) + ")"});
+}
+
+/// Gaussians that cover more of the picture than a model may: a file whose binning would need
+/// unbounded memory and time in every reader (engine/gaussian_bounds.h).
+void check_coverage(const ModelSpec& spec, std::span<const float> params, const std::string& field,
+                    std::vector<ModelIssue>& out) {
+  if (const std::string why = gaussian_coverage_problem(spec, params); !why.empty()) out.push_back({field, why});
 }
 
 void check_string(const std::string& s, const std::string& field, std::vector<ModelIssue>& out) {
@@ -86,6 +94,7 @@ std::vector<ModelIssue> check_model(const Checkpoint& c) {
   check_string(c.config.name, "META.config.name", out);
 
   check_values(c.params, k_max_model_weight, "PARM", out);
+  check_coverage(c.config.model, c.params, "PARM", out);
   check_values(c.optimizer.first, k_max_optimizer_value, "OPTM (first moment)", out);
   check_values(c.optimizer.second, k_max_optimizer_value, "OPTM (second moment)", out);
   for (float v : c.optimizer.second)
@@ -112,7 +121,9 @@ std::vector<ModelIssue> check_model(const Checkpoint& c) {
     if (s.metrics.step <= previous)
       out.push_back({field, "step " + std::to_string(s.metrics.step) + " is not after the snapshot before"});
     check_seconds(s.metrics.seconds, field + ".seconds", out);
-    check_values(frame_weights(s), k_max_model_weight, field + ".params", out);
+    const std::vector<float> weights = frame_weights(s);
+    check_values(weights, k_max_model_weight, field + ".params", out);
+    check_coverage(c.config.model, weights, field + ".params", out);
     previous = s.metrics.step;
     if (out.size() > 32) break;
   }

@@ -8,6 +8,7 @@
 ///   calls. `info` lists the problems instead, so a damaged file can still be inspected.
 #include "engine/display_text.h" // is_valid_utf8
 #include "engine/model_files/checkpoint.h"
+#include "engine/soundness.h"
 
 #include <filesystem>
 #include <string>
@@ -15,8 +16,6 @@
 
 namespace redraw {
 
-/// Longest string a model may hold (a path, a name, a reason), in bytes.
-constexpr size_t k_max_model_string_bytes = 4096;
 /// Most steps a model may record (the config's own limit on `steps`).
 constexpr int64_t k_max_model_steps = 1'000'000'000'000;
 

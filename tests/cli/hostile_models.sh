@@ -40,6 +40,24 @@ for c in "${cases[@]}"; do
   "$redraw" train "$work/img.png" --resume "$m" --steps 8 --out "$work/resume-$name" >/dev/null 2>"$work/err"
   check "[ $? = 1 ] && grep -qF '$field' '$work/err'  # resume $name"
 done
+# Gaussians that each cover the whole picture (Cholesky values of 1,000 cells): refused by every
+# reader with the field named, before any binning sizes a buffer from them (5,000 of them make
+# 6.5 M (bin, Gaussian) pairs, past the 4.2 M a model of that many may hold)
+"$redraw" train "$work/img.png" --preset gaussians --set model.gaussians=5000 --steps 2 --out "$work/gauss" \
+  >/dev/null 2>&1 || fail "training the Gaussians model"
+base="$work/gauss/model.redraw"
+mutate gausswide param-every 2 8 5000 1000 # l11 of each, then l22
+base="$work/gausswide.redraw"
+mutate gaussbig param-every 4 8 5000 1000
+m="$work/gaussbig.redraw"
+"$redraw" info "$m" >"$work/info.out" 2>"$work/info.err"
+check "[ \$? = 1 ] && grep -qF 'Gaussians far larger than the picture' '$work/info.out'  # info gaussbig"
+"$redraw" render "$m" --size 64x64 -o "$work/gaussbig.png" >/dev/null 2>"$work/err"
+check "[ \$? = 1 ] && grep -qF 'PARM: the 5000 Gaussians cover' '$work/err' && [ ! -e '$work/gaussbig.png' ]  # render gaussbig"
+"$redraw" train "$work/img.png" --resume "$m" --steps 4 --out "$work/resume-gaussbig" >/dev/null 2>"$work/err"
+check "[ \$? = 1 ] && grep -qF 'PARM' '$work/err'  # resume gaussbig"
+base="$work/run/model.redraw"
+
 # the error line stays short even for a 200,000-character field
 "$redraw" render "$work/longsource.redraw" -o "$work/x.png" 2>"$work/err" >/dev/null
 check '[ "$(wc -c <"$work/err")" -lt 2000 ]'

@@ -7,8 +7,10 @@
 #include "engine/display_text.h"
 #include "engine/errors.h"
 #include "engine/model_files/model_check.h"
+#include "engine/run_config.h"
 
 #include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
 
 #include <cstring>
 
@@ -152,4 +154,38 @@ TEST_CASE("printed metadata: control characters are escaped, long text is elided
   const std::string euros = elide(std::string(30, 'x') + std::string(20, '\0') + "\xE2\x82\xAC\xE2\x82\xAC", 20);
   CHECK(is_valid_utf8(euros));
   CHECK(is_valid_utf8(elide(std::string(100, 'a') + "\xE2\x82\xAC" + std::string(100, 'b'), 50, true)));
+}
+
+TEST_CASE("model check: a source path too long or not UTF-8 is stored shortened, and the model opens again") {
+  Checkpoint c = sane_model();
+  // 22 folders of 200 letters (4,400 bytes; a path any user may have), one of them not UTF-8
+  std::string deep;
+  for (int i = 0; i < 22; ++i) deep += "/" + std::string(199, char('a' + i % 26)) + (i == 3 ? "\xE9" : "x");
+  c.source_image = deep + "/photo \xE2\x82\xAC.png";
+  test::TempDir dir;
+  save_checkpoint(dir.path / "m.redraw", c);
+  const Checkpoint back = load_checkpoint(dir.path / "m.redraw");
+  CHECK(check_model(back).empty()); // what open_model, render and --resume ask
+  CHECK(back.source_image.size() <= k_max_model_string_bytes);
+  CHECK(back.source_image.rfind("...", 0) == 0);
+  CHECK(back.source_image.size() > k_max_model_string_bytes - 8); // the longest tail that fits
+  CHECK(back.source_image.find("/photo \xE2\x82\xAC.png") == back.source_image.size() - 14);
+  CHECK(is_valid_utf8(back.source_image));
+  // A short path that is not UTF-8 keeps its length, each bad byte U+FFFD.
+  c.source_image = "/tmp/caf\xE9.png";
+  save_checkpoint(dir.path / "n.redraw", c);
+  CHECK(load_checkpoint(dir.path / "n.redraw").source_image == "/tmp/caf\xEF\xBF\xBD.png");
+  CHECK(utf8_within("plain", 16) == "plain");
+}
+
+TEST_CASE("model check: a config name a model could not keep is refused before a run starts, naming the field") {
+  nlohmann::json j = to_json(load_preset("siren"));
+  j["name"] = std::string(k_max_model_string_bytes + 1, 'n');
+  CHECK_THROWS_WITH_AS(parse_run_config(j, "long.json"),
+                       doctest::Contains("long.json: name: is 4097 bytes long (a model keeps at most 4096)"), ConfigError);
+  j["name"] = std::string("a\0b", 3);
+  CHECK_THROWS_WITH_AS(parse_run_config(j, "nul.json"), doctest::Contains("nul.json: name: holds a NUL character"),
+                       ConfigError);
+  j["name"] = std::string(k_max_model_string_bytes, 'n'); // the limit itself is kept
+  CHECK(parse_run_config(j, "ok.json").name.size() == k_max_model_string_bytes);
 }
