@@ -26,18 +26,26 @@
 namespace redraw::cli {
 
 namespace {
-/// The protocol's images: the folder's image files by name, the first image_count of them.
+/// The protocol's images: the folder's image files by name, the first image_count of them, and at
+/// most as many as one bench holds (bench_max_images). Each problem is a usage error naming the
+/// folder, and for a default folder where the images come from.
 std::vector<std::string> protocol_images(const BenchProtocol& p, const std::string& option) {
-  const std::string folder = option.empty() ? p.default_images : option;
-  if (folder.empty())
-    throw UsageError("protocol " + p.name + " has no default images: give --images DIR (" +
-                     std::to_string(p.image_count) + " images, the first by name, are used)");
+  const std::filesystem::path folder = option.empty() ? bench_default_images(p) : std::filesystem::path(option);
+  if (folder.empty()) throw UsageError("protocol " + p.name + " has no default images: give --images DIR");
   std::error_code ec;
   const std::filesystem::path dir = std::filesystem::absolute(folder).lexically_normal();
-  if (!std::filesystem::is_directory(dir, ec))
-    throw UsageError(std::string(option.empty() ? "the default images folder " : "--images: ") + folder + " (" +
-                     dir.string() + ") is not a folder" +
-                     (option.empty() ? "; give the Kodak images' folder with --images DIR" : ""));
+  if (!std::filesystem::is_directory(dir, ec)) {
+    if (!option.empty())
+      throw UsageError("--images: " + option + " (" + dir.string() + ") is not a folder");
+    const bool bundled = p.default_images.empty();
+    std::string why = "the default images folder of protocol " + p.name + ", " +
+                      (bundled ? p.bundled_images + " in the data folder" : p.default_images + " from the current folder") +
+                      " (" + dir.string() + "), is not a folder";
+    if (bundled) why += " (the data folder is incomplete: reinstall redraw, or set REDRAW_ASSETS)";
+    if (!p.images_source.empty()) why += "; " + p.images_source;
+    throw UsageError(why + (p.images_source.empty() ? "; give a folder of images with --images DIR"
+                                                     : "; download them and give their folder with --images DIR"));
+  }
   std::vector<std::string> files;
   for (const auto& e : std::filesystem::directory_iterator(dir, ec))
     if (e.is_regular_file(ec) && is_image_path(e.path().string())) files.push_back(e.path().string());
@@ -46,6 +54,16 @@ std::vector<std::string> protocol_images(const BenchProtocol& p, const std::stri
   if (files.empty() || (p.image_count > 0 && int32_t(files.size()) < p.image_count))
     throw UsageError(dir.string() + ": holds " + std::to_string(files.size()) + " image(s); protocol " + p.name +
                      " needs " + (p.image_count > 0 ? std::to_string(p.image_count) : std::string("at least 1")));
+  // A bench is one sweep: an image is a cell per method and seed, and a sweep runs at most
+  // k_max_sweep_cells. A bench cannot split itself, so the user is told how to bench fewer images.
+  if (const int64_t most = bench_max_images(p); int64_t(files.size()) > most)
+    throw UsageError(dir.string() + ": holds " + std::to_string(files.size()) + " images; a bench runs at most " +
+                     std::to_string(k_max_sweep_cells) + " cells (one per image, method and seed), so protocol " +
+                     p.name + " with " + std::to_string(p.methods.size()) + " method(s) and " +
+                     std::to_string(p.seeds) + " seed(s) takes at most " + std::to_string(most) +
+                     " images: give --images a folder of at most " + std::to_string(most) +
+                     " of them (links to the images to bench will do)" +
+                     (p.methods.size() > 1 ? std::string(", or fewer --methods") : std::string()));
   if (p.expected_images > 0 && int32_t(files.size()) != p.expected_images)
     print_note(dir.string() + " holds " + std::to_string(files.size()) + " images; protocol " + p.name +
                " is defined on " + std::to_string(p.expected_images) + " (the table says so)");

@@ -10,7 +10,7 @@
 #include "engine/errors.h"
 #include "engine/frames/renderer.h"
 #include "engine/images/image.h"
-#include "engine/insight/ms_ssim.h"
+#include "engine/bench/bench_measurement.h"
 #include "engine/json_read.h"
 #include "engine/model_files/model_check.h"
 #include "engine/path_problem.h"
@@ -20,31 +20,14 @@
 
 #include <chrono>
 #include <functional>
-#include <limits>
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace redraw::cli {
 
 namespace {
 using json = nlohmann::json;
-
-json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
-double number_of(const json& j, const char* key) {
-  return j.contains(key) && j[key].is_number() ? j[key].get<double>() : std::numeric_limits<double>::quiet_NaN();
-}
-
-/// PSNR in dB of `a` against `b` over every sample, values in [0, 1]: 10 log10(1 / MSE); +inf when equal.
-double psnr_of(const Image& a, const Image& b) {
-  if (a.width != b.width || a.height != b.height || a.channels != b.channels)
-    throw ImageError("PSNR: the render and the image differ in size or channels");
-  double sum = 0;
-  for (size_t i = 0; i < a.pixels.size(); ++i) {
-    const double d = double(a.pixels[i]) - double(b.pixels[i]);
-    sum += d * d;
-  }
-  const double mse = sum / double(a.pixels.size());
-  return mse > 0 ? 10 * std::log10(1 / mse) : INFINITY;
-}
 
 /// Calls of `render` (one full render each) per second: one warm-up call, then calls until
 /// `seconds` have passed (at least one: a SIREN's 768x512 render takes seconds on a CPU).
@@ -99,6 +82,30 @@ DecodeTiming decode_fps(const std::filesystem::path& model, const std::string& i
   t.fps = renders_per_second([&] { (void)render_image(*net.backend, view, c.image_width, c.image_height); }, seconds);
   return t;
 }
+
+/// The cell's bench.json read back into `b`: true when it is there and sound. A file that cannot be
+/// read, is not JSON or holds a value out of its range is named with what is wrong, and the cell
+/// is measured again (the file is a record of measurements that can be taken again).
+bool read_bench_json(const std::filesystem::path& file, BenchCell& b) {
+  std::error_code ec;
+  if (!std::filesystem::exists(std::filesystem::symlink_status(file, ec))) return false;
+  std::string text;
+  std::string why = read_user_text(file, 1 << 20, "a bench measurement", "1 MiB", text);
+  if (why.empty()) {
+    try {
+      const BenchMeasurement m = parse_bench_measurement(parse_json(text, file.string()), file.string());
+      b.psnr8_db = m.psnr8_db;
+      b.ms_ssim = m.ms_ssim;
+      b.decode_fps = m.decode_fps;
+      b.peak_device_bytes = std::max(b.peak_device_bytes, m.peak_device_bytes);
+      return true;
+    } catch (const Error& e) {
+      why = e.what();
+    }
+  }
+  print_note(why + "; the cell is measured again");
+  return false;
+}
 } // namespace
 
 BenchCell measure_bench_cell(const SweepSite& site, const SweepCell& cell, const CellResult& result,
@@ -111,51 +118,31 @@ BenchCell measure_bench_cell(const SweepSite& site, const SweepCell& cell, const
   b.peak_device_bytes = result.peak_device_bytes; // what train.log said; 0 on the CPU
   if (result.status != CellStatus::Done) return b;
   const std::filesystem::path folder = cell_folder(site.dir, cell), file = folder / "bench.json";
-  std::error_code ec;
-  if (std::filesystem::is_regular_file(file, ec)) {
-    std::string text;
-    if (read_user_text(file, 1 << 20, "a bench measurement", "1 MiB", text).empty()) {
-      try {
-        const json j = parse_json(text, file.string());
-        b.psnr8_db = number_of(j, "psnr8_db");
-        if (j.value("psnr8_db", json()) == "inf") b.psnr8_db = INFINITY;
-        b.ms_ssim = number_of(j, "ms_ssim");
-        b.decode_fps = number_of(j, "decode_fps");
-        b.peak_device_bytes = std::max(b.peak_device_bytes, j.value("peak_device_bytes", int64_t(0)));
-        return b;
-      } catch (const Error&) {
-        // measured again below
-      }
-    }
-  }
-  const char* decode_path = nullptr;
+  if (read_bench_json(file, b)) return b;
+  BenchMeasurement m;
   try {
     DataSpec data = cell.config.data;
     data.width = cell.train_width;
     data.height = cell.train_height;
-    const Image target = prepare_training_image(cell.image, data);
-    const Image picture = load_image(folder / "final.png");
-    b.psnr8_db = psnr_of(picture, target);
-    b.ms_ssim = ms_ssim(picture, target);
+    const BenchQuality q = measure_bench_quality(load_image(folder / "final.png"), prepare_training_image(cell.image, data));
+    b.psnr8_db = m.psnr8_db = q.psnr8_db;
+    b.ms_ssim = m.ms_ssim = q.ms_ssim;
+    if (!q.not_measured.empty()) print_note("cell " + cell.name + ": " + q.not_measured);
   } catch (const Error& e) {
     print_note("cell " + cell.name + ": PSNR and MS-SSIM of final.png not measured (" + e.what() + ")");
   }
   try {
     const DecodeTiming t = decode_fps(folder / "model.redraw", cell.image, backend, decode_seconds);
-    b.decode_fps = t.fps;
-    decode_path = t.path;
+    b.decode_fps = m.decode_fps = t.fps;
+    m.decode_path = t.path;
   } catch (const Error& e) {
     print_note("cell " + cell.name + ": decoding not timed (" + e.what() + ")");
   }
   if (interrupted()) return b; // a partial timing is not saved
-  const json j = {{"psnr8_db", std::isinf(b.psnr8_db) ? json("inf") : number_or_null(b.psnr8_db)},
-                  {"ms_ssim", number_or_null(b.ms_ssim)},
-                  {"decode_fps", number_or_null(b.decode_fps)},
-                  {"decode_threads", cpu_threads_setting()},
-                  {"decode_path", decode_path ? json(decode_path) : json(nullptr)},
-                  {"peak_device_bytes", b.peak_device_bytes}};
-  if (const std::string why = write_error([&] { write_text_atomic(file, j.dump(1) + "\n"); }); !why.empty())
-    print_note(why);
+  m.decode_threads = cpu_threads_setting();
+  m.peak_device_bytes = b.peak_device_bytes;
+  const std::string text = bench_measurement_json(m).dump(1) + "\n";
+  if (const std::string why = write_error([&] { write_text_atomic(file, text); }); !why.empty()) print_note(why);
   return b;
 }
 

@@ -12,7 +12,9 @@ namespace redraw {
 using nlohmann::json;
 
 namespace {
-/// `text` split at the commas that are outside brackets, braces and double quotes.
+/// `text` split at the commas that are outside brackets, braces and double quotes. A closing
+/// bracket or brace with none open is text like any other: the depth never goes below zero, so
+/// the commas after a stray `]` still split.
 std::vector<std::string> split_top_level(const std::string& text) {
   std::vector<std::string> parts(1);
   int depth = 0;
@@ -26,7 +28,7 @@ std::vector<std::string> split_top_level(const std::string& text) {
     }
     if (c == '"') quoted = !quoted;
     if (!quoted && (c == '[' || c == '{')) ++depth;
-    if (!quoted && (c == ']' || c == '}')) --depth;
+    if (!quoted && (c == ']' || c == '}') && depth > 0) --depth;
     if (c == ',' && depth == 0 && !quoted) {
       parts.emplace_back();
       continue;

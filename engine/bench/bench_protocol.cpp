@@ -2,7 +2,9 @@
 
 #include "engine/bench/param_budget.h"
 #include "engine/errors.h"
+#include "engine/sweep/sweep_plan.h"
 
+#include <algorithm>
 #include <limits>
 
 namespace redraw {
@@ -16,6 +18,7 @@ const std::vector<BenchProtocol>& bench_protocols() {
        .summary = "the 24 Kodak images, each method at a published row's parameter budget, 50,000 steps",
        .expected_images = 24,
        .default_images = "../shared/images/kodak",
+       .images_source = k_kodak_images_source,
        .methods = {{.preset = "instant", .budget = 300000, .steps = 50000},
                    {.preset = "siren", .budget = 273000, .steps = 50000},
                    // GaussianImage's row: 560 K parameters, 69,998 Gaussians, full batch.
@@ -25,6 +28,7 @@ const std::vector<BenchProtocol>& bench_protocols() {
        .summary = "the 24 Kodak images, each photo preset and the Gaussians at 300 K parameters for 60 s of training per image",
        .expected_images = 24,
        .default_images = "../shared/images/kodak",
+       .images_source = k_kodak_images_source,
        .methods = {{.preset = "instant", .budget = 300000},
                    {.preset = "siren", .budget = 273000, .cpu_batch = 16384},
                    {.preset = "fourier", .budget = 300000, .cpu_batch = 16384},
@@ -36,7 +40,7 @@ const std::vector<BenchProtocol>& bench_protocols() {
       {.name = "smoke",
        .summary = "2 images at most 256 px, instant and siren at 20 K parameters, 2 s each (CI)",
        .image_count = 2,
-       .default_images = "", // --images is required
+       .bundled_images = "bench-smoke", // assets/bench-smoke: two CC0 photos at 256 px (assets/ATTRIBUTION.md)
        .methods = {{.preset = "instant", .budget = 20000}, {.preset = "siren", .budget = 20000}},
        .time_limit = 2,
        .max_side = 256,
@@ -87,6 +91,17 @@ BenchProtocol select_bench_methods(const BenchProtocol& p, const std::string& me
   }
   if (out.methods.empty()) throw ConfigError("--methods: no method given (protocol " + p.name + " has " + known + ")");
   return out;
+}
+
+std::filesystem::path bench_default_images(const BenchProtocol& p) {
+  if (!p.default_images.empty()) return p.default_images;
+  if (!p.bundled_images.empty()) return asset_dir() / p.bundled_images;
+  return {};
+}
+
+int64_t bench_max_images(const BenchProtocol& p) {
+  const int64_t per_image = std::max<int64_t>(1, int64_t(p.methods.size()) * std::max(p.seeds, 1));
+  return k_max_sweep_cells / per_image;
 }
 
 RunConfig bench_method_config(const BenchProtocol& p, const BenchMethod& m, int32_t train_width, int32_t train_height) {

@@ -7,12 +7,14 @@
 /// - kodak-minute: every photo preset for 60 s of training per image, at full size. On the CPU
 ///   siren and fourier train on minibatches of 16,384 pixels: their presets' full batch at
 ///   768x512 is one step in about half a minute on a core, one or two steps in the minute.
-/// - smoke: two images, small networks, two seconds each (CI).
+/// - smoke: two images (by default the two bundled in the data folder's bench-smoke/), small
+///   networks, two seconds each (CI, and a check that an installed redraw benchmarks).
 /// A protocol trains every image at its own size (at most `max_side` on its longer side when that
 /// is set), in RGB, as the papers do; the methods are run as one sweep (engine/sweep/).
 #include "engine/run_config.h"
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -30,13 +32,20 @@ struct BenchProtocol {
   std::string summary;         ///< one line, for --help and the table's header
   int32_t image_count = 0;     ///< the first N images of the folder by name; 0: all
   int32_t expected_images = 0; ///< a folder with another count is noted (kodak: 24); 0: any
-  std::string default_images;  ///< the folder when --images is not given ("" : --images required)
+  std::string default_images;  ///< the folder when --images is not given, from the current folder ("": none)
+  std::string bundled_images;  ///< else a folder of the data folder (asset_dir()) holding the images
+  std::string images_source;   ///< where a user gets the images, for --help and a missing folder's error
   std::vector<BenchMethod> methods;
   double time_limit = 0; ///< seconds of training per cell for methods without steps
   int32_t max_side = 0;  ///< longest training side; 0: each image's own size
   int32_t seeds = 1;
   std::string published; ///< published rows to show beside: "kodak" is assets/published/kodak.json; "" none
 };
+
+/// Where the 24 Kodak images are published (the Kodak Lossless True Color Image Suite).
+inline constexpr const char* k_kodak_images_source =
+    "the 24 Kodak images, kodim01.png to kodim24.png, are the Kodak Lossless True Color Image Suite: "
+    "https://r0k.us/graphics/kodak/";
 
 /// Every protocol, in the order `redraw bench --help` lists them.
 const std::vector<BenchProtocol>& bench_protocols();
@@ -45,6 +54,14 @@ const BenchProtocol& find_bench_protocol(const std::string& name);
 /// `p` with only the methods named in `methods` (comma-separated preset names, in the protocol's
 /// order; empty: all). ConfigError naming an unknown method and the protocol's methods.
 BenchProtocol select_bench_methods(const BenchProtocol& p, const std::string& methods);
+
+/// The folder `p` takes when --images is not given: its default_images as given (from the current
+/// folder), else its bundled_images under the data folder (found as the presets are: installed,
+/// or the source tree's assets/); "" when it has neither.
+std::filesystem::path bench_default_images(const BenchProtocol& p);
+/// The most images one bench of `p` takes: a bench is one sweep, of at most k_max_sweep_cells
+/// cells, and each image is a cell per method and seed.
+int64_t bench_max_images(const BenchProtocol& p);
 
 /// A method's run config for one image's training size: its preset in RGB, the training size
 /// (max_side), its steps, and the network sized to its budget (param_budget.h). ConfigError from

@@ -124,7 +124,7 @@ double ms_ssim(const Image& a, const Image& b) {
     }
     total += value;
   }
-  return total / a.channels;
+  return std::min(total / a.channels, 1.0); // each term is clamped at 0; rounding may not take it past 1
 }
 
 } // namespace redraw

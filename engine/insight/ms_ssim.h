@@ -22,7 +22,7 @@ namespace redraw {
 /// The smallest side MS-SSIM accepts (exclusive): (window - 1) * 2^(scales - 1).
 constexpr int32_t k_ms_ssim_min_side = 160;
 
-/// MS-SSIM of `a` against `b` (values in [0, 1], data range 1). ImageError when their sizes or
+/// MS-SSIM of `a` against `b` (values in [0, 1], data range 1), in [0, 1]. ImageError when their sizes or
 /// channel counts differ, or the smaller side is <= k_ms_ssim_min_side.
 double ms_ssim(const Image& a, const Image& b);
 

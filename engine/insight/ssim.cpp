@@ -78,7 +78,9 @@ double ssim(const Image& a, const Image& b, const SsimWindow& window) {
       total += (2 * mx * my + c1) * (2 * cov + c2) / ((mx * mx + my * my + c1) * (vx + vy + c2));
     }
   }
-  return total / (double(a.pixel_count()) * a.channels);
+  // Within [-1, 1] as SSIM is: a variance taken as E[x^2] - mean^2 can round a hair below 0 and a
+  // map value a hair past 1, which a reader checking the range would refuse.
+  return std::clamp(total / (double(a.pixel_count()) * a.channels), -1.0, 1.0);
 }
 
 } // namespace redraw

@@ -20,7 +20,7 @@ struct SsimWindow {
   double k1 = 0.01, k2 = 0.03;
 };
 
-/// Mean SSIM of `a` against `b`. ImageError when their sizes or channel counts differ or either
+/// Mean SSIM of `a` against `b`, in [-1, 1]. ImageError when their sizes or channel counts differ or either
 /// is empty; `window` as above (radius >= 0, sigma > 0).
 double ssim(const Image& a, const Image& b, const SsimWindow& window = {});
 

@@ -49,6 +49,31 @@ std::string csv_row(const std::vector<std::string>& fields) {
 
 json json_number(double v) { return std::isfinite(v) ? json(v) : json(formatted(v, "%g")); }
 double number_of(const json& v) { return v.is_number() ? v.get<double>() : parse_number(v.get<std::string>()); }
+
+/// result.json's `key` when it is in [lo, hi] (NaN: not measured, when `nan_ok`; +inf, when
+/// `inf_ok`); ConfigError naming `source` and the field otherwise. `range` is [lo, hi] in words.
+double result_field(const json& j, const char* key, double lo, double hi, const char* range, bool nan_ok, bool inf_ok,
+                    const std::string& source) {
+  const json& v = j.at(key);
+  double x = std::numeric_limits<double>::quiet_NaN();
+  try {
+    x = v.is_string() && v.get<std::string>() == "inf" ? INFINITY : number_of(v);
+  } catch (const ConfigError&) {
+    throw ConfigError(source + ": " + key + ": " + json_excerpt(v) + " is not a number");
+  }
+  const bool ok = std::isnan(x) ? nan_ok : std::isinf(x) ? inf_ok && x > 0 : x >= lo && x <= hi;
+  if (!ok) throw ConfigError(source + ": " + key + ": " + json_excerpt(v) + " is outside " + range);
+  return x;
+}
+
+/// result.json's `key`, a whole number in [0, INT64_MAX].
+int64_t result_count(const json& j, const char* key, const std::string& source) {
+  const json& v = j.at(key);
+  if (!v.is_number_integer() || (!v.is_number_unsigned() && v.get<int64_t>() < 0) ||
+      (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max())))
+    throw ConfigError(source + ": " + key + ": " + json_excerpt(v) + " is not a whole number of at least 0");
+  return v.get<int64_t>();
+}
 } // namespace
 
 const char* cell_status_name(CellStatus s) { return name_of(s, k_statuses); }
@@ -78,19 +103,22 @@ CellResult parse_cell_result(const std::string& text, const std::string& source)
   if (!j.is_object()) throw ConfigError(source + ": not a cell result (JSON object)");
   CellResult r;
   try {
+    // Every figure in its range, so a file changed by hand or damaged never reaches a table.
     r.status = parse_cell_status(j.at("status").get<std::string>());
-    r.steps = j.at("steps").get<int64_t>();
-    r.seconds = j.at("seconds").get<double>();
-    r.psnr_db = number_of(j.at("psnr_db"));
-    r.ssim = number_of(j.at("ssim"));
-    r.parameters = j.at("parameters").get<int64_t>();
-    r.model_bytes = j.at("model_bytes").get<int64_t>();
+    r.steps = result_count(j, "steps", source);
+    r.seconds = result_field(j, "seconds", 0, k_max_result_seconds, "[0, 1e9] s", false, false, source);
+    r.psnr_db = result_field(j, "psnr_db", 0, k_max_result_psnr_db, "[0, 1000] dB", true, true, source);
+    r.ssim = result_field(j, "ssim", -1, 1, "[-1, 1]", true, false, source);
+    r.parameters = result_count(j, "parameters", source);
+    r.model_bytes = result_count(j, "model_bytes", source);
     r.backend = j.at("backend").get<std::string>();
     r.threads = j.at("threads").get<int32_t>();
-    r.wall_seconds = j.at("wall_seconds").get<double>();
+    if (r.threads < 0) throw ConfigError(source + ": threads: " + std::to_string(r.threads) + " is below 0");
+    r.wall_seconds = result_field(j, "wall_seconds", 0, k_max_result_seconds, "[0, 1e9] s", false, false, source);
     r.error = j.at("error").get<std::string>();
-    r.peak_host_bytes = j.value("peak_host_bytes", int64_t(0)); // absent in sweeps written before it
-    r.peak_device_bytes = j.value("peak_device_bytes", int64_t(0));
+    // absent in sweeps written before them
+    r.peak_host_bytes = j.contains("peak_host_bytes") ? result_count(j, "peak_host_bytes", source) : 0;
+    r.peak_device_bytes = j.contains("peak_device_bytes") ? result_count(j, "peak_device_bytes", source) : 0;
   } catch (const json::exception& e) {
     throw ConfigError(source + ": " + e.what());
   }

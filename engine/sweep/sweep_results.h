@@ -45,7 +45,15 @@ struct CellResult {
   std::string error;       ///< why it failed; "" otherwise
 };
 
-/// result.json's text for `cell`; parse_cell_result reads it back (ConfigError naming `source`).
+/// The highest finite PSNR a result may hold (the trainer's is of the clamped picture, so it is at
+/// least 0; an exact fit is +inf), and the most seconds of training or wall time (about 31 years).
+inline constexpr double k_max_result_psnr_db = 1000;
+inline constexpr double k_max_result_seconds = 1e9;
+
+/// result.json's text for `cell`; parse_cell_result reads it back, every figure checked: steps,
+/// counts and bytes whole and >= 0, seconds finite in [0, k_max_result_seconds], psnr_db in
+/// [0, k_max_result_psnr_db], +inf or not measured, ssim in [-1, 1] or not measured (ConfigError
+/// naming `source` and the field).
 std::string cell_result_json(const SweepCell& cell, const CellResult& r);
 CellResult parse_cell_result(const std::string& text, const std::string& source);
 

@@ -5,7 +5,9 @@
 # here (each pixel's 11x11 window summed directly, the 2x2 pyramid by reshaping; within 1e-4), the
 # parameter counts within 2% of the budget, and report.html (with the published rows as reference
 # lines) in headless Chromium with no console message. Then a second run trains nothing, and bad
-# protocols, methods and folders are refused naming them. Under 60 s on 2 cores.
+# protocols, methods and folders are refused naming them; a damaged bench.json is one cell's
+# problem; images too small for MS-SSIM have their PSNR; smoke's default images are the bundled
+# ones. Under 60 s on 2 cores for the first run, about 15 s for the rest.
 # Usage: bench.sh path/to/redraw
 set -u
 redraw="$1"
@@ -168,4 +170,61 @@ check "[ ! -e '$work/x' ]  # nothing written"
 rm "$work/b/table.md"
 check_run "bench smoke --collect" "$redraw" bench smoke --collect --images "$work/img" --out "$work/b"
 check "[ -s '$work/b/table.md' ]"
+
+# A cell's bench.json that is JSON but not a sound measurement (not an object; a value out of its
+# range) is that cell's problem alone: named, with what is wrong, and the cell measured again; the
+# other cells are collected, and every figure is again the one checked against ImageMagick and
+# the numpy reference above.
+cells=("$work/b"/cells/*/)
+collected_as_first() { # every results.csv row done, with the psnr8_db and ms_ssim first measured
+  python3 - "$work/b" "$work/cells.txt" <<'PY' >"$work/again.txt"
+import csv, os, sys
+d = sys.argv[1]
+rows = {(r["method"], r["image"]): r for r in csv.DictReader(open(os.path.join(d, "results.csv")))}
+for line in open(sys.argv[2]):
+    final, image, status, psnr8, msssim, params = line.split()
+    key = (os.path.basename(os.path.dirname(final)).split("-")[-2], os.path.basename(image))
+    r = rows[key]
+    print(key, r["status"], r["psnr8_db"], psnr8, r["ms_ssim"], msssim,
+          "same" if (r["psnr8_db"], r["ms_ssim"]) == (psnr8, msssim) else "DIFFERENT")
+PY
+  cat "$work/again.txt"
+  [ "$(grep -c ' done .* same$' "$work/again.txt")" = 4 ]
+}
+# values out of their range: named, and that cell measured again (never 99 or 1e308 in the table)
+echo '{"psnr8_db": 1e308, "ms_ssim": 99, "decode_fps": 5}' >"${cells[1]}bench.json"
+expect 0 "$(basename "${cells[1]}")/bench.json: psnr8_db: 1e+308 is outside [0, 1000] dB; the cell is measured again" -- \
+  "$redraw" bench smoke --collect --images "$work/img" --out "$work/b"
+check_run "every cell collected, as first measured" collected_as_first
+check "! grep -qE '[0-9]{40}' '$work/b/table.md'  # no 308-digit figure"
+# JSON that is not an object: that cell's problem alone, the others collected
+echo '[1, 2]' >"${cells[0]}bench.json"
+expect 0 "$(basename "${cells[0]}")/bench.json: not a bench measurement" -- \
+  "$redraw" bench smoke --collect --images "$work/img" --out "$work/b"
+check_run "every cell collected, as first measured" collected_as_first
+
+# Images under 161 px a side: the 8-bit PSNR is measured, MS-SSIM (5 scales of an 11-pixel window)
+# is not, and the note says exactly that.
+mkdir -p "$work/small"
+convert "$data/chelsea.png" -crop 120x96+150+60 +repage -strip -type TrueColor "PNG24:$work/small/a.png"
+convert "$data/chelsea.png" -crop 96x120+40+80 +repage -strip -type TrueColor "PNG24:$work/small/b.png"
+expect 0 "MS-SSIM not measured: the image trains at 120x96, and MS-SSIM needs both sides over 160 px" -- \
+  "$redraw" bench smoke --methods instant --time-limit 0.5 --images "$work/small" --out "$work/s"
+check "! grep -q 'PSNR and MS-SSIM of final.png not measured' '$work/err'"
+check "python3 -c \"import csv, sys; r = list(csv.DictReader(open('$work/s/results.csv'))); sys.exit(0 if len(r) == 2 and all(x['psnr8_db'] and not x['ms_ssim'] for x in r) else 1)\"  # PSNR in, MS-SSIM out"
+
+# Default images: smoke takes the two bundled in the data folder (here the source tree's assets/);
+# the Kodak protocols' ../shared/images/kodak, when missing, is refused saying where the images
+# come from.
+expect 0 "images    camera.png .. chelsea.png" -- "$redraw" bench smoke --out "$work/d" --dry-run
+mkdir -p "$work/here"
+expect 2 "from the current folder ($work/shared/images/kodak), is not a folder; the 24 Kodak images, kodim01.png to kodim24.png, are the Kodak Lossless True Color Image Suite: https://r0k.us/graphics/kodak/; download them and give their folder with --images DIR" -- \
+  env -C "$work/here" "$(realpath "$redraw")" bench kodak-minute --out "$work/x" --dry-run
+# More images than one bench holds (a sweep's 10,000 cells over 3 methods): a usage error saying
+# bench's own limit and how to bench fewer (the files need not be images: nothing reads them).
+mkdir -p "$work/many" && (cd "$work/many" && touch $(seq -f 'im%04g.png' 1 3400))
+expect 2 "$work/many: holds 3400 images; a bench runs at most 10000 cells (one per image, method and seed), so protocol kodak-paper with 3 method(s) and 1 seed(s) takes at most 3333 images: give --images a folder of at most 3333 of them" -- \
+  "$redraw" bench kodak-paper --images "$work/many" --out "$work/x" --dry-run
+check "! grep -q 'several sweeps' '$work/err'"
+check "[ ! -e '$work/x' ]  # nothing written"
 finish bench

@@ -37,6 +37,14 @@ expect 2 "-o: '$work/r.jpg'" -- "$redraw" render "$work/none.redraw" -o "$work/r
 expect 2 "-o: '$work/r'" -- "$redraw" render "$work/none.redraw" -o "$work/r"
 expect 2 "-o: '$work/r.jpg'" -- "$redraw" render "$work/none.redraw" --compare "$samples/horse.png" -o "$work/r.jpg"
 check '[ ! -e "$work/r.jpg" ] && [ ! -e "$work/r" ]'
+# export-weights writes NAME.safetensors: a name that is only the extension, or no name, is refused
+# saying so (not "must end in .safetensors", which it does), before the model is read
+expect 2 "-o: '.safetensors' is only the extension: give the file a name before .safetensors" -- \
+  "$redraw" export-weights "$work/none.redraw" -o .safetensors
+expect 2 "-o: '$work/.SafeTensors' is only the extension" -- "$redraw" export-weights "$work/none.redraw" -o "$work/.SafeTensors"
+expect 2 "-o: '$work/' names no file" -- "$redraw" export-weights "$work/none.redraw" -o "$work/"
+expect 2 "-o: '$work/w.bin' must end in .safetensors" -- "$redraw" export-weights "$work/none.redraw" -o "$work/w.bin"
+check '[ ! -e .safetensors ] && [ ! -e "$work/.SafeTensors" ] && [ ! -e "$work/w.bin" ]'
 
 # --- failures: exit 1, naming the file ---
 expect 1 "$work/missing.png" -- "$redraw" train "$work/missing.png" --config "$cfg" --out "$work/x"

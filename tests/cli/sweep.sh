@@ -26,6 +26,9 @@ check '[ ! -e "$work/x" ]  # nothing written'
 expect 0 "8 cells = 2 image(s) x 1 preset(s) x 2 schedule.lr_max x 2 seed(s)" -- \
   sweep --images "$work/a.png" "$work/b.png" --set schedule.lr_max=0.01,0.003 --seeds 2 --time-limit 2 --dry-run --out "$work/x"
 check 'grep -q "estimate" "$work/out" && [ ! -e "$work/x" ]  # a dry run prints the estimate, writes nothing'
+# a stray ']' is text: the comma after it still splits the values (two cells, not one value "a],b")
+expect 0 "2 cells = 1 image(s) x 1 preset(s) x 2 name x 1 seed(s)" -- \
+  sweep --images "$work/a.png" --set 'name=a],b' --steps 5 --dry-run --out "$work/x"
 expect 0 "jobs      2 side by side, 1 CPU thread(s) each, on 2 core(s)" -- \
   sweep --images "$work/a.png" "$work/b.png" --time-limit 2 --threads 2 --dry-run --out "$work/x"
 check '! grep -q "note" "$work/out"  # one job per core by default under a time limit'

@@ -5,13 +5,18 @@
 #include "engine/bench/bench_table.h"
 #include "engine/bench/param_budget.h"
 #include "engine/errors.h"
+#include "engine/images/image.h"
+#include "engine/insight/ms_ssim.h"
+#include "engine/sweep/sweep_plan.h"
 #include "engine/json_read.h"
 #include "engine/model_spec.h"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -101,6 +106,35 @@ TEST_CASE("bench protocols: names, methods, and each method's config") {
     CHECK(pc.training.steps == m.steps);
     CHECK(relative(parameter_count(pc.model), m.budget) <= 0.02);
   }
+}
+
+TEST_CASE("bench protocols: smoke's images are bundled in the data folder, and the Kodak ones say where they come from") {
+  const BenchProtocol& smoke = find_bench_protocol("smoke");
+  CHECK(bench_default_images(smoke) == asset_dir() / "bench-smoke");
+  std::vector<std::filesystem::path> images;
+  for (const auto& e : std::filesystem::directory_iterator(bench_default_images(smoke)))
+    if (e.path().extension() == ".png") images.push_back(e.path());
+  REQUIRE(images.size() == size_t(smoke.image_count)); // the two it takes
+  for (const auto& image : images) {
+    const ImageInfo info = probe_image_file(image.string());
+    CAPTURE(image);
+    CHECK(std::max(info.width, info.height) <= smoke.max_side); // trained at its own size
+    CHECK(std::min(info.width, info.height) > k_ms_ssim_min_side); // and its MS-SSIM measured
+  }
+  for (const char* name : {"kodak-paper", "kodak-minute"}) {
+    const BenchProtocol& kodak = find_bench_protocol(name);
+    CHECK(bench_default_images(kodak) == "../shared/images/kodak");
+    CHECK(kodak.images_source.find("https://r0k.us/graphics/kodak/") != std::string::npos);
+  }
+}
+
+TEST_CASE("bench protocols: the most images a bench takes is a sweep's cells over its methods and seeds") {
+  const BenchProtocol& paper = find_bench_protocol("kodak-paper"); // 3 methods, 1 seed
+  CHECK(bench_max_images(paper) == 3333);
+  CHECK(bench_max_images(select_bench_methods(paper, "instant")) == 10000);
+  CHECK(bench_max_images(find_bench_protocol("kodak-minute")) == 2500); // 4 methods
+  CHECK(bench_max_images(paper) * int64_t(paper.methods.size()) <= k_max_sweep_cells);
+  CHECK((bench_max_images(paper) + 1) * int64_t(paper.methods.size()) > k_max_sweep_cells);
 }
 
 TEST_CASE("published rows: the shipped Kodak file reads; a bad row is refused naming it and the field") {

@@ -45,6 +45,16 @@ TEST_CASE("config fields: one value per field over a preset, read as a config fi
   CHECK(grid.model.encoding.auto_finest_resolution); // the field not set still follows the image
 }
 
+TEST_CASE("config fields: values split at the commas outside brackets, and a stray closing bracket is text") {
+  CHECK(parse_config_field("model.hidden=[64,64],[128]").values == std::vector<std::string>{"[64,64]", "[128]"});
+  // A ']' or '}' with none open does not take the depth below zero: the comma after it splits.
+  CHECK(parse_config_field("name=],[8]").values == std::vector<std::string>{"\"]\"", "[8]"});
+  CHECK(parse_config_field("name=a],b").values == std::vector<std::string>{"\"a]\"", "\"b\""});
+  CHECK(parse_config_field("name=}},x,[1,2]").values == std::vector<std::string>{"\"}}\"", "\"x\"", "[1,2]"});
+  // Opened brackets still hold their commas, and a quoted ']' is no bracket.
+  CHECK(parse_config_field("name=\"]\",[1,[2,3]]").values == std::vector<std::string>{"\"]\"", "[1,[2,3]]"});
+}
+
 TEST_CASE("config fields: a bad key, value or form is refused, naming the preset and the field") {
   test::ScopedEnv assets("REDRAW_ASSETS", test::test_assets().string());
   CHECK(fields_error("siren", {"model.omega=3"}).find("preset siren with --set model.omega=3: model.omega: unknown key") !=

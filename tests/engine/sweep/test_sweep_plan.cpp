@@ -123,6 +123,25 @@ TEST_CASE("sweep plan: a bad key, value, preset or image is refused, named, befo
   CHECK(plan_error_of(g).find("not both") != std::string::npos);
 }
 
+TEST_CASE("sweep plan: a stray closing bracket is text in its value, and the comma after it splits the axis") {
+  test::ScopedEnv assets("REDRAW_ASSETS", test::test_assets().string());
+  Images images;
+  SweepGrid g;
+  g.images = {(images.dir.path / "a.png").string()};
+  g.presets = {"siren"};
+  g.axes = {parse_sweep_axis("name=a],b")};
+  g.max_side = 16;
+  const SweepPlan plan = build_sweep_plan(g);
+  REQUIRE(plan.cells.size() == 2); // two values, two cells (not one value "a],b")
+  CHECK(plan.cells[0].config.name == "a]");
+  CHECK(plan.cells[1].config.name == "b");
+  // A bad value after a stray ']' is named alone.
+  g.axes = {parse_sweep_axis("model.omega_0=]3,30")};
+  const std::string bad = plan_error_of(g);
+  CHECK(bad.find("model.omega_0=]3:") != std::string::npos);
+  CHECK(bad.find("]3,30") == std::string::npos);
+}
+
 TEST_CASE("sweep plan: a swept activation or depth is the one trained") {
   test::ScopedEnv assets("REDRAW_ASSETS", test::test_assets().string());
   Images images;

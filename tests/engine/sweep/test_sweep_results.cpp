@@ -3,6 +3,8 @@
 #include "engine/errors.h"
 #include "engine/sweep/sweep_results.h"
 
+#include <nlohmann/json.hpp>
+
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -103,6 +105,43 @@ TEST_CASE("sweep results: a cell's peak host and device memory read back; a resu
   const CellResult before = parse_cell_result(old, "old.json");
   CHECK(before.peak_host_bytes == 0);
   CHECK(before.peak_device_bytes == 0);
+}
+
+TEST_CASE("sweep results: a result.json figure out of its range is refused, naming the file and the field") {
+  const SweepPlan plan = small_plan();
+  const std::string good = cell_result_json(plan.cells[0], finished_cell(30, 0.9, 2));
+  const nlohmann::json base = nlohmann::json::parse(good);
+  /// The error of `good` with `key` set to `value`, or "(no error)".
+  const auto error_with = [&](const char* key, const nlohmann::json& value) -> std::string {
+    nlohmann::json j = base;
+    j[key] = value;
+    try {
+      (void)parse_cell_result(j.dump(), "cells/x/result.json");
+    } catch (const ConfigError& e) {
+      return e.what();
+    }
+    return "(no error)";
+  };
+  CHECK(error_with("psnr_db", 1e308) == "cells/x/result.json: psnr_db: 1e+308 is outside [0, 1000] dB");
+  CHECK(error_with("psnr_db", -3) == "cells/x/result.json: psnr_db: -3 is outside [0, 1000] dB");
+  CHECK(error_with("psnr_db", "-inf") == "cells/x/result.json: psnr_db: \"-inf\" is outside [0, 1000] dB");
+  CHECK(error_with("psnr_db", "loud") == "cells/x/result.json: psnr_db: \"loud\" is not a number");
+  CHECK(error_with("ssim", 1.5) == "cells/x/result.json: ssim: 1.5 is outside [-1, 1]");
+  CHECK(error_with("seconds", -1) == "cells/x/result.json: seconds: -1 is outside [0, 1e9] s");
+  CHECK(error_with("seconds", 1e300) == "cells/x/result.json: seconds: 1e+300 is outside [0, 1e9] s");
+  CHECK(error_with("seconds", "nan") == "cells/x/result.json: seconds: \"nan\" is outside [0, 1e9] s");
+  CHECK(error_with("wall_seconds", -0.5) == "cells/x/result.json: wall_seconds: -0.5 is outside [0, 1e9] s");
+  CHECK(error_with("steps", -2) == "cells/x/result.json: steps: -2 is not a whole number of at least 0");
+  CHECK(error_with("parameters", 1.5) == "cells/x/result.json: parameters: 1.5 is not a whole number of at least 0");
+  CHECK(error_with("peak_host_bytes", "x") ==
+        "cells/x/result.json: peak_host_bytes: \"x\" is not a whole number of at least 0");
+  CHECK(error_with("threads", -1) == "cells/x/result.json: threads: -1 is below 0");
+  // The edges are in range, and so are the figures a cell that did not measure them writes.
+  CHECK(error_with("psnr_db", 1000) == "(no error)");
+  CHECK(error_with("psnr_db", "inf") == "(no error)");
+  CHECK(error_with("psnr_db", "") == "(no error)"); // not measured
+  CHECK(error_with("ssim", -1) == "(no error)");
+  CHECK(error_with("seconds", 0) == "(no error)");
 }
 
 TEST_CASE("sweep summary: mean, sample standard deviation, min and max per configuration") {
