@@ -34,13 +34,14 @@ std::vector<std::string> protocol_images(const BenchProtocol& p, const std::stri
   if (folder.empty()) throw UsageError("protocol " + p.name + " has no default images: give --images DIR");
   std::error_code ec;
   const std::filesystem::path dir = std::filesystem::absolute(folder).lexically_normal();
+  const bool bundled = option.empty() && p.default_images.empty();
+  if (bundled && std::filesystem::is_regular_file(dir, ec)) return {dir.string()}; // the one bundled image
   if (!std::filesystem::is_directory(dir, ec)) {
     if (!option.empty())
       throw UsageError("--images: " + option + " (" + dir.string() + ") is not a folder");
-    const bool bundled = p.default_images.empty();
-    std::string why = "the default images folder of protocol " + p.name + ", " +
-                      (bundled ? p.bundled_images + " in the data folder" : p.default_images + " from the current folder") +
-                      " (" + dir.string() + "), is not a folder";
+    std::string why = "the default images of protocol " + p.name + ", " +
+                      (bundled ? p.bundled_image + " in the data folder" : p.default_images + " from the current folder") +
+                      " (" + dir.string() + "), " + (bundled ? "is not a file" : "is not a folder");
     if (bundled) why += " (the data folder is incomplete: reinstall redraw, or set REDRAW_ASSETS)";
     if (!p.images_source.empty()) why += "; " + p.images_source;
     throw UsageError(why + (p.images_source.empty() ? "; give a folder of images with --images DIR"
@@ -141,9 +142,13 @@ void print_plan(const BenchProtocol& p, const SweepPlan& plan, const std::filesy
   std::printf("bench %s -> %s: %zu cells = %zu image(s) x %zu method(s) x %d seed(s)\n", p.name.c_str(),
               escape_control(dir.string()).c_str(), plan.cells.size(), plan.grid.images.size(), p.methods.size(),
               p.seeds);
-  std::printf("  images    %s .. %s\n",
-              escape_control(std::filesystem::path(plan.grid.images.front()).filename().string()).c_str(),
-              escape_control(std::filesystem::path(plan.grid.images.back()).filename().string()).c_str());
+  const std::string first = std::filesystem::path(plan.grid.images.front()).filename().string(),
+                    last = std::filesystem::path(plan.grid.images.back()).filename().string();
+  if (plan.grid.images.size() == 1)
+    std::printf("  images    %s (%s)\n", escape_control(first).c_str(),
+                escape_control(plan.grid.images.front()).c_str());
+  else
+    std::printf("  images    %s .. %s\n", escape_control(first).c_str(), escape_control(last).c_str());
   for (const BenchMethod& m : p.methods)
     for (const SweepCell& c : plan.cells)
       if (c.preset == m.preset) {

@@ -258,7 +258,7 @@ CLI::App* add_bench_command(CLI::App& app, BenchCommand& bench, int& threads) {
   cmd->add_option("protocol", bench.protocol, "kodak-paper, kodak-minute or smoke")->required();
   cmd->add_option("--images", bench.images,
                   "The images' folder. Default: kodak-*, ../shared/images/kodak from the current folder (the 24 Kodak "
-                  "images: https://r0k.us/graphics/kodak/); smoke, the two bundled in the data folder's bench-smoke/");
+                  "images: https://r0k.us/graphics/kodak/); smoke, the bundled default.png");
   cmd->add_option("--out", bench.out, "The bench's folder (a sweep folder, with table.md)")->required();
   cmd->add_option("--methods", bench.methods, "Only these of the protocol's methods, comma-separated: instant,siren");
   cmd->add_option("--time-limit", bench.time_limit, "Seconds of training per cell, instead of a timed protocol's own")

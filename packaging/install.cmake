@@ -2,7 +2,7 @@
 #   bin/redraw                                      the app and its command line
 #   <libdir>/redraw/libredraw_cuda.so               the GPU module (REDRAW_CUDA), loaded when a driver
 #                                                   and cuBLAS are there (app/device_plugin_loader.h)
-#   share/redraw/{default.png,presets/,published/,bench-smoke/}
+#   share/redraw/{default.png,presets/,published/}
 #   share/applications/redraw.desktop               opens images and .redraw models (%f); this and
 #                                                   the next three only with the desktop app (REDRAW_GUI)
 #   share/icons/hicolor/{16x16..512x512,scalable}/apps/redraw.{png,svg}
@@ -33,7 +33,6 @@ endif()
 install(FILES ${CMAKE_SOURCE_DIR}/assets/default.png DESTINATION ${_data}/redraw)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/assets/presets DESTINATION ${_data}/redraw FILES_MATCHING PATTERN "*.json")
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/assets/published DESTINATION ${_data}/redraw FILES_MATCHING PATTERN "*.json") # redraw bench's published rows
-install(DIRECTORY ${CMAKE_SOURCE_DIR}/assets/bench-smoke DESTINATION ${_data}/redraw FILES_MATCHING PATTERN "*.png") # redraw bench smoke's images
 
 # ---- desktop integration (a build without the desktop app has nothing to launch) ----
 if(REDRAW_GUI)

@@ -40,7 +40,7 @@ const std::vector<BenchProtocol>& bench_protocols() {
       {.name = "smoke",
        .summary = "2 images at most 256 px, instant and siren at 20 K parameters, 2 s each (CI)",
        .image_count = 2,
-       .bundled_images = "bench-smoke", // assets/bench-smoke: two CC0 photos at 256 px (assets/ATTRIBUTION.md)
+       .bundled_image = "default.png", // the app's own image (assets/ATTRIBUTION.md)
        .methods = {{.preset = "instant", .budget = 20000}, {.preset = "siren", .budget = 20000}},
        .time_limit = 2,
        .max_side = 256,
@@ -95,7 +95,7 @@ BenchProtocol select_bench_methods(const BenchProtocol& p, const std::string& me
 
 std::filesystem::path bench_default_images(const BenchProtocol& p) {
   if (!p.default_images.empty()) return p.default_images;
-  if (!p.bundled_images.empty()) return asset_dir() / p.bundled_images;
+  if (!p.bundled_image.empty()) return asset_dir() / p.bundled_image;
   return {};
 }
 

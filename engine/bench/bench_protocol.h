@@ -7,8 +7,8 @@
 /// - kodak-minute: every photo preset for 60 s of training per image, at full size. On the CPU
 ///   siren and fourier train on minibatches of 16,384 pixels: their presets' full batch at
 ///   768x512 is one step in about half a minute on a core, one or two steps in the minute.
-/// - smoke: two images (by default the two bundled in the data folder's bench-smoke/), small
-///   networks, two seconds each (CI, and a check that an installed redraw benchmarks).
+/// - smoke: two images of --images (by default the one bundled, the data folder's default.png),
+///   small networks, two seconds each (CI, and a check that an installed redraw benchmarks).
 /// A protocol trains every image at its own size (at most `max_side` on its longer side when that
 /// is set), in RGB, as the papers do; the methods are run as one sweep (engine/sweep/).
 #include "engine/run_config.h"
@@ -33,7 +33,7 @@ struct BenchProtocol {
   int32_t image_count = 0;     ///< the first N images of the folder by name; 0: all
   int32_t expected_images = 0; ///< a folder with another count is noted (kodak: 24); 0: any
   std::string default_images;  ///< the folder when --images is not given, from the current folder ("": none)
-  std::string bundled_images;  ///< else a folder of the data folder (asset_dir()) holding the images
+  std::string bundled_image;   ///< else one image of the data folder (asset_dir()), the protocol's only image
   std::string images_source;   ///< where a user gets the images, for --help and a missing folder's error
   std::vector<BenchMethod> methods;
   double time_limit = 0; ///< seconds of training per cell for methods without steps
@@ -55,9 +55,9 @@ const BenchProtocol& find_bench_protocol(const std::string& name);
 /// order; empty: all). ConfigError naming an unknown method and the protocol's methods.
 BenchProtocol select_bench_methods(const BenchProtocol& p, const std::string& methods);
 
-/// The folder `p` takes when --images is not given: its default_images as given (from the current
-/// folder), else its bundled_images under the data folder (found as the presets are: installed,
-/// or the source tree's assets/); "" when it has neither.
+/// What `p` takes when --images is not given: its default_images folder as given (from the current
+/// folder), else its bundled_image file under the data folder (found as the presets are:
+/// installed, or the source tree's assets/); "" when it has neither.
 std::filesystem::path bench_default_images(const BenchProtocol& p);
 /// The most images one bench of `p` takes: a bench is one sweep, of at most k_max_sweep_cells
 /// cells, and each image is a cell per method and seed.

@@ -6,8 +6,8 @@
 # parameter counts within 2% of the budget, and report.html (with the published rows as reference
 # lines) in headless Chromium with no console message. Then a second run trains nothing, and bad
 # protocols, methods and folders are refused naming them; a damaged bench.json is one cell's
-# problem; images too small for MS-SSIM have their PSNR; smoke's default images are the bundled
-# ones. Under 60 s on 2 cores for the first run, about 15 s for the rest.
+# problem; images too small for MS-SSIM have their PSNR; smoke's default image is the bundled
+# default.png. Under 60 s on 2 cores for the first run, about 15 s for the rest.
 # Usage: bench.sh path/to/redraw
 set -u
 redraw="$1"
@@ -213,10 +213,10 @@ expect 0 "MS-SSIM not measured: the image trains at 120x96, and MS-SSIM needs bo
 check "! grep -q 'PSNR and MS-SSIM of final.png not measured' '$work/err'"
 check "python3 -c \"import csv, sys; r = list(csv.DictReader(open('$work/s/results.csv'))); sys.exit(0 if len(r) == 2 and all(x['psnr8_db'] and not x['ms_ssim'] for x in r) else 1)\"  # PSNR in, MS-SSIM out"
 
-# Default images: smoke takes the two bundled in the data folder (here the source tree's assets/);
+# Default images: smoke takes the one bundled in the data folder (here the source tree's assets/);
 # the Kodak protocols' ../shared/images/kodak, when missing, is refused saying where the images
 # come from.
-expect 0 "images    camera.png .. chelsea.png" -- "$redraw" bench smoke --out "$work/d" --dry-run
+expect 0 "images    default.png (" -- "$redraw" bench smoke --out "$work/d" --dry-run
 mkdir -p "$work/here"
 expect 2 "from the current folder ($work/shared/images/kodak), is not a folder; the 24 Kodak images, kodim01.png to kodim24.png, are the Kodak Lossless True Color Image Suite: https://r0k.us/graphics/kodak/; download them and give their folder with --images DIR" -- \
   env -C "$work/here" "$(realpath "$redraw")" bench kodak-minute --out "$work/x" --dry-run

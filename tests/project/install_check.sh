@@ -80,8 +80,8 @@ out="$("$redraw" bench kodak-minute --methods instant --images "$work/bench-imag
 check_run "bench --dry-run finds the installed published rows (share/redraw/published/kodak.json)" \
   test $rc -eq 0 -a -f "$prefix/share/redraw/published/kodak.json"
 out="$("$redraw" bench smoke --out "$work/smoke" --dry-run 2>&1)"; rc=$?
-check_run "bench smoke --dry-run takes the installed bench-smoke images by default" \
-  test $rc -eq 0 -a -n "$(grep -F 'images    camera.png .. chelsea.png' <<<"$out")"
+check_run "bench smoke --dry-run takes the installed default.png by default" \
+  test $rc -eq 0 -a -n "$(grep -F "images    default.png ($prefix/share/redraw/default.png)" <<<"$out")"
 
 # ---- the window, from the installed path: the bundled image, the About box ----
 if ! on "$gui_built"; then
