@@ -6,6 +6,7 @@
 #include "engine/run_config.h"
 #include "python/bindings/py_arrays.h"
 #include "python/bindings/py_convert.h"
+#include "python/bindings/py_interrupt.h"
 #include "python/bindings/py_model.h"
 #include "python/bindings/py_trainer.h"
 
@@ -59,14 +60,15 @@ PYBIND11_MODULE(_redraw, m) {
   m.doc() = "Redraw: train a coordinate network on an image, render it at any size (docs/python.md)";
   m.attr("__version__") = REDRAW_VERSION;
   bind_errors(m);
+  install_exit_hook(m);
   m.def(
       "load_image",
       [](const py::object& path) {
-        const std::string file = path_of(path, "path");
+        const std::string file = path_of(path, "load_image: path");
         Image img;
         ImageInfo info;
         {
-          py::gil_scoped_release unlocked;
+          Unlocked unlocked;
           img = load_image(file, DecodeLimits{}, DecodeOptions{}, &info);
         }
         // What the app would say about the file (an orientation applied, a profile converted).
