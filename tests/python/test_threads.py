@@ -198,3 +198,44 @@ def test_exit_while_daemon_threads_train_render_and_call_back():
     assert "exiting at step" in out, err[-3000:]
     assert rc == 0, f"exit {rc}\n{out}\n{err[-3000:]}"
     assert "terminate called" not in err, err[-3000:]
+
+
+def test_ctrl_c_during_a_save_leaves_the_earlier_model(tmp_path):
+    """SIGINT while save writes a 107 MiB model (sent once its temp file appears, so no timing is
+    assumed) raises KeyboardInterrupt; the model saved before stays as it was and the temp file
+    goes (the save used to finish first, replacing the model, and raise after)."""
+    rc, out, err = run_python(f"""
+        import os, signal, threading, time
+        import redraw
+        from conftest import smooth_picture, tiny
+
+        folder = {str(tmp_path)!r}
+        config = tiny("instant")
+        config["model"]["encoding"].update(log2_hashmap_size=20, n_levels=16, sized_to_image=[])
+        t = redraw.Trainer(smooth_picture(), preset=config, backend="cpu", size=24, steps=2)
+        t.step()
+        target = os.path.join(folder, "run.redraw")
+        t.save(target)
+        before = open(target, "rb").read()
+        t.step()
+
+        def interrupt_once_writing():
+            while len(os.listdir(folder)) < 2:  # the save's temp file beside the model
+                time.sleep(0.001)
+            os.kill(os.getpid(), signal.SIGINT)
+
+        threading.Thread(target=interrupt_once_writing, daemon=True).start()
+        try:
+            t.save(target)
+            print("completed")
+        except KeyboardInterrupt:
+            print("interrupted")
+        deadline = time.monotonic() + 60
+        while len(os.listdir(folder)) > 1 and time.monotonic() < deadline:
+            time.sleep(0.01)  # the write goes on to its end on its own thread, then its temp file goes
+        print("unchanged" if open(target, "rb").read() == before else "replaced", sorted(os.listdir(folder)))
+        t.save(target)  # the trainer is free again
+    """, timeout=120)
+    assert rc == 0, f"exit {rc}\n{out}\n{err[-3000:]}"
+    assert out.split()[:2] == ["interrupted", "unchanged"], out
+    assert "['run.redraw']" in out, out
