@@ -86,7 +86,14 @@ PYBIND11_MODULE(_redraw, m) {
   m.def("default_image", [] { return default_image_path().string(); }, "The drawing the app opens first.");
   m.def("presets", &preset_names, "The preset names Trainer's preset= takes.");
   m.def(
-      "preset_config", [](const std::string& name) { return python_of(to_json(load_preset(name))); }, py::arg("name"),
+      "preset_config",
+      [](const py::object& name) {
+        if (name.is_none()) throw py::type_error("preset_config: name: expected a str, not NoneType");
+        const std::string preset = *str_arg(name, "preset_config: name");
+        if (preset.find('\0') != std::string::npos) throw py::value_error("preset_config: name: embedded null byte");
+        return python_of(to_json(load_preset(preset)));
+      },
+      py::arg("name"),
       "A preset's config as a dict (to edit and pass to Trainer's preset=).");
   m.def("describe_backends", &describe_backends, "The compiled-in backends and the devices found, as text.");
   bind_trainer(m);

@@ -44,6 +44,8 @@ def test_every_path_argument_refuses_an_embedded_nul(victims, picture):
         ("export_weights: path", lambda: t.export_weights(str(victims / "victim\0.safetensors"))),
         ("export_weights: path", lambda: model.export_weights(str(victims / "victim\0.safetensors"))),
         ("load_model: path", lambda: redraw.load_model(str(victims / "victim.redraw\0.redraw"))),
+        ("preset", lambda: redraw.Trainer(picture, preset="instant\0", backend="cpu")),
+        ("preset_config: name", lambda: redraw.preset_config("instant\0")),
     ]
     for name, call in cases:
         with pytest.raises(ValueError) as e:
