@@ -15,61 +15,188 @@ import struct
 import numpy as np
 
 _DTYPES = {"F32": "<f4", "F16": "<f2", "F64": "<f8", "I32": "<i4", "I64": "<i8", "U8": "u1"}
+# Points evaluated at once: a tile's activations (and a Gaussians model's points x 64 block) stay
+# a few tens of megabytes whatever the picture's size.
+TILE_POINTS = 8192
 
 
 def read_safetensors(path):
-    """(tensors, metadata): a dict of name -> numpy array, and the __metadata__ dict of strings."""
+    """(tensors, metadata): a dict of name -> numpy array, and the __metadata__ dict of strings.
+    ValueError naming the file and the part for anything that is not a well-formed safetensors file."""
     with open(path, "rb") as f:
         data = f.read()
+    if len(data) < 8:
+        raise ValueError(f"{path}: {len(data)} bytes, shorter than a safetensors header's length")
     (n,) = struct.unpack("<Q", data[:8])
-    header = json.loads(data[8:8 + n].decode("utf-8"))
+    if n > len(data) - 8:
+        raise ValueError(f"{path}: the header claims {n} bytes, the file holds {len(data) - 8} after its length")
+    try:
+        header = json.loads(data[8:8 + n].decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        raise ValueError(f"{path}: the header is not JSON ({e})") from None
+    if not isinstance(header, dict):
+        raise ValueError(f"{path}: the header is not a JSON object")
     body = memoryview(data)[8 + n:]
     meta = header.pop("__metadata__", {})
+    if not isinstance(meta, dict) or not all(isinstance(v, str) for v in meta.values()):
+        raise ValueError(f"{path}: __metadata__ is not an object of strings")
     tensors = {}
     for name, t in header.items():
-        begin, end = t["data_offsets"]
-        a = np.frombuffer(body[begin:end], dtype=_DTYPES[t["dtype"]])
-        tensors[name] = a.reshape(t["shape"])
+        tensors[name] = _tensor(path, name, t, body)
     return tensors, meta
 
 
+def _tensor(path, name, t, body):
+    """One header entry's array, its dtype, shape and offsets checked against the data."""
+    where = f"{path}: tensor {name!r}"
+    if not isinstance(t, dict):
+        raise ValueError(f"{where}: not an object")
+    dtype, shape, offsets = t.get("dtype"), t.get("shape"), t.get("data_offsets")
+    if not isinstance(dtype, str) or dtype not in _DTYPES:
+        raise ValueError(f"{where}: dtype {dtype!r} is not one of {sorted(_DTYPES)}")
+    if not isinstance(shape, list) or not all(type(d) is int and d >= 0 for d in shape):
+        raise ValueError(f"{where}: shape {shape!r} is not a list of sizes")
+    if (not isinstance(offsets, list) or len(offsets) != 2 or not all(type(o) is int for o in offsets)
+            or not 0 <= offsets[0] <= offsets[1] <= len(body)):
+        raise ValueError(f"{where}: data_offsets {offsets!r} are not a span of the {len(body)} data bytes")
+    item = np.dtype(_DTYPES[dtype]).itemsize
+    count = 1
+    for d in shape:
+        count *= d
+    if offsets[1] - offsets[0] != count * item:
+        raise ValueError(f"{where}: shape {shape} of {dtype} needs {count * item} bytes, data_offsets span "
+                         f"{offsets[1] - offsets[0]}")
+    return np.frombuffer(body[offsets[0]:offsets[1]], dtype=_DTYPES[dtype]).reshape(shape)
+
+
+def _meta_number(path, meta, key, kind=int, default=None):
+    """A metadata field as an int or a float; ValueError naming the field when absent or not one."""
+    if key not in meta and default is not None:
+        return default
+    try:
+        value = kind(meta[key])
+    except KeyError:
+        raise ValueError(f"{path}: the metadata has no {key!r}") from None
+    except (ValueError, OverflowError):
+        raise ValueError(f"{path}: metadata {key!r} is {meta[key]!r}, not a {kind.__name__}") from None
+    if kind is float and not np.isfinite(value):
+        raise ValueError(f"{path}: metadata {key!r} is {meta[key]!r}, not a finite number")
+    return value
+
+
+def _meta_list(path, meta, key, count, kinds):
+    """A metadata field holding a JSON list of `count` values of `kinds`."""
+    try:
+        value = json.loads(meta[key])
+    except KeyError:
+        raise ValueError(f"{path}: the metadata has no {key!r}") from None
+    except (json.JSONDecodeError, RecursionError):
+        raise ValueError(f"{path}: metadata {key!r} is not JSON") from None
+    if not isinstance(value, list) or len(value) != count or not all(isinstance(v, kinds) for v in value):
+        raise ValueError(f"{path}: metadata {key!r} is {meta[key]!r}, not a list of {count} {kinds}")
+    return value
+
+
+def _take(path, tensors, name, shape):
+    """Tensor `name` as float64, refused (naming it) when it is missing or its shape is not `shape`
+    (None in `shape`: any size there)."""
+    if name not in tensors:
+        raise ValueError(f"{path}: tensor {name!r} is missing")
+    got = tensors[name].shape
+    if len(got) != len(shape) or any(s is not None and g != s for g, s in zip(got, shape)):
+        want = "(" + ", ".join("any" if s is None else str(s) for s in shape) + ")"
+        raise ValueError(f"{path}: tensor {name!r} has shape {list(got)}, the metadata says {want}")
+    return tensors[name].astype(np.float64)
+
+
 def load(path):
-    """The network in a weights file, as a dict ready for predict() and render()."""
+    """The network in a weights file, as a dict ready for predict() and render(). Every tensor's
+    shape is checked against the metadata: ValueError naming the tensor or field that disagrees."""
     tensors, meta = read_safetensors(path)
     if meta.get("format") != "redraw-weights":
         raise ValueError(f"{path}: not a Redraw weights file (metadata format is {meta.get('format')!r})")
-    n = int(meta["layer_count"])
+    n = _meta_number(path, meta, "layer_count")
+    if not 0 <= n <= len(tensors):
+        raise ValueError(f"{path}: metadata 'layer_count' is {n}, the file holds {len(tensors)} tensors")
+    size = (_meta_number(path, meta, "image_width"), _meta_number(path, meta, "image_height"))
+    if not all(1 <= s <= 65536 for s in size):
+        raise ValueError(f"{path}: metadata image size {size[0]}x{size[1]} is outside 1..65536 per side")
     net = {
         "meta": meta,
-        "encoding": meta["encoding"],
-        "activations": json.loads(meta["activations"]),
-        "omega_0": float(meta["omega_0"]),
-        "gauss_scale": float(meta.get("gauss_scale", "10")),  # absent in files written before it existed
-        "layers": [(tensors[f"layers.{k}.weight"].astype(np.float64), tensors[f"layers.{k}.bias"].astype(np.float64))
-                   for k in range(n)],
-        "size": (int(meta["image_width"]), int(meta["image_height"])),
+        "encoding": meta.get("encoding"),
+        "activations": _meta_list(path, meta, "activations", n, str),
+        "omega_0": _meta_number(path, meta, "omega_0", float),
+        "gauss_scale": _meta_number(path, meta, "gauss_scale", float, 10.0),  # absent in files written before it
+        "size": size,
     }
-    if net["encoding"] == "Fourier":
-        net["fourier_b"] = tensors["encoding.fourier_b"].astype(np.float64)
-    if net["encoding"] == "Positional":
-        net["levels"] = int(meta["positional_levels"])
-    if net["encoding"] == "Gaussians":
-        net["gaussians"] = {
-            "params": tensors["encoding.gaussians"].astype(np.float64),
-            "diag_floor": float(meta["gaussian_diag_floor"]),
-            "cutoff": float(meta["gaussian_cutoff"]),
-        }
-    if net["encoding"] == "HashGrid":
-        levels = int(meta["hash_grid_levels"])
-        net["grid"] = {
-            "tables": [tensors[f"encoding.hash_grid.level_{l:02d}"].astype(np.float64) for l in range(levels)],
-            "resolutions": json.loads(meta["hash_grid_resolutions"]),
-            "dense": json.loads(meta["hash_grid_dense"]),
-            "table_size": int(meta["hash_grid_table_size"]),
-            "prime_y": int(meta["hash_grid_prime_y"]),
-            "smoothstep": meta["hash_grid_interpolation"] == "Smoothstep",
-        }
+    width = _load_encoding(path, meta, tensors, net)
+    net["layers"] = []
+    for k in range(n):
+        w = _take(path, tensors, f"layers.{k}.weight", (None, width))
+        net["layers"].append((w, _take(path, tensors, f"layers.{k}.bias", (w.shape[0],))))
+        width = w.shape[0]
+    channels = _meta_number(path, meta, "output_channels")
+    if width != channels:
+        raise ValueError(f"{path}: the network gives {width} outputs, metadata 'output_channels' says {channels}")
+    net["outputs"] = width
+    for act in net["activations"]:
+        _activate(act, np.zeros(1), 1.0, 1.0)  # an unknown activation is refused here, not at render
     return net
+
+
+def _load_encoding(path, meta, tensors, net):
+    """The encoding's tensors and fields into `net`; returns how many values it gives a point."""
+    kind = net["encoding"]
+    if kind == "Identity":
+        return 2
+    if kind == "Positional":
+        net["levels"] = _meta_number(path, meta, "positional_levels")
+        if not 0 <= net["levels"] <= 64:
+            raise ValueError(f"{path}: metadata 'positional_levels' is {net['levels']}, outside 0..64")
+        return 2 + 4 * net["levels"]
+    if kind == "Fourier":
+        net["fourier_b"] = _take(path, tensors, "encoding.fourier_b", (None, 2))
+        return 2 * len(net["fourier_b"])
+    if kind == "Gaussians":
+        count = _meta_number(path, meta, "gaussians")
+        net["gaussians"] = {
+            "params": _take(path, tensors, "encoding.gaussians", (count, 8)),
+            "diag_floor": _meta_number(path, meta, "gaussian_diag_floor", float),
+            "cutoff": _meta_number(path, meta, "gaussian_cutoff", float),
+        }
+        if count < 1:
+            raise ValueError(f"{path}: metadata 'gaussians' is {count}, not a count of Gaussians")
+        return 3
+    if kind == "HashGrid":
+        net["grid"] = _load_hash_grid(path, meta, tensors)
+        return len(net["grid"]["tables"]) * net["grid"]["features"]
+    raise ValueError(f"{path}: unknown encoding {kind!r}")
+
+
+def _load_hash_grid(path, meta, tensors):
+    levels = _meta_number(path, meta, "hash_grid_levels")
+    if not 1 <= levels <= len(tensors):
+        raise ValueError(f"{path}: metadata 'hash_grid_levels' is {levels}, the file holds {len(tensors)} tensors")
+    features = _meta_number(path, meta, "hash_grid_features")
+    table_size = _meta_number(path, meta, "hash_grid_table_size")
+    resolutions = _meta_list(path, meta, "hash_grid_resolutions", levels, int)
+    dense = _meta_list(path, meta, "hash_grid_dense", levels, bool)
+    if not 1 <= table_size <= 2**32 or not all(1 <= r <= 2**24 for r in resolutions):
+        raise ValueError(f"{path}: hash grid table size {table_size} or resolutions {resolutions} are outside "
+                         "1..2^32 and 1..2^24")
+    tables = []
+    for level, (res, is_dense) in enumerate(zip(resolutions, dense)):
+        rows = (res + 1) ** 2 if is_dense else table_size  # a dense level holds every vertex
+        tables.append(_take(path, tensors, f"encoding.hash_grid.level_{level:02d}", (rows, features)))
+    return {
+        "tables": tables,
+        "features": features,
+        "resolutions": resolutions,
+        "dense": dense,
+        "table_size": table_size,
+        "prime_y": _meta_number(path, meta, "hash_grid_prime_y") % 2**32,
+        "smoothstep": meta.get("hash_grid_interpolation") == "Smoothstep",
+    }
 
 
 def _hash_grid(grid, x, y):
@@ -103,14 +230,14 @@ def _gaussians(g, x, y):
     p, floor, cutoff = g["params"], g["diag_floor"], g["cutoff"]
     cell = float(np.float32(2.0 / np.sqrt(len(p))))
     out = np.zeros((len(x), 3))
-    for k in range(0, len(p), 256):  # a block of Gaussians at a time: points x block stays small
-        mx, my, l11, l21, l22 = (p[k:k + 256, i] for i in range(5))
+    for k in range(0, len(p), 64):  # a block of Gaussians at a time: a tile's points x 64 stays small
+        mx, my, l11, l21, l22 = (p[k:k + 64, i] for i in range(5))
         a, b, c = cell * np.sqrt(l11 * l11 + floor * floor), cell * l21, cell * np.sqrt(l22 * l22 + floor * floor)
         z1 = (x[:, None] - mx) / a
         z2 = (y[:, None] - my - b * z1) / c
         q = z1 * z1 + z2 * z2
         w = np.where(q < cutoff, np.exp(-0.5 * q) - np.exp(-0.5 * cutoff), 0.0)
-        out += w @ p[k:k + 256, 5:8]
+        out += w @ p[k:k + 64, 5:8]
     return out
 
 
@@ -158,13 +285,17 @@ def _activate(name, z, omega, s):
     raise ValueError(f"unknown activation {name!r}")
 
 
-def forward(net, xy):
-    """Outputs (N, C), unclamped, at network coordinates xy (N, 2) in [-1, 1]^2."""
-    xy = np.asarray(xy, dtype=np.float64)
-    h = _encode(net, xy[:, 0], xy[:, 1])
-    for (w, b), act in zip(net["layers"], net["activations"]):
-        h = _activate(act, h @ w.T + b, net["omega_0"], net["gauss_scale"])
-    return h
+def forward(net, xy, tile=TILE_POINTS):
+    """Outputs (N, C), unclamped, at network coordinates xy (N, 2) in [-1, 1]^2, evaluated `tile`
+    points at a time (the memory a call takes does not grow with N beyond the outputs)."""
+    xy = np.asarray(xy, dtype=np.float64).reshape(-1, 2)
+    out = np.empty((len(xy), net["outputs"]))
+    for i in range(0, len(xy), max(int(tile), 1)):
+        h = _encode(net, xy[i:i + tile, 0], xy[i:i + tile, 1])
+        for (w, b), act in zip(net["layers"], net["activations"]):
+            h = _activate(act, h @ w.T + b, net["omega_0"], net["gauss_scale"])
+        out[i:i + tile] = h
+    return out
 
 
 def predict(net, coords01):
@@ -172,12 +303,19 @@ def predict(net, coords01):
     return forward(net, 2.0 * np.asarray(coords01, dtype=np.float64) - 1.0)
 
 
-def render(net, width=None, height=None):
-    """The picture (H, W, C) in [0, 1], sampled at pixel centres: pixel i of n at 2 (i + 0.5) / n - 1."""
+def render(net, width=None, height=None, tile=TILE_POINTS):
+    """The picture (H, W, C) in [0, 1], sampled at pixel centres: pixel i of n at 2 (i + 0.5) / n - 1;
+    evaluated in bands of rows of about `tile` points, so only the picture grows with its size."""
     width, height = (width, height) if width else net["size"]
     f = np.float32  # the coordinates as Redraw computes them, in float32
     xs = f(2) * (np.arange(width, dtype=f) + f(0.5)) / f(width) - f(1)
     ys = f(2) * (np.arange(height, dtype=f) + f(0.5)) / f(height) - f(1)
-    gx, gy = np.meshgrid(xs, ys)
-    out = forward(net, np.stack([gx.ravel(), gy.ravel()], axis=1))
-    return np.clip(out, 0.0, 1.0).reshape(height, width, -1)
+    rows = max(1, int(tile) // width)
+    out = None
+    for y0 in range(0, height, rows):
+        gx, gy = np.meshgrid(xs, ys[y0:y0 + rows])
+        band = forward(net, np.stack([gx.ravel(), gy.ravel()], axis=1), tile)
+        if out is None:
+            out = np.empty((height, width, band.shape[1]))
+        out[y0:y0 + rows] = np.clip(band, 0.0, 1.0).reshape(-1, width, band.shape[1])
+    return out

@@ -29,7 +29,8 @@ py::array_t<float, py::array::c_style> float_array(const py::object& obj, const 
         py::array_t<float, py::array::c_style>>();
   } catch (const py::error_already_set&) {
   }
-  throw py::type_error(std::string(what) + ": not an array of numbers");
+  throw py::type_error(std::string(what) + ": expected an array of numbers, not " +
+                       std::string(py::str(obj.get_type().attr("__name__"))));
 }
 
 Image image_from_array(const py::object& obj, const char* what) {
@@ -72,15 +73,15 @@ Image image_from_array(const py::object& obj, const char* what) {
 }
 
 std::vector<float> network_coordinates(const py::object& coords) {
-  auto arr = float_array(coords, "coords");
+  auto arr = float_array(coords, "predict: coords");
   if (arr.ndim() != 2 || arr.shape(1) != 2)
-    throw py::value_error("coords: shape must be (N, 2), x and y in [0, 1]");
+    throw py::value_error("predict: coords: shape must be (N, 2), x and y in [0, 1]");
   const size_t n = size_t(arr.shape(0)) * 2;
   std::vector<float> out(n);
   const float* src = arr.data();
   for (size_t i = 0; i < n; ++i) {
     if (!(src[i] >= 0.0f && src[i] <= 1.0f))
-      throw py::value_error("coords: value " + std::to_string(src[i]) + " at row " + std::to_string(i / 2) +
+      throw py::value_error("predict: coords: value " + std::to_string(src[i]) + " at row " + std::to_string(i / 2) +
                             " is outside [0, 1]");
     // The renderer's mapping (window_coordinates): u in [0, 1] -> 2 u - 1, in double, then float.
     out[i] = float(2.0 * double(src[i]) - 1.0);

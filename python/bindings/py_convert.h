@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,8 +17,19 @@ namespace redraw::python {
 
 namespace py = pybind11;
 
-/// str or os.PathLike as a path string; TypeError naming `what` otherwise.
+/// str or os.PathLike as a path string; TypeError naming `what` otherwise, ValueError for a path
+/// with an embedded NUL (which the C library would cut there, as Python's open refuses it).
 std::string path_of(const py::handle& obj, const char* what);
+/// An int argument (a Python int, or any integer with __index__ such as numpy.int64); None gives
+/// nullopt. TypeError naming `what` and the expected type otherwise (a bool or a float too).
+std::optional<int64_t> int_arg(const py::handle& obj, const char* what);
+/// An unsigned 64-bit int argument (a seed); None gives nullopt; TypeError naming `what` for
+/// another type, ValueError for a value outside 0..2^64-1.
+std::optional<uint64_t> uint_arg(const py::handle& obj, const char* what);
+/// A number argument (int, float, or a numpy scalar); None gives nullopt; TypeError naming `what`.
+std::optional<double> float_arg(const py::handle& obj, const char* what);
+/// A str argument; None gives nullopt; TypeError naming `what`.
+std::optional<std::string> str_arg(const py::handle& obj, const char* what);
 /// A preset name ("instant"), a JSON config file (a path ending in .json, or os.PathLike), or a dict
 /// in the config file's layout; ConfigError (engine) naming the field for a bad key or value.
 RunConfig config_of(const py::object& preset);

@@ -7,6 +7,7 @@
 #include "engine/training/open_run.h"
 #include "python/bindings/py_arrays.h"
 #include "python/bindings/py_convert.h"
+#include "python/bindings/py_interrupt.h"
 #include "python/bindings/py_network.h"
 
 #include <pybind11/stl.h>
@@ -17,9 +18,10 @@ namespace {
 
 class PyModel {
 public:
-  PyModel(const std::string& path, const std::string& backend, const std::string& precision) : m_path(path) {
-    py::gil_scoped_release unlocked;
-    m_model = open_model(path); // refuses a damaged model, naming the file and the field
+  /// `model` is open_model(path)'s, read by load_model (refused there, naming the file and the field).
+  PyModel(const std::string& path, Checkpoint&& model, const std::string& backend, const std::string& precision)
+      : m_path(path), m_model(std::move(model)) {
+    Unlocked unlocked;
     m_net = open_network(m_model, backend_factory(), backend, precision);
   }
 
@@ -39,10 +41,10 @@ public:
     return frame_weights(s);
   }
 
-  py::array_t<float> render(const std::optional<int32_t>& w, const std::optional<int32_t>& h,
-                            const std::optional<int64_t>& snapshot) {
+  py::array_t<float> render(const py::object& w, const py::object& h, const py::object& snapshot_index) {
     int32_t rw = 0, rh = 0;
     render_size(w, h, m_model.image_width, m_model.image_height, rw, rh);
+    const std::optional<int64_t> snapshot = int_arg(snapshot_index, "render: snapshot");
     if (!snapshot) return render_array(*m_net.backend, m_net.view(m_model.params), rw, rh);
     const std::vector<float> params = frame_params(snapshot);
     return render_array(*m_net.backend, m_net.view(params), rw, rh);
@@ -70,8 +72,8 @@ public:
   }
 
   void export_weights(const py::object& path) const {
-    const std::string file = path_of(path, "path");
-    py::gil_scoped_release unlocked;
+    const std::string file = path_of(path, "export_weights: path");
+    Unlocked unlocked;
     export_weights_safetensors(file, {&m_model.config, m_model.params, m_model.image_width, m_model.image_height,
                                       m_model.step});
   }
@@ -120,8 +122,13 @@ void bind_model(py::module_& m) {
                              "The final weights (flat, the layout of docs/model-file.md), read-only, not copied.");
   m.def(
       "load_model",
-      [](const py::object& path, const std::string& backend, const std::string& precision) {
-        return new PyModel(path_of(path, "path"), backend, precision);
+      [](const py::object& path, const py::object& backend, const py::object& precision) {
+        const std::string file = path_of(path, "load_model: path");
+        const std::string device = str_arg(backend, "load_model: backend").value_or(k_auto_backend);
+        const std::string digits = str_arg(precision, "load_model: precision").value_or("");
+        // On a thread of its own, so that Ctrl+C raises at once (the read is dropped when it ends).
+        Checkpoint model = run_interruptible<Checkpoint>([file] { return open_model(file); }, "load_model");
+        return new PyModel(file, std::move(model), device, digits);
       },
       py::arg("path"), py::arg("backend") = k_auto_backend, py::arg("precision") = "",
       "Opens a .redraw model (redraw.CheckpointError naming the file and the problem when it cannot).");

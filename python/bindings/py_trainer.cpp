@@ -7,7 +7,9 @@
 #include "engine/training/open_pixels.h"
 #include "engine/training/open_run.h"
 #include "python/bindings/py_arrays.h"
+#include "python/bindings/py_claim.h"
 #include "python/bindings/py_convert.h"
+#include "python/bindings/py_interrupt.h"
 #include "python/bindings/py_network.h"
 
 #include <pybind11/stl.h>
@@ -17,42 +19,32 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#if defined(__GLIBCXX__)
+#include <cxxabi.h>
+#endif
 
 namespace redraw::python {
 
 namespace {
 
-/// Marks the trainer busy for one call; a second thread's call is refused, not raced.
-class BusyGuard {
-public:
-  explicit BusyGuard(std::atomic<bool>& busy) : m_busy(busy) {
-    if (m_busy.exchange(true)) throw py::value_error("Trainer: another thread is using this trainer");
-  }
-  ~BusyGuard() { m_busy = false; }
-  BusyGuard(const BusyGuard&) = delete;
-  BusyGuard& operator=(const BusyGuard&) = delete;
-
-private:
-  std::atomic<bool>& m_busy;
-};
-
 class PyTrainer {
 public:
-  PyTrainer(const py::object& image, const py::object& preset, const std::string& backend,
-            const std::optional<uint64_t>& seed, const py::object& size, const std::optional<int64_t>& steps,
-            const std::string& precision, const std::optional<std::string>& color) {
+  /// Every argument is checked here (TypeError naming it for a wrong type) before the run opens.
+  PyTrainer(const py::object& image, const py::object& preset, const py::object& backend, const py::object& seed,
+            const py::object& size, const py::object& steps, const py::object& precision, const py::object& color) {
     OpenRunOptions options;
-    options.backend = backend;
-    options.precision = precision;
+    options.backend = str_arg(backend, "Trainer: backend").value_or(k_auto_backend);
+    options.precision = str_arg(precision, "Trainer: precision").value_or("");
+    const std::optional<uint64_t> seed_value = uint_arg(seed, "Trainer: seed");
+    const std::optional<int64_t> step_count = int_arg(steps, "Trainer: steps");
+    const std::optional<std::string> color_mode = str_arg(color, "Trainer: color");
+    if (step_count && *step_count < 0) throw py::value_error("steps: must not be negative");
     options.config = config_of(preset);
     RunConfig& c = options.config;
-    if (seed) c.training.seed = *seed;
-    if (steps) {
-      if (*steps < 0) throw py::value_error("steps: must not be negative");
-      c.training.steps = *steps;
-    }
+    if (seed_value) c.training.seed = *seed_value;
+    if (step_count) c.training.steps = *step_count;
     set_size(c, size);
-    if (color) c.data.color_mode = parse_color_mode(*color);
+    if (color_mode) c.data.color_mode = parse_color_mode(*color_mode);
     c.model.output_channels = channels_of(c.data.color_mode);
     if (py::isinstance<py::str>(image) || py::hasattr(image, "__fspath__")) {
       const std::string path = path_of(image, "image");
@@ -68,62 +60,30 @@ public:
 
   Trainer& trainer() { return *m_run.trainer; }
 
-  /// Up to n steps, or until seconds of training time pass or callback returns False.
-  std::optional<MetricsRow> train(int64_t n, double seconds, const py::object& callback) {
-    BusyGuard busy(m_busy);
+  /// Trains up to `steps` more steps (nullopt: to the run's total; grow_total: a run asked for more
+  /// grows its total), until `seconds` of training time pass or callback returns False.
+  std::optional<MetricsRow> train(const std::optional<int64_t>& steps, double seconds, const py::object& callback,
+                                  bool grow_total) {
+    Claim owner(m_use, false); // before anything changes: a refused call leaves the run as it was
     Trainer& t = trainer();
-    const bool has_callback = !callback.is_none();
-    const double start_seconds = t.clock().elapsed();
+    const int64_t n = steps ? *steps : std::max<int64_t>(0, t.total_steps() - t.current_step());
+    if (grow_total && steps && t.current_step() + n > t.total_steps()) t.set_total_steps(t.current_step() + n);
     const bool timed = std::isfinite(seconds);
     if (timed) t.set_time_budget(seconds); // the schedule anneals to the deadline, as train --time-limit
     std::optional<MetricsRow> last;
-    int64_t done = 0;
-    bool stop = false;
     const auto finish = [&] {
-      py::gil_scoped_release unlocked;
+      Unlocked unlocked;
       for (const MetricsRow& r : t.flush_metrics()) last = r;
       t.pause_clock();
       t.ensure_finite();
       if (timed) t.set_time_budget(0);
     };
     try {
-      while (done < n && !stop) {
-        std::vector<MetricsRow> rows;
-        {
-          py::gil_scoped_release unlocked;
-          const auto slice_end = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
-          while (done < n) {
-            if (timed && t.clock().elapsed() - start_seconds >= seconds) {
-              stop = true;
-              break;
-            }
-            const std::optional<MetricsRow> row = t.step();
-            ++done;
-            if (row) {
-              rows.push_back(*row);
-              if (has_callback) break; // the callback sees each row at once and may stop here
-            }
-            if (std::chrono::steady_clock::now() >= slice_end) break;
-          }
-        }
-        for (const MetricsRow& r : rows) {
-          last = r;
-          if (has_callback) {
-            // The trainer is idle while the callback runs: it may render or predict (a live view).
-            m_busy = false;
-            py::object go;
-            try {
-              go = callback(r.step, r.loss, r.psnr_db);
-            } catch (...) {
-              m_busy = true; // BusyGuard's to release
-              throw;
-            }
-            if (m_busy.exchange(true)) throw py::value_error("Trainer: another thread is using this trainer");
-            if (!go.is_none() && !go.cast<bool>()) stop = true;
-          }
-        }
-        if (PyErr_CheckSignals() != 0) throw py::error_already_set();
-      }
+      run_slices(n, seconds, callback, last);
+#if defined(__GLIBCXX__)
+    } catch (abi::__forced_unwind&) {
+      throw; // the thread is being ended (a daemon thread at exit): touch nothing more
+#endif
     } catch (...) {
       finish();
       throw;
@@ -132,40 +92,53 @@ public:
     return last;
   }
 
-  py::array_t<float> render(const std::optional<int32_t>& w, const std::optional<int32_t>& h) {
-    BusyGuard busy(m_busy);
+  py::array_t<float> render(const py::object& width, const py::object& height) {
+    Claim claim(m_use, true);
     int32_t rw = 0, rh = 0;
-    render_size(w, h, trainer().dataset().image.width, trainer().dataset().image.height, rw, rh);
-    Image img;
-    {
-      py::gil_scoped_release unlocked;
-      img = trainer().render(rw, rh);
-    }
-    return array_from_image(std::move(img));
+    render_size(width, height, trainer().dataset().image.width, trainer().dataset().image.height, rw, rh);
+    return render_interruptible([&](const RenderOptions& opts) { return trainer().render(rw, rh, opts); });
   }
 
   py::array_t<float> predict(const py::object& coords) {
-    BusyGuard busy(m_busy);
+    Claim claim(m_use, true);
     {
-      py::gil_scoped_release unlocked;
+      Unlocked unlocked;
       trainer().ensure_finite(); // never a diverged network (as render)
     }
     return predict_array(trainer().backend(), bound_network(trainer().config().model), coords);
   }
 
+  /// The run as a .redraw model. The checkpoint is copied under the claim and written on a thread
+  /// of its own: Ctrl+C raises at once, and the file is replaced only when the write completed.
   void save(const py::object& path) {
-    BusyGuard busy(m_busy);
-    const std::string file = path_of(path, "path");
-    py::gil_scoped_release unlocked;
-    AtomicFileWriter out(file);
-    trainer().with_checkpoint(m_run.source_image, [&](const Checkpoint& c) { write_checkpoint(out, c); });
-    out.commit();
+    const std::string file = path_of(path, "save: path");
+    std::shared_ptr<Checkpoint> copy;
+    {
+      Claim claim(m_use, true);
+      Unlocked unlocked;
+      trainer().with_checkpoint(m_run.source_image,
+                                [&](const Checkpoint& c) { copy = std::make_shared<Checkpoint>(c); });
+    }
+    auto cancelled = std::make_shared<std::atomic<bool>>(false);
+    try {
+      run_interruptible<int>(
+          [copy, cancelled, file] {
+            AtomicFileWriter out(file);
+            write_checkpoint(out, *copy);
+            if (!cancelled->load()) out.commit(); // else the temp file goes, the earlier file stays
+            return 0;
+          },
+          "save");
+    } catch (...) {
+      cancelled->store(true);
+      throw;
+    }
   }
 
   void export_weights(const py::object& path) {
-    BusyGuard busy(m_busy);
-    const std::string file = path_of(path, "path");
-    py::gil_scoped_release unlocked;
+    const std::string file = path_of(path, "export_weights: path");
+    Claim claim(m_use, true);
+    Unlocked unlocked;
     trainer().ensure_finite();
     const std::vector<float> params = trainer().parameters();
     const Image& img = trainer().dataset().image;
@@ -174,7 +147,7 @@ public:
 
   /// The metrics rows so far (refused while another thread trains: the history grows then).
   py::dict metrics() {
-    BusyGuard busy(m_busy);
+    Claim claim(m_use, true);
     return history_arrays(trainer().record().rows());
   }
 
@@ -190,34 +163,91 @@ public:
   const std::vector<std::string>& notices() const { return m_notices; }
 
 private:
+  /// train's loop: steps in slices of about 0.1 s with the GIL released, each metrics row handed
+  /// to the callback with the trainer lent (it may render or predict), signals checked between.
+  void run_slices(int64_t n, double seconds, const py::object& callback, std::optional<MetricsRow>& last) {
+    Trainer& t = trainer();
+    const bool has_callback = !callback.is_none();
+    const double start_seconds = t.clock().elapsed();
+    const bool timed = std::isfinite(seconds);
+    int64_t done = 0;
+    bool stop = false;
+    while (done < n && !stop) {
+      std::vector<MetricsRow> rows;
+      {
+        Unlocked unlocked;
+        const auto slice_end = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+        while (done < n) {
+          if ((timed && t.clock().elapsed() - start_seconds >= seconds) || stop_requested()) {
+            stop = true; // the time is up, or the interpreter is exiting
+            break;
+          }
+          const std::optional<MetricsRow> row = t.step();
+          ++done;
+          if (row) {
+            rows.push_back(*row);
+            if (has_callback) break; // the callback sees each row at once and may stop here
+          }
+          if (std::chrono::steady_clock::now() >= slice_end) break;
+        }
+      }
+      for (const MetricsRow& r : rows) {
+        last = r;
+        if (has_callback && !stop_requested() && !call_back(callback, r)) stop = true;
+      }
+      if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+    }
+  }
+
+  /// callback(step, loss, psnr_db) with the trainer lent; false when it returned False.
+  bool call_back(const py::object& callback, const MetricsRow& r) {
+    py::object go;
+    {
+      Lend lent(m_use);
+      go = callback(r.step, r.loss, r.psnr_db);
+    }
+    if (go.is_none()) return true;
+    py::detail::make_caster<bool> answer;
+    if (!answer.load(go, false))
+      throw py::type_error("train: callback must return True, False or None, not " +
+                           std::string(py::str(go.get_type().attr("__name__"))));
+    return static_cast<bool>(answer);
+  }
+
   static void set_size(RunConfig& c, const py::object& size) {
     if (size.is_none()) return;
-    if (py::isinstance<py::int_>(size)) {
-      const int64_t side = size.cast<int64_t>();
-      if (side < 0) throw py::value_error("size: must be a longest side >= 1, 0 for full resolution, or (width, height)");
-      c.data.max_side = int32_t(std::min<int64_t>(side, std::numeric_limits<int32_t>::max()));
-      c.data.width = c.data.height = 0;
+    if (!py::isinstance<py::str>(size) && py::isinstance<py::sequence>(size)) {
+      const auto wh = size.cast<py::sequence>();
+      if (wh.size() != 2)
+        throw py::value_error("size: (width, height) must be two numbers, not " + std::to_string(wh.size()));
+      const int64_t w = int_arg(wh[0], "Trainer: size's width").value_or(0);
+      const int64_t h = int_arg(wh[1], "Trainer: size's height").value_or(0);
+      if (w < 1 || h < 1 || w > k_max_train_side || h > k_max_train_side)
+        throw py::value_error("size: (width, height) must each be in 1.." + std::to_string(k_max_train_side));
+      c.data.width = int32_t(w);
+      c.data.height = int32_t(h);
       return;
     }
-    const auto wh = size.cast<std::vector<int64_t>>();
-    if (wh.size() != 2 || wh[0] < 1 || wh[1] < 1 || wh[0] > k_max_train_side || wh[1] > k_max_train_side)
-      throw py::value_error("size: (width, height) must each be in 1.." + std::to_string(k_max_train_side));
-    c.data.width = int32_t(wh[0]);
-    c.data.height = int32_t(wh[1]);
+    if (!PyIndex_Check(size.ptr()) || PyBool_Check(size.ptr()))
+      throw py::type_error("Trainer: size: expected None, an int or (width, height), not " +
+                           std::string(py::str(size.get_type().attr("__name__"))));
+    const int64_t side = *int_arg(size, "Trainer: size");
+    if (side < 0) throw py::value_error("size: must be a longest side >= 1, 0 for full resolution, or (width, height)");
+    c.data.max_side = int32_t(std::min<int64_t>(side, std::numeric_limits<int32_t>::max()));
+    c.data.width = c.data.height = 0;
   }
 
   OpenedRun m_run;
   std::vector<std::string> m_notices;
-  std::atomic<bool> m_busy{false};
+  std::atomic<TrainerUse> m_use{TrainerUse::Idle};
 };
 
 } // namespace
 
 void bind_trainer(py::module_& m) {
   py::class_<PyTrainer>(m, "Trainer", "One training run on an image (docs/python.md)")
-      .def(py::init<const py::object&, const py::object&, const std::string&, const std::optional<uint64_t>&,
-                    const py::object&, const std::optional<int64_t>&, const std::string&,
-                    const std::optional<std::string>&>(),
+      .def(py::init<const py::object&, const py::object&, const py::object&, const py::object&, const py::object&,
+                    const py::object&, const py::object&, const py::object&>(),
            py::arg("image"), py::arg("preset") = "instant", py::arg("backend") = k_auto_backend, py::arg("seed") = py::none(),
            py::arg("size") = py::none(), py::arg("steps") = py::none(), py::arg("precision") = "",
            py::arg("color") = py::none(),
@@ -227,22 +257,24 @@ void bind_trainer(py::module_& m) {
            "steps: the run's total steps (None: the config's). color: auto, rgb, gray or binary (None: the config's).")
       .def(
           "step",
-          [](PyTrainer& t, int64_t n) {
-            if (n < 0) throw py::value_error("step: n must not be negative");
-            const auto row = t.train(n, std::numeric_limits<double>::infinity(), py::none());
+          [](PyTrainer& t, const py::object& n) {
+            const int64_t count = int_arg(n, "step: n").value_or(1);
+            if (count < 0) throw py::value_error("step: n must not be negative");
+            const auto row = t.train(count, std::numeric_limits<double>::infinity(), py::none(), false);
             return row ? py::object(row_dict(*row)) : py::object(py::none());
           },
           py::arg("n") = 1, "Runs n steps; returns the last metrics row they produced, or None.")
       .def(
           "train",
-          [](PyTrainer& t, const std::optional<int64_t>& steps, const std::optional<double>& seconds,
-             const py::object& callback) {
-            if (steps && *steps < 0) throw py::value_error("train: steps must not be negative");
-            if (seconds && !(*seconds > 0)) throw py::value_error("train: seconds must be positive");
-            Trainer& tr = t.trainer();
-            int64_t n = steps ? *steps : std::max<int64_t>(0, tr.total_steps() - tr.current_step());
-            if (steps && tr.current_step() + n > tr.total_steps()) tr.set_total_steps(tr.current_step() + n);
-            const auto row = t.train(n, seconds ? *seconds : std::numeric_limits<double>::infinity(), callback);
+          [](PyTrainer& t, const py::object& steps, const py::object& seconds, const py::object& callback) {
+            const std::optional<int64_t> n = int_arg(steps, "train: steps");
+            const std::optional<double> s = float_arg(seconds, "train: seconds");
+            if (n && *n < 0) throw py::value_error("train: steps must not be negative");
+            if (s && !(*s > 0)) throw py::value_error("train: seconds must be positive");
+            if (!callback.is_none() && !PyCallable_Check(callback.ptr()))
+              throw py::type_error("train: callback: expected a callable or None, not " +
+                                   std::string(py::str(callback.get_type().attr("__name__"))));
+            const auto row = t.train(n, s ? *s : std::numeric_limits<double>::infinity(), callback, true);
             return row ? py::object(row_dict(*row)) : py::object(py::none());
           },
           py::arg("steps") = py::none(), py::arg("seconds") = py::none(), py::arg("callback") = py::none(),

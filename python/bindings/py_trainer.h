@@ -4,7 +4,10 @@
 /// - Threading: the GIL is released while steps run, in slices of about 0.1 s; between slices
 ///   Python's signals are checked, so Ctrl+C stops training within a slice and one step
 ///   (KeyboardInterrupt; the run keeps its last finished step and stays usable).
-/// - One thread at a time: a Trainer is not locked; calls from two threads at once are refused.
+/// - One owner at a time (py_claim.h): train and step own the trainer, a second thread's train is
+///   refused; while train's callback runs, read-only calls (render, predict, save, export_weights,
+///   metrics) may use it as guests. At interpreter exit training stops at its next step
+///   (py_interrupt.h).
 #include <pybind11/pybind11.h>
 
 namespace redraw::python {

@@ -6,6 +6,7 @@
 #include "engine/run_config.h"
 #include "python/bindings/py_arrays.h"
 #include "python/bindings/py_convert.h"
+#include "python/bindings/py_interrupt.h"
 #include "python/bindings/py_model.h"
 #include "python/bindings/py_trainer.h"
 
@@ -59,14 +60,15 @@ PYBIND11_MODULE(_redraw, m) {
   m.doc() = "Redraw: train a coordinate network on an image, render it at any size (docs/python.md)";
   m.attr("__version__") = REDRAW_VERSION;
   bind_errors(m);
+  install_exit_hook(m);
   m.def(
       "load_image",
       [](const py::object& path) {
-        const std::string file = path_of(path, "path");
+        const std::string file = path_of(path, "load_image: path");
         Image img;
         ImageInfo info;
         {
-          py::gil_scoped_release unlocked;
+          Unlocked unlocked;
           img = load_image(file, DecodeLimits{}, DecodeOptions{}, &info);
         }
         // What the app would say about the file (an orientation applied, a profile converted).
@@ -84,7 +86,14 @@ PYBIND11_MODULE(_redraw, m) {
   m.def("default_image", [] { return default_image_path().string(); }, "The drawing the app opens first.");
   m.def("presets", &preset_names, "The preset names Trainer's preset= takes.");
   m.def(
-      "preset_config", [](const std::string& name) { return python_of(to_json(load_preset(name))); }, py::arg("name"),
+      "preset_config",
+      [](const py::object& name) {
+        if (name.is_none()) throw py::type_error("preset_config: name: expected a str, not NoneType");
+        const std::string preset = *str_arg(name, "preset_config: name");
+        if (preset.find('\0') != std::string::npos) throw py::value_error("preset_config: name: embedded null byte");
+        return python_of(to_json(load_preset(preset)));
+      },
+      py::arg("name"),
       "A preset's config as a dict (to edit and pass to Trainer's preset=).");
   m.def("describe_backends", &describe_backends, "The compiled-in backends and the devices found, as text.");
   bind_trainer(m);
