@@ -25,11 +25,11 @@ namespace redraw {
 
 namespace {
 constexpr uint64_t k_max_checkpoint_bytes = uint64_t(8) << 30;
-using Reader = ByteReader;
+using ModelByteReader = ByteReader;
 
 /// A chunk's JSON text parsed: CheckpointError naming the file and the chunk when it is not JSON
 /// or nests too deep (parse_json).
-nlohmann::json chunk_json(const Reader& r, const char* tag, const uint8_t* body, size_t len) {
+nlohmann::json chunk_json(const ModelByteReader& r, const char* tag, const uint8_t* body, size_t len) {
   try {
     return parse_json({reinterpret_cast<const char*>(body), len}, r.name() + ": chunk " + tag);
   } catch (const ConfigError& e) {
@@ -37,7 +37,7 @@ nlohmann::json chunk_json(const Reader& r, const char* tag, const uint8_t* body,
   }
 }
 
-void read_meta(const Reader& r, const uint8_t* body, size_t len, Checkpoint& c) {
+void read_meta(const ModelByteReader& r, const uint8_t* body, size_t len, Checkpoint& c) {
   const std::string& name = r.name();
   const nlohmann::json meta = chunk_json(r, "META", body, len);
   try {
@@ -82,7 +82,7 @@ void read_meta(const Reader& r, const uint8_t* body, size_t len, Checkpoint& c) 
     r.fail("impossible step, optimizer step or image size in metadata");
 }
 
-void read_recoveries(const Reader& r, const uint8_t* body, size_t len, Checkpoint& c) {
+void read_recoveries(const ModelByteReader& r, const uint8_t* body, size_t len, Checkpoint& c) {
   const nlohmann::json events = chunk_json(r, "RCOV", body, len);
   try {
     for (const auto& e : events.get_ref<const nlohmann::json::array_t&>()) {
@@ -129,7 +129,7 @@ public:
       if (r.tag == tag) return &r;
     return nullptr;
   }
-  Reader where(const ChunkRef& c) const { return Reader(c.body, c.len, m_name, "chunk " + c.tag); }
+  ModelByteReader where(const ChunkRef& c) const { return ModelByteReader(c.body, c.len, m_name, "chunk " + c.tag); }
   bool packed() const { return m_packed; }
   const std::string& name() const { return m_name; }
   /// The chunk's bytes, unpacked when the file packs them: refused (naming the chunk) when its
@@ -138,7 +138,7 @@ public:
     ChunkBytes out;
     const ChunkRef* c = find(tag);
     if (!c) return out;
-    const Reader r = where(*c);
+    const ModelByteReader r = where(*c);
     if (!m_packed) {
       out.data = c->body;
       out.size = c->len;
@@ -152,7 +152,7 @@ public:
   }
   /// Refuses a stated length over `max_bytes`, or other than it with `exact`; `what` says what
   /// the bound is.
-  static void check_length(const Reader& r, uint64_t len, uint64_t max_bytes, bool exact, const char* what) {
+  static void check_length(const ModelByteReader& r, uint64_t len, uint64_t max_bytes, bool exact, const char* what) {
     if (exact ? len == max_bytes : len <= max_bytes) return;
     r.fail("holds " + std::to_string(len) + " bytes unpacked where " + (what ? what : "this model's shape") +
            (exact ? " needs exactly " : " allows at most ") + std::to_string(max_bytes));
@@ -178,7 +178,7 @@ FramePlan read_frame_records(const ChunkSet& chunks, const Checkpoint& c) {
   FramePlan plan;
   const uint64_t max_frames = k_max_file_frames;
   const ChunkBytes fram = chunks.bytes("FRAM", 8 + max_frames * k_frame_record_bytes, false, "the frame limit");
-  Reader rec(fram.data, fram.size, chunks.name(), "chunk FRAM");
+  ModelByteReader rec(fram.data, fram.size, chunks.name(), "chunk FRAM");
   const uint64_t n = rec.get_count(k_frame_record_bytes, "frame");
   if (n > max_frames) rec.fail(std::to_string(n) + " frames is more than the limit of " + std::to_string(max_frames));
   int32_t max_w = 0, max_h = 0;
@@ -231,7 +231,7 @@ void read_frame_pictures(const ChunkSet& chunks, FramePlan& plan) {
     if (plan.picture_bytes > 0) throw CheckpointError(chunks.name() + ": no FPIC chunk for the frames' pictures");
     return;
   }
-  const Reader r = chunks.where(*ref);
+  const ModelByteReader r = chunks.where(*ref);
   const PackedChunk p = read_pack_header(r, ref->body, ref->len, UINT64_MAX);
   ChunkSet::check_length(r, p.raw_len, plan.picture_bytes, true, "the FRAM records' pictures");
   if (p.width != 1 && p.raw_len > 0) r.fail("pictures must be packed byte by byte (element width 1)");
@@ -289,7 +289,7 @@ void read_frame_weights(const ChunkSet& chunks, FramePlan& plan, int64_t count) 
 void read_snap(const ChunkSet& chunks, Checkpoint& c) {
   const ChunkRef* ref = chunks.find("SNAP");
   if (!ref) return;
-  Reader r = chunks.where(*ref);
+  ModelByteReader r = chunks.where(*ref);
   const uint64_t n = r.get_count(k_checkpoint_row_bytes + 8, "snapshot");
   c.snapshots.reserve(size_t(n));
   for (uint64_t k = 0; k < n; ++k) {
@@ -304,14 +304,14 @@ void read_snap(const ChunkSet& chunks, Checkpoint& c) {
 void read_weights(const ChunkSet& chunks, uint32_t version, int64_t count, Checkpoint& c) {
   const ChunkRef* ref = chunks.find("PARM");
   if (!ref) throw CheckpointError(chunks.name() + ": no PARM chunk (weights)");
-  const Reader r = chunks.where(*ref);
+  const ModelByteReader r = chunks.where(*ref);
   const std::string needs = "its config needs " + std::to_string(count) + " weights, " + std::to_string(uint64_t(count) * 4) + " bytes";
   if (version >= 3) {
     const ChunkBytes b = chunks.bytes("PARM", uint64_t(count) * 4, true, needs.c_str());
     c.params.resize(size_t(count));
     if (count > 0) std::memcpy(c.params.data(), b.data, size_t(count) * 4);
   } else {
-    Reader v2 = r;
+    ModelByteReader v2 = r;
     c.params = v2.get_array<float>("weights");
   }
   if (int64_t(c.params.size()) != count)
@@ -320,7 +320,7 @@ void read_weights(const ChunkSet& chunks, uint32_t version, int64_t count, Check
   const ChunkBytes opt = chunks.bytes("OPTM", plus(16, times(times(arrays, uint64_t(count)), 4)), false,
                                       "the optimizer's state for this network");
   if (opt.size > 0) {
-    Reader o(opt.data, opt.size, r.name(), "chunk OPTM");
+    ModelByteReader o(opt.data, opt.size, r.name(), "chunk OPTM");
     c.optimizer.first = o.get_array<float>("optimizer state");
     c.optimizer.second = o.get_array<float>("optimizer state");
   }
@@ -330,7 +330,7 @@ void read_history(const ChunkSet& chunks, Checkpoint& c) {
   const uint64_t max_rows = k_max_file_history_rows;
   const ChunkBytes hist = chunks.bytes("HIST", 8 + max_rows * k_checkpoint_row_bytes, false, "the history limit");
   if (hist.size > 0) {
-    Reader r(hist.data, hist.size, chunks.name(), "chunk HIST");
+    ModelByteReader r(hist.data, hist.size, chunks.name(), "chunk HIST");
     const uint64_t n = r.get_count(k_checkpoint_row_bytes, "history row");
     if (n > max_rows) r.fail(std::to_string(n) + " rows is more than the limit of " + std::to_string(max_rows));
     c.history.reserve(size_t(n));
