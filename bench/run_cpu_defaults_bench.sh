@@ -10,7 +10,7 @@
 #      OMP_WAIT_POLICY=passive, its best beside other work); floor 1.5x.
 #
 #   bash bench/run_cpu_defaults_bench.sh [--part accuracy|threads|torch]... [--seconds S] [--size N]
-#                                        [--preset NAME]... (part 3's presets; default all four)
+#                                        [--preset NAME]... (part 3's presets; default all seven)
 #
 # PyTorch comes from Debian (not needed by CI or the build): sudo apt-get install python3-torch
 # (1.13 on Debian 12). Without it part 3 says SKIPPED. REDRAW_BIN=DIR uses binaries already built
@@ -119,7 +119,7 @@ for part in "${parts[@]}"; do
     fi
     echo "| preset | threads | Redraw steps/s | PyTorch steps/s | Redraw / PyTorch |"
     echo "|---|---|---|---|---|"
-    for p in ${torch_presets:-classic siren fourier instant}; do
+    for p in ${torch_presets:-classic siren fourier instant finer gauss wire}; do
       color=rgb
       [ "$p" = classic ] && color=binary
       for t in 1 2 0; do # 0: Redraw's measured team (the default) against PyTorch's 2 threads

@@ -1,16 +1,14 @@
 // The bound on how much of the picture a model's Gaussians may cover (engine/gaussian_bounds.h):
 // the pair count against a closed form (Gaussians that cover every bin) and a per-bin float64
 // count; the CPU passes refuse past the bound with a BackendError before sizing anything (no
-// terminate from an OpenMP region); the model check names the field; trained models stay far
-// within it.
+// terminate from an OpenMP region). The model check's side is in
+// tests/engine/model_files/test_model_check.cpp.
 #include "test_support.h"
 
 #include "cpu/cpu_gaussians.h"
 #include "engine/errors.h"
 #include "engine/gaussian_bounds.h"
-#include "engine/model_files/model_check.h"
 #include "engine/rng_math.h"
-#include "engine/run_config.h"
 
 #include <doctest/doctest.h>
 
@@ -97,34 +95,4 @@ TEST_CASE("gaussian bounds: the CPU passes refuse Gaussians past the bound befor
   // the same count at a cell across passes
   const std::vector<float> fine = gaussians_of_size(count, 1.0f);
   CHECK_NOTHROW(gaussian_encode_rows(g, fine.data(), coords.data(), 64, out.data()));
-}
-
-TEST_CASE("gaussian bounds: a model file's Gaussians past the bound are named, in PARM and a frame") {
-  RunConfig cfg = load_preset("gaussians");
-  cfg.model.encoding.gaussians = 5000;
-  cfg.training.steps = 2;
-  cfg.training.metrics_every = 1;
-  Trainer t = test::small_trainer(cfg, test::gradient_image(24, 16, 3));
-  t.run(2);
-  Checkpoint c = t.checkpoint("img.png");
-  REQUIRE(check_model(c).empty());
-  const int64_t pairs = gaussian_pair_count(gaussian_params(5000), c.params.data());
-  MESSAGE("5000 Gaussians after 2 steps: " << double(pairs) / 5000 << " pairs a Gaussian");
-  CHECK(pairs < 32 * 5000);
-  Checkpoint wide = c;
-  for (int64_t i = 0; i < 5000; ++i)
-    wide.params[size_t(i * k_gaussian_floats + k_gauss_l11)] = wide.params[size_t(i * k_gaussian_floats + k_gauss_l22)] =
-        1000.0f;
-  const auto issues = check_model(wide);
-  REQUIRE(!issues.empty());
-  CHECK(issues.front().field == "PARM");
-  CHECK(issues.front().what.find("Gaussians far larger than the picture") != std::string::npos);
-  CHECK_THROWS_WITH_AS(require_sane_model(wide, "g.redraw"), doctest::Contains("g.redraw: PARM: the 5000 Gaussians"),
-                       CheckpointError);
-  REQUIRE(!c.snapshots.empty());
-  Checkpoint frame = c;
-  frame.snapshots.front().params = wide.params; // a keyframe's weights, exact
-  frame.snapshots.front().half_params.clear();
-  REQUIRE(!check_model(frame).empty());
-  CHECK(check_model(frame).front().field == "SNAP[0].params");
 }

@@ -6,6 +6,7 @@
 #include "engine/model_files/checkpoint_codec.h"
 #include "engine/display_text.h"
 #include "engine/errors.h"
+#include "engine/gaussian_bounds.h"
 #include "engine/model_files/model_check.h"
 #include "engine/run_config.h"
 
@@ -188,4 +189,34 @@ TEST_CASE("model check: a config name a model could not keep is refused before a
                        ConfigError);
   j["name"] = std::string(k_max_model_string_bytes, 'n'); // the limit itself is kept
   CHECK(parse_run_config(j, "ok.json").name.size() == k_max_model_string_bytes);
+}
+
+TEST_CASE("model check: a gaussians model's Gaussians past the bound are named, in PARM and a frame") {
+  RunConfig cfg = load_preset("gaussians");
+  cfg.model.encoding.gaussians = 5000;
+  cfg.training.steps = 2;
+  cfg.training.metrics_every = 1;
+  Trainer t = test::small_trainer(cfg, test::gradient_image(24, 16, 3));
+  t.run(2);
+  Checkpoint c = t.checkpoint("img.png");
+  REQUIRE(check_model(c).empty());
+  const int64_t pairs = gaussian_pair_count(gaussian_params(5000), c.params.data());
+  MESSAGE("5000 Gaussians after 2 steps: " << double(pairs) / 5000 << " pairs a Gaussian");
+  CHECK(pairs < 32 * 5000);
+  Checkpoint wide = c;
+  for (int64_t i = 0; i < 5000; ++i)
+    wide.params[size_t(i * k_gaussian_floats + k_gauss_l11)] = wide.params[size_t(i * k_gaussian_floats + k_gauss_l22)] =
+        1000.0f;
+  const auto issues = check_model(wide);
+  REQUIRE(!issues.empty());
+  CHECK(issues.front().field == "PARM");
+  CHECK(issues.front().what.find("Gaussians far larger than the picture") != std::string::npos);
+  CHECK_THROWS_WITH_AS(require_sane_model(wide, "g.redraw"), doctest::Contains("g.redraw: PARM: the 5000 Gaussians"),
+                       CheckpointError);
+  REQUIRE(!c.snapshots.empty());
+  Checkpoint frame = c;
+  frame.snapshots.front().params = wide.params; // a keyframe's weights, exact
+  frame.snapshots.front().half_params.clear();
+  REQUIRE(!check_model(frame).empty());
+  CHECK(check_model(frame).front().field == "SNAP[0].params");
 }
