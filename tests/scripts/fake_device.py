@@ -8,6 +8,8 @@ variables in the environment of the run:
   FAKE_FULL_STEPS    redraw train's steps at full resolution (300 at --max-side 1000; default 270)
   FAKE_SAMPLES       cuda_bench's samples/s with the default (shared-dense) backward (default 3.5e8)
   FAKE_AB_SAMPLES    ... with the per-sample one, the A/B's other (default 3.2e8); FAKE_AB_CRASH=1: dies after a row
+  FAKE_UNREACHED     with --accuracy: the presets (comma-separated) that do not reach the target
+                     ("reached": false, exit 0, as cuda_bench reports it); the others reach it
   FAKE_CPU_X16       cpu_bench at 16 threads, in multiples of 1 thread's 10 steps/s (default 12)
   FAKE_CPU_CORES     the cores cpu_bench reports (default 16)
   FAKE_INTEROP_MS    the interop check's copy + upload (default 0.640); FAKE_NO_EGL=1 skips it (77)
@@ -73,6 +75,15 @@ for g in opt("--grids", "image").split(","):
             json.dump({{"throughput": rows, "accuracy": []}}, f)
         if os.environ.get("FAKE_AB_CRASH") == "1":
             sys.exit(134)
+if "--accuracy" in a:
+    unreached = os.environ.get("FAKE_UNREACHED", "").split(",")
+    acc = [{{"preset": p, "steps": 400, "train_seconds": 0.2 if p not in unreached else 10.0,
+            "pixel_accuracy": 0.995 if p not in unreached else 0.6694, "reached": p not in unreached}}
+           for p in opt("--presets", "").split(",")]
+    for r in acc:
+        print(f"  {{r['preset']}} {{'reached' if r['reached'] else 'NOT reached'}}", flush=True)
+    with open(opt("--json", os.devnull), "w") as f:
+        json.dump({{"throughput": rows, "accuracy": acc}}, f)
 """
 CPU_BENCH = """#!/bin/sh
 threads=1 presets=""

@@ -12,7 +12,7 @@ import unittest
 
 from fake_device import FakeDevice
 from support import ROOT, check_of, run_parts
-from gpu_check import floors
+from gpu_check import floors, parts_checks
 
 H100 = "NVIDIA H100 80GB HBM3"
 WORK = None
@@ -44,6 +44,8 @@ SCENARIOS = {
     "cpu-threads": (["cpu-threads"], False, {}),
     "cpu-threads-slow": (["cpu-threads"], False, {"FAKE_CPU_X16": 6}),
     "cpu-threads-8-cores": (["cpu-threads"], False, {"FAKE_CPU_X16": 6, "FAKE_CPU_CORES": 8}),
+    "accuracy": (["accuracy"], False, {}),
+    "accuracy-unreached": (["accuracy"], False, {"FAKE_UNREACHED": "siren"}),
     "tests-sanitize": (["tests", "sanitize"], False, {}),
     "quick-accuracy": (["quick", "accuracy"], False, {}),
 }
@@ -328,6 +330,28 @@ class Tables(unittest.TestCase):
         self.assertEqual(j["status"], "incomplete")
         self.assertEqual({c["status"] for c in j["checks"]}, {"skipped"})
         self.assertIn("8 CPU cores", j["reason"])
+
+
+class Accuracy(unittest.TestCase):
+    def test_every_preset_at_99_percent_is_ok(self):
+        r = run("accuracy")
+        self.assertEqual((r.rc, r.json("accuracy")["status"]), (0, "ok"), r.output)
+        self.assertEqual(len(r.json("accuracy")["accuracy"]), 4)
+
+    def test_a_preset_that_never_reaches_99_percent_fails_exit_1_naming_it(self):
+        r = run("accuracy-unreached")
+        j = r.json("accuracy")
+        self.assertEqual((r.rc, j["status"]), (1, "failed"), r.output)
+        self.assertIn("siren (10 s run) did not reach 99%: 66.94% of pixels right", j["reason"])
+        self.assertNotIn("fourier", j["reason"])
+
+    def test_a_preset_without_a_row_fails_naming_it(self):
+        rows = [{"preset": p, "reached": True, "time_limit_s": 10} for p in ("fourier", "siren", "classic")]
+        self.assertEqual(parts_checks.accuracy_problems(rows), ["classic (60 s run): no result"])
+        rows.append({"preset": "classic", "reached": False, "pixel_accuracy": 0.5, "train_seconds": 60.0,
+                     "steps": 9000, "time_limit_s": 60})
+        self.assertEqual(parts_checks.accuracy_problems(rows), [
+            "classic (60 s run) did not reach 99%: 50.00% of pixels right after 60.0 s (9000 steps)"])
 
 
 class Refusals(unittest.TestCase):
