@@ -39,8 +39,8 @@ allows it on a machine without that limit; `all` needs it).
 Every part with a figure checks it against its floor (`floors` lists them) and says
 "failed" with the figure when it misses. A part says "ok" only when every one of its checks was
 measured: a check skipped (no tiny-cuda-nn binary, compute-sanitizer, PyTorch or EGL) or a floor
-only reported (the H100's on another card) ends it "incomplete", its reason naming what was not
-measured.
+only reported (the H100's and H200's on another card) ends it "incomplete", its reason naming what
+was not measured.
 `run` writes PART.json (machine-readable, "status": ok | failed | skipped | incomplete, the reason,
 the steps finished and the floors checked) and PART.log into $OUT when set, else .gpu-results/.
 PART.json is rewritten before every step with what the finished steps measured, so a part killed

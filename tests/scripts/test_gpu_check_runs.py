@@ -15,6 +15,7 @@ from support import ROOT, check_of, run_parts
 from gpu_check import floors, parts_checks
 
 H100 = "NVIDIA H100 80GB HBM3"
+H200 = "NVIDIA H200"
 WORK = None
 DEVICE = None
 RUNS = {}
@@ -35,6 +36,8 @@ SCENARIOS = {
     "instant-h100-slow": (["instant"], False, {"FAKE_GPU_NAME": H100, "FAKE_SAMPLES": "2.5e8"}),
     "instant-slow": (["instant"], False, {"FAKE_SAMPLES": "2.5e8"}),
     "instant-h100": (["instant"], False, {"FAKE_GPU_NAME": H100}),
+    "instant-h200": (["instant"], False, {"FAKE_GPU_NAME": H200}),
+    "quick-h200": (["quick"], True, {"FAKE_GPU_NAME": H200}),
     "instant-torch-faster": (["instant-torch"], False, {"FAKE_TORCH_SAMPLES": "5e8"}),
     "instant-torch": (["instant-torch"], False, {}),
     "interop-slow": (["interop"], False, {"FAKE_INTEROP_MS": "1.5"}),
@@ -255,11 +258,18 @@ class EveryPartsFloor(unittest.TestCase):
         j = r.json("instant")
         self.assertEqual((r.rc, j["status"]), (3, "incomplete"))
         self.assertIn("2.50e8", j["reason"])
-        self.assertIn("0.83 of the H100 floor", j["reason"])
+        self.assertIn("0.83 of the H100 or H200 floor", j["reason"])
 
     def test_instant_on_an_h100_over_the_floor_passes(self):
         r = run("instant-h100")
         self.assertEqual((r.rc, r.json("instant")["status"]), (0, "ok"))
+
+    def test_on_an_h200_the_samples_floor_is_judged_and_quick_can_end_ok(self):
+        r = run("instant-h200")
+        self.assertEqual((r.rc, r.json("instant")["status"]), (0, "ok"), r.output)
+        self.assertEqual(check_of(r.json("instant"), "instant")["status"], "ok")
+        r = run("quick-h200")
+        self.assertEqual((r.rc, r.json("quick")["status"]), (0, "ok"), r.output)
 
     def test_instant_torch_with_pytorch_faster_fails_with_both_figures(self):
         j = run("instant-torch-faster").json("instant-torch")
