@@ -47,8 +47,9 @@ PART.json is rewritten before every step with what the finished steps measured, 
 at the command's limit still leaves its JSON ("incomplete", naming the step it stopped in).
 Library paths are set only for Redraw's own processes (PyTorch keeps its own). cuBLAS is found in
 the machine's toolkit or PyTorch's wheels. A part that finds no device writes "skipped" with the
-reason and exits 0; a part that fails says which check failed and the program exits 1; else a part
-that ended incomplete makes it exit 3.
+reason and exits 0; a call without the pack fails every part it names (exit 1: it proved nothing); a
+part that fails says which check failed and the program exits 1; else a part that ended incomplete
+makes it exit 3.
 Environment: REDRAW_GPU_PACK (the pack folder), REDRAW_CUDA_ARCHS (the pack's architectures,
 default 90), REDRAW_GPU_BUILD (its build folder, default build-gpu), REDRAW_GPU_STEPS (bench
 steps, default 200), REDRAW_GPU_RESULTS (report's folders, ':'-separated), REDRAW_CUBLAS_DIR
@@ -157,14 +158,15 @@ def cmd_list(parts):
     return 0
 
 
-def skip_all(dev, parts, why):
-    """Every part in PARTS says skipped with WHY (no pack, device or cuBLAS): exit 0."""
+def end_all(dev, parts, status, why):
+    """Every part in PARTS ends STATUS with WHY: "failed" (no pack: a visit without it proves
+    nothing), exit 1; "skipped" (no device or cuBLAS: a machine without a GPU), exit 0."""
     for name in parts:
         p = new_part(name, dev)
-        p.finish("skipped", why)
+        p.finish(status, why)
         shutil.rmtree(p.tmp, ignore_errors=True)
-    print(f"SKIPPED: {why}")
-    return 0
+    print(f"{status.upper()}: {why}")
+    return dev.overall
 
 
 def over_one_call(parts):
@@ -188,9 +190,12 @@ def cmd_run(parts):
     if unknown(parts, " all"):
         return 2
     os.makedirs(dev.results, exist_ok=True)
+    why = dev.pack_problem()
+    if why:
+        return end_all(dev, parts, "failed", why)
     why = dev.ready()
     if why:
-        return skip_all(dev, parts, why)
+        return end_all(dev, parts, "skipped", why)
     why = over_one_call(parts)
     if why:
         print(why)

@@ -365,6 +365,21 @@ class Accuracy(unittest.TestCase):
 
 
 class Refusals(unittest.TestCase):
+    def test_a_call_without_the_pack_fails_each_part_exit_1(self):
+        empty = os.path.join(WORK, "no-pack")
+        os.makedirs(empty, exist_ok=True)
+        r = run_parts(DEVICE, os.path.join(WORK, "no-pack-out"), ["quick"], REDRAW_GPU_PACK=empty)
+        self.assertEqual((r.rc, r.json("quick")["status"]), (1, "failed"), r.output)
+        self.assertIn("no pack at", r.json("quick")["reason"])
+        self.assertIn("FAILED: no pack at", r.output)
+
+    def test_a_call_without_a_device_skips_each_part_exit_0(self):
+        no_tools = os.path.join(WORK, "no-tools")
+        os.makedirs(no_tools, exist_ok=True)
+        r = run_parts(DEVICE, os.path.join(WORK, "no-device-out"), ["quick"], PATH=no_tools)
+        self.assertEqual((r.rc, r.json("quick")["status"]), (0, "skipped"), r.output)
+        self.assertIn("no CUDA device", r.json("quick")["reason"])
+
     def test_two_parts_over_one_calls_limit_are_refused_and_nothing_runs(self):
         r = run("tests-sanitize")
         self.assertEqual(r.rc, 2)
