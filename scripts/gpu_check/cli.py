@@ -7,7 +7,10 @@
                                       .gpu-pack, git-ignored), then prints the device calls to make;
                                       --tcnn-bin adds tiny-cuda-nn's image benchmark built elsewhere.
                                       DIR must be absent, empty or an earlier pack (it holds the
-                                      GPU_PACK file pack writes): anything else is refused, untouched
+                                      GPU_PACK file pack writes): anything else is refused, untouched.
+                                      An incomplete build leaves an earlier pack whole; the pack and
+                                      the working tree must fit a device call's 64 MiB together (it
+                                      prints the MiB left and how many Kodak images still fit)
   scripts/gpu_check.py run PART       there: one part per device call (see list)
   scripts/gpu_check.py list [PART...] anywhere: each part's steps and their timeouts, added up by
                                       walking the part without running anything
