@@ -35,7 +35,8 @@ quick: redraw_cuda_tests; memcheck and racecheck on the fused MLP and hash-grid 
 samples/s (default kernels, the grid a user's 512x512 run trains) beside tiny-cuda-nn's image
 benchmark (when packed) and the PyTorch hash grid (fp16, eager and compiled), both given that same
 grid; the per-sample backward (the earlier default) against the default (shared-dense) on that
-grid and on the preset's unsized one; interop at 1024x1024; a short fullres run. It leaves 3 files in $OUT.
+grid and on the preset's unsized one (the default slower on either fails quick:
+shared_dense_over_per_sample); interop at 1024x1024; a short fullres run. It leaves 3 files in $OUT.
 The timeouts inside any part, quick included, add up to at most 480 s, so a part fits one device command
 (600 s, unpacking included); `run` refuses parts whose timeouts add up to more (REDRAW_GPU_LONG=1
 allows it on a machine without that limit; `all` needs it).

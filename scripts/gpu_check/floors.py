@@ -25,6 +25,9 @@ FLOOR_LIST = (
           "instant's samples/s over tiny-cuda-nn's on the same configuration, same call"),
     Floor("instant_over_torch", ">=", 1.0, "x", (), ("quick", "instant-torch"),
           "instant's samples/s over the fastest PyTorch hash grid's, same call"),
+    Floor("shared_dense_over_per_sample", ">=", 1.0, "x", (), ("quick",),
+          "the default (shared-dense) hash-grid backward's samples/s over the per-sample one's, same call, "
+          "on a user's grid and on the preset's unsized one (the lower of the two): the default must not be slower"),
     Floor("interop_copy_upload_ms", "<=", 1.0, "ms", (), ("quick", "interop"),
           "CUDA-GL copy + texture upload per 1024x1024 frame (0.64 ms on an H100)"),
     Floor("fullres_share", ">=", 0.80, "share", (), ("quick", "fullres"),
@@ -92,7 +95,7 @@ def bound_text(floor):
 
 def text_table():
     """The floors as `floors` prints them: one line each."""
-    return [f"{f.name:24} {bound_text(f):26} {'on an ' + cards_text(f) if f.cards else 'any card':18} "
+    return [f"{f.name:28} {bound_text(f):26} {'on an ' + cards_text(f) if f.cards else 'any card':18} "
             f"{', '.join(f.parts):20} {f.what}" for f in FLOOR_LIST]
 
 

@@ -26,6 +26,7 @@ SCENARIOS = {
     "quick": (["quick"], False, {}),
     "quick-torch-grid": (["quick"], False, {"FAKE_TORCH_LOG2": 19}),
     "quick-ab-crash": (["quick"], False, {"FAKE_AB_CRASH": 1}),
+    "quick-ab-slower": (["quick"], False, {"FAKE_AB_SAMPLES": "4.0e8"}),
     "quick-tcnn": (["quick"], True, {}),
     "quick-tcnn-faster": (["quick"], True, {"FAKE_TCNN_SAMPLES": "4.2e8"}),
     "quick-h100": (["quick"], True, {"FAKE_GPU_NAME": H100}),
@@ -146,15 +147,23 @@ class Quick(unittest.TestCase):
         row = [r for r in j["instant_cuda"] if r["hash_grid_kernels"] == "default kernels"][0]
         self.assertEqual((row["grid"]["log2_hashmap_size"], row["grid"]["dense_levels"]), (18, 15))
 
-    def test_the_backward_ab_has_both_backwards_on_both_grids_with_the_shares(self):
+    def test_the_backward_ab_has_both_backwards_on_both_grids_with_the_ratios(self):
         j = run("quick").json("quick")
         c = check_of(j, "backward A/B")
         self.assertEqual(c["status"], "ok")
         self.assertEqual(sorted((r["grid"], r["backward"]) for r in j["backward_ab"]),
                          [("image", "per-sample"), ("image", "shared-dense"), ("preset", "per-sample"),
                           ("preset", "shared-dense")])
-        self.assertAlmostEqual(c["shares"]["image"], 3.2 / 3.5, places=9)
-        self.assertIn("0.91x", c["detail"])
+        self.assertAlmostEqual(c["ratios"]["image"], 3.5 / 3.2, places=9)
+        self.assertEqual((c["floor"], c["figure"]), ("shared_dense_over_per_sample", 3.5 / 3.2))
+        self.assertIn("shared-dense at 1.09x per-sample's samples/s on a user's grid", c["detail"])
+
+    def test_a_default_backward_slower_than_per_sample_fails_the_ab_with_both_figures(self):
+        r = run("quick-ab-slower")
+        c = check_of(r.json("quick"), "backward A/B")
+        self.assertEqual((r.rc, c["status"]), (1, "failed"), r.output)
+        self.assertIn("shared-dense at 0.88x per-sample's samples/s", c["detail"])
+        self.assertIn("under the floor 1.00x", c["detail"])
 
     def test_pytorch_was_given_cuda_benchs_grid_and_judged_on_it(self):
         r = run("quick")
