@@ -116,10 +116,13 @@ def part_profile(p):
     log = read(p.log)
     show(grep(log, r"^  [a-zA-Z_].*\(([0-9]+, ){2}[0-9]+\)x\(|Duration|Memory Throughput|Compute \(SM\) Throughput|"
                    r"Achieved Occupancy", 150))
-    if rc == 0:
-        p.finish("ok", f"{len(grep(log, 'Duration'))} kernels profiled (profile.log)")
+    p.data["kernels_profiled"] = kernels = len(grep(log, r"^\s*Duration\b"))
+    if rc != 0:
+        p.finish("failed", f"ncu exit {rc}, {kernels} kernels profiled (see profile.log)")
+    elif kernels == 0:
+        p.finish("failed", "ncu profiled no kernel (exit 0; see profile.log)")
     else:
-        p.finish("failed", f"ncu exit {rc} (see profile.log)")
+        p.finish("ok", f"{kernels} kernels profiled (profile.log)")
 
 
 def part_fullres(p):

@@ -16,6 +16,7 @@ variables in the environment of the run:
   FAKE_TORCH_SAMPLES the PyTorch hash grid compiled (default 1.2e8; eager a third of it);
                      FAKE_TORCH_LOG2 its table size; FAKE_NO_TORCH=1 says SKIPPED as without PyTorch
   FAKE_TCNN_SAMPLES  tiny-cuda-nn at batch 2^18 (default 2.9e8), after 2^21's 9e8; then a 30 s pause
+  FAKE_NCU_KERNELS   the kernels Nsight Compute (ncu) reports, each with its Duration (default 24), exit 0
 """
 import glob
 import os
@@ -155,6 +156,18 @@ echo "Finished training benchmark. Mean throughput is ${FAKE_TCNN_SAMPLES:-2.9e8
 sleep 30
 """
 
+# Nsight Compute: FAKE_NCU_KERNELS kernels, each as ncu prints one (a header line, its sections' rows).
+NCU = """#!/bin/sh
+i=0
+while [ "$i" -lt "${FAKE_NCU_KERNELS:-24}" ]; do
+  echo "  hash_grid_encode_kernel(const float *, int) (1024, 1, 1)x(256, 1, 1), Context 1, Stream 7, Device 0, CC 9.0"
+  echo "    Section: GPU Speed Of Light Throughput"
+  echo "    Duration                         usecond        42.10"
+  echo "    Memory Throughput                      %        61.30"
+  i=$((i + 1))
+done
+"""
+
 
 def write_tool(path, text):
     with open(path, "w") as f:
@@ -188,6 +201,7 @@ class FakeDevice:
             write_tool(os.path.join(self.pack, "bin", name), text)
         write_tool(os.path.join(self.path, "nvidia-smi"), NVIDIA_SMI)
         write_tool(os.path.join(self.path, "compute-sanitizer"), SANITIZER)
+        write_tool(os.path.join(self.path, "ncu"), NCU)
         write_tool(os.path.join(self.path, "python3"), PYTHON3.format(py=PY, peer=peer))
         self.tcnn = os.path.join(folder, "tcnn_image_bench")
         write_tool(self.tcnn, TCNN)

@@ -48,6 +48,8 @@ SCENARIOS = {
     "cpu-threads": (["cpu-threads"], False, {}),
     "cpu-threads-slow": (["cpu-threads"], False, {"FAKE_CPU_X16": 6}),
     "cpu-threads-8-cores": (["cpu-threads"], False, {"FAKE_CPU_X16": 6, "FAKE_CPU_CORES": 8}),
+    "profile": (["profile"], False, {}),
+    "profile-nothing": (["profile"], False, {"FAKE_NCU_KERNELS": 0}),
     "accuracy": (["accuracy"], False, {}),
     "accuracy-unreached": (["accuracy"], False, {"FAKE_UNREACHED": "siren"}),
     "tests-sanitize": (["tests", "sanitize"], False, {}),
@@ -371,6 +373,20 @@ class Accuracy(unittest.TestCase):
                      "steps": 9000, "time_limit_s": 60})
         self.assertEqual(parts_checks.accuracy_problems(rows), [
             "classic (60 s run) did not reach 99%: 50.00% of pixels right after 60.0 s (9000 steps)"])
+
+
+class Profile(unittest.TestCase):
+    def test_profile_with_every_kernel_is_ok_counting_them(self):
+        r = run("profile")
+        self.assertEqual((r.rc, r.json("profile")["status"]), (0, "ok"), r.output)
+        self.assertEqual(r.json("profile")["reason"], "24 kernels profiled (profile.log)")
+
+    def test_profile_with_no_kernel_profiled_fails_exit_1(self):
+        r = run("profile-nothing")
+        j = r.json("profile")
+        self.assertEqual((r.rc, j["status"]), (1, "failed"), r.output)
+        self.assertEqual(j["kernels_profiled"], 0)
+        self.assertIn("ncu profiled no kernel", j["reason"])
 
 
 class Refusals(unittest.TestCase):
