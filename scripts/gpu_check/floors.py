@@ -31,7 +31,8 @@ FLOOR_LIST = (
     Floor("interop_copy_upload_ms", "<=", 1.0, "ms", (), ("quick", "interop"),
           "CUDA-GL copy + texture upload per 1024x1024 frame (0.64 ms on an H100)"),
     Floor("fullres_share", ">=", 0.80, "share", (), ("quick", "fullres"),
-          "instant's steps/s at 100 MP over its steps/s at 1 MP"),
+          "instant's steps/s at 100 MP over its steps/s at 1 MP, both on the 100 MP picture's grid "
+          "(4.10 M rows; full_res_bench.sh --same-grid): unlike grids are not comparable"),
     Floor("cpu_threads_instant", ">=", 8.0, "x", (), ("cpu-threads",),
           "instant's CPU steps/s at 16 threads over 1 thread (256x256, its CPU batch of 2^14)"),
     Floor("cpu_threads_fourier", ">=", 8.0, "x", (), ("cpu-threads",),

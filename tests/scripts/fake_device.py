@@ -6,6 +6,7 @@ variables in the environment of the run:
   FAKE_GPU_NAME      the card's name (an H100's floors apply only on a card so named)
   FAKE_HANG          redraw_cuda_tests or redraw_tests: that binary prints "hanging" and sleeps 20 s
   FAKE_FULL_STEPS    redraw train's steps at full resolution (300 at --max-side 1000; default 270)
+  FAKE_IGNORE_SET=1  redraw train ignores --set: each size trains the grid it sizes (unlike grids)
   FAKE_SAMPLES       cuda_bench's samples/s with the default (shared-dense) backward (default 3.5e8)
   FAKE_AB_SAMPLES    ... with the per-sample one, the A/B's other (default 3.2e8); FAKE_AB_CRASH=1: dies after a row
   FAKE_UNREACHED     with --accuracy: the presets (comma-separated) that do not reach the target
@@ -39,11 +40,31 @@ TESTS = """#!/bin/sh
 [ "${FAKE_HANG:-}" = redraw_tests ] && { echo "hanging"; sleep 20; }
 echo "[doctest] test cases: 4 | 4 passed | 0 failed | 0 skipped"
 """
-# redraw train prints train's summary: 300 steps at --max-side 1000, FAKE_FULL_STEPS at any other size.
+# redraw train prints train's summary: 300 steps at --max-side 1000, FAKE_FULL_STEPS at any other size;
+# with --out it saves a model.redraw holding its size and grid (finest at the size and a 2^19 table, or
+# what --set gives them: FAKE_IGNORE_SET=1 ignores --set), which `redraw info --json` prints.
 REDRAW = """#!/bin/sh
+if [ "$1" = info ] && [ "$2" = --json ] && [ -f "$3" ]; then
+  read -r side finest log2 <"$3"
+  echo "{\\"config\\": {\\"model\\": {\\"encoding\\": {\\"otype\\": \\"HashGrid\\", \\"n_levels\\": 16," \\
+    "\\"n_features_per_level\\": 2, \\"log2_hashmap_size\\": $log2, \\"base_resolution\\": 16," \\
+    "\\"finest_resolution\\": $finest, \\"per_level_scale\\": 1.5}}}, \\"image_width\\": $side, \\"image_height\\": $side}"
+  exit 0
+fi
 [ "$1" = train ] || { echo "redraw $1 (fake)"; exit 0; }
-steps=${FAKE_FULL_STEPS:-270}
-while [ $# -gt 0 ]; do [ "$1" = --max-side ] && [ "$2" = 1000 ] && steps=300; shift; done
+steps=${FAKE_FULL_STEPS:-270} side=10000 out="" finest="" log2=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --max-side) [ "$2" = 1000 ] && steps=300 side=1000 ;;
+    --out) out="$2" ;;
+    --set) [ "${FAKE_IGNORE_SET:-}" = 1 ] || case "$2" in
+             model.encoding.finest_resolution=*) finest="${2#*=}" ;;
+             model.encoding.log2_hashmap_size=*) log2="${2#*=}" ;;
+           esac ;;
+  esac
+  shift
+done
+[ -n "$out" ] && mkdir -p "$out" && echo "$side ${finest:-$side} ${log2:-19}" >"$out/model.redraw"
 echo "stopped: $steps steps, PSNR 30.00 dB, 30.0s -> final.png"
 echo "metrics rows: 30 sampled, 0.30 s, 1.0% of the training time"
 """

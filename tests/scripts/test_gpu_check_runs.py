@@ -13,6 +13,7 @@ import unittest
 from fake_device import FakeDevice
 from support import ROOT, check_of, run_parts
 from gpu_check import floors, parts_checks
+from gpu_check.plan import walked
 
 H100 = "NVIDIA H100 80GB HBM3"
 H200 = "NVIDIA H200"
@@ -45,6 +46,7 @@ SCENARIOS = {
     "interop": (["interop"], False, {}),
     "fullres": (["fullres"], False, {}),
     "fullres-slow": (["fullres"], False, {"FAKE_FULL_STEPS": 200}),
+    "fullres-unlike": (["fullres"], False, {"FAKE_IGNORE_SET": 1}),
     "cpu-threads": (["cpu-threads"], False, {}),
     "cpu-threads-slow": (["cpu-threads"], False, {"FAKE_CPU_X16": 6}),
     "cpu-threads-8-cores": (["cpu-threads"], False, {"FAKE_CPU_X16": 6, "FAKE_CPU_CORES": 8}),
@@ -320,6 +322,27 @@ class Tables(unittest.TestCase):
         self.assertEqual((j["status"], j["fullres"]["share"], len(j["fullres"]["rows"])), ("ok", 0.9, 4))
         self.assertEqual(sorted((r["side"], r["round"]) for r in j["fullres"]["rows"]),
                          [(1000, 1), (1000, 2), (10000, 1), (10000, 2)])
+
+    def test_fullres_trains_both_sizes_on_the_full_pictures_grid_and_names_it(self):
+        r = run("fullres")
+        grids = r.json("fullres")["fullres"]["grids"]
+        self.assertEqual(sorted(grids), ["1000", "10000"])
+        self.assertEqual(grids["1000"], grids["10000"])
+        self.assertIn("finest 10000", grids["1000"])
+        for part in ("fullres", "quick"):
+            self.assertTrue(any("--same-grid" in cmd for _, cmd in walked(part).commands), part)
+        self.assertIn(f"both on {grids['10000']}", r.json("fullres")["reason"])
+
+    def test_fullres_on_unlike_grids_is_not_comparable_failed_naming_both(self):
+        r = run("fullres-unlike")
+        j = r.json("fullres")
+        self.assertEqual((r.rc, j["status"]), (1, "failed"), r.output)
+        self.assertIn("not comparable: 10000 px trained 16 levels", j["reason"])
+        self.assertIn("finest 10000", j["reason"])
+        self.assertIn("1000 px 16 levels", j["reason"])
+        self.assertIn("finest 1000,", j["reason"])
+        self.assertRegex(r.log("fullres"), r"(?m)^grid at 1000: .*finest 1000, \d+ rows$")
+        self.assertNotIn("figure", check_of(j, "fullres"))
 
     def test_fullres_at_0_67_fails_naming_the_floor_and_the_report_prints_its_table(self):
         j = run("fullres-slow").json("fullres")
