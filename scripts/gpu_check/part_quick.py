@@ -11,8 +11,8 @@ import os
 from .common import ROOT, compute_sanitizer, grep
 from .floors import floors_elsewhere
 from .packing import TCNN_BIN
-from .peers import (grid_text, interop_cmd, interop_env, judge_fullres, judge_interop, judge_peers, our_grid, tcnn_config,
-                    torch_cmd)
+from .peers import (grid_text, interop_cmd, interop_env, judge_fullres, judge_interop, judge_peers, our_grid,
+                    tcnn_config, torch_cmd)
 from .readers import (DEFAULT_BACKWARD, collect_instant, ours, parse_fullres, parse_sanitizer, parse_tcnn,
                       parse_tests, sanitizer_problem)
 

@@ -176,8 +176,9 @@ def accuracy_problems(rows):
             if row is None:
                 problems.append(f"{preset} ({limit} s run): no result")
             elif row.get("reached") is not True:
-                problems.append(f"{preset} ({limit} s run) did not reach 99%: {100 * row.get('pixel_accuracy', 0):.2f}% "
-                                f"of pixels right after {row.get('train_seconds', 0):.1f} s ({row.get('steps')} steps)")
+                share = 100 * row.get("pixel_accuracy", 0)
+                problems.append(f"{preset} ({limit} s run) did not reach 99%: {share:.2f}% of pixels right after "
+                                f"{row.get('train_seconds', 0):.1f} s ({row.get('steps')} steps)")
     return problems
 
 

@@ -106,7 +106,8 @@ class PackFromBuild(unittest.TestCase):
 
 
 def in_git():
-    return subprocess.run(["git", "-C", ROOT, "rev-parse", "--is-inside-work-tree"], capture_output=True).returncode == 0
+    proc = subprocess.run(["git", "-C", ROOT, "rev-parse", "--is-inside-work-tree"], capture_output=True)
+    return proc.returncode == 0
 
 
 @unittest.skipUnless(in_git(), "no git checkout: the working tree a device call carries is not counted")

@@ -98,9 +98,9 @@ class Script(unittest.TestCase):
         write_tool(os.path.join(self.pack, "bin", "redraw"), REDRAW)
         write_tool(os.path.join(path, "nvidia-smi"), "#!/bin/sh\necho 'GPU 0: Fake GPU'\n")
         # relative to the root, where the script runs, as the default .gpu-pack is
-        self.env = {**os.environ, "REDRAW_GPU_PACK": os.path.relpath(self.pack, ROOT), "OUT": os.path.join(self.tmp, "out"),
-                    "TMPDIR": self.tmp, "REDRAW_CUBLAS_DIR": self.tmp, "HEADER": HEADER,
-                    "PATH": path + os.pathsep + os.environ["PATH"]}
+        self.env = {**os.environ, "REDRAW_GPU_PACK": os.path.relpath(self.pack, ROOT),
+                    "OUT": os.path.join(self.tmp, "out"), "TMPDIR": self.tmp, "REDRAW_CUBLAS_DIR": self.tmp,
+                    "HEADER": HEADER, "PATH": path + os.pathsep + os.environ["PATH"]}
 
     def call(self, *args, timeout=30, **fake):
         proc = subprocess.run(["bash", SCRIPT, *args], env={**self.env, **fake}, stdout=subprocess.PIPE,
@@ -135,7 +135,8 @@ class Script(unittest.TestCase):
 
     def test_a_bench_that_ignores_sigint_is_killed_after_the_grace(self):
         start = time.monotonic()
-        rc, out = self.call("instant", "1", REDRAW_KODAK_KILL_AFTER="2", FAKE_KODAK_TRAIN="40", FAKE_KODAK_IGNORE_INT="1")
+        rc, out = self.call("instant", "1", REDRAW_KODAK_KILL_AFTER="2", FAKE_KODAK_TRAIN="40",
+                            FAKE_KODAK_IGNORE_INT="1")
         self.assertLess(time.monotonic() - start, 20, out)
         self.assertEqual(rc, 0, out)  # the cells it had are still measured
 
