@@ -12,6 +12,9 @@ cli.py's docstring), standard library only, by responsibility:
   device.py        the GPU machine: the pack, the results folder, cuBLAS, the card
   packing.py       the pack, made on the build machine and unpacked on the GPU machine
   readers.py       what the steps leave, read back (doctest, sanitizer, benchmark output and JSON)
+  kodak.py         scripts/gpu_kodak.sh's verdict on the table its call made
+  case_filters.py  the test-case filters the parts give the test binaries, split and matched as
+                   doctest does (tests/scripts/case_filters_check.py holds them against the binaries)
   peers.py         the grids and the peers (PyTorch, tiny-cuda-nn), the interop check
   part_quick.py    quick; parts_checks.py and parts_speed.py: the other parts
 Tests: tests/scripts/ (a fake device; ctest gpu_check_logic)."""

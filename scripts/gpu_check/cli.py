@@ -7,7 +7,10 @@
                                       .gpu-pack, git-ignored), then prints the device calls to make;
                                       --tcnn-bin adds tiny-cuda-nn's image benchmark built elsewhere.
                                       DIR must be absent, empty or an earlier pack (it holds the
-                                      GPU_PACK file pack writes): anything else is refused, untouched
+                                      GPU_PACK file pack writes): anything else is refused, untouched.
+                                      An incomplete build leaves an earlier pack whole; the pack and
+                                      the working tree must fit a device call's 64 MiB together (it
+                                      prints the MiB left and how many Kodak images still fit)
   scripts/gpu_check.py run PART       there: one part per device call (see list)
   scripts/gpu_check.py list [PART...] anywhere: each part's steps and their timeouts, added up by
                                       walking the part without running anything
@@ -32,23 +35,25 @@ quick: redraw_cuda_tests; memcheck and racecheck on the fused MLP and hash-grid 
 samples/s (default kernels, the grid a user's 512x512 run trains) beside tiny-cuda-nn's image
 benchmark (when packed) and the PyTorch hash grid (fp16, eager and compiled), both given that same
 grid; the per-sample backward (the earlier default) against the default (shared-dense) on that
-grid and on the preset's unsized one; interop at 1024x1024; a short fullres run. It leaves 3 files in $OUT.
+grid and on the preset's unsized one (the default slower on either fails quick:
+shared_dense_over_per_sample); interop at 1024x1024; a short fullres run. It leaves 3 files in $OUT.
 The timeouts inside any part, quick included, add up to at most 480 s, so a part fits one device command
 (600 s, unpacking included); `run` refuses parts whose timeouts add up to more (REDRAW_GPU_LONG=1
 allows it on a machine without that limit; `all` needs it).
 Every part with a figure checks it against its floor (`floors` lists them) and says
 "failed" with the figure when it misses. A part says "ok" only when every one of its checks was
 measured: a check skipped (no tiny-cuda-nn binary, compute-sanitizer, PyTorch or EGL) or a floor
-only reported (the H100's on another card) ends it "incomplete", its reason naming what was not
-measured.
+only reported (the H100's and H200's on another card) ends it "incomplete", its reason naming what
+was not measured.
 `run` writes PART.json (machine-readable, "status": ok | failed | skipped | incomplete, the reason,
 the steps finished and the floors checked) and PART.log into $OUT when set, else .gpu-results/.
 PART.json is rewritten before every step with what the finished steps measured, so a part killed
 at the command's limit still leaves its JSON ("incomplete", naming the step it stopped in).
 Library paths are set only for Redraw's own processes (PyTorch keeps its own). cuBLAS is found in
 the machine's toolkit or PyTorch's wheels. A part that finds no device writes "skipped" with the
-reason and exits 0; a part that fails says which check failed and the program exits 1; else a part
-that ended incomplete makes it exit 3.
+reason and exits 0; a call without the pack fails every part it names (exit 1: it proved nothing); a
+part that fails says which check failed and the program exits 1; else a part that ended incomplete
+makes it exit 3.
 Environment: REDRAW_GPU_PACK (the pack folder), REDRAW_CUDA_ARCHS (the pack's architectures,
 default 90), REDRAW_GPU_BUILD (its build folder, default build-gpu), REDRAW_GPU_STEPS (bench
 steps, default 200), REDRAW_GPU_RESULTS (report's folders, ':'-separated), REDRAW_CUBLAS_DIR
@@ -157,14 +162,15 @@ def cmd_list(parts):
     return 0
 
 
-def skip_all(dev, parts, why):
-    """Every part in PARTS says skipped with WHY (no pack, device or cuBLAS): exit 0."""
+def end_all(dev, parts, status, why):
+    """Every part in PARTS ends STATUS with WHY: "failed" (no pack: a visit without it proves
+    nothing), exit 1; "skipped" (no device or cuBLAS: a machine without a GPU), exit 0."""
     for name in parts:
         p = new_part(name, dev)
-        p.finish("skipped", why)
+        p.finish(status, why)
         shutil.rmtree(p.tmp, ignore_errors=True)
-    print(f"SKIPPED: {why}")
-    return 0
+    print(f"{status.upper()}: {why}")
+    return dev.overall
 
 
 def over_one_call(parts):
@@ -188,9 +194,12 @@ def cmd_run(parts):
     if unknown(parts, " all"):
         return 2
     os.makedirs(dev.results, exist_ok=True)
+    why = dev.pack_problem()
+    if why:
+        return end_all(dev, parts, "failed", why)
     why = dev.ready()
     if why:
-        return skip_all(dev, parts, why)
+        return end_all(dev, parts, "skipped", why)
     why = over_one_call(parts)
     if why:
         print(why)

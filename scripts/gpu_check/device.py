@@ -35,10 +35,16 @@ class Device:
                 return True
         return False
 
+    def pack_problem(self):
+        """'' once the pack is unpacked, else why not (no pack carried, or it did not unpack)."""
+        if unpack(self.pack_abs):
+            return ""
+        if os.path.isfile(os.path.join(self.pack_abs, "pack.tar.xz")):
+            return f"the pack at {self.pack} did not unpack (pack.tar.xz damaged or cut short?)"
+        return f"no pack at {self.pack} (run 'scripts/gpu_check.py pack' on the build machine and carry it)"
+
     def ready(self):
-        """'' when a device can run the parts, else why not."""
-        if not unpack(self.pack_abs):
-            return f"no pack at {self.pack} (run 'scripts/gpu_check.py pack' on the build machine and carry it)"
+        """'' when a device can run the parts (after pack_problem), else why not."""
         smi = shutil.which("nvidia-smi")
         if not smi or subprocess.run([smi, "-L"], capture_output=True).returncode != 0:
             return "no CUDA device (nvidia-smi finds none)"

@@ -1,7 +1,9 @@
 """The pack (on the build machine): a build for the GPU machine's architecture, its binaries with
 their shared-library closure and the test images in one pack.tar.xz that a device call carries;
 `run` unpacks it there. A pack replaces its folder whole, so only a folder a pack made (it holds
-PACK_MARKER), an empty one or a new one may receive it."""
+PACK_MARKER), an empty one or a new one may receive it, and only once the new pack is complete
+(an incomplete build leaves the earlier pack whole). `pack` counts what a device call carries: the
+pack and the working tree together, within CARRY_LIMIT_MIB."""
 import glob
 import math
 import os
@@ -17,6 +19,8 @@ PACK_BINARIES = ("redraw", "libredraw_cuda.so", "redraw_tests", "redraw_cuda_tes
 BUILD_TARGETS = ("redraw", "redraw_cuda_module", "redraw_tests", "redraw_cuda_tests", "cuda_bench", "cpu_bench",
                  "psnr_bench", "redraw_interop_check", "decode_bench")
 PACK_LIMIT_MIB = 60
+CARRY_LIMIT_MIB = 64  # what a device call carries: the working tree and the pack folder together
+KODAK_IMAGE_BYTES = 822712  # the largest of the 24 Kodak PNGs (kodim13), for how many more still fit
 # Libraries the GPU machine provides itself: glibc, the driver (libcuda, libnvidia-*, the EGL vendor
 # library) and cuBLAS (its toolkit or PyTorch's wheel has the one matching its driver).
 PACK_SKIP_LIBS = re.compile(r"^(libc|libm|libmvec|libdl|librt|libpthread|libresolv)\.so|^ld-linux|"
@@ -47,13 +51,17 @@ def pack_folder_problem(out, build=None):
     return ""
 
 
-def replace_pack_folder(out):
-    """Empties OUT (after pack_folder_problem allowed it) and marks it as a pack folder."""
+def put_pack_folder(new, out):
+    """Renames the finished pack folder NEW over OUT (after pack_folder_problem allowed OUT): an
+    earlier OUT is renamed aside first and removed once NEW has its name."""
+    old = None
     if os.path.isdir(out):
-        shutil.rmtree(out)
-    os.makedirs(out)
-    with open(os.path.join(out, PACK_MARKER), "w") as f:
-        f.write("A folder made by scripts/gpu_check.py pack: the next pack into it replaces it whole.\n")
+        old = tempfile.mkdtemp(prefix=".gpu-pack-old-", dir=os.path.dirname(os.path.abspath(out)))
+        os.rmdir(old)
+        os.rename(out, old)
+    os.rename(new, out)
+    if old:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def stage_pack(build, stage, tcnn_bin=None):
@@ -89,28 +97,39 @@ def stage_pack(build, stage, tcnn_bin=None):
 
 def pack_from_build(build, out, tcnn_bin=None):
     """Copies BUILD/bin's binaries (and tcnn_bin, when given) with their shared-library closure
-    into OUT/pack.tar.xz, what travels to the GPU machine (`run` unpacks it there). True when
-    every binary was there; False, with OUT untouched, when pack_folder_problem refuses OUT.
+    into OUT/pack.tar.xz, what travels to the GPU machine (`run` unpacks it there). The pack is made
+    in a new folder beside OUT and renamed over it only when complete (every binary there, tar
+    done), so a failed or incomplete pack leaves an earlier one whole. True when it replaced OUT;
+    False, with OUT untouched, otherwise (pack_folder_problem refusing OUT among the reasons).
     xz runs at -3 on two threads; REDRAW_PACK_XZ_OPT replaces those options (tests/project/gpu_pack_contract.sh)."""
     problem = pack_folder_problem(out, build)
     if problem:
         print(f"gpu_check pack: {problem}")
         return False
     stage = tempfile.mkdtemp(prefix="gpu_pack-")
+    new = tempfile.mkdtemp(prefix=".gpu-pack-new-", dir=os.path.dirname(os.path.abspath(out)))
+    os.chmod(new, 0o755)
     try:
-        complete = stage_pack(build, stage, tcnn_bin)
-        replace_pack_folder(out)
+        if not stage_pack(build, stage, tcnn_bin):
+            print(f"gpu_check pack: the build is incomplete: {out} is left as it was")
+            return False
+        with open(os.path.join(new, PACK_MARKER), "w") as f:
+            f.write("A folder made by scripts/gpu_check.py pack: the next pack into it replaces it whole.\n")
         files = sorted("./" + os.path.relpath(os.path.join(d, f), stage)
                        for d, _, names in os.walk(stage) for f in names)
-        with open(os.path.join(out, "MANIFEST"), "w") as f:
+        with open(os.path.join(new, "MANIFEST"), "w") as f:
             f.write("".join(line + "\n" for line in files))
-        tar = subprocess.run(["tar", "-cJf", os.path.abspath(os.path.join(out, "pack.tar.xz")), "."], cwd=stage,
+        tar = subprocess.run(["tar", "-cJf", os.path.join(new, "pack.tar.xz"), "."], cwd=stage,
                              env={**os.environ, "XZ_OPT": os.environ.get("REDRAW_PACK_XZ_OPT", "-3 -T2")})
-        complete &= tar.returncode == 0
-        shutil.copy(os.path.join(stage, "REVISION"), out)
+        if tar.returncode != 0:
+            print(f"gpu_check pack: tar failed (exit {tar.returncode}): {out} is left as it was")
+            return False
+        shutil.copy(os.path.join(stage, "REVISION"), new)
+        put_pack_folder(new, out)
+        return True
     finally:
         shutil.rmtree(stage, ignore_errors=True)
-    return complete
+        shutil.rmtree(new, ignore_errors=True)
 
 
 def unpack(folder):
@@ -147,15 +166,52 @@ def build_for_gpu(build):
     return True
 
 
-def pack_summary(out, tcnn_bin, part_names):
-    """Prints the pack's size and the device calls to make (one per part in PART_NAMES); 1 when the
-    pack is over PACK_LIMIT_MIB, else 0."""
-    mib = math.ceil(sum(os.path.getsize(os.path.join(out, f)) for f in os.listdir(out)) / 2**20)
+def folder_bytes(folder):
+    """The bytes of every file under FOLDER (links not followed)."""
+    return sum(os.lstat(os.path.join(d, f)).st_size for d, _, names in os.walk(folder) for f in names)
+
+
+def tree_bytes(root=ROOT):
+    """The bytes of the working tree a device call carries beside the pack: tracked files and the
+    untracked ones git does not ignore (None outside a git checkout)."""
+    ls = subprocess.run(["git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                        capture_output=True)
+    if ls.returncode != 0:
+        return None
+    paths = {os.path.join(root, p) for p in ls.stdout.decode(errors="replace").split("\0") if p}
+    return sum(os.lstat(p).st_size for p in paths if os.path.isfile(p) and not os.path.islink(p))
+
+
+def carry_room(pack, tree):
+    """(the lines saying what a device call carries, True when it fits CARRY_LIMIT_MIB): the pack
+    folder's PACK bytes and the working tree's TREE bytes, the MiB left and how many Kodak images
+    (KODAK_IMAGE_BYTES each) still fit in them."""
+    if tree is None:
+        return [f"gpu_check pack: no git checkout here: the working tree a device call carries beside the pack is "
+                f"not counted (the limit is {CARRY_LIMIT_MIB} MiB for both)"], pack <= CARRY_LIMIT_MIB * 2**20
+    left = CARRY_LIMIT_MIB * 2**20 - pack - tree
+    lines = [f"gpu_check pack: a device call carries the pack ({pack / 2**20:.1f} MiB) and the working tree "
+             f"({tree / 2**20:.1f} MiB): {(pack + tree) / 2**20:.1f} MiB of {CARRY_LIMIT_MIB}"]
+    if left < 0:
+        return lines + [f"gpu_check pack: {-left / 2**20:.1f} MiB over the carry limit"], False
+    return lines + [f"  {left / 2**20:.1f} MiB left: room for {min(24, left // KODAK_IMAGE_BYTES)} Kodak images "
+                    f"(up to {KODAK_IMAGE_BYTES / 2**20:.2f} MiB each) in {{pack}}/kodak"], True
+
+
+def pack_summary(out, tcnn_bin, part_names, tree=None):
+    """Prints the pack's size, what a device call carries with it (the working tree's TREE bytes,
+    counted when None) and the device calls to make (one per part in PART_NAMES); 1 when the pack
+    is over PACK_LIMIT_MIB or the pack and the tree over CARRY_LIMIT_MIB, else 0."""
+    pack = folder_bytes(out)
+    mib = math.ceil(pack / 2**20)
     files = len(read(os.path.join(out, "MANIFEST")).splitlines())
     print(f"gpu_check pack: {out} is {mib} MiB compressed (limit {PACK_LIMIT_MIB}): {files} files")
     print(f"tiny-cuda-nn: {'packed from ' + tcnn_bin if tcnn_bin else 'not packed (quick skips it; --tcnn-bin PATH)'}")
-    if mib > PACK_LIMIT_MIB:
-        print(f"gpu_check pack: the pack is over {PACK_LIMIT_MIB} MiB")
+    lines, fits = carry_room(pack, tree_bytes() if tree is None else tree)
+    print("\n".join(lines).replace("{pack}", out))
+    if mib > PACK_LIMIT_MIB or not fits:
+        print(f"gpu_check pack: the pack is over {PACK_LIMIT_MIB} MiB" if mib > PACK_LIMIT_MIB else
+              f"gpu_check pack: the pack and the working tree are over a device call's {CARRY_LIMIT_MIB} MiB")
         return 1
     print(f'\nDevice calls (the run tool, carry ["{out}"]), one part per call, quick first:')
     for name in part_names:

@@ -23,6 +23,7 @@ class Part(Results):
         self.spent = 0
         self.step_label = "(start)"
         self.walk = []  # (label, seconds) of each step, in a dry run
+        self.commands = []  # (label, command) of each step, in a dry run
         self.headers = []
         self.child = None
         self.collect = None  # gathers what the finished steps measured into data, before each step
@@ -82,6 +83,7 @@ class Part(Results):
             return 125
         if self.dry:
             self.walk.append((label, secs))
+            self.commands.append((label, list(cmd)))
             return 0
         self.progress(label)
         with open(out or self.log, mode) as f:

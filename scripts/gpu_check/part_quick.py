@@ -1,7 +1,8 @@
 """quick: the most one device call proves (QUICK_LIMIT), run first on every visit. The CUDA tests,
 memcheck and racecheck on the fused MLP and hash-grid cases, instant's samples/s (default kernels,
 a user's grid) beside the PyTorch hash grid and tiny-cuda-nn (when packed) on that same grid, the
-shared-dense (default) and per-sample backwards on a user's grid and the preset's unsized one, interop at
+shared-dense (default) and per-sample backwards on a user's grid and the preset's unsized one (the
+default must not be the slower: shared_dense_over_per_sample), interop at
 1024x1024, a short fullres run. All of it goes to quick.log and quick.json: with device.txt, 3
 files in $OUT."""
 import json
@@ -10,7 +11,8 @@ import os
 from .common import ROOT, compute_sanitizer, grep
 from .floors import floors_elsewhere
 from .packing import TCNN_BIN
-from .peers import grid_text, interop_cmd, interop_env, judge_interop, judge_peers, our_grid, tcnn_config, torch_cmd
+from .peers import (grid_text, interop_cmd, interop_env, judge_fullres, judge_interop, judge_peers, our_grid,
+                    tcnn_config, torch_cmd)
 from .readers import (DEFAULT_BACKWARD, collect_instant, ours, parse_fullres, parse_sanitizer, parse_tcnn,
                       parse_tests, sanitizer_problem)
 
@@ -96,14 +98,15 @@ def quick_speed(p, rcs, tcnn_conf):
     rcs["fullres"] = p.step("full resolution: 10000x10000 against 1000, 8 s each", 105,
                             ["bash", os.path.join(ROOT, "bench", "full_res_bench.sh"), "--backend", "cuda",
                              "--size", "10000x10000", "--side", "1000", "--steps", "1000000", "--seconds", "8",
-                             "--rounds", "1", "--keep", p.path("fullres")],
+                             "--rounds", "1", "--same-grid", "--keep", p.path("fullres")],
                             env={**env, "REDRAW_BUILD_DIR": p.dev.pack_abs})
 
 
 def check_backward_ab(p, rc):
     """quick's A/B of the hash-grid backwards: each one's samples/s on a user's grid and on the
-    preset's unsized one, the other one's as a share of the default's (no floor: it says which to
-    keep); failed when a row is missing (the other kernel failed or the step ran out of time)."""
+    preset's unsized one, and the default's over the other's on each grid, the lower of the two
+    judged against shared_dense_over_per_sample (the default must not be the slower one); failed
+    when a row is missing (the other kernel failed or the step ran out of time)."""
     rows = {((r.get("grid") or {}).get("sizing"), r.get("hash_grid_backward")): r for r in p.data["instant_cuda"]
             if r.get("hash_grid_backward") and r.get("precision") == "auto"}
     p.data["backward_ab"] = [{"grid": g, "backward": b, "samples_per_s": r["samples_per_s"], "grid_resolved": r["grid"]}
@@ -113,12 +116,13 @@ def check_backward_ab(p, rc):
     if missing:
         p.check("backward A/B", "failed", f"no samples/s for {', '.join(missing)} (exit {rc}; see quick.log)")
         return
-    share = {g: rows[(g, AB_BACKWARD)]["samples_per_s"] / rows[(g, DEFAULT_BACKWARD)]["samples_per_s"]
+    ratio = {g: rows[(g, DEFAULT_BACKWARD)]["samples_per_s"] / rows[(g, AB_BACKWARD)]["samples_per_s"]
              for g in ("image", "preset")}
-    p.check("backward A/B", "ok", f"{AB_BACKWARD} at {share['image']:.2f}x {DEFAULT_BACKWARD}'s samples/s on a user's "
-                                  f"grid ({grid_text(rows[('image', AB_BACKWARD)]['grid'])}), {share['preset']:.2f}x "
-                                  f"on the preset's ({grid_text(rows[('preset', AB_BACKWARD)]['grid'])})",
-            shares=share)
+    p.judge("backward A/B", "shared_dense_over_per_sample", min(ratio.values()),
+            f"{DEFAULT_BACKWARD} at {ratio['image']:.2f}x {AB_BACKWARD}'s samples/s on a user's grid "
+            f"({grid_text(rows[('image', AB_BACKWARD)]['grid'])}), {ratio['preset']:.2f}x on the preset's "
+            f"({grid_text(rows[('preset', AB_BACKWARD)]['grid'])}): the lower {{}}")
+    p.checks[-1]["ratios"] = ratio
 
 
 def check_tests_and_tools(p, rcs):
@@ -177,7 +181,4 @@ def quick_checks(p, rcs):
     check_backward_ab(p, rcs["instant"])
     judge_interop(p, rcs["interop"], p.section("interop"))
     check_peers(p, rcs)
-    if "share" not in p.data["fullres"]:
-        p.check("fullres", "failed", f"the bench gave no share (exit {rcs['fullres']}; see quick.log)")
-    else:
-        p.judge("fullres", "fullres_share", p.data["fullres"]["share"], "100 MP at {} of 1 MP steps/s")
+    judge_fullres(p, rcs["fullres"], "quick.log")

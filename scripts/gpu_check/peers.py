@@ -83,6 +83,33 @@ def judge_peers(p, name, floor_key, theirs, who, their_grid=None):
                                                 f"{fmt_figure(theirs, 'samples/s')}: {{}}")
 
 
+def fullres_unlike(full):
+    """'' when full_res_bench's share (FULL: parse_fullres's "fullres") compares like with like, both
+    sizes on one known grid; else why it is not comparable, naming both grids."""
+    grids = full.get("grids", {})
+    big, small = grids.get(str(full.get("full_side"))), grids.get(str(full.get("small_side")))
+    if not big or not small or "unknown" in (big, small):
+        return (f"not comparable: a grid is unknown ({full.get('full_side')} px: {big or 'unknown'}; "
+                f"{full.get('small_side')} px: {small or 'unknown'})")
+    if big != small:
+        return (f"not comparable: {full['full_side']} px trained {big}, {full['small_side']} px {small} "
+                f"(the share {full['share']:.2f} is not judged)")
+    return ""
+
+
+def judge_fullres(p, rc, log_name):
+    """The fullres check from p.data["fullres"]: failed without a share, or when its two sizes did not
+    train the same grid (fullres_unlike); else the share against fullres_share, the grid named."""
+    full = p.data["fullres"]
+    if "share" not in full:
+        p.check("fullres", "failed", f"the bench gave no share (exit {rc}; see {log_name})")
+    elif fullres_unlike(full):
+        p.check("fullres", "failed", fullres_unlike(full))
+    else:
+        grid = full["grids"][str(full["full_side"])]
+        p.judge("fullres", "fullres_share", full["share"], f"100 MP at {{}} of 1 MP steps/s, both on {grid}")
+
+
 def interop_env(p):
     """OpenGL through EGL on the NVIDIA device: glvnd's libEGL (packed) finds the driver's vendor
     library through its JSON file."""

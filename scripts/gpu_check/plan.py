@@ -39,6 +39,12 @@ def new_part(name, dev, dry=False):
 def walk(name):
     """PART walked without running anything: its timeouts in all and its steps, (seconds, [(label,
     seconds)...]). A step past the part's limit is left out of the steps but counted in the seconds."""
+    p = walked(name)
+    return p.spent, p.walk
+
+
+def walked(name):
+    """The Part NAME after a dry run: its spent seconds, steps (walk) and their commands (commands)."""
     dev = Device()
     dev.results = tempfile.mkdtemp(prefix="gpu_check-dry-")
     p = new_part(name, dev, dry=True)
@@ -52,7 +58,7 @@ def walk(name):
     finally:
         shutil.rmtree(p.tmp, ignore_errors=True)
         shutil.rmtree(dev.results, ignore_errors=True)
-    return p.spent, p.walk
+    return p
 
 
 def unknown(parts, extra=""):

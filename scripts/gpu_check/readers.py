@@ -89,7 +89,9 @@ def parse_fullres(log):
                      "steps_per_s": float(m[5]), "wall_s": float(m[6]), "outside_s": float(m[7]),
                      "peak_rss_mib": int(m[8]), "psnr_db": m[9].strip(), "metrics_rows_pct": m[10].strip()})
     share = re.search(r"^steps/s at (\d+) as a share of (\d+): ([\d.]+)", log, re.M)
-    res = {"rows": rows, "floor": FLOORS["fullres_share"].value}
+    # each size's hash grid, in words (bench/model_grid.py): "grid at SIDE: ..."
+    grids = {m[1]: m[2].strip() for m in re.finditer(r"^grid at (\d+): (.*)$", log, re.M)}
+    res = {"rows": rows, "grids": grids, "floor": FLOORS["fullres_share"].value}
     if share:
         res.update({"full_side": int(share[1]), "small_side": int(share[2]), "share": float(share[3])})
     return {"fullres": res}

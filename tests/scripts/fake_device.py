@@ -6,14 +6,18 @@ variables in the environment of the run:
   FAKE_GPU_NAME      the card's name (an H100's floors apply only on a card so named)
   FAKE_HANG          redraw_cuda_tests or redraw_tests: that binary prints "hanging" and sleeps 20 s
   FAKE_FULL_STEPS    redraw train's steps at full resolution (300 at --max-side 1000; default 270)
+  FAKE_IGNORE_SET=1  redraw train ignores --set: each size trains the grid it sizes (unlike grids)
   FAKE_SAMPLES       cuda_bench's samples/s with the default (shared-dense) backward (default 3.5e8)
   FAKE_AB_SAMPLES    ... with the per-sample one, the A/B's other (default 3.2e8); FAKE_AB_CRASH=1: dies after a row
+  FAKE_UNREACHED     with --accuracy: the presets (comma-separated) that do not reach the target
+                     ("reached": false, exit 0, as cuda_bench reports it); the others reach it
   FAKE_CPU_X16       cpu_bench at 16 threads, in multiples of 1 thread's 10 steps/s (default 12)
   FAKE_CPU_CORES     the cores cpu_bench reports (default 16)
   FAKE_INTEROP_MS    the interop check's copy + upload (default 0.640); FAKE_NO_EGL=1 skips it (77)
   FAKE_TORCH_SAMPLES the PyTorch hash grid compiled (default 1.2e8; eager a third of it);
                      FAKE_TORCH_LOG2 its table size; FAKE_NO_TORCH=1 says SKIPPED as without PyTorch
   FAKE_TCNN_SAMPLES  tiny-cuda-nn at batch 2^18 (default 2.9e8), after 2^21's 9e8; then a 30 s pause
+  FAKE_NCU_KERNELS   the kernels Nsight Compute (ncu) reports, each with its Duration (default 24), exit 0
 """
 import glob
 import os
@@ -36,11 +40,31 @@ TESTS = """#!/bin/sh
 [ "${FAKE_HANG:-}" = redraw_tests ] && { echo "hanging"; sleep 20; }
 echo "[doctest] test cases: 4 | 4 passed | 0 failed | 0 skipped"
 """
-# redraw train prints train's summary: 300 steps at --max-side 1000, FAKE_FULL_STEPS at any other size.
+# redraw train prints train's summary: 300 steps at --max-side 1000, FAKE_FULL_STEPS at any other size;
+# with --out it saves a model.redraw holding its size and grid (finest at the size and a 2^19 table, or
+# what --set gives them: FAKE_IGNORE_SET=1 ignores --set), which `redraw info --json` prints.
 REDRAW = """#!/bin/sh
+if [ "$1" = info ] && [ "$2" = --json ] && [ -f "$3" ]; then
+  read -r side finest log2 <"$3"
+  echo "{\\"config\\": {\\"model\\": {\\"encoding\\": {\\"otype\\": \\"HashGrid\\", \\"n_levels\\": 16," \\
+    "\\"n_features_per_level\\": 2, \\"log2_hashmap_size\\": $log2, \\"base_resolution\\": 16," \\
+    "\\"finest_resolution\\": $finest, \\"per_level_scale\\": 1.5}}}, \\"image_width\\": $side, \\"image_height\\": $side}"
+  exit 0
+fi
 [ "$1" = train ] || { echo "redraw $1 (fake)"; exit 0; }
-steps=${FAKE_FULL_STEPS:-270}
-while [ $# -gt 0 ]; do [ "$1" = --max-side ] && [ "$2" = 1000 ] && steps=300; shift; done
+steps=${FAKE_FULL_STEPS:-270} side=10000 out="" finest="" log2=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --max-side) [ "$2" = 1000 ] && steps=300 side=1000 ;;
+    --out) out="$2" ;;
+    --set) [ "${FAKE_IGNORE_SET:-}" = 1 ] || case "$2" in
+             model.encoding.finest_resolution=*) finest="${2#*=}" ;;
+             model.encoding.log2_hashmap_size=*) log2="${2#*=}" ;;
+           esac ;;
+  esac
+  shift
+done
+[ -n "$out" ] && mkdir -p "$out" && echo "$side ${finest:-$side} ${log2:-19}" >"$out/model.redraw"
 echo "stopped: $steps steps, PSNR 30.00 dB, 30.0s -> final.png"
 echo "metrics rows: 30 sampled, 0.30 s, 1.0% of the training time"
 """
@@ -73,6 +97,15 @@ for g in opt("--grids", "image").split(","):
             json.dump({{"throughput": rows, "accuracy": []}}, f)
         if os.environ.get("FAKE_AB_CRASH") == "1":
             sys.exit(134)
+if "--accuracy" in a:
+    unreached = os.environ.get("FAKE_UNREACHED", "").split(",")
+    acc = [{{"preset": p, "steps": 400, "train_seconds": 0.2 if p not in unreached else 10.0,
+            "pixel_accuracy": 0.995 if p not in unreached else 0.6694, "reached": p not in unreached}}
+           for p in opt("--presets", "").split(",")]
+    for r in acc:
+        print(f"  {{r['preset']}} {{'reached' if r['reached'] else 'NOT reached'}}", flush=True)
+    with open(opt("--json", os.devnull), "w") as f:
+        json.dump({{"throughput": rows, "accuracy": acc}}, f)
 """
 CPU_BENCH = """#!/bin/sh
 threads=1 presets=""
@@ -144,6 +177,18 @@ echo "Finished training benchmark. Mean throughput is ${FAKE_TCNN_SAMPLES:-2.9e8
 sleep 30
 """
 
+# Nsight Compute: FAKE_NCU_KERNELS kernels, each as ncu prints one (a header line, its sections' rows).
+NCU = """#!/bin/sh
+i=0
+while [ "$i" -lt "${FAKE_NCU_KERNELS:-24}" ]; do
+  echo "  hash_grid_encode_kernel(const float *, int) (1024, 1, 1)x(256, 1, 1), Context 1, Stream 7, Device 0, CC 9.0"
+  echo "    Section: GPU Speed Of Light Throughput"
+  echo "    Duration                         usecond        42.10"
+  echo "    Memory Throughput                      %        61.30"
+  i=$((i + 1))
+done
+"""
+
 
 def write_tool(path, text):
     with open(path, "w") as f:
@@ -177,6 +222,7 @@ class FakeDevice:
             write_tool(os.path.join(self.pack, "bin", name), text)
         write_tool(os.path.join(self.path, "nvidia-smi"), NVIDIA_SMI)
         write_tool(os.path.join(self.path, "compute-sanitizer"), SANITIZER)
+        write_tool(os.path.join(self.path, "ncu"), NCU)
         write_tool(os.path.join(self.path, "python3"), PYTHON3.format(py=PY, peer=peer))
         self.tcnn = os.path.join(folder, "tcnn_image_bench")
         write_tool(self.tcnn, TCNN)

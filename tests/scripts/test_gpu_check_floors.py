@@ -32,9 +32,17 @@ class Verdicts(unittest.TestCase):
         fl = floors.FLOORS["instant_samples_per_s"]
         status, detail = floors.verdict(fl, 2.5e8, "Fake GPU", "{} samples/s")
         self.assertEqual(status, "reported")
-        self.assertIn("2.50e8 samples/s (0.83 of the H100 floor 3.00e8", detail)
+        self.assertIn("2.50e8 samples/s (0.83 of the H100 or H200 floor 3.00e8", detail)
         self.assertIn("this is Fake GPU", detail)
         self.assertIn("an unknown card", floors.verdict(fl, 2.5e8, "")[1])
+
+    def test_the_samples_floor_is_judged_on_an_h200_as_on_an_h100(self):
+        fl = floors.FLOORS["instant_samples_per_s"]
+        for card in ("NVIDIA H200", "NVIDIA H200 NVL", "NVIDIA H100 80GB HBM3"):
+            self.assertEqual(floors.verdict(fl, 2.47e8, card, "{} samples/s"),
+                             ("failed", "2.47e8 samples/s, under the floor 3.00e8"), card)
+            self.assertEqual(floors.verdict(fl, 3.2e8, card)[0], "ok", card)
+        self.assertEqual(floors.verdict(fl, 3.2e8, "NVIDIA A100-SXM4-80GB")[0], "reported")
 
     def test_figures_print_by_unit(self):
         self.assertEqual(floors.fmt_figure(2.9e8, "samples/s"), "2.90e8")
@@ -45,7 +53,7 @@ class Verdicts(unittest.TestCase):
 
 class Table(unittest.TestCase):
     def test_every_floor_is_well_formed_and_checked_by_known_parts(self):
-        self.assertEqual(len(floors.FLOOR_LIST), 7)
+        self.assertEqual(len(floors.FLOOR_LIST), 8)
         self.assertEqual(list(floors.FLOORS), [f.name for f in floors.FLOOR_LIST])
         for f in floors.FLOOR_LIST:
             self.assertIn(f.op, (">=", "<="), f.name)
@@ -63,9 +71,10 @@ class Table(unittest.TestCase):
         table = floors.markdown_table()
         self.assertEqual(len(table), 2 + len(floors.FLOOR_LIST))
         self.assertEqual(table[2], "| `instant_samples_per_s` | at least 3.00e8 samples/s | instant's training "
-                                   "samples/s at batch 2^18, default kernels, precision auto (on other cards the "
-                                   "figure and its share of this floor are reported) | `quick`, `instant` | an H100 "
-                                   "(elsewhere reported) |")
+                                   "samples/s at batch 2^18, default kernels, precision auto; an H100's figure, which "
+                                   "an H200 (the same GH100 die, with more memory bandwidth) must meet too (on other "
+                                   "cards the figure and its share of this floor are reported) | `quick`, `instant` | "
+                                   "an H100 or H200 (elsewhere reported) |")
         self.assertIn("| `interop_copy_upload_ms` | at most 1.000 ms |", "\n".join(table))
         self.assertIn("| `fullres_share` | at least 0.80 |", "\n".join(table))
 

@@ -2,6 +2,8 @@
 binary packed (tiny-cuda-nn's benchmark under bin/tcnn_image_bench), a pack replacing only a folder
 a pack made, `pack` in a stand-in checkout refusing its own folders before building anything, and
 every command answering --help without doing anything else."""
+import contextlib
+import io
 import os
 import shutil
 import subprocess
@@ -10,6 +12,7 @@ import unittest
 
 from fake_device import write_tool
 from support import ROOT, program
+from gpu_check import packing
 from gpu_check.packing import PACK_BINARIES, pack_folder_problem
 
 COMMANDS = ("pack", "pack-from-build", "unpack", "run", "list", "report", "floors")
@@ -65,11 +68,27 @@ class PackFromBuild(unittest.TestCase):
         self.assertTrue(os.path.isfile(os.path.join(self.tmp, "empty", "MANIFEST")))
         self.assertFalse(os.path.exists(os.path.join(self.tmp, "empty", "bin")))
 
-    def test_a_build_without_cuda_bench_makes_an_incomplete_pack_exit_1_naming_it(self):
+    def test_a_build_without_cuda_bench_makes_no_pack_exit_1_naming_it(self):
         os.remove(os.path.join(self.build, "bin", "cuda_bench"))
         rc, out = self.pack("fake-pack2")
         self.assertEqual(rc, 1)
         self.assertIn("cuda_bench was not built", out)
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, "fake-pack2")))
+
+    def test_an_incomplete_build_leaves_the_earlier_pack_whole(self):
+        good = os.path.join(self.tmp, "good")
+        self.assertEqual(self.pack("good")[0], 0)
+        with open(os.path.join(good, "pack.tar.xz"), "rb") as f:
+            before = f.read()
+        os.remove(os.path.join(self.build, "bin", "cuda_bench"))
+        rc, out = self.pack("good")
+        self.assertEqual(rc, 1, out)
+        self.assertIn("good is left as it was", out)
+        with open(os.path.join(good, "pack.tar.xz"), "rb") as f:
+            self.assertEqual(f.read(), before)
+        with open(os.path.join(good, "MANIFEST")) as f:
+            self.assertIn("./bin/cuda_bench", f.read().splitlines())
+        self.assertEqual(sorted(os.listdir(self.tmp)), ["fake-build", "good"])  # no half-made folder beside it
 
     def test_a_link_a_file_and_overlapping_folders_are_refused(self):
         os.symlink(self.build, os.path.join(self.tmp, "link"))
@@ -84,6 +103,46 @@ class PackFromBuild(unittest.TestCase):
         self.assertIn("overlap", pack_folder_problem(outer, os.path.join(outer, "build")))
         self.assertEqual(pack_folder_problem(outer, self.build), "")
         self.assertEqual(pack_folder_problem(os.path.join(self.tmp, "new"), self.build), "")
+
+
+def in_git():
+    proc = subprocess.run(["git", "-C", ROOT, "rev-parse", "--is-inside-work-tree"], capture_output=True)
+    return proc.returncode == 0
+
+
+@unittest.skipUnless(in_git(), "no git checkout: the working tree a device call carries is not counted")
+class CarryLimit(unittest.TestCase):
+    """`pack`'s size check: the pack and the working tree within a device call's 64 MiB."""
+
+    def summary(self, mib):
+        with tempfile.TemporaryDirectory() as out:
+            with open(os.path.join(out, "MANIFEST"), "w") as f:
+                f.write("./bin/redraw\n")
+            with open(os.path.join(out, "pack.tar.xz"), "wb") as f:
+                f.truncate(int(mib * 2**20))  # sparse: its size, not its blocks
+            buf = io.StringIO()
+            with contextlib.redirect_stdout(buf):
+                rc = packing.pack_summary(out, None, ["quick"])
+        return rc, buf.getvalue()
+
+    def test_a_pack_under_its_own_limit_but_over_with_the_tree_fails_naming_both(self):
+        tree = packing.tree_bytes() / 2**20
+        pack = min(59.5, 64.5 - tree)  # under the pack's own 60 MiB
+        self.assertGreater(pack + tree, 64, "the working tree is too small for this case")
+        rc, out = self.summary(pack)
+        self.assertEqual(rc, 1, out)
+        self.assertIn(f"and the working tree ({tree:.1f} MiB)", out)
+        self.assertIn("over a device call's 64 MiB", out)
+        self.assertNotIn("Device calls", out)
+
+    def test_it_prints_the_mib_left_and_the_kodak_images_that_fit(self):
+        tree = packing.tree_bytes() / 2**20
+        rc, out = self.summary(50)
+        self.assertEqual(rc, 0, out)
+        left = 64 - 50 - tree
+        self.assertIn(f"{left:.1f} MiB left: room for {min(24, int(left * 2**20 // packing.KODAK_IMAGE_BYTES))} "
+                      f"Kodak images", out)
+        self.assertIn("python3 scripts/gpu_check.py run quick", out)
 
 
 class StandInCheckout(unittest.TestCase):

@@ -12,9 +12,11 @@ import unittest
 
 from fake_device import FakeDevice
 from support import ROOT, check_of, run_parts
-from gpu_check import floors
+from gpu_check import floors, parts_checks
+from gpu_check.plan import walked
 
 H100 = "NVIDIA H100 80GB HBM3"
+H200 = "NVIDIA H200"
 WORK = None
 DEVICE = None
 RUNS = {}
@@ -25,6 +27,7 @@ SCENARIOS = {
     "quick": (["quick"], False, {}),
     "quick-torch-grid": (["quick"], False, {"FAKE_TORCH_LOG2": 19}),
     "quick-ab-crash": (["quick"], False, {"FAKE_AB_CRASH": 1}),
+    "quick-ab-slower": (["quick"], False, {"FAKE_AB_SAMPLES": "4.0e8"}),
     "quick-tcnn": (["quick"], True, {}),
     "quick-tcnn-faster": (["quick"], True, {"FAKE_TCNN_SAMPLES": "4.2e8"}),
     "quick-h100": (["quick"], True, {"FAKE_GPU_NAME": H100}),
@@ -35,15 +38,22 @@ SCENARIOS = {
     "instant-h100-slow": (["instant"], False, {"FAKE_GPU_NAME": H100, "FAKE_SAMPLES": "2.5e8"}),
     "instant-slow": (["instant"], False, {"FAKE_SAMPLES": "2.5e8"}),
     "instant-h100": (["instant"], False, {"FAKE_GPU_NAME": H100}),
+    "instant-h200": (["instant"], False, {"FAKE_GPU_NAME": H200}),
+    "quick-h200": (["quick"], True, {"FAKE_GPU_NAME": H200}),
     "instant-torch-faster": (["instant-torch"], False, {"FAKE_TORCH_SAMPLES": "5e8"}),
     "instant-torch": (["instant-torch"], False, {}),
     "interop-slow": (["interop"], False, {"FAKE_INTEROP_MS": "1.5"}),
     "interop": (["interop"], False, {}),
     "fullres": (["fullres"], False, {}),
     "fullres-slow": (["fullres"], False, {"FAKE_FULL_STEPS": 200}),
+    "fullres-unlike": (["fullres"], False, {"FAKE_IGNORE_SET": 1}),
     "cpu-threads": (["cpu-threads"], False, {}),
     "cpu-threads-slow": (["cpu-threads"], False, {"FAKE_CPU_X16": 6}),
     "cpu-threads-8-cores": (["cpu-threads"], False, {"FAKE_CPU_X16": 6, "FAKE_CPU_CORES": 8}),
+    "profile": (["profile"], False, {}),
+    "profile-nothing": (["profile"], False, {"FAKE_NCU_KERNELS": 0}),
+    "accuracy": (["accuracy"], False, {}),
+    "accuracy-unreached": (["accuracy"], False, {"FAKE_UNREACHED": "siren"}),
     "tests-sanitize": (["tests", "sanitize"], False, {}),
     "quick-accuracy": (["quick", "accuracy"], False, {}),
 }
@@ -141,15 +151,23 @@ class Quick(unittest.TestCase):
         row = [r for r in j["instant_cuda"] if r["hash_grid_kernels"] == "default kernels"][0]
         self.assertEqual((row["grid"]["log2_hashmap_size"], row["grid"]["dense_levels"]), (18, 15))
 
-    def test_the_backward_ab_has_both_backwards_on_both_grids_with_the_shares(self):
+    def test_the_backward_ab_has_both_backwards_on_both_grids_with_the_ratios(self):
         j = run("quick").json("quick")
         c = check_of(j, "backward A/B")
         self.assertEqual(c["status"], "ok")
         self.assertEqual(sorted((r["grid"], r["backward"]) for r in j["backward_ab"]),
                          [("image", "per-sample"), ("image", "shared-dense"), ("preset", "per-sample"),
                           ("preset", "shared-dense")])
-        self.assertAlmostEqual(c["shares"]["image"], 3.2 / 3.5, places=9)
-        self.assertIn("0.91x", c["detail"])
+        self.assertAlmostEqual(c["ratios"]["image"], 3.5 / 3.2, places=9)
+        self.assertEqual((c["floor"], c["figure"]), ("shared_dense_over_per_sample", 3.5 / 3.2))
+        self.assertIn("shared-dense at 1.09x per-sample's samples/s on a user's grid", c["detail"])
+
+    def test_a_default_backward_slower_than_per_sample_fails_the_ab_with_both_figures(self):
+        r = run("quick-ab-slower")
+        c = check_of(r.json("quick"), "backward A/B")
+        self.assertEqual((r.rc, c["status"]), (1, "failed"), r.output)
+        self.assertIn("shared-dense at 0.88x per-sample's samples/s", c["detail"])
+        self.assertIn("under the floor 1.00x", c["detail"])
 
     def test_pytorch_was_given_cuda_benchs_grid_and_judged_on_it(self):
         r = run("quick")
@@ -253,11 +271,18 @@ class EveryPartsFloor(unittest.TestCase):
         j = r.json("instant")
         self.assertEqual((r.rc, j["status"]), (3, "incomplete"))
         self.assertIn("2.50e8", j["reason"])
-        self.assertIn("0.83 of the H100 floor", j["reason"])
+        self.assertIn("0.83 of the H100 or H200 floor", j["reason"])
 
     def test_instant_on_an_h100_over_the_floor_passes(self):
         r = run("instant-h100")
         self.assertEqual((r.rc, r.json("instant")["status"]), (0, "ok"))
+
+    def test_on_an_h200_the_samples_floor_is_judged_and_quick_can_end_ok(self):
+        r = run("instant-h200")
+        self.assertEqual((r.rc, r.json("instant")["status"]), (0, "ok"), r.output)
+        self.assertEqual(check_of(r.json("instant"), "instant")["status"], "ok")
+        r = run("quick-h200")
+        self.assertEqual((r.rc, r.json("quick")["status"]), (0, "ok"), r.output)
 
     def test_instant_torch_with_pytorch_faster_fails_with_both_figures(self):
         j = run("instant-torch-faster").json("instant-torch")
@@ -298,6 +323,27 @@ class Tables(unittest.TestCase):
         self.assertEqual(sorted((r["side"], r["round"]) for r in j["fullres"]["rows"]),
                          [(1000, 1), (1000, 2), (10000, 1), (10000, 2)])
 
+    def test_fullres_trains_both_sizes_on_the_full_pictures_grid_and_names_it(self):
+        r = run("fullres")
+        grids = r.json("fullres")["fullres"]["grids"]
+        self.assertEqual(sorted(grids), ["1000", "10000"])
+        self.assertEqual(grids["1000"], grids["10000"])
+        self.assertIn("finest 10000", grids["1000"])
+        for part in ("fullres", "quick"):
+            self.assertTrue(any("--same-grid" in cmd for _, cmd in walked(part).commands), part)
+        self.assertIn(f"both on {grids['10000']}", r.json("fullres")["reason"])
+
+    def test_fullres_on_unlike_grids_is_not_comparable_failed_naming_both(self):
+        r = run("fullres-unlike")
+        j = r.json("fullres")
+        self.assertEqual((r.rc, j["status"]), (1, "failed"), r.output)
+        self.assertIn("not comparable: 10000 px trained 16 levels", j["reason"])
+        self.assertIn("finest 10000", j["reason"])
+        self.assertIn("1000 px 16 levels", j["reason"])
+        self.assertIn("finest 1000,", j["reason"])
+        self.assertRegex(r.log("fullres"), r"(?m)^grid at 1000: .*finest 1000, \d+ rows$")
+        self.assertNotIn("figure", check_of(j, "fullres"))
+
     def test_fullres_at_0_67_fails_naming_the_floor_and_the_report_prints_its_table(self):
         j = run("fullres-slow").json("fullres")
         self.assertEqual(j["status"], "failed")
@@ -330,7 +376,58 @@ class Tables(unittest.TestCase):
         self.assertIn("8 CPU cores", j["reason"])
 
 
+class Accuracy(unittest.TestCase):
+    def test_every_preset_at_99_percent_is_ok(self):
+        r = run("accuracy")
+        self.assertEqual((r.rc, r.json("accuracy")["status"]), (0, "ok"), r.output)
+        self.assertEqual(len(r.json("accuracy")["accuracy"]), 4)
+
+    def test_a_preset_that_never_reaches_99_percent_fails_exit_1_naming_it(self):
+        r = run("accuracy-unreached")
+        j = r.json("accuracy")
+        self.assertEqual((r.rc, j["status"]), (1, "failed"), r.output)
+        self.assertIn("siren (10 s run) did not reach 99%: 66.94% of pixels right", j["reason"])
+        self.assertNotIn("fourier", j["reason"])
+
+    def test_a_preset_without_a_row_fails_naming_it(self):
+        rows = [{"preset": p, "reached": True, "time_limit_s": 10} for p in ("fourier", "siren", "classic")]
+        self.assertEqual(parts_checks.accuracy_problems(rows), ["classic (60 s run): no result"])
+        rows.append({"preset": "classic", "reached": False, "pixel_accuracy": 0.5, "train_seconds": 60.0,
+                     "steps": 9000, "time_limit_s": 60})
+        self.assertEqual(parts_checks.accuracy_problems(rows), [
+            "classic (60 s run) did not reach 99%: 50.00% of pixels right after 60.0 s (9000 steps)"])
+
+
+class Profile(unittest.TestCase):
+    def test_profile_with_every_kernel_is_ok_counting_them(self):
+        r = run("profile")
+        self.assertEqual((r.rc, r.json("profile")["status"]), (0, "ok"), r.output)
+        self.assertEqual(r.json("profile")["reason"], "24 kernels profiled (profile.log)")
+
+    def test_profile_with_no_kernel_profiled_fails_exit_1(self):
+        r = run("profile-nothing")
+        j = r.json("profile")
+        self.assertEqual((r.rc, j["status"]), (1, "failed"), r.output)
+        self.assertEqual(j["kernels_profiled"], 0)
+        self.assertIn("ncu profiled no kernel", j["reason"])
+
+
 class Refusals(unittest.TestCase):
+    def test_a_call_without_the_pack_fails_each_part_exit_1(self):
+        empty = os.path.join(WORK, "no-pack")
+        os.makedirs(empty, exist_ok=True)
+        r = run_parts(DEVICE, os.path.join(WORK, "no-pack-out"), ["quick"], REDRAW_GPU_PACK=empty)
+        self.assertEqual((r.rc, r.json("quick")["status"]), (1, "failed"), r.output)
+        self.assertIn("no pack at", r.json("quick")["reason"])
+        self.assertIn("FAILED: no pack at", r.output)
+
+    def test_a_call_without_a_device_skips_each_part_exit_0(self):
+        no_tools = os.path.join(WORK, "no-tools")
+        os.makedirs(no_tools, exist_ok=True)
+        r = run_parts(DEVICE, os.path.join(WORK, "no-device-out"), ["quick"], PATH=no_tools)
+        self.assertEqual((r.rc, r.json("quick")["status"]), (0, "skipped"), r.output)
+        self.assertIn("no CUDA device", r.json("quick")["reason"])
+
     def test_two_parts_over_one_calls_limit_are_refused_and_nothing_runs(self):
         r = run("tests-sanitize")
         self.assertEqual(r.rc, 2)
