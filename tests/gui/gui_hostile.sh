@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The GUI's open path against crafted input, under Xvfb: models refused with the field named
-# (a weight of 3e38, a 200,000-character source path), a 1x5000 model opened and its timelapse
-# scrubbed, a model whose strings are as long as allowed, and a 200,000-character dropped path.
+# (a weight of 3e38, a 200,000-character source path, Gaussians that each cover the picture), a
+# 1x5000 model opened and its timelapse scrubbed, a model whose strings are as long as allowed,
+# and a 200,000-character dropped path.
 # The app stays up through all of it. Usage: gui_hostile.sh path/to/redraw OUT_DIR
 set -u
 redraw="$1"
@@ -21,6 +22,13 @@ model_mutate "$m" "$work/longsource.redraw" meta-long source_image 200000
 model_mutate "$m" "$work/longok1.redraw" meta-long source_image 4096
 model_mutate "$work/longok1.redraw" "$work/longok.redraw" meta config.name \
   "\"$(python3 -c 'print("\\u00e9\\u20ac" * 800 + "\\u001b[31m")')\""
+# 5,000 Gaussians that each cover the whole picture: refused at once by the open path (the session
+# thread), the window drawing meanwhile; unbounded, their bins made every reader take minutes
+make_png "$work/small.png" 24 16
+"$redraw" train "$work/small.png" --preset gaussians --set model.gaussians=5000 --steps 2 --out "$work/gauss" \
+  >/dev/null 2>&1 || { echo "FAIL: training the Gaussians model"; exit 1; }
+model_mutate "$work/gauss/model.redraw" "$work/gausswide.redraw" param-every 2 8 5000 1000
+model_mutate "$work/gausswide.redraw" "$work/gaussbig.redraw" param-every 4 8 5000 1000
 long_path="$work/$(head -c 200000 /dev/zero | tr '\0' 'p').png"
 cat >"$work/script.txt" <<EOF2
 wait has_run
@@ -34,6 +42,8 @@ drop $work/longsource.redraw
 wait message_has META.source_image
 drop $long_path
 wait message_has the name is too long
+drop $work/gaussbig.redraw
+wait_within 20 message_has Gaussians far larger than the picture
 frames 5
 screenshot $out/messages.png
 drop $work/longok.redraw
