@@ -9,6 +9,8 @@ namespace {
 std::atomic<bool> g_stop{false};
 // Threads inside an Unlocked region that released the GIL, and run_interruptible's threads.
 std::atomic<int> g_unlocked{0};
+// Threads inside Python code the module called (CallingPython).
+std::atomic<int> g_calling{0};
 } // namespace
 
 bool stop_requested() { return g_stop.load(); }
@@ -26,6 +28,9 @@ Unlocked::~Unlocked() {
 }
 
 void count_worker(int delta) { g_unlocked.fetch_add(delta); }
+
+CallingPython::CallingPython() { g_calling.fetch_add(1); }
+CallingPython::~CallingPython() { g_calling.fetch_sub(1); }
 
 bool stop_or_signal() {
   if (g_stop.load()) return true;
@@ -49,7 +54,10 @@ void interrupted(const char* what) {
 void install_exit_hook(py::module_& m) {
   py::cpp_function hook([] {
     g_stop = true;
-    while (g_unlocked.load() > 0) {
+    const auto give_up = std::chrono::steady_clock::now() +
+                         std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                             std::chrono::duration<double>(k_exit_callback_wait_s));
+    while (g_unlocked.load() > 0 || (g_calling.load() > 0 && std::chrono::steady_clock::now() < give_up)) {
       py::gil_scoped_release wait; // let the threads inside a region finish their piece
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }

@@ -62,6 +62,20 @@ void install_exit_hook(py::module_& m);
 /// Counts a thread of run_interruptible's while it runs: the exit hook waits for it too.
 void count_worker(int delta);
 
+/// Held while the module calls Python code (train's callback). The exit hook waits, GIL released,
+/// until no thread holds one (at most k_exit_callback_wait_s): a daemon thread the interpreter ends
+/// inside Python code called from the module would unwind through the module's frames without the
+/// GIL (their Python objects released unlocked: a crash at exit). A callback that returns sees the
+/// stop and train returns, so the thread leaves the module before the interpreter finalises.
+class CallingPython {
+public:
+  CallingPython();
+  ~CallingPython();
+  CallingPython(const CallingPython&) = delete;
+  CallingPython& operator=(const CallingPython&) = delete;
+};
+inline constexpr double k_exit_callback_wait_s = 10.0;
+
 /// Runs `work()` on a thread of its own while the caller, GIL released, checks signals every
 /// 50 ms: Ctrl+C raises KeyboardInterrupt at once and the result is dropped when the work ends.
 /// `work` must own everything it touches (it may outlive the call), and must not touch Python.

@@ -201,6 +201,7 @@ private:
 
   /// callback(step, loss, psnr_db) with the trainer lent; false when it returned False.
   bool call_back(const py::object& callback, const MetricsRow& r) {
+    const CallingPython calling; // the exit hook waits for the callback to return (py_interrupt.h)
     py::object go;
     {
       Lend lent(m_use);
