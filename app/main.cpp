@@ -130,7 +130,7 @@ CLI::App* add_gui_command(CLI::App& app, GuiOptions& gui, std::optional<double>&
   auto* cmd = app.add_subcommand("gui", "Open the desktop app");
   cmd->add_option("image", gui.image, "Image to open (default: the bundled drawing)");
   cmd->add_option("--model", gui.model, "A .redraw model to open");
-  cmd->add_option("--preset", gui.preset, "Preset to start with");
+  cmd->add_option("--preset", gui.preset, "Preset to start with (" + preset_list_text() + ")");
   cmd->add_option("--set", gui.sets, "A config field over the preset: KEY=VALUE (e.g. model.gaussians=70000); repeatable")
       ->allow_extra_args(false);
   backend_option(cmd, gui.backend);
@@ -164,8 +164,7 @@ CLI::App* add_train_command(CLI::App& app, TrainCommand& train, int& threads) {
   cmd->add_option("image", train.image, "Image file (PNG, JPEG, WebP, TIFF, HEIC, AVIF, OpenEXR, GIF, BMP, TGA, PNM)")
       ->required();
   auto* preset_opt = cmd->add_option("--preset", train.preset,
-                                     "Preset name (classic, classic-sgd, siren, finer, gauss, wire, fourier, instant, gaussians); "
-                                     "without it and --config: instant");
+                                     "Preset name (" + preset_list_text() + "); without it and --config: instant");
   auto* config_opt = cmd->add_option("--config", train.config, "Run config JSON file");
   preset_opt->excludes(config_opt);
   cmd->add_option("--set", train.sets,
@@ -219,7 +218,7 @@ CLI::App* add_timelapse_command(CLI::App& app, TimelapseCommand& lapse, int& thr
 CLI::App* add_sweep_command(CLI::App& app, SweepCommand& sweep, int& threads) {
   auto* cmd = app.add_subcommand("sweep", "Train a grid of runs: images x presets x config values x seeds");
   cmd->add_option("--images", sweep.images, "Image files and folders of images")->expected(1, -1);
-  cmd->add_option("--presets", sweep.presets, "Presets (or config .json files), comma-separated: A,B,...");
+  cmd->add_option("--presets", sweep.presets, "Presets (" + preset_list_text() + ") or config .json files, comma-separated: A,B,...");
   cmd->add_option("--set", sweep.sets, "A config field and its values: KEY=V1,V2 (e.g. model.omega_0=20,30); repeatable")
       ->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("--spec", sweep.spec, "The grid in a JSON file (docs/cli.md)");

@@ -468,14 +468,17 @@ std::vector<std::string> preset_names() {
   return names;
 }
 
+std::string preset_list_text() {
+  std::string known;
+  for (const auto& n : preset_names())
+    known += (known.empty() ? "" : ", ") + n;
+  return known.empty() ? "none found in " + (asset_dir() / "presets").string() : known;
+}
+
 RunConfig load_preset(const std::string& name) {
   const auto file = asset_dir() / "presets" / (name + ".json");
-  if (name.find('/') != std::string::npos || !std::filesystem::exists(file)) {
-    std::string known;
-    for (const auto& n : preset_names())
-      known += (known.empty() ? "" : ", ") + n;
-    throw ConfigError("Preset '" + name + "' not found (known: " + known + ")");
-  }
+  if (name.find('/') != std::string::npos || !std::filesystem::exists(file))
+    throw ConfigError("Preset '" + name + "' not found (known: " + preset_list_text() + ")");
   return load_run_config(file);
 }
 

@@ -99,7 +99,12 @@ nlohmann::json to_json(const RunConfig& c);
 /// executable, else the source tree (find_asset_dir in install_paths.h).
 std::filesystem::path asset_dir();
 std::filesystem::path default_image_path();
+/// The presets: the stems of assets/presets/*.json, sorted. The one list every surface reads (the
+/// command line's help and so the man page, the app's menus, Python's presets()): a new preset is
+/// its JSON file and a row in the README's table (tests/project/preset_list.sh checks both).
 std::vector<std::string> preset_names();
+/// "classic, classic-sgd, ..." for a help text; "none found in DIR" when the folder has none.
+std::string preset_list_text();
 /// Loads assets/presets/NAME.json (ConfigError listing the known presets when absent).
 RunConfig load_preset(const std::string& name);
 

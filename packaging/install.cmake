@@ -56,12 +56,14 @@ install(FILES ${_pkg}/completions/_redraw DESTINATION ${REDRAW_ZSH_COMPLETION_DI
 # ---- documentation: the man page, the copyright file, the changelog ----
 find_program(REDRAW_HELP2MAN help2man)
 if(REDRAW_HELP2MAN)
+  file(GLOB _preset_jsons CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/assets/presets/*.json)
   add_custom_command(
     OUTPUT ${_out}/redraw.1.gz
     COMMAND ${CMAKE_COMMAND} -DREDRAW=$<TARGET_FILE:redraw> -DHELP2MAN=${REDRAW_HELP2MAN}
-            -DVERSION=${PROJECT_VERSION} -DINCLUDE=${_pkg}/redraw.h2m -DOUT=${_out}/redraw.1
+            -DVERSION=${PROJECT_VERSION} -DINCLUDE=${_pkg}/redraw.h2m
+            -DPRESETS=${CMAKE_SOURCE_DIR}/assets/presets -DOUT=${_out}/redraw.1
             -P ${_pkg}/man_page.cmake
-    DEPENDS redraw ${_pkg}/man_page.cmake ${_pkg}/redraw.h2m
+    DEPENDS redraw ${_pkg}/man_page.cmake ${_pkg}/redraw.h2m ${_preset_jsons}
     COMMENT "Man page redraw.1 (help2man)" VERBATIM)
   add_custom_target(redraw_man_page ALL DEPENDS ${_out}/redraw.1.gz)
   install(FILES ${_out}/redraw.1.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)

@@ -1,5 +1,5 @@
 # cmake -DREDRAW=path/to/redraw -DHELP2MAN=help2man -DVERSION=x.y.z -DINCLUDE=redraw.h2m
-#       -DOUT=path/to/redraw.1 -P man_page.cmake
+#       -DPRESETS=path/to/assets/presets -DOUT=path/to/redraw.1 -P man_page.cmake
 # The man page from the program's own help, so it never drifts: help2man formats `redraw --help`,
 # INCLUDE adds the prose, and each command's --help is added verbatim as a COMMANDS subsection.
 # Writes OUT.gz (gzip -9n: no name or timestamp, as Debian wants).
@@ -16,6 +16,16 @@ foreach(_cmd gui train render timelapse info)
   string(APPEND _commands ".SS \"redraw ${_cmd}\"\n.nf\n${_help}.fi\n")
 endforeach()
 file(READ ${INCLUDE} _include)
+# The FILES section's preset list is the folder's, as every other list of them (engine/run_config.h).
+file(GLOB _preset_files RELATIVE ${PRESETS} ${PRESETS}/*.json)
+list(TRANSFORM _preset_files REPLACE "\\.json$" "")
+list(SORT _preset_files)
+list(JOIN _preset_files ", " _presets)
+if(_presets STREQUAL "")
+  message(FATAL_ERROR "no preset in ${PRESETS}")
+endif()
+string(REPLACE "-" "\\-" _presets "${_presets}")
+string(REPLACE "%PRESETS%" "${_presets}" _include "${_include}")
 file(WRITE ${OUT}.h2m "${_include}\n[COMMANDS]\n${_commands}")
 execute_process(
   COMMAND ${HELP2MAN} --no-info --no-discard-stderr --version-string=${VERSION} --section=1
