@@ -93,11 +93,9 @@ bool read_bench_json(const std::filesystem::path& file, BenchCell& b) {
   std::string why = read_user_text(file, 1 << 20, "a bench measurement", "1 MiB", text);
   if (why.empty()) {
     try {
-      const BenchMeasurement m = parse_bench_measurement(parse_json(text, file.string()), file.string());
-      b.psnr8_db = m.psnr8_db;
-      b.ms_ssim = m.ms_ssim;
-      b.decode_fps = m.decode_fps;
-      b.peak_device_bytes = std::max(b.peak_device_bytes, m.peak_device_bytes);
+      const int64_t trained_peak = b.measured.peak_device_bytes;
+      b.measured = parse_bench_measurement(parse_json(text, file.string()), file.string());
+      b.measured.peak_device_bytes = std::max(trained_peak, b.measured.peak_device_bytes);
       return true;
     } catch (const Error& e) {
       why = e.what();
@@ -115,32 +113,31 @@ BenchCell measure_bench_cell(const SweepSite& site, const SweepCell& cell, const
   b.image = std::filesystem::path(cell.image).filename().string();
   b.budget = method.budget;
   b.result = result;
-  b.peak_device_bytes = result.peak_device_bytes; // what train.log said; 0 on the CPU
+  b.measured.peak_device_bytes = result.peak_device_bytes; // what train.log said; 0 on the CPU
   if (result.status != CellStatus::Done) return b;
   const std::filesystem::path folder = cell_folder(site.dir, cell), file = folder / "bench.json";
   if (read_bench_json(file, b)) return b;
-  BenchMeasurement m;
+  BenchMeasurement& m = b.measured;
   try {
     DataSpec data = cell.config.data;
     data.width = cell.train_width;
     data.height = cell.train_height;
     const BenchQuality q = measure_bench_quality(load_image(folder / "final.png"), prepare_training_image(cell.image, data));
-    b.psnr8_db = m.psnr8_db = q.psnr8_db;
-    b.ms_ssim = m.ms_ssim = q.ms_ssim;
+    m.psnr8_db = q.psnr8_db;
+    m.ms_ssim = q.ms_ssim;
     if (!q.not_measured.empty()) print_note("cell " + cell.name + ": " + q.not_measured);
   } catch (const Error& e) {
     print_note("cell " + cell.name + ": PSNR and MS-SSIM of final.png not measured (" + e.what() + ")");
   }
   try {
     const DecodeTiming t = decode_fps(folder / "model.redraw", cell.image, backend, decode_seconds);
-    b.decode_fps = m.decode_fps = t.fps;
+    m.decode_fps = t.fps;
     m.decode_path = t.path;
   } catch (const Error& e) {
     print_note("cell " + cell.name + ": decoding not timed (" + e.what() + ")");
   }
   if (interrupted()) return b; // a partial timing is not saved
   m.decode_threads = cpu_threads_setting();
-  m.peak_device_bytes = b.peak_device_bytes;
   const std::string text = bench_measurement_json(m).dump(1) + "\n";
   if (const std::string why = write_error([&] { write_text_atomic(file, text); }); !why.empty()) print_note(why);
   return b;

@@ -3,6 +3,7 @@
 #include "app/cli_sweep.h"
 #include "engine/atomic_file.h"
 #include "engine/errors.h"
+#include "engine/sweep/result_columns.h"
 #include "engine/images/image.h"
 #include "engine/images/resample.h"
 #include "engine/path_problem.h"
@@ -189,22 +190,24 @@ std::string axes_text(const SweepPlan& plan) {
 }
 
 std::string summary_section(const std::vector<ConfigurationSummary>& rows) {
+  const auto columns = summarized_result_columns();
   std::string s = "<h2>Configurations</h2>\n<table class=\"sortable\" id=\"summary\"><thead><tr>";
   s += "<th data-key=\"configuration\">configuration</th><th class=\"num\">cells</th><th class=\"num\">done</th>"
-       "<th class=\"num\">failed</th><th class=\"num\" data-key=\"psnr_db\">PSNR dB mean</th><th class=\"num\">PSNR "
-       "stddev</th>"
-       "<th class=\"num\">PSNR min..max</th><th class=\"num\" data-key=\"ssim\">SSIM mean</th><th class=\"num\">SSIM "
-       "stddev</th>"
-       "<th class=\"num\">SSIM min..max</th><th class=\"num\">seconds mean</th></tr></thead><tbody>\n";
+       "<th class=\"num\">failed</th>";
+  for (const ResultColumn* c : columns) // the mean is the column's sort key (report.html#sort=psnr_db:desc)
+    s += std::string("<th class=\"num\" data-key=\"") + c->name + "\">" + c->title + " mean</th><th class=\"num\">" +
+         c->title + " stddev</th><th class=\"num\">" + c->title + " min..max</th>";
+  s += "</tr></thead><tbody>\n";
   for (const ConfigurationSummary& r : rows) {
-    const std::string psnr_range = r.psnr_db.count ? fixed(r.psnr_db.min, 2) + ".." + fixed(r.psnr_db.max, 2) : "";
-    const std::string ssim_range = r.ssim.count ? fixed(r.ssim.min, 4) + ".." + fixed(r.ssim.max, 4) : "";
     s += "<tr>" + td(r.configuration) + td(std::to_string(r.cells.size()), double(r.cells.size())) +
-         td(std::to_string(r.done), double(r.done)) + td(std::to_string(r.failed), double(r.failed)) +
-         td(fixed(r.psnr_db.mean, 2), r.psnr_db.mean) + td(fixed(r.psnr_db.stddev, 2), r.psnr_db.stddev) +
-         td(psnr_range, r.psnr_db.min) + td(fixed(r.ssim.mean, 4), r.ssim.mean) +
-         td(fixed(r.ssim.stddev, 4), r.ssim.stddev) + td(ssim_range, r.ssim.min) +
-         td(fixed(r.seconds.mean, 1), r.seconds.mean) + "</tr>\n";
+         td(std::to_string(r.done), double(r.done)) + td(std::to_string(r.failed), double(r.failed));
+    for (size_t k = 0; k < columns.size() && k < r.spreads.size(); ++k) {
+      const Spread& v = r.spreads[k];
+      const int digits = columns[k]->report_digits;
+      const std::string range = v.count ? fixed(v.min, digits) + ".." + fixed(v.max, digits) : "";
+      s += td(fixed(v.mean, digits), v.mean) + td(fixed(v.stddev, digits), v.stddev) + td(range, v.min);
+    }
+    s += "</tr>\n";
   }
   return s + "</tbody></table>\n";
 }
@@ -319,15 +322,27 @@ std::string curves_section(const SweepSite& site, const std::vector<Configuratio
   return s + "</div>\n";
 }
 
+/// A result column's cell of the Cells table: its figure with the column's decimals, sorted by value;
+/// a done_only figure only for a cell that ran (done or failed), a zero_empty count of 0 empty.
+std::string report_cell(const ResultColumn& c, const CellResult& r, bool ran) {
+  if (c.kind == ResultKind::Text) return td(r.*c.text);
+  if (c.done_only && !ran) return td("", NAN);
+  const double v = c.get(r);
+  if (c.kind == ResultKind::Count)
+    return c.zero_empty && v == 0 ? td("", NAN) : td(std::to_string(c.get_count(r)), v);
+  return td(fixed(v, c.report_digits), v);
+}
+
 std::string results_section(const SweepSite& site, const std::vector<CellResult>& results) {
   const SweepPlan& plan = *site.plan;
   std::string s = "<h2>Cells</h2>\n<table class=\"sortable\" id=\"results\"><thead><tr><th>picture</th>"
                   "<th data-key=\"cell\">cell</th><th data-key=\"image\">image</th><th data-key=\"preset\">preset</th>";
   for (const SweepAxis& a : plan.grid.axes)
     s += "<th data-key=\"" + html(a.key) + "\">" + html(a.key) + "</th>";
-  for (const char* c :
-       {"seed", "status", "steps", "seconds", "psnr_db", "ssim", "parameters", "model_bytes", "backend"})
+  for (const char* c : {"seed", "status"})
     s += std::string("<th data-key=\"") + c + "\">" + c + "</th>";
+  for (const ResultColumn& c : result_columns())
+    if (c.report_digits >= 0) s += std::string("<th data-key=\"") + c.name + "\">" + c.name + "</th>";
   s += "<th>error</th></tr></thead><tbody>\n";
   for (size_t i = 0; i < plan.cells.size(); ++i) {
     const SweepCell& cell = plan.cells[i];
@@ -348,12 +363,9 @@ std::string results_section(const SweepSite& site, const std::vector<CellResult>
     const bool ran = r.status == CellStatus::Done || r.status == CellStatus::Failed;
     s += td(std::to_string(cell.seed), double(cell.seed));
     s += std::string("<td class=\"") + cell_status_name(r.status) + "\">" + cell_status_name(r.status) + "</td>";
-    s += td(ran ? std::to_string(r.steps) : "", ran ? double(r.steps) : NAN) +
-         td(ran ? fixed(r.seconds, 1) : "", ran ? r.seconds : NAN);
-    s += td(fixed(r.psnr_db, 2), r.psnr_db) + td(fixed(r.ssim, 4), r.ssim);
-    s += td(r.parameters ? std::to_string(r.parameters) : "", r.parameters ? double(r.parameters) : NAN);
-    s += td(r.model_bytes ? std::to_string(r.model_bytes) : "", r.model_bytes ? double(r.model_bytes) : NAN);
-    s += td(r.backend) + "<td class=\"err\">" + html(r.error) + "</td></tr>\n";
+    for (const ResultColumn& c : result_columns())
+      s += c.report_digits >= 0 ? report_cell(c, r, ran) : "";
+    s += "<td class=\"err\">" + html(r.error) + "</td></tr>\n";
   }
   return s + "</tbody></table>\n";
 }

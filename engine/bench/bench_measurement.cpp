@@ -1,5 +1,7 @@
 #include "engine/bench/bench_measurement.h"
 
+#include "engine/bench/bench_columns.h"
+
 #include "engine/errors.h"
 #include "engine/insight/ms_ssim.h"
 #include "engine/json_read.h"
@@ -35,6 +37,19 @@ double measurement_field(const json& j, const char* key, double lo, double hi, c
   return x;
 }
 
+/// A Text column's value: one of its choices, or "" when absent or null.
+std::string measurement_choice(const json& j, const BenchColumn& c, const std::string& source) {
+  if (!j.contains(c.name) || j[c.name].is_null()) return "";
+  const json& v = j[c.name];
+  std::string allowed;
+  for (const char* const* k = c.choices; k && *k; ++k) {
+    if (v.is_string() && v.get<std::string>() == *k) return *k;
+    allowed += "\"" + std::string(*k) + "\", ";
+  }
+  throw ConfigError(source + ": " + c.name + ": " + json_excerpt(v) + " is not " +
+                    (allowed.size() > 2 ? allowed.substr(0, allowed.size() - 2) : "") + " or null");
+}
+
 /// A whole number in [0, hi]; 0 when absent.
 int64_t measurement_count(const json& j, const char* key, int64_t hi, const std::string& source) {
   if (!j.contains(key) || j[key].is_null()) return 0;
@@ -49,29 +64,31 @@ int64_t measurement_count(const json& j, const char* key, int64_t hi, const std:
 } // namespace
 
 json bench_measurement_json(const BenchMeasurement& m) {
-  return {{"psnr8_db", measurement_number(m.psnr8_db)},
-          {"ms_ssim", measurement_number(m.ms_ssim)},
-          {"decode_fps", measurement_number(m.decode_fps)},
-          {"decode_threads", m.decode_threads},
-          {"decode_path", m.decode_path.empty() ? json(nullptr) : json(m.decode_path)},
-          {"peak_device_bytes", m.peak_device_bytes}};
+  json j = json::object();
+  for (const BenchColumn& c : bench_columns()) {
+    if (c.source != BenchSource::Measured) continue;
+    if (c.kind == ResultKind::Text)
+      j[c.name] = (m.*c.field).empty() ? json(nullptr) : json(m.*c.field);
+    else if (c.kind == ResultKind::Count)
+      j[c.name] = c.get_count(m);
+    else
+      j[c.name] = measurement_number(c.get(m));
+  }
+  return j;
 }
 
 BenchMeasurement parse_bench_measurement(const json& j, const std::string& source) {
   if (!j.is_object())
     throw ConfigError(source + ": not a bench measurement (a JSON object of psnr8_db, ms_ssim, decode_fps, ...)");
   BenchMeasurement m;
-  m.psnr8_db = measurement_field(j, "psnr8_db", 0, k_bench_max_psnr_db, "[0, 1000] dB", true, source);
-  m.ms_ssim = measurement_field(j, "ms_ssim", 0, 1, "[0, 1]", false, source);
-  m.decode_fps = measurement_field(j, "decode_fps", std::numeric_limits<double>::min(),
-                                   std::numeric_limits<double>::max(), "the positive numbers", false, source);
-  m.decode_threads = int32_t(measurement_count(j, "decode_threads", 1 << 20, source));
-  m.peak_device_bytes = measurement_count(j, "peak_device_bytes", int64_t(1) << 50, source);
-  if (j.contains("decode_path") && !j["decode_path"].is_null()) {
-    const json& p = j["decode_path"];
-    if (!p.is_string() || (p.get<std::string>() != "host" && p.get<std::string>() != "device"))
-      throw ConfigError(source + ": decode_path: " + json_excerpt(p) + " is not \"host\", \"device\" or null");
-    m.decode_path = p.get<std::string>();
+  for (const BenchColumn& c : bench_columns()) {
+    if (c.source != BenchSource::Measured) continue;
+    if (c.kind == ResultKind::Text)
+      m.*c.field = measurement_choice(j, c, source);
+    else if (c.kind == ResultKind::Count)
+      c.set_count(m, measurement_count(j, c.name, int64_t(c.hi), source));
+    else
+      c.set(m, measurement_field(j, c.name, c.lo, c.hi, c.range, c.inf_ok, source));
   }
   return m;
 }

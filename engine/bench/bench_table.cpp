@@ -1,5 +1,7 @@
 #include "engine/bench/bench_table.h"
 
+#include "engine/bench/bench_columns.h"
+
 #include "engine/display_text.h"
 #include "engine/errors.h"
 
@@ -8,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 namespace redraw {
 
@@ -49,14 +52,6 @@ std::string budget_text(int64_t n) {
   if (n <= 0) return "-";
   if (n % 1000 == 0) return std::to_string(n / 1000) + "K";
   return count_text(n);
-}
-
-std::string csv_number(double v, int digits) {
-  if (std::isnan(v)) return "";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char b[64];
-  std::snprintf(b, sizeof b, "%.*f", digits, v);
-  return b;
 }
 
 std::string cell_text(std::string s) {
@@ -129,15 +124,15 @@ std::string bench_table_md(const BenchHeader& h, const std::vector<std::string>&
       if (c.result.status != CellStatus::Done) continue;
       const CellResult& r = c.result;
       psnr.push_back(r.psnr_db);
-      if (std::isfinite(c.psnr8_db) || std::isinf(c.psnr8_db)) psnr8.push_back(c.psnr8_db);
-      if (!std::isnan(c.ms_ssim)) msssim.push_back(c.ms_ssim);
+      if (!std::isnan(c.measured.psnr8_db)) psnr8.push_back(c.measured.psnr8_db);
+      if (!std::isnan(c.measured.ms_ssim)) msssim.push_back(c.measured.ms_ssim);
       secs.push_back(r.seconds);
-      if (!std::isnan(c.decode_fps)) fps.push_back(c.decode_fps);
+      if (!std::isnan(c.measured.decode_fps)) fps.push_back(c.measured.decode_fps);
       bytes.push_back(double(r.model_bytes));
       pmin = pmin ? std::min(pmin, r.parameters) : r.parameters;
       pmax = std::max(pmax, r.parameters);
       peak_host = std::max(peak_host, r.peak_host_bytes);
-      peak_dev = std::max(peak_dev, c.peak_device_bytes);
+      peak_dev = std::max(peak_dev, c.measured.peak_device_bytes);
     }
     const std::string params = pmin == pmax ? count_text(pmax) : count_text(pmin) + ".." + count_text(pmax);
     s += "| " + cell_text(m) + " | Redraw (this run) | " + budget_text(budget) + " | " + params + " | " +
@@ -156,19 +151,15 @@ std::string bench_table_md(const BenchHeader& h, const std::vector<std::string>&
 }
 
 std::string bench_results_csv(const std::vector<BenchCell>& cells) {
-  std::string s = "method,image,budget,status,steps,train_seconds,psnr_db,psnr8_db,ms_ssim,parameters,model_bytes,"
-                  "decode_fps,peak_host_bytes,peak_device_bytes,backend,threads,error\n";
+  std::string s;
+  for (const BenchColumn& col : bench_columns())
+    if (col.in_csv) s += (s.empty() ? "" : ",") + std::string(col.name);
+  s += "\n";
   for (const BenchCell& c : cells) {
-    const CellResult& r = c.result;
-    const bool done = r.status == CellStatus::Done;
-    s += csv_field(c.method) + "," + csv_field(c.image) + "," + std::to_string(c.budget) + "," +
-         cell_status_name(r.status) + "," + (done ? std::to_string(r.steps) : "") + "," +
-         (done ? csv_number(r.seconds, 3) : "") + "," + csv_number(r.psnr_db, 4) + "," + csv_number(c.psnr8_db, 4) +
-         "," + csv_number(c.ms_ssim, 6) + "," + (r.parameters ? std::to_string(r.parameters) : "") + "," +
-         (r.model_bytes ? std::to_string(r.model_bytes) : "") + "," + csv_number(c.decode_fps, 2) + "," +
-         (r.peak_host_bytes ? std::to_string(r.peak_host_bytes) : "") + "," +
-         (c.peak_device_bytes ? std::to_string(c.peak_device_bytes) : "") + "," + csv_field(r.backend) + "," +
-         std::to_string(r.threads) + "," + csv_field(r.error) + "\n";
+    bool first = true;
+    for (const BenchColumn& col : bench_columns())
+      if (col.in_csv) s += (std::exchange(first, false) ? "" : ",") + bench_cell_text(col, c);
+    s += "\n";
   }
   return s;
 }

@@ -9,6 +9,7 @@
 ///   the 8-bit PNG.
 /// - Means are over the images whose cell is done; a method with none done shows "-". Published
 ///   rows are never averaged with ours: they are rows of their own, marked published.
+#include "engine/bench/bench_measurement.h"
 #include "engine/sweep/sweep_results.h"
 
 #include <nlohmann/json_fwd.hpp>
@@ -26,10 +27,9 @@ struct BenchCell {
   std::string image;  ///< the file's name
   int64_t budget = 0;
   CellResult result; ///< the sweep's (status, steps, seconds, psnr_db, parameters, model bytes, peak host memory)
-  double psnr8_db = std::numeric_limits<double>::quiet_NaN();
-  double ms_ssim = std::numeric_limits<double>::quiet_NaN();
-  double decode_fps = std::numeric_limits<double>::quiet_NaN(); ///< full renders per second at the training size
-  int64_t peak_device_bytes = 0;                                ///< 0: not measured (CPU)
+  /// The bench's own (8-bit PSNR, MS-SSIM, decode FPS at the training size; peak device memory: the
+  /// larger of the training's and the decode's, 0 when not measured, as on the CPU).
+  BenchMeasurement measured;
 };
 
 /// A figure from a paper, as assets/published/<name>.json holds it. NaN / 0: not given there.
@@ -56,8 +56,9 @@ struct BenchHeader {
 /// table.md: the header, then a row per method in `methods`' order (ours), then the published rows.
 std::string bench_table_md(const BenchHeader& h, const std::vector<std::string>& methods,
                            const std::vector<BenchCell>& cells, const std::vector<PublishedRow>& published);
-/// results.csv: method,image,budget,status,steps,train_seconds,psnr_db,psnr8_db,ms_ssim,parameters,
-/// model_bytes,decode_fps,peak_host_bytes,peak_device_bytes,backend,threads,error (RFC 4180).
+/// results.csv: a column per entry of the bench's column table (bench_columns.h): method,image,budget,
+/// status,steps,train_seconds,psnr_db,psnr8_db,ms_ssim,parameters,model_bytes,decode_fps,
+/// peak_host_bytes,peak_device_bytes,backend,threads,error (RFC 4180).
 std::string bench_results_csv(const std::vector<BenchCell>& cells);
 
 } // namespace redraw

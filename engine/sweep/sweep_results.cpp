@@ -4,6 +4,7 @@
 #include "engine/errors.h"
 #include "engine/json_read.h"
 #include "engine/named_enum.h"
+#include "engine/sweep/result_columns.h"
 
 #include <nlohmann/json.hpp>
 
@@ -50,28 +51,29 @@ std::string csv_row(const std::vector<std::string>& fields) {
 json json_number(double v) { return std::isfinite(v) ? json(v) : json(formatted(v, "%g")); }
 double number_of(const json& v) { return v.is_number() ? v.get<double>() : parse_number(v.get<std::string>()); }
 
-/// result.json's `key` when it is in [lo, hi] (NaN: not measured, when `nan_ok`; +inf, when
-/// `inf_ok`); ConfigError naming `source` and the field otherwise. `range` is [lo, hi] in words.
-double result_field(const json& j, const char* key, double lo, double hi, const char* range, bool nan_ok, bool inf_ok,
-                    const std::string& source) {
-  const json& v = j.at(key);
+/// result.json's figure of column `c` when it is in the column's range (NaN: not measured, when
+/// nan_ok; +inf, when inf_ok); ConfigError naming `source` and the field otherwise.
+double result_field(const json& j, const ResultColumn& c, const std::string& source) {
+  const json& v = j.at(c.name);
   double x = std::numeric_limits<double>::quiet_NaN();
   try {
     x = v.is_string() && v.get<std::string>() == "inf" ? INFINITY : number_of(v);
   } catch (const ConfigError&) {
-    throw ConfigError(source + ": " + key + ": " + json_excerpt(v) + " is not a number");
+    throw ConfigError(source + ": " + c.name + ": " + json_excerpt(v) + " is not a number");
   }
-  const bool ok = std::isnan(x) ? nan_ok : std::isinf(x) ? inf_ok && x > 0 : x >= lo && x <= hi;
-  if (!ok) throw ConfigError(source + ": " + key + ": " + json_excerpt(v) + " is outside " + range);
+  const bool ok = std::isnan(x) ? c.nan_ok : std::isinf(x) ? c.inf_ok && x > 0 : x >= c.lo && x <= c.hi;
+  if (!ok) throw ConfigError(source + ": " + c.name + ": " + json_excerpt(v) + " is outside " + c.range);
   return x;
 }
 
-/// result.json's `key`, a whole number in [0, INT64_MAX].
-int64_t result_count(const json& j, const char* key, const std::string& source) {
-  const json& v = j.at(key);
+/// result.json's count of column `c`, a whole number in [0, c.hi].
+int64_t result_count(const json& j, const ResultColumn& c, const std::string& source) {
+  const json& v = j.at(c.name);
   if (!v.is_number_integer() || (!v.is_number_unsigned() && v.get<int64_t>() < 0) ||
-      (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max())))
-    throw ConfigError(source + ": " + key + ": " + json_excerpt(v) + " is not a whole number of at least 0");
+      (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max())) ||
+      double(v.get<int64_t>()) > c.hi)
+    throw ConfigError(source + ": " + c.name + ": " + json_excerpt(v) + " is not a whole number " +
+                      (c.hi >= 0x1p63 ? std::string("of at least 0") : "in [0, " + formatted(c.hi, "%.0f") + "]"));
   return v.get<int64_t>();
 }
 } // namespace
@@ -80,21 +82,15 @@ const char* cell_status_name(CellStatus s) { return name_of(s, k_statuses); }
 CellStatus parse_cell_status(const std::string& name) { return lookup_name("Cell status", name, k_statuses); }
 
 std::string cell_result_json(const SweepCell& cell, const CellResult& r) {
-  const json j = {{"cell", cell.name},
-                  {"index", cell.index},
-                  {"status", cell_status_name(r.status)},
-                  {"steps", r.steps},
-                  {"seconds", r.seconds},
-                  {"psnr_db", json_number(r.psnr_db)},
-                  {"ssim", json_number(r.ssim)},
-                  {"parameters", r.parameters},
-                  {"model_bytes", r.model_bytes},
-                  {"backend", r.backend},
-                  {"threads", r.threads},
-                  {"wall_seconds", r.wall_seconds},
-                  {"peak_host_bytes", r.peak_host_bytes},
-                  {"peak_device_bytes", r.peak_device_bytes},
-                  {"error", r.error}};
+  json j = {{"cell", cell.name}, {"index", cell.index}, {"status", cell_status_name(r.status)}};
+  for (const ResultColumn& c : result_columns()) {
+    if (c.kind == ResultKind::Text)
+      j[c.name] = r.*c.text;
+    else if (c.kind == ResultKind::Count)
+      j[c.name] = c.get_count(r);
+    else
+      j[c.name] = json_number(c.get(r));
+  }
   return j.dump(1) + "\n";
 }
 
@@ -105,20 +101,15 @@ CellResult parse_cell_result(const std::string& text, const std::string& source)
   try {
     // Every figure in its range, so a file changed by hand or damaged never reaches a table.
     r.status = parse_cell_status(j.at("status").get<std::string>());
-    r.steps = result_count(j, "steps", source);
-    r.seconds = result_field(j, "seconds", 0, k_max_result_seconds, "[0, 1e9] s", false, false, source);
-    r.psnr_db = result_field(j, "psnr_db", 0, k_max_result_psnr_db, "[0, 1000] dB", true, true, source);
-    r.ssim = result_field(j, "ssim", -1, 1, "[-1, 1]", true, false, source);
-    r.parameters = result_count(j, "parameters", source);
-    r.model_bytes = result_count(j, "model_bytes", source);
-    r.backend = j.at("backend").get<std::string>();
-    r.threads = j.at("threads").get<int32_t>();
-    if (r.threads < 0) throw ConfigError(source + ": threads: " + std::to_string(r.threads) + " is below 0");
-    r.wall_seconds = result_field(j, "wall_seconds", 0, k_max_result_seconds, "[0, 1e9] s", false, false, source);
-    r.error = j.at("error").get<std::string>();
-    // absent in sweeps written before them
-    r.peak_host_bytes = j.contains("peak_host_bytes") ? result_count(j, "peak_host_bytes", source) : 0;
-    r.peak_device_bytes = j.contains("peak_device_bytes") ? result_count(j, "peak_device_bytes", source) : 0;
+    for (const ResultColumn& c : result_columns()) {
+      if (c.optional && !j.contains(c.name)) continue; // written before the column was
+      if (c.kind == ResultKind::Text)
+        r.*c.text = j.at(c.name).get<std::string>();
+      else if (c.kind == ResultKind::Count)
+        c.set_count(r, result_count(j, c, source));
+      else
+        c.set(r, result_field(j, c, source));
+    }
   } catch (const json::exception& e) {
     throw ConfigError(source + ": " + e.what());
   }
@@ -130,9 +121,10 @@ std::vector<std::string> results_header(const SweepPlan& plan) {
   std::vector<std::string> h = {"cell", "image", "preset"};
   for (const SweepAxis& a : plan.grid.axes)
     h.push_back(a.key);
-  for (const char* c : {"seed", "status", "steps", "seconds", "psnr_db", "ssim", "parameters", "model_bytes", "backend",
-                        "threads", "wall_seconds", "error"})
-    h.push_back(c);
+  h.push_back("seed");
+  h.push_back("status");
+  for (const ResultColumn& c : result_columns())
+    h.push_back(c.name);
   return h;
 }
 } // namespace
@@ -142,22 +134,13 @@ std::string results_csv(const SweepPlan& plan, const std::vector<CellResult>& re
   for (size_t i = 0; i < plan.cells.size() && i < results.size(); ++i) {
     const SweepCell& c = plan.cells[i];
     const CellResult& r = results[i];
-    const bool ran = r.status == CellStatus::Done; // a failed or stopped cell's steps are not its result
     std::vector<std::string> f = {c.name, c.image, c.preset};
     for (const std::string& v : c.values)
       f.push_back(sweep_value_label(v));
     f.push_back(std::to_string(c.seed));
     f.push_back(cell_status_name(r.status));
-    f.push_back(ran ? std::to_string(r.steps) : "");
-    f.push_back(ran ? formatted(r.seconds, "%.3f") : "");
-    f.push_back(formatted(r.psnr_db, "%.4f"));
-    f.push_back(formatted(r.ssim, "%.6f"));
-    f.push_back(r.parameters > 0 ? std::to_string(r.parameters) : "");
-    f.push_back(r.model_bytes > 0 ? std::to_string(r.model_bytes) : "");
-    f.push_back(r.backend);
-    f.push_back(r.threads > 0 ? std::to_string(r.threads) : "");
-    f.push_back(ran ? formatted(r.wall_seconds, "%.3f") : "");
-    f.push_back(r.error);
+    for (const ResultColumn& col : result_columns())
+      f.push_back(result_cell_text(col, r));
     out += csv_row(f);
   }
   return out;
@@ -214,16 +197,8 @@ std::vector<CellResult> parse_results_csv(const std::string& text,
       f[header[k]] = rows[i][k];
     CellResult r;
     r.status = parse_cell_status(f["status"]);
-    r.steps = f["steps"].empty() ? 0 : std::stoll(f["steps"]);
-    r.seconds = f["seconds"].empty() ? 0 : parse_number(f["seconds"]);
-    r.psnr_db = parse_number(f["psnr_db"]);
-    r.ssim = parse_number(f["ssim"]);
-    r.parameters = f["parameters"].empty() ? 0 : std::stoll(f["parameters"]);
-    r.model_bytes = f["model_bytes"].empty() ? 0 : std::stoll(f["model_bytes"]);
-    r.backend = f["backend"];
-    r.threads = f["threads"].empty() ? 0 : std::stoi(f["threads"]);
-    r.wall_seconds = f["wall_seconds"].empty() ? 0 : parse_number(f["wall_seconds"]);
-    r.error = f["error"];
+    for (const ResultColumn& c : result_columns())
+      set_result_from_text(c, r, f[c.name]); // a column absent from an older file reads as ""
     out.push_back(r);
     if (columns) columns->push_back(std::move(f));
   }
@@ -247,19 +222,25 @@ Spread spread_of(const std::vector<double>& values) {
   return s;
 }
 
+const Spread& ConfigurationSummary::spread(std::string_view name) const {
+  const auto columns = summarized_result_columns();
+  for (size_t k = 0; k < columns.size() && k < spreads.size(); ++k)
+    if (name == columns[k]->name) return spreads[k];
+  throw std::out_of_range("no summarized result column '" + std::string(name) + "'");
+}
+
 std::vector<ConfigurationSummary> summarize(const SweepPlan& plan, const std::vector<CellResult>& results) {
+  const auto columns = summarized_result_columns();
   std::vector<ConfigurationSummary> rows;
   std::map<std::string, size_t> at;
-  std::vector<std::vector<double>> psnr, ssim, seconds;
+  std::vector<std::vector<std::vector<double>>> values; // [row][summarized column][done cell]
   for (size_t i = 0; i < plan.cells.size() && i < results.size(); ++i) {
     const SweepCell& c = plan.cells[i];
     const std::string key = c.configuration(plan.grid.axes);
     auto [it, added] = at.emplace(key, rows.size());
     if (added) {
-      rows.push_back({key, c.preset, c.values, {}, 0, 0, {}, {}, {}});
-      psnr.emplace_back();
-      ssim.emplace_back();
-      seconds.emplace_back();
+      rows.push_back({.configuration = key, .preset = c.preset, .values = c.values});
+      values.emplace_back(columns.size());
     }
     ConfigurationSummary& row = rows[it->second];
     row.cells.push_back(c.index);
@@ -267,27 +248,25 @@ std::vector<ConfigurationSummary> summarize(const SweepPlan& plan, const std::ve
     if (r.status == CellStatus::Failed) ++row.failed;
     if (r.status != CellStatus::Done) continue;
     ++row.done;
-    if (!std::isnan(r.psnr_db)) psnr[it->second].push_back(r.psnr_db);
-    if (!std::isnan(r.ssim)) ssim[it->second].push_back(r.ssim);
-    seconds[it->second].push_back(r.seconds);
+    for (size_t k = 0; k < columns.size(); ++k)
+      if (const double v = columns[k]->get(r); !std::isnan(v)) values[it->second][k].push_back(v);
   }
-  for (size_t k = 0; k < rows.size(); ++k) {
-    rows[k].psnr_db = spread_of(psnr[k]);
-    rows[k].ssim = spread_of(ssim[k]);
-    rows[k].seconds = spread_of(seconds[k]);
-  }
+  for (size_t i = 0; i < rows.size(); ++i)
+    for (const auto& v : values[i])
+      rows[i].spreads.push_back(spread_of(v));
   return rows;
 }
 
 std::string summary_csv(const SweepPlan& plan, const std::vector<ConfigurationSummary>& rows) {
+  const auto columns = summarized_result_columns();
   std::vector<std::string> h = {"preset"};
   for (const SweepAxis& a : plan.grid.axes)
     h.push_back(a.key);
   for (const char* c : {"cells", "done", "failed"})
     h.push_back(c);
-  for (const char* m : {"psnr_db", "ssim", "seconds"})
+  for (const ResultColumn* m : columns)
     for (const char* s : {"mean", "stddev", "min", "max"})
-      h.push_back(std::string(m) + "_" + s);
+      h.push_back(std::string(m->name) + "_" + s);
   std::string out = csv_row(h);
   for (const ConfigurationSummary& r : rows) {
     std::vector<std::string> f = {r.preset};
@@ -296,10 +275,9 @@ std::string summary_csv(const SweepPlan& plan, const std::vector<ConfigurationSu
     f.push_back(std::to_string(r.cells.size()));
     f.push_back(std::to_string(r.done));
     f.push_back(std::to_string(r.failed));
-    for (const auto& [s, format] :
-         {std::pair{&r.psnr_db, "%.4f"}, std::pair{&r.ssim, "%.6f"}, std::pair{&r.seconds, "%.3f"}})
-      for (const double v : {s->mean, s->stddev, s->min, s->max})
-        f.push_back(formatted(v, format));
+    for (size_t k = 0; k < columns.size() && k < r.spreads.size(); ++k)
+      for (const double v : {r.spreads[k].mean, r.spreads[k].stddev, r.spreads[k].min, r.spreads[k].max})
+        f.push_back(formatted(v, columns[k]->format));
     out += csv_row(f);
   }
   return out;

@@ -3,8 +3,9 @@
 /// - DIR/cells/<name>/result.json: a cell's CellResult, written atomically when its run ends
 ///   (done or failed). A done cell is never trained again; a cell with no result has not ended.
 /// - DIR/results.csv: one row per cell, in the plan's order:
-///   cell,image,preset,<one column per swept field, named by its key>,seed,status,steps,seconds,
-///   psnr_db,ssim,parameters,model_bytes,backend,threads,wall_seconds,error
+///   cell,image,preset,<one column per swept field, named by its key>,seed,status, then a column per
+///   entry of the result table (result_columns.h): steps,seconds,psnr_db,ssim,parameters,
+///   model_bytes,backend,threads,wall_seconds,peak_host_bytes,peak_device_bytes,error
 ///   (RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled).
 /// - DIR/summary.csv: one row per configuration (preset and swept values) over its images and
 ///   seeds: how many cells, done and failed, and the mean, sample standard deviation, minimum and
@@ -15,6 +16,7 @@
 #include <limits>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace redraw {
@@ -81,12 +83,16 @@ struct ConfigurationSummary {
   std::vector<std::string> values; ///< one per axis, JSON text
   std::vector<int64_t> cells;      ///< indices into the plan's cells
   int64_t done = 0, failed = 0;
-  Spread psnr_db, ssim, seconds;
+  /// One per summarized result column (result_columns.h), in their summary_rank order; NaN figures (not
+  /// measured) are left out of their spread.
+  std::vector<Spread> spreads;
+  /// The spread of the summarized column `name` (std::out_of_range for another name).
+  const Spread& spread(std::string_view name) const;
 };
 /// The configurations in the order of their first cell.
 std::vector<ConfigurationSummary> summarize(const SweepPlan& plan, const std::vector<CellResult>& results);
 /// summary.csv's text: preset,<swept keys>,cells,done,failed, then mean, stddev, min and max of
-/// psnr_db, ssim and seconds.
+/// each summarized result column (psnr_db, ssim, seconds).
 std::string summary_csv(const SweepPlan& plan, const std::vector<ConfigurationSummary>& rows);
 
 } // namespace redraw

@@ -169,14 +169,14 @@ TEST_CASE("bench table: ours are the means over done cells; published rows stand
   }
   cells[0].result.psnr_db = 30;
   cells[1].result.psnr_db = 33;
-  cells[0].psnr8_db = 29.5;
-  cells[1].psnr8_db = 32.5;
+  cells[0].measured.psnr8_db = 29.5;
+  cells[1].measured.psnr8_db = 32.5;
   cells[2].result.status = CellStatus::Failed; // not averaged
   cells[2].result.psnr_db = 10;
   cells[2].result.error = "diverged, badly";
-  cells[0].peak_device_bytes = int64_t(512) << 20; // the column is the peak over done cells, in MiB
-  cells[1].peak_device_bytes = int64_t(768) << 20;
-  cells[2].peak_device_bytes = int64_t(4096) << 20; // a failed cell's is left out
+  cells[0].measured.peak_device_bytes = int64_t(512) << 20; // the column is the peak over done cells, in MiB
+  cells[1].measured.peak_device_bytes = int64_t(768) << 20;
+  cells[2].measured.peak_device_bytes = int64_t(4096) << 20; // a failed cell's is left out
   PublishedRow p;
   p.method = "GaussianImage";
   p.citation = "Zhang et al., ECCV 2024";

@@ -53,7 +53,7 @@ TEST_CASE("sweep results: results.csv quotes what needs it and reads back") {
   const std::vector<CellResult> results = {finished_cell(30.5, 0.9, 10), failed, finished_cell(INFINITY, 1.0, 9.5), CellResult{}};
   const std::string csv = results_csv(plan, results);
   CHECK(csv.rfind("cell,image,preset,model.omega_0,seed,status,steps,seconds,psnr_db,ssim,parameters,model_bytes,"
-                  "backend,threads,wall_seconds,error\n",
+                  "backend,threads,wall_seconds,peak_host_bytes,peak_device_bytes,error\n",
                   0) == 0);
   CHECK(csv.find("\"/data/b,c.png\"") != std::string::npos);
   std::vector<std::map<std::string, std::string>> columns;
@@ -135,7 +135,9 @@ TEST_CASE("sweep results: a result.json figure out of its range is refused, nami
   CHECK(error_with("parameters", 1.5) == "cells/x/result.json: parameters: 1.5 is not a whole number of at least 0");
   CHECK(error_with("peak_host_bytes", "x") ==
         "cells/x/result.json: peak_host_bytes: \"x\" is not a whole number of at least 0");
-  CHECK(error_with("threads", -1) == "cells/x/result.json: threads: -1 is below 0");
+  CHECK(error_with("threads", -1) == "cells/x/result.json: threads: -1 is not a whole number in [0, 2147483647]");
+  CHECK(error_with("threads", 3000000000LL) ==
+        "cells/x/result.json: threads: 3000000000 is not a whole number in [0, 2147483647]");
   // The edges are in range, and so are the figures a cell that did not measure them writes.
   CHECK(error_with("psnr_db", 1000) == "(no error)");
   CHECK(error_with("psnr_db", "inf") == "(no error)");
@@ -163,14 +165,14 @@ TEST_CASE("sweep summary: mean, sample standard deviation, min and max per confi
   CHECK(rows[0].configuration == "siren model.omega_0=20");
   CHECK(rows[0].cells == std::vector<int64_t>{0, 2});
   CHECK(rows[0].done == 2);
-  CHECK(rows[0].psnr_db.mean == 22);
-  CHECK(rows[0].psnr_db.stddev == doctest::Approx(std::sqrt(8.0)));
-  CHECK(rows[0].ssim.mean == doctest::Approx(0.6));
-  CHECK(rows[0].seconds.max == 12);
+  CHECK(rows[0].spread("psnr_db").mean == 22);
+  CHECK(rows[0].spread("psnr_db").stddev == doctest::Approx(std::sqrt(8.0)));
+  CHECK(rows[0].spread("ssim").mean == doctest::Approx(0.6));
+  CHECK(rows[0].spread("seconds").max == 12);
   CHECK(rows[1].failed == 1);
   CHECK(rows[1].done == 1);
-  CHECK(rows[1].psnr_db.mean == 30);
-  CHECK(rows[1].psnr_db.stddev == 0);
+  CHECK(rows[1].spread("psnr_db").mean == 30);
+  CHECK(rows[1].spread("psnr_db").stddev == 0);
   const std::string csv = summary_csv(plan, rows);
   CHECK(csv.rfind("preset,model.omega_0,cells,done,failed,psnr_db_mean,psnr_db_stddev,psnr_db_min,psnr_db_max,", 0) ==
         0);
