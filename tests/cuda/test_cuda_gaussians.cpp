@@ -5,7 +5,8 @@
 // e = max |cuda - cpu| / max |cpu| (reference_mlp.h), with bounds:
 //   encode                       1e-5
 //   loss gradients               1e-4 (every Gaussian's floats included), and bit-identical reruns
-//   100-step training runs       PSNR within 0.1 dB of the CPU's at every metrics row
+//   100-step training runs       PSNR within 0.1 dB of the CPU's at every metrics row (and a 40-step
+//                                full batch of two chunks at 6,000 Gaussians, rerun bit for bit)
 //   rendering                    RGBA8 within 1 level
 // Without a device every case prints "SKIPPED: no CUDA device: <why>" and checks nothing.
 #if REDRAW_HAVE_CUDA
@@ -77,7 +78,7 @@ TEST_CASE("cuda gaussians: encode matches the CPU, with a Gaussian over the whol
   REDRAW_REQUIRE_CUDA_DEVICE();
   auto gpu = test::cuda_backend(CudaPrecision::Fp32);
   CpuBackend cpu;
-  for (int64_t count : {int64_t(1), int64_t(37), int64_t(2000)}) {
+  for (int64_t count : {int64_t(1), int64_t(37), int64_t(2000), int64_t(7500)}) {
     const ModelSpec m = gaussians_model(count);
     std::vector<float> g = leading(params_of(m, 4), m);
     if (count > 2) {
@@ -139,6 +140,31 @@ TEST_CASE("cuda gaussians: 100-step training runs match the CPU (full batch and 
     const Image want = render_image(reference, view, 131, 77);
     CHECK(test::worst_level_difference(cuda->render_rgba8(131, 77), want) <= 1);
   }
+}
+
+TEST_CASE("cuda gaussians: a bound full-batch step over several chunks, at 6,000 Gaussians, matches the CPU") {
+  REDRAW_REQUIRE_CUDA_DEVICE();
+  // 320 x 240 = 76,800 pixels: a full batch is two chunks of the bound step (2^16 rows each).
+  const Image img = test::gradient_image(320, 240, 3);
+  RunConfig c = small_run(6000, 0);
+  c.training.steps = 40;
+  c.training.metrics_every = 10;
+  Trainer cpu(std::make_unique<CpuBackend>(), c, Dataset{img});
+  Trainer gpu(test::cuda_backend(CudaPrecision::Fp32), c, Dataset{img});
+  cpu.run(40);
+  gpu.run(40);
+  const auto& hc = cpu.record().rows();
+  const auto& hg = gpu.record().rows();
+  REQUIRE(hc.size() == hg.size());
+  for (size_t i = 0; i < hc.size(); ++i) {
+    CAPTURE(hc[i].step);
+    CHECK(std::abs(hg[i].psnr_db - hc[i].psnr_db) <= 0.1);
+  }
+  CHECK(hg.back().psnr_db > hg.front().psnr_db + 1.0); // it learns
+  // A rerun of the same bound steps gives the same bits.
+  Trainer again(test::cuda_backend(CudaPrecision::Fp32), c, Dataset{img});
+  again.run(40);
+  CHECK(again.parameters() == gpu.parameters());
 }
 
 TEST_CASE("cuda sanitize: gaussians binning, encode, backward, bound steps and renders") {
