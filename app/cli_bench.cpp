@@ -207,7 +207,9 @@ BenchHeader bench_header(const BenchProtocol& p, const BenchCommand& o, const st
     trained += (trained.empty() ? "" : ", ") + t;
   note += "cells trained " + (trained.empty() ? std::string("(none done)") : trained) +
           "; decode FPS timed after training, alone" +
-          (how.count("on the GPU") ? std::string(": on the GPU, renders into device memory (RGBA8, as the live view draws)")
+          (how.count("on the GPU") ? std::string(": on the GPU, renders into device memory (RGBA8, as the live view draws), "
+                                               "each waited for (synchronised); GaussianImage's published FPS is "
+                                               "timed without synchronisation")
                                    : ", with " + std::to_string(cores) + " thread(s)");
   h.note = note;
   return h;
@@ -235,7 +237,8 @@ SweepSite bench_site(const BenchCommand& o, const BenchProtocol& p, const SweepP
   site.retry_failed = o.retry_failed;
   site.title = "Redraw bench " + p.name;
   for (const PublishedRow& r : published)
-    site.references.push_back({r.method + " (published, " + std::to_string(r.parameters / 1000) + "K" +
+    site.references.push_back({r.method + " (published" +
+                                   (r.parameters > 0 ? ", " + std::to_string(r.parameters / 1000) + "K" : "") +
                                    (std::isfinite(r.train_seconds) ? ", " + format_seconds(r.train_seconds) : "") + ")",
                                r.psnr_db});
   return site;

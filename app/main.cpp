@@ -16,6 +16,7 @@
 #include "app/cli_usage_hints.h"
 #include "app/cli_version.h"
 #include "engine/backend_names.h"
+#include "engine/bench/bench_protocol.h"
 #include "engine/config_fields.h"
 #include "engine/thread_budget.h"
 #include "engine/errors.h"
@@ -251,10 +252,18 @@ CLI::App* add_sweep_command(CLI::App& app, SweepCommand& sweep, int& threads) {
   return cmd;
 }
 
+/// The bench protocols' names, joined by `between`, read from their table (engine/bench/bench_protocol.h).
+std::string protocol_names(const char* between) {
+  std::string s;
+  for (const BenchProtocol& p : bench_protocols())
+    s += (s.empty() ? "" : between) + p.name;
+  return s;
+}
+
 CLI::App* add_bench_command(CLI::App& app, BenchCommand& bench, int& threads) {
   auto* cmd = app.add_subcommand("bench", "Benchmark a protocol's methods on its images and write the table "
-                                          "(kodak-paper, kodak-minute, smoke; docs/benchmark.md)");
-  cmd->add_option("protocol", bench.protocol, "kodak-paper, kodak-minute or smoke")->required();
+                                          "(" + protocol_names(", ") + "; docs/benchmark.md)");
+  cmd->add_option("protocol", bench.protocol, protocol_names(", "))->required();
   cmd->add_option("--images", bench.images,
                   "The images' folder. Default: kodak-*, ../shared/images/kodak from the current folder (the 24 Kodak "
                   "images: https://r0k.us/graphics/kodak/); smoke, the bundled default.png");

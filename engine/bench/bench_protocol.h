@@ -7,6 +7,9 @@
 /// - kodak-minute: every photo preset for 60 s of training per image, at full size. On the CPU
 ///   siren and fourier train on minibatches of 16,384 pixels: their presets' full batch at
 ///   768x512 is one step in about half a minute on a core, one or two steps in the minute.
+/// - kodak-timed: `instant` (300 K) and `gaussians` (560 K) for 5 s of training per image, at full
+///   size, beside the published time-matched rows: 48 cells of 5 s and their measuring fit one
+///   10-minute device call with room for a short check.
 /// - smoke: two images of --images (by default the one bundled, the data folder's default.png),
 ///   small networks, two seconds each (CI, and a check that an installed redraw benchmarks).
 /// A protocol trains every image at its own size (at most `max_side` on its longer side when that

@@ -84,9 +84,10 @@ std::vector<PublishedRow> parse_published_rows(const json& j, const std::string&
     p.citation = required_text(r, "citation", where);
     p.hardware = required_text(r, "hardware", where);
     p.checked = required_text(r, "checked", where);
-    if (!r.contains("parameters") || !r["parameters"].is_number_integer() || r["parameters"].get<int64_t>() <= 0)
-      throw ConfigError(where + ": 'parameters' must be a positive whole number");
-    p.parameters = r["parameters"].get<int64_t>();
+    if (!r.contains("parameters") ||
+        (!r["parameters"].is_null() && (!r["parameters"].is_number_integer() || r["parameters"].get<int64_t>() <= 0)))
+      throw ConfigError(where + ": 'parameters' must be a positive whole number, or null when the paper gives none");
+    p.parameters = r["parameters"].is_null() ? 0 : r["parameters"].get<int64_t>();
     p.psnr_db = optional_number(r, "psnr_db", where);
     p.ms_ssim = optional_number(r, "ms_ssim", where);
     p.train_seconds = optional_number(r, "train_seconds", where);

@@ -32,7 +32,8 @@ struct BenchCell {
   BenchMeasurement measured;
 };
 
-/// A figure from a paper, as assets/published/<name>.json holds it. NaN / 0: not given there.
+/// A figure from a paper, as assets/published/<name>.json holds it. NaN / 0: not given there (a
+/// paper that states no parameter count has null: the table shows "-").
 struct PublishedRow {
   std::string method, citation, hardware, checked;
   int64_t parameters = 0;

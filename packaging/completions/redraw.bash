@@ -84,6 +84,6 @@ _redraw() {
   train) _filedir "@($images)" ;;
   render | timelapse | info | export-weights) _filedir redraw ;;
   sweep) _filedir -d ;;
-  bench) COMPREPLY=($(compgen -W "kodak-paper kodak-minute smoke" -- "$cur")) ;;
+  bench) COMPREPLY=($(compgen -W "kodak-paper kodak-minute kodak-timed smoke" -- "$cur")) ;;
   esac
 } && complete -F _redraw redraw

@@ -155,7 +155,7 @@ t0=$(date +%s)
 check_run "bench smoke again" "$redraw" bench smoke --images "$work/img" --out "$work/b"
 check "[ \$(( \$(date +%s) - t0 )) -lt 15 ]"
 
-expect 2 "error: unknown benchmark protocol 'kodak' (known: kodak-paper, kodak-minute, smoke)" -- \
+expect 2 "error: unknown benchmark protocol 'kodak' (known: kodak-paper, kodak-minute, kodak-timed, smoke)" -- \
   "$redraw" bench kodak --images "$work/img" --out "$work/x"
 expect 2 "error: --methods: 'wire' is not a method of protocol smoke (its methods: instant, siren)" -- \
   "$redraw" bench smoke --methods wire --images "$work/img" --out "$work/x"

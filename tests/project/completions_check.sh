@@ -23,6 +23,15 @@ for cmd in "" gui train render timelapse info sweep export-weights bench; do
   done
 done
 
+# ---- every bench protocol (the help reads them from their table) is in both files ----
+protocols="$("$redraw" bench --help | sed -nE 's/^  protocol TEXT REQUIRED +//p' | tr -d ',')"
+check_run "redraw bench --help lists the protocols" test -n "$protocols"
+for file in "$bash_file" "$zsh_file"; do
+  missing=""
+  for p in $protocols; do grep -qE -- "(^|[^a-z-])$p([^a-z0-9-]|\$)" "$file" || missing="$missing $p"; done
+  check_run "$(basename "$file") knows every bench protocol${missing:+ (missing:$missing)}" test -z "$missing"
+done
+
 # ---- bash: what a Tab gives ----
 if [ -f /usr/share/bash-completion/bash_completion ]; then
   touch "$work/photo.png" "$work/notes.txt" "$work/run.redraw"

@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 namespace redraw {
@@ -80,7 +81,7 @@ TEST_CASE("size_to_budget: a budget no size reaches is refused with the nearest 
 }
 
 TEST_CASE("bench protocols: names, methods, and each method's config") {
-  CHECK_THROWS_WITH_AS(find_bench_protocol("kodak"), doctest::Contains("known: kodak-paper, kodak-minute, smoke"),
+  CHECK_THROWS_WITH_AS(find_bench_protocol("kodak"), doctest::Contains("known: kodak-paper, kodak-minute, kodak-timed, smoke"),
                        ConfigError);
   const BenchProtocol& minute = find_bench_protocol("kodak-minute");
   CHECK(minute.time_limit == 60);
@@ -115,7 +116,7 @@ TEST_CASE("bench protocols: smoke's default is the bundled image, and the Kodak 
   // trained at most max_side on its longer side, and its MS-SSIM measured at that size
   const double scale = std::min(1.0, double(smoke.max_side) / std::max(info.width, info.height));
   CHECK(std::min(info.width, info.height) * scale > k_ms_ssim_min_side);
-  for (const char* name : {"kodak-paper", "kodak-minute"}) {
+  for (const char* name : {"kodak-paper", "kodak-minute", "kodak-timed"}) {
     const BenchProtocol& kodak = find_bench_protocol(name);
     CHECK(bench_default_images(kodak) == "../shared/images/kodak");
     CHECK(kodak.images_source.find("https://r0k.us/graphics/kodak/") != std::string::npos);
@@ -155,6 +156,51 @@ TEST_CASE("published rows: the shipped Kodak file reads; a bad row is refused na
                        ConfigError);
   bad["rows"][0].erase("citation");
   CHECK_THROWS_WITH_AS(parse_published_rows(bad, "p.json"), doctest::Contains("rows[0]: 'citation'"), ConfigError);
+}
+
+TEST_CASE("bench protocols: kodak-timed trains both families on all 24 images within one device call") {
+  const BenchProtocol& timed = find_bench_protocol("kodak-timed");
+  REQUIRE(timed.methods.size() == 2);
+  CHECK(timed.methods[0].preset == "instant");
+  CHECK(timed.methods[1].preset == "gaussians");
+  for (const BenchMethod& m : timed.methods) {
+    const RunConfig c = bench_method_config(timed, m, 768, 512);
+    CAPTURE(m.preset);
+    CHECK(relative(parameter_count(c.model), m.budget) <= 0.02);
+    CHECK(c.training.steps == std::numeric_limits<int32_t>::max()); // the time limit ends each cell
+  }
+  // 48 cells of training, and per cell about 1 s of decode timing and 2 s of starting and
+  // measuring: within a 10-minute call, with at least 3 minutes left for a check.
+  const double cells = 24.0 * double(timed.methods.size());
+  CHECK(cells * (timed.time_limit + 3.0) <= 600 - 180);
+  // Its published rows: the time-matched ones, a paper without a parameter count shown as "-".
+  const std::filesystem::path file = asset_dir() / "published" / (timed.published + ".json");
+  std::ifstream in(file);
+  REQUIRE(in);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const auto rows = parse_published_rows(parse_json(ss.str(), file.string()), file.string());
+  REQUIRE(rows.size() >= 3);
+  bool unstated = false;
+  for (const PublishedRow& r : rows) {
+    CHECK(std::isfinite(r.train_seconds)); // a time-matched row states its time
+    unstated = unstated || r.parameters == 0;
+  }
+  CHECK(unstated);
+  const std::string md = bench_table_md(BenchHeader{}, {}, {}, rows);
+  CHECK(md.find("| Fast-2DGS | published: ") != std::string::npos);
+  CHECK(md.find("| - | - | 43.13 |") != std::string::npos); // budget and parameters not given
+  nlohmann::json bad = {{"format", "redraw-published"},
+                        {"version", 1},
+                        {"rows",
+                         {{{"method", "X"},
+                           {"citation", "c"},
+                           {"hardware", "h"},
+                           {"checked", "no"},
+                           {"parameters", 0},
+                           {"psnr_db", 40}}}}};
+  CHECK_THROWS_WITH_AS(parse_published_rows(bad, "p.json"), doctest::Contains("rows[0]: 'parameters' must be"),
+                       ConfigError);
 }
 
 TEST_CASE("bench table: ours are the means over done cells; published rows stand apart, marked") {
