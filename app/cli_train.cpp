@@ -11,6 +11,7 @@
 #include "engine/model_files/model_check.h"
 #include "engine/training/open_run.h"
 #include "engine/training/preset_match.h"
+#include "engine/training/run_loop.h"
 #include "engine/training/trainer.h"
 
 #include <charconv>
@@ -121,15 +122,6 @@ std::string describe(const MetricsRow& r, double steps_per_s) {
   std::snprintf(b, sizeof b, "step %lld  loss %.4g  PSNR %s  lr %.3g  %.1f steps/s", static_cast<long long>(r.step),
                 r.loss, psnr.c_str(), r.lr, steps_per_s);
   return b;
-}
-
-void report_recoveries(Trainer& t, int32_t limit) {
-  for (const RecoveryEvent& e : t.take_new_recoveries()) {
-    char b[96];
-    std::snprintf(b, sizeof b, "; learning rate x%g from now on (recovery %d of %d)", e.lr_scale, e.attempt, limit);
-    print_note("training diverged at step " + std::to_string(e.step) + " (" + e.reason + "): went back to step " +
-               std::to_string(e.rolled_back_to) + ", the last good state" + b);
-  }
 }
 
 /// Removes the output folder at the end of a failed run when this run created it and left it
@@ -270,30 +262,30 @@ public:
     if (m_start < m_total) m_spectrum.record(m_trainer); // the untrained (or resumed) network, outside the budget
     if (!o.quiet) print_banner();
     // A time limit is a budget the schedule anneals to (engine/training/schedule.h, docs/training.md).
-    if (o.time_limit) m_trainer.set_time_budget(*o.time_limit);
+    if (o.time_limit) m_loop.set_time_budget(*o.time_limit);
     install_interrupt_handler();
-    m_trainer.set_stop_flag(&stop_flag()); // a signal stops a step between its chunks
+    m_loop.set_stop_flag(&stop_flag()); // a signal stops a step between its chunks
     m_seconds0 = m_trainer.clock().elapsed();
   }
 
-  /// Trains to the end, a time limit or a signal. False when the run diverged past its
-  /// recoveries (said on stderr).
+  /// Trains to the end, a time limit or a signal (the run loop: engine/training/run_loop.h). False
+  /// when the run diverged past its recoveries (said on stderr).
   bool train() {
-    try {
-      for (;;) {
-        while (m_trainer.current_step() < m_total && !should_stop())
-          train_one();
-        m_trainer.pause_clock();
-        // A divergence since the last metrics step is found here, before anything is written.
-        const bool recovered = m_trainer.ensure_finite();
-        report_recoveries(m_trainer, max_recoveries());
-        if (!recovered || m_stopped) return true;
-      }
-    } catch (const DivergedError& e) {
-      if (!m_o.quiet) m_progress.finish();
-      print_error(std::string(e.what()) + ". " + what_is_kept());
+    LoopEvents events;
+    events.stepped = [this](const std::optional<MetricsRow>& row, double) {
+      after_step(row);
       return false;
-    }
+    };
+    events.recovered = [this](const std::vector<RecoveryEvent>& found) {
+      for (const RecoveryEvent& e : found)
+        print_note(recovery_text(e, m_trainer.config().training.max_recoveries));
+    };
+    const LoopEnd end = m_loop.run(events);
+    m_stopped = end == LoopEnd::Stopped || end == LoopEnd::TimeUp;
+    if (end != LoopEnd::Diverged) return true;
+    if (!m_o.quiet) m_progress.finish();
+    print_error(m_loop.diverged() + ". " + what_is_kept());
+    return false;
   }
 
   /// The final save and the summary lines; returns the exit code.
@@ -336,19 +328,12 @@ private:
                  static_cast<long long>(parameter_count(config.model)), m_trainer.backend().name().c_str(),
                  m_trainer.backend().device_description().c_str());
   }
-  int32_t max_recoveries() const { return m_trainer.config().training.max_recoveries; }
   /// Training time of this process: time stopped (SIGSTOP, Ctrl+Z) is not in it.
   double trained_seconds() const { return m_trainer.clock().elapsed() - m_seconds0; }
-  bool should_stop() {
-    if (interrupted() || (m_o.time_limit && trained_seconds() >= *m_o.time_limit)) m_stopped = true;
-    return m_stopped;
-  }
 
-  /// One step, then what follows it: recoveries said, a spectrum row, the progress, a checkpoint.
-  void train_one() {
-    const auto row = m_trainer.step();
-    if (interrupted()) return; // the step may have been left unfinished: should_stop() ends the loop
-    report_recoveries(m_trainer, max_recoveries());
+  /// What follows a step: a spectrum row, the progress, a checkpoint (the loop reports the
+  /// recoveries a checkpoint of a diverged state makes).
+  void after_step(const std::optional<MetricsRow>& row) {
     // spectrum.csv: the error's band powers every spectrum_every steps (this process's steps only:
     // a resumed run's file starts where it resumed). Each row renders the network and waits for
     // the device, so rows are skipped while they have taken more than k_spectrum_budget of the
@@ -370,7 +355,6 @@ private:
         m_out.keep();
         m_last_saved = m_trainer.current_step();
       }
-      report_recoveries(m_trainer, max_recoveries()); // a checkpoint of a diverged state recovers first
     }
   }
 
@@ -424,6 +408,7 @@ private:
   const TrainCommand& m_o;
   OpenedRun& m_opened;
   Trainer& m_trainer;
+  RunLoop m_loop{m_trainer}; ///< to the run's total steps
   OutputFolder m_out;
   const std::filesystem::path& m_dir;
   const FolderLock m_lock;

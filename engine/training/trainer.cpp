@@ -3,6 +3,7 @@
 #include "engine/backend_names.h"
 #include "engine/errors.h"
 #include "engine/pixel_sample.h"
+#include "engine/training/run_loop.h"
 
 #include <limits>
 
@@ -171,10 +172,12 @@ MetricsRow Trainer::record_exact(const ErrorMeans* given) {
 }
 
 void Trainer::run(int64_t n, const std::function<bool()>& should_stop) {
-  for (int64_t i = 0; i < n && !(should_stop && should_stop()); ++i)
-    step();
-  (void)flush_metrics(); // rows the GPU measured inside its last steps join the history now
-  pause_clock();
+  RunLoop loop(*this);
+  loop.set_end_step(RunLoop::k_no_end_step);
+  loop.set_step_count(n);
+  LoopEvents events;
+  if (should_stop) events.may_step = [&should_stop] { return !should_stop(); };
+  if (loop.slice(events) == LoopEnd::Diverged || !loop.settle(events)) throw DivergedError(loop.diverged());
 }
 
 bool Trainer::ensure_finite() {

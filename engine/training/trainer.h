@@ -46,8 +46,9 @@ public:
   /// state of the last finished step. `flag` must outlive the trainer; null: none.
   void set_stop_flag(const std::atomic<bool>* flag) { m_stop = flag; }
   bool stop_requested() const { return m_stop && m_stop->load(std::memory_order_relaxed); }
-  /// Up to n steps, stopping early when should_stop() returns true (checked each step); then the
-  /// late rows are settled (flush_metrics) and the clock paused.
+  /// Up to n steps, stopping early when should_stop() returns true (checked before each step); then
+  /// the late rows are settled (flush_metrics) and the clock paused. The run loop's slice and
+  /// settle (run_loop.h), for tests and benchmarks that train a fixed number of steps.
   void run(int64_t n, const std::function<bool()>& should_stop = {});
   /// The loss and exact PSNR over every pixel now (blocks), appended to the history and returned.
   MetricsRow measure();
@@ -87,6 +88,8 @@ public:
   }
   /// A deadline `seconds` of training time from now the schedule anneals to; 0 or less: none.
   void set_time_budget(double seconds) { m_clock.set_budget(seconds, m_step); }
+  /// Test hook: the training clock reads its time from `source` (TrainingClock::set_time_source).
+  void set_time_source(TrainingClock::TimeSource source) { m_clock.set_time_source(std::move(source)); }
   /// The step the next step reads the schedule at: the step count, or further on under a budget.
   int64_t schedule_step() const { return m_clock.schedule_step(m_step, m_config.training.steps); }
 

@@ -9,11 +9,14 @@
 namespace redraw {
 
 namespace {
-TrainingClock::TimePoint now_point() { return std::chrono::steady_clock::now(); }
 double seconds_between(TrainingClock::TimePoint a, TrainingClock::TimePoint b) {
   return std::chrono::duration<double>(b - a).count();
 }
 } // namespace
+
+TrainingClock::TimePoint TrainingClock::now_point() const {
+  return m_time_source ? m_time_source() : std::chrono::steady_clock::now();
+}
 
 void TrainingClock::tick() { tick(now_point(), continue_signals()); }
 

@@ -8,17 +8,25 @@
 /// - Time budget: set at a training time and step; schedule_step() reads the schedule at
 ///   budget_schedule_step (schedule.h), so a run stopped by its deadline has annealed by then.
 /// - Every reading has a twin that takes the time `now` (and tick() the SIGCONT count): the plain
-///   ones read std::chrono::steady_clock and continue_signals(); tests inject both.
+///   ones read std::chrono::steady_clock (or the time source a test set) and continue_signals();
+///   tests inject both.
 /// - Threading: one thread (the trainer's); not locked.
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <utility>
 
 namespace redraw {
 
 class TrainingClock {
 public:
   using TimePoint = std::chrono::steady_clock::time_point;
+  using TimeSource = std::function<TimePoint()>;
+
+  /// Test hook: the plain readings take the time from `source` instead of steady_clock (null: it
+  /// again), so a test moves time by what it does, not by waiting.
+  void set_time_source(TimeSource source) { m_time_source = std::move(source); }
 
   /// Starts the clock, or keeps it running: called at each step's start. `continues`: the SIGCONT
   /// count (continue_signals()) at `now`.
@@ -47,6 +55,9 @@ public:
   int64_t schedule_step(int64_t step, int64_t total_steps, TimePoint now) const;
 
 private:
+  TimePoint now_point() const; ///< the time source's now, or steady_clock's
+
+  TimeSource m_time_source;         ///< null: steady_clock
   double m_before = 0;              ///< training time accumulated before the current run of the clock
   std::optional<TimePoint> m_start; ///< when the current run began (counted from m_before)
   TimePoint m_last_tick{};          ///< the previous tick (clock running)

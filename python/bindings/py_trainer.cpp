@@ -6,6 +6,7 @@
 #include "engine/model_files/weights_export.h"
 #include "engine/training/open_pixels.h"
 #include "engine/training/open_run.h"
+#include "engine/training/run_loop.h"
 #include "python/bindings/py_arrays.h"
 #include "python/bindings/py_claim.h"
 #include "python/bindings/py_convert.h"
@@ -15,7 +16,6 @@
 #include <pybind11/stl.h>
 
 #include <atomic>
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -61,25 +61,36 @@ public:
   Trainer& trainer() { return *m_run.trainer; }
 
   /// Trains up to `steps` more steps (nullopt: to the run's total; grow_total: a run asked for more
-  /// grows its total), until `seconds` of training time pass or callback returns False.
+  /// grows its total), until `seconds` of training time pass or callback returns False: the run
+  /// loop (engine/training/run_loop.h) in slices of about 0.1 s with the GIL released.
   std::optional<MetricsRow> train(const std::optional<int64_t>& steps, double seconds, const py::object& callback,
                                   bool grow_total) {
     Claim owner(m_use, false); // before anything changes: a refused call leaves the run as it was
     Trainer& t = trainer();
     const int64_t n = steps ? *steps : std::max<int64_t>(0, t.total_steps() - t.current_step());
     if (grow_total && steps && t.current_step() + n > t.total_steps()) t.set_total_steps(t.current_step() + n);
+    RunLoop loop(t);
+    loop.set_end_step(RunLoop::k_no_end_step); // step(n) may go past the total
+    loop.set_step_count(n);
+    loop.set_slice_seconds(0.1);
     const bool timed = std::isfinite(seconds);
-    if (timed) t.set_time_budget(seconds); // the schedule anneals to the deadline, as train --time-limit
+    if (timed) loop.set_time_budget(seconds); // the schedule anneals to the deadline, as train --time-limit
     std::optional<MetricsRow> last;
+    std::vector<MetricsRow> rows;
+    LoopEvents events;
+    events.may_step = [] { return !stop_requested(); }; // the interpreter is exiting
+    events.stepped = [&rows, has_callback = !callback.is_none()](const std::optional<MetricsRow>& row, double) {
+      if (row) rows.push_back(*row);
+      return row && has_callback; // the callback sees each row at once and may stop here
+    };
+    events.settled = [&last](const MetricsRow& r) { last = r; };
     const auto finish = [&] {
       Unlocked unlocked;
-      for (const MetricsRow& r : t.flush_metrics()) last = r;
-      t.pause_clock();
-      t.ensure_finite();
+      (void)loop.finish(events); // a train() call ends here, whatever finish() would train on
       if (timed) t.set_time_budget(0);
     };
     try {
-      run_slices(n, seconds, callback, last);
+      run_slices(loop, events, rows, callback, last);
 #if defined(__GLIBCXX__)
     } catch (abi::__forced_unwind&) {
       throw; // the thread is being ended (a daemon thread at exit): touch nothing more
@@ -89,6 +100,7 @@ public:
       throw;
     }
     finish();
+    if (!loop.diverged().empty()) throw DivergedError(loop.diverged());
     return last;
   }
 
@@ -163,39 +175,26 @@ public:
   const std::vector<std::string>& notices() const { return m_notices; }
 
 private:
-  /// train's loop: steps in slices of about 0.1 s with the GIL released, each metrics row handed
-  /// to the callback with the trainer lent (it may render or predict), signals checked between.
-  void run_slices(int64_t n, double seconds, const py::object& callback, std::optional<MetricsRow>& last) {
-    Trainer& t = trainer();
+  /// train's slices: each with the GIL released, then each metrics row it brought handed to the
+  /// callback with the trainer lent (it may render or predict), signals checked between.
+  void run_slices(RunLoop& loop, const LoopEvents& events, std::vector<MetricsRow>& rows, const py::object& callback,
+                  std::optional<MetricsRow>& last) {
     const bool has_callback = !callback.is_none();
-    const double start_seconds = t.clock().elapsed();
-    const bool timed = std::isfinite(seconds);
-    int64_t done = 0;
-    bool stop = false;
-    while (done < n && !stop) {
-      std::vector<MetricsRow> rows;
+    for (;;) {
+      LoopEnd end = LoopEnd::Slice;
       {
         Unlocked unlocked;
-        const auto slice_end = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
-        while (done < n) {
-          if ((timed && t.clock().elapsed() - start_seconds >= seconds) || stop_requested()) {
-            stop = true; // the time is up, or the interpreter is exiting
-            break;
-          }
-          const std::optional<MetricsRow> row = t.step();
-          ++done;
-          if (row) {
-            rows.push_back(*row);
-            if (has_callback) break; // the callback sees each row at once and may stop here
-          }
-          if (std::chrono::steady_clock::now() >= slice_end) break;
-        }
+        end = loop.slice(events);
       }
+      if (end == LoopEnd::Diverged) throw DivergedError(loop.diverged());
+      bool stop = end != LoopEnd::Slice;
       for (const MetricsRow& r : rows) {
         last = r;
         if (has_callback && !stop_requested() && !call_back(callback, r)) stop = true;
       }
+      rows.clear();
       if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+      if (stop) return;
     }
   }
 
