@@ -40,6 +40,7 @@ void RunLoop::stop_diverged(const DivergedError& e, const LoopEvents& events) {
 }
 
 LoopEnd RunLoop::slice(const LoopEvents& events) {
+  m_diverged.clear();
   const TrainingClock::TimePoint start = now();
   try {
     for (;;) {
@@ -62,6 +63,7 @@ LoopEnd RunLoop::slice(const LoopEvents& events) {
 }
 
 bool RunLoop::settle(const LoopEvents& events) {
+  m_diverged.clear();
   try {
     for (const MetricsRow& row : m_trainer.flush_metrics())
       if (events.settled) events.settled(row);

@@ -93,7 +93,8 @@ public:
   /// Slices until the run ends, then finish(), and on again while finish() says so: the command
   /// line's way. Returns why it ended (Diverged when finish() diverged).
   LoopEnd run(const LoopEvents& events = {});
-  /// The DivergedError's message after LoopEnd::Diverged (or a finish() that diverged); "" else.
+  /// The DivergedError's message after LoopEnd::Diverged (or a settle() or finish() that
+  /// diverged); "" once the next slice() or settle() begins.
   const std::string& diverged() const { return m_diverged; }
 
 private:

@@ -20,15 +20,11 @@ LiveRun::LiveRun(OpenedRun opened, std::string source_path, std::string model_pa
   (void)m_tree.set_cap_bytes(*m_trainer, cap_bytes);
 }
 
-void LiveRun::step_once(const std::atomic<bool>* stop) {
-  m_trainer->set_stop_flag(stop);
-  m_changes.changed();
-  if (auto row = m_trainer->step()) m_pending_rows.push_back(*row);
-}
-
 std::vector<std::string> LiveRun::reset(size_t cap_bytes) {
   m_trainer->reset();
   m_tree.reset();
+  m_changes.changed();
+  restart_rows();
   return m_tree.set_cap_bytes(*m_trainer, cap_bytes);
 }
 
@@ -41,7 +37,10 @@ void LiveRun::set_schedule(const ScheduleSpec& schedule, int64_t total_steps) {
 std::vector<std::string> LiveRun::set_cap(size_t cap_bytes) { return m_tree.set_cap_bytes(*m_trainer, cap_bytes); }
 
 bool LiveRun::switch_line(int32_t line, std::vector<std::string>& notices) {
-  return m_tree.switch_to(*m_trainer, line, notices);
+  if (!m_tree.switch_to(*m_trainer, line, notices)) return false;
+  m_changes.changed();
+  restart_rows();
+  return true;
 }
 
 void LiveRun::restart_rows() {
@@ -50,25 +49,24 @@ void LiveRun::restart_rows() {
   m_posted_loss_end = -1;
 }
 
-void LiveRun::post_loss_trace(SessionMailbox& box) {
-  const LossTrace& t = m_trainer->record().losses();
-  const int64_t end = t.end_count();
-  if (m_posted_loss_end < 0 || m_posted_loss_end > end || m_posted_loss_end < t.first_count) {
-    box.loss_trace(t, true);
-  } else if (end > m_posted_loss_end) {
-    LossTrace part;
-    part.first_count = m_posted_loss_end;
-    part.loss.assign(t.loss.begin() + (m_posted_loss_end - t.first_count), t.loss.end());
-    box.loss_trace(std::move(part), false);
-  }
-  m_posted_loss_end = end;
-}
-
-void LiveRun::step() {
-  const auto start = Clock::now();
-  if (auto row = m_trainer->step()) m_pending_rows.push_back(*row);
-  m_profile.step_s += seconds_since(start);
-  ++m_profile.steps;
+LoopEvents LiveRun::events(SessionMailbox& box, LoopEvents outer) {
+  LoopEvents e = outer;
+  e.stepped = [this, then = std::move(outer.stepped)](const std::optional<MetricsRow>& row, double seconds) {
+    m_changes.changed();
+    if (row) m_pending_rows.push_back(*row);
+    m_profile.step_s += seconds;
+    ++m_profile.steps;
+    return then && then(row, seconds);
+  };
+  e.settled = [this, then = std::move(outer.settled)](const MetricsRow& row) {
+    m_pending_rows.push_back(row);
+    if (then) then(row);
+  };
+  e.recovered = [this, &box, then = std::move(outer.recovered)](const std::vector<RecoveryEvent>& found) {
+    post_recoveries(box, found);
+    if (then) then(found);
+  };
+  return e;
 }
 
 std::vector<std::string> LiveRun::branch(int64_t step, bool& trains_on) {
@@ -80,23 +78,20 @@ std::vector<std::string> LiveRun::branch(int64_t step, bool& trains_on) {
   const std::string optimizer = r.exact ? " with its optimizer state (an exact continuation)"
                                         : "; the optimizer restarts from zero (this frame's optimizer state "
                                           "was not kept)";
+  m_changes.changed();
+  restart_rows();
   trains_on = t.current_step() < t.total_steps();
   r.notices.push_back(trains_on ? "training continues from step " + from + optimizer + kept
                                 : "branched at step " + from + optimizer + kept + "; raise Steps to train it");
   return std::move(r.notices);
 }
 
-std::vector<std::string> LiveRun::recovery_notices() {
-  std::vector<std::string> out;
-  for (const RecoveryEvent& e : m_trainer->take_new_recoveries()) {
-    char b[96];
-    std::snprintf(b, sizeof b, "; learning rate x%g from now on (recovery %d of %d)", e.lr_scale, e.attempt,
-                  m_trainer->config().training.max_recoveries);
-    out.push_back("training diverged at step " + std::to_string(e.step) + " (" + e.reason + "): went back to step " +
-                  std::to_string(e.rolled_back_to) + b);
-  }
-  if (!out.empty()) restart_rows();
-  return out;
+void LiveRun::post_recoveries(SessionMailbox& box, const std::vector<RecoveryEvent>& found) {
+  if (found.empty()) return;
+  for (const RecoveryEvent& e : found)
+    box.notice(recovery_text(e, m_trainer->config().training.max_recoveries));
+  restart_rows();
+  box.replace_history(m_trainer->record().rows());
 }
 
 std::string load_failure_text(const std::string& source, bool kept) {
@@ -113,29 +108,6 @@ std::string load_failure_text(const std::string& source, bool kept) {
     return e.what();
   } catch (...) {
     return "cannot open " + source + keeps;
-  }
-}
-
-bool LiveRun::settle_metrics(SessionMailbox& box) {
-  bool ok = true;
-  try {
-    for (const auto& row : m_trainer->flush_metrics())
-      m_pending_rows.push_back(row);
-  } catch (const DivergedError& e) {
-    ok = false;
-    box.error(std::string("training stopped: ") + e.what());
-  }
-  post_recoveries(box);
-  return ok;
-}
-
-void LiveRun::post_recoveries(SessionMailbox& box) {
-  const std::vector<std::string> notices = recovery_notices();
-  for (const auto& n : notices)
-    box.notice(n);
-  if (!notices.empty()) {
-    box.replace_history(m_trainer->record().rows());
-    resend_loss_trace();
   }
 }
 
@@ -174,6 +146,34 @@ void LiveRun::post_window(SessionMailbox& box, const RenderWindow& window, int32
   }
 }
 
+RunNews LiveRun::news(SessionMailbox& box, bool running) {
+  post_frames(box, false);
+  post_loss_trace(box);
+  RunNews out;
+  out.status = status(running);
+  out.rows.swap(m_pending_rows);
+  out.profile = m_profile;
+  out.profile.wall_s = seconds_since(m_profile_since);
+  out.profile.backend = m_trainer->backend().take_step_profile();
+  m_profile = SessionProfile{};
+  m_profile_since = Clock::now();
+  return out;
+}
+
+void LiveRun::post_loss_trace(SessionMailbox& box) {
+  const LossTrace& t = m_trainer->record().losses();
+  const int64_t end = t.end_count();
+  if (m_posted_loss_end < 0 || m_posted_loss_end > end || m_posted_loss_end < t.first_count) {
+    box.loss_trace(t, true);
+  } else if (end > m_posted_loss_end) {
+    LossTrace part;
+    part.first_count = m_posted_loss_end;
+    part.loss.assign(t.loss.begin() + (m_posted_loss_end - t.first_count), t.loss.end());
+    box.loss_trace(std::move(part), false);
+  }
+  m_posted_loss_end = end;
+}
+
 SessionStatus LiveRun::status(bool running) {
   Trainer& t = *m_trainer;
   SessionStatus s;
@@ -206,22 +206,16 @@ SessionStatus LiveRun::status(bool running) {
   return s;
 }
 
-SessionProfile LiveRun::take_profile() {
-  SessionProfile out = m_profile;
-  out.wall_s = seconds_since(m_profile_since);
-  out.backend = m_trainer->backend().take_step_profile();
-  m_profile = SessionProfile{};
-  m_profile_since = Clock::now();
-  return out;
-}
-
-bool LiveRun::preview(SessionMailbox& box, DeviceFrameRing* ring, bool host, int32_t max_w, int32_t max_h) {
+bool LiveRun::preview(SessionMailbox& box, DeviceFrameRing* ring, PreviewPacing& pacing, bool force) {
   Trainer& t = *m_trainer;
   const int64_t step = t.current_step();
+  if (!force && (!pacing.due(step, seconds_since(m_last_preview)) || step == m_last_preview_step)) return true;
+  const PreviewSize limit = pacing.begin();
+  const bool host = force || pacing.host_wanted();
   // At the size shown, never more than the training grid: on the GPU too, a 100-megapixel run
   // would otherwise draw 100 megapixels for a pane of a few hundred thousand.
   int32_t pw = 0, ph = 0;
-  fit_within(t.dataset().image.width, t.dataset().image.height, max_w, max_h, pw, ph);
+  fit_within(t.dataset().image.width, t.dataset().image.height, limit.w, limit.h, pw, ph);
   const auto start = Clock::now();
   bool device_done = false, device_ok = true;
   if (ring && m_device) {
@@ -241,7 +235,9 @@ bool LiveRun::preview(SessionMailbox& box, DeviceFrameRing* ring, bool host, int
   if (!device_done || host) box.preview(std::make_shared<Image>(t.render(pw, ph)), step);
   m_last_preview = Clock::now();
   m_last_preview_step = step;
-  m_profile.preview_s += std::chrono::duration<double>(m_last_preview - start).count();
+  const double seconds = std::chrono::duration<double>(m_last_preview - start).count();
+  m_profile.preview_s += seconds;
+  pacing.rendered(seconds);
   return device_ok;
 }
 
@@ -275,24 +271,33 @@ std::shared_ptr<const NetworkSnapshot> LiveRun::network() {
   return net;
 }
 
-void LiveRun::write_model(const std::string& path, bool make_folder) {
-  if (make_folder) {
+void LiveRun::write_model(SessionMailbox& box, const std::string& path, WriteKind kind) {
+  if (kind == WriteKind::Copy) {
     std::error_code ec;
     std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
   }
-  m_trainer->with_checkpoint(m_source_image, [&](const Checkpoint& c) { save_checkpoint(path, c); });
+  try {
+    m_trainer->with_checkpoint(m_source_image, [&](const Checkpoint& c) { save_checkpoint(path, c); });
+  } catch (...) {
+    post_recoveries(box, m_trainer->take_new_recoveries()); // a diverged state is recovered before it is saved
+    throw;
+  }
+  post_recoveries(box, m_trainer->take_new_recoveries());
+  if (kind == WriteKind::Save) m_changes.saved(path);
 }
 
-void LiveRun::run_export(SessionMailbox& box, const std::string& what, const std::string& path,
-                         const std::function<void(const std::function<bool(double)>&)>& work,
-                         const std::function<bool()>& go_on) {
+void LiveRun::export_to(SessionMailbox& box, const RunExport& request, const std::function<bool()>& go_on) {
+  const std::string what = export_what(request);
   box.busy(what);
   try {
-    work([&](double f) {
+    const auto progress = [&](double f) {
       box.progress(f);
       return go_on();
-    });
-    box.notice(what + " done: " + path);
+    };
+    if (const auto* c = std::get_if<run_command::ExportImage>(&request)) export_image(*c, progress);
+    if (const auto* c = std::get_if<run_command::ExportComparison>(&request)) export_comparison(*c, progress);
+    if (const auto* c = std::get_if<run_command::ExportTimelapse>(&request)) export_timelapse(*c, progress);
+    box.notice(what + " done: " + std::visit([](const auto& c) { return c.path; }, request));
   } catch (const CancelledError&) {
     box.notice(what + " cancelled; nothing was written");
   } catch (const std::bad_alloc&) {
@@ -303,42 +308,47 @@ void LiveRun::run_export(SessionMailbox& box, const std::string& what, const std
   box.idle();
 }
 
-std::string LiveRun::export_image_what(int32_t w, int32_t h, int64_t snapshot_step) const {
-  std::string what = "export " + std::to_string(w) + "x" + std::to_string(h);
-  if (snapshot_step >= 0 && !m_trainer->frames().store().empty())
-    what += " (step " +
-            std::to_string(m_trainer->frames().frame(m_trainer->frames().store().index_at_step(snapshot_step)).metrics.step) + ")";
+std::string LiveRun::export_what(const RunExport& request) const {
+  if (const auto* c = std::get_if<run_command::ExportComparison>(&request))
+    return "comparison " + std::to_string(2 * c->width) + "x" + std::to_string(c->height);
+  if (std::holds_alternative<run_command::ExportTimelapse>(request))
+    return "timelapse (" + std::to_string(m_trainer->frames().store().size()) + " frames)";
+  const auto& c = std::get<run_command::ExportImage>(request);
+  std::string what = "export " + std::to_string(c.width) + "x" + std::to_string(c.height);
+  const SnapshotStore& store = m_trainer->frames().store();
+  if (c.frame_step >= 0 && !store.empty())
+    what += " (step " + std::to_string(m_trainer->frames().frame(store.index_at_step(c.frame_step)).metrics.step) + ")";
   return what;
 }
 
-void LiveRun::export_image(const std::string& path, int32_t w, int32_t h, int bit_depth, int64_t snapshot_step,
-                           const std::function<bool(double)>& progress) {
+void LiveRun::export_image(const run_command::ExportImage& c, const std::function<bool(double)>& progress) {
   Trainer& t = *m_trainer;
-  const std::vector<float> params = snapshot_step >= 0 && !t.frames().store().empty()
-                                        ? frame_weights(t.frames().frame(t.frames().store().index_at_step(snapshot_step)))
+  const std::vector<float> params = c.frame_step >= 0 && !t.frames().store().empty()
+                                        ? frame_weights(t.frames().frame(t.frames().store().index_at_step(c.frame_step)))
                                         : t.parameters();
   if (params.empty()) throw ConfigError("this frame is a picture only (its weights were not kept): export a keyframe");
   RenderOptions opts;
   opts.progress = progress;
-  export_render_png(t.backend(), NetworkView{&t.config().model, params, t.fourier_b()}, w, h, path, bit_depth, opts);
+  export_render_png(t.backend(), NetworkView{&t.config().model, params, t.fourier_b()}, c.width, c.height, c.path,
+                    c.bit_depth, opts);
 }
 
-void LiveRun::export_comparison(const std::string& path, int32_t w, int32_t h, int bit_depth,
-                                const std::function<bool(double)>& progress) {
+void LiveRun::export_comparison(const run_command::ExportComparison& c, const std::function<bool(double)>& progress) {
+  if (m_image.empty()) throw ConfigError("the original image of this run is not available");
   Trainer& t = *m_trainer;
   const Image original = comparison_original(load_image(m_image), t.config().data);
   const std::vector<float> params = t.parameters();
   RenderOptions opts;
   opts.progress = progress;
-  export_comparison_png(t.backend(), NetworkView{&t.config().model, params, t.fourier_b()}, original, w, h, path,
-                        bit_depth, opts);
+  export_comparison_png(t.backend(), NetworkView{&t.config().model, params, t.fourier_b()}, original, c.width,
+                        c.height, c.path, c.bit_depth, opts);
 }
 
-void LiveRun::export_timelapse(const std::string& path, TimelapseOptions opts,
-                               const std::function<bool(double)>& progress) {
+void LiveRun::export_timelapse(const run_command::ExportTimelapse& c, const std::function<bool(double)>& progress) {
   Trainer& t = *m_trainer;
+  TimelapseOptions opts = c.options;
   opts.progress = progress;
-  redraw::export_timelapse(t.backend(), t.config().model, t.fourier_b(), t.frames().store().frames(), path, opts);
+  redraw::export_timelapse(t.backend(), t.config().model, t.fourier_b(), t.frames().store().frames(), c.path, opts);
 }
 
 } // namespace redraw

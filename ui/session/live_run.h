@@ -1,17 +1,21 @@
 #pragma once
 /// One loaded run of a TrainingSession, used by the session's training thread only: the Trainer,
 /// what it was opened from, and the bookkeeping behind what the session publishes about it.
-/// - Rows measured since the last publish wait in the run until take_rows().
+/// - Steps go through its run loop (loop(), events()); rows measured since the last publish wait in
+///   the run until news().
 /// - preview() renders the current picture into the device frame ring and/or a host image;
-///   post_frames() posts the timelapse's frame list when it changed; status() and take_profile()
-///   are this run's part of each publish.
-/// - write_model() and the export_*() write it to files.
+///   post_frames() posts the timelapse's frame list when it changed; news() is this run's part of
+///   each publish.
+/// - write_model() and export_to() write it to files.
 #include "engine/device_interop.h"
 #include "engine/training/open_run.h"
 #include "engine/training/run_tree.h"
 #include "engine/export/timelapse_export.h"
+#include "engine/training/run_loop.h"
 #include "engine/training/trainer.h"
+#include "ui/session/frame_pacing.h"
 #include "ui/session/run_changes.h"
+#include "ui/session/run_commands.h"
 #include "ui/session/session_mailbox.h"
 
 #include <atomic>
@@ -21,6 +25,7 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 namespace redraw {
@@ -34,9 +39,20 @@ inline double seconds_since(Clock::time_point t) { return std::chrono::duration<
 /// a catch block); `kept`: a run is open and stays open.
 std::string load_failure_text(const std::string& source, bool kept);
 
-/// The run itself: every change to it goes through a verb here, so what it holds (the Trainer, its
-/// run tree, its unsaved-change count, the rows and previews owed to the GUI) stays consistent.
-/// Readers see the Trainer read-only (trainer()).
+/// The exports a run writes (the commands as posted).
+using RunExport = std::variant<run_command::ExportImage, run_command::ExportComparison, run_command::ExportTimelapse>;
+
+/// This run's part of a publish: its status, the rows measured since the last one and the profile.
+struct RunNews {
+  SessionStatus status;
+  std::vector<MetricsRow> rows;
+  SessionProfile profile;
+};
+
+/// The run itself: every change to it goes through a verb here or through its run loop (loop():
+/// the steps, with events() keeping the books), so what it holds (the Trainer, its run tree, its
+/// unsaved-change count, the rows and previews owed to the GUI) stays consistent. Readers see the
+/// Trainer read-only (trainer()).
 class LiveRun {
 public:
   /// Takes over an opened run; `source` is the image or model it was opened from, `model_path` the
@@ -46,21 +62,19 @@ public:
 
   /// The Trainer, to read (steps, config, frames, history).
   const Trainer& trainer() const { return *m_trainer; }
-  /// The run was opened with an image whose original can be read again (exports need it).
-  bool has_original() const { return !m_image.empty(); }
   /// The backend has a device renderer (GPU previews through a frame ring).
   bool has_device() const { return m_device != nullptr; }
-  /// A preview of the current step was already made.
-  bool previewed_current() const { return m_trainer->current_step() == m_last_preview_step; }
-  /// Wall seconds since the last preview.
-  double seconds_since_preview() const { return seconds_since(m_last_preview); }
 
-  // ---- training --------------------------------------------------------------------------------
-  /// One Trainer::step(), its row kept for the next publish and its time in the profile.
-  void step();
-  /// One step while paused (StepOnce): the run counts as changed; a long step is left when `stop`
-  /// is set. Throws DivergedError.
-  void step_once(const std::atomic<bool>* stop);
+  // ---- training: the run loop (engine/training/run_loop.h) --------------------------------------
+  /// The loop that steps this run: its limits, slices, pause (settle) and end (finish).
+  RunLoop& loop() { return m_loop; }
+  /// `outer` with this run's books added: each step counts as a change, its row waits for the
+  /// next publish and its time goes into the profile; rows settled at a pause wait likewise;
+  /// recoveries are posted to `box` as notices, with the history again (the rows after the good
+  /// state were dropped). `outer`'s own callbacks run after these.
+  LoopEvents events(SessionMailbox& box, LoopEvents outer = {});
+
+  // ---- the run's lines ----------------------------------------------------------------------------
   /// The network re-initialised and the run tree cleared, the frames held to `cap_bytes`; the
   /// notices say what the cap dropped.
   std::vector<std::string> reset(size_t cap_bytes);
@@ -70,36 +84,27 @@ public:
   std::vector<std::string> set_cap(size_t cap_bytes);
   /// Makes run-tree line `line` current (RunTree::switch_to); false when there is no such line.
   bool switch_line(int32_t line, std::vector<std::string>& notices);
-  void pause_clock() { m_trainer->pause_clock(); }
-  void set_time_budget(double seconds) { m_trainer->set_time_budget(seconds); }
-  /// The flag that leaves a step in progress between its chunks (Trainer::set_stop_flag).
-  void set_stop_flag(const std::atomic<bool>* stop) { m_trainer->set_stop_flag(stop); }
-  /// Something changed the run (RunChanges::changed).
-  void changed() { m_changes.changed(); }
-  /// The run was saved to `path` (RunChanges::saved).
-  void saved(const std::string& path) { m_changes.saved(path); }
-  /// The current network at w x h.
-  std::shared_ptr<Image> render(int32_t w, int32_t h) { return std::make_shared<Image>(m_trainer->render(w, h)); }
-  /// The rows measured since the last call.
-  std::vector<MetricsRow> take_rows() {
-    std::vector<MetricsRow> out;
-    out.swap(m_pending_rows);
-    return out;
-  }
-
   /// "Resume training from here" at the frame at or before `step` (see RunTree::branch); the
   /// notices say what was kept and whether the optimizer state came back. `trains_on`: the branch
   /// has steps left to train.
   std::vector<std::string> branch(int64_t step, bool& trains_on);
-  /// One notice per recovery from divergence since the last call; when there are any, the rows
-  /// sent so far no longer hold (restart_rows).
-  std::vector<std::string> recovery_notices();
-  /// Takes the rows still measuring (Trainer::flush_metrics) into pending_rows and posts the
-  /// recoveries; false when training diverged for good (the error is posted).
-  bool settle_metrics(SessionMailbox& box);
-  /// Posts one notice per recovery from divergence since the last call and, when there are any,
-  /// the history again (the rows after the good state were dropped).
-  void post_recoveries(SessionMailbox& box);
+
+  // ---- files ----------------------------------------------------------------------------------------
+  /// Save: the run's own model file from now on (nothing unsaved); Copy: an autosave or a kept
+  /// copy, its folder made first.
+  enum class WriteKind { Save, Copy };
+  /// Writes the model to `path`; the recoveries a diverged state needed first are posted to `box`.
+  void write_model(SessionMailbox& box, const std::string& path, WriteKind kind);
+  /// Runs `request` with busy and progress in `box` (`go_on` false cancels it), then a notice
+  /// (done, cancelled) or an error (failed, or the comparison's original is not available;
+  /// nothing was written).
+  void export_to(SessionMailbox& box, const RunExport& request, const std::function<bool()>& go_on);
+
+  // ---- what the GUI sees --------------------------------------------------------------------------------
+  /// The current network at w x h.
+  std::shared_ptr<Image> render(int32_t w, int32_t h) { return std::make_shared<Image>(m_trainer->render(w, h)); }
+  /// A copy of the running network's parameters (one device read on a GPU).
+  std::shared_ptr<const NetworkSnapshot> network();
   /// Posts the timelapse frame at or before `step`, rendered at the training size fit within
   /// max_w x max_h (fit_within), or the error that kept it from being drawn.
   void post_frame(SessionMailbox& box, int64_t step, int32_t max_w, int32_t max_h);
@@ -109,51 +114,35 @@ public:
   /// frame that is gone or a picture only post nothing (the enlarged picture stays).
   void post_window(SessionMailbox& box, const RenderWindow& window, int32_t w, int32_t h, uint64_t generation,
                    const std::function<bool()>& current, int64_t frame_step = -1);
-
-  /// The rows sent so far no longer hold (a reset, a rollback, a branch): nothing pending, and
-  /// the next preview is due whatever the step.
-  void restart_rows();
-  /// This run's part of the status (the session adds its own fields): what it trains, where it
-  /// stands, its run-tree lines, whether it is unsaved, and steps/s over the last ~2 s of training
-  /// time while `running`.
-  SessionStatus status(bool running);
-  /// The profile since the last call, with the backend's own split; starts the next.
-  SessionProfile take_profile();
-  /// Renders the current picture at the training size into `ring` (when given) and as a host
-  /// image when `host`, or when the ring's frame failed, fit within max_w x max_h (fit_within);
-  /// posts what it made to `box`. Returns false when the ring's frame failed (the error is
-  /// posted; the caller stops using the ring).
-  bool preview(SessionMailbox& box, DeviceFrameRing* ring, bool host, int32_t max_w = 0, int32_t max_h = 0);
-  /// Posts the per-step losses recorded since the last post (the whole trace after restart_rows()
-  /// or resend_loss_trace()).
-  void post_loss_trace(SessionMailbox& box);
-  /// The next post_loss_trace() sends the whole trace (after a recovery rewrote its end).
-  void resend_loss_trace() { m_posted_loss_end = -1; }
   /// Posts the timelapse's frame list when it changed since the last post, or when `force`.
   void post_frames(SessionMailbox& box, bool force);
-  /// A copy of the running network's parameters (one device read on a GPU).
-  std::shared_ptr<const NetworkSnapshot> network();
-  /// Writes the model to `path`, its folder created first when `make_folder`.
-  void write_model(const std::string& path, bool make_folder);
-
-  // ---- exports: `what` names them for the status bar; `progress` may cancel (CancelledError) --
-  /// Runs `work` as an export to `path`: busy and progress in `box` (`go_on` false cancels it),
-  /// then a notice (done, cancelled) or an error (failed; nothing was written).
-  void run_export(SessionMailbox& box, const std::string& what, const std::string& path,
-                  const std::function<void(const std::function<bool(double)>&)>& work,
-                  const std::function<bool()>& go_on);
-  /// The network, or the timelapse frame at or before `snapshot_step` (>= 0), as a w x h PNG.
-  void export_image(const std::string& path, int32_t w, int32_t h, int bit_depth, int64_t snapshot_step,
-                    const std::function<bool(double)>& progress);
-  std::string export_image_what(int32_t w, int32_t h, int64_t snapshot_step) const;
-  /// The original upscaled bicubically beside the network's redraw (2w x h).
-  void export_comparison(const std::string& path, int32_t w, int32_t h, int bit_depth,
-                         const std::function<bool(double)>& progress);
-  /// Every timelapse frame as GIF, MP4 or PNG frames (by the destination).
-  void export_timelapse(const std::string& path, TimelapseOptions opts, const std::function<bool(double)>& progress);
+  /// A preview of the current step when `force`, or when `pacing` says one is due and none was
+  /// made at this step: rendered at the training size fit within the pacing's limit into `ring`
+  /// (when given) and as a host image when forced, asked for, or when the ring's frame failed;
+  /// posted to `box`, its cost told to `pacing`. Returns false when the ring's frame failed (the
+  /// error is posted; the caller stops using the ring).
+  bool preview(SessionMailbox& box, DeviceFrameRing* ring, PreviewPacing& pacing, bool force);
+  /// This run's part of a publish (the session adds its own fields to the status): what it trains,
+  /// where it stands, its run-tree lines, whether it is unsaved, steps/s over the last ~2 s of
+  /// training time while `running`; the rows and profile since the last call. The loss trace and
+  /// the frame list are posted to `box` as they changed.
+  RunNews news(SessionMailbox& box, bool running);
 
 private:
+  /// The rows sent so far no longer hold (a reset, a rollback, a branch): nothing pending, the
+  /// whole loss trace and a preview due whatever the step.
+  void restart_rows();
+  /// One notice per recovery in `found` and, when there are any, the history again.
+  void post_recoveries(SessionMailbox& box, const std::vector<RecoveryEvent>& found);
+  SessionStatus status(bool running);        ///< news()'s status
+  void post_loss_trace(SessionMailbox& box); ///< the losses since the last post (all after restart_rows)
+  void export_image(const run_command::ExportImage& c, const std::function<bool(double)>& progress);
+  void export_comparison(const run_command::ExportComparison& c, const std::function<bool(double)>& progress);
+  void export_timelapse(const run_command::ExportTimelapse& c, const std::function<bool(double)>& progress);
+  std::string export_what(const RunExport& request) const; ///< the export's name in the status bar
+
   std::unique_ptr<Trainer> m_trainer;
+  RunLoop m_loop{*m_trainer};
   std::string m_source;
   std::string m_image;                           ///< "" when the model's own picture stands in
   std::string m_source_image;                    ///< what a saved model records as its source (absolute when known)

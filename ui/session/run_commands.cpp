@@ -2,7 +2,6 @@
 // one std::visit, one operator() per command. A handler works through the RunContext
 // (ui/session/run_context.h): the run's verbs (LiveRun), its limits, preview pacing, autosave record and
 // mailbox.
-#include "ui/session/live_run.h"
 #include "ui/session/run_context.h"
 
 #include "engine/errors.h"
@@ -23,82 +22,48 @@ struct Handler {
   /// throws is reported as "<what>: <message>", and the run goes on.
   template <class Work> void on_run(const std::string& what, Work&& work, const std::string& no_run = {}) const {
     LiveRun* run = ctx.run();
-    if (!run) return no_run.empty() ? void() : ctx.error(no_run);
+    if (!run) return no_run.empty() ? void() : ctx.mailbox().error(no_run);
     try {
       work(*run);
     } catch (const std::exception& e) {
-      ctx.error(what + ": " + e.what());
+      ctx.mailbox().error(what + ": " + e.what());
     }
   }
-  /// Runs an export of the run: reported as `no_run` without one.
-  template <class What, class Work>
-  void run_export(const std::string& no_run, const std::string& path, What&& what, Work&& work) const {
-    LiveRun* run = ctx.run();
-    if (!run) return ctx.error(no_run);
-    ctx.run_export(what(*run), path, [&](const std::function<bool(double)>& progress) { work(*run, progress); },
-                   quitting);
+  /// Runs an export of the run: reported as "<name>: nothing to export yet" without one.
+  void export_run(const std::string& name, const RunExport& request) const {
+    if (!ctx.run()) return ctx.mailbox().error(name + ": nothing to export yet (open an image first)");
+    ctx.export_run(request, quitting);
   }
 
   // ---- the run ----------------------------------------------------------------------------------
-  void operator()(const Load& c) const;
+  void operator()(const Load& c) const { ctx.load(c.request); }
   void operator()(const SetRunning& c) const { ctx.set_running(c.on); }
   void operator()(const StepOnce&) const { ctx.step_once(); }
-  void operator()(const Reset&) const {
-    if (!ctx.run()) return;
-    ctx.notices(ctx.run()->reset(ctx.snapshot_cap()));
-    ctx.show_new_line();
-  }
+  void operator()(const Reset&) const { ctx.reset(); }
   void operator()(const SetSchedule& c) const {
     on_run("schedule", [&](LiveRun& run) { run.set_schedule(c.schedule, c.total_steps); });
   }
   void operator()(const StopAt& c) const { ctx.limits().set_stop_at(c.step); }
   void operator()(const SetTimeBudget& c) const {
     ctx.limits().set_time_budget(c.seconds);
-    if (ctx.run()) ctx.apply_time_budget();
+    if (LiveRun* run = ctx.run()) run->loop().set_time_budget(ctx.limits().time_budget()); // counting from now
   }
-  void operator()(const SetSnapshotCap& c) const {
-    ctx.set_snapshot_cap(c.bytes);
-    LiveRun* run = ctx.run();
-    if (!run) return;
-    ctx.notices(run->set_cap(c.bytes));
-    run->post_frames(ctx.mailbox(), true); // the panel shows the new cap (and any thinning) at once
-  }
-  void operator()(const Branch& c) const;
-  void operator()(const SwitchLine& c) const;
+  void operator()(const SetSnapshotCap& c) const { ctx.set_snapshot_cap(c.bytes); }
+  void operator()(const Branch& c) const { ctx.branch(c.step); }
+  void operator()(const SwitchLine& c) const { ctx.switch_line(c.line); }
 
   // ---- files --------------------------------------------------------------------------------------
   void operator()(const Save& c) const;
   void operator()(const Autosave& c) const;
   void operator()(const KeepCopy& c) const {
-    on_run("could not keep a copy of the discarded run", [&](LiveRun&) {
-      ctx.write_model(c.path, true);
-      ctx.notice("the discarded run is kept in " + c.path);
+    on_run("could not keep a copy of the discarded run", [&](LiveRun& run) {
+      run.write_model(ctx.mailbox(), c.path, LiveRun::WriteKind::Copy);
+      ctx.mailbox().notice("the discarded run is kept in " + c.path);
     });
   }
-  void operator()(const ExportImage& c) const {
-    run_export(
-        "export: nothing to export yet (open an image first)", c.path,
-        [&](LiveRun& run) { return run.export_image_what(c.width, c.height, c.frame_step); },
-        [&](LiveRun& run, const auto& progress) {
-          run.export_image(c.path, c.width, c.height, c.bit_depth, c.frame_step, progress);
-        });
-  }
-  void operator()(const ExportComparison& c) const {
-    if (ctx.run() && !ctx.run()->has_original())
-      return ctx.error("comparison: the original image of this run is not available");
-    run_export(
-        "comparison: nothing to export yet (open an image first)", c.path,
-        [&](LiveRun&) { return "comparison " + std::to_string(2 * c.width) + "x" + std::to_string(c.height); },
-        [&](LiveRun& run, const auto& progress) {
-          run.export_comparison(c.path, c.width, c.height, c.bit_depth, progress);
-        });
-  }
-  void operator()(const ExportTimelapse& c) const {
-    run_export(
-        "timelapse: nothing to export yet (open an image first)", c.path,
-        [&](LiveRun& run) { return "timelapse (" + std::to_string(run.trainer().frames().store().size()) + " frames)"; },
-        [&](LiveRun& run, const auto& progress) { run.export_timelapse(c.path, c.options, progress); });
-  }
+  void operator()(const ExportImage& c) const { export_run("export", c); }
+  void operator()(const ExportComparison& c) const { export_run("comparison", c); }
+  void operator()(const ExportTimelapse& c) const { export_run("timelapse", c); }
 
   // ---- pictures and data for the GUI ------------------------------------------------------------
   void operator()(const RenderPicture& c) const {
@@ -127,56 +92,15 @@ struct Handler {
   }
 };
 
-void Handler::operator()(const Load& c) const {
-  const LoadRequest& req = c.request;
-  ctx.mailbox().busy("loading");
-  try {
-    ctx.adopt(ctx.open(req)); // success: the new run replaces the old one
-  } catch (const ImageBudgetError& e) { // the app offers to open it with a larger budget
-    const std::string file = !req.image.empty() ? req.image : req.model;
-    ctx.mailbox().budget_offer(BudgetOffer{req, file, e.needed_bytes, e.budget_bytes, e.what()});
-  } catch (...) {
-    ctx.error(load_failure_text(req.model.empty() ? req.image : req.model, ctx.run() != nullptr));
-  }
-  ctx.mailbox().idle();
-}
-
-void Handler::operator()(const Branch& c) const {
-  on_run("resume from here", [&](LiveRun& run) {
-    if (run.trainer().frames().store().empty()) return;
-    ctx.settle_metrics(); // the line being left keeps every row it measured
-    run.pause_clock();
-    bool trains_on = false;
-    const std::vector<std::string> notices = run.branch(c.step, trains_on);
-    ctx.show_new_line();
-    if (trains_on) ctx.train_on();
-    ctx.notices(notices);
-  });
-}
-
-void Handler::operator()(const SwitchLine& c) const {
-  on_run("switch line", [&](LiveRun& run) {
-    ctx.settle_metrics();
-    run.pause_clock();
-    std::vector<std::string> notices;
-    if (!run.switch_line(c.line, notices)) return;
-    ctx.stop();
-    ctx.show_new_line();
-    ctx.notices(notices);
-    ctx.notice("switched to the run-tree line at step " + std::to_string(run.trainer().current_step()) +
-               "; Space trains it further");
-  });
-}
-
 void Handler::operator()(const Save& c) const {
-  if (!ctx.run()) return ctx.error("save: nothing to save yet (open an image first)");
+  LiveRun* run = ctx.run();
+  if (!run) return ctx.mailbox().error("save: nothing to save yet (open an image first)");
   try {
-    ctx.write_model(c.path, false);
-    ctx.run()->saved(c.path);
+    run->write_model(ctx.mailbox(), c.path, LiveRun::WriteKind::Save);
     ctx.mailbox().saved(c.path);
-    ctx.notice("saved " + c.path);
+    ctx.mailbox().notice("saved " + c.path);
   } catch (const std::exception& e) {
-    ctx.error(std::string("save: ") + e.what());
+    ctx.mailbox().error(std::string("save: ") + e.what());
     ctx.mailbox().save_failed(c.path);
   }
 }
@@ -186,10 +110,10 @@ void Handler::operator()(const Autosave& c) const {
   if (!run) return;
   if (!ctx.autosave().due(ctx.trainer_id(), run->trainer().current_step())) return;
   try {
-    ctx.write_model(c.path, true);
+    run->write_model(ctx.mailbox(), c.path, LiveRun::WriteKind::Copy);
     ctx.autosave().succeeded(ctx.trainer_id(), run->trainer().current_step()); // after a recovery's rollback
   } catch (const std::exception& e) {
-    if (ctx.autosave().failed(e.what())) ctx.error(std::string("autosave failed: ") + e.what());
+    if (ctx.autosave().failed(e.what())) ctx.mailbox().error(std::string("autosave failed: ") + e.what());
   }
 }
 } // namespace
@@ -198,7 +122,7 @@ void handle_run_command(RunContext& context, const RunCommand& command, const st
   try {
     std::visit(Handler{context, quitting}, command);
   } catch (const std::exception& e) {
-    context.error(e.what());
+    context.mailbox().error(e.what());
   }
 }
 

@@ -1,5 +1,4 @@
 #include "ui/session/run_context.h"
-#include "ui/session/live_run.h"
 
 #include "engine/backend_names.h"
 #include "engine/errors.h"
@@ -54,11 +53,24 @@ std::unique_ptr<LiveRun> RunContext::open(const LoadRequest& req) {
   options.precision = may_use_gpu(req.backend) ? req.precision : std::string();
   options.limits = req.limits;
   OpenedRun opened = open_run({req.image, req.model}, m_make_backend, options);
-  notices(opened.notices);
-  if (!opened.backend_notice.empty() && !m_backend_notice_shown) notice(opened.backend_notice);
+  say(opened.notices);
+  if (!opened.backend_notice.empty() && !m_backend_notice_shown) m_mailbox.notice(opened.backend_notice);
   m_backend_notice_shown = true;
-  return std::make_unique<LiveRun>(std::move(opened), req.model.empty() ? req.image : req.model, req.model,
-                                   snapshot_cap());
+  const size_t cap = m_snapshot_cap > 0 ? m_snapshot_cap : k_default_snapshot_cap_bytes;
+  return std::make_unique<LiveRun>(std::move(opened), req.model.empty() ? req.image : req.model, req.model, cap);
+}
+
+void RunContext::load(const LoadRequest& req) {
+  m_mailbox.busy("loading");
+  try {
+    adopt(open(req)); // success: the new run replaces the old one
+  } catch (const ImageBudgetError& e) { // the app offers to open it with a larger budget
+    const std::string file = !req.image.empty() ? req.image : req.model;
+    m_mailbox.budget_offer(BudgetOffer{req, file, e.needed_bytes, e.budget_bytes, e.what()});
+  } catch (...) {
+    m_mailbox.error(load_failure_text(req.model.empty() ? req.image : req.model, m_run != nullptr));
+  }
+  m_mailbox.idle();
 }
 
 void RunContext::adopt(std::unique_ptr<LiveRun> run) {
@@ -66,7 +78,7 @@ void RunContext::adopt(std::unique_ptr<LiveRun> run) {
   m_run = std::move(run);
   ensure_frame_ring();
   ++m_trainer_id;
-  apply_time_budget();
+  m_run->loop().set_time_budget(m_limits.time_budget());
   const std::shared_ptr<const Dataset> data = m_run->trainer().shared_dataset();
   m_mailbox.new_history(m_run->trainer().record().rows(), ++m_run_id,
                         std::shared_ptr<const Image>(data, &data->image)); // the trainer's floats, shared
@@ -80,68 +92,124 @@ void RunContext::set_running(bool on) {
   if (on) {
     const Trainer& t = m_run->trainer();
     const std::string refusal = m_limits.refusal(t.current_step(), t.total_steps(), t.clock().budget_left());
-    if (!refusal.empty()) return notice(refusal);
+    if (!refusal.empty()) return m_mailbox.notice(refusal);
     m_limits.going_on_at(t.current_step());
   }
   m_running = on;
   if (!on && m_run) pause();
 }
 
-void RunContext::train_on() {
-  m_running = true;
-  m_limits.going_on_at(m_run->trainer().current_step());
+RunLoop& RunContext::loop_to(int64_t end_step, int64_t count) {
+  RunLoop& loop = m_run->loop();
+  loop.set_end_step(end_step);
+  loop.set_step_count(count);
+  loop.set_slice_seconds(k_slice_seconds);
+  loop.set_stop_flag(&m_stop_step); // every run's trainer, whichever is current
+  return loop;
 }
 
 void RunContext::step_once() {
   if (!m_run || m_running) return;
   m_stop_step = false;
-  try {
-    m_run->step_once(&m_stop_step);
-  } catch (const DivergedError& e) {
-    error(std::string("training stopped: ") + e.what());
-  }
+  RunLoop& loop = loop_to(RunLoop::k_no_end_step, 1); // a step past the last one too
+  if (loop.slice(m_run->events(m_mailbox)) == LoopEnd::Diverged)
+    m_mailbox.error("training stopped: " + loop.diverged());
   pause();
 }
 
-void RunContext::settle_metrics() {
-  if (m_run && !m_run->settle_metrics(m_mailbox)) m_running = false;
+bool RunContext::settle() {
+  if (m_run->loop().settle(m_run->events(m_mailbox))) return true;
+  m_running = false;
+  m_mailbox.error("training stopped: " + m_run->loop().diverged());
+  return false;
 }
 
 void RunContext::pause() {
   m_running = false;
-  settle_metrics();
-  m_run->pause_clock();
+  settle();
   make_preview(true);
 }
 
-void RunContext::apply_time_budget() { m_run->set_time_budget(m_limits.time_budget()); }
+void RunContext::reset() {
+  if (!m_run) return;
+  say(m_run->reset(m_snapshot_cap > 0 ? m_snapshot_cap : k_default_snapshot_cap_bytes));
+  show_new_line();
+}
 
-void RunContext::report_recoveries() {
-  if (m_run) m_run->post_recoveries(m_mailbox);
+void RunContext::branch(int64_t step) {
+  if (!m_run || m_run->trainer().frames().store().empty()) return;
+  try {
+    settle(); // the line being left keeps every row it measured
+    bool trains_on = false;
+    const std::vector<std::string> notices = m_run->branch(step, trains_on);
+    show_new_line();
+    if (trains_on) {
+      m_running = true;
+      m_limits.going_on_at(m_run->trainer().current_step());
+    }
+    say(notices);
+  } catch (const std::exception& e) {
+    m_mailbox.error(std::string("resume from here: ") + e.what());
+  }
+}
+
+void RunContext::switch_line(int32_t line) {
+  if (!m_run) return;
+  try {
+    settle();
+    std::vector<std::string> notices;
+    if (!m_run->switch_line(line, notices)) return;
+    m_running = false;
+    show_new_line();
+    say(notices);
+    m_mailbox.notice("switched to the run-tree line at step " + std::to_string(m_run->trainer().current_step()) +
+                     "; Space trains it further");
+  } catch (const std::exception& e) {
+    m_mailbox.error(std::string("switch line: ") + e.what());
+  }
+}
+
+void RunContext::set_snapshot_cap(size_t bytes) {
+  m_snapshot_cap = bytes;
+  if (!m_run) return;
+  say(m_run->set_cap(bytes));
+  m_run->post_frames(m_mailbox, true); // the panel shows the new cap (and any thinning) at once
 }
 
 void RunContext::show_new_line() {
-  m_run->changed();
-  apply_time_budget();
-  m_run->restart_rows();
+  m_run->loop().set_time_budget(m_limits.time_budget());
   m_mailbox.new_history(m_run->trainer().record().rows(), ++m_run_id);
   make_preview(true);
   m_run->post_frames(m_mailbox, true);
 }
 
-void RunContext::write_model(const std::string& path, bool make_folder) {
-  m_run->write_model(path, make_folder);
-  report_recoveries(); // a diverged state is recovered before it is saved
+void RunContext::say(const std::vector<std::string>& notices) {
+  for (const std::string& n : notices)
+    m_mailbox.notice(n);
 }
 
-void RunContext::run_export(const std::string& what, const std::string& path,
-                            const std::function<void(const std::function<bool(double)>&)>& work,
-                            const std::function<bool()>& quitting) {
+void RunContext::export_run(const RunExport& request, const std::function<bool()>& quitting) {
   m_cancel = false;
-  m_run->run_export(m_mailbox, what, path, work, [this, &quitting] { return !quitting() && !m_cancel; });
+  m_run->export_to(m_mailbox, request, [this, &quitting] { return !quitting() && !m_cancel; });
 }
 
 // ---- the thread's loop ------------------------------------------------------------------------------
+
+void RunContext::turn(RunCommandQueue& queue, std::deque<RunCommand>& commands) {
+  const bool was_running = m_running;
+  const uint64_t trainer = m_trainer_id;
+  const auto quitting = [&queue] { return queue.quitting(); };
+  for (const RunCommand& c : commands)
+    handle_run_command(*this, c, quitting);
+  commands.clear();
+  m_commands_run = queue.handed();
+  // Run or pause shows at once (a toggle reads it), whatever the slice below waits for.
+  if (m_running != was_running && m_trainer_id == trainer) publish();
+  serve_frame(queue.take_frame_request());
+  train_slice([&queue] { return queue.pending(); });
+  if (m_run && m_pacing.host_wanted()) make_preview(true);
+  publish();
+}
 
 void RunContext::serve_frame(int64_t step) {
   if (step < 0 || !m_run) return;
@@ -162,47 +230,28 @@ void RunContext::ensure_frame_ring() {
 }
 
 void RunContext::make_preview(bool force) {
-  if (!m_run || (!force && m_run->previewed_current())) return;
+  if (!m_run) return;
   std::shared_ptr<DeviceFrameRing> ring;
   {
     std::lock_guard lock(m_mutex);
     if (m_device_preview_enabled) ring = m_frames;
   }
-  const PreviewSize size = m_pacing.begin();
-  const auto start = Clock::now();
-  const bool device_ok = m_run->preview(m_mailbox, ring.get(), force || m_pacing.host_wanted(), size.w, size.h);
-  m_pacing.rendered(seconds_since(start));
-  if (!device_ok) {
+  if (!m_run->preview(m_mailbox, ring.get(), m_pacing, force)) {
     std::lock_guard lock(m_mutex);
     m_device_preview_enabled = false;
   }
 }
 
-SessionStatus RunContext::current_status() {
-  SessionStatus s;
+void RunContext::publish() {
+  RunNews news;
   if (m_run) {
-    s = m_run->status(m_running);
-    s.trainer_id = m_trainer_id;
-    s.stop_at_step = m_limits.stop_at();
+    news = m_run->news(m_mailbox, m_running);
+    news.status.trainer_id = m_trainer_id;
+    news.status.stop_at_step = m_limits.stop_at();
   }
-  s.commands_run = m_commands_run;
-  return s;
-}
-
-void RunContext::publish_command_effects() { m_mailbox.publish(current_status(), m_run_id, {}, nullptr); }
-
-void RunContext::publish_status() {
-  SessionProfile profile;
-  std::vector<MetricsRow> rows;
-  if (m_run) {
-    m_run->post_frames(m_mailbox, false);
-    m_run->post_loss_trace(m_mailbox);
-    profile = m_run->take_profile();
-    rows = m_run->take_rows();
-  }
-  SessionStatus s = current_status();
-  if (m_turns) m_turns->report(m_turn_slot, s.step, m_running && m_run);
-  m_mailbox.publish(std::move(s), m_run_id, std::move(rows), m_run ? &profile : nullptr);
+  news.status.commands_run = m_commands_run;
+  if (m_turns) m_turns->report(m_turn_slot, news.status.step, m_running && m_run);
+  m_mailbox.publish(std::move(news.status), m_run_id, std::move(news.rows), m_run ? &news.profile : nullptr);
 }
 
 void RunContext::train_slice(const std::function<bool()>& commands_waiting) {
@@ -214,41 +263,42 @@ void RunContext::train_slice(const std::function<bool()>& commands_waiting) {
   // allows in this slice.
   if (m_turns && !m_turns->wait_to_step(m_turn_slot, t.current_step(), std::chrono::milliseconds(20))) return;
   const SliceTurn turn(m_turns.get());
-  const auto start = Clock::now();
-  const int64_t end = m_limits.pause_step(t.total_steps());
-  run.changed();
-  run.set_stop_flag(&m_stop_step); // every run's trainer, whichever is current
+  RunLoop& loop = loop_to(m_limits.pause_step(t.total_steps()), -1);
+  LoopEvents outer;
+  if (m_turns) outer.may_step = [&] { return t.current_step() < m_turns->step_bound(m_turn_slot); };
+  outer.stepped = [&](const std::optional<MetricsRow>&, double) {
+    make_preview(false);
+    return commands_waiting();
+  };
   try {
-    while (t.current_step() < end && (!m_turns || t.current_step() < m_turns->step_bound(m_turn_slot))) {
-      run.step();
-      if (t.stop_requested()) return; // a pause or a quit: its command, next, pauses the run
-      report_recoveries();
-      if (m_pacing.due(t.current_step(), run.seconds_since_preview())) make_preview(false);
-      if (m_limits.budget_spent(t.clock().budget_left())) {
-        pause();
-        notice(m_limits.budget_notice(t.current_step()));
-        return;
-      }
-      if (seconds_since(start) >= k_slice_seconds || commands_waiting()) break;
-    }
-    if (t.current_step() >= end) {
-      pause();
-      const std::string n = RunLimits::pause_notice(end, t.total_steps());
-      if (!n.empty()) notice(n);
-    }
-  } catch (const DivergedError& e) {
-    m_running = false;
-    run.pause_clock();
-    report_recoveries();
-    error(std::string("training stopped: ") + e.what());
-    make_preview(true);
+    const LoopEnd end = loop.slice(run.events(m_mailbox, std::move(outer)));
+    if (end == LoopEnd::Limit || end == LoopEnd::TimeUp) end_run(end);
+    if (end == LoopEnd::Diverged) stopped_by_divergence();
   } catch (const std::bad_alloc&) {
     m_running = false;
-    error("out of memory during training; paused");
+    m_mailbox.error("out of memory during training; paused");
   } catch (const std::exception& e) {
     m_running = false;
-    error(std::string("training paused: ") + e.what());
+    m_mailbox.error(std::string("training paused: ") + e.what());
   }
+}
+
+void RunContext::end_run(LoopEnd end) {
+  LiveRun& run = *m_run;
+  if (run.loop().finish(run.events(m_mailbox))) return; // a recovery moved the run back: it trains on
+  if (!run.loop().diverged().empty()) return stopped_by_divergence();
+  m_running = false;
+  make_preview(true);
+  const Trainer& t = run.trainer();
+  const std::string n = end == LoopEnd::TimeUp ? m_limits.budget_notice(t.current_step())
+                                               : RunLimits::pause_notice(m_limits.pause_step(t.total_steps()), t.total_steps());
+  if (!n.empty()) m_mailbox.notice(n);
+}
+
+void RunContext::stopped_by_divergence() {
+  m_running = false;
+  m_mailbox.error("training stopped: " + m_run->loop().diverged());
+  make_preview(true);
 }
 
 } // namespace redraw

@@ -13,12 +13,15 @@
 #include "engine/training/run_tree.h"
 #include "ui/session/autosave.h"
 #include "ui/session/frame_pacing.h"
+#include "ui/session/live_run.h"
+#include "ui/session/run_command_queue.h"
 #include "ui/session/run_commands.h"
 #include "ui/session/run_limits.h"
 #include "ui/session/session_mailbox.h"
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -26,7 +29,6 @@
 
 namespace redraw {
 
-class LiveRun;
 struct LoadRequest;
 
 class RunContext {
@@ -41,7 +43,10 @@ public:
   // ---- the parts ------------------------------------------------------------------------------------
   /// The run, or null before one opened.
   LiveRun* run() { return m_run.get(); }
-  bool running() const { return m_running; }
+  /// A run is open and training: the thread takes slices instead of waiting for commands.
+  bool trains() const { return m_running && m_run; }
+  /// The stop-at step and the time budget every run of the session gets (a new budget reaches
+  /// the current run through its loop: LiveRun::loop().set_time_budget).
   RunLimits& limits() { return m_limits; }
   PreviewPacing& pacing() { return m_pacing; }
   AutosaveRecord& autosave() { return m_autosave; }
@@ -49,12 +54,6 @@ public:
   SessionMailbox& mailbox() { return m_mailbox; }
   /// Counts every run opened (Load): an autosave is due again for a new trainer.
   uint64_t trainer_id() const { return m_trainer_id; }
-  /// The frame memory cap every run of this session gets (SetSnapshotCap; the Trainer's default
-  /// until set).
-  size_t snapshot_cap() const { return m_snapshot_cap > 0 ? m_snapshot_cap : k_default_snapshot_cap_bytes; }
-  void set_snapshot_cap(size_t bytes) { m_snapshot_cap = bytes; }
-  /// The newest ticket handled (RunCommandQueue::handed()); every status says it from now on.
-  void set_commands_run(uint64_t ticket) { m_commands_run = ticket; }
 
   // ---- any thread -------------------------------------------------------------------------------
   /// The part of `command` that takes effect at once, on the posting thread (a command whose
@@ -65,63 +64,62 @@ public:
   std::shared_ptr<DeviceFrameRing> device_frames() const;
   void enable_device_preview(bool on);
 
-  // ---- the training thread's verbs --------------------------------------------------------------------
-  void error(const std::string& what) { m_mailbox.error(what); }
-  void notice(const std::string& what) { m_mailbox.notice(what); }
-  void notices(const std::vector<std::string>& all) {
-    for (const auto& n : all)
-      notice(n);
-  }
-  /// Opens what `request` names (open_run); the "using the CPU backend" notice is said once per
-  /// session. Throws what open_run throws.
-  std::unique_ptr<LiveRun> open(const LoadRequest& request);
-  /// `run` replaces the current run, paused: its history, preview and frames are published.
-  void adopt(std::unique_ptr<LiveRun> run);
+  // ---- the training thread's verbs, one per command that needs more than a part ----------------------
+  /// Opens what `request` names (open_run) and makes it the run, paused, its history, preview and
+  /// frames published; the "using the CPU backend" notice is said once per session. A failure
+  /// keeps the current run and is reported (a budget offer for an image over the memory budget).
+  void load(const LoadRequest& request);
   /// Train (when the run's limits allow it: otherwise their notice is said) or pause.
   void set_running(bool on);
-  /// Training stops where it is (the caller settled the rows and paused the clock).
-  void stop() { m_running = false; }
-  /// Training goes on from the run's current step (a branch with steps left).
-  void train_on();
   /// One step while paused (StepOnce), then paused again.
   void step_once();
-  /// Training stops: the rows still measuring are settled, the clock paused, a preview made.
-  void pause();
-  /// Moves the rows a GPU run measures a step late into the snapshot (pause, end, a branch).
-  void settle_metrics();
-  /// After a reset, a branch or a line switch: the run changed; its history replaces the
-  /// published one, with a new run id, and its preview and frames are posted.
-  void show_new_line();
-  /// Gives the run the limits' time budget, counting from now.
-  void apply_time_budget();
-  /// Posts the trainer's new recoveries from divergence and the rolled-back history.
-  void report_recoveries();
-  /// Writes the model (save, autosave, kept copy); recoveries it needed are reported.
-  void write_model(const std::string& path, bool make_folder);
-  /// Runs an export with busy/progress/cancel reporting (LiveRun::run_export); it stops when
-  /// cancel_export() is called or `quitting` says so.
-  void run_export(const std::string& what, const std::string& path,
-                  const std::function<void(const std::function<bool(double)>&)>& work,
-                  const std::function<bool()>& quitting);
+  /// The network re-initialised (Reset): a new line, its history and preview published.
+  void reset();
+  /// "Resume training from here" at the frame at or before `step`: the rows still measuring are
+  /// kept, the new line published, and training goes on when it has steps left.
+  void branch(int64_t step);
+  /// Makes run-tree line `line` current, paused (SwitchLine).
+  void switch_line(int32_t line);
+  /// The frame memory cap for every run of the session (SetSnapshotCap; the Trainer's default until
+  /// set); the current run is thinned to it at once.
+  void set_snapshot_cap(size_t bytes);
+  /// Runs an export of the run with busy/progress/cancel reporting (LiveRun::export_to); it stops
+  /// when cancel_export() is called or `quitting` says so.
+  void export_run(const RunExport& request, const std::function<bool()>& quitting);
   /// The newest RenderZoom posted is `generation`.
   bool zoom_current(uint64_t generation) const { return m_zoom_generation == generation; }
 
   // ---- the thread's loop --------------------------------------------------------------------------------
-  /// A preview of the current step (unless one was made, when not `force`), at the pacing's size.
-  void make_preview(bool force);
-  /// Serves the timelapse frame at or before `step` (< 0: none asked for).
-  void serve_frame(int64_t step);
-  /// Trains for one slice (~30 ms, or until `commands_waiting`), pausing at the limits.
-  void train_slice(const std::function<bool()>& commands_waiting);
-  /// Publishes the status, the new rows, the frame list, the loss trace and the profile.
-  void publish_status();
-  /// Publishes the status alone: a run or pause the commands just made reaches the GUI before the
-  /// next slice, which may first wait for another session's turn (compare: B's slice), so Space
-  /// pressed again toggles from what the run now does, not from a status a slice old.
-  void publish_command_effects();
+  /// One turn of the training thread: `commands` (taken from `queue`) run in order and cleared, a
+  /// run or pause they made published at once, the asked-for timelapse frame served, one slice
+  /// trained (~30 ms, or until `queue` has work), then the status, rows, frames, loss trace and
+  /// profile published.
+  void turn(RunCommandQueue& queue, std::deque<RunCommand>& commands);
 
 private:
-  SessionStatus current_status(); ///< the run's status now (empty without a run)
+  std::unique_ptr<LiveRun> open(const LoadRequest& request); ///< open_run's run, its notices said
+  void adopt(std::unique_ptr<LiveRun> run); ///< replaces the current run, paused; publishes it
+  /// Trains one slice of the run loop, pausing at the limits (end_run); `commands_waiting` ends it.
+  void train_slice(const std::function<bool()>& commands_waiting);
+  /// The loop ended at the run's limit (Limit, TimeUp): finish() it; a recovery there trains on,
+  /// else the run pauses with the limit's notice.
+  void end_run(LoopEnd end);
+  /// Training stops: the rows still measuring are settled, the clock paused, a preview made.
+  void pause();
+  /// The rows still measuring kept and the clock paused before the line changes; false when that
+  /// found a divergence with no recovery left (said, and the run stops).
+  bool settle();
+  /// The run's loop with its limits for this stretch: up to `end_step`, at most `count` steps (< 0: no count).
+  RunLoop& loop_to(int64_t end_step, int64_t count);
+  void stopped_by_divergence(); ///< the loop's DivergedError said; the run stops, a preview made
+  /// After a reset, a branch or a line switch: its history replaces the published one, with a new
+  /// run id, the budget counts from now, and its preview and frames are posted.
+  void show_new_line();
+  /// A preview of the current step (when due by the pacing, unless `force`), at the pacing's size.
+  void make_preview(bool force);
+  void serve_frame(int64_t step); ///< the timelapse frame at or before `step` (< 0: none asked for)
+  void publish();                 ///< the status, the new rows, the frame list, the loss trace, the profile
+  void say(const std::vector<std::string>& notices);
   /// A GPU run's device frame ring, made once when device previews are on.
   void ensure_frame_ring();
 
@@ -153,7 +151,7 @@ private:
   uint64_t m_trainer_id = 0;
   bool m_backend_notice_shown = false; ///< "using the CPU backend" is said once per session
   size_t m_snapshot_cap = 0;           ///< SetSnapshotCap's bytes; 0 = the Trainer's default
-  uint64_t m_commands_run = 0;         ///< set_commands_run's ticket
+  uint64_t m_commands_run = 0;         ///< the newest ticket handled (RunCommandQueue::handed())
 };
 
 /// Runs one command on the training thread (ui/session/run_commands.cpp); what it throws is reported.

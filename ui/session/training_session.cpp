@@ -35,22 +35,8 @@ SessionSnapshot TrainingSession::take() {
 
 void TrainingSession::thread_main() {
   std::deque<RunCommand> commands;
-  const auto quitting = [this] { return m_queue.quitting(); };
-  const auto waiting = [this] { return m_queue.pending(); };
-  while (m_queue.take(commands, !m_context.running() || !m_context.run(), std::chrono::milliseconds(200))) {
-    const bool was_running = m_context.running();
-    const uint64_t trainer = m_context.trainer_id();
-    for (const RunCommand& c : commands)
-      handle_run_command(m_context, c, quitting);
-    m_context.set_commands_run(m_queue.handed());
-    // Run or pause shows at once (a toggle reads it), whatever the slice below waits for.
-    if (m_context.running() != was_running && m_context.trainer_id() == trainer) m_context.publish_command_effects();
-    commands.clear();
-    m_context.serve_frame(m_queue.take_frame_request());
-    m_context.train_slice(waiting);
-    if (m_context.run() && m_context.pacing().host_wanted()) m_context.make_preview(true);
-    m_context.publish_status();
-  }
+  while (m_queue.take(commands, !m_context.trains(), std::chrono::milliseconds(200)))
+    m_context.turn(m_queue, commands);
 }
 
 } // namespace redraw

@@ -213,6 +213,7 @@ TEST_CASE("run loop: a NaN after the last metrics row is found at the end of the
 TEST_CASE("run loop: with no recovery left the slice ends Diverged, says why, and leaves finite weights") {
   RunConfig c = loop_config(60);
   c.training.max_recoveries = 0;
+  c.training.good_state_every = 10;
   Trainer t = loop_trainer(c);
   t.inject_nan_after_step(12);
   RunLoop loop(t);
