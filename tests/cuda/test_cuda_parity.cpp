@@ -23,7 +23,6 @@
 
 #include "cuda/cuda_backend.h"
 #include "cpu/cpu_backend.h"
-#include "engine/activation_math.h"
 #include "engine/errors.h"
 #include "engine/pixel_sample.h"
 #include "engine/frames/renderer.h"
@@ -159,62 +158,6 @@ TEST_CASE("cuda parity: predict, every activation and encoding, 1 and 3 channels
       CHECK(err <= (high_frequency(act, enc) ? 2e-5 : 1e-5));
     }
   });
-}
-
-/// The share of (sample, unit) pairs of the first hidden layer whose s z lies past the bell's clamp
-/// (|s z| >= k_gauss_bell_reach), computed on the host from the parameters.
-double share_at_bell_clamp(const ModelSpec& m, const std::vector<float>& params, const std::vector<float>& coords,
-                           int64_t n) {
-  const DenseLayer L = dense_layers(m).front();
-  int64_t past = 0;
-  for (int64_t i = 0; i < n; ++i)
-    for (int32_t o = 0; o < L.out; ++o) {
-      double z = params[size_t(L.bias_offset + o)];
-      for (int32_t k = 0; k < L.in; ++k)
-        z += double(params[size_t(L.weight_offset + int64_t(o) * L.in + k)]) * coords[size_t(i * 2 + k)];
-      past += std::abs(double(m.gauss_scale) * z) >= double(k_gauss_bell_reach);
-    }
-  return double(past) / double(n * L.out);
-}
-
-/// The Gauss or Gabor net at `scale` with one hidden layer of 48, so the sharp bell's float rounding
-/// is not compounded by a second.
-Net bell_net(Activation act, float scale) {
-  Net net = make_net(act, EncodingKind::Identity, Activation::Identity, 3, 62);
-  net.model.hidden = {48};
-  net.model.hidden_activations = {act};
-  net.model.gauss_scale = scale;
-  net.model.omega_0 = 20.0f;
-  net.params = initial_parameters(net.model, 63);
-  return net;
-}
-
-TEST_CASE("cuda parity: Gauss and Gabor at the presets' scales (10 and 30), the bell's clamp reached") {
-  // That the case reaches the clamp is checked on the host, with or without a device.
-  const int64_t n = 1500;
-  const auto coords = random_coords(n, 61);
-  for (Activation act : {Activation::Gauss, Activation::Gabor})
-    for (float scale : {10.0f, 30.0f}) {
-      const double clamped = share_at_bell_clamp(bell_net(act, scale).model, bell_net(act, scale).params, coords, n);
-      INFO(activation_name(act) << " at scale " << scale << ": " << 100 * clamped << "% of the first layer's units clamped");
-      CHECK(clamped >= (scale >= 30 ? 0.3 : 0.02)); // the case covers the clamp, not only the bell's top
-    }
-  REDRAW_REQUIRE_CUDA_DEVICE();
-  auto gpu = fp32_backend();
-  CpuBackend cpu;
-  for (Activation act : {Activation::Gauss, Activation::Gabor})
-    for (float scale : {10.0f, 30.0f}) {
-      const Net net = bell_net(act, scale);
-      INFO(activation_name(act) << " at scale " << scale);
-      std::vector<float> a(size_t(n) * 3), r(a.size());
-      gpu->predict(net.model, net.params, net.fourier_b, coords.data(), n, a.data());
-      cpu.predict(net.model, net.params, net.fourier_b, coords.data(), n, r.data());
-      CHECK(normalised_error(a, r) <= 2e-4);
-      const auto targets = random_targets(n * 3, 64);
-      const auto both = test::mse_on_both(*gpu, cpu, net.model, net.params, coords, targets, n);
-      CHECK(std::abs(both.l_gpu - both.l_cpu) <= 1e-5 * std::abs(both.l_cpu));
-      CHECK(both.gradient_error() <= 5e-4);
-    }
 }
 
 TEST_CASE("cuda parity: predict in tf32 and bf16 stays close") {
