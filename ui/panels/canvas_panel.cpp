@@ -1,8 +1,9 @@
 #include "engine/insight/compare_runs.h"
 #include "ui/panels/gaussians_view.h"
-#include "ui/panels/image_views.h"
+#include "ui/widgets/image_views.h"
 #include "ui/panels/panels.h"
-#include "ui/window/shown_runs.h"
+#include "ui/state/shown_runs.h"
+#include "ui/panels/zoom_view.h"
 
 #include <imgui.h>
 

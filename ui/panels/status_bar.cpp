@@ -1,6 +1,6 @@
 #include "ui/panels/panels.h"
 #include "ui/widgets/bounded_text.h"
-#include "ui/window/shown_runs.h"
+#include "ui/state/shown_runs.h"
 #include "ui/widgets/ui_scale.h"
 
 #include <imgui.h>

@@ -9,7 +9,7 @@
 /// - Each command carries its traits beside its struct (`traits`, a CommandTraits; none: all
 ///   false): whether the unsaved-training prompt holds it (confirm_prompt.cpp), whether run B is
 ///   given it too while comparing (compare_view.cpp), whether part of it takes effect at once
-///   (TrainingSession::post). Panels push a command as an intent (ui/window/intents.h) as it is.
+///   (TrainingSession::post). Panels push a command as an intent (ui/state/intents.h) as it is.
 /// - Adding a command: its struct here (with its traits), its place in RunCommand, its handler in
 ///   run_commands.cpp.
 #include "engine/frames/renderer.h"

@@ -5,7 +5,7 @@
 #include "ui/testing/test_script.h"
 #include "ui/testing/window_test_hook.h"
 #include "ui/session/training_session.h"
-#include "ui/window/ui_state.h"
+#include "ui/state/ui_state.h"
 
 #include <imgui.h>
 

@@ -1,8 +1,8 @@
 #include "ui/testing/test_script.h"
 
 #include "engine/display_text.h"
-#include "ui/panels/image_views.h"
-#include "ui/window/shown_runs.h"
+#include "ui/widgets/image_views.h"
+#include "ui/state/shown_runs.h"
 #include "ui/panels/sweep_browser.h"
 
 #define GLFW_INCLUDE_NONE

@@ -54,7 +54,7 @@
 /// UiState::runs (test_script.cpp's k_run_conditions), so another run needs one more prefix there.
 /// Every comparison takes >=, <= or ==.
 /// GUI thread only; nothing here runs without --test-script.
-#include "ui/window/ui_state.h"
+#include "ui/state/ui_state.h"
 
 #include <deque>
 #include <string>

@@ -1,10 +1,10 @@
 #include "ui/window/snapshot_absorb.h"
 
-#include "ui/window/confirm_prompt.h"
+#include "ui/panels/confirm_prompt.h"
 #include "ui/window/edited_config.h"
-#include "ui/window/file_actions.h"
-#include "ui/panels/image_views.h"
-#include "ui/session/run_slot.h"
+#include "ui/panels/file_actions.h"
+#include "ui/widgets/image_views.h"
+#include "ui/window/run_slot.h"
 #include "ui/window/timelapse_sync.h"
 
 #include "engine/images/resample.h"

@@ -3,7 +3,7 @@
 /// messages, history and plot columns, status, ground truth and host preview (uploaded into the
 /// host textures, the error map recomputed). GUI thread only.
 #include "ui/session/session_snapshot.h"
-#include "ui/window/ui_state.h"
+#include "ui/state/ui_state.h"
 
 namespace redraw {
 

@@ -1,9 +1,9 @@
 /// Run commands' traits (ui/session/run_commands.h), read in one place by the prompt, compare and post,
-/// and intents that hold a run command as it is (ui/window/intents.h).
+/// and intents that hold a run command as it is (ui/state/intents.h).
 #include <doctest/doctest.h>
 
 #if REDRAW_TEST_UI
-#include "ui/window/intents.h"
+#include "ui/state/intents.h"
 #include "ui/session/run_commands.h"
 
 using namespace redraw;

@@ -1,8 +1,8 @@
 #pragma once
-/// The runs the panels draw, in order: run A, then run B while comparing (ui/panels/compare_view.h). A
+/// The runs the panels draw, in order: run A, then run B while comparing (ui/window/compare_runs.h). A
 /// panel goes over these rather than asking whether a comparison is open, so another run costs it
 /// nothing. GUI thread only.
-#include "ui/window/ui_state.h"
+#include "ui/state/ui_state.h"
 
 #include <array>
 #include <cstddef>

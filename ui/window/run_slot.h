@@ -1,12 +1,12 @@
 #pragma once
 /// One run of the window and the TrainingSession that trains it. Run A (the main run) and, while
-/// comparing, run B (ui/panels/compare_view.h) are two RunSlots: each tells its own session what the
+/// comparing, run B (ui/window/compare_runs.h) are two RunSlots: each tells its own session what the
 /// screen wants of previews (posting only what changed), reports its session's messages under its
 /// label ("B: ..."), and autosaves beside the app's autosave under that label (NAME-B.redraw).
 /// What the GUI shows of each run is its RunView (UiState::runs: A at k_run_a, B at k_run_b).
 /// GUI thread only.
 #include "ui/session/training_session.h"
-#include "ui/window/ui_state.h"
+#include "ui/state/ui_state.h"
 
 #include <array>
 #include <cstdint>

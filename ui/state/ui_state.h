@@ -10,16 +10,17 @@
 #include "engine/run_config.h"
 #include "ui/session/autosave.h"
 #include "ui/session/frame_pacing.h"
-#include "ui/window/insight_state.h"
-#include "ui/window/intents.h"
+#include "ui/state/insight_state.h"
+#include "ui/state/intents.h"
 #include "ui/widgets/markdown_blocks.h"
-#include "ui/widgets/perf_monitor.h"
+#include "ui/state/perf_monitor.h"
 #include "ui/widgets/preview_texture.h"
 #include "ui/session/session_snapshot.h"
-#include "ui/window/sweep_browser_state.h"
-#include "ui/panels/zoom_view.h"
+#include "ui/state/sweep_browser_state.h"
+#include "ui/state/zoom_state.h"
 #include "ui/widgets/ui_scale.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -103,11 +104,17 @@ struct EditState {
   int32_t train_side = 256; ///< longest side of the training image
   bool full_batch = true;
   int32_t batch_size = 16384;
-  bool time_budget_on = false;  ///< the controls' time budget (edit_time_budget in edited_config.h)
+  bool time_budget_on = false;  ///< the controls' time budget (edit_time_budget below)
   double time_budget_s = 300;
   int32_t selected_layer = 0;
   float footer_height = 0; ///< the controls' pinned summary, as measured last frame (pixels)
 };
+
+/// The time budget the edited controls ask for, in seconds: 0 when off, else time_budget_s
+/// within 1..1e7.
+inline double edit_time_budget(const EditState& edit) {
+  return edit.time_budget_on ? std::clamp(edit.time_budget_s, 1.0, 1e7) : 0.0;
+}
 
 /// Help > About. The text comes from app/ (GuiOptions::about_version, about_licences).
 struct AboutState {
@@ -220,7 +227,7 @@ struct RunView {
   bool running_as_asked() const { return status.commands_run < running_ask.ticket ? running_ask.on : status.running; }
 };
 
-/// Compare runs (engine/insight/compare_runs.h, ui/panels/compare_view.h): run B beside the main run A. The
+/// Compare runs (engine/insight/compare_runs.h, ui/window/compare_runs.h): run B beside the main run A. The
 /// session that trains B lives in run_gui (RunSlots, opened by CompareSessions), what the GUI shows
 /// of it in UiState::runs[k_run_b]; this is the comparison's own state.
 struct CompareState {
@@ -260,7 +267,7 @@ struct UiState {
   ConfirmState confirm;
   /// What the GUI shows of each run, one type for all: run A at k_run_a, run B at k_run_b (shown
   /// while comparing; forgotten when the comparison closes). The sessions that train them live in
-  /// run_gui (ui/session/run_slot.h); open_runs() pairs each open one with its view here.
+  /// run_gui (ui/window/run_slot.h); open_runs() pairs each open one with its view here.
   std::array<RunView, k_max_runs> runs;
   RunView& run_a() { return runs[k_run_a]; }
   const RunView& run_a() const { return runs[k_run_a]; }

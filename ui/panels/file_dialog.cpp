@@ -1,4 +1,4 @@
-#include "ui/window/app_actions.h"
+#include "ui/panels/file_actions.h"
 #include "ui/widgets/bounded_text.h"
 #include "ui/panels/panels.h"
 #include "ui/widgets/ui_scale.h"

@@ -4,11 +4,12 @@
 #include <doctest/doctest.h>
 
 #if REDRAW_TEST_UI
+#include "ui/state/settings_flags_check.h"
 #include "ui/ui_test_support.h"
 
-#include "ui/panels/compare_view.h"
-#include "ui/window/settings_store.h"
-#include "ui/window/shown_runs.h"
+#include "ui/window/compare_runs.h"
+#include "ui/state/settings_store.h"
+#include "ui/state/shown_runs.h"
 #include "ui/session/training_session.h"
 
 #include "app/backend_registry.h"
