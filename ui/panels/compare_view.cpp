@@ -1,5 +1,6 @@
 #include "ui/panels/compare_view.h"
 
+#include "ui/state/shown_runs.h"
 #include "ui/widgets/ui_scale.h"
 
 #include <imgui.h>
@@ -24,17 +25,14 @@ void draw_close_popup(UiState& ui) {
   }
   if (!ImGui::BeginPopupModal("Close the comparison", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
   ImGui::TextUnformatted("Which run goes on?");
-  ImGui::TextDisabled("The other one's unsaved training is kept as a copy in the autosave folder.");
-  if (ImGui::Button(("Keep " + c.label_a).c_str())) {
-    ui.push(intent::CloseCompare{false});
-    ImGui::CloseCurrentPopup();
+  ImGui::TextDisabled("The others' unsaved training is kept as a copy in the autosave folder.");
+  for (const ShownRun& run : shown_runs(ui)) {
+    if (ImGui::Button((std::string("Keep ") + (run.label ? run.label : run_letter(run.index))).c_str())) {
+      ui.push(intent::CloseCompare{run.index});
+      ImGui::CloseCurrentPopup();
+    }
+    ImGui::SameLine();
   }
-  ImGui::SameLine();
-  if (ImGui::Button(("Keep " + c.label_b).c_str())) {
-    ui.push(intent::CloseCompare{true});
-    ImGui::CloseCurrentPopup();
-  }
-  ImGui::SameLine();
   if (ImGui::Button("Cancel")) ImGui::CloseCurrentPopup();
   ImGui::EndPopup();
 }
@@ -49,7 +47,7 @@ void draw_compare_dialog(UiState& ui) {
     c.preset_index = default_other_preset(ui.preset_names, ui.edit.preset);
   }
   if (!ImGui::BeginPopupModal("Compare with", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
-  ImGui::TextUnformatted("Run B: this run's config with one change, trained\nfrom step 0 on the same image.");
+  ImGui::TextUnformatted("Another run: this run's config with one change, trained\nfrom step 0 on the same image.");
   const char* kinds[] = {"preset", "activation", "omega_0", "lr_max"};
   ImGui::SetNextItemWidth(ui_px(160));
   ImGui::Combo("change", &c.change_kind, kinds, 4);

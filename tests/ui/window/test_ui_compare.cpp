@@ -1,12 +1,14 @@
-/// Compare runs on the GUI side (ui/panels/compare_view.h): where run B is saved, the dialog's change
-/// parsed from an intent, and two training sessions sharing one device in turns. Built when the
-/// GUI is (REDRAW_TEST_UI).
+/// Compare runs on the GUI side (ui/window/compare_runs.h): where each compared run is saved, the
+/// dialog's change parsed from an intent, training sessions sharing one device in turns, and the
+/// window's k_max_runs runs opened, trained and shown through one path. Built when the GUI is
+/// (REDRAW_TEST_UI).
 #include <doctest/doctest.h>
 
 #if REDRAW_TEST_UI
 #include "ui/state/settings_flags_check.h"
 #include "ui/ui_test_support.h"
 
+#include "ui/window/app_actions.h"
 #include "ui/window/compare_runs.h"
 #include "ui/state/settings_store.h"
 #include "ui/state/shown_runs.h"
@@ -23,10 +25,12 @@
 
 using namespace redraw;
 
-TEST_CASE("compare: run B is saved beside A as NAME-B with A's extension") {
-  CHECK(b_model_path("/tmp/x/horse.redraw") == "/tmp/x/horse-B.redraw");
-  CHECK(b_model_path("horse.redraw") == "horse-B.redraw");
-  CHECK(b_model_path("/tmp/a.b/model") == "/tmp/a.b/model-B.redraw");
+TEST_CASE("compare: each compared run is saved beside A as NAME-<letter> with A's extension") {
+  CHECK(compared_model_path("/tmp/x/horse.redraw", k_run_a) == "/tmp/x/horse.redraw");
+  CHECK(compared_model_path("/tmp/x/horse.redraw", 1) == "/tmp/x/horse-B.redraw");
+  CHECK(compared_model_path("horse.redraw", 1) == "horse-B.redraw");
+  CHECK(compared_model_path("/tmp/a.b/model", 1) == "/tmp/a.b/model-B.redraw");
+  CHECK(compared_model_path("/tmp/x/horse.redraw", 3) == "/tmp/x/horse-D.redraw");
 }
 
 TEST_CASE("compare: the dialog's intent becomes the change it names, and bad values are refused") {
@@ -64,34 +68,46 @@ struct SizedTexture final : PreviewTexture {
 };
 } // namespace
 
-TEST_CASE("compare: the runs shown are UiState::runs in order, and a run's timelapse frame is read by its place") {
+TEST_CASE("compare: the runs shown are run A and the compared runs in place order, and a run's frame is read by its place") {
+  static_assert(k_max_runs >= 4, "the test opens runs at places 1 and 3");
   UiState ui;
   const std::vector<ShownRun> lone = shown_runs(ui);
   REQUIRE(lone.size() == 1);
   CHECK(lone[0].view == &ui.run_a());
   CHECK(lone[0].label == nullptr);
   ui.compare.open = true;
-  ui.compare.label_a = "A: siren";
-  ui.compare.label_b = "B: fourier";
-  const std::vector<ShownRun> both = shown_runs(ui);
-  REQUIRE(both.size() == k_max_runs);
-  for (size_t i = 0; i < both.size(); ++i) {
-    CHECK(both[i].view == &ui.runs[i]);
-    CHECK(both[i].index == i);
+  ui.run_a().label = "A: siren";
+  ui.runs[1].compared = true;
+  ui.runs[1].label = "B: fourier";
+  ui.runs[3].compared = true; // a place left free between them (C was closed) is skipped
+  ui.runs[3].label = "D: gaussians";
+  const std::vector<ShownRun> shown = shown_runs(ui);
+  REQUIRE(shown.size() == 3);
+  const size_t places[] = {k_run_a, 1, 3};
+  const char* letters[] = {"A", "B", "D"};
+  for (size_t i = 0; i < shown.size(); ++i) {
+    CHECK(shown[i].view == &ui.runs[places[i]]);
+    CHECK(shown[i].index == places[i]);
+    CHECK(std::string(shown[i].letter) == letters[i]);
+    CHECK(std::string(shown[i].label) == ui.runs[places[i]].label);
   }
-  CHECK(std::string(both[k_run_b].label) == "B: fourier");
-  CHECK(std::string(both[k_run_b].letter) == "B");
+  CHECK_FALSE(split_shown(ui)); // three runs: side by side whatever the setting
+  ui.compare.split = true;
+  CHECK_FALSE(split_shown(ui));
+  ui.runs[3].forget();
+  CHECK(split_shown(ui));
+  CHECK_FALSE(ui.runs[3].compared); // forget() leaves nothing of the run but its textures
 
   SizedTexture frame_a, frame_b;
   ui.runs[k_run_a].tex.frame = &frame_a;
-  ui.runs[k_run_b].tex.frame = &frame_b;
+  ui.runs[1].tex.frame = &frame_b;
   const auto picture = std::make_shared<const Image>();
-  ui.compare.frame = picture; // B's linked frame arrived...
-  ui.compare.frame_step = 40;
-  CHECK(run_frame(ui, k_run_b).image == nullptr); // ...but its texture holds nothing yet
+  ui.runs[1].linked.image = picture; // B's linked frame arrived...
+  ui.runs[1].linked.step = 40;
+  CHECK(run_frame(ui, 1).image == nullptr); // ...but its texture holds nothing yet
   frame_b.upload_host(nullptr, 4, 4);
-  CHECK(run_frame(ui, k_run_b).image == picture.get());
-  CHECK(run_frame(ui, k_run_b).step == 40);
+  CHECK(run_frame(ui, 1).image == picture.get());
+  CHECK(run_frame(ui, 1).step == 40);
   frame_a.upload_host(nullptr, 4, 4);
   ui.timelapse.frame = picture;
   ui.timelapse.shown_step = 50;
@@ -185,5 +201,106 @@ TEST_CASE("compare: two sessions sharing one device both train, and each renders
   for (size_t i = 0; i < pa->pixels.size(); ++i)
     diff += std::abs(pa->pixels[i] - pb->pixels[i]);
   CHECK(diff / double(pa->pixels.size()) > 1e-3); // ReLU and tanh nets draw different pictures
+}
+
+namespace {
+/// The frame loop's path for the runs' news (gui_app.cpp's take_news), the same for every open run.
+void take_all_news(UiState& ui, CompareSessions& cs) {
+  for (size_t i = 0; i < cs.slots.size(); ++i) {
+    if (!cs.slots[i]) continue;
+    SessionSnapshot& take = cs.slots[i]->take_news();
+    cs.slots[i]->report_messages(ui, take);
+    take_compare_news(ui, cs, i, take);
+    absorb_run(ui, i, take);
+  }
+  finish_compare_export(ui, cs);
+}
+
+/// Takes the runs' news until `done` holds; false after 120 s (a broken run, not a slow machine).
+template <class F> bool news_until(UiState& ui, CompareSessions& cs, F done) {
+  for (const auto t0 = std::chrono::steady_clock::now(); std::chrono::steady_clock::now() - t0 < std::chrono::seconds(120);) {
+    take_all_news(ui, cs);
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+bool logged(const UiState& ui, const std::string& text) {
+  for (const UiMessage& m : ui.message_log)
+    if (m.text.find(text) != std::string::npos) return true;
+  return false;
+}
+} // namespace
+
+TEST_CASE("compare: k_max_runs runs open side by side, each trains and shows its picture, follows A and closes") {
+  RunSlots slots;
+  CompareSessions cs(slots);
+  cs.make_backend = backend_factory();
+  slots[k_run_a] = std::make_unique<RunSlot>(std::make_unique<TrainingSession>(cs.make_backend, nullptr, cs.turns), "");
+  UiState ui;
+  RunConfig cfg = load_run_config(std::filesystem::path(REDRAW_TEST_ASSET_DIR) / "../tests/gui/gui_tiny.json");
+  cfg.data.max_side = 32;
+  cfg.training.steps = 100000;
+  LoadRequest req;
+  req.image = ui.last_image = default_image_path().string();
+  req.config = cfg;
+  req.backend = "cpu";
+  slots[k_run_a]->post(run_command::SetPreviewEvery{5});
+  slots[k_run_a]->post(run_command::Load{req});
+  REQUIRE(news_until(ui, cs, [&] { return ui.run_a().status.has_run && !ui.run_a().status.busy; }));
+
+  // Every other place gets a run, each A's config with one change, through the dialog's intent.
+  const intent::OpenCompare changes[] = {{CompareChangeKind::Activation, "Tanh"},
+                                         {CompareChangeKind::LrMax, "0.02"},
+                                         {CompareChangeKind::Activation, "Sine"}};
+  for (size_t i = 1; i < k_max_runs; ++i)
+    CHECK(apply_compare_intent(ui, cs, UiIntent{Intent(changes[(i - 1) % std::size(changes)])}));
+  REQUIRE(ui.compare.open);
+  const std::vector<ShownRun> shown = shown_runs(ui);
+  REQUIRE(shown.size() == k_max_runs);
+  for (size_t i = 0; i < k_max_runs; ++i) {
+    REQUIRE(slots[i]);
+    CHECK(shown[i].index == i);
+    CHECK(std::string(shown[i].label).rfind(std::string(run_letter(i)) + ": ", 0) == 0);
+  }
+  // One more is refused, saying why; the runs open stay as they are.
+  CHECK(apply_compare_intent(ui, cs, UiIntent{Intent(changes[0])}));
+  CHECK(logged(ui, std::to_string(k_max_runs) + " runs are shown side by side at most"));
+  CHECK(shown_runs(ui).size() == k_max_runs);
+
+  // Train: A is told through its own intent, every other run follows it the same way.
+  const UiIntent toggle{Intent(intent::ToggleRun{})};
+  CHECK_FALSE(apply_compare_intent(ui, cs, toggle));
+  CHECK(apply_intent(ui, slots[k_run_a]->session(), toggle));
+  const auto all = [&](auto pred) {
+    for (size_t i = 0; i < k_max_runs; ++i)
+      if (!pred(ui.runs[i])) return false;
+    return true;
+  };
+  // Each run trains and shows its own picture: its steps, rows and preview reach its own view.
+  const bool trained = news_until(ui, cs, [&] {
+    return all([](const RunView& r) { return r.status.step >= 30 && !r.history.empty() && r.reconstruction; });
+  });
+  for (size_t i = 0; i < k_max_runs; ++i) {
+    CAPTURE(i);
+    CHECK(ui.runs[i].status.step >= 30);
+    CHECK(ui.runs[i].reconstruction != nullptr);
+  }
+  REQUIRE(trained);
+  CHECK(ui.runs[1].status.config.model.hidden_activations.front() == Activation::Tanh); // each its own config
+  CHECK(ui.runs[2].status.config.schedule.lr_max == doctest::Approx(0.02));
+  // Pause follows A too.
+  CHECK_FALSE(apply_compare_intent(ui, cs, toggle));
+  CHECK(apply_intent(ui, slots[k_run_a]->session(), toggle));
+  CHECK(news_until(ui, cs, [&] { return all([](const RunView& r) { return !r.status.running; }); }));
+
+  close_compare(ui, cs);
+  CHECK_FALSE(ui.compare.open);
+  CHECK(shown_runs(ui).size() == 1);
+  for (size_t i = 1; i < k_max_runs; ++i) {
+    CHECK_FALSE(slots[i]);
+    CHECK_FALSE(ui.runs[i].compared);
+  }
 }
 #endif
