@@ -91,10 +91,11 @@ void SliceTurns::report(int32_t slot, int64_t step, bool training) {
 }
 
 int64_t SliceTurns::bound_locked(int32_t slot) const {
-  const int32_t other = 1 - slot;
-  if (m_pace != ComparePace::SameStep || slot < 0 || slot >= k_slots || !m_training[other])
-    return std::numeric_limits<int64_t>::max();
-  return m_step[other] + 1;
+  int64_t bound = std::numeric_limits<int64_t>::max();
+  if (m_pace != ComparePace::SameStep || slot < 0 || slot >= k_slots) return bound;
+  for (int32_t other = 0; other < k_slots; ++other)
+    if (other != slot && m_training[other]) bound = std::min(bound, m_step[other] + 1);
+  return bound;
 }
 
 int64_t SliceTurns::step_bound(int32_t slot) const {

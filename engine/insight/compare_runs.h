@@ -41,19 +41,20 @@ RunConfig config_with_change(const RunConfig& a, const CompareChange& change);
 /// "lr_max 0.01".
 std::string describe_change(const CompareChange& change);
 
-/// How two compared runs keep pace with each other.
+/// How compared runs keep pace with each other.
 /// - SameSecond: they take equal turns on the device, so each has trained about as many seconds as
-///   the other (a cheap network then shows more steps: what a second buys).
-/// - SameStep: a run that is ahead waits while the other trains, so both show the same step (within
+///   the others (a cheap network then shows more steps: what a second buys).
+/// - SameStep: a run that is ahead waits while the others train, so all show the same step (within
 ///   one): what a step buys, whatever it costs.
 enum class ComparePace : int32_t { SameSecond = 0, SameStep };
 const char* compare_pace_name(ComparePace p);
 
 /// Round-robin turns on one device for the runs training on it (see the file comment), and the
-/// pace between them. Runs report where they stand under a slot (0: run A, 1: run B). Any thread.
+/// pace between them. Runs report where they stand under a slot (0: run A, 1: run B, ...). Any thread.
 class SliceTurns {
 public:
-  static constexpr int32_t k_slots = 2;
+  /// The most runs that report under a slot (the app shows at most this many side by side).
+  static constexpr int32_t k_slots = 8;
   /// Blocks until it is this caller's turn; every call must be followed by end_slice().
   void begin_slice();
   void end_slice();
@@ -65,10 +66,11 @@ public:
   /// Run `slot` is at `step` and trains (or not: paused, finished, closed). Wakes a run waiting for it.
   void report(int32_t slot, int64_t step, bool training);
   /// The step run `slot` may train up to, exclusive of nothing: it may take steps while its step is
-  /// below this. SameStep with the other run training: one past the other's step, so the two
-  /// leapfrog and never stand more than one step apart. Otherwise no bound (INT64_MAX).
+  /// below this. SameStep with other runs training: one past the step of the slowest of them, so
+  /// they leapfrog and never stand more than one step apart (the slowest may always step).
+  /// Otherwise no bound (INT64_MAX).
   int64_t step_bound(int32_t slot) const;
-  /// Waits up to `wait` for run `slot`, at `step`, to be allowed a step (the other run moved on,
+  /// Waits up to `wait` for run `slot`, at `step`, to be allowed a step (the others moved on,
   /// stopped training, or the pace changed); true when it may train now.
   bool wait_to_step(int32_t slot, int64_t step, std::chrono::milliseconds wait);
 
@@ -78,8 +80,8 @@ private:
   std::condition_variable m_cv;
   uint64_t m_next_ticket = 0, m_serving = 0;
   ComparePace m_pace = ComparePace::SameSecond;
-  int64_t m_step[k_slots] = {0, 0};
-  bool m_training[k_slots] = {false, false};
+  int64_t m_step[k_slots] = {};
+  bool m_training[k_slots] = {};
 };
 
 /// Holds the device for one training slice while it lives (`turns` null: the device is not shared).

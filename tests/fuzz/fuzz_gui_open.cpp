@@ -10,12 +10,12 @@
 #include "engine/errors.h"
 #include "fuzz_support.h"
 #include "ui/window/app_actions.h"
-#include "ui/panels/image_views.h"
+#include "ui/widgets/image_views.h"
 #include "ui/panels/panels.h"
 #include "ui/widgets/preview_texture.h"
 #include "ui/session/training_session.h"
 #include "ui/widgets/ui_scale.h"
-#include "ui/window/ui_state.h"
+#include "ui/state/ui_state.h"
 
 #include <imgui.h>
 

@@ -1,7 +1,7 @@
 # The Gaussians view: `redraw gui --test-script` under Xvfb trains a gaussians model with the
 # Neuron maps window open, requires its Gaussians outlined over the reconstruction (the script's
 # gaussians_outlined condition), compares it with the instant preset and screenshots both; the
-# checker crops run A's and run B's pictures (the sidecar's compare_a / compare_b) and requires
+# checker crops run A's and run B's pictures (the sidecar's compare_runs) and requires
 # two different, non-blank pictures. Screenshots land in build/gui_test/gaussians/.
 if(NOT REDRAW_GUI OR NOT REDRAW_XVFB_RUN)
   return()

@@ -3,8 +3,9 @@
 ///   it is not one flat colour;
 /// - the later capture's step is larger, and its reconstruction differs from the earlier one.
 /// Usage: redraw_gui_screenshot_check EARLY.png LATE.png. Exit 0 on success, 1 with a message.
-/// Compare runs: redraw_gui_screenshot_check --compare SHOT.png checks that run A's and run B's
-/// pictures (the sidecar's "compare_a" and "compare_b" rectangles) are both not blank and differ.
+/// Compare runs: redraw_gui_screenshot_check --compare SHOT.png [RUNS] checks that every shown run's
+/// picture (the sidecar's "compare_runs" rectangles; at least RUNS of them, 2 by default) is not
+/// blank, and that no two overlap or show the same picture.
 /// Sharp zoom: redraw_gui_screenshot_check --zoom BLOCK TEXELS.png SHARP.png checks that the same
 /// view zoomed BLOCK times is blocky as enlarged texels and has detail inside them when sharp.
 #include "engine/images/image.h"
@@ -78,16 +79,49 @@ double mean_diff(const Capture& a, const Capture& b) {
   return diff / (double(w) * h);
 }
 
-int check_compare(const std::string& png) {
-  const Capture a = load(png, "compare_a"), b = load(png, "compare_b");
+/// Compare runs: every shown run's picture (the sidecar's "compare_runs", at least `runs` of them)
+/// is not blank, no two overlap on screen, and no two show the same picture.
+int check_compare(const std::string& png, size_t runs) {
+  std::ifstream in(png + ".json");
+  if (!in) throw std::runtime_error(png + ".json: missing sidecar");
+  nlohmann::json j;
+  in >> j;
+  std::vector<Capture> shown;
+  std::vector<std::string> names;
+  const redraw::Image img = redraw::load_image(png);
+  for (const auto& run : j.at("compare_runs")) {
+    Capture c;
+    c.img = img;
+    const auto& r = run.at("rect"); // inset by 2 pixels so the frame around the picture is not counted
+    c.x = int(std::ceil(r[0].get<double>())) + 2;
+    c.y = int(std::ceil(r[1].get<double>())) + 2;
+    c.w = int(std::floor(r[2].get<double>())) - 4;
+    c.h = int(std::floor(r[3].get<double>())) - 4;
+    c.step = run.at("step").get<long long>();
+    names.push_back("run " + run.at("run").get<std::string>());
+    if (c.w < 8 || c.h < 8 || c.x < 0 || c.y < 0 || c.x + c.w > c.img.width || c.y + c.h > c.img.height)
+      throw std::runtime_error(png + ": " + names.back() + "'s rectangle is empty or outside the image");
+    shown.push_back(std::move(c));
+  }
   bool ok = true;
-  if (!not_blank(a, "run A")) ok = (std::fprintf(stderr, "error: run A's picture is blank\n"), false);
-  if (!not_blank(b, "run B")) ok = (std::fprintf(stderr, "error: run B's picture is blank\n"), false);
-  if (a.x + a.w > b.x && b.x + b.w > a.x && a.y + a.h > b.y && b.y + b.h > a.y)
-    ok = (std::fprintf(stderr, "error: the two pictures overlap on screen\n"), false);
-  const double diff = mean_diff(a, b);
-  std::printf("mean |B - A| = %.4f\n", diff);
-  if (diff < 0.005) ok = (std::fprintf(stderr, "error: runs A and B show the same picture\n"), false);
+  if (shown.size() < runs)
+    ok = (std::fprintf(stderr, "error: %zu runs shown, expected %zu\n", shown.size(), runs), false);
+  for (size_t i = 0; i < shown.size(); ++i)
+    if (!not_blank(shown[i], names[i].c_str()))
+      ok = (std::fprintf(stderr, "error: %s's picture is blank\n", names[i].c_str()), false);
+  for (size_t i = 0; i < shown.size(); ++i)
+    for (size_t k = i + 1; k < shown.size(); ++k) {
+      const Capture &a = shown[i], &b = shown[k];
+      if (a.x + a.w > b.x && b.x + b.w > a.x && a.y + a.h > b.y && b.y + b.h > a.y)
+        ok = (std::fprintf(stderr, "error: %s's and %s's pictures overlap on screen\n", names[i].c_str(),
+                           names[k].c_str()),
+              false);
+      const double diff = mean_diff(a, b);
+      std::printf("mean |%s - %s| = %.4f\n", names[k].c_str(), names[i].c_str(), diff);
+      if (diff < 0.005)
+        ok = (std::fprintf(stderr, "error: %s and %s show the same picture\n", names[i].c_str(), names[k].c_str()),
+              false);
+    }
   return ok ? 0 : 1;
 }
 /// The share of the luminance's variance that lies inside the cells of a `block`-pixel grid
@@ -154,9 +188,9 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
-  if (argc == 3 && std::string(argv[1]) == "--compare") {
+  if ((argc == 3 || argc == 4) && std::string(argv[1]) == "--compare") {
     try {
-      return check_compare(argv[2]);
+      return check_compare(argv[2], argc == 4 ? size_t(std::stoul(argv[3])) : 2);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "error: %s\n", e.what());
       return 1;

@@ -3,7 +3,8 @@
 # includes cpu/, cuda/ or app/ and has no CUDA conditionals; engine/ (every room) includes no GL,
 # ImGui, GLFW or CUDA header and nothing from a backend; each backend sees only engine/.
 # engine/'s rooms are floors (docs/architecture.md, Folders): a room includes only itself and the
-# rooms below it, so no include points up and no two rooms include each other.
+# rooms below it, so no include points up and no two rooms include each other. ui/'s rooms are
+# floors the same way (ui_floors below), and so are the tests of both.
 #   layering.sh SOURCE_DIR
 set -uo pipefail
 cd "$1"
@@ -53,9 +54,14 @@ report "engine/'s rooms include only the rooms below them ($engine_floors)" "$(e
 # the top would not be built (tests/CMakeLists.txt globs the folders).
 report "tests/engine/ keeps no source at its top level; each test is in its room's folder" \
   "$(find tests/engine -maxdepth 1 -type f \( -name '*.cpp' -o -name '*.h' \) | sort)"
-# ui/ and tests/ui/ are in rooms too (session, panels, widgets, window; ui/testing/ for the
-# frame loop's test hooks): their builds glob the rooms, so a file left at the top is not built.
-ui_rooms="session panels widgets window testing"
+# ui/ and tests/ui/ are in rooms too, stacked as floors, lowest first: widgets (ImGui pieces with no
+# app state), session (the training thread's side), state (UiState, the app state, as plain
+# structs), panels (one draw_*() per view), testing (the frame loop's test hooks) and window (the
+# frame loop and the glue that carries out intents over the runs). A room includes only itself and
+# the rooms below it, so the app state stays out of widgets/ and session/. Their builds glob the
+# rooms, so a file left at the top is not built. A new room must be placed here.
+ui_floors="widgets session state panels testing window"
+ui_rooms="$ui_floors"
 report "ui/ and tests/ui/ keep no C++ source at their top level (ui/ only gui.cmake, tests/ui/ its support header)" \
   "$(find ui tests/ui -maxdepth 1 -type f \( -name '*.cpp' -o -name '*.h' \) ! -name ui_test_support.h | sort)"
 ui_stray_folders() {
@@ -66,6 +72,24 @@ ui_stray_folders() {
   done
 }
 report "every folder in ui/ and tests/ui/ is a room ($ui_rooms)" "$(ui_stray_folders)"
+ui_upward_includes() { # FILE:LINE: #include "ui/..." (why) for each include of a higher ui/ room, from
+  # ui/<room>/ or tests/ui/<room>/ (the rooms' folders are checked above)
+  find ui tests/ui -mindepth 2 \( -name '*.h' -o -name '*.cpp' \) -print0 | xargs -0 -r grep -nE '^\s*#\s*include\s*"ui/' /dev/null |
+    awk -v floors="$ui_floors" '
+    BEGIN { n = split(floors, f, " "); for (i = 1; i <= n; ++i) rank[f[i]] = i }
+    {
+      file = $0; sub(/:.*/, "", file)
+      inc = $0; sub(/^[^"]*"/, "", inc); sub(/".*/, "", inc)
+      line = $0; sub(/^[^:]*:/, "", line); sub(/:.*/, "", line)
+      split(file, p, "/"); from = p[1] == "tests" ? p[3] : p[2]; split(inc, q, "/"); to = q[2]
+      if (!(from in rank) || inc == "ui/ui_test_support.h") next # its folder is reported above; the
+      # support header of the tests of every room includes no ui/ header (below)
+      if (!(to in rank)) print file ":" line ": #include \"" inc "\" (" to " is not a room)"
+      else if (rank[to] > rank[from]) print file ":" line ": #include \"" inc "\" (" from " is below " to ")"
+    }' | sort -u
+  grep -nE '^\s*#\s*include\s*"ui/' tests/ui/ui_test_support.h /dev/null | sed 's/$/ (the support header of every room stands below them all)/'
+}
+report "ui/'s rooms and tests/ui/'s include only the rooms below them ($ui_floors)" "$(ui_upward_includes)"
 tests_engine_upward_includes() { # as engine_upward_includes, for tests/engine/<room>/; cpu/ and
   # cuda/ stand on the core, as the backends do
   local dir

@@ -1,29 +1,12 @@
 #pragma once
-/// Shared by the ui tests (built when the GUI is, REDRAW_TEST_UI).
+/// Shared by the ui tests of every room (built when the GUI is, REDRAW_TEST_UI): it includes no ui/
+/// header, so a test of any room may use it (tests/project/layering.sh).
 #include "test_support.h"
-
-#include "ui/window/settings_store.h"
 
 #include <doctest/doctest.h>
 #include <imgui.h>
 
-#include <initializer_list>
-
 namespace redraw::test {
-
-/// In fresh config and data folders: each of `flags` is off in the default settings, and saved on,
-/// loads back on.
-inline void check_flags_remembered(std::initializer_list<bool Settings::*> flags) {
-  TempDir dir;
-  ScopedEnv env("XDG_CONFIG_HOME", dir.path.string());
-  ScopedEnv data("XDG_DATA_HOME", dir.path.string());
-  Settings s = load_settings();
-  for (bool Settings::*flag : flags) CHECK(!(s.*flag));
-  for (bool Settings::*flag : flags) s.*flag = true;
-  CHECK(save_settings(s).empty());
-  const Settings back = load_settings();
-  for (bool Settings::*flag : flags) CHECK(back.*flag);
-}
 
 /// An ImGui context with no window or renderer: frames run and fill draw lists, nothing is shown.
 struct HeadlessImGui {

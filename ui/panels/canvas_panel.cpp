@@ -1,8 +1,9 @@
 #include "engine/insight/compare_runs.h"
 #include "ui/panels/gaussians_view.h"
-#include "ui/panels/image_views.h"
+#include "ui/widgets/image_views.h"
 #include "ui/panels/panels.h"
-#include "ui/window/shown_runs.h"
+#include "ui/state/shown_runs.h"
+#include "ui/panels/zoom_view.h"
 
 #include <imgui.h>
 
@@ -22,9 +23,11 @@ struct Pane {
   ImVec2 min, max;                 ///< screen rect of the pane's image area
   int64_t step = -1;               ///< shown top right when >= 0 (a run's picture)
   bool recon = false;              ///< run A's picture (its rect goes to the screenshot sidecar)
-  PreviewTexture* split = nullptr; ///< compare split view: run B, drawn right of the divider
+  PreviewTexture* split = nullptr; ///< compare split view: the second run, drawn right of the divider
   const RunView* run = nullptr;    ///< the run whose picture this is (null: the truth, the error)
   const char* label = nullptr;     ///< that run's label while comparing ("B: siren")
+  size_t index = k_run_a;          ///< that run's place in UiState::runs
+  size_t split_index = k_run_a;    ///< the split view's second run's place
 };
 
 void pixel_text(char* buf, size_t n, const Image* img, int32_t x, int32_t y) {
@@ -50,13 +53,17 @@ float check_width(const char* label) {
   return ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x;
 }
 
-/// Compare runs: side by side or split (V), and Close.
+/// Compare runs: side by side or, for two runs, split (V), and Close.
 void draw_compare_toolbar(UiState& ui) {
   CompareState& c = ui.compare;
-  if (ImGui::RadioButton("A | B", !c.split)) c.split = ui.settings.compare_split = false;
+  const bool two = shown_runs(ui).size() == 2;
+  if (ImGui::RadioButton("Side by side", !c.split || !two)) c.split = ui.settings.compare_split = false;
   same_line_if_fits(check_width("Split"));
-  if (ImGui::RadioButton("Split", c.split)) c.split = ui.settings.compare_split = true;
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("One picture, A left of a divider and B right of it (V toggles)");
+  ImGui::BeginDisabled(!two);
+  if (ImGui::RadioButton("Split", c.split && two)) c.split = ui.settings.compare_split = true;
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip("Two runs: one picture, A left of a divider and the other right of it (V toggles)");
   same_line_if_fits(button_width("Close compare"));
   if (ImGui::Button("Close compare")) ui.compare.close_requested = true;
 }
@@ -151,7 +158,7 @@ void visible_rect(ImVec2 a, ImVec2 b, ImVec2 lo, ImVec2 hi, float out[4]) {
   out[3] = std::max(0.0f, y1 - y0) * s.y;
 }
 
-/// The split view: A left of the divider, B (p.split) right of it, a handle on the line.
+/// The split view: run A left of the divider, the other run (p.split) right of it, a handle on the line.
 void draw_split(const UiState& ui, ImDrawList* dl, const Pane& p, ImVec2 a, ImVec2 b) {
   const SplitGeometry g = split_view(p.min.x, p.max.x - p.min.x, ui.compare.divider);
   auto image = [&](PreviewTexture* t, float x0, float x1) {
@@ -165,8 +172,9 @@ void draw_split(const UiState& ui, ImDrawList* dl, const Pane& p, ImVec2 a, ImVe
   dl->AddLine(ImVec2(g.divider_x, p.min.y), ImVec2(g.divider_x, p.max.y), IM_COL32(240, 240, 245, 230), 2.0f);
   const float cy = (p.min.y + p.max.y) * 0.5f;
   dl->AddCircleFilled(ImVec2(g.divider_x, cy), 7.0f, IM_COL32(240, 240, 245, 230));
-  dl->AddText(ImVec2(g.a_max - ImGui::CalcTextSize("A").x - 6, p.min.y + 4), IM_COL32(240, 240, 245, 230), "A");
-  dl->AddText(ImVec2(g.b_min + 6, p.min.y + 4), IM_COL32(240, 240, 245, 230), "B");
+  const char* left = run_letter(p.index);
+  dl->AddText(ImVec2(g.a_max - ImGui::CalcTextSize(left).x - 6, p.min.y + 4), IM_COL32(240, 240, 245, 230), left);
+  dl->AddText(ImVec2(g.b_min + 6, p.min.y + 4), IM_COL32(240, 240, 245, 230), run_letter(p.split_index));
 }
 
 /// Drags the split view's divider when the press began on it; true while it is dragged.
@@ -186,12 +194,14 @@ bool drag_divider(UiState& ui, const Pane& p, bool active) {
 } // namespace
 
 namespace {
-/// Where the canvas's panes go this frame: one, two (compare) or three side by side.
+/// Where the canvas's panes go this frame: one, three (truth, picture, error) or one per run
+/// compared, side by side.
 struct CanvasLayout {
   ImVec2 origin, avail;
   float gap = 8, caption_h = 0, pane_w = 0, pane_h = 0;
   int count = 1;
-  Pane panes[3];
+  Pane panes[std::max<size_t>(3, k_max_runs)];
+  std::string split_caption; ///< the split view's: "A: siren  |  B: fourier"
   bool frame = false; ///< run A shows a scrubbed timelapse frame
   ImVec2 center(int i) const {
     return ImVec2((panes[i].min.x + panes[i].max.x) * 0.5f, (panes[i].min.y + panes[i].max.y) * 0.5f);
@@ -214,6 +224,7 @@ Pane run_pane(const UiState& ui, const ShownRun& shown, bool a_frame) {
   p.recon = shown.index == k_run_a;
   p.run = &run;
   p.label = shown.label;
+  p.index = shown.index;
   return p;
 }
 
@@ -225,9 +236,11 @@ void choose_panes(const UiState& ui, const Image* truth, CanvasLayout& L) {
   if (ui.compare.open) {
     for (size_t k = 0; k < runs.size() && k < std::size(L.panes); ++k)
       L.panes[k] = run_pane(ui, runs[k], L.frame);
-    if (ui.compare.split && runs.size() > 1) {
+    if (split_shown(ui)) {
       L.panes[0].split = L.panes[1].texture;
-      L.panes[0].caption = ui.compare.label_split.c_str();
+      L.panes[0].split_index = L.panes[1].index;
+      L.split_caption = std::string(L.panes[0].label) + "  |  " + L.panes[1].label;
+      L.panes[0].caption = L.split_caption.c_str();
     }
   } else {
     const RunView& run = ui.run_a();
@@ -348,10 +361,10 @@ void draw_pane(UiState& ui, ImDrawList* dl, const CanvasLayout& L, int i, const 
   if (p.recon) visible_rect(a, b, p.min, p.max, ui.recon_rect);
   if (ui.compare.open && p.split) {
     const SplitGeometry g = split_view(p.min.x, p.max.x - p.min.x, ui.compare.divider);
-    visible_rect(a, b, p.min, ImVec2(g.a_max, p.max.y), ui.compare.rect_a);
-    visible_rect(a, b, ImVec2(g.b_min, p.min.y), p.max, ui.compare.rect_b);
-  } else if (ui.compare.open) {
-    visible_rect(a, b, p.min, p.max, i == 0 ? ui.compare.rect_a : ui.compare.rect_b);
+    visible_rect(a, b, p.min, ImVec2(g.a_max, p.max.y), ui.runs[p.index].rect);
+    visible_rect(a, b, ImVec2(g.b_min, p.min.y), p.max, ui.runs[p.split_index].rect);
+  } else if (ui.compare.open && p.run) {
+    visible_rect(a, b, p.min, p.max, ui.runs[p.index].rect);
   }
 }
 
@@ -422,7 +435,7 @@ void draw_canvas(UiState& ui) {
   // The panes' size is known before any picture: previews are rendered to fit it, the first one
   // of a load included (tell_session). Only the ground truth alone shows no preview.
   L.caption_h = ImGui::GetTextLineHeightWithSpacing();
-  L.count = ui.compare.open ? (ui.compare.split ? 1 : int(shown_runs(ui).size()))
+  L.count = ui.compare.open ? (split_shown(ui) ? 1 : int(shown_runs(ui).size()))
             : v.mode == CanvasMode::SideBySide ? 3
                                                : 1;
   L.pane_w = (L.avail.x - L.gap * float(L.count - 1)) / float(L.count);

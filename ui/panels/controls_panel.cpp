@@ -1,7 +1,6 @@
-#include "ui/window/app_actions.h"
 #include "ui/widgets/bounded_text.h"
 #include "ui/panels/config_summary.h"
-#include "ui/widgets/field_hint.h"
+#include "ui/panels/field_hint.h"
 #include "ui/session/frame_pacing.h"
 #include "ui/panels/panels.h"
 #include "ui/widgets/plot_widgets.h"

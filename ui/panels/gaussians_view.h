@@ -9,7 +9,7 @@
 ///   first: 70,000 outlines would cost more than the picture. Zooming in brings the rest in.
 /// - Hovering the picture names the Gaussian that weighs most under the pointer.
 /// GUI thread only.
-#include "ui/window/ui_state.h"
+#include "ui/state/ui_state.h"
 
 #include <imgui.h>
 

@@ -3,7 +3,7 @@
 #include "engine/atomic_file.h"
 #include "engine/metric_columns.h"
 #include "ui/panels/gaussians_view.h"
-#include "ui/panels/image_views.h"
+#include "ui/widgets/image_views.h"
 #include "ui/session/training_session.h"
 
 #include <imgui.h>

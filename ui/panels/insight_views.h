@@ -10,7 +10,7 @@
 ///   worker computes the chosen layer's maps from them, with the same duty cycle and cap.
 #include "ui/session/insight_worker.h"
 #include "ui/widgets/preview_texture.h"
-#include "ui/window/ui_state.h"
+#include "ui/state/ui_state.h"
 
 #include <memory>
 

@@ -5,7 +5,7 @@
 
 #include "engine/backend_names.h"
 #include "engine/thread_budget.h"
-#include "ui/window/settings_store.h"
+#include "ui/state/settings_store.h"
 
 #include <imgui.h>
 

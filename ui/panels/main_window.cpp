@@ -1,6 +1,6 @@
 #include "ui/panels/compare_view.h"
 #include "ui/panels/panels.h"
-#include "ui/window/settings_store.h"
+#include "ui/state/settings_store.h"
 #include "ui/panels/sweep_browser.h"
 #include "ui/widgets/ui_scale.h"
 

@@ -2,7 +2,7 @@
 /// The app's panels: one draw_*() per file (docs/contributing.md, 8). Each draws ImGui widgets from UiState and
 /// pushes UiIntents for anything with side effects. A panel that shows one run takes that run
 /// (a RunView of UiState::runs; the main window passes run A). GUI thread only, inside an ImGui frame.
-#include "ui/window/ui_state.h"
+#include "ui/state/ui_state.h"
 
 namespace redraw {
 

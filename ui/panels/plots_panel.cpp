@@ -1,6 +1,6 @@
 #include "ui/panels/panels.h"
 #include "ui/widgets/plot_widgets.h"
-#include "ui/window/shown_runs.h"
+#include "ui/state/shown_runs.h"
 
 #include "engine/metric_columns.h"
 
@@ -10,7 +10,7 @@
 
 namespace redraw {
 namespace {
-/// One series per run shown (ui/window/shown_runs.h; named in the legend while comparing).
+/// One series per run shown (ui/state/shown_runs.h; named in the legend while comparing).
 /// Against steps, or against training seconds (View > Curves against time).
 /// `column` indexes engine/metric_columns.h's table (and RunView::plot_columns). Alone, run A
 /// takes the plot's own colour `color_a`; beside other runs, its one colour in every plot.

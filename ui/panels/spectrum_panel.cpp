@@ -1,4 +1,4 @@
-#include "ui/panels/image_views.h"
+#include "ui/widgets/image_views.h"
 #include "ui/panels/insight_views.h"
 #include "ui/panels/panels.h"
 #include "ui/widgets/tool_window.h"

@@ -1,6 +1,6 @@
 #include "ui/panels/panels.h"
 #include "ui/widgets/bounded_text.h"
-#include "ui/window/shown_runs.h"
+#include "ui/state/shown_runs.h"
 #include "ui/widgets/ui_scale.h"
 
 #include <imgui.h>
@@ -102,16 +102,20 @@ void draw_status_bar(UiState& ui) {
     fields.push_back({a_prefix + r, text, !st.running, 2});
   else
     fields.push_back({a_prefix + "- steps/s", text, true, 2});
-  for (size_t i = 1; i < runs.size(); ++i) { // the other runs, training in turns with A
+  // The other runs, training in turns with A: each one field in its colour (its rate only while one
+  // run is beside A, so that three fit), then the pace they keep.
+  for (size_t i = 1; i < runs.size(); ++i) {
     const RunView& other = *runs[i].view;
     if (!other.status.has_run) continue;
-    const std::string r = rate_text(other.status);
+    std::string r = runs.size() > 2 ? std::string() : rate_text(other.status);
+    if (runs.size() == 2) r = "  " + (r.empty() ? std::string("- steps/s") : r);
     const double psnr = other.history.empty() ? 0 : other.history.back().psnr_db;
-    fields.push_back({printf_string("%s step %lld  %s  PSNR %.2f dB  (%s)", runs[i].letter,
-                                    static_cast<long long>(other.status.step), r.empty() ? "- steps/s" : r.c_str(),
-                                    psnr, ui.settings.compare_same_step ? "same step" : "same seconds"),
+    fields.push_back({printf_string("%s step %lld%s  PSNR %.2f dB", runs[i].letter,
+                                    static_cast<long long>(other.status.step), r.c_str(), psnr),
                       ImGui::ColorConvertU32ToFloat4(shown_run_color(i, 0, 255)), false, 2});
   }
+  if (runs.size() > 1)
+    fields.push_back({ui.settings.compare_same_step ? "same step" : "same seconds", text, true, 3});
   char elapsed[32], eta[32];
   format_duration(elapsed, sizeof elapsed, st.elapsed_s);
   const double remaining = st.steps_per_s > 0 ? double(st.total_steps - st.step) / st.steps_per_s : NAN;

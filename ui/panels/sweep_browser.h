@@ -8,7 +8,7 @@
 /// - Comparing two cells opens A first (through the usual Save / Discard / Cancel prompt when the
 ///   run on screen has unsaved work); B opens beside it once A has loaded.
 /// GUI thread only.
-#include "ui/window/ui_state.h"
+#include "ui/state/ui_state.h"
 
 #include <cstdint>
 #include <string>

@@ -1,8 +1,8 @@
 #include "ui/panels/zoom_view.h"
 
-#include "ui/panels/image_views.h"
+#include "ui/widgets/image_views.h"
 #include "ui/session/training_session.h"
-#include "ui/window/ui_state.h"
+#include "ui/state/ui_state.h"
 
 #include <algorithm>
 #include <cmath>
@@ -14,13 +14,6 @@ constexpr double k_still_seconds = 0.15;   ///< the view stands still this long 
 constexpr double k_refresh_seconds = 1.0;  ///< least time between two refreshes while training
 constexpr double k_refresh_share = 0.2;    ///< refreshes take at most about this share of the time
 } // namespace
-
-bool ZoomRegion::same_view(const ZoomRegion& o) const {
-  return width == o.width && height == o.height && window.x0 == o.window.x0 && window.y0 == o.window.y0 &&
-         window.x1 == o.window.x1 && window.y1 == o.window.y1 && window.image_w == o.window.image_w &&
-         window.image_h == o.window.image_h && screen_x0 == o.screen_x0 && screen_y0 == o.screen_y0 &&
-         screen_x1 == o.screen_x1 && screen_y1 == o.screen_y1 && frame_step == o.frame_step;
-}
 
 bool zoomed_past_texels(float zoom, float fb_scale) { return double(zoom) * double(fb_scale) > 1.0 + 1e-6; }
 

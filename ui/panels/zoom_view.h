@@ -13,6 +13,7 @@
 /// - Cost follows the screen, not the image: at most one sample per framebuffer pixel of the pane,
 ///   and no more than k_zoom_max_samples.
 #include "engine/frames/renderer.h"
+#include "ui/state/zoom_state.h"
 
 #include <cstdint>
 #include <memory>
@@ -26,16 +27,6 @@ class TrainingSession;
 
 constexpr int64_t k_zoom_max_samples = int64_t(1) << 21;
 
-/// A part of the picture on screen and the render that fills it.
-struct ZoomRegion {
-  RenderWindow window;                                     ///< image pixels shown
-  int32_t width = 0, height = 0;                           ///< samples (framebuffer pixels, capped)
-  float screen_x0 = 0, screen_y0 = 0, screen_x1 = 0, screen_y1 = 0; ///< where it is drawn (ImGui units)
-  int64_t frame_step = -1; ///< the scrubbed timelapse frame drawn (its step); -1: the live network
-  bool empty() const { return width <= 0 || height <= 0; }
-  bool same_view(const ZoomRegion& o) const;
-};
-
 /// Whether a zoom shows a training pixel larger than one framebuffer pixel (a sharp render adds
 /// detail). `zoom` is screen units per image pixel, `fb_scale` framebuffer pixels per unit.
 bool zoomed_past_texels(float zoom, float fb_scale);
@@ -47,24 +38,6 @@ bool zoomed_past_texels(float zoom, float fb_scale);
 /// picture is outside the pane.
 ZoomRegion zoom_region(float center_x, float center_y, float zoom, float pane_x0, float pane_y0, float pane_x1,
                        float pane_y1, float fb_x, float fb_y, int32_t w, int32_t h, int64_t max_samples);
-
-/// The GUI's side of the sharp zoom (in UiState).
-struct ZoomViewState {
-  bool enabled = true;       ///< the toolbar's "sharp zoom"
-  ZoomRegion wanted;         ///< the reconstruction's (or scrubbed frame's) view past the texels (or empty)
-  double wanted_since = 0;   ///< when `wanted` last changed
-  ZoomRegion requested;      ///< the view of the render asked for last
-  uint64_t generation = 0;   ///< of that request (0: none in flight)
-  uint64_t last_generation = 0;
-  double requested_at = 0;
-  ZoomRegion shown;          ///< the view the texture holds (empty: nothing to draw)
-  int64_t shown_step = -1;   ///< the step of the weights it shows
-  double finished_at = 0;    ///< when it arrived
-  double render_s = 0;       ///< how long it took
-  uint64_t run_id = 0, trainer_id = 0; ///< the run it belongs to
-  /// Whether the canvas should draw the render over the preview now.
-  bool sharp() const { return enabled && !wanted.empty() && shown.same_view(wanted); }
-};
 
 /// Takes a render that arrived (into ui.zoom_texture) when it answers the newest request for
 /// `run`, the run the zoom draws (run A). Returns true when the screen changed.

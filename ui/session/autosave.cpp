@@ -1,6 +1,6 @@
 #include "ui/session/autosave.h"
 
-#include "ui/window/settings_store.h"
+#include "ui/session/user_folders.h"
 
 #include "engine/folder_lock.h"
 

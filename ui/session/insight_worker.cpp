@@ -1,7 +1,7 @@
 #include "ui/session/insight_worker.h"
 
 #include "engine/errors.h"
-#include "ui/panels/image_views.h"
+#include "ui/widgets/image_views.h"
 
 #include <pthread.h>
 #include <sys/resource.h>

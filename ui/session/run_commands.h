@@ -9,7 +9,7 @@
 /// - Each command carries its traits beside its struct (`traits`, a CommandTraits; none: all
 ///   false): whether the unsaved-training prompt holds it (confirm_prompt.cpp), whether run B is
 ///   given it too while comparing (compare_view.cpp), whether part of it takes effect at once
-///   (TrainingSession::post). Panels push a command as an intent (ui/window/intents.h) as it is.
+///   (TrainingSession::post). Panels push a command as an intent (ui/state/intents.h) as it is.
 /// - Adding a command: its struct here (with its traits), its place in RunCommand, its handler in
 ///   run_commands.cpp.
 #include "engine/frames/renderer.h"
@@ -30,7 +30,7 @@ namespace redraw {
 /// What the GUI side does with a command besides running it; read through command_traits().
 struct CommandTraits {
   bool guarded = false;          ///< the Save / Discard / Cancel prompt holds it while the run is unsaved
-  bool follows_b = false;        ///< while comparing, run B is given the same command
+  bool followed = false;         ///< while comparing, every run beside A is given the same command
   bool immediate = false;        ///< part of it takes effect at once, on the posting thread (RunContext::take_at_once)
   bool leaves_timelapse = false; ///< the canvas follows the run again instead of a scrubbed frame
 };
@@ -45,16 +45,16 @@ struct Load {
 };
 /// Train or pause. A pause also leaves a step in progress at once (between its chunks).
 struct SetRunning {
-  static constexpr CommandTraits traits{.follows_b = true, .immediate = true};
+  static constexpr CommandTraits traits{.followed = true, .immediate = true};
   bool on = false;
 };
 /// One step while paused.
 struct StepOnce {
-  static constexpr CommandTraits traits{.follows_b = true};
+  static constexpr CommandTraits traits{.followed = true};
 };
 /// The network re-initialised, the run tree cleared; the config stays.
 struct Reset {
-  static constexpr CommandTraits traits{.guarded = true, .follows_b = true};
+  static constexpr CommandTraits traits{.guarded = true, .followed = true};
 };
 /// A schedule and step count mid-run (Trainer::set_schedule / set_total_steps).
 struct SetSchedule {

@@ -52,7 +52,7 @@ struct SessionStatus {
   uint64_t commands_run = 0;
 };
 
-/// The training thread's time between two publishes (the performance panel, ui/widgets/perf_monitor.h).
+/// The training thread's time between two publishes (the performance panel, ui/state/perf_monitor.h).
 struct SessionProfile {
   double wall_s = 0;    ///< training-thread wall time this sample covers
   int64_t steps = 0;    ///< Trainer::step() calls in it

@@ -5,7 +5,8 @@
 #include "ui/testing/test_script.h"
 #include "ui/testing/window_test_hook.h"
 #include "ui/session/training_session.h"
-#include "ui/window/ui_state.h"
+#include "ui/state/shown_runs.h"
+#include "ui/state/ui_state.h"
 
 #include <imgui.h>
 
@@ -24,15 +25,19 @@ bool screenshot_ready(const UiState& ui, int64_t after_steps) {
          insight_ready(ui, target);
 }
 
-/// Compare runs: where run A's and run B's pictures are (x, y, w, h), and B's step.
+/// Compare runs: where each shown run's picture is (x, y, w, h) and the step it shows, in the order
+/// of shown_runs: {"compare_runs": [{"run": "A", "rect": [...], "step": N}, ...]}.
 std::string compare_sidecar_json(const UiState& ui) {
-  const float* a = ui.compare.rect_a;
-  const float* b = ui.compare.rect_b;
-  char buf[256];
-  std::snprintf(buf, sizeof buf, R"({"compare_a": [%g, %g, %g, %g], "compare_b": [%g, %g, %g, %g], "compare_step": %lld})",
-                double(a[0]), double(a[1]), double(a[2]), double(a[3]), double(b[0]), double(b[1]), double(b[2]),
-                double(b[3]), static_cast<long long>(ui.runs[k_run_b].shown_step));
-  return buf;
+  std::string out = R"({"compare_runs": [)";
+  for (const ShownRun& run : shown_runs(ui)) {
+    const float* r = run.view->rect;
+    char buf[200];
+    std::snprintf(buf, sizeof buf, R"(%s{"run": "%s", "rect": [%g, %g, %g, %g], "step": %lld})",
+                  run.index == k_run_a ? "" : ", ", run.letter, double(r[0]), double(r[1]), double(r[2]), double(r[3]),
+                  static_cast<long long>(run.view->shown_step));
+    out += buf;
+  }
+  return out + "]}";
 }
 
 /// What a screenshot's JSON sidecar says about the window (both kinds of screenshot).

@@ -1,8 +1,8 @@
 #include "ui/testing/test_script.h"
 
 #include "engine/display_text.h"
-#include "ui/panels/image_views.h"
-#include "ui/window/shown_runs.h"
+#include "ui/widgets/image_views.h"
+#include "ui/state/shown_runs.h"
 #include "ui/panels/sweep_browser.h"
 
 #define GLFW_INCLUDE_NONE
@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -83,8 +84,7 @@ double spread(const Image& img) {
   return std::sqrt(std::max(0.0, sq / n - mean * mean));
 }
 
-/// Runs `a` and `b` (places in UiState::runs) show different pictures, and neither is blank
-/// (compare_differs: runs A and B while comparing).
+/// Runs `a` and `b` (places in UiState::runs) show different pictures, and neither is blank.
 bool runs_differ(const UiState& ui, size_t a_index, size_t b_index) {
   const Image* a = ui.runs[a_index].reconstruction.get();
   const Image* b = ui.runs[b_index].reconstruction.get();
@@ -96,26 +96,36 @@ bool runs_differ(const UiState& ui, size_t a_index, size_t b_index) {
   return diff > 0.005 && spread(*a) > 0.02 && spread(*b) > 0.02; // identical runs give 0
 }
 
-/// The conditions on a run beside A, named PREFIX + what they read, and the run they read (its
-/// place in UiState::runs): "compare_" is run B's. Another run is one more entry.
-struct RunConditions {
-  const char* prefix;
-  size_t index;
-};
-constexpr std::array<RunConditions, 1> k_run_conditions{{{"compare_", k_run_b}}};
+/// compare_differs: every two runs shown show different pictures, and none is blank (false while
+/// not comparing).
+bool shown_runs_differ(const UiState& ui) {
+  const std::vector<ShownRun> runs = shown_runs(ui);
+  for (size_t i = 0; i < runs.size(); ++i)
+    for (size_t k = i + 1; k < runs.size(); ++k)
+      if (!runs_differ(ui, runs[i].index, runs[k].index)) return false;
+  return runs.size() > 1;
+}
+
+/// The prefix of the conditions on the run at `index` of UiState::runs (run_condition): "compare_"
+/// for run B (the first compared run), "run_C_" for run C, and so on.
+std::string run_condition_prefix(size_t index) {
+  return index == 1 ? std::string("compare_") : std::string("run_") + run_letter(index) + "_";
+}
 
 /// PREFIXstep>=N (the run's step), PREFIXshown>=N (the step of its picture on screen), PREFIXgap<=N
 /// (its step and run A's apart, either way), PREFIXframe<=N (its timelapse frame on screen while
-/// A's is scrubbed; -1 when none), for each of k_run_conditions. `known`: `cond` was one of them.
+/// A's is scrubbed; -1 when none), for every run beside A (run_condition_prefix). `known`: `cond`
+/// was one of them.
 bool run_condition(const UiState& ui, const std::string& cond, bool& known, std::string& error) {
   bool r = false;
-  for (const RunConditions& c : k_run_conditions) {
-    const RunView& run = ui.runs[c.index];
-    const std::string p = c.prefix;
+  for (size_t index = 0; index < k_max_runs; ++index) {
+    if (index == k_run_a) continue;
+    const RunView& run = ui.runs[index];
+    const std::string p = run_condition_prefix(index);
     if (!known) r = compare(cond, p + "step", run.status.step, known, error);
     if (!known) r = compare(cond, p + "shown", run.shown_step, known, error);
     if (!known) r = compare(cond, p + "gap", std::abs(ui.run_a().status.step - run.status.step), known, error);
-    if (!known) r = compare(cond, p + "frame", run_frame(ui, c.index).step, known, error);
+    if (!known) r = compare(cond, p + "frame", run_frame(ui, index).step, known, error);
   }
   return r;
 }
@@ -162,7 +172,7 @@ bool test_condition(const UiState& ui, const std::string& cond, std::string& err
   if (cond == "live") return !ui.timelapse.active;
   if (cond == "comparing") return ui.compare.open;
   if (cond == "not_comparing") return !ui.compare.open;
-  if (cond == "compare_differs") return runs_differ(ui, k_run_a, k_run_b);
+  if (cond == "compare_differs") return shown_runs_differ(ui);
   if (cond == "truth_texels") return truth_texels_match(ui, error);
   if (cond == "sharp") return ui.zoom.sharp();
   if (cond == "not_sharp") return !ui.zoom.sharp();
@@ -183,6 +193,7 @@ bool test_condition(const UiState& ui, const std::string& cond, std::string& err
   if (!known) r = compare(cond, "history_last", last, known, error);
   if (!known) r = compare(cond, "discarded_copies", discarded_copies(ui), known, error);
   if (!known) r = run_condition(ui, cond, known, error);
+  if (!known) r = compare(cond, "runs_shown", int64_t(shown_runs(ui).size()), known, error);
   // The Gaussians view: ellipses outlined over run A's picture last frame, and the view's step.
   if (!known) r = compare(cond, "gaussians_outlined", ui.insight.gaussians.drawn, known, error);
   const GaussianView* gv = ui.insight.gaussians.view.get();
@@ -334,7 +345,7 @@ Done view_command(const Line& l, UiState& ui) {
       ++i;
     if (i == 4 || value.empty()) return l.fail("expected compare preset|activation|omega_0|lr_max VALUE");
     ui.push(intent::OpenCompare{CompareChangeKind(i), value});
-  } else if (cmd == "export_compare") { // export_compare PATH W H: File > Export, Runs A | B
+  } else if (cmd == "export_compare") { // export_compare PATH W H: File > Export, Runs side by side
     std::istringstream in(arg);
     std::string path;
     int64_t w = 0, h = 0;
@@ -343,9 +354,13 @@ Done view_command(const Line& l, UiState& ui) {
   } else if (cmd == "compare_pace") { // compare_pace same_step|same_second: Training > Compare at the same step
     if (arg != "same_step" && arg != "same_second") return l.fail("expected compare_pace same_step|same_second");
     ui.settings.compare_same_step = arg == "same_step";
-  } else if (cmd == "close_compare") { // close_compare [a|b]: the run that goes on (a by default)
-    if (!arg.empty() && arg != "a" && arg != "b") return l.fail("expected close_compare a|b");
-    ui.push(intent::CloseCompare{arg == "b"});
+  } else if (cmd == "close_compare") { // close_compare [LETTER]: the run that goes on (a by default)
+    size_t keep = k_max_runs;
+    for (size_t i = 0; i < k_max_runs; ++i)
+      if (arg.empty() ? i == k_run_a : arg.size() == 1 && std::toupper(static_cast<unsigned char>(arg[0])) == run_letter(i)[0])
+        keep = i;
+    if (keep == k_max_runs) return l.fail("expected close_compare a|b|... (a run's letter)");
+    ui.push(intent::CloseCompare{keep});
   } else if (cmd == "pointer") { // pointer FX FY: the pointer there (fractions of the window); pointer off
     std::istringstream in(arg);
     float fx = -1, fy = -1; // "off" keeps these

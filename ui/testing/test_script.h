@@ -13,9 +13,9 @@
 ///   open_run_tree       the run-tree popup opened
 ///   compare KIND VALUE  Training > Compare with...: KIND preset|activation|omega_0|lr_max
 ///   compare_pace same_step|same_second  Training > Compare at the same step (on, off)
-///   close_compare [a|b] the comparison closed, keeping run A (default) or run B
+///   close_compare [LETTER]  the comparison closed, keeping run A (default) or the run of that letter
 ///   save PATH           File > Save model to PATH (and run B to PATH-B when comparing)
-///   export_compare PATH W H  File > Export, "Runs A | B", each run's picture W x H
+///   export_compare PATH W H  File > Export, "Runs side by side", each run's picture W x H
 ///   open_sweep DIR      File > Open sweep with DIR (a `redraw sweep` folder)
 ///   sweep_sort COLUMN asc|desc  the sweep browser sorted by a column (psnr_db, seconds, ...)
 ///   sweep_click K       cell K's tile clicked (its model opens); sweep_select K: Ctrl+clicked
@@ -47,14 +47,14 @@
 /// sweep_cells==N, sweep_thumbs>=N (the sweep browser's cells, and those with a thumbnail),
 /// gaussians_outlined>=N (the Gaussians view's ellipses drawn over run A's picture last frame),
 /// gaussians_step>=N (the step of the parameters it shows; -1 before any),
-/// comparing, not_comparing, compare_step>=N, compare_shown>=N (run B), compare_gap<=N (A's step
-/// and B's apart, either way), compare_frame<=N (B's
-/// timelapse frame on screen while A's is scrubbed; -1 when none), compare_differs (A's and
-/// B's pictures differ and neither is blank). The compare_ conditions read run B by its place in
-/// UiState::runs (test_script.cpp's k_run_conditions), so another run needs one more prefix there.
+/// comparing, not_comparing, runs_shown>=N (the runs side by side), compare_step>=N,
+/// compare_shown>=N (run B), compare_gap<=N (A's step and B's apart, either way), compare_frame<=N
+/// (B's timelapse frame on screen while A's is scrubbed; -1 when none); the same for each further
+/// run with its letter, run_C_step>=N, run_D_shown>=N, ...; compare_differs (every two runs shown
+/// show different pictures and none is blank). They read each run by its place in UiState::runs.
 /// Every comparison takes >=, <= or ==.
 /// GUI thread only; nothing here runs without --test-script.
-#include "ui/window/ui_state.h"
+#include "ui/state/ui_state.h"
 
 #include <deque>
 #include <string>

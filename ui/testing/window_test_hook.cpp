@@ -1,7 +1,7 @@
 #include "ui/testing/window_test_hook.h"
 
 #include "ui/testing/screenshot.h"
-#include "ui/window/settings_store.h"
+#include "ui/state/settings_store.h"
 
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>

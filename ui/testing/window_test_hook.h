@@ -5,7 +5,7 @@
 /// would save at that size, grows the window back to where it was, draws a few frames, and then
 /// lets the screenshot be taken. The sidecar FILE.json gets "layout_before", "layout_tiny",
 /// "layout_after" and "settings_saved_while_tiny" (see resize_test_json).
-#include "ui/window/ui_state.h"
+#include "ui/state/ui_state.h"
 
 #include <string>
 

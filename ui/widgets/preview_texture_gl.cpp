@@ -1,6 +1,6 @@
 #include "ui/widgets/preview_texture.h"
 
-#include "ui/panels/image_views.h"
+#include "ui/widgets/image_views.h"
 
 #include <glad/gl.h>
 

@@ -1,6 +1,6 @@
 #include "ui/window/app_actions.h"
 
-#include "ui/window/confirm_prompt.h"
+#include "ui/panels/confirm_prompt.h"
 
 #define GLFW_INCLUDE_NONE // glad is the GL loader; GLFW must not pull in <GL/gl.h>
 #include <GLFW/glfw3.h>

@@ -6,12 +6,12 @@
 /// controls' config), file_actions.h (the file dialog, recent files), snapshot_absorb.h (the
 /// session's news into UiState) and timelapse_sync.h.
 #include "ui/window/edited_config.h"
-#include "ui/window/file_actions.h"
+#include "ui/panels/file_actions.h"
 #include "ui/window/run_requests.h"
 #include "ui/window/snapshot_absorb.h"
 #include "ui/window/timelapse_sync.h"
 #include "ui/session/training_session.h"
-#include "ui/window/ui_state.h"
+#include "ui/state/ui_state.h"
 
 namespace redraw {
 

@@ -28,8 +28,4 @@ void load_preset_into(UiState& ui, const std::string& name_or_path, const std::v
   }
 }
 
-double edit_time_budget(const EditState& edit) {
-  return edit.time_budget_on ? std::clamp(edit.time_budget_s, 1.0, 1e7) : 0.0;
-}
-
 } // namespace redraw

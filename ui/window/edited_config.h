@@ -2,7 +2,7 @@
 /// The config the controls edit (EditState): presets loaded into it, the preset it still names,
 /// and the time budget it asks for. GUI thread only.
 #include "engine/run_config.h"
-#include "ui/window/ui_state.h"
+#include "ui/state/ui_state.h"
 
 #include <string>
 #include <vector>
@@ -17,8 +17,5 @@ void load_preset_into(UiState& ui, const std::string& name_or_path, const std::v
 /// `edit.preset` while `running` has that preset's shape, data, loss and optimizer (requires_new_trainer
 /// with `edit.preset_config`), "" (shown as "custom") otherwise, e.g. for a model made elsewhere.
 std::string preset_for_run(const EditState& edit, const RunConfig& running);
-/// The time budget the edited controls ask for, in seconds: 0 when off, else time_budget_s
-/// within 1..1e7.
-double edit_time_budget(const EditState& edit);
 
 } // namespace redraw

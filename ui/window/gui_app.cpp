@@ -1,14 +1,15 @@
 #include "ui/window/gui_app.h"
 
 #include "ui/window/app_actions.h"
-#include "ui/panels/compare_view.h"
+#include "ui/window/compare_runs.h"
 #include "ui/session/autosave.h"
 #include "ui/session/termination_signals.h"
 #include "ui/widgets/escape_key.h"
-#include "ui/window/confirm_prompt.h"
+#include "ui/panels/confirm_prompt.h"
 #include "ui/panels/insight_views.h"
 #include "ui/panels/panels.h"
-#include "ui/window/settings_store.h"
+#include "ui/panels/zoom_view.h"
+#include "ui/state/settings_store.h"
 #include "ui/testing/frame_hooks.h"
 #include "ui/session/training_session.h"
 #include "ui/widgets/ui_scale.h"
@@ -175,42 +176,37 @@ struct LoopState {
 };
 
 /// The runs open now, run A first: each open session's slot with its view in UiState::runs (the
-/// session at index i shows as ui.runs[i]; run B's is open while comparing).
+/// session at index i shows as ui.runs[i]; the compared runs' are open while comparing).
 std::vector<OpenRun> open_runs(UiState& ui, RunSlots& slots) {
   std::vector<OpenRun> runs;
   for (size_t i = 0; i < slots.size(); ++i)
-    if (slots[i]) runs.push_back(OpenRun{slots[i].get(), &ui.runs[i]});
+    if (slots[i]) runs.push_back(OpenRun{slots[i].get(), &ui.runs[i], i});
   return runs;
 }
 
-/// Takes what the runs published (each run's snapshot and messages, run A's first), the insight
-/// views' and the timelapse's news; tells the pacing rule what changed.
+/// Takes what the runs published, each run the same way (its snapshot and messages, run A's first),
+/// then the news of what follows run A (the sharp zoom, the insight views, the timelapse); tells
+/// the pacing rule what changed.
 void take_news(UiState& ui, const std::vector<OpenRun>& runs, CompareSessions& compare, FrameEvents& ev) {
-  std::vector<SessionSnapshot*> takes;
+  const int64_t shown_before = ui.run_a().shown_step, timelapse_before = ui.timelapse.shown_step;
+  bool fresh = false, new_rows = false;
   for (const OpenRun& run : runs) {
-    takes.push_back(&run.slot->take_news());
-    run.slot->report_messages(ui, *takes.back());
+    SessionSnapshot& take = run.slot->take_news();
+    run.slot->report_messages(ui, take);
+    fresh = fresh || take.has_news();
+    new_rows = new_rows || !take.rows.empty();
+    take_compare_news(ui, compare, run.index, take);
+    fresh = absorb_run(ui, run.index, take) || fresh;
+    upload_device_frame(ui, run);
   }
-  TrainingSession& session = runs[0].slot->session();
-  SessionSnapshot& take = *takes[0];
-  const bool compare_news = absorb_compare(ui, compare, take, takes.size() > 1 ? takes[1] : nullptr);
+  finish_compare_export(ui, compare);
   const ComparePace pace = ui.settings.compare_same_step ? ComparePace::SameStep : ComparePace::SameSecond;
   if (compare.turns->pace() != pace) compare.turns->set_pace(pace);
-  for (const SessionProfile& p : take.profiles)
-    perf_add_profile(ui.perf, p);
-  if (take.network) ui.insight.network = std::move(take.network);
-  const bool new_rows = !take.rows.empty();
-  const bool fresh = take.has_news();
-  const bool zoom_news = absorb_zoom(ui, *runs[0].view, take);
-  absorb_snapshot(ui, std::move(take));
-  update_zoom(ui, *runs[0].view, session);
-  const int64_t shown_before = ui.run_a().shown_step;
-  for (const OpenRun& run : runs) upload_device_frame(ui, run);
-  const bool insight_news = update_insight(ui, *runs[0].view, session);
-  const int64_t timelapse_before = ui.timelapse.shown_step;
+  TrainingSession& session = runs[0].slot->session(); // run A's: the zoom, insight and timelapse follow it
+  update_zoom(ui, ui.run_a(), session);
+  const bool insight_news = update_insight(ui, ui.run_a(), session);
   sync_timelapse(ui, session);
-  ev.changed = ev.changed || fresh || zoom_news || compare_news || ui.run_a().shown_step != shown_before ||
-               ui.timelapse.shown_step != timelapse_before;
+  ev.changed = ev.changed || fresh || ui.run_a().shown_step != shown_before || ui.timelapse.shown_step != timelapse_before;
   ev.minor_change = ev.minor_change || new_rows || insight_news;
 }
 
@@ -288,7 +284,7 @@ std::string autosave_on_quit(TrainingSession& session, AutosaveSession& autosave
 }
 
 /// The autosave of every open run (the session skips it when nothing changed since the last one),
-/// run B's beside A's (NAME-B.redraw): a crash loses no run's training.
+/// each compared run's beside A's (NAME-B.redraw, ...): a crash loses no run's training.
 void autosave_due(UiState& ui, const std::vector<OpenRun>& runs, const AutosaveSession* autosave, LoopState& st) {
   if (!autosave || ui.settings.autosave_minutes <= 0 || ui.now - st.last_autosave < 60.0 * ui.settings.autosave_minutes)
     return;
@@ -347,7 +343,7 @@ int frame_loop(GLFWwindow* window, UiState& ui, RunSlots& slots, CompareSessions
     std::vector<UiIntent> intents;
     intents.swap(ui.intents);
     for (const auto& in : intents)
-      if (!apply_compare_intent(ui, session, compare, in) && !apply_intent(ui, session, in))
+      if (!apply_compare_intent(ui, compare, in) && !apply_intent(ui, session, in))
         glfwSetWindowShouldClose(window, GLFW_TRUE);
 
     const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - frame_start).count();
@@ -455,14 +451,15 @@ std::unique_ptr<AutosaveSession> start_autosave(UiState& ui, const TestOptions& 
   return autosave;
 }
 
-/// The end of a session: run B closed (its unsaved work kept as a copy), training stopped at once,
-/// the autosave on quit (and what became of it, after a signal); returns the exit code.
+/// The end of a session: the compared runs closed (their unsaved work kept as copies), training
+/// stopped at once, the autosave on quit (and what became of it, after a signal); returns the exit
+/// code.
 int end_session(UiState& ui, TrainingSession& session, CompareSessions& compare, AutosaveSession* autosave,
                 int code, int signal) {
   close_compare(ui, compare);
-  if (autosave) { // B's autosave served while it ran; the copy above holds its unsaved work
-    std::error_code ec;
-    std::filesystem::remove(b_model_path(autosave->model_path().string()), ec);
+  for (size_t i = 0; autosave && i < k_max_runs; ++i) { // their autosaves served while they ran; the
+    std::error_code ec;                                 // copies above hold their unsaved work
+    if (i != k_run_a) std::filesystem::remove(compared_model_path(autosave->model_path().string(), i), ec);
   }
   session.post(run_command::SetRunning{false}); // a long step in progress is left: the quit saves its last finished one
   const bool unsaved = signal != 0 && ui.run_a().status.has_run && ui.run_a().status.unsaved;
@@ -500,21 +497,24 @@ std::unique_ptr<PreviewTexture> device_recon_texture(const UiState& ui, const Gu
   return recon;
 }
 
-/// One session in the open window: the textures, the training session and run B, the first load,
+/// One session in the open window: the textures, the training sessions, the first load,
 /// the frame loop and the end; returns the exit code. The session joins its thread and the
 /// textures go before this returns, while the context is current.
 int run_session(GLFWwindow* window, UiState& ui, const GuiOptions& opts, AutosaveSession* autosave, FrameHooks& hooks) {
   const TestOptions& test = opts.testing;
-  RunSlots slots;                // run A's session, and run B's while comparing
-  CompareSessions compare(slots); // run B of Training > Compare with... (one device: A and B take turns)
+  RunSlots slots;                 // run A's session, and the compared runs' while comparing
+  CompareSessions compare(slots); // the runs of Training > Compare with... (one device: they take turns)
   compare.make_backend = opts.make_backend;
   slots[k_run_a] = std::make_unique<RunSlot>(
       std::make_unique<TrainingSession>(opts.make_backend, opts.interop, compare.turns), "");
   RunSlot& run_a = *slots[k_run_a];
   TrainingSession& session = run_a.session();
-  // Each run's textures, A's then B's (B's stay while no comparison is open: RunView::forget).
-  const std::array<RunTextureSet, k_max_runs> textures{RunTextureSet(device_recon_texture(ui, opts, session)),
-                                                       RunTextureSet()};
+  // Each run's textures, A's first (the others' stay while no comparison is open: RunView::forget).
+  std::vector<RunTextureSet> textures;
+  textures.reserve(k_max_runs);
+  textures.emplace_back(device_recon_texture(ui, opts, session));
+  while (textures.size() < k_max_runs)
+    textures.emplace_back();
   for (size_t i = 0; i < k_max_runs; ++i)
     ui.runs[i].tex = textures[i].pointers();
   auto zoom = make_host_texture();

@@ -2,7 +2,7 @@
 /// What the app asks a run to open: load requests with the remembered backend, precision and
 /// image memory budget, and the model paths they name. GUI thread only.
 #include "ui/session/load_request.h"
-#include "ui/window/ui_state.h"
+#include "ui/state/ui_state.h"
 
 #include <string>
 

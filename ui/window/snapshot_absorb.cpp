@@ -1,10 +1,11 @@
 #include "ui/window/snapshot_absorb.h"
 
-#include "ui/window/confirm_prompt.h"
+#include "ui/panels/confirm_prompt.h"
 #include "ui/window/edited_config.h"
-#include "ui/window/file_actions.h"
-#include "ui/panels/image_views.h"
-#include "ui/session/run_slot.h"
+#include "ui/panels/file_actions.h"
+#include "ui/panels/zoom_view.h"
+#include "ui/widgets/image_views.h"
+#include "ui/window/run_slot.h"
 #include "ui/window/timelapse_sync.h"
 
 #include "engine/images/resample.h"
@@ -64,9 +65,33 @@ void absorb_run_preview(RunView& run, PreviewTexture* texture, SessionSnapshot& 
   }
 }
 
+bool absorb_run_truth(RunView& run, SessionSnapshot& take) {
+  if (!take.ground_truth) return false;
+  run.ground_truth = std::move(take.ground_truth);
+  run.truth_shown.reset();
+  if (run.tex.truth) run.tex.truth->upload_image(*run.ground_truth); // a band of rows at a time: no whole RGBA8 copy
+  return true;
+}
+
+bool absorb_run(UiState& ui, size_t index, SessionSnapshot& take) {
+  RunView& run = ui.runs[index];
+  if (index == k_run_a) { // the run the user edits: what follows it comes too
+    const bool zoom_news = absorb_zoom(ui, run, take);
+    absorb_snapshot(ui, std::move(take));
+    return zoom_news;
+  }
+  absorb_run_rows(run, take);
+  absorb_run_truth(run, take);
+  absorb_run_preview(run, run.tex.recon, take);
+  return false;
+}
+
 void absorb_snapshot(UiState& ui, SessionSnapshot&& take) {
   RunView& run = ui.run_a();
   report_run_messages(ui, take);
+  for (const SessionProfile& p : take.profiles)
+    perf_add_profile(ui.perf, p);
+  if (take.network) ui.insight.network = std::move(take.network);
   if (take.budget_offer) ui.budget_offer = std::move(take.budget_offer);
   for (const auto& path : take.saved_models)
     remember_file(ui, path);
@@ -112,11 +137,7 @@ void absorb_snapshot(UiState& ui, SessionSnapshot&& take) {
     if (tl.requested_step >= 0) tl.requested_step = -1;
   }
   bool error_needed = ui.view.error_dirty;
-  if (take.ground_truth) {
-    run.ground_truth = std::move(take.ground_truth);
-    run.truth_shown.reset();
-    if (run.tex.truth)
-      run.tex.truth->upload_image(*run.ground_truth); // a band of rows at a time: no whole RGBA8 copy
+  if (absorb_run_truth(run, take)) {
     run.reconstruction.reset();
     error_needed = true;
   }

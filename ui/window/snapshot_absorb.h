@@ -3,17 +3,25 @@
 /// messages, history and plot columns, status, ground truth and host preview (uploaded into the
 /// host textures, the error map recomputed). GUI thread only.
 #include "ui/session/session_snapshot.h"
-#include "ui/window/ui_state.h"
+#include "ui/state/ui_state.h"
 
 namespace redraw {
 
-/// Takes run A's snapshot: history, status, messages (those its RunSlot has not reported yet),
-/// ground truth and host preview (uploaded into ui.run_a()'s textures, error map recomputed). Device
-/// frames are uploaded by the caller.
+/// Takes run `index`'s snapshot into ui.runs[index], the same way for every run (run A and each run
+/// compared with it): its rows and status (absorb_run_rows), its ground truth at its own training
+/// size and its host preview, uploaded into its textures. Run A, the run the user edits, also
+/// brings what follows it (absorb_snapshot). Device frames are uploaded by the caller. True when
+/// the sharp zoom's render arrived (the screen changed beyond the snapshot's news).
+bool absorb_run(UiState& ui, size_t index, SessionSnapshot& take);
+/// Run A's part of absorb_run: its saves and messages (those its RunSlot has not reported yet), the
+/// controls when a new trainer runs, the timelapse's frames, the performance profiles, the network
+/// for the insight views, and the error map recomputed.
 void absorb_snapshot(UiState& ui, SessionSnapshot&& take);
-/// The part of absorb_snapshot every run shares (run A, and run B when comparing): appends the new
-/// metrics rows to the history and plot columns (or replaces them) and takes the status.
+/// The part every run shares: appends the new metrics rows to the history and plot columns (or
+/// replaces them) and takes the status.
 void absorb_run_rows(RunView& run, SessionSnapshot& take);
+/// Takes a new ground truth into `run` (uploaded into its truth texture); true when one came.
+bool absorb_run_truth(RunView& run, SessionSnapshot& take);
 /// Takes a new host preview into `run` and uploads it into `texture` (may be null).
 void absorb_run_preview(RunView& run, PreviewTexture* texture, SessionSnapshot& take);
 /// Recomputes the error heat map of `shown` against the ground truth into the error texture, at

@@ -1,7 +1,7 @@
 #pragma once
 /// The timelapse's upkeep each frame and the picture the reconstruction pane shows. GUI thread only.
 #include "ui/session/training_session.h"
-#include "ui/window/ui_state.h"
+#include "ui/state/ui_state.h"
 
 namespace redraw {
 

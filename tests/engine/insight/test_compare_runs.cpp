@@ -164,6 +164,29 @@ TEST_CASE("SliceTurns pace: same step bounds the run ahead by the other's step; 
   CHECK(std::string(compare_pace_name(ComparePace::SameStep)) == "same step");
 }
 
+TEST_CASE("SliceTurns pace: with several runs at the same step each waits for the slowest other that trains") {
+  SliceTurns turns;
+  constexpr int64_t none = std::numeric_limits<int64_t>::max();
+  turns.set_pace(ComparePace::SameStep);
+  turns.report(0, 10, true);
+  turns.report(1, 3, true);
+  turns.report(2, 7, true);
+  turns.report(3, 12, false); // paused: holds no one back
+  CHECK(turns.step_bound(0) == 4);  // behind B (3)
+  CHECK(turns.step_bound(1) == 8);  // B, the slowest, may go one past C (7)
+  CHECK(turns.step_bound(2) == 4);  // behind B
+  CHECK(turns.step_bound(3) == 4);  // were it to train, behind B too
+  CHECK(turns.wait_to_step(1, 3, std::chrono::milliseconds(0)));
+  CHECK_FALSE(turns.wait_to_step(2, 7, std::chrono::milliseconds(0)));
+  turns.report(1, 3, false); // B stops: the slowest training run is C
+  CHECK(turns.step_bound(0) == 8);
+  CHECK(turns.step_bound(2) == 11);
+  turns.report(0, 10, false);
+  turns.report(2, 7, false);
+  CHECK(turns.step_bound(2) == none); // alone
+  CHECK(turns.step_bound(SliceTurns::k_slots) == none); // no such slot: never bound
+}
+
 TEST_CASE("SliceTurns pace: at the same step a cheap run and a dear one stay within a step, and both finish") {
   // Run A's step costs 1 unit of work, B's 20: under same second A would run far ahead. Counted
   // in steps, not time: each run ends after k_steps (then reports it no longer trains); the

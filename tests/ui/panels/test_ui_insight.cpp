@@ -6,10 +6,11 @@
 #if REDRAW_TEST_UI
 #include "ui/panels/insight_views.h"
 #include "ui/session/insight_worker.h"
-#include "ui/window/settings_store.h"
+#include "ui/state/settings_store.h"
 #include "ui/session/training_session.h"
 
 #include "app/backend_registry.h"
+#include "ui/state/settings_flags_check.h"
 #include "ui/ui_test_support.h"
 
 #include <chrono>

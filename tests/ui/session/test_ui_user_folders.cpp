@@ -6,7 +6,7 @@
 
 #if REDRAW_TEST_UI
 #include "ui/session/autosave.h"
-#include "ui/window/settings_store.h"
+#include "ui/session/user_folders.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

@@ -1,11 +1,11 @@
-/// The unsaved-run prompt's logic (ui/window/confirm_prompt.h), without a window: which actions ask,
+/// The unsaved-run prompt's logic (ui/panels/confirm_prompt.h), without a window: which actions ask,
 /// what Save / Discard / Cancel do to the held action, where Save writes, the discarded copies
 /// kept, and the window title's mark. The prompt on screen is tested under Xvfb
 /// (tests/gui/gui_lose_nothing.cmake).
 #include <doctest/doctest.h>
 
 #if REDRAW_TEST_UI
-#include "ui/window/confirm_prompt.h"
+#include "ui/panels/confirm_prompt.h"
 
 #include "test_support.h"
 

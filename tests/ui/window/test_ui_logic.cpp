@@ -7,10 +7,10 @@
 #include "ui/panels/config_summary.h"
 #include "ui/session/frame_pacing.h"
 #include "ui/window/gui_app.h"
-#include "ui/panels/image_views.h"
+#include "ui/widgets/image_views.h"
 #include "ui/widgets/machine_fit.h"
 #include "ui/widgets/plot_widgets.h"
-#include "ui/window/settings_store.h"
+#include "ui/state/settings_store.h"
 
 #include "engine/backend_names.h"
 #include "engine/backend.h"

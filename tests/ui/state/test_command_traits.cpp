@@ -1,18 +1,18 @@
 /// Run commands' traits (ui/session/run_commands.h), read in one place by the prompt, compare and post,
-/// and intents that hold a run command as it is (ui/window/intents.h).
+/// and intents that hold a run command as it is (ui/state/intents.h).
 #include <doctest/doctest.h>
 
 #if REDRAW_TEST_UI
-#include "ui/window/intents.h"
+#include "ui/state/intents.h"
 #include "ui/session/run_commands.h"
 
 using namespace redraw;
 
 TEST_CASE("run command traits: each command's own record, all false where it declares none") {
   CHECK(command_traits(run_command::Reset{}).guarded);
-  CHECK(command_traits(run_command::Reset{}).follows_b);
+  CHECK(command_traits(run_command::Reset{}).followed);
   CHECK(command_traits(run_command::Load{}).guarded);
-  CHECK(command_traits(run_command::StepOnce{}).follows_b);
+  CHECK(command_traits(run_command::StepOnce{}).followed);
   CHECK_FALSE(command_traits(run_command::StepOnce{}).guarded);
   CHECK(command_traits(run_command::SetRunning{}).immediate);
   CHECK(command_traits(run_command::SetPreviewLimit{}).immediate);
@@ -20,8 +20,8 @@ TEST_CASE("run command traits: each command's own record, all false where it dec
   CHECK(command_traits(run_command::Branch{}).leaves_timelapse);
   CHECK(command_traits(run_command::SwitchLine{}).leaves_timelapse);
   const CommandTraits none = command_traits(run_command::Save{});
-  CHECK_FALSE((none.guarded || none.follows_b || none.immediate || none.leaves_timelapse));
-  CHECK_FALSE(command_traits(run_command::StopAt{}).follows_b); // run B keeps its own limits
+  CHECK_FALSE((none.guarded || none.followed || none.immediate || none.leaves_timelapse));
+  CHECK_FALSE(command_traits(run_command::StopAt{}).followed); // run B keeps its own limits
 }
 
 TEST_CASE("intents: a run command pushed as an intent is found by its own type") {

@@ -1,4 +1,4 @@
-#include "ui/panels/image_views.h"
+#include "ui/widgets/image_views.h"
 
 #include <algorithm>
 #include <cmath>

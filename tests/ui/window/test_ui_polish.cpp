@@ -5,9 +5,9 @@
 #if REDRAW_TEST_UI
 #include "ui/window/app_actions.h"
 #include "ui/widgets/escape_key.h"
-#include "ui/widgets/field_hint.h"
-#include "ui/widgets/perf_monitor.h"
-#include "ui/window/settings_store.h"
+#include "ui/panels/field_hint.h"
+#include "ui/state/perf_monitor.h"
+#include "ui/state/settings_store.h"
 #include "ui/widgets/ui_scale.h"
 #include "ui/testing/window_test_hook.h"
 #include "ui/ui_test_support.h"

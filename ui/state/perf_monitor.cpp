@@ -1,4 +1,4 @@
-#include "ui/widgets/perf_monitor.h"
+#include "ui/state/perf_monitor.h"
 
 #include <unistd.h>
 

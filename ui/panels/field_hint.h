@@ -3,7 +3,7 @@
 /// hint under it naming the field, the allowed range and what was done with the value, and the
 /// hint goes to the messages once the field is left. GUI thread, inside an ImGui frame, right
 /// after the field's widget (it reads the last item's edit state).
-#include "ui/window/ui_state.h"
+#include "ui/state/ui_state.h"
 
 #include <algorithm>
 #include <cmath>

@@ -11,7 +11,7 @@
 ///   newest discarded runs are kept), when autosave is on; then the action goes ahead.
 /// - Cancel (or Escape) keeps everything as it was.
 /// GUI thread only; the state is plain data in UiState (docs/contributing.md, 8).
-#include "ui/window/ui_state.h"
+#include "ui/state/ui_state.h"
 
 #include <filesystem>
 #include <string>

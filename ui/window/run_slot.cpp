@@ -1,4 +1,4 @@
-#include "ui/session/run_slot.h"
+#include "ui/window/run_slot.h"
 
 #include <cmath>
 #include <filesystem>

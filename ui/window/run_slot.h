@@ -1,12 +1,12 @@
 #pragma once
 /// One run of the window and the TrainingSession that trains it. Run A (the main run) and, while
-/// comparing, run B (ui/panels/compare_view.h) are two RunSlots: each tells its own session what the
+/// comparing, each run compared with it (ui/window/compare_runs.h) are RunSlots: each tells its own session what the
 /// screen wants of previews (posting only what changed), reports its session's messages under its
 /// label ("B: ..."), and autosaves beside the app's autosave under that label (NAME-B.redraw).
-/// What the GUI shows of each run is its RunView (UiState::runs: A at k_run_a, B at k_run_b).
+/// What the GUI shows of each run is its RunView (UiState::runs: A at k_run_a, the others after it).
 /// GUI thread only.
 #include "ui/session/training_session.h"
-#include "ui/window/ui_state.h"
+#include "ui/state/ui_state.h"
 
 #include <array>
 #include <cstdint>
@@ -29,7 +29,7 @@ std::string slot_model_path(const std::string& path, const std::string& label);
 
 class RunSlot {
 public:
-  /// `label`: "" for run A, "B" for run B.
+  /// `label`: "" for run A, its letter ("B", "C", ...) for a compared run.
   RunSlot(std::unique_ptr<TrainingSession> session, std::string label);
 
   TrainingSession& session() { return *m_session; }
@@ -52,7 +52,7 @@ public:
   void tell(const PreviewAsk& ask);
   /// What the session was last told (-1: nothing yet).
   const PreviewAsk& told() const { return m_told; }
-  /// Reports the snapshot's errors and notices as UiMessages ("B: "-prefixed for run B) and
+  /// Reports the snapshot's errors and notices as UiMessages ("B: "-prefixed for run B, and so on) and
   /// empties them.
   void report_messages(UiState& ui, SessionSnapshot& take) const;
   /// Where this run autosaves when the app autosaves to `path` (slot_model_path).
@@ -71,10 +71,11 @@ private:
 struct OpenRun {
   RunSlot* slot = nullptr;
   RunView* view = nullptr;
+  size_t index = k_run_a; ///< its place in UiState::runs and in the RunSlots
 };
 
 /// The window's runs' slots, one owning list: run A's at k_run_a (always there while the window is
-/// open), run B's at k_run_b while comparing (null otherwise). Run i's view is UiState::runs[i].
+/// open), each compared run's at its place while comparing (null otherwise). Run i's view is UiState::runs[i].
 using RunSlots = std::array<std::unique_ptr<RunSlot>, k_max_runs>;
 
 /// Reports `take`'s errors and notices as UiMessages, each after `prefix`, and empties them.

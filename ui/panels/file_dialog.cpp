@@ -1,4 +1,4 @@
-#include "ui/window/app_actions.h"
+#include "ui/panels/file_actions.h"
 #include "ui/widgets/bounded_text.h"
 #include "ui/panels/panels.h"
 #include "ui/widgets/ui_scale.h"
@@ -77,7 +77,7 @@ bool fixed_depth_format(const std::string& ext) { return ext == ".tif" || ext ==
 
 void draw_export_options(UiState& ui) {
   FileDialogState& d = ui.dialog;
-  const char* kinds[] = {"Reconstruction", "Side-by-side comparison", "Timelapse", "Runs A | B"};
+  const char* kinds[] = {"Reconstruction", "Side-by-side comparison", "Timelapse", "Runs side by side"};
   ImGui::TextUnformatted("export");
   if (d.export_kind == 3 && !ui.compare.open) d.export_kind = 0;
   for (int i = 0; i < 4; ++i) {

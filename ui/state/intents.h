@@ -42,15 +42,17 @@ struct ShowDialog {
   FileDialogPurpose purpose = FileDialogPurpose::Open;
 };
 struct FitView {}; ///< F
-struct OpenCompare { ///< run B beside A, with one change
+struct OpenCompare { ///< another run beside A, with one change
   CompareChangeKind change = CompareChangeKind::Preset;
   std::string value; ///< the preset, activation or number
-  std::string model_b{}; ///< set: run B is this .redraw model instead (two cells of a sweep)
+  std::string model_b{}; ///< set: the run is this .redraw model instead (two cells of a sweep)
 };
 struct CloseCompare {
-  bool keep_b = false; ///< false: back to A alone (B's unsaved work kept as a copy); true: keep B
+  /// The run that goes on, its place in UiState::runs: k_run_a (the others' unsaved work kept as
+  /// copies), or a compared run's (written to a model that run A opens)
+  size_t keep = 0;
 };
-struct ExportCompare { ///< both runs' pictures side by side
+struct ExportCompare { ///< every shown run's picture side by side
   std::string path;
   int32_t width = 0, height = 0; ///< of each run's picture
 };

@@ -1,15 +1,15 @@
-// Runs A and B as two RunSlots (ui/session/run_slot.h): where each saves beside the app's autosave, what
+// Runs A and B as two RunSlots (ui/window/run_slot.h): where each saves beside the app's autosave, what
 // each session is told of the screen, and the label on each run's messages. Built when the GUI
 // is (REDRAW_TEST_UI).
 #include <doctest/doctest.h>
 
 #if REDRAW_TEST_UI
-#include "ui/session/run_slot.h"
+#include "ui/window/run_slot.h"
 
 #include "app/backend_registry.h"
 #include "engine/images/image.h"
 #include "engine/model_files/checkpoint.h"
-#include "ui/window/settings_store.h"
+#include "ui/state/settings_store.h"
 #include "test_support.h"
 
 #include <filesystem>

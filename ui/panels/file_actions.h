@@ -2,7 +2,7 @@
 /// The file side of the app: File > Open / Save / Export's dialog as it opens, the intent its
 /// button sends, and the recent files. GUI thread only.
 #include "engine/export/timelapse_export.h"
-#include "ui/window/ui_state.h"
+#include "ui/state/ui_state.h"
 
 #include <string>
 

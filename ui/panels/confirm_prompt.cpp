@@ -1,7 +1,6 @@
-#include "ui/window/confirm_prompt.h"
+#include "ui/panels/confirm_prompt.h"
 #include "ui/widgets/bounded_text.h"
 
-#include "ui/window/app_actions.h"
 #include "ui/panels/panels.h"
 
 #define GLFW_INCLUDE_NONE

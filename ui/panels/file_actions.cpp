@@ -1,7 +1,6 @@
-#include "ui/window/file_actions.h"
+#include "ui/panels/file_actions.h"
 
-#include "ui/window/gui_app.h"
-#include "ui/window/settings_store.h"
+#include "ui/state/settings_store.h"
 
 #include <algorithm>
 #include <cmath>

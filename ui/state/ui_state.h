@@ -10,17 +10,19 @@
 #include "engine/run_config.h"
 #include "ui/session/autosave.h"
 #include "ui/session/frame_pacing.h"
-#include "ui/window/insight_state.h"
-#include "ui/window/intents.h"
+#include "ui/state/insight_state.h"
+#include "ui/state/intents.h"
 #include "ui/widgets/markdown_blocks.h"
-#include "ui/widgets/perf_monitor.h"
+#include "ui/state/perf_monitor.h"
 #include "ui/widgets/preview_texture.h"
 #include "ui/session/session_snapshot.h"
-#include "ui/window/sweep_browser_state.h"
-#include "ui/panels/zoom_view.h"
+#include "ui/state/sweep_browser_state.h"
+#include "ui/state/zoom_state.h"
 #include "ui/widgets/ui_scale.h"
 
+#include <algorithm>
 #include <array>
+#include <iterator>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -103,11 +105,17 @@ struct EditState {
   int32_t train_side = 256; ///< longest side of the training image
   bool full_batch = true;
   int32_t batch_size = 16384;
-  bool time_budget_on = false;  ///< the controls' time budget (edit_time_budget in edited_config.h)
+  bool time_budget_on = false;  ///< the controls' time budget (edit_time_budget below)
   double time_budget_s = 300;
   int32_t selected_layer = 0;
   float footer_height = 0; ///< the controls' pinned summary, as measured last frame (pixels)
 };
+
+/// The time budget the edited controls ask for, in seconds: 0 when off, else time_budget_s
+/// within 1..1e7.
+inline double edit_time_budget(const EditState& edit) {
+  return edit.time_budget_on ? std::clamp(edit.time_budget_s, 1.0, 1e7) : 0.0;
+}
 
 /// Help > About. The text comes from app/ (GuiOptions::about_version, about_licences).
 struct AboutState {
@@ -168,7 +176,7 @@ struct LayoutProbe {
 
 /// Everything the GUI thread knows about the run, copied from the session each frame.
 /// The textures a run draws with (owned by run_gui's RunTextureSet, ui/widgets/preview_texture.h; null
-/// before they are made). Each run has its own: run A's and run B's pictures never share one.
+/// before they are made). Each run has its own: no two runs' pictures share one.
 struct RunTextures {
   PreviewTexture* truth = nullptr; ///< the ground truth
   PreviewTexture* recon = nullptr; ///< the latest preview (fed from the device on a GPU with interop)
@@ -178,12 +186,23 @@ struct RunTextures {
 
 struct RunView {
   RunTextures tex; ///< what this run draws with; kept by forget()
-  /// Forgets everything of the run shown (a new run B) but the textures it draws with.
+  /// Forgets everything of the run shown (a new compared run) but the textures it draws with.
   void forget() {
     const RunTextures kept = tex;
     *this = RunView{};
     tex = kept;
   }
+  /// A run shown beside run A while comparing (its slot is open); never run A itself.
+  bool compared = false;
+  std::string label; ///< its name in captions and legends while comparing: "A: siren", "B: fourier"
+  /// Linked scrubbing, for a run beside A: while A's timelapse is scrubbed, this run shows its own
+  /// frame at or before that step (in tex.frame).
+  struct LinkedFrame {
+    std::shared_ptr<const Image> image;
+    int64_t step = -1;      ///< its step
+    int64_t requested = -1; ///< the step last asked of the run's session
+  } linked;
+  float rect[4] = {0, 0, 0, 0}; ///< its picture on screen last frame while comparing (sidecar), framebuffer pixels
   SessionStatus status;
   std::vector<MetricsRow> history;
   std::shared_ptr<const Image> ground_truth;
@@ -220,9 +239,10 @@ struct RunView {
   bool running_as_asked() const { return status.commands_run < running_ask.ticket ? running_ask.on : status.running; }
 };
 
-/// Compare runs (engine/insight/compare_runs.h, ui/panels/compare_view.h): run B beside the main run A. The
-/// session that trains B lives in run_gui (RunSlots, opened by CompareSessions), what the GUI shows
-/// of it in UiState::runs[k_run_b]; this is the comparison's own state.
+/// Compare runs (engine/insight/compare_runs.h, ui/window/compare_runs.h): runs beside the main
+/// run A, each made from A's config with one change. The sessions that train them live in run_gui
+/// (RunSlots, opened by CompareSessions), what the GUI shows of each in UiState::runs (its label,
+/// linked frame and place on screen included); this is the comparison's own state.
 struct CompareState {
   bool dialog_requested = false; ///< open Training > Compare with... next frame
   bool close_requested = false;  ///< open the "which run goes on" popup next frame
@@ -231,23 +251,24 @@ struct CompareState {
   int32_t activation = 3;        ///< Activation (tanh)
   float omega_0 = 60.0f;
   float lr_max = 1e-3f;
-  bool open = false;    ///< run B exists and the canvas, plots and status bar show both
-  bool split = false;   ///< one pane split by a draggable divider, else two panes side by side
+  bool open = false;    ///< a run beside A exists, and the canvas, plots and status bar show them all
+  bool split = false;   ///< two runs: one pane split by a draggable divider, else panes side by side
   float divider = 0.5f; ///< the divider, as a fraction of the pane's width
   bool dragging_divider = false;
-  float rect_a[4] = {0, 0, 0, 0}, rect_b[4] = {0, 0, 0, 0}; ///< each run's picture last frame (sidecar)
-  std::string label_a, label_b; ///< "A: siren", "B: fourier"
-  std::string label_split;      ///< the split view's caption: "A: siren  |  B: fourier"
-  // Linked scrubbing: while A's timelapse is scrubbed, B shows its own frame at or before that step.
-  std::shared_ptr<const Image> frame; ///< B's frame in its RunView's tex.frame
-  int64_t frame_step = -1;            ///< its step
-  int64_t frame_requested = -1;       ///< the step last asked of B's session
 };
 
-/// How many runs the window holds: run A and, while comparing, run B (UiState::runs).
-constexpr size_t k_max_runs = 2;
-/// Where each run is in UiState::runs: run A (the run the user edits, opens and saves) first.
-constexpr size_t k_run_a = 0, k_run_b = 1;
+/// How many runs the window holds and shows side by side: run A and the runs compared with it
+/// (UiState::runs). Every list of runs (slots, views, textures, turns, legends) follows this.
+constexpr size_t k_max_runs = 4;
+/// Where run A (the run the user edits, opens and saves) is in UiState::runs: first; the runs
+/// compared with it follow, each at its slot's place.
+constexpr size_t k_run_a = 0;
+/// A run's letter in captions, legends, messages and file names ("A", "B", ...).
+inline const char* run_letter(size_t index) {
+  static constexpr const char* k_letters[] = {"A", "B", "C", "D", "E", "F", "G", "H"};
+  static_assert(k_max_runs <= std::size(k_letters), "a letter for every run");
+  return index < std::size(k_letters) ? k_letters[index] : "?";
+}
 
 struct UiState {
   Settings settings;
@@ -258,9 +279,9 @@ struct UiState {
   FileDialogState dialog;
   AboutState about;
   ConfirmState confirm;
-  /// What the GUI shows of each run, one type for all: run A at k_run_a, run B at k_run_b (shown
-  /// while comparing; forgotten when the comparison closes). The sessions that train them live in
-  /// run_gui (ui/session/run_slot.h); open_runs() pairs each open one with its view here.
+  /// What the GUI shows of each run, one type for all: run A at k_run_a, the runs compared with it
+  /// after it (shown while comparing; each forgotten when it closes). The sessions that train them live in
+  /// run_gui (ui/window/run_slot.h); open_runs() pairs each open one with its view here.
   std::array<RunView, k_max_runs> runs;
   RunView& run_a() { return runs[k_run_a]; }
   const RunView& run_a() const { return runs[k_run_a]; }

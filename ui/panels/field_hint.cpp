@@ -1,4 +1,4 @@
-#include "ui/widgets/field_hint.h"
+#include "ui/panels/field_hint.h"
 #include "ui/widgets/bounded_text.h"
 
 #include <imgui.h>
