@@ -29,7 +29,8 @@ namespace redraw {
   X(Positional, PositionalMath, k_positional_family)                                                                  \
   X(Fourier, FourierMath, k_fourier_family)                                                                           \
   X(HashGrid, HashGridMath, k_hash_grid_family)                                                                       \
-  X(Gaussians, GaussiansMath, k_gaussians_family)
+  X(Gaussians, GaussiansMath, k_gaussians_family)                                                                     \
+  /* a new family: one line above this one */
 
 #define REDRAW_ENCODING_KIND(kind_name, Math, record) kind_name,
 enum class EncodingKind : int32_t { REDRAW_MODEL_FAMILIES(REDRAW_ENCODING_KIND) };
