@@ -11,7 +11,7 @@
 #include "engine/display_text.h"
 #include "engine/errors.h"
 #include "engine/json_read.h"
-#include "engine/model_spec.h"
+#include "engine/model_family.h"
 #include "engine/path_problem.h"
 
 #include <nlohmann/json.hpp>
@@ -153,14 +153,7 @@ void print_plan(const BenchProtocol& p, const SweepPlan& plan, const std::filesy
     for (const SweepCell& c : plan.cells)
       if (c.preset == m.preset) {
         const ModelSpec& model = c.config.model;
-        const std::string shape =
-            model.encoding.kind == EncodingKind::Gaussians
-                ? std::to_string(model.encoding.gaussians) + " Gaussians"
-                : "hidden " + std::to_string(model.hidden.empty() ? 0 : model.hidden.front()) + " wide" +
-                      (model.encoding.kind == EncodingKind::HashGrid
-                           ? ", " + std::to_string(model.encoding.n_levels) + " levels, table 2^" +
-                                 std::to_string(model.encoding.log2_hashmap_size)
-                           : std::string());
+        const std::string shape = model_shape(model);
         std::printf("  %-9s budget %lld: %lld parameters, %s, at %dx%d, %s\n", m.preset.c_str(),
                     static_cast<long long>(m.budget), static_cast<long long>(parameter_count(model)), shape.c_str(),
                     c.train_width, c.train_height,

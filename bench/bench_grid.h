@@ -7,6 +7,7 @@
 /// be given the same one.
 #include "engine/errors.h"
 #include "engine/hash_grid_summary.h"
+#include "engine/model_family.h"
 #include "engine/run_config.h"
 
 #include <nlohmann/json.hpp>
@@ -28,12 +29,15 @@ inline const char* grid_sizing_name(GridSizing s) { return s == GridSizing::Imag
 
 /// Resolves cfg's hash grid (other encodings untouched) for a w x h training image under S.
 inline void size_bench_grid(RunConfig& cfg, int32_t w, int32_t h, GridSizing s) {
-  if (s == GridSizing::Image) size_hash_grid_to_image(cfg.model.encoding, w, h);
+  if (s == GridSizing::Image) size_encoding_to_image(cfg.model.encoding, w, h);
 }
+
+/// Whether the benchmarks' grid choices (sizing, backward) apply: the encoding is a hash grid.
+inline bool has_grid(const EncodingSpec& enc) { return enc.kind == EncodingKind::HashGrid; }
 
 /// The resolved grid as the JSON rows carry it ("grid"), or null for an encoding without a grid.
 inline nlohmann::json grid_json(const EncodingSpec& enc, GridSizing s) {
-  if (enc.kind != EncodingKind::HashGrid) return nullptr;
+  if (!has_grid(enc)) return nullptr;
   const HashGridSummary g = summarize_hash_grid(enc);
   return {{"sizing", grid_sizing_name(s)},
           {"levels", g.levels},

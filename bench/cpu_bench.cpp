@@ -118,7 +118,7 @@ int main(int argc, char** argv) {
   for (const auto& name : presets) { // the grids the table's rows train, as a user's run at this size
     RunConfig cfg = load_preset(name);
     bench::size_bench_grid(cfg, size, size, bench::GridSizing::Image);
-    if (cfg.model.encoding.kind == EncodingKind::HashGrid)
+    if (bench::has_grid(cfg.model.encoding))
       std::printf("grid of %s: %s\n", name.c_str(), describe_hash_grid(summarize_hash_grid(cfg.model.encoding)).c_str());
   }
   std::printf("| preset  | params  | steps/s | samples/s  | step GFLOP/s | sgemm GFLOP/s (same shapes) | step / sgemm | CPU ms/step "

@@ -211,7 +211,7 @@ nlohmann::json accuracy_one(const std::string& preset, const Options& o) {
 /// The (grid, backward) pairs a preset runs: one when it has no hash grid.
 std::vector<std::pair<bench::GridSizing, std::string>> variants(const std::string& preset, const Options& o) {
   std::vector<std::pair<bench::GridSizing, std::string>> v;
-  if (load_preset(preset).model.encoding.kind != EncodingKind::HashGrid) return {{bench::GridSizing::Image, ""}};
+  if (!bench::has_grid(load_preset(preset).model.encoding)) return {{bench::GridSizing::Image, ""}};
   const std::vector<std::string> backs = o.backwards.empty() ? std::vector<std::string>{""} : o.backwards;
   for (const auto& g : o.grids)
     for (const auto& b : backs) v.emplace_back(bench::parse_grid_sizing(g), b);

@@ -32,6 +32,7 @@
 #include "engine/backend_names.h"
 #include "engine/images/image.h"
 #include "engine/frames/renderer.h"
+#include "engine/model_family.h"
 #include "engine/training/trainer.h"
 
 #include <CLI/CLI.hpp>
@@ -110,7 +111,7 @@ int main(int argc, char** argv) {
 
   std::printf("export_bench: %s backend (%s), network %s", backend->name().c_str(),
               backend->device_description().c_str(),
-              cfg.model.encoding.kind == EncodingKind::Identity ? "identity" : "encoded");
+              model_family(cfg.model.encoding.kind).passes_coordinates ? "identity" : "encoded");
   for (size_t i = 0; i < hidden.size(); ++i)
     std::printf("%s%d", i ? "," : " -> ", hidden[i]);
   std::printf(" -> %d (%lld parameters), tanh, trained %lld steps; bands of %lld pixels; 8-bit PNG to %s\n",

@@ -5,6 +5,7 @@
 // its size and the worst PSNR of a stored fp16 keyframe's render against the exact weights'.
 // Usage: timelapse_bench [--train IMAGE]   (bench/timelapse_bench.sh runs it)
 #include "engine/model_files/checkpoint.h"
+#include "engine/model_family.h"
 #include "cpu/cpu_backend.h"
 #include "engine/training/open_run.h"
 #include "engine/frames/renderer.h"
@@ -21,7 +22,7 @@ namespace {
 void cap_row(const std::string& preset) {
   RunConfig cfg = load_preset(preset);
   cfg.model.output_channels = 3;
-  size_hash_grid_to_image(cfg.model.encoding, 512, 512);
+  size_encoding_to_image(cfg.model.encoding, 512, 512);
   const size_t count = size_t(parameter_count(cfg.model));
   const SnapshotPolicy policy = SnapshotPolicy::for_run(cfg.training.steps, cfg.training.metrics_every);
   SnapshotStore store;

@@ -244,8 +244,8 @@ void CpuBackend::configure_impl(const TrainSetup& setup, const Dataset& data) {
   s->width = data.image.width;
   s->height = data.image.height;
   s->fourier_b = fourier_matrix(setup.model.encoding, setup.seed);
-  s->grid = grid_of(setup.model);
-  s->gaussians = gaussians_of(setup.model);
+  s->grid = hash_grid_of(setup.model.encoding);
+  s->gaussians = gaussians_of(setup.model.encoding);
   s->table_floats = encoding_parameter_count(setup.model.encoding);
   const int64_t count = redraw::parameter_count(setup.model);
   resize_checked(s->params, count, "parameters");
@@ -479,7 +479,7 @@ struct ChunkedPass {
   ChunkedPass(const ModelSpec& model, std::span<const float> params, std::span<const float> fourier_b, int64_t n,
               int64_t chunk)
       : layers(dense_layers(model)),
-        grid(grid_of(model)), gaussians(gaussians_of(model)),
+        grid(hash_grid_of(model.encoding)), gaussians(gaussians_of(model.encoding)),
         net{&model, &layers, params.data(), fourier_b.data(), grid ? &*grid : nullptr}, channels(layers.back().out) {
     net.gaussians = gaussians ? &*gaussians : nullptr;
     ws.reserve(layers, model.encoding.width(), std::min(n, chunk));
@@ -568,10 +568,10 @@ void CpuBackend::optimizer_update_impl(const OptimizerSpec& opt, std::span<float
 void CpuBackend::encode_impl(const EncodingSpec& enc, std::span<const float> fourier_b, const float* coords, int64_t n,
                              float* out) {
   const FlushedTeam flushed = use_team(team_size());
-  if (enc.kind == EncodingKind::HashGrid)
-    hash_grid_encode_rows(hash_grid_params(enc), fourier_b.data(), coords, n, out);
-  else if (enc.kind == EncodingKind::Gaussians)
-    gaussian_encode_rows(gaussian_params(enc.gaussians), fourier_b.data(), coords, n, out);
+  if (const auto grid = hash_grid_of(enc))
+    hash_grid_encode_rows(*grid, fourier_b.data(), coords, n, out);
+  else if (const auto gaussians = gaussians_of(enc))
+    gaussian_encode_rows(*gaussians, fourier_b.data(), coords, n, out);
   else
     encode_rows(enc.params(), fourier_b.data(), coords, n, out);
 }

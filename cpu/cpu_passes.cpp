@@ -1,8 +1,11 @@
 #include "cpu/cpu_passes.h"
 
+#include "cpu/cpu_family_encoders.h"
 #include "cpu/cpu_gaussians.h"
 #include "cpu/cpu_hash_grid.h"
 #include "cpu/cpu_kernels.h"
+
+#include "engine/model_family.h"
 
 #include <cblas.h>
 #include <omp.h>
@@ -23,18 +26,12 @@ inline void thread_slice(int64_t n, int t, int nt, int64_t align, int64_t& begin
 
 void encode_rows(const EncodingParams& e, const float* b, const float* coords, int64_t n, float* out) {
   const int32_t w = encoding_width(e);
-  if (e.kind == EncodingKind::Identity) {
+  if (model_family(e.kind).passes_coordinates) {
     std::memcpy(out, coords, size_t(n) * 2 * sizeof(float));
     return;
   }
-  if (e.kind == EncodingKind::Fourier) {
-    const CpuKernels& k = cpu_kernels();
-#pragma omp parallel
-    {
-      int64_t r0 = 0, r1 = 0;
-      thread_slice(n, omp_get_thread_num(), omp_get_num_threads(), 1, r0, r1);
-      if (r1 > r0) k.fourier_encode(b, e.features, coords, r0, r1, out);
-    }
+  if (const CpuEncoder encode = cpu_family_encoder(e.kind)) {
+    encode(e, b, coords, n, out);
     return;
   }
 #pragma omp parallel for schedule(static)

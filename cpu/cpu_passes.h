@@ -44,20 +44,8 @@ struct NetView {
   bool trainable_encoding() const { return grid || gaussians; }
 };
 
-/// The grid of a HashGrid model, or nothing.
-inline std::optional<HashGridParams> grid_of(const ModelSpec& m) {
-  if (m.encoding.kind != EncodingKind::HashGrid) return std::nullopt;
-  return hash_grid_params(m.encoding);
-}
-
-
-/// The Gaussians of a `gaussians` model, or nothing.
-inline std::optional<GaussianParams> gaussians_of(const ModelSpec& m) {
-  if (m.encoding.kind != EncodingKind::Gaussians) return std::nullopt;
-  return gaussian_params(m.encoding.gaussians);
-}
-
-/// Encodes n coordinates (identity or Fourier features) into out (n x width).
+/// Encodes n coordinates by a closed-form encoding into out (n x width): copied, the CPU's own
+/// encoder (cpu/cpu_family_encoders.h), or element by element.
 void encode_rows(const EncodingParams& e, const float* b, const float* coords, int64_t n, float* out);
 /// The network's input for n coordinates: its encoding (the hash grid reads the table in params).
 void encode_input(const NetView& net, const float* coords, int64_t n, float* out);

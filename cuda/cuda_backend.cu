@@ -147,17 +147,16 @@ std::unique_ptr<BoundState> bound_shape(const TrainSetup& setup, const Dataset& 
   s->setup = setup;
   s->layers = dense_layers(setup.model);
   s->enc = setup.model.encoding.params();
+  s->passes_coordinates = model_family(setup.model.encoding.kind).passes_coordinates;
   s->enc_width = setup.model.encoding.width();
   s->channels = data.channels();
   s->n = data.size();
   s->minibatch = setup.batch_size > 0;
   s->batch = s->minibatch ? setup.batch_size : s->n;
   s->param_count = redraw::parameter_count(setup.model);
-  if (setup.model.encoding.kind == EncodingKind::HashGrid) s->grid = hash_grid_params(setup.model.encoding);
-  if (setup.model.encoding.kind == EncodingKind::Gaussians) {
-    s->gauss = gaussian_params(setup.model.encoding.gaussians);
-    s->binning = std::make_unique<GaussianBinning>();
-  }
+  s->grid = hash_grid_of(setup.model.encoding);
+  s->gauss = gaussians_of(setup.model.encoding);
+  if (s->gauss) s->binning = std::make_unique<GaussianBinning>();
   s->table_floats = encoding_parameter_count(setup.model.encoding);
   return s;
 }
@@ -183,7 +182,7 @@ TrainingMemoryPlan plan_bound_memory(const BoundState& s, const DevicePool& pool
   // buffers grow with the Gaussians; a pool short of memory then says so by name.
   if (s.gauss) need.param_bytes += uint64_t(s.gauss->count) * (52 + 16 * 60);
   need.encoded_bytes = uint64_t(s.n) * s.enc_width * f;
-  need.encoding_cacheable = !s.minibatch && s.enc.kind != EncodingKind::Identity && !s.trains_encoding() &&
+  need.encoding_cacheable = !s.minibatch && !s.passes_coordinates && !s.trains_encoding() &&
                             need.encoded_bytes <= k_max_cached_encoding_bytes;
   need.max_rows = std::min(k_max_chunk_rows, std::max(s.batch, s.n));
   need.min_rows = k_min_chunk_rows;

@@ -16,6 +16,7 @@
 #include "cuda/render_kernels.cuh"
 #include "engine/errors.h"
 #include "engine/frames/renderer.h"
+#include "engine/model_family.h"
 
 #include <algorithm>
 #include <array>
@@ -101,6 +102,7 @@ struct BoundState {
   TrainSetup setup;
   std::vector<DenseLayer> layers;
   EncodingParams enc;
+  bool passes_coordinates = false; ///< the encoding is the coordinates themselves (its family's record)
   int32_t enc_width = 0, channels = 0;
   int64_t n = 0;          ///< dataset samples
   int64_t batch = 0;      ///< samples per step
@@ -256,7 +258,7 @@ struct CudaBackend::Impl {
     BoundState& s = *bound;
     if (s.trains_encoding()) return encode_params_input(c, s.ws, s.coords.data() + r0 * 2, rows);
     if (!s.encoded.empty()) return s.encoded.data() + r0 * s.enc_width;
-    if (s.enc.kind == EncodingKind::Identity) return s.coords.data() + r0 * 2;
+    if (s.passes_coordinates) return s.coords.data() + r0 * 2;
     cuda::encode(c.stream, s.enc, s.fourier_b.data(), s.coords.data() + r0 * 2, rows, s.ws.input());
     return s.ws.input();
   }
@@ -290,7 +292,7 @@ struct CudaBackend::Impl {
       const float* input = xy;
       if (s.trains_encoding()) {
         input = encode_params_input(c, s.ws, xy, rows);
-      } else if (s.enc.kind != EncodingKind::Identity) {
+      } else if (!s.passes_coordinates) {
         cuda::encode(c.stream, s.enc, s.fourier_b.data(), xy, rows, s.ws.input());
         input = s.ws.input();
       }

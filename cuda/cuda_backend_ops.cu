@@ -104,11 +104,9 @@ struct ChunkedPass {
     ws.allocate(c, model, rows, loss != nullptr, loss);
     p.upload(params.data(), params.size());
     fb.upload(fourier_b.data(), fourier_b.size());
-    if (enc.kind == EncodingKind::HashGrid) grid = hash_grid_params(model.encoding);
-    if (enc.kind == EncodingKind::Gaussians) {
-      gauss = gaussian_params(model.encoding.gaussians);
-      binning.bin(pool, c.stream, *gauss, p.data());
-    }
+    grid = hash_grid_of(model.encoding);
+    gauss = gaussians_of(model.encoding);
+    if (gauss) binning.bin(pool, c.stream, *gauss, p.data());
   }
   /// Uploads and encodes coordinates [r0, r0 + k), runs them forward and returns the network's input.
   const float* forward(const float* coords, int64_t r0, int64_t k) {
@@ -225,11 +223,11 @@ void CudaBackend::encode_impl(const EncodingSpec& enc, std::span<const float> fo
   DeviceBuffer<float> xy(pool, st, size_t(n) * 2, "coordinates");
   xy.upload(coords, size_t(n) * 2);
   DeviceBuffer<float> result(pool, st, size_t(n) * width, "encoded coordinates");
-  if (enc.kind == EncodingKind::HashGrid) {
-    hash_grid_encode(st, hash_grid_params(enc), fb.data(), xy.data(), n, result.data());
-  } else if (enc.kind == EncodingKind::Gaussians) {
+  if (const auto grid = hash_grid_of(enc)) {
+    hash_grid_encode(st, *grid, fb.data(), xy.data(), n, result.data());
+  } else if (const auto gaussians = gaussians_of(enc)) {
     GaussianBinning binning; // the Gaussians come as the encoding's parameters, in fourier_b
-    binning.bin(pool, st, gaussian_params(enc.gaussians), fb.data());
+    binning.bin(pool, st, *gaussians, fb.data());
     binning.encode(st, fb.data(), xy.data(), n, result.data());
     result.download(out, size_t(n) * width);
     synchronize(); // before the binning's buffers go

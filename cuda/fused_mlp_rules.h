@@ -13,7 +13,7 @@
 /// - Rows: a pass takes at most the rows its buffers were allocated for.
 #include "engine/errors.h"
 #include "engine/loss_math.h"
-#include "engine/model_spec.h"
+#include "engine/model_family.h"
 
 #include <cstdint>
 #include <string>
@@ -30,7 +30,7 @@ inline bool fused_supported_width(int32_t w) { return w == 16 || w == 32 || w ==
 
 /// "" when the fused kernels cover the shape of `model`, else why not (for logs and the benchmark).
 inline std::string fused_mlp_unsupported(const ModelSpec& model) {
-  if (model.encoding.kind == EncodingKind::Gaussians) return "the gaussians encoding";
+  if (const char* why = model_family(model.encoding.kind).fused_refusal) return why;
   if (model.hidden.empty()) return "no hidden layer";
   if (int32_t(model.hidden.size()) > k_fused_max_hidden)
     return "more than " + std::to_string(k_fused_max_hidden) + " hidden layers";

@@ -2,6 +2,7 @@
 
 #include "engine/soundness.h"
 #include "engine/errors.h"
+#include "engine/model_family.h"
 
 #include <string>
 
@@ -12,9 +13,9 @@ void check_size(const char* what, size_t got, int64_t want) {
   if (int64_t(got) != want)
     throw BackendError(std::string(what) + ": expected " + std::to_string(want) + " values, got " + std::to_string(got));
 }
+/// The fixed matrix a family draws from the seed (the Fourier features), when it has one.
 void check_fourier(const EncodingSpec& enc, std::span<const float> b) {
-  const int64_t want = enc.kind == EncodingKind::Fourier ? int64_t(enc.features) * 2 : 0;
-  if (enc.kind == EncodingKind::Fourier) check_size("fourier matrix", b.size(), want);
+  if (const ModelFamily& f = model_family(enc.kind); f.fixed_count) check_size(f.fixed_noun, b.size(), f.fixed_count(enc));
 }
 } // namespace
 
@@ -214,10 +215,8 @@ void Backend::optimizer_update(const OptimizerSpec& opt, std::span<float> params
 void Backend::encode(const EncodingSpec& enc, std::span<const float> fourier_b, const float* coords, int64_t n,
                      float* out) {
   check_fourier(enc, fourier_b);
-  if (enc.kind == EncodingKind::HashGrid)
-    check_size("encode: hash table", fourier_b.size(), encoding_parameter_count(enc));
-  if (enc.kind == EncodingKind::Gaussians)
-    check_size("encode: Gaussians", fourier_b.size(), encoding_parameter_count(enc));
+  if (const ModelFamily& f = model_family(enc.kind); f.trained_count)
+    check_size(("encode: " + std::string(f.trained_noun)).c_str(), fourier_b.size(), encoding_parameter_count(enc));
   if (n < 0) throw BackendError("encode: negative sample count");
   if (n == 0) return;
   encode_impl(enc, fourier_b, coords, n, out);

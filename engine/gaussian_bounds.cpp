@@ -32,7 +32,6 @@ std::string gaussian_pairs_problem(int64_t pairs, int64_t count) {
 }
 
 std::string gaussian_coverage_problem(const ModelSpec& spec, std::span<const float> params) {
-  if (spec.encoding.kind != EncodingKind::Gaussians) return {};
   const GaussianParams g = gaussian_params(spec.encoding.gaussians);
   if (int64_t(params.size()) < g.count * k_gaussian_floats) return {};
   return gaussian_pairs_problem(gaussian_pair_count(g, params.data()), g.count);

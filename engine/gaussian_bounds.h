@@ -30,9 +30,9 @@ int64_t gaussian_pair_count(const GaussianParams& g, const float* params);
 /// Empty when `pairs` pairs of `count` Gaussians are within gaussian_max_pairs; else what is wrong,
 /// in words a user can act on.
 std::string gaussian_pairs_problem(int64_t pairs, int64_t count);
-/// gaussian_pairs_problem of a model's parameters (the Gaussians lead the array): empty for a
-/// spec of another encoding, or when `params` is too short to hold the Gaussians (the caller's
-/// size check says so).
+/// gaussian_pairs_problem of a gaussians model's parameters (the Gaussians lead the array; the
+/// family's params_problem, engine/model_family.h): empty when `params` is too short to hold the
+/// Gaussians (the caller's size check says so).
 std::string gaussian_coverage_problem(const ModelSpec& spec, std::span<const float> params);
 
 } // namespace redraw

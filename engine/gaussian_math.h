@@ -34,6 +34,14 @@ constexpr double k_gaussian_diag_floor = 0.25;
 /// Bounds of model.gaussians.
 constexpr int64_t k_gaussian_min_count = 1, k_gaussian_max_count = 4000000;
 
+/// The Gaussians in engine/encoding_math.h's per-element list: k_gaussian_channels wide; a value
+/// needs the Gaussians (gaussian_weight), so value() is 0 and callers take the Gaussians' path.
+struct GaussiansMath {
+  REDRAW_HD static int32_t width(int32_t, int32_t) { return k_gaussian_channels; }
+  template <class T> REDRAW_HD static T value(int32_t, int32_t, const float*, T, T, int32_t) { return T(0); }
+  template <class T> REDRAW_HD static void derivative(int32_t, int32_t, const float*, T, T, int32_t, T&, T&) {}
+};
+
 /// What a pass needs, resolved on the host from the count.
 struct GaussianParams {
   int64_t count = 0;

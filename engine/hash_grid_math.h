@@ -33,6 +33,14 @@ struct HashGridParams {
   uint32_t offset[k_hash_grid_max_levels + 1] = {}; ///< first entry of level l; offset[n_levels] = entries
 };
 
+/// The hash grid in engine/encoding_math.h's per-element list: its width (levels x features); a
+/// value needs the table (hash_grid_encode_level), so value() is 0 and callers take the grid's path.
+struct HashGridMath {
+  REDRAW_HD static int32_t width(int32_t levels, int32_t features) { return levels * features; }
+  template <class T> REDRAW_HD static T value(int32_t, int32_t, const float*, T, T, int32_t) { return T(0); }
+  template <class T> REDRAW_HD static void derivative(int32_t, int32_t, const float*, T, T, int32_t, T&, T&) {}
+};
+
 /// Entries (vertices) in the table of all levels; floats = entries * n_features.
 REDRAW_HD inline uint32_t hash_grid_entries(const HashGridParams& g) { return g.offset[g.n_levels]; }
 

@@ -12,6 +12,7 @@
 #include "engine/hash_grid_math.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,7 +26,7 @@ enum class InitKind : int32_t { Xavier = 0, He, Siren, Finer, Linear };
 constexpr int32_t k_init_count = int32_t(InitKind::Linear) + 1;
 
 struct EncodingSpec {
-  EncodingKind kind = EncodingKind::Identity;
+  EncodingKind kind = k_default_encoding;
   int32_t levels = 8;     ///< Positional: frequency count L
   int32_t features = 256; ///< Fourier: feature count F
   float sigma = 10.0f;    ///< Fourier: standard deviation of the frequencies
@@ -53,10 +54,8 @@ struct EncodingSpec {
   /// 768 x 512 Kodak image, one per 5.6 pixels, for its higher-quality rows).
   static constexpr int64_t k_default_gaussians = 30000;
 
-  EncodingParams params() const {
-    return kind == EncodingKind::HashGrid ? EncodingParams{kind, n_levels, n_features_per_level}
-                                          : EncodingParams{kind, levels, features};
-  }
+  /// Its per-element view (engine/encoding_math.h), as its family (engine/model_family.h) says.
+  EncodingParams params() const;
   int32_t width() const { return encoding_width(params()); }
 };
 
@@ -116,6 +115,12 @@ void size_hash_grid_to_image(EncodingSpec& enc, int32_t w, int32_t h);
 /// Resolved levels (resolutions, dense or hashed, table offsets) of a HashGrid spec. ConfigError
 /// naming the field when the spec is invalid.
 HashGridParams hash_grid_params(const EncodingSpec& enc);
+/// The resolved grid of a HashGrid spec, or nothing for another encoding: a backend's choice of
+/// its grid kernels (engine/hash_grid_family.cpp).
+std::optional<HashGridParams> hash_grid_of(const EncodingSpec& enc);
+/// The Gaussians of a gaussians spec, or nothing for another encoding: a backend's choice of its
+/// Gaussians kernels (engine/gaussians_family.cpp).
+std::optional<GaussianParams> gaussians_of(const EncodingSpec& enc);
 /// Widest layer input or output, encoding included.
 int32_t max_layer_width(const ModelSpec& spec);
 /// Multiply-adds of one forward pass for one sample (dense layers only).

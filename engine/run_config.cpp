@@ -2,6 +2,7 @@
 
 #include "engine/install_paths.h"
 #include "engine/json_read.h"
+#include "engine/model_family.h"
 #include "engine/named_enum.h"
 #include "engine/path_problem.h"
 #include "engine/soundness.h"
@@ -27,16 +28,6 @@ const NameTable<ScheduleKind> k_schedules = {{"Constant", ScheduleKind::Constant
                                              {"Cosine", ScheduleKind::Cosine},
                                              {"WarmRestarts", ScheduleKind::WarmRestarts}};
 
-/// A float as the double with the shortest decimal that reads back as the same float, so a saved
-/// config says 0.9 rather than 0.8999999761581421 and still loads bit for bit.
-json float_json(float f) {
-  char buf[48];
-  const auto r = std::to_chars(buf, buf + sizeof buf - 1, f);
-  if (r.ec != std::errc()) return json(double(f));
-  *r.ptr = '\0';
-  const double d = std::strtod(buf, nullptr);
-  return json(float(d) == f ? d : double(f));
-}
 
 /// Walks one JSON object, reading known keys and rejecting the rest.
 class Reader {
@@ -219,6 +210,15 @@ void read_model(Reader r, ModelSpec& m) {
 }
 } // namespace
 
+json float_json(float f) {
+  char buf[48];
+  const auto r = std::to_chars(buf, buf + sizeof buf - 1, f);
+  if (r.ec != std::errc()) return json(double(f));
+  *r.ptr = '\0';
+  const double d = std::strtod(buf, nullptr);
+  return json(float(d) == f ? d : double(f));
+}
+
 const char* color_mode_name(ColorMode m) { return name_of(m, k_color_modes); }
 std::string color_mode_label(ColorMode m, int32_t channels) {
   if (m != ColorMode::Auto) return color_mode_name(m);
@@ -334,15 +334,8 @@ namespace {
 bool same_encoding(const EncodingSpec& a, const EncodingSpec& b) {
   if (a.kind != b.kind || a.levels != b.levels || a.features != b.features || a.sigma != b.sigma || a.seed != b.seed)
     return false;
-  if (a.kind == EncodingKind::Gaussians) return a.gaussians == b.gaussians;
-  if (a.kind != EncodingKind::HashGrid) return true;
-  // An auto-sized field's value is the image's business (size_hash_grid_to_image), not a choice.
-  const bool same_table = a.auto_table_size || a.log2_hashmap_size == b.log2_hashmap_size;
-  const bool same_finest = a.auto_finest_resolution || a.finest_resolution == b.finest_resolution;
-  return a.n_levels == b.n_levels && a.n_features_per_level == b.n_features_per_level && same_table &&
-         a.base_resolution == b.base_resolution && a.per_level_scale == b.per_level_scale && same_finest &&
-         a.interpolation == b.interpolation && a.auto_table_size == b.auto_table_size &&
-         a.auto_finest_resolution == b.auto_finest_resolution;
+  const ModelFamily& f = model_family(a.kind);
+  return !f.same_fields || f.same_fields(a, b);
 }
 
 bool same_network(const ModelSpec& a, const ModelSpec& b) {
@@ -386,19 +379,6 @@ json to_json(const RunConfig& c) {
                    {"features", m.encoding.features},
                    {"sigma", float_json(m.encoding.sigma)},
                    {"seed", m.encoding.seed}};
-  if (m.encoding.kind == EncodingKind::HashGrid) { // only here, so other configs stay as before
-    encoding["n_levels"] = m.encoding.n_levels;
-    encoding["n_features_per_level"] = m.encoding.n_features_per_level;
-    encoding["log2_hashmap_size"] = m.encoding.log2_hashmap_size;
-    encoding["base_resolution"] = m.encoding.base_resolution;
-    encoding["per_level_scale"] = float_json(m.encoding.per_level_scale);
-    encoding["finest_resolution"] = m.encoding.finest_resolution;
-    encoding["interpolation"] = interpolation_name(m.encoding.interpolation);
-    json sized = json::array();
-    if (m.encoding.auto_table_size) sized.push_back("log2_hashmap_size");
-    if (m.encoding.auto_finest_resolution) sized.push_back("finest_resolution");
-    if (!sized.empty()) encoding["sized_to_image"] = sized;
-  }
   json model = {{"encoding", encoding},
                 {"hidden", m.hidden},
                 {"activations", acts},
@@ -409,7 +389,8 @@ json to_json(const RunConfig& c) {
   if (m.first_layer_scale > 0) model["first_layer_scale"] = float_json(m.first_layer_scale);
   if (m.gauss_scale != k_default_gauss_scale) model["gauss_scale"] = float_json(m.gauss_scale);
   if (m.first_bias_scale != k_default_first_bias_scale) model["first_bias_scale"] = float_json(m.first_bias_scale);
-  if (m.encoding.kind == EncodingKind::Gaussians) model["gaussians"] = m.encoding.gaussians;
+  if (const ModelFamily& f = model_family(m.encoding.kind); f.write_config)
+    f.write_config(m.encoding, model["encoding"], model);
   json background = json::array();
   for (float v : c.data.background)
     background.push_back(float_json(v));

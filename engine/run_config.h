@@ -94,6 +94,9 @@ RunConfig parse_run_config(const nlohmann::json& j, const std::string& source);
 /// Reads and parses a JSON config file (ConfigError on a missing file or bad JSON).
 RunConfig load_run_config(const std::filesystem::path& file);
 nlohmann::json to_json(const RunConfig& c);
+/// A float as the double with the shortest decimal that reads back as the same float, so a saved
+/// config says 0.9 rather than 0.8999999761581421 and still loads bit for bit.
+nlohmann::json float_json(float f);
 
 /// Folder with default.png and presets/: REDRAW_ASSETS, else the installed data folder beside the
 /// executable, else the source tree (find_asset_dir in install_paths.h).

@@ -146,31 +146,43 @@ def load(path):
 
 def _load_encoding(path, meta, tensors, net):
     """The encoding's tensors and fields into `net`; returns how many values it gives a point."""
-    kind = net["encoding"]
-    if kind == "Identity":
-        return 2
-    if kind == "Positional":
-        net["levels"] = _meta_number(path, meta, "positional_levels")
-        if not 0 <= net["levels"] <= 64:
-            raise ValueError(f"{path}: metadata 'positional_levels' is {net['levels']}, outside 0..64")
-        return 2 + 4 * net["levels"]
-    if kind == "Fourier":
-        net["fourier_b"] = _take(path, tensors, "encoding.fourier_b", (None, 2))
-        return 2 * len(net["fourier_b"])
-    if kind == "Gaussians":
-        count = _meta_number(path, meta, "gaussians")
-        net["gaussians"] = {
-            "params": _take(path, tensors, "encoding.gaussians", (count, 8)),
-            "diag_floor": _meta_number(path, meta, "gaussian_diag_floor", float),
-            "cutoff": _meta_number(path, meta, "gaussian_cutoff", float),
-        }
-        if count < 1:
-            raise ValueError(f"{path}: metadata 'gaussians' is {count}, not a count of Gaussians")
-        return 3
-    if kind == "HashGrid":
-        net["grid"] = _load_hash_grid(path, meta, tensors)
-        return len(net["grid"]["tables"]) * net["grid"]["features"]
-    raise ValueError(f"{path}: unknown encoding {kind!r}")
+    family = _FAMILIES.get(net["encoding"])
+    if family is None:
+        raise ValueError(f"{path}: unknown encoding {net['encoding']!r}")
+    return family[0](path, meta, tensors, net)
+
+
+def _load_identity(path, meta, tensors, net):
+    return 2
+
+
+def _load_positional(path, meta, tensors, net):
+    net["levels"] = _meta_number(path, meta, "positional_levels")
+    if not 0 <= net["levels"] <= 64:
+        raise ValueError(f"{path}: metadata 'positional_levels' is {net['levels']}, outside 0..64")
+    return 2 + 4 * net["levels"]
+
+
+def _load_fourier(path, meta, tensors, net):
+    net["fourier_b"] = _take(path, tensors, "encoding.fourier_b", (None, 2))
+    return 2 * len(net["fourier_b"])
+
+
+def _load_gaussians(path, meta, tensors, net):
+    count = _meta_number(path, meta, "gaussians")
+    net["gaussians"] = {
+        "params": _take(path, tensors, "encoding.gaussians", (count, 8)),
+        "diag_floor": _meta_number(path, meta, "gaussian_diag_floor", float),
+        "cutoff": _meta_number(path, meta, "gaussian_cutoff", float),
+    }
+    if count < 1:
+        raise ValueError(f"{path}: metadata 'gaussians' is {count}, not a count of Gaussians")
+    return 3
+
+
+def _load_grid(path, meta, tensors, net):
+    net["grid"] = _load_hash_grid(path, meta, tensors)
+    return len(net["grid"]["tables"]) * net["grid"]["features"]
 
 
 def _load_hash_grid(path, meta, tensors):
@@ -242,23 +254,35 @@ def _gaussians(g, x, y):
 
 
 def _encode(net, x, y):
-    kind = net["encoding"]
-    if kind == "Identity":
-        return np.stack([x, y], axis=1)
-    if kind == "Positional":
-        cols = [x, y]
-        for k in range(net["levels"]):
-            f = np.pi * 2.0 ** k
-            cols += [np.sin(f * x), np.cos(f * x), np.sin(f * y), np.cos(f * y)]
-        return np.stack(cols, axis=1)
-    if kind == "Fourier":
-        phase = np.pi * (np.outer(x, net["fourier_b"][:, 0]) + np.outer(y, net["fourier_b"][:, 1]))
-        return np.concatenate([np.sin(phase), np.cos(phase)], axis=1)
-    if kind == "HashGrid":
-        return _hash_grid(net["grid"], x, y)
-    if kind == "Gaussians":
-        return _gaussians(net["gaussians"], x, y)
-    raise ValueError(f"unknown encoding {kind!r}")
+    family = _FAMILIES.get(net["encoding"])
+    if family is None:
+        raise ValueError(f"unknown encoding {net['encoding']!r}")
+    return family[1](net, x, y)
+
+
+def _encode_positional(net, x, y):
+    cols = [x, y]
+    for k in range(net["levels"]):
+        f = np.pi * 2.0 ** k
+        cols += [np.sin(f * x), np.cos(f * x), np.sin(f * y), np.cos(f * y)]
+    return np.stack(cols, axis=1)
+
+
+def _encode_fourier(net, x, y):
+    phase = np.pi * (np.outer(x, net["fourier_b"][:, 0]) + np.outer(y, net["fourier_b"][:, 1]))
+    return np.concatenate([np.sin(phase), np.cos(phase)], axis=1)
+
+
+# Each model family's decoder, by the name the weights file's metadata 'encoding' gives (the
+# family's record name, engine/model_family.h): how it loads its metadata and tensors, and how it
+# encodes points. A new family is one line here and its two functions.
+_FAMILIES = {
+    "Identity": (_load_identity, lambda net, x, y: np.stack([x, y], axis=1)),
+    "Positional": (_load_positional, _encode_positional),
+    "Fourier": (_load_fourier, _encode_fourier),
+    "HashGrid": (_load_grid, lambda net, x, y: _hash_grid(net["grid"], x, y)),
+    "Gaussians": (_load_gaussians, lambda net, x, y: _gaussians(net["gaussians"], x, y)),
+}
 
 
 def _activate(name, z, omega, s):

@@ -1,5 +1,7 @@
 #include "engine/bench/param_budget.h"
 
+#include "engine/model_family.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -36,6 +38,16 @@ int32_t first_width_reaching(const ModelSpec& s, double target) {
   return lo;
 }
 
+/// A family with its own knob (the Gaussians' count) sizes itself; the count must land within the
+/// tolerance.
+int64_t size_by_family(const ModelFamily& family, ModelSpec& spec, int64_t budget) {
+  const int64_t n = family.size_to_budget(spec, budget);
+  if (std::abs(double(n - budget)) > k_budget_tolerance * double(budget))
+    throw ConfigError("parameter budget: " + std::to_string(budget) + " is out of reach of a " + family_noun(family) +
+                      " model (nearest: " + std::to_string(n) + " parameters, " + model_shape(spec) + ")");
+  return n;
+}
+
 struct Choice {
   int32_t width = 0, levels = 0, log2_table = 0;
   int64_t count = -1;
@@ -43,30 +55,14 @@ struct Choice {
 };
 } // namespace
 
-namespace {
-/// A gaussians model's only knob is its count: the one whose parameters are nearest the budget.
-int64_t size_gaussians_to_budget(ModelSpec& spec, int64_t budget) {
-  ModelSpec one = spec;
-  one.encoding.gaussians = 1;
-  const int64_t head = parameter_count(one) - k_gaussian_floats; // the colour head's
-  const int64_t count = std::clamp<int64_t>((budget - head + k_gaussian_floats / 2) / k_gaussian_floats,
-                                            k_gaussian_min_count, k_gaussian_max_count);
-  spec.encoding.gaussians = count;
-  const int64_t n = parameter_count(spec);
-  if (std::abs(double(n - budget)) > k_budget_tolerance * double(budget))
-    throw ConfigError("parameter budget: " + std::to_string(budget) + " is out of reach of a gaussians model (nearest: " +
-                      std::to_string(n) + " parameters, " + std::to_string(count) + " Gaussians)");
-  return n;
-}
-} // namespace
-
 int64_t size_to_budget(ModelSpec& spec, int64_t budget, int32_t train_width, int32_t train_height) {
   if (budget <= 0) throw ConfigError("parameter budget: must be positive (was " + std::to_string(budget) + ")");
-  if (spec.encoding.kind == EncodingKind::Gaussians) return size_gaussians_to_budget(spec, budget);
+  const ModelFamily& family = model_family(spec.encoding.kind);
+  if (family.size_to_budget) return size_by_family(family, spec, budget);
   if (spec.hidden.empty())
     throw ConfigError("parameter budget: the network has no hidden layer whose width could be sized");
   const int32_t preset_width = spec.hidden.front(), preset_levels = spec.encoding.n_levels;
-  const bool grid = spec.encoding.kind == EncodingKind::HashGrid;
+  const bool grid = family.budget_sizes_grid;
   if (grid) {
     // An "auto" finest resolution resolved for this size, then fixed; the table is chosen below.
     spec.encoding.auto_table_size = false;

@@ -2,7 +2,7 @@
 
 #include "engine/errors.h"
 #include "engine/gaussian_math.h"
-#include "engine/model_spec.h"
+#include "engine/model_family.h"
 
 #include <algorithm>
 #include <cmath>
@@ -31,7 +31,7 @@ void axes_of(double sxx, double sxy, double syy, GaussianEllipse& e) {
 } // namespace
 
 GaussianView gaussian_view(const NetworkSnapshot& net, int32_t width, int32_t height, const GaussianView* earlier) {
-  if (net.model.encoding.kind != EncodingKind::Gaussians)
+  if (model_family(net.model.encoding.kind).insight != InsightView::Gaussians)
     throw ConfigError("the Gaussians view: the model is not a gaussians model");
   const int64_t count = net.model.encoding.gaussians;
   if (width < 1 || height < 1 || count < 1 || int64_t(net.params.size()) < count * k_gaussian_floats)

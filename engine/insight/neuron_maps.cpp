@@ -2,6 +2,7 @@
 
 #include "engine/dataset.h"
 #include "engine/errors.h"
+#include "engine/model_family.h"
 
 #include <algorithm>
 #include <cmath>
@@ -46,8 +47,10 @@ NeuronMaps compute_neuron_maps(const ModelSpec& model, std::span<const float> pa
   validate(model);
   // Each pixel of its encoding sums every Gaussian whose support holds it: the engine has no
   // tiled pass for that (the backends do), and all pairs would cost count x pixels.
-  if (model.encoding.kind == EncodingKind::Gaussians)
-    throw ConfigError("neuron maps: a gaussians model has no neurons to map (its picture is a sum of Gaussians)");
+  const ModelFamily& family = model_family(model.encoding.kind);
+  if (family.no_neurons)
+    throw ConfigError("neuron maps: a " + family_noun(family) + " model has no neurons to map (" + family.no_neurons +
+                      ")");
   const int32_t units = neuron_layer_width(model, layer);
   if (width < 1 || height < 1 || int64_t(width) * height > (int64_t(1) << 22))
     throw ConfigError("neuron maps: size " + std::to_string(width) + "x" + std::to_string(height) + " is out of range");
@@ -56,11 +59,9 @@ NeuronMaps compute_neuron_maps(const ModelSpec& model, std::span<const float> pa
                       std::to_string(parameter_count(model)));
   const std::vector<DenseLayer> dense = dense_layers(model);
   const EncodingParams enc = model.encoding.params();
-  const bool grid = model.encoding.kind == EncodingKind::HashGrid;
-  HashGridParams gp{};
-  if (grid) gp = hash_grid_params(model.encoding);
-  if (model.encoding.kind == EncodingKind::Fourier && int64_t(fourier_b.size()) < int64_t(enc.features) * 2)
-    throw ConfigError("neuron maps: the Fourier matrix is missing");
+  const auto encoder = family.host_encoder ? family.host_encoder(model.encoding, params) : nullptr;
+  if (family.fixed_count && int64_t(fourier_b.size()) < family.fixed_count(model.encoding))
+    throw ConfigError(std::string("neuron maps: the ") + family.fixed_noun + " is missing");
 
   NeuronMaps out;
   out.layer = layer;
@@ -84,9 +85,8 @@ NeuronMaps compute_neuron_maps(const ModelSpec& model, std::span<const float> pa
       grid_coordinates(width, height, y, y + 1, coords.data());
       for (int32_t x = 0; x < width; ++x) {
         const float cx = coords[size_t(x) * 2], cy = coords[size_t(x) * 2 + 1];
-        if (grid) {
-          for (int32_t l = 0; l < gp.n_levels; ++l)
-            hash_grid_encode_level<float>(gp, params.data(), l, cx, cy, a.data() + size_t(l) * size_t(gp.n_features));
+        if (encoder) {
+          encoder(cx, cy, a.data());
         } else {
           for (int32_t j = 0; j < enc_w; ++j)
             a[size_t(j)] = encoding_value<float>(enc, fourier_b.data(), cx, cy, j);

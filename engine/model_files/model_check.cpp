@@ -1,8 +1,8 @@
 #include "engine/model_files/model_check.h"
 
 #include "engine/errors.h"
-#include "engine/gaussian_bounds.h"
 #include "engine/images/image.h"
+#include "engine/model_family.h"
 
 #include <cmath>
 #include <cstdio>
@@ -38,11 +38,14 @@ void check_values(std::span<const float> v, float limit, const std::string& fiel
                               ", is " + number(v[size_t(first_huge)]) + ")"});
 }
 
-/// Gaussians that cover more of the picture than a model may: a file whose binning would need
-/// unbounded memory and time in every reader (engine/gaussian_bounds.h).
+/// Parameters a family cannot render in bounded time, as the family says (the Gaussians' coverage:
+/// a file whose binning would need unbounded memory and time in every reader,
+/// engine/gaussian_bounds.h).
 void check_coverage(const ModelSpec& spec, std::span<const float> params, const std::string& field,
                     std::vector<ModelIssue>& out) {
-  if (const std::string why = gaussian_coverage_problem(spec, params); !why.empty()) out.push_back({field, why});
+  const ModelFamily& family = model_family(spec.encoding.kind);
+  if (!family.params_problem) return;
+  if (const std::string why = family.params_problem(spec, params); !why.empty()) out.push_back({field, why});
 }
 
 void check_string(const std::string& s, const std::string& field, std::vector<ModelIssue>& out) {

@@ -2,6 +2,7 @@
 
 #include "engine/atomic_file.h"
 #include "engine/errors.h"
+#include "engine/model_family.h"
 
 #include <nlohmann/json.hpp>
 
@@ -15,26 +16,17 @@ namespace {
 
 static_assert(std::endian::native == std::endian::little, "safetensors data is little-endian, as this host");
 
-struct TensorPart {
-  std::string name;
-  std::vector<int64_t> shape;
-  std::span<const float> values;
-};
+using TensorPart = FamilyTensor;
 
-/// The tensors in file order, their values borrowed from `params` (or `fourier_b`), and the header.
+/// The tensors in file order, their values borrowed from `params` (or the family's own, such as
+/// the Fourier matrix), and the header.
 struct WeightsPlan {
-  std::vector<float> fourier_b;
+  FamilyExport family; ///< the encoding's metadata and tensors (engine/model_family.h)
   std::vector<TensorPart> tensors;
   std::string header; ///< padded to a multiple of 8
 };
 
-std::string two_digits(int v) {
-  char b[8];
-  std::snprintf(b, sizeof b, "%02d", v);
-  return b;
-}
-
-nlohmann::json metadata(const WeightsSource& s, const std::vector<DenseLayer>& layers) {
+nlohmann::json metadata(const WeightsSource& s, const std::vector<DenseLayer>& layers, const FamilyExport& family) {
   const RunConfig& c = *s.config;
   const ModelSpec& m = c.model;
   nlohmann::json acts = nlohmann::json::array();
@@ -53,31 +45,7 @@ nlohmann::json metadata(const WeightsSource& s, const std::vector<DenseLayer>& l
       {"image_height", std::to_string(s.image_height)},
       {"step", std::to_string(s.step)},
       {"coordinates", "x, y in [-1, 1]; pixel i of n at 2 (i + 0.5) / n - 1; outputs clamped to [0, 1]"}};
-  if (m.encoding.kind == EncodingKind::Positional) md["positional_levels"] = std::to_string(m.encoding.levels);
-  if (m.encoding.kind == EncodingKind::Gaussians) { // the rule is engine/gaussian_math.h's
-    md["gaussians"] = std::to_string(m.encoding.gaussians);
-    md["gaussian_fields"] = "mx, my, l11, l21, l22, r, g, b";
-    md["gaussian_diag_floor"] = nlohmann::json(k_gaussian_diag_floor).dump();
-    md["gaussian_cutoff"] = nlohmann::json(k_gaussian_cutoff).dump();
-    md["gaussian_rule"] = "L = cell [[d(l11), 0], [l21, d(l22)]], d(l) = sqrt(l^2 + gaussian_diag_floor^2), "
-                          "cell = float32(2 / sqrt(gaussians)); w = exp(-q/2) - exp(-gaussian_cutoff/2) where "
-                          "q = |L^-1 (p - mean)|^2 < gaussian_cutoff, else 0; the encoding is the sum of w (r, g, b)";
-  }
-  if (m.encoding.kind == EncodingKind::HashGrid) {
-    const HashGridParams g = hash_grid_params(m.encoding);
-    nlohmann::json res = nlohmann::json::array(), dense = nlohmann::json::array();
-    for (int32_t l = 0; l < g.n_levels; ++l) {
-      res.push_back(g.resolution[l]);
-      dense.push_back(g.dense[l] != 0);
-    }
-    md["hash_grid_levels"] = std::to_string(g.n_levels);
-    md["hash_grid_features"] = std::to_string(g.n_features);
-    md["hash_grid_resolutions"] = res.dump();
-    md["hash_grid_dense"] = dense.dump();
-    md["hash_grid_table_size"] = std::to_string(uint64_t(g.hash_mask) + 1);
-    md["hash_grid_interpolation"] = interpolation_name(g.interpolation);
-    md["hash_grid_prime_y"] = std::to_string(k_hash_grid_prime_y);
-  }
+  for (const auto& [key, value] : family.metadata) md[key] = value;
   return md;
 }
 
@@ -90,23 +58,9 @@ WeightsPlan plan_weights(const WeightsSource& s) {
     throw ConfigError("export-weights: the network has " + std::to_string(expected) + " parameters, the weights " +
                       std::to_string(s.params.size()));
   WeightsPlan p;
-  if (m.encoding.kind == EncodingKind::Fourier) {
-    p.fourier_b = fourier_matrix(m.encoding, s.config->training.seed);
-    p.tensors.push_back({"encoding.fourier_b", {int64_t(m.encoding.features), 2}, p.fourier_b});
-  }
-  if (m.encoding.kind == EncodingKind::HashGrid) {
-    const HashGridParams g = hash_grid_params(m.encoding);
-    for (int32_t l = 0; l < g.n_levels; ++l) {
-      const int64_t entries = int64_t(g.offset[l + 1]) - g.offset[l];
-      p.tensors.push_back({"encoding.hash_grid.level_" + two_digits(l),
-                           {entries, int64_t(g.n_features)},
-                           s.params.subspan(size_t(g.offset[l]) * size_t(g.n_features), size_t(entries * g.n_features))});
-    }
-  }
-  if (m.encoding.kind == EncodingKind::Gaussians) // one row per Gaussian: engine/gaussian_math.h's layout
-    p.tensors.push_back({"encoding.gaussians",
-                         {m.encoding.gaussians, int64_t(k_gaussian_floats)},
-                         s.params.subspan(0, size_t(m.encoding.gaussians) * size_t(k_gaussian_floats))});
+  if (const ModelFamily& f = model_family(m.encoding.kind); f.export_rule)
+    f.export_rule(m.encoding, s.config->training.seed, s.params, p.family);
+  p.tensors = p.family.tensors;
   for (size_t k = 0; k < layers.size(); ++k) {
     const DenseLayer& L = layers[k];
     p.tensors.push_back({"layers." + std::to_string(k) + ".weight",
@@ -122,7 +76,7 @@ WeightsPlan plan_weights(const WeightsSource& s) {
     header[t.name] = {{"dtype", "F32"}, {"shape", t.shape}, {"data_offsets", {offset, offset + bytes}}};
     offset += bytes;
   }
-  header["__metadata__"] = metadata(s, layers);
+  header["__metadata__"] = metadata(s, layers, p.family);
   // ensure_ascii: a config name with any bytes stays valid JSON; spaces pad to 8 (the format's alignment).
   p.header = header.dump(-1, ' ', true, nlohmann::json::error_handler_t::replace);
   p.header.append((8 - p.header.size() % 8) % 8, ' ');

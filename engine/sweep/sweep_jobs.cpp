@@ -1,6 +1,7 @@
 #include "engine/sweep/sweep_jobs.h"
 
 #include "engine/backend_names.h"
+#include "engine/model_family.h"
 
 #include <algorithm>
 #include <queue>
@@ -47,9 +48,8 @@ double estimate_cell_seconds(const SweepGrid& grid, const SweepCell& cell, int32
   // The final picture: a forward pass over every pixel, a third of a full-batch step's work.
   const ModelSpec& m = cell.config.model;
   const double macs = double(forward_macs_per_sample(m));
-  // A hash grid's lookups: 4 corners per level and feature, forward and back.
-  const double encode =
-      m.encoding.kind == EncodingKind::HashGrid ? 8.0 * 4 * m.encoding.n_levels * m.encoding.n_features_per_level : 0.0;
+  const ModelFamily& family = model_family(m.encoding.kind);
+  const double encode = family.encode_flops ? family.encode_flops(m.encoding) : 0.0; // a grid's lookups
   const double flops_per_row = 6 * macs + encode; // forward 2 flops per multiply-add, backward 4
   const double rate = k_cpu_flops_per_thread * std::max(threads, 1);
   const double picture = pixels * flops_per_row / 3 / rate;

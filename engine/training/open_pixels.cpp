@@ -2,6 +2,7 @@
 
 #include "engine/errors.h"
 #include "engine/images/training_pixels.h"
+#include "engine/model_family.h"
 
 namespace redraw {
 
@@ -27,7 +28,7 @@ OpenedRun open_run_on_pixels(Image raw, const std::string& name, const BackendFa
   out.image_height = raw.height;
   Dataset data;
   data.image = prepare_training_pixels(std::move(raw), config.data, w, h);
-  size_hash_grid_to_image(config.model.encoding, data.image.width, data.image.height);
+  size_encoding_to_image(config.model.encoding, data.image.width, data.image.height);
   auto backend = make_backend(options.backend, &out.backend_notice, options.precision);
   out.trainer = std::make_unique<Trainer>(std::move(backend), std::move(config), std::move(data));
   if (options.snapshot_cap_bytes > 0) out.trainer->set_snapshot_cap_bytes(options.snapshot_cap_bytes);

@@ -2,6 +2,7 @@
 
 #include "engine/errors.h"
 #include "engine/model_files/model_check.h"
+#include "engine/model_family.h"
 #include "engine/path_problem.h"
 #include "engine/frames/renderer.h"
 
@@ -69,7 +70,7 @@ OpenedRun open_run(const RunSource& source, const BackendFactory& make_backend, 
   }
 
   // A fresh run sizes an auto hash grid to its image; a model keeps the sizes it was trained with.
-  if (!model) size_hash_grid_to_image(config.model.encoding, data.image.width, data.image.height);
+  if (!model) size_encoding_to_image(config.model.encoding, data.image.width, data.image.height);
   auto backend = make_backend(options.backend, &out.backend_notice, options.precision);
   out.trainer = std::make_unique<Trainer>(std::move(backend), std::move(config), std::move(data));
   if (options.snapshot_cap_bytes > 0) out.trainer->set_snapshot_cap_bytes(options.snapshot_cap_bytes);

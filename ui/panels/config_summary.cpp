@@ -39,8 +39,9 @@ ConfigSummary summarize_config(const RunConfig& config, int32_t w, int32_t h, in
   s.table_state_bytes = s.table_bytes * uint64_t(2 + arrays);
   // A CPU hash-grid minibatch keeps no gradient array for its table (the update waits for the
   // next step's encoding), only a group of levels' gradients and the step's dLoss/dEncoding.
-  if (info.deferred_table_gradients && s.table_parameters > 0 && batch > 0) {
-    const uint64_t deferred = uint64_t(cpu_deferred_table_floats(hash_grid_params(m.encoding), batch)) * sizeof(float);
+  // The Gaussians never wait: only a grid's table does.
+  if (const auto grid = hash_grid_of(m.encoding); info.deferred_table_gradients && grid && batch > 0) {
+    const uint64_t deferred = uint64_t(cpu_deferred_table_floats(*grid, batch)) * sizeof(float);
     s.parameter_bytes = s.parameter_bytes - s.table_bytes + deferred;
     s.table_state_bytes = s.table_state_bytes - s.table_bytes + deferred;
   }

@@ -7,7 +7,7 @@
 #include "ui/widgets/ui_scale.h"
 
 #include "engine/backend_names.h"
-#include "engine/model_spec.h"
+#include "engine/model_family.h"
 
 #include <imgui.h>
 
@@ -165,14 +165,34 @@ void draw_layers(UiState& ui) {
 }
 
 /// The hash grid's parameters, with the table's size and memory beside them.
-void draw_hash_grid(UiState& ui, EncodingSpec& e) {
-  ImGui::SliderInt("levels", &e.n_levels, 1, k_hash_grid_max_levels);
-  const int features[] = {1, 2, 4, 8};
-  if (ImGui::BeginCombo("features per level", std::to_string(e.n_features_per_level).c_str())) {
-    for (int f : features)
-      if (ImGui::Selectable(std::to_string(f).c_str(), f == e.n_features_per_level)) e.n_features_per_level = f;
-    ImGui::EndCombo();
+/// One of a family's fields (engine/model_family.h), as its widget says.
+void draw_family_field(UiState& ui, const FamilyField& f, EncodingSpec& e) {
+  const int lo = int(f.lo), hi = int(f.hi), step = int(f.step);
+  switch (f.widget) {
+  case FieldWidget::Slider: ImGui::SliderInt(f.label, &(e.*f.i32), lo, hi); break;
+  case FieldWidget::Input:
+    if (f.i64) {
+      input_i64(ui, f.label, e.*f.i64, int64_t(f.lo), int64_t(f.hi), int64_t(f.step));
+    } else {
+      ImGui::InputInt(f.label, &(e.*f.i32), step, step * 4);
+      check_field(ui, f.label, e.*f.i32, lo, hi);
+    }
+    break;
+  case FieldWidget::LogSlider:
+    ImGui::SliderFloat(f.label, &(e.*f.f32), float(f.lo), float(f.hi), "%.2f", ImGuiSliderFlags_Logarithmic);
+    break;
+  case FieldWidget::PowerOfTwo:
+    if (ImGui::BeginCombo(f.label, std::to_string(e.*f.i32).c_str())) {
+      for (int v = lo; v <= hi; v *= 2)
+        if (ImGui::Selectable(std::to_string(v).c_str(), v == e.*f.i32)) e.*f.i32 = v;
+      ImGui::EndCombo();
+    }
+    break;
   }
+}
+
+/// The hash grid's table group: its size, resolutions and interpolation, each with its auto choice.
+void draw_hash_grid_table(UiState& ui, EncodingSpec& e) {
   // Auto sizes follow the training image (the run's size; the defaults until an image is open).
   const int32_t tw = ui.run_a().status.width, th = ui.run_a().status.height;
   if (tw > 0) size_hash_grid_to_image(e, tw, th);
@@ -247,18 +267,10 @@ void draw_network(UiState& ui) {
   }
 
   ImGui::Spacing();
-  enum_combo("encoding", m.encoding.kind, int32_t(EncodingKind::Gaussians) + 1, encoding_name);
-  if (m.encoding.kind == EncodingKind::Positional) {
-    ImGui::SliderInt("frequencies L", &m.encoding.levels, 1, 16);
-  } else if (m.encoding.kind == EncodingKind::Fourier) {
-    ImGui::InputInt("features", &m.encoding.features, 16, 64);
-    check_field(ui, "features", m.encoding.features, 1, 4096);
-    ImGui::SliderFloat("sigma", &m.encoding.sigma, 0.1f, 100.0f, "%.2f", ImGuiSliderFlags_Logarithmic);
-  } else if (m.encoding.kind == EncodingKind::HashGrid) {
-    draw_hash_grid(ui, m.encoding);
-  } else if (m.encoding.kind == EncodingKind::Gaussians) {
-    input_i64(ui, "Gaussians", m.encoding.gaussians, k_gaussian_min_count, k_gaussian_max_count, 1000);
-  }
+  enum_combo("encoding", m.encoding.kind, model_family_count(), encoding_name);
+  const ModelFamily& family = model_family(m.encoding.kind);
+  for (const FamilyField& f : family.fields) draw_family_field(ui, f, m.encoding);
+  if (family.panel == FamilyPanel::HashGridTable) draw_hash_grid_table(ui, m.encoding);
 }
 
 void draw_loss_optimizer(UiState& ui) {
@@ -409,7 +421,7 @@ void draw_summary(UiState& ui) {
                         static_cast<long long>(s.batch));
     if (s.table_parameters > 0) // the encoding's trainable floats: a hash grid's table, or the Gaussians
       ImGui::TextDisabled("%s: %s of the parameters (%s; %s with gradients and optimizer state)",
-                          ui.edit.config.model.encoding.kind == EncodingKind::Gaussians ? "Gaussians" : "hash table",
+                          model_family(ui.edit.config.model.encoding.kind).trained_noun,
                           format_count(s.table_parameters).c_str(), format_bytes(s.table_bytes).c_str(),
                           format_bytes(s.table_state_bytes).c_str());
   }

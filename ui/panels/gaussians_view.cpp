@@ -1,6 +1,7 @@
 #include "ui/panels/gaussians_view.h"
 
 #include "engine/errors.h"
+#include "engine/model_family.h"
 
 #include <algorithm>
 #include <cmath>
@@ -44,7 +45,7 @@ ImU32 outline_colour(const GaussiansViewState& g, const GaussianEllipse& e) {
 bool gaussian_view_current(const UiState& ui, const RunView& run) {
   const GaussiansViewState& g = ui.insight.gaussians;
   return g.view && run.status.has_run && g.trainer == run.status.trainer_id &&
-         run.status.config.model.encoding.kind == EncodingKind::Gaussians;
+         model_family(run.status.config.model.encoding.kind).insight == InsightView::Gaussians;
 }
 
 void update_gaussian_view(UiState& ui, const RunView& run, const NetworkSnapshot& net) {

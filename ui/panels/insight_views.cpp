@@ -2,6 +2,7 @@
 
 #include "engine/atomic_file.h"
 #include "engine/metric_columns.h"
+#include "engine/model_family.h"
 #include "ui/panels/gaussians_view.h"
 #include "ui/widgets/image_views.h"
 #include "ui/session/training_session.h"
@@ -155,12 +156,12 @@ bool update_neurons(UiState& ui, const RunView& run, TrainingSession& session, I
       n.atlas_dirty = true;
     }
   }
-  const bool gaussians = st.config.model.encoding.kind == EncodingKind::Gaussians;
+  const bool gaussians = model_family(st.config.model.encoding.kind).insight == InsightView::Gaussians;
   if (ui.insight.network) {
     auto net = std::move(ui.insight.network);
     ui.insight.network.reset();
     n.network_requested = false;
-    if (net->model.encoding.kind == EncodingKind::Gaussians) {
+    if (model_family(net->model.encoding.kind).insight == InsightView::Gaussians) {
       news = true;
       update_gaussian_view(ui, run, *net);
     } else if (ui.settings.show_neuron_maps) {

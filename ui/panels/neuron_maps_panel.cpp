@@ -4,6 +4,8 @@
 #include "ui/panels/panels.h"
 #include "ui/widgets/tool_window.h"
 
+#include "engine/model_family.h"
+
 #include <imgui.h>
 
 #include <algorithm>
@@ -116,7 +118,7 @@ void draw_neuron_maps(UiState& ui, const RunView& run) {
     ImGui::End();
     return;
   }
-  if (st.config.model.encoding.kind == EncodingKind::Gaussians) { // no neurons: its Gaussians instead
+  if (model_family(st.config.model.encoding.kind).insight == InsightView::Gaussians) { // its Gaussians instead
     draw_gaussians_controls(ui, run);
     ImGui::End();
     return;

@@ -75,6 +75,19 @@ TEST_CASE("ui: a CPU hash-grid minibatch's estimate holds a group of levels' gra
   CHECK(summarize_config(c, 1000, 1000, 3, "cpu").parameter_bytes == params * 4 * 4);
 }
 
+TEST_CASE("ui: a CPU gaussians minibatch's estimate keeps its Gaussians' gradients (they never wait)") {
+  RunConfig c = load_preset("gaussians");
+  c.training.cpu_batch_size = 4096;
+  const ConfigSummary cpu = summarize_config(c, 256, 256, 3, "cpu");
+  REQUIRE(cpu.valid);
+  REQUIRE(cpu.batch == 4096);
+  const uint64_t gaussians = uint64_t(c.model.encoding.gaussians) * 8;
+  CHECK(cpu.table_parameters == int64_t(gaussians));
+  const int arrays = optimizer_state_arrays(c.optimizer);
+  CHECK(cpu.parameter_bytes == uint64_t(cpu.parameters) * 4 * uint64_t(2 + arrays));
+  CHECK(cpu.table_state_bytes == gaussians * 4 * uint64_t(2 + arrays));
+}
+
 TEST_CASE("ui: the classic-sgd preset's summary counts 99,457 parameters and Adam's state") {
   RunConfig c = load_preset("classic-sgd");
   ConfigSummary s = summarize_config(c, 200, 200, 1);
