@@ -1,7 +1,7 @@
 #include "cpu/cpu_backend.h"
 #include "engine/soundness.h"
 
-#include "cpu/cpu_gaussians.h"
+#include "cpu/cpu_family_encoders.h"
 #include "cpu/cpu_hash_grid.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/cpu_passes.h"
@@ -65,8 +65,10 @@ struct CpuBackend::State {
   CpuWorkspace ws;
   std::vector<float> scratch;
   std::optional<LossSample> pending;
-  std::optional<HashGridParams> grid;
-  std::optional<GaussianParams> gaussians;
+  /// A trained family's kernels (null: a closed-form family), and the hash grid's levels when a
+  /// minibatch defers its table's update (State::DeferredTableUpdate; null otherwise).
+  std::unique_ptr<CpuTrainedEncoding> trained;
+  const HashGridParams* grid = nullptr;
   int64_t table_floats = 0;
   bool nonfinite = false; ///< a step since the last sample had a non-finite loss
   /// Without a deferred update (full batch): the table's gradients are all zero (the last update
@@ -89,9 +91,7 @@ struct CpuBackend::State {
   TeamSizer sizer{cpu_core_count(), threads_setting, cpu_reserved_threads()}; ///< the team size, measured or fixed
 
   NetView view() const {
-    NetView v{&setup.model, &layers, params.data(), fourier_b.data(), grid ? &*grid : nullptr};
-    v.gaussians = gaussians ? &*gaussians : nullptr;
-    return v;
+    return NetView{&setup.model, &layers, params.data(), fourier_b.data(), trained.get()};
   }
   /// Sample i's coordinate, as Dataset::coordinate makes it.
   void coordinate(int64_t i, float& x, float& y) const {
@@ -244,13 +244,13 @@ void CpuBackend::configure_impl(const TrainSetup& setup, const Dataset& data) {
   s->width = data.image.width;
   s->height = data.image.height;
   s->fourier_b = fourier_matrix(setup.model.encoding, setup.seed);
-  s->grid = hash_grid_of(setup.model.encoding);
-  s->gaussians = gaussians_of(setup.model.encoding);
+  s->trained = cpu_trained_encoding(setup.model.encoding);
+  // A hash-grid minibatch defers its table's gradient (State::DeferredTableUpdate).
+  s->grid = setup.batch_size > 0 && s->trained ? s->trained->deferred_levels() : nullptr;
   s->table_floats = encoding_parameter_count(setup.model.encoding);
   const int64_t count = redraw::parameter_count(setup.model);
   resize_checked(s->params, count, "parameters");
-  // A hash-grid minibatch defers its table's gradient (State::DeferredTableUpdate).
-  s->grads_first = setup.batch_size > 0 && s->grid ? s->table_floats : 0;
+  s->grads_first = s->grid ? s->table_floats : 0;
   resize_checked(s->grads, count - s->grads_first, "gradients");
   const int arrays = optimizer_state_arrays(setup.optimizer);
   if (arrays >= 1) resize_checked(s->first, count, "optimizer state");
@@ -267,10 +267,10 @@ void CpuBackend::configure_impl(const TrainSetup& setup, const Dataset& data) {
     }
   }
   // Keep the encoded dataset when every step encodes the same coordinates (and it is big enough
-  // to matter): full batch, or the dataset for dataset_mse. A hash grid's encoding changes every step.
+  // to matter): full batch, or the dataset for dataset_mse. A trained family's encoding changes every step.
   // A chunk's rows follow the network, never the team (cpu_chunk_rows).
   const int64_t chunk = cpu_chunk_rows(s->layers, s->encoding_width);
-  if (!s->grid && !s->gaussians && s->n * s->encoding_width * int64_t(sizeof(float)) <= k_max_cached_encoding_bytes) {
+  if (!s->trained && s->n * s->encoding_width * int64_t(sizeof(float)) <= k_max_cached_encoding_bytes) {
     resize_checked(s->encoded, s->n * s->encoding_width, "encoded dataset");
     resize_checked(s->chunk_coords, std::min(chunk, s->n) * 2, "coordinates");
     for (int64_t r0 = 0; r0 < s->n; r0 += chunk) {
@@ -339,7 +339,7 @@ void CpuBackend::train_step_impl(const StepArgs& args) {
   const bool minibatch = s.setup.batch_size > 0;
   // A hash-grid minibatch is encoded whole before the chunks, level by level, and its table's
   // update waits for the next step's encoding (State::deferred).
-  const bool defer = minibatch && net.grid;
+  const bool defer = s.grid != nullptr;
   net.grads_first = s.grads_first; // table_floats when deferring, else 0
   if (!defer) s.settle();
   if (minibatch) {
@@ -363,7 +363,7 @@ void CpuBackend::train_step_impl(const StepArgs& args) {
     if (stop_requested()) return abandon_step();
     const int64_t rows = std::min(s.ws.rows, total - r0);
     const bool cached = !minibatch && !s.encoded.empty();
-    // The hash grid's backward needs the coordinates too; a cached encoding needs none.
+    // A trained family's backward needs the coordinates too; a cached encoding needs none.
     const float* chunk_coords = minibatch ? coords + 2 * r0 : cached ? nullptr : s.chunk(r0, rows);
     const float* input;
     if (defer) {
@@ -470,8 +470,7 @@ void predict_chunks(const NetView& net, CpuWorkspace& ws, const float* coords, i
 /// of at most `chunk` rows, which runs the coordinates forward a chunk at a time.
 struct ChunkedPass {
   std::vector<DenseLayer> layers;
-  std::optional<HashGridParams> grid;
-  std::optional<GaussianParams> gaussians;
+  std::unique_ptr<CpuTrainedEncoding> trained;
   NetView net;
   CpuWorkspace ws;
   int32_t channels;
@@ -479,9 +478,8 @@ struct ChunkedPass {
   ChunkedPass(const ModelSpec& model, std::span<const float> params, std::span<const float> fourier_b, int64_t n,
               int64_t chunk)
       : layers(dense_layers(model)),
-        grid(hash_grid_of(model.encoding)), gaussians(gaussians_of(model.encoding)),
-        net{&model, &layers, params.data(), fourier_b.data(), grid ? &*grid : nullptr}, channels(layers.back().out) {
-    net.gaussians = gaussians ? &*gaussians : nullptr;
+        trained(cpu_trained_encoding(model.encoding)),
+        net{&model, &layers, params.data(), fourier_b.data(), trained.get()}, channels(layers.back().out) {
     ws.reserve(layers, model.encoding.width(), std::min(n, chunk));
   }
   /// Encodes and runs forward rows [r0, r0 + rows) of the n coordinates; returns rows.
@@ -568,10 +566,8 @@ void CpuBackend::optimizer_update_impl(const OptimizerSpec& opt, std::span<float
 void CpuBackend::encode_impl(const EncodingSpec& enc, std::span<const float> fourier_b, const float* coords, int64_t n,
                              float* out) {
   const FlushedTeam flushed = use_team(team_size());
-  if (const auto grid = hash_grid_of(enc))
-    hash_grid_encode_rows(*grid, fourier_b.data(), coords, n, out);
-  else if (const auto gaussians = gaussians_of(enc))
-    gaussian_encode_rows(*gaussians, fourier_b.data(), coords, n, out);
+  if (const auto trained = cpu_trained_encoding(enc)) // its floats come in fourier_b
+    trained->encode(fourier_b.data(), coords, n, out);
   else
     encode_rows(enc.params(), fourier_b.data(), coords, n, out);
 }

@@ -1,6 +1,9 @@
 #include "cpu/cpu_family_encoders.h"
 
+#include "cpu/cpu_gaussians.h"
+#include "cpu/cpu_hash_grid.h"
 #include "cpu/cpu_kernels.h"
+#include "engine/model_family.h"
 
 #include <omp.h>
 
@@ -21,18 +24,35 @@ void fourier_encode_team(const EncodingParams& e, const float* b, const float* c
   }
 }
 
-struct CpuEncoderEntry {
-  EncodingKind kind;
-  CpuEncoder encode;
+using CpuTrainedFactory = std::unique_ptr<CpuTrainedEncoding> (*)(const EncodingSpec&);
+struct CpuFamilyKernels {
+  const ModelFamily* family;
+  CpuEncoder encode;         ///< a closed-form family's own encoder, or null
+  CpuTrainedFactory trained; ///< a trained family's kernels, or null
 };
-// The registry: one line per family with an encoder of its own.
-constexpr CpuEncoderEntry k_cpu_encoders[] = {{EncodingKind::Fourier, fourier_encode_team}};
+// The registry: one line per family with kernels of its own.
+constexpr CpuFamilyKernels k_cpu_kernels[] = {
+    {&k_fourier_family, fourier_encode_team, nullptr},
+    {&k_hash_grid_family, nullptr, make_cpu_hash_grid_encoding},
+    {&k_gaussians_family, nullptr, make_cpu_gaussians_encoding},
+};
+
+const CpuFamilyKernels* kernels_of(EncodingKind kind) {
+  const ModelFamily* family = &model_family(kind);
+  for (const CpuFamilyKernels& entry : k_cpu_kernels)
+    if (entry.family == family) return &entry;
+  return nullptr;
+}
 } // namespace
 
 CpuEncoder cpu_family_encoder(EncodingKind kind) {
-  for (const CpuEncoderEntry& entry : k_cpu_encoders)
-    if (entry.kind == kind) return entry.encode;
-  return nullptr;
+  const CpuFamilyKernels* k = kernels_of(kind);
+  return k ? k->encode : nullptr;
+}
+
+std::unique_ptr<CpuTrainedEncoding> cpu_trained_encoding(const EncodingSpec& enc) {
+  const CpuFamilyKernels* k = kernels_of(enc.kind);
+  return k && k->trained ? k->trained(enc) : nullptr;
 }
 
 } // namespace redraw::cpu

@@ -1,4 +1,5 @@
 #include "cpu/cpu_gaussians.h"
+#include "cpu/cpu_family_encoders.h"
 
 #include "engine/errors.h"
 #include "engine/gaussian_bounds.h"
@@ -211,6 +212,27 @@ void gaussian_backward_rows(const GaussianParams& g, const float* params, const 
     }
     std::copy(v, v + k_gaussian_floats, gr);
   }
+}
+
+namespace {
+class CpuGaussiansEncoding final : public cpu::CpuTrainedEncoding {
+public:
+  explicit CpuGaussiansEncoding(const EncodingSpec& enc) : m_g(gaussian_params(enc.gaussians)) {}
+  void encode(const float* params, const float* coords, int64_t n, float* out) override {
+    gaussian_encode_rows(m_g, params, coords, n, out);
+  }
+  void backward(const float* params, const float* coords, const float* d_out, int64_t n, float* grads,
+                bool accumulate) override {
+    gaussian_backward_rows(m_g, params, coords, d_out, n, grads, accumulate);
+  }
+
+private:
+  GaussianParams m_g;
+};
+} // namespace
+
+std::unique_ptr<cpu::CpuTrainedEncoding> make_cpu_gaussians_encoding(const EncodingSpec& enc) {
+  return std::make_unique<CpuGaussiansEncoding>(enc);
 }
 
 } // namespace redraw

@@ -14,8 +14,13 @@
 #include "engine/gaussian_math.h"
 
 #include <cstdint>
+#include <memory>
 
 namespace redraw {
+struct EncodingSpec;
+namespace cpu {
+class CpuTrainedEncoding;
+}
 
 /// out (n x k_gaussian_channels) = the sum of the Gaussians (params: count x k_gaussian_floats) at
 /// coords (n x 2).
@@ -25,5 +30,8 @@ void gaussian_encode_rows(const GaussianParams& g, const float* params, const fl
 /// (n x k_gaussian_channels) at coords; `grads` is set rather than added to unless `accumulate`.
 void gaussian_backward_rows(const GaussianParams& g, const float* params, const float* coords, const float* d_out,
                             int64_t n, float* grads, bool accumulate);
+
+/// The Gaussians' kernels behind the CPU's trained-family interface (cpu/cpu_family_encoders.h).
+std::unique_ptr<cpu::CpuTrainedEncoding> make_cpu_gaussians_encoding(const EncodingSpec& enc);
 
 } // namespace redraw

@@ -1,4 +1,5 @@
 #include "cpu/cpu_hash_grid.h"
+#include "cpu/cpu_family_encoders.h"
 
 #include "cpu/cpu_kernels.h"
 
@@ -179,6 +180,28 @@ void hash_grid_backward_rows(const HashGridParams& g, const float* coords, const
                              float* table_grad, bool accumulate) {
   hash_grid_detail::with_features(
       g.n_features, [&](auto f) { backward_all<decltype(f)::value>(g, coords, d_out, n, table_grad, accumulate); });
+}
+
+namespace {
+class CpuHashGridEncoding final : public cpu::CpuTrainedEncoding {
+public:
+  explicit CpuHashGridEncoding(const EncodingSpec& enc) : m_grid(hash_grid_params(enc)) {}
+  void encode(const float* params, const float* coords, int64_t n, float* out) override {
+    hash_grid_encode_rows(m_grid, params, coords, n, out);
+  }
+  void backward(const float*, const float* coords, const float* d_out, int64_t n, float* grads,
+                bool accumulate) override {
+    hash_grid_backward_rows(m_grid, coords, d_out, n, grads, accumulate); // linear in the table: it needs no values
+  }
+  const HashGridParams* deferred_levels() const override { return &m_grid; }
+
+private:
+  HashGridParams m_grid;
+};
+} // namespace
+
+std::unique_ptr<cpu::CpuTrainedEncoding> make_cpu_hash_grid_encoding(const EncodingSpec& enc) {
+  return std::make_unique<CpuHashGridEncoding>(enc);
 }
 
 } // namespace redraw

@@ -13,9 +13,14 @@
 #include "engine/hash_grid_math.h"
 
 #include <cstdint>
+#include <memory>
 #include <type_traits>
 
 namespace redraw {
+struct EncodingSpec;
+namespace cpu {
+class CpuTrainedEncoding;
+}
 
 /// out (n x L*F) = the encoding of coords (n x 2) with `table` (hash_grid_entries x F floats).
 void hash_grid_encode_rows(const HashGridParams& g, const float* table, const float* coords, int64_t n, float* out);
@@ -82,5 +87,9 @@ bool avx2_in_use();
 /// sse2, and the table's floats fit the gathers' 32-bit offsets.
 bool passes_use_avx2(const HashGridParams& g);
 } // namespace hash_grid_detail
+
+/// The hash grid's kernels behind the CPU's trained-family interface (cpu/cpu_family_encoders.h):
+/// encode and backward above, and its levels for the deferred minibatch update.
+std::unique_ptr<cpu::CpuTrainedEncoding> make_cpu_hash_grid_encoding(const EncodingSpec& enc);
 
 } // namespace redraw

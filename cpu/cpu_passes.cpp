@@ -1,7 +1,6 @@
 #include "cpu/cpu_passes.h"
 
 #include "cpu/cpu_family_encoders.h"
-#include "cpu/cpu_gaussians.h"
 #include "cpu/cpu_hash_grid.h"
 #include "cpu/cpu_kernels.h"
 
@@ -42,12 +41,10 @@ void encode_rows(const EncodingParams& e, const float* b, const float* coords, i
   }
 }
 
-/// The network's input for n coordinates: its encoding (the hash grid reads the table in params).
+/// The network's input for n coordinates: its encoding (a trained family reads its floats in params).
 void encode_input(const NetView& net, const float* coords, int64_t n, float* out) {
-  if (net.gaussians)
-    gaussian_encode_rows(*net.gaussians, net.params, coords, n, out);
-  else if (net.grid)
-    hash_grid_encode_rows(*net.grid, net.params, coords, n, out);
+  if (net.trained)
+    net.trained->encode(net.params, coords, n, out);
   else
     encode_rows(net.model->encoding.params(), net.fourier_b, coords, n, out);
 }
@@ -289,9 +286,9 @@ double backward_rows(const NetView& net, CpuWorkspace& ws, const float* coords, 
   scratch.resize(size_t(std::max(1, omp_get_max_threads())) * size_t(widest)); // one row per thread
   float* const bufs[2] = {ws.grad_a.data(), ws.grad_b.data()};
   // A slot of one tile (every network but the widest): each tile goes through all the layers on
-  // its own, and the team meets once, for the bias partials. Not for a hash grid's or the
-  // Gaussians' gradient left to this pass (the layer-by-layer pass leaves dLoss/dEncoding in one
-  // piece for hash_grid_backward_rows or gaussian_backward_rows).
+  // its own, and the team meets once, for the bias partials. Not for a trained family's gradient
+  // left to this pass (the layer-by-layer pass leaves dLoss/dEncoding in one piece for its
+  // backward).
   static_assert(k_tile_rows == k_block_rows && k_tile_rows == k_slot_rows, "a tile is a block and a slot");
   const bool tile_slots = ws.slot_rows == k_tile_rows && !(net.trainable_encoding() && !net.encoding_grad);
 
@@ -313,12 +310,9 @@ double backward_rows(const NetView& net, CpuWorkspace& ws, const float* coords, 
     }
   }
   // The last product wrote dLoss/dEncoding into the buffer the loop would use next.
-  if (net.grid && !net.encoding_grad)
-    hash_grid_backward_rows(*net.grid, coords, bufs[layers.size() % 2], rows, grads,
-                            !first_chunk || net.table_grads_zeroed);
-  if (net.gaussians) // their gradients start at parameter 0: the Gaussians never defer (grads_first 0)
-    gaussian_backward_rows(*net.gaussians, net.params, coords, bufs[layers.size() % 2], rows, grads,
-                           !first_chunk || net.table_grads_zeroed);
+  if (net.trained && !net.encoding_grad) // not deferred: their gradients start at parameter 0 (grads_first 0)
+    net.trained->backward(net.params, coords, bufs[layers.size() % 2], rows, grads,
+                          !first_chunk || net.table_grads_zeroed);
   double loss_sum = 0;
   for (double p : ws.partial) loss_sum += p;
   return loss_sum;

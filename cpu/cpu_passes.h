@@ -5,6 +5,7 @@
 /// shapes of every piece of work are fixed whatever the thread count, so results are the same
 /// bits on any team size (see k_tile_rows in cpu_passes.cpp).
 #include "cpu/cpu_backend.h"
+#include "cpu/cpu_family_encoders.h"
 #include "engine/errors.h"
 #include "engine/model_spec.h"
 
@@ -29,25 +30,24 @@ struct NetView {
   const std::vector<DenseLayer>* layers = nullptr;
   const float* params = nullptr;
   const float* fourier_b = nullptr;
-  const HashGridParams* grid = nullptr; ///< HashGrid: its levels; the table is params[0, ...)
-  bool table_grads_zeroed = false; ///< the table's gradients are zero before the step: backward adds
+  /// A trained family's kernels (cpu/cpu_family_encoders.h): its floats are params[0, ...), and
+  /// backward_rows sets or adds their gradients (table_grads_zeroed). Null: a closed-form family.
+  CpuTrainedEncoding* trained = nullptr;
+  bool table_grads_zeroed = false; ///< the trained floats' gradients are zero before the step: backward adds
   /// When set: backward_rows writes the chunk's dLoss/dEncoding here (rows x encoding width) and
-  /// leaves the table's gradient to the caller (hash_grid_backward_level, level by level).
+  /// leaves the trained floats' gradient to the caller (a hash grid's deferred update, level by level).
   float* encoding_grad = nullptr;
   /// grads[0] is this parameter's gradient: with encoding_grad set, the caller keeps no gradient
   /// array for the table, and grads start at the first network weight.
   int64_t grads_first = 0;
-  /// Gaussians: their count and bins; the Gaussians are params[0, ...) (engine/gaussian_math.h).
-  /// Like a hash grid's table, backward_rows sets or adds their gradients (table_grads_zeroed).
-  const GaussianParams* gaussians = nullptr;
   /// Whether the encoding has trainable parameters at the start of params.
-  bool trainable_encoding() const { return grid || gaussians; }
+  bool trainable_encoding() const { return trained != nullptr; }
 };
 
 /// Encodes n coordinates by a closed-form encoding into out (n x width): copied, the CPU's own
 /// encoder (cpu/cpu_family_encoders.h), or element by element.
 void encode_rows(const EncodingParams& e, const float* b, const float* coords, int64_t n, float* out);
-/// The network's input for n coordinates: its encoding (the hash grid reads the table in params).
+/// The network's input for n coordinates: its encoding (a trained family reads its floats in params).
 void encode_input(const NetView& net, const float* coords, int64_t n, float* out);
 /// Forward pass of `rows` encoded inputs; the outputs are ws.y.back().
 void forward_rows(const NetView& net, CpuWorkspace& ws, const float* input, int64_t rows);

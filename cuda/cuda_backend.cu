@@ -154,9 +154,7 @@ std::unique_ptr<BoundState> bound_shape(const TrainSetup& setup, const Dataset& 
   s->minibatch = setup.batch_size > 0;
   s->batch = s->minibatch ? setup.batch_size : s->n;
   s->param_count = redraw::parameter_count(setup.model);
-  s->grid = hash_grid_of(setup.model.encoding);
-  s->gauss = gaussians_of(setup.model.encoding);
-  if (s->gauss) s->binning = std::make_unique<GaussianBinning>();
+  s->trained = cuda_trained_encoding(setup.model.encoding);
   s->table_floats = encoding_parameter_count(setup.model.encoding);
   return s;
 }
@@ -177,10 +175,9 @@ TrainingMemoryPlan plan_bound_memory(const BoundState& s, const DevicePool& pool
   need.dataset_bytes = uint64_t(s.n) * (2 + s.channels) * f;
   // Parameters, gradients, optimizer state, and the staging of the reserved timelapse copies.
   need.param_bytes = uint64_t(s.param_count) * (2 + arrays) * f + uint64_t(copies) * copy_bytes;
-  // Gaussians: their shapes, boxes and offsets, and the binning's (bin, Gaussian) pairs at about
-  // 16 a Gaussian (their initial size), 60 bytes each with the backward's partial gradient. The
-  // buffers grow with the Gaussians; a pool short of memory then says so by name.
-  if (s.gauss) need.param_bytes += uint64_t(s.gauss->count) * (52 + 16 * 60);
+  // A trained family's own buffers (the Gaussians' bins). Buffers that grow with the parameters
+  // say so by name when the pool is short of memory.
+  if (s.trained) need.param_bytes += s.trained->model_bytes();
   need.encoded_bytes = uint64_t(s.n) * s.enc_width * f;
   need.encoding_cacheable = !s.minibatch && !s.passes_coordinates && !s.trains_encoding() &&
                             need.encoded_bytes <= k_max_cached_encoding_bytes;
@@ -189,7 +186,7 @@ TrainingMemoryPlan plan_bound_memory(const BoundState& s, const DevicePool& pool
   need.chunk_bytes = [&](int64_t rows) {
     return MlpWorkspace::bytes_needed(s.setup.model, rows, true) + uint64_t(rows) * s.channels * f +
            (s.trains_encoding() ? uint64_t(rows) * uint64_t(2 + s.enc_width) * f : 0) +
-           (s.gauss ? uint64_t(rows) * 16 : 0) + // the backward's sample sort
+           (s.trained ? uint64_t(rows) * s.trained->row_bytes() : 0) +
            uint64_t(loss_partial_count(std::max(s.batch, s.n) * s.channels) + 64) * 2 * f;
   };
   const TrainingMemoryPlan plan = plan_training_memory(need);
@@ -459,14 +456,12 @@ void CudaBackend::render_rgba8_device(int32_t w, int32_t h, void* dst_device) {
     }
     if (m->render_ws) ws = m->render_ws.get();
   }
-  m->bin_gaussians(c);
+  m->prepare_trained(c);
   for (int64_t p0 = 0; p0 < pixels; p0 += ws->rows()) {
     const int64_t count = std::min(ws->rows(), pixels - p0);
     const float* input = ws->input();
-    if (s.grid)
-      input = encode_grid_pixels(c, *ws, *s.grid, s.params.data(), w, h, p0, count);
-    else if (s.gauss)
-      s.binning->encode_pixels(c.stream, s.params.data(), w, h, p0, count, ws->input());
+    if (s.trained)
+      input = s.trained->encode_pixels(c, *ws, s.params.data(), w, h, p0, count);
     else
       encode_grid(c.stream, s.enc, s.fourier_b.data(), w, h, p0, count, ws->input());
     mlp_forward(c, *ws, s.params.data(), input, count);

@@ -6,7 +6,6 @@
 #include "cuda/cuda_check.h"
 #include "cuda/device_buffer.h"
 #include "cuda/encoding_kernels.cuh"
-#include "cuda/gaussian_kernels.cuh"
 #include "cuda/loss_kernels.cuh"
 #include "cuda/matmul.h"
 #include "cuda/memory_plan.h"
@@ -14,6 +13,7 @@
 #include "cuda/optimizer_kernels.cuh"
 #include "cuda/parameter_copy.h"
 #include "cuda/render_kernels.cuh"
+#include "cuda/trained_encoding.h"
 #include "engine/errors.h"
 #include "engine/frames/renderer.h"
 #include "engine/model_family.h"
@@ -116,16 +116,14 @@ struct BoundState {
   DeviceBuffer<DeviceStepParams> step_params;
   MlpWorkspace ws;
   int64_t loss_partials = 0, mse_partials = 0;
-  std::optional<HashGridParams> grid; ///< HashGrid: its levels; the table leads params and grads
+  /// A trained family's kernels (cuda/trained_encoding.h; null: a closed-form family): its floats
+  /// lead params and grads (table_floats), prepared for the parameters before every pass.
+  std::unique_ptr<CudaTrainedEncoding> trained;
   int64_t table_floats = 0;
-  /// Gaussians: their count and bins; the Gaussians lead params and grads (table_floats), and
-  /// `binning` holds the lists of the parameters last binned (every pass bins before it encodes).
-  std::optional<GaussianParams> gauss;
-  std::unique_ptr<GaussianBinning> binning;
-  DeviceBuffer<float> batch_coords; ///< HashGrid or Gaussians minibatch: the chunk's coordinates (backward needs them)
-  DeviceBuffer<float> enc_grad;     ///< HashGrid or Gaussians: dLoss/dEncoding of a chunk
-  /// An encoding that reads the parameters (hash grid, Gaussians): its gradient reaches them.
-  bool trains_encoding() const { return grid || gauss; }
+  DeviceBuffer<float> batch_coords; ///< a trained family's minibatch: the chunk's coordinates (backward needs them)
+  DeviceBuffer<float> enc_grad;     ///< a trained family: dLoss/dEncoding of a chunk
+  /// An encoding that reads the parameters (a trained family): its gradient reaches them.
+  bool trains_encoding() const { return trained != nullptr; }
   /// A minibatch run's metric sample (engine/pixel_sample.h), when the image has more pixels:
   /// its coordinates and targets. metric_n == n: the whole dataset is measured.
   int64_t metric_n = 0;
@@ -181,9 +179,9 @@ struct CudaBackend::Impl {
     BoundState& s = *bound;
     const float inv_count = float(1.0 / (double(s.batch) * s.channels));
     int64_t partial_offset = 0;
-    if (s.gauss) {
-      TimedOp t(c.timer, c.stream, "gaussians binning");
-      s.binning->bin(*c.pool, c.stream, *s.gauss, s.params.data()); // the step's parameters, for all its chunks
+    if (s.trained) {
+      TimedOp t(c.timer, c.stream, s.trained->prepare_name());
+      s.trained->prepare(*c.pool, c.stream, s.params.data()); // the step's parameters, for all its chunks
     }
     for (int64_t r0 = 0; r0 < s.batch; r0 += s.chunk_rows) {
       const int64_t rows = std::min(s.chunk_rows, s.batch - r0);
@@ -216,13 +214,9 @@ struct CudaBackend::Impl {
                    s.loss_partial.data() + partial_offset, s.grads.data(), r0 > 0,
                    s.trains_encoding() ? s.enc_grad.data() : nullptr,
                    s.minibatch ? nullptr : s.mse_partial.data() + partial_offset);
-      if (s.grid) {
-        TimedOp t(c.timer, c.stream, "hash grid backward");
-        if (r0 == 0) CUDA_CHECK(cudaMemsetAsync(s.grads.data(), 0, size_t(s.table_floats) * sizeof(float), c.stream));
-        hash_grid_backward(c.stream, *s.grid, chunk_coords, s.enc_grad.data(), rows, s.grads.data());
-      } else if (s.gauss) {
-        TimedOp t(c.timer, c.stream, "gaussians backward");
-        s.binning->backward(*c.pool, c.stream, s.params.data(), chunk_coords, s.enc_grad.data(), rows, s.grads.data(),
+      if (s.trained) {
+        TimedOp t(c.timer, c.stream, s.trained->backward_name());
+        s.trained->backward(*c.pool, c.stream, s.params.data(), chunk_coords, s.enc_grad.data(), rows, s.grads.data(),
                             r0 > 0);
       }
       partial_offset += loss_partial_count(rows * s.channels);
@@ -263,20 +257,17 @@ struct CudaBackend::Impl {
     return s.ws.input();
   }
 
-  /// The encoding of coords (rows x 2) by an encoding that reads the parameters, where ws's
-  /// forward pass reads it (see encode_grid_input; null: fp16 inside the fused MLP). The Gaussians
-  /// must have been binned for the current parameters.
+  /// The encoding of coords (rows x 2) by a trained family, where ws's forward pass reads it (see
+  /// encode_grid_input; null: fp16 inside the fused MLP), prepared for the current parameters.
   const float* encode_params_input(const CudaContext& c, MlpWorkspace& ws, const float* coords, int64_t rows) {
     BoundState& s = *bound;
-    if (s.grid) return encode_grid_input(c, ws, *s.grid, s.params.data(), coords, rows);
-    s.binning->encode(c.stream, s.params.data(), coords, rows, ws.input());
-    return ws.input();
+    return s.trained->encode_input(c, ws, s.params.data(), coords, rows);
   }
 
-  /// Bins the Gaussians of the current parameters (a gaussians model; nothing otherwise).
-  void bin_gaussians(const CudaContext& c) {
+  /// Readies a trained family's kernels for the current parameters (nothing for a closed form).
+  void prepare_trained(const CudaContext& c) {
     BoundState& s = *bound;
-    if (s.gauss) s.binning->bin(*c.pool, c.stream, *s.gauss, s.params.data());
+    if (s.trained) s.trained->prepare(*c.pool, c.stream, s.params.data());
   }
 
   /// Enqueues the clamped squared error of the current parameters over the metric sample (the
@@ -284,7 +275,7 @@ struct CudaBackend::Impl {
   void enqueue_metric_error(const CudaContext& c, float* out) {
     BoundState& s = *bound;
     if (s.metric_n == s.n) return enqueue_dataset_error(c, out);
-    bin_gaussians(c);
+    prepare_trained(c);
     int64_t offset = 0;
     for (int64_t r0 = 0; r0 < s.metric_n; r0 += s.chunk_rows) {
       const int64_t rows = std::min(s.chunk_rows, s.metric_n - r0);
@@ -308,7 +299,7 @@ struct CudaBackend::Impl {
   /// *out (device memory); no wait.
   void enqueue_dataset_error(const CudaContext& c, float* out) {
     BoundState& s = *bound;
-    bin_gaussians(c);
+    prepare_trained(c);
     int64_t offset = 0;
     for (int64_t r0 = 0; r0 < s.n; r0 += s.chunk_rows) {
       const int64_t rows = std::min(s.chunk_rows, s.n - r0);
@@ -341,10 +332,10 @@ struct CudaBackend::Impl {
     }
   }
 
-  /// Enqueues the step whose block was just written: graph replay, or eager. A gaussians step is
-  /// always eager: its binning waits for the pair count (cuda/gaussian_kernels.cuh).
+  /// Enqueues the step whose block was just written: graph replay, or eager. A step whose trained
+  /// family's prepare() waits (the Gaussians' binning, for the pair count) is always eager.
   void launch_step() {
-    if (graphs && !graph && eager_steps >= 1 && !bound->gauss) {
+    if (graphs && !graph && eager_steps >= 1 && (!bound->trained || bound->trained->graph_safe())) {
       try {
         capture_graph();
       } catch (const BackendError& e) {

@@ -92,9 +92,9 @@ struct ChunkedPass {
   MlpWorkspace ws;
   DeviceBuffer<float> p, fb, xy;
   EncodingParams enc;
-  std::optional<HashGridParams> grid;
-  std::optional<GaussianParams> gauss;
-  GaussianBinning binning; ///< Gaussians: binned once, for the pass's one set of parameters
+  /// A trained family's kernels, prepared once for the pass's one set of parameters (null: a
+  /// closed-form family).
+  std::unique_ptr<CudaTrainedEncoding> trained;
 
   ChunkedPass(const CudaContext& ctx, const DevicePool& pool, const ModelSpec& model, std::span<const float> params,
               std::span<const float> fourier_b, int64_t n, const LossParams* loss)
@@ -104,18 +104,15 @@ struct ChunkedPass {
     ws.allocate(c, model, rows, loss != nullptr, loss);
     p.upload(params.data(), params.size());
     fb.upload(fourier_b.data(), fourier_b.size());
-    grid = hash_grid_of(model.encoding);
-    gauss = gaussians_of(model.encoding);
-    if (gauss) binning.bin(pool, c.stream, *gauss, p.data());
+    trained = cuda_trained_encoding(model.encoding);
+    if (trained) trained->prepare(pool, c.stream, p.data());
   }
   /// Uploads and encodes coordinates [r0, r0 + k), runs them forward and returns the network's input.
   const float* forward(const float* coords, int64_t r0, int64_t k) {
     xy.upload(coords + 2 * r0, size_t(k) * 2);
     const float* input = ws.input();
-    if (grid)
-      input = encode_grid_input(c, ws, *grid, p.data(), xy.data(), k);
-    else if (gauss)
-      binning.encode(c.stream, p.data(), xy.data(), k, ws.input());
+    if (trained)
+      input = trained->encode_input(c, ws, p.data(), xy.data(), k);
     else
       cuda::encode(c.stream, enc, fb.data(), xy.data(), k, ws.input());
     mlp_forward(c, ws, p.data(), input, k);
@@ -158,10 +155,8 @@ double CudaBackend::loss_and_gradients_impl(const ModelSpec& model, const LossPa
   DeviceBuffer<float> partial(pool, stream, size_t(partials), "loss partial sums");
   DeviceBuffer<float> sum(pool, stream, 1, "loss");
   DeviceBuffer<float> enc_grad;
-  if (pass.grid || pass.gauss) {
+  if (pass.trained)
     enc_grad = DeviceBuffer<float>(pool, stream, size_t(rows) * size_t(model.encoding.width()), "encoding gradients");
-    CUDA_CHECK(cudaMemsetAsync(g.data(), 0, size_t(encoding_parameter_count(model.encoding)) * sizeof(float), stream));
-  }
   const float inv_count = float(1.0 / (double(n) * C));
   int64_t offset = 0;
   for (int64_t r0 = 0; r0 < n; r0 += rows) {
@@ -169,9 +164,8 @@ double CudaBackend::loss_and_gradients_impl(const ModelSpec& model, const LossPa
     const float* input = pass.forward(coords, r0, k);
     mlp_backward(pass.c, pass.ws, pass.p.data(), input, t.data() + r0 * C, k, loss, inv_count, partial.data() + offset,
                  g.data(), r0 > 0, enc_grad.empty() ? nullptr : enc_grad.data());
-    if (pass.grid) hash_grid_backward(stream, *pass.grid, pass.xy.data(), enc_grad.data(), k, g.data());
-    if (pass.gauss)
-      pass.binning.backward(pool, stream, pass.p.data(), pass.xy.data(), enc_grad.data(), k, g.data(), r0 > 0);
+    if (pass.trained)
+      pass.trained->backward(pool, stream, pass.p.data(), pass.xy.data(), enc_grad.data(), k, g.data(), r0 > 0);
     offset += loss_partial_count(k * C);
   }
   reduce_sum(stream, partial.data(), offset, sum.data());
@@ -223,19 +217,15 @@ void CudaBackend::encode_impl(const EncodingSpec& enc, std::span<const float> fo
   DeviceBuffer<float> xy(pool, st, size_t(n) * 2, "coordinates");
   xy.upload(coords, size_t(n) * 2);
   DeviceBuffer<float> result(pool, st, size_t(n) * width, "encoded coordinates");
-  if (const auto grid = hash_grid_of(enc)) {
-    hash_grid_encode(st, *grid, fb.data(), xy.data(), n, result.data());
-  } else if (const auto gaussians = gaussians_of(enc)) {
-    GaussianBinning binning; // the Gaussians come as the encoding's parameters, in fourier_b
-    binning.bin(pool, st, *gaussians, fb.data());
-    binning.encode(st, fb.data(), xy.data(), n, result.data());
-    result.download(out, size_t(n) * width);
-    synchronize(); // before the binning's buffers go
-    return;
-  } else
+  const auto trained = cuda_trained_encoding(enc); // its floats come as the encoding's parameters, in fourier_b
+  if (trained) {
+    trained->prepare(pool, st, fb.data());
+    trained->encode(st, fb.data(), xy.data(), n, result.data());
+  } else {
     cuda::encode(st, enc.params(), fb.data(), xy.data(), n, result.data());
+  }
   result.download(out, size_t(n) * width);
-  synchronize();
+  synchronize(); // before the kernels' buffers go
 }
 
 } // namespace redraw

@@ -107,11 +107,6 @@ int64_t gaussians_size_to_budget(ModelSpec& spec, int64_t budget) {
 }
 } // namespace
 
-std::optional<GaussianParams> gaussians_of(const EncodingSpec& e) {
-  if (e.kind != EncodingKind::Gaussians) return std::nullopt;
-  return gaussian_params(e.gaussians);
-}
-
 extern const ModelFamily k_gaussians_family = {
     .kind = EncodingKind::Gaussians,
     .name = "Gaussians",

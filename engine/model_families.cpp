@@ -9,10 +9,8 @@
 namespace redraw {
 
 // The families are listed once, in REDRAW_MODEL_FAMILIES (engine/encoding_math.h), each with its
-// record; the record lives in the family's own file and says its kind, checked against its place.
-#define REDRAW_DECLARE_FAMILY(kind_name, Math, record) extern const ModelFamily record;
-REDRAW_MODEL_FAMILIES(REDRAW_DECLARE_FAMILY)
-#undef REDRAW_DECLARE_FAMILY
+// record (declared in engine/model_family.h); the record lives in the family's own file and says
+// its kind, checked against its place.
 
 namespace {
 #define REDRAW_FAMILY_ADDRESS(kind_name, Math, record) &record,

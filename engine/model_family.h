@@ -6,10 +6,12 @@
 ///   on one line with its kind and per-element math, in REDRAW_MODEL_FAMILIES
 ///   (engine/encoding_math.h); engine/model_families.cpp makes the table, indexed by EncodingKind
 ///   and checked complete (tests/engine/core/test_model_families.cpp).
-/// - A closed-form family is encoded by every backend element by element (encoding_value); the
-///   CPU's own encoders are one table (cpu/cpu_family_encoders.cpp). A family whose encoding reads
-///   trainable floats (hash grid, Gaussians) has kernels in each backend's step, bound from
-///   hash_grid_of / gaussians_of (engine/model_spec.h).
+/// - A closed-form family is encoded by every backend element by element (encoding_value), or by
+///   an encoder of the backend's own. A family whose encoding reads trainable floats (hash grid,
+///   Gaussians) has kernels behind each backend's interface for them (cpu::CpuTrainedEncoding,
+///   cuda::CudaTrainedEncoding), which the backend's step calls without asking which family it is.
+///   Each backend registers its kernels in one table keyed by the record
+///   (cpu/cpu_family_encoders.cpp, cuda/trained_encodings.cu).
 /// - Functions left null mean "nothing to do" (no trained floats, no fixed matrix, ...), as each
 ///   field's comment says.
 #include "engine/model_spec.h"
@@ -116,6 +118,13 @@ struct ModelFamily {
   /// (engine/encoding_math.h) with the fixed matrix.
   std::function<void(float x, float y, float* out)> (*host_encoder)(const EncodingSpec&, std::span<const float> params);
 };
+
+/// Every family's record, by the name REDRAW_MODEL_FAMILIES gives it (k_gaussians_family): a
+/// backend's table of kernels is keyed by them (cpu/cpu_family_encoders.cpp,
+/// cuda/trained_encodings.cu).
+#define REDRAW_DECLARE_FAMILY(kind_name, Math, record) extern const ModelFamily record;
+REDRAW_MODEL_FAMILIES(REDRAW_DECLARE_FAMILY)
+#undef REDRAW_DECLARE_FAMILY
 
 /// The record of `kind` (every EncodingKind has one); ConfigError for a value outside the enum.
 const ModelFamily& model_family(EncodingKind kind);

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <initializer_list>
 
 namespace redraw {
@@ -101,8 +102,16 @@ void draw_run_buttons(UiState& ui) {
   check_field(ui, "preview every N steps", ui.settings.preview_every, 1, 100000);
 }
 
+/// What the preset box shows: the preset's name, "custom", or a config file's name (its folder
+/// would fill the box with a path of the machine, not the config).
+std::string preset_box_text(const std::string& preset) {
+  if (preset.empty()) return "custom";
+  const std::string file = std::filesystem::path(preset).filename().string();
+  return file.empty() ? preset : file;
+}
+
 void draw_preset(UiState& ui) {
-  const std::string current = ui.edit.preset.empty() ? std::string("custom") : ui.edit.preset;
+  const std::string current = preset_box_text(ui.edit.preset);
   if (ImGui::BeginCombo("preset", widget_text(current, 60).c_str())) {
     for (const auto& name : ui.preset_names)
       if (ImGui::Selectable(name.c_str(), name == ui.edit.preset)) ui.push(intent::LoadPreset{name});

@@ -1,0 +1,27 @@
+#include "cuda/trained_encoding.h"
+
+#include "engine/model_family.h"
+
+namespace redraw::cuda {
+
+namespace {
+using CudaTrainedFactory = std::unique_ptr<CudaTrainedEncoding> (*)(const EncodingSpec&);
+struct CudaFamilyKernels {
+  const ModelFamily* family;
+  CudaTrainedFactory trained;
+};
+// The registry: one line per family whose encoding reads trainable floats.
+constexpr CudaFamilyKernels k_cuda_kernels[] = {
+    {&k_hash_grid_family, make_cuda_hash_grid_encoding},
+    {&k_gaussians_family, make_cuda_gaussians_encoding},
+};
+} // namespace
+
+std::unique_ptr<CudaTrainedEncoding> cuda_trained_encoding(const EncodingSpec& enc) {
+  const ModelFamily* family = &model_family(enc.kind);
+  for (const CudaFamilyKernels& entry : k_cuda_kernels)
+    if (entry.family == family) return entry.trained(enc);
+  return nullptr;
+}
+
+} // namespace redraw::cuda
