@@ -69,6 +69,7 @@ extern const ModelFamily k_fourier_family = {
     .size_to_budget = nullptr,
     .params_problem = nullptr,
     .host_encoder = nullptr,
+    .deferred_update_floats = nullptr,
 };
 
 } // namespace redraw

@@ -134,6 +134,7 @@ extern const ModelFamily k_gaussians_family = {
     .size_to_budget = gaussians_size_to_budget,
     .params_problem = gaussian_coverage_problem,
     .host_encoder = nullptr,
+    .deferred_update_floats = nullptr,
 };
 
 } // namespace redraw

@@ -1,6 +1,7 @@
 /// The hash-grid family (Müller et al.): L levels of trainable features, dense where a level's
 /// grid fits its table and hashed above; the per-element math is engine/hash_grid_math.h's.
 #include "engine/errors.h"
+#include "engine/deferred_table_memory.h"
 #include "engine/model_family.h"
 #include "engine/rng_math.h"
 #include "engine/run_config.h"
@@ -176,10 +177,13 @@ HashGridParams hash_grid_params(const EncodingSpec& e) {
   return g;
 }
 
-std::optional<HashGridParams> hash_grid_of(const EncodingSpec& e) {
-  if (e.kind != EncodingKind::HashGrid) return std::nullopt;
-  return hash_grid_params(e);
+namespace {
+/// A CPU minibatch keeps no gradient array for the table (the update waits for the next step's
+/// encoding): only a group of levels' gradients and the step's dLoss/dEncoding.
+int64_t hash_grid_deferred_floats(const EncodingSpec& e, int64_t batch) {
+  return cpu_deferred_table_floats(hash_grid_params(e), batch);
 }
+} // namespace
 
 extern const ModelFamily k_hash_grid_family = {
     .kind = EncodingKind::HashGrid,
@@ -208,6 +212,7 @@ extern const ModelFamily k_hash_grid_family = {
     .size_to_budget = nullptr,
     .params_problem = nullptr,
     .host_encoder = hash_grid_host_encoder,
+    .deferred_update_floats = hash_grid_deferred_floats,
 };
 
 } // namespace redraw

@@ -34,6 +34,7 @@ extern const ModelFamily k_identity_family = {
     .size_to_budget = nullptr,
     .params_problem = nullptr,
     .host_encoder = nullptr,
+    .deferred_update_floats = nullptr,
 };
 
 } // namespace redraw

@@ -117,6 +117,10 @@ struct ModelFamily {
   /// parameter array): writes encoding_width floats to out. Null: encoding_value's closed form
   /// (engine/encoding_math.h) with the fixed matrix.
   std::function<void(float x, float y, float* out)> (*host_encoder)(const EncodingSpec&, std::span<const float> params);
+  /// A CPU minibatch of `batch` samples defers its floats' gradient and update to the next step
+  /// (the hash grid's table): the floats it keeps instead of a gradient array, for the app's
+  /// memory estimate. Null: no deferral (a gradient array beside the floats).
+  int64_t (*deferred_update_floats)(const EncodingSpec&, int64_t batch);
 };
 
 /// Every family's record, by the name REDRAW_MODEL_FAMILIES gives it (k_gaussians_family): a

@@ -115,9 +115,6 @@ void size_hash_grid_to_image(EncodingSpec& enc, int32_t w, int32_t h);
 /// Resolved levels (resolutions, dense or hashed, table offsets) of a HashGrid spec. ConfigError
 /// naming the field when the spec is invalid.
 HashGridParams hash_grid_params(const EncodingSpec& enc);
-/// The resolved grid of a HashGrid spec, or nothing for another encoding (the config summary's
-/// estimate of a deferred table update; engine/hash_grid_family.cpp).
-std::optional<HashGridParams> hash_grid_of(const EncodingSpec& enc);
 /// Widest layer input or output, encoding included.
 int32_t max_layer_width(const ModelSpec& spec);
 /// Multiply-adds of one forward pass for one sample (dense layers only).

@@ -48,6 +48,7 @@ extern const ModelFamily k_positional_family = {
     .size_to_budget = nullptr,
     .params_problem = nullptr,
     .host_encoder = nullptr,
+    .deferred_update_floats = nullptr,
 };
 
 } // namespace redraw

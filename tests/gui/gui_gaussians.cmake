@@ -1,5 +1,5 @@
 # The Gaussians view: `redraw gui --test-script` under Xvfb trains a gaussians model with the
-# Neuron maps window open, requires its Gaussians outlined over the reconstruction (the script's
+# Gaussians window open (N), requires its Gaussians outlined over the reconstruction (the script's
 # gaussians_outlined condition), compares it with the instant preset and screenshots both; the
 # checker crops run A's and run B's pictures (the sidecar's compare_runs) and requires
 # two different, non-blank pictures. Screenshots land in build/gui_test/gaussians/.

@@ -28,6 +28,7 @@ struct Pane {
   const char* label = nullptr;     ///< that run's label while comparing ("B: siren")
   size_t index = k_run_a;          ///< that run's place in UiState::runs
   size_t split_index = k_run_a;    ///< the split view's second run's place
+  bool error = false;              ///< an error map (run's, when `run` is set: its picture is `values`)
 };
 
 void pixel_text(char* buf, size_t n, const Image* img, int32_t x, int32_t y) {
@@ -64,6 +65,15 @@ void draw_compare_toolbar(UiState& ui) {
   ImGui::EndDisabled();
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
     ImGui::SetTooltip("Two runs: one picture, A left of a divider and the other right of it (V toggles)");
+  same_line_if_fits(check_width("error maps"));
+  ImGui::BeginDisabled(split_shown(ui));
+  if (ImGui::Checkbox("error maps", &ui.settings.compare_errors)) {
+    ui.view.error_dirty = true;
+    ui.view.fit_requested = true; // the panes are half as tall
+  }
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip("Side by side: each run's error |picture - truth| under its picture, every map on one scale");
   same_line_if_fits(button_width("Close compare"));
   if (ImGui::Button("Close compare")) ui.compare.close_requested = true;
 }
@@ -101,7 +111,8 @@ void draw_toolbar(UiState& ui) {
                         "resolution once the view stands still: what it learnt between the pixels.\n"
                         "Off: the training-size preview, enlarged.");
   }
-  if (!ui.compare.open && (v.mode == CanvasMode::SideBySide || v.mode == CanvasMode::Error)) {
+  if (ui.compare.open ? compared_error_maps_shown(ui)
+                      : (v.mode == CanvasMode::SideBySide || v.mode == CanvasMode::Error)) {
     const float gain_w = 100;
     same_line_if_fits(check_width("auto error scale") + (v.error_auto ? 0 : spacing + gain_w), 20);
     if (ImGui::Checkbox("auto error scale", &v.error_auto)) v.error_dirty = true;
@@ -195,13 +206,15 @@ bool drag_divider(UiState& ui, const Pane& p, bool active) {
 
 namespace {
 /// Where the canvas's panes go this frame: one, three (truth, picture, error) or one per run
-/// compared, side by side.
+/// compared, side by side, with each run's error map under its picture when they are shown.
 struct CanvasLayout {
   ImVec2 origin, avail;
   float gap = 8, caption_h = 0, pane_w = 0, pane_h = 0;
   int count = 1;
-  Pane panes[std::max<size_t>(3, k_max_runs)];
+  int cols = 1; ///< panes per row; pane i is in row i / cols
+  Pane panes[std::max<size_t>(3, 2 * k_max_runs)];
   std::string split_caption; ///< the split view's: "A: siren  |  B: fourier"
+  std::string error_captions[k_max_runs]; ///< the compared runs' error maps': "A: siren, error"
   bool frame = false; ///< run A shows a scrubbed timelapse frame
   ImVec2 center(int i) const {
     return ImVec2((panes[i].min.x + panes[i].max.x) * 0.5f, (panes[i].min.y + panes[i].max.y) * 0.5f);
@@ -236,6 +249,19 @@ void choose_panes(const UiState& ui, const Image* truth, CanvasLayout& L) {
   if (ui.compare.open) {
     for (size_t k = 0; k < runs.size() && k < std::size(L.panes); ++k)
       L.panes[k] = run_pane(ui, runs[k], L.frame);
+    if (compared_error_maps_shown(ui)) {
+      const size_t n = std::min(runs.size(), size_t(k_max_runs));
+      for (size_t k = 0; k < n; ++k) {
+        const RunView& r = *runs[k].view;
+        L.error_captions[k] = std::string(runs[k].label ? runs[k].label : "") + ", error";
+        Pane& e = L.panes[n + k];
+        e = Pane{L.error_captions[k].c_str(), r.tex.error, r.reconstruction.get(), {}, {}}; // its step is above
+        e.run = &r;
+        e.label = runs[k].label;
+        e.index = runs[k].index;
+        e.error = true;
+      }
+    }
     if (split_shown(ui)) {
       L.panes[0].split = L.panes[1].texture;
       L.panes[0].split_index = L.panes[1].index;
@@ -244,9 +270,10 @@ void choose_panes(const UiState& ui, const Image* truth, CanvasLayout& L) {
     }
   } else {
     const RunView& run = ui.run_a();
-    const Pane all[3] = {{"ground truth", run.tex.truth, truth, {}, {}},
+    Pane all[3] = {{"ground truth", run.tex.truth, truth, {}, {}},
                          run_pane(ui, runs[0], L.frame),
                          {"error |prediction - truth|", run.tex.error, nullptr, {}, {}}};
+    all[2].error = true;
     switch (ui.view.mode) {
     case CanvasMode::SideBySide:
       std::copy(all, all + 3, L.panes);
@@ -263,7 +290,9 @@ void choose_panes(const UiState& ui, const Image* truth, CanvasLayout& L) {
     }
   }
   for (int i = 0; i < L.count; ++i) {
-    L.panes[i].min = ImVec2(L.origin.x + float(i) * (L.pane_w + L.gap), L.origin.y + L.caption_h);
+    const int col = i % L.cols, row = i / L.cols;
+    L.panes[i].min = ImVec2(L.origin.x + float(col) * (L.pane_w + L.gap),
+                            L.origin.y + L.caption_h + float(row) * (L.pane_h + L.caption_h + L.gap));
     L.panes[i].max = ImVec2(L.panes[i].min.x + L.pane_w, L.panes[i].min.y + L.pane_h);
   }
 }
@@ -322,7 +351,7 @@ void draw_pane(UiState& ui, ImDrawList* dl, const CanvasLayout& L, int i, const 
     caption = L.frame ? "timelapse frame, drawn at screen resolution" : "reconstruction, drawn at screen resolution";
   else if (p.recon && L.frame && !frame_sharpens && zoomed_past_texels(texel_zoom, fb.x))
     caption = "timelapse frame: a picture only, enlarged";
-  if (p.texture == ui.run_a().tex.error) {
+  if (p.error && p.index == k_run_a) { // one legend: every run's map has run A's scale
     // The scale matters more than the long caption: "error" alone when both do not fit, then
     // a compact legend, and no legend only when even that does not fit.
     ErrorLegend legend(v, false);
@@ -363,7 +392,7 @@ void draw_pane(UiState& ui, ImDrawList* dl, const CanvasLayout& L, int i, const 
     const SplitGeometry g = split_view(p.min.x, p.max.x - p.min.x, ui.compare.divider);
     visible_rect(a, b, p.min, ImVec2(g.a_max, p.max.y), ui.runs[p.index].rect);
     visible_rect(a, b, ImVec2(g.b_min, p.min.y), p.max, ui.runs[p.split_index].rect);
-  } else if (ui.compare.open && p.run) {
+  } else if (ui.compare.open && p.run && !p.error) {
     visible_rect(a, b, p.min, p.max, ui.runs[p.index].rect);
   }
 }
@@ -438,8 +467,11 @@ void draw_canvas(UiState& ui) {
   L.count = ui.compare.open ? (split_shown(ui) ? 1 : int(shown_runs(ui).size()))
             : v.mode == CanvasMode::SideBySide ? 3
                                                : 1;
-  L.pane_w = (L.avail.x - L.gap * float(L.count - 1)) / float(L.count);
-  L.pane_h = L.avail.y - L.caption_h;
+  L.cols = L.count;
+  const int rows = compared_error_maps_shown(ui) ? 2 : 1; // the runs' pictures, then their error maps
+  L.count *= rows;
+  L.pane_w = (L.avail.x - L.gap * float(L.cols - 1)) / float(L.cols);
+  L.pane_h = (L.avail.y - float(rows) * L.caption_h - float(rows - 1) * L.gap) / float(rows);
   if (ui.compare.open || v.mode != CanvasMode::GroundTruth) {
     const ImVec2 fb = ImGui::GetIO().DisplayFramebufferScale;
     ui.preview_pane[0] = std::max(1, int32_t(std::ceil(L.pane_w * fb.x)));

@@ -2,7 +2,7 @@
 
 #include "engine/backend.h"
 #include "engine/backend_names.h"
-#include "engine/deferred_table_memory.h"
+#include "engine/model_family.h"
 #include "engine/model_spec.h"
 #include "engine/training/schedule.h"
 
@@ -37,11 +37,11 @@ ConfigSummary summarize_config(const RunConfig& config, int32_t w, int32_t h, in
   s.parameter_bytes = uint64_t(s.parameters) * sizeof(float) * uint64_t(2 + arrays);
   s.recovery_bytes = uint64_t(s.parameters) * sizeof(float) * uint64_t(1 + arrays);
   s.table_state_bytes = s.table_bytes * uint64_t(2 + arrays);
-  // A CPU hash-grid minibatch keeps no gradient array for its table (the update waits for the
-  // next step's encoding), only a group of levels' gradients and the step's dLoss/dEncoding.
-  // The Gaussians never wait: only a grid's table does.
-  if (const auto grid = hash_grid_of(m.encoding); info.deferred_table_gradients && grid && batch > 0) {
-    const uint64_t deferred = uint64_t(cpu_deferred_table_floats(*grid, batch)) * sizeof(float);
+  // A CPU minibatch of a family that defers its floats' update (a hash grid's table) keeps what
+  // its record says instead of a gradient array for them.
+  const auto deferred_floats = model_family(m.encoding.kind).deferred_update_floats;
+  if (info.deferred_table_gradients && deferred_floats && batch > 0) {
+    const uint64_t deferred = uint64_t(deferred_floats(m.encoding, batch)) * sizeof(float);
     s.parameter_bytes = s.parameter_bytes - s.table_bytes + deferred;
     s.table_state_bytes = s.table_state_bytes - s.table_bytes + deferred;
   }

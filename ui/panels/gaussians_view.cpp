@@ -63,15 +63,8 @@ void update_gaussian_view(UiState& ui, const RunView& run, const NetworkSnapshot
 
 void draw_gaussians_controls(UiState& ui, const RunView& run) {
   GaussiansViewState& g = ui.insight.gaussians;
-  // The maps' window is sized for a grid of thumbnails; these few lines would cover the canvas.
-  // Fitted once for each run, then the user's size stands.
-  if (g.fitted_trainer != run.status.trainer_id) {
-    g.fitted_trainer = run.status.trainer_id;
-    ImGui::SetWindowSize(ImVec2(ImGui::GetFontSize() * 36, ImGui::GetFrameHeightWithSpacing() * 9));
-  }
-  ImGui::TextWrapped("This run's model is a sum of 2-D Gaussians (gaussians): it has no neurons to map. "
-                     "Its Gaussians are outlined over the reconstruction instead (their one-sigma ellipses); "
-                     "hover the picture to read the one that weighs most there.");
+  ImGui::TextWrapped("A sum of 2-D Gaussians has no neurons: its one-sigma ellipses are outlined over run A's "
+                     "picture; hover it to read the one that weighs most there.");
   ImGui::Checkbox("outline the Gaussians over the picture", &g.overlay);
   const char* modes[] = {"size", "colour", "change since the last view"};
   ImGui::SetNextItemWidth(ImGui::CalcTextSize(modes[2]).x + ImGui::GetFrameHeight() * 2);

@@ -3,6 +3,7 @@
 #include "ui/panels/insight_views.h"
 #include "ui/panels/panels.h"
 #include "ui/widgets/tool_window.h"
+#include "ui/widgets/ui_scale.h"
 
 #include "engine/model_family.h"
 
@@ -107,19 +108,27 @@ void draw_enlarged(UiState& ui, PreviewTexture* atlas, float side) {
 } // namespace
 
 void draw_neuron_maps(UiState& ui, const RunView& run) {
+  const SessionStatus& st = run.status;
+  if (st.has_run && model_family(st.config.model.encoding.kind).insight == InsightView::Gaussians) {
+    // No neurons: the same key opens a small window of its own for its Gaussians, low on the right
+    // over the plots, so that it never hides the pictures it outlines.
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    const float w = ImGui::GetFontSize() * 30, h = ImGui::GetFrameHeightWithSpacing() * 8;
+    const WindowPlacement corner{ImVec2(vp->WorkPos.x + vp->WorkSize.x - ui_px(12),
+                                        vp->WorkPos.y + vp->WorkSize.y - ui_px(40)),
+                                 ImVec2(w, h), ImVec2(1, 1)};
+    if (!begin_tool_window("Gaussians", &ui.settings.show_neuron_maps, corner)) return;
+    draw_gaussians_controls(ui, run);
+    ImGui::End();
+    return;
+  }
   if (!begin_tool_window("Neuron maps", &ui.settings.show_neuron_maps,
                          work_area_placement(0.3f, 70, ImVec2(820, 720), ImVec2(0.65f, 0.85f))))
     return;
   NeuronMapViewState& n = ui.insight.neurons;
   InsightResources* res = ui.insight.res;
-  const SessionStatus& st = run.status;
   if (!st.has_run) {
     ImGui::TextDisabled("no run");
-    ImGui::End();
-    return;
-  }
-  if (model_family(st.config.model.encoding.kind).insight == InsightView::Gaussians) { // its Gaussians instead
-    draw_gaussians_controls(ui, run);
     ImGui::End();
     return;
   }

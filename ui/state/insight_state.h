@@ -64,7 +64,6 @@ struct GaussiansViewState {
   int32_t colour_by = 0; ///< GaussianColour: size, colour or change
   std::shared_ptr<const GaussianView> view;
   uint64_t trainer = 0;           ///< trainer the view was made for
-  uint64_t fitted_trainer = 0;    ///< the run whose window the controls last sized to fit them
   double next_request = 0;        ///< duty cycle, as for the maps
   int64_t visible = 0, drawn = 0; ///< last frame: ellipses in the pane, and those outlined
 };

@@ -52,6 +52,7 @@ const auto k_setting_fields = std::make_tuple(
     std::pair{"autosave_minutes", &Settings::autosave_minutes}, std::pair{"show_spectrum", &Settings::show_spectrum},
     std::pair{"show_neuron_maps", &Settings::show_neuron_maps}, std::pair{"cpu_threads", &Settings::cpu_threads},
     std::pair{"compare_split", &Settings::compare_split},
+    std::pair{"compare_errors", &Settings::compare_errors},
     std::pair{"compare_same_step", &Settings::compare_same_step}, std::pair{"plots_seconds", &Settings::plots_seconds},
     std::pair{"max_image_memory_mb", &Settings::max_image_memory_mb});
 

@@ -33,6 +33,11 @@ inline std::vector<ShownRun> shown_runs(const UiState& ui) {
 /// The split view (one pane, a divider between two pictures) is on: it shows two runs, and it is
 /// shown while exactly two are.
 inline bool split_shown(const UiState& ui) { return ui.compare.open && ui.compare.split && shown_runs(ui).size() == 2; }
+/// Whether the canvas shows each compared run's error map under its picture (the runs side by
+/// side, Settings::compare_errors).
+inline bool compared_error_maps_shown(const UiState& ui) {
+  return ui.compare.open && !split_shown(ui) && ui.settings.compare_errors;
+}
 
 /// A timelapse frame a run has on screen: its host pixels and its step.
 struct ShownFrame {

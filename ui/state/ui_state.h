@@ -145,6 +145,7 @@ struct Settings {
   /// Machine > Image memory: the budget in MiB for decoding an image (`train --max-image-memory`).
   int32_t max_image_memory_mb = int32_t(k_default_image_memory_bytes >> 20);
   bool compare_split = false;      ///< compare runs: split view (else side by side)
+  bool compare_errors = false;     ///< compare runs side by side: each run's error map under its picture
   /// compare runs: B and A keep the same step (the dearer run sets the pace), else they take equal
   /// turns on the device, so each has trained about as many seconds (engine's ComparePace)
   bool compare_same_step = false;

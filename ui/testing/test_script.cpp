@@ -2,6 +2,7 @@
 
 #include "engine/display_text.h"
 #include "ui/widgets/image_views.h"
+#include "ui/widgets/preview_texture.h"
 #include "ui/state/shown_runs.h"
 #include "ui/panels/sweep_browser.h"
 
@@ -106,6 +107,18 @@ bool shown_runs_differ(const UiState& ui) {
   return runs.size() > 1;
 }
 
+/// compare_error_maps: the canvas shows the runs' error maps, and every run shown has one made from
+/// its own picture (its error texture is the size of its picture).
+bool compared_error_maps_made(const UiState& ui) {
+  if (!compared_error_maps_shown(ui)) return false;
+  for (const ShownRun& r : shown_runs(ui)) {
+    const PreviewTexture* t = r.view->tex.error;
+    const Image* picture = r.view->reconstruction.get();
+    if (!t || t->empty() || !picture || t->width() != picture->width || t->height() != picture->height) return false;
+  }
+  return true;
+}
+
 /// The prefix of the conditions on the run at `index` of UiState::runs (run_condition): "compare_"
 /// for run B (the first compared run), "run_C_" for run C, and so on.
 std::string run_condition_prefix(size_t index) {
@@ -173,6 +186,7 @@ bool test_condition(const UiState& ui, const std::string& cond, std::string& err
   if (cond == "comparing") return ui.compare.open;
   if (cond == "not_comparing") return !ui.compare.open;
   if (cond == "compare_differs") return shown_runs_differ(ui);
+  if (cond == "compare_error_maps") return compared_error_maps_made(ui);
   if (cond == "truth_texels") return truth_texels_match(ui, error);
   if (cond == "sharp") return ui.zoom.sharp();
   if (cond == "not_sharp") return !ui.zoom.sharp();
@@ -369,6 +383,10 @@ Done view_command(const Line& l, UiState& ui) {
     ui.script_pointer[0] = fx;
     ui.script_pointer[1] = fy;
     return Done::NextFrame; // hovering is read when the next frame starts
+  } else if (cmd == "compare_errors") { // compare_errors on|off: the compare toolbar's "error maps"
+    if (arg != "on" && arg != "off") return l.fail("expected compare_errors on|off");
+    ui.settings.compare_errors = arg == "on";
+    ui.view.error_dirty = ui.view.fit_requested = true;
   } else if (cmd == "sharp_zoom") { // sharp_zoom on|off: the toolbar's checkbox
     if (arg != "on" && arg != "off") return l.fail("expected sharp_zoom on|off");
     ui.zoom.enabled = arg == "on";

@@ -6,6 +6,7 @@
 #include "ui/panels/zoom_view.h"
 #include "ui/widgets/image_views.h"
 #include "ui/window/run_slot.h"
+#include "ui/state/shown_runs.h"
 #include "ui/window/timelapse_sync.h"
 
 #include "engine/images/resample.h"
@@ -16,13 +17,32 @@ namespace redraw {
 
 void update_error_map(UiState& ui, const Image& shown) {
   CanvasView& v = ui.view;
+  struct Map {
+    RunView* run;
+    const Image* shown;
+    const Image* truth;
+  };
+  std::vector<Map> maps;
   const Image* truth = ui.run_a().truth_for(shown);
   if (!ui.run_a().tex.error || !truth) return; // no truth, or a frame of another run
-  const float full = v.error_auto ? auto_error_full_scale(shown, *truth) : 1.0f / std::max(1e-3f, v.error_gain);
-  if (full <= 0) return;
-  const auto rgba = error_heat_map(shown, *truth, 1.0f / full);
-  if (rgba.empty()) return;
-  ui.run_a().tex.error->upload_host(rgba.data(), truth->width, truth->height);
+  maps.push_back({&ui.run_a(), &shown, truth});
+  if (compared_error_maps_shown(ui))
+    for (RunView& run : ui.runs) {
+      const Image* picture = run.compared ? run.reconstruction.get() : nullptr;
+      const Image* at_size = picture ? run.truth_for(*picture) : nullptr;
+      if (at_size && run.tex.error) maps.push_back({&run, picture, at_size});
+    }
+  // One scale for every run shown, so that their maps compare: the largest run's p99.
+  float full = 0;
+  if (v.error_auto)
+    for (const Map& m : maps) full = std::max(full, auto_error_full_scale(*m.shown, *m.truth));
+  else
+    full = 1.0f / std::max(1e-3f, v.error_gain);
+  if (!(full > 0)) return;
+  for (const Map& m : maps) {
+    const auto rgba = error_heat_map(*m.shown, *m.truth, 1.0f / full);
+    if (!rgba.empty()) m.run->tex.error->upload_host(rgba.data(), m.truth->width, m.truth->height);
+  }
   v.error_full_scale = full;
   v.error_dirty = false;
 }
@@ -81,8 +101,9 @@ bool absorb_run(UiState& ui, size_t index, SessionSnapshot& take) {
     return zoom_news;
   }
   absorb_run_rows(run, take);
-  absorb_run_truth(run, take);
+  const bool news = absorb_run_truth(run, take) || take.preview;
   absorb_run_preview(run, run.tex.recon, take);
+  if (news && compared_error_maps_shown(ui)) ui.view.error_dirty = true; // every map, on one scale, with run A's
   return false;
 }
 

@@ -24,8 +24,10 @@ void absorb_run_rows(RunView& run, SessionSnapshot& take);
 bool absorb_run_truth(RunView& run, SessionSnapshot& take);
 /// Takes a new host preview into `run` and uploads it into `texture` (may be null).
 void absorb_run_preview(RunView& run, PreviewTexture* texture, SessionSnapshot& take);
-/// Recomputes the error heat map of `shown` against the ground truth into the error texture, at
-/// the automatic scale (view.error_auto) or the manual gain; sets view.error_full_scale.
+/// Recomputes the error heat map of `shown` (run A's picture) against the ground truth into run A's
+/// error texture, at the automatic scale (view.error_auto) or the manual gain; sets
+/// view.error_full_scale. While compared runs show their error maps (compared_error_maps_shown),
+/// theirs too, on the same scale: the largest of the runs' automatic scales.
 void update_error_map(UiState& ui, const Image& shown);
 
 } // namespace redraw
