@@ -10,6 +10,7 @@
 #include "engine/thread_budget.h"
 #include "cpu/team_sizer.h"
 #include "engine/errors.h"
+#include "engine/model_family.h"
 
 #include <cblas.h>
 #include <omp.h>
@@ -186,7 +187,7 @@ struct CpuBackend::State {
       pending_coords.swap(batch_coords); // the step's coordinates wait with its gradient
     } else {
       optimizer_ranges(setup.optimizer, params.data(), grads.data(), m1, m2, count, args.learning_rate,
-                       args.bias_step(), table);
+                       args.bias_step(), table, trained_lane_step(setup.model.encoding));
       table_grads_clean = true;
     }
   }

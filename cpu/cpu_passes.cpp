@@ -339,11 +339,42 @@ void reduce_weight_slots(const std::vector<DenseLayer>& layers, const CpuWorkspa
 }
 
 namespace {
+/// optimizer_pass with a learning-rate factor on some lanes (LaneStep): element by element, two
+/// learning rates. Its arrays are small beside the step (a Gaussian's 8 floats against its pairs).
+template <bool Clear, class Grad>
+void optimizer_lanes(const OptimizerSpec& opt, float* params, Grad* grads, float* first, float* second, int64_t n,
+                     float lr, int64_t step, LaneStep lanes) {
+  const float lr_lane = lr * lanes.factor;
+  if (opt.kind == OptimizerKind::Adam) {
+    const AdamParams a = opt.adam;
+    const float bias1 = float(1.0 - std::pow(double(a.beta1), double(step + 1)));
+    const float bias2 = float(1.0 - std::pow(double(a.beta2), double(step + 1)));
+    const AdamStep plain = adam_step(lr, bias1, bias2), scaled = adam_step(lr_lane, bias1, bias2);
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; ++i) {
+      adam_update(a, lanes.scales(i) ? scaled : plain, params[i], grads[i], first[i], second[i]);
+      if constexpr (Clear) grads[i] = 0.0f;
+    }
+  } else {
+    const SgdParams s = opt.sgd;
+    float dummy = 0;
+#pragma omp parallel for schedule(static) firstprivate(dummy)
+    for (int64_t i = 0; i < n; ++i) {
+      sgd_update(s, lanes.scales(i) ? lr_lane : lr, params[i], grads[i], first ? first[i] : dummy);
+      if constexpr (Clear) grads[i] = 0.0f;
+    }
+  }
+}
+
 /// One optimizer update of n parameters; with Clear, each gradient is zeroed once read (in the
 /// same sweep: a separate clear would be a second pass over memory).
 template <bool Clear, class Grad>
 void optimizer_pass(const OptimizerSpec& opt, float* params, Grad* grads, float* first, float* second, int64_t n,
-                    float lr, int64_t step) {
+                    float lr, int64_t step, LaneStep lanes = {}) {
+  if (lanes.lanes > 0) {
+    optimizer_lanes<Clear>(opt, params, grads, first, second, n, lr, step, lanes);
+    return;
+  }
   if (opt.kind == OptimizerKind::Adam) {
     const AdamParams a = opt.adam;
     const float bias1 = float(1.0 - std::pow(double(a.beta1), double(step + 1)));
@@ -391,12 +422,12 @@ void optimizer_all(const OptimizerSpec& opt, float* params, const float* grads, 
 }
 
 void optimizer_table_slice(const OptimizerSpec& opt, float* params, float* grads, float* first, float* second,
-                           int64_t n, float lr, int64_t step) {
+                           int64_t n, float lr, int64_t step, LaneStep lanes) {
   // Without weight decay (it would pull rarely seen entries to zero), the gradients cleared for
   // the next step's backward to add into.
   OptimizerSpec plain = opt;
   plain.adam.weight_decay = plain.sgd.weight_decay = 0.0f;
-  optimizer_pass<true>(plain, params, grads, first, second, n, lr, step);
+  optimizer_pass<true>(plain, params, grads, first, second, n, lr, step, lanes);
 }
 
 void optimizer_table_range(const OptimizerSpec& opt, float* params, float* grads, float* first, float* second,
@@ -406,8 +437,8 @@ void optimizer_table_range(const OptimizerSpec& opt, float* params, float* grads
 }
 
 void optimizer_ranges(const OptimizerSpec& opt, float* params, float* grads, float* first, float* second, int64_t n,
-                      float lr, int64_t step, int64_t table) {
-  optimizer_table_range(opt, params, grads, first, second, 0, table, lr, step);
+                      float lr, int64_t step, int64_t table, LaneStep table_lanes) {
+  optimizer_table_slice(opt, params, grads, first, second, table, lr, step, table_lanes);
   optimizer_pass<false>(opt, params + table, grads + table, first ? first + table : nullptr,
                         second ? second + table : nullptr, n - table, lr, step);
 }

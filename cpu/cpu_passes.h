@@ -8,6 +8,7 @@
 #include "cpu/cpu_family_encoders.h"
 #include "engine/errors.h"
 #include "engine/model_spec.h"
+#include "engine/optimizer_math.h"
 
 #include <cstdint>
 #include <new>
@@ -67,12 +68,13 @@ void reduce_weight_slots(const std::vector<DenseLayer>& layers, const CpuWorkspa
 /// One optimizer update of n parameters (Adam or SGD, with the spec's weight decay on all of them).
 void optimizer_all(const OptimizerSpec& opt, float* params, const float* grads, float* first, float* second,
                    int64_t n, float lr, int64_t step);
-/// One optimizer update of the whole array. The first `table` parameters (a hash grid's table)
-/// take no weight decay (it would pull rarely seen entries to zero) and have their gradients
-/// zeroed in the same sweep, ready for a backward pass that adds into them
-/// (NetView::table_grads_zeroed).
+/// One optimizer update of the whole array. The first `table` parameters (a hash grid's table,
+/// the Gaussians) take no weight decay (it would pull rarely seen entries to zero) and have their
+/// gradients zeroed in the same sweep, ready for a backward pass that adds into them
+/// (NetView::table_grads_zeroed); `table_lanes` scales some lanes' learning rate there (the
+/// Gaussians' means, gaussian_lane_step).
 void optimizer_ranges(const OptimizerSpec& opt, float* params, float* grads, float* first, float* second, int64_t n,
-                      float lr, int64_t step, int64_t table);
+                      float lr, int64_t step, int64_t table, LaneStep table_lanes = {});
 /// optimizer_ranges' update of table parameters [begin, end) alone (no weight decay, gradients
 /// zeroed as read); first and second may be null (plain SGD).
 void optimizer_table_range(const OptimizerSpec& opt, float* params, float* grads, float* first, float* second,
@@ -80,7 +82,7 @@ void optimizer_table_range(const OptimizerSpec& opt, float* params, float* grads
 /// The same update of n table parameters whose gradients are in a buffer of their own: params,
 /// first and second point at the range's first parameter, grads at its gradient (zeroed as read).
 void optimizer_table_slice(const OptimizerSpec& opt, float* params, float* grads, float* first, float* second,
-                           int64_t n, float lr, int64_t step);
+                           int64_t n, float lr, int64_t step, LaneStep lanes = {});
 
 /// Adam over parameters [i0, i1) eight at a time with AVX2, gradients zeroed as read; returns the
 /// first index it left undone (fewer than eight remain). The same bits as adam_update() in the

@@ -232,13 +232,15 @@ struct CudaBackend::Impl {
     float* second = s.second.empty() ? nullptr : s.second.data();
     const bool adam = o.kind == OptimizerKind::Adam;
     int64_t start = 0;
-    if (s.table_floats > 0 && (o.adam.weight_decay != 0.0f || o.sgd.weight_decay != 0.0f)) {
-      // Weight decay spares the hash table (it would pull rarely seen entries to zero).
+    const LaneStep lanes = trained_lane_step(s.setup.model.encoding);
+    if (s.table_floats > 0 && (o.adam.weight_decay != 0.0f || o.sgd.weight_decay != 0.0f || lanes.lanes > 0)) {
+      // Weight decay spares the hash table (it would pull rarely seen entries to zero); the
+      // Gaussians' means take their own learning rate (gaussian_lane_step).
       AdamParams a = o.adam;
       SgdParams g = o.sgd;
       a.weight_decay = g.weight_decay = 0.0f;
       cuda::optimizer_update(c.stream, adam, a, g, s.params.data(), s.grads.data(), first, second, s.table_floats,
-                             s.step_params.data());
+                             s.step_params.data(), lanes);
       start = s.table_floats;
     }
     cuda::optimizer_update(c.stream, adam, o.adam, o.sgd, s.params.data() + start, s.grads.data() + start,

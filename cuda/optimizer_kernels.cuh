@@ -12,9 +12,9 @@
 namespace redraw::cuda {
 
 /// Adam when `adam` is true (first = m, second = v), else SGD (first = velocity, may be null when
-/// the momentum is 0).
+/// the momentum is 0). `lanes` scales some elements' learning rate (engine/optimizer_math.h).
 void optimizer_update(cudaStream_t stream, bool adam, const AdamParams& adam_params, const SgdParams& sgd_params,
                       float* params, const float* grads, float* first, float* second, int64_t n,
-                      const DeviceStepParams* step);
+                      const DeviceStepParams* step, LaneStep lanes = {});
 
 } // namespace redraw::cuda

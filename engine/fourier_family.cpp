@@ -70,6 +70,7 @@ extern const ModelFamily k_fourier_family = {
     .params_problem = nullptr,
     .host_encoder = nullptr,
     .deferred_update_floats = nullptr,
+    .trained_lanes = nullptr,
 };
 
 } // namespace redraw

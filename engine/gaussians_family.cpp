@@ -92,6 +92,7 @@ void gaussians_export(const EncodingSpec& e, uint64_t, std::span<const float> pa
                          {e.gaussians, int64_t(k_gaussian_floats)},
                          params.subspan(0, size_t(e.gaussians) * size_t(k_gaussian_floats))});
 }
+LaneStep gaussians_lanes(const EncodingSpec& e) { return gaussian_lane_step(gaussian_params(e.gaussians)); }
 std::string gaussians_shape(const ModelSpec& m) { return std::to_string(m.encoding.gaussians) + " Gaussians"; }
 
 /// A gaussians model's only knob is its count: the one whose parameters are nearest the budget.
@@ -135,6 +136,7 @@ extern const ModelFamily k_gaussians_family = {
     .params_problem = gaussian_coverage_problem,
     .host_encoder = nullptr,
     .deferred_update_floats = nullptr,
+    .trained_lanes = gaussians_lanes,
 };
 
 } // namespace redraw

@@ -213,6 +213,7 @@ extern const ModelFamily k_hash_grid_family = {
     .params_problem = nullptr,
     .host_encoder = hash_grid_host_encoder,
     .deferred_update_floats = hash_grid_deferred_floats,
+    .trained_lanes = nullptr,
 };
 
 } // namespace redraw

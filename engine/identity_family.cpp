@@ -35,6 +35,7 @@ extern const ModelFamily k_identity_family = {
     .params_problem = nullptr,
     .host_encoder = nullptr,
     .deferred_update_floats = nullptr,
+    .trained_lanes = nullptr,
 };
 
 } // namespace redraw

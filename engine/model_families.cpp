@@ -65,6 +65,11 @@ std::string model_shape(const ModelSpec& m) {
   return "hidden " + std::to_string(m.hidden.empty() ? 0 : m.hidden.front()) + " wide";
 }
 
+LaneStep trained_lane_step(const EncodingSpec& enc) {
+  const ModelFamily& f = model_family(enc.kind);
+  return f.trained_lanes ? f.trained_lanes(enc) : LaneStep{};
+}
+
 std::string family_noun(const ModelFamily& family) {
   std::string s = family.name;
   for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));

@@ -15,6 +15,7 @@
 /// - Functions left null mean "nothing to do" (no trained floats, no fixed matrix, ...), as each
 ///   field's comment says.
 #include "engine/model_spec.h"
+#include "engine/optimizer_math.h"
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -121,6 +122,9 @@ struct ModelFamily {
   /// (the hash grid's table): the floats it keeps instead of a gradient array, for the app's
   /// memory estimate. Null: no deferral (a gradient array beside the floats).
   int64_t (*deferred_update_floats)(const EncodingSpec&, int64_t batch);
+  /// A learning-rate factor on some lanes of its trainable floats (the Gaussians' means step in
+  /// cells, engine/gaussian_math.h), which both backends' optimizer updates apply. Null: none.
+  LaneStep (*trained_lanes)(const EncodingSpec&) = nullptr;
 };
 
 /// Every family's record, by the name REDRAW_MODEL_FAMILIES gives it (k_gaussians_family): a
@@ -144,6 +148,9 @@ void size_encoding_to_image(EncodingSpec& enc, int32_t w, int32_t h);
 /// The model's shape in a few words, as its family says ("30000 Gaussians"; "hidden 64 wide" by
 /// default).
 std::string model_shape(const ModelSpec& model);
+/// The learning-rate factor on lanes of the encoding's trainable floats (ModelFamily::trained_lanes),
+/// or none.
+LaneStep trained_lane_step(const EncodingSpec& enc);
 /// The family's name in lower case, as messages say it: "a gaussians model".
 std::string family_noun(const ModelFamily& family);
 

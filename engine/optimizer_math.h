@@ -34,6 +34,16 @@ REDRAW_HD inline void adam_update(const AdamParams& a, AdamStep s, float& param,
   param -= s.step_size * m / (rd_sqrt(v) * s.inv_sqrt_bias2 + a.epsilon);
 }
 
+/// A factor on the learning rate of some lanes of an array of records of `period` floats: element
+/// i takes lr * factor where i % period < lanes, lr elsewhere (the Gaussians' means,
+/// engine/gaussian_math.h). The default scales nothing. Both backends take the factor into the
+/// learning rate before adam_step(), so they round it alike.
+struct LaneStep {
+  int32_t period = 1, lanes = 0;
+  float factor = 1.0f;
+  REDRAW_HD bool scales(int64_t i) const { return lanes > 0 && i % period < lanes; }
+};
+
 /// SGD with (optionally Nesterov) momentum, PyTorch's convention: v = mu * v + g; p -= lr * v.
 REDRAW_HD inline void sgd_update(const SgdParams& s, float lr, float& param, float grad, float& velocity) {
   const float g = grad + s.weight_decay * param;

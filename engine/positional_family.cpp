@@ -49,6 +49,7 @@ extern const ModelFamily k_positional_family = {
     .params_problem = nullptr,
     .host_encoder = nullptr,
     .deferred_update_floats = nullptr,
+    .trained_lanes = nullptr,
 };
 
 } // namespace redraw
