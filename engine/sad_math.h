@@ -60,8 +60,35 @@ struct SadMath {
   template <class T> REDRAW_HD static void derivative(int32_t, int32_t, const float*, T, T, int32_t, T&, T&) {}
 };
 
-/// h = 2 / sqrt(count).
-inline float sad_cell(int64_t count) { return float(2.0 / std::sqrt(double(count > 0 ? count : 1))); }
+/// What a pass needs, resolved on the host from the count.
+/// - The top-K lists are kept on a grid x grid lattice of nodes over [-1, 1]^2 (node (i, j) at
+///   pixel_centre(i, grid), pixel_centre(j, grid)): k_sad_grid_per_cell nodes per cell along each
+///   side, so a point is at most a quarter cell from its node (along each axis), whose list it blends.
+struct SadParams {
+  int64_t count = 0;
+  float cell = 1.0f; ///< h = 2 / sqrt(count)
+  int32_t grid = 16; ///< nodes per side of the lists' lattice
+};
+constexpr double k_sad_grid_per_cell = 2.0;
+constexpr int32_t k_sad_min_grid = 16, k_sad_max_grid = 2048;
+
+inline SadParams sad_params(int64_t count) {
+  SadParams p;
+  p.count = count;
+  const double side = std::sqrt(double(count > 0 ? count : 1));
+  p.cell = float(2.0 / side);
+  const double grid = std::ceil(k_sad_grid_per_cell * side);
+  p.grid = int32_t(grid < k_sad_min_grid ? k_sad_min_grid : (grid > k_sad_max_grid ? k_sad_max_grid : grid));
+  return p;
+}
+
+/// The node (0 .. grid - 1) of coordinate v along one axis: the nearest node centre; outside
+/// [-1, 1] the border's. Monotone in v.
+REDRAW_HD inline int32_t sad_node(float v, int32_t grid) {
+  const float t = (v + 1.0f) * 0.5f * float(grid);
+  if (!(t >= 0.0f)) return 0; // NaN too
+  return t >= float(grid) ? grid - 1 : int32_t(t);
+}
 
 /// A site's shape, worked out once per pass and then read per point.
 template <class T> struct SadShape {
