@@ -1,4 +1,5 @@
 #include "cpu/cpu_sad.h"
+#include "cpu/cpu_family_encoders.h"
 
 #include "engine/errors.h"
 #include "engine/rng_math.h"
@@ -257,6 +258,35 @@ void sad_backward_rows(const SadParams& p, const float* params, const SadLists& 
     float* g = grads + i * k_sad_floats;
     for (int32_t f = 0; f < k_sad_floats; ++f) g[f] = accumulate ? g[f] + acc[f] : acc[f];
   }
+}
+
+namespace {
+class CpuSadEncoding final : public cpu::CpuTrainedEncoding {
+public:
+  explicit CpuSadEncoding(const EncodingSpec& enc) : m_p(sad_params(enc.sites)) {}
+  void encode(const float* params, const float* coords, int64_t n, float* out) override {
+    ready(params);
+    sad_encode_rows(m_p, params, m_lists, coords, n, out);
+  }
+  void backward(const float* params, const float* coords, const float* d_out, int64_t n, float* grads,
+                bool accumulate) override {
+    ready(params);
+    sad_backward_rows(m_p, params, m_lists, coords, d_out, n, grads, accumulate);
+  }
+  void step_begins(const float* params) override { sad_refresh_lists(m_p, params, m_lists); }
+  void parameters_replaced() override { m_lists = SadLists{}; }
+
+private:
+  void ready(const float* params) {
+    if (!m_lists.built()) sad_build_lists(m_p, params, m_lists);
+  }
+  SadParams m_p;
+  SadLists m_lists;
+};
+} // namespace
+
+std::unique_ptr<cpu::CpuTrainedEncoding> make_cpu_sad_encoding(const EncodingSpec& enc) {
+  return std::make_unique<CpuSadEncoding>(enc);
 }
 
 } // namespace redraw

@@ -18,9 +18,14 @@
 #include "engine/sad_math.h"
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace redraw {
+struct EncodingSpec;
+namespace cpu {
+class CpuTrainedEncoding;
+}
 
 /// The lists of a lattice (see the header).
 struct SadLists {
@@ -41,6 +46,11 @@ void sad_refresh_lists(const SadParams& p, const float* params, SadLists& lists)
 /// out (n x k_sad_channels) = the blend at each of the n coords (n x 2) of its node's list.
 void sad_encode_rows(const SadParams& p, const float* params, const SadLists& lists, const float* coords, int64_t n,
                      float* out);
+
+/// The sites' kernels behind the CPU's trained-family interface (cpu/cpu_family_encoders.h): they
+/// keep the lists, refresh them as a step begins, and build them from scratch when they have none
+/// (a stateless call, new parameters), so a render of given parameters is theirs alone.
+std::unique_ptr<cpu::CpuTrainedEncoding> make_cpu_sad_encoding(const EncodingSpec& enc);
 
 /// grads (count x k_sad_floats) += the sites' gradient given d_out = dLoss/dEncoding
 /// (n x k_sad_channels) at coords; `grads` is set rather than added to unless `accumulate`.
