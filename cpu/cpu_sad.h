@@ -11,7 +11,9 @@
 ///   from all, so the lists keep improving as the sites move. Passes read one buffer and write
 ///   the other: every node's result is its own, whatever the team.
 /// - Refreshing (once per training step) runs one pass at step 1 with injection from
-///   the current lists: sites move little per step, so their lists follow them.
+///   the current lists: sites move little per step, so their lists follow them. Every pass also
+///   offers each node the sites whose positions fall in it, so a site is never lost from the
+///   lists (where it would take no gradient, yet a render's fresh lists would find it).
 /// - Backward, deterministic without atomics: each point's K pairs (its weights and dLoss/dlogit)
 ///   are worked out per point, the pairs are sorted stably by site (a counting sort in point
 ///   order), and each site sums its pairs in point order.
