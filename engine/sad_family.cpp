@@ -89,8 +89,8 @@ bool sad_init(const ModelSpec& s, const std::vector<DenseLayer>& layers, uint64_
 bool sad_same(const EncodingSpec& a, const EncodingSpec& b) { return a.sites == b.sites; }
 void sad_write_config(const EncodingSpec& e, nlohmann::json&, nlohmann::json& model) { model["sites"] = e.sites; }
 
-/// The rule is engine/sad_math.h's; one row per site. The lists are how a backend finds the K
-/// nearest; a decoder may take the exact K nearest (the lists find them all but a few in 10^4).
+/// The rule is engine/sad_math.h's; one row per site. A point blends the K sites of least energy
+/// at its node's centre (python/redraw_reference.py by brute force; the backends' lists find them).
 void sad_export(const EncodingSpec& e, uint64_t, std::span<const float> params, FamilyExport& out) {
   const SadParams p = sad_params(e.sites);
   out.metadata = {
