@@ -164,3 +164,68 @@ TEST_CASE("sad model: exported weights hold the sites as a count x 10 tensor; si
   CHECK(size_to_budget(m, 240012, 256, 256) == 240012);
   CHECK(m.encoding.sites == 24000);
 }
+
+TEST_CASE("sad model: the CPU backend's loss gradient, head included, matches central differences") {
+  // K sites: every point blends them all, whatever its lists, so the reference is the softmax over
+  // all of them, written here in float64 from the rule (engine/sad_math.h's header).
+  ModelSpec m = load_preset("sad").model;
+  m.encoding.sites = k_sad_k;
+  for (const int32_t channels : {1, 3}) {
+    CAPTURE(channels);
+    m.output_channels = channels;
+    std::vector<float> p = initial_parameters(m, 11);
+    for (int64_t i = 0; i < k_sad_k * k_sad_floats; ++i) // every field off its starting value
+      p[size_t(i)] += float(0.4 * (random_unit(12, 51, uint64_t(i)) - 0.5));
+    const int64_t n = 200;
+    const std::vector<float> coords = test::uniform_values(size_t(2 * n), 13, 52, -1.0f, 1.0f);
+    const std::vector<float> targets = test::uniform_values(size_t(n * channels), 14, 53, 0.0f, 1.0f);
+    CpuBackend cpu;
+    std::vector<float> grads(p.size());
+    cpu.loss_and_gradients(m, LossParams{}, p, {}, coords.data(), targets.data(), n, grads);
+    const DenseLayer head = dense_layers(m)[0];
+    const double cell = double(sad_params(k_sad_k).cell);
+    auto loss = [&](const std::vector<double>& q) {
+      double total = 0;
+      for (int64_t j = 0; j < n; ++j) {
+        const double x = coords[size_t(2 * j)], y = coords[size_t(2 * j + 1)];
+        double e[k_sad_k], lo = 1e300, enc[3] = {0, 0, 0}, sum = 0;
+        for (int i = 0; i < k_sad_k; ++i) {
+          const double* s = q.data() + i * k_sad_floats;
+          const double f = k_sad_diag_floor;
+          const double a = cell * std::sqrt(s[2] * s[2] + f * f), b = cell * s[3], c = cell * std::sqrt(s[4] * s[4] + f * f);
+          const double z1 = (x - s[0]) / a, z2 = (y - s[1] - b * z1) / c;
+          e[i] = (z1 * z1 + z2 * z2 - s[5]) / (k_sad_tau_floor + std::exp(s[6]));
+          lo = std::min(lo, e[i]);
+        }
+        for (int i = 0; i < k_sad_k; ++i) {
+          const double w = std::exp(lo - e[i]);
+          sum += w;
+          for (int k = 0; k < 3; ++k) enc[k] += w * q[size_t(i * k_sad_floats + k_sad_colour + k)];
+        }
+        for (int32_t o = 0; o < channels; ++o) {
+          double out = q[size_t(head.bias_offset + o)];
+          for (int k = 0; k < 3; ++k) out += q[size_t(head.weight_offset + o * 3 + k)] * enc[k] / sum;
+          const double d = out - double(targets[size_t(j * channels + o)]);
+          total += d * d;
+        }
+      }
+      return total / double(n * channels);
+    };
+    std::vector<double> q(p.begin(), p.end());
+    double worst = 0, largest = 0;
+    for (size_t i = 0; i < q.size(); ++i) {
+      const double keep = q[i], h = 1e-6;
+      q[i] = keep + h;
+      const double up = loss(q);
+      q[i] = keep - h;
+      const double down = loss(q);
+      q[i] = keep;
+      const double fd = (up - down) / (2 * h);
+      worst = std::max(worst, std::abs(double(grads[i]) - fd));
+      largest = std::max(largest, std::abs(fd));
+    }
+    MESSAGE(channels << " channel(s): worst difference " << worst << " on gradients up to " << largest);
+    CHECK(largest > 1e-2);
+    CHECK(worst < 1e-4 * largest);
+  }
+}
