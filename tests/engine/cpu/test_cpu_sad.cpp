@@ -170,3 +170,33 @@ TEST_CASE("sad passes: lists, forward and backward give the same bits at 1, 2 an
   for (float v : grad1) changed += v != 0.25f;
   CHECK(changed > grad1.size() / 2); // accumulate added something
 }
+
+TEST_CASE("sad lists: no site is lost while it is among the nearest at its own node, however far the sites jump") {
+  // A lost site takes no gradient, yet a render's fresh lists find it: every refresh offers each
+  // node its own sites. Jumps of several cells outrun a pass at step 1; the own-node rule holds.
+  const int64_t count = 300;
+  const SadParams p = sad_params(count);
+  std::vector<float> params = spread_sites(count, 21);
+  SadLists lists;
+  sad_build_lists(p, params.data(), lists);
+  for (int64_t i = 0; i < count; ++i) {
+    params[size_t(i * k_sad_floats + k_sad_mx)] += 4 * p.cell * float(random_unit(22, 45, uint64_t(2 * i)) - 0.5);
+    params[size_t(i * k_sad_floats + k_sad_my)] += 4 * p.cell * float(random_unit(22, 45, uint64_t(2 * i + 1)) - 0.5);
+  }
+  sad_refresh_lists(p, params.data(), lists);
+  int64_t checked = 0;
+  for (int64_t s = 0; s < count; ++s) {
+    const float* site = params.data() + s * k_sad_floats;
+    const int32_t i = sad_node(site[k_sad_mx], p.grid), j = sad_node(site[k_sad_my], p.grid);
+    const float x = pixel_centre<float>(i, p.grid), y = pixel_centre<float>(j, p.grid);
+    const float mine = sad_key(sad_shape<float>(site, p.cell), x, y);
+    int64_t nearer = 0;
+    for (int64_t o = 0; o < count; ++o)
+      nearer += o != s && sad_key(sad_shape<float>(params.data() + o * k_sad_floats, p.cell), x, y) < mine;
+    if (nearer >= k_sad_k) continue;
+    ++checked;
+    const int32_t* list = lists.ids.data() + (int64_t(j) * p.grid + i) * k_sad_k;
+    CHECK(std::find(list, list + k_sad_k, int32_t(s)) != list + k_sad_k);
+  }
+  CHECK(checked > count / 2);
+}
