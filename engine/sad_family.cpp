@@ -151,6 +151,7 @@ extern const ModelFamily k_sad_family = {
     .params_problem = nullptr, // any finite sites render in bounded time: a point blends K of them
     .host_encoder = nullptr,
     .deferred_update_floats = nullptr,
+    .trained_lanes = nullptr, // positions step in image units for now (the Gaussians' means step in cells)
 };
 
 } // namespace redraw
