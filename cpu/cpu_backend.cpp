@@ -296,6 +296,7 @@ void CpuBackend::synchronize() {
 void CpuBackend::set_parameters_impl(std::span<const float> p) {
   m_state->settle(); // the optimizer state must hold the last step's update, whatever the weights become
   std::copy(p.begin(), p.end(), m_state->params.begin());
+  if (m_state->trained) m_state->trained->parameters_replaced();
   m_state->nonfinite = false;
 }
 void CpuBackend::get_parameters_impl(std::vector<float>& out) {
@@ -343,6 +344,7 @@ void CpuBackend::train_step_impl(const StepArgs& args) {
   const bool defer = s.grid != nullptr;
   net.grads_first = s.grads_first; // table_floats when deferring, else 0
   if (!defer) s.settle();
+  if (s.trained) s.trained->step_begins(s.params.data());
   if (minibatch) {
     s.gather_minibatch(args.step, C, total);
     coords = s.batch_coords.data();

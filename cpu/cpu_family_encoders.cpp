@@ -3,6 +3,7 @@
 #include "cpu/cpu_gaussians.h"
 #include "cpu/cpu_hash_grid.h"
 #include "cpu/cpu_kernels.h"
+#include "cpu/cpu_sad.h"
 #include "engine/model_family.h"
 
 #include <omp.h>
@@ -35,6 +36,7 @@ constexpr CpuFamilyKernels k_cpu_kernels[] = {
     {&k_fourier_family, fourier_encode_team, nullptr},
     {&k_hash_grid_family, nullptr, make_cpu_hash_grid_encoding},
     {&k_gaussians_family, nullptr, make_cpu_gaussians_encoding},
+    {&k_sad_family, nullptr, make_cpu_sad_encoding},
 };
 
 const CpuFamilyKernels* kernels_of(EncodingKind kind) {

@@ -5,7 +5,7 @@
 /// - a closed-form family may have an encoder of its own (Fourier's, through libmvec); one without
 ///   is encoded element by element through encoding_value, and a family whose output is the
 ///   coordinates (its record's passes_coordinates) is copied;
-/// - a family whose encoding reads trainable floats (hash grid, Gaussians) has a CpuTrainedEncoding,
+/// - a family whose encoding reads trainable floats (hash grid, Gaussians, sad) has a CpuTrainedEncoding,
 ///   made for one spec when a network is bound; the backend's passes call it and nothing else.
 #include "engine/encoding_math.h"
 #include "engine/model_spec.h"
@@ -34,6 +34,11 @@ public:
   /// by level into the next step's encoding (cpu/cpu_backend.cpp, DeferredTableUpdate); null
   /// otherwise.
   virtual const HashGridParams* deferred_levels() const { return nullptr; }
+  /// A training step begins with the trained floats in params (sad refreshes its sites' lists
+  /// here); encode and backward see those parameters until the next call. Nothing by default.
+  virtual void step_begins(const float*) {}
+  /// The trained floats were replaced (set_parameters): state kept from the old ones goes.
+  virtual void parameters_replaced() {}
 };
 
 /// The CPU's own encoder of a closed-form family, or null.

@@ -49,7 +49,8 @@ public:
   virtual uint64_t row_bytes() const = 0;
 };
 
-/// The kernels of a trained family's spec, or null for a closed-form family.
+/// The kernels of a trained family's spec, or null for a closed-form family; BackendError naming
+/// a trained family this backend has no kernels for (sad).
 std::unique_ptr<CudaTrainedEncoding> cuda_trained_encoding(const EncodingSpec& enc);
 
 /// The hash grid's and the Gaussians' kernels behind the interface (their own files).

@@ -1,5 +1,6 @@
 #include "cuda/trained_encoding.h"
 
+#include "engine/errors.h"
 #include "engine/model_family.h"
 
 namespace redraw::cuda {
@@ -21,6 +22,11 @@ std::unique_ptr<CudaTrainedEncoding> cuda_trained_encoding(const EncodingSpec& e
   const ModelFamily* family = &model_family(enc.kind);
   for (const CudaFamilyKernels& entry : k_cuda_kernels)
     if (entry.family == family) return entry.trained(enc);
+  // A trained family without kernels here (sad, whose kernels are the CPU's for now) is refused by
+  // name, before anything is allocated, rather than encoded as a closed form it is not.
+  if (family->trained_count)
+    throw BackendError("cuda backend: the " + family_noun(*family) +
+                       " encoding has no CUDA kernels yet; the CPU backend trains it (--backend cpu)");
   return nullptr;
 }
 

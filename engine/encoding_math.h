@@ -5,8 +5,8 @@
 /// (REDRAW_MODEL_FAMILIES) and dispatches on the kind:
 /// - Identity (engine/identity_math.h), Positional (engine/positional_math.h), Fourier
 ///   (engine/fourier_math.h): closed forms.
-/// - HashGrid (engine/hash_grid_math.h) and Gaussians (engine/gaussian_math.h) read trainable
-///   parameters, so encoding_value() gives only their width and returns 0; callers take their paths.
+/// - HashGrid (engine/hash_grid_math.h), Gaussians (engine/gaussian_math.h) and Sad
+///   (engine/sad_math.h) read trainable parameters, so encoding_value() gives only their width and returns 0; callers take their paths.
 /// Everything else a family is (its config, layout, init, export, views) is its record,
 /// engine/model_family.h.
 #include "engine/fourier_math.h"
@@ -15,6 +15,7 @@
 #include "engine/hd_common.h"
 #include "engine/identity_math.h"
 #include "engine/positional_math.h"
+#include "engine/sad_math.h"
 
 namespace redraw {
 
@@ -30,6 +31,7 @@ namespace redraw {
   X(Fourier, FourierMath, k_fourier_family)                                                                           \
   X(HashGrid, HashGridMath, k_hash_grid_family)                                                                       \
   X(Gaussians, GaussiansMath, k_gaussians_family)                                                                     \
+  X(Sad, SadMath, k_sad_family)                                                                                       \
   /* a new family: one line above this one */
 
 #define REDRAW_ENCODING_KIND(kind_name, Math, record) kind_name,

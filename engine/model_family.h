@@ -8,8 +8,9 @@
 ///   and checked complete (tests/engine/core/test_model_families.cpp).
 /// - A closed-form family is encoded by every backend element by element (encoding_value), or by
 ///   an encoder of the backend's own. A family whose encoding reads trainable floats (hash grid,
-///   Gaussians) has kernels behind each backend's interface for them (cpu::CpuTrainedEncoding,
-///   cuda::CudaTrainedEncoding), which the backend's step calls without asking which family it is.
+///   Gaussians, sad) has kernels behind each backend's interface for them (cpu::CpuTrainedEncoding,
+///   cuda::CudaTrainedEncoding), which the backend's step calls without asking which family it is;
+///   a backend without a trained family's kernels refuses it by name (the CUDA backend and sad).
 ///   Each backend registers its kernels in one table keyed by the record
 ///   (cpu/cpu_family_encoders.cpp, cuda/trained_encodings.cu).
 /// - Functions left null mean "nothing to do" (no trained floats, no fixed matrix, ...), as each
@@ -52,7 +53,8 @@ enum class FamilyPanel : int32_t { None, HashGridTable };
 /// Which insight view the app shows for a family's runs.
 enum class InsightView : int32_t {
   NeuronMaps, ///< its units, layer by layer (engine/insight/neuron_maps.h)
-  Gaussians   ///< no neurons to map: its Gaussians (engine/insight/gaussian_view.h)
+  Gaussians,  ///< no neurons to map: its Gaussians (engine/insight/gaussian_view.h)
+  Sites       ///< no neurons to map, and no view of its sites yet: the window says why (no_neurons)
 };
 
 /// One tensor of the weights export (safetensors), its values borrowed.

@@ -46,6 +46,8 @@ struct EncodingSpec {
   bool auto_finest_resolution = false;
   /// Gaussians: how many (the config's model.gaussians), k_gaussian_min_count..k_gaussian_max_count.
   int64_t gaussians = k_default_gaussians;
+  /// Sad: how many sites (the config's model.sites), k_sad_min_sites..k_sad_max_sites.
+  int64_t sites = k_default_sites;
 
   /// A 512x512 image has 2^18 pixels: a table of 2^17 entries per level indexes every level up
   /// to 361 cells per side densely and keeps the finer, hashed levels' collisions moderate.
@@ -53,6 +55,8 @@ struct EncodingSpec {
   /// A 256 px picture has 65,536 pixels: a Gaussian per 2 pixels (GaussianImage fits 70,000 to a
   /// 768 x 512 Kodak image, one per 5.6 pixels, for its higher-quality rows).
   static constexpr int64_t k_default_gaussians = 30000;
+  /// As many floats as the default Gaussians': 24,000 sites of 10.
+  static constexpr int64_t k_default_sites = 24000;
 
   /// Its per-element view (engine/encoding_math.h), as its family (engine/model_family.h) says.
   EncodingParams params() const;

@@ -207,6 +207,10 @@ void read_model(Reader r, ModelSpec& m) {
   if (r.has("gaussians") && (m.encoding.gaussians < k_gaussian_min_count || m.encoding.gaussians > k_gaussian_max_count))
     r.fail("gaussians", std::to_string(m.encoding.gaussians) + " is outside [" + std::to_string(k_gaussian_min_count) +
                             ", " + std::to_string(k_gaussian_max_count) + "]");
+  r.number("sites", m.encoding.sites, -1e18, 1e18);
+  if (r.has("sites") && (m.encoding.sites < k_sad_min_sites || m.encoding.sites > k_sad_max_sites))
+    r.fail("sites", std::to_string(m.encoding.sites) + " is outside [" + std::to_string(k_sad_min_sites) + ", " +
+                        std::to_string(k_sad_max_sites) + "]");
 }
 } // namespace
 

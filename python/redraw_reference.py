@@ -180,6 +180,62 @@ def _load_gaussians(path, meta, tensors, net):
     return 3
 
 
+def _load_sad(path, meta, tensors, net):
+    count = _meta_number(path, meta, "sites")
+    if count < 1:
+        raise ValueError(f"{path}: metadata 'sites' is {count}, not a count of sites")
+    net["sad"] = {
+        "params": _take(path, tensors, "encoding.sites", (count, 10)),
+        "k": _meta_number(path, meta, "site_k"),
+        "grid": _meta_number(path, meta, "site_grid"),
+        "diag_floor": _meta_number(path, meta, "site_diag_floor", float),
+        "tau_floor": _meta_number(path, meta, "site_tau_floor", float),
+        "t_bound": _meta_number(path, meta, "site_t_bound", float),
+    }
+    if not 1 <= net["sad"]["k"] <= 64 or not 1 <= net["sad"]["grid"] <= 2**16:
+        raise ValueError(f"{path}: metadata 'site_k' or 'site_grid' is outside 1..64 and 1..2^16")
+    return 3
+
+
+def _sad_energy(s, x, y):
+    """Each site's energy (q - radius) / tau at each point (points x sites), engine/sad_math.h's rule."""
+    p, floor = s["params"], s["diag_floor"]
+    cell = float(np.float32(2.0 / np.sqrt(len(p))))
+    mx, my, l11, l21, l22, radius, t = (p[:, i] for i in range(7))
+    a, b, c = cell * np.sqrt(l11 * l11 + floor * floor), cell * l21, cell * np.sqrt(l22 * l22 + floor * floor)
+    z1 = (x[:, None] - mx) / a
+    z2 = (y[:, None] - my - b * z1) / c
+    q = np.minimum(z1 * z1 + z2 * z2, 1e30)
+    tau = s["tau_floor"] + np.exp(np.clip(t, -s["t_bound"], s["t_bound"]))
+    return (q - radius) / tau
+
+
+def _sad(s, x, y):
+    """The sites' blend at each point (engine/sad_math.h): the point's node of the site_grid^2
+    lattice (the nearest node centre, in float32 as the engine finds it) gives the K sites of least
+    energy at the node's centre (ties to the lower index); the point blends their colours by
+    softmax(-energy) at the point itself, a weight below exp(-80) of the largest being 0."""
+    g, k, p = s["grid"], s["k"], s["params"]
+    def node(v):
+        t = (v.astype(np.float32) + np.float32(1)) * np.float32(0.5) * np.float32(g)
+        return np.clip(np.floor(np.nan_to_num(t, nan=0.0)), 0, g - 1).astype(np.int64)
+    nodes = node(y) * g + node(x)
+    out = np.zeros((len(x), 3))
+    for start in range(0, len(x), 4096):  # a block of points at a time: points x sites stays small
+        sl = slice(start, start + 4096)
+        uniq, inverse = np.unique(nodes[sl], return_inverse=True)
+        cx = (2.0 * (uniq % g + 0.5) / g - 1.0).astype(np.float32).astype(np.float64)
+        cy = (2.0 * (uniq // g + 0.5) / g - 1.0).astype(np.float32).astype(np.float64)
+        order = np.argsort(_sad_energy(s, cx, cy), axis=1, kind="stable")[:, :min(k, len(p))]
+        chosen = order[inverse]  # points x k site indices
+        e = np.take_along_axis(_sad_energy(s, x[sl], y[sl]), chosen, axis=1)
+        d = e.min(axis=1, keepdims=True) - e
+        w = np.where(d > -80.0, np.exp(np.maximum(d, -80.0)), 0.0)
+        w /= w.sum(axis=1, keepdims=True)
+        out[sl] = np.einsum("pk,pkc->pc", w, p[chosen][:, :, 7:10])
+    return out
+
+
 def _load_grid(path, meta, tensors, net):
     net["grid"] = _load_hash_grid(path, meta, tensors)
     return len(net["grid"]["tables"]) * net["grid"]["features"]
@@ -282,6 +338,7 @@ _FAMILIES = {
     "Fourier": (_load_fourier, _encode_fourier),
     "HashGrid": (_load_grid, lambda net, x, y: _hash_grid(net["grid"], x, y)),
     "Gaussians": (_load_gaussians, lambda net, x, y: _gaussians(net["gaussians"], x, y)),
+    "Sad": (_load_sad, lambda net, x, y: _sad(net["sad"], x, y)),
 }
 
 

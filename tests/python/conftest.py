@@ -72,6 +72,8 @@ def tiny(preset):
         m["encoding"]["features"] = 16
     if m["encoding"]["otype"] == "Gaussians":
         m["gaussians"] = 200
+    if m["encoding"]["otype"] == "Sad":
+        m["sites"] = 150
     c["data"]["color_mode"] = "rgb"
     return c
 

@@ -157,6 +157,7 @@ bool update_neurons(UiState& ui, const RunView& run, TrainingSession& session, I
     }
   }
   const bool gaussians = model_family(st.config.model.encoding.kind).insight == InsightView::Gaussians;
+  if (model_family(st.config.model.encoding.kind).insight == InsightView::Sites) return news; // nothing to map
   if (ui.insight.network) {
     auto net = std::move(ui.insight.network);
     ui.insight.network.reset();

@@ -132,6 +132,11 @@ void draw_neuron_maps(UiState& ui, const RunView& run) {
     ImGui::End();
     return;
   }
+  if (const ModelFamily& f = model_family(st.config.model.encoding.kind); f.insight == InsightView::Sites) {
+    ImGui::TextWrapped("This run's model has no neurons to map: %s.", f.no_neurons);
+    ImGui::End();
+    return;
+  }
   draw_neuron_controls(ui, st.config.model);
   if (n.maps)
     ImGui::TextDisabled("step %lld, %d units, %dx%d each%s", static_cast<long long>(n.maps_step), n.maps->units,

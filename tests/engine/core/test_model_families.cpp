@@ -30,7 +30,7 @@ TEST_CASE("model families: one record per kind, unique names, name <-> kind roun
   CHECK_THROWS_WITH_AS(model_family(EncodingKind(n)), doctest::Contains("is not a known encoding"), ConfigError);
   CHECK_THROWS_WITH_AS(model_family(EncodingKind(-1)), doctest::Contains("is not a known encoding"), ConfigError);
   CHECK_THROWS_WITH_AS(model_family_named("Octree"),
-                       "Encoding 'Octree' not found (known: Identity, Positional, Fourier, HashGrid, Gaussians)",
+                       "Encoding 'Octree' not found (known: Identity, Positional, Fourier, HashGrid, Gaussians, Sad)",
                        ConfigError);
 }
 
@@ -42,6 +42,7 @@ TEST_CASE("model families: the values model files store never move") {
   CHECK(parse_encoding("Fourier") == EncodingKind(2));
   CHECK(parse_encoding("HashGrid") == EncodingKind(3));
   CHECK(parse_encoding("Gaussians") == EncodingKind(4));
+  CHECK(parse_encoding("Sad") == EncodingKind(5));
   CHECK(k_default_encoding == EncodingKind(0));
 }
 
@@ -91,6 +92,10 @@ TEST_CASE("model families: widths and trainable floats against their closed form
   e.gaussians = 1234;
   CHECK(e.width() == 3);
   CHECK(encoding_parameter_count(e) == 1234 * 8);
+  e.kind = EncodingKind::Sad;
+  e.sites = 321;
+  CHECK(e.width() == 3);
+  CHECK(encoding_parameter_count(e) == 321 * 10);
   // A grid whose levels are all dense: 16 and 24 cells per side, (N + 1)^2 vertices, 2 floats each.
   e.kind = EncodingKind::HashGrid;
   e.n_levels = 2;

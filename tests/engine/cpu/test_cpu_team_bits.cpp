@@ -48,7 +48,7 @@ TEST_CASE("every preset trains the same bits at 1, 2, 3, 5, 8, 16 and 32 threads
   REQUIRE(int64_t(side) * side > 2 * CpuBackend::k_chunk_rows);
   const Image img = test::gradient_image(side, side, 3);
   for (const std::string name :
-       {"instant", "fourier", "siren", "finer", "gauss", "wire", "classic", "classic-sgd", "gaussians"}) {
+       {"instant", "fourier", "siren", "finer", "gauss", "wire", "classic", "classic-sgd", "gaussians", "sad"}) {
     CAPTURE(name);
     const RunConfig cfg = preset_on(name, side, side);
     // One full-batch step: its gradient is in the moments compared (Adam's first update is close

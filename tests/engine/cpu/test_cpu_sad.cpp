@@ -1,0 +1,202 @@
+// The CPU passes of the `sad` encoding (cpu/cpu_sad.cpp): the jump-flooded top-K lists against
+// brute force (built, and refreshed after the sites move), the forward blend and the backward's
+// sorted pairs against a float64 loop over the same lists, and the same bits at 1, 2 and 3
+// threads.
+#include "cpu/cpu_sad.h"
+#include "engine/rng_math.h"
+
+#include <doctest/doctest.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+using namespace redraw;
+
+namespace {
+
+/// `count` sites spread over the picture (a little past it), metrics from round to three to one,
+/// radii and temperatures around their starting values, colours of either sign.
+std::vector<float> spread_sites(int64_t count, uint64_t seed) {
+  std::vector<float> p(size_t(count * k_sad_floats));
+  auto u = [&](uint64_t i, double lo, double hi) { return float(lo + (hi - lo) * random_unit(seed, 41, i)); };
+  for (int64_t i = 0; i < count; ++i) {
+    float* s = p.data() + i * k_sad_floats;
+    const uint64_t c = uint64_t(i) * 16;
+    s[k_sad_mx] = u(c, -1.05, 1.05);
+    s[k_sad_my] = u(c + 1, -1.05, 1.05);
+    s[k_sad_l11] = u(c + 2, 0.5, 1.5);
+    s[k_sad_l21] = u(c + 3, -0.5, 0.5);
+    s[k_sad_l22] = u(c + 4, 0.5, 1.5);
+    s[k_sad_radius] = u(c + 5, -0.3, 0.3);
+    s[k_sad_temp] = u(c + 6, -1.5, -0.5);
+    for (int k = 0; k < k_sad_channels; ++k) s[k_sad_colour + k] = u(c + 7 + uint64_t(k), -1.0, 1.0);
+  }
+  return p;
+}
+
+/// The fraction of the exact k_sad_k least-energy sites (brute force, float64) at every node
+/// centre that the node's list holds.
+double found_fraction(const SadParams& p, const std::vector<float>& params, const SadLists& lists) {
+  std::vector<SadShape<double>> shapes;
+  for (int64_t i = 0; i < p.count; ++i) shapes.push_back(sad_shape<double>(params.data() + i * k_sad_floats, double(p.cell)));
+  int64_t found = 0, wanted = 0;
+  for (int64_t node = 0; node < int64_t(p.grid) * p.grid; ++node) {
+    const double x = pixel_centre<double>(node % p.grid, p.grid), y = pixel_centre<double>(node / p.grid, p.grid);
+    std::vector<std::pair<double, int32_t>> all;
+    for (int64_t i = 0; i < p.count; ++i) all.push_back({sad_key(shapes[size_t(i)], x, y), int32_t(i)});
+    std::partial_sort(all.begin(), all.begin() + k_sad_k, all.end());
+    const int32_t* list = lists.ids.data() + node * k_sad_k;
+    for (int k = 0; k < k_sad_k; ++k) {
+      ++wanted;
+      found += std::find(list, list + k_sad_k, all[size_t(k)].second) != list + k_sad_k;
+    }
+  }
+  return double(found) / double(wanted);
+}
+
+std::vector<float> grid_coords(int32_t side) {
+  std::vector<float> c;
+  for (int32_t j = 0; j < side; ++j)
+    for (int32_t i = 0; i < side; ++i) c.push_back(pixel_centre<float>(i, side)), c.push_back(pixel_centre<float>(j, side));
+  return c;
+}
+
+} // namespace
+
+TEST_CASE("sad lists: jump flooding finds the exact top-K, built and refreshed as the sites move") {
+  const int64_t count = 400;
+  const SadParams p = sad_params(count);
+  std::vector<float> params = spread_sites(count, 3);
+  SadLists lists;
+  sad_build_lists(p, params.data(), lists);
+  const double built = found_fraction(p, params, lists);
+  MESSAGE("built: " << built << " of the exact top-" << k_sad_k << " found on a " << p.grid << "^2 lattice");
+  CHECK(built >= 0.97);
+  // Every site moves by up to half a cell, and steps of training refresh the lists.
+  for (int64_t i = 0; i < count; ++i) {
+    params[size_t(i * k_sad_floats + k_sad_mx)] += p.cell * float(random_unit(9, 42, uint64_t(2 * i)) - 0.5);
+    params[size_t(i * k_sad_floats + k_sad_my)] += p.cell * float(random_unit(9, 42, uint64_t(2 * i + 1)) - 0.5);
+  }
+  const double stale = found_fraction(p, params, lists);
+  for (int step = 0; step < 3; ++step) sad_refresh_lists(p, params.data(), lists);
+  const double refreshed = found_fraction(p, params, lists);
+  MESSAGE("moved: " << stale << " before the refresh, " << refreshed << " after three");
+  CHECK(stale < 0.9); // the move matters
+  CHECK(refreshed >= 0.97);
+}
+
+TEST_CASE("sad passes: forward and backward match a float64 loop over the same lists") {
+  const int64_t count = 150;
+  const SadParams p = sad_params(count);
+  const std::vector<float> params = spread_sites(count, 5);
+  SadLists lists;
+  sad_build_lists(p, params.data(), lists);
+  const int32_t side = 61;
+  const std::vector<float> coords = grid_coords(side);
+  const int64_t n = int64_t(side) * side;
+  std::vector<float> r(size_t(n * k_sad_channels));
+  for (size_t i = 0; i < r.size(); ++i) r[i] = float(2 * random_unit(6, 43, i) - 1);
+  std::vector<float> out(size_t(n * k_sad_channels)), grads(params.size(), NAN);
+  sad_encode_rows(p, params.data(), lists, coords.data(), n, out.data());
+  sad_backward_rows(p, params.data(), lists, coords.data(), r.data(), n, grads.data(), false);
+  std::vector<double> ref_grads(params.size(), 0.0);
+  double worst_out = 0;
+  for (int64_t s = 0; s < n; ++s) {
+    const float x = coords[size_t(2 * s)], y = coords[size_t(2 * s + 1)];
+    const int32_t* list = lists.ids.data() + (int64_t(sad_node(y, p.grid)) * p.grid + sad_node(x, p.grid)) * k_sad_k;
+    SadShape<double> sh[k_sad_k];
+    const float* sites[k_sad_k];
+    int m = 0;
+    for (int k = 0; k < k_sad_k; ++k)
+      if (list[k] >= 0) sh[m] = sad_shape<double>(params.data() + list[k] * k_sad_floats, double(p.cell)),
+                        sites[m++] = params.data() + list[k] * k_sad_floats;
+    REQUIRE(m == k_sad_k);
+    double w[k_sad_k], o[k_sad_channels], dl[k_sad_k], d_out[k_sad_channels];
+    for (int k = 0; k < k_sad_channels; ++k) d_out[k] = r[size_t(s * k_sad_channels + k)];
+    sad_blend(sh, sites, m, double(x), double(y), w, o);
+    for (int k = 0; k < k_sad_channels; ++k) worst_out = std::max(worst_out, std::abs(o[k] - out[size_t(s * k_sad_channels + k)]));
+    sad_logit_grads(sites, m, w, d_out, dl);
+    for (int k = 0; k < m; ++k)
+      sad_pair_backward(sh[k], sites[k], double(p.cell), double(x), double(y), w[k], dl[k], d_out,
+                        ref_grads.data() + list[k] * k_sad_floats);
+  }
+  CHECK(worst_out < 1e-5);
+  double worst = 0, scale = 0;
+  for (size_t i = 0; i < params.size(); ++i) {
+    worst = std::max(worst, std::abs(double(grads[i]) - ref_grads[i]));
+    scale = std::max(scale, std::abs(ref_grads[i]));
+  }
+  MESSAGE("backward: worst difference " << worst << " on gradients up to " << scale);
+  CHECK(scale > 1.0);
+  CHECK(worst <= 1e-5 * scale);
+}
+
+TEST_CASE("sad passes: lists, forward and backward give the same bits at 1, 2 and 3 threads") {
+  const int64_t count = 900;
+  const SadParams p = sad_params(count);
+  std::vector<float> params = spread_sites(count, 7);
+  const std::vector<float> coords = grid_coords(97);
+  const int64_t n = int64_t(coords.size() / 2);
+  std::vector<float> r(size_t(n * k_sad_channels));
+  for (size_t i = 0; i < r.size(); ++i) r[i] = float(2 * random_unit(8, 44, i) - 1);
+  const int before = omp_get_max_threads();
+  std::vector<int32_t> ids1;
+  std::vector<float> out1, grad1;
+  for (int threads : {1, 2, 3}) {
+    CAPTURE(threads);
+    omp_set_num_threads(threads);
+    SadLists lists;
+    sad_build_lists(p, params.data(), lists);
+    std::vector<float> moved = params;
+    for (size_t i = 0; i < moved.size(); i += k_sad_floats) moved[i] += 0.01f;
+    sad_refresh_lists(p, moved.data(), lists);
+    std::vector<float> out(size_t(n * k_sad_channels)), grads(params.size(), 0.25f);
+    sad_encode_rows(p, moved.data(), lists, coords.data(), n, out.data());
+    sad_backward_rows(p, moved.data(), lists, coords.data(), r.data(), n, grads.data(), true);
+    if (threads == 1) {
+      ids1 = lists.ids, out1 = out, grad1 = grads;
+      continue;
+    }
+    CHECK(lists.ids == ids1);
+    CHECK(std::memcmp(out.data(), out1.data(), out.size() * sizeof(float)) == 0);
+    CHECK(std::memcmp(grads.data(), grad1.data(), grads.size() * sizeof(float)) == 0);
+  }
+  omp_set_num_threads(before);
+  size_t changed = 0;
+  for (float v : grad1) changed += v != 0.25f;
+  CHECK(changed > grad1.size() / 2); // accumulate added something
+}
+
+TEST_CASE("sad lists: no site is lost while it is among the nearest at its own node, however far the sites jump") {
+  // A lost site takes no gradient, yet a render's fresh lists find it: every refresh offers each
+  // node its own sites. Jumps of several cells outrun a pass at step 1; the own-node rule holds.
+  const int64_t count = 300;
+  const SadParams p = sad_params(count);
+  std::vector<float> params = spread_sites(count, 21);
+  SadLists lists;
+  sad_build_lists(p, params.data(), lists);
+  for (int64_t i = 0; i < count; ++i) {
+    params[size_t(i * k_sad_floats + k_sad_mx)] += 4 * p.cell * float(random_unit(22, 45, uint64_t(2 * i)) - 0.5);
+    params[size_t(i * k_sad_floats + k_sad_my)] += 4 * p.cell * float(random_unit(22, 45, uint64_t(2 * i + 1)) - 0.5);
+  }
+  sad_refresh_lists(p, params.data(), lists);
+  int64_t checked = 0;
+  for (int64_t s = 0; s < count; ++s) {
+    const float* site = params.data() + s * k_sad_floats;
+    const int32_t i = sad_node(site[k_sad_mx], p.grid), j = sad_node(site[k_sad_my], p.grid);
+    const float x = pixel_centre<float>(i, p.grid), y = pixel_centre<float>(j, p.grid);
+    const float mine = sad_key(sad_shape<float>(site, p.cell), x, y);
+    int64_t nearer = 0;
+    for (int64_t o = 0; o < count; ++o)
+      nearer += o != s && sad_key(sad_shape<float>(params.data() + o * k_sad_floats, p.cell), x, y) < mine;
+    if (nearer >= k_sad_k) continue;
+    ++checked;
+    const int32_t* list = lists.ids.data() + (int64_t(j) * p.grid + i) * k_sad_k;
+    CHECK(std::find(list, list + k_sad_k, int32_t(s)) != list + k_sad_k);
+  }
+  CHECK(checked > count / 2);
+}
