@@ -35,9 +35,9 @@ struct BenchProtocol {
   std::string summary;         ///< one line, for --help and the table's header
   int32_t image_count = 0;     ///< the first N images of the folder by name; 0: all
   int32_t expected_images = 0; ///< a folder with another count is noted (kodak: 24); 0: any
-  std::string default_images;  ///< the folder when --images is not given, from the current folder ("": none)
-  std::string bundled_image;   ///< else one image of the data folder (asset_dir()), the protocol's only image
-  std::string images_source;   ///< where a user gets the images, for --help and a missing folder's error
+  std::string default_images{};  ///< the folder when --images is not given, from the current folder ("": none)
+  std::string bundled_image{};   ///< else one image of the data folder (asset_dir()), the protocol's only image
+  std::string images_source{};   ///< where a user gets the images, for --help and a missing folder's error
   std::vector<BenchMethod> methods;
   double time_limit = 0; ///< seconds of training per cell for methods without steps
   int32_t max_side = 0;  ///< longest training side; 0: each image's own size

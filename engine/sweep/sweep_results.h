@@ -81,11 +81,11 @@ struct ConfigurationSummary {
   std::string configuration; ///< SweepCell::configuration
   std::string preset;
   std::vector<std::string> values; ///< one per axis, JSON text
-  std::vector<int64_t> cells;      ///< indices into the plan's cells
+  std::vector<int64_t> cells{};    ///< indices into the plan's cells
   int64_t done = 0, failed = 0;
   /// One per summarized result column (result_columns.h), in their summary_rank order; NaN figures (not
   /// measured) are left out of their spread.
-  std::vector<Spread> spreads;
+  std::vector<Spread> spreads{};
   /// The spread of the summarized column `name` (std::out_of_range for another name).
   const Spread& spread(std::string_view name) const;
 };
