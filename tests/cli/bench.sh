@@ -224,7 +224,7 @@ expect 2 "from the current folder ($work/shared/images/kodak), is not a folder; 
 # More images than one bench holds (a sweep's 10,000 cells over 3 methods): a usage error saying
 # bench's own limit and how to bench fewer (the files need not be images: nothing reads them).
 mkdir -p "$work/many" && (cd "$work/many" && touch $(seq -f 'im%04g.png' 1 3400))
-expect 2 "$work/many: holds 3400 images; a bench runs at most 10000 cells (one per image, method and seed), so protocol kodak-paper with 3 method(s) and 1 seed(s) takes at most 3333 images: give --images a folder of at most 3333 of them" -- \
+expect 2 "$work/many: holds 3400 images; a bench runs at most 10000 cells (one per image, method and seed), so protocol kodak-paper with 4 method(s) and 1 seed(s) takes at most 2500 images: give --images a folder of at most 2500 of them" -- \
   "$redraw" bench kodak-paper --images "$work/many" --out "$work/x" --dry-run
 check "! grep -q 'several sweeps' '$work/err'"
 check "[ ! -e '$work/x' ]  # nothing written"

@@ -9,6 +9,7 @@
 #include "engine/insight/ms_ssim.h"
 #include "engine/sweep/sweep_plan.h"
 #include "engine/json_read.h"
+#include "engine/model_family.h"
 #include "engine/model_spec.h"
 
 #include <doctest/doctest.h>
@@ -100,6 +101,10 @@ TEST_CASE("bench protocols: names, methods, and each method's config") {
   const RunConfig gauss = bench_method_config(minute, select_bench_methods(minute, "gaussians").methods[0], 768, 512);
   CHECK(gauss.model.encoding.kind == EncodingKind::Gaussians);
   CHECK(relative(parameter_count(gauss.model), 300000) <= 0.02);
+  const RunConfig sad = bench_method_config(minute, select_bench_methods(minute, "sad").methods[0], 768, 512);
+  CHECK(sad.model.encoding.kind == model_family_named("Sad").kind);
+  CHECK(relative(parameter_count(sad.model), 300000) <= 0.02);
+  CHECK(sad.training.cpu_batch_size == 16384);
   const BenchProtocol& paper = find_bench_protocol("kodak-paper");
   for (const BenchMethod& m : paper.methods) {
     const RunConfig pc = bench_method_config(paper, m, 768, 512);
@@ -124,10 +129,10 @@ TEST_CASE("bench protocols: smoke's default is the bundled image, and the Kodak 
 }
 
 TEST_CASE("bench protocols: the most images a bench takes is a sweep's cells over its methods and seeds") {
-  const BenchProtocol& paper = find_bench_protocol("kodak-paper"); // 3 methods, 1 seed
-  CHECK(bench_max_images(paper) == 3333);
+  const BenchProtocol& paper = find_bench_protocol("kodak-paper"); // 4 methods, 1 seed
+  CHECK(bench_max_images(paper) == 2500);
   CHECK(bench_max_images(select_bench_methods(paper, "instant")) == 10000);
-  CHECK(bench_max_images(find_bench_protocol("kodak-minute")) == 2500); // 4 methods
+  CHECK(bench_max_images(find_bench_protocol("kodak-minute")) == 2000); // 5 methods
   CHECK(bench_max_images(paper) * int64_t(paper.methods.size()) <= k_max_sweep_cells);
   CHECK((bench_max_images(paper) + 1) * int64_t(paper.methods.size()) > k_max_sweep_cells);
 }
