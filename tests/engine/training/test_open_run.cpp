@@ -151,6 +151,7 @@ class RefusingBackend : public test::CpuWrapperBackend {
 public:
   explicit RefusingBackend(EncodingKind refused) : m_refused(refused) {}
   std::string name() const override { return "cuda"; }
+  std::string device_description() const override { return "a test GPU"; }
   std::string model_refusal(const ModelSpec& model) const override {
     return model.encoding.kind == m_refused ? "the refused encoding has no kernels here" : std::string();
   }
