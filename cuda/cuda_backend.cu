@@ -76,6 +76,8 @@ std::string CudaBackend::device_description() const {
   return s;
 }
 
+std::string CudaBackend::model_refusal(const ModelSpec& model) const { return cuda_family_refusal(model.encoding); }
+
 bool CudaBackend::supports(BackendFeature f) const {
   switch (f) {
   case BackendFeature::Training:

@@ -60,6 +60,7 @@ public:
   std::string name() const override { return k_cuda_backend.name; }
   std::string device_description() const override;
   bool supports(BackendFeature f) const override;
+  std::string model_refusal(const ModelSpec& model) const override;
   /// Device memory in use on the whole device (cudaMemGetInfo); no phase times (StepProfile).
   StepProfile take_step_profile() override;
   int64_t device_memory_in_use() override;

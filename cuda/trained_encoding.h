@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 namespace redraw::cuda {
 
@@ -49,8 +50,11 @@ public:
   virtual uint64_t row_bytes() const = 0;
 };
 
-/// The kernels of a trained family's spec, or null for a closed-form family; BackendError naming
-/// a trained family this backend has no kernels for (sad).
+/// Empty, or why this backend has no kernels for the spec's family (a trained family whose
+/// kernels are the CPU's only, for now: sad).
+std::string cuda_family_refusal(const EncodingSpec& enc);
+/// The kernels of a trained family's spec, or null for a closed-form family; BackendError (the
+/// refusal) for a trained family this backend has no kernels for.
 std::unique_ptr<CudaTrainedEncoding> cuda_trained_encoding(const EncodingSpec& enc);
 
 /// The hash grid's and the Gaussians' kernels behind the interface (their own files).

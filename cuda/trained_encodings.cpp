@@ -16,17 +16,26 @@ constexpr CudaFamilyKernels k_cuda_kernels[] = {
     {&k_hash_grid_family, make_cuda_hash_grid_encoding},
     {&k_gaussians_family, make_cuda_gaussians_encoding},
 };
-} // namespace
 
-std::unique_ptr<CudaTrainedEncoding> cuda_trained_encoding(const EncodingSpec& enc) {
+const CudaFamilyKernels* kernels_of(const EncodingSpec& enc) {
   const ModelFamily* family = &model_family(enc.kind);
   for (const CudaFamilyKernels& entry : k_cuda_kernels)
-    if (entry.family == family) return entry.trained(enc);
+    if (entry.family == family) return &entry;
+  return nullptr;
+}
+} // namespace
+
+std::string cuda_family_refusal(const EncodingSpec& enc) {
   // A trained family without kernels here (sad, whose kernels are the CPU's for now) is refused by
   // name, before anything is allocated, rather than encoded as a closed form it is not.
-  if (family->trained_count)
-    throw BackendError("cuda backend: the " + family_noun(*family) +
-                       " encoding has no CUDA kernels yet; the CPU backend trains it (--backend cpu)");
+  const ModelFamily& family = model_family(enc.kind);
+  if (kernels_of(enc) || !family.trained_count) return {};
+  return "the " + family_noun(family) + " encoding has no CUDA kernels yet";
+}
+
+std::unique_ptr<CudaTrainedEncoding> cuda_trained_encoding(const EncodingSpec& enc) {
+  if (const CudaFamilyKernels* k = kernels_of(enc)) return k->trained(enc);
+  if (const std::string why = cuda_family_refusal(enc); !why.empty()) throw BackendError("cuda backend: " + why + "; the CPU backend trains it (--backend cpu)");
   return nullptr;
 }
 

@@ -116,6 +116,9 @@ public:
   virtual std::string name() const = 0;               ///< "cpu" or "cuda"
   virtual std::string device_description() const = 0; ///< e.g. "2 CPU threads, OpenBLAS" or the GPU
   virtual bool supports(BackendFeature f) const = 0;
+  /// Empty, or why this backend cannot train or draw `model` (a family without kernels here, say);
+  /// "auto" then takes the CPU (backend_for_model, engine/training/open_run.h).
+  virtual std::string model_refusal(const ModelSpec&) const { return {}; }
   /// The backend's device-side preview renderer (a GPU backend), or null. Owned by the backend.
   virtual DeviceRenderer* device_renderer() { return nullptr; }
 

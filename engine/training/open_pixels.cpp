@@ -29,7 +29,7 @@ OpenedRun open_run_on_pixels(Image raw, const std::string& name, const BackendFa
   Dataset data;
   data.image = prepare_training_pixels(std::move(raw), config.data, w, h);
   size_encoding_to_image(config.model.encoding, data.image.width, data.image.height);
-  auto backend = make_backend(options.backend, &out.backend_notice, options.precision);
+  auto backend = backend_for_model(make_backend, options.backend, options.precision, config.model, &out.backend_notice);
   out.trainer = std::make_unique<Trainer>(std::move(backend), std::move(config), std::move(data));
   if (options.snapshot_cap_bytes > 0) out.trainer->set_snapshot_cap_bytes(options.snapshot_cap_bytes);
   out.source_image = name;

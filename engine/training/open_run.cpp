@@ -11,12 +11,24 @@
 
 namespace redraw {
 
+std::unique_ptr<Backend> backend_for_model(const BackendFactory& make_backend, const std::string& name,
+                                           const std::string& precision, const ModelSpec& model, std::string* notice) {
+  auto backend = make_backend(name, notice, precision);
+  if (name != k_auto_backend) return backend;
+  const std::string why = backend->model_refusal(model);
+  if (why.empty()) return backend;
+  // The GPU's precision means nothing to the CPU: it computes in fp32.
+  auto cpu = make_backend(k_cpu_backend.name, nullptr, {});
+  if (notice) *notice = (notice->empty() ? std::string() : *notice + "; ") + "auto: " + why + ": training on the CPU";
+  return cpu;
+}
+
 OpenedNetwork open_network(const Checkpoint& model, const BackendFactory& make_backend, const std::string& backend,
                            const std::string& precision) {
   OpenedNetwork out;
   out.model = model.config.model;
   out.fourier_b = fourier_matrix(out.model.encoding, model.config.training.seed);
-  out.backend = make_backend(backend, &out.backend_notice, precision);
+  out.backend = backend_for_model(make_backend, backend, precision, model.config.model, &out.backend_notice);
   return out;
 }
 
@@ -71,7 +83,7 @@ OpenedRun open_run(const RunSource& source, const BackendFactory& make_backend, 
 
   // A fresh run sizes an auto hash grid to its image; a model keeps the sizes it was trained with.
   if (!model) size_encoding_to_image(config.model.encoding, data.image.width, data.image.height);
-  auto backend = make_backend(options.backend, &out.backend_notice, options.precision);
+  auto backend = backend_for_model(make_backend, options.backend, options.precision, config.model, &out.backend_notice);
   out.trainer = std::make_unique<Trainer>(std::move(backend), std::move(config), std::move(data));
   if (options.snapshot_cap_bytes > 0) out.trainer->set_snapshot_cap_bytes(options.snapshot_cap_bytes);
   if (model) out.trainer->restore(*model);

@@ -64,6 +64,13 @@ struct OpenedNetwork {
   NetworkView view(std::span<const float> params) const { return {&model, params, fourier_b}; }
 };
 
+/// The backend `name` (with `precision`) for `model`, from `make_backend`; when "auto" picked one
+/// that refuses the model (Backend::model_refusal: a family without GPU kernels), the CPU's
+/// instead, the reason added to `notice`. A named backend that refuses it is returned as it is
+/// (it says why when bound).
+std::unique_ptr<Backend> backend_for_model(const BackendFactory& make_backend, const std::string& name,
+                                           const std::string& precision, const ModelSpec& model, std::string* notice);
+
 /// Builds the backend `backend` (with `precision`) for drawing `model`'s network.
 OpenedNetwork open_network(const Checkpoint& model, const BackendFactory& make_backend, const std::string& backend,
                            const std::string& precision);

@@ -5,6 +5,7 @@
 #include "engine/model_files/checkpoint.h"
 #include "engine/errors.h"
 #include "engine/training/open_run.h"
+#include "engine/model_family.h"
 #include "engine/path_problem.h"
 #include "engine/frames/renderer.h"
 #include "test_support.h"
@@ -142,4 +143,52 @@ TEST_CASE("open_run: errors name the file, and a training size over the limits i
   CHECK_THROWS_AS(open_run({test::sample("horse.png").string(), ""}, recording_factory(asked), opts),
                   TrainingSizeError);
   CHECK(asked.empty()); // nothing failed after a backend was made
+}
+
+namespace {
+/// A GPU backend as "auto" may pick it: a CPU underneath that refuses one family by name.
+class RefusingBackend : public test::CpuWrapperBackend {
+public:
+  explicit RefusingBackend(EncodingKind refused) : m_refused(refused) {}
+  std::string name() const override { return "cuda"; }
+  std::string device_description() const override { return "a test GPU"; }
+  std::string model_refusal(const ModelSpec& model) const override {
+    return model.encoding.kind == m_refused ? "the refused encoding has no kernels here" : std::string();
+  }
+
+private:
+  EncodingKind m_refused;
+};
+} // namespace
+
+TEST_CASE("backend_for_model: auto falls back to the CPU for a family its backend refuses; a named backend stays") {
+  const EncodingKind refused = model_family_named("Gaussians").kind;
+  std::vector<std::string> asked;
+  const BackendFactory factory = [&asked, refused](const std::string& name, std::string* notice,
+                                                   const std::string& precision) -> std::unique_ptr<Backend> {
+    asked.push_back(name + "/" + precision);
+    if (notice) *notice = "made " + name;
+    if (name == "cpu") return std::make_unique<CpuBackend>();
+    return std::make_unique<RefusingBackend>(refused);
+  };
+  ModelSpec gaussians = open_run_config().model;
+  gaussians.encoding.kind = refused;
+  const ModelSpec mlp = open_run_config().model;
+
+  std::string notice;
+  auto b = backend_for_model(factory, "auto", "tf32", gaussians, &notice);
+  CHECK(b->name() == "cpu");
+  CHECK(asked == std::vector<std::string>{"auto/tf32", "cpu/"}); // the CPU is asked with no GPU precision
+  CHECK(notice == "made auto; auto: the refused encoding has no kernels here: training on the CPU");
+
+  asked.clear();
+  notice.clear();
+  b = backend_for_model(factory, "auto", "", mlp, &notice);
+  CHECK(b->name() == "cuda"); // a family it has kernels for stays on it
+  CHECK(notice == "made auto");
+
+  asked.clear();
+  b = backend_for_model(factory, "cuda", "", gaussians, nullptr);
+  CHECK(b->name() == "cuda"); // asked by name: it says why when bound
+  CHECK(asked == std::vector<std::string>{"cuda/"});
 }
