@@ -81,7 +81,7 @@ int main(int argc, char** argv) {
       RunConfig cfg = load_preset(presets[k]);
       cfg.data.width = cfg.data.height = size;
       bench::size_bench_grid(cfg, size, size, bench::GridSizing::Image);
-      if (cfg.model.encoding.kind == EncodingKind::Gaussians) cfg.model.encoding.gaussians = gaussians;
+      cfg.model.encoding.gaussians = gaussians; // read by the Gaussians' family alone
       cfg.training.batch_size = 0; // the full batch: both rows step the same samples
       cfg.training.cpu_batch_size = -1;
       cfg.training.metrics_every = int64_t(1) << 40; // no PSNR pass inside the timing
