@@ -7,6 +7,17 @@ redraw="$1"
 assets="$2"
 preset="$3"
 . "$(dirname "$0")/../lib.sh"
+# After a failed check, the exit status and the GUI's own output: a sanitizer's report (or its
+# tracer crashing at exit, which scripts/lsan_tracer_rerun.sh reruns) shows in the test's log.
+failures_before=0
+show_log_if_failed() {
+  if [ "$failures" -gt "$failures_before" ]; then
+    echo "--- $1: exit status $(cat "$1/rc" 2>/dev/null || echo none); the GUI's output:"
+    tail -n 60 "$1/log"
+    echo "---"
+  fi
+  failures_before=$failures
+}
 for sig in TERM HUP; do
   d="$work/$sig"
   mkdir -p "$d"
@@ -33,6 +44,7 @@ for sig in TERM HUP; do
   step="$("$redraw" info --json "$model" 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["step"])' 2>/dev/null)"
   check "[ -n '$step' ] && [ '${step:-0}' -ge 20 ]  # the run was autosaved at step ${step:-none}"
   check "[ -e '$lock' ] && grep -q 'autosaved to' '$d/log'  # kept for the restore offer"
+  show_log_if_failed "$d"
 done
 
 # The autosave folder cannot take the model (a folder stands at its name, as a full disk fails a
@@ -59,4 +71,5 @@ check "[ \"\$(cat '$d/rc')\" = 143 ]"
 check "grep -q 'the autosave to .*autosave-$pid.redraw failed (.*); the run was autosaved to $fallback/autosave-$pid.redraw instead' '$d/log'"
 check "'$redraw' info '$fallback/autosave-$pid.redraw' >/dev/null 2>&1 && [ -e '$fallback/session-$pid.lock' ]"
 check "[ ! -e '$d/data/redraw/autosave/session-$pid.lock' ]  # the session moved to the fallback folder"
+show_log_if_failed "$d"
 finish gui_signals
