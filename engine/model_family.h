@@ -53,8 +53,8 @@ enum class FamilyPanel : int32_t { None, HashGridTable };
 /// Which insight view the app shows for a family's runs.
 enum class InsightView : int32_t {
   NeuronMaps, ///< its units, layer by layer (engine/insight/neuron_maps.h)
-  Gaussians,  ///< no neurons to map: its Gaussians (engine/insight/gaussian_view.h)
-  Sites       ///< no neurons to map, and no view of its sites yet: the window says why (no_neurons)
+  Gaussians,  ///< no neurons to map: its Gaussians (engine/insight/primitive_view.h)
+  Sites       ///< no neurons to map: its sites and their owner map (engine/insight/primitive_view.h)
 };
 
 /// One tensor of the weights export (safetensors), its values borrowed.

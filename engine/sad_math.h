@@ -125,7 +125,7 @@ template <class T> REDRAW_HD inline T sad_key(const SadShape<T>& s, T x, T y) {
 }
 
 /// The blend weights of n <= k_sad_k sites at one point from their energies e: w_i =
-/// exp(m - e_i) / sum, m the least energy; 0 below the logit floor. Returns the sum's inverse.
+/// exp(m - e_i) / sum, m the least energy; 0 below the logit floor. n >= 1.
 template <class T> REDRAW_HD inline void sad_weights(const T* e, int32_t n, T* w) {
   T m = e[0];
   for (int32_t i = 1; i < n; ++i) m = e[i] < m ? e[i] : m;
@@ -144,7 +144,7 @@ template <class T> REDRAW_HD inline void sad_weights(const T* e, int32_t n, T* w
 template <class T>
 REDRAW_HD inline void sad_blend(const SadShape<T>* shapes, const float* const* sites, int32_t n, T x, T y, T* w,
                                 T* out) {
-  T e[k_sad_k];
+  T e[k_sad_k] = {}; // set for i < n; zeroed so no compiler sees an unset read
   for (int32_t i = 0; i < n; ++i) e[i] = sad_key(shapes[i], x, y);
   sad_weights(e, n, w);
   for (int32_t k = 0; k < k_sad_channels; ++k) out[k] = T(0);

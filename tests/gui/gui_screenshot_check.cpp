@@ -6,6 +6,10 @@
 /// Compare runs: redraw_gui_screenshot_check --compare SHOT.png [RUNS] checks that every shown run's
 /// picture (the sidecar's "compare_runs" rectangles; at least RUNS of them, 2 by default) is not
 /// blank, and that no two overlap or show the same picture.
+/// Owner map: redraw_gui_screenshot_check --owner-map OFF.png ON.png checks two captures of the same
+/// step, the Sites window's owner map off and on ("distinct" colours, opaque): with it the
+/// reconstruction area shows another picture, one of many colours in flat cells (most pixels equal
+/// their right neighbour) with the diagram's darker edges between them.
 /// Sharp zoom: redraw_gui_screenshot_check --zoom BLOCK TEXELS.png SHARP.png checks that the same
 /// view zoomed BLOCK times is blocky as enlarged texels and has detail inside them when sharp.
 #include "engine/images/image.h"
@@ -177,9 +181,48 @@ int check_zoom(int block, const std::string& texels_png, const std::string& shar
   if (diff > 0.1) ok = (std::fprintf(stderr, "error: the sharp zoom shows another picture\n"), false);
   return ok ? 0 : 1;
 }
+
+/// See the header: the owner map's capture against the plain one at the same step.
+int check_owner_map(const std::string& off_png, const std::string& on_png) {
+  const Capture off = load(off_png), on = load(on_png);
+  bool ok = not_blank(on, "owner map");
+  if (off.step != on.step)
+    ok = (std::fprintf(stderr, "error: the captures are of steps %lld and %lld\n", off.step, on.step), false);
+  const double diff = mean_diff(off, on);
+  std::vector<uint32_t> colours;
+  int64_t flat = 0, pairs = 0;
+  for (int y = 0; y < on.h; ++y)
+    for (int x = 0; x < on.w; ++x) {
+      uint32_t key = 0, right = 0;
+      for (int k = 0; k < 3; ++k) {
+        key = key * 64 + uint32_t(std::clamp(on.img.at(on.x + x, on.y + y, k), 0.0f, 1.0f) * 63.0f + 0.5f);
+        if (x + 1 < on.w)
+          right = right * 64 + uint32_t(std::clamp(on.img.at(on.x + x + 1, on.y + y, k), 0.0f, 1.0f) * 63.0f + 0.5f);
+      }
+      colours.push_back(key);
+      if (x + 1 < on.w) flat += key == right, ++pairs;
+    }
+  std::sort(colours.begin(), colours.end());
+  const size_t distinct = size_t(std::unique(colours.begin(), colours.end()) - colours.begin());
+  const double flat_share = double(flat) / double(std::max<int64_t>(1, pairs));
+  std::printf("mean |owner map - picture| = %.4f, %zu colours, %.1f%% of pixels equal their right neighbour\n", diff,
+              distinct, 100.0 * flat_share);
+  if (diff < 0.03) ok = (std::fprintf(stderr, "error: the owner map does not show over the picture\n"), false);
+  if (distinct < 30) ok = (std::fprintf(stderr, "error: the owner map has too few colours for its sites\n"), false);
+  if (flat_share < 0.5) ok = (std::fprintf(stderr, "error: the owner map is not flat cells\n"), false);
+  return ok ? 0 : 1;
+}
 } // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 4 && std::string(argv[1]) == "--owner-map") {
+    try {
+      return check_owner_map(argv[2], argv[3]);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "error: %s\n", e.what());
+      return 1;
+    }
+  }
   if (argc == 5 && std::string(argv[1]) == "--zoom") {
     try {
       return check_zoom(std::stoi(argv[2]), argv[3], argv[4]);

@@ -1,5 +1,5 @@
 #include "engine/insight/compare_runs.h"
-#include "ui/panels/gaussians_view.h"
+#include "ui/panels/primitives_view.h"
 #include "ui/widgets/image_views.h"
 #include "ui/panels/panels.h"
 #include "ui/state/shown_runs.h"
@@ -378,7 +378,7 @@ void draw_pane(UiState& ui, ImDrawList* dl, const CanvasLayout& L, int i, const 
       dl->AddImage(ui.zoom_texture->imgui_id(), ImVec2(z.screen_x0, z.screen_y0), ImVec2(z.screen_x1, z.screen_y1));
     }
     // Run A's live Gaussians (never over a scrubbed frame: they are the weights of now).
-    if (p.recon && !L.frame) draw_gaussians_overlay(ui, ui.run_a(), dl, a, v.zoom, p.min, p.max);
+    if (p.recon && !L.frame) draw_primitives_overlay(ui, ui.run_a(), dl, a, v.zoom, p.min, p.max);
   } else {
     const char* msg = "waiting for the first preview";
     const ImVec2 ts = ImGui::CalcTextSize(msg);
@@ -435,7 +435,7 @@ void pixel_tooltip(UiState& ui, const CanvasLayout& L, int hovered_pane, const I
       err += std::abs(shown->at(sx, sy, k) - at_size->at(sx, sy, k));
     err /= float(at_size->channels);
   }
-  const std::string gaussian = frame ? "" : gaussian_tooltip(ui, run, double(x) + 0.5, double(y) + 0.5);
+  const std::string gaussian = frame ? "" : primitive_tooltip(ui, run, double(x) + 0.5, double(y) + 0.5);
   const std::string of = read.label ? std::string("  ") + read.label : std::string();
   char text[1024];
   if (err >= 0)

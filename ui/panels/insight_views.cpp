@@ -3,7 +3,7 @@
 #include "engine/atomic_file.h"
 #include "engine/metric_columns.h"
 #include "engine/model_family.h"
-#include "ui/panels/gaussians_view.h"
+#include "ui/panels/primitives_view.h"
 #include "ui/widgets/image_views.h"
 #include "ui/session/training_session.h"
 
@@ -144,41 +144,54 @@ bool update_neurons(UiState& ui, const RunView& run, TrainingSession& session, I
     n.enlarged = -1;
     news = true;
   }
+  const InsightView kind = model_family(st.config.model.encoding.kind).insight;
+  const bool primitives = kind == InsightView::Gaussians || kind == InsightView::Sites;
+  PrimitivesViewState& g = ui.insight.primitives;
   if (auto r = res.worker.take_neurons()) {
     news = true;
-    n.next_request = ui.now + std::max(st.running ? k_training_refresh_s : 0.2, k_duty * r->seconds);
+    const double next = ui.now + std::max(st.running ? k_training_refresh_s : 0.2, k_duty * r->seconds);
     n.error = r->error;
-    if (r->error.empty() && r->trainer_id == st.trainer_id) {
-      n.maps = std::move(r->maps);
-      n.maps_step = r->step;
-      n.maps_trainer = r->trainer_id;
-      n.order = neuron_display_order(*n.maps, n.sort_by_variance);
-      n.atlas_dirty = true;
+    if (r->primitives) {
+      g.next_request = next;
+      if (r->error.empty() && r->trainer_id == st.trainer_id) {
+        g.view = std::move(r->primitives);
+        g.trainer = r->trainer_id;
+        g.owner_dirty = true;
+      }
+    } else {
+      n.next_request = next;
+      if (r->error.empty() && r->trainer_id == st.trainer_id) {
+        n.maps = std::move(r->maps);
+        n.maps_step = r->step;
+        n.maps_trainer = r->trainer_id;
+        n.order = neuron_display_order(*n.maps, n.sort_by_variance);
+        n.atlas_dirty = true;
+      }
     }
   }
-  const bool gaussians = model_family(st.config.model.encoding.kind).insight == InsightView::Gaussians;
-  if (model_family(st.config.model.encoding.kind).insight == InsightView::Sites) return news; // nothing to map
   if (ui.insight.network) {
     auto net = std::move(ui.insight.network);
     ui.insight.network.reset();
     n.network_requested = false;
-    if (model_family(net->model.encoding.kind).insight == InsightView::Gaussians) {
-      news = true;
-      update_gaussian_view(ui, run, *net);
+    const InsightView net_kind = model_family(net->model.encoding.kind).insight;
+    if (net_kind == InsightView::Gaussians || net_kind == InsightView::Sites) {
+      // The primitives view: its owner map takes a moment for many sites, so the worker makes it.
+      NeuronJob job{std::move(net), st.trainer_id, 0, st.width, st.height, true, nullptr};
+      if (g.view && g.trainer == st.trainer_id) job.earlier = g.view;
+      res.worker.submit(std::move(job));
     } else if (ui.settings.show_neuron_maps) {
       int32_t w = 0, h = 0;
       neuron_map_size(st.width, st.height, n.side, w, h);
       n.layer = std::clamp(n.layer, 0, neuron_layer_count(net->model) - 1);
-      res.worker.submit(NeuronJob{std::move(net), st.trainer_id, n.layer, w, h});
+      res.worker.submit(NeuronJob{std::move(net), st.trainer_id, n.layer, w, h, false, nullptr});
     }
   }
   if (n.network_requested && ui.now - n.requested_at > 2.0) n.network_requested = false;
   if (!ui.settings.show_neuron_maps || !st.has_run || n.network_requested || res.worker.neurons_pending()) return news;
-  const GaussiansViewState& g = ui.insight.gaussians;
-  const bool stale = gaussians ? !g.view || g.trainer != st.trainer_id || g.view->step != st.step
+  const bool stale = primitives ? !g.view || g.trainer != st.trainer_id || g.view->step != st.step
                                : !n.maps || n.maps->layer != n.layer || n.maps_step != st.step ||
                                      n.maps_trainer != st.trainer_id;
-  if (stale && ui.now >= (gaussians ? g.next_request : n.next_request)) {
+  if (stale && ui.now >= (primitives ? g.next_request : n.next_request)) {
     session.post(run_command::RequestNetwork{});
     n.network_requested = true;
     n.requested_at = ui.now;
@@ -202,7 +215,8 @@ void rebuild_atlas(UiState& ui, InsightResources& res) {
 
 InsightResources::InsightResources()
     : spectrum_truth(make_host_texture()), spectrum_recon(make_host_texture()), spectrum_error(make_host_texture()),
-      spectrum_heat(make_host_texture()), neuron_atlas(make_host_texture()) {}
+      spectrum_heat(make_host_texture()), neuron_atlas(make_host_texture()),
+      owner_map(make_host_texture()) {}
 
 bool update_insight(UiState& ui, const RunView& run, TrainingSession& session) {
   InsightResources* res = ui.insight.res;
@@ -210,6 +224,13 @@ bool update_insight(UiState& ui, const RunView& run, TrainingSession& session) {
   const bool spectrum = update_spectrum(ui, run, session, *res);
   const bool neurons = update_neurons(ui, run, session, *res);
   if (ui.insight.neurons.atlas_dirty && ui.settings.show_neuron_maps) rebuild_atlas(ui, *res);
+  PrimitivesViewState& g = ui.insight.primitives;
+  if (g.owner_dirty && g.view && g.view->sites && g.owner_mode != 0 && ui.settings.show_neuron_maps) {
+    const std::vector<uint8_t> rgba = owner_map_rgba(*g.view, g.owner_mode);
+    res->owner_map->upload_host(rgba.data(), g.view->map_w, g.view->map_h);
+    g.owner_shown = g.view->step;
+    g.owner_dirty = false;
+  }
   return (spectrum && ui.settings.show_spectrum) || (neurons && ui.settings.show_neuron_maps);
 }
 

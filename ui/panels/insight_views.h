@@ -23,7 +23,8 @@ class InsightResources {
 public:
   InsightResources();
   InsightWorker worker;
-  std::unique_ptr<PreviewTexture> spectrum_truth, spectrum_recon, spectrum_error, spectrum_heat, neuron_atlas;
+  std::unique_ptr<PreviewTexture> spectrum_truth, spectrum_recon, spectrum_error, spectrum_heat, neuron_atlas,
+      owner_map; ///< the primitives view's owner map (sites)
 };
 
 /// Every time the frame loop wakes, after absorb_snapshot: results in, new jobs out for `run` (the

@@ -1,4 +1,4 @@
-#include "ui/panels/gaussians_view.h"
+#include "ui/panels/primitives_view.h"
 #include "ui/widgets/bounded_text.h"
 #include "ui/panels/insight_views.h"
 #include "ui/panels/panels.h"
@@ -109,16 +109,18 @@ void draw_enlarged(UiState& ui, PreviewTexture* atlas, float side) {
 
 void draw_neuron_maps(UiState& ui, const RunView& run) {
   const SessionStatus& st = run.status;
-  if (st.has_run && model_family(st.config.model.encoding.kind).insight == InsightView::Gaussians) {
-    // No neurons: the same key opens a small window of its own for its Gaussians, low on the right
-    // over the plots, so that it never hides the pictures it outlines.
+  const InsightView kind = st.has_run ? model_family(st.config.model.encoding.kind).insight : InsightView::NeuronMaps;
+  if (kind == InsightView::Gaussians || kind == InsightView::Sites) {
+    // No neurons: the same key opens a small window of its own for its Gaussians or sites, low on
+    // the right over the plots, so that it never hides the pictures it outlines.
     const ImGuiViewport* vp = ImGui::GetMainViewport();
-    const float w = ImGui::GetFontSize() * 30, h = ImGui::GetFrameHeightWithSpacing() * 8;
+    const float w = ImGui::GetFontSize() * 30, h = ImGui::GetFrameHeightWithSpacing() * (kind == InsightView::Sites ? 11 : 8);
     const WindowPlacement corner{ImVec2(vp->WorkPos.x + vp->WorkSize.x - ui_px(12),
                                         vp->WorkPos.y + vp->WorkSize.y - ui_px(40)),
                                  ImVec2(w, h), ImVec2(1, 1)};
-    if (!begin_tool_window("Gaussians", &ui.settings.show_neuron_maps, corner)) return;
-    draw_gaussians_controls(ui, run);
+    if (!begin_tool_window(kind == InsightView::Sites ? "Sites" : "Gaussians", &ui.settings.show_neuron_maps, corner))
+      return;
+    draw_primitives_controls(ui, run);
     ImGui::End();
     return;
   }
@@ -129,11 +131,6 @@ void draw_neuron_maps(UiState& ui, const RunView& run) {
   InsightResources* res = ui.insight.res;
   if (!st.has_run) {
     ImGui::TextDisabled("no run");
-    ImGui::End();
-    return;
-  }
-  if (const ModelFamily& f = model_family(st.config.model.encoding.kind); f.insight == InsightView::Sites) {
-    ImGui::TextWrapped("This run's model has no neurons to map: %s.", f.no_neurons);
     ImGui::End();
     return;
   }

@@ -162,7 +162,10 @@ NeuronResult InsightWorker::run_neurons(const NeuronJob& job) {
   }
   try {
     const NetworkSnapshot& n = *job.net;
-    r.maps = std::make_shared<NeuronMaps>(
+    if (job.primitives)
+      r.primitives = std::make_shared<const PrimitiveView>(primitive_view(n, job.width, job.height, job.earlier.get()));
+    else
+      r.maps = std::make_shared<NeuronMaps>(
         compute_neuron_maps(n.model, n.params, n.fourier_b, job.layer, job.width, job.height, [this, generation] {
           std::lock_guard lock(m_mutex);
           return m_neuron_generation != generation;

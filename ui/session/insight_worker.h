@@ -1,5 +1,5 @@
 #pragma once
-/// The insight views' background thread: spectrum analyses and neuron maps run here, one job at a
+/// The insight views' background thread: spectrum analyses, neuron maps and the primitives view (its owner map) run here, one job at a
 /// time, so neither the GUI nor the training thread waits for them.
 /// - One slot per kind of job: a new job replaces a queued one of its kind that has not started
 ///   (the newest preview or parameters win). A running neuron-map job is abandoned between bands
@@ -9,6 +9,7 @@
 /// - submit/take: GUI thread. Results are plain data; textures are made by the caller.
 #include "engine/images/image.h"
 #include "engine/insight/neuron_maps.h"
+#include "engine/insight/primitive_view.h"
 #include "engine/insight/spectrum.h"
 
 #include <condition_variable>
@@ -39,14 +40,19 @@ struct SpectrumResult {
   std::string error;
 };
 
+/// A layer's neuron maps (width x height each), or, for a model of primitives, the primitives
+/// view over a width x height picture (`earlier`, the same run's last, gives the change).
 struct NeuronJob {
   std::shared_ptr<const NetworkSnapshot> net;
   uint64_t trainer_id = 0;
   int32_t layer = 0, width = 0, height = 0;
+  bool primitives = false;
+  std::shared_ptr<const PrimitiveView> earlier;
 };
 
 struct NeuronResult {
   std::shared_ptr<const NeuronMaps> maps;
+  std::shared_ptr<const PrimitiveView> primitives; ///< a primitives job's view
   int64_t step = 0;
   uint64_t trainer_id = 0;
   double seconds = 0;

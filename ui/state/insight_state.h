@@ -1,7 +1,7 @@
 #pragma once
 /// State of the insight views (the Spectrum and Neuron maps windows), as plain structs owned by
 /// UiState. GUI thread only; the computations run on an InsightWorker (ui/session/insight_worker.h).
-#include "engine/insight/gaussian_view.h"
+#include "engine/insight/primitive_view.h"
 #include "engine/insight/neuron_maps.h"
 #include "engine/insight/spectrum.h"
 
@@ -57,21 +57,26 @@ struct NeuronMapViewState {
   float grid_rect[4] = {0, 0, 0, 0}; ///< last frame's grid, x y w h in framebuffer pixels
 };
 
-/// The Gaussians view, in the Neuron maps window's place when the model is `gaussians`: its
-/// Gaussians as ellipses over run A's picture (ui/panels/gaussians_view.h).
-struct GaussiansViewState {
+/// The primitives view, in the Neuron maps window's place when the model is `gaussians` or `sad`:
+/// its Gaussians or sites as ellipses over run A's picture, and the sites' owner map
+/// (ui/panels/primitives_view.h).
+struct PrimitivesViewState {
   bool overlay = true;   ///< draw the ellipses over the picture
-  int32_t colour_by = 0; ///< GaussianColour: size, colour or change
-  std::shared_ptr<const GaussianView> view;
+  int32_t colour_by = 0; ///< PrimitiveColour: size, colour or change
+  std::shared_ptr<const PrimitiveView> view;
   uint64_t trainer = 0;           ///< trainer the view was made for
   double next_request = 0;        ///< duty cycle, as for the maps
   int64_t visible = 0, drawn = 0; ///< last frame: ellipses in the pane, and those outlined
+  int32_t owner_mode = 1;         ///< the owner map: 0 off, 1 the sites' colours, 2 distinct colours
+  float owner_alpha = 0.85f;      ///< its opacity over the picture
+  bool owner_dirty = false;       ///< the view or the mode changed: the texture is remade
+  int64_t owner_shown = -1;       ///< the view step the owner map's texture holds
 };
 
 struct InsightState {
   SpectrumViewState spectrum;
   NeuronMapViewState neurons;
-  GaussiansViewState gaussians;
+  PrimitivesViewState primitives;
   std::shared_ptr<const NetworkSnapshot> network; ///< parameters from the session, not yet used
   InsightResources* res = nullptr;                ///< worker and textures (owned by run_gui)
 };

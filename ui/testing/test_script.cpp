@@ -208,10 +208,13 @@ bool test_condition(const UiState& ui, const std::string& cond, std::string& err
   if (!known) r = compare(cond, "discarded_copies", discarded_copies(ui), known, error);
   if (!known) r = run_condition(ui, cond, known, error);
   if (!known) r = compare(cond, "runs_shown", int64_t(shown_runs(ui).size()), known, error);
-  // The Gaussians view: ellipses outlined over run A's picture last frame, and the view's step.
-  if (!known) r = compare(cond, "gaussians_outlined", ui.insight.gaussians.drawn, known, error);
-  const GaussianView* gv = ui.insight.gaussians.view.get();
+  // The Gaussians or Sites view: ellipses outlined over run A's picture last frame, and the view's step.
+  if (!known) r = compare(cond, "gaussians_outlined", ui.insight.primitives.drawn, known, error);
+  const PrimitiveView* gv = ui.insight.primitives.view.get();
   if (!known) r = compare(cond, "gaussians_step", gv ? gv->step : -1, known, error);
+  // The Sites view: the step of the owner map's texture, and the sites owning no pixel of it.
+  if (!known) r = compare(cond, "owner_map_step", ui.insight.primitives.owner_shown, known, error);
+  if (!known) r = compare(cond, "sites_idle", gv && gv->sites ? gv->idle : -1, known, error);
   if (!known) r = compare(cond, "frames", int64_t(ui.timelapse.frames.size()), known, error);
   if (!known) r = compare(cond, "sweep_cells", int64_t(ui.sweep.plan.cells.size()), known, error);
   const auto thumbs =
@@ -387,6 +390,23 @@ Done view_command(const Line& l, UiState& ui) {
     if (arg != "on" && arg != "off") return l.fail("expected compare_errors on|off");
     ui.settings.compare_errors = arg == "on";
     ui.view.error_dirty = ui.view.fit_requested = true;
+  } else if (cmd == "owner_map") { // owner_map off|colours|distinct [ALPHA]: the Sites window's owner map
+    std::istringstream in(arg);
+    std::string mode;
+    float alpha = ui.insight.primitives.owner_alpha;
+    in >> mode;
+    const char* modes[] = {"off", "colours", "distinct"};
+    int32_t m = 0;
+    while (m < 3 && mode != modes[m])
+      ++m;
+    if (m == 3 || (!(in >> alpha) && !in.eof()) || !(alpha > 0 && alpha <= 1))
+      return l.fail("expected owner_map off|colours|distinct [ALPHA in (0, 1]]");
+    ui.insight.primitives.owner_mode = m;
+    ui.insight.primitives.owner_alpha = alpha;
+    ui.insight.primitives.owner_dirty = true;
+  } else if (cmd == "outline") { // outline on|off: the Gaussians or Sites window's outlines
+    if (arg != "on" && arg != "off") return l.fail("expected outline on|off");
+    ui.insight.primitives.overlay = arg == "on";
   } else if (cmd == "sharp_zoom") { // sharp_zoom on|off: the toolbar's checkbox
     if (arg != "on" && arg != "off") return l.fail("expected sharp_zoom on|off");
     ui.zoom.enabled = arg == "on";

@@ -22,6 +22,8 @@
 ///   sweep_compare       "Compare selected" (the two selected cells as runs A and B)
 ///   exec COMMAND        run a shell command and wait for it (fail unless it exits 0), e.g. the
 ///                       test helper that sends the window manager's close request
+///   owner_map MODE [A]  the Sites window's owner map: off, colours (each site's) or distinct, at
+///                       opacity A; outline on|off: the Gaussians or Sites window's outlines
 ///   pointer FX FY       the pointer at (FX, FY), fractions of the window, until `pointer off`:
 ///                       hovering and the picture's pixel tooltip as under a user's pointer
 ///   frames N            let N frames pass
@@ -46,7 +48,9 @@
 /// back, holds exactly the training image as RGBA8), source_has TEXT, message_has TEXT (a message of this session holds TEXT), file_exists PATH, discarded_copies>=N (ConfirmState::keep_folder),
 /// sweep_cells==N, sweep_thumbs>=N (the sweep browser's cells, and those with a thumbnail),
 /// gaussians_outlined>=N (the Gaussians view's ellipses drawn over run A's picture last frame),
-/// gaussians_step>=N (the step of the parameters it shows; -1 before any),
+/// gaussians_step>=N (the step of the parameters it shows, Gaussians or sites; -1 before any),
+/// owner_map_step>=N (the step of the owner map drawn; -1 before any), sites_idle<=N (the sites
+/// that own no pixel of it; -1 for a model without sites),
 /// comparing, not_comparing, runs_shown>=N (the runs side by side), compare_step>=N,
 /// compare_shown>=N (run B), compare_gap<=N (A's step and B's apart, either way), compare_frame<=N
 /// (B's timelapse frame on screen while A's is scrubbed; -1 when none); the same for each further

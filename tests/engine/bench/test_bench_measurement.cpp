@@ -93,7 +93,7 @@ TEST_CASE("bench quality: PSNR at any size, MS-SSIM only over 160 px a side, and
         doctest::Approx(1.0).epsilon(1e-12));
   CHECK(std::isinf(measure_bench_quality(flat_image(176, 168, 0.5f), flat_image(176, 168, 0.5f)).psnr8_db));
 
-  for (const std::pair<int, int> size : {std::pair{120, 96}, std::pair{300, 160}}) {
+  for (const std::pair<int, int>& size : {std::pair{120, 96}, std::pair{300, 160}}) {
     const int w = size.first, h = size.second; // plain names: clang 14's CAPTURE cannot take a structured binding
     CAPTURE(w);
     const BenchQuality small = measure_bench_quality(flat_image(w, h, 0.5f), flat_image(w, h, 0.25f));

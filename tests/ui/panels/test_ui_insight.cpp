@@ -5,6 +5,7 @@
 
 #if REDRAW_TEST_UI
 #include "ui/panels/insight_views.h"
+#include "ui/panels/primitives_view.h"
 #include "ui/session/insight_worker.h"
 #include "ui/state/settings_store.h"
 #include "ui/session/training_session.h"
@@ -63,7 +64,7 @@ TEST_CASE("insight worker: neuron maps equal the engine's, and display order and
   net->params = initial_parameters(cfg.model, 9);
   net->step = 12;
   InsightWorker worker;
-  worker.submit(NeuronJob{net, 1, 1, 10, 6});
+  worker.submit(NeuronJob{net, 1, 1, 10, 6, false, nullptr});
   const auto r = wait_result([&] { return worker.take_neurons(); });
   REQUIRE(r.has_value());
   REQUIRE(r->maps);
@@ -138,6 +139,74 @@ TEST_CASE("insight: exports write the spectrum history, the curves and the neuro
   const Image page = neuron_page_image(*maps, ui.insight.neurons.order, 0, 64, false, cols, rows);
   CHECK(png.width == page.width * 4);
   CHECK(png.height == page.height * 4);
+}
+
+TEST_CASE("insight worker: a primitives job gives the engine's view of the sites, owner map and all") {
+  auto net = std::make_shared<NetworkSnapshot>();
+  net->model.encoding.kind = EncodingKind::Sad;
+  net->model.encoding.sites = 20;
+  net->model.hidden = {};
+  net->model.hidden_activations = {};
+  net->model.output_activation = Activation::Identity;
+  net->model.output_channels = 3;
+  net->params.assign(size_t(parameter_count(net->model)), 0.0f);
+  for (int64_t i = 0; i < 20; ++i) { // a row of sites across the picture
+    net->params[size_t(i * k_sad_floats + k_sad_mx)] = float(-0.95 + 0.1 * double(i));
+    net->params[size_t(i * k_sad_floats + k_sad_colour)] = float(i) / 20.0f;
+  }
+  net->step = 5;
+  InsightWorker worker;
+  worker.submit(NeuronJob{net, 3, 0, 40, 20, true, nullptr});
+  const auto r = wait_result([&] { return worker.take_neurons(); });
+  REQUIRE(r.has_value());
+  REQUIRE(r->error.empty());
+  REQUIRE(r->primitives);
+  CHECK_FALSE(r->maps);
+  CHECK(r->trainer_id == 3);
+  const PrimitiveView want = primitive_view(*net, 40, 20, nullptr);
+  CHECK(r->primitives->owner == want.owner);
+  CHECK(r->primitives->map_w == 40);
+  CHECK(r->primitives->idle == want.idle);
+  // Sites on a row, each 0.1 apart: each owns the columns nearest it, so the first pixel's owner is 0.
+  CHECK(want.owner[0] == 0);
+  CHECK(want.owner[39] == 19);
+}
+
+TEST_CASE("primitives view: the owner map's pixels are the owners' colours, the diagram's edges darkened") {
+  PrimitiveView v;
+  v.sites = true;
+  v.map_w = 3;
+  v.map_h = 2;
+  v.owner = {0, 0, 1, 0, 1, -1};
+  v.ellipses.resize(2);
+  v.ellipses[0].rgb[0] = 1.0f, v.ellipses[0].rgb[1] = 0.5f, v.ellipses[0].rgb[2] = 0.0f;
+  v.ellipses[1].rgb[0] = 0.0f, v.ellipses[1].rgb[1] = 0.2f, v.ellipses[1].rgb[2] = 1.0f;
+  const std::vector<uint8_t> own = owner_map_rgba(v, 1);
+  REQUIRE(own.size() == 3 * 2 * 4);
+  const auto px = [&](const std::vector<uint8_t>& m, int i, int k) { return int(m[size_t(i * 4 + k)]); };
+  // (0, 0): 0 to its right and below: inside, the site's colour.
+  CHECK(px(own, 0, 0) == 255);
+  CHECK(px(own, 0, 1) == 128);
+  CHECK(px(own, 0, 3) == 255);
+  // (1, 0): 1 to its right: an edge, darkened.
+  CHECK(px(own, 1, 0) == 89);
+  // (2, 0): 1 below is -1: an edge too; (1, 1): -1 to its right.
+  CHECK(px(own, 2, 2) == 89);
+  CHECK(px(own, 4, 2) == 89);
+  // (0, 1): the last row, 1 to its right: an edge.
+  CHECK(px(own, 3, 0) == 89);
+  // No site: transparent.
+  CHECK(px(own, 5, 3) == 0);
+  // Distinct colours: site 0's hue is 0, so (0.55 + 0.4 cos(2 pi (0 - k / 3))) = (0.95, 0.35, 0.35).
+  const std::vector<uint8_t> distinct = owner_map_rgba(v, 2);
+  CHECK(px(distinct, 0, 0) == 242);
+  CHECK(px(distinct, 0, 1) == 89);
+  CHECK(px(distinct, 0, 2) == 89);
+  CHECK(px(distinct, 0, 3) == 255);
+  // A view whose map does not match its size gives a transparent picture, not a read past the end.
+  v.owner.pop_back();
+  const std::vector<uint8_t> broken = owner_map_rgba(v, 1);
+  CHECK(std::all_of(broken.begin(), broken.end(), [](uint8_t b) { return b == 0; }));
 }
 
 TEST_CASE("insight: the open views are remembered in settings.json") {

@@ -1,0 +1,75 @@
+#pragma once
+/// The `sad` encoding's top-K lists (engine/sad_math.h), built and followed on the host with
+/// OpenMP, the same bits on any thread count: the CPU backend blends with them, and the app's
+/// sites view draws the owner map from them.
+/// - Top-K lists: each node of SadParams' grid x grid lattice keeps the k_sad_k sites of least
+///   energy at its centre found so far (ascending by energy, then by id; -1 past the end). A point
+///   blends its nearest node's list (sad_node), its energies worked out at the point itself.
+/// - Jump flooding builds them: a seeding pass (each node takes the sites whose positions fall in
+///   it), then passes with steps grid/2, grid/4, ..., 1 and one more at 1, each node merging its
+///   own list with those of the 8 nodes a step away. Every pass also injects random candidates
+///   from a hash of (pass, node): a random entry of a node up to grid/16 away and one site drawn
+///   from all, so the lists keep improving as the sites move. Passes read one buffer and write
+///   the other: every node's result is its own, whatever the team.
+/// - Refreshing (once per training step) runs one pass at step 1 with injection from
+///   the current lists: sites move little per step, so their lists follow them. Every pass also
+///   offers each node the sites whose positions fall in it, so a site is never lost from the
+///   lists (where it would take no gradient, yet a render's fresh lists would find it).
+#include "engine/sad_math.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace redraw {
+
+/// The lists of a lattice (see the header).
+struct SadLists {
+  int32_t grid = 0;
+  int64_t count = 0;         ///< the sites' count they were built for
+  std::vector<int32_t> ids;  ///< grid * grid * k_sad_k site ids, -1 past a list's end
+  uint64_t passes = 0;       ///< passes run since the build: the random candidates' counter
+  bool built() const { return grid > 0 && !ids.empty(); }
+};
+
+/// Builds the lists from scratch for the sites in params (count x k_sad_floats): seeding, the
+/// full jump-flooding schedule, and a last pass at step 1.
+void sad_build_lists(const SadParams& p, const float* params, SadLists& lists);
+/// Follows the sites after they moved: one pass at step 1 from the current lists;
+/// a build when the lists are for another lattice or count, or none yet.
+void sad_refresh_lists(const SadParams& p, const float* params, SadLists& lists);
+/// BackendError unless the lists were built for p's lattice and count.
+void sad_check_lists(const SadParams& p, const SadLists& lists);
+
+/// Every site's shape (sad_shape), worked out once per pass.
+std::vector<SadShape<float>> sad_shapes(const SadParams& p, const float* params);
+
+/// The node list of coordinate (x, y).
+inline const int32_t* sad_list_at(const SadLists& lists, float x, float y) {
+  const int32_t G = lists.grid;
+  return lists.ids.data() + (int64_t(sad_node(y, G)) * G + sad_node(x, G)) * k_sad_k;
+}
+
+/// The blend at (x, y) of its node's list: returns n, the sites blended (their ids in ids[0, n),
+/// ascending by energy at the node), their weights w and the colour out (0 when none).
+inline int32_t sad_point(const std::vector<SadShape<float>>& shapes, const float* params, const SadLists& lists,
+                         float x, float y, int32_t* ids, float* w, float* out) {
+  const int32_t* list = sad_list_at(lists, x, y);
+  SadShape<float> sh[k_sad_k];
+  const float* sites[k_sad_k];
+  int32_t n = 0;
+  for (int32_t k = 0; k < k_sad_k; ++k)
+    if (list[k] >= 0) {
+      ids[n] = list[k];
+      sh[n] = shapes[size_t(list[k])];
+      sites[n] = params + int64_t(list[k]) * k_sad_floats;
+      ++n;
+    }
+  if (n == 0) {
+    for (int32_t k = 0; k < k_sad_channels; ++k) out[k] = 0.0f;
+    return 0;
+  }
+  sad_blend(sh, sites, n, x, y, w, out);
+  return n;
+}
+
+} // namespace redraw
