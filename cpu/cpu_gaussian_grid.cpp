@@ -33,6 +33,11 @@ constexpr int64_t k_sorted_arrays = 2 + k_gaussian_channels;
 
 /// Pairs a kernel evaluates in one vector loop before it sums them in order.
 constexpr int64_t k_kernel_block = 64;
+/// A vector loop runs a multiple of this many lanes (AVX2's 8, two of the baseline's 4), past the
+/// block's end into padding that the sums never read: blocks are short (a box row holds a few
+/// samples), and the compiler's scalar tail would run most of them one lane at a time.
+constexpr int64_t k_lane_pad = 8;
+inline int64_t padded_lanes(int64_t m) { return (m + k_lane_pad - 1) / k_lane_pad * k_lane_pad; }
 
 #define REDRAW_GAUSSIAN_INLINE inline __attribute__((always_inline))
 
@@ -51,8 +56,9 @@ REDRAW_GAUSSIAN_INLINE void encode_samples(const GaussianGrid::View& v, const fl
       const int64_t m = std::min(k_kernel_block, v.start[bin + 1] - p0);
       const int32_t* ids = v.list + p0;
       float c0[k_kernel_block], c1[k_kernel_block], c2[k_kernel_block];
+      const int64_t lanes = padded_lanes(m); // the list has k_lane_pad entries past its end
 #pragma omp simd
-      for (int64_t j = 0; j < m; ++j) {
+      for (int64_t j = 0; j < lanes; ++j) {
         const GaussianTerm& t = v.terms[ids[j]];
         const float z1 = (x - t.shape.mx) * t.shape.inv_a;
         const float z2 = (y - t.shape.my - t.shape.b * z1) * t.shape.inv_c;
@@ -75,52 +81,64 @@ REDRAW_GAUSSIAN_INLINE void encode_samples(const GaussianGrid::View& v, const fl
   static_assert(k_gaussian_channels == 3, "three colour channels");
 }
 
-/// One Gaussian's gradient from the sorted samples [j0, j1) of one row of its box (bins k0..k1 of
-/// the rectangle, first: where each bin's samples start): each sample's terms are
-/// gaussian_backward's, worked out lane by lane with gaussian_cpu_exp, then each bin's samples are
-/// summed in order into a partial (from +0) and the partials added to v in bin order.
-REDRAW_GAUSSIAN_INLINE void backward_row(const GaussianGrid::View& v, const GaussianTerm& t, float l11, float l22,
-                                         const float* sorted, int64_t n, const int64_t* first, int64_t k0, int64_t k1,
-                                         float* grad) {
+/// gaussian_backward's terms of Gaussian t (its raw diagonals l11, l22) for the sorted samples at
+/// positions at_of(j), j in [0, lanes), into c[field][j]: worked out lane by lane with
+/// gaussian_cpu_exp, every value computed and then selected (+0 outside the support).
+template <class At>
+REDRAW_GAUSSIAN_INLINE void backward_terms(const GaussianGrid::View& v, const GaussianTerm& t, float l11, float l22,
+                                           const float* sorted, int64_t stride, At at_of, int64_t lanes,
+                                           float (&c)[k_gaussian_floats][k_kernel_block]) {
   const float cutoff = float(k_gaussian_cutoff), cell = v.cell;
   const float mx = t.shape.mx, my = t.shape.my, inv_a = t.shape.inv_a, b = t.shape.b, inv_c = t.shape.inv_c;
   const float col0 = t.colour[0], col1 = t.colour[1], col2 = t.colour[2];
-  const float *sx = sorted, *sy = sorted + n, *sd0 = sorted + 2 * n, *sd1 = sorted + 3 * n, *sd2 = sorted + 4 * n;
+  const float *sx = sorted, *sy = sorted + stride, *sd0 = sorted + 2 * stride, *sd1 = sorted + 3 * stride,
+              *sd2 = sorted + 4 * stride;
+#pragma omp simd
+  for (int64_t j = 0; j < lanes; ++j) {
+    const int64_t at = at_of(j);
+    const float x = sx[at], y = sy[at], d0 = sd0[at], d1 = sd1[at], d2 = sd2[at];
+    const float z1 = (x - mx) * inv_a;
+    const float z2 = (y - my - b * z1) * inv_c;
+    const float q = z1 * z1 + z2 * z2;
+    const bool inside = q < cutoff;
+    const float half_q = -0.5f * q;
+    const float e = gaussian_cpu_exp(inside ? half_q : 0.0f), w = e - v.rim;
+    float dw = 0.0f;
+    dw += d0 * col0;
+    dw += d1 * col1;
+    dw += d2 * col2;
+    const float dq = -0.5f * e * dw;
+    const float g1 = 2.0f * z1 * dq, g2 = 2.0f * z2 * dq;
+    const float h = g1 - g2 * b * inv_c;
+    const float d_mx = -h * inv_a, d_a = d_mx * z1, d_b = -g2 * z1 * inv_c, d_c = -g2 * z2 * inv_c;
+    const float d_my = -g2 * inv_c, d_l11 = d_a * cell * cell * l11 * inv_a, d_l21 = d_b * cell,
+                d_l22 = d_c * cell * cell * l22 * inv_c, dc0 = d0 * w, dc1 = d1 * w, dc2 = d2 * w;
+    c[k_gauss_mx][j] = inside ? d_mx : 0.0f;
+    c[k_gauss_my][j] = inside ? d_my : 0.0f;
+    c[k_gauss_l11][j] = inside ? d_l11 : 0.0f;
+    c[k_gauss_l21][j] = inside ? d_l21 : 0.0f;
+    c[k_gauss_l22][j] = inside ? d_l22 : 0.0f;
+    c[k_gauss_colour][j] = inside ? dc0 : 0.0f;
+    c[k_gauss_colour + 1][j] = inside ? dc1 : 0.0f;
+    c[k_gauss_colour + 2][j] = inside ? dc2 : 0.0f;
+  }
+  static_assert(k_gaussian_channels == 3, "three colour channels");
+}
+
+/// One row of a Gaussian's box, whatever its samples: the sorted samples [first[k0], first[k1 + 1])
+/// of bins k0..k1 of the rectangle, in blocks; each bin's samples summed in order into a partial
+/// (from +0), the partials added to grad in bin order, empty bins too.
+REDRAW_GAUSSIAN_INLINE void backward_row(const GaussianGrid::View& v, const GaussianTerm& t, float l11, float l22,
+                                         const float* sorted, int64_t stride, const int64_t* first, int64_t k0,
+                                         int64_t k1, float* grad) {
   const int64_t j0 = first[k0], j1 = first[k1 + 1];
   float acc[k_gaussian_floats] = {};
   int64_t k = k0, bin_end = first[k0 + 1];
   for (int64_t seg = j0; seg < j1; seg += k_kernel_block) {
     const int64_t m = std::min(k_kernel_block, j1 - seg);
     float c[k_gaussian_floats][k_kernel_block];
-#pragma omp simd
-    for (int64_t j = 0; j < m; ++j) {
-      const int64_t at = seg + j;
-      const float x = sx[at], y = sy[at], d0 = sd0[at], d1 = sd1[at], d2 = sd2[at];
-      const float z1 = (x - mx) * inv_a;
-      const float z2 = (y - my - b * z1) * inv_c;
-      const float q = z1 * z1 + z2 * z2;
-      const bool inside = q < cutoff;
-      const float half_q = -0.5f * q;
-      const float e = gaussian_cpu_exp(inside ? half_q : 0.0f), w = e - v.rim;
-      float dw = 0.0f;
-      dw += d0 * col0;
-      dw += d1 * col1;
-      dw += d2 * col2;
-      const float dq = -0.5f * e * dw;
-      const float g1 = 2.0f * z1 * dq, g2 = 2.0f * z2 * dq;
-      const float h = g1 - g2 * b * inv_c;
-      const float d_mx = -h * inv_a, d_a = d_mx * z1, d_b = -g2 * z1 * inv_c, d_c = -g2 * z2 * inv_c;
-      const float d_my = -g2 * inv_c, d_l11 = d_a * cell * cell * l11 * inv_a, d_l21 = d_b * cell,
-                  d_l22 = d_c * cell * cell * l22 * inv_c, dc0 = d0 * w, dc1 = d1 * w, dc2 = d2 * w;
-      c[k_gauss_mx][j] = inside ? d_mx : 0.0f;
-      c[k_gauss_my][j] = inside ? d_my : 0.0f;
-      c[k_gauss_l11][j] = inside ? d_l11 : 0.0f;
-      c[k_gauss_l21][j] = inside ? d_l21 : 0.0f;
-      c[k_gauss_l22][j] = inside ? d_l22 : 0.0f;
-      c[k_gauss_colour][j] = inside ? dc0 : 0.0f;
-      c[k_gauss_colour + 1][j] = inside ? dc1 : 0.0f;
-      c[k_gauss_colour + 2][j] = inside ? dc2 : 0.0f;
-    }
+    // each sorted array has k_lane_pad values past its end
+    backward_terms(v, t, l11, l22, sorted, stride, [seg](int64_t j) { return seg + j; }, padded_lanes(m), c);
     for (int64_t j = 0; j < m; ++j) {
       for (; seg + j >= bin_end; bin_end = first[++k + 1]) // the bins that end here, empty ones too
         for (int32_t f = 0; f < k_gaussian_floats; ++f) grad[f] += acc[f], acc[f] = 0.0f;
@@ -129,7 +147,6 @@ REDRAW_GAUSSIAN_INLINE void backward_row(const GaussianGrid::View& v, const Gaus
   }
   for (; k <= k1; ++k) // the last bin with samples, and the empty ones after it
     for (int32_t f = 0; f < k_gaussian_floats; ++f) grad[f] += acc[f], acc[f] = 0.0f;
-  static_assert(k_gaussian_channels == 3, "three colour channels");
 }
 
 /// The Gaussians at places [a0, a1) of the grid's order: their gradients from the sorted samples.
@@ -137,7 +154,7 @@ struct BackwardArgs {
   const int32_t* order;
   const float* params;
   const float* sorted;
-  int64_t n;
+  int64_t stride; ///< between the sorted arrays
   const int64_t* first;
   int32_t rx0, ry0, rnx, rny;
   float* grads;
@@ -147,6 +164,10 @@ struct BackwardArgs {
 REDRAW_GAUSSIAN_INLINE void backward_gaussians(const GaussianGrid::View& v, const BackwardArgs& a, int64_t a0, int64_t a1) {
   const int32_t rx1 = a.rx0 + a.rnx - 1, ry1 = a.ry0 + a.rny - 1;
   for (int64_t at = a0; at < a1; ++at) {
+    if (at + 8 < a1) { // the grid's order scatters the indices: fetch a few Gaussians ahead
+      __builtin_prefetch(a.grads + int64_t(a.order[at + 8]) * k_gaussian_floats, 1);
+      __builtin_prefetch(a.params + int64_t(a.order[at + 8]) * k_gaussian_floats);
+    }
     const int64_t i = a.order[at];
     float* gr = a.grads + i * k_gaussian_floats;
     float g[k_gaussian_floats];
@@ -156,10 +177,13 @@ REDRAW_GAUSSIAN_INLINE void backward_gaussians(const GaussianGrid::View& v, cons
     const int32_t y0 = std::max(o[2], a.ry0), y1 = std::min(o[3], ry1);
     if (o[0] <= o[1] && x0 <= x1) {
       const float* gi = a.params + i * k_gaussian_floats;
-      for (int32_t by = y0; by <= y1; ++by) { // the box's bins in row-major order
-        const int64_t k0 = int64_t(by - a.ry0) * a.rnx + (x0 - a.rx0);
-        backward_row(v, v.terms[at], gi[k_gauss_l11], gi[k_gauss_l22], a.sorted, a.n, a.first, k0, k0 + (x1 - x0), g);
-      }
+      const float l11 = gi[k_gauss_l11], l22 = gi[k_gauss_l22];
+      const int64_t row0 = int64_t(y0 - a.ry0) * a.rnx + (x0 - a.rx0), width = x1 - x0, rows = y1 - y0 + 1;
+      // Row by row: a row's samples lie together in the sorted arrays (gathering a whole box's
+      // few samples into one block of lanes measured slower: the gathers cost more than the lanes).
+      for (int64_t r = 0; r < rows; ++r) // the box's rows, each a run of bins in row-major order
+        backward_row(v, v.terms[at], l11, l22, a.sorted, a.stride, a.first, row0 + r * a.rnx, row0 + r * a.rnx + width,
+                     g);
     }
     std::copy(g, g + k_gaussian_floats, gr);
   }
@@ -221,7 +245,8 @@ void GaussianGrid::build(const GaussianParams& g, const float* params) {
   }
   if (const std::string why = gaussian_pairs_problem(pairs, g.count); !why.empty())
     throw BackendError("cpu backend: " + why);
-  grid_resize(m_list, pairs);
+  grid_resize(m_list, pairs + k_lane_pad);
+  std::fill(m_list.end() - k_lane_pad, m_list.end(), 0); // read by the padded lanes, never summed
   count_and_fill(false);
   m_start[0] = 0;
   for (size_t k = 1; k < m_start.size(); ++k) m_start[k] += m_start[k - 1];
@@ -299,7 +324,10 @@ void GaussianGrid::sort_samples(const float* coords, const float* d_out, int64_t
   m_rx0 = x0, m_ry0 = y0, m_rnx = x1 - x0 + 1, m_rny = y1 - y0 + 1;
   const int64_t rect_bins = int64_t(m_rnx) * m_rny;
   grid_resize(m_sample_bin, n);
-  grid_resize(m_sorted, n * k_sorted_arrays);
+  m_stride = n + k_lane_pad;
+  grid_resize(m_sorted, m_stride * k_sorted_arrays);
+  for (int64_t a = 0; a < k_sorted_arrays; ++a) // the padded lanes read zeros, never summed
+    std::fill(m_sorted.begin() + a * m_stride + n, m_sorted.begin() + (a + 1) * m_stride, 0.0f);
   grid_resize(m_first, rect_bins + 1);
   grid_resize(m_cursor, std::max<int64_t>(int64_t(m_cursor.size()), rect_bins));
 #pragma omp parallel for schedule(static)
@@ -312,8 +340,8 @@ void GaussianGrid::sort_samples(const float* coords, const float* d_out, int64_t
   std::copy(m_first.begin(), m_first.end() - 1, m_cursor.begin());
   for (int64_t s = 0; s < n; ++s) {
     float* to = m_sorted.data() + m_cursor[size_t(m_sample_bin[size_t(s)])]++;
-    to[0] = coords[2 * s], to[n] = coords[2 * s + 1];
-    for (int32_t k = 0; k < k_gaussian_channels; ++k) to[(2 + k) * n] = d_out[s * k_gaussian_channels + k];
+    to[0] = coords[2 * s], to[m_stride] = coords[2 * s + 1];
+    for (int32_t k = 0; k < k_gaussian_channels; ++k) to[(2 + k) * m_stride] = d_out[s * k_gaussian_channels + k];
   }
 }
 
@@ -321,8 +349,8 @@ void GaussianGrid::backward(const float* params, const float* coords, const floa
                             bool accumulate) {
   sort_samples(coords, d_out, n);
   const GaussianGrid::View v = view();
-  const BackwardArgs a{m_order.data(), params, m_sorted.data(), n, m_first.data(), m_rx0, m_ry0, m_rnx, m_rny,
-                       grads, accumulate};
+  const BackwardArgs a{m_order.data(), params, m_sorted.data(), m_stride, m_first.data(),
+                       m_rx0, m_ry0, m_rnx, m_rny, grads, accumulate};
   const bool avx2 = m_avx2;
   // Each Gaussian is one thread's; their costs follow the samples in their boxes, so the
   // schedule is dynamic (the sums do not depend on it).

@@ -3,14 +3,20 @@
 /// binned once and then read by any number of encode and backward calls (cpu/cpu_gaussians.cpp
 /// builds it once per training step).
 /// - Bins: [-1, 1]^2 is cut into GaussianParams::bins bins per side; each Gaussian is listed in
-///   every bin its support's box touches (gaussian_box), a CSR list per bin, Gaussians in index
-///   order. Culling by box drops only zero terms, so a pass is the all-pairs sum.
+///   every bin its support's box touches (gaussian_box), a CSR list per bin. The grid keeps the
+///   Gaussians in the order of their means' bins (stably), and a list in that order, so a bin's
+///   list reads terms that lie together (the seed scatters indices over the picture). Culling by
+///   box drops only zero terms, so a pass is the all-pairs sum.
 /// - Forward: the samples are split among threads; each output is its bin's list summed in order.
 /// - Backward, without atomics or a buffer of partials: a call sorts its samples by bin (stably)
 ///   within the rectangle of bins they fall in, and each Gaussian, on one thread, walks the bins of
 ///   its box in that rectangle row by row: a bin's samples summed in sample order into a partial,
-///   the partials added to its gradient in bin order. Every gradient is the same sum in the same
-///   order whatever the thread count, and the same sum the per-call binning before it made.
+///   the partials added to its gradient in bin order. Every sum is in an order that does not
+///   follow the team.
+/// - Kernels: a block of pairs (a sample's list entries, a box row's samples) is worked out lane
+///   by lane in a vector loop, every value computed and then selected, and then added one after
+///   another. The loops are built for the x86-64 baseline and for AVX2 without FMA, and the exp is
+///   gaussian_cpu_exp, so both give the same bits (glibc's expf has no vector twin that does).
 /// - Every buffer is sized before the parallel loops and kept between calls: an allocation that
 ///   fails throws BackendError from no parallel region, and a step allocates nothing once warm.
 #include "engine/gaussian_math.h"
@@ -95,6 +101,7 @@ private:
   std::vector<int32_t> m_sample_bin; ///< per sample: its bin within the rectangle
   std::vector<int64_t> m_first;      ///< per rectangle bin: where its samples start (bins + 1)
   std::vector<float> m_sorted;       ///< the sorted samples' x, then their y, then each d_out channel
+  int64_t m_stride = 0;              ///< between those arrays in m_sorted (n and a padding)
 };
 
 } // namespace redraw::cpu
