@@ -1,10 +1,12 @@
 /// The CPU step of the trained primitives (`gaussians`) beside the hash grid's (`instant`), in one
-/// run, on the same full batch of the default image at N x N, so a busy machine slows both rows.
-///   primitive_step_bench [--size N] [--gaussians G] [--seconds S] [--threads T] [--rounds R]
+/// run, on the same samples of the default image at N x N (the full batch, or minibatches of B
+/// drawn from it), so a busy machine slows every row.
+///   primitive_step_bench [--size N] [--batch B] [--gaussians G] [--seconds S] [--threads T]
+///                        [--rounds R] [--presets instant,gaussians[,sad]]
 /// Prints one row per preset and round: its parameters, ms per step (the median of its rounds
 /// below the table), the step's phases (StepProfile: forward, backward, update) and the ratio of
-/// its step to `instant`'s. Floor: a `gaussians` step of 16,384 pixels (--size 128) at 37,500
-/// Gaussians costs at most 2x the hash grid's.
+/// its step to the first preset's. Floor: a `gaussians` step of 16,384 pixels (--size 128) at
+/// 37,500 Gaussians costs at most 2x the hash grid's.
 #include "bench/bench_grid.h"
 #include "cpu/cpu_backend.h"
 #include "engine/images/image.h"
@@ -31,9 +33,13 @@ struct StepTiming {
   double step_ms = 0, forward_ms = 0, backward_ms = 0, update_ms = 0;
 };
 
-/// Steps a Trainer of `cfg` on `img` for at least `seconds` after two warm-up steps.
+/// Steps a Trainer of `cfg` on `img` for at least `seconds` after two warm-up steps, with no
+/// timelapse frames (early in a run they are taken every few steps, each a render and a PSNR pass).
 StepTiming time_steps(const RunConfig& cfg, const Image& img, double seconds) {
   Trainer t(std::make_unique<CpuBackend>(), cfg, Dataset{img});
+  SnapshotPolicy no_frames;
+  no_frames.enabled = false;
+  t.set_snapshot_policy(no_frames);
   t.step();
   t.step();
   (void)t.backend().take_step_profile();
@@ -54,14 +60,20 @@ StepTiming time_steps(const RunConfig& cfg, const Image& img, double seconds) {
 
 int main(int argc, char** argv) {
   int32_t size = 128, threads = 0, rounds = 3;
+  int64_t batch = 0;
   int64_t gaussians = 37500;
   double seconds = 3.0;
+  std::vector<std::string> presets = {"instant", "gaussians"};
   CLI::App cli{"The CPU step of gaussians beside instant's, on the same full batch", "primitive_step_bench"};
   cli.add_option("--size", size, "Training size (a square of the default image)")->check(CLI::Range(8, 4096));
+  cli.add_option("--batch", batch, "Samples a step (0: the full batch)")->check(CLI::Range(0, 1 << 24));
   cli.add_option("--gaussians", gaussians, "model.gaussians")->check(CLI::Range(1, 4000000));
   cli.add_option("--seconds", seconds, "Least time per measurement")->check(CLI::PositiveNumber);
   cli.add_option("--threads", threads, "Fixed team size (0: measured)")->check(CLI::Range(0, 1024));
-  cli.add_option("--rounds", rounds, "Rounds, each timing both presets in turn")->check(CLI::Range(1, 100));
+  cli.add_option("--rounds", rounds, "Rounds, each timing the presets in turn")->check(CLI::Range(1, 100));
+  cli.add_option("--presets", presets, "Presets to time, the first the one the others are divided by")
+      ->delimiter(',')
+      ->check(CLI::IsMember(preset_names()));
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -69,30 +81,32 @@ int main(int argc, char** argv) {
   }
   set_cpu_threads(threads);
   CpuBackend probe;
-  std::printf("CPU backend: %s; full batch of %dx%d = %d samples, %lld Gaussians, >= %.1f s per measurement\n\n",
-              probe.device_description().c_str(), size, size, size * size, static_cast<long long>(gaussians), seconds);
-  const std::vector<std::string> presets = {"instant", "gaussians"};
+  std::printf("CPU backend: %s; %dx%d = %d samples, steps of %lld (%s), %lld Gaussians, >= %.1f s per measurement\n\n",
+              probe.device_description().c_str(), size, size, size * size,
+              static_cast<long long>(batch > 0 ? batch : int64_t(size) * size), batch > 0 ? "minibatches" : "full batch",
+              static_cast<long long>(gaussians), seconds);
   std::vector<std::vector<double>> step_ms(presets.size());
-  std::printf("| round | preset    | params  | ms/step | forward ms | backward ms | update ms | / instant |\n");
-  std::printf("|-------|-----------|---------|---------|------------|-------------|-----------|-----------|\n");
+  const std::string first = presets.front();
+  std::printf("| round | preset    | params  | ms/step | forward ms | backward ms | update ms | / %-9s |\n", first.c_str());
+  std::printf("|-------|-----------|---------|---------|------------|-------------|-----------|-------------|\n");
   for (int32_t r = 1; r <= rounds; ++r) {
-    double instant_ms = 0;
+    double first_ms = 0;
     for (size_t k = 0; k < presets.size(); ++k) {
       RunConfig cfg = load_preset(presets[k]);
       cfg.data.width = cfg.data.height = size;
       bench::size_bench_grid(cfg, size, size, bench::GridSizing::Image);
       cfg.model.encoding.gaussians = gaussians; // read by the Gaussians' family alone
-      cfg.training.batch_size = 0; // the full batch: both rows step the same samples
+      cfg.training.batch_size = batch; // 0, the full batch: every row steps the same samples
       cfg.training.cpu_batch_size = -1;
       cfg.training.metrics_every = int64_t(1) << 40; // no PSNR pass inside the timing
       cfg.training.steps = int64_t(1) << 40;
       const Image img = prepare_training_image(default_image_path(), cfg.data);
       const StepTiming t = time_steps(cfg, img, seconds);
-      if (k == 0) instant_ms = t.step_ms;
+      if (k == 0) first_ms = t.step_ms;
       step_ms[k].push_back(t.step_ms);
-      std::printf("| %5d | %-9s | %7lld | %7.2f | %10.2f | %11.2f | %9.2f | %8.2fx |\n", r, presets[k].c_str(),
+      std::printf("| %5d | %-9s | %7lld | %7.2f | %10.2f | %11.2f | %9.2f | %10.2fx |\n", r, presets[k].c_str(),
                   static_cast<long long>(t.params), t.step_ms, t.forward_ms, t.backward_ms, t.update_ms,
-                  t.step_ms / instant_ms);
+                  t.step_ms / first_ms);
       std::fflush(stdout);
     }
   }
@@ -100,8 +114,11 @@ int main(int argc, char** argv) {
     std::sort(v.begin(), v.end());
     return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
   };
-  const double instant = median(step_ms[0]), gauss = median(step_ms[1]);
-  std::printf("\nmedian: instant %.2f ms, gaussians %.2f ms a step: gaussians / instant = %.2fx (floor 2x)\n", instant,
-              gauss, gauss / instant);
+  std::printf("\nmedian ms a step:");
+  for (size_t k = 0; k < presets.size(); ++k) std::printf(" %s %.2f", presets[k].c_str(), median(step_ms[k]));
+  std::printf("\n");
+  for (size_t k = 1; k < presets.size(); ++k)
+    std::printf("%s / %s = %.2fx%s\n", presets[k].c_str(), first.c_str(), median(step_ms[k]) / median(step_ms[0]),
+                presets[k] == "gaussians" && first == "instant" ? " (floor 2x)" : "");
   return 0;
 }

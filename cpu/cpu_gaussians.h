@@ -1,16 +1,9 @@
 #pragma once
-/// The CPU backend's passes for the `gaussians` encoding (engine/gaussian_math.h), tiled and on
-/// every core with OpenMP.
-/// - Tiles: [-1, 1]^2 is cut into GaussianParams::bins bins per side. Each call bins the Gaussians
-///   by the boxes that hold their supports (a CSR list per bin, Gaussians in index order), for the
-///   bins its samples fall in only (the parameters move every step, and a chunk of a full batch
-///   covers a band of the picture), and each sample visits only its bin's list. Culling by box
-///   drops only zero terms, so the result is the all-pairs sum's. Samples may be any coordinates.
-/// - Forward: samples are split among threads; each output is its bin's list summed in order.
-/// - Backward, deterministic without atomics: the samples are sorted by bin (stably), each
-///   (bin, Gaussian) pair sums its bin's samples' contributions in that order into a partial of its
-///   own, and each Gaussian adds its partials in bin order. Every gradient is the same sum in the
-///   same order whatever the thread count.
+/// The CPU backend's passes for the `gaussians` encoding (engine/gaussian_math.h), on every core
+/// with OpenMP: cpu::GaussianGrid (cpu/cpu_gaussian_grid.h) bins the Gaussians over the whole grid
+/// and runs the passes. The functions below bin for one call; the trained encoding
+/// (make_cpu_gaussians_encoding) bins once per training step (step_begins) and again only when a
+/// call's Gaussians differ from the ones it binned. Every result is the same whatever the team.
 #include "engine/gaussian_math.h"
 
 #include <cstdint>
