@@ -70,7 +70,7 @@ double squared_error(const std::vector<float>& target, const std::vector<double>
 
 constexpr float k_identity_head[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
 
-/// A grey picture, black on its left half and, on its right, squares of 2 pixels in a checkerboard
+/// A grey picture, black on its left half and, on its right, squares of 3 pixels in a checkerboard
 /// with a bright disc: sharp detail where a uniform start puts half its Gaussians in vain.
 Image detail_picture(int32_t side) {
   Image img = test::filled_image(side, side, 1, 0.0f);
@@ -78,7 +78,7 @@ Image detail_picture(int32_t side) {
     for (int32_t x = side / 2; x < side; ++x) {
       const double dx = x - 0.75 * side, dy = y - 0.5 * side;
       const bool disc = dx * dx + dy * dy < 0.03 * side * side;
-      img.pixels[size_t(y) * side + x] = disc ? 1.0f : (((x / 2) + (y / 2)) % 2 ? 0.8f : 0.2f);
+      img.pixels[size_t(y) * side + x] = disc ? 1.0f : (((x / 3) + (y / 3)) % 2 ? 0.8f : 0.2f);
     }
   return img;
 }
@@ -258,12 +258,12 @@ TEST_CASE("a growing run relocates at its config's steps, the same bits on 1 and
 
 TEST_CASE("on a picture with sharp detail, growth reaches a lower loss than the same Gaussians without it") {
   const Image img = detail_picture(48);
-  Trainer plain = test::small_trainer(grow_config(400, 160, false), img);
-  Trainer grown = test::small_trainer(grow_config(400, 160, true), img);
+  Trainer plain = test::small_trainer(grow_config(300, 160, false), img);
+  Trainer grown = test::small_trainer(grow_config(300, 160, true), img);
   plain.run(160);
   grown.run(160);
   const double p = plain.measure().psnr_db, g = grown.measure().psnr_db;
-  MESSAGE("48 x 48 detail, 400 Gaussians, 160 steps: plain " << p << " dB, grown " << g << " dB ("
+  MESSAGE("48 x 48 detail, 300 Gaussians, 160 steps: plain " << p << " dB, grown " << g << " dB ("
                                                              << grown.record().growth().size() << " relocations)");
-  CHECK(g > p + 0.5);
+  CHECK(g > p + 1.0); // 15.2 against 19.4 dB when written
 }
