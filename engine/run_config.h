@@ -49,7 +49,7 @@ constexpr uint64_t k_max_seed = UINT64_MAX;
 struct GrowSpec {
   int64_t every = 0;      ///< steps between relocations, 1..1e12; 0: off
   double fraction = 0.05; ///< of the Gaussians moved at each, in [1e-6, 0.5]
-  double until = 0.8;     ///< relocations happen at steps below until * training.steps, in [1e-6, 1]
+  double until = 0.5;     ///< relocations happen at steps below until * training.steps, in [1e-6, 1]
   bool on() const { return every > 0; }
   bool operator==(const GrowSpec&) const = default;
 };
