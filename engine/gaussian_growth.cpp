@@ -59,19 +59,30 @@ std::vector<int64_t> error_weighted_pixels(std::span<const double> error, int64_
     double key;
     int64_t pixel;
   };
-  std::vector<Keyed> keyed;
+  // `before`: more likely first, ties by pixel. The m best so far in a heap whose top is the worst
+  // of them, so the draw keeps m entries, not one per pixel.
+  const auto before = [](const Keyed& a, const Keyed& b) { return a.key != b.key ? a.key > b.key : a.pixel < b.pixel; };
+  std::vector<Keyed> best;
+  if (m <= 0) return {};
+  best.reserve(size_t(std::min<int64_t>(m, int64_t(error.size()))));
   for (size_t p = 0; p < error.size(); ++p) {
     if (!(error[p] > 0.0) || !std::isfinite(error[p])) continue;
     // u in (0, 1): log(u) / e is the larger the more likely, for e > 0.
     const uint64_t bits = random_u64(seed, k_stream_gaussian_growth, (uint64_t(step) << 32) + uint64_t(p)) >> 11;
     const double u = (double(bits) + 0.5) * (1.0 / 9007199254740992.0);
-    keyed.push_back({std::log(u) / error[p], int64_t(p)});
+    const Keyed k{std::log(u) / error[p], int64_t(p)};
+    if (int64_t(best.size()) < m) {
+      best.push_back(k);
+      std::push_heap(best.begin(), best.end(), before);
+    } else if (before(k, best.front())) {
+      std::pop_heap(best.begin(), best.end(), before);
+      best.back() = k;
+      std::push_heap(best.begin(), best.end(), before);
+    }
   }
-  const auto before = [](const Keyed& a, const Keyed& b) { return a.key != b.key ? a.key > b.key : a.pixel < b.pixel; };
-  m = std::clamp<int64_t>(m, 0, int64_t(keyed.size()));
-  std::partial_sort(keyed.begin(), keyed.begin() + m, keyed.end(), before);
-  std::vector<int64_t> out(static_cast<size_t>(m));
-  for (int64_t j = 0; j < m; ++j) out[size_t(j)] = keyed[size_t(j)].pixel;
+  std::sort_heap(best.begin(), best.end(), before);
+  std::vector<int64_t> out(best.size());
+  for (size_t j = 0; j < best.size(); ++j) out[j] = best[j].pixel;
   return out;
 }
 

@@ -213,6 +213,15 @@ void read_model(Reader r, ModelSpec& m) {
     r.fail("sites", std::to_string(m.encoding.sites) + " is outside [" + std::to_string(k_sad_min_sites) + ", " +
                         std::to_string(k_sad_max_sites) + "]");
 }
+
+/// training.grow (GrowSpec): `every` is required, the rest keep their defaults.
+void read_grow(Reader g, GrowSpec& grow) {
+  if (!g.has("every")) g.fail("every", "must be given (the steps between relocations)");
+  g.number("every", grow.every, 1, 1e12);
+  g.number("fraction", grow.fraction, 1e-6, 0.5);
+  g.number("until", grow.until, 1e-6, 1);
+}
+
 } // namespace
 
 json float_json(float f) {
@@ -299,13 +308,7 @@ RunConfig parse_run_config(const json& j, const std::string& source) {
       t.number("max_recoveries", c.training.max_recoveries, 0, 100);
       t.number("recovery_lr_factor", c.training.recovery_lr_factor, 1e-6, 0.999);
       t.number("good_state_every", c.training.good_state_every, 1, 1e12);
-      if (t.has("grow")) {
-        Reader g = t.child("grow");
-        if (!g.has("every")) g.fail("every", "must be given (the steps between relocations)");
-        g.number("every", c.training.grow.every, 1, 1e12);
-        g.number("fraction", c.training.grow.fraction, 1e-6, 0.5);
-        g.number("until", c.training.grow.until, 1e-6, 1);
-      }
+      if (t.has("grow")) read_grow(t.child("grow"), c.training.grow);
     }
     if (r.has("data")) {
       Reader d = r.child("data");

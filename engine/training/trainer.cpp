@@ -82,8 +82,9 @@ std::optional<MetricsRow> Trainer::step_lagged() {
   if (m_lagged.due_at(m_step) && m_lagged.awaiting()) out = finish_awaited(true);
   measure_untrained();
   const StepPlan plan = plan_step(m_step, m_config.training.steps, m_config.training.metrics_every, m_frames.policy());
-  train_step_now(m_lagged.begin_step(m_step)); // it measures the row due at its starting count
-  grow_if_due(); // the next step measures the grown picture, as step() does
+  // It measures the row due at its starting count; the next step measures the grown picture, as
+  // in step(). A step abandoned (the stop flag) grows nothing: its count may have grown already.
+  if (train_step_now(m_lagged.begin_step(m_step))) grow_if_due();
   if (plan.measure || plan.snapshot) {
     PendingRow& due = m_lagged.expect(m_step, plan.measure, m_clock.elapsed(), m_sampler.last_lr());
     if (plan.snapshot) m_frames.begin_frame(due, m_step, resume_point()); // nothing waits for its copy
