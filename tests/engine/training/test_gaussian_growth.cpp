@@ -197,7 +197,7 @@ TEST_CASE("the pixels a relocation draws are distinct, follow the error, and com
 TEST_CASE("training.grow is read, written only when on, and refused naming the field") {
   const RunConfig grown = load_preset("gaussians-grow");
   CHECK(grown.training.grow.on());
-  CHECK(grown.training.grow.every == 100);
+  CHECK(grown.training.grow.every == 50);
   CHECK(parse_run_config(to_json(grown), "again").training.grow == grown.training.grow);
   CHECK_FALSE(to_json(load_preset("gaussians"))["training"].contains("grow"));
   CHECK(requires_new_trainer(grown, load_preset("gaussians")));
