@@ -1,5 +1,6 @@
 #include "engine/run_config.h"
 
+#include "engine/gaussian_growth.h"
 #include "engine/install_paths.h"
 #include "engine/json_read.h"
 #include "engine/model_family.h"
@@ -212,6 +213,15 @@ void read_model(Reader r, ModelSpec& m) {
     r.fail("sites", std::to_string(m.encoding.sites) + " is outside [" + std::to_string(k_sad_min_sites) + ", " +
                         std::to_string(k_sad_max_sites) + "]");
 }
+
+/// training.grow (GrowSpec): `every` is required, the rest keep their defaults.
+void read_grow(Reader g, GrowSpec& grow) {
+  if (!g.has("every")) g.fail("every", "must be given (the steps between relocations)");
+  g.number("every", grow.every, 1, 1e12);
+  g.number("fraction", grow.fraction, 1e-6, 0.5);
+  g.number("until", grow.until, 1e-6, 1);
+}
+
 } // namespace
 
 json float_json(float f) {
@@ -298,6 +308,7 @@ RunConfig parse_run_config(const json& j, const std::string& source) {
       t.number("max_recoveries", c.training.max_recoveries, 0, 100);
       t.number("recovery_lr_factor", c.training.recovery_lr_factor, 1e-6, 0.999);
       t.number("good_state_every", c.training.good_state_every, 1, 1e12);
+      if (t.has("grow")) read_grow(t.child("grow"), c.training.grow);
     }
     if (r.has("data")) {
       Reader d = r.child("data");
@@ -324,6 +335,7 @@ RunConfig parse_run_config(const json& j, const std::string& source) {
   } catch (const ConfigError& e) {
     throw ConfigError(source + ": " + e.what());
   }
+  if (const std::string why = grow_problem(c); !why.empty()) throw ConfigError(source + ": " + why);
   return c;
 }
 
@@ -354,7 +366,7 @@ bool same_training(const TrainingSpec& a, const TrainingSpec& b) {
   const auto cpu_batch = [](int64_t n) { return n < 0 ? int64_t(-1) : n; }; // below 0: as batch_size
   return a.batch_size == b.batch_size && cpu_batch(a.cpu_batch_size) == cpu_batch(b.cpu_batch_size) &&
          a.seed == b.seed && a.max_recoveries == b.max_recoveries && a.recovery_lr_factor == b.recovery_lr_factor &&
-         a.good_state_every == b.good_state_every;
+         a.good_state_every == b.good_state_every && a.grow == b.grow;
 }
 } // namespace
 
@@ -436,6 +448,10 @@ json to_json(const RunConfig& c) {
                 {"height", c.data.height},
                 {"max_side", c.data.max_side},
                 {"background", background}}}};
+  if (c.training.grow.on()) // written only when on, so other configs and models stay as before
+    out["training"]["grow"] = {{"every", c.training.grow.every},
+                               {"fraction", c.training.grow.fraction},
+                               {"until", c.training.grow.until}};
   if (c.training.cpu_batch_size >= 0) // written only when set, so other configs stay as before
     out["training"]["batch_cpu"] = c.training.cpu_batch_size == 0 ? json("full") : json(c.training.cpu_batch_size);
   return out;

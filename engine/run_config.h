@@ -42,6 +42,18 @@ struct ScheduleSpec {
 /// model files store them as exact integers, so every seed the trainer accepts loads again.
 constexpr uint64_t k_max_seed = UINT64_MAX;
 
+/// training.grow: every `every` steps, until `until` of training.steps, the `fraction` of the
+/// Gaussians that add least to the picture move to pixels drawn where its error is
+/// (engine/gaussian_growth.h). The count, the arrays and the model file stay as they are. Off by
+/// default (every = 0); only the Gaussians family with a linear colour head grows.
+struct GrowSpec {
+  int64_t every = 0;      ///< steps between relocations, 1..1e12; 0: off
+  double fraction = 0.05; ///< of the Gaussians moved at each, in [1e-6, 0.5]
+  double until = 0.5;     ///< relocations happen at steps below until * training.steps, in [1e-6, 1]
+  bool on() const { return every > 0; }
+  bool operator==(const GrowSpec&) const = default;
+};
+
 struct TrainingSpec {
   int64_t batch_size = 0; ///< 0 = full batch (every pixel every step)
   /// The batch on the CPU backend: -1 = batch_size (JSON "same"), 0 = full, else a size. A GPU
@@ -56,6 +68,7 @@ struct TrainingSpec {
   int32_t max_recoveries = 3;       ///< 0..100
   double recovery_lr_factor = 0.5;  ///< in (0, 1)
   int64_t good_state_every = 100;   ///< steps between copies of the last good state (taken at metrics steps)
+  GrowSpec grow;                    ///< training.grow (off by default)
 };
 
 struct DataSpec {
@@ -81,7 +94,7 @@ struct RunConfig {
 inline int32_t channels_of(ColorMode m) { return m == ColorMode::Rgb || m == ColorMode::Auto ? 3 : 1; }
 
 /// Whether running `b` where `a` runs needs a new Trainer: true when they differ in what a trainer
-/// is built from (the network and its encoding, loss, optimizer, seed, batch, divergence recovery,
+/// is built from (the network and its encoding, loss, optimizer, seed, batch, divergence recovery, growth,
 /// data). Not compared, because a running trainer takes them as they change or sets them itself:
 /// the name, the schedule, the step count, the metrics interval, the training size (a run's
 /// follows its image) and model.output_channels (the image's colour mode decides it). Fields that

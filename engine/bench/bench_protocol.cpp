@@ -37,6 +37,8 @@ const std::vector<BenchProtocol>& bench_protocols() {
                    // GaussianImage's family at the same budget: 37,498 Gaussians; minibatches on a
                    // CPU, as the wide MLPs (a full 768x512 step visits every pixel's bin list).
                    {.preset = "gaussians", .budget = 300000, .cpu_batch = 16384},
+                   // The same Gaussians relocated where the error is every 100 steps (training.grow).
+                   {.preset = "gaussians-grow", .budget = 300000, .cpu_batch = 16384},
                    // The 2026 frontier's family at the same budget: 30,000 sites, minibatches on a CPU.
                    {.preset = "sad", .budget = 300000, .cpu_batch = 16384}},
        .time_limit = 60,

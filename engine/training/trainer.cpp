@@ -3,6 +3,7 @@
 #include "engine/backend_names.h"
 #include "engine/errors.h"
 #include "engine/pixel_sample.h"
+#include "engine/training/growth_step.h"
 #include "engine/training/run_loop.h"
 
 #include <limits>
@@ -16,6 +17,7 @@ constexpr double k_nan = std::numeric_limits<double>::quiet_NaN();
 /// The config with the data's channel count. Auto stays Auto (it resolves the same way from the
 /// same image on resume, and a UI comparing configs sees the mode the user chose).
 RunConfig fitted_to(RunConfig c, const Dataset& data) {
+  if (const std::string why = grow_problem(c); !why.empty()) throw ConfigError(why);
   c.model.output_channels = data.channels();
   if (c.data.color_mode != ColorMode::Auto && channels_of(c.data.color_mode) != data.channels())
     c.data.color_mode = data.channels() == 3 ? ColorMode::Rgb : ColorMode::Gray;
@@ -65,6 +67,7 @@ std::optional<MetricsRow> Trainer::step() {
   args.stop = m_stop;      // a CPU step may be left between its chunks
   if (!train_step_now(args)) return std::nullopt;
   if (auto s = poll_loss()) m_record.record_loss(s->step + 1, float(s->loss));
+  grow_if_due(); // before the row: the row and frame of this step show the grown picture
   if (!plan.measure && !plan.snapshot) return std::nullopt;
   return accept_row(measure_row(), plan.measure, plan.snapshot, std::nullopt); // the only wait for the device
 }
@@ -79,7 +82,9 @@ std::optional<MetricsRow> Trainer::step_lagged() {
   if (m_lagged.due_at(m_step) && m_lagged.awaiting()) out = finish_awaited(true);
   measure_untrained();
   const StepPlan plan = plan_step(m_step, m_config.training.steps, m_config.training.metrics_every, m_frames.policy());
-  train_step_now(m_lagged.begin_step(m_step)); // it measures the row due at its starting count
+  // It measures the row due at its starting count; the next step measures the grown picture, as
+  // in step(). A step abandoned (the stop flag) grows nothing: its count may have grown already.
+  if (train_step_now(m_lagged.begin_step(m_step))) grow_if_due();
   if (plan.measure || plan.snapshot) {
     PendingRow& due = m_lagged.expect(m_step, plan.measure, m_clock.elapsed(), m_sampler.last_lr());
     if (plan.snapshot) m_frames.begin_frame(due, m_step, resume_point()); // nothing waits for its copy
@@ -97,6 +102,12 @@ bool Trainer::train_step_now(StepArgs args) {
   ++m_optimizer_step;
   m_guard.apply_injected_nan(*m_backend, m_step);
   return true;
+}
+
+void Trainer::grow_if_due() {
+  if (!grow_due(m_config, m_step, schedule_step())) return;
+  if (const std::optional<GrowthEvent> e = grow_bound_gaussians(*m_backend, m_config, m_data, m_step))
+    m_record.record_growth(*e);
 }
 
 std::optional<LossSample> Trainer::poll_loss() {
@@ -292,6 +303,7 @@ void Trainer::restore(const Checkpoint& ckpt) {
   m_sampler.recall_loss(at.loss, ckpt.history.empty() ? -1 : ckpt.history.back().step); // its last row's step
   m_clock.restart_at(ckpt.seconds);
   m_record.assign(ckpt.history, ckpt.loss_trace, m_step);
+  m_record.assign_growth(growth_events_until(m_config, m_step));
   m_frames.store().assign(ckpt.snapshots);
   m_guard.restore(ckpt);
   m_guard.keep(std::move(at));

@@ -157,6 +157,7 @@ public:
 private:
   std::optional<MetricsRow> step_lagged();
   bool train_step_now(StepArgs args);    ///< false when the step was abandoned
+  void grow_if_due();                    ///< training.grow's relocation after this step, when due
   std::optional<LossSample> poll_loss(); ///< noted by the sampler and the guard
   void measure_untrained();              ///< at step 0, off the clock: the start's PSNR and frame
   MetricsRow measure_row(bool exact = false, const ErrorMeans* given = nullptr);

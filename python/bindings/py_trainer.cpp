@@ -163,6 +163,14 @@ public:
     return history_arrays(trainer().record().rows());
   }
 
+  /// The Gaussians' relocations so far (training.grow): (step, moved) pairs, oldest first.
+  py::list growth() {
+    Claim claim(m_use, true);
+    py::list out;
+    for (const GrowthEvent& e : trainer().record().growth()) out.append(py::make_tuple(e.step, e.moved));
+    return out;
+  }
+
   /// The training picture (H, W, C) as a read-only view of the engine's own pixels.
   py::array_t<float> target(const py::object& self) {
     const Image& img = trainer().dataset().image;
@@ -283,6 +291,8 @@ void bind_trainer(py::module_& m) {
           "returning False stops. Returns the last row.")
       .def_property_readonly("metrics", &PyTrainer::metrics,
                              "The metrics rows as a dict of numpy arrays: step, loss, psnr_db, lr, seconds, psnr_exact.")
+      .def_property_readonly("growth", &PyTrainer::growth,
+                             "The Gaussians' relocations (training.grow) so far: (step, moved) pairs, oldest first.")
       .def_property_readonly("step_count", [](PyTrainer& t) { return t.trainer().current_step(); })
       .def_property_readonly("total_steps", [](PyTrainer& t) { return t.trainer().total_steps(); })
       .def_property_readonly("elapsed_seconds", [](PyTrainer& t) { return t.trainer().clock().elapsed(); })

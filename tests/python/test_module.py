@@ -283,3 +283,13 @@ def test_a_second_thread_is_refused_not_raced(picture):
         worker.join()
     assert refused > 0
     assert t.render(4, 4).shape == (4, 4, 3)  # free again once the run stopped
+
+
+def test_growth_lists_the_gaussians_relocations(picture):
+    config = redraw.preset_config("gaussians-grow")
+    config["model"]["gaussians"] = 100
+    config["training"]["grow"] = {"every": 10, "fraction": 0.1, "until": 0.8}
+    t = redraw.Trainer(picture, preset=config, backend="cpu", steps=40, size=24)
+    t.train()
+    assert t.growth == [(10, 10), (20, 10), (30, 10)]  # 40 is not below 0.8 x 40
+    assert small_trainer(picture, steps=2).growth == []

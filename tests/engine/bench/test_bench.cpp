@@ -101,6 +101,11 @@ TEST_CASE("bench protocols: names, methods, and each method's config") {
   const RunConfig gauss = bench_method_config(minute, select_bench_methods(minute, "gaussians").methods[0], 768, 512);
   CHECK(gauss.model.encoding.kind == EncodingKind::Gaussians);
   CHECK(relative(parameter_count(gauss.model), 300000) <= 0.02);
+  const RunConfig grown =
+      bench_method_config(minute, select_bench_methods(minute, "gaussians-grow").methods[0], 768, 512);
+  CHECK(grown.training.grow.on());
+  CHECK(grown.model.encoding.gaussians == gauss.model.encoding.gaussians); // the same capacity, grown
+  CHECK(grown.training.cpu_batch_size == 16384);
   const RunConfig sad = bench_method_config(minute, select_bench_methods(minute, "sad").methods[0], 768, 512);
   CHECK(sad.model.encoding.kind == model_family_named("Sad").kind);
   CHECK(relative(parameter_count(sad.model), 300000) <= 0.02);
@@ -132,7 +137,7 @@ TEST_CASE("bench protocols: the most images a bench takes is a sweep's cells ove
   const BenchProtocol& paper = find_bench_protocol("kodak-paper"); // 4 methods, 1 seed
   CHECK(bench_max_images(paper) == 2500);
   CHECK(bench_max_images(select_bench_methods(paper, "instant")) == 10000);
-  CHECK(bench_max_images(find_bench_protocol("kodak-minute")) == 2000); // 5 methods
+  CHECK(bench_max_images(find_bench_protocol("kodak-minute")) == 1666); // 6 methods
   CHECK(bench_max_images(paper) * int64_t(paper.methods.size()) <= k_max_sweep_cells);
   CHECK((bench_max_images(paper) + 1) * int64_t(paper.methods.size()) > k_max_sweep_cells);
 }
