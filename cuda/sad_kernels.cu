@@ -45,16 +45,12 @@ __global__ void sad_shapes_kernel(SadParams p, const float* __restrict__ params,
   site_index[i] = int32_t(i);
 }
 
-/// start[k] (k in [0, keys]) = the first place in `sorted` (total keys, ascending, each at most
-/// keys) whose key is at least k: one thread per place j in [0, total] writes the starts of the
-/// keys between the one before it and its own, so every start is written once.
+/// One thread per place j in [0, total] of a sorted key list: its starts (sad_sorted_starts_at).
 __global__ void sad_starts_kernel(const uint32_t* __restrict__ sorted, int64_t total, int64_t keys,
                                   int32_t* __restrict__ start) {
   const int64_t j = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (j > total) return;
-  const int64_t key = j < total && int64_t(sorted[j]) < keys ? int64_t(sorted[j]) : keys;
-  const int64_t before = j == 0 ? -1 : (int64_t(sorted[j - 1]) < keys ? int64_t(sorted[j - 1]) : keys);
-  for (int64_t k = before + 1; k <= key; ++k) start[k] = int32_t(j);
+  sad_sorted_starts_at(sorted, total, keys, j, start);
 }
 
 /// One thread per node: one jump-flooding pass (engine/sad_list_math.h), numbered by *passes.
@@ -69,10 +65,6 @@ __global__ void sad_pass_kernel(SadParams p, const SadShape<float>* __restrict__
 
 __global__ void sad_count_pass_kernel(uint64_t* passes) { ++*passes; }
 
-__device__ inline const int32_t* sad_list_of(const int32_t* __restrict__ ids, int32_t grid, float x, float y) {
-  return ids + (int64_t(sad_node(y, grid)) * grid + sad_node(x, grid)) * k_sad_k;
-}
-
 __global__ void sad_encode_kernel(SadParams p, const float* __restrict__ params,
                                   const SadShape<float>* __restrict__ shapes, const int32_t* __restrict__ ids,
                                   const float* __restrict__ coords, int64_t n, float* __restrict__ out) {
@@ -81,7 +73,7 @@ __global__ void sad_encode_kernel(SadParams p, const float* __restrict__ params,
   const float x = coords[2 * s], y = coords[2 * s + 1];
   int32_t site[k_sad_k];
   float w[k_sad_k];
-  sad_point_blend(shapes, params, sad_list_of(ids, p.grid, x, y), x, y, site, w, out + s * k_sad_channels);
+  sad_point_blend(shapes, params, sad_node_list(ids, p.grid, x, y), x, y, site, w, out + s * k_sad_channels);
 }
 
 __global__ void sad_encode_pixels_kernel(SadParams p, const float* __restrict__ params,
@@ -93,11 +85,11 @@ __global__ void sad_encode_pixels_kernel(SadParams p, const float* __restrict__ 
   const float x = pixel_centre<float>(q % w, w), y = pixel_centre<float>(q / w, h);
   int32_t site[k_sad_k];
   float wt[k_sad_k];
-  sad_point_blend(shapes, params, sad_list_of(ids, p.grid, x, y), x, y, site, wt, out + r * k_sad_channels);
+  sad_point_blend(shapes, params, sad_node_list(ids, p.grid, x, y), x, y, site, wt, out + r * k_sad_channels);
 }
 
-/// One thread per point: its k_sad_k pairs (site, weight, dLoss/dlogit); a pair past the point's
-/// list has site `count` (sorted after every site's) and no terms.
+/// One thread per point: its k_sad_k pairs (sad_point_pairs); a pair past the point's list has
+/// site `count` (sorted after every site's) and no terms.
 __global__ void sad_pairs_kernel(SadParams p, const float* __restrict__ params,
                                  const SadShape<float>* __restrict__ shapes, const int32_t* __restrict__ ids,
                                  const float* __restrict__ coords, const float* __restrict__ d_out, int64_t n,
@@ -107,17 +99,12 @@ __global__ void sad_pairs_kernel(SadParams p, const float* __restrict__ params,
   if (s >= n) return;
   const float x = coords[2 * s], y = coords[2 * s + 1];
   int32_t site[k_sad_k];
-  float w[k_sad_k], out[k_sad_channels], dl[k_sad_k];
-  const int32_t m = sad_point_blend(shapes, params, sad_list_of(ids, p.grid, x, y), x, y, site, w, out);
-  const float* sites[k_sad_k];
-  for (int32_t k = 0; k < m; ++k) sites[k] = params + int64_t(site[k]) * k_sad_floats;
-  if (m > 0) sad_logit_grads(sites, m, w, d_out + s * k_sad_channels, dl);
+  const int64_t at = s * k_sad_k;
+  sad_point_pairs(shapes, params, sad_node_list(ids, p.grid, x, y), x, y, d_out + s * k_sad_channels, site,
+                  pair_w + at, pair_dl + at);
   for (int32_t k = 0; k < k_sad_k; ++k) {
-    const int64_t at = s * k_sad_k + k;
-    pair_site[at] = k < m ? uint32_t(site[k]) : uint32_t(p.count);
-    pair_index[at] = int32_t(at);
-    pair_w[at] = k < m ? w[k] : 0.0f;
-    pair_dl[at] = k < m ? dl[k] : 0.0f;
+    pair_site[at + k] = site[k] >= 0 ? uint32_t(site[k]) : uint32_t(p.count);
+    pair_index[at + k] = int32_t(at + k);
   }
 }
 
@@ -130,16 +117,8 @@ __global__ void sad_site_grads_kernel(SadParams p, const float* __restrict__ par
                                       float* __restrict__ grads, bool accumulate) {
   const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= p.count) return;
-  float acc[k_sad_floats] = {};
-  const float* site = params + i * k_sad_floats;
-  const SadShape<float> shape = shapes[i];
-  for (int32_t k = site_start[i]; k < site_start[i + 1]; ++k) {
-    const int64_t pair = sorted_pair[k], s = pair / k_sad_k;
-    sad_pair_backward(shape, site, p.cell, coords[2 * s], coords[2 * s + 1], pair_w[pair], pair_dl[pair],
-                      d_out + s * k_sad_channels, acc);
-  }
-  float* g = grads + i * k_sad_floats;
-  for (int32_t f = 0; f < k_sad_floats; ++f) g[f] = accumulate ? g[f] + acc[f] : acc[f];
+  sad_site_gradient(shapes[i], params + i * k_sad_floats, p.cell, sorted_pair, site_start[i], site_start[i + 1],
+                    pair_w, pair_dl, coords, d_out, grads + i * k_sad_floats, accumulate);
 }
 
 } // namespace

@@ -1,6 +1,7 @@
 #pragma once
 /// The `sad` encoding's top-K lists, node by node and point by point: one node's jump-flooding
-/// pass and one point's blend from its node's list, as REDRAW_HD functions shared by the CPU's
+/// pass, one point's blend from its node's list and the backward pass's per-point and per-site
+/// steps, as REDRAW_HD functions shared by the CPU's
 /// lists (engine/sad_lists.h) and the CUDA kernels (cuda/sad_kernels.cuh), so both build the same
 /// lists from the same energies and the CPU tests check the device's arithmetic
 /// (docs/contributing.md, 5). The schedule of passes is engine/sad_lists.h's.
@@ -8,6 +9,9 @@
 ///   its end.
 /// - The sites by node ("buckets"): node k's sites (those whose positions fall in it) are
 ///   order[start[k] .. start[k + 1]), in index order; a site with a non-finite position is in none.
+/// - The backward pass, deterministic without atomics: each point's k_sad_k pairs (site, weight,
+///   dLoss/dlogit; sad_point_pairs), the pairs sorted stably by site, and each site adding its
+///   pairs in point order (sad_site_gradient).
 #include "engine/rng_math.h"
 #include "engine/sad_math.h"
 
@@ -99,6 +103,11 @@ REDRAW_HD inline void sad_pass_node(const SadShape<float>* shapes, int64_t count
   for (int32_t k = 0; k < k_sad_k; ++k) out[k] = k < top.size ? top.id[k] : -1;
 }
 
+/// The list of the node nearest (x, y) in the lists `ids` of a grid x grid lattice.
+REDRAW_HD inline const int32_t* sad_node_list(const int32_t* ids, int32_t grid, float x, float y) {
+  return ids + (int64_t(sad_node(y, grid)) * grid + sad_node(x, grid)) * k_sad_k;
+}
+
 /// The blend at (x, y) of its node's list `list` (k_sad_k ids, -1 past the end) of the sites
 /// (their shapes and the parameter array): returns n, the sites blended (their ids in ids[0, n),
 /// ascending by energy at the node), their weights w and the colour out (0 when none).
@@ -120,6 +129,49 @@ REDRAW_HD inline int32_t sad_point_blend(const SadShape<float>* shapes, const fl
   }
   sad_blend(sh, sites, n, x, y, w, out);
   return n;
+}
+
+/// Place j (0 .. total) of a sorted key list's starts: start[k] (k in [0, keys]) is the first place
+/// in `sorted` (total keys, ascending, none above keys) whose key is at least k. Place j writes the
+/// starts of the keys after the one before it up to its own (keys past the end), so each start is
+/// written by one place: the device runs one thread per place, a host loop all of them.
+template <class Key, class Index>
+REDRAW_HD inline void sad_sorted_starts_at(const Key* sorted, int64_t total, int64_t keys, int64_t j, Index* start) {
+  const int64_t key = j < total && int64_t(sorted[j]) < keys ? int64_t(sorted[j]) : keys;
+  const int64_t before = j == 0 ? -1 : (int64_t(sorted[j - 1]) < keys ? int64_t(sorted[j - 1]) : keys);
+  for (int64_t k = before + 1; k <= key; ++k) start[k] = Index(j);
+}
+
+/// Point (x, y)'s k_sad_k gradient pairs from its node's list, given its dLoss/dout d_out
+/// (k_sad_channels): the sites blended there (site[k], -1 past the m it blends), their weights w
+/// and dLoss/dlogit dl (0 past m). Returns m.
+REDRAW_HD inline int32_t sad_point_pairs(const SadShape<float>* shapes, const float* params, const int32_t* list,
+                                         float x, float y, const float* d_out, int32_t* site, float* w, float* dl) {
+  float out[k_sad_channels];
+  const int32_t m = sad_point_blend(shapes, params, list, x, y, site, w, out);
+  const float* sites[k_sad_k];
+  for (int32_t k = 0; k < m; ++k) sites[k] = params + int64_t(site[k]) * k_sad_floats;
+  if (m > 0) sad_logit_grads(sites, m, w, d_out, dl);
+  for (int32_t k = m; k < k_sad_k; ++k) site[k] = -1, w[k] = 0.0f, dl[k] = 0.0f;
+  return m;
+}
+
+/// Site `i`'s gradient (k_sad_floats into g, set, or added when `accumulate`) from its pairs
+/// order[first, last): pair indices point * k_sad_k + k, in point order, whose weights and
+/// dLoss/dlogit are pair_w and pair_dl; coords and d_out are the points'. `Index` is the pairs'
+/// index type (the CPU's int64_t, the device's int32_t).
+template <class Index>
+REDRAW_HD inline void sad_site_gradient(const SadShape<float>& shape, const float* site, float cell,
+                                        const Index* order, Index first, Index last, const float* pair_w,
+                                        const float* pair_dl, const float* coords, const float* d_out, float* g,
+                                        bool accumulate) {
+  float acc[k_sad_floats] = {};
+  for (Index k = first; k < last; ++k) {
+    const int64_t pair = order[k], s = pair / k_sad_k;
+    sad_pair_backward(shape, site, cell, coords[2 * s], coords[2 * s + 1], pair_w[pair], pair_dl[pair],
+                      d_out + s * k_sad_channels, acc);
+  }
+  for (int32_t f = 0; f < k_sad_floats; ++f) g[f] = accumulate ? g[f] + acc[f] : acc[f];
 }
 
 } // namespace redraw
