@@ -311,6 +311,9 @@ TEST_CASE("cuda sad: captured steps give the bits of eager ones, over several ch
   eager.run(30);
   captured.run(30);
   cpu.run(30);
+  auto* graphs = dynamic_cast<CudaBackend*>(&captured.backend());
+  REQUIRE(graphs);
+  CHECK(graphs->graphs_enabled()); // a failed capture turns graphs off (and would leave both eager)
   CHECK(captured.parameters() == eager.parameters()); // the pass counter moves on inside the graph
   const auto& hc = cpu.record().rows();
   const auto& hg = captured.record().rows();
