@@ -2,6 +2,7 @@
 #include "cpu/cpu_family_encoders.h"
 
 #include "engine/errors.h"
+#include "engine/sad_list_math.h"
 #include "engine/sad_lists.h"
 
 #include <omp.h>
@@ -54,18 +55,10 @@ void sad_backward_rows(const SadParams& p, const float* params, const SadLists& 
   sad_pairs_resize(pair_dl, pairs);
 #pragma omp parallel for schedule(static)
   for (int64_t s = 0; s < n; ++s) {
-    int32_t ids[k_sad_k];
-    float w[k_sad_k], out[k_sad_channels], dl[k_sad_k];
-    const int32_t m = sad_point(shapes, params, lists, coords[2 * s], coords[2 * s + 1], ids, w, out);
-    const float* sites[k_sad_k];
-    for (int32_t k = 0; k < m; ++k) sites[k] = params + int64_t(ids[k]) * k_sad_floats;
-    if (m > 0) sad_logit_grads(sites, m, w, d_out + s * k_sad_channels, dl);
-    for (int32_t k = 0; k < k_sad_k; ++k) {
-      const int64_t at = s * k_sad_k + k;
-      pair_site[size_t(at)] = k < m ? ids[k] : -1;
-      pair_w[size_t(at)] = k < m ? w[k] : 0.0f;
-      pair_dl[size_t(at)] = k < m ? dl[k] : 0.0f;
-    }
+    const size_t at = size_t(s * k_sad_k);
+    sad_point_pairs(shapes.data(), params, sad_list_at(lists, coords[2 * s], coords[2 * s + 1]), coords[2 * s],
+                    coords[2 * s + 1], d_out + s * k_sad_channels, pair_site.data() + at, pair_w.data() + at,
+                    pair_dl.data() + at);
   }
   // The pairs sorted stably by site: a counting sort in pair (point) order.
   std::vector<int64_t> first(size_t(p.count) + 1, 0), order;
@@ -80,17 +73,10 @@ void sad_backward_rows(const SadParams& p, const float* params, const SadLists& 
   }
   const float cell = p.cell;
 #pragma omp parallel for schedule(dynamic, 64)
-  for (int64_t i = 0; i < p.count; ++i) {
-    float acc[k_sad_floats] = {};
-    const float* site = params + i * k_sad_floats;
-    for (int64_t k = first[size_t(i)]; k < first[size_t(i) + 1]; ++k) {
-      const int64_t pair = order[size_t(k)], s = pair / k_sad_k;
-      sad_pair_backward(shapes[size_t(i)], site, cell, coords[2 * s], coords[2 * s + 1], pair_w[size_t(pair)],
-                        pair_dl[size_t(pair)], d_out + s * k_sad_channels, acc);
-    }
-    float* g = grads + i * k_sad_floats;
-    for (int32_t f = 0; f < k_sad_floats; ++f) g[f] = accumulate ? g[f] + acc[f] : acc[f];
-  }
+  for (int64_t i = 0; i < p.count; ++i)
+    sad_site_gradient(shapes[size_t(i)], params + i * k_sad_floats, cell, order.data(), first[size_t(i)],
+                      first[size_t(i) + 1], pair_w.data(), pair_dl.data(), coords, d_out, grads + i * k_sad_floats,
+                      accumulate);
 }
 
 namespace {

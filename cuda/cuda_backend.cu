@@ -308,6 +308,12 @@ void CudaBackend::set_parameters_impl(std::span<const float> p) {
   m->bound->params.upload(p.data(), p.size());
   CUDA_CHECK(cudaMemsetAsync(m->bound->loss_sum.data() + 1, 0, sizeof(float), m->stream)); // clear the flag
   synchronize();
+  if (m->bound->trained) {
+    // State kept from the old floats goes (sad's lists); a captured step would replay what that
+    // state allowed (a refresh rather than a build), so the step is captured again.
+    m->bound->trained->parameters_replaced();
+    m->drop_graph();
+  }
 }
 
 void CudaBackend::get_parameters_impl(std::vector<float>& out) {

@@ -181,7 +181,7 @@ struct CudaBackend::Impl {
     int64_t partial_offset = 0;
     if (s.trained) {
       TimedOp t(c.timer, c.stream, s.trained->prepare_name());
-      s.trained->prepare(*c.pool, c.stream, s.params.data()); // the step's parameters, for all its chunks
+      s.trained->step_begins(*c.pool, c.stream, s.params.data()); // the step's parameters, for all its chunks
     }
     for (int64_t r0 = 0; r0 < s.batch; r0 += s.chunk_rows) {
       const int64_t rows = std::min(s.chunk_rows, s.batch - r0);

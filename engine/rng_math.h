@@ -35,7 +35,7 @@ enum RandomStream : uint64_t {
   k_stream_hash_grid = 4,
   k_stream_gaussians = 5,
   k_stream_sad = 6,     ///< the sites' initial floats (engine/sad_family.cpp)
-  k_stream_sad_jfa = 7,  ///< the sites' top-K lists' random candidates (cpu/cpu_sad.cpp)
+  k_stream_sad_jfa = 7,  ///< the sites' top-K lists' random candidates (engine/sad_list_math.h)
   k_stream_gaussian_growth = 16 ///< the pixels a relocation of Gaussians draws (engine/gaussian_growth.cpp)
 };
 

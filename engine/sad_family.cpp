@@ -1,6 +1,6 @@
 /// The sad family (soft anisotropic diagrams, SIGGRAPH 2026): trainable sites, each point a softmax
 /// blend of its K = 8 nearest sites' colours, then a colour head; the per-point math and the
-/// layout are engine/sad_math.h's, the top-K lists the backend's (cpu/cpu_sad.h).
+/// layout are engine/sad_math.h's, the top-K lists engine/sad_lists.h's.
 #include "engine/errors.h"
 #include "engine/model_family.h"
 #include "engine/rng_math.h"

@@ -15,7 +15,7 @@
 ///   the current lists: sites move little per step, so their lists follow them. Every pass also
 ///   offers each node the sites whose positions fall in it, so a site is never lost from the
 ///   lists (where it would take no gradient, yet a render's fresh lists would find it).
-#include "engine/sad_math.h"
+#include "engine/sad_list_math.h"
 
 #include <cstdint>
 #include <vector>
@@ -45,31 +45,14 @@ std::vector<SadShape<float>> sad_shapes(const SadParams& p, const float* params)
 
 /// The node list of coordinate (x, y).
 inline const int32_t* sad_list_at(const SadLists& lists, float x, float y) {
-  const int32_t G = lists.grid;
-  return lists.ids.data() + (int64_t(sad_node(y, G)) * G + sad_node(x, G)) * k_sad_k;
+  return sad_node_list(lists.ids.data(), lists.grid, x, y);
 }
 
 /// The blend at (x, y) of its node's list: returns n, the sites blended (their ids in ids[0, n),
 /// ascending by energy at the node), their weights w and the colour out (0 when none).
 inline int32_t sad_point(const std::vector<SadShape<float>>& shapes, const float* params, const SadLists& lists,
                          float x, float y, int32_t* ids, float* w, float* out) {
-  const int32_t* list = sad_list_at(lists, x, y);
-  SadShape<float> sh[k_sad_k];
-  const float* sites[k_sad_k];
-  int32_t n = 0;
-  for (int32_t k = 0; k < k_sad_k; ++k)
-    if (list[k] >= 0) {
-      ids[n] = list[k];
-      sh[n] = shapes[size_t(list[k])];
-      sites[n] = params + int64_t(list[k]) * k_sad_floats;
-      ++n;
-    }
-  if (n == 0) {
-    for (int32_t k = 0; k < k_sad_channels; ++k) out[k] = 0.0f;
-    return 0;
-  }
-  sad_blend(sh, sites, n, x, y, w, out);
-  return n;
+  return sad_point_blend(shapes.data(), params, sad_list_at(lists, x, y), x, y, ids, w, out);
 }
 
 } // namespace redraw

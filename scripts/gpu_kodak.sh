@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `redraw bench kodak-paper` (or PROTOCOL: kodak-timed fits both families on all 24 images in one
+# `redraw bench kodak-paper` (or PROTOCOL: kodak-timed fits two families on all 24 images in one
 # call) on a lent GPU, from the pack scripts/gpu_check.py makes, with the Kodak
 # images carried beside it (docs/benchmark.md, "On a lent GPU"). Trains for at most SECONDS (the
 # cells that finish are kept; the one cut off is left out; SIGINT at SECONDS, SIGKILL
