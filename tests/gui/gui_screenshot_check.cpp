@@ -122,7 +122,9 @@ int check_compare(const std::string& png, size_t runs) {
               false);
       const double diff = mean_diff(a, b);
       std::printf("mean |%s - %s| = %.4f\n", names[k].c_str(), names[i].c_str(), diff);
-      if (diff < 0.005)
+      // The same picture drawn twice gives 0; two runs of different models never do, however close
+      // both come to the target (well-trained runs on the drawing differ by a few thousandths).
+      if (diff < 1e-6)
         ok = (std::fprintf(stderr, "error: %s and %s show the same picture\n", names[i].c_str(), names[k].c_str()),
               false);
     }

@@ -94,7 +94,10 @@ bool runs_differ(const UiState& ui, size_t a_index, size_t b_index) {
   for (size_t i = 0; i < a->pixels.size(); ++i)
     diff += std::abs(double(a->pixels[i]) - b->pixels[i]);
   diff /= double(std::max<size_t>(1, a->pixels.size()));
-  return diff > 0.005 && spread(*a) > 0.02 && spread(*b) > 0.02; // identical runs give 0
+  // Identical pictures (one run's shown twice) give 0; two runs of different models never do, however
+  // close both come to the picture (a Gaussians run at 57 dB and a Fourier one at 39 dB differ by
+  // about 0.004 on the drawing), so the bound is far below any real difference, not a quality gap.
+  return diff > 1e-5 && spread(*a) > 0.02 && spread(*b) > 0.02;
 }
 
 /// compare_differs: every two runs shown show different pictures, and none is blank (false while
