@@ -12,7 +12,7 @@ namespace redraw {
 
 std::string grow_problem(const RunConfig& c) {
   if (!c.training.grow.on()) return {};
-  if (c.model.encoding.kind != EncodingKind::Gaussians)
+  if (!model_family(c.model.encoding.kind).grows)
     return std::string("training.grow: only the Gaussians family grows (model.encoding.otype is ") +
            encoding_name(c.model.encoding.kind) + ")";
   if (!c.model.hidden.empty())
@@ -26,7 +26,7 @@ int64_t grow_count(int64_t count, double fraction) {
 
 bool grow_due(const RunConfig& c, int64_t step, int64_t progress) {
   const GrowSpec& g = c.training.grow;
-  return g.on() && c.model.encoding.kind == EncodingKind::Gaussians && step > 0 && step % g.every == 0 &&
+  return g.on() && model_family(c.model.encoding.kind).grows && step > 0 && step % g.every == 0 &&
          double(progress) < g.until * double(c.training.steps);
 }
 

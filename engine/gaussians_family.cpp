@@ -137,6 +137,7 @@ extern const ModelFamily k_gaussians_family = {
     .host_encoder = nullptr,
     .deferred_update_floats = nullptr,
     .trained_lanes = gaussians_lanes,
+    .grows = true,
 };
 
 } // namespace redraw

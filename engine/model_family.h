@@ -127,6 +127,9 @@ struct ModelFamily {
   /// A learning-rate factor on some lanes of its trainable floats (the Gaussians' means step in
   /// cells, engine/gaussian_math.h), which both backends' optimizer updates apply. Null: none.
   LaneStep (*trained_lanes)(const EncodingSpec&) = nullptr;
+  /// Its primitives relocate where the error is under training.grow (engine/gaussian_growth.h, the
+  /// Gaussians); false: a config that asks for growth is refused.
+  bool grows = false;
 };
 
 /// Every family's record, by the name REDRAW_MODEL_FAMILIES gives it (k_gaussians_family): a
