@@ -168,11 +168,12 @@ TEST_CASE("a growing sad run relocates at its config's steps, keeps its paramete
   const RunConfig cfg = sad_grow_config(200, 60, true);
   set_cpu_threads(1);
   Trainer one = test::small_trainer(cfg, img);
+  const size_t floats = one.parameters().size();
   one.run(60);
   const std::vector<GrowthEvent> expected = {{20, 20}, {40, 20}};
   CHECK(growth_events_until(cfg, 60) == expected);
   CHECK(one.record().growth() == expected);
-  CHECK(int64_t(one.parameters().size()) == parameter_count(cfg.model));
+  CHECK(one.parameters().size() == floats);
   set_cpu_threads(2);
   Trainer two = test::small_trainer(cfg, img);
   two.run(60);
@@ -185,13 +186,17 @@ TEST_CASE("a growing sad run relocates at its config's steps, keeps its paramete
 }
 
 TEST_CASE("on a picture with sharp detail, grown sad sites reach a loss no higher than the same sites without") {
+  // The sad-grow preset's growth scaled to the run, as its 50 of 2,000 steps: every 4 of 160,
+  // 5% of the sites, until half the run.
   const Image img = sad_detail_picture(48);
+  RunConfig grow = sad_grow_config(150, 160, true);
+  grow.training.grow = GrowSpec{.every = 4, .fraction = 0.05, .until = 0.5};
   Trainer plain = test::small_trainer(sad_grow_config(150, 160, false), img);
-  Trainer grown = test::small_trainer(sad_grow_config(150, 160, true), img);
+  Trainer grown = test::small_trainer(grow, img);
   plain.run(160);
   grown.run(160);
   const double p = plain.measure().psnr_db, g = grown.measure().psnr_db;
   MESSAGE("48 x 48 detail, 150 sites, 160 steps: plain " << p << " dB, grown " << g << " dB ("
                                                          << grown.record().growth().size() << " relocations)");
-  CHECK(g >= p);
+  CHECK(g >= p); // 18.54 against 21.07 dB when written
 }
