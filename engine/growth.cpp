@@ -71,7 +71,8 @@ std::vector<int64_t> error_weighted_pixels(std::span<const double> error, int64_
   }
   std::sort_heap(best.begin(), best.end(), before);
   std::vector<int64_t> out(best.size());
-  for (size_t j = 0; j < best.size(); ++j) out[j] = best[j].pixel;
+  for (size_t j = 0; j < best.size(); ++j)
+    out[j] = best[j].pixel;
   return out;
 }
 
@@ -81,7 +82,8 @@ std::vector<double> head_pseudo_inverse(const float* head, int32_t C, int32_t K)
   if (C < 1 || C > 4) return p;
   for (int32_t a = 0; a < C; ++a) {
     for (int32_t b = 0; b < C; ++b)
-      for (int32_t k = 0; k < K; ++k) m[a][b] += double(head[a * K + k]) * double(head[b * K + k]);
+      for (int32_t k = 0; k < K; ++k)
+        m[a][b] += double(head[a * K + k]) * double(head[b * K + k]);
     m[a][C + a] = 1.0;
   }
   for (int32_t col = 0; col < C; ++col) { // Gauss-Jordan with partial pivoting
@@ -91,16 +93,19 @@ std::vector<double> head_pseudo_inverse(const float* head, int32_t C, int32_t K)
     if (!(std::abs(m[piv][col]) > 1e-12)) return p;
     std::swap(m[piv], m[col]);
     const double d = m[col][col];
-    for (int32_t j = 0; j < 2 * C; ++j) m[col][j] /= d;
+    for (int32_t j = 0; j < 2 * C; ++j)
+      m[col][j] /= d;
     for (int32_t row = 0; row < C; ++row)
       if (row != col) {
         const double f = m[row][col];
-        for (int32_t j = 0; j < 2 * C; ++j) m[row][j] -= f * m[col][j];
+        for (int32_t j = 0; j < 2 * C; ++j)
+          m[row][j] -= f * m[col][j];
       }
   }
   for (int32_t k = 0; k < K; ++k)
     for (int32_t o = 0; o < C; ++o)
-      for (int32_t a = 0; a < C; ++a) p[size_t(k * C + o)] += double(head[a * K + k]) * m[a][C + o];
+      for (int32_t a = 0; a < C; ++a)
+        p[size_t(k * C + o)] += double(head[a * K + k]) * m[a][C + o];
   return p;
 }
 

@@ -14,7 +14,8 @@ constexpr double k_sad_grow_pi = 3.14159265358979323846;
 std::vector<SadShape<double>> sad_growth_shapes(const float* params, int64_t count) {
   const double cell = double(sad_params(count).cell);
   std::vector<SadShape<double>> shapes(static_cast<size_t>(count));
-  for (int64_t i = 0; i < count; ++i) shapes[size_t(i)] = sad_shape<double>(params + i * k_sad_floats, cell);
+  for (int64_t i = 0; i < count; ++i)
+    shapes[size_t(i)] = sad_shape<double>(params + i * k_sad_floats, cell);
   return shapes;
 }
 
@@ -32,9 +33,11 @@ bool sad_kept_blend(const std::vector<SadShape<double>>& shapes, const float* pa
     }
   if (m == 0) return false;
   sad_weights(e, m, w);
-  for (int32_t c = 0; c < k_sad_channels; ++c) out[c] = 0.0;
+  for (int32_t c = 0; c < k_sad_channels; ++c)
+    out[c] = 0.0;
   for (int32_t k = 0; k < m; ++k)
-    for (int32_t c = 0; c < k_sad_channels; ++c) out[c] += w[k] * double(sites[k][k_sad_colour + c]);
+    for (int32_t c = 0; c < k_sad_channels; ++c)
+      out[c] += w[k] * double(sites[k][k_sad_colour + c]);
   return true;
 }
 
@@ -43,7 +46,8 @@ double sad_head_norm2(const float* head, int32_t C, const double* v) {
   double sum = 0;
   for (int32_t o = 0; o < C; ++o) {
     double a = 0;
-    for (int32_t c = 0; c < k_sad_channels; ++c) a += double(head[o * k_sad_channels + c]) * v[c];
+    for (int32_t c = 0; c < k_sad_channels; ++c)
+      a += double(head[o * k_sad_channels + c]) * v[c];
     sum += a * a;
   }
   return sum;
@@ -51,7 +55,8 @@ double sad_head_norm2(const float* head, int32_t C, const double* v) {
 
 int32_t sad_list_length(const SadPixelBlends& b, int64_t p) {
   int32_t n = 0;
-  while (n < k_sad_k && b.id(p, n) >= 0) ++n;
+  while (n < k_sad_k && b.id(p, n) >= 0)
+    ++n;
   return n;
 }
 
@@ -61,7 +66,8 @@ struct SadGrowthResidual {
   std::vector<double> blend, r;
   double squared() const {
     double s = 0;
-    for (double v : r) s += v * v;
+    for (double v : r)
+      s += v * v;
     return s;
   }
 };
@@ -77,7 +83,8 @@ SadGrowthResidual sad_residual_without(const GrowthPicture& pic, const SadPixelB
 #pragma omp parallel for schedule(static)
   for (int64_t p = 0; p < n; ++p) {
     double* out = res.blend.data() + p * k_sad_channels;
-    for (int32_t c = 0; c < k_sad_channels; ++c) out[c] = double(b.colour[size_t(p * k_sad_channels + c)]);
+    for (int32_t c = 0; c < k_sad_channels; ++c)
+      out[c] = double(b.colour[size_t(p * k_sad_channels + c)]);
     double before[k_sad_channels];
     std::copy(out, out + k_sad_channels, before);
     sad_kept_blend(shapes, params, b.ids.data() + p * k_sad_k, sad_list_length(b, p), keep,
@@ -85,7 +92,8 @@ SadGrowthResidual sad_residual_without(const GrowthPicture& pic, const SadPixelB
                    pixel_centre<double>(int32_t(p / pic.width), pic.height), out);
     for (int32_t o = 0; o < C; ++o) {
       double shift = 0;
-      for (int32_t c = 0; c < k_sad_channels; ++c) shift += double(head[o * k_sad_channels + c]) * (out[c] - before[c]);
+      for (int32_t c = 0; c < k_sad_channels; ++c)
+        shift += double(head[o * k_sad_channels + c]) * (out[c] - before[c]);
       const size_t e = size_t(p * C + o);
       res.r[e] = double(pic.targets[e]) - double(pic.prediction[e]) - shift;
     }
@@ -115,8 +123,8 @@ void sad_place_site(float* s, double x, double y, const int32_t* ids, int32_t n,
     return;
   }
   const double half_pixel = std::max(1.0 / pic.width, 1.0 / pic.height);
-  const double spacing =
-      std::clamp(std::sqrt(2.0 * k_sad_grow_pi * d2) / seen, half_pixel, std::max(half_pixel, k_sad_grow_max_cells * cell));
+  const double spacing = std::clamp(std::sqrt(2.0 * k_sad_grow_pi * d2) / seen, half_pixel,
+                                    std::max(half_pixel, k_sad_grow_max_cells * cell));
   const double f = k_sad_diag_floor, l = spacing / cell;
   const float diag = float(std::sqrt(std::max(0.0, l * l - f * f)));
   s[k_sad_l11] = diag;
@@ -129,8 +137,9 @@ void sad_place_site(float* s, double x, double y, const int32_t* ids, int32_t n,
 /// Fits site s's colour to the residual around it and takes its blend into `res` (rules in the
 /// header).
 void sad_fit_site_colour(float* s, const SadPixelBlends& b, const std::vector<char>& keep,
-                         const std::vector<SadShape<double>>& shapes, const float* head, const std::vector<double>& pinv,
-                         const GrowthPicture& pic, double cell, SadGrowthResidual& res) {
+                         const std::vector<SadShape<double>>& shapes, const float* head,
+                         const std::vector<double>& pinv, const GrowthPicture& pic, double cell,
+                         SadGrowthResidual& res) {
   const int32_t C = pic.channels, W = pic.width, H = pic.height;
   const SadShape<double> mine = sad_shape<double>(s, cell);
   const double reach = k_sad_grow_window * std::max(1.0 / mine.inv_a, 1.0 / mine.inv_c);
@@ -160,14 +169,16 @@ void sad_fit_site_colour(float* s, const SadPixelBlends& b, const std::vector<ch
       const double* o = res.blend.data() + p * k_sad_channels;
       for (int32_t ch = 0; ch < C; ++ch) {
         double ho = 0;
-        for (int32_t c = 0; c < k_sad_channels; ++c) ho += double(head[ch * k_sad_channels + c]) * o[c];
+        for (int32_t c = 0; c < k_sad_channels; ++c)
+          ho += double(head[ch * k_sad_channels + c]) * o[c];
         fit[ch] += w[0] * (res.r[size_t(p * C + ch)] + w[0] * ho);
       }
       norm += w[0] * w[0];
     }
   for (int32_t c = 0; c < k_sad_channels; ++c) {
     double v = 0;
-    for (int32_t ch = 0; norm > 0 && ch < C; ++ch) v += pinv[size_t(c * C + ch)] * fit[ch] / norm;
+    for (int32_t ch = 0; norm > 0 && ch < C; ++ch)
+      v += pinv[size_t(c * C + ch)] * fit[ch] / norm;
     s[k_sad_colour + c] = float(v);
   }
   for (int32_t y = y0; y <= y1; ++y)
@@ -176,15 +187,18 @@ void sad_fit_site_colour(float* s, const SadPixelBlends& b, const std::vector<ch
       const double w = weight[size_t(y - y0) * size_t(x1 - x0 + 1) + size_t(x - x0)];
       double* o = res.blend.data() + p * k_sad_channels;
       double delta[k_sad_channels];
-      for (int32_t c = 0; c < k_sad_channels; ++c) delta[c] = w * (double(s[k_sad_colour + c]) - o[c]), o[c] += delta[c];
+      for (int32_t c = 0; c < k_sad_channels; ++c)
+        delta[c] = w * (double(s[k_sad_colour + c]) - o[c]), o[c] += delta[c];
       for (int32_t ch = 0; ch < C; ++ch)
-        for (int32_t c = 0; c < k_sad_channels; ++c) res.r[size_t(p * C + ch)] -= double(head[ch * k_sad_channels + c]) * delta[c];
+        for (int32_t c = 0; c < k_sad_channels; ++c)
+          res.r[size_t(p * C + ch)] -= double(head[ch * k_sad_channels + c]) * delta[c];
     }
 }
 
 std::vector<char> sad_keep_mask(int64_t count, std::span<const int64_t> moved) {
   std::vector<char> keep(static_cast<size_t>(count), 1);
-  for (int64_t i : moved) keep[size_t(i)] = 0;
+  for (int64_t i : moved)
+    keep[size_t(i)] = 0;
   return keep;
 }
 
@@ -210,8 +224,8 @@ void sad_place_moved(std::span<float> params, int64_t count, const float* head, 
 
 } // namespace
 
-std::vector<int64_t> least_useful_sites(const SadPixelBlends& b, const float* params, int64_t count,
-                                        const float* head, int32_t channels, int64_t m) {
+std::vector<int64_t> least_useful_sites(const SadPixelBlends& b, const float* params, int64_t count, const float* head,
+                                        int32_t channels, int64_t m) {
   const std::vector<SadShape<double>> shapes = sad_growth_shapes(params, count);
   const int64_t pixels = int64_t(b.width) * b.height;
   std::vector<int64_t> owned(static_cast<size_t>(count), 0);
@@ -250,7 +264,8 @@ std::vector<int64_t> least_useful_sites(const SadPixelBlends& b, const float* pa
     for (int32_t k = 0; k < k_sad_k && b.id(p, k) >= 0; ++k)
       if (b.id(p, k) < count) use[size_t(b.id(p, k))] += part[size_t(p * k_sad_k + k)];
   std::vector<int64_t> order(static_cast<size_t>(count));
-  for (int64_t i = 0; i < count; ++i) order[size_t(i)] = i;
+  for (int64_t i = 0; i < count; ++i)
+    order[size_t(i)] = i;
   const auto less = [&](int64_t a, int64_t c) {
     const bool ia = owned[size_t(a)] == 0, ic = owned[size_t(c)] == 0;
     if (ia != ic) return ia;
@@ -272,8 +287,8 @@ double relocate_sites(std::span<float> params, int64_t count, const float* head,
   return res.squared();
 }
 
-int64_t grow_sad(const ModelSpec& spec, const GrowSpec& grow, uint64_t seed, int64_t step,
-                 const GrowthPicture& picture, std::span<float> params, OptimizerState& moments) {
+int64_t grow_sad(const ModelSpec& spec, const GrowSpec& grow, uint64_t seed, int64_t step, const GrowthPicture& picture,
+                 std::span<float> params, OptimizerState& moments) {
   const DenseLayer h = dense_layers(spec).front();
   const int32_t C = h.out;
   if (C != picture.channels || C > 4 || h.in != k_sad_channels) return 0;
@@ -288,7 +303,8 @@ int64_t grow_sad(const ModelSpec& spec, const GrowSpec& grow, uint64_t seed, int
   const int64_t pixels_n = int64_t(picture.width) * picture.height;
   std::vector<double> error(static_cast<size_t>(pixels_n), 0.0);
   for (int64_t p = 0; p < pixels_n; ++p)
-    for (int32_t o = 0; o < C; ++o) error[size_t(p)] += res.r[size_t(p * C + o)] * res.r[size_t(p * C + o)];
+    for (int32_t o = 0; o < C; ++o)
+      error[size_t(p)] += res.r[size_t(p * C + o)] * res.r[size_t(p * C + o)];
   const std::vector<int64_t> pixels = error_weighted_pixels(error, int64_t(moved.size()), seed, step);
   if (pixels.size() < moved.size()) { // a perfect fit nearly everywhere: the rest stay where they are
     moved.resize(pixels.size());

@@ -67,7 +67,7 @@ double relocate_sites(std::span<float> params, int64_t count, const float* head,
 /// One whole relocation of a sad model's parameters (`spec` its model; a linear head, as
 /// grow_problem requires): the blends, the least useful, the pixels drawn from (seed, step), the
 /// move. Returns how many moved. ModelFamily::grow of the sad family.
-int64_t grow_sad(const ModelSpec& spec, const GrowSpec& grow, uint64_t seed, int64_t step,
-                 const GrowthPicture& picture, std::span<float> params, OptimizerState& moments);
+int64_t grow_sad(const ModelSpec& spec, const GrowSpec& grow, uint64_t seed, int64_t step, const GrowthPicture& picture,
+                 std::span<float> params, OptimizerState& moments);
 
 } // namespace redraw

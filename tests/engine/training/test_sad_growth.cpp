@@ -44,7 +44,8 @@ std::vector<float> sad_grid_sites(int32_t side, int32_t idle) {
     s[k_sad_l11] = 1.0f;
     s[k_sad_l22] = 1.0f;
     s[k_sad_temp] = float(std::log(0.3));
-    for (int32_t k = 0; k < k_sad_channels; ++k) s[k_sad_colour + k] = float(0.4 + 0.05 * double((i + k) % 3));
+    for (int32_t k = 0; k < k_sad_channels; ++k)
+      s[k_sad_colour + k] = float(0.4 + 0.05 * double((i + k) % 3));
   }
   return p;
 }
@@ -54,7 +55,8 @@ double sad_render_error(const std::vector<float>& params, int64_t count, int32_t
                         const std::vector<float>& target) {
   const SadPixelBlends b = sad_pixel_blends(sad_params(count), params.data(), w, h);
   double s = 0;
-  for (size_t e = 0; e < target.size(); ++e) s += (double(target[e]) - b.colour[e]) * (double(target[e]) - b.colour[e]);
+  for (size_t e = 0; e < target.size(); ++e)
+    s += (double(target[e]) - b.colour[e]) * (double(target[e]) - b.colour[e]);
   return s;
 }
 
@@ -107,7 +109,8 @@ TEST_CASE("sad growth moves the idle sites to the wrong region's pixels, fits th
   for (int32_t y = 0; y < h; ++y)
     for (int32_t x = 0; x < w; ++x)
       if (wrong(x, y))
-        for (int32_t k = 0; k < 3; ++k) target[(size_t(y) * w + size_t(x)) * 3 + size_t(k)] += 0.4f;
+        for (int32_t k = 0; k < 3; ++k)
+          target[(size_t(y) * w + size_t(x)) * 3 + size_t(k)] += 0.4f;
 
   const std::vector<int64_t> moved = least_useful_sites(blends, params.data(), count, k_sad_grow_identity, 3, idle);
   CHECK(std::set<int64_t>(moved.begin(), moved.end()) == std::set<int64_t>{64, 65, 66, 67, 68, 69});
@@ -115,7 +118,8 @@ TEST_CASE("sad growth moves the idle sites to the wrong region's pixels, fits th
 
   std::vector<double> error(size_t(w) * h, 0.0);
   for (size_t p = 0; p < error.size(); ++p)
-    for (int32_t k = 0; k < 3; ++k) error[p] += std::pow(double(target[p * 3 + size_t(k)]) - prediction[p * 3 + size_t(k)], 2);
+    for (int32_t k = 0; k < 3; ++k)
+      error[p] += std::pow(double(target[p * 3 + size_t(k)]) - prediction[p * 3 + size_t(k)], 2);
   const std::vector<int64_t> pixels = error_weighted_pixels(error, idle, 3, 10);
   REQUIRE(pixels.size() == size_t(idle));
   OptimizerState moments{std::vector<float>(params.size(), 0.5f), std::vector<float>(params.size(), 0.25f)};
@@ -128,17 +132,20 @@ TEST_CASE("sad growth moves the idle sites to the wrong region's pixels, fits th
     CHECK(wrong(px, py));
     CHECK(s[k_sad_mx] == doctest::Approx(pixel_centre<double>(int32_t(px), w)));
     CHECK(s[k_sad_my] == doctest::Approx(pixel_centre<double>(int32_t(py), h)));
-    for (int32_t k = 0; k < 3; ++k) CHECK(s[k_sad_colour + k] > 0.6f); // the region wants 0.8 to 0.9
+    for (int32_t k = 0; k < 3; ++k)
+      CHECK(s[k_sad_colour + k] > 0.6f); // the region wants 0.8 to 0.9
     for (int32_t f = 0; f < k_sad_floats; ++f) {
       CHECK(moments.first[size_t(moved[j] * k_sad_floats + f)] == 0.0f);
       CHECK(moments.second[size_t(moved[j] * k_sad_floats + f)] == 0.0f);
     }
   }
   for (int64_t i = 0; i < side * side; ++i) // the sites that stay keep their bits and moments
-    CHECK(std::memcmp(params.data() + i * k_sad_floats, before.data() + i * k_sad_floats, sizeof(float) * k_sad_floats) == 0);
+    CHECK(std::memcmp(params.data() + i * k_sad_floats, before.data() + i * k_sad_floats,
+                      sizeof(float) * k_sad_floats) == 0);
   CHECK(moments.first[0] == 0.5f);
   const double was = sad_render_error(before, count, w, h, target), now = sad_render_error(params, count, w, h, target);
-  MESSAGE("wrong square: squared error " << was << " before, " << now << " after (placement's estimate " << estimate << ")");
+  MESSAGE("wrong square: squared error " << was << " before, " << now << " after (placement's estimate " << estimate
+                                         << ")");
   CHECK(now < 0.7 * was);
 }
 
@@ -163,7 +170,8 @@ TEST_CASE("training.grow takes sad sites under a linear head and is refused othe
                        doctest::Contains("model.hidden must be []"), ConfigError);
 }
 
-TEST_CASE("a growing sad run relocates at its config's steps, keeps its parameter count, the same bits on 1 and 2 threads") {
+TEST_CASE(
+    "a growing sad run relocates at its config's steps, keeps its parameter count, the same bits on 1 and 2 threads") {
   const Image img = sad_detail_picture(32);
   const RunConfig cfg = sad_grow_config(200, 60, true);
   set_cpu_threads(1);
