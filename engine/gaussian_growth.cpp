@@ -10,35 +10,6 @@
 
 namespace redraw {
 
-std::string grow_problem(const RunConfig& c) {
-  if (!c.training.grow.on()) return {};
-  if (!model_family(c.model.encoding.kind).grows)
-    return std::string("training.grow: only the Gaussians family grows (model.encoding.otype is ") +
-           encoding_name(c.model.encoding.kind) + ")";
-  if (!c.model.hidden.empty())
-    return "training.grow: the Gaussians grow under a linear colour head only (model.hidden must be [])";
-  return {};
-}
-
-int64_t grow_count(int64_t count, double fraction) {
-  return std::clamp<int64_t>(std::llround(double(count) * fraction), 1, std::max<int64_t>(count, 1));
-}
-
-bool grow_due(const RunConfig& c, int64_t step, int64_t progress) {
-  const GrowSpec& g = c.training.grow;
-  return g.on() && model_family(c.model.encoding.kind).grows && step > 0 && step % g.every == 0 &&
-         double(progress) < g.until * double(c.training.steps);
-}
-
-std::vector<GrowthEvent> growth_events_until(const RunConfig& c, int64_t step) {
-  std::vector<GrowthEvent> out;
-  if (!c.training.grow.on()) return out;
-  const int64_t m = grow_count(c.model.encoding.gaussians, c.training.grow.fraction);
-  for (int64_t s = c.training.grow.every; s <= step; s += c.training.grow.every)
-    if (grow_due(c, s, s)) out.push_back({s, m});
-  return out;
-}
-
 std::vector<int64_t> least_useful_gaussians(const float* params, int64_t count, const float* head, int32_t channels,
                                             int64_t m) {
   const double cell = gaussian_params(count).cell;
@@ -52,38 +23,6 @@ std::vector<int64_t> least_useful_gaussians(const float* params, int64_t count, 
   std::partial_sort(order.begin(), order.begin() + m, order.end(), less);
   order.resize(size_t(m));
   return order;
-}
-
-std::vector<int64_t> error_weighted_pixels(std::span<const double> error, int64_t m, uint64_t seed, int64_t step) {
-  struct Keyed {
-    double key;
-    int64_t pixel;
-  };
-  // `before`: more likely first, ties by pixel. The m best so far in a heap whose top is the worst
-  // of them, so the draw keeps m entries, not one per pixel.
-  const auto before = [](const Keyed& a, const Keyed& b) { return a.key != b.key ? a.key > b.key : a.pixel < b.pixel; };
-  std::vector<Keyed> best;
-  if (m <= 0) return {};
-  best.reserve(size_t(std::min<int64_t>(m, int64_t(error.size()))));
-  for (size_t p = 0; p < error.size(); ++p) {
-    if (!(error[p] > 0.0) || !std::isfinite(error[p])) continue;
-    // u in (0, 1): log(u) / e is the larger the more likely, for e > 0.
-    const uint64_t bits = random_u64(seed, k_stream_gaussian_growth, (uint64_t(step) << 32) + uint64_t(p)) >> 11;
-    const double u = (double(bits) + 0.5) * (1.0 / 9007199254740992.0);
-    const Keyed k{std::log(u) / error[p], int64_t(p)};
-    if (int64_t(best.size()) < m) {
-      best.push_back(k);
-      std::push_heap(best.begin(), best.end(), before);
-    } else if (before(k, best.front())) {
-      std::pop_heap(best.begin(), best.end(), before);
-      best.back() = k;
-      std::push_heap(best.begin(), best.end(), before);
-    }
-  }
-  std::sort_heap(best.begin(), best.end(), before);
-  std::vector<int64_t> out(best.size());
-  for (size_t j = 0; j < best.size(); ++j) out[j] = best[j].pixel;
-  return out;
 }
 
 namespace {
@@ -135,37 +74,6 @@ GrowthResidual residual_without(const GrowthPicture& pic, const float* params, d
   return res;
 }
 
-/// The head's pseudo-inverse P (k_gaussian_channels x C, row-major): P = H^T (H H^T)^-1, so that
-/// H P a = a; zero when H H^T is singular (a moved Gaussian then starts without colour).
-std::vector<double> head_pseudo_inverse(const float* head, int32_t C) {
-  constexpr int32_t K = k_gaussian_channels;
-  double m[4][8] = {}; // [H H^T | I], C <= 4
-  for (int32_t a = 0; a < C; ++a) {
-    for (int32_t b = 0; b < C; ++b)
-      for (int32_t k = 0; k < K; ++k) m[a][b] += double(head[a * K + k]) * double(head[b * K + k]);
-    m[a][C + a] = 1.0;
-  }
-  std::vector<double> p(size_t(K * C), 0.0);
-  for (int32_t col = 0; col < C; ++col) { // Gauss-Jordan with partial pivoting
-    int32_t piv = col;
-    for (int32_t row = col + 1; row < C; ++row)
-      if (std::abs(m[row][col]) > std::abs(m[piv][col])) piv = row;
-    if (!(std::abs(m[piv][col]) > 1e-12)) return p;
-    std::swap(m[piv], m[col]);
-    const double d = m[col][col];
-    for (int32_t j = 0; j < 2 * C; ++j) m[col][j] /= d;
-    for (int32_t row = 0; row < C; ++row)
-      if (row != col) {
-        const double f = m[row][col];
-        for (int32_t j = 0; j < 2 * C; ++j) m[row][j] -= f * m[col][j];
-      }
-  }
-  for (int32_t k = 0; k < K; ++k)
-    for (int32_t o = 0; o < C; ++o)
-      for (int32_t a = 0; a < C; ++a) p[size_t(k * C + o)] += double(head[a * K + k]) * m[a][C + o];
-  return p;
-}
-
 /// The local spacing of the Gaussians in cells, from the count of means in bins of the grid
 /// (GaussianParams::bins per side) and their 3 x 3 neighbourhoods.
 struct GrowthDensity {
@@ -200,7 +108,7 @@ void place_moved(std::span<float> params, int64_t count, const float* head, Grow
   const GrowthPicture& pic = res.pic;
   const int32_t C = pic.channels;
   const double cell = gaussian_params(count).cell;
-  const std::vector<double> pinv = head_pseudo_inverse(head, C);
+  const std::vector<double> pinv = head_pseudo_inverse(head, C, k_gaussian_channels);
   GrowthDensity density(params.data(), count, moved);
   // Half a pixel, in cells: narrower, a Gaussian falls between the pixel centres.
   const double narrowest = std::max(k_gaussian_diag_floor, std::max(1.0 / pic.width, 1.0 / pic.height) / cell);

@@ -7,9 +7,8 @@
 /// - Which move: the m = grow_count() Gaussians of least gaussian_contribution (engine/gaussian_math.h:
 ///   area in cells^2 times |head colour|; off-picture ones 0), least first, ties by index.
 /// - Where to: m distinct pixels drawn without replacement with probability proportional to the
-///   squared error of the residual (Efraimidis-Spirakis keys log(u) / error, u from the run's seed,
-///   the step and the pixel: the same pixels on every machine and thread count), taken in
-///   decreasing key order.
+///   squared error of the residual (error_weighted_pixels, engine/growth.h: the same pixels on
+///   every machine and thread count), taken in decreasing key order.
 /// - The residual: target - prediction, plus what the moved Gaussians drew where they were. Each
 ///   moved Gaussian in turn is placed at its pixel's centre, round, as wide as the local spacing of
 ///   the Gaussians there (in cells, between half a pixel and k_gaussian_init_size), with the
@@ -19,6 +18,7 @@
 /// - Its optimizer moments (every array kept: Adam's m and v, SGD's velocity) are zeroed.
 /// Everything here is sequential or a fixed-order sum: the same bits whatever the thread count.
 #include "engine/gaussian_math.h"
+#include "engine/growth.h"
 #include "engine/optimizer_state.h"
 #include "engine/run_config.h"
 
@@ -29,42 +29,10 @@
 
 namespace redraw {
 
-/// One relocation: after `step` completed steps, `moved` Gaussians went where the error was.
-struct GrowthEvent {
-  int64_t step = 0;
-  int64_t moved = 0;
-  bool operator==(const GrowthEvent&) const = default;
-};
-
-/// Why `c` cannot grow ("training.grow: ..."), or empty (also when growth is off).
-std::string grow_problem(const RunConfig& c);
-/// The Gaussians one relocation moves: fraction of count, rounded, at least 1 and at most count.
-int64_t grow_count(int64_t count, double fraction);
-/// Whether a relocation follows the step that reached `step` completed steps: a multiple of
-/// grow.every, above 0, with `progress` below grow.until * training.steps. progress: the step the
-/// schedule reads next (Trainer::schedule_step: `step` itself, or under a time budget the step
-/// its elapsed share of the budget stands for, so growth stops as the schedule anneals).
-bool grow_due(const RunConfig& c, int64_t step, int64_t progress);
-/// The relocations of a run of `c` (without a time budget) up to and including step count `step`,
-/// oldest first.
-std::vector<GrowthEvent> growth_events_until(const RunConfig& c, int64_t step);
-
 /// The m least contributing of `count` Gaussians (params: count x k_gaussian_floats), least first,
 /// ties by index; head: the colour head's channels x k_gaussian_channels weights.
 std::vector<int64_t> least_useful_gaussians(const float* params, int64_t count, const float* head, int32_t channels,
                                             int64_t m);
-/// m distinct pixels of `error` (one non-negative value per pixel) drawn without replacement with
-/// probability proportional to it, from (seed, step); most likely first. Fewer when fewer pixels
-/// have an error above 0.
-std::vector<int64_t> error_weighted_pixels(std::span<const double> error, int64_t m, uint64_t seed, int64_t step);
-
-/// The picture a relocation fits: width x height pixels of `channels` values, row-major.
-struct GrowthPicture {
-  int32_t width = 0, height = 0, channels = 0;
-  const float* targets = nullptr;    ///< the dataset's pixels
-  const float* prediction = nullptr; ///< the model's output at the pixel centres, before the move
-};
-
 /// Moves Gaussian moved[j] to pixel pixels[j], j in order (rules in the header), in `params`
 /// (count Gaussians first), zeroing their entries of every non-empty array of `moments`.
 /// head: channels x k_gaussian_channels weights. Returns the squared error summed over every

@@ -3,6 +3,7 @@
 /// engine/gaussian_bounds.h's.
 #include "engine/errors.h"
 #include "engine/gaussian_bounds.h"
+#include "engine/gaussian_growth.h"
 #include "engine/model_family.h"
 #include "engine/rng_math.h"
 
@@ -106,6 +107,8 @@ int64_t gaussians_size_to_budget(ModelSpec& spec, int64_t budget) {
   spec.encoding.gaussians = count;
   return parameter_count(spec);
 }
+int64_t gaussians_primitives(const EncodingSpec& e) { return e.gaussians; }
+
 } // namespace
 
 extern const ModelFamily k_gaussians_family = {
@@ -137,7 +140,8 @@ extern const ModelFamily k_gaussians_family = {
     .host_encoder = nullptr,
     .deferred_update_floats = nullptr,
     .trained_lanes = gaussians_lanes,
-    .grows = true,
+    .primitives = gaussians_primitives,
+    .grow = grow_gaussians,
 };
 
 } // namespace redraw

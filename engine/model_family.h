@@ -29,6 +29,10 @@
 
 namespace redraw {
 
+struct GrowSpec;
+struct GrowthPicture;
+struct OptimizerState;
+
 /// How the app's controls show one of a family's fields (ui/panels/controls_panel.cpp draws them).
 enum class FieldWidget : int32_t {
   Slider,    ///< an int slider over [lo, hi]
@@ -127,9 +131,14 @@ struct ModelFamily {
   /// A learning-rate factor on some lanes of its trainable floats (the Gaussians' means step in
   /// cells, engine/gaussian_math.h), which both backends' optimizer updates apply. Null: none.
   LaneStep (*trained_lanes)(const EncodingSpec&) = nullptr;
-  /// Its primitives relocate where the error is under training.grow (engine/gaussian_growth.h, the
-  /// Gaussians); false: a config that asks for growth is refused.
-  bool grows = false;
+  /// Its primitives relocate where the error is under training.grow (engine/growth.h): how many
+  /// it has (what GrowSpec::fraction is a fraction of), and one relocation of them in `params`
+  /// (the whole parameter array; a linear colour head, as grow_problem requires) on `picture`,
+  /// from (seed, step), zeroing the moved ones' entries of `moments`: returns how many moved
+  /// (engine/gaussian_growth.h, engine/sad_growth.h). Null: a config that asks for growth is refused.
+  int64_t (*primitives)(const EncodingSpec&) = nullptr;
+  int64_t (*grow)(const ModelSpec&, const GrowSpec&, uint64_t seed, int64_t step, const GrowthPicture& picture,
+                  std::span<float> params, OptimizerState& moments) = nullptr;
 };
 
 /// Every family's record, by the name REDRAW_MODEL_FAMILIES gives it (k_gaussians_family): a

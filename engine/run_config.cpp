@@ -1,6 +1,6 @@
 #include "engine/run_config.h"
 
-#include "engine/gaussian_growth.h"
+#include "engine/growth.h"
 #include "engine/install_paths.h"
 #include "engine/json_read.h"
 #include "engine/model_family.h"

@@ -43,12 +43,13 @@ struct ScheduleSpec {
 constexpr uint64_t k_max_seed = UINT64_MAX;
 
 /// training.grow: every `every` steps, until `until` of training.steps, the `fraction` of the
-/// Gaussians that add least to the picture move to pixels drawn where its error is
-/// (engine/gaussian_growth.h). The count, the arrays and the model file stay as they are. Off by
-/// default (every = 0); only the Gaussians family with a linear colour head grows.
+/// primitives (Gaussians, sad sites) that add least to the picture move to pixels drawn where its
+/// error is (engine/growth.h). The count, the arrays and the model file stay as they are. Off by
+/// default (every = 0); only a family whose record grows (ModelFamily::grow) with a linear colour
+/// head does.
 struct GrowSpec {
   int64_t every = 0;      ///< steps between relocations, 1..1e12; 0: off
-  double fraction = 0.05; ///< of the Gaussians moved at each, in [1e-6, 0.5]
+  double fraction = 0.05; ///< of the primitives moved at each, in [1e-6, 0.5]
   double until = 0.5;     ///< relocations happen at steps below until * training.steps, in [1e-6, 1]
   bool on() const { return every > 0; }
   bool operator==(const GrowSpec&) const = default;

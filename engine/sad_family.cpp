@@ -4,6 +4,7 @@
 #include "engine/errors.h"
 #include "engine/model_family.h"
 #include "engine/rng_math.h"
+#include "engine/sad_growth.h"
 
 #include <nlohmann/json.hpp>
 
@@ -121,6 +122,8 @@ int64_t sad_size_to_budget(ModelSpec& spec, int64_t budget) {
   return parameter_count(spec);
 }
 
+int64_t sad_primitives(const EncodingSpec& e) { return e.sites; }
+
 } // namespace
 
 extern const ModelFamily k_sad_family = {
@@ -152,6 +155,8 @@ extern const ModelFamily k_sad_family = {
     .host_encoder = nullptr,
     .deferred_update_floats = nullptr,
     .trained_lanes = nullptr, // positions step in image units for now (the Gaussians' means step in cells)
+    .primitives = sad_primitives,
+    .grow = grow_sad,
 };
 
 } // namespace redraw

@@ -3,7 +3,7 @@
 #include "engine/errors.h"
 #include "engine/gaussian_math.h"
 #include "engine/model_family.h"
-#include "engine/sad_lists.h"
+#include "engine/sad_blends.h"
 
 #include <algorithm>
 #include <cmath>
@@ -59,23 +59,7 @@ void axes_of(double sxx, double sxy, double syy, PrimitiveEllipse& e) {
 /// The sites' owner map (see the header), and each site's pixels owned.
 void owner_map(PrimitiveView& v, const PrimitiveLayout& l, int32_t side) {
   neuron_map_size(v.width, v.height, std::clamp(side, 1, std::max(v.width, v.height)), v.map_w, v.map_h);
-  const SadParams p = sad_params(l.count);
-  SadLists lists;
-  sad_build_lists(p, v.params.data(), lists);
-  const std::vector<SadShape<float>> shapes = sad_shapes(p, v.params.data());
-  v.owner.assign(size_t(v.map_w) * size_t(v.map_h), -1);
-#pragma omp parallel for schedule(static)
-  for (int32_t j = 0; j < v.map_h; ++j)
-    for (int32_t i = 0; i < v.map_w; ++i) {
-      int32_t ids[k_sad_k];
-      float w[k_sad_k], out[k_sad_channels];
-      const int32_t n = sad_point(shapes, v.params.data(), lists, pixel_centre<float>(i, v.map_w),
-                                  pixel_centre<float>(j, v.map_h), ids, w, out);
-      int32_t best = -1;
-      for (int32_t k = 0; k < n; ++k)
-        if (best < 0 || w[k] > w[best]) best = k;
-      v.owner[size_t(j) * size_t(v.map_w) + size_t(i)] = best < 0 ? -1 : ids[best];
-    }
+  v.owner = sad_owners(sad_pixel_blends(sad_params(l.count), v.params.data(), v.map_w, v.map_h));
   for (const int32_t o : v.owner)
     if (o >= 0) ++v.ellipses[size_t(o)].owned;
   v.idle = std::count_if(v.ellipses.begin(), v.ellipses.end(), [](const PrimitiveEllipse& e) { return e.owned == 0; });

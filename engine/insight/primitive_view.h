@@ -15,7 +15,7 @@
 ///   Gaussian's weight from its ellipse; a site's from the owner map.
 /// - The owner map (sites only): each pixel of a map up to `owner_side` a side (the picture's
 ///   aspect) is owned by the site of largest blend weight there, as the model blends it (its node's
-///   top-K list, engine/sad_lists.h, built afresh for the snapshot); each site counts the map pixels
+///   top-K list, engine/sad_blends.h, built afresh for the snapshot); each site counts the map pixels
 ///   it owns, and those owning none are counted (idle: pruning's candidates).
 #include "engine/insight/neuron_maps.h"
 

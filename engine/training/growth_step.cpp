@@ -1,5 +1,7 @@
 #include "engine/training/growth_step.h"
 
+#include "engine/model_family.h"
+
 #include <algorithm>
 
 namespace redraw {
@@ -20,8 +22,10 @@ std::vector<float> predict_every_pixel(Backend& backend, const Dataset& data) {
 }
 } // namespace
 
-std::optional<GrowthEvent> grow_bound_gaussians(Backend& backend, const RunConfig& config, const Dataset& data,
-                                                int64_t step) {
+std::optional<GrowthEvent> grow_bound_primitives(Backend& backend, const RunConfig& config, const Dataset& data,
+                                                 int64_t step) {
+  const ModelFamily& family = model_family(config.model.encoding.kind);
+  if (!family.grow) return std::nullopt;
   backend.synchronize();
   if (!backend.parameters_sound(true)) return std::nullopt;
   std::vector<float> params = backend.parameters();
@@ -29,7 +33,7 @@ std::optional<GrowthEvent> grow_bound_gaussians(Backend& backend, const RunConfi
   const std::vector<float> prediction = predict_every_pixel(backend, data);
   const GrowthPicture picture{data.image.width, data.image.height, data.channels(), data.targets(), prediction.data()};
   const int64_t moved =
-      grow_gaussians(config.model, config.training.grow, config.training.seed, step, picture, params, moments);
+      family.grow(config.model, config.training.grow, config.training.seed, step, picture, params, moments);
   backend.set_parameters(params);
   backend.set_optimizer_state(moments);
   return GrowthEvent{step, moved};

@@ -7,7 +7,7 @@
 ///   measurement after a sampled one) replaces it.
 /// - A rollback or a branch drops what came after its step; a resume takes a checkpoint's.
 /// - Threading: the trainer's thread; not locked. Other threads read copies.
-#include "engine/gaussian_growth.h"
+#include "engine/growth.h"
 #include "engine/model_files/loss_trace.h"
 #include "engine/metrics.h"
 

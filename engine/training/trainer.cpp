@@ -106,7 +106,7 @@ bool Trainer::train_step_now(StepArgs args) {
 
 void Trainer::grow_if_due() {
   if (!grow_due(m_config, m_step, schedule_step())) return;
-  if (const std::optional<GrowthEvent> e = grow_bound_gaussians(*m_backend, m_config, m_data, m_step))
+  if (const std::optional<GrowthEvent> e = grow_bound_primitives(*m_backend, m_config, m_data, m_step))
     m_record.record_growth(*e);
 }
 

@@ -163,7 +163,7 @@ public:
     return history_arrays(trainer().record().rows());
   }
 
-  /// The Gaussians' relocations so far (training.grow): (step, moved) pairs, oldest first.
+  /// The relocations of the Gaussians or sad sites so far (training.grow): (step, moved) pairs, oldest first.
   py::list growth() {
     Claim claim(m_use, true);
     py::list out;
@@ -292,7 +292,8 @@ void bind_trainer(py::module_& m) {
       .def_property_readonly("metrics", &PyTrainer::metrics,
                              "The metrics rows as a dict of numpy arrays: step, loss, psnr_db, lr, seconds, psnr_exact.")
       .def_property_readonly("growth", &PyTrainer::growth,
-                             "The Gaussians' relocations (training.grow) so far: (step, moved) pairs, oldest first.")
+                             "The relocations of the Gaussians or sad sites (training.grow) so far: (step, moved) "
+                             "pairs, oldest first.")
       .def_property_readonly("step_count", [](PyTrainer& t) { return t.trainer().current_step(); })
       .def_property_readonly("total_steps", [](PyTrainer& t) { return t.trainer().total_steps(); })
       .def_property_readonly("elapsed_seconds", [](PyTrainer& t) { return t.trainer().clock().elapsed(); })

@@ -220,7 +220,7 @@ TEST_CASE("training.grow is read, written only when on, and refused naming the f
   CHECK(error_of({{"every", 10}, {"fraction", 0.9}}).find("training.grow.fraction") != std::string::npos);
   CHECK(error_of({{"every", 10}, {"until", 2}}).find("training.grow.until") != std::string::npos);
   CHECK(error_of({{"every", 10}, {"often", 2}}).find("training.grow.often: unknown key") != std::string::npos);
-  CHECK(error_of({{"every", 10}}, "HashGrid").find("training.grow: only the Gaussians family grows") !=
+  CHECK(error_of({{"every", 10}}, "HashGrid").find("training.grow: the HashGrid family does not grow") !=
         std::string::npos);
   RunConfig deep = grow_config(100, 10, true);
   deep.model.hidden = {16};
