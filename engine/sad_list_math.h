@@ -66,14 +66,14 @@ REDRAW_HD inline int64_t sad_site_node(const float* site, int32_t grid) {
   return int64_t(sad_node(site[k_sad_my], grid)) * grid + sad_node(site[k_sad_mx], grid);
 }
 
-/// A later pass's random candidates of node `node` of a grid x grid lattice: near_at, the place
+/// A later pass's random candidates of node (i, j) of a grid x grid lattice: near_at, the place
 /// in the lists (grid * grid * k_sad_k ids) of a random entry of a node up to sad_candidate_reach
 /// away, and `any`, one of all `count` sites; `pass` numbers them.
-REDRAW_HD inline void sad_random_candidates(int64_t count, int32_t grid, uint64_t pass, int64_t node,
+REDRAW_HD inline void sad_random_candidates(int64_t count, int32_t grid, uint64_t pass, int32_t i, int32_t j,
                                             int64_t& near_at, int32_t& any) {
   const int32_t G = grid, reach = sad_candidate_reach(G);
   const uint32_t span = uint32_t(2 * reach + 1);
-  const int32_t i = int32_t(node % G), j = int32_t(node / G);
+  const int64_t node = int64_t(j) * G + i;
   const uint64_t c = (pass << 34) ^ (uint64_t(node) << 2);
   const int32_t ri =
       rd_clamp(i - reach + int32_t(random_below(k_sad_candidate_seed, k_stream_sad_jfa, c, span)), 0, G - 1);
@@ -116,7 +116,7 @@ REDRAW_HD inline void sad_pass_node(const SadShape<float>* shapes, int64_t count
         if (di || dj) offer_list(i + di * step, j + dj * step);
     int64_t near_at;
     int32_t any;
-    sad_random_candidates(count, G, pass, node, near_at, any);
+    sad_random_candidates(count, G, pass, i, j, near_at, any);
     const int32_t near = src[near_at];
     if (near >= 0) top.offer(near, sad_key(shapes[near], x, y));
     top.offer(any, sad_key(shapes[any], x, y));

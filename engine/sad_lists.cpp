@@ -81,11 +81,13 @@ SadRanked sad_ranked(const SadParams& p, const float* params) {
 struct SadCandidates {
   std::vector<uint32_t> stamp; ///< count + 1
   std::vector<int32_t> ranks;  ///< count + 1: the node's distinct sites, then one slot written past
+  std::vector<float> keys;     ///< count: their energies at the node's centre
   uint32_t tag = 0;
   int64_t n = 0;
   explicit SadCandidates(int64_t count) {
     sad_resize(stamp, count + 1);
     sad_resize(ranks, count + 1);
+    sad_resize(keys, count);
     std::fill(stamp.begin(), stamp.end(), 0u);
   }
   void begin_node() { // at most grid^2 <= 2^22 nodes a pass: the tag never wraps
@@ -113,9 +115,9 @@ struct SadPassInput {
 /// (energy, id) of the sites it offers do not depend on the order they come in, nor on how often
 /// each comes. The node's own list goes first: it holds most of the new list, so few later
 /// candidates get in, and the test that turns them away is seldom wrong.
-void sad_pass_node_ranked(const SadPassInput& in, int64_t node, SadCandidates& c, int32_t* dst) {
+void sad_pass_node_ranked(const SadPassInput& in, int32_t i, int32_t j, SadCandidates& c, int32_t* dst) {
   const int32_t G = in.grid, step = in.step;
-  const int32_t i = int32_t(node % G), j = int32_t(node / G);
+  const int64_t node = int64_t(j) * G + i;
   const float x = pixel_centre<float>(i, G), y = pixel_centre<float>(j, G);
   c.begin_node();
   for (int64_t r = in.sites.start[size_t(node)]; r < in.sites.start[size_t(node) + 1]; ++r) c.take(int32_t(r));
@@ -134,7 +136,7 @@ void sad_pass_node_ranked(const SadPassInput& in, int64_t node, SadCandidates& c
     }
     int64_t near_at;
     int32_t any;
-    sad_random_candidates(in.count, G, in.pass, node, near_at, any);
+    sad_random_candidates(in.count, G, in.pass, i, j, near_at, any);
     c.take(src[near_at]);
     c.take(in.sites.rank[size_t(any)]);
   }
@@ -142,9 +144,26 @@ void sad_pass_node_ranked(const SadPassInput& in, int64_t node, SadCandidates& c
   const int32_t* ranks = c.ranks.data();
   const SadShape<float>* shapes = in.sites.shapes.data();
   const int32_t* id = in.sites.id.data();
-  for (int64_t k = 0; k < c.n; ++k) top.offer_new(id[ranks[k]], sad_key(shapes[ranks[k]], x, y));
+  float* keys = c.keys.data();
+  const int64_t n = c.n;
+  for (int64_t k = 0; k < n; ++k) keys[k] = sad_key(shapes[ranks[k]], x, y); // apart: no branch waits on them
+  for (int64_t k = 0; k < n; ++k) top.offer_new(id[ranks[k]], keys[k]);
   int32_t* out = dst + node * k_sad_k;
   for (int32_t k = 0; k < k_sad_k; ++k) out[k] = k < top.size ? top.id[k] : -1;
+}
+
+/// Nodes ahead whose random candidates a pass asks the cache for: the entry of a node up to
+/// grid/16 rows away, and the rank of a site from all, are loads from far memory.
+constexpr int32_t k_sad_prefetch_nodes = 16;
+
+/// Inlined: a call would be dropped, as GCC takes a function whose only effects are prefetches
+/// for one without effects.
+inline __attribute__((always_inline)) void sad_prefetch_random(const SadPassInput& in, int32_t i, int32_t j) {
+  int64_t near_at;
+  int32_t any;
+  sad_random_candidates(in.count, in.grid, in.pass, i, j, near_at, any);
+  __builtin_prefetch(in.src + near_at);
+  __builtin_prefetch(in.sites.rank.data() + any);
 }
 
 /// One jump-flooding pass of step `step` from the lists (ids) into dst (see the header); `pass`
@@ -154,7 +173,8 @@ void sad_pass_node_ranked(const SadPassInput& in, int64_t node, SadCandidates& c
 /// it. `ranked` is scratch: the lists as ranks.
 void sad_pass(const SadParams& p, const SadRanked& sites, const std::vector<int32_t>& ids, std::vector<int32_t>& ranked,
               std::vector<int32_t>& dst, int32_t step, uint64_t pass) {
-  const int64_t nodes = int64_t(p.grid) * p.grid, entries = nodes * k_sad_k;
+  const int32_t G = p.grid;
+  const int64_t entries = int64_t(G) * G * k_sad_k;
   if (step > 0) {
 #pragma omp parallel for schedule(static)
     for (int64_t k = 0; k < entries; ++k) ranked[size_t(k)] = ids[size_t(k)] >= 0 ? sites.rank[size_t(ids[size_t(k)])] : -1;
@@ -164,7 +184,11 @@ void sad_pass(const SadParams& p, const SadRanked& sites, const std::vector<int3
   {
     SadCandidates c(p.count);
 #pragma omp for schedule(static)
-    for (int64_t node = 0; node < nodes; ++node) sad_pass_node_ranked(in, node, c, dst.data());
+    for (int32_t j = 0; j < G; ++j)
+      for (int32_t i = 0; i < G; ++i) {
+        if (step > 0 && i + k_sad_prefetch_nodes < G) sad_prefetch_random(in, i + k_sad_prefetch_nodes, j);
+        sad_pass_node_ranked(in, i, j, c, dst.data());
+      }
   }
 }
 
