@@ -34,6 +34,17 @@ struct SadNodeList {
     if (!(e == e)) return;
     if (size == k_sad_k && !(e < key[size - 1] || (e == key[size - 1] && s < id[size - 1]))) return;
     if (holds(s)) return;
+    insert(s, e);
+  }
+  /// offer for a site never offered before: the list is then the k_sad_k least (energy, id) of
+  /// the sites offered, whatever their order.
+  REDRAW_HD void offer_new(int32_t s, float e) {
+    if (!(e == e)) return;
+    if (size == k_sad_k && !(e < key[size - 1] || (e == key[size - 1] && s < id[size - 1]))) return;
+    insert(s, e);
+  }
+  /// Puts site s of energy e in its place, the last dropped when the list is full.
+  REDRAW_HD void insert(int32_t s, float e) {
     int32_t at = size < k_sad_k ? size++ : size - 1;
     while (at > 0 && (e < key[at - 1] || (e == key[at - 1] && s < id[at - 1]))) {
       key[at] = key[at - 1], id[at] = id[at - 1];
@@ -55,6 +66,23 @@ REDRAW_HD inline int64_t sad_site_node(const float* site, int32_t grid) {
   return int64_t(sad_node(site[k_sad_my], grid)) * grid + sad_node(site[k_sad_mx], grid);
 }
 
+/// A later pass's random candidates of node (i, j) of a grid x grid lattice: near_at, the place
+/// in the lists (grid * grid * k_sad_k ids) of a random entry of a node up to sad_candidate_reach
+/// away, and `any`, one of all `count` sites; `pass` numbers them.
+REDRAW_HD inline void sad_random_candidates(int64_t count, int32_t grid, uint64_t pass, int32_t i, int32_t j,
+                                            int64_t& near_at, int32_t& any) {
+  const int32_t G = grid, reach = sad_candidate_reach(G);
+  const uint32_t span = uint32_t(2 * reach + 1);
+  const int64_t node = int64_t(j) * G + i;
+  const uint64_t c = (pass << 34) ^ (uint64_t(node) << 2);
+  const int32_t ri =
+      rd_clamp(i - reach + int32_t(random_below(k_sad_candidate_seed, k_stream_sad_jfa, c, span)), 0, G - 1);
+  const int32_t rj =
+      rd_clamp(j - reach + int32_t(random_below(k_sad_candidate_seed, k_stream_sad_jfa, c + 1, span)), 0, G - 1);
+  near_at = (int64_t(rj) * G + ri) * k_sad_k + random_below(k_sad_candidate_seed, k_stream_sad_jfa, c + 2, k_sad_k);
+  any = int32_t(random_below(k_sad_candidate_seed, k_stream_sad_jfa, c + 3, uint32_t(count)));
+}
+
 /// Node `node`'s list after one jump-flooding pass of step `step` (0: the seeding pass) from the
 /// lists src into dst (grid * grid * k_sad_k ids each); `pass` numbers the random candidates.
 /// Every pass offers the node's own sites, so a site stays in its own node's list while it is
@@ -67,8 +95,7 @@ template <class Index>
 REDRAW_HD inline void sad_pass_node(const SadShape<float>* shapes, int64_t count, int32_t grid,
                                     const Index* bucket_start, const int32_t* bucket_order, const int32_t* src,
                                     int32_t* dst, int32_t step, uint64_t pass, int64_t node) {
-  const int32_t G = grid, reach = sad_candidate_reach(G);
-  const uint32_t span = uint32_t(2 * reach + 1);
+  const int32_t G = grid;
   const int32_t i = int32_t(node % G), j = int32_t(node / G);
   const float x = pixel_centre<float>(i, G), y = pixel_centre<float>(j, G);
   SadNodeList top;
@@ -87,16 +114,11 @@ REDRAW_HD inline void sad_pass_node(const SadShape<float>* shapes, int64_t count
     for (int32_t dj = -1; dj <= 1; ++dj)
       for (int32_t di = -1; di <= 1; ++di)
         if (di || dj) offer_list(i + di * step, j + dj * step);
-    // Random candidates: an entry of a node nearby, and a site from all.
-    const uint64_t c = (pass << 34) ^ (uint64_t(node) << 2);
-    const int32_t ri =
-        rd_clamp(i - reach + int32_t(random_below(k_sad_candidate_seed, k_stream_sad_jfa, c, span)), 0, G - 1);
-    const int32_t rj =
-        rd_clamp(j - reach + int32_t(random_below(k_sad_candidate_seed, k_stream_sad_jfa, c + 1, span)), 0, G - 1);
-    const int32_t near =
-        src[(int64_t(rj) * G + ri) * k_sad_k + random_below(k_sad_candidate_seed, k_stream_sad_jfa, c + 2, k_sad_k)];
+    int64_t near_at;
+    int32_t any;
+    sad_random_candidates(count, G, pass, i, j, near_at, any);
+    const int32_t near = src[near_at];
     if (near >= 0) top.offer(near, sad_key(shapes[near], x, y));
-    const int32_t any = int32_t(random_below(k_sad_candidate_seed, k_stream_sad_jfa, c + 3, uint32_t(count)));
     top.offer(any, sad_key(shapes[any], x, y));
   }
   int32_t* out = dst + node * k_sad_k;

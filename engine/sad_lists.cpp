@@ -32,52 +32,174 @@ std::vector<SadShape<float>> sad_shapes(const SadParams& p, const float* params)
 
 namespace {
 
-/// The sites by node: node k's sites (those whose positions fall in it) are
-/// order[start[k] .. start[k + 1]), in index order (a counting sort); non-finite positions in none.
-struct SadBuckets {
-  std::vector<int64_t> start;
-  std::vector<int32_t> order;
+/// The sites in the order of their nodes, as the passes visit them: node k's sites (those whose
+/// positions fall in it) are ranks [start[k], start[k + 1]), in index order (a counting sort), and
+/// the sites in no node (a non-finite position) take the ranks after them, in index order. A pass
+/// works on ranks, so the sites a node meets lie together in memory (a site's index says nothing
+/// of where it is); the lists keep ids, and ids break ties.
+struct SadRanked {
+  std::vector<int64_t> start;          ///< nodes + 1
+  std::vector<int32_t> id, rank;       ///< the site of each rank, the rank of each site
+  std::vector<SadShape<float>> shapes; ///< by rank
 };
 
-SadBuckets sad_buckets(const SadParams& p, const float* params) {
+SadRanked sad_ranked(const SadParams& p, const float* params) {
   const int32_t G = p.grid;
-  const int64_t nodes = int64_t(G) * G;
-  SadBuckets b;
-  b.start.assign(size_t(nodes) + 1, 0);
-  std::vector<int64_t> node_of(size_t(p.count));
-  for (int64_t s = 0; s < p.count; ++s) {
+  const int64_t nodes = int64_t(G) * G, count = p.count;
+  SadRanked r;
+  sad_resize(r.start, nodes + 1);
+  sad_resize(r.id, count);
+  sad_resize(r.rank, count);
+  std::fill(r.start.begin(), r.start.end(), int64_t(0));
+  std::vector<int64_t> node_of;
+  sad_resize(node_of, count);
+  for (int64_t s = 0; s < count; ++s) {
     node_of[size_t(s)] = sad_site_node(params + s * k_sad_floats, G);
-    if (node_of[size_t(s)] >= 0) ++b.start[size_t(node_of[size_t(s)]) + 1];
+    if (node_of[size_t(s)] >= 0) ++r.start[size_t(node_of[size_t(s)]) + 1];
   }
-  for (int64_t k = 0; k < nodes; ++k) b.start[size_t(k + 1)] += b.start[size_t(k)];
-  sad_resize(b.order, b.start[size_t(nodes)]);
-  std::vector<int64_t> cursor(b.start.begin(), b.start.end() - 1);
-  for (int64_t s = 0; s < p.count; ++s)
-    if (node_of[size_t(s)] >= 0) b.order[size_t(cursor[size_t(node_of[size_t(s)])]++)] = int32_t(s);
-  return b;
+  for (int64_t k = 0; k < nodes; ++k) r.start[size_t(k + 1)] += r.start[size_t(k)];
+  std::vector<int64_t> cursor(r.start.begin(), r.start.end() - 1);
+  int64_t outside = r.start[size_t(nodes)];
+  for (int64_t s = 0; s < count; ++s) {
+    const int64_t node = node_of[size_t(s)];
+    const int64_t at = node >= 0 ? cursor[size_t(node)]++ : outside++;
+    r.id[size_t(at)] = int32_t(s);
+    r.rank[size_t(s)] = int32_t(at);
+  }
+  sad_resize(r.shapes, count);
+#pragma omp parallel for schedule(static)
+  for (int64_t k = 0; k < count; ++k)
+    r.shapes[size_t(k)] = sad_shape<float>(params + int64_t(r.id[size_t(k)]) * k_sad_floats, p.cell);
+  return r;
 }
 
-/// One jump-flooding pass of step `step` from src into dst (see the header); `pass` numbers the
-/// random candidates. Step 0 is the seeding pass: a node's own sites only. Every pass offers them,
-/// so a site stays in its own node's list while it is among the nearest there, and no site is lost
-/// from the lists (where it would take no gradient) while a fresh build would find it.
-void sad_pass(const SadParams& p, const std::vector<SadShape<float>>& shapes, const SadBuckets& buckets,
-              const std::vector<int32_t>& src, std::vector<int32_t>& dst, int32_t step, uint64_t pass) {
-  const int64_t nodes = int64_t(p.grid) * p.grid;
+/// One thread's candidates of a node during a pass, each site once: sad_pass_node offers a node
+/// up to 74 sites (its own, 9 lists of k_sad_k, 2 random), most of them several times over, as
+/// neighbouring lists overlap. A stamp per rank (slot r + 1 holds the node that last took rank r;
+/// slot 0, the -1 past a list's end, always the current one) lets each be taken once, without a
+/// branch, and its energy be worked out once.
+struct SadCandidates {
+  std::vector<uint32_t> stamp; ///< count + 1
+  std::vector<int32_t> ranks;  ///< count + 1: the node's distinct sites, then one slot written past
+  std::vector<float> keys;     ///< count: their energies at the node's centre
+  uint32_t tag = 0;
+  int64_t n = 0;
+  explicit SadCandidates(int64_t count) {
+    sad_resize(stamp, count + 1);
+    sad_resize(ranks, count + 1);
+    sad_resize(keys, count);
+    std::fill(stamp.begin(), stamp.end(), 0u);
+  }
+  void begin_node() { // at most grid^2 <= 2^22 nodes a pass: the tag never wraps
+    stamp[0] = ++tag;
+    n = 0;
+  }
+  void take(int32_t r) {
+    uint32_t& st = stamp[size_t(int64_t(r) + 1)];
+    ranks[size_t(n)] = r;
+    n += st != tag;
+    st = tag;
+  }
+};
+
+/// What a pass reads: the sites by rank, and the lists it starts from, as ranks.
+struct SadPassInput {
+  const SadRanked& sites;
+  const int32_t* src; ///< grid * grid * k_sad_k ranks, -1 past a list's end
+  int64_t count;
+  int32_t grid, step;
+  uint64_t pass;
+};
+
+/// sad_pass_node's list of `node` (engine/sad_list_math.h), as ids into dst: the k_sad_k least
+/// (energy, id) of the sites it offers do not depend on the order they come in, nor on how often
+/// each comes. The node's own list goes first: it holds most of the new list, so few later
+/// candidates get in, and the test that turns them away is seldom wrong.
+void sad_pass_node_ranked(const SadPassInput& in, int32_t i, int32_t j, SadCandidates& c, int32_t* dst) {
+  const int32_t G = in.grid, step = in.step;
+  const int64_t node = int64_t(j) * G + i;
+  const float x = pixel_centre<float>(i, G), y = pixel_centre<float>(j, G);
+  c.begin_node();
+  for (int64_t r = in.sites.start[size_t(node)]; r < in.sites.start[size_t(node) + 1]; ++r) c.take(int32_t(r));
+  if (step > 0) {
+    const int32_t* src = in.src;
+    for (int32_t k = 0; k < k_sad_k; ++k) c.take(src[node * k_sad_k + k]);
+    for (int32_t dj = -1; dj <= 1; ++dj) {
+      const int32_t nj = j + dj * step;
+      if (nj < 0 || nj >= G) continue;
+      for (int32_t di = -1; di <= 1; ++di) {
+        const int32_t ni = i + di * step;
+        if (ni < 0 || ni >= G || (di == 0 && dj == 0)) continue;
+        const int32_t* list = src + (int64_t(nj) * G + ni) * k_sad_k;
+        for (int32_t k = 0; k < k_sad_k; ++k) c.take(list[k]);
+      }
+    }
+    int64_t near_at;
+    int32_t any;
+    sad_random_candidates(in.count, G, in.pass, i, j, near_at, any);
+    c.take(src[near_at]);
+    c.take(in.sites.rank[size_t(any)]);
+  }
+  SadNodeList top;
+  const int32_t* ranks = c.ranks.data();
+  const SadShape<float>* shapes = in.sites.shapes.data();
+  const int32_t* id = in.sites.id.data();
+  float* keys = c.keys.data();
+  const int64_t n = c.n;
+  for (int64_t k = 0; k < n; ++k) keys[k] = sad_key(shapes[ranks[k]], x, y); // apart: no branch waits on them
+  for (int64_t k = 0; k < n; ++k) top.offer_new(id[ranks[k]], keys[k]);
+  int32_t* out = dst + node * k_sad_k;
+  for (int32_t k = 0; k < k_sad_k; ++k) out[k] = k < top.size ? top.id[k] : -1;
+}
+
+/// Nodes ahead whose random candidates a pass asks the cache for: the entry of a node up to
+/// grid/16 rows away, and the rank of a site from all, are loads from far memory.
+constexpr int32_t k_sad_prefetch_nodes = 16;
+
+/// Inlined: a call would be dropped, as GCC takes a function whose only effects are prefetches
+/// for one without effects.
+inline __attribute__((always_inline)) void sad_prefetch_random(const SadPassInput& in, int32_t i, int32_t j) {
+  int64_t near_at;
+  int32_t any;
+  sad_random_candidates(in.count, in.grid, in.pass, i, j, near_at, any);
+  __builtin_prefetch(in.src + near_at);
+  __builtin_prefetch(in.sites.rank.data() + any);
+}
+
+/// One jump-flooding pass of step `step` from the lists (ids) into dst (see the header); `pass`
+/// numbers the random candidates. Step 0 is the seeding pass: a node's own sites only. Every pass
+/// offers them, so a site stays in its own node's list while it is among the nearest there, and
+/// no site is lost from the lists (where it would take no gradient) while a fresh build would find
+/// it. `ranked` is scratch: the lists as ranks.
+void sad_pass(const SadParams& p, const SadRanked& sites, const std::vector<int32_t>& ids, std::vector<int32_t>& ranked,
+              std::vector<int32_t>& dst, int32_t step, uint64_t pass) {
+  const int32_t G = p.grid;
+  const int64_t entries = int64_t(G) * G * k_sad_k;
+  if (step > 0) {
 #pragma omp parallel for schedule(static)
-  for (int64_t node = 0; node < nodes; ++node)
-    sad_pass_node(shapes.data(), p.count, p.grid, buckets.start.data(), buckets.order.data(), src.data(), dst.data(),
-                  step, pass, node);
+    for (int64_t k = 0; k < entries; ++k) ranked[size_t(k)] = ids[size_t(k)] >= 0 ? sites.rank[size_t(ids[size_t(k)])] : -1;
+  }
+  const SadPassInput in{sites, ranked.data(), p.count, p.grid, step, pass};
+#pragma omp parallel
+  {
+    SadCandidates c(p.count);
+#pragma omp for schedule(static)
+    for (int32_t j = 0; j < G; ++j)
+      for (int32_t i = 0; i < G; ++i) {
+        if (step > 0 && i + k_sad_prefetch_nodes < G) sad_prefetch_random(in, i + k_sad_prefetch_nodes, j);
+        sad_pass_node_ranked(in, i, j, c, dst.data());
+      }
+  }
 }
 
 /// The passes of `steps` from the lists (step 0: the seeding pass, which reads none).
 void sad_run_passes(const SadParams& p, const float* params, SadLists& lists, const std::vector<int32_t>& steps) {
-  const std::vector<SadShape<float>> shapes = sad_shapes(p, params);
-  const SadBuckets buckets = sad_buckets(p, params);
-  std::vector<int32_t> other;
+  const SadRanked sites = sad_ranked(p, params);
+  std::vector<int32_t> other, ranked;
   sad_resize(other, int64_t(lists.ids.size()));
+  sad_resize(ranked, int64_t(lists.ids.size()));
   for (int32_t step : steps) {
-    sad_pass(p, shapes, buckets, lists.ids, other, step, lists.passes++);
+    sad_pass(p, sites, lists.ids, ranked, other, step, lists.passes++);
     lists.ids.swap(other);
   }
 }

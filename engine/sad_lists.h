@@ -11,6 +11,10 @@
 ///   from a hash of (pass, node): a random entry of a node up to grid/16 away and one site drawn
 ///   from all, so the lists keep improving as the sites move. Passes read one buffer and write
 ///   the other: every node's result is its own, whatever the team.
+/// - The host's passes give sad_pass_node's lists (engine/sad_list_math.h) by another route: each
+///   node takes its candidates once, works out their energies once and offers its own list first,
+///   on the sites renumbered in the order of their nodes (the lists keep ids). The k_sad_k least
+///   (energy, id) of a set do not depend on the order or repetition of the offers.
 /// - Refreshing (once per training step) runs one pass at step 1 with injection from
 ///   the current lists: sites move little per step, so their lists follow them. Every pass also
 ///   offers each node the sites whose positions fall in it, so a site is never lost from the

@@ -200,3 +200,79 @@ TEST_CASE("sad lists: no site is lost while it is among the nearest at its own n
   }
   CHECK(checked > count / 2);
 }
+
+namespace {
+
+/// The lists as sad_pass_node (engine/sad_list_math.h) makes them, node after node, from the sites'
+/// buckets in index order: the reference the CPU's passes (engine/sad_lists.cpp) must match bit
+/// for bit, however they order and share their work.
+struct NodePassLists {
+  SadParams p;
+  std::vector<int32_t> ids;
+  uint64_t passes = 0;
+  void pass(const std::vector<float>& params, int32_t step) {
+    std::vector<SadShape<float>> shapes;
+    for (int64_t i = 0; i < p.count; ++i) shapes.push_back(sad_shape<float>(params.data() + i * k_sad_floats, p.cell));
+    const int64_t nodes = int64_t(p.grid) * p.grid;
+    std::vector<int64_t> start(size_t(nodes) + 1, 0);
+    std::vector<int32_t> order;
+    for (int64_t node = 0; node < nodes; ++node) {
+      start[size_t(node)] = int64_t(order.size());
+      for (int64_t s = 0; s < p.count; ++s)
+        if (sad_site_node(params.data() + s * k_sad_floats, p.grid) == node) order.push_back(int32_t(s));
+    }
+    start[size_t(nodes)] = int64_t(order.size());
+    std::vector<int32_t> dst(size_t(nodes) * k_sad_k, -9);
+    for (int64_t node = 0; node < nodes; ++node)
+      sad_pass_node(shapes.data(), p.count, p.grid, start.data(), order.data(), ids.data(), dst.data(), step,
+                    passes, node);
+    ++passes;
+    ids.swap(dst);
+  }
+  void build(const std::vector<float>& params) {
+    ids.assign(size_t(p.grid) * p.grid * k_sad_k, -9);
+    passes = 0;
+    pass(params, 0);
+    for (int32_t s = std::max(1, p.grid / 2); s >= 1; s /= 2) pass(params, s);
+    pass(params, 1);
+  }
+};
+
+} // namespace
+
+TEST_CASE("sad lists: the CPU's passes give sad_pass_node's lists, ties, crowds, NaN and infinite energies too") {
+  const int64_t count = 500;
+  const SadParams p = sad_params(count);
+  std::vector<float> params = spread_sites(count, 31);
+  auto site = [&](int64_t i) { return params.data() + i * k_sad_floats; };
+  for (int64_t i = 10; i < 40; ++i) std::copy(site(9), site(9) + k_sad_floats, site(i)); // 31 coincident: ties by id
+  for (int64_t i = 40; i < 70; ++i) site(i)[k_sad_mx] = 0.1f, site(i)[k_sad_my] = -0.2f;  // a crowd in one node
+  site(3)[k_sad_mx] = NAN;                                                                 // in no node
+  site(5)[k_sad_my] = INFINITY;
+  site(7)[k_sad_radius] = NAN;                           // a NaN energy everywhere: never taken
+  site(8)[k_sad_radius] = -3e38f, site(8)[k_sad_temp] = -20.0f; // +inf energies
+  site(11)[k_sad_radius] = 3e38f, site(11)[k_sad_temp] = -20.0f; // -inf energies
+  const int before = omp_get_max_threads();
+  for (int threads : {1, 3}) {
+    CAPTURE(threads);
+    omp_set_num_threads(threads);
+    std::vector<float> moved = params;
+    NodePassLists ref{p, {}, 0};
+    ref.build(moved);
+    SadLists lists;
+    sad_build_lists(p, moved.data(), lists);
+    CHECK(lists.ids == ref.ids);
+    for (int step = 0; step < 3; ++step) {
+      for (int64_t i = 0; i < count; ++i) // sites jump by up to a cell, some out of their nodes
+        moved[size_t(i * k_sad_floats + k_sad_mx)] += p.cell * float(random_unit(32, 46, uint64_t(i + step * count)) - 0.5);
+      ref.pass(moved, 1);
+      sad_refresh_lists(p, moved.data(), lists);
+      CHECK(lists.ids == ref.ids);
+    }
+    int64_t nan_site = 0, inf_site = 0;
+    for (int32_t id : lists.ids) nan_site += id == 7, inf_site += id == 11;
+    CHECK(nan_site == 0);
+    CHECK(inf_site > 0);
+  }
+  omp_set_num_threads(before);
+}
