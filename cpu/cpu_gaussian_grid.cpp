@@ -71,7 +71,7 @@ REDRAW_GAUSSIAN_INLINE void encode_samples(const GaussianGrid::View& v, const fl
         const float half_q = -0.5f * q;
         float w = gaussian_cpu_exp(inside ? half_q : 0.0f) - v.rim;
         if constexpr (Carrier) {
-          const float phase = v.freq[2 * ids[j]] * z1 + v.freq[2 * ids[j] + 1] * z2;
+          const float phase = v.wx[ids[j]] * z1 + v.wy[ids[j]] * z2; // two gathers: a pair would not vectorize
           float cosine = 0.0f, sine = 0.0f;
           gaussian_cpu_cos_sin(inside ? phase : 0.0f, cosine, sine);
           w = w * cosine;
@@ -209,7 +209,7 @@ REDRAW_GAUSSIAN_INLINE void backward_gaussians(const GaussianGrid::View& v, cons
     if (o[0] <= o[1] && x0 <= x1) {
       const float* gi = a.params + i * F;
       const float l11 = gi[k_gauss_l11], l22 = gi[k_gauss_l22];
-      const float* f = Carrier ? v.freq + 2 * at : nullptr;
+      const float f[2] = {Carrier ? v.wx[at] : 0.0f, Carrier ? v.wy[at] : 0.0f};
       const int64_t row0 = int64_t(y0 - a.ry0) * a.rnx + (x0 - a.rx0), width = x1 - x0, rows = y1 - y0 + 1;
       // Row by row: a row's samples lie together in the sorted arrays (gathering a whole box's
       // few samples into one block of lanes measured slower: the gathers cost more than the lanes).
@@ -223,15 +223,15 @@ REDRAW_GAUSSIAN_INLINE void backward_gaussians(const GaussianGrid::View& v, cons
 
 // Each kernel twice: for the x86-64 baseline and for AVX2 (8 lanes, gathers), with the same IEEE
 // operations (no FMA: "avx2" alone does not enable it), so both give the same bits; each picks
-// its carrier form by the view (v.freq).
+// its carrier form by the view (v.wx).
 #define REDRAW_GAUSSIAN_KERNELS(suffix, target)                                                                     \
   target void encode_samples_##suffix(const GaussianGrid::View& v, const float* coords, int64_t s0, int64_t s1,    \
                                       float* out) {                                                              \
-    v.freq ? encode_samples<true>(v, coords, s0, s1, out) : encode_samples<false>(v, coords, s0, s1, out);      \
+    v.wx ? encode_samples<true>(v, coords, s0, s1, out) : encode_samples<false>(v, coords, s0, s1, out);        \
   }                                                                                                              \
   target void backward_gaussians_##suffix(const GaussianGrid::View& v, const BackwardArgs& a, int64_t a0,         \
                                           int64_t a1) {                                                          \
-    v.freq ? backward_gaussians<true>(v, a, a0, a1) : backward_gaussians<false>(v, a, a0, a1);                  \
+    v.wx ? backward_gaussians<true>(v, a, a0, a1) : backward_gaussians<false>(v, a, a0, a1);                    \
   }
 REDRAW_GAUSSIAN_KERNELS(baseline, )
 #if defined(__x86_64__) || defined(_M_X64)
@@ -267,7 +267,7 @@ void GaussianGrid::build(const GaussianParams& g, const float* params) {
     GaussianTerm& t = m_terms[size_t(at)];
     t.shape = gaussian_shape<float>(p, cell);
     for (int32_t k = 0; k < k_gaussian_channels; ++k) t.colour[k] = p[k_gauss_colour + k];
-    if (g.carrier) m_freq[size_t(2 * at)] = p[k_gauss_wx], m_freq[size_t(2 * at + 1)] = p[k_gauss_wy];
+    if (g.carrier) m_freq[size_t(at)] = p[k_gauss_wx], m_freq[size_t(g.count + at)] = p[k_gauss_wy];
     int32_t* o = m_box.data() + at * 4;
     gaussian_box(p, cell, bins, o);
     pairs += gaussian_box_pairs(o);
@@ -326,10 +326,9 @@ bool GaussianGrid::default_avx2() {
 }
 
 GaussianGrid::View GaussianGrid::view() const {
-  return {m_terms.data(),  m_g.carrier ? m_freq.data() : nullptr,
-          m_box.data(),    m_start.data(),
-          m_list.data(),   m_g.bins,
-          m_g.cell,        gaussian_cpu_exp(float(-0.5 * k_gaussian_cutoff))};
+  const float* wx = m_g.carrier ? m_freq.data() : nullptr;
+  return {m_terms.data(), wx,       wx ? wx + m_g.count : nullptr, m_box.data(), m_start.data(), m_list.data(),
+          m_g.bins,       m_g.cell, gaussian_cpu_exp(float(-0.5 * k_gaussian_cutoff))};
 }
 
 void GaussianGrid::encode(const float* coords, int64_t n, float* out) const {

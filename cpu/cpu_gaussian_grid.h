@@ -50,7 +50,7 @@ inline float gaussian_cpu_exp(float x) {
 /// picked by float compares and selects, in plain IEEE operations as gaussian_cpu_exp: the same
 /// bits at every vector width. Within 1e-7 of cos and sin for |x| <= 1e4 (|z| < 3 within the
 /// support: frequencies past 3000 radians per standard deviation); beyond, less exact, the same bits.
-inline void gaussian_cpu_cos_sin(float x, float& c, float& s) {
+inline __attribute__((always_inline)) void gaussian_cpu_cos_sin(float x, float& c, float& s) {
   const float k = (x * 0.636619772367581343f + 12582912.0f) - 12582912.0f; // x / (pi/2), rounded
   const float r = ((x - k * 1.5703125f) - k * 4.837512969970703125e-4f) - k * 7.54978995489188216e-8f;
   const float r2 = r * r;
@@ -62,12 +62,15 @@ inline void gaussian_cpu_cos_sin(float x, float& c, float& s) {
   pc = pc * r2 - 1.388731625493765e-3f;
   pc = pc * r2 + 4.166664568298827e-2f;
   const float cr = (1.0f - 0.5f * r2) + r2 * r2 * pc;
-  // The quadrant k mod 4 as m = k - 4 round(k / 4) in {-2, -1, 0, 1, 2} (-2 and 2 alike).
+  // The quadrant k mod 4 as m = k - 4 round(k / 4) in {-2, -1, 0, 1, 2} (-2 and 2 alike), picked
+  // by compares on m alone (bool arithmetic between compares keeps GCC's loops scalar).
   const float m = k - 4.0f * ((k * 0.25f + 12582912.0f) - 12582912.0f);
-  const bool odd = (m == 1.0f) | (m == -1.0f), half = (m == 2.0f) | (m == -2.0f);
-  const float a = odd ? sr : cr, b = odd ? cr : sr;
-  c = (half | (m == 1.0f)) ? -a : a;  // cos(r + q pi/2): cr, -sr, -cr, sr
-  s = (half | (m == -1.0f)) ? -b : b; // sin(r + q pi/2): sr, cr, -sr, -cr
+  const float odd = m * m;
+  const float a = odd == 1.0f ? sr : cr, b = odd == 1.0f ? cr : sr;
+  const float c_right = m > 0.5f ? -a : a; // cos(r + q pi/2): cr, -sr, -cr, sr for q = 0..3
+  c = m < -1.5f ? -a : c_right;
+  const float s_left = m < -0.5f ? -b : b; // sin(r + q pi/2): sr, cr, -sr, -cr
+  s = m > 1.5f ? -b : s_left;
 }
 
 /// A Gaussian's shape and colour together: what the forward pass reads for each pair.
@@ -98,7 +101,7 @@ public:
   /// What the passes' kernels read of a grid.
   struct View {
     const GaussianTerm* terms;
-    const float* freq; ///< per place: the carrier's (wx, wy); null without the carrier
+    const float *wx, *wy; ///< per place: the carrier's frequency; null without the carrier
     const int32_t* box;
     const int64_t* start;
     const int32_t* list;
@@ -117,7 +120,7 @@ private:
   // The Gaussians in the grid's order: by the bin of their means, row-major, then by index.
   std::vector<int32_t> m_order; ///< per place in that order: the Gaussian's index
   std::vector<GaussianTerm> m_terms;    ///< per place
-  std::vector<float> m_freq;    ///< per place with the carrier: its (wx, wy)
+  std::vector<float> m_freq;    ///< with the carrier: every place's wx, then every place's wy
   std::vector<int32_t> m_box;   ///< per place: its bins x0, x1, y0, y1 (inclusive); x0 > x1 for none
   std::vector<int64_t> m_start; ///< per bin (row-major): where its list starts in m_list (bins^2 + 1)
   std::vector<int64_t> m_cursor;
