@@ -99,7 +99,7 @@ REDRAW_GAUSSIAN_INLINE void backward_terms(const GaussianGrid::View& v, const Ga
                                            float l22, const float* sorted, int64_t stride, At at_of, int64_t lanes,
                                            float (&c)[k_grid_floats<Carrier>][k_kernel_block]) {
   const float cutoff = float(k_gaussian_cutoff), cell = v.cell;
-  const float wx = Carrier ? f[0] : 0.0f, wy = Carrier ? f[1] : 0.0f;
+  const float wx = Carrier ? f[0] : 0.0f, wy = Carrier ? f[1] : 0.0f, step = float(k_gaussian_carrier_step);
   const float mx = t.shape.mx, my = t.shape.my, inv_a = t.shape.inv_a, b = t.shape.b, inv_c = t.shape.inv_c;
   const float col0 = t.colour[0], col1 = t.colour[1], col2 = t.colour[2];
   const float *sx = sorted, *sy = sorted + stride, *sd0 = sorted + 2 * stride, *sd1 = sorted + 3 * stride,
@@ -127,7 +127,7 @@ REDRAW_GAUSSIAN_INLINE void backward_terms(const GaussianGrid::View& v, const Ga
       const float dphi = -sine * envelope * dw;
       g1 = 2.0f * z1 * dq, g2 = 2.0f * z2 * dq;
       g1 += dphi * wx, g2 += dphi * wy;
-      d_wx = dphi * z1, d_wy = dphi * z2;
+      d_wx = dphi * z1 * step, d_wy = dphi * z2 * step;
     } else {
       dq = -0.5f * e * dw;
       g1 = 2.0f * z1 * dq, g2 = 2.0f * z2 * dq;
@@ -267,7 +267,8 @@ void GaussianGrid::build(const GaussianParams& g, const float* params) {
     GaussianTerm& t = m_terms[size_t(at)];
     t.shape = gaussian_shape<float>(p, cell);
     for (int32_t k = 0; k < k_gaussian_channels; ++k) t.colour[k] = p[k_gauss_colour + k];
-    if (g.carrier) m_freq[size_t(at)] = p[k_gauss_wx], m_freq[size_t(g.count + at)] = p[k_gauss_wy];
+    if (g.carrier) // in radians per standard deviation
+      m_freq[size_t(at)] = gaussian_frequency<float>(p, 0), m_freq[size_t(g.count + at)] = gaussian_frequency<float>(p, 1);
     int32_t* o = m_box.data() + at * 4;
     gaussian_box(p, cell, bins, o);
     pairs += gaussian_box_pairs(o);

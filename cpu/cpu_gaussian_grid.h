@@ -101,7 +101,7 @@ public:
   /// What the passes' kernels read of a grid.
   struct View {
     const GaussianTerm* terms;
-    const float *wx, *wy; ///< per place: the carrier's frequency; null without the carrier
+    const float *wx, *wy; ///< per place: the carrier's frequency (gaussian_frequency); null without it
     const int32_t* box;
     const int64_t* start;
     const int32_t* list;

@@ -122,7 +122,7 @@ void place_moved(std::span<float> params, int64_t count, const float* head, Grow
     const int64_t p = pixels[j];
     if (res.carrier) // before the fit: the footprint reads them
       for (int32_t k = 0; k < 2; ++k)
-        g[k_gauss_wx + k] = float(k_gaussian_carrier_init *
+        g[k_gauss_wx + k] = float(k_gaussian_carrier_init / k_gaussian_carrier_step *
                                   (2.0 * random_unit(uint64_t(p), k_stream_gaussian_carrier, uint64_t(k)) - 1.0));
     const float x = pixel_centre<float>(p % pic.width, pic.width), y = pixel_centre<float>(p / pic.width, pic.height);
     const double sigma = std::clamp(density.spacing_cells(x, y), narrowest, std::max(narrowest, k_gaussian_init_size));

@@ -39,7 +39,8 @@ std::vector<int64_t> least_useful_gaussians(const float* params, int64_t count, 
 /// pixel and channel of the linear picture after the move (target - prediction as the header's
 /// residual; the output activation not applied). `carrier`: the Gaussians have the cosine carrier
 /// (gaussian_floats(carrier) floats each); a moved one's frequencies start again small and random
-/// (from its pixel: uniform in +-k_gaussian_carrier_init, never 0, where their gradient is 0).
+/// (from its pixel: uniform in +-k_gaussian_carrier_init radians per standard deviation, never 0,
+/// where their gradient is 0).
 double relocate_gaussians(std::span<float> params, int64_t count, const float* head, const GrowthPicture& picture,
                           std::span<const int64_t> moved, std::span<const int64_t> pixels, OptimizerState& moments,
                           bool carrier = false);

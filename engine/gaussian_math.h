@@ -27,7 +27,8 @@
 ///   along the Gaussian's own axes, so a learning rate means the same at any count and size. Any
 ///   plane wave cos(k . (p - mu)) is one of these (w = L^T k). With w = 0 it is the plain
 ///   Gaussian, bit for bit (cos 0 = 1), but its gradient in w is 0 there too (sin 0 = 0), so the
-///   frequencies start small and random (k_gaussian_carrier_init). |cos| <= 1: the support and
+///   frequencies start small and random (k_gaussian_carrier_init). A stored frequency float is
+///   k_gaussian_carrier_step radians per standard deviation. |cos| <= 1: the support and
 ///   its box are the Gaussian's, and every bound on pairs holds unchanged.
 /// - The encoding is 3 wide whatever the colour mode: its size is the model's and must not follow
 ///   the image's colour mode, which resolves after the config; the dense head (3 -> C) maps it.
@@ -47,6 +48,11 @@ enum GaussianCarrierField : int32_t { k_gauss_wx = k_gaussian_floats, k_gauss_wy
 /// small enough that the first picture is the plain Gaussians' within 1% near their centres
 /// (cos(0.1) = 0.995), nonzero so that the frequencies have a gradient.
 constexpr double k_gaussian_carrier_init = 0.1;
+/// A stored frequency float is this many radians per standard deviation, so that the optimizer's
+/// step of ~lr moves a frequency k_gaussian_carrier_step lr (as the means' step is in cells,
+/// gaussian_lane_step): at the presets' lr of 1e-2 a frequency of 1 radian per standard deviation
+/// would take 100 steps otherwise.
+constexpr double k_gaussian_carrier_step = 10.0;
 /// Floats per Gaussian.
 REDRAW_HD inline int32_t gaussian_floats(bool carrier) { return carrier ? k_gaussian_carrier_floats : k_gaussian_floats; }
 /// The Mahalanobis radius squared beyond which a Gaussian contributes nothing.
@@ -181,7 +187,13 @@ template <class T> REDRAW_HD inline T gaussian_weight(const GaussianShape<T>& s,
   return q < T(k_gaussian_cutoff) ? rd_exp(T(-0.5) * q) - gaussian_rim<T>() : T(0);
 }
 
-/// w of a Gaussian with the cosine carrier (wx, wy: g[k_gauss_wx], g[k_gauss_wy]) at (x, y):
+/// The carrier's frequency along axis k (0: wx, 1: wy) of Gaussian g, in radians per standard
+/// deviation: its stored float times k_gaussian_carrier_step.
+template <class T> REDRAW_HD inline T gaussian_frequency(const float* g, int32_t k) {
+  return T(k_gaussian_carrier_step) * T(g[k_gauss_wx + k]);
+}
+
+/// w of a Gaussian with the cosine carrier (wx, wy: gaussian_frequency) at (x, y):
 /// gaussian_weight times cos(wx z1 + wy z2) (0 outside its support).
 template <class T>
 REDRAW_HD inline T gaussian_carrier_weight(const GaussianShape<T>& s, T wx, T wy, T x, T y) {
@@ -193,14 +205,15 @@ REDRAW_HD inline T gaussian_carrier_weight(const GaussianShape<T>& s, T wx, T wy
 /// w of Gaussian g (its floats; `carrier`: it has the cosine carrier) at (x, y), s its shape.
 template <class T>
 REDRAW_HD inline T gaussian_weight_of(const GaussianShape<T>& s, const float* g, bool carrier, T x, T y) {
-  return carrier ? gaussian_carrier_weight(s, T(g[k_gauss_wx]), T(g[k_gauss_wy]), x, y) : gaussian_weight(s, x, y);
+  return carrier ? gaussian_carrier_weight(s, gaussian_frequency<T>(g, 0), gaussian_frequency<T>(g, 1), x, y)
+                 : gaussian_weight(s, x, y);
 }
 
 /// grad (gaussian_floats(carrier) values) += the gradient, w.r.t. Gaussian g's floats (s its
 /// shape), of sum_k d_out[k] * colour_k * w(x, y): what one sample whose dLoss/dEncoding is d_out
 /// (k_gaussian_channels values) gives it. With the carrier, w = (e - rim) cos(phi), phi =
 /// wx z1 + wy z2: phi adds -sin(phi) (e - rim) dLoss/dw (wx, wy) to dLoss/dz, and the
-/// frequencies' gradient is -sin(phi) (e - rim) dLoss/dw (z1, z2).
+/// frequencies' floats' gradient is -sin(phi) (e - rim) dLoss/dw (z1, z2) k_gaussian_carrier_step.
 template <class T>
 REDRAW_HD inline void gaussian_backward(const GaussianShape<T>& s, const float* g, T cell, T x, T y, const T* d_out,
                                         T* grad, bool carrier = false) {
@@ -210,7 +223,7 @@ REDRAW_HD inline void gaussian_backward(const GaussianShape<T>& s, const float* 
   const T e = rd_exp(T(-0.5) * q), envelope = e - gaussian_rim<T>();
   T cosine = T(1), sine = T(0), wx = T(0), wy = T(0);
   if (carrier) {
-    wx = T(g[k_gauss_wx]), wy = T(g[k_gauss_wy]);
+    wx = gaussian_frequency<T>(g, 0), wy = gaussian_frequency<T>(g, 1);
     const T phi = wx * z1 + wy * z2;
     cosine = rd_cos(phi), sine = rd_sin(phi);
   }
@@ -225,8 +238,8 @@ REDRAW_HD inline void gaussian_backward(const GaussianShape<T>& s, const float* 
   if (carrier) {
     const T dphi = -sine * envelope * dw; // dLoss/dphi
     g1 += dphi * wx, g2 += dphi * wy;
-    grad[k_gauss_wx] += dphi * z1;
-    grad[k_gauss_wy] += dphi * z2;
+    grad[k_gauss_wx] += dphi * z1 * T(k_gaussian_carrier_step);
+    grad[k_gauss_wy] += dphi * z2 * T(k_gaussian_carrier_step);
   }
   // z1 = dx / a and z2 = (dy - b z1) / c: mx and a reach q through z1, directly and through b z1.
   const T h = g1 - g2 * s.b * s.inv_c;

@@ -66,7 +66,8 @@ void init_gaussians(const EncodingSpec& e, uint64_t seed, float* p) {
       g[k_gauss_colour + k] = uniform(c + uint64_t(k_gauss_colour + k), 0.0, colour_max);
     if (!e.carrier) continue;
     for (int32_t k = 0; k < 2; ++k)
-      g[k_gauss_wx + k] = float(k_gaussian_carrier_init * (2.0 * random_unit(seed, k_stream_gaussian_carrier, 2 * uint64_t(i) + uint64_t(k)) - 1.0));
+      g[k_gauss_wx + k] = float(k_gaussian_carrier_init / k_gaussian_carrier_step *
+                                (2.0 * random_unit(seed, k_stream_gaussian_carrier, 2 * uint64_t(i) + uint64_t(k)) - 1.0));
   }
 }
 
@@ -100,8 +101,9 @@ void gaussians_export(const EncodingSpec& e, uint64_t, std::span<const float> pa
                         "cell = float32(2 / sqrt(gaussians)); w = exp(-q/2) - exp(-gaussian_cutoff/2) where "
                         "q = |L^-1 (p - mean)|^2 < gaussian_cutoff, else 0; the encoding is the sum of w (r, g, b)"}};
   if (e.carrier)
-    out.metadata.push_back({"gaussian_carrier", "w *= cos(wx z1 + wy z2), z = (z1, z2) = L^-1 (p - mean) (float32 "
-                                                "z1 = (x - mx) / L11, z2 = (y - my - L21 z1) / L22)"});
+    out.metadata.push_back({"gaussian_carrier", "w *= cos(s (wx z1 + wy z2)), s = gaussian_carrier_step, z = (z1, z2) = "
+                                                "L^-1 (p - mean) (z1 = (x - mx) / L11, z2 = (y - my - L21 z1) / L22)"});
+  if (e.carrier) out.metadata.push_back({"gaussian_carrier_step", nlohmann::json(k_gaussian_carrier_step).dump()});
   out.tensors.push_back({"encoding.gaussians", {e.gaussians, floats}, params.subspan(0, size_t(e.gaussians * floats))});
 }
 LaneStep gaussians_lanes(const EncodingSpec& e) { return gaussian_lane_step(gaussian_params(e.gaussians, e.carrier)); }

@@ -176,6 +176,7 @@ def _load_gaussians(path, meta, tensors, net):
         "diag_floor": _meta_number(path, meta, "gaussian_diag_floor", float),
         "cutoff": _meta_number(path, meta, "gaussian_cutoff", float),
         "carrier": carrier,
+        "carrier_step": _meta_number(path, meta, "gaussian_carrier_step", float) if carrier else 0.0,
     }
     if count < 1:
         raise ValueError(f"{path}: metadata 'gaussians' is {count}, not a count of Gaussians")
@@ -297,7 +298,8 @@ def _gaussians(g, x, y):
     """The Gaussians' colours summed at each point, all pairs (engine/gaussian_math.h): L = cell
     [[d(l11), 0], [l21, d(l22)]] with d(l) = sqrt(l^2 + floor^2) and cell = 2 / sqrt(count) (as the
     engine rounds it, to float32); w = exp(-q/2) - exp(-cutoff/2) where q = |L^-1 (p - mean)|^2 < cutoff,
-    times cos(wx z1 + wy z2) with z = L^-1 (p - mean) when the Gaussians have the carrier."""
+    times cos(s (wx z1 + wy z2)) with z = L^-1 (p - mean) and s the carrier's step when the Gaussians
+    have the carrier."""
     p, floor, cutoff = g["params"], g["diag_floor"], g["cutoff"]
     cell = float(np.float32(2.0 / np.sqrt(len(p))))
     out = np.zeros((len(x), 3))
@@ -309,7 +311,7 @@ def _gaussians(g, x, y):
         q = z1 * z1 + z2 * z2
         w = np.where(q < cutoff, np.exp(-0.5 * q) - np.exp(-0.5 * cutoff), 0.0)
         if g["carrier"]:
-            w = w * np.cos(p[k:k + 64, 8] * z1 + p[k:k + 64, 9] * z2)
+            w = w * np.cos(g["carrier_step"] * (p[k:k + 64, 8] * z1 + p[k:k + 64, 9] * z2))
         out += w @ p[k:k + 64, 5:8]
     return out
 

@@ -44,8 +44,8 @@ std::vector<float> carrier_params(const ModelSpec& m, uint64_t seed) {
     float* g = p.data() + i * k_gaussian_carrier_floats;
     for (int32_t k = 0; k < k_gaussian_channels; ++k)
       g[k_gauss_colour + k] = float(2 * random_unit(seed, 51, uint64_t(i * 3 + k)) - 1);
-    g[k_gauss_wx] = float(6 * random_unit(seed, 55, uint64_t(2 * i)) - 3);
-    g[k_gauss_wy] = float(6 * random_unit(seed, 55, uint64_t(2 * i + 1)) - 3);
+    g[k_gauss_wx] = float((6 * random_unit(seed, 55, uint64_t(2 * i)) - 3) / k_gaussian_carrier_step);
+    g[k_gauss_wy] = float((6 * random_unit(seed, 55, uint64_t(2 * i + 1)) - 3) / k_gaussian_carrier_step);
   }
   const int64_t lead = encoding_parameter_count(m.encoding);
   for (size_t j = size_t(lead); j < p.size(); ++j) p[j] += float(0.2 * (random_unit(seed, 52, j) - 0.5));

@@ -53,8 +53,9 @@ std::vector<float> carrier_gaussians(int64_t count, uint64_t seed, double most_f
     g[k_gauss_l21] = u(c + 3, -2.0, 2.0);
     g[k_gauss_l22] = u(c + 4, -3.0, 3.0);
     for (int k = 0; k < k_gaussian_channels; ++k) g[k_gauss_colour + k] = u(c + 5 + uint64_t(k), -1.0, 1.0);
-    g[k_gauss_wx] = u(c + 8, -most_frequency, most_frequency);
-    g[k_gauss_wy] = u(c + 9, -most_frequency, most_frequency);
+    const double most = most_frequency / k_gaussian_carrier_step; // stored floats
+    g[k_gauss_wx] = u(c + 8, -most, most);
+    g[k_gauss_wy] = u(c + 9, -most, most);
   }
   return p;
 }
@@ -76,7 +77,8 @@ struct CarrierReference {
     if (!(q < k_gaussian_cutoff)) return 0.0;
     const double inv[2][2] = {{1.0 / a, 0.0}, {-b / (a * c), 1.0 / c}}; // L^-1
     const double z1 = inv[0][0] * dx, z2 = inv[1][0] * dx + inv[1][1] * dy;
-    return (std::exp(-0.5 * q) - std::exp(-0.5 * k_gaussian_cutoff)) * std::cos(g[k_gauss_wx] * z1 + g[k_gauss_wy] * z2);
+    const double s = k_gaussian_carrier_step;
+    return (std::exp(-0.5 * q) - std::exp(-0.5 * k_gaussian_cutoff)) * std::cos(s * g[k_gauss_wx] * z1 + s * g[k_gauss_wy] * z2);
   }
   double value(double x, double y, int k) const {
     double s = 0;
@@ -263,13 +265,13 @@ TEST_CASE("gaussian carrier model: the seed's Gaussians are the plain model's, w
     same += std::memcmp(a.data() + i * k_gaussian_floats, b.data() + i * k_cf, k_gaussian_floats * sizeof(float)) == 0;
     for (int f : {k_gauss_wx, k_gauss_wy}) {
       const float w = b[size_t(i * k_cf + f)];
-      small += w != 0.0f && std::abs(w) <= k_gaussian_carrier_init;
+      small += w != 0.0f && std::abs(w) * k_gaussian_carrier_step <= k_gaussian_carrier_init * (1 + 1e-6);
       spread = std::max(spread, double(std::abs(w)));
     }
   }
   CHECK(same == 3000);
   CHECK(small == 6000);
-  CHECK(spread > 0.9 * k_gaussian_carrier_init); // drawn over the whole range
+  CHECK(spread * k_gaussian_carrier_step > 0.9 * k_gaussian_carrier_init); // drawn over the whole range
   CHECK(std::equal(a.end() - 12, a.end(), b.end() - 12)); // the head
 }
 
@@ -389,7 +391,7 @@ TEST_CASE("gaussian carrier growth: a moved Gaussian's frequencies start again s
     CHECK(g[k_gauss_my] == pixel_centre<float>(pixels[j] / w, h));
     for (int f : {k_gauss_wx, k_gauss_wy}) {
       CHECK(g[f] != 0.0f);
-      CHECK(std::abs(g[f]) <= k_gaussian_carrier_init);
+      CHECK(std::abs(g[f]) * k_gaussian_carrier_step <= k_gaussian_carrier_init * (1 + 1e-6));
     }
     for (int f = 0; f < k_cf; ++f) {
       CHECK(moments.first[size_t(moved[j] * k_cf + f)] == 0.0f);
