@@ -23,7 +23,7 @@ template <class T> void grid_resize(std::vector<T>& v, int64_t n) {
   }
 }
 
-/// The bin of a Gaussian's mean (g: its k_gaussian_floats floats), row-major on the whole grid.
+/// The bin of a Gaussian's mean (g: its floats), row-major on the whole grid.
 inline int64_t mean_bin_of(const float* g, int32_t bins) {
   return int64_t(gaussian_bin(g[k_gauss_my], bins)) * bins + gaussian_bin(g[k_gauss_mx], bins);
 }
@@ -44,7 +44,9 @@ inline int64_t padded_lanes(int64_t m) { return (m + k_lane_pad - 1) / k_lane_pa
 /// Samples [s0, s1): out = their bins' lists summed in list order. The weights of a block of
 /// pairs are worked out lane by lane (gaussian_weight's operations, with gaussian_cpu_exp), then
 /// added one after another, so a vector width changes no bit. A pair outside its Gaussian's
-/// support adds +0, which changes no sum (a sum that starts at +0 is never -0).
+/// support adds +0, which changes no sum (a sum that starts at +0 is never -0). Carrier: each
+/// weight times cos(wx z1 + wy z2) (gaussian_cpu_cos_sin).
+template <bool Carrier>
 REDRAW_GAUSSIAN_INLINE void encode_samples(const GaussianGrid::View& v, const float* coords, int64_t s0, int64_t s1,
                                            float* out) {
   const float cutoff = float(k_gaussian_cutoff);
@@ -67,7 +69,13 @@ REDRAW_GAUSSIAN_INLINE void encode_samples(const GaussianGrid::View& v, const fl
         // keep the loop scalar (it may trap, without -ffast-math).
         const bool inside = q < cutoff;
         const float half_q = -0.5f * q;
-        const float w = gaussian_cpu_exp(inside ? half_q : 0.0f) - v.rim;
+        float w = gaussian_cpu_exp(inside ? half_q : 0.0f) - v.rim;
+        if constexpr (Carrier) {
+          const float phase = v.wx[ids[j]] * z1 + v.wy[ids[j]] * z2; // two gathers: a pair would not vectorize
+          float cosine = 0.0f, sine = 0.0f;
+          gaussian_cpu_cos_sin(inside ? phase : 0.0f, cosine, sine);
+          w = w * cosine;
+        }
         const bool adds = inside & (w != 0.0f); // as gaussian_weight's 0 outside, never colour * 0
         const float w0 = t.colour[0] * w, w1 = t.colour[1] * w, w2 = t.colour[2] * w;
         c0[j] = adds ? w0 : 0.0f;
@@ -83,12 +91,15 @@ REDRAW_GAUSSIAN_INLINE void encode_samples(const GaussianGrid::View& v, const fl
 
 /// gaussian_backward's terms of Gaussian t (its raw diagonals l11, l22) for the sorted samples at
 /// positions at_of(j), j in [0, lanes), into c[field][j]: worked out lane by lane with
-/// gaussian_cpu_exp, every value computed and then selected (+0 outside the support).
-template <class At>
-REDRAW_GAUSSIAN_INLINE void backward_terms(const GaussianGrid::View& v, const GaussianTerm& t, float l11, float l22,
-                                           const float* sorted, int64_t stride, At at_of, int64_t lanes,
-                                           float (&c)[k_gaussian_floats][k_kernel_block]) {
+/// gaussian_cpu_exp, every value computed and then selected (+0 outside the support). Carrier: f
+/// its frequency (wx, wy), and c has the frequencies' rows too (gaussian_backward's terms).
+template <bool Carrier> constexpr int32_t k_grid_floats = Carrier ? k_gaussian_carrier_floats : k_gaussian_floats;
+template <bool Carrier, class At>
+REDRAW_GAUSSIAN_INLINE void backward_terms(const GaussianGrid::View& v, const GaussianTerm& t, const float* f, float l11,
+                                           float l22, const float* sorted, int64_t stride, At at_of, int64_t lanes,
+                                           float (&c)[k_grid_floats<Carrier>][k_kernel_block]) {
   const float cutoff = float(k_gaussian_cutoff), cell = v.cell;
+  const float wx = Carrier ? f[0] : 0.0f, wy = Carrier ? f[1] : 0.0f, step = float(k_gaussian_carrier_step);
   const float mx = t.shape.mx, my = t.shape.my, inv_a = t.shape.inv_a, b = t.shape.b, inv_c = t.shape.inv_c;
   const float col0 = t.colour[0], col1 = t.colour[1], col2 = t.colour[2];
   const float *sx = sorted, *sy = sorted + stride, *sd0 = sorted + 2 * stride, *sd1 = sorted + 3 * stride,
@@ -102,13 +113,25 @@ REDRAW_GAUSSIAN_INLINE void backward_terms(const GaussianGrid::View& v, const Ga
     const float q = z1 * z1 + z2 * z2;
     const bool inside = q < cutoff;
     const float half_q = -0.5f * q;
-    const float e = gaussian_cpu_exp(inside ? half_q : 0.0f), w = e - v.rim;
+    const float e = gaussian_cpu_exp(inside ? half_q : 0.0f), envelope = e - v.rim;
     float dw = 0.0f;
     dw += d0 * col0;
     dw += d1 * col1;
     dw += d2 * col2;
-    const float dq = -0.5f * e * dw;
-    const float g1 = 2.0f * z1 * dq, g2 = 2.0f * z2 * dq;
+    float w = envelope, dq = 0.0f, g1 = 0.0f, g2 = 0.0f, d_wx = 0.0f, d_wy = 0.0f;
+    if constexpr (Carrier) {
+      float cosine = 0.0f, sine = 0.0f;
+      gaussian_cpu_cos_sin(inside ? wx * z1 + wy * z2 : 0.0f, cosine, sine);
+      w = envelope * cosine;
+      dq = -0.5f * e * (dw * cosine);
+      const float dphi = -sine * envelope * dw;
+      g1 = 2.0f * z1 * dq, g2 = 2.0f * z2 * dq;
+      g1 += dphi * wx, g2 += dphi * wy;
+      d_wx = dphi * z1 * step, d_wy = dphi * z2 * step;
+    } else {
+      dq = -0.5f * e * dw;
+      g1 = 2.0f * z1 * dq, g2 = 2.0f * z2 * dq;
+    }
     const float h = g1 - g2 * b * inv_c;
     const float d_mx = -h * inv_a, d_a = d_mx * z1, d_b = -g2 * z1 * inv_c, d_c = -g2 * z2 * inv_c;
     const float d_my = -g2 * inv_c, d_l11 = d_a * cell * cell * l11 * inv_a, d_l21 = d_b * cell,
@@ -121,6 +144,10 @@ REDRAW_GAUSSIAN_INLINE void backward_terms(const GaussianGrid::View& v, const Ga
     c[k_gauss_colour][j] = inside ? dc0 : 0.0f;
     c[k_gauss_colour + 1][j] = inside ? dc1 : 0.0f;
     c[k_gauss_colour + 2][j] = inside ? dc2 : 0.0f;
+    if constexpr (Carrier) {
+      c[k_gauss_wx][j] = inside ? d_wx : 0.0f;
+      c[k_gauss_wy][j] = inside ? d_wy : 0.0f;
+    }
   }
   static_assert(k_gaussian_channels == 3, "three colour channels");
 }
@@ -128,25 +155,27 @@ REDRAW_GAUSSIAN_INLINE void backward_terms(const GaussianGrid::View& v, const Ga
 /// One row of a Gaussian's box, whatever its samples: the sorted samples [first[k0], first[k1 + 1])
 /// of bins k0..k1 of the rectangle, in blocks; each bin's samples summed in order into a partial
 /// (from +0), the partials added to grad in bin order, empty bins too.
-REDRAW_GAUSSIAN_INLINE void backward_row(const GaussianGrid::View& v, const GaussianTerm& t, float l11, float l22,
-                                         const float* sorted, int64_t stride, const int64_t* first, int64_t k0,
-                                         int64_t k1, float* grad) {
+template <bool Carrier>
+REDRAW_GAUSSIAN_INLINE void backward_row(const GaussianGrid::View& v, const GaussianTerm& t, const float* f, float l11,
+                                         float l22, const float* sorted, int64_t stride, const int64_t* first,
+                                         int64_t k0, int64_t k1, float* grad) {
+  constexpr int32_t F = k_grid_floats<Carrier>;
   const int64_t j0 = first[k0], j1 = first[k1 + 1];
-  float acc[k_gaussian_floats] = {};
+  float acc[F] = {};
   int64_t k = k0, bin_end = first[k0 + 1];
   for (int64_t seg = j0; seg < j1; seg += k_kernel_block) {
     const int64_t m = std::min(k_kernel_block, j1 - seg);
-    float c[k_gaussian_floats][k_kernel_block];
+    float c[F][k_kernel_block];
     // each sorted array has k_lane_pad values past its end
-    backward_terms(v, t, l11, l22, sorted, stride, [seg](int64_t j) { return seg + j; }, padded_lanes(m), c);
+    backward_terms<Carrier>(v, t, f, l11, l22, sorted, stride, [seg](int64_t j) { return seg + j; }, padded_lanes(m), c);
     for (int64_t j = 0; j < m; ++j) {
       for (; seg + j >= bin_end; bin_end = first[++k + 1]) // the bins that end here, empty ones too
-        for (int32_t f = 0; f < k_gaussian_floats; ++f) grad[f] += acc[f], acc[f] = 0.0f;
-      for (int32_t f = 0; f < k_gaussian_floats; ++f) acc[f] += c[f][j];
+        for (int32_t e = 0; e < F; ++e) grad[e] += acc[e], acc[e] = 0.0f;
+      for (int32_t e = 0; e < F; ++e) acc[e] += c[e][j];
     }
   }
   for (; k <= k1; ++k) // the last bin with samples, and the empty ones after it
-    for (int32_t f = 0; f < k_gaussian_floats; ++f) grad[f] += acc[f], acc[f] = 0.0f;
+    for (int32_t e = 0; e < F; ++e) grad[e] += acc[e], acc[e] = 0.0f;
 }
 
 /// The Gaussians at places [a0, a1) of the grid's order: their gradients from the sorted samples.
@@ -161,59 +190,56 @@ struct BackwardArgs {
   bool accumulate;
 };
 
+template <bool Carrier>
 REDRAW_GAUSSIAN_INLINE void backward_gaussians(const GaussianGrid::View& v, const BackwardArgs& a, int64_t a0, int64_t a1) {
+  constexpr int32_t F = k_grid_floats<Carrier>;
   const int32_t rx1 = a.rx0 + a.rnx - 1, ry1 = a.ry0 + a.rny - 1;
   for (int64_t at = a0; at < a1; ++at) {
     if (at + 8 < a1) { // the grid's order scatters the indices: fetch a few Gaussians ahead
-      __builtin_prefetch(a.grads + int64_t(a.order[at + 8]) * k_gaussian_floats, 1);
-      __builtin_prefetch(a.params + int64_t(a.order[at + 8]) * k_gaussian_floats);
+      __builtin_prefetch(a.grads + int64_t(a.order[at + 8]) * F, 1);
+      __builtin_prefetch(a.params + int64_t(a.order[at + 8]) * F);
     }
     const int64_t i = a.order[at];
-    float* gr = a.grads + i * k_gaussian_floats;
-    float g[k_gaussian_floats];
-    for (int32_t f = 0; f < k_gaussian_floats; ++f) g[f] = a.accumulate ? gr[f] : 0.0f;
+    float* gr = a.grads + i * F;
+    float g[F];
+    for (int32_t f = 0; f < F; ++f) g[f] = a.accumulate ? gr[f] : 0.0f;
     const int32_t* o = v.box + at * 4;
     const int32_t x0 = std::max(o[0], a.rx0), x1 = std::min(o[1], rx1);
     const int32_t y0 = std::max(o[2], a.ry0), y1 = std::min(o[3], ry1);
     if (o[0] <= o[1] && x0 <= x1) {
-      const float* gi = a.params + i * k_gaussian_floats;
+      const float* gi = a.params + i * F;
       const float l11 = gi[k_gauss_l11], l22 = gi[k_gauss_l22];
+      const float f[2] = {Carrier ? v.wx[at] : 0.0f, Carrier ? v.wy[at] : 0.0f};
       const int64_t row0 = int64_t(y0 - a.ry0) * a.rnx + (x0 - a.rx0), width = x1 - x0, rows = y1 - y0 + 1;
       // Row by row: a row's samples lie together in the sorted arrays (gathering a whole box's
       // few samples into one block of lanes measured slower: the gathers cost more than the lanes).
       for (int64_t r = 0; r < rows; ++r) // the box's rows, each a run of bins in row-major order
-        backward_row(v, v.terms[at], l11, l22, a.sorted, a.stride, a.first, row0 + r * a.rnx, row0 + r * a.rnx + width,
-                     g);
+        backward_row<Carrier>(v, v.terms[at], f, l11, l22, a.sorted, a.stride, a.first, row0 + r * a.rnx,
+                              row0 + r * a.rnx + width, g);
     }
-    std::copy(g, g + k_gaussian_floats, gr);
+    std::copy(g, g + F, gr);
   }
 }
 
 // Each kernel twice: for the x86-64 baseline and for AVX2 (8 lanes, gathers), with the same IEEE
-// operations (no FMA: "avx2" alone does not enable it), so both give the same bits.
-void encode_samples_baseline(const GaussianGrid::View& v, const float* coords, int64_t s0, int64_t s1, float* out) {
-  encode_samples(v, coords, s0, s1, out);
-}
-void backward_gaussians_baseline(const GaussianGrid::View& v, const BackwardArgs& a, int64_t a0, int64_t a1) {
-  backward_gaussians(v, a, a0, a1);
-}
+// operations (no FMA: "avx2" alone does not enable it), so both give the same bits; each picks
+// its carrier form by the view (v.wx).
+#define REDRAW_GAUSSIAN_KERNELS(suffix, target)                                                                     \
+  target void encode_samples_##suffix(const GaussianGrid::View& v, const float* coords, int64_t s0, int64_t s1,    \
+                                      float* out) {                                                              \
+    v.wx ? encode_samples<true>(v, coords, s0, s1, out) : encode_samples<false>(v, coords, s0, s1, out);        \
+  }                                                                                                              \
+  target void backward_gaussians_##suffix(const GaussianGrid::View& v, const BackwardArgs& a, int64_t a0,         \
+                                          int64_t a1) {                                                          \
+    v.wx ? backward_gaussians<true>(v, a, a0, a1) : backward_gaussians<false>(v, a, a0, a1);                    \
+  }
+REDRAW_GAUSSIAN_KERNELS(baseline, )
 #if defined(__x86_64__) || defined(_M_X64)
-__attribute__((target("avx2"))) void encode_samples_avx2(const GaussianGrid::View& v, const float* coords, int64_t s0,
-                                                         int64_t s1, float* out) {
-  encode_samples(v, coords, s0, s1, out);
-}
-__attribute__((target("avx2"))) void backward_gaussians_avx2(const GaussianGrid::View& v, const BackwardArgs& a, int64_t a0,
-                                                             int64_t a1) {
-  backward_gaussians(v, a, a0, a1);
-}
+REDRAW_GAUSSIAN_KERNELS(avx2, __attribute__((target("avx2"))))
 #else
-void encode_samples_avx2(const GaussianGrid::View& v, const float* coords, int64_t s0, int64_t s1, float* out) {
-  encode_samples(v, coords, s0, s1, out);
-}
-void backward_gaussians_avx2(const GaussianGrid::View& v, const BackwardArgs& a, int64_t a0, int64_t a1) {
-  backward_gaussians(v, a, a0, a1);
-}
+REDRAW_GAUSSIAN_KERNELS(avx2, )
 #endif
+#undef REDRAW_GAUSSIAN_KERNELS
 
 } // namespace
 
@@ -221,6 +247,7 @@ void GaussianGrid::build(const GaussianParams& g, const float* params) {
   m_g = g;
   const int32_t bins = g.bins;
   grid_resize(m_terms, g.count);
+  grid_resize(m_freq, g.carrier ? 2 * g.count : 0);
   grid_resize(m_box, g.count * 4);
   grid_resize(m_order, g.count);
   grid_resize(m_start, int64_t(bins) * bins + 1);
@@ -228,17 +255,20 @@ void GaussianGrid::build(const GaussianParams& g, const float* params) {
   // The Gaussians in the order of their means' bins (stably): a bin's list then reads terms that
   // lie together in memory, where the seed scatters the indices over the picture.
   std::fill(m_start.begin(), m_start.end(), int64_t(0));
-  for (int64_t i = 0; i < g.count; ++i) ++m_start[size_t(mean_bin_of(params + i * k_gaussian_floats, bins)) + 1];
+  const int64_t stride = g.floats;
+  for (int64_t i = 0; i < g.count; ++i) ++m_start[size_t(mean_bin_of(params + i * stride, bins)) + 1];
   for (size_t k = 1; k < m_start.size(); ++k) m_start[k] += m_start[k - 1];
-  for (int64_t i = 0; i < g.count; ++i) m_order[size_t(m_start[size_t(mean_bin_of(params + i * k_gaussian_floats, bins))]++)] = int32_t(i);
+  for (int64_t i = 0; i < g.count; ++i) m_order[size_t(m_start[size_t(mean_bin_of(params + i * stride, bins))]++)] = int32_t(i);
   const float cell = g.cell;
   int64_t pairs = 0;
 #pragma omp parallel for schedule(static) reduction(+ : pairs)
   for (int64_t at = 0; at < g.count; ++at) {
-    const float* p = params + int64_t(m_order[size_t(at)]) * k_gaussian_floats;
+    const float* p = params + int64_t(m_order[size_t(at)]) * stride;
     GaussianTerm& t = m_terms[size_t(at)];
     t.shape = gaussian_shape<float>(p, cell);
     for (int32_t k = 0; k < k_gaussian_channels; ++k) t.colour[k] = p[k_gauss_colour + k];
+    if (g.carrier) // in radians per standard deviation
+      m_freq[size_t(at)] = gaussian_frequency<float>(p, 0), m_freq[size_t(g.count + at)] = gaussian_frequency<float>(p, 1);
     int32_t* o = m_box.data() + at * 4;
     gaussian_box(p, cell, bins, o);
     pairs += gaussian_box_pairs(o);
@@ -297,7 +327,9 @@ bool GaussianGrid::default_avx2() {
 }
 
 GaussianGrid::View GaussianGrid::view() const {
-  return {m_terms.data(), m_box.data(), m_start.data(), m_list.data(), m_g.bins, m_g.cell, gaussian_cpu_exp(float(-0.5 * k_gaussian_cutoff))};
+  const float* wx = m_g.carrier ? m_freq.data() : nullptr;
+  return {m_terms.data(), wx,       wx ? wx + m_g.count : nullptr, m_box.data(), m_start.data(), m_list.data(),
+          m_g.bins,       m_g.cell, gaussian_cpu_exp(float(-0.5 * k_gaussian_cutoff))};
 }
 
 void GaussianGrid::encode(const float* coords, int64_t n, float* out) const {

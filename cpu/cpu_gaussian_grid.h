@@ -45,6 +45,34 @@ inline float gaussian_cpu_exp(float x) {
   return p * std::bit_cast<float>((int32_t(k) + 127) << 23);
 }
 
+/// cos(x) and sin(x) for the carrier's phase (engine/gaussian_math.h): reduced by pi/2 in three
+/// parts (Cody and Waite, as Cephes' sinf) to |r| <= pi/4, then Cephes' polynomials, the quadrant
+/// picked by float compares and selects, in plain IEEE operations as gaussian_cpu_exp: the same
+/// bits at every vector width. Within 1e-7 of cos and sin for |x| <= 1e4 (|z| < 3 within the
+/// support: frequencies past 3000 radians per standard deviation); beyond, less exact, the same bits.
+inline __attribute__((always_inline)) void gaussian_cpu_cos_sin(float x, float& c, float& s) {
+  const float k = (x * 0.636619772367581343f + 12582912.0f) - 12582912.0f; // x / (pi/2), rounded
+  const float r = ((x - k * 1.5703125f) - k * 4.837512969970703125e-4f) - k * 7.54978995489188216e-8f;
+  const float r2 = r * r;
+  float ps = -1.9515295891e-4f;
+  ps = ps * r2 + 8.3321608736e-3f;
+  ps = ps * r2 - 1.6666654611e-1f;
+  const float sr = r + r * r2 * ps;
+  float pc = 2.443315711809948e-5f;
+  pc = pc * r2 - 1.388731625493765e-3f;
+  pc = pc * r2 + 4.166664568298827e-2f;
+  const float cr = (1.0f - 0.5f * r2) + r2 * r2 * pc;
+  // The quadrant k mod 4 as m = k - 4 round(k / 4) in {-2, -1, 0, 1, 2} (-2 and 2 alike), picked
+  // by compares on m alone (bool arithmetic between compares keeps GCC's loops scalar).
+  const float m = k - 4.0f * ((k * 0.25f + 12582912.0f) - 12582912.0f);
+  const float odd = m * m;
+  const float a = odd == 1.0f ? sr : cr, b = odd == 1.0f ? cr : sr;
+  const float c_right = m > 0.5f ? -a : a; // cos(r + q pi/2): cr, -sr, -cr, sr for q = 0..3
+  c = m < -1.5f ? -a : c_right;
+  const float s_left = m < -0.5f ? -b : b; // sin(r + q pi/2): sr, cr, -sr, -cr
+  s = m > 1.5f ? -b : s_left;
+}
+
 /// A Gaussian's shape and colour together: what the forward pass reads for each pair.
 struct GaussianTerm {
   GaussianShape<float> shape;
@@ -53,7 +81,7 @@ struct GaussianTerm {
 
 class GaussianGrid {
 public:
-  /// Bins the g.count Gaussians of params (k_gaussian_floats each). BackendError, before anything
+  /// Bins the g.count Gaussians of params (g.floats each). BackendError, before anything
   /// is sized from them, when their boxes make more pairs than a model may
   /// (engine/gaussian_bounds.h), or when memory runs out.
   void build(const GaussianParams& g, const float* params);
@@ -64,7 +92,7 @@ public:
   void use_avx2(bool on) { m_avx2 = on && avx2_available(); }
   static bool avx2_available();
 
-  /// grads (count x k_gaussian_floats) = the Gaussians' gradient given d_out = dLoss/dEncoding
+  /// grads (count x g.floats) = the Gaussians' gradient given d_out = dLoss/dEncoding
   /// (n x k_gaussian_channels) at coords, or added to grads when `accumulate`; params are the
   /// floats the grid was built from.
   void backward(const float* params, const float* coords, const float* d_out, int64_t n, float* grads,
@@ -73,6 +101,7 @@ public:
   /// What the passes' kernels read of a grid.
   struct View {
     const GaussianTerm* terms;
+    const float *wx, *wy; ///< per place: the carrier's frequency (gaussian_frequency); null without it
     const int32_t* box;
     const int64_t* start;
     const int32_t* list;
@@ -91,6 +120,7 @@ private:
   // The Gaussians in the grid's order: by the bin of their means, row-major, then by index.
   std::vector<int32_t> m_order; ///< per place in that order: the Gaussian's index
   std::vector<GaussianTerm> m_terms;    ///< per place
+  std::vector<float> m_freq;    ///< with the carrier: every place's wx, then every place's wy
   std::vector<int32_t> m_box;   ///< per place: its bins x0, x1, y0, y1 (inclusive); x0 > x1 for none
   std::vector<int64_t> m_start; ///< per bin (row-major): where its list starts in m_list (bins^2 + 1)
   std::vector<int64_t> m_cursor;

@@ -17,7 +17,7 @@ void gaussian_encode_rows(const GaussianParams& g, const float* params, const fl
 void gaussian_backward_rows(const GaussianParams& g, const float* params, const float* coords, const float* d_out,
                             int64_t n, float* grads, bool accumulate) {
   if (n <= 0) {
-    if (!accumulate) std::fill(grads, grads + g.count * k_gaussian_floats, 0.0f);
+    if (!accumulate) std::fill(grads, grads + g.count * g.floats, 0.0f);
     return;
   }
   cpu::GaussianGrid grid;
@@ -34,7 +34,7 @@ namespace {
 /// 300 K floats, against milliseconds to bin).
 class CpuGaussiansEncoding final : public cpu::CpuTrainedEncoding {
 public:
-  explicit CpuGaussiansEncoding(const EncodingSpec& enc) : m_g(gaussian_params(enc.gaussians)) {}
+  explicit CpuGaussiansEncoding(const EncodingSpec& enc) : m_g(gaussian_params(enc.gaussians, enc.carrier)) {}
   void encode(const float* params, const float* coords, int64_t n, float* out) override {
     if (n <= 0) return;
     ready(params);
@@ -51,7 +51,7 @@ public:
 
 private:
   void ready(const float* params) {
-    const size_t floats = size_t(m_g.count * k_gaussian_floats);
+    const size_t floats = size_t(m_g.count * m_g.floats);
     if (m_built.size() == floats && std::memcmp(m_built.data(), params, floats * sizeof(float)) == 0) return;
     m_built.clear(); // a build that throws leaves no grid to trust
     m_grid.build(m_g, params);

@@ -15,11 +15,11 @@ namespace cpu {
 class CpuTrainedEncoding;
 }
 
-/// out (n x k_gaussian_channels) = the sum of the Gaussians (params: count x k_gaussian_floats) at
+/// out (n x k_gaussian_channels) = the sum of the Gaussians (params: count x g.floats) at
 /// coords (n x 2).
 void gaussian_encode_rows(const GaussianParams& g, const float* params, const float* coords, int64_t n, float* out);
 
-/// grads (count x k_gaussian_floats) += the Gaussians' gradient given d_out = dLoss/dEncoding
+/// grads (count x g.floats) += the Gaussians' gradient given d_out = dLoss/dEncoding
 /// (n x k_gaussian_channels) at coords; `grads` is set rather than added to unless `accumulate`.
 void gaussian_backward_rows(const GaussianParams& g, const float* params, const float* coords, const float* d_out,
                             int64_t n, float* grads, bool accumulate);

@@ -49,7 +49,7 @@ __global__ void boxes_kernel(GaussianParams g, const float* __restrict__ params,
                              int32_t* __restrict__ boxes, int64_t* __restrict__ counts) {
   const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= g.count) return;
-  const float* p = params + i * k_gaussian_floats;
+  const float* p = params + i * g.floats;
   const GaussianShape<float> s = gaussian_shape<float>(p, g.cell);
   float* so = shapes + i * k_shape_floats;
   so[0] = s.mx, so[1] = s.my, so[2] = s.inv_a, so[3] = s.b, so[4] = s.inv_c;
@@ -92,39 +92,41 @@ __global__ void ranges_kernel(const uint32_t* __restrict__ sorted_bin, int64_t t
   if (sorted_gauss) sorted_gauss[j] = item_gauss[sorted_item[j]];
 }
 
-__device__ inline void sum_at(const float* __restrict__ params, const float* __restrict__ shapes,
-                              const int32_t* __restrict__ sorted_gauss, const int32_t* __restrict__ start,
-                              const int32_t* __restrict__ end, int32_t bins, float x, float y, float* __restrict__ out) {
-  const int32_t b = bin_of(x, y, bins);
+/// The sum at (x, y) of its bin's list; with g.carrier each weight has its cosine carrier.
+__device__ inline void sum_at(const GaussianParams& g, const float* __restrict__ params,
+                              const float* __restrict__ shapes, const int32_t* __restrict__ sorted_gauss,
+                              const int32_t* __restrict__ start, const int32_t* __restrict__ end, float x, float y,
+                              float* __restrict__ out) {
+  const int32_t b = bin_of(x, y, g.bins);
   float acc[k_gaussian_channels] = {};
   for (int32_t j = start[b]; j < end[b]; ++j) {
     const int32_t i = sorted_gauss[j];
-    const float w = gaussian_weight(load_shape(shapes, i), x, y);
+    const float* gi = params + int64_t(i) * g.floats;
+    const float w = gaussian_weight_of(load_shape(shapes, i), gi, g.carrier, x, y);
     if (w == 0.0f) continue;
-    const float* colour = params + int64_t(i) * k_gaussian_floats + k_gauss_colour;
+    const float* colour = gi + k_gauss_colour;
     for (int32_t k = 0; k < k_gaussian_channels; ++k) acc[k] += colour[k] * w;
   }
   for (int32_t k = 0; k < k_gaussian_channels; ++k) out[k] = acc[k];
 }
 
-__global__ void encode_kernel(const float* __restrict__ params, const float* __restrict__ shapes,
+__global__ void encode_kernel(GaussianParams g, const float* __restrict__ params, const float* __restrict__ shapes,
                               const int32_t* __restrict__ sorted_gauss, const int32_t* __restrict__ start,
-                              const int32_t* __restrict__ end, int32_t bins, const float* __restrict__ coords,
-                              int64_t n, float* __restrict__ out) {
+                              const int32_t* __restrict__ end, const float* __restrict__ coords, int64_t n,
+                              float* __restrict__ out) {
   const int64_t s = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (s >= n) return;
-  sum_at(params, shapes, sorted_gauss, start, end, bins, coords[2 * s], coords[2 * s + 1],
-         out + s * k_gaussian_channels);
+  sum_at(g, params, shapes, sorted_gauss, start, end, coords[2 * s], coords[2 * s + 1], out + s * k_gaussian_channels);
 }
 
-__global__ void encode_pixels_kernel(const float* __restrict__ params, const float* __restrict__ shapes,
-                                     const int32_t* __restrict__ sorted_gauss, const int32_t* __restrict__ start,
-                                     const int32_t* __restrict__ end, int32_t bins, int32_t w, int32_t h, int64_t p0,
-                                     int64_t count, float* __restrict__ out) {
+__global__ void encode_pixels_kernel(GaussianParams g, const float* __restrict__ params,
+                                     const float* __restrict__ shapes, const int32_t* __restrict__ sorted_gauss,
+                                     const int32_t* __restrict__ start, const int32_t* __restrict__ end, int32_t w,
+                                     int32_t h, int64_t p0, int64_t count, float* __restrict__ out) {
   const int64_t r = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (r >= count) return;
   const int64_t p = p0 + r;
-  sum_at(params, shapes, sorted_gauss, start, end, bins, pixel_centre<float>(p % w, w), pixel_centre<float>(p / w, h),
+  sum_at(g, params, shapes, sorted_gauss, start, end, pixel_centre<float>(p % w, w), pixel_centre<float>(p / w, h),
          out + r * k_gaussian_channels);
 }
 
@@ -148,29 +150,31 @@ __global__ void pair_partials_kernel(GaussianParams g, const float* __restrict__
   if (j >= pairs) return;
   const uint32_t b = sorted_bin[j];
   const int32_t i = sorted_gauss[j];
-  const float* gi = params + int64_t(i) * k_gaussian_floats;
+  const float* gi = params + int64_t(i) * g.floats;
   const GaussianShape<float> shape = load_shape(shapes, i);
-  float acc[k_gaussian_floats] = {};
+  float acc[k_gaussian_carrier_floats] = {};
   for (int32_t k = sample_start[b]; k < sample_end[b]; ++k) {
     const int64_t s = sorted_sample[k];
-    gaussian_backward(shape, gi, g.cell, coords[2 * s], coords[2 * s + 1], d_out + s * k_gaussian_channels, acc);
+    gaussian_backward(shape, gi, g.cell, coords[2 * s], coords[2 * s + 1], d_out + s * k_gaussian_channels, acc,
+                      g.carrier);
   }
-  float* o = partial + int64_t(sorted_pair[j]) * k_gaussian_floats;
-  for (int32_t f = 0; f < k_gaussian_floats; ++f) o[f] = acc[f];
+  float* o = partial + int64_t(sorted_pair[j]) * g.floats;
+  for (int32_t f = 0; f < g.floats; ++f) o[f] = acc[f];
 }
 
 /// One thread per Gaussian: its partials in bin order (its pairs are contiguous, generation order).
-__global__ void gather_kernel(int64_t count, const int64_t* __restrict__ offsets, const int64_t* __restrict__ counts,
-                              const float* __restrict__ partial, float* __restrict__ grads, bool accumulate) {
+__global__ void gather_kernel(int64_t count, int32_t floats, const int64_t* __restrict__ offsets,
+                              const int64_t* __restrict__ counts, const float* __restrict__ partial,
+                              float* __restrict__ grads, bool accumulate) {
   const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= count) return;
-  float* gr = grads + i * k_gaussian_floats;
-  float v[k_gaussian_floats];
-  for (int32_t f = 0; f < k_gaussian_floats; ++f) v[f] = accumulate ? gr[f] : 0.0f;
+  float* gr = grads + i * floats;
+  float v[k_gaussian_carrier_floats];
+  for (int32_t f = 0; f < floats; ++f) v[f] = accumulate ? gr[f] : 0.0f;
   const int64_t k0 = offsets[i], k1 = k0 + counts[i];
   for (int64_t k = k0; k < k1; ++k)
-    for (int32_t f = 0; f < k_gaussian_floats; ++f) v[f] += partial[k * k_gaussian_floats + f];
-  for (int32_t f = 0; f < k_gaussian_floats; ++f) gr[f] = v[f];
+    for (int32_t f = 0; f < floats; ++f) v[f] += partial[k * floats + f];
+  for (int32_t f = 0; f < floats; ++f) gr[f] = v[f];
 }
 
 } // namespace
@@ -249,17 +253,17 @@ void GaussianBinning::bin(const DevicePool& pool, cudaStream_t stream, const Gau
 void GaussianBinning::encode(cudaStream_t stream, const float* params, const float* coords, int64_t n,
                              float* out) const {
   if (n <= 0) return;
-  encode_kernel<<<blocks_for(n), k_threads, 0, stream>>>(params, m_shapes.data(), m_sorted_gauss.data(),
-                                                         m_bin_start.data(), m_bin_end.data(), m_g.bins, coords, n, out);
+  encode_kernel<<<blocks_for(n), k_threads, 0, stream>>>(m_g, params, m_shapes.data(), m_sorted_gauss.data(),
+                                                         m_bin_start.data(), m_bin_end.data(), coords, n, out);
   CUDA_CHECK(cudaGetLastError());
 }
 
 void GaussianBinning::encode_pixels(cudaStream_t stream, const float* params, int32_t w, int32_t h, int64_t p0,
                                     int64_t count, float* out) const {
   if (count <= 0) return;
-  encode_pixels_kernel<<<blocks_for(count), k_threads, 0, stream>>>(params, m_shapes.data(), m_sorted_gauss.data(),
-                                                                    m_bin_start.data(), m_bin_end.data(), m_g.bins, w,
-                                                                    h, p0, count, out);
+  encode_pixels_kernel<<<blocks_for(count), k_threads, 0, stream>>>(m_g, params, m_shapes.data(),
+                                                                    m_sorted_gauss.data(), m_bin_start.data(),
+                                                                    m_bin_end.data(), w, h, p0, count, out);
   CUDA_CHECK(cudaGetLastError());
 }
 
@@ -268,7 +272,7 @@ void GaussianBinning::backward(const DevicePool& pool, cudaStream_t stream, cons
   const int64_t count = m_g.count;
   if (n > int64_t(INT_MAX)) throw BackendError("gaussians backward: " + std::to_string(n) + " samples in one pass");
   if (n <= 0 || m_pairs == 0) { // no Gaussian meets a sample: a zero gradient
-    if (!accumulate) CUDA_CHECK(cudaMemsetAsync(grads, 0, size_t(count) * k_gaussian_floats * sizeof(float), stream));
+    if (!accumulate) CUDA_CHECK(cudaMemsetAsync(grads, 0, size_t(count) * size_t(m_g.floats) * sizeof(float), stream));
     return;
   }
   {
@@ -279,7 +283,7 @@ void GaussianBinning::backward(const DevicePool& pool, cudaStream_t stream, cons
     ensure(m_sorted_sample, pool, stream, n, "gaussians: samples");
     ensure(m_sample_start, pool, stream, bins, "gaussians: sample ranges");
     ensure(m_sample_end, pool, stream, bins, "gaussians: sample ranges");
-    ensure(m_partial, pool, stream, m_pairs * k_gaussian_floats, "gaussians: partial gradients");
+    ensure(m_partial, pool, stream, m_pairs * m_g.floats, "gaussians: partial gradients");
     sample_bins_kernel<<<blocks_for(n), k_threads, 0, stream>>>(coords, n, m_g.bins, m_sample_bin.data(),
                                                                 m_sample_index.data());
     CUDA_CHECK(cudaGetLastError());
@@ -302,7 +306,7 @@ void GaussianBinning::backward(const DevicePool& pool, cudaStream_t stream, cons
         m_sample_start.data(), m_sample_end.data(), m_sorted_sample.data(), coords, d_out, m_partial.data());
     CUDA_CHECK(cudaGetLastError());
   }
-  gather_kernel<<<blocks_for(count), k_threads, 0, stream>>>(count, m_offsets.data(), m_counts.data(),
+  gather_kernel<<<blocks_for(count), k_threads, 0, stream>>>(count, m_g.floats, m_offsets.data(), m_counts.data(),
                                                              m_partial.data(), grads, accumulate);
   CUDA_CHECK(cudaGetLastError());
 }

@@ -31,7 +31,7 @@ public:
   GaussianBinning(const GaussianBinning&) = delete;
   GaussianBinning& operator=(const GaussianBinning&) = delete;
 
-  /// Bins the g.count Gaussians of `params` (device, g.count x k_gaussian_floats) on `stream`,
+  /// Bins the g.count Gaussians of `params` (device, g.count x g.floats) on `stream`,
   /// growing the buffers from `pool` when they are short. Waits for the stream once (the pair
   /// count). BackendError, before the pair buffers grow, when the pairs pass the bound a model is
   /// held to (engine/gaussian_bounds.h: Gaussians far larger than the picture).
@@ -42,7 +42,7 @@ public:
   /// The same at the pixel centres of a w x h image, linear pixel indices [p0, p0 + count).
   void encode_pixels(cudaStream_t stream, const float* params, int32_t w, int32_t h, int64_t p0, int64_t count,
                      float* out) const;
-  /// grads (count x k_gaussian_floats) += the gradient given d_out = dLoss/dEncoding
+  /// grads (count x g.floats) += the gradient given d_out = dLoss/dEncoding
   /// (n x k_gaussian_channels) at coords; set rather than added to unless `accumulate`.
   void backward(const DevicePool& pool, cudaStream_t stream, const float* params, const float* coords,
                 const float* d_out, int64_t n, float* grads, bool accumulate);
@@ -62,7 +62,7 @@ private:
   // backward
   DeviceBuffer<uint32_t> m_sample_bin, m_sorted_sample_bin;
   DeviceBuffer<int32_t> m_sample_index, m_sorted_sample, m_sample_start, m_sample_end;
-  DeviceBuffer<float> m_partial; ///< per pair (in generation order): k_gaussian_floats
+  DeviceBuffer<float> m_partial; ///< per pair (in generation order): g.floats
   DeviceBuffer<uint8_t> m_temp;  ///< cub's scratch
   int64_t* m_host_total = nullptr; ///< pinned
 };

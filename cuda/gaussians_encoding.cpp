@@ -10,7 +10,7 @@ namespace {
 /// (cuda/gaussian_kernels.cuh).
 class CudaGaussiansEncoding final : public CudaTrainedEncoding {
 public:
-  explicit CudaGaussiansEncoding(const EncodingSpec& enc) : m_g(gaussian_params(enc.gaussians)) {}
+  explicit CudaGaussiansEncoding(const EncodingSpec& enc) : m_g(gaussian_params(enc.gaussians, enc.carrier)) {}
   const char* prepare_name() const override { return "gaussians binning"; }
   const char* backward_name() const override { return "gaussians backward"; }
   void prepare(const DevicePool& pool, cudaStream_t stream, const float* params) override {
@@ -35,8 +35,8 @@ public:
     m_binning.backward(pool, stream, params, coords, d_out, n, grads, accumulate);
   }
   /// Their shapes, boxes and offsets, and the binning's (bin, Gaussian) pairs at about 16 a
-  /// Gaussian (their initial size), 60 bytes each with the backward's partial gradient.
-  uint64_t model_bytes() const override { return uint64_t(m_g.count) * (52 + 16 * 60); }
+  /// Gaussian (their initial size), 28 bytes each and the backward's partial gradient (4 a float).
+  uint64_t model_bytes() const override { return uint64_t(m_g.count) * (52 + 16 * (28 + 4 * uint64_t(m_g.floats))); }
   uint64_t row_bytes() const override { return 16; } ///< the backward's sample sort
 
 private:

@@ -13,7 +13,7 @@ int64_t gaussian_pair_count(const GaussianParams& g, const float* params) {
   int64_t pairs = 0;
   for (int64_t i = 0; i < g.count; ++i) {
     int32_t box[4];
-    gaussian_box(params + i * k_gaussian_floats, g.cell, g.bins, box);
+    gaussian_box(params + i * g.floats, g.cell, g.bins, box);
     pairs += gaussian_box_pairs(box);
   }
   return pairs;
@@ -32,8 +32,8 @@ std::string gaussian_pairs_problem(int64_t pairs, int64_t count) {
 }
 
 std::string gaussian_coverage_problem(const ModelSpec& spec, std::span<const float> params) {
-  const GaussianParams g = gaussian_params(spec.encoding.gaussians);
-  if (int64_t(params.size()) < g.count * k_gaussian_floats) return {};
+  const GaussianParams g = gaussian_params(spec.encoding.gaussians, spec.encoding.carrier);
+  if (int64_t(params.size()) < g.count * g.floats) return {};
   return gaussian_pairs_problem(gaussian_pair_count(g, params.data()), g.count);
 }
 

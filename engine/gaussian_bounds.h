@@ -24,7 +24,7 @@ constexpr int64_t k_gaussian_min_pair_budget = int64_t(1) << 22;
 
 /// Most (bin, Gaussian) pairs `count` Gaussians may make over the whole grid.
 int64_t gaussian_max_pairs(int64_t count);
-/// The pairs the first g.count Gaussians of `params` (k_gaussian_floats each) make over the whole
+/// The pairs the first g.count Gaussians of `params` (g.floats each) make over the whole
 /// grid of g.bins x g.bins bins.
 int64_t gaussian_pair_count(const GaussianParams& g, const float* params);
 /// Empty when `pairs` pairs of `count` Gaussians are within gaussian_max_pairs; else what is wrong,

@@ -11,11 +11,12 @@
 namespace redraw {
 
 std::vector<int64_t> least_useful_gaussians(const float* params, int64_t count, const float* head, int32_t channels,
-                                            int64_t m) {
+                                            int64_t m, bool carrier) {
   const double cell = gaussian_params(count).cell;
+  const int64_t stride = gaussian_floats(carrier);
   std::vector<double> use(static_cast<size_t>(count));
   for (int64_t i = 0; i < count; ++i)
-    use[size_t(i)] = gaussian_contribution<double>(params + i * k_gaussian_floats, cell, head, channels);
+    use[size_t(i)] = gaussian_contribution<double>(params + i * stride, cell, head, channels);
   std::vector<int64_t> order(static_cast<size_t>(count));
   for (int64_t i = 0; i < count; ++i) order[size_t(i)] = i;
   const auto less = [&](int64_t a, int64_t b) { return use[size_t(a)] != use[size_t(b)] ? use[size_t(a)] < use[size_t(b)] : a < b; };
@@ -31,6 +32,7 @@ namespace {
 struct GrowthResidual {
   const GrowthPicture& pic;
   std::vector<double> r;
+  bool carrier = false; ///< the Gaussians have the cosine carrier
 
   /// fn(pixel, weight) for every pixel whose centre lies in Gaussian g's support.
   template <class Fn> void footprint(const float* g, double cell, Fn&& fn) const {
@@ -46,7 +48,8 @@ struct GrowthResidual {
     const int32_t y0 = first(shape.my - hy, pic.height), y1 = last(shape.my + hy, pic.height);
     for (int32_t y = y0; y <= y1; ++y)
       for (int32_t x = x0; x <= x1; ++x) {
-        const double w = gaussian_weight(shape, pixel_centre<double>(x, pic.width), pixel_centre<double>(y, pic.height));
+        const double w =
+            gaussian_weight_of(shape, g, carrier, pixel_centre<double>(x, pic.width), pixel_centre<double>(y, pic.height));
         if (w != 0.0) fn(int64_t(y) * pic.width + x, w);
       }
   }
@@ -65,12 +68,12 @@ struct GrowthResidual {
 
 /// The residual with the moved Gaussians' ink given back: what the picture lacks once they leave.
 GrowthResidual residual_without(const GrowthPicture& pic, const float* params, double cell, const float* head,
-                                std::span<const int64_t> moved) {
-  GrowthResidual res{pic, {}};
+                                std::span<const int64_t> moved, bool carrier) {
+  GrowthResidual res{pic, {}, carrier};
   const int64_t n = int64_t(pic.width) * pic.height * pic.channels;
   res.r.resize(size_t(n));
   for (int64_t e = 0; e < n; ++e) res.r[size_t(e)] = double(pic.targets[e]) - double(pic.prediction[e]);
-  for (int64_t i : moved) res.add(params + i * k_gaussian_floats, cell, head, 1.0);
+  for (int64_t i : moved) res.add(params + i * gaussian_floats(carrier), cell, head, 1.0);
   return res;
 }
 
@@ -81,12 +84,12 @@ struct GrowthDensity {
   double cell;
   std::vector<int64_t> count;
 
-  GrowthDensity(const float* params, int64_t n, std::span<const int64_t> moved)
+  GrowthDensity(const float* params, int64_t n, std::span<const int64_t> moved, int64_t stride)
       : bins(gaussian_params(n).bins), cell(gaussian_params(n).cell), count(size_t(bins) * size_t(bins), 0) {
     std::vector<char> leaving(static_cast<size_t>(n), 0);
     for (int64_t i : moved) leaving[size_t(i)] = 1;
     for (int64_t i = 0; i < n; ++i) {
-      const float* g = params + i * k_gaussian_floats;
+      const float* g = params + i * stride;
       if (!leaving[size_t(i)] && std::abs(g[k_gauss_mx]) <= 1.0f && std::abs(g[k_gauss_my]) <= 1.0f) add(g[k_gauss_mx], g[k_gauss_my]);
     }
   }
@@ -109,13 +112,18 @@ void place_moved(std::span<float> params, int64_t count, const float* head, Grow
   const int32_t C = pic.channels;
   const double cell = gaussian_params(count).cell;
   const std::vector<double> pinv = head_pseudo_inverse(head, C, k_gaussian_channels);
-  GrowthDensity density(params.data(), count, moved);
+  const int64_t stride = gaussian_floats(res.carrier);
+  GrowthDensity density(params.data(), count, moved, stride);
   // Half a pixel, in cells: narrower, a Gaussian falls between the pixel centres.
   const double narrowest = std::max(k_gaussian_diag_floor, std::max(1.0 / pic.width, 1.0 / pic.height) / cell);
   const size_t n = std::min(moved.size(), pixels.size());
   for (size_t j = 0; j < n; ++j) {
-    float* g = params.data() + moved[j] * k_gaussian_floats;
+    float* g = params.data() + moved[j] * stride;
     const int64_t p = pixels[j];
+    if (res.carrier) // before the fit: the footprint reads them
+      for (int32_t k = 0; k < 2; ++k)
+        g[k_gauss_wx + k] = float(k_gaussian_carrier_init / k_gaussian_carrier_step *
+                                  (2.0 * random_unit(uint64_t(p), k_stream_gaussian_carrier, uint64_t(k)) - 1.0));
     const float x = pixel_centre<float>(p % pic.width, pic.width), y = pixel_centre<float>(p / pic.width, pic.height);
     const double sigma = std::clamp(density.spacing_cells(x, y), narrowest, std::max(narrowest, k_gaussian_init_size));
     const float none[k_gaussian_channels] = {};
@@ -135,7 +143,7 @@ void place_moved(std::span<float> params, int64_t count, const float* head, Grow
     res.add(g, cell, head, -1.0);
     density.add(x, y);
     for (std::vector<float>* m : {&moments.first, &moments.second})
-      if (!m->empty()) std::fill_n(m->begin() + moved[j] * k_gaussian_floats, k_gaussian_floats, 0.0f);
+      if (!m->empty()) std::fill_n(m->begin() + moved[j] * stride, stride, 0.0f);
   }
 }
 
@@ -148,9 +156,10 @@ const float* head_of(const ModelSpec& spec, std::span<const float> params, int32
 } // namespace
 
 double relocate_gaussians(std::span<float> params, int64_t count, const float* head, const GrowthPicture& picture,
-                          std::span<const int64_t> moved, std::span<const int64_t> pixels, OptimizerState& moments) {
+                          std::span<const int64_t> moved, std::span<const int64_t> pixels, OptimizerState& moments,
+                          bool carrier) {
   const double cell = gaussian_params(count).cell;
-  GrowthResidual res = residual_without(picture, params.data(), cell, head, moved);
+  GrowthResidual res = residual_without(picture, params.data(), cell, head, moved, carrier);
   place_moved(params, count, head, res, moved, pixels, moments);
   double sum = 0;
   for (double v : res.r) sum += v * v;
@@ -164,15 +173,17 @@ int64_t grow_gaussians(const ModelSpec& spec, const GrowSpec& grow, uint64_t see
   if (C != picture.channels || C > 4) return 0;
   const int64_t count = spec.encoding.gaussians;
   const double cell = gaussian_params(count).cell;
-  std::vector<int64_t> moved = least_useful_gaussians(params.data(), count, head, C, grow_count(count, grow.fraction));
-  GrowthResidual res = residual_without(picture, params.data(), cell, head, moved);
+  const bool carrier = spec.encoding.carrier;
+  std::vector<int64_t> moved =
+      least_useful_gaussians(params.data(), count, head, C, grow_count(count, grow.fraction), carrier);
+  GrowthResidual res = residual_without(picture, params.data(), cell, head, moved, carrier);
   const int64_t pixels_n = int64_t(picture.width) * picture.height;
   std::vector<double> error(static_cast<size_t>(pixels_n), 0.0);
   for (int64_t p = 0; p < pixels_n; ++p)
     for (int32_t o = 0; o < C; ++o) error[size_t(p)] += res.r[size_t(p * C + o)] * res.r[size_t(p * C + o)];
   const std::vector<int64_t> pixels = error_weighted_pixels(error, int64_t(moved.size()), seed, step);
   if (pixels.size() < moved.size()) { // a perfect fit nearly everywhere: the rest stay where they are
-    for (size_t j = pixels.size(); j < moved.size(); ++j) res.add(params.data() + moved[j] * k_gaussian_floats, cell, head, -1.0);
+    for (size_t j = pixels.size(); j < moved.size(); ++j) res.add(params.data() + moved[j] * gaussian_floats(carrier), cell, head, -1.0);
     moved.resize(pixels.size());
   }
   place_moved(params, count, head, res, moved, pixels, moments);

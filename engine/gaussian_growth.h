@@ -29,17 +29,21 @@
 
 namespace redraw {
 
-/// The m least contributing of `count` Gaussians (params: count x k_gaussian_floats), least first,
-/// ties by index; head: the colour head's channels x k_gaussian_channels weights.
+/// The m least contributing of `count` Gaussians (params: count x gaussian_floats(carrier)), least
+/// first, ties by index; head: the colour head's channels x k_gaussian_channels weights.
 std::vector<int64_t> least_useful_gaussians(const float* params, int64_t count, const float* head, int32_t channels,
-                                            int64_t m);
+                                            int64_t m, bool carrier = false);
 /// Moves Gaussian moved[j] to pixel pixels[j], j in order (rules in the header), in `params`
 /// (count Gaussians first), zeroing their entries of every non-empty array of `moments`.
 /// head: channels x k_gaussian_channels weights. Returns the squared error summed over every
 /// pixel and channel of the linear picture after the move (target - prediction as the header's
-/// residual; the output activation not applied).
+/// residual; the output activation not applied). `carrier`: the Gaussians have the cosine carrier
+/// (gaussian_floats(carrier) floats each); a moved one's frequencies start again small and random
+/// (from its pixel: uniform in +-k_gaussian_carrier_init radians per standard deviation, never 0,
+/// where their gradient is 0).
 double relocate_gaussians(std::span<float> params, int64_t count, const float* head, const GrowthPicture& picture,
-                          std::span<const int64_t> moved, std::span<const int64_t> pixels, OptimizerState& moments);
+                          std::span<const int64_t> moved, std::span<const int64_t> pixels, OptimizerState& moments,
+                          bool carrier = false);
 
 /// One whole relocation of a gaussians model's parameters (`spec` its model; a linear head, as
 /// grow_problem requires): picks the least useful, draws the pixels from (seed, step), moves

@@ -20,6 +20,16 @@
 ///   a hard cut would leave a step of exp(-4.5) = 1.1% of the colour on every ellipse's rim.
 /// - The support {q < 9} lies inside the axis-aligned box mu +- (3 sqrt(Sigma_xx), 3 sqrt(Sigma_yy)),
 ///   so culling by that box (gaussian_half_extent) changes no value: a tiled pass is exact.
+/// - The cosine carrier (model.encoding.carrier, off by default; WIPES, Zhang et al., ICCV 2025,
+///   modulates its primitives so): Gaussian i then owns k_gaussian_carrier_floats floats, the
+///   same k_gaussian_floats followed by a frequency (wx, wy), and w becomes w * cos(wx z1 + wy z2)
+///   with z = L^{-1} (p - mu) the whitened offset: a frequency in radians per standard deviation
+///   along the Gaussian's own axes, so a learning rate means the same at any count and size. Any
+///   plane wave cos(k . (p - mu)) is one of these (w = L^T k). With w = 0 it is the plain
+///   Gaussian, bit for bit (cos 0 = 1), but its gradient in w is 0 there too (sin 0 = 0), so the
+///   frequencies start small and random (k_gaussian_carrier_init). A stored frequency float is
+///   k_gaussian_carrier_step radians per standard deviation. |cos| <= 1: the support and
+///   its box are the Gaussian's, and every bound on pairs holds unchanged.
 /// - The encoding is 3 wide whatever the colour mode: its size is the model's and must not follow
 ///   the image's colour mode, which resolves after the config; the dense head (3 -> C) maps it.
 #include "engine/hd_common.h"
@@ -31,6 +41,20 @@ constexpr int32_t k_gaussian_channels = 3;
 constexpr int32_t k_gaussian_floats = 5 + k_gaussian_channels;
 /// Offsets of a Gaussian's floats.
 enum GaussianField : int32_t { k_gauss_mx = 0, k_gauss_my, k_gauss_l11, k_gauss_l21, k_gauss_l22, k_gauss_colour };
+/// A Gaussian with the cosine carrier: the plain floats, then its frequency (wx, wy).
+constexpr int32_t k_gaussian_carrier_floats = k_gaussian_floats + 2;
+enum GaussianCarrierField : int32_t { k_gauss_wx = k_gaussian_floats, k_gauss_wy };
+/// The carrier's initial frequencies are uniform in +-this, in radians per standard deviation:
+/// small enough that the first picture is the plain Gaussians' within 1% near their centres
+/// (cos(0.1) = 0.995), nonzero so that the frequencies have a gradient.
+constexpr double k_gaussian_carrier_init = 0.1;
+/// A stored frequency float is this many radians per standard deviation, so that the optimizer's
+/// step of ~lr moves a frequency k_gaussian_carrier_step lr (as the means' step is in cells,
+/// gaussian_lane_step): at the presets' lr of 1e-2 a frequency of 1 radian per standard deviation
+/// would take 100 steps otherwise.
+constexpr double k_gaussian_carrier_step = 10.0;
+/// Floats per Gaussian.
+REDRAW_HD inline int32_t gaussian_floats(bool carrier) { return carrier ? k_gaussian_carrier_floats : k_gaussian_floats; }
 /// The Mahalanobis radius squared beyond which a Gaussian contributes nothing.
 constexpr double k_gaussian_cutoff = 9.0;
 /// The Cholesky diagonal's floor, in cells: at 70,000 Gaussians on 512 x 512 a cell is 1.9 px,
@@ -56,11 +80,15 @@ struct GaussianParams {
   int64_t count = 0;
   float cell = 1.0f; ///< h = 2 / sqrt(count)
   int32_t bins = 1;  ///< bins per side of [-1, 1]^2 for the tiled passes: a bin spans about 2 cells
+  bool carrier = false;                 ///< each Gaussian has the cosine carrier
+  int32_t floats = k_gaussian_floats;   ///< floats per Gaussian: gaussian_floats(carrier)
 };
 
-inline GaussianParams gaussian_params(int64_t count) {
+inline GaussianParams gaussian_params(int64_t count, bool carrier = false) {
   GaussianParams g;
   g.count = count;
+  g.carrier = carrier;
+  g.floats = gaussian_floats(carrier);
   g.cell = float(2.0 / std::sqrt(double(count > 0 ? count : 1)));
   const double bins = std::ceil(std::sqrt(double(count > 0 ? count : 1)) / 2.0);
   g.bins = int32_t(bins < 1 ? 1 : (bins > 1024 ? 1024 : bins));
@@ -71,7 +99,7 @@ inline GaussianParams gaussian_params(int64_t count) {
 /// is k_gaussian_mean_step_cells cells; sizes and colours take the learning rate as it is.
 inline LaneStep gaussian_lane_step(const GaussianParams& g) {
   static_assert(k_gauss_mx == 0 && k_gauss_my == 1, "the means are a Gaussian's first two floats");
-  return LaneStep{k_gaussian_floats, 2, float(k_gaussian_mean_step_cells * double(g.cell))};
+  return LaneStep{g.floats, 2, float(k_gaussian_mean_step_cells * double(g.cell))};
 }
 
 /// The weight where q reaches the cutoff, subtracted so that w falls continuously to 0.
@@ -159,23 +187,60 @@ template <class T> REDRAW_HD inline T gaussian_weight(const GaussianShape<T>& s,
   return q < T(k_gaussian_cutoff) ? rd_exp(T(-0.5) * q) - gaussian_rim<T>() : T(0);
 }
 
-/// grad (k_gaussian_floats values) += the gradient, w.r.t. Gaussian g's floats (s its shape), of
-/// sum_k d_out[k] * colour_k * w(x, y): what one sample whose dLoss/dEncoding is d_out
-/// (k_gaussian_channels values) gives it.
+/// The carrier's frequency along axis k (0: wx, 1: wy) of Gaussian g, in radians per standard
+/// deviation: its stored float times k_gaussian_carrier_step.
+template <class T> REDRAW_HD inline T gaussian_frequency(const float* g, int32_t k) {
+  return T(k_gaussian_carrier_step) * T(g[k_gauss_wx + k]);
+}
+
+/// w of a Gaussian with the cosine carrier (wx, wy: gaussian_frequency) at (x, y):
+/// gaussian_weight times cos(wx z1 + wy z2) (0 outside its support).
+template <class T>
+REDRAW_HD inline T gaussian_carrier_weight(const GaussianShape<T>& s, T wx, T wy, T x, T y) {
+  T z1, z2;
+  const T q = gaussian_q(s, x, y, z1, z2);
+  return q < T(k_gaussian_cutoff) ? (rd_exp(T(-0.5) * q) - gaussian_rim<T>()) * rd_cos(wx * z1 + wy * z2) : T(0);
+}
+
+/// w of Gaussian g (its floats; `carrier`: it has the cosine carrier) at (x, y), s its shape.
+template <class T>
+REDRAW_HD inline T gaussian_weight_of(const GaussianShape<T>& s, const float* g, bool carrier, T x, T y) {
+  return carrier ? gaussian_carrier_weight(s, gaussian_frequency<T>(g, 0), gaussian_frequency<T>(g, 1), x, y)
+                 : gaussian_weight(s, x, y);
+}
+
+/// grad (gaussian_floats(carrier) values) += the gradient, w.r.t. Gaussian g's floats (s its
+/// shape), of sum_k d_out[k] * colour_k * w(x, y): what one sample whose dLoss/dEncoding is d_out
+/// (k_gaussian_channels values) gives it. With the carrier, w = (e - rim) cos(phi), phi =
+/// wx z1 + wy z2: phi adds -sin(phi) (e - rim) dLoss/dw (wx, wy) to dLoss/dz, and the
+/// frequencies' floats' gradient is -sin(phi) (e - rim) dLoss/dw (z1, z2) k_gaussian_carrier_step.
 template <class T>
 REDRAW_HD inline void gaussian_backward(const GaussianShape<T>& s, const float* g, T cell, T x, T y, const T* d_out,
-                                        T* grad) {
+                                        T* grad, bool carrier = false) {
   T z1, z2;
   const T q = gaussian_q(s, x, y, z1, z2);
   if (!(q < T(k_gaussian_cutoff))) return;
-  const T e = rd_exp(T(-0.5) * q), w = e - gaussian_rim<T>();
+  const T e = rd_exp(T(-0.5) * q), envelope = e - gaussian_rim<T>();
+  T cosine = T(1), sine = T(0), wx = T(0), wy = T(0);
+  if (carrier) {
+    wx = gaussian_frequency<T>(g, 0), wy = gaussian_frequency<T>(g, 1);
+    const T phi = wx * z1 + wy * z2;
+    cosine = rd_cos(phi), sine = rd_sin(phi);
+  }
+  const T w = carrier ? envelope * cosine : envelope;
   T dw = T(0); // dLoss/dw
   for (int32_t k = 0; k < k_gaussian_channels; ++k) {
     dw += d_out[k] * T(g[k_gauss_colour + k]);
     grad[k_gauss_colour + k] += d_out[k] * w;
   }
-  const T dq = T(-0.5) * e * dw;                    // dLoss/dq
-  const T g1 = T(2) * z1 * dq, g2 = T(2) * z2 * dq; // dLoss/dz1, dLoss/dz2
+  const T dq = T(-0.5) * e * (carrier ? dw * cosine : dw); // dLoss/dq
+  T g1 = T(2) * z1 * dq, g2 = T(2) * z2 * dq;             // dLoss/dz1, dLoss/dz2
+  if (carrier) {
+    const T dphi = -sine * envelope * dw; // dLoss/dphi
+    g1 += dphi * wx, g2 += dphi * wy;
+    grad[k_gauss_wx] += dphi * z1 * T(k_gaussian_carrier_step);
+    grad[k_gauss_wy] += dphi * z2 * T(k_gaussian_carrier_step);
+  }
   // z1 = dx / a and z2 = (dy - b z1) / c: mx and a reach q through z1, directly and through b z1.
   const T h = g1 - g2 * s.b * s.inv_c;
   const T d_mx = -h * s.inv_a, d_a = d_mx * z1, d_b = -g2 * z1 * s.inv_c, d_c = -g2 * z2 * s.inv_c;

@@ -139,6 +139,9 @@ struct ModelFamily {
   int64_t (*primitives)(const EncodingSpec&) = nullptr;
   int64_t (*grow)(const ModelSpec&, const GrowSpec&, uint64_t seed, int64_t step, const GrowthPicture& picture,
                   std::span<float> params, OptimizerState& moments) = nullptr;
+  /// Its primitives may take the cosine carrier (model.encoding.carrier, engine/gaussian_math.h:
+  /// the Gaussians); false: a config that asks for it is refused.
+  bool carries = false;
 };
 
 /// Every family's record, by the name REDRAW_MODEL_FAMILIES gives it (k_gaussians_family): a

@@ -46,6 +46,8 @@ struct EncodingSpec {
   bool auto_finest_resolution = false;
   /// Gaussians: how many (the config's model.gaussians), k_gaussian_min_count..k_gaussian_max_count.
   int64_t gaussians = k_default_gaussians;
+  /// Gaussians: each has the cosine carrier (the config's model.encoding.carrier; engine/gaussian_math.h).
+  bool carrier = false;
   /// Sad: how many sites (the config's model.sites), k_sad_min_sites..k_sad_max_sites.
   int64_t sites = k_default_sites;
 

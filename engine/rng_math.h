@@ -36,7 +36,8 @@ enum RandomStream : uint64_t {
   k_stream_gaussians = 5,
   k_stream_sad = 6,     ///< the sites' initial floats (engine/sad_family.cpp)
   k_stream_sad_jfa = 7,  ///< the sites' top-K lists' random candidates (engine/sad_list_math.h)
-  k_stream_gaussian_growth = 16 ///< the pixels a relocation draws, any family (engine/growth.cpp)
+  k_stream_gaussian_growth = 16, ///< the pixels a relocation draws, any family (engine/growth.cpp)
+  k_stream_gaussian_carrier = 17 ///< the carrier's frequencies: initial, and a relocated Gaussian's
 };
 
 /// Index of sample i of the minibatch drawn at step `step` from a dataset of n samples.

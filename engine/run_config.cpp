@@ -145,6 +145,10 @@ void read_model(Reader r, ModelSpec& m) {
     e.seed("seed", m.encoding.seed);
     e.number("n_levels", m.encoding.n_levels, 1, k_hash_grid_max_levels);
     e.number("n_features_per_level", m.encoding.n_features_per_level, 1, 8);
+    e.boolean("carrier", m.encoding.carrier);
+    if (m.encoding.carrier && !model_family(m.encoding.kind).carries)
+      e.fail("carrier", std::string("only the Gaussians take a cosine carrier (otype is ") +
+                            encoding_name(m.encoding.kind) + ")");
     // "auto": sized to the image (size_hash_grid_to_image); a saved model lists in
     // "sized_to_image" the fields it resolved, with their values beside them.
     const auto auto_or_number = [&e](const char* key, int32_t& value, bool& is_auto, double lo, double hi) {

@@ -170,10 +170,13 @@ def _load_fourier(path, meta, tensors, net):
 
 def _load_gaussians(path, meta, tensors, net):
     count = _meta_number(path, meta, "gaussians")
+    carrier = "gaussian_carrier" in meta  # a frequency (wx, wy) after each Gaussian's 8 floats
     net["gaussians"] = {
-        "params": _take(path, tensors, "encoding.gaussians", (count, 8)),
+        "params": _take(path, tensors, "encoding.gaussians", (count, 10 if carrier else 8)),
         "diag_floor": _meta_number(path, meta, "gaussian_diag_floor", float),
         "cutoff": _meta_number(path, meta, "gaussian_cutoff", float),
+        "carrier": carrier,
+        "carrier_step": _meta_number(path, meta, "gaussian_carrier_step", float) if carrier else 0.0,
     }
     if count < 1:
         raise ValueError(f"{path}: metadata 'gaussians' is {count}, not a count of Gaussians")
@@ -294,7 +297,9 @@ def _hash_grid(grid, x, y):
 def _gaussians(g, x, y):
     """The Gaussians' colours summed at each point, all pairs (engine/gaussian_math.h): L = cell
     [[d(l11), 0], [l21, d(l22)]] with d(l) = sqrt(l^2 + floor^2) and cell = 2 / sqrt(count) (as the
-    engine rounds it, to float32); w = exp(-q/2) - exp(-cutoff/2) where q = |L^-1 (p - mean)|^2 < cutoff."""
+    engine rounds it, to float32); w = exp(-q/2) - exp(-cutoff/2) where q = |L^-1 (p - mean)|^2 < cutoff,
+    times cos(s (wx z1 + wy z2)) with z = L^-1 (p - mean) and s the carrier's step when the Gaussians
+    have the carrier."""
     p, floor, cutoff = g["params"], g["diag_floor"], g["cutoff"]
     cell = float(np.float32(2.0 / np.sqrt(len(p))))
     out = np.zeros((len(x), 3))
@@ -305,6 +310,8 @@ def _gaussians(g, x, y):
         z2 = (y[:, None] - my - b * z1) / c
         q = z1 * z1 + z2 * z2
         w = np.where(q < cutoff, np.exp(-0.5 * q) - np.exp(-0.5 * cutoff), 0.0)
+        if g["carrier"]:
+            w = w * np.cos(g["carrier_step"] * (p[k:k + 64, 8] * z1 + p[k:k + 64, 9] * z2))
         out += w @ p[k:k + 64, 5:8]
     return out
 

@@ -30,7 +30,8 @@ struct PrimitiveLayout {
 PrimitiveLayout layout_of(const ModelSpec& model) {
   const InsightView kind = model_family(model.encoding.kind).insight;
   if (kind == InsightView::Gaussians)
-    return {model.encoding.gaussians, k_gaussian_floats, k_gauss_colour, gaussian_params(model.encoding.gaussians).cell,
+    return {model.encoding.gaussians, gaussian_floats(model.encoding.carrier), k_gauss_colour,
+            gaussian_params(model.encoding.gaussians).cell,
             false};
   if (kind == InsightView::Sites)
     return {model.encoding.sites, k_sad_floats, k_sad_colour, sad_params(model.encoding.sites).cell, true};

@@ -24,8 +24,8 @@ HASHED = {"model": {"encoding": {"otype": "HashGrid", "n_levels": 6, "n_features
 POSITIONAL = {"model": {"encoding": {"otype": "Positional", "levels": 4}, "hidden": [16, 16], "activation": "Softplus",
                         "output_activation": "Sigmoid", "init": "He"},
               "training": {"steps": 30, "batch": "full"}}
-CASES = ["classic", "classic-sgd", "siren", "fourier", "instant", "finer", "gauss", "wire", "gaussians", "sad",
-         "hashed", "positional"]
+CASES = ["classic", "classic-sgd", "siren", "fourier", "instant", "finer", "gauss", "wire", "gaussians", "gaussians-wipes",
+         "sad", "hashed", "positional"]
 
 
 def preset_of(name):
