@@ -218,6 +218,10 @@ bool test_condition(const UiState& ui, const std::string& cond, std::string& err
   // The Sites view: the step of the owner map's texture, and the sites owning no pixel of it.
   if (!known) r = compare(cond, "owner_map_step", ui.insight.primitives.owner_shown, known, error);
   if (!known) r = compare(cond, "sites_idle", gv && gv->sites ? gv->idle : -1, known, error);
+  // The growth events run A has, and the marks and ticks drawn of them last frame.
+  if (!known) r = compare(cond, "growth_events", int64_t(ui.run_a().growth.size()), known, error);
+  if (!known) r = compare(cond, "growth_marks", ui.growth_probe.plot_marks, known, error);
+  if (!known) r = compare(cond, "growth_ticks", ui.growth_probe.slider_ticks, known, error);
   if (!known) r = compare(cond, "frames", int64_t(ui.timelapse.frames.size()), known, error);
   if (!known) r = compare(cond, "sweep_cells", int64_t(ui.sweep.plan.cells.size()), known, error);
   const auto thumbs =
