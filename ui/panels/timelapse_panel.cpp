@@ -148,7 +148,7 @@ void draw_growth_ticks(UiState& ui, const std::vector<GrowthEvent>& events) {
     if (d < nearest_d) nearest_d = d, nearest = &e;
   }
   if (!nearest) return;
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("growth: %s\nclick: the first frame after it", near.c_str());
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("growth: %s\nclick: the first frame at or after it", near.c_str());
   if (ImGui::IsItemDeactivated()) {
     const auto it = std::lower_bound(tl.frames.begin(), tl.frames.end(), nearest->step,
                                      [](const MetricsRow& f, int64_t s) { return f.step < s; });

@@ -67,7 +67,8 @@ std::string join_json_objects(const std::string& extra, const std::string& more)
   if (more.empty()) return extra;
   if (extra.empty()) return more;
   nlohmann::json j = nlohmann::json::parse(extra);
-  for (const auto& [key, value] : nlohmann::json::parse(more).items())
+  const nlohmann::json add = nlohmann::json::parse(more); // outlives the loop (items() holds a reference)
+  for (const auto& [key, value] : add.items())
     j[key] = value;
   return j.dump();
 }

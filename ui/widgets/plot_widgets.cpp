@@ -312,7 +312,7 @@ std::string events_under_pointer(const PlotArea& A, std::span<const PlotEvent> e
   std::string out;
   for (size_t i = 0; i < near.size() && i < 4; ++i)
     out += (i ? "\n" : "") + near[i].second->note;
-  if (near.size() > 4) out += "\n(" + std::to_string(near.size() - 4) + " more here: zoom in)";
+  if (near.size() > 4) out += "\n(" + std::to_string(near.size() - 4) + " more here)";
   return out;
 }
 
