@@ -13,9 +13,11 @@ foreach(_run grow plain)
   set(RUN ${_run})
   if(_run STREQUAL "grow")
     set(EVENTS 3) # steps 12, 24 and 36
+    set(TICK_FRAME 32) # letting go on step 24's tick: the first frame at or after it
     set(_preset ${CMAKE_CURRENT_LIST_DIR}/gui_growth.json)
   else()
     set(EVENTS 0)
+    set(TICK_FRAME 23) # no tick: the slider's nearest frame
     set(_preset ${CMAKE_CURRENT_LIST_DIR}/gui_gaussians.json)
   endif()
   configure_file(${CMAKE_CURRENT_LIST_DIR}/gui_scripts/growth_marks.txt ${_growth_out}/growth_marks_${_run}.txt @ONLY)

@@ -333,6 +333,7 @@ struct UiState {
   /// A scripted run's pointer (the test script's `pointer FX FY`), as fractions of the window;
   /// negative: none, and no hovering.
   float script_pointer[2] = {-1, -1};
+  bool script_mouse_down = false; ///< the script's left button (`mouse down`, `mouse up`), at the pointer
   std::string hover_text; ///< the picture's pixel tooltip drawn last frame ("" when none)
   double last_input = -1;        ///< glfwGetTime() of the last mouse, key or window event
   double frame_ms = 0;           ///< smoothed CPU time to build and draw one frame
