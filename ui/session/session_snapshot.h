@@ -6,7 +6,7 @@
 ///   stay from one take to the next; everything else arrived since the previous take.
 /// - Adding a field: declare it here, fill it in SessionMailbox, read it in the GUI.
 #include "engine/backend.h"
-#include "engine/gaussian_growth.h"
+#include "engine/growth.h"
 #include "engine/images/image.h"
 #include "engine/model_files/loss_trace.h"
 #include "engine/metrics.h"

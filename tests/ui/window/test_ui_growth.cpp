@@ -9,7 +9,7 @@
 #include "ui/window/app_actions.h"
 
 #include "app/backend_registry.h"
-#include "engine/gaussian_growth.h"
+#include "engine/growth.h"
 #include "test_support.h"
 
 #include <chrono>
