@@ -10,6 +10,10 @@
 /// step, the Sites window's owner map off and on ("distinct" colours, opaque): with it the
 /// reconstruction area shows another picture, one of many colours in flat cells (most pixels equal
 /// their right neighbour) with the diagram's darker edges between them.
+/// Growth marks: redraw_gui_screenshot_check --growth-marks GROW.png PLAIN.png checks a run whose
+/// Gaussians grow (at least two growth events) and the same run without growth: the first shows a
+/// column of the marks' colour on the loss plot at each event's step and a tick on the timelapse
+/// slider at its place among the frames, and nowhere else; the second shows none.
 /// Sharp zoom: redraw_gui_screenshot_check --zoom BLOCK TEXELS.png SHARP.png checks that the same
 /// view zoomed BLOCK times is blocky as enlarged texels and has detail inside them when sharp.
 #include "engine/images/image.h"
@@ -214,9 +218,109 @@ int check_owner_map(const std::string& off_png, const std::string& on_png) {
   if (flat_share < 0.5) ok = (std::fprintf(stderr, "error: the owner map is not flat cells\n"), false);
   return ok ? 0 : 1;
 }
+/// The growth marks' colour (ui/state/shown_runs.h, k_growth_mark_rgb) within `tol` per channel.
+bool growth_coloured(const redraw::Image& im, int x, int y, int tol = 12) {
+  const int want[3] = {110, 215, 140};
+  for (int k = 0; k < 3; ++k)
+    if (std::abs(int(std::lround(im.at(x, y, k) * 255.0f)) - want[k]) > tol) return false;
+  return true;
+}
+
+/// The columns of [x0, x1) x [y0, y1) (pixel bounds) whose pixels are at least `share` marks' colour.
+std::vector<int> marked_columns(const redraw::Image& im, int x0, int y0, int x1, int y1, double share) {
+  std::vector<int> out;
+  for (int x = std::max(0, x0); x < std::min(im.width, x1); ++x) {
+    int hits = 0;
+    for (int y = std::max(0, y0); y < std::min(im.height, y1); ++y)
+      hits += growth_coloured(im, x, y);
+    if (hits >= share * double(y1 - y0)) out.push_back(x);
+  }
+  return out;
+}
+
+/// Every expected column has a marked column within a pixel and every marked column an expected
+/// one; prints both. `what` names the place.
+bool columns_match(const std::vector<int>& expected, const std::vector<int>& found, const char* what) {
+  const auto near = [](const std::vector<int>& list, int x) {
+    return std::any_of(list.begin(), list.end(), [x](int v) { return std::abs(v - x) <= 1; });
+  };
+  std::string e, f;
+  for (int x : expected) e += " " + std::to_string(x);
+  for (int x : found) f += " " + std::to_string(x);
+  std::printf("%s: expected columns [%s ], marked columns [%s ]\n", what, e.c_str(), f.c_str());
+  bool ok = true;
+  for (int x : expected)
+    if (!near(found, x)) ok = (std::fprintf(stderr, "error: %s: no mark at column %d\n", what, x), false);
+  for (int x : found)
+    if (!near(expected, x)) ok = (std::fprintf(stderr, "error: %s: a mark at column %d, where no event is\n", what, x), false);
+  return ok;
+}
+
+/// One capture's growth marks: on the loss plot a column of the marks' colour at each event's step
+/// (x from the plot's area and the steps at its edges) and nowhere else; on the timelapse slider
+/// a tick at each event's place between the frames around its step. Returns the events seen.
+size_t check_growth_capture(const std::string& png, bool& ok) {
+  const redraw::Image img = redraw::load_image(png);
+  std::ifstream in(png + ".json");
+  if (!in) throw std::runtime_error(png + ".json: missing sidecar");
+  nlohmann::json j;
+  in >> j;
+  const auto& g = j.at("growth");
+  std::vector<long long> steps;
+  for (const auto& e : g.at("events")) steps.push_back(e.at(0).get<long long>());
+  const auto& plot = g.at("loss_plot");
+  const double x0 = plot.at("area")[0], y0 = plot.at("area")[1], x1 = plot.at("area")[2], y1 = plot.at("area")[3];
+  const double lo = plot.at("steps")[0], hi = plot.at("steps")[1];
+  if (!(x1 - x0 > 20 && y1 - y0 > 20 && hi > lo)) throw std::runtime_error(png + ": the loss plot was not drawn");
+  std::vector<int> expected;
+  for (long long s : steps)
+    if (s >= lo && s <= hi) expected.push_back(std::min(int(std::floor(x0 + (double(s) - lo) / (hi - lo) * (x1 - x0))), int(x1) - 1));
+  const std::vector<int> found =
+      marked_columns(img, int(std::ceil(x0)), int(std::ceil(y0)) + 1, int(std::floor(x1)), int(std::floor(y1)) - 1, 0.6);
+  std::printf("%s: step %lld, %zu growth events, loss plot %.0fx%.0f at (%.0f, %.0f) over steps %.0f..%.0f\n",
+              png.c_str(), j.at("step").get<long long>(), steps.size(), x1 - x0, y1 - y0, x0, y0, lo, hi);
+  ok = columns_match(expected, found, "loss plot") && ok;
+  const auto& sl = g.at("slider");
+  std::vector<long long> frames;
+  for (const auto& f : sl.at("frame_steps")) frames.push_back(f.get<long long>());
+  const double sx0 = sl.at("rect")[0], sy0 = sl.at("rect")[1], sx1 = sl.at("rect")[2], sy1 = sl.at("rect")[3];
+  const double t0 = sl.at("track")[0], t1 = sl.at("track")[1];
+  if (frames.size() < 2 || !(sx1 - sx0 > 20)) throw std::runtime_error(png + ": the timelapse slider was not drawn");
+  std::vector<int> ticks;
+  for (long long s : steps) {
+    if (s > frames.back()) continue;
+    size_t i = 0;
+    while (i < frames.size() && frames[i] < s) ++i;
+    const double f = i == 0 ? 0.0 : double(i - 1) + double(s - frames[i - 1]) / double(std::max(1LL, frames[i] - frames[i - 1]));
+    ticks.push_back(int(std::floor(t0 + f / double(frames.size() - 1) * (t1 - t0))));
+  }
+  const std::vector<int> tick_found = marked_columns(img, int(std::ceil(sx0)), int(std::ceil(sy0)),
+                                                     int(std::floor(sx1)), int(std::floor(sy1)), 0.4);
+  std::printf("timelapse slider %.0fx%.0f at (%.0f, %.0f), %zu frames\n", sx1 - sx0, sy1 - sy0, sx0, sy0, frames.size());
+  ok = columns_match(ticks, tick_found, "timelapse slider") && ok;
+  return steps.size();
+}
+
+/// Growth marks: GROW.png (a run that grows, at least two events) has them where its events are,
+/// PLAIN.png (the same run without growth, at the same step) has none.
+int check_growth_marks(const std::string& grow_png, const std::string& plain_png) {
+  bool ok = true;
+  const size_t grown = check_growth_capture(grow_png, ok), plain = check_growth_capture(plain_png, ok);
+  if (grown < 2) ok = (std::fprintf(stderr, "error: %zu growth events in the growing run, expected at least 2\n", grown), false);
+  if (plain != 0) ok = (std::fprintf(stderr, "error: %zu growth events in the run without growth\n", plain), false);
+  return ok ? 0 : 1;
+}
 } // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 4 && std::string(argv[1]) == "--growth-marks") {
+    try {
+      return check_growth_marks(argv[2], argv[3]);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "error: %s\n", e.what());
+      return 1;
+    }
+  }
   if (argc == 4 && std::string(argv[1]) == "--owner-map") {
     try {
       return check_owner_map(argv[2], argv[3]);

@@ -45,10 +45,12 @@ constexpr View k_views[] = {
      "How training goes, against the step. Loss is the training loss of each recorded step (log scale: down is "
      "better). PSNR is the peak signal-to-noise ratio of the whole reconstruction against the ground truth, in "
      "dB (up is better; about 30 dB looks close, 40 dB hard to tell apart). lr is the learning rate the "
-     "schedule gives each step (warm-up, cosine decay, restarts)."},
+     "schedule gives each step (warm-up, cosine decay, restarts). A run that grows (gaussians-grow) marks each "
+     "growth event on the loss plot with a thin green line: hover it for how many moved where the error was."},
     {"Timelapse", "The strip under the canvas keeps snapshots of the network as it trains. Drag the slider to see the "
                   "picture at an earlier step (the canvas shows that frame until you go back to Live), play them as a "
-                  "movie, and resume training from a frame. File > Export writes them as a GIF, an MP4 or PNG frames."},
+                  "movie, and resume training from a frame. File > Export writes them as a GIF, an MP4 or PNG frames. "
+                  "Green ticks on the slider are growth events: let go of the slider on one to see the frame after it."},
     {"Controls",
      "The left panel: the preset, the network (layers, widths, activation), the input encoding, the loss, the "
      "optimizer, the learning-rate schedule and the training size. Schedule and step changes apply at once; "

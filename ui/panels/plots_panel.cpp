@@ -6,6 +6,8 @@
 
 #include <imgui.h>
 
+#include <algorithm>
+#include <iterator>
 #include <vector>
 
 namespace redraw {
@@ -51,6 +53,23 @@ std::vector<PlotTrace> loss_traces(const UiState& ui) {
   return out;
 }
 
+/// The growth events (training.grow, any family) of each run shown, as marks on the loss plot
+/// (against steps only: an event has a step, not a time). Alone in one colour of their own; beside
+/// other runs in each run's colour, the run named in the hover.
+std::vector<PlotEvent> growth_marks(const UiState& ui) {
+  std::vector<PlotEvent> out;
+  if (ui.settings.plots_seconds) return out;
+  const std::vector<ShownRun> runs = shown_runs(ui);
+  for (size_t i = 0; i < runs.size(); ++i)
+    for (const GrowthEvent& e : runs[i].view->growth) {
+      const std::string run = *runs[i].letter ? std::string("run ") + runs[i].letter + ", " : std::string();
+      PlotEvent m{double(e.step), k_growth_mark_rgb, run + growth_event_text(e)};
+      if (runs.size() > 1) m.color = shown_run_color(i, k_run_a_rgb, 200);
+      out.push_back(std::move(m));
+    }
+  return out;
+}
+
 /// How run A's PSNR rows were measured, and the plot's title that says so.
 struct PsnrKinds {
   bool exact = false, sampled = false;
@@ -77,12 +96,20 @@ void draw_plots(UiState& ui) {
   const float gap = ImGui::GetStyle().ItemSpacing.x, n = float(plotted.size());
   const ImVec2 size((avail.x - (n - 1) * gap) / n, avail.y);
   const std::vector<PlotTrace> traces = loss_traces(ui);
+  const std::vector<PlotEvent> marks = growth_marks(ui);
+  ui.growth_probe.plot_marks = 0;
+  std::fill(std::begin(ui.growth_probe.plot_area), std::end(ui.growth_probe.plot_area), 0.0f);
   for (size_t k = 0; k < plotted.size(); ++k) {
     const MetricColumn& c = k_metric_columns[plotted[k]];
     if (k > 0) ImGui::SameLine();
     std::vector<PlotSeries> series = run_series(ui, plotted[k], IM_COL32(c.plot.rgb[0], c.plot.rgb[1], c.plot.rgb[2], 255));
     PlotOptions o = curve_options(ui, c.plot.title, c.plot.log_y);
-    if (c.plot.step_trace) o.traces = traces;
+    PlotFrame frame;
+    if (c.plot.step_trace) {
+      o.traces = traces;
+      o.events = marks;
+      o.frame = &frame;
+    }
     if (c.plot.exact_marks) {
       const PsnrKinds kinds = psnr_kinds(ui.run_a().plot_exact, c.plot.title);
       o.title = kinds.title;
@@ -92,6 +119,13 @@ void draw_plots(UiState& ui) {
       o.unmarked_note = "sampled pixels";
     }
     draw_line_plot(c.name, size, std::span(series), o);
+    if (o.frame) {
+      GrowthMarksProbe& p = ui.growth_probe;
+      std::copy(std::begin(frame.area), std::end(frame.area), p.plot_area);
+      p.plot_lo = frame.x_lo;
+      p.plot_hi = frame.x_hi;
+      p.plot_marks = frame.events_drawn;
+    }
   }
 }
 

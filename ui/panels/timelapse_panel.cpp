@@ -1,11 +1,13 @@
 #include "ui/panels/config_summary.h"
 #include "ui/panels/panels.h"
+#include "ui/state/shown_runs.h"
 #include "ui/widgets/ui_scale.h"
 
 #include <imgui.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 
 namespace redraw {
 
@@ -92,9 +94,72 @@ void draw_transport(UiState& ui) {
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("playback speed, frames per second");
 }
 
+/// Where the slider's grab centre stands at the first and the last frame, as Dear ImGui 1.86 places
+/// it (SliderBehaviorT: 2 px of padding, an integer slider's grab one value wide, at least
+/// GrabMinSize), from the slider's rectangle.
+void slider_track(ImVec2 min, ImVec2 max, int32_t n, float track[2]) {
+  const float padding = 2.0f, size = (max.x - min.x) - padding * 2.0f;
+  const float grab = std::min(std::max(size / float(std::max(1, n)), ImGui::GetStyle().GrabMinSize), size);
+  track[0] = min.x + padding + grab * 0.5f;
+  track[1] = max.x - padding - grab * 0.5f;
+}
+
+/// The slider's position of `step` as a fractional frame index (between the frames around it;
+/// the first frame before it), or -1 past the newest frame.
+double frame_position(const std::vector<MetricsRow>& frames, int64_t step) {
+  if (frames.empty() || step > frames.back().step) return -1;
+  const auto it = std::lower_bound(frames.begin(), frames.end(), step,
+                                   [](const MetricsRow& f, int64_t s) { return f.step < s; });
+  const size_t i = size_t(it - frames.begin());
+  if (i == 0) return 0;
+  const double a = double(frames[i - 1].step), b = double(frames[i].step);
+  return double(i - 1) + (double(step) - a) / std::max(1.0, b - a);
+}
+
+/// The growth events as ticks on the slider (short strokes at its top and bottom edges, in the
+/// growth marks' colour); hovering near one names it, and letting go of the slider there shows
+/// the first frame at or after its step. Writes where it drew into the probe.
+void draw_growth_ticks(UiState& ui, const std::vector<GrowthEvent>& events) {
+  TimelapseState& tl = ui.timelapse;
+  GrowthMarksProbe& probe = ui.growth_probe;
+  const ImVec2 min = ImGui::GetItemRectMin(), max = ImGui::GetItemRectMax();
+  const int32_t n = int32_t(tl.frames.size());
+  probe.slider_ticks = 0;
+  const float rect[4] = {min.x, min.y, max.x, max.y};
+  std::copy(rect, rect + 4, probe.slider_rect);
+  slider_track(min, max, n, probe.track);
+  if (n < 2) return;
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float h = std::max(2.0f, std::floor((max.y - min.y) * 0.3f));
+  const float mx = ImGui::GetIO().MousePos.x, reach = std::max(3.0f, ImGui::GetFontSize() * 0.3f);
+  std::string near;
+  const GrowthEvent* nearest = nullptr;
+  float nearest_d = reach + 1;
+  for (const GrowthEvent& e : events) {
+    const double f = frame_position(tl.frames, e.step);
+    if (f < 0) continue;
+    const float x = std::floor(probe.track[0] + float(f / double(n - 1)) * (probe.track[1] - probe.track[0]));
+    dl->AddRectFilled(ImVec2(x, min.y), ImVec2(x + 1, min.y + h), k_growth_mark_rgb);
+    dl->AddRectFilled(ImVec2(x, max.y - h), ImVec2(x + 1, max.y), k_growth_mark_rgb);
+    ++probe.slider_ticks;
+    const float d = std::abs(x + 0.5f - mx);
+    if (d > reach) continue;
+    near += (near.empty() ? "" : "\n") + growth_event_text(e);
+    if (d < nearest_d) nearest_d = d, nearest = &e;
+  }
+  if (!nearest) return;
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("growth: %s\nclick: the first frame at or after it", near.c_str());
+  if (ImGui::IsItemDeactivated()) {
+    const auto it = std::lower_bound(tl.frames.begin(), tl.frames.end(), nearest->step,
+                                     [](const MetricsRow& f, int64_t s) { return f.step < s; });
+    go_to_frame(tl, int32_t(it - tl.frames.begin()));
+  }
+}
+
 /// The slider, the frame number beside it (with few frames the grab is wide and would hide it)
 /// and the frame's numbers, in a shorter form in a narrow window (the full one is the tooltip).
-void draw_frame_slider(TimelapseState& tl) {
+void draw_frame_slider(UiState& ui, const RunView& run) {
+  TimelapseState& tl = ui.timelapse;
   const int32_t n = int32_t(tl.frames.size());
   char label[48];
   std::snprintf(label, sizeof label, "frame %d / %d", tl.index + 1, n);
@@ -129,6 +194,7 @@ void draw_frame_slider(TimelapseState& tl) {
   ImGui::SetNextItemWidth(std::max(min_slider, ImGui::GetContentRegionAvail().x - info_w - label_w - 2 * spacing - note_w));
   int32_t index = tl.index;
   if (ImGui::SliderInt("##frame", &index, 0, n - 1, "")) go_to_frame(tl, index);
+  draw_growth_ticks(ui, run.growth);
   ImGui::SameLine();
   ImGui::TextUnformatted(label);
   ImGui::SameLine(0, spacing + label_w - ImGui::CalcTextSize(label).x);
@@ -185,13 +251,15 @@ void draw_frame_actions(UiState& ui, const RunView& run) {
 } // namespace
 
 void draw_timelapse(UiState& ui, const RunView& run) {
+  std::fill(std::begin(ui.growth_probe.slider_rect), std::end(ui.growth_probe.slider_rect), 0.0f);
+  ui.growth_probe.slider_ticks = 0;
   if (ui.timelapse.frames.empty()) {
     ImGui::TextDisabled("timelapse: frames appear here as the network trains");
     return;
   }
   draw_transport(ui);
   ImGui::SameLine();
-  draw_frame_slider(ui.timelapse);
+  draw_frame_slider(ui, run);
   draw_frame_actions(ui, run);
 }
 

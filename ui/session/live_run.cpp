@@ -47,6 +47,7 @@ void LiveRun::restart_rows() {
   m_pending_rows.clear();
   m_last_preview_step = -1;
   m_posted_loss_end = -1;
+  m_growth_due = true;
 }
 
 LoopEvents LiveRun::events(SessionMailbox& box, LoopEvents outer) {
@@ -149,6 +150,7 @@ void LiveRun::post_window(SessionMailbox& box, const RenderWindow& window, int32
 RunNews LiveRun::news(SessionMailbox& box, bool running) {
   post_frames(box, false);
   post_loss_trace(box);
+  post_growth(box);
   RunNews out;
   out.status = status(running);
   out.rows.swap(m_pending_rows);
@@ -172,6 +174,14 @@ void LiveRun::post_loss_trace(SessionMailbox& box) {
     box.loss_trace(std::move(part), false);
   }
   m_posted_loss_end = end;
+}
+
+void LiveRun::post_growth(SessionMailbox& box) {
+  const std::vector<GrowthEvent>& events = m_trainer->record().growth();
+  if (!m_growth_due && events == m_posted_growth) return;
+  m_posted_growth = events;
+  m_growth_due = false;
+  box.growth(events);
 }
 
 SessionStatus LiveRun::status(bool running) {

@@ -125,7 +125,7 @@ public:
   /// This run's part of a publish (the session adds its own fields to the status): what it trains,
   /// where it stands, its run-tree lines, whether it is unsaved, steps/s over the last ~2 s of
   /// training time while `running`; the rows and profile since the last call. The loss trace and
-  /// the frame list are posted to `box` as they changed.
+  /// the frame list (and the growth events) are posted to `box` as they changed.
   RunNews news(SessionMailbox& box, bool running);
 
 private:
@@ -136,6 +136,7 @@ private:
   void post_recoveries(SessionMailbox& box, const std::vector<RecoveryEvent>& found);
   SessionStatus status(bool running);        ///< news()'s status
   void post_loss_trace(SessionMailbox& box); ///< the losses since the last post (all after restart_rows)
+  void post_growth(SessionMailbox& box);     ///< the growth events, whole, when they changed (always after restart_rows)
   void export_image(const run_command::ExportImage& c, const std::function<bool(double)>& progress);
   void export_comparison(const run_command::ExportComparison& c, const std::function<bool(double)>& progress);
   void export_timelapse(const run_command::ExportTimelapse& c, const std::function<bool(double)>& progress);
@@ -159,6 +160,8 @@ private:
   size_t m_posted_frames = 0, m_posted_thinned = 0, m_posted_bytes = 0; ///< the frame list last posted
   int64_t m_posted_newest = -1;
   int64_t m_posted_loss_end = -1; ///< the loss trace's end_count() last posted (-1: post it whole)
+  std::vector<GrowthEvent> m_posted_growth; ///< the growth events last posted
+  bool m_growth_due = true;                 ///< post them at the next news() whatever they are
 };
 
 } // namespace redraw

@@ -46,6 +46,12 @@ void SessionMailbox::loss_trace(LossTrace part, bool whole) {
     m_back.loss.record(part.first_count + int64_t(i), part.loss[i]);
 }
 
+void SessionMailbox::growth(std::vector<GrowthEvent> events) {
+  std::lock_guard lock(m_mutex);
+  m_back.growth = std::move(events);
+  m_back.growth_changed = true;
+}
+
 void SessionMailbox::preview(std::shared_ptr<const Image> image, int64_t step) {
   std::lock_guard lock(m_mutex);
   m_back.preview = std::move(image);

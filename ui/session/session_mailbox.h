@@ -23,6 +23,8 @@ public:
   void publish(SessionStatus status, uint64_t run_id, std::vector<MetricsRow> rows, const SessionProfile* profile);
   /// Per-step losses: `part` continues what was posted before, or is the whole trace (`whole`).
   void loss_trace(LossTrace part, bool whole);
+  /// The run's growth events, the whole list (it changed since the last post).
+  void growth(std::vector<GrowthEvent> events);
   void preview(std::shared_ptr<const Image> image, int64_t step);
   /// A frame for `step` was written into the DeviceFrameRing.
   void device_preview(int64_t step);

@@ -6,6 +6,7 @@
 ///   stay from one take to the next; everything else arrived since the previous take.
 /// - Adding a field: declare it here, fill it in SessionMailbox, read it in the GUI.
 #include "engine/backend.h"
+#include "engine/growth.h"
 #include "engine/images/image.h"
 #include "engine/model_files/loss_trace.h"
 #include "engine/metrics.h"
@@ -79,6 +80,10 @@ struct SessionSnapshot {
   /// `loss_replaced` (a new line, a recovery).
   LossTrace loss;
   bool loss_replaced = false;
+  /// The run's growth events (training.grow: its relocations, oldest first), the whole list, when
+  /// `growth_changed` (a new one, or a new run, line, reset or recovery).
+  std::vector<GrowthEvent> growth;
+  bool growth_changed = false;
   std::shared_ptr<const Image> ground_truth; ///< set when a new run starts
   std::shared_ptr<const Image> preview;      ///< host preview, when a new one is ready
   bool device_preview = false;               ///< a new frame waits in the DeviceFrameRing

@@ -61,6 +61,15 @@ inline ShownFrame run_frame(const UiState& ui, size_t index) {
 /// loss plot's blue, so that each run keeps one colour across the plots.
 constexpr uint32_t k_run_a_rgb = 0xFFAA5Au;
 
+/// The growth events' colour (marks on the loss plot, ticks on the timelapse slider) while one run
+/// is shown, as ImU32 packs it: a green apart from the plots' blue, pink and yellow.
+constexpr uint32_t k_growth_mark_rgb = 0xFF8CD76Eu; // (110, 215, 140)
+
+/// One growth event as the hovers name it: "step 50: 1500 moved where the error was".
+inline std::string growth_event_text(const GrowthEvent& e) {
+  return "step " + std::to_string(e.step) + ": " + std::to_string(e.moved) + " moved where the error was";
+}
+
 /// The colour of the run at `index` of shown_runs() in the plots and the status bar, as ImU32 packs
 /// it (0xAABBGGRR) with alpha `alpha`: `first` for run A, then pink, green and orange.
 inline uint32_t shown_run_color(size_t index, uint32_t first, uint8_t alpha) {

@@ -175,6 +175,18 @@ struct LayoutProbe {
   float window_w = 0, window_h = 0;
 };
 
+/// Where the growth events were drawn last frame, in pixels (the growth-marks test's sidecar):
+/// the loss plot's data area and the steps at its edges, the marks drawn in it, and the timelapse
+/// slider's track (the grab centre's first and last positions) and the ticks drawn on it.
+struct GrowthMarksProbe {
+  float plot_area[4] = {0, 0, 0, 0}; ///< x0, y0, x1, y1 (the loss plot's data area; 0s: not drawn)
+  double plot_lo = 0, plot_hi = 0;   ///< the steps at x0 and x1
+  int32_t plot_marks = 0;            ///< marks drawn in it
+  float slider_rect[4] = {0, 0, 0, 0}; ///< x0, y0, x1, y1 of the timelapse slider (0s: not drawn)
+  float track[2] = {0, 0};             ///< the grab's centre at the first frame and at the last
+  int32_t slider_ticks = 0;            ///< ticks drawn on it
+};
+
 /// Everything the GUI thread knows about the run, copied from the session each frame.
 /// The textures a run draws with (owned by run_gui's RunTextureSet, ui/widgets/preview_texture.h; null
 /// before they are made). Each run has its own: no two runs' pictures share one.
@@ -227,6 +239,9 @@ struct RunView {
   std::array<std::vector<float>, k_metric_column_count> plot_columns;
   std::vector<uint8_t> plot_exact; ///< per row: 1 when its PSNR was measured over every pixel
   LossTrace loss_trace;            ///< every step's loss, where the backend keeps it (shaded under the rows)
+  /// The run's growth events (training.grow, any family that grows): marks on the loss plot and
+  /// ticks on the timelapse slider (run A's).
+  std::vector<GrowthEvent> growth;
   int32_t frames_since_preview = 0;
   double last_steps_per_s = 0; ///< the rate while it last trained (shown when paused)
   /// The last Train or Pause asked for (a SetRunning posted) and its ticket (TrainingSession::post).
@@ -295,6 +310,7 @@ struct UiState {
   PerfState perf;
   UiScaleState scale;
   LayoutProbe layout;
+  GrowthMarksProbe growth_probe;
   InsightState insight; ///< the Spectrum and Neuron maps windows
   SweepBrowserState sweep; ///< File > Open sweep (ui/panels/sweep_browser.h)
   std::vector<UiIntent> intents;
@@ -317,6 +333,7 @@ struct UiState {
   /// A scripted run's pointer (the test script's `pointer FX FY`), as fractions of the window;
   /// negative: none, and no hovering.
   float script_pointer[2] = {-1, -1};
+  bool script_mouse_down = false; ///< the script's left button (`mouse down`, `mouse up`), at the pointer
   std::string hover_text; ///< the picture's pixel tooltip drawn last frame ("" when none)
   double last_input = -1;        ///< glfwGetTime() of the last mouse, key or window event
   double frame_ms = 0;           ///< smoothed CPU time to build and draw one frame

@@ -9,6 +9,7 @@
 #include "ui/state/ui_state.h"
 
 #include <imgui.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -40,6 +41,38 @@ std::string compare_sidecar_json(const UiState& ui) {
   return out + "]}";
 }
 
+/// Run A's growth events and where they were drawn last frame (GrowthMarksProbe): {"growth":
+/// {"events": [[step, moved], ...], "loss_plot": {"area": [x0, y0, x1, y1], "steps": [lo, hi],
+/// "marks": N}, "slider": {"rect": [x0, y0, x1, y1], "track": [first, last], "ticks": N,
+/// "frame_steps": [...]}}}: the growth-marks check finds each event's column from these.
+nlohmann::json growth_sidecar(const UiState& ui) {
+  const GrowthMarksProbe& p = ui.growth_probe;
+  nlohmann::json events = nlohmann::json::array(), frames = nlohmann::json::array();
+  for (const GrowthEvent& e : ui.run_a().growth)
+    events.push_back({e.step, e.moved});
+  for (const MetricsRow& f : ui.timelapse.frames)
+    frames.push_back(f.step);
+  const auto four = [](const float* r) { return nlohmann::json{r[0], r[1], r[2], r[3]}; };
+  return {{"events", events},
+          {"loss_plot", {{"area", four(p.plot_area)}, {"steps", {p.plot_lo, p.plot_hi}}, {"marks", p.plot_marks}}},
+          {"slider",
+           {{"rect", four(p.slider_rect)},
+            {"track", {p.track[0], p.track[1]}},
+            {"ticks", p.slider_ticks},
+            {"frame_steps", frames}}}};
+}
+
+/// `extra` (a JSON object, or "") with the members of `more` (a JSON object, or "") added.
+std::string join_json_objects(const std::string& extra, const std::string& more) {
+  if (more.empty()) return extra;
+  if (extra.empty()) return more;
+  nlohmann::json j = nlohmann::json::parse(extra);
+  const nlohmann::json add = nlohmann::json::parse(more); // outlives the loop (items() holds a reference)
+  for (const auto& [key, value] : add.items())
+    j[key] = value;
+  return j.dump();
+}
+
 /// What a screenshot's JSON sidecar says about the window (both kinds of screenshot).
 ScreenshotInfo screenshot_info(const UiState& ui) {
   ScreenshotInfo info;
@@ -49,7 +82,8 @@ ScreenshotInfo screenshot_info(const UiState& ui) {
   info.fps = ui.fps;
   info.frame_ms = ui.frame_ms;
   info.steps_per_s = ui.run_a().last_steps_per_s;
-  if (ui.compare.open) info.extra_json = compare_sidecar_json(ui);
+  const std::string growth = nlohmann::json{{"growth", growth_sidecar(ui)}}.dump();
+  info.extra_json = join_json_objects(ui.compare.open ? compare_sidecar_json(ui) : std::string(), growth);
   return info;
 }
 
@@ -145,7 +179,7 @@ private:
     const LayoutProbe& l = ui.layout;
     const float layout[8] = {l.controls_w, l.plots_h, l.canvas_w, l.canvas_h, l.status_y, l.status_h, l.window_w, l.window_h};
     std::copy(layout, layout + 8, info.layout);
-    info.extra_json = resize_test_json(m_resize);
+    info.extra_json = join_json_objects(info.extra_json, resize_test_json(m_resize));
     std::string err = write_screenshot(m_opts.screenshot, fw, fh, info);
     if (err.empty() && (ui.settings.show_spectrum || ui.settings.show_neuron_maps))
       err = write_insight_sidecar(ui, m_opts.screenshot);

@@ -218,6 +218,11 @@ bool test_condition(const UiState& ui, const std::string& cond, std::string& err
   // The Sites view: the step of the owner map's texture, and the sites owning no pixel of it.
   if (!known) r = compare(cond, "owner_map_step", ui.insight.primitives.owner_shown, known, error);
   if (!known) r = compare(cond, "sites_idle", gv && gv->sites ? gv->idle : -1, known, error);
+  // The growth events run A has, and the marks and ticks drawn of them last frame.
+  if (!known) r = compare(cond, "growth_events", int64_t(ui.run_a().growth.size()), known, error);
+  if (!known) r = compare(cond, "growth_marks", ui.growth_probe.plot_marks, known, error);
+  if (!known) r = compare(cond, "growth_ticks", ui.growth_probe.slider_ticks, known, error);
+  if (!known) r = compare(cond, "scrubbed_step", ui.timelapse.active ? ui.timelapse.wanted_step() : -1, known, error);
   if (!known) r = compare(cond, "frames", int64_t(ui.timelapse.frames.size()), known, error);
   if (!known) r = compare(cond, "sweep_cells", int64_t(ui.sweep.plan.cells.size()), known, error);
   const auto thumbs =
@@ -389,6 +394,11 @@ Done view_command(const Line& l, UiState& ui) {
     ui.script_pointer[0] = fx;
     ui.script_pointer[1] = fy;
     return Done::NextFrame; // hovering is read when the next frame starts
+  } else if (cmd == "mouse") { // mouse down|up: the left button at the script's pointer
+    if (arg != "down" && arg != "up") return l.fail("expected mouse down|up");
+    if (ui.script_pointer[0] < 0) return l.fail("mouse needs a pointer first (pointer FX FY)");
+    ui.script_mouse_down = arg == "down";
+    return Done::NextFrame; // the button is read when the next frame starts
   } else if (cmd == "compare_errors") { // compare_errors on|off: the compare toolbar's "error maps"
     if (arg != "on" && arg != "off") return l.fail("expected compare_errors on|off");
     ui.settings.compare_errors = arg == "on";

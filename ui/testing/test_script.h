@@ -26,6 +26,7 @@
 ///                       opacity A; outline on|off: the Gaussians or Sites window's outlines
 ///   pointer FX FY       the pointer at (FX, FY), fractions of the window, until `pointer off`:
 ///                       hovering and the picture's pixel tooltip as under a user's pointer
+///   mouse down|up       the left button pressed or released at that pointer
 ///   frames N            let N frames pass
 ///   wait COND           wait until COND holds (at most 120 s, then fail)
 ///   expect COND         fail unless COND holds now
@@ -51,6 +52,9 @@
 /// gaussians_step>=N (the step of the parameters it shows, Gaussians or sites; -1 before any),
 /// owner_map_step>=N (the step of the owner map drawn; -1 before any), sites_idle<=N (the sites
 /// that own no pixel of it; -1 for a model without sites),
+/// growth_events>=N (run A's growth events, training.grow), growth_marks>=N (the marks of them
+/// drawn on the loss plot last frame), growth_ticks>=N (the ticks on the timelapse slider),
+/// scrubbed_step==N (the step of the timelapse frame chosen while scrubbed; -1 when live),
 /// comparing, not_comparing, runs_shown>=N (the runs side by side), compare_step>=N,
 /// compare_shown>=N (run B), compare_gap<=N (A's step and B's apart, either way), compare_frame<=N
 /// (B's timelapse frame on screen while A's is scrubbed; -1 when none); the same for each further

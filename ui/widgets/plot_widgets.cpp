@@ -285,22 +285,60 @@ void draw_series(ImDrawList* dl, const PlotArea& A, const PlotSeries& s) {
       }
 }
 
+/// The x pixel column of an event mark: the column holding the event's x on screen.
+float event_column(const PlotArea& A, double x) { return std::floor(A.sx(x)); }
+
+/// Each event inside the x range as a one-pixel column over the area's height; returns how many.
+int32_t draw_events(ImDrawList* dl, const PlotArea& A, std::span<const PlotEvent> events) {
+  int32_t drawn = 0;
+  for (const PlotEvent& e : events) {
+    if (!(e.x >= A.xr.lo && e.x <= A.xr.hi)) continue;
+    const float px = std::min(event_column(A, e.x), A.a1.x - 1);
+    dl->AddRectFilled(ImVec2(px, A.a0.y), ImVec2(px + 1, A.a1.y), e.color); // a filled rect: no blurred edge
+    ++drawn;
+  }
+  return drawn;
+}
+
+/// The notes of the events within a few pixels of the pointer's x (at most four, nearest first),
+/// one a line; "" when none is that near.
+std::string events_under_pointer(const PlotArea& A, std::span<const PlotEvent> events) {
+  const float mx = ImGui::GetIO().MousePos.x, reach = std::max(3.0f, ImGui::GetFontSize() * 0.3f);
+  std::vector<std::pair<float, const PlotEvent*>> near;
+  for (const PlotEvent& e : events)
+    if (e.x >= A.xr.lo && e.x <= A.xr.hi && std::abs(event_column(A, e.x) + 0.5f - mx) <= reach)
+      near.emplace_back(std::abs(event_column(A, e.x) + 0.5f - mx), &e);
+  std::stable_sort(near.begin(), near.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::string out;
+  for (size_t i = 0; i < near.size() && i < 4; ++i)
+    out += (i ? "\n" : "") + near[i].second->note;
+  if (near.size() > 4) out += "\n(" + std::to_string(near.size() - 4) + " more here)";
+  return out;
+}
+
 /// Hover read-out: the nearest sample of the series under the pointer's x.
 void hover_readout(ImDrawList* dl, const PlotArea& A, const PlotSeries& s, const PlotOptions& opts) {
+  const std::string events = events_under_pointer(A, opts.events);
   const float mx = ImGui::GetIO().MousePos.x;
   const double x = A.xr.lo + (mx - A.a0.x) / (A.a1.x - A.a0.x) * (A.xr.hi - A.xr.lo);
   const size_t n = std::min(s.x.size(), s.y.size());
-  if (n == 0) return;
+  if (n == 0) {
+    if (!events.empty()) ImGui::SetTooltip("%s", events.c_str());
+    return;
+  }
   const auto it = std::lower_bound(s.x.begin(), s.x.begin() + ptrdiff_t(n), float(x));
   size_t i = size_t(std::min<ptrdiff_t>(it - s.x.begin(), ptrdiff_t(n) - 1));
   if (i > 0 && std::abs(s.x[i - 1] - x) < std::abs(s.x[i] - x)) --i;
-  if (!A.usable(s.y[i])) return;
+  if (!A.usable(s.y[i])) {
+    if (!events.empty()) ImGui::SetTooltip("%s", events.c_str());
+    return;
+  }
   dl->AddCircle(ImVec2(A.sx(s.x[i]), A.sy(A.ty(s.y[i]))), 4.0f, IM_COL32(255, 255, 255, 220));
   char val[48];
   format_number(val, sizeof val, "%.4g", s.y[i]);
   const char* note = i < s.marked.size() ? (s.marked[i] ? opts.marked_note : opts.unmarked_note) : nullptr;
-  ImGui::SetTooltip("%s = %.*f\n%s = %s%s%s", opts.x_label, opts.x_decimals, double(s.x[i]), opts.title, val,
-                    note ? ", " : "", note ? note : "");
+  ImGui::SetTooltip("%s = %.*f\n%s = %s%s%s%s%s", opts.x_label, opts.x_decimals, double(s.x[i]), opts.title, val,
+                    note ? ", " : "", note ? note : "", events.empty() ? "" : "\n", events.c_str());
 }
 } // namespace
 
@@ -369,6 +407,8 @@ bool draw_line_plot(const char* id, ImVec2 size, std::span<const PlotSeries> ser
   draw_axes(dl, A, font, opts.x_label);
   dl->PushClipRect(A.a0, A.a1, true);
   for (const PlotTrace& t : opts.traces) draw_trace(dl, A, t, opts.log_y);
+  const int32_t events_drawn = draw_events(dl, A, opts.events);
+  if (opts.frame) *opts.frame = PlotFrame{{A.a0.x, A.a0.y, A.a1.x, A.a1.y}, A.xr.lo, A.xr.hi, events_drawn};
   for (const auto& s : series) draw_series(dl, A, s);
   if (std::isfinite(opts.marker_x) && opts.marker_x >= A.xr.lo && opts.marker_x <= A.xr.hi)
     dl->AddLine(ImVec2(A.sx(opts.marker_x), A.a0.y), ImVec2(A.sx(opts.marker_x), A.a1.y), IM_COL32(255, 210, 80, 200),

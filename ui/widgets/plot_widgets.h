@@ -29,6 +29,22 @@ struct PlotTrace {
   ImU32 color = IM_COL32(90, 170, 255, 110);
 };
 
+/// A vertical mark at one x (an event of the run, e.g. a growth step), drawn under the series as
+/// a one-pixel column across the plot area; hovering within a few pixels of it shows `note`.
+struct PlotEvent {
+  double x = 0;
+  ImU32 color = IM_COL32(110, 215, 140, 255);
+  std::string note; ///< the hover's text ("step 50: 1500 moved where the error was")
+};
+
+/// Where a plot drew (tests read it: the sidecar of a screenshot): its data area and the x values
+/// at the area's left and right edges, and how many events fell inside it.
+struct PlotFrame {
+  float area[4] = {0, 0, 0, 0}; ///< x0, y0, x1, y1 in screen pixels (0s: nothing drawn)
+  double x_lo = 0, x_hi = 0;
+  int32_t events_drawn = 0;
+};
+
 struct PlotOptions {
   const char* title = "";
   const char* x_label = "step";
@@ -41,6 +57,8 @@ struct PlotOptions {
   /// has marks), e.g. "exact" and "sampled".
   const char* marked_note = nullptr;
   const char* unmarked_note = nullptr;
+  std::span<const PlotEvent> events = {}; ///< marks at these x (those inside the x range)
+  PlotFrame* frame = nullptr;             ///< when set, where the plot drew is written here
 };
 
 /// Where a plot's header puts its legend: the title at the left of the first row, the entries (a

@@ -245,6 +245,7 @@ void draw_frame(GLFWwindow* window, UiState& ui) {
     io.MousePos = ui.script_pointer[0] >= 0 ? ImVec2(ui.script_pointer[0] * io.DisplaySize.x,
                                                      ui.script_pointer[1] * io.DisplaySize.y)
                                             : ImVec2(-FLT_MAX, -FLT_MAX);
+    io.MouseDown[0] = ui.script_mouse_down && ui.script_pointer[0] >= 0;
   }
   ImGui::NewFrame();
   ui.fps = ImGui::GetIO().Framerate;

@@ -60,6 +60,7 @@ void absorb_run_rows(RunView& run, SessionSnapshot& take) {
     for (size_t i = 0; i < take.loss.loss.size(); ++i)
       run.loss_trace.record(take.loss.first_count + int64_t(i), take.loss.loss[i]);
   }
+  if (take.growth_changed) run.growth = std::move(take.growth);
   run.run_id = take.run_id;
   for (const MetricsRow& r : take.rows) {
     if (!run.history.empty() && run.history.back().step >= r.step) continue;

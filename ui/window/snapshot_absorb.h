@@ -18,7 +18,7 @@ bool absorb_run(UiState& ui, size_t index, SessionSnapshot& take);
 /// for the insight views, and the error map recomputed.
 void absorb_snapshot(UiState& ui, SessionSnapshot&& take);
 /// The part every run shares: appends the new metrics rows to the history and plot columns (or
-/// replaces them) and takes the status.
+/// replaces them) and takes the status and, when they changed, the growth events.
 void absorb_run_rows(RunView& run, SessionSnapshot& take);
 /// Takes a new ground truth into `run` (uploaded into its truth texture); true when one came.
 bool absorb_run_truth(RunView& run, SessionSnapshot& take);
