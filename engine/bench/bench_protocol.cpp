@@ -39,8 +39,12 @@ const std::vector<BenchProtocol>& bench_protocols() {
                    {.preset = "gaussians", .budget = 300000, .cpu_batch = 16384},
                    // The same Gaussians relocated where the error is every 100 steps (training.grow).
                    {.preset = "gaussians-grow", .budget = 300000, .cpu_batch = 16384},
+                   // The same Gaussians with a cosine carrier each (WIPES' idea): 10 floats a Gaussian.
+                   {.preset = "gaussians-wipes", .budget = 300000, .cpu_batch = 16384},
                    // The 2026 frontier's family at the same budget: 30,000 sites, minibatches on a CPU.
-                   {.preset = "sad", .budget = 300000, .cpu_batch = 16384}},
+                   {.preset = "sad", .budget = 300000, .cpu_batch = 16384},
+                   // The same sites relocated where the error is (training.grow).
+                   {.preset = "sad-grow", .budget = 300000, .cpu_batch = 16384}},
        .time_limit = 60,
        .published = "kodak"},
       {.name = "kodak-timed",

@@ -110,6 +110,15 @@ TEST_CASE("bench protocols: names, methods, and each method's config") {
   CHECK(sad.model.encoding.kind == model_family_named("Sad").kind);
   CHECK(relative(parameter_count(sad.model), 300000) <= 0.02);
   CHECK(sad.training.cpu_batch_size == 16384);
+  const RunConfig sad_grown = bench_method_config(minute, select_bench_methods(minute, "sad-grow").methods[0], 768, 512);
+  CHECK(sad_grown.training.grow.on());
+  CHECK(sad_grown.model.encoding.kind == sad.model.encoding.kind);
+  CHECK(parameter_count(sad_grown.model) == parameter_count(sad.model)); // the same sites, grown
+  const RunConfig wipes =
+      bench_method_config(minute, select_bench_methods(minute, "gaussians-wipes").methods[0], 768, 512);
+  CHECK(wipes.model.encoding.carrier);
+  CHECK(relative(parameter_count(wipes.model), 300000) <= 0.02);
+  CHECK(wipes.model.encoding.gaussians < gauss.model.encoding.gaussians); // 10 floats a Gaussian, not 8
   const BenchProtocol& paper = find_bench_protocol("kodak-paper");
   for (const BenchMethod& m : paper.methods) {
     const RunConfig pc = bench_method_config(paper, m, 768, 512);
@@ -137,7 +146,7 @@ TEST_CASE("bench protocols: the most images a bench takes is a sweep's cells ove
   const BenchProtocol& paper = find_bench_protocol("kodak-paper"); // 4 methods, 1 seed
   CHECK(bench_max_images(paper) == 2500);
   CHECK(bench_max_images(select_bench_methods(paper, "instant")) == 10000);
-  CHECK(bench_max_images(find_bench_protocol("kodak-minute")) == 1666); // 6 methods
+  CHECK(bench_max_images(find_bench_protocol("kodak-minute")) == 1250); // 8 methods
   CHECK(bench_max_images(paper) * int64_t(paper.methods.size()) <= k_max_sweep_cells);
   CHECK((bench_max_images(paper) + 1) * int64_t(paper.methods.size()) > k_max_sweep_cells);
 }
