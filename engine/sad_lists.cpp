@@ -3,7 +3,6 @@
 #include "engine/errors.h"
 #include "engine/sad_list_math.h"
 
-#include <immintrin.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -107,75 +106,6 @@ inline void sad_candidates_take(SadCandidates& c, int32_t r) {
   st = c.tag;
 }
 
-} // namespace
-
-void sad_candidate_keys_scalar(const SadShape<float>* shapes, const int32_t* ranks, int64_t n, float x, float y,
-                               float* keys) {
-  for (int64_t k = 0; k < n; ++k) keys[k] = sad_key(shapes[ranks[k]], x, y);
-}
-
-static_assert(sizeof(SadShape<float>) == 8 * sizeof(float), "a shape is one AVX2 register");
-
-/// Eight candidates at a time: their shapes loaded as rows and transposed, so each lane works out
-/// sad_key (engine/sad_math.h) of its own with the same IEEE operations in the same order (no FMA:
-/// "avx2" alone does not enable it, and the project builds ISO C++, where GCC contracts nothing);
-/// the cap's min returns q when q is NaN, as q > cap ? cap : q does. The lanes past n repeat
-/// ranks[0] and are not stored.
-__attribute__((target("avx2"))) static void sad_candidate_keys_avx2(const SadShape<float>* shapes,
-                                                                    const int32_t* ranks, int64_t n, float x,
-                                                                    float y, float* keys) {
-  const float* base = reinterpret_cast<const float*>(shapes);
-  const __m256 vx = _mm256_set1_ps(x), vy = _mm256_set1_ps(y), cap = _mm256_set1_ps(float(k_sad_q_cap));
-  for (int64_t k = 0; k < n; k += 8) {
-    const int64_t m = n - k < 8 ? n - k : 8;
-    __m256 r[8];
-    for (int64_t l = 0; l < 8; ++l) r[l] = _mm256_loadu_ps(base + int64_t(ranks[l < m ? k + l : 0]) * 8);
-    const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
-    const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
-    const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
-    const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
-    const __m256 u0 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
-    const __m256 u1 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
-    const __m256 u2 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
-    const __m256 u3 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
-    const __m256 u4 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(1, 0, 1, 0));
-    const __m256 u5 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(3, 2, 3, 2));
-    const __m256 u6 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(1, 0, 1, 0));
-    const __m256 u7 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(3, 2, 3, 2));
-    // Field f of the eight shapes (SadShape's order: mx, my, inv_a, b, inv_c, radius, inv_tau).
-    const __m256 mx = _mm256_permute2f128_ps(u0, u4, 0x20), my = _mm256_permute2f128_ps(u1, u5, 0x20);
-    const __m256 inv_a = _mm256_permute2f128_ps(u2, u6, 0x20), b = _mm256_permute2f128_ps(u3, u7, 0x20);
-    const __m256 inv_c = _mm256_permute2f128_ps(u0, u4, 0x31), radius = _mm256_permute2f128_ps(u1, u5, 0x31);
-    const __m256 inv_tau = _mm256_permute2f128_ps(u2, u6, 0x31);
-    const __m256 z1 = _mm256_mul_ps(_mm256_sub_ps(vx, mx), inv_a);
-    const __m256 z2 = _mm256_mul_ps(_mm256_sub_ps(_mm256_sub_ps(vy, my), _mm256_mul_ps(b, z1)), inv_c);
-    const __m256 q = _mm256_min_ps(cap, _mm256_add_ps(_mm256_mul_ps(z1, z1), _mm256_mul_ps(z2, z2)));
-    const __m256 key = _mm256_mul_ps(_mm256_sub_ps(q, radius), inv_tau);
-    if (m == 8) {
-      _mm256_storeu_ps(keys + k, key);
-    } else {
-      alignas(32) float lanes[8];
-      _mm256_store_ps(lanes, key);
-      for (int64_t l = 0; l < m; ++l) keys[k + l] = lanes[l];
-    }
-  }
-}
-
-bool sad_candidate_keys_vector() {
-  static const bool avx2 = __builtin_cpu_supports("avx2");
-  return avx2;
-}
-
-void sad_candidate_keys(const SadShape<float>* shapes, const int32_t* ranks, int64_t n, float x, float y,
-                        float* keys) {
-  if (sad_candidate_keys_vector())
-    sad_candidate_keys_avx2(shapes, ranks, n, x, y, keys);
-  else
-    sad_candidate_keys_scalar(shapes, ranks, n, x, y, keys);
-}
-
-namespace {
-
 /// What a pass reads: the sites by rank, and the lists it starts from, as ranks.
 struct SadPassInput {
   const SadListsWork& sites;
@@ -183,7 +113,6 @@ struct SadPassInput {
   int64_t count;
   int32_t grid, step;
   uint64_t pass;
-  bool vector; ///< sad_candidate_keys_vector(): the energies eight at a time
 };
 
 /// sad_pass_node's list of `node` (engine/sad_list_math.h), as ids into dst: the k_sad_k least
@@ -221,10 +150,7 @@ void sad_pass_node_ranked(const SadPassInput& in, int32_t i, int32_t j, SadCandi
   const int32_t* id = in.sites.id.data();
   float* keys = c.keys.data();
   const int64_t n = c.n;
-  if (in.vector) // apart from the offers: no branch waits on them
-    sad_candidate_keys_avx2(shapes, ranks, n, x, y, keys);
-  else
-    sad_candidate_keys_scalar(shapes, ranks, n, x, y, keys);
+  for (int64_t k = 0; k < n; ++k) keys[k] = sad_key(shapes[ranks[k]], x, y); // apart: no branch waits on them
   for (int64_t k = 0; k < n; ++k) top.offer_new(id[ranks[k]], keys[k]);
   int32_t* out = dst + node * k_sad_k;
   for (int32_t k = 0; k < k_sad_k; ++k) out[k] = k < top.size ? top.id[k] : -1;
@@ -259,7 +185,7 @@ void sad_pass(const SadParams& p, SadListsWork& w, const std::vector<int32_t>& i
 #pragma omp parallel for schedule(static)
     for (int64_t k = 0; k < entries; ++k) ranked[k] = from[k] >= 0 ? rank[from[k]] : -1;
   }
-  const SadPassInput in{w, w.ranked.data(), p.count, p.grid, step, pass, sad_candidate_keys_vector()};
+  const SadPassInput in{w, w.ranked.data(), p.count, p.grid, step, pass};
   int32_t* dst = w.other.data();
   if (w.threads.size() < size_t(omp_get_max_threads())) w.threads.resize(size_t(omp_get_max_threads()));
 #pragma omp parallel

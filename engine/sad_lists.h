@@ -72,15 +72,6 @@ std::vector<SadShape<float>> sad_shapes(const SadParams& p, const float* params)
 /// sad_shapes into `shapes` (resized to the count), whose storage a caller keeps between calls.
 void sad_shapes_into(const SadParams& p, const float* params, std::vector<SadShape<float>>& shapes);
 
-/// keys[k] = sad_key(shapes[ranks[k]], x, y) for k < n (every rank >= 0): the energies of a pass's
-/// candidates at a node's centre, eight at a time with AVX2 where the CPU has it
-/// (sad_candidate_keys_vector), the same bits as sad_candidate_keys_scalar, one at a time.
-void sad_candidate_keys(const SadShape<float>* shapes, const int32_t* ranks, int64_t n, float x, float y, float* keys);
-void sad_candidate_keys_scalar(const SadShape<float>* shapes, const int32_t* ranks, int64_t n, float x, float y,
-                               float* keys);
-/// Whether sad_candidate_keys runs eight at a time here (the CPU has AVX2).
-bool sad_candidate_keys_vector();
-
 /// The node list of coordinate (x, y).
 inline const int32_t* sad_list_at(const SadLists& lists, float x, float y) {
   return sad_node_list(lists.ids.data(), lists.grid, x, y);

@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <limits>
 #include <utility>
 #include <vector>
 
@@ -276,43 +275,4 @@ TEST_CASE("sad lists: the CPU's passes give sad_pass_node's lists, ties, crowds,
     CHECK(inf_site > 0);
   }
   omp_set_num_threads(before);
-}
-
-TEST_CASE("sad lists: the candidates' energies eight at a time are sad_key's bits, one at a time") {
-  // The AVX2 route must round as the scalar one does (no FMA, the same order, the cap's NaN
-  // rule): bits are compared, over ordinary, far (capped), coincident, NaN and infinite shapes
-  // and every count of candidates from 0 to 40 (full groups of eight and every tail).
-  if (!sad_candidate_keys_vector()) return;
-  const int64_t count = 400;
-  const SadParams p = sad_params(count);
-  std::vector<float> params = spread_sites(count, 31);
-  for (int64_t i = 0; i < count; i += 7) {
-    float* s = params.data() + i * k_sad_floats;
-    const int64_t kind = (i / 7) % 6;
-    if (kind == 0) s[k_sad_mx] = 1e20f;                                 // q capped
-    if (kind == 1) s[k_sad_my] = std::numeric_limits<float>::quiet_NaN(); // NaN energy
-    if (kind == 2) s[k_sad_mx] = std::numeric_limits<float>::infinity();
-    if (kind == 3) s[k_sad_temp] = 40.0f;                                // tau clamped
-    if (kind == 4) s[k_sad_l21] = 1e15f;                                 // b * z1 huge
-    if (kind == 5) s[k_sad_radius] = 1e31f;                              // q - radius below the cap
-  }
-  const std::vector<SadShape<float>> shapes = sad_shapes(p, params.data());
-  std::vector<int32_t> ranks(64);
-  std::vector<float> want(64), got(64);
-  int64_t compared = 0;
-  for (int64_t trial = 0; trial < 400; ++trial) {
-    const int64_t n = trial % 41;
-    for (int64_t k = 0; k < n; ++k)
-      ranks[size_t(k)] = int32_t(random_below(32, 46, uint64_t(trial * 64 + k), uint32_t(count)));
-    const float x = float(random_unit(33, 47, uint64_t(2 * trial)) * 2.2 - 1.1);
-    const float y = float(random_unit(33, 47, uint64_t(2 * trial + 1)) * 2.2 - 1.1);
-    std::fill(want.begin(), want.end(), 7.0f);
-    std::fill(got.begin(), got.end(), 7.0f);
-    sad_candidate_keys_scalar(shapes.data(), ranks.data(), n, x, y, want.data());
-    sad_candidate_keys(shapes.data(), ranks.data(), n, x, y, got.data());
-    CAPTURE(trial);
-    CHECK(std::memcmp(want.data(), got.data(), want.size() * sizeof(float)) == 0); // nothing past n either
-    compared += n;
-  }
-  CHECK(compared > 7000);
 }
