@@ -25,58 +25,72 @@ template <class T> void sad_pairs_resize(std::vector<T>& v, int64_t n) {
 } // namespace
 
 void sad_encode_rows(const SadParams& p, const float* params, const SadLists& lists, const float* coords, int64_t n,
-                     float* out) {
+                     float* out, SadRowsWork& work) {
   if (n <= 0) return;
   sad_check_lists(p, lists);
-  const std::vector<SadShape<float>> shapes = sad_shapes(p, params);
+  sad_shapes_into(p, params, work.shapes);
+  const SadShape<float>* shapes = work.shapes.data();
 #pragma omp parallel for schedule(static)
   for (int64_t s = 0; s < n; ++s) {
     int32_t ids[k_sad_k];
     float w[k_sad_k];
-    sad_point(shapes, params, lists, coords[2 * s], coords[2 * s + 1], ids, w, out + s * k_sad_channels);
+    const float x = coords[2 * s], y = coords[2 * s + 1];
+    sad_point_blend(shapes, params, sad_list_at(lists, x, y), x, y, ids, w, out + s * k_sad_channels);
   }
 }
 
+void sad_encode_rows(const SadParams& p, const float* params, const SadLists& lists, const float* coords, int64_t n,
+                     float* out) {
+  SadRowsWork work;
+  sad_encode_rows(p, params, lists, coords, n, out, work);
+}
+
 void sad_backward_rows(const SadParams& p, const float* params, const SadLists& lists, const float* coords,
-                       const float* d_out, int64_t n, float* grads, bool accumulate) {
+                       const float* d_out, int64_t n, float* grads, bool accumulate, SadRowsWork& work) {
   const int64_t floats = p.count * k_sad_floats;
   if (n <= 0) {
     if (!accumulate) std::fill(grads, grads + floats, 0.0f);
     return;
   }
   sad_check_lists(p, lists);
-  const std::vector<SadShape<float>> shapes = sad_shapes(p, params);
+  sad_shapes_into(p, params, work.shapes);
+  const SadShape<float>* shapes = work.shapes.data();
   // Each point's pairs: site, weight, dLoss/dlogit (site -1 past the point's list).
   const int64_t pairs = n * k_sad_k;
-  std::vector<int32_t> pair_site;
-  std::vector<float> pair_w, pair_dl;
-  sad_pairs_resize(pair_site, pairs);
-  sad_pairs_resize(pair_w, pairs);
-  sad_pairs_resize(pair_dl, pairs);
+  sad_pairs_resize(work.pair_site, pairs);
+  sad_pairs_resize(work.pair_w, pairs);
+  sad_pairs_resize(work.pair_dl, pairs);
+  int32_t* pair_site = work.pair_site.data();
+  float *pair_w = work.pair_w.data(), *pair_dl = work.pair_dl.data();
 #pragma omp parallel for schedule(static)
   for (int64_t s = 0; s < n; ++s) {
-    const size_t at = size_t(s * k_sad_k);
-    sad_point_pairs(shapes.data(), params, sad_list_at(lists, coords[2 * s], coords[2 * s + 1]), coords[2 * s],
-                    coords[2 * s + 1], d_out + s * k_sad_channels, pair_site.data() + at, pair_w.data() + at,
-                    pair_dl.data() + at);
+    const int64_t at = s * k_sad_k;
+    sad_point_pairs(shapes, params, sad_list_at(lists, coords[2 * s], coords[2 * s + 1]), coords[2 * s],
+                    coords[2 * s + 1], d_out + s * k_sad_channels, pair_site + at, pair_w + at, pair_dl + at);
   }
   // The pairs sorted stably by site: a counting sort in pair (point) order.
-  std::vector<int64_t> first(size_t(p.count) + 1, 0), order;
-  sad_pairs_resize(order, pairs);
+  sad_pairs_resize(work.first, p.count + 1);
+  sad_pairs_resize(work.cursor, p.count);
+  sad_pairs_resize(work.order, pairs);
+  int64_t *first = work.first.data(), *cursor = work.cursor.data(), *order = work.order.data();
+  std::fill(first, first + p.count + 1, int64_t(0));
   for (int64_t k = 0; k < pairs; ++k)
-    if (pair_site[size_t(k)] >= 0) ++first[size_t(pair_site[size_t(k)]) + 1];
-  for (int64_t i = 0; i < p.count; ++i) first[size_t(i + 1)] += first[size_t(i)];
-  {
-    std::vector<int64_t> cursor(first.begin(), first.end() - 1);
-    for (int64_t k = 0; k < pairs; ++k)
-      if (pair_site[size_t(k)] >= 0) order[size_t(cursor[size_t(pair_site[size_t(k)])]++)] = k;
-  }
+    if (pair_site[k] >= 0) ++first[pair_site[k] + 1];
+  for (int64_t i = 0; i < p.count; ++i) first[i + 1] += first[i];
+  std::copy(first, first + p.count, cursor);
+  for (int64_t k = 0; k < pairs; ++k)
+    if (pair_site[k] >= 0) order[cursor[pair_site[k]]++] = k;
   const float cell = p.cell;
 #pragma omp parallel for schedule(dynamic, 64)
   for (int64_t i = 0; i < p.count; ++i)
-    sad_site_gradient(shapes[size_t(i)], params + i * k_sad_floats, cell, order.data(), first[size_t(i)],
-                      first[size_t(i) + 1], pair_w.data(), pair_dl.data(), coords, d_out, grads + i * k_sad_floats,
-                      accumulate);
+    sad_site_gradient(shapes[i], params + i * k_sad_floats, cell, order, first[i], first[i + 1], pair_w, pair_dl,
+                      coords, d_out, grads + i * k_sad_floats, accumulate);
+}
+
+void sad_backward_rows(const SadParams& p, const float* params, const SadLists& lists, const float* coords,
+                       const float* d_out, int64_t n, float* grads, bool accumulate) {
+  SadRowsWork work;
+  sad_backward_rows(p, params, lists, coords, d_out, n, grads, accumulate, work);
 }
 
 namespace {
@@ -85,12 +99,12 @@ public:
   explicit CpuSadEncoding(const EncodingSpec& enc) : m_p(sad_params(enc.sites)) {}
   void encode(const float* params, const float* coords, int64_t n, float* out) override {
     ready(params);
-    sad_encode_rows(m_p, params, m_lists, coords, n, out);
+    sad_encode_rows(m_p, params, m_lists, coords, n, out, m_work);
   }
   void backward(const float* params, const float* coords, const float* d_out, int64_t n, float* grads,
                 bool accumulate) override {
     ready(params);
-    sad_backward_rows(m_p, params, m_lists, coords, d_out, n, grads, accumulate);
+    sad_backward_rows(m_p, params, m_lists, coords, d_out, n, grads, accumulate, m_work);
   }
   void step_begins(const float* params) override { sad_refresh_lists(m_p, params, m_lists); }
   void parameters_replaced() override { m_lists = SadLists{}; }
@@ -101,6 +115,7 @@ private:
   }
   SadParams m_p;
   SadLists m_lists;
+  SadRowsWork m_work; ///< the rows' scratch, kept between calls
 };
 } // namespace
 

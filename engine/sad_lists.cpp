@@ -3,7 +3,10 @@
 #include "engine/errors.h"
 #include "engine/sad_list_math.h"
 
+#include <omp.h>
+
 #include <algorithm>
+#include <cstdint>
 #include <new>
 #include <string>
 #include <vector>
@@ -22,89 +25,90 @@ template <class T> void sad_resize(std::vector<T>& v, int64_t n) {
 
 } // namespace
 
+void sad_shapes_into(const SadParams& p, const float* params, std::vector<SadShape<float>>& shapes) {
+  sad_resize(shapes, p.count);
+  SadShape<float>* out = shapes.data();
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < p.count; ++i) out[i] = sad_shape<float>(params + i * k_sad_floats, p.cell);
+}
+
 std::vector<SadShape<float>> sad_shapes(const SadParams& p, const float* params) {
   std::vector<SadShape<float>> shapes;
-  sad_resize(shapes, p.count);
-#pragma omp parallel for schedule(static)
-  for (int64_t i = 0; i < p.count; ++i) shapes[size_t(i)] = sad_shape<float>(params + i * k_sad_floats, p.cell);
+  sad_shapes_into(p, params, shapes);
   return shapes;
 }
 
 namespace {
 
-/// The sites in the order of their nodes, as the passes visit them: node k's sites (those whose
-/// positions fall in it) are ranks [start[k], start[k + 1]), in index order (a counting sort), and
-/// the sites in no node (a non-finite position) take the ranks after them, in index order. A pass
-/// works on ranks, so the sites a node meets lie together in memory (a site's index says nothing
-/// of where it is); the lists keep ids, and ids break ties.
-struct SadRanked {
-  std::vector<int64_t> start;          ///< nodes + 1
-  std::vector<int32_t> id, rank;       ///< the site of each rank, the rank of each site
-  std::vector<SadShape<float>> shapes; ///< by rank
-};
-
-SadRanked sad_ranked(const SadParams& p, const float* params) {
+/// The sites in the order of their nodes, as the passes visit them, into w's start, id, rank and
+/// shapes: node k's sites (those whose positions fall in it) are ranks [start[k], start[k + 1]),
+/// in index order (a counting sort), and the sites in no node (a non-finite position) take the
+/// ranks after them, in index order. A pass works on ranks, so the sites a node meets lie
+/// together in memory (a site's index says nothing of where it is); the lists keep ids, and ids
+/// break ties.
+void sad_rank_sites(const SadParams& p, const float* params, SadListsWork& w) {
   const int32_t G = p.grid;
   const int64_t nodes = int64_t(G) * G, count = p.count;
-  SadRanked r;
-  sad_resize(r.start, nodes + 1);
-  sad_resize(r.id, count);
-  sad_resize(r.rank, count);
-  std::fill(r.start.begin(), r.start.end(), int64_t(0));
-  std::vector<int64_t> node_of;
-  sad_resize(node_of, count);
+  sad_resize(w.start, nodes + 1);
+  sad_resize(w.id, count);
+  sad_resize(w.rank, count);
+  sad_resize(w.node_of, count);
+  sad_resize(w.cursor, nodes);
+  std::fill(w.start.begin(), w.start.end(), int64_t(0));
   for (int64_t s = 0; s < count; ++s) {
-    node_of[size_t(s)] = sad_site_node(params + s * k_sad_floats, G);
-    if (node_of[size_t(s)] >= 0) ++r.start[size_t(node_of[size_t(s)]) + 1];
+    w.node_of[size_t(s)] = sad_site_node(params + s * k_sad_floats, G);
+    if (w.node_of[size_t(s)] >= 0) ++w.start[size_t(w.node_of[size_t(s)]) + 1];
   }
-  for (int64_t k = 0; k < nodes; ++k) r.start[size_t(k + 1)] += r.start[size_t(k)];
-  std::vector<int64_t> cursor(r.start.begin(), r.start.end() - 1);
-  int64_t outside = r.start[size_t(nodes)];
+  for (int64_t k = 0; k < nodes; ++k) w.start[size_t(k + 1)] += w.start[size_t(k)];
+  std::copy(w.start.begin(), w.start.end() - 1, w.cursor.begin());
+  int64_t outside = w.start[size_t(nodes)];
   for (int64_t s = 0; s < count; ++s) {
-    const int64_t node = node_of[size_t(s)];
-    const int64_t at = node >= 0 ? cursor[size_t(node)]++ : outside++;
-    r.id[size_t(at)] = int32_t(s);
-    r.rank[size_t(s)] = int32_t(at);
+    const int64_t node = w.node_of[size_t(s)];
+    const int64_t at = node >= 0 ? w.cursor[size_t(node)]++ : outside++;
+    w.id[size_t(at)] = int32_t(s);
+    w.rank[size_t(s)] = int32_t(at);
   }
-  sad_resize(r.shapes, count);
+  sad_resize(w.shapes, count);
+  SadShape<float>* shapes = w.shapes.data();
+  const int32_t* id = w.id.data();
 #pragma omp parallel for schedule(static)
-  for (int64_t k = 0; k < count; ++k)
-    r.shapes[size_t(k)] = sad_shape<float>(params + int64_t(r.id[size_t(k)]) * k_sad_floats, p.cell);
-  return r;
+  for (int64_t k = 0; k < count; ++k) shapes[k] = sad_shape<float>(params + int64_t(id[k]) * k_sad_floats, p.cell);
 }
 
-/// One thread's candidates of a node during a pass, each site once: sad_pass_node offers a node
-/// up to 74 sites (its own, 9 lists of k_sad_k, 2 random), most of them several times over, as
-/// neighbouring lists overlap. A stamp per rank (slot r + 1 holds the node that last took rank r;
-/// slot 0, the -1 past a list's end, always the current one) lets each be taken once, without a
-/// branch, and its energy be worked out once.
-struct SadCandidates {
-  std::vector<uint32_t> stamp; ///< count + 1
-  std::vector<int32_t> ranks;  ///< count + 1: the node's distinct sites, then one slot written past
-  std::vector<float> keys;     ///< count: their energies at the node's centre
-  uint32_t tag = 0;
-  int64_t n = 0;
-  explicit SadCandidates(int64_t count) {
-    sad_resize(stamp, count + 1);
-    sad_resize(ranks, count + 1);
-    sad_resize(keys, count);
-    std::fill(stamp.begin(), stamp.end(), 0u);
+/// Readies one thread's candidates (engine/sad_lists.h) for a pass of `nodes` nodes over `count`
+/// sites: a node's stamps are one tag, new each node, so the stamps are cleared only when the
+/// count changes or the tags would wrap within the pass.
+void sad_candidates_ready(SadCandidates& c, int64_t count, int64_t nodes) {
+  if (int64_t(c.stamp.size()) != count + 1) {
+    sad_resize(c.stamp, count + 1);
+    sad_resize(c.ranks, count + 1);
+    sad_resize(c.keys, count);
+    std::fill(c.stamp.begin(), c.stamp.end(), 0u);
+    c.tag = 0;
+  } else if (uint64_t(c.tag) + uint64_t(nodes) >= uint64_t(UINT32_MAX)) {
+    std::fill(c.stamp.begin(), c.stamp.end(), 0u);
+    c.tag = 0;
   }
-  void begin_node() { // at most grid^2 <= 2^22 nodes a pass: the tag never wraps
-    stamp[0] = ++tag;
-    n = 0;
-  }
-  void take(int32_t r) {
-    uint32_t& st = stamp[size_t(int64_t(r) + 1)];
-    ranks[size_t(n)] = r;
-    n += st != tag;
-    st = tag;
-  }
-};
+}
+
+/// A node's candidates begin: at most grid^2 <= 2^22 nodes a pass, and sad_candidates_ready
+/// leaves room for them all, so the tag never wraps.
+inline void sad_candidates_begin(SadCandidates& c) {
+  c.stamp[0] = ++c.tag;
+  c.n = 0;
+}
+
+/// Takes rank r (-1: none) unless the node took it already, without a branch.
+inline void sad_candidates_take(SadCandidates& c, int32_t r) {
+  uint32_t& st = c.stamp[size_t(int64_t(r) + 1)];
+  c.ranks[size_t(c.n)] = r;
+  c.n += st != c.tag;
+  st = c.tag;
+}
 
 /// What a pass reads: the sites by rank, and the lists it starts from, as ranks.
 struct SadPassInput {
-  const SadRanked& sites;
+  const SadListsWork& sites;
   const int32_t* src; ///< grid * grid * k_sad_k ranks, -1 past a list's end
   int64_t count;
   int32_t grid, step;
@@ -119,11 +123,11 @@ void sad_pass_node_ranked(const SadPassInput& in, int32_t i, int32_t j, SadCandi
   const int32_t G = in.grid, step = in.step;
   const int64_t node = int64_t(j) * G + i;
   const float x = pixel_centre<float>(i, G), y = pixel_centre<float>(j, G);
-  c.begin_node();
-  for (int64_t r = in.sites.start[size_t(node)]; r < in.sites.start[size_t(node) + 1]; ++r) c.take(int32_t(r));
+  sad_candidates_begin(c);
+  for (int64_t r = in.sites.start[size_t(node)]; r < in.sites.start[size_t(node) + 1]; ++r) sad_candidates_take(c, int32_t(r));
   if (step > 0) {
     const int32_t* src = in.src;
-    for (int32_t k = 0; k < k_sad_k; ++k) c.take(src[node * k_sad_k + k]);
+    for (int32_t k = 0; k < k_sad_k; ++k) sad_candidates_take(c, src[node * k_sad_k + k]);
     for (int32_t dj = -1; dj <= 1; ++dj) {
       const int32_t nj = j + dj * step;
       if (nj < 0 || nj >= G) continue;
@@ -131,14 +135,14 @@ void sad_pass_node_ranked(const SadPassInput& in, int32_t i, int32_t j, SadCandi
         const int32_t ni = i + di * step;
         if (ni < 0 || ni >= G || (di == 0 && dj == 0)) continue;
         const int32_t* list = src + (int64_t(nj) * G + ni) * k_sad_k;
-        for (int32_t k = 0; k < k_sad_k; ++k) c.take(list[k]);
+        for (int32_t k = 0; k < k_sad_k; ++k) sad_candidates_take(c, list[k]);
       }
     }
     int64_t near_at;
     int32_t any;
     sad_random_candidates(in.count, G, in.pass, i, j, near_at, any);
-    c.take(src[near_at]);
-    c.take(in.sites.rank[size_t(any)]);
+    sad_candidates_take(c, src[near_at]);
+    sad_candidates_take(c, in.sites.rank[size_t(any)]);
   }
   SadNodeList top;
   const int32_t* ranks = c.ranks.data();
@@ -166,41 +170,47 @@ inline __attribute__((always_inline)) void sad_prefetch_random(const SadPassInpu
   __builtin_prefetch(in.sites.rank.data() + any);
 }
 
-/// One jump-flooding pass of step `step` from the lists (ids) into dst (see the header); `pass`
+/// One jump-flooding pass of step `step` from the lists (ids) into w.other (see the header); `pass`
 /// numbers the random candidates. Step 0 is the seeding pass: a node's own sites only. Every pass
 /// offers them, so a site stays in its own node's list while it is among the nearest there, and
 /// no site is lost from the lists (where it would take no gradient) while a fresh build would find
-/// it. `ranked` is scratch: the lists as ranks.
-void sad_pass(const SadParams& p, const SadRanked& sites, const std::vector<int32_t>& ids, std::vector<int32_t>& ranked,
-              std::vector<int32_t>& dst, int32_t step, uint64_t pass) {
+/// it. w holds the ranked sites; w.ranked is scratch: the lists as ranks.
+void sad_pass(const SadParams& p, SadListsWork& w, const std::vector<int32_t>& ids, int32_t step, uint64_t pass) {
   const int32_t G = p.grid;
   const int64_t entries = int64_t(G) * G * k_sad_k;
   if (step > 0) {
+    int32_t* ranked = w.ranked.data();
+    const int32_t* rank = w.rank.data();
+    const int32_t* from = ids.data();
 #pragma omp parallel for schedule(static)
-    for (int64_t k = 0; k < entries; ++k) ranked[size_t(k)] = ids[size_t(k)] >= 0 ? sites.rank[size_t(ids[size_t(k)])] : -1;
+    for (int64_t k = 0; k < entries; ++k) ranked[k] = from[k] >= 0 ? rank[from[k]] : -1;
   }
-  const SadPassInput in{sites, ranked.data(), p.count, p.grid, step, pass};
+  const SadPassInput in{w, w.ranked.data(), p.count, p.grid, step, pass};
+  int32_t* dst = w.other.data();
+  if (w.threads.size() < size_t(omp_get_max_threads())) w.threads.resize(size_t(omp_get_max_threads()));
 #pragma omp parallel
   {
-    SadCandidates c(p.count);
+    SadCandidates& c = w.threads[size_t(omp_get_thread_num())];
+    sad_candidates_ready(c, p.count, int64_t(G) * G);
 #pragma omp for schedule(static)
     for (int32_t j = 0; j < G; ++j)
       for (int32_t i = 0; i < G; ++i) {
         if (step > 0 && i + k_sad_prefetch_nodes < G) sad_prefetch_random(in, i + k_sad_prefetch_nodes, j);
-        sad_pass_node_ranked(in, i, j, c, dst.data());
+        sad_pass_node_ranked(in, i, j, c, dst);
       }
   }
 }
 
-/// The passes of `steps` from the lists (step 0: the seeding pass, which reads none).
+/// The passes of `steps` from the lists (step 0: the seeding pass, which reads none), in the
+/// lists' scratch.
 void sad_run_passes(const SadParams& p, const float* params, SadLists& lists, const std::vector<int32_t>& steps) {
-  const SadRanked sites = sad_ranked(p, params);
-  std::vector<int32_t> other, ranked;
-  sad_resize(other, int64_t(lists.ids.size()));
-  sad_resize(ranked, int64_t(lists.ids.size()));
+  SadListsWork& w = lists.work;
+  sad_rank_sites(p, params, w);
+  sad_resize(w.other, int64_t(lists.ids.size()));
+  sad_resize(w.ranked, int64_t(lists.ids.size()));
   for (int32_t step : steps) {
-    sad_pass(p, sites, lists.ids, ranked, other, step, lists.passes++);
-    lists.ids.swap(other);
+    sad_pass(p, w, lists.ids, step, lists.passes++);
+    lists.ids.swap(w.other);
   }
 }
 

@@ -26,12 +26,35 @@
 
 namespace redraw {
 
+/// One thread's candidates of a node during a pass, each site once (engine/sad_lists.cpp): a
+/// stamp per rank (slot r + 1 holds the tag of the node that last took rank r; slot 0, the -1 past
+/// a list's end, always the current one), their ranks and their energies. Kept between passes.
+struct SadCandidates {
+  std::vector<uint32_t> stamp; ///< count + 1
+  std::vector<int32_t> ranks;  ///< count + 1: the node's distinct sites, then one slot written past
+  std::vector<float> keys;     ///< count: their energies at the node's centre
+  uint32_t tag = 0;            ///< the current node's stamp
+  int64_t n = 0;               ///< the current node's distinct sites
+};
+
+/// The scratch of the lists' passes, kept with them so that a refresh (once a training step)
+/// allocates nothing: the sites in the order of their nodes and one SadCandidates a thread.
+/// Nothing in it outlives a pass's meaning: every pass writes what it reads.
+struct SadListsWork {
+  std::vector<int64_t> start, node_of, cursor; ///< nodes + 1, count, nodes
+  std::vector<int32_t> id, rank;               ///< the site of each rank, the rank of each site
+  std::vector<SadShape<float>> shapes;         ///< by rank
+  std::vector<int32_t> other, ranked;          ///< the pass's output lists, its input as ranks
+  std::vector<SadCandidates> threads;          ///< one a thread of the team
+};
+
 /// The lists of a lattice (see the header).
 struct SadLists {
   int32_t grid = 0;
   int64_t count = 0;         ///< the sites' count they were built for
   std::vector<int32_t> ids;  ///< grid * grid * k_sad_k site ids, -1 past a list's end
   uint64_t passes = 0;       ///< passes run since the build: the random candidates' counter
+  SadListsWork work;         ///< the passes' scratch
   bool built() const { return grid > 0 && !ids.empty(); }
 };
 
@@ -46,6 +69,8 @@ void sad_check_lists(const SadParams& p, const SadLists& lists);
 
 /// Every site's shape (sad_shape), worked out once per pass.
 std::vector<SadShape<float>> sad_shapes(const SadParams& p, const float* params);
+/// sad_shapes into `shapes` (resized to the count), whose storage a caller keeps between calls.
+void sad_shapes_into(const SadParams& p, const float* params, std::vector<SadShape<float>>& shapes);
 
 /// The node list of coordinate (x, y).
 inline const int32_t* sad_list_at(const SadLists& lists, float x, float y) {
