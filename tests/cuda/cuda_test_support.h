@@ -20,11 +20,15 @@
     }                                                                                                                \
   } while (0)
 
+#include "cpu/cpu_backend.h"
 #include "cuda/fused_mlp_rules.h"
 #include "cuda/hash_grid_choice.h"
 #include "engine/backend.h"
+#include "engine/frames/renderer.h"
 #include "engine/images/image.h"
 #include "engine/run_config.h"
+#include "engine/training/trainer.h"
+#include "primitive_fixtures.h"
 #include "reference_mlp.h"
 
 #include <algorithm>
@@ -88,6 +92,47 @@ inline std::unique_ptr<CudaBackend> cuda_backend(CudaPrecision p) {
   return b;
 }
 
+/// Checks the GPU's encode of `e` with the floats `g` at `coords` against the CPU's: normalised
+/// error at most 1e-5 (the GPU's output starts at 99, so a value it leaves unwritten shows).
+inline void check_same_encoding(Backend& gpu, Backend& cpu, const EncodingSpec& e, const std::vector<float>& g,
+                                const std::vector<float>& coords) {
+  const int64_t n = int64_t(coords.size() / 2);
+  std::vector<float> want(size_t(n) * size_t(e.width())), got(want.size(), 99.0f);
+  cpu.encode(e, g, coords.data(), n, want.data());
+  gpu.encode(e, g, coords.data(), n, got.data());
+  CHECK(normalised_error(got, want) <= 1e-5);
+}
+
+/// The encoding's part of both backends' gradients: its leading floats (the head's few could hide it).
+struct EncodingGradients {
+  std::vector<float> gpu, cpu;
+};
+
+/// Both backends' MSE loss and gradients for a primitive model `m` and its `params` (fp32 on the
+/// GPU), on 70,000 samples (more than one stateless chunk, 2^16): coordinates from border_coords(n,
+/// 7, coord_stream), targets in [0, 1) from (8, target_stream). Checked: the losses within 1e-5, all
+/// the gradients and the encoding's alone within 1e-4, and a rerun on the GPU bit for bit. Returns
+/// the encoding's gradients for a caller's further checks.
+inline EncodingGradients check_primitive_gradients(const ModelSpec& m, const std::vector<float>& params,
+                                                   uint64_t coord_stream, uint64_t target_stream) {
+  auto gpu_backend = cuda_backend(CudaPrecision::Fp32);
+  Backend& gpu = *gpu_backend;
+  CpuBackend cpu;
+  const int64_t n = 70000;
+  const std::vector<float> coords = border_coords(n, 7, coord_stream);
+  const std::vector<float> targets = uniform_values(size_t(n) * 3, 8, target_stream, 0.0f, 1.0f);
+  const LossAndGradients both = mse_on_both(gpu, cpu, m, params, coords, targets, n);
+  CHECK(both.l_gpu == doctest::Approx(both.l_cpu).epsilon(1e-5));
+  CHECK(both.gradient_error() <= 1e-4);
+  const auto lead = std::ptrdiff_t(encoding_parameter_count(m.encoding));
+  EncodingGradients e{{both.g_gpu.begin(), both.g_gpu.begin() + lead}, {both.g_cpu.begin(), both.g_cpu.begin() + lead}};
+  CHECK(normalised_error(e.gpu, e.cpu) <= 1e-4);
+  const LossAndGradients again = mse_on_both(gpu, cpu, m, params, coords, targets, n);
+  CHECK(again.g_gpu == both.g_gpu);
+  return e;
+}
+
+
 /// The instant preset made small: a table of at most 2^log2_table entries per level, the same
 /// `batch` on both backends, `steps` steps with a metrics row every `metrics_every`.
 inline RunConfig small_instant(int32_t log2_table, int64_t batch, int64_t steps, int64_t metrics_every) {
@@ -109,6 +154,39 @@ inline int worst_level_difference(const std::vector<uint8_t>& rgba, const Image&
       worst = std::max(worst, std::abs(int(rgba[px * 4 + size_t(k)]) - v));
     }
   return worst;
+}
+
+/// What check_parity_run allows: the GPU's precision, how far its PSNR may be from the CPU's at a
+/// metrics row, and its render from the CPU's (8-bit levels); and what the GPU's run must reach:
+/// a last PSNR above `final_db` when that is set, else `gain_db` above its first.
+struct ParityBounds {
+  CudaPrecision precision = CudaPrecision::Fp32;
+  double psnr_db = 0.1;
+  int levels = 1;
+  double gain_db = 3.0, final_db = 0.0;
+};
+
+/// Trains `c` on `img` to its last step on the CPU and on the GPU and checks, within `b`: the same
+/// metrics rows and their PSNR, the GPU's run learning, and the GPU's RGBA8 render of its
+/// parameters against the CPU backend's render of them.
+inline void check_parity_run(const RunConfig& c, const Image& img, const ParityBounds& b = {}) {
+  Trainer cpu(std::make_unique<CpuBackend>(), c, Dataset{img});
+  Trainer gpu(cuda_backend(b.precision), c, Dataset{img});
+  cpu.run(c.training.steps);
+  gpu.run(c.training.steps);
+  const auto& hc = cpu.record().rows();
+  const auto& hg = gpu.record().rows();
+  REQUIRE(hc.size() == hg.size());
+  for (size_t i = 0; i < hc.size(); ++i) CHECK(std::abs(hg[i].psnr_db - hc[i].psnr_db) <= b.psnr_db);
+  CHECK(hg.back().psnr_db > (b.final_db > 0 ? b.final_db : hg.front().psnr_db + b.gain_db)); // it learns
+  // The bound network renders like the CPU renders the same parameters.
+  auto* cuda = dynamic_cast<CudaBackend*>(&gpu.backend());
+  REQUIRE(cuda);
+  const auto params = gpu.parameters();
+  CpuBackend reference;
+  const NetworkView view{&gpu.config().model, params, {}};
+  const Image want = render_image(reference, view, 131, 77);
+  CHECK(worst_level_difference(cuda->render_rgba8(131, 77), want) <= b.levels);
 }
 
 } // namespace redraw::test

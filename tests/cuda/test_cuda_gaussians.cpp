@@ -12,6 +12,7 @@
 #if REDRAW_HAVE_CUDA
 
 #include "cuda_test_support.h"
+#include "primitive_fixtures.h"
 #include "reference_mlp.h"
 #include "test_support.h"
 
@@ -32,44 +33,10 @@ using redraw::test::normalised_error;
 namespace {
 
 /// The gaussians preset at `count` Gaussians, 3 channels.
-ModelSpec gaussians_model(int64_t count) {
-  ModelSpec m = load_preset("gaussians").model;
-  m.encoding.gaussians = count;
-  m.output_channels = 3;
-  return m;
-}
-
-/// Its initial parameters with colours of both signs (the preset's start is grey), and the head
-/// away from the identity, so every float's gradient is nonzero somewhere.
-std::vector<float> params_of(const ModelSpec& m, uint64_t seed) {
-  std::vector<float> p = initial_parameters(m, seed);
-  for (int64_t i = 0; i < m.encoding.gaussians; ++i)
-    for (int32_t k = 0; k < k_gaussian_channels; ++k)
-      p[size_t(i * k_gaussian_floats + k_gauss_colour + k)] = float(2 * random_unit(seed, 51, uint64_t(i * 3 + k)) - 1);
-  const int64_t lead = encoding_parameter_count(m.encoding);
-  for (size_t j = size_t(lead); j < p.size(); ++j) p[j] += float(0.2 * (random_unit(seed, 52, j) - 0.5));
-  return p;
-}
-
-/// n coordinates in [-1.1, 1.1]^2: some fall outside the picture (the border bins take them).
-std::vector<float> coords_of(int64_t n, uint64_t seed) {
-  std::vector<float> c(size_t(n) * 2);
-  for (size_t i = 0; i < c.size(); ++i) c[i] = float(2.2 * random_unit(seed, 53, i) - 1.1);
-  return c;
-}
-
-std::vector<float> leading(const std::vector<float>& p, const ModelSpec& m) {
-  return {p.begin(), p.begin() + std::ptrdiff_t(encoding_parameter_count(m.encoding))};
-}
+ModelSpec gaussians_model(int64_t count) { return test::preset_model("gaussians", &EncodingSpec::gaussians, count); }
 
 RunConfig small_run(int64_t count, int64_t batch) {
-  RunConfig c = load_preset("gaussians");
-  c.model.encoding.gaussians = count;
-  c.training.batch_size = batch;
-  c.training.cpu_batch_size = -1; // the same batch on both backends
-  c.training.steps = 100;
-  c.training.metrics_every = 25;
-  return c;
+  return test::parity_run("gaussians", &EncodingSpec::gaussians, count, batch);
 }
 
 } // namespace
@@ -80,65 +47,28 @@ TEST_CASE("cuda gaussians: encode matches the CPU, with a Gaussian over the whol
   CpuBackend cpu;
   for (int64_t count : {int64_t(1), int64_t(37), int64_t(2000), int64_t(7500)}) {
     const ModelSpec m = gaussians_model(count);
-    std::vector<float> g = leading(params_of(m, 4), m);
+    std::vector<float> g = test::encoding_floats(test::gaussian_test_params(m, 4), m);
     if (count > 2) {
       g[k_gauss_l11] = 40.0f; // wider than the picture: every bin lists it
       g[k_gaussian_floats + k_gauss_mx] = std::numeric_limits<float>::quiet_NaN(); // no bin lists it
     }
-    const int64_t n = 7000;
-    const auto coords = coords_of(n, 5);
-    std::vector<float> want(size_t(n) * k_gaussian_channels), got(want.size(), 99.0f);
-    cpu.encode(m.encoding, g, coords.data(), n, want.data());
-    gpu->encode(m.encoding, g, coords.data(), n, got.data());
     CAPTURE(count);
-    CHECK(normalised_error(got, want) <= 1e-5);
+    test::check_same_encoding(*gpu, cpu, m.encoding, g, test::border_coords(7000, 5, 53));
   }
 }
 
 TEST_CASE("cuda gaussians: loss and gradients match the CPU over several chunks, and reruns are bit-identical") {
   REDRAW_REQUIRE_CUDA_DEVICE();
-  auto gpu = test::cuda_backend(CudaPrecision::Fp32);
-  CpuBackend cpu;
   const ModelSpec m = gaussians_model(900);
-  const auto params = params_of(m, 6);
-  const int64_t n = 70000; // more than one stateless chunk (2^16)
-  const auto coords = coords_of(n, 7);
-  std::vector<float> targets(size_t(n) * 3);
-  for (size_t i = 0; i < targets.size(); ++i) targets[i] = float(random_unit(8, 54, i));
-  const auto both = test::mse_on_both(*gpu, cpu, m, params, coords, targets, n);
-  CHECK(both.l_gpu == doctest::Approx(both.l_cpu).epsilon(1e-5));
-  CHECK(both.gradient_error() <= 1e-4);
-  // The Gaussians' part alone (the head's few floats could hide it).
-  const auto lead = size_t(encoding_parameter_count(m.encoding));
-  const std::vector<float> gg(both.g_gpu.begin(), both.g_gpu.begin() + std::ptrdiff_t(lead));
-  const std::vector<float> gc(both.g_cpu.begin(), both.g_cpu.begin() + std::ptrdiff_t(lead));
-  CHECK(normalised_error(gg, gc) <= 1e-4);
-  const auto again = test::mse_on_both(*gpu, cpu, m, params, coords, targets, n);
-  CHECK(again.g_gpu == both.g_gpu);
+  (void)test::check_primitive_gradients(m, test::gaussian_test_params(m, 6), 53, 54);
 }
 
 TEST_CASE("cuda gaussians: 100-step training runs match the CPU (full batch and minibatch), and render alike") {
   REDRAW_REQUIRE_CUDA_DEVICE();
   const Image img = test::gradient_image(72, 48, 3);
   for (int64_t batch : {int64_t(0), int64_t(1024)}) {
-    const RunConfig c = small_run(400, batch);
-    Trainer cpu(std::make_unique<CpuBackend>(), c, Dataset{img});
-    Trainer gpu(test::cuda_backend(CudaPrecision::Fp32), c, Dataset{img});
-    cpu.run(100);
-    gpu.run(100);
-    const auto& hc = cpu.record().rows();
-    const auto& hg = gpu.record().rows();
-    REQUIRE(hc.size() == hg.size());
     CAPTURE(batch);
-    for (size_t i = 0; i < hc.size(); ++i) CHECK(std::abs(hg[i].psnr_db - hc[i].psnr_db) <= 0.1);
-    CHECK(hg.back().psnr_db > hg.front().psnr_db + 3.0); // it learns
-    auto* cuda = dynamic_cast<CudaBackend*>(&gpu.backend());
-    REQUIRE(cuda);
-    const auto params = gpu.parameters();
-    CpuBackend reference;
-    const NetworkView view{&gpu.config().model, params, {}};
-    const Image want = render_image(reference, view, 131, 77);
-    CHECK(test::worst_level_difference(cuda->render_rgba8(131, 77), want) <= 1);
+    test::check_parity_run(small_run(400, batch), img);
   }
 }
 

@@ -179,27 +179,10 @@ TEST_CASE("cuda hash grid: 100-step training runs match the CPU (fp32 and fused)
   REDRAW_REQUIRE_CUDA_DEVICE();
   const Image img = redraw::test::gradient_image(96, 64, 3);
   for (CudaPrecision p : {CudaPrecision::Fp32, CudaPrecision::Auto}) {
-    const RunConfig c = instant_like(4096);
-    Trainer cpu(std::make_unique<CpuBackend>(), c, Dataset{img});
-    Trainer gpu(test::cuda_backend(p), c, Dataset{img});
-    cpu.run(100);
-    gpu.run(100);
-    const auto& hc = cpu.record().rows();
-    const auto& hg = gpu.record().rows();
-    REQUIRE(hc.size() == hg.size());
     CAPTURE(cuda_precision_name(p));
-    const double tolerance = p == CudaPrecision::Fp32 ? 0.1 : 1.0;
-    for (size_t i = 0; i < hc.size(); ++i)
-      CHECK(std::abs(hg[i].psnr_db - hc[i].psnr_db) <= tolerance);
-    CHECK(hg.back().psnr_db > 25.0);
-    // The bound network renders like the CPU renders the same parameters.
-    auto* cuda = dynamic_cast<CudaBackend*>(&gpu.backend());
-    REQUIRE(cuda);
-    const auto params = gpu.parameters();
-    CpuBackend reference;
-    const NetworkView view{&gpu.config().model, params, {}};
-    const Image want = render_image(reference, view, 131, 77);
-    CHECK(test::worst_level_difference(cuda->render_rgba8(131, 77), want) <= (p == CudaPrecision::Fp32 ? 1 : 4));
+    const bool fp32 = p == CudaPrecision::Fp32;
+    test::check_parity_run(instant_like(4096), img,
+                           {.precision = p, .psnr_db = fp32 ? 0.1 : 1.0, .levels = fp32 ? 1 : 4, .final_db = 25.0});
   }
   // One step with a batch of two device chunks (2^18 + 40,000 samples): the table gradient is
   // cleared once and accumulates over both.

@@ -15,6 +15,7 @@
 #if REDRAW_HAVE_CUDA
 
 #include "cuda_test_support.h"
+#include "primitive_fixtures.h"
 #include "reference_mlp.h"
 #include "test_support.h"
 
@@ -40,45 +41,24 @@ using redraw::test::normalised_error;
 namespace {
 
 /// The sad preset at `sites` sites, 3 channels.
-ModelSpec sad_model(int64_t sites) {
-  ModelSpec m = load_preset("sad").model;
-  m.encoding.sites = sites;
-  m.output_channels = 3;
-  return m;
-}
+ModelSpec sad_model(int64_t sites) { return test::preset_model("sad", &EncodingSpec::sites, sites); }
 
 /// Its initial parameters with the sites moved off their grid (metrics from round to three to
 /// one, radii and temperatures spread, colours of both signs) and the head away from the
 /// identity, so every float's gradient is nonzero somewhere.
 std::vector<float> sad_test_params(const ModelSpec& m, uint64_t seed) {
   std::vector<float> p = initial_parameters(m, seed);
-  auto u = [&](uint64_t i, double lo, double hi) { return float(lo + (hi - lo) * random_unit(seed, 61, i)); };
+  const std::vector<float> drawn =
+      test::drawn_sites(m.encoding.sites, seed, {.stream = 61, .mean = 0.05, .temp_lo = -1.5, .temp_hi = 0.0});
   for (int64_t i = 0; i < m.encoding.sites; ++i) {
     float* s = p.data() + i * k_sad_floats;
-    const uint64_t c = uint64_t(i) * 16;
-    s[k_sad_mx] += u(c, -0.05, 0.05);
-    s[k_sad_my] += u(c + 1, -0.05, 0.05);
-    s[k_sad_l11] = u(c + 2, 0.5, 1.5);
-    s[k_sad_l21] = u(c + 3, -0.5, 0.5);
-    s[k_sad_l22] = u(c + 4, 0.5, 1.5);
-    s[k_sad_radius] = u(c + 5, -0.3, 0.3);
-    s[k_sad_temp] = u(c + 6, -1.5, 0.0);
-    for (int k = 0; k < k_sad_channels; ++k) s[k_sad_colour + k] = u(c + 7 + uint64_t(k), -1.0, 1.0);
+    const float* d = drawn.data() + i * k_sad_floats;
+    s[k_sad_mx] += d[k_sad_mx];
+    s[k_sad_my] += d[k_sad_my];
+    std::copy(d + k_sad_l11, d + k_sad_floats, s + k_sad_l11);
   }
-  const int64_t lead = encoding_parameter_count(m.encoding);
-  for (size_t j = size_t(lead); j < p.size(); ++j) p[j] += float(0.2 * (random_unit(seed, 62, j) - 0.5));
+  test::shake_head(m, seed, 62, p);
   return p;
-}
-
-/// n coordinates in [-1.1, 1.1]^2: some fall outside the picture (the border nodes take them).
-std::vector<float> sad_coords(int64_t n, uint64_t seed) {
-  std::vector<float> c(size_t(n) * 2);
-  for (size_t i = 0; i < c.size(); ++i) c[i] = float(2.2 * random_unit(seed, 63, i) - 1.1);
-  return c;
-}
-
-std::vector<float> sad_leading(const std::vector<float>& p, const ModelSpec& m) {
-  return {p.begin(), p.begin() + std::ptrdiff_t(encoding_parameter_count(m.encoding))};
 }
 
 /// The sites' lists as the device builds and refreshes them (SadLattice), for host parameters.
@@ -156,13 +136,7 @@ ListComparison compare_lists(const SadParams& p, const std::vector<float>& sites
 }
 
 RunConfig small_sad_run(int64_t sites, int64_t batch) {
-  RunConfig c = load_preset("sad");
-  c.model.encoding.sites = sites;
-  c.training.batch_size = batch;
-  c.training.cpu_batch_size = -1; // the same batch on both backends
-  c.training.steps = 100;
-  c.training.metrics_every = 25;
-  return c;
+  return test::parity_run("sad", &EncodingSpec::sites, sites, batch);
 }
 
 /// The share of an RGBA8 render's colour values more than one level from `want`'s.
@@ -192,7 +166,7 @@ TEST_CASE("cuda sad: the device's lists are the CPU's, built and refreshed after
     CAPTURE(count);
     const ModelSpec m = sad_model(count);
     const SadParams p = sad_params(count);
-    std::vector<float> sites = sad_leading(sad_test_params(m, 3), m);
+    std::vector<float> sites = test::encoding_floats(sad_test_params(m, 3), m);
     if (count > 2) sites[size_t(k_sad_floats + k_sad_mx)] = std::numeric_limits<float>::quiet_NaN(); // in no bucket
     DeviceLists device(p);
     SadLists cpu;
@@ -223,9 +197,9 @@ TEST_CASE("cuda sad: encode on the device's lists matches the CPU's blend of the
     CAPTURE(count);
     const ModelSpec m = sad_model(count);
     const SadParams p = sad_params(count);
-    std::vector<float> sites = sad_leading(sad_test_params(m, 4), m);
+    std::vector<float> sites = test::encoding_floats(sad_test_params(m, 4), m);
     const int64_t n = 7000;
-    const auto coords = sad_coords(n, 5);
+    const auto coords = test::border_coords(n, 5, 63);
     // The blend alone: the CPU's pass over the device's own lists.
     DeviceLists device(p);
     SadLists lists;
@@ -245,24 +219,8 @@ TEST_CASE("cuda sad: encode on the device's lists matches the CPU's blend of the
 
 TEST_CASE("cuda sad: loss and gradients match the CPU over several chunks, and reruns are bit-identical") {
   REDRAW_REQUIRE_CUDA_DEVICE();
-  auto gpu = test::cuda_backend(CudaPrecision::Fp32);
-  CpuBackend cpu;
   const ModelSpec m = sad_model(900);
-  const auto params = sad_test_params(m, 6);
-  const int64_t n = 70000; // more than one stateless chunk (2^16)
-  const auto coords = sad_coords(n, 7);
-  std::vector<float> targets(size_t(n) * 3);
-  for (size_t i = 0; i < targets.size(); ++i) targets[i] = float(random_unit(8, 65, i));
-  const auto both = test::mse_on_both(*gpu, cpu, m, params, coords, targets, n);
-  CHECK(both.l_gpu == doctest::Approx(both.l_cpu).epsilon(1e-5));
-  CHECK(both.gradient_error() <= 1e-4);
-  // The sites' part alone (the head's few floats could hide it).
-  const auto lead = size_t(encoding_parameter_count(m.encoding));
-  const std::vector<float> gg(both.g_gpu.begin(), both.g_gpu.begin() + std::ptrdiff_t(lead));
-  const std::vector<float> gc(both.g_cpu.begin(), both.g_cpu.begin() + std::ptrdiff_t(lead));
-  CHECK(normalised_error(gg, gc) <= 1e-4);
-  const auto again = test::mse_on_both(*gpu, cpu, m, params, coords, targets, n);
-  CHECK(again.g_gpu == both.g_gpu);
+  (void)test::check_primitive_gradients(m, sad_test_params(m, 6), 63, 65);
 }
 
 TEST_CASE("cuda sad: 100-step training runs match the CPU (full batch and minibatch), and render alike") {

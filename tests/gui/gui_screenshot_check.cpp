@@ -310,59 +310,44 @@ int check_growth_marks(const std::string& grow_png, const std::string& plain_png
   if (plain != 0) ok = (std::fprintf(stderr, "error: %zu growth events in the run without growth\n", plain), false);
   return ok ? 0 : 1;
 }
-} // namespace
 
-int main(int argc, char** argv) {
-  if (argc == 4 && std::string(argv[1]) == "--growth-marks") {
-    try {
-      return check_growth_marks(argv[2], argv[3]);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "error: %s\n", e.what());
-      return 1;
-    }
-  }
-  if (argc == 4 && std::string(argv[1]) == "--owner-map") {
-    try {
-      return check_owner_map(argv[2], argv[3]);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "error: %s\n", e.what());
-      return 1;
-    }
-  }
-  if (argc == 5 && std::string(argv[1]) == "--zoom") {
-    try {
-      return check_zoom(std::stoi(argv[2]), argv[3], argv[4]);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "error: %s\n", e.what());
-      return 1;
-    }
-  }
-  if ((argc == 3 || argc == 4) && std::string(argv[1]) == "--compare") {
-    try {
-      return check_compare(argv[2], argc == 4 ? size_t(std::stoul(argv[3])) : 2);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "error: %s\n", e.what());
-      return 1;
-    }
-  }
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: %s EARLY.png LATE.png\n", argv[0]);
-    return 2;
-  }
+/// EARLY.png and LATE.png: two captures of one run, the later one at a later step, neither blank,
+/// and the reconstruction changed between them.
+int check_early_late(const std::string& early_png, const std::string& late_png) {
+  const Capture a = load(early_png), b = load(late_png);
+  bool ok = true;
+  if (!not_blank(a, "early")) ok = (std::fprintf(stderr, "error: early reconstruction is blank\n"), false);
+  if (!not_blank(b, "late")) ok = (std::fprintf(stderr, "error: late reconstruction is blank\n"), false);
+  if (b.step <= a.step)
+    ok = (std::fprintf(stderr, "error: late step %lld is not after early step %lld\n", b.step, a.step), false);
+  const double diff = mean_diff(a, b);
+  std::printf("mean |late - early| = %.4f\n", diff);
+  if (diff < 0.005)
+    ok = (std::fprintf(stderr, "error: the reconstruction did not change between the captures\n"), false);
+  return ok ? 0 : 1;
+}
+
+/// Runs one check: its exit status, or 1 after "error: <what>" for an exception.
+template <class Check> int run_check(const Check& check) {
   try {
-    const Capture a = load(argv[1]), b = load(argv[2]);
-    bool ok = true;
-    if (!not_blank(a, "early")) ok = (std::fprintf(stderr, "error: early reconstruction is blank\n"), false);
-    if (!not_blank(b, "late")) ok = (std::fprintf(stderr, "error: late reconstruction is blank\n"), false);
-    if (b.step <= a.step)
-      ok = (std::fprintf(stderr, "error: late step %lld is not after early step %lld\n", b.step, a.step), false);
-    const double diff = mean_diff(a, b);
-    std::printf("mean |late - early| = %.4f\n", diff);
-    if (diff < 0.005)
-      ok = (std::fprintf(stderr, "error: the reconstruction did not change between the captures\n"), false);
-    return ok ? 0 : 1;
+    return check();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 1;
   }
+}
+} // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "";
+  if (argc == 4 && mode == "--growth-marks") return run_check([&] { return check_growth_marks(argv[2], argv[3]); });
+  if (argc == 4 && mode == "--owner-map") return run_check([&] { return check_owner_map(argv[2], argv[3]); });
+  if (argc == 5 && mode == "--zoom") return run_check([&] { return check_zoom(std::stoi(argv[2]), argv[3], argv[4]); });
+  if ((argc == 3 || argc == 4) && mode == "--compare")
+    return run_check([&] { return check_compare(argv[2], argc == 4 ? size_t(std::stoul(argv[3])) : 2); });
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: %s EARLY.png LATE.png\n", argv[0]);
+    return 2;
+  }
+  return run_check([&] { return check_early_late(argv[1], argv[2]); });
 }

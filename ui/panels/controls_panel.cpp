@@ -200,6 +200,16 @@ void draw_family_field(UiState& ui, const FamilyField& f, EncodingSpec& e) {
   }
 }
 
+/// The cosine carrier (model.encoding.carrier, engine/gaussian_math.h) of a family whose primitives
+/// take one. Like the other model fields it edits the settings: a run takes it at Apply & reset.
+void draw_carrier(EncodingSpec& e) {
+  ImGui::Checkbox("cosine carrier", &e.carrier);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("Each Gaussian's colour is multiplied by cos(w . z): a wave with its own trained\n"
+                      "frequency and direction across the Gaussian (as the gaussians-wipes preset).\n"
+                      "10 floats a Gaussian instead of 8. A new network: takes effect with Apply & reset.");
+}
+
 /// The hash grid's table group: its size, resolutions and interpolation, each with its auto choice.
 void draw_hash_grid_table(UiState& ui, EncodingSpec& e) {
   // Auto sizes follow the training image (the run's size; the defaults until an image is open).
@@ -279,6 +289,10 @@ void draw_network(UiState& ui) {
   enum_combo("encoding", m.encoding.kind, model_family_count(), encoding_name);
   const ModelFamily& family = model_family(m.encoding.kind);
   for (const FamilyField& f : family.fields) draw_family_field(ui, f, m.encoding);
+  if (family.carries)
+    draw_carrier(m.encoding);
+  else
+    m.encoding.carrier = false; // another family refuses it: a switch away from the Gaussians drops it
   if (family.panel == FamilyPanel::HashGridTable) draw_hash_grid_table(ui, m.encoding);
 }
 

@@ -211,6 +211,9 @@ bool test_condition(const UiState& ui, const std::string& cond, std::string& err
   if (!known) r = compare(cond, "discarded_copies", discarded_copies(ui), known, error);
   if (!known) r = run_condition(ui, cond, known, error);
   if (!known) r = compare(cond, "runs_shown", int64_t(shown_runs(ui).size()), known, error);
+  // The cosine carrier in the edited settings (the controls) and in run A's model.
+  if (!known) r = compare(cond, "edited_carrier", int64_t(ui.edit.config.model.encoding.carrier), known, error);
+  if (!known) r = compare(cond, "run_carrier", int64_t(st.config.model.encoding.carrier), known, error);
   // The Gaussians or Sites view: ellipses outlined over run A's picture last frame, and the view's step.
   if (!known) r = compare(cond, "gaussians_outlined", ui.insight.primitives.drawn, known, error);
   const PrimitiveView* gv = ui.insight.primitives.view.get();

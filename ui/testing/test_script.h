@@ -52,7 +52,8 @@
 /// gaussians_step>=N (the step of the parameters it shows, Gaussians or sites; -1 before any),
 /// owner_map_step>=N (the step of the owner map drawn; -1 before any), sites_idle<=N (the sites
 /// that own no pixel of it; -1 for a model without sites),
-/// growth_events>=N (run A's growth events, training.grow), growth_marks>=N (the marks of them
+/// edited_carrier==N, run_carrier==N (the Gaussians' cosine carrier, 1 or 0, in the controls' edited
+/// settings and in run A's model), growth_events>=N (run A's growth events, training.grow), growth_marks>=N (the marks of them
 /// drawn on the loss plot last frame), growth_ticks>=N (the ticks on the timelapse slider),
 /// scrubbed_step==N (the step of the timelapse frame chosen while scrubbed; -1 when live),
 /// comparing, not_comparing, runs_shown>=N (the runs side by side), compare_step>=N,

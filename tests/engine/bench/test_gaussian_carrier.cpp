@@ -3,6 +3,7 @@
 // fields against its central differences; frequencies of 0 as the plain Gaussians; the same bits at
 // 1, 2 and 3 threads and on either kernel family; a carrier model through the CPU backend, saved,
 // loaded and rendered; the config field, the preset's budget and the model file's layout checks.
+#include "primitive_fixtures.h"
 #include "test_support.h"
 
 #include "cpu/cpu_backend.h"
@@ -23,7 +24,6 @@
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
-#include <omp.h>
 
 #include <cmath>
 #include <cstring>
@@ -41,67 +41,15 @@ constexpr int32_t k_cf = k_gaussian_carrier_floats;
 
 /// `count` Gaussians with the carrier: the fields vary as tests/engine/bench/test_gaussians.cpp's,
 /// frequencies up to 3 radians per standard deviation (several stripes across a Gaussian).
+constexpr test::GaussianDraw k_carrier_draw{.stream = 41, .carrier = true, .frequency = 3.0};
 std::vector<float> carrier_gaussians(int64_t count, uint64_t seed, double most_frequency = 3.0) {
-  std::vector<float> p(size_t(count * k_cf));
-  auto u = [&](uint64_t i, double lo, double hi) { return float(lo + (hi - lo) * random_unit(seed, 41, i)); };
-  for (int64_t i = 0; i < count; ++i) {
-    float* g = p.data() + i * k_cf;
-    const uint64_t c = uint64_t(i) * 16;
-    g[k_gauss_mx] = u(c, -1.1, 1.1);
-    g[k_gauss_my] = u(c + 1, -1.1, 1.1);
-    g[k_gauss_l11] = u(c + 2, -3.0, 3.0);
-    g[k_gauss_l21] = u(c + 3, -2.0, 2.0);
-    g[k_gauss_l22] = u(c + 4, -3.0, 3.0);
-    for (int k = 0; k < k_gaussian_channels; ++k) g[k_gauss_colour + k] = u(c + 5 + uint64_t(k), -1.0, 1.0);
-    const double most = most_frequency / k_gaussian_carrier_step; // stored floats
-    g[k_gauss_wx] = u(c + 8, -most, most);
-    g[k_gauss_wy] = u(c + 9, -most, most);
-  }
-  return p;
+  test::GaussianDraw d = k_carrier_draw;
+  d.frequency = most_frequency;
+  return test::drawn_gaussians(count, seed, d);
 }
 
-/// The float64 all-pairs sum: q from Sigma^-1 written out, z from L^-1 written out, then the
-/// envelope times cos(w . z); params in double so central differences can move them.
-struct CarrierReference {
-  double cell;
-  std::vector<double> params;
-  int64_t count() const { return int64_t(params.size()) / k_cf; }
-
-  double weight(int64_t i, double x, double y) const {
-    const double* g = params.data() + i * k_cf;
-    const double f = k_gaussian_diag_floor;
-    const double a = cell * std::sqrt(g[2] * g[2] + f * f), b = cell * g[3], c = cell * std::sqrt(g[4] * g[4] + f * f);
-    const double sxx = a * a, sxy = a * b, syy = b * b + c * c, det = sxx * syy - sxy * sxy;
-    const double dx = x - g[0], dy = y - g[1];
-    const double q = (syy * dx * dx - 2 * sxy * dx * dy + sxx * dy * dy) / det;
-    if (!(q < k_gaussian_cutoff)) return 0.0;
-    const double inv[2][2] = {{1.0 / a, 0.0}, {-b / (a * c), 1.0 / c}}; // L^-1
-    const double z1 = inv[0][0] * dx, z2 = inv[1][0] * dx + inv[1][1] * dy;
-    const double s = k_gaussian_carrier_step;
-    return (std::exp(-0.5 * q) - std::exp(-0.5 * k_gaussian_cutoff)) * std::cos(s * g[k_gauss_wx] * z1 + s * g[k_gauss_wy] * z2);
-  }
-  double value(double x, double y, int k) const {
-    double s = 0;
-    for (int64_t i = 0; i < count(); ++i) s += params[size_t(i * k_cf + k_gauss_colour + k)] * weight(i, x, y);
-    return s;
-  }
-  double loss(const std::vector<float>& coords, const std::vector<float>& r) const {
-    double s = 0;
-    for (size_t j = 0; j < coords.size() / 2; ++j)
-      for (int k = 0; k < k_gaussian_channels; ++k)
-        s += double(r[j * k_gaussian_channels + size_t(k)]) * value(coords[2 * j], coords[2 * j + 1], k);
-    return s;
-  }
-};
-
-std::vector<float> carrier_coords(int64_t n, uint64_t seed) { return test::uniform_values(size_t(2 * n), seed, 22, -1.2f, 1.2f); }
-
 RunConfig carrier_config(int64_t count, int64_t steps) {
-  RunConfig cfg = load_preset("gaussians-wipes");
-  cfg.model.encoding.gaussians = count;
-  cfg.training.steps = steps;
-  cfg.training.metrics_every = steps;
-  return cfg;
+  return test::short_primitive_run("gaussians-wipes", &EncodingSpec::gaussians, count, steps);
 }
 
 } // namespace
@@ -127,57 +75,22 @@ TEST_CASE("gaussian carrier: the tiled CPU forward pass is the all-pairs float64
     CAPTURE(count);
     const GaussianParams g = gaussian_params(count, true);
     const std::vector<float> p = carrier_gaussians(count, k_carrier_seed + uint64_t(count));
-    const int64_t n = 3000;
-    const std::vector<float> coords = carrier_coords(n, k_carrier_seed);
-    std::vector<float> out(size_t(n * k_gaussian_channels), NAN);
-    gaussian_encode_rows(g, p.data(), coords.data(), n, out.data());
-    const CarrierReference ref{double(g.cell), std::vector<double>(p.begin(), p.end())};
-    double worst = 0, largest = 0;
+    const std::vector<float> coords = test::margin_coords(3000, k_carrier_seed);
+    const test::ForwardErrors e = test::gaussian_forward_errors(g, p, coords);
+    const test::GaussianReference ref = test::gaussian_reference(g, p);
     int64_t negative = 0;
-    for (int64_t j = 0; j < n; ++j)
-      for (int k = 0; k < k_gaussian_channels; ++k) {
-        const double want = ref.value(coords[size_t(2 * j)], coords[size_t(2 * j + 1)], k);
-        worst = std::max(worst, std::abs(double(out[size_t(j * k_gaussian_channels + k)]) - want));
-        largest = std::max(largest, std::abs(want));
-      }
     for (int64_t i = 0; i < count; ++i) // the carrier swings: some weight is below 0
       for (int64_t j = 0; j < 50; ++j) negative += ref.weight(i, coords[size_t(2 * j)], coords[size_t(2 * j + 1)]) < 0;
-    MESSAGE(count << " Gaussians: worst difference " << worst << " on values up to " << largest);
-    CHECK(worst < 1e-5);
-    CHECK(largest > 0.1);
+    MESSAGE(count << " Gaussians: worst difference " << e.worst << " on values up to " << e.largest);
+    CHECK(e.worst < 1e-5);
+    CHECK(e.largest > 0.1);
     if (count > 1) CHECK(negative > 0);
   }
 }
 
 TEST_CASE("gaussian carrier: the gradient of all ten fields matches central differences in float64") {
-  const int64_t count = 40, n = 400;
-  const GaussianParams g = gaussian_params(count, true);
-  const std::vector<float> p = carrier_gaussians(count, k_carrier_seed + 1);
-  const std::vector<float> coords = carrier_coords(n, k_carrier_seed + 2);
-  const std::vector<float> r = test::uniform_values(size_t(n * k_gaussian_channels), k_carrier_seed, 23, -1.0f, 1.0f);
-  std::vector<float> grads(p.size(), NAN);
-  gaussian_backward_rows(g, p.data(), coords.data(), r.data(), n, grads.data(), false);
-  CarrierReference ref{double(g.cell), std::vector<double>(p.begin(), p.end())};
-  double worst[k_cf] = {}, scale[k_cf] = {};
-  for (size_t i = 0; i < p.size(); ++i) {
-    const double keep = ref.params[i], h = 1e-6;
-    ref.params[i] = keep + h;
-    const double up = ref.loss(coords, r);
-    ref.params[i] = keep - h;
-    const double down = ref.loss(coords, r);
-    ref.params[i] = keep;
-    const double fd = (up - down) / (2 * h);
-    const size_t field = i % k_cf;
-    worst[field] = std::max(worst[field], std::abs(double(grads[i]) - fd));
-    scale[field] = std::max(scale[field], std::abs(fd));
-  }
-  const std::string names[k_cf] = {"mx", "my", "l11", "l21", "l22", "colour 0", "colour 1", "colour 2", "wx", "wy"};
-  for (int f = 0; f < k_cf; ++f) {
-    CAPTURE(names[f]);
-    MESSAGE(names[f] << ": worst difference " << worst[f] << " on gradients up to " << scale[f]);
-    CHECK(scale[f] > 1e-3);
-    CHECK(worst[f] <= 1e-4 * scale[f] + 1e-6);
-  }
+  test::check_gaussian_gradient(test::gaussian_case(40, 400, k_carrier_draw, k_carrier_seed, 1, 23),
+                                {"mx", "my", "l11", "l21", "l22", "colour 0", "colour 1", "colour 2", "wx", "wy"});
 }
 
 TEST_CASE("gaussian carrier: frequencies of 0 give the plain Gaussians' bits forward and their gradient") {
@@ -186,7 +99,7 @@ TEST_CASE("gaussian carrier: frequencies of 0 give the plain Gaussians' bits for
   std::vector<float> off(size_t(count * k_gaussian_floats));
   for (int64_t i = 0; i < count; ++i)
     std::copy_n(on.begin() + i * k_cf, k_gaussian_floats, off.begin() + i * k_gaussian_floats);
-  const std::vector<float> coords = carrier_coords(n, k_carrier_seed + 4);
+  const std::vector<float> coords = test::margin_coords(n, k_carrier_seed + 4);
   const std::vector<float> r = test::uniform_values(size_t(n * k_gaussian_channels), k_carrier_seed, 24, -1.0f, 1.0f);
   std::vector<float> out_on(size_t(n * 3)), out_off(size_t(n * 3)), g_on(on.size()), g_off(off.size());
   gaussian_encode_rows(gaussian_params(count, true), on.data(), coords.data(), n, out_on.data());
@@ -207,53 +120,23 @@ TEST_CASE("gaussian carrier: frequencies of 0 give the plain Gaussians' bits for
 
 TEST_CASE("gaussian carrier: the same bits at 1, 2 and 3 threads, and on the AVX2 and baseline kernels") {
   const int64_t count = 900, n = 5000;
-  const GaussianParams g = gaussian_params(count, true);
-  const std::vector<float> p = carrier_gaussians(count, k_carrier_seed + 5);
-  const std::vector<float> coords = carrier_coords(n, k_carrier_seed + 6);
-  const std::vector<float> r = test::uniform_values(size_t(n * k_gaussian_channels), k_carrier_seed, 25, -1.0f, 1.0f);
-  const int before = omp_get_max_threads();
-  std::vector<float> out1, grad1;
-  for (int threads : {1, 2, 3}) {
-    CAPTURE(threads);
-    omp_set_num_threads(threads);
-    std::vector<float> out(size_t(n * k_gaussian_channels)), grads(p.size(), 0.25f);
-    gaussian_encode_rows(g, p.data(), coords.data(), n, out.data());
-    gaussian_backward_rows(g, p.data(), coords.data(), r.data(), n, grads.data(), true);
-    if (threads == 1) {
-      out1 = out, grad1 = grads;
-      continue;
-    }
-    CHECK(std::memcmp(out.data(), out1.data(), out.size() * sizeof(float)) == 0);
-    CHECK(std::memcmp(grads.data(), grad1.data(), grads.size() * sizeof(float)) == 0);
-  }
-  omp_set_num_threads(before);
+  const test::GaussianCase c = test::gaussian_case(count, n, k_carrier_draw, k_carrier_seed, 5, 25);
+  const test::GridPasses one = test::rows_passes_at_1_2_3_threads(c);
   size_t moved = 0;
-  for (int64_t i = 0; i < count; ++i) moved += grad1[size_t(i * k_cf + k_gauss_wx)] != 0.25f;
+  for (int64_t i = 0; i < count; ++i) moved += one.grads[size_t(i * k_cf + k_gauss_wx)] != 0.25f;
   CHECK(moved > size_t(count) / 2);
   if (!cpu::GaussianGrid::avx2_available()) {
     MESSAGE("skipped the AVX2 half: this CPU has no AVX2");
     return;
   }
-  std::vector<float> out[2], grads[2];
-  for (int avx2 = 0; avx2 < 2; ++avx2) {
-    cpu::GaussianGrid grid;
-    grid.use_avx2(avx2 == 1);
-    grid.build(g, p.data());
-    out[avx2].assign(size_t(n * k_gaussian_channels), NAN);
-    grid.encode(coords.data(), n, out[avx2].data());
-    grads[avx2].assign(p.size(), 0.5f);
-    grid.backward(p.data(), coords.data(), r.data(), n, grads[avx2].data(), true);
-  }
-  CHECK(std::memcmp(out[0].data(), out[1].data(), out[0].size() * sizeof(float)) == 0);
-  CHECK(std::memcmp(grads[0].data(), grads[1].data(), grads[0].size() * sizeof(float)) == 0);
+  const test::GridPasses base = test::cpu_grid_passes(c.g, c.p, c.coords, n, c.r, false);
+  const test::GridPasses avx2 = test::cpu_grid_passes(c.g, c.p, c.coords, n, c.r, true);
+  CHECK(test::same_bits(base.out, avx2.out));
+  CHECK(test::same_bits(base.grads, avx2.grads));
 }
 
 TEST_CASE("gaussian carrier model: the seed's Gaussians are the plain model's, with small frequencies after each") {
-  ModelSpec plain;
-  plain.encoding.kind = EncodingKind::Gaussians;
-  plain.encoding.gaussians = 3000;
-  plain.output_channels = 3;
-  plain.output_activation = Activation::Identity;
+  const ModelSpec plain = test::gaussians_spec(3000);
   ModelSpec carried = plain;
   carried.encoding.carrier = true;
   const std::vector<float> a = initial_parameters(plain, 7), b = initial_parameters(carried, 7);
@@ -276,32 +159,19 @@ TEST_CASE("gaussian carrier model: the seed's Gaussians are the plain model's, w
 }
 
 TEST_CASE("gaussian carrier model: trained, saved, loaded and rendered, the same bits; the layout is checked") {
-  RunConfig cfg = carrier_config(400, 3);
-  cfg.data.max_side = 24;
-  RunSource src{test::sample("horse.png").string(), ""};
-  OpenRunOptions opts;
-  opts.config = cfg;
-  OpenedRun run = open_run(src, [](const std::string&, std::string*, const std::string&) {
-    return std::unique_ptr<Backend>(std::make_unique<CpuBackend>());
-  }, opts);
-  const std::vector<float> start = run.trainer->parameters();
-  run.trainer->run(3);
-  const Checkpoint c = run.trainer->checkpoint("horse.png");
+  test::TempDir dir;
+  const test::SavedRun run = test::train_save_and_load(carrier_config(400, 3), dir.path / "w.redraw");
+  const Checkpoint &c = run.trained, &back = run.loaded;
   REQUIRE(int64_t(c.params.size()) == parameter_count(c.config.model));
   int64_t stepped = 0; // the frequencies train
-  for (int64_t i = 0; i < 400; ++i) stepped += c.params[size_t(i * k_cf + k_gauss_wx)] != start[size_t(i * k_cf + k_gauss_wx)];
+  for (int64_t i = 0; i < 400; ++i)
+    stepped += c.params[size_t(i * k_cf + k_gauss_wx)] != run.start[size_t(i * k_cf + k_gauss_wx)];
   CHECK(stepped > 100);
-  test::TempDir dir;
-  save_checkpoint(dir.path / "w.redraw", c);
-  const Checkpoint back = load_checkpoint(dir.path / "w.redraw");
   CHECK(back.config.model.encoding.carrier);
   CHECK(back.config.model.encoding.gaussians == 400);
   REQUIRE(back.params == c.params);
+  const Image a = test::check_same_render(c, back);
   CpuBackend cpu;
-  const Image a = render_image(cpu, NetworkView{&c.config.model, c.params, {}}, 40, 28);
-  const Image b = render_image(cpu, NetworkView{&back.config.model, back.params, {}}, 40, 28);
-  REQUIRE(a.pixels.size() == b.pixels.size());
-  CHECK(std::memcmp(a.pixels.data(), b.pixels.data(), a.pixels.size() * sizeof(float)) == 0);
   // Read as carrier-off, the same floats are another model, refused by its parameter count.
   Checkpoint plain = back;
   plain.config.model.encoding.carrier = false;

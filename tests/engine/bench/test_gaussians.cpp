@@ -3,6 +3,7 @@
 // the passes' forward substitution); the gradient of every parameter kind against central
 // differences of that sum; the same bits at 1, 2 and 3 threads; a gaussians model through the
 // whole CPU backend (its loss gradient, a saved model, a short fit); and model.gaussians in configs.
+#include "primitive_fixtures.h"
 #include "test_support.h"
 
 #include "cpu/cpu_backend.h"
@@ -24,7 +25,6 @@
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
-#include <omp.h>
 
 #include <cmath>
 #include <cstring>
@@ -38,75 +38,12 @@ constexpr uint64_t k_seed = 55;
 
 /// `count` Gaussians drawn to vary every field: means a little past the picture's edge, sizes
 /// from the floor to several cells (diagonal values of either sign), shears, colours of either sign.
-std::vector<float> random_gaussians(int64_t count, uint64_t seed) {
-  std::vector<float> p(size_t(count * k_gaussian_floats));
-  auto u = [&](uint64_t i, double lo, double hi) { return float(lo + (hi - lo) * random_unit(seed, 21, i)); };
-  for (int64_t i = 0; i < count; ++i) {
-    float* g = p.data() + i * k_gaussian_floats;
-    const uint64_t c = uint64_t(i) * 16;
-    g[k_gauss_mx] = u(c, -1.1, 1.1);
-    g[k_gauss_my] = u(c + 1, -1.1, 1.1);
-    g[k_gauss_l11] = u(c + 2, -3.0, 3.0);
-    g[k_gauss_l21] = u(c + 3, -2.0, 2.0);
-    g[k_gauss_l22] = u(c + 4, -3.0, 3.0);
-    for (int k = 0; k < k_gaussian_channels; ++k) g[k_gauss_colour + k] = u(c + 5 + uint64_t(k), -1.0, 1.0);
-  }
-  return p;
-}
-
-/// n coordinates over [-1.2, 1.2]^2: samples may fall outside the picture (a render's margin).
-std::vector<float> margin_coords(int64_t n, uint64_t seed) {
-  return test::uniform_values(size_t(2 * n), seed, 22, -1.2f, 1.2f);
-}
-
-/// The float64 all-pairs reference: Sigma = L L^T and its inverse written out, q = d^T Sigma^-1 d,
-/// the same cutoff rule; params in double so central differences can move them.
-struct Reference {
-  double cell;
-  std::vector<double> params;
-  int64_t count() const { return int64_t(params.size()) / k_gaussian_floats; }
-
-  double weight(int64_t i, double x, double y) const {
-    const double* g = params.data() + i * k_gaussian_floats;
-    const double f = k_gaussian_diag_floor;
-    const double a = cell * std::sqrt(g[2] * g[2] + f * f), b = cell * g[3], c = cell * std::sqrt(g[4] * g[4] + f * f);
-    const double sxx = a * a, sxy = a * b, syy = b * b + c * c, det = sxx * syy - sxy * sxy;
-    const double dx = x - g[0], dy = y - g[1];
-    const double q = (syy * dx * dx - 2 * sxy * dx * dy + sxx * dy * dy) / det;
-    return q < k_gaussian_cutoff ? std::exp(-0.5 * q) - std::exp(-0.5 * k_gaussian_cutoff) : 0.0;
-  }
-  /// The encoding at (x, y), channel k.
-  double value(double x, double y, int k) const {
-    double s = 0;
-    for (int64_t i = 0; i < count(); ++i) s += params[size_t(i * k_gaussian_floats + k_gauss_colour + k)] * weight(i, x, y);
-    return s;
-  }
-  /// sum over samples and channels of r * value: the loss whose dLoss/dEncoding is r.
-  double loss(const std::vector<float>& coords, const std::vector<float>& r) const {
-    double s = 0;
-    for (size_t j = 0; j < coords.size() / 2; ++j)
-      for (int k = 0; k < k_gaussian_channels; ++k) s += double(r[j * k_gaussian_channels + size_t(k)]) * value(coords[2 * j], coords[2 * j + 1], k);
-    return s;
-  }
-};
-
-Reference reference_of(const GaussianParams& g, const std::vector<float>& p) {
-  return Reference{double(g.cell), std::vector<double>(p.begin(), p.end())};
-}
+constexpr test::GaussianDraw k_draw{.stream = 21};
+std::vector<float> random_gaussians(int64_t count, uint64_t seed) { return test::drawn_gaussians(count, seed, k_draw); }
 
 /// A gaussians model of `count` Gaussians and C output channels, as the preset builds it.
 RunConfig gaussians_config(int64_t count, int64_t steps) {
-  RunConfig cfg = load_preset("gaussians");
-  cfg.model.encoding.gaussians = count;
-  cfg.training.steps = steps;
-  cfg.training.metrics_every = steps;
-  return cfg;
-}
-
-BackendFactory cpu_factory() {
-  return [](const std::string&, std::string*, const std::string&) {
-    return std::unique_ptr<Backend>(std::make_unique<CpuBackend>());
-  };
+  return test::short_primitive_run("gaussians", &EncodingSpec::gaussians, count, steps);
 }
 
 } // namespace
@@ -117,88 +54,28 @@ TEST_CASE("gaussians: the tiled CPU forward pass is the all-pairs float64 sum wi
     const GaussianParams g = gaussian_params(count);
     const std::vector<float> p = random_gaussians(count, k_seed + uint64_t(count));
     const int64_t n = 3000;
-    const std::vector<float> coords = margin_coords(n, k_seed);
-    std::vector<float> out(size_t(n * k_gaussian_channels), NAN);
-    gaussian_encode_rows(g, p.data(), coords.data(), n, out.data());
-    const Reference ref = reference_of(g, p);
-    double worst = 0, largest = 0;
-    int64_t covered = 0;
-    for (int64_t j = 0; j < n; ++j)
-      for (int k = 0; k < k_gaussian_channels; ++k) {
-        const double want = ref.value(coords[size_t(2 * j)], coords[size_t(2 * j + 1)], k);
-        worst = std::max(worst, std::abs(double(out[size_t(j * k_gaussian_channels + k)]) - want));
-        largest = std::max(largest, std::abs(want));
-        covered += want != 0.0;
-      }
-    MESSAGE(count << " Gaussians: worst difference " << worst << " on values up to " << largest);
-    CHECK(worst < 1e-5);
-    CHECK(covered > n / 10); // the samples see Gaussians: not a comparison of zeros
+    const test::ForwardErrors e = test::gaussian_forward_errors(g, p, test::margin_coords(n, k_seed));
+    MESSAGE(count << " Gaussians: worst difference " << e.worst << " on values up to " << e.largest);
+    CHECK(e.worst < 1e-5);
+    CHECK(e.covered > n / 10); // the samples see Gaussians: not a comparison of zeros
   }
 }
 
 TEST_CASE("gaussians: the gradient of every field matches central differences in float64") {
-  const int64_t count = 40, n = 400;
-  const GaussianParams g = gaussian_params(count);
-  const std::vector<float> p = random_gaussians(count, k_seed + 1);
-  const std::vector<float> coords = margin_coords(n, k_seed + 2);
-  const std::vector<float> r = test::uniform_values(size_t(n * k_gaussian_channels), k_seed, 23, -1.0f, 1.0f);
-  std::vector<float> grads(p.size(), NAN);
-  gaussian_backward_rows(g, p.data(), coords.data(), r.data(), n, grads.data(), false);
-  Reference ref = reference_of(g, p);
-  double worst[k_gaussian_floats] = {}, scale[k_gaussian_floats] = {};
-  for (size_t i = 0; i < p.size(); ++i) {
-    const double keep = ref.params[i], h = 1e-6;
-    ref.params[i] = keep + h;
-    const double up = ref.loss(coords, r);
-    ref.params[i] = keep - h;
-    const double down = ref.loss(coords, r);
-    ref.params[i] = keep;
-    const double fd = (up - down) / (2 * h);
-    const size_t field = i % k_gaussian_floats;
-    worst[field] = std::max(worst[field], std::abs(double(grads[i]) - fd));
-    scale[field] = std::max(scale[field], std::abs(fd));
-  }
-  const std::string names[k_gaussian_floats] = {"mx", "my", "l11", "l21", "l22", "colour 0", "colour 1", "colour 2"};
-  for (int f = 0; f < k_gaussian_floats; ++f) {
-    CAPTURE(names[f]); // a string: doctest prints a char*'s address
-    MESSAGE(names[f] << ": worst difference " << worst[f] << " on gradients up to " << scale[f]);
-    CHECK(scale[f] > 1e-3); // a field the samples move
-    CHECK(worst[f] <= 1e-4 * scale[f] + 1e-6);
-  }
+  test::check_gaussian_gradient(test::gaussian_case(40, 400, k_draw, k_seed, 1, 23),
+                                {"mx", "my", "l11", "l21", "l22", "colour 0", "colour 1", "colour 2"});
 }
 
 TEST_CASE("gaussians: forward and backward give the same bits at 1, 2 and 3 threads") {
-  const int64_t count = 900, n = 5000;
-  const GaussianParams g = gaussian_params(count);
-  const std::vector<float> p = random_gaussians(count, k_seed + 3);
-  const std::vector<float> coords = margin_coords(n, k_seed + 4);
-  const std::vector<float> r = test::uniform_values(size_t(n * k_gaussian_channels), k_seed, 24, -1.0f, 1.0f);
-  const int before = omp_get_max_threads();
-  std::vector<float> out1, grad1;
-  for (int threads : {1, 2, 3}) {
-    CAPTURE(threads);
-    omp_set_num_threads(threads);
-    std::vector<float> out(size_t(n * k_gaussian_channels)), grads(p.size(), 0.25f);
-    gaussian_encode_rows(g, p.data(), coords.data(), n, out.data());
-    gaussian_backward_rows(g, p.data(), coords.data(), r.data(), n, grads.data(), true);
-    if (threads == 1) {
-      out1 = out, grad1 = grads;
-      continue;
-    }
-    CHECK(std::memcmp(out.data(), out1.data(), out.size() * sizeof(float)) == 0);
-    CHECK(std::memcmp(grads.data(), grad1.data(), grads.size() * sizeof(float)) == 0);
-  }
-  omp_set_num_threads(before);
+  const test::GaussianCase c = test::gaussian_case(900, 5000, k_draw, k_seed, 3, 24);
+  const test::GridPasses one = test::rows_passes_at_1_2_3_threads(c);
   size_t moved = 0;
-  for (float v : grad1) moved += v != 0.25f;
-  CHECK(moved > grad1.size() / 2); // accumulate added something
+  for (float v : one.grads) moved += v != 0.25f;
+  CHECK(moved > one.grads.size() / 2); // accumulate added something
 }
 
 TEST_CASE("gaussians model: the CPU backend's loss gradient, head included, matches central differences") {
-  ModelSpec m;
-  m.encoding.kind = EncodingKind::Gaussians;
-  m.encoding.gaussians = 25;
-  m.output_activation = Activation::Identity;
+  ModelSpec m = test::gaussians_spec(25);
   for (const int32_t channels : {1, 3}) {
     CAPTURE(channels);
     m.output_channels = channels;
@@ -206,7 +83,7 @@ TEST_CASE("gaussians model: the CPU backend's loss gradient, head included, matc
     const std::vector<float> shaped = random_gaussians(m.encoding.gaussians, k_seed + 5);
     std::copy(shaped.begin(), shaped.end(), p.begin());
     const int64_t n = 300;
-    const std::vector<float> coords = margin_coords(n, k_seed + 6);
+    const std::vector<float> coords = test::margin_coords(n, k_seed + 6);
     const std::vector<float> targets = test::uniform_values(size_t(n * channels), k_seed, 25, 0.0f, 1.0f);
     CpuBackend cpu;
     std::vector<float> grads(p.size());
@@ -216,8 +93,8 @@ TEST_CASE("gaussians model: the CPU backend's loss gradient, head included, matc
     const std::vector<DenseLayer> layers = dense_layers(m);
     REQUIRE(layers.size() == 1);
     auto loss = [&](const std::vector<double>& q) {
-      const Reference ref{double(gaussian_params(m.encoding.gaussians).cell),
-                          std::vector<double>(q.begin(), q.begin() + int64_t(shaped.size()))};
+      const test::GaussianReference ref{double(gaussian_params(m.encoding.gaussians).cell),
+                                        std::vector<double>(q.begin(), q.begin() + int64_t(shaped.size()))};
       double s = 0;
       for (int64_t j = 0; j < n; ++j) {
         double enc[k_gaussian_channels];
@@ -234,13 +111,7 @@ TEST_CASE("gaussians model: the CPU backend's loss gradient, head included, matc
     std::vector<double> q(p.begin(), p.end());
     double worst = 0, largest = 0;
     for (size_t i = 0; i < q.size(); ++i) {
-      const double keep = q[i], h = 1e-6;
-      q[i] = keep + h;
-      const double up = loss(q);
-      q[i] = keep - h;
-      const double down = loss(q);
-      q[i] = keep;
-      const double fd = (up - down) / (2 * h);
+      const double fd = test::central_difference(q, i, [&] { return loss(q); });
       worst = std::max(worst, std::abs(double(grads[i]) - fd));
       largest = std::max(largest, std::abs(fd));
     }
@@ -251,11 +122,7 @@ TEST_CASE("gaussians model: the CPU backend's loss gradient, head included, matc
 }
 
 TEST_CASE("gaussians model: the seed alone sets the Gaussians, which tile the picture, and the head is the identity") {
-  ModelSpec m;
-  m.encoding.kind = EncodingKind::Gaussians;
-  m.encoding.gaussians = 4000;
-  m.output_channels = 3;
-  m.output_activation = Activation::Identity;
+  const ModelSpec m = test::gaussians_spec(4000);
   const std::vector<float> a = initial_parameters(m, 7), b = initial_parameters(m, 7), c = initial_parameters(m, 8);
   CHECK(a == b);
   CHECK(a != c);
@@ -279,28 +146,17 @@ TEST_CASE("gaussians model: the seed alone sets the Gaussians, which tile the pi
 }
 
 TEST_CASE("gaussians model: saved, loaded and rendered, the same bits") {
-  RunConfig cfg = gaussians_config(500, 3);
-  cfg.data.max_side = 24;
-  RunSource src{test::sample("horse.png").string(), ""};
-  OpenRunOptions opts;
-  opts.config = cfg;
-  OpenedRun run = open_run(src, cpu_factory(), opts);
-  run.trainer->run(3);
-  const Checkpoint c = run.trainer->checkpoint("horse.png");
   test::TempDir dir;
-  save_checkpoint(dir.path / "g.redraw", c);
-  const Checkpoint back = load_checkpoint(dir.path / "g.redraw");
+  const test::SavedRun run = test::train_save_and_load(gaussians_config(500, 3), dir.path / "g.redraw");
+  const Checkpoint& back = run.loaded;
   CHECK(back.config.model.encoding.kind == EncodingKind::Gaussians);
   CHECK(back.config.model.encoding.gaussians == 500);
-  REQUIRE(back.params == c.params);
-  CpuBackend cpu;
-  const Image a = render_image(cpu, NetworkView{&c.config.model, c.params, {}}, 40, 28);
-  const Image b = render_image(cpu, NetworkView{&back.config.model, back.params, {}}, 40, 28);
-  REQUIRE(a.pixels.size() == b.pixels.size());
-  CHECK(std::memcmp(a.pixels.data(), b.pixels.data(), a.pixels.size() * sizeof(float)) == 0);
+  REQUIRE(back.params == run.trained.params);
+  (void)test::check_same_render(run.trained, back);
   // The render is the Gaussians': another count reads other parameters and is refused.
   Checkpoint other = back;
   other.config.model.encoding.gaussians = 499;
+  CpuBackend cpu;
   CHECK_THROWS(render_image(cpu, NetworkView{&other.config.model, back.params, {}}, 40, 28));
 }
 

@@ -1,6 +1,7 @@
 // A sad model (engine/sad_family.cpp) through the whole CPU backend: its initial sites, a saved,
 // loaded and rendered model, a short fit, model.sites in configs, the weights export and the
 // family's refusals (the fused GPU path; neuron maps).
+#include "primitive_fixtures.h"
 #include "test_support.h"
 
 #include "cpu/cpu_backend.h"
@@ -30,17 +31,7 @@ using namespace redraw;
 namespace {
 
 RunConfig sad_config(int64_t sites, int64_t steps) {
-  RunConfig cfg = load_preset("sad");
-  cfg.model.encoding.sites = sites;
-  cfg.training.steps = steps;
-  cfg.training.metrics_every = steps;
-  return cfg;
-}
-
-BackendFactory sad_cpu_factory() {
-  return [](const std::string&, std::string*, const std::string&) {
-    return std::unique_ptr<Backend>(std::make_unique<CpuBackend>());
-  };
+  return test::short_primitive_run("sad", &EncodingSpec::sites, sites, steps);
 }
 
 } // namespace
@@ -80,30 +71,20 @@ TEST_CASE("sad model: the seed alone sets the sites, one per cell of a grid over
 }
 
 TEST_CASE("sad model: saved, loaded and rendered, the same bits") {
-  RunConfig cfg = sad_config(300, 3);
-  cfg.data.max_side = 24;
-  OpenRunOptions opts;
-  opts.config = cfg;
-  OpenedRun run = open_run(RunSource{test::sample("horse.png").string(), ""}, sad_cpu_factory(), opts);
-  run.trainer->run(3);
-  const Checkpoint c = run.trainer->checkpoint("horse.png");
   test::TempDir dir;
-  save_checkpoint(dir.path / "s.redraw", c);
-  const Checkpoint back = load_checkpoint(dir.path / "s.redraw");
+  const test::SavedRun run = test::train_save_and_load(sad_config(300, 3), dir.path / "s.redraw");
+  const Checkpoint &c = run.trained, &back = run.loaded;
   CHECK(back.config.model.encoding.kind == EncodingKind::Sad);
   CHECK(back.config.model.encoding.sites == 300);
   REQUIRE(back.params == c.params);
-  CpuBackend cpu;
-  const Image a = render_image(cpu, NetworkView{&c.config.model, c.params, {}}, 40, 28);
-  const Image b = render_image(cpu, NetworkView{&back.config.model, back.params, {}}, 40, 28);
-  REQUIRE(a.pixels.size() == b.pixels.size());
-  CHECK(std::memcmp(a.pixels.data(), b.pixels.data(), a.pixels.size() * sizeof(float)) == 0);
+  const Image a = test::check_same_render(c, back);
   // The render is the sites': a picture, not a constant.
   double lo = 1e9, hi = -1e9;
   for (float v : a.pixels) lo = std::min(lo, double(v)), hi = std::max(hi, double(v));
   CHECK(hi - lo > 0.05);
   Checkpoint other = back;
   other.config.model.encoding.sites = 299; // another count reads other parameters and is refused
+  CpuBackend cpu;
   CHECK_THROWS(render_image(cpu, NetworkView{&other.config.model, back.params, {}}, 40, 28));
 }
 

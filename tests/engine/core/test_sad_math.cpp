@@ -4,6 +4,7 @@
 // for coincident sites, huge distances and extreme temperatures.
 #include "engine/rng_math.h"
 #include "engine/sad_math.h"
+#include "primitive_fixtures.h"
 
 #include <doctest/doctest.h>
 
@@ -19,21 +20,8 @@ namespace {
 /// `count` sites drawn to vary every field: positions around the point, diagonals of either sign,
 /// shears, radii, temperatures from cold to warm, colours of either sign.
 std::vector<float> random_sites(int count, uint64_t seed) {
-  std::vector<float> p(size_t(count * k_sad_floats));
-  auto u = [&](uint64_t i, double lo, double hi) { return float(lo + (hi - lo) * random_unit(seed, 31, i)); };
-  for (int i = 0; i < count; ++i) {
-    float* s = p.data() + i * k_sad_floats;
-    const uint64_t c = uint64_t(i) * 16;
-    s[k_sad_mx] = u(c, -0.5, 0.5);
-    s[k_sad_my] = u(c + 1, -0.5, 0.5);
-    s[k_sad_l11] = u(c + 2, -2.0, 2.0);
-    s[k_sad_l21] = u(c + 3, -1.0, 1.0);
-    s[k_sad_l22] = u(c + 4, -2.0, 2.0);
-    s[k_sad_radius] = u(c + 5, -1.0, 1.0);
-    s[k_sad_temp] = u(c + 6, -0.5, 1.5);
-    for (int k = 0; k < k_sad_channels; ++k) s[k_sad_colour + k] = u(c + 7 + uint64_t(k), -1.0, 1.0);
-  }
-  return p;
+  return test::drawn_sites(count, seed, {.stream = 31, .mean = 0.5, .diag_lo = -2.0, .diag_hi = 2.0, .shear = 1.0,
+                                         .radius = 1.0, .temp_lo = -0.5, .temp_hi = 1.5});
 }
 
 /// The float64 reference of one point's blend over all `params`' sites (at most k_sad_k).
@@ -43,11 +31,7 @@ struct SadReference {
   int count() const { return int(params.size()) / k_sad_floats; }
   double energy(int i, double x, double y) const {
     const double* s = params.data() + i * k_sad_floats;
-    const double f = k_sad_diag_floor;
-    const double a = cell * std::sqrt(s[2] * s[2] + f * f), b = cell * s[3], c = cell * std::sqrt(s[4] * s[4] + f * f);
-    const double sxx = a * a, sxy = a * b, syy = b * b + c * c, det = sxx * syy - sxy * sxy;
-    const double dx = x - s[0], dy = y - s[1];
-    const double q = (syy * dx * dx - 2 * sxy * dx * dy + sxx * dy * dy) / det;
+    const double q = test::CholeskyMetric64(s, cell, k_sad_diag_floor).q(x - s[0], y - s[1]);
     const double tau = k_sad_tau_floor + std::exp(s[k_sad_temp]);
     return (q - s[k_sad_radius]) / tau;
   }
@@ -120,13 +104,7 @@ TEST_CASE("sad math: the blend matches a float64 reference and every field's gra
     }
     const std::vector<double> grad = analytic(p, cell, pts, r);
     for (size_t i = 0; i < p.size(); ++i) {
-      const double keep = ref.params[i], h = 1e-6;
-      ref.params[i] = keep + h;
-      const double up = ref.loss(pts, r);
-      ref.params[i] = keep - h;
-      const double down = ref.loss(pts, r);
-      ref.params[i] = keep;
-      const double fd = (up - down) / (2 * h);
+      const double fd = test::central_difference(ref.params, i, [&] { return ref.loss(pts, r); });
       const size_t field = i % k_sad_floats;
       worst[field] = std::max(worst[field], std::abs(grad[i] - fd) / std::max(1.0, std::abs(fd)));
       scale[field] = std::max(scale[field], std::abs(fd));

@@ -4,6 +4,7 @@
 // threads.
 #include "cpu/cpu_sad.h"
 #include "engine/rng_math.h"
+#include "primitive_fixtures.h"
 
 #include <doctest/doctest.h>
 #include <omp.h>
@@ -20,23 +21,7 @@ namespace {
 
 /// `count` sites spread over the picture (a little past it), metrics from round to three to one,
 /// radii and temperatures around their starting values, colours of either sign.
-std::vector<float> spread_sites(int64_t count, uint64_t seed) {
-  std::vector<float> p(size_t(count * k_sad_floats));
-  auto u = [&](uint64_t i, double lo, double hi) { return float(lo + (hi - lo) * random_unit(seed, 41, i)); };
-  for (int64_t i = 0; i < count; ++i) {
-    float* s = p.data() + i * k_sad_floats;
-    const uint64_t c = uint64_t(i) * 16;
-    s[k_sad_mx] = u(c, -1.05, 1.05);
-    s[k_sad_my] = u(c + 1, -1.05, 1.05);
-    s[k_sad_l11] = u(c + 2, 0.5, 1.5);
-    s[k_sad_l21] = u(c + 3, -0.5, 0.5);
-    s[k_sad_l22] = u(c + 4, 0.5, 1.5);
-    s[k_sad_radius] = u(c + 5, -0.3, 0.3);
-    s[k_sad_temp] = u(c + 6, -1.5, -0.5);
-    for (int k = 0; k < k_sad_channels; ++k) s[k_sad_colour + k] = u(c + 7 + uint64_t(k), -1.0, 1.0);
-  }
-  return p;
-}
+std::vector<float> spread_sites(int64_t count, uint64_t seed) { return test::drawn_sites(count, seed, {.stream = 41}); }
 
 /// The fraction of the exact k_sad_k least-energy sites (brute force, float64) at every node
 /// centre that the node's list holds.

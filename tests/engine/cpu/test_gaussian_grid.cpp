@@ -1,6 +1,7 @@
 // The CPU's Gaussians grid (cpu/cpu_gaussian_grid.h), beyond what tests/engine/bench/test_gaussians.cpp
 // checks of the passes against float64: its exp against the float64 one, its AVX2 kernels against
 // the baseline's bit for bit, and the CPU encoding's grid, built once a step, never read stale.
+#include "primitive_fixtures.h"
 #include "test_support.h"
 
 #include "cpu/cpu_family_encoders.h"
@@ -21,19 +22,7 @@ namespace {
 
 /// `count` Gaussians over [-1.1, 1.1]^2, sizes from the floor to a few cells, colours of either sign.
 std::vector<float> grid_test_gaussians(int64_t count, uint64_t seed) {
-  std::vector<float> p(size_t(count * k_gaussian_floats));
-  auto u = [&](uint64_t i, double lo, double hi) { return float(lo + (hi - lo) * random_unit(seed, 31, i)); };
-  for (int64_t i = 0; i < count; ++i) {
-    float* g = p.data() + i * k_gaussian_floats;
-    const uint64_t c = uint64_t(i) * 16;
-    g[k_gauss_mx] = u(c, -1.1, 1.1);
-    g[k_gauss_my] = u(c + 1, -1.1, 1.1);
-    g[k_gauss_l11] = u(c + 2, -3.0, 3.0);
-    g[k_gauss_l21] = u(c + 3, -2.0, 2.0);
-    g[k_gauss_l22] = u(c + 4, -3.0, 3.0);
-    for (int k = 0; k < k_gaussian_channels; ++k) g[k_gauss_colour + k] = u(c + 5 + uint64_t(k), -1.0, 1.0);
-  }
-  return p;
+  return test::drawn_gaussians(count, seed, {.stream = 31});
 }
 
 /// The float's distance in units in the last place from a positive double.
@@ -69,21 +58,13 @@ TEST_CASE("gaussian grid: the AVX2 kernels give the baseline's bits, forward and
     const int64_t n = 4000;
     const std::vector<float> coords = test::uniform_values(size_t(2 * n), 6, 22, -1.2f, 1.2f);
     const std::vector<float> d_out = test::uniform_values(size_t(n * k_gaussian_channels), 7, 23, -1.0f, 1.0f);
-    std::vector<float> out[2], grads[2];
-    for (int avx2 = 0; avx2 < 2; ++avx2) {
-      cpu::GaussianGrid grid;
-      grid.use_avx2(avx2 == 1);
-      grid.build(g, p.data());
-      out[avx2].assign(size_t(n * k_gaussian_channels), NAN);
-      grid.encode(coords.data(), n, out[avx2].data());
-      grads[avx2].assign(p.size(), 0.5f);
-      grid.backward(p.data(), coords.data(), d_out.data(), n, grads[avx2].data(), true);
-    }
-    CHECK(std::memcmp(out[0].data(), out[1].data(), out[0].size() * sizeof(float)) == 0);
-    CHECK(std::memcmp(grads[0].data(), grads[1].data(), grads[0].size() * sizeof(float)) == 0);
+    const test::GridPasses base = test::cpu_grid_passes(g, p, coords, n, d_out, false);
+    const test::GridPasses avx2 = test::cpu_grid_passes(g, p, coords, n, d_out, true);
+    CHECK(test::same_bits(base.out, avx2.out));
+    CHECK(test::same_bits(base.grads, avx2.grads));
     size_t seen = 0;
-    for (float v : out[0]) seen += v != 0.0f;
-    CHECK(seen > out[0].size() / 4); // the samples meet Gaussians
+    for (float v : base.out) seen += v != 0.0f;
+    CHECK(seen > base.out.size() / 4); // the samples meet Gaussians
   }
 }
 

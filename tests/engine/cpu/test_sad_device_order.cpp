@@ -9,6 +9,7 @@
 #include "cpu/cpu_sad.h"
 #include "engine/rng_math.h"
 #include "engine/sad_list_math.h"
+#include "primitive_fixtures.h"
 
 #include <doctest/doctest.h>
 
@@ -25,20 +26,7 @@ namespace {
 /// `count` sites over the picture and a little past it, metrics, radii, temperatures and colours
 /// spread, one with a NaN position.
 std::vector<float> order_test_sites(int64_t count, uint64_t seed) {
-  std::vector<float> p(size_t(count * k_sad_floats));
-  auto u = [&](uint64_t i, double lo, double hi) { return float(lo + (hi - lo) * random_unit(seed, 71, i)); };
-  for (int64_t i = 0; i < count; ++i) {
-    float* s = p.data() + i * k_sad_floats;
-    const uint64_t c = uint64_t(i) * 16;
-    s[k_sad_mx] = u(c, -1.05, 1.05);
-    s[k_sad_my] = u(c + 1, -1.05, 1.05);
-    s[k_sad_l11] = u(c + 2, 0.5, 1.5);
-    s[k_sad_l21] = u(c + 3, -0.5, 0.5);
-    s[k_sad_l22] = u(c + 4, 0.5, 1.5);
-    s[k_sad_radius] = u(c + 5, -0.3, 0.3);
-    s[k_sad_temp] = u(c + 6, -1.5, -0.5);
-    for (int k = 0; k < k_sad_channels; ++k) s[k_sad_colour + k] = u(c + 7 + uint64_t(k), -1.0, 1.0);
-  }
+  std::vector<float> p = test::drawn_sites(count, seed, {.stream = 71});
   if (count > 2) p[size_t(k_sad_floats + k_sad_mx)] = std::numeric_limits<float>::quiet_NaN();
   return p;
 }

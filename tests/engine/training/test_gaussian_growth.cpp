@@ -5,6 +5,7 @@
 // refused with errors naming the field; a run grows at the steps its config gives, the same bits
 // on one thread and two and across a checkpoint; and on a picture with sharp detail on one side
 // and black on the other, growth ends at a lower loss than the same model without it.
+#include "primitive_fixtures.h"
 #include "test_support.h"
 
 #include "engine/errors.h"
@@ -25,84 +26,14 @@ namespace {
 
 /// `count` Gaussians over the picture with varied sizes, shears and colours of either sign.
 std::vector<float> growth_gaussians(int64_t count, uint64_t seed) {
-  std::vector<float> p(size_t(count * k_gaussian_floats));
-  auto u = [&](uint64_t i, double lo, double hi) { return float(lo + (hi - lo) * random_unit(seed, 31, i)); };
-  for (int64_t i = 0; i < count; ++i) {
-    float* g = p.data() + i * k_gaussian_floats;
-    const uint64_t c = uint64_t(i) * 16;
-    g[k_gauss_mx] = u(c, -1.0, 1.0);
-    g[k_gauss_my] = u(c + 1, -1.0, 1.0);
-    g[k_gauss_l11] = u(c + 2, 0.3, 2.0);
-    g[k_gauss_l21] = u(c + 3, -0.5, 0.5);
-    g[k_gauss_l22] = u(c + 4, 0.3, 2.0);
-    for (int k = 0; k < k_gaussian_channels; ++k) g[k_gauss_colour + k] = u(c + 5 + uint64_t(k), -0.5, 0.5);
-  }
-  return p;
-}
-
-/// The float64 render of the Gaussians at every pixel centre of a w x h picture, 3 channels: an
-/// all-pairs sum with Sigma = L L^T inverted explicitly (not the passes' forward substitution).
-std::vector<double> render_f64(const std::vector<float>& params, int64_t count, int32_t w, int32_t h) {
-  const double cell = gaussian_params(count).cell, f = k_gaussian_diag_floor;
-  std::vector<double> out(size_t(w) * size_t(h) * 3, 0.0);
-  for (int64_t i = 0; i < count; ++i) {
-    const float* g = params.data() + i * k_gaussian_floats;
-    const double a = cell * std::sqrt(double(g[2]) * g[2] + f * f), b = cell * g[3];
-    const double c = cell * std::sqrt(double(g[4]) * g[4] + f * f);
-    const double sxx = a * a, sxy = a * b, syy = b * b + c * c, det = sxx * syy - sxy * sxy;
-    for (int32_t y = 0; y < h; ++y)
-      for (int32_t x = 0; x < w; ++x) {
-        const double dx = pixel_centre<double>(x, w) - g[0], dy = pixel_centre<double>(y, h) - g[1];
-        const double q = (syy * dx * dx - 2 * sxy * dx * dy + sxx * dy * dy) / det;
-        if (q >= k_gaussian_cutoff) continue;
-        const double wt = std::exp(-0.5 * q) - std::exp(-0.5 * k_gaussian_cutoff);
-        for (int k = 0; k < 3; ++k) out[(size_t(y) * w + x) * 3 + size_t(k)] += g[k_gauss_colour + k] * wt;
-      }
-  }
-  return out;
-}
-
-double squared_error(const std::vector<float>& target, const std::vector<double>& picture) {
-  double s = 0;
-  for (size_t e = 0; e < target.size(); ++e) s += (double(target[e]) - picture[e]) * (double(target[e]) - picture[e]);
-  return s;
-}
-
-constexpr float k_identity_head[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
-
-/// A grey picture, black on its left half and, on its right, squares of 3 pixels in a checkerboard
-/// with a bright disc: sharp detail where a uniform start puts half its Gaussians in vain.
-Image detail_picture(int32_t side) {
-  Image img = test::filled_image(side, side, 1, 0.0f);
-  for (int32_t y = 0; y < side; ++y)
-    for (int32_t x = side / 2; x < side; ++x) {
-      const double dx = x - 0.75 * side, dy = y - 0.5 * side;
-      const bool disc = dx * dx + dy * dy < 0.03 * side * side;
-      img.pixels[size_t(y) * side + x] = disc ? 1.0f : (((x / 3) + (y / 3)) % 2 ? 0.8f : 0.2f);
-    }
-  return img;
+  return test::drawn_gaussians(count, seed, {.stream = 31, .mean = 1.0, .diag_lo = 0.3, .diag_hi = 2.0, .shear = 0.5,
+                                             .colour = 0.5});
 }
 
 RunConfig grow_config(int64_t gaussians, int64_t steps, bool grow) {
   RunConfig c = load_preset(grow ? "gaussians-grow" : "gaussians");
   c.model.encoding.gaussians = gaussians;
-  c.training.steps = steps;
-  c.training.metrics_every = 1000;
-  c.data.color_mode = ColorMode::Gray;
-  if (grow) c.training.grow = GrowSpec{.every = 20, .fraction = 0.1, .until = 0.8};
-  return c;
-}
-
-std::vector<float> weights_and_moments(Trainer& t) {
-  std::vector<float> out = t.parameters();
-  const OptimizerState st = t.backend().optimizer_state();
-  out.insert(out.end(), st.first.begin(), st.first.end());
-  out.insert(out.end(), st.second.begin(), st.second.end());
-  return out;
-}
-
-bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+  return test::growth_run(c, steps, grow);
 }
 
 } // namespace
@@ -113,13 +44,13 @@ TEST_CASE("a relocation moves the chosen Gaussians to the chosen pixels and zero
   std::vector<float> params = growth_gaussians(count, 3);
   const std::vector<float> before = params;
   const std::vector<float> target = test::uniform_values(size_t(w) * h * 3, 9, 1, 0.0f, 1.0f);
-  const std::vector<double> drawn = render_f64(params, count, w, h);
+  const std::vector<double> drawn = test::gaussian_render_f64(params, count, w, h);
   const std::vector<float> prediction(drawn.begin(), drawn.end());
   OptimizerState moments{std::vector<float>(params.size(), 0.5f), std::vector<float>(params.size(), 0.25f)};
   const std::vector<int64_t> moved = {7, 150, 42};
   const std::vector<int64_t> pixels = {0, int64_t(w) * 11 + 5, int64_t(w) * h - 1};
   const GrowthPicture pic{w, h, 3, target.data(), prediction.data()};
-  const double error = relocate_gaussians(params, count, k_identity_head, pic, moved, pixels, moments);
+  const double error = relocate_gaussians(params, count, test::k_identity_head, pic, moved, pixels, moments);
 
   for (size_t j = 0; j < moved.size(); ++j) {
     CAPTURE(j);
@@ -145,12 +76,12 @@ TEST_CASE("a relocation moves the chosen Gaussians to the chosen pixels and zero
 
   // The error it reports is the float64 render's of the moved model; the moved Gaussians' colours
   // are a least-squares fit, so it is below that of the model without them.
-  const double rendered = squared_error(target, render_f64(params, count, w, h));
+  const double rendered = test::squared_error(target, test::gaussian_render_f64(params, count, w, h));
   CHECK(error == doctest::Approx(rendered).epsilon(1e-6));
   std::vector<float> without = before;
   for (int64_t i : moved) std::fill_n(without.begin() + i * k_gaussian_floats + k_gauss_colour, 3, 0.0f);
-  const double removed = squared_error(target, render_f64(without, count, w, h));
-  MESSAGE("squared error: " << squared_error(target, drawn) << " before, " << removed << " without the three, "
+  const double removed = test::squared_error(target, test::gaussian_render_f64(without, count, w, h));
+  MESSAGE("squared error: " << test::squared_error(target, drawn) << " before, " << removed << " without the three, "
                             << rendered << " after the move");
   CHECK(rendered < removed);
 }
@@ -161,7 +92,7 @@ TEST_CASE("the least useful Gaussians are those off the picture and without colo
   off[k_gauss_mx] = 5.0f; // far past the right edge
   std::fill_n(params.data() + 30 * k_gaussian_floats + k_gauss_colour, 3, 0.0f);
   params[size_t(20 * k_gaussian_floats + k_gauss_l11)] = NAN;
-  const std::vector<int64_t> least = least_useful_gaussians(params.data(), 50, k_identity_head, 3, 4);
+  const std::vector<int64_t> least = least_useful_gaussians(params.data(), 50, test::k_identity_head, 3, 4);
   REQUIRE(least.size() == 4);
   CHECK(least[0] == 20); // not finite: -1
   CHECK(least[1] == 10); // 0, ties by index
@@ -171,8 +102,8 @@ TEST_CASE("the least useful Gaussians are those off the picture and without colo
   for (int64_t i = 0; i < 50; ++i)
     if (i != 10 && i != 20 && i != 30)
       lowest_other = std::min(lowest_other, gaussian_contribution<double>(params.data() + i * k_gaussian_floats, cell,
-                                                                          k_identity_head, 3));
-  CHECK(gaussian_contribution<double>(params.data() + least[3] * k_gaussian_floats, cell, k_identity_head, 3) ==
+                                                                          test::k_identity_head, 3));
+  CHECK(gaussian_contribution<double>(params.data() + least[3] * k_gaussian_floats, cell, test::k_identity_head, 3) ==
         lowest_other);
 }
 
@@ -207,12 +138,7 @@ TEST_CASE("training.grow is read, written only when on, and refused naming the f
   const auto error_of = [](const nlohmann::json& grow, const char* otype = "Gaussians") {
     nlohmann::json j = {{"model", {{"encoding", {{"otype", otype}}}, {"hidden", nlohmann::json::array()}}},
                         {"training", {{"grow", grow}}}};
-    try {
-      (void)parse_run_config(j, "cfg.json");
-    } catch (const ConfigError& e) {
-      return std::string(e.what());
-    }
-    return std::string();
+    return test::config_error_of(j);
   };
   CHECK(error_of({{"every", 50}}).empty());
   CHECK(error_of({{"fraction", 0.1}}).find("training.grow.every: must be given") != std::string::npos);
@@ -224,12 +150,12 @@ TEST_CASE("training.grow is read, written only when on, and refused naming the f
         std::string::npos);
   RunConfig deep = grow_config(100, 10, true);
   deep.model.hidden = {16};
-  CHECK_THROWS_WITH_AS(Trainer(std::make_unique<CpuBackend>(), deep, Dataset{detail_picture(16)}),
+  CHECK_THROWS_WITH_AS(Trainer(std::make_unique<CpuBackend>(), deep, Dataset{test::detail_picture(16)}),
                        doctest::Contains("model.hidden must be []"), ConfigError);
 }
 
 TEST_CASE("a growing run relocates at its config's steps, the same bits on 1 and 2 threads and across a resume") {
-  const Image img = detail_picture(32);
+  const Image img = test::detail_picture(32);
   const RunConfig cfg = grow_config(300, 60, true);
   set_cpu_threads(1);
   Trainer one = test::small_trainer(cfg, img);
@@ -248,16 +174,13 @@ TEST_CASE("a growing run relocates at its config's steps, the same bits on 1 and
   CHECK(resumed.record().growth() == expected);
   two.run(30);
   set_cpu_threads(0);
-  CHECK(same_bits(weights_and_moments(one), weights_and_moments(two)));
-  CHECK(same_bits(weights_and_moments(one), weights_and_moments(resumed)));
-  Trainer plain = test::small_trainer(grow_config(300, 60, false), img);
-  plain.run(60);
-  CHECK(plain.record().growth().empty());
-  CHECK_FALSE(same_bits(weights_and_moments(one), weights_and_moments(plain)));
+  CHECK(test::same_bits(test::weights_and_moments(one), test::weights_and_moments(two)));
+  CHECK(test::same_bits(test::weights_and_moments(one), test::weights_and_moments(resumed)));
+  test::check_growth_changed_bits(one, grow_config(300, 60, false), img);
 }
 
 TEST_CASE("on a picture with sharp detail, growth reaches a lower loss than the same Gaussians without it") {
-  const Image img = detail_picture(48);
+  const Image img = test::detail_picture(48);
   Trainer plain = test::small_trainer(grow_config(300, 160, false), img);
   Trainer grown = test::small_trainer(grow_config(300, 160, true), img);
   plain.run(160);

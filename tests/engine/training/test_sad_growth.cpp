@@ -5,6 +5,7 @@
 // refused naming the field; a run grows at its config's steps with its parameter count unchanged,
 // the same bits on one thread and two; and on a picture with sharp detail, growth ends at a loss
 // no higher than the same sites without it.
+#include "primitive_fixtures.h"
 #include "test_support.h"
 
 #include "engine/errors.h"
@@ -22,8 +23,6 @@
 using namespace redraw;
 
 namespace {
-
-constexpr float k_sad_grow_identity[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
 
 /// side x side sites on a grid, grey, round at one cell, then `idle` sites scattered with a radius
 /// so negative that they are never any pixel's owner.
@@ -53,45 +52,13 @@ std::vector<float> sad_grid_sites(int32_t side, int32_t idle) {
 /// The squared error of the sites' fresh render (identity head) against `target`, 3 channels.
 double sad_render_error(const std::vector<float>& params, int64_t count, int32_t w, int32_t h,
                         const std::vector<float>& target) {
-  const SadPixelBlends b = sad_pixel_blends(sad_params(count), params.data(), w, h);
-  double s = 0;
-  for (size_t e = 0; e < target.size(); ++e)
-    s += (double(target[e]) - b.colour[e]) * (double(target[e]) - b.colour[e]);
-  return s;
-}
-
-/// Black on the left half; on the right, 3-pixel checks and a bright disc.
-Image sad_detail_picture(int32_t side) {
-  Image img = test::filled_image(side, side, 1, 0.0f);
-  for (int32_t y = 0; y < side; ++y)
-    for (int32_t x = side / 2; x < side; ++x) {
-      const double dx = x - 0.75 * side, dy = y - 0.5 * side;
-      const bool disc = dx * dx + dy * dy < 0.03 * side * side;
-      img.pixels[size_t(y) * side + x] = disc ? 1.0f : (((x / 3) + (y / 3)) % 2 ? 0.8f : 0.2f);
-    }
-  return img;
+  return test::squared_error(target, sad_pixel_blends(sad_params(count), params.data(), w, h).colour);
 }
 
 RunConfig sad_grow_config(int64_t sites, int64_t steps, bool grow) {
   RunConfig c = load_preset("sad");
   c.model.encoding.sites = sites;
-  c.training.steps = steps;
-  c.training.metrics_every = 1000;
-  c.data.color_mode = ColorMode::Gray;
-  if (grow) c.training.grow = GrowSpec{.every = 20, .fraction = 0.1, .until = 0.8};
-  return c;
-}
-
-std::vector<float> sad_weights_and_moments(Trainer& t) {
-  std::vector<float> out = t.parameters();
-  const OptimizerState st = t.backend().optimizer_state();
-  out.insert(out.end(), st.first.begin(), st.first.end());
-  out.insert(out.end(), st.second.begin(), st.second.end());
-  return out;
-}
-
-bool sad_same_bits(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+  return test::growth_run(c, steps, grow);
 }
 
 } // namespace
@@ -112,9 +79,10 @@ TEST_CASE("sad growth moves the idle sites to the wrong region's pixels, fits th
         for (int32_t k = 0; k < 3; ++k)
           target[(size_t(y) * w + size_t(x)) * 3 + size_t(k)] += 0.4f;
 
-  const std::vector<int64_t> moved = least_useful_sites(blends, params.data(), count, k_sad_grow_identity, 3, idle);
+  const std::vector<int64_t> moved = least_useful_sites(blends, params.data(), count, test::k_identity_head, 3, idle);
   CHECK(std::set<int64_t>(moved.begin(), moved.end()) == std::set<int64_t>{64, 65, 66, 67, 68, 69});
-  CHECK(least_useful_sites(blends, params.data(), count, k_sad_grow_identity, 3, idle + 2).size() == size_t(idle + 2));
+  CHECK(least_useful_sites(blends, params.data(), count, test::k_identity_head, 3, idle + 2).size() ==
+        size_t(idle + 2));
 
   std::vector<double> error(size_t(w) * h, 0.0);
   for (size_t p = 0; p < error.size(); ++p)
@@ -124,7 +92,7 @@ TEST_CASE("sad growth moves the idle sites to the wrong region's pixels, fits th
   REQUIRE(pixels.size() == size_t(idle));
   OptimizerState moments{std::vector<float>(params.size(), 0.5f), std::vector<float>(params.size(), 0.25f)};
   const GrowthPicture pic{w, h, 3, target.data(), prediction.data()};
-  const double estimate = relocate_sites(params, count, k_sad_grow_identity, pic, blends, moved, pixels, moments);
+  const double estimate = relocate_sites(params, count, test::k_identity_head, pic, blends, moved, pixels, moments);
   for (size_t j = 0; j < moved.size(); ++j) {
     const float* s = params.data() + moved[j] * k_sad_floats;
     CAPTURE(j);
@@ -153,12 +121,7 @@ TEST_CASE("training.grow takes sad sites under a linear head and is refused othe
   const auto error_of = [](const char* otype, nlohmann::json hidden) {
     nlohmann::json j = {{"model", {{"encoding", {{"otype", otype}}}, {"hidden", hidden}}},
                         {"training", {{"grow", {{"every", 10}}}}}};
-    try {
-      (void)parse_run_config(j, "cfg.json");
-    } catch (const ConfigError& e) {
-      return std::string(e.what());
-    }
-    return std::string();
+    return test::config_error_of(j);
   };
   CHECK(error_of("Sad", nlohmann::json::array()).empty());
   CHECK(error_of("HashGrid", nlohmann::json::array()).find("training.grow: the HashGrid family does not grow") !=
@@ -166,13 +129,13 @@ TEST_CASE("training.grow takes sad sites under a linear head and is refused othe
   CHECK(error_of("HashGrid", nlohmann::json::array()).find("Gaussians, Sad") != std::string::npos);
   RunConfig deep = sad_grow_config(50, 10, true);
   deep.model.hidden = {16};
-  CHECK_THROWS_WITH_AS(Trainer(std::make_unique<CpuBackend>(), deep, Dataset{sad_detail_picture(16)}),
+  CHECK_THROWS_WITH_AS(Trainer(std::make_unique<CpuBackend>(), deep, Dataset{test::detail_picture(16)}),
                        doctest::Contains("model.hidden must be []"), ConfigError);
 }
 
 TEST_CASE(
     "a growing sad run relocates at its config's steps, keeps its parameter count, the same bits on 1 and 2 threads") {
-  const Image img = sad_detail_picture(32);
+  const Image img = test::detail_picture(32);
   const RunConfig cfg = sad_grow_config(200, 60, true);
   set_cpu_threads(1);
   Trainer one = test::small_trainer(cfg, img);
@@ -186,17 +149,14 @@ TEST_CASE(
   Trainer two = test::small_trainer(cfg, img);
   two.run(60);
   set_cpu_threads(0);
-  CHECK(sad_same_bits(sad_weights_and_moments(one), sad_weights_and_moments(two)));
-  Trainer plain = test::small_trainer(sad_grow_config(200, 60, false), img);
-  plain.run(60);
-  CHECK(plain.record().growth().empty());
-  CHECK_FALSE(sad_same_bits(sad_weights_and_moments(one), sad_weights_and_moments(plain)));
+  CHECK(test::same_bits(test::weights_and_moments(one), test::weights_and_moments(two)));
+  test::check_growth_changed_bits(one, sad_grow_config(200, 60, false), img);
 }
 
 TEST_CASE("on a picture with sharp detail, grown sad sites reach a loss no higher than the same sites without") {
   // The sad-grow preset's growth scaled to the run, as its 50 of 2,000 steps: every 4 of 160,
   // 5% of the sites, until half the run.
-  const Image img = sad_detail_picture(48);
+  const Image img = test::detail_picture(48);
   RunConfig grow = sad_grow_config(150, 160, true);
   grow.training.grow = GrowSpec{.every = 4, .fraction = 0.05, .until = 0.5};
   Trainer plain = test::small_trainer(sad_grow_config(150, 160, false), img);
