@@ -32,9 +32,15 @@ namespace redraw {
 struct SadCandidates {
   std::vector<uint32_t> stamp; ///< count + 1
   std::vector<int32_t> ranks;  ///< count + 1: the node's distinct sites, then one slot written past
-  std::vector<float> keys;     ///< count: their energies at the node's centre
+  std::vector<uint64_t> keys;  ///< count: their (energy at the node's centre, id), as order keys
   uint32_t tag = 0;            ///< the current node's stamp
-  int64_t n = 0;               ///< the current node's distinct sites
+};
+
+/// What a pass reads of a site to work out its energy at a node (sad_key) and to order it by id:
+/// one aligned half of a cache line, so a candidate costs one line from memory, not two.
+struct alignas(32) SadKeyShape {
+  float mx, my, inv_a, b, inv_c, radius, inv_tau; ///< SadShape's fields of sad_key
+  int32_t id;                                     ///< the site's id
 };
 
 /// The scratch of the lists' passes, kept with them so that a refresh (once a training step)
@@ -43,7 +49,7 @@ struct SadCandidates {
 struct SadListsWork {
   std::vector<int64_t> start, node_of, cursor; ///< nodes + 1, count, nodes
   std::vector<int32_t> id, rank;               ///< the site of each rank, the rank of each site
-  std::vector<SadShape<float>> shapes;         ///< by rank
+  std::vector<SadKeyShape> shapes;             ///< by rank
   std::vector<int32_t> other, ranked;          ///< the pass's output lists, its input as ranks
   std::vector<SadCandidates> threads;          ///< one a thread of the team
 };
