@@ -13,8 +13,9 @@
 ///   the other: every node's result is its own, whatever the team.
 /// - The host's passes give sad_pass_node's lists (engine/sad_list_math.h) by another route: each
 ///   node takes its candidates once, works out their energies once and offers its own list first,
-///   on the sites renumbered in the order of their nodes (the lists keep ids). The k_sad_k least
-///   (energy, id) of a set do not depend on the order or repetition of the offers.
+///   on the sites renumbered in the order of their nodes (the lists keep ids), and picks the k_sad_k
+///   least without a branch on the energies (each (energy, id) one integer of the same order). The
+///   k_sad_k least (energy, id) of a set do not depend on the order or repetition of the offers.
 /// - Refreshing (once per training step) runs one pass at step 1 with injection from
 ///   the current lists: sites move little per step, so their lists follow them. Every pass also
 ///   offers each node the sites whose positions fall in it, so a site is never lost from the
