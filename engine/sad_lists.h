@@ -13,8 +13,9 @@
 ///   the other: every node's result is its own, whatever the team.
 /// - The host's passes give sad_pass_node's lists (engine/sad_list_math.h) by another route: each
 ///   node takes its candidates once, works out their energies once and offers its own list first,
-///   on the sites renumbered in the order of their nodes (the lists keep ids). The k_sad_k least
-///   (energy, id) of a set do not depend on the order or repetition of the offers.
+///   on the sites renumbered in the order of their nodes (the lists keep ids), and picks the k_sad_k
+///   least without a branch on the energies (each (energy, id) one integer of the same order). The
+///   k_sad_k least (energy, id) of a set do not depend on the order or repetition of the offers.
 /// - Refreshing (once per training step) runs one pass at step 1 with injection from
 ///   the current lists: sites move little per step, so their lists follow them. Every pass also
 ///   offers each node the sites whose positions fall in it, so a site is never lost from the
@@ -32,9 +33,15 @@ namespace redraw {
 struct SadCandidates {
   std::vector<uint32_t> stamp; ///< count + 1
   std::vector<int32_t> ranks;  ///< count + 1: the node's distinct sites, then one slot written past
-  std::vector<float> keys;     ///< count: their energies at the node's centre
+  std::vector<uint64_t> keys;  ///< count: their (energy at the node's centre, id), as order keys
   uint32_t tag = 0;            ///< the current node's stamp
-  int64_t n = 0;               ///< the current node's distinct sites
+};
+
+/// What a pass reads of a site to work out its energy at a node (sad_key) and to order it by id:
+/// one aligned half of a cache line, so a candidate costs one line from memory, not two.
+struct alignas(32) SadKeyShape {
+  float mx, my, inv_a, b, inv_c, radius, inv_tau; ///< SadShape's fields of sad_key
+  int32_t id;                                     ///< the site's id
 };
 
 /// The scratch of the lists' passes, kept with them so that a refresh (once a training step)
@@ -43,7 +50,7 @@ struct SadCandidates {
 struct SadListsWork {
   std::vector<int64_t> start, node_of, cursor; ///< nodes + 1, count, nodes
   std::vector<int32_t> id, rank;               ///< the site of each rank, the rank of each site
-  std::vector<SadShape<float>> shapes;         ///< by rank
+  std::vector<SadKeyShape> shapes;             ///< by rank
   std::vector<int32_t> other, ranked;          ///< the pass's output lists, its input as ranks
   std::vector<SadCandidates> threads;          ///< one a thread of the team
 };
