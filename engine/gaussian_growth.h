@@ -1,9 +1,9 @@
 #pragma once
 /// Gaussians that grow where the error is (training.grow, GrowSpec): at a fixed capacity (the
 /// config's model.gaussians, so every array, the parameter count and the model file stay as they
-/// are), every GrowSpec::every steps the Gaussians that add least to the picture move to pixels
-/// drawn where the picture's error is, the densify-and-prune of GaussianImage's successors done
-/// as relocation.
+/// are), every GrowSpec::every steps the Gaussians whose leaving costs the picture least move to
+/// pixels drawn where the picture's error is, the densify-and-prune of GaussianImage's successors
+/// done as relocation.
 /// - Which move (grow_gaussians): the m = grow_count() Gaussians whose leaving adds least squared
 ///   error to the picture now (over its footprint, |r + H c w|^2 - |r|^2, r = target - prediction:
 ///   negative where the picture is better without it; off-picture ones 0), least first, ties by
