@@ -5,6 +5,7 @@
 // engine/sad_growth.h) may cost the picture at most a stated fraction of a decibel at any of them,
 // and the run must end above a stated PSNR (the one without growth's figures are in the other
 // growth tests).
+#include "primitive_fixtures.h"
 #include "test_support.h"
 
 #include "engine/growth.h"
@@ -19,18 +20,6 @@
 using namespace redraw;
 
 namespace {
-
-/// Black on the left half; on the right, 3-pixel checks and a bright disc.
-Image dip_detail_picture(int32_t side) {
-  Image img = test::filled_image(side, side, 1, 0.0f);
-  for (int32_t y = 0; y < side; ++y)
-    for (int32_t x = side / 2; x < side; ++x) {
-      const double dx = x - 0.75 * side, dy = y - 0.5 * side;
-      const bool disc = dx * dx + dy * dy < 0.03 * side * side;
-      img.pixels[size_t(y) * side + x] = disc ? 1.0f : (((x / 3) + (y / 3)) % 2 ? 0.8f : 0.2f);
-    }
-  return img;
-}
 
 struct DipRun {
   std::vector<double> dips; ///< PSNR before - after, one a relocation, dB
@@ -68,7 +57,7 @@ DipRun dip_run(const std::string& preset, const Image& img, int64_t count, int64
 } // namespace
 
 TEST_CASE("a relocation of Gaussians or sad sites costs the picture a fifth of a decibel at most at that moment") {
-  const Image img = dip_detail_picture(48);
+  const Image img = test::detail_picture(48);
   set_cpu_threads(2);
   // When written: largest dips 0.001 dB (Gaussians) and 0.14 dB (sites), final 17.4 and 21.4 dB;
   // before the placement and the choice of the moved looked at the picture, 0.002 and 0.32 dB,
