@@ -125,14 +125,24 @@ void place_moved(std::span<float> params, int64_t count, const float* head, Grow
         g[k_gauss_wx + k] = float(k_gaussian_carrier_init / k_gaussian_carrier_step *
                                   (2.0 * random_unit(uint64_t(p), k_stream_gaussian_carrier, uint64_t(k)) - 1.0));
     const float x = pixel_centre<float>(p % pic.width, pic.width), y = pixel_centre<float>(p / pic.width, pic.height);
-    const double sigma = std::clamp(density.spacing_cells(x, y), narrowest, std::max(narrowest, k_gaussian_init_size));
-    const float none[k_gaussian_channels] = {};
-    gaussian_place(g, x, y, float(sigma), none);
-    double fit[4] = {}, norm = 0; // least squares: amplitude a_o = sum w r_o / sum w^2
-    res.footprint(g, cell, [&](int64_t q, double w) {
-      for (int32_t o = 0; o < C; ++o) fit[o] += w * res.r[size_t(q * C + o)];
-      norm += w * w;
-    });
+    const double spacing = density.spacing_cells(x, y);
+    double sigma = 0, fit[4] = {}, norm = 0, gain = -1;
+    for (const double scale : k_gaussian_grow_scales) { // the size whose least-squares fit takes most error
+      const double trial = std::clamp(scale * spacing, narrowest, std::max(narrowest, scale * k_gaussian_init_size));
+      const float none[k_gaussian_channels] = {};
+      gaussian_place(g, x, y, float(trial), none);
+      double f[4] = {}, n2 = 0; // least squares: amplitude a_o = sum w r_o / sum w^2
+      res.footprint(g, cell, [&](int64_t q, double w) {
+        for (int32_t o = 0; o < C; ++o) f[o] += w * res.r[size_t(q * C + o)];
+        n2 += w * w;
+      });
+      double taken = 0; // the squared error the fit takes off
+      for (int32_t o = 0; n2 > 0 && o < C; ++o) taken += f[o] * f[o] / n2;
+      if (taken > gain) {
+        gain = taken, sigma = trial, norm = n2;
+        std::copy_n(f, 4, fit);
+      }
+    }
     float colour[k_gaussian_channels] = {};
     for (int32_t k = 0; norm > 0 && k < k_gaussian_channels; ++k) {
       double v = 0;
@@ -145,6 +155,35 @@ void place_moved(std::span<float> params, int64_t count, const float* head, Grow
     for (std::vector<float>* m : {&moments.first, &moments.second})
       if (!m->empty()) std::fill_n(m->begin() + moved[j] * stride, stride, 0.0f);
   }
+}
+
+/// The m Gaussians whose leaving adds least squared error to the picture now (sum over their
+/// footprint of |r + H c w|^2 - |r|^2, r the residual), least first, ties by index.
+std::vector<int64_t> least_costly_gaussians(const GrowthResidual& res, const float* params, int64_t count,
+                                            const float* head, int64_t m) {
+  const double cell = gaussian_params(count).cell;
+  const int64_t stride = gaussian_floats(res.carrier);
+  const int32_t C = res.pic.channels;
+  std::vector<double> cost(static_cast<size_t>(count), 0.0);
+#pragma omp parallel for schedule(dynamic, 256)
+  for (int64_t i = 0; i < count; ++i) {
+    const float* g = params + i * stride;
+    double out[4] = {}, sum = 0;
+    for (int32_t o = 0; o < C; ++o)
+      for (int32_t k = 0; k < k_gaussian_channels; ++k)
+        out[o] += double(head[o * k_gaussian_channels + k]) * double(g[k_gauss_colour + k]);
+    res.footprint(g, cell, [&](int64_t p, double w) {
+      for (int32_t o = 0; o < C; ++o) sum += out[o] * w * (2.0 * res.r[size_t(p * C + o)] + out[o] * w);
+    });
+    cost[size_t(i)] = sum;
+  }
+  std::vector<int64_t> order(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) order[size_t(i)] = i;
+  const auto less = [&](int64_t a, int64_t b) { return cost[size_t(a)] != cost[size_t(b)] ? cost[size_t(a)] < cost[size_t(b)] : a < b; };
+  m = std::clamp<int64_t>(m, 0, count);
+  std::partial_sort(order.begin(), order.begin() + m, order.end(), less);
+  order.resize(size_t(m));
+  return order;
 }
 
 const float* head_of(const ModelSpec& spec, std::span<const float> params, int32_t& channels) {
@@ -174,8 +213,8 @@ int64_t grow_gaussians(const ModelSpec& spec, const GrowSpec& grow, uint64_t see
   const int64_t count = spec.encoding.gaussians;
   const double cell = gaussian_params(count).cell;
   const bool carrier = spec.encoding.carrier;
-  std::vector<int64_t> moved =
-      least_useful_gaussians(params.data(), count, head, C, grow_count(count, grow.fraction), carrier);
+  const GrowthResidual now = residual_without(picture, params.data(), cell, head, {}, carrier);
+  std::vector<int64_t> moved = least_costly_gaussians(now, params.data(), count, head, grow_count(count, grow.fraction));
   GrowthResidual res = residual_without(picture, params.data(), cell, head, moved, carrier);
   const int64_t pixels_n = int64_t(picture.width) * picture.height;
   std::vector<double> error(static_cast<size_t>(pixels_n), 0.0);

@@ -1,20 +1,25 @@
 #pragma once
 /// Gaussians that grow where the error is (training.grow, GrowSpec): at a fixed capacity (the
 /// config's model.gaussians, so every array, the parameter count and the model file stay as they
-/// are), every GrowSpec::every steps the Gaussians that add least to the picture move to pixels
-/// drawn where the picture's error is, the densify-and-prune of GaussianImage's successors done
-/// as relocation.
-/// - Which move: the m = grow_count() Gaussians of least gaussian_contribution (engine/gaussian_math.h:
-///   area in cells^2 times |head colour|; off-picture ones 0), least first, ties by index.
+/// are), every GrowSpec::every steps the Gaussians whose leaving costs the picture least move to
+/// pixels drawn where the picture's error is, the densify-and-prune of GaussianImage's successors
+/// done as relocation.
+/// - Which move (grow_gaussians): the m = grow_count() Gaussians whose leaving adds least squared
+///   error to the picture now (over its footprint, |r + H c w|^2 - |r|^2, r = target - prediction:
+///   negative where the picture is better without it; off-picture ones 0), least first, ties by
+///   index. (least_useful_gaussians ranks by size and colour alone, without the picture.)
 /// - Where to: m distinct pixels drawn without replacement with probability proportional to the
 ///   squared error of the residual (error_weighted_pixels, engine/growth.h: the same pixels on
 ///   every machine and thread count), taken in decreasing key order.
 /// - The residual: target - prediction, plus what the moved Gaussians drew where they were. Each
-///   moved Gaussian in turn is placed at its pixel's centre, round, as wide as the local spacing of
-///   the Gaussians there (in cells, between half a pixel and k_gaussian_init_size), with the
-///   amplitude that fits the residual under it best (least squares, per output channel, mapped to
-///   its colour through the head's pseudo-inverse), and its footprint is taken off the residual
-///   before the next one is placed, so neighbours share a hot spot rather than all filling it.
+///   moved Gaussian in turn is placed at its pixel's centre, round, with the amplitude that fits
+///   the residual under it best (least squares, per output channel, mapped to its colour through
+///   the head's pseudo-inverse) and, among k_gaussian_grow_scales times the local spacing of the
+///   Gaussians there (in cells, at least half a pixel), the size whose fit takes most squared
+///   error off; its footprint is taken off the residual before the next one is placed, so
+///   neighbours share a hot spot rather than all filling it. A placed Gaussian only adds its
+///   least-squares fit, so the picture is never worse for it; what a relocation can cost is what
+///   the moved ones drew, which the choice of the moved keeps least.
 /// - Its optimizer moments (every array kept: Adam's m and v, SGD's velocity) are zeroed.
 /// Everything here is sequential or a fixed-order sum: the same bits whatever the thread count.
 #include "engine/gaussian_math.h"
@@ -28,6 +33,10 @@
 #include <vector>
 
 namespace redraw {
+
+/// A moved Gaussian's candidate sizes, times the local spacing (each at most the factor times
+/// k_gaussian_init_size cells): the one whose least-squares colour takes most error is placed.
+constexpr double k_gaussian_grow_scales[] = {1.0, 0.5, 2.0};
 
 /// The m least contributing of `count` Gaussians (params: count x gaussian_floats(carrier)), least
 /// first, ties by index; head: the colour head's channels x k_gaussian_channels weights.

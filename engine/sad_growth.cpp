@@ -101,8 +101,9 @@ SadGrowthResidual sad_residual_without(const GrowthPicture& pic, const SadPixelB
   return res;
 }
 
-/// A moved site's new floats at (x, y) from its pixel's staying sites (rules in the header).
-void sad_place_site(float* s, double x, double y, const int32_t* ids, int32_t n, const std::vector<char>& keep,
+/// A moved site's new floats at (x, y) from its pixel's staying sites (rules in the header); false
+/// when it has none (then it keeps its metric and temperature, radius 0).
+bool sad_place_site(float* s, double x, double y, const int32_t* ids, int32_t n, const std::vector<char>& keep,
                     const std::vector<SadShape<double>>& shapes, const float* params, const GrowthPicture& pic,
                     double cell) {
   double d2 = 0, least = 0; // d2: the squared distances summed, seen * their mean
@@ -120,7 +121,7 @@ void sad_place_site(float* s, double x, double y, const int32_t* ids, int32_t n,
   s[k_sad_l21] = 0.0f;
   if (owner < 0) {
     s[k_sad_radius] = 0.0f;
-    return;
+    return false;
   }
   const double half_pixel = std::max(1.0 / pic.width, 1.0 / pic.height);
   const double spacing = std::clamp(std::sqrt(2.0 * k_sad_grow_pi * d2) / seen, half_pixel,
@@ -132,59 +133,119 @@ void sad_place_site(float* s, double x, double y, const int32_t* ids, int32_t n,
   s[k_sad_temp] = params[int64_t(owner) * k_sad_floats + k_sad_temp];
   const double tau = 1.0 / shapes[size_t(owner)].inv_tau;
   s[k_sad_radius] = float(tau * (1.0 - least)); // its energy at (x, y): -radius / tau = least - 1
+  return true;
 }
 
-/// Fits site s's colour to the residual around it and takes its blend into `res` (rules in the
-/// header).
-void sad_fit_site_colour(float* s, const SadPixelBlends& b, const std::vector<char>& keep,
-                         const std::vector<SadShape<double>>& shapes, const float* head,
-                         const std::vector<double>& pinv, const GrowthPicture& pic, double cell,
-                         SadGrowthResidual& res) {
-  const int32_t C = pic.channels, W = pic.width, H = pic.height;
-  const SadShape<double> mine = sad_shape<double>(s, cell);
-  const double reach = k_sad_grow_window * std::max(1.0 / mine.inv_a, 1.0 / mine.inv_c);
+/// The pixels of a placed site's colour fit (its window, from the widest shape it may take) and,
+/// worked out once for all its candidate shapes, each pixel's staying sites' energies.
+struct SadFitWindow {
+  int32_t x0 = 0, x1 = -1, y0 = 0, y1 = -1;
+  std::vector<double> energy; ///< k_sad_k a pixel, row-major over the window
+  std::vector<int32_t> kept;  ///< how many of them a pixel has
+  size_t pixel(int32_t x, int32_t y) const { return size_t(y - y0) * size_t(x1 - x0 + 1) + size_t(x - x0); }
+};
+
+SadFitWindow sad_fit_window(const SadShape<double>& widest, const SadPixelBlends& b, const std::vector<char>& keep,
+                            const std::vector<SadShape<double>>& shapes, const GrowthPicture& pic) {
+  const double reach = k_sad_grow_window * std::max(1.0 / widest.inv_a, 1.0 / widest.inv_c);
   const auto span_of = [&](double centre, int32_t n, int32_t& lo, int32_t& hi) {
     const double c = (centre + 1.0) * 0.5 * n - 0.5, r = std::min(reach * 0.5 * n, double(k_sad_grow_window_px));
     lo = int32_t(std::clamp(std::floor(c - r), 0.0, double(n - 1)));
     hi = int32_t(std::clamp(std::ceil(c + r), 0.0, double(n - 1)));
   };
-  int32_t x0, x1, y0, y1;
-  span_of(mine.mx, W, x0, x1);
-  span_of(mine.my, H, y0, y1);
-  // Its weight at each pixel of the window against the pixel's staying sites.
-  std::vector<double> weight(size_t(x1 - x0 + 1) * size_t(y1 - y0 + 1), 0.0);
-  double fit[4] = {}, norm = 0;
-  for (int32_t y = y0; y <= y1; ++y)
-    for (int32_t x = x0; x <= x1; ++x) {
-      const int64_t p = int64_t(y) * W + x;
-      const double px = pixel_centre<double>(x, W), py = pixel_centre<double>(y, H);
-      double e[k_sad_k + 1], w[k_sad_k + 1];
-      int32_t m = 0;
-      e[m++] = sad_key(mine, px, py);
+  SadFitWindow win;
+  span_of(widest.mx, pic.width, win.x0, win.x1);
+  span_of(widest.my, pic.height, win.y0, win.y1);
+  const size_t n = win.pixel(win.x1, win.y1) + 1;
+  win.energy.assign(n * k_sad_k, 0.0);
+  win.kept.assign(n, 0);
+  for (int32_t y = win.y0; y <= win.y1; ++y)
+    for (int32_t x = win.x0; x <= win.x1; ++x) {
+      const int64_t p = int64_t(y) * pic.width + x;
+      const size_t at = win.pixel(x, y);
+      const double px = pixel_centre<double>(x, pic.width), py = pixel_centre<double>(y, pic.height);
       for (int32_t k = 0; k < k_sad_k && b.id(p, k) >= 0; ++k)
-        if (keep[size_t(b.id(p, k))]) e[m++] = sad_key(shapes[size_t(b.id(p, k))], px, py);
-      sad_weights(e, m, w);
-      weight[size_t(y - y0) * size_t(x1 - x0 + 1) + size_t(x - x0)] = w[0];
+        if (keep[size_t(b.id(p, k))]) win.energy[at * k_sad_k + size_t(win.kept[at]++)] = sad_key(shapes[size_t(b.id(p, k))], px, py);
+    }
+  return win;
+}
+
+/// A placed site's colour fit over its window for one shape: its weight at each pixel against the
+/// pixel's staying sites, the least-squares sums, and the window's squared error with that colour.
+struct SadColourFit {
+  std::vector<double> weight;
+  double fit[4] = {}, norm = 0, error = 0;
+};
+
+SadColourFit sad_colour_fit(const SadShape<double>& mine, const SadFitWindow& win, const float* head,
+                            const GrowthPicture& pic, const SadGrowthResidual& res) {
+  const int32_t C = pic.channels;
+  SadColourFit f;
+  f.weight.assign(win.kept.size(), 0.0);
+  double wanted2 = 0; // sum of |r + w H o|^2: the error with the site coloured 0
+  for (int32_t y = win.y0; y <= win.y1; ++y)
+    for (int32_t x = win.x0; x <= win.x1; ++x) {
+      const int64_t p = int64_t(y) * pic.width + x;
+      const size_t at = win.pixel(x, y);
+      double e[k_sad_k + 1], w[k_sad_k + 1];
+      e[0] = sad_key(mine, pixel_centre<double>(x, pic.width), pixel_centre<double>(y, pic.height));
+      std::copy_n(win.energy.begin() + ptrdiff_t(at * k_sad_k), win.kept[at], e + 1);
+      sad_weights(e, win.kept[at] + 1, w);
+      f.weight[at] = w[0];
       // Wanted: H w c = r + H w o, o the blend the site joins.
       const double* o = res.blend.data() + p * k_sad_channels;
       for (int32_t ch = 0; ch < C; ++ch) {
         double ho = 0;
         for (int32_t c = 0; c < k_sad_channels; ++c)
           ho += double(head[ch * k_sad_channels + c]) * o[c];
-        fit[ch] += w[0] * (res.r[size_t(p * C + ch)] + w[0] * ho);
+        const double want = res.r[size_t(p * C + ch)] + w[0] * ho;
+        f.fit[ch] += w[0] * want;
+        wanted2 += want * want;
       }
-      norm += w[0] * w[0];
+      f.norm += w[0] * w[0];
     }
+  f.error = wanted2;
+  for (int32_t ch = 0; f.norm > 0 && ch < C; ++ch)
+    f.error -= f.fit[ch] * f.fit[ch] / f.norm;
+  return f;
+}
+
+/// Round site `base` with its scale times `scale`, into s.
+void sad_candidate_shape(float* s, const float* base, double scale) {
+  std::copy_n(base, k_sad_floats, s);
+  const double f = k_sad_diag_floor, l = scale * std::sqrt(double(base[k_sad_l11]) * base[k_sad_l11] + f * f);
+  s[k_sad_l11] = s[k_sad_l22] = float(std::sqrt(std::max(0.0, l * l - f * f)));
+}
+
+/// Chooses site s's scale among the candidates (rules in the header), fits its colour to the
+/// residual around it and takes its blend into `res`.
+void sad_fit_site_colour(float* s, bool search, const SadPixelBlends& b, const std::vector<char>& keep,
+                         const std::vector<SadShape<double>>& shapes, const float* head,
+                         const std::vector<double>& pinv, const GrowthPicture& pic, double cell,
+                         SadGrowthResidual& res) {
+  const int32_t C = pic.channels, W = pic.width;
+  const SadFitWindow win = sad_fit_window(sad_shape<double>(s, cell), b, keep, shapes, pic);
+  SadColourFit best = sad_colour_fit(sad_shape<double>(s, cell), win, head, pic, res);
+  if (search) {
+    float base[k_sad_floats], trial[k_sad_floats];
+    std::copy_n(s, k_sad_floats, base);
+    for (const double scale : k_sad_grow_scales) {
+      if (scale == 1.0) continue; // the base, fitted above
+      sad_candidate_shape(trial, base, scale);
+      SadColourFit f = sad_colour_fit(sad_shape<double>(trial, cell), win, head, pic, res);
+      if (f.error < best.error) best = std::move(f), std::copy_n(trial, k_sad_floats, s);
+    }
+  }
   for (int32_t c = 0; c < k_sad_channels; ++c) {
     double v = 0;
-    for (int32_t ch = 0; norm > 0 && ch < C; ++ch)
-      v += pinv[size_t(c * C + ch)] * fit[ch] / norm;
+    for (int32_t ch = 0; best.norm > 0 && ch < C; ++ch)
+      v += pinv[size_t(c * C + ch)] * best.fit[ch] / best.norm;
     s[k_sad_colour + c] = float(v);
   }
-  for (int32_t y = y0; y <= y1; ++y)
-    for (int32_t x = x0; x <= x1; ++x) {
+  for (int32_t y = win.y0; y <= win.y1; ++y)
+    for (int32_t x = win.x0; x <= win.x1; ++x) {
       const int64_t p = int64_t(y) * W + x;
-      const double w = weight[size_t(y - y0) * size_t(x1 - x0 + 1) + size_t(x - x0)];
+      const double w = best.weight[win.pixel(x, y)];
       double* o = res.blend.data() + p * k_sad_channels;
       double delta[k_sad_channels];
       for (int32_t c = 0; c < k_sad_channels; ++c)
@@ -213,10 +274,11 @@ void sad_place_moved(std::span<float> params, int64_t count, const float* head, 
   for (size_t j = 0; j < n; ++j) {
     float* s = params.data() + moved[j] * k_sad_floats;
     const int64_t p = pixels[j];
-    sad_place_site(s, pixel_centre<double>(int32_t(p % pic.width), pic.width),
-                   pixel_centre<double>(int32_t(p / pic.width), pic.height), b.ids.data() + p * k_sad_k,
-                   sad_list_length(b, p), keep, shapes, params.data(), pic, cell);
-    sad_fit_site_colour(s, b, keep, shapes, head, pinv, pic, cell, res);
+    const bool placed =
+        sad_place_site(s, pixel_centre<double>(int32_t(p % pic.width), pic.width),
+                       pixel_centre<double>(int32_t(p / pic.width), pic.height), b.ids.data() + p * k_sad_k,
+                       sad_list_length(b, p), keep, shapes, params.data(), pic, cell);
+    sad_fit_site_colour(s, placed, b, keep, shapes, head, pinv, pic, cell, res);
     for (std::vector<float>* m : {&moments.first, &moments.second})
       if (!m->empty()) std::fill_n(m->begin() + moved[j] * k_sad_floats, k_sad_floats, 0.0f);
   }

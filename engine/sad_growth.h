@@ -20,14 +20,19 @@
 ///   neighbours, the one of least energy there the owner):
 ///   - round, its metric's scale the local spacing s of the sites, from the mean squared distance
 ///     d2 of the n neighbours: K nearest of a uniform density rho lie within sqrt(n / (pi rho)),
-///     so s = 1 / sqrt(rho) = sqrt(2 pi d2 / n), between half a pixel and k_sad_grow_max_cells;
+///     so s = 1 / sqrt(rho) = sqrt(2 pi d2 / n), between half a pixel and k_sad_grow_max_cells,
+///     times one of k_sad_grow_scales (below);
 ///   - the owner's temperature, and the radius that puts its energy at its pixel one below the
 ///     owner's there (it takes the pixel over, e times the owner's weight, and shares the region
 ///     as a power diagram with it);
 ///   - the colour that fits the residual around it best (least squares over the pixels within
-///     k_sad_grow_window spacings, its weight there against the pixel's staying sites, mapped to
-///     its colour through the head's pseudo-inverse); its blend is then taken into the residual
-///     before the next is placed, so neighbours share a hot spot rather than all filling it;
+///     k_sad_grow_window spacings s, its weight there against the pixel's staying sites, mapped to
+///     its colour through the head's pseudo-inverse). A site blends in rather than adds, so any
+///     colour overwrites some of what its window's pixels showed: of the scales, the one whose
+///     fit leaves the least squared error in that window is placed (a site at the full spacing
+///     over detail erased it, and the picture dipped at each relocation). Its blend is then taken
+///     into the residual before the next is placed, so neighbours share a hot spot rather than
+///     all filling it;
 ///   - its optimizer moments (every array kept) zeroed.
 ///   Without neighbours (all of its pixel's sites moved) it keeps its own metric and temperature,
 ///   radius 0.
@@ -48,6 +53,9 @@ constexpr double k_sad_grow_max_cells = 2.0;
 /// k_sad_grow_window_px pixels either side).
 constexpr double k_sad_grow_window = 3.0;
 constexpr int32_t k_sad_grow_window_px = 32;
+/// A placed site's candidate scales, times the local spacing: the one whose least-squares colour
+/// leaves the least squared error in its window is placed.
+constexpr double k_sad_grow_scales[] = {1.0, 0.5, 0.25};
 
 /// The m sites to move, in order (rules in the header): idle first. params: count x k_sad_floats;
 /// head: the colour head's channels x k_sad_channels weights; blends: of these sites.

@@ -101,7 +101,8 @@ TEST_CASE("sad growth moves the idle sites to the wrong region's pixels, fits th
     CHECK(s[k_sad_mx] == doctest::Approx(pixel_centre<double>(int32_t(px), w)));
     CHECK(s[k_sad_my] == doctest::Approx(pixel_centre<double>(int32_t(py), h)));
     for (int32_t k = 0; k < 3; ++k)
-      CHECK(s[k_sad_colour + k] > 0.6f); // the region wants 0.8 to 0.9
+      CHECK(s[k_sad_colour + k] > 0.5f); // the region wants 0.8 to 0.9, its sites are 0.4 to 0.5 (a
+                                         // site placed where earlier ones lifted it fits what is left)
     for (int32_t f = 0; f < k_sad_floats; ++f) {
       CHECK(moments.first[size_t(moved[j] * k_sad_floats + f)] == 0.0f);
       CHECK(moments.second[size_t(moved[j] * k_sad_floats + f)] == 0.0f);
