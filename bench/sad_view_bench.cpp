@@ -114,8 +114,6 @@ int main(int argc, char** argv) {
   cfg.training.batch_size = 16384;
   cfg.training.metrics_every = int64_t(1) << 40;
   cfg.training.steps = int64_t(1) << 40;
-  RunConfig grow_cfg = cfg;
-  grow_cfg.training.grow = load_preset("sad-grow").training.grow;
   const Image img = prepare_training_image(default_image_path(), cfg.data);
   Trainer t(std::make_unique<CpuBackend>(), cfg, Dataset{img});
   SnapshotPolicy no_frames;
@@ -125,7 +123,9 @@ int main(int argc, char** argv) {
   const std::vector<float> a = t.parameters();
   for (int32_t s = 0; s < 5; ++s) (void)t.step();
   const std::vector<float> b = t.parameters();
-  const ModelSpec& model = t.config().model;
+  const ModelSpec& model = t.config().model; // its channels resolved for the picture
+  RunConfig grow_cfg = t.config();
+  grow_cfg.training.grow = load_preset("sad-grow").training.grow;
   std::printf("CPU backend: %s; %lld sites (%lld parameters), %dx%d picture, %d steps of 16,384 pixels first\n\n",
               t.backend().device_description().c_str(), static_cast<long long>(sites),
               static_cast<long long>(a.size()), W, H, steps);

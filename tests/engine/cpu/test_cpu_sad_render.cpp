@@ -12,6 +12,7 @@
 #include <doctest/doctest.h>
 
 #include <cstring>
+#include <string>
 #include <vector>
 
 using namespace redraw;
@@ -142,6 +143,6 @@ TEST_CASE("a sad encoding's render takes lists built afresh for its floats, afte
   enc->render_begins(b.data());
   const std::vector<float> rendered = encoded(*enc, b);
   CHECK(sad_render_same_bits(rendered, reference(b)));
-  MESSAGE("lists refreshed from a's " << (sad_render_same_bits(refreshed, rendered) ? "equal" : "differ from")
-                                      << " the lists built for b");
+  const std::string same = sad_render_same_bits(refreshed, rendered) ? "equal" : "differ from";
+  MESSAGE("lists refreshed from a's " << same << " the lists built for b");
 }

@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstring>
 #include <set>
+#include <string>
 #include <vector>
 
 using namespace redraw;
@@ -174,11 +175,11 @@ TEST_CASE("on a picture with sharp detail, grown sad sites reach a loss no highe
 
 TEST_CASE("a sad relocation reads the step's lists, and the refreshed lists find the moved sites a build finds") {
   const Image img = test::detail_picture(32);
-  const RunConfig cfg = sad_grow_config(200, 60, false);
+  Trainer t = test::small_trainer(sad_grow_config(200, 60, false), img);
+  t.run(20);
+  const RunConfig& cfg = t.config(); // the model's channels resolved for the picture
   RunConfig grow = cfg;
   grow.training.grow = GrowSpec{.every = 20, .fraction = 0.1, .until = 0.8};
-  Trainer t = test::small_trainer(cfg, img);
-  t.run(20);
   Backend& b = t.backend();
   std::vector<int32_t> lists;
   REQUIRE(b.bound_site_lists(lists));
@@ -196,8 +197,8 @@ TEST_CASE("a sad relocation reads the step's lists, and the refreshed lists find
   OptimizerState m1 = moments, m2 = moments;
   const int64_t moved = grow_sad(cfg.model, grow.training.grow, cfg.training.seed, 20, with, by_lists, m1);
   (void)grow_sad(cfg.model, grow.training.grow, cfg.training.seed, 20, without, by_build, m2);
-  MESSAGE("relocated from the step's lists and from a build: " << (test::same_bits(by_lists, by_build) ? "the same" : "different")
-                                                              << " sites");
+  const std::string same = test::same_bits(by_lists, by_build) ? "the same" : "different";
+  MESSAGE("relocated from the step's lists and from a build: " << same << " sites");
   const std::optional<GrowthEvent> event = grow_bound_primitives(b, grow, t.dataset(), 20);
   REQUIRE(event);
   CHECK(event->moved == moved);
