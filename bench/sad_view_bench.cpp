@@ -63,7 +63,8 @@ std::vector<float> render_fresh_per_band(const ModelSpec& model, std::span<const
 /// ms a call of f, over `frames` calls.
 template <class F> double ms_per(int32_t frames, F&& f) {
   const auto t0 = SadClock::now();
-  for (int32_t i = 0; i < frames; ++i) f(i);
+  for (int32_t i = 0; i < frames; ++i)
+    f(i);
   return 1e3 * seconds_since(t0) / frames;
 }
 
@@ -119,16 +120,18 @@ int main(int argc, char** argv) {
   SnapshotPolicy no_frames;
   no_frames.enabled = false;
   t.set_snapshot_policy(no_frames);
-  for (int32_t s = 0; s < steps; ++s) (void)t.step();
+  for (int32_t s = 0; s < steps; ++s)
+    (void)t.step();
   const std::vector<float> a = t.parameters();
-  for (int32_t s = 0; s < 5; ++s) (void)t.step();
+  for (int32_t s = 0; s < 5; ++s)
+    (void)t.step();
   const std::vector<float> b = t.parameters();
   const ModelSpec& model = t.config().model; // its channels resolved for the picture
   RunConfig grow_cfg = t.config();
   grow_cfg.training.grow = load_preset("sad-grow").training.grow;
   std::printf("CPU backend: %s; %lld sites (%lld parameters), %dx%d picture, %d steps of 16,384 pixels first\n\n",
-              t.backend().device_description().c_str(), static_cast<long long>(sites),
-              static_cast<long long>(a.size()), W, H, steps);
+              t.backend().device_description().c_str(), static_cast<long long>(sites), static_cast<long long>(a.size()),
+              W, H, steps);
 
   // ---- decode -------------------------------------------------------------------------------
   CpuBackend kept;
@@ -169,11 +172,13 @@ int main(int argc, char** argv) {
     t0 = SadClock::now();
     (void)t.step();
     backend.synchronize();
-    std::printf("| %s | %.2f | %.2f | %lld |\n", variant == 0 ? "before: lists built twice" : "now: the step's lists, a refresh",
-                relocation_s, seconds_since(t0), static_cast<long long>(moved));
+    std::printf("| %s | %.2f | %.2f | %lld |\n",
+                variant == 0 ? "before: lists built twice" : "now: the step's lists, a refresh", relocation_s,
+                seconds_since(t0), static_cast<long long>(moved));
   }
   auto t0 = SadClock::now();
-  for (int32_t s = 0; s < 3; ++s) (void)t.step();
+  for (int32_t s = 0; s < 3; ++s)
+    (void)t.step();
   std::printf("| (a step without relocation) | | %.2f | |\n", seconds_since(t0) / 3);
   return same_bits ? 0 : 1;
 }

@@ -24,7 +24,8 @@ namespace {
 std::vector<float> sad_render_weights(const ModelSpec& model, uint64_t seed) {
   std::vector<float> p(size_t(parameter_count(model)));
   auto u = [&](uint64_t i, double lo, double hi) { return float(lo + (hi - lo) * random_unit(seed, 43, i)); };
-  for (size_t i = 0; i < p.size(); ++i) p[i] = u(i, -0.5, 0.5);
+  for (size_t i = 0; i < p.size(); ++i)
+    p[i] = u(i, -0.5, 0.5);
   for (int64_t i = 0; i < model.encoding.sites; ++i) {
     float* s = p.data() + i * k_sad_floats;
     const uint64_t c = uint64_t(i) * 16 + 1000000;
@@ -52,7 +53,8 @@ std::vector<float> sad_render_moved(const ModelSpec& model, std::vector<float> f
 std::vector<float> sad_render_coords(int32_t w, int32_t h) {
   std::vector<float> c;
   for (int32_t j = 0; j < h; ++j)
-    for (int32_t i = 0; i < w; ++i) c.push_back(pixel_centre<float>(i, w)), c.push_back(pixel_centre<float>(j, h));
+    for (int32_t i = 0; i < w; ++i)
+      c.push_back(pixel_centre<float>(i, w)), c.push_back(pixel_centre<float>(j, h));
   return c;
 }
 
