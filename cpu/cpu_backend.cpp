@@ -299,6 +299,20 @@ void CpuBackend::set_parameters_impl(std::span<const float> p) {
   if (m_state->trained) m_state->trained->parameters_replaced();
   m_state->nonfinite = false;
 }
+void CpuBackend::set_moved_parameters_impl(std::span<const float> p) {
+  m_state->settle();
+  std::copy(p.begin(), p.end(), m_state->params.begin());
+  if (m_state->trained) {
+    const FlushedTeam flushed = use_team(team_size()); // a sad refresh pass runs here
+    m_state->trained->parameters_moved(m_state->params.data());
+  }
+  m_state->nonfinite = false;
+}
+
+bool CpuBackend::bound_site_lists_impl(std::vector<int32_t>& out) {
+  return m_state->trained && m_state->trained->site_lists(out);
+}
+
 void CpuBackend::get_parameters_impl(std::vector<float>& out) {
   m_state->settle();
   out = m_state->params;
@@ -478,11 +492,13 @@ struct ChunkedPass {
   CpuWorkspace ws;
   int32_t channels;
 
+  /// kept: the trained encoding to use, the pass's own when null.
   ChunkedPass(const ModelSpec& model, std::span<const float> params, std::span<const float> fourier_b, int64_t n,
-              int64_t chunk)
+              int64_t chunk, CpuTrainedEncoding* kept = nullptr)
       : layers(dense_layers(model)),
-        trained(cpu_trained_encoding(model.encoding)),
-        net{&model, &layers, params.data(), fourier_b.data(), trained.get()}, channels(layers.back().out) {
+        trained(kept ? nullptr : cpu_trained_encoding(model.encoding)),
+        net{&model, &layers, params.data(), fourier_b.data(), kept ? kept : trained.get()},
+        channels(layers.back().out) {
     ws.reserve(layers, model.encoding.width(), std::min(n, chunk));
   }
   /// Encodes and runs forward rows [r0, r0 + rows) of the n coordinates; returns rows.
@@ -535,7 +551,13 @@ void CpuBackend::predict_impl(const ModelSpec& model, std::span<const float> par
   const FlushedTeam flushed = use_team(team_size());
   // A forward pass gives the same bits in chunks of any multiple of a tile: the smallest chunk,
   // whose workspace (made for every call: a timelapse frame, an export band) costs least to make.
-  ChunkedPass pass(model, params, fourier_b, n, k_min_chunk_rows);
+  if (!m_render_encoding || !(m_render_spec == model.encoding)) {
+    m_render_encoding.reset();
+    m_render_encoding = cpu_trained_encoding(model.encoding);
+    m_render_spec = model.encoding;
+  }
+  if (m_render_encoding) m_render_encoding->render_begins(params.data());
+  ChunkedPass pass(model, params, fourier_b, n, k_min_chunk_rows, m_render_encoding.get());
   predict_chunks(pass.net, pass.ws, coords, n, out);
 }
 

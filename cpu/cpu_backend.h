@@ -18,6 +18,9 @@
 #include <memory>
 
 namespace redraw {
+namespace cpu {
+class CpuTrainedEncoding;
+}
 
 /// Rows per weight-gradient slot (CpuWorkspace::slots), and the most memory the slots may take.
 constexpr int64_t k_slot_rows = 512;
@@ -105,9 +108,17 @@ protected:
   void encode_impl(const EncodingSpec& enc, std::span<const float> fourier_b, const float* coords, int64_t n,
                    float* out) override;
 
+  void set_moved_parameters_impl(std::span<const float> params) override;
+  bool bound_site_lists_impl(std::vector<int32_t>& out) override;
+
 private:
   struct State;
   std::unique_ptr<State> m_state;
+  /// The trained encoding predict renders with (a sad model's lists), kept between calls with its
+  /// spec: the bands of one picture and the frames of unchanged floats share its state, which
+  /// is a function of the floats rendered alone (CpuTrainedEncoding::render_begins).
+  std::unique_ptr<cpu::CpuTrainedEncoding> m_render_encoding;
+  EncodingSpec m_render_spec;
 };
 
 } // namespace redraw

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 namespace redraw::cpu {
 
@@ -39,6 +40,17 @@ public:
   virtual void step_begins(const float*) {}
   /// The trained floats were replaced (set_parameters): state kept from the old ones goes.
   virtual void parameters_replaced() {}
+  /// The trained floats in params were edited in place (set_moved_parameters, a relocation):
+  /// state kept from the old ones may follow them (sad: one refresh pass of its lists). By
+  /// default it goes, as parameters_replaced.
+  virtual void parameters_moved(const float*) { parameters_replaced(); }
+  /// A stateless render of the trained floats in params begins (Backend::predict, on an encoding
+  /// the backend keeps for renders): the state encode reads is then a function of those floats
+  /// alone, whatever was rendered before, and is kept while they stay the same (the bands of one
+  /// picture, the frames of an unchanged model). Nothing by default.
+  virtual void render_begins(const float*) {}
+  /// The per-node site lists encode reads (sad's top-K lists) into `out`; false when none.
+  virtual bool site_lists(std::vector<int32_t>&) const { return false; }
 };
 
 /// The CPU's own encoder of a closed-form family, or null.

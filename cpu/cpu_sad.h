@@ -34,8 +34,9 @@ void sad_encode_rows(const SadParams& p, const float* params, const SadLists& li
                      float* out, SadRowsWork& work);
 
 /// The sites' kernels behind the CPU's trained-family interface (cpu/cpu_family_encoders.h): they
-/// keep the lists, refresh them as a step begins, and build them from scratch when they have none
-/// (a stateless call, new parameters), so a render of given parameters is theirs alone.
+/// keep the lists, refresh them as a step begins and after a relocation, and build them from
+/// scratch when they have none (new parameters) and as a stateless render begins, unless they were
+/// built for the same floats, so a render of given parameters is theirs alone.
 std::unique_ptr<cpu::CpuTrainedEncoding> make_cpu_sad_encoding(const EncodingSpec& enc);
 
 /// grads (count x k_sad_floats) += the sites' gradient given d_out = dLoss/dEncoding

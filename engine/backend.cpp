@@ -50,6 +50,21 @@ void Backend::set_parameters(std::span<const float> params) {
   set_parameters_impl(params);
 }
 
+void Backend::set_moved_parameters(std::span<const float> params) {
+  require_configured("set_moved_parameters");
+  check_size("set_moved_parameters", params.size(), m_parameter_count);
+  ++m_bound_version;
+  set_moved_parameters_impl(params);
+}
+
+bool Backend::bound_site_lists(std::vector<int32_t>& out) {
+  require_configured("bound_site_lists");
+  out.clear();
+  if (bound_site_lists_impl(out)) return true;
+  out.clear();
+  return false;
+}
+
 std::vector<float> Backend::parameters() {
   require_configured("parameters");
   std::vector<float> out;

@@ -137,6 +137,13 @@ public:
 
   /// Uploads parameters; also clears the divergence flag (LossSample::nonfinite).
   void set_parameters(std::span<const float> params);
+  /// set_parameters for the bound parameters edited in place (a relocation, engine/growth.h):
+  /// state the trained encoding keeps for them may follow the edit instead of starting afresh
+  /// (the CPU's sad lists take one refresh pass, engine/sad_lists.h). The default starts afresh.
+  void set_moved_parameters(std::span<const float> params);
+  /// The bound trained encoding's per-node site lists as its last step used them (the sad
+  /// family's top-K lists: SadLists::ids) into `out`; false (out emptied) when it keeps none.
+  bool bound_site_lists(std::vector<int32_t>& out);
   std::vector<float> parameters();
   /// The same into `out`, reusing its memory (no fresh pages for a large network each time).
   void parameters_into(std::vector<float>& out);
@@ -202,6 +209,10 @@ public:
 protected:
   virtual void configure_impl(const TrainSetup& setup, const Dataset& data) = 0;
   virtual void set_parameters_impl(std::span<const float> params) = 0;
+  /// Default: set_parameters_impl (the encoding's state starts afresh).
+  virtual void set_moved_parameters_impl(std::span<const float> params) { set_parameters_impl(params); }
+  /// Default: none kept.
+  virtual bool bound_site_lists_impl(std::vector<int32_t>&) { return false; }
   virtual void get_parameters_impl(std::vector<float>& out) = 0;
   virtual void set_optimizer_state_impl(const OptimizerState& state) = 0;
   virtual void get_optimizer_state_impl(OptimizerState& out) = 0;

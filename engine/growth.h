@@ -48,6 +48,10 @@ struct GrowthPicture {
   int32_t width = 0, height = 0, channels = 0;
   const float* targets = nullptr;    ///< the dataset's pixels
   const float* prediction = nullptr; ///< the model's output at the pixel centres, before the move
+  /// The bound encoding's per-node site lists as its last step used them (the sad family's top-K
+  /// lists, engine/sad_lists.h: Backend::bound_site_lists), or empty: a family that needs them
+  /// then builds them afresh.
+  std::span<const int32_t> site_lists;
 };
 
 /// A linear colour head's pseudo-inverse P (in x C, row-major; head: C x in weights, C <= 4,

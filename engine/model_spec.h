@@ -63,6 +63,7 @@ struct EncodingSpec {
   /// Its per-element view (engine/encoding_math.h), as its family (engine/model_family.h) says.
   EncodingParams params() const;
   int32_t width() const { return encoding_width(params()); }
+  bool operator==(const EncodingSpec&) const = default;
 };
 
 constexpr float k_default_gauss_scale = 10.0f;

@@ -9,6 +9,14 @@
 namespace redraw {
 
 SadPixelBlends sad_pixel_blends(const SadParams& p, const float* params, int32_t width, int32_t height) {
+  SadLists lists;
+  sad_build_lists(p, params, lists);
+  return sad_pixel_blends(p, params, lists, width, height);
+}
+
+SadPixelBlends sad_pixel_blends(const SadParams& p, const float* params, const SadLists& lists, int32_t width,
+                                int32_t height) {
+  sad_check_lists(p, lists);
   SadPixelBlends b;
   b.width = width;
   b.height = height;
@@ -21,8 +29,6 @@ SadPixelBlends sad_pixel_blends(const SadParams& p, const float* params, int32_t
     throw BackendError("out of memory for the sites' blends of a " + std::to_string(width) + " x " +
                        std::to_string(height) + " picture");
   }
-  SadLists lists;
-  sad_build_lists(p, params, lists);
   const std::vector<SadShape<float>> shapes = sad_shapes(p, params);
 #pragma omp parallel for schedule(static)
   for (int32_t j = 0; j < height; ++j)

@@ -1,6 +1,6 @@
 #pragma once
 /// The `sad` encoding's blend at every pixel centre of a picture, with the lists built afresh
-/// (engine/sad_lists.h): which sites each pixel blends and with what weight, and the owner of each
+/// (engine/sad_lists.h) or given: which sites each pixel blends and with what weight, and the owner of each
 /// pixel (the site of largest weight). The app's sites view draws its owner map from them
 /// (engine/insight/primitive_view.h) and growth picks its idle and least used sites from them
 /// (engine/sad_growth.h). The same bits on any thread count: each pixel's result is its own.
@@ -25,6 +25,10 @@ struct SadPixelBlends {
 /// The blends of the `p.count` sites in params (count x k_sad_floats) at every pixel centre of a
 /// width x height picture (width, height >= 1), from lists built afresh for them.
 SadPixelBlends sad_pixel_blends(const SadParams& p, const float* params, int32_t width, int32_t height);
+/// The same from the given lists (a training step's, sad_check_lists: for p's lattice and count,
+/// else BackendError) instead of lists built afresh.
+SadPixelBlends sad_pixel_blends(const SadParams& p, const float* params, const SadLists& lists, int32_t width,
+                                int32_t height);
 
 /// Each pixel's owner: the site of largest weight (the first in its list's order on a tie), -1
 /// where none is blended.

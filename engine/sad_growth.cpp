@@ -284,6 +284,20 @@ void sad_place_moved(std::span<float> params, int64_t count, const float* head, 
   }
 }
 
+/// The blends of the picture, from the lists its step used when it came with sound ones (the
+/// size of p's lattice, every id a site or -1), else from lists built afresh.
+SadPixelBlends sad_growth_blends(const SadParams& p, const float* params, const GrowthPicture& pic) {
+  const size_t entries = size_t(p.grid) * size_t(p.grid) * size_t(k_sad_k);
+  if (pic.site_lists.size() != entries ||
+      !std::all_of(pic.site_lists.begin(), pic.site_lists.end(), [&](int32_t id) { return id >= -1 && id < p.count; }))
+    return sad_pixel_blends(p, params, pic.width, pic.height);
+  SadLists lists;
+  lists.grid = p.grid;
+  lists.count = p.count;
+  lists.ids.assign(pic.site_lists.begin(), pic.site_lists.end());
+  return sad_pixel_blends(p, params, lists, pic.width, pic.height);
+}
+
 } // namespace
 
 std::vector<int64_t> least_useful_sites(const SadPixelBlends& b, const float* params, int64_t count, const float* head,
@@ -356,7 +370,7 @@ int64_t grow_sad(const ModelSpec& spec, const GrowSpec& grow, uint64_t seed, int
   if (C != picture.channels || C > 4 || h.in != k_sad_channels) return 0;
   const float* head = params.data() + h.weight_offset;
   const int64_t count = spec.encoding.sites;
-  const SadPixelBlends blends = sad_pixel_blends(sad_params(count), params.data(), picture.width, picture.height);
+  const SadPixelBlends blends = sad_growth_blends(sad_params(count), params.data(), picture);
   std::vector<int64_t> moved =
       least_useful_sites(blends, params.data(), count, head, C, grow_count(count, grow.fraction));
   const std::vector<SadShape<double>> shapes = sad_growth_shapes(params.data(), count);

@@ -5,8 +5,11 @@
 /// sites that add least to the picture move to pixels drawn where its error is: the paper's
 /// "add where the responsibility-weighted error is high, prune where they own nothing" done as
 /// relocation.
-/// - The blends: every pixel centre's K sites and weights, from lists built afresh
-///   (engine/sad_blends.h). A pixel's owner is its site of largest weight.
+/// - The blends: every pixel centre's K sites and weights (engine/sad_blends.h), from the lists
+///   the last step used when the picture brings them (GrowthPicture::site_lists: the training
+///   step's, refreshed as the sites moved, not built again), else from lists built afresh. A
+///   pixel's owner is its site of largest weight. After the move the backend follows the moved
+///   sites with one refresh pass of its lists (Backend::set_moved_parameters).
 /// - Which move: the idle sites (owning no pixel) first, then those of least contribution, each
 ///   ordered by contribution, ties by index. A site's contribution is what the picture loses
 ///   without it: the sum over the pixels that blend it of |H w (c - o)|^2, H the colour head, w

@@ -31,10 +31,13 @@ std::optional<GrowthEvent> grow_bound_primitives(Backend& backend, const RunConf
   std::vector<float> params = backend.parameters();
   OptimizerState moments = backend.optimizer_state();
   const std::vector<float> prediction = predict_every_pixel(backend, data);
-  const GrowthPicture picture{data.image.width, data.image.height, data.channels(), data.targets(), prediction.data()};
+  std::vector<int32_t> lists;
+  backend.bound_site_lists(lists); // the lists the step and the prediction used, when it keeps them
+  const GrowthPicture picture{data.image.width, data.image.height, data.channels(), data.targets(), prediction.data(),
+                              lists};
   const int64_t moved =
       family.grow(config.model, config.training.grow, config.training.seed, step, picture, params, moments);
-  backend.set_parameters(params);
+  backend.set_moved_parameters(params);
   backend.set_optimizer_state(moments);
   return GrowthEvent{step, moved};
 }

@@ -5,8 +5,11 @@
 /// read back, the picture predicted at every pixel centre, the primitives moved on the host and
 /// both written back. It runs every GrowSpec::every steps, never per step: on a GPU it is one
 /// round trip of the parameters (2 MB at 70,000 Gaussians) and one forward pass per relocation.
-/// The backend's set_parameters tells its trained encoding the floats were replaced
-/// (parameters_replaced: the sad lists are built afresh for the moved sites).
+/// The relocation reads the bound encoding's lists where the backend keeps them
+/// (Backend::bound_site_lists: the sad lists the step used, not built again), and hands the
+/// moved floats back through set_moved_parameters, so that its trained encoding follows them (the
+/// CPU's sad lists take one refresh pass, which offers every moved site at its new node; a
+/// backend that cannot follow builds them afresh).
 /// - Threading: the trainer's thread.
 #include "engine/backend.h"
 #include "engine/growth.h"

@@ -252,7 +252,7 @@ TEST_CASE("gaussian carrier growth: a moved Gaussian's frequencies start again s
   const std::vector<int64_t> moved = {7, 150, 42};
   const std::vector<int64_t> pixels = {0, int64_t(w) * 11 + 5, int64_t(w) * h - 1};
   const float head[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
-  const GrowthPicture pic{w, h, 3, target.data(), prediction.data()};
+  const GrowthPicture pic{w, h, 3, target.data(), prediction.data(), {}};
   relocate_gaussians(params, count, head, pic, moved, pixels, moments, true);
   for (size_t j = 0; j < moved.size(); ++j) {
     CAPTURE(j);

@@ -49,7 +49,7 @@ TEST_CASE("a relocation moves the chosen Gaussians to the chosen pixels and zero
   OptimizerState moments{std::vector<float>(params.size(), 0.5f), std::vector<float>(params.size(), 0.25f)};
   const std::vector<int64_t> moved = {7, 150, 42};
   const std::vector<int64_t> pixels = {0, int64_t(w) * 11 + 5, int64_t(w) * h - 1};
-  const GrowthPicture pic{w, h, 3, target.data(), prediction.data()};
+  const GrowthPicture pic{w, h, 3, target.data(), prediction.data(), {}};
   const double error = relocate_gaussians(params, count, test::k_identity_head, pic, moved, pixels, moments);
 
   for (size_t j = 0; j < moved.size(); ++j) {

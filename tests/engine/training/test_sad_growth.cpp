@@ -3,21 +3,25 @@
 // land on the pixels of a wrong region and lower the picture's true error there (a fresh render of
 // the moved sites), their moments are zeroed and the other sites keep their bits; the config is
 // refused naming the field; a run grows at its config's steps with its parameter count unchanged,
-// the same bits on one thread and two; and on a picture with sharp detail, growth ends at a loss
-// no higher than the same sites without it.
+// the same bits on one thread and two; the trainer's relocation reads the lists its step used and
+// its lists then hold every moved site a fresh build finds at its node; and on a picture with sharp
+// detail, growth ends at a loss no higher than the same sites without it.
 #include "primitive_fixtures.h"
 #include "test_support.h"
 
 #include "engine/errors.h"
 #include "engine/sad_growth.h"
 #include "engine/thread_budget.h"
+#include "engine/training/growth_step.h"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <set>
+#include <string>
 #include <vector>
 
 using namespace redraw;
@@ -91,7 +95,7 @@ TEST_CASE("sad growth moves the idle sites to the wrong region's pixels, fits th
   const std::vector<int64_t> pixels = error_weighted_pixels(error, idle, 3, 10);
   REQUIRE(pixels.size() == size_t(idle));
   OptimizerState moments{std::vector<float>(params.size(), 0.5f), std::vector<float>(params.size(), 0.25f)};
-  const GrowthPicture pic{w, h, 3, target.data(), prediction.data()};
+  const GrowthPicture pic{w, h, 3, target.data(), prediction.data(), {}};
   const double estimate = relocate_sites(params, count, test::k_identity_head, pic, blends, moved, pixels, moments);
   for (size_t j = 0; j < moved.size(); ++j) {
     const float* s = params.data() + moved[j] * k_sad_floats;
@@ -168,4 +172,56 @@ TEST_CASE("on a picture with sharp detail, grown sad sites reach a loss no highe
   MESSAGE("48 x 48 detail, 150 sites, 160 steps: plain " << p << " dB, grown " << g << " dB ("
                                                          << grown.record().growth().size() << " relocations)");
   CHECK(g >= p); // 18.54 against 21.07 dB when written
+}
+
+TEST_CASE("a sad relocation reads the step's lists, and the refreshed lists find the moved sites a build finds") {
+  const Image img = test::detail_picture(32);
+  Trainer t = test::small_trainer(sad_grow_config(200, 60, false), img);
+  t.run(20);
+  const RunConfig& cfg = t.config(); // the model's channels resolved for the picture
+  RunConfig grow = cfg;
+  grow.training.grow = GrowSpec{.every = 20, .fraction = 0.1, .until = 0.8};
+  Backend& b = t.backend();
+  std::vector<int32_t> lists;
+  REQUIRE(b.bound_site_lists(lists));
+  const SadParams p = sad_params(200);
+  REQUIRE(lists.size() == size_t(p.grid) * size_t(p.grid) * k_sad_k);
+  // The family's relocation on the step's lists and on lists built afresh, by hand.
+  const std::vector<float> before = b.parameters();
+  const OptimizerState moments = b.optimizer_state();
+  std::vector<float> prediction(size_t(t.dataset().size())), coords(size_t(t.dataset().size()) * 2);
+  grid_coordinates(32, 32, 0, 32, coords.data());
+  b.predict_bound(coords.data(), t.dataset().size(), prediction.data());
+  const GrowthPicture with{32, 32, 1, t.dataset().targets(), prediction.data(), lists};
+  const GrowthPicture without{32, 32, 1, t.dataset().targets(), prediction.data(), {}};
+  std::vector<float> by_lists = before, by_build = before;
+  OptimizerState m1 = moments, m2 = moments;
+  const int64_t moved = grow_sad(cfg.model, grow.training.grow, cfg.training.seed, 20, with, by_lists, m1);
+  (void)grow_sad(cfg.model, grow.training.grow, cfg.training.seed, 20, without, by_build, m2);
+  const std::string same = test::same_bits(by_lists, by_build) ? "the same" : "different";
+  MESSAGE("relocated from the step's lists and from a build: " << same << " sites");
+  const std::optional<GrowthEvent> event = grow_bound_primitives(b, grow, t.dataset(), 20);
+  REQUIRE(event);
+  CHECK(event->moved == moved);
+  CHECK(moved == 20);
+  CHECK(test::same_bits(b.parameters(), by_lists));
+  // Every moved site a fresh build finds at its own node, the refreshed lists find there too.
+  std::vector<int32_t> after;
+  REQUIRE(b.bound_site_lists(after));
+  SadLists fresh;
+  sad_build_lists(p, by_lists.data(), fresh);
+  int32_t found_by_build = 0;
+  for (int64_t i = 0; i < 200; ++i) {
+    const float* s = by_lists.data() + i * k_sad_floats;
+    if (std::memcmp(s, before.data() + i * k_sad_floats, k_sad_floats * sizeof(float)) == 0) continue;
+    const int32_t* built = sad_node_list(fresh.ids.data(), p.grid, s[k_sad_mx], s[k_sad_my]);
+    if (std::find(built, built + k_sad_k, int32_t(i)) == built + k_sad_k) continue;
+    ++found_by_build;
+    const int32_t* kept = sad_node_list(after.data(), p.grid, s[k_sad_mx], s[k_sad_my]);
+    CAPTURE(i);
+    CHECK(std::find(kept, kept + k_sad_k, int32_t(i)) != kept + k_sad_k);
+  }
+  CHECK(found_by_build >= 10);
+  t.run(30); // and training goes on from them
+  CHECK(std::isfinite(t.measure().psnr_db));
 }
