@@ -1,6 +1,7 @@
 #include "cpu/cpu_backend.h"
 #include "engine/soundness.h"
 
+#include "cpu/cpu_chunked_pass.h"
 #include "cpu/cpu_family_encoders.h"
 #include "cpu/cpu_hash_grid.h"
 #include "cpu/cpu_kernels.h"
@@ -18,7 +19,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstring>
 #include <new>
 
 namespace redraw {
@@ -32,15 +32,6 @@ constexpr int64_t k_gather_ahead = 16;
 } // namespace
 
 /// The bound training state.
-namespace {
-/// An entry point's first line: the calling thread's OpenMP regions get `team` threads, and each
-/// of them, the caller too, computes with subnormals flushed until the call returns.
-[[nodiscard]] FlushedTeam use_team(int team) {
-  omp_set_num_threads(team);
-  return FlushedTeam(team);
-}
-} // namespace
-
 struct CpuBackend::State {
   TrainSetup setup;
   std::vector<DenseLayer> layers;
@@ -465,46 +456,6 @@ double CpuBackend::dataset_mse_impl() {
 }
 
 namespace {
-
-/// Encodes and runs forward rows [r0, r0 + rows) of the n coordinates in `ws`; returns rows.
-int64_t forward_chunk(const NetView& net, CpuWorkspace& ws, const float* coords, int64_t r0, int64_t n) {
-  const int64_t rows = std::min(ws.rows, n - r0);
-  encode_input(net, coords + 2 * r0, rows, ws.input.data());
-  forward_rows(net, ws, ws.input.data(), rows);
-  return rows;
-}
-
-/// out (n x channels) = the network's outputs at the n coordinates, a chunk of ws at a time.
-void predict_chunks(const NetView& net, CpuWorkspace& ws, const float* coords, int64_t n, float* out) {
-  const int32_t C = net.layers->back().out;
-  for (int64_t r0 = 0; r0 < n; r0 += ws.rows) {
-    const int64_t rows = forward_chunk(net, ws, coords, r0, n);
-    std::memcpy(out + r0 * C, ws.y.back().data(), size_t(rows * C) * sizeof(float));
-  }
-}
-
-/// What the stateless ops share: a view of the network with the given parameters and a workspace
-/// of at most `chunk` rows, which runs the coordinates forward a chunk at a time.
-struct ChunkedPass {
-  std::vector<DenseLayer> layers;
-  std::unique_ptr<CpuTrainedEncoding> trained;
-  NetView net;
-  CpuWorkspace ws;
-  int32_t channels;
-
-  /// kept: the trained encoding to use, the pass's own when null.
-  ChunkedPass(const ModelSpec& model, std::span<const float> params, std::span<const float> fourier_b, int64_t n,
-              int64_t chunk, CpuTrainedEncoding* kept = nullptr)
-      : layers(dense_layers(model)),
-        trained(kept ? nullptr : cpu_trained_encoding(model.encoding)),
-        net{&model, &layers, params.data(), fourier_b.data(), kept ? kept : trained.get()},
-        channels(layers.back().out) {
-    ws.reserve(layers, model.encoding.width(), std::min(n, chunk));
-  }
-  /// Encodes and runs forward rows [r0, r0 + rows) of the n coordinates; returns rows.
-  int64_t forward(const float* coords, int64_t r0, int64_t n) { return forward_chunk(net, ws, coords, r0, n); }
-};
-
 /// Every value finite and within `limit` in magnitude (count_unsound's rule, in parallel).
 bool all_sound(const std::vector<float>& v, float limit) {
   const float* p = v.data();
@@ -544,57 +495,6 @@ void CpuBackend::predict_bound_impl(const float* coords, int64_t n, float* out) 
   const FlushedTeam flushed = use_team(team_size());
   s.settle();
   predict_chunks(s.view(), s.ws, coords, n, out);
-}
-
-void CpuBackend::predict_impl(const ModelSpec& model, std::span<const float> params, std::span<const float> fourier_b,
-                              const float* coords, int64_t n, float* out) {
-  const FlushedTeam flushed = use_team(team_size());
-  // A forward pass gives the same bits in chunks of any multiple of a tile: the smallest chunk,
-  // whose workspace (made for every call: a timelapse frame, an export band) costs least to make.
-  if (!m_render_encoding || !(m_render_spec == model.encoding)) {
-    m_render_encoding.reset();
-    m_render_encoding = cpu_trained_encoding(model.encoding);
-    m_render_spec = model.encoding;
-  }
-  if (m_render_encoding) m_render_encoding->render_begins(params.data());
-  ChunkedPass pass(model, params, fourier_b, n, k_min_chunk_rows, m_render_encoding.get());
-  predict_chunks(pass.net, pass.ws, coords, n, out);
-}
-
-double CpuBackend::loss_and_gradients_impl(const ModelSpec& model, const LossParams& loss,
-                                           std::span<const float> params, std::span<const float> fourier_b,
-                                           const float* coords, const float* targets, int64_t n,
-                                           std::span<float> grads) {
-  const FlushedTeam flushed = use_team(team_size());
-  const auto layers = dense_layers(model);
-  ChunkedPass pass(model, params, fourier_b, n, cpu_chunk_rows(layers, model.encoding.width()));
-  const int32_t C = pass.channels;
-  const float inv_count = float(1.0 / (double(n) * C));
-  std::vector<float> scratch;
-  double sum = 0;
-  for (int64_t r0 = 0; r0 < n; r0 += pass.ws.rows) {
-    const int64_t rows = pass.forward(coords, r0, n);
-    sum += backward_rows(pass.net, pass.ws, coords + 2 * r0, pass.ws.input.data(), targets + r0 * C, rows, loss,
-                         inv_count, grads.data(), r0 == 0, scratch);
-  }
-  reduce_weight_slots(pass.layers, pass.ws, std::min(pass.ws.rows, n), grads.data());
-  return sum / (double(n) * C);
-}
-
-void CpuBackend::optimizer_update_impl(const OptimizerSpec& opt, std::span<float> params, std::span<const float> grads,
-                                       OptimizerState& st, float lr, int64_t step) {
-  const FlushedTeam flushed = use_team(team_size());
-  optimizer_all(opt, params.data(), grads.data(), st.first.empty() ? nullptr : st.first.data(),
-                st.second.empty() ? nullptr : st.second.data(), int64_t(params.size()), lr, step);
-}
-
-void CpuBackend::encode_impl(const EncodingSpec& enc, std::span<const float> fourier_b, const float* coords, int64_t n,
-                             float* out) {
-  const FlushedTeam flushed = use_team(team_size());
-  if (const auto trained = cpu_trained_encoding(enc)) // its floats come in fourier_b
-    trained->encode(fourier_b.data(), coords, n, out);
-  else
-    encode_rows(enc.params(), fourier_b.data(), coords, n, out);
 }
 
 } // namespace redraw

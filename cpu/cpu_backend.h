@@ -10,6 +10,9 @@
 ///   slots for the weight gradients), and every reduction adds its pieces in a fixed order. The
 ///   same seed gives bit-identical parameters at any team size and load, whatever split the BLAS
 ///   kernel would make of a call.
+/// - cpu/cpu_backend.cpp holds the bound training state and the operations on it;
+///   cpu/cpu_backend_stateless.cpp the stateless ones (predict, loss_and_gradients,
+///   optimizer_update, encode), which run a ChunkedPass of their own (cpu/cpu_chunked_pass.h).
 #include "engine/backend.h"
 #include "engine/backend_names.h"
 #include "engine/model_spec.h"

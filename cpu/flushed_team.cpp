@@ -41,6 +41,11 @@ FlushedTeam::FlushedTeam(int team) : m_saved(read_mode()) {
 
 FlushedTeam::~FlushedTeam() { write_mode(m_saved); }
 
+FlushedTeam use_team(int team) {
+  omp_set_num_threads(team);
+  return FlushedTeam(team);
+}
+
 TeamFlushProbe probe_team_flush(int team) {
   int threads = 0, not_flushed = 0;
 #pragma omp parallel num_threads(team > 0 ? team : 1) reduction(+ : threads, not_flushed)

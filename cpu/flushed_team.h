@@ -26,6 +26,10 @@ private:
   unsigned long m_saved = 0; ///< the calling thread's control register before
 };
 
+/// An entry point's first line: the calling thread's OpenMP regions get `team` threads, and each
+/// of them, the caller too, computes with subnormals flushed until the call returns.
+[[nodiscard]] FlushedTeam use_team(int team);
+
 /// Whether the calling thread flushes subnormals now (a test's probe; false where the CPU has no
 /// such mode).
 bool subnormals_flushed_here();

@@ -10,22 +10,6 @@
 
 namespace redraw {
 
-std::vector<int64_t> least_useful_gaussians(const float* params, int64_t count, const float* head, int32_t channels,
-                                            int64_t m, bool carrier) {
-  const double cell = gaussian_params(count).cell;
-  const int64_t stride = gaussian_floats(carrier);
-  std::vector<double> use(static_cast<size_t>(count));
-  for (int64_t i = 0; i < count; ++i)
-    use[size_t(i)] = gaussian_contribution<double>(params + i * stride, cell, head, channels);
-  std::vector<int64_t> order(static_cast<size_t>(count));
-  for (int64_t i = 0; i < count; ++i) order[size_t(i)] = i;
-  const auto less = [&](int64_t a, int64_t b) { return use[size_t(a)] != use[size_t(b)] ? use[size_t(a)] < use[size_t(b)] : a < b; };
-  m = std::clamp<int64_t>(m, 0, count);
-  std::partial_sort(order.begin(), order.begin() + m, order.end(), less);
-  order.resize(size_t(m));
-  return order;
-}
-
 namespace {
 
 /// The residual of a picture (target - prediction, double, pixel-major) and its footprint walks.

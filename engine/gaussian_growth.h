@@ -7,7 +7,7 @@
 /// - Which move (grow_gaussians): the m = grow_count() Gaussians whose leaving adds least squared
 ///   error to the picture now (over its footprint, |r + H c w|^2 - |r|^2, r = target - prediction:
 ///   negative where the picture is better without it; off-picture ones 0), least first, ties by
-///   index. (least_useful_gaussians ranks by size and colour alone, without the picture.)
+///   index.
 /// - Where to: m distinct pixels drawn without replacement with probability proportional to the
 ///   squared error of the residual (error_weighted_pixels, engine/growth.h: the same pixels on
 ///   every machine and thread count), taken in decreasing key order.
@@ -38,10 +38,6 @@ namespace redraw {
 /// k_gaussian_init_size cells): the one whose least-squares colour takes most error is placed.
 constexpr double k_gaussian_grow_scales[] = {1.0, 0.5, 2.0};
 
-/// The m least contributing of `count` Gaussians (params: count x gaussian_floats(carrier)), least
-/// first, ties by index; head: the colour head's channels x k_gaussian_channels weights.
-std::vector<int64_t> least_useful_gaussians(const float* params, int64_t count, const float* head, int32_t channels,
-                                            int64_t m, bool carrier = false);
 /// Moves Gaussian moved[j] to pixel pixels[j], j in order (rules in the header), in `params`
 /// (count Gaussians first), zeroing their entries of every non-empty array of `moments`.
 /// head: channels x k_gaussian_channels weights. Returns the squared error summed over every

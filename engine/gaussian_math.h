@@ -254,29 +254,6 @@ REDRAW_HD inline void gaussian_backward(const GaussianShape<T>& s, const float* 
 
 // ---- growth (training.grow, engine/gaussian_growth.h): moving a Gaussian to where the error is --
 
-/// How much Gaussian g adds to the picture: the area of its ellipse in cells^2 (det L / cell^2,
-/// the integral of w up to a constant) times sum_o |(head colour)_o| over the C output channels,
-/// head the colour head's C x k_gaussian_channels weights; 0 when its support misses the picture
-/// [-1, 1]^2, and -1 for a Gaussian with a value not finite (the first to move).
-template <class T>
-REDRAW_HD inline T gaussian_contribution(const float* g, T cell, const float* head, int32_t channels) {
-  T a, b, c, hx, hy;
-  gaussian_cholesky(g, cell, a, b, c);
-  gaussian_half_extent(g, cell, hx, hy);
-  const T mx = T(g[k_gauss_mx]), my = T(g[k_gauss_my]);
-  T ink = T(0);
-  for (int32_t o = 0; o < channels; ++o) {
-    T v = T(0);
-    for (int32_t k = 0; k < k_gaussian_channels; ++k) v += T(head[o * k_gaussian_channels + k]) * T(g[k_gauss_colour + k]);
-    ink += v < T(0) ? -v : v;
-  }
-  const T area = (a / cell) * (c / cell);
-  const T u = ink * area;
-  if (!(rd_isfinite(u) && rd_isfinite(mx) && rd_isfinite(my) && rd_isfinite(hx) && rd_isfinite(hy))) return T(-1);
-  const bool misses = mx + hx <= T(-1) || mx - hx >= T(1) || my + hy <= T(-1) || my - hy >= T(1);
-  return misses ? T(0) : u;
-}
-
 /// The raw Cholesky diagonal l whose d(l) = sqrt(l^2 + f^2) is `sigma` cells (f when sigma is below it).
 REDRAW_HD inline float gaussian_raw_diagonal(float sigma) {
   const float f = float(k_gaussian_diag_floor), d = sigma * sigma - f * f;

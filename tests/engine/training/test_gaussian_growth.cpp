@@ -1,10 +1,11 @@
 // Gaussians that grow where the error is (training.grow; engine/gaussian_growth.h and the trainer's
 // relocation, engine/training/growth_step.h): a relocation moves the chosen Gaussians to the chosen
 // pixels and zeroes their moments, leaves the others' bits alone, and its error is a float64
-// all-pairs render's; the pixels drawn follow the error; the config's key is read, written and
-// refused with errors naming the field; a run grows at the steps its config gives, the same bits
-// on one thread and two and across a checkpoint; and on a picture with sharp detail on one side
-// and black on the other, growth ends at a lower loss than the same model without it.
+// all-pairs render's; the ones it moves are those whose leaving costs a float64 render least, at
+// the plain and the carrier's stride; the pixels drawn follow the error; the config's key is read,
+// written and refused with errors naming the field; a run grows at the steps its config gives, the
+// same bits on one thread and two and across a checkpoint; and on a picture with sharp detail on
+// one side and black on the other, growth ends at a lower loss than the same model without it.
 #include "primitive_fixtures.h"
 #include "test_support.h"
 
@@ -15,6 +16,7 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <set>
@@ -86,25 +88,70 @@ TEST_CASE("a relocation moves the chosen Gaussians to the chosen pixels and zero
   CHECK(rendered < removed);
 }
 
-TEST_CASE("the least useful Gaussians are those off the picture and without colour, least first") {
-  std::vector<float> params = growth_gaussians(50, 4);
-  float* off = params.data() + 10 * k_gaussian_floats;
-  off[k_gauss_mx] = 5.0f; // far past the right edge
-  std::fill_n(params.data() + 30 * k_gaussian_floats + k_gauss_colour, 3, 0.0f);
-  params[size_t(20 * k_gaussian_floats + k_gauss_l11)] = NAN;
-  const std::vector<int64_t> least = least_useful_gaussians(params.data(), 50, test::k_identity_head, 3, 4);
-  REQUIRE(least.size() == 4);
-  CHECK(least[0] == 20); // not finite: -1
-  CHECK(least[1] == 10); // 0, ties by index
-  CHECK(least[2] == 30);
-  const double cell = gaussian_params(50).cell;
-  double lowest_other = 1e300;
-  for (int64_t i = 0; i < 50; ++i)
-    if (i != 10 && i != 20 && i != 30)
-      lowest_other = std::min(lowest_other, gaussian_contribution<double>(params.data() + i * k_gaussian_floats, cell,
-                                                                          test::k_identity_head, 3));
-  CHECK(gaussian_contribution<double>(params.data() + least[3] * k_gaussian_floats, cell, test::k_identity_head, 3) ==
-        lowest_other);
+TEST_CASE("a relocation moves the Gaussians whose leaving costs the picture least, plain and with the carrier") {
+  const int64_t count = 80;
+  const int32_t w = 20, h = 16;
+  for (const bool carrier : {false, true}) {
+    CAPTURE(carrier);
+    RunConfig c = load_preset("gaussians");
+    c.model.encoding.gaussians = count;
+    c.model.encoding.carrier = carrier;
+    const DenseLayer head = dense_layers(c.model).front();
+    REQUIRE(head.in == 3);
+    REQUIRE(head.out == 3);
+    std::vector<float> params(size_t(parameter_count(c.model)), 0.0f);
+    const std::vector<float> drawn = test::drawn_gaussians(
+        count, 5,
+        {.stream = 31, .mean = 1.2, .diag_lo = 0.3, .diag_hi = 2.0, .shear = 0.5, .colour = 0.5, .carrier = carrier});
+    std::copy(drawn.begin(), drawn.end(), params.begin());
+    std::copy_n(test::k_identity_head, 9, params.begin() + head.weight_offset);
+    const int32_t stride = gaussian_floats(carrier);
+    const test::GaussianReference ref = test::gaussian_reference(gaussian_params(count, carrier), drawn);
+    // The picture now: the float64 render; a target of random colours.
+    const std::vector<float> target = test::uniform_values(size_t(w) * h * 3, 11, 2, 0.0f, 1.0f);
+    std::vector<float> prediction(target.size());
+    for (int32_t y = 0; y < h; ++y)
+      for (int32_t x = 0; x < w; ++x)
+        for (int k = 0; k < 3; ++k)
+          prediction[(size_t(y) * w + x) * 3 + size_t(k)] =
+              float(ref.value(pixel_centre<double>(x, w), pixel_centre<double>(y, h), k));
+    // The reference's cost of each one's leaving, float64 over every pixel: sum (r + c w)^2 - r^2.
+    std::vector<double> cost(size_t(count), 0.0);
+    for (int64_t i = 0; i < count; ++i)
+      for (int32_t y = 0; y < h; ++y)
+        for (int32_t x = 0; x < w; ++x) {
+          const double wi = ref.weight(i, pixel_centre<double>(x, w), pixel_centre<double>(y, h));
+          for (int k = 0; k < 3; ++k) {
+            const size_t e = (size_t(y) * w + x) * 3 + size_t(k);
+            const double r = double(target[e]) - double(prediction[e]);
+            const double d = double(drawn[size_t(i * stride + k_gauss_colour + k)]) * wi;
+            cost[size_t(i)] += d * (2.0 * r + d);
+          }
+        }
+    GrowSpec grow;
+    grow.every = 10;
+    grow.fraction = 0.1;
+    const int64_t m = grow_count(count, grow.fraction);
+    std::vector<int64_t> expected(static_cast<size_t>(count));
+    for (int64_t i = 0; i < count; ++i)
+      expected[size_t(i)] = i;
+    std::stable_sort(expected.begin(), expected.end(),
+                     [&](int64_t a, int64_t b) { return cost[size_t(a)] < cost[size_t(b)]; });
+    MESSAGE("costs: least " << cost[size_t(expected[0])] << ", the last moved " << cost[size_t(expected[size_t(m - 1)])]
+                            << ", the first kept " << cost[size_t(expected[size_t(m)])]);
+    expected.resize(size_t(m));
+    std::sort(expected.begin(), expected.end());
+
+    const std::vector<float> before = params;
+    OptimizerState moments{std::vector<float>(params.size(), 0.5f), std::vector<float>(params.size(), 0.25f)};
+    const GrowthPicture pic{w, h, 3, target.data(), prediction.data(), {}};
+    REQUIRE(grow_gaussians(c.model, grow, 7, 10, pic, params, moments) == m);
+    std::vector<int64_t> moved;
+    for (int64_t i = 0; i < count; ++i)
+      if (std::memcmp(params.data() + i * stride, before.data() + i * stride, size_t(stride) * sizeof(float)) != 0)
+        moved.push_back(i);
+    CHECK(moved == expected);
+  }
 }
 
 TEST_CASE("the pixels a relocation draws are distinct, follow the error, and come from the seed and step") {
