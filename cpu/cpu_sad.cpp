@@ -109,7 +109,7 @@ public:
   }
   void step_begins(const float* params) override {
     m_built_from.clear();
-    sad_refresh_lists(m_p, params, m_lists);
+    sad_refresh_lists(m_p, params, m_lists, k_sad_step_stride); // half the rows, taking turns
   }
   void parameters_replaced() override {
     m_built_from.clear();

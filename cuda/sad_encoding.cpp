@@ -1,12 +1,14 @@
 #include "cuda/trained_encoding.h"
 
 #include "cuda/sad_kernels.cuh"
+#include "engine/sad_list_math.h"
 
 namespace redraw::cuda {
 
 namespace {
 /// The sites (cuda/sad_kernels.cuh): prepare() shapes them and builds their lists when there are
-/// none (a stateless call, new parameters); a step's start also follows the sites with one pass,
+/// none (a stateless call, new parameters); a step's start also follows the sites with one pass
+/// (renewing half the rows, taking turns),
 /// as the CPU's step_begins, so the metric passes and renders between steps blend the lists the
 /// last step refreshed, as the CPU's do. Everything enqueues (the pass counter lives on the
 /// device), so a sad step is captured into a CUDA graph after its warm-up step; new parameters
@@ -22,7 +24,7 @@ public:
   }
   void step_begins(const DevicePool& pool, cudaStream_t stream, const float* params) override {
     m_lattice.shapes(pool, stream, m_p, params);
-    m_lattice.refresh(pool, stream);
+    m_lattice.refresh(pool, stream, k_sad_step_stride); // half the rows, taking turns, as the CPU's
   }
   void parameters_replaced() override { m_lattice.drop(); }
   bool graph_safe() const override { return true; }

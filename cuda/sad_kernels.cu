@@ -53,14 +53,15 @@ __global__ void sad_starts_kernel(const uint32_t* __restrict__ sorted, int64_t t
   sad_sorted_starts_at(sorted, total, keys, j, start);
 }
 
-/// One thread per node: one jump-flooding pass (engine/sad_list_math.h), numbered by *passes.
+/// One thread per node: one jump-flooding pass (engine/sad_list_math.h), numbered by *passes,
+/// renewing the rows sad_pass_renews_row picks for `stride` (the others copied).
 __global__ void sad_pass_kernel(SadParams p, const SadShape<float>* __restrict__ shapes,
                                 const int32_t* __restrict__ bucket_start, const int32_t* __restrict__ bucket_order,
                                 const int32_t* __restrict__ src, int32_t* __restrict__ dst, int32_t step,
-                                const uint64_t* __restrict__ passes) {
+                                int32_t stride, const uint64_t* __restrict__ passes) {
   const int64_t node = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (node >= int64_t(p.grid) * p.grid) return;
-  sad_pass_node(shapes, p.count, p.grid, bucket_start, bucket_order, src, dst, step, *passes, node);
+  sad_refresh_node(shapes, p.count, p.grid, bucket_start, bucket_order, src, dst, step, *passes, stride, node);
 }
 
 __global__ void sad_count_pass_kernel(uint64_t* passes) { ++*passes; }
@@ -160,10 +161,10 @@ void SadLattice::buckets(const DevicePool& pool, cudaStream_t stream) {
   CUDA_CHECK(cudaGetLastError());
 }
 
-void SadLattice::pass(cudaStream_t stream, const int32_t* src, int32_t* dst, int32_t step) {
+void SadLattice::pass(cudaStream_t stream, const int32_t* src, int32_t* dst, int32_t step, int32_t stride) {
   const int64_t nodes = int64_t(m_p.grid) * m_p.grid;
   sad_pass_kernel<<<sad_blocks(nodes), k_sad_threads, 0, stream>>>(m_p, m_shapes.data(), m_bucket_start.data(),
-                                                                    m_bucket_order.data(), src, dst, step,
+                                                                    m_bucket_order.data(), src, dst, step, stride,
                                                                     m_passes.data());
   CUDA_CHECK(cudaGetLastError());
   sad_count_pass_kernel<<<1, 1, 0, stream>>>(m_passes.data());
@@ -185,16 +186,16 @@ void SadLattice::build(const DevicePool& pool, cudaStream_t stream) {
   int32_t* bufs[2] = {m_ids.data(), m_other.data()};
   int cur = steps.size() % 2 == 0 ? 0 : 1; // pass t writes bufs[1 - cur]: the last one bufs[0]
   for (int32_t step : steps) {
-    pass(stream, bufs[cur], bufs[1 - cur], step);
+    pass(stream, bufs[cur], bufs[1 - cur], step, 1);
     cur = 1 - cur;
   }
   m_built = true;
 }
 
-void SadLattice::refresh(const DevicePool& pool, cudaStream_t stream) {
+void SadLattice::refresh(const DevicePool& pool, cudaStream_t stream, int32_t stride) {
   if (!m_built) return build(pool, stream);
   buckets(pool, stream);
-  pass(stream, m_ids.data(), m_other.data(), 1);
+  pass(stream, m_ids.data(), m_other.data(), 1, stride);
   CUDA_CHECK(cudaMemcpyAsync(m_ids.data(), m_other.data(), size_t(m_p.grid) * m_p.grid * k_sad_k * sizeof(int32_t),
                              cudaMemcpyDeviceToDevice, stream));
 }

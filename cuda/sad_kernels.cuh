@@ -5,7 +5,8 @@
 /// - The top-K lists (engine/sad_lists.h): the sites are put in buckets by node (their node as a
 ///   key, a stable radix sort, so each bucket holds its sites in index order, as the CPU's counting
 ///   sort); one thread per node runs sad_pass_node. build() runs the CPU's schedule (the seeding
-///   pass, steps grid/2 .. 1, one more at 1), refresh() one pass at step 1. Passes number their
+///   pass, steps grid/2 .. 1, one more at 1), refresh() one pass at step 1 (a training step's renews
+///   half the rows, taking turns, as the CPU's). Passes number their
 ///   random candidates from a counter kept on the device, so a refresh enqueues only (no wait, no
 ///   host copy) and a captured step replays it with the counter moving on; a refresh writes the
 ///   other buffer and copies it back, so the lists stay where a captured step reads them.
@@ -33,9 +34,9 @@ public:
   void shapes(const DevicePool& pool, cudaStream_t stream, const SadParams& p, const float* params);
   /// Builds the lists from scratch for the shaped sites (the CPU's sad_build_lists).
   void build(const DevicePool& pool, cudaStream_t stream);
-  /// Follows the shaped sites: one pass at step 1 (the CPU's sad_refresh_lists); a build when
-  /// there are no lists.
-  void refresh(const DevicePool& pool, cudaStream_t stream);
+  /// Follows the shaped sites: one pass at step 1 renewing the rows `stride` picks (the CPU's
+  /// sad_refresh_lists); a build when there are no lists.
+  void refresh(const DevicePool& pool, cudaStream_t stream, int32_t stride = 1);
   bool built() const { return m_built; }
   /// Forgets the lists (new parameters): the next refresh builds them.
   void drop() { m_built = false; }
@@ -55,7 +56,7 @@ public:
 
 private:
   void buckets(const DevicePool& pool, cudaStream_t stream);
-  void pass(cudaStream_t stream, const int32_t* src, int32_t* dst, int32_t step);
+  void pass(cudaStream_t stream, const int32_t* src, int32_t* dst, int32_t step, int32_t stride);
   void reserve_temp(const DevicePool& pool, cudaStream_t stream, size_t bytes);
   SadParams m_p;
   bool m_built = false;

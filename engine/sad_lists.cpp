@@ -270,8 +270,10 @@ void sad_pass_row(const SadPassInput& in, int32_t j, SadCandidates& c, int32_t* 
 /// numbers the random candidates. Step 0 is the seeding pass: a node's own sites only. Every pass
 /// offers them, so a site stays in its own node's list while it is among the nearest there, and
 /// no site is lost from the lists (where it would take no gradient) while a fresh build would find
-/// it. w holds the ranked sites; w.ranked is scratch: the lists as ranks.
-void sad_pass(const SadParams& p, SadListsWork& w, const std::vector<int32_t>& ids, int32_t step, uint64_t pass) {
+/// it. Only the rows sad_pass_renews_row(j, pass, stride) picks are passed; the others keep their
+/// lists. w holds the ranked sites; w.ranked is scratch: the lists as ranks.
+void sad_pass(const SadParams& p, SadListsWork& w, const std::vector<int32_t>& ids, int32_t step, uint64_t pass,
+              int32_t stride) {
   const int32_t G = p.grid;
   const int64_t entries = int64_t(G) * G * k_sad_k;
   if (step > 0) {
@@ -289,19 +291,27 @@ void sad_pass(const SadParams& p, SadListsWork& w, const std::vector<int32_t>& i
     SadCandidates& c = w.threads[size_t(omp_get_thread_num())];
     sad_candidates_ready(c, p.count, int64_t(G) * G);
 #pragma omp for schedule(static)
-    for (int32_t j = 0; j < G; ++j) sad_pass_row(in, j, c, dst);
+    for (int32_t j = 0; j < G; ++j) {
+      if (sad_pass_renews_row(j, pass, stride)) {
+        sad_pass_row(in, j, c, dst);
+      } else {
+        const size_t row = size_t(j) * size_t(G) * k_sad_k;
+        std::memcpy(dst + row, ids.data() + row, size_t(G) * k_sad_k * sizeof(int32_t));
+      }
+    }
   }
 }
 
 /// The passes of `steps` from the lists (step 0: the seeding pass, which reads none), in the
-/// lists' scratch.
-void sad_run_passes(const SadParams& p, const float* params, SadLists& lists, const std::vector<int32_t>& steps) {
+/// lists' scratch, each renewing the rows sad_pass_renews_row picks for `stride`.
+void sad_run_passes(const SadParams& p, const float* params, SadLists& lists, const std::vector<int32_t>& steps,
+                    int32_t stride = 1) {
   SadListsWork& w = lists.work;
   sad_rank_sites(p, params, w);
   sad_resize(w.other, int64_t(lists.ids.size()));
   sad_resize(w.ranked, int64_t(lists.ids.size()));
   for (int32_t step : steps) {
-    sad_pass(p, w, lists.ids, step, lists.passes++);
+    sad_pass(p, w, lists.ids, step, lists.passes++, stride);
     lists.ids.swap(w.other);
   }
 }
@@ -319,9 +329,9 @@ void sad_build_lists(const SadParams& p, const float* params, SadLists& lists) {
   sad_run_passes(p, params, lists, steps);
 }
 
-void sad_refresh_lists(const SadParams& p, const float* params, SadLists& lists) {
+void sad_refresh_lists(const SadParams& p, const float* params, SadLists& lists, int32_t stride) {
   if (!lists.built() || lists.grid != p.grid || lists.count != p.count) return sad_build_lists(p, params, lists);
-  sad_run_passes(p, params, lists, {1});
+  sad_run_passes(p, params, lists, {1}, stride);
 }
 
 void sad_check_lists(const SadParams& p, const SadLists& lists) {

@@ -16,10 +16,13 @@
 ///   on the sites renumbered in the order of their nodes (the lists keep ids), and picks the k_sad_k
 ///   least without a branch on the energies (each (energy, id) one integer of the same order). The
 ///   k_sad_k least (energy, id) of a set do not depend on the order or repetition of the offers.
-/// - Refreshing (once per training step) runs one pass at step 1 with injection from
-///   the current lists: sites move little per step, so their lists follow them. Every pass also
-///   offers each node the sites whose positions fall in it, so a site is never lost from the
-///   lists (where it would take no gradient, yet a render's fresh lists would find it).
+/// - Refreshing runs one pass at step 1 with injection from the current lists: sites move little
+///   per step, so their lists follow them. Every pass also offers each node the sites whose
+///   positions fall in it, so a site is never lost from the lists (where it would take no
+///   gradient, yet a render's fresh lists would find it). A training step's refresh renews one row
+///   in k_sad_step_stride, the rows taking turns (engine/sad_list_math.h: half the cost, and the
+///   same or better pictures); a site that crossed into a row kept this step is offered there at
+///   the next. A relocation's refresh renews every row, so each moved site is at its new node.
 #include "engine/sad_list_math.h"
 
 #include <cstdint>
@@ -68,9 +71,10 @@ struct SadLists {
 /// Builds the lists from scratch for the sites in params (count x k_sad_floats): seeding, the
 /// full jump-flooding schedule, and a last pass at step 1.
 void sad_build_lists(const SadParams& p, const float* params, SadLists& lists);
-/// Follows the sites after they moved: one pass at step 1 from the current lists;
-/// a build when the lists are for another lattice or count, or none yet.
-void sad_refresh_lists(const SadParams& p, const float* params, SadLists& lists);
+/// Follows the sites after they moved: one pass at step 1 from the current lists, renewing the
+/// rows sad_pass_renews_row picks for `stride` (1: all of them; a training step's,
+/// k_sad_step_stride); a build when the lists are for another lattice or count, or none yet.
+void sad_refresh_lists(const SadParams& p, const float* params, SadLists& lists, int32_t stride = 1);
 /// BackendError unless the lists were built for p's lattice and count.
 void sad_check_lists(const SadParams& p, const SadLists& lists);
 

@@ -156,6 +156,32 @@ TEST_CASE("sad passes: lists, forward and backward give the same bits at 1, 2 an
   CHECK(changed > grad1.size() / 2); // accumulate added something
 }
 
+TEST_CASE("sad lists: a training step's refreshes, half the rows each taking turns, follow the sites as well") {
+  // Sites drift as Adam's steps move them, a tenth of a cell a step for 12 steps: lists refreshed
+  // every step in full and lists refreshed on alternate rows both keep the exact top-K.
+  const int64_t count = 400;
+  const SadParams p = sad_params(count);
+  std::vector<float> params = spread_sites(count, 5);
+  SadLists full, half;
+  sad_build_lists(p, params.data(), full);
+  sad_build_lists(p, params.data(), half);
+  for (int step = 0; step < 12; ++step) {
+    for (int64_t i = 0; i < count; ++i) {
+      const double a = 6.283185307179586 * random_unit(10, 43, uint64_t(i)); // each site its own heading
+      params[size_t(i * k_sad_floats + k_sad_mx)] += float(0.1 * p.cell * std::cos(a));
+      params[size_t(i * k_sad_floats + k_sad_my)] += float(0.1 * p.cell * std::sin(a));
+    }
+    sad_refresh_lists(p, params.data(), full);
+    sad_refresh_lists(p, params.data(), half, k_sad_step_stride);
+  }
+  const double f_full = found_fraction(p, params, full), f_half = found_fraction(p, params, half);
+  MESSAGE("after 12 steps of 1.2 cells in all: " << f_full << " of the exact top-" << k_sad_k << " in full, " << f_half
+                                                << " on alternate rows");
+  CHECK(f_full >= 0.97);
+  CHECK(f_half >= 0.97);
+  CHECK(half.ids != full.ids); // the alternate rows are another route
+}
+
 TEST_CASE("sad lists: no site is lost while it is among the nearest at its own node, however far the sites jump") {
   // A lost site takes no gradient, yet a render's fresh lists find it: every refresh offers each
   // node its own sites. Jumps of several cells outrun a pass at step 1; the own-node rule holds.
@@ -195,7 +221,7 @@ struct NodePassLists {
   SadParams p;
   std::vector<int32_t> ids;
   uint64_t passes = 0;
-  void pass(const std::vector<float>& params, int32_t step) {
+  void pass(const std::vector<float>& params, int32_t step, int32_t stride = 1) {
     std::vector<SadShape<float>> shapes;
     for (int64_t i = 0; i < p.count; ++i) shapes.push_back(sad_shape<float>(params.data() + i * k_sad_floats, p.cell));
     const int64_t nodes = int64_t(p.grid) * p.grid;
@@ -208,9 +234,14 @@ struct NodePassLists {
     }
     start[size_t(nodes)] = int64_t(order.size());
     std::vector<int32_t> dst(size_t(nodes) * k_sad_k, -9);
-    for (int64_t node = 0; node < nodes; ++node)
+    for (int64_t node = 0; node < nodes; ++node) {
+      if (stride > 1 && (node / p.grid + int64_t(passes)) % stride != 0) { // a row this pass keeps
+        std::copy(ids.begin() + node * k_sad_k, ids.begin() + (node + 1) * k_sad_k, dst.begin() + node * k_sad_k);
+        continue;
+      }
       sad_pass_node(shapes.data(), p.count, p.grid, start.data(), order.data(), ids.data(), dst.data(), step,
                     passes, node);
+    }
     ++passes;
     ids.swap(dst);
   }
@@ -247,12 +278,29 @@ TEST_CASE("sad lists: the CPU's passes give sad_pass_node's lists, ties, crowds,
     SadLists lists;
     sad_build_lists(p, moved.data(), lists);
     CHECK(lists.ids == ref.ids);
-    for (int step = 0; step < 3; ++step) {
+    // Refreshes of every row, and of the rows a training step renews (half, taking turns).
+    for (int step = 0; step < 6; ++step) {
       for (int64_t i = 0; i < count; ++i) // sites jump by up to a cell, some out of their nodes
         moved[size_t(i * k_sad_floats + k_sad_mx)] += p.cell * float(random_unit(32, 46, uint64_t(i + step * count)) - 0.5);
-      ref.pass(moved, 1);
-      sad_refresh_lists(p, moved.data(), lists);
+      const int32_t stride = step < 3 ? 1 : k_sad_step_stride;
+      CAPTURE(stride);
+      const std::vector<int32_t> before_pass = lists.ids;
+      ref.pass(moved, 1, stride);
+      sad_refresh_lists(p, moved.data(), lists, stride);
       CHECK(lists.ids == ref.ids);
+      if (stride > 1) { // the kept rows are as they were; the renewed ones moved with the sites
+        const size_t row = size_t(p.grid) * k_sad_k;
+        size_t kept_same = 0, renewed_changed = 0, renewed = 0;
+        for (int32_t j = 0; j < p.grid; ++j) {
+          const bool same = std::equal(lists.ids.begin() + j * row, lists.ids.begin() + (j + 1) * row,
+                                       before_pass.begin() + j * row);
+          if (sad_pass_renews_row(j, lists.passes - 1, stride)) renewed += 1, renewed_changed += !same;
+          else kept_same += same;
+        }
+        CHECK(renewed == size_t((p.grid + 1 - (lists.passes - 1) % 2) / 2));
+        CHECK(kept_same == size_t(p.grid) - renewed);
+        CHECK(renewed_changed * 2 > renewed);
+      }
     }
     int64_t nan_site = 0, inf_site = 0;
     for (int32_t id : lists.ids) nan_site += id == 7, inf_site += id == 11;

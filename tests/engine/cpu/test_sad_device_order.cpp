@@ -70,10 +70,10 @@ struct HostLattice {
     order_stable_sort(node, sorted, order);
     start = order_starts(sorted, nodes);
   }
-  void pass(const std::vector<int32_t>& src, std::vector<int32_t>& dst, int32_t step) {
+  void pass(const std::vector<int32_t>& src, std::vector<int32_t>& dst, int32_t step, int32_t stride = 1) {
     for (int64_t node = 0; node < int64_t(p.grid) * p.grid; ++node)
-      sad_pass_node(shapes.data(), p.count, p.grid, start.data(), order.data(), src.data(), dst.data(), step, passes,
-                    node);
+      sad_refresh_node(shapes.data(), p.count, p.grid, start.data(), order.data(), src.data(), dst.data(), step,
+                       passes, stride, node);
     ++passes;
   }
   void build() {
@@ -91,8 +91,8 @@ struct HostLattice {
       cur = 1 - cur;
     }
   }
-  void refresh() {
-    pass(ids, other, 1);
+  void refresh(int32_t stride) {
+    pass(ids, other, 1, stride);
     ids = other;
   }
   /// The backward kernels: pairs per point, the stable sort by site, the sites' gradients.
@@ -144,12 +144,14 @@ TEST_CASE("sad device order: the device's lists, blend and gradient are the CPU'
     SadLists cpu;
     sad_build_lists(p, sites.data(), cpu);
     CHECK(device.ids == cpu.ids);
-    for (int round = 0; round < 3; ++round) { // the sites move, the lists follow
+    for (int round = 0; round < 4; ++round) { // the sites move, the lists follow: all rows, then half
       for (size_t i = 0; i < sites.size(); i += k_sad_floats)
         sites[i] += float(0.3 * p.cell * (random_unit(9, 72, i + size_t(round) * sites.size()) - 0.5));
+      const int32_t stride = round < 2 ? 1 : k_sad_step_stride;
+      CAPTURE(stride);
       device.shape(sites);
-      device.refresh();
-      sad_refresh_lists(p, sites.data(), cpu);
+      device.refresh(stride);
+      sad_refresh_lists(p, sites.data(), cpu, stride);
       CHECK(device.passes == cpu.passes);
       CHECK(device.ids == cpu.ids);
     }
