@@ -33,6 +33,19 @@ bool grow_due(const RunConfig& c, int64_t step, int64_t progress) {
          double(progress) < g.until * double(c.training.steps);
 }
 
+int64_t grow_events_reached(const RunConfig& c, int64_t progress) {
+  const GrowSpec& g = c.training.grow;
+  if (!g.on() || !model_family(c.model.encoding.kind).grow || progress <= 0) return 0;
+  const double window = g.until * double(c.training.steps); // relocations below it
+  const int64_t last = progress < window ? progress : int64_t(std::ceil(window)) - 1;
+  return last > 0 ? last / g.every : 0;
+}
+
+bool grow_due_at(const RunConfig& c, int64_t progress, int64_t done) {
+  const GrowSpec& g = c.training.grow;
+  return g.on() && double(progress) < g.until * double(c.training.steps) && grow_events_reached(c, progress) > done;
+}
+
 std::vector<GrowthEvent> growth_events_until(const RunConfig& c, int64_t step) {
   std::vector<GrowthEvent> out;
   const ModelFamily& family = model_family(c.model.encoding.kind);

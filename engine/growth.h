@@ -7,7 +7,8 @@
 /// record has ModelFamily::grow (engine/model_family.h).
 /// - Where to: error_weighted_pixels, an Efraimidis-Spirakis draw from the run's seed and the step:
 ///   the same pixels on every machine and thread count.
-/// - When: grow_due; the events of a run follow from its config (growth_events_until), so a
+/// - When: grow_due_at, at multiples of grow.every of the schedule's position, so a time budget
+///   holds as many as training.steps would; the events of a run follow from its config (growth_events_until), so a
 ///   checkpoint needs no field for them.
 #include "engine/run_config.h"
 
@@ -29,11 +30,23 @@ struct GrowthEvent {
 std::string grow_problem(const RunConfig& c);
 /// The primitives one relocation moves: fraction of count, rounded, at least 1 and at most count.
 int64_t grow_count(int64_t count, double fraction);
-/// Whether a relocation follows the step that reached `step` completed steps: a multiple of
-/// grow.every, above 0, with `progress` below grow.until * training.steps. progress: the step the
-/// schedule reads next (Trainer::schedule_step: `step` itself, or under a time budget the step
-/// its elapsed share of the budget stands for, so growth stops as the schedule anneals).
+/// Whether a relocation follows the step that reached `step` completed steps, counted in steps: a
+/// multiple of grow.every, above 0, with `progress` below grow.until * training.steps. The same
+/// relocations as grow_due_at for a run without a time budget (progress == step); a bench that
+/// steps a trainer itself reads this one.
 bool grow_due(const RunConfig& c, int64_t step, int64_t progress);
+/// The relocations a run of `c` owes once its schedule stands at `progress`: one at each multiple
+/// of grow.every in (0, progress] below grow.until * training.steps.
+int64_t grow_events_reached(const RunConfig& c, int64_t progress);
+/// Whether a relocation follows a step after which the schedule stands at `progress`
+/// (Trainer::schedule_step) and `done` relocations have happened: progress below grow.until *
+/// training.steps and more relocations reached than done. `every` counts schedule steps, so a run
+/// under a time budget (where progress is the step its elapsed share of the budget stands for)
+/// relocates as often in its budget as a run of training.steps steps: grow.until * steps / every
+/// times, spread over the first grow.until of the budget, however many steps the machine makes;
+/// at most one a step, a missed one made up at the next step while below until. Without a time
+/// budget the same steps as grow_due.
+bool grow_due_at(const RunConfig& c, int64_t progress, int64_t done);
 /// The relocations of a run of `c` (without a time budget) up to and including step count `step`,
 /// oldest first.
 std::vector<GrowthEvent> growth_events_until(const RunConfig& c, int64_t step);

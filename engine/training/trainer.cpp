@@ -105,7 +105,7 @@ bool Trainer::train_step_now(StepArgs args) {
 }
 
 void Trainer::grow_if_due() {
-  if (!grow_due(m_config, m_step, schedule_step())) return;
+  if (!grow_due_at(m_config, schedule_step(), int64_t(m_record.growth().size()))) return;
   if (const std::optional<GrowthEvent> e = grow_bound_primitives(*m_backend, m_config, m_data, m_step))
     m_record.record_growth(*e);
 }
