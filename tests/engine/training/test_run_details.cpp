@@ -12,7 +12,6 @@
 
 #include <chrono>
 #include <cmath>
-#include <thread>
 
 using namespace redraw;
 
@@ -31,25 +30,27 @@ double loss_of(Trainer& t, const std::vector<float>& params) {
   return sum / double(pred.size());
 }
 
-/// The CPU backend whose measurements (dataset_mse, predict) are slow: what is on the clock shows.
+/// The CPU backend whose measurements (dataset_mse, predict) are slow: each moves the injected
+/// clock `now` on by `pause`, so what is on the training clock shows whatever the machine's load.
 class SlowMeasureBackend final : public test::CpuWrapperBackend {
 public:
-  explicit SlowMeasureBackend(std::chrono::milliseconds pause) : m_pause(pause) {}
+  SlowMeasureBackend(std::chrono::milliseconds pause, TrainingClock::TimePoint& now) : m_pause(pause), m_now(now) {}
   std::string device_description() const override { return "cpu, slow measurements (test)"; }
 
 protected:
   double dataset_mse_impl() override {
-    std::this_thread::sleep_for(m_pause);
+    m_now += m_pause;
     return m_cpu.dataset_mse();
   }
   void predict_impl(const ModelSpec& model, std::span<const float> params, std::span<const float> fourier_b,
                     const float* coords, int64_t n, float* out) override {
-    std::this_thread::sleep_for(m_pause);
+    m_now += m_pause;
     m_cpu.predict(model, params, fourier_b, coords, n, out);
   }
 
 private:
   std::chrono::milliseconds m_pause;
+  TrainingClock::TimePoint& m_now;
 };
 
 } // namespace
@@ -104,15 +105,16 @@ TEST_CASE("the untrained network's measurements are off the training clock") {
   RunConfig cfg = test::small_config(OptimizerKind::Adam, 0);
   cfg.training.metrics_every = 1000; // only step 1's row
   const auto pause = std::chrono::milliseconds(1500);
-  Trainer t(std::make_unique<SlowMeasureBackend>(pause), cfg, Dataset{test::gradient_image(6, 5, 1)});
+  TrainingClock::TimePoint now{};
+  Trainer t(std::make_unique<SlowMeasureBackend>(pause, now), cfg, Dataset{test::gradient_image(6, 5, 1)});
+  t.set_time_source([&now] { return now; });
   SnapshotPolicy untrained_only; // a frame's picture is rendered on the clock, like a metrics row
   untrained_only.per_octave = 0;
   untrained_only.every = 0;
   t.set_snapshot_policy(untrained_only);
-  const auto t0 = std::chrono::steady_clock::now();
   t.step(); // measures the untrained frame (slow), trains one tiny step, measures step 1's row (slow)
   t.pause_clock();
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double wall = std::chrono::duration<double>(now - TrainingClock::TimePoint{}).count();
   REQUIRE(wall >= 2 * 1.5);
   // Before: the untrained frame, its PSNR and step 1's row were all on the clock (3 pauses).
   // Now only step 1's row is (a metrics row is measured inside the step, as on every later step).
